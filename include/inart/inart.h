@@ -1,0 +1,77 @@
+/*
+ * libinart: the public C API of InArt.
+ *
+ * InArt plans in-network aggregation (INA) for data-parallel training across
+ * several parameter servers: it splits each job's gradient among PSs and
+ * chooses, for every worker->PS flow, a route and the switch where flows
+ * merge.  This header is the whole public surface; everything else is
+ * internal.
+ *
+ * Conventions: functions return 0 or a negative errno; constructors return
+ * NULL and set errno.  A `struct inart_err` (owned by the caller, may be
+ * NULL) receives one line saying what is wrong and where (file, line/column
+ * or id).  Every object has a destroy function; destroy(NULL) does nothing.
+ * Objects are not thread-safe; distinct objects may be used from distinct
+ * threads.
+ */
+#ifndef INART_INART_H
+#define INART_INART_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define INART_ERR_MAX 512
+
+struct inart_err {
+	char msg[INART_ERR_MAX];
+};
+
+struct inart_topo; /* a network topology */
+struct inart_jobs; /* training jobs sharing it */
+struct inart_plan; /* a split + routes + aggregation trees */
+
+/* Files: the JSON formats of docs/formats.md; path "-" is stdin. */
+struct inart_topo *inart_topo_load(const char *path, struct inart_err *err);
+void inart_topo_destroy(struct inart_topo *t);
+struct inart_jobs *inart_jobs_load(const char *path, const struct inart_topo *t,
+				   struct inart_err *err);
+void inart_jobs_destroy(struct inart_jobs *js);
+struct inart_plan *inart_plan_load(const char *path, const struct inart_topo *t,
+				   const struct inart_jobs *js, struct inart_err *err);
+void inart_plan_destroy(struct inart_plan *p);
+/* The plan as JSON (malloc'ed; free() it). */
+char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
+		      const struct inart_jobs *js);
+
+/* Planning. */
+struct inart_planner_opt {
+	uint64_t seed;            /* default 1 */
+	int k_paths;              /* candidate paths per flow, default 4 */
+	int trials;               /* rounding trials, default 32 */
+	int max_rounds;           /* phase 1/2 iterations, default 4 */
+	double milp_time_limit_s; /* default 30 */
+	int no_baseline_guard;    /* 1: skip the "never worse than a baseline" check */
+};
+void inart_planner_opt_default(struct inart_planner_opt *o);
+
+/* Algorithms: "inart", "inart-even", "inart-sp", "grid", "ps", "byteps",
+ * "switchml", "atp", "milp", "lp" (inart_algorithms lists them). */
+extern const char *const inart_algorithms[];
+int inart_planner_run(const char *algo, const struct inart_topo *t,
+		      const struct inart_jobs *js, const struct inart_planner_opt *opt,
+		      struct inart_plan **out, struct inart_err *err);
+
+/* Check a plan and compute its times (stored in the plan); -EINVAL with the
+ * reason in err if the plan is invalid. */
+int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
+		   struct inart_plan *plan, struct inart_err *err);
+double inart_plan_comm_time(const struct inart_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

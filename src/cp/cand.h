@@ -1,0 +1,110 @@
+/*
+ * cand: the candidate routes that phase 2 (route LP, rounding, MILP) chooses
+ * from.
+ *
+ * Workers of one job that are single-homed hosts on the same switch are
+ * interchangeable for routing; they form a group and share candidates (an LP
+ * over groups has the same optimum as one over workers, by symmetry).  For
+ * every (group, PS) "cand flow" there are choices: a path (one of the k
+ * shortest paths from the group's representative worker to the PS) and a
+ * position on it where the worker's stream is aggregated: an INA switch with a
+ * tree budget, or the PS.  The path of a choice ends at that position.
+ *
+ * For every (job, PS, INA switch) that some flow choice aggregates at there is
+ * a "cand tree" whose choices are a path from the switch towards the PS (one
+ * of the k shortest) and a parent on it: the PS, or another cand tree switch
+ * of the same (job, PS) strictly closer (in hops) to the PS, so parents form
+ * no cycle.  The first choice of every cand flow and every cand tree is its
+ * shortest path with the PS as aggregation point (no INA).  A choice's `tree` is the cand tree at its end, -1 for the PS.
+ *
+ * Ownership: the cand set owns all its arrays; it refers to, but does not own,
+ * the topology and jobs it was built from.
+ */
+#ifndef INART_CAND_H
+#define INART_CAND_H
+
+#include "paths.h"
+#include "plan.h"
+
+struct inart_cand_opt {
+	int k_paths;      /* candidate paths per (group, PS); default 4 */
+	int k_tree_paths; /* candidate paths per cand tree; default 2 */
+};
+
+struct inart_choice {
+	int path; /* index into cand->paths; the path ends at agg */
+	int agg;  /* node number where the stream is aggregated */
+	int tree; /* cand tree at agg, or -1 when agg is the PS */
+};
+
+struct inart_group {
+	int job;
+	int n_members;
+	int *members; /* worker node numbers; members[0] is the representative */
+};
+
+struct inart_cand_flow {
+	int group, job, ps_idx, ps;   /* ps_idx: index in job->ps; ps: node */
+	int first_choice, n_choices;  /* into cand->choices */
+	int first_slot;               /* member slots: first_slot + member index */
+};
+
+struct inart_cand_tree {
+	int job, ps_idx, ps, sw;
+	int first_choice, n_choices; /* into cand->choices */
+	int depth;                   /* hop distance from sw to ps */
+};
+
+struct inart_cand {
+	int n_groups;
+	struct inart_group *groups;
+	int n_flows;
+	struct inart_cand_flow *flows;
+	int n_slots; /* sum over flows of the group size */
+	int n_trees;
+	struct inart_cand_tree *trees; /* sorted by (job, ps_idx, depth desc) */
+	int n_choices;
+	struct inart_choice *choices;
+	struct inart_pathset paths;
+};
+
+void inart_cand_opt_default(struct inart_cand_opt *o);
+
+/* Build candidates for all jobs and all their candidate PSs.  Returns 0 or
+ * -errno (err says why).  *out is owned by the caller. */
+int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
+		     struct inart_paths *paths, const struct inart_cand_opt *opt,
+		     struct inart_cand **out, struct inart_err *err);
+void inart_cand_destroy(struct inart_cand *c);
+
+/*
+ * An integral assignment: slot_choice[s] is the choice (absolute index into
+ * cand->choices) of member slot s, tree_choice[t] that of cand tree t (used
+ * only if the tree ends up with children).
+ */
+struct inart_assign {
+	int *slot_choice; /* n_slots */
+	int *tree_choice; /* n_trees */
+};
+
+int inart_assign_init(struct inart_assign *a, const struct inart_cand *c);
+void inart_assign_free(struct inart_assign *a);
+
+/*
+ * Turn an assignment into routes in plan (replacing every job's flows and
+ * trees; the split is kept).  Flows are emitted for every PS of every job;
+ * a flow choosing a cand tree makes that tree (and its parents, transitively)
+ * used.  Flows to a PS whose share in plan is 0 take the flow's first choice
+ * instead (always: shortest candidate path, agg = the PS), so that a zero
+ * share never holds a tree.  0 or -ENOMEM.
+ */
+int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
+		       struct inart_plan *plan);
+
+/* Count, per node, the trees an assignment would install (for budget repair);
+ * used_tree[t] receives 1 for each used cand tree.  Uses plan's split (trees of
+ * zero-share PSs are not used). */
+void inart_cand_used_trees(const struct inart_cand *c, const struct inart_assign *a,
+			   const struct inart_plan *plan, char *used_tree);
+
+#endif

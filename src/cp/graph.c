@@ -1,0 +1,268 @@
+/* graph: see graph.h.  Node ids are indexed by an open-addressing hash table
+ * (FNV-1a, linear probing) that is rebuilt when it gets half full. */
+#include "graph.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int index_rebuild(struct inart_topo *t, int size)
+{
+	int *idx = malloc(sizeof(*idx) * (size_t)size);
+
+	if (idx == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < size; i++)
+		idx[i] = -1;
+	for (int v = 0; v < t->n_nodes; v++) {
+		uint32_t h = hash_str(t->nodes[v].id) & (uint32_t)(size - 1);
+
+		while (idx[h] >= 0)
+			h = (h + 1) & (uint32_t)(size - 1);
+		idx[h] = v;
+	}
+	free(t->index);
+	t->index = idx;
+	t->index_size = size;
+	return 0;
+}
+
+struct inart_topo *inart_topo_create(void)
+{
+	struct inart_topo *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	if (index_rebuild(t, 64) < 0) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void inart_topo_destroy(struct inart_topo *t)
+{
+	if (t == NULL)
+		return;
+	for (int v = 0; v < t->n_nodes; v++)
+		free(t->nodes[v].id);
+	free(t->nodes);
+	free(t->arcs);
+	free(t->out_off);
+	free(t->arc_out);
+	free(t->index);
+	free(t);
+}
+
+int inart_topo_find(const struct inart_topo *t, const char *id)
+{
+	uint32_t mask = (uint32_t)(t->index_size - 1);
+	uint32_t h = hash_str(id) & mask;
+
+	while (t->index[h] >= 0) {
+		if (strcmp(t->nodes[t->index[h]].id, id) == 0)
+			return t->index[h];
+		h = (h + 1) & mask;
+	}
+	return -1;
+}
+
+int inart_topo_add_node(struct inart_topo *t, const char *id, enum inart_node_kind kind, int ina,
+			double agg_gbps, int trees, struct inart_err *err)
+{
+	struct inart_node *n;
+	int rc;
+
+	if (id == NULL || id[0] == '\0')
+		return inart_err_set(err, -EINVAL, "node with an empty id");
+	if (inart_topo_find(t, id) >= 0)
+		return inart_err_set(err, -EEXIST, "duplicate node id '%s'", id);
+	if (kind == INART_NODE_HOST && ina)
+		return inart_err_set(err, -EINVAL, "node '%s': a host cannot be INA-capable", id);
+	if (ina && !(agg_gbps > 0 && isfinite(agg_gbps)))
+		return inart_err_set(err, -EINVAL,
+				     "switch '%s': aggregation throughput must be > 0 Gbit/s", id);
+	if (ina && trees < 0)
+		return inart_err_set(err, -EINVAL, "switch '%s': tree budget must be >= 0", id);
+	if (t->n_nodes == t->cap_nodes) {
+		int cap = t->cap_nodes ? 2 * t->cap_nodes : 64;
+		struct inart_node *nn = realloc(t->nodes, sizeof(*nn) * (size_t)cap);
+
+		if (nn == NULL)
+			return inart_err_set(err, -ENOMEM, "out of memory");
+		t->nodes = nn;
+		t->cap_nodes = cap;
+	}
+	n = &t->nodes[t->n_nodes];
+	memset(n, 0, sizeof(*n));
+	n->id = strdup(id);
+	if (n->id == NULL)
+		return inart_err_set(err, -ENOMEM, "out of memory");
+	n->kind = kind;
+	n->ina = ina ? 1 : 0;
+	n->agg_gbps = ina ? agg_gbps : 0;
+	n->trees = ina ? trees : 0;
+	t->n_nodes++;
+	t->finalized = 0;
+	if (2 * t->n_nodes > t->index_size) {
+		rc = index_rebuild(t, 2 * t->index_size);
+		if (rc < 0) {
+			t->n_nodes--;
+			free(n->id);
+			return inart_err_set(err, rc, "out of memory");
+		}
+	} else {
+		uint32_t mask = (uint32_t)(t->index_size - 1);
+		uint32_t h = hash_str(id) & mask;
+
+		while (t->index[h] >= 0)
+			h = (h + 1) & mask;
+		t->index[h] = t->n_nodes - 1;
+	}
+	return t->n_nodes - 1;
+}
+
+static int check_dir(const struct inart_topo *t, int a, int b, double gbps, double bg,
+		     struct inart_err *err)
+{
+	const char *ia = t->nodes[a].id, *ib = t->nodes[b].id;
+
+	if (!(gbps > 0) || !isfinite(gbps))
+		return inart_err_set(err, -EINVAL,
+				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia, ib,
+				     ia, ib, gbps);
+	if (!(bg >= 0) || !isfinite(bg))
+		return inart_err_set(err, -EINVAL,
+				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)", ia,
+				     ib, ia, ib, bg);
+	if (bg > gbps)
+		return inart_err_set(
+			err, -EINVAL,
+			"link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
+			ia, ib, ia, ib, bg, gbps);
+	return 0;
+}
+
+int inart_topo_add_link(struct inart_topo *t, int a, int b, double ab_gbps, double ba_gbps,
+			double bg_ab_gbps, double bg_ba_gbps, struct inart_err *err)
+{
+	int rc;
+
+	if (a < 0 || b < 0 || a >= t->n_nodes || b >= t->n_nodes)
+		return inart_err_set(err, -EINVAL, "link to an unknown node");
+	if (a == b)
+		return inart_err_set(err, -EINVAL, "link %s-%s joins a node to itself",
+				     t->nodes[a].id, t->nodes[b].id);
+	rc = check_dir(t, a, b, ab_gbps, bg_ab_gbps, err);
+	if (rc == 0)
+		rc = check_dir(t, b, a, ba_gbps, bg_ba_gbps, err);
+	if (rc < 0)
+		return rc;
+	if (t->n_links == t->cap_links) {
+		int cap = t->cap_links ? 2 * t->cap_links : 64;
+		struct inart_arc *na = realloc(t->arcs, sizeof(*na) * 2 * (size_t)cap);
+
+		if (na == NULL)
+			return inart_err_set(err, -ENOMEM, "out of memory");
+		t->arcs = na;
+		t->cap_links = cap;
+	}
+	t->arcs[2 * t->n_links] = (struct inart_arc){a, b, ab_gbps, bg_ab_gbps};
+	t->arcs[2 * t->n_links + 1] = (struct inart_arc){b, a, ba_gbps, bg_ba_gbps};
+	t->finalized = 0;
+	return t->n_links++;
+}
+
+/* Insertion sort of arcs[lo..hi) by head node: degrees are small. */
+static void sort_by_head(const struct inart_topo *t, int *arcs, int n)
+{
+	for (int i = 1; i < n; i++) {
+		int e = arcs[i], j = i;
+
+		while (j > 0 && t->arcs[arcs[j - 1]].to > t->arcs[e].to) {
+			arcs[j] = arcs[j - 1];
+			j--;
+		}
+		arcs[j] = e;
+	}
+}
+
+int inart_topo_finalize(struct inart_topo *t, struct inart_err *err)
+{
+	int n = t->n_nodes, m = 2 * t->n_links;
+	int *off = calloc((size_t)n + 1, sizeof(*off));
+	int *out = malloc(sizeof(*out) * (size_t)(m ? m : 1));
+	int *fill = NULL;
+	int rc = 0;
+
+	if (off == NULL || out == NULL) {
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int e = 0; e < m; e++)
+		off[t->arcs[e].from + 1]++;
+	for (int v = 0; v < n; v++)
+		off[v + 1] += off[v];
+	fill = malloc(sizeof(*fill) * (size_t)(n ? n : 1));
+	if (fill == NULL) {
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(fill, off, sizeof(*fill) * (size_t)n);
+	for (int e = 0; e < m; e++)
+		out[fill[t->arcs[e].from]++] = e;
+	/* Sort each node's arcs by head to find parallel links; the order also
+	 * makes path searches deterministic. */
+	for (int v = 0; v < n; v++) {
+		sort_by_head(t, out + off[v], off[v + 1] - off[v]);
+		for (int i = off[v] + 1; i < off[v + 1]; i++) {
+			if (t->arcs[out[i]].to == t->arcs[out[i - 1]].to) {
+				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s", t->nodes[v].id,
+						   t->nodes[t->arcs[out[i]].to].id);
+				goto out;
+			}
+		}
+	}
+	free(t->out_off);
+	free(t->arc_out);
+	t->out_off = off;
+	t->arc_out = out;
+	off = NULL;
+	out = NULL;
+	t->finalized = 1;
+out:
+	free(off);
+	free(out);
+	free(fill);
+	return rc;
+}
+
+int inart_topo_arc_between(const struct inart_topo *t, int u, int v)
+{
+	int lo = t->out_off[u], hi = t->out_off[u + 1] - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, h = t->arcs[t->arc_out[mid]].to;
+
+		if (h == v)
+			return t->arc_out[mid];
+		if (h < v)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}

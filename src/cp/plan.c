@@ -1,0 +1,171 @@
+/* plan: see plan.h. */
+#include "plan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *algorithm)
+{
+	struct inart_plan *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return NULL;
+	p->comm_time_s = p->push_time_s = p->pull_time_s = NAN;
+	p->lp_bound_s = p->split_gap = NAN;
+	p->plan_time_s = 0;
+	p->algorithm = strdup(algorithm ? algorithm : "");
+	p->jobs = calloc((size_t)(js->n_jobs > 0 ? js->n_jobs : 1), sizeof(*p->jobs));
+	if (p->algorithm == NULL || p->jobs == NULL)
+		goto fail;
+	p->n_jobs = js->n_jobs;
+	for (int j = 0; j < js->n_jobs; j++) {
+		p->jobs[j].n_ps = js->jobs[j].n_ps;
+		p->jobs[j].split = calloc((size_t)js->jobs[j].n_ps + 1, sizeof(double));
+		if (p->jobs[j].split == NULL)
+			goto fail;
+	}
+	return p;
+fail:
+	inart_plan_destroy(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void inart_plan_clear_routes(struct inart_plan *p, int j)
+{
+	struct inart_job_plan *jp = &p->jobs[j];
+
+	for (int i = 0; i < jp->n_flows; i++)
+		free(jp->flows[i].path);
+	for (int i = 0; i < jp->n_trees; i++)
+		free(jp->trees[i].path);
+	jp->n_flows = 0;
+	jp->n_trees = 0;
+}
+
+void inart_plan_destroy(struct inart_plan *p)
+{
+	if (p == NULL)
+		return;
+	for (int j = 0; j < p->n_jobs && p->jobs; j++) {
+		inart_plan_clear_routes(p, j);
+		free(p->jobs[j].flows);
+		free(p->jobs[j].trees);
+		free(p->jobs[j].split);
+	}
+	free(p->jobs);
+	free(p->algorithm);
+	free(p);
+}
+
+int inart_plan_set_algorithm(struct inart_plan *p, const char *algorithm)
+{
+	char *s = strdup(algorithm);
+
+	if (s == NULL)
+		return -ENOMEM;
+	free(p->algorithm);
+	p->algorithm = s;
+	return 0;
+}
+
+static int *dup_path(const int *path, int n)
+{
+	int *r = malloc(sizeof(*r) * (size_t)(n > 0 ? n : 1));
+
+	if (r != NULL && n > 0)
+		memcpy(r, path, sizeof(*r) * (size_t)n);
+	return r;
+}
+
+/* Grow an array of `size`-byte elements to hold one more. */
+static int grow(void **arr, int *cap, int n, size_t size)
+{
+	void *na;
+	int nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? 2 * *cap : 8;
+	na = realloc(*arr, size * (size_t)nc);
+	if (na == NULL)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+int inart_plan_add_flow(struct inart_plan *p, int j, int worker, int ps, int agg, const int *path,
+			int n_path)
+{
+	struct inart_job_plan *jp = &p->jobs[j];
+	int *cp;
+
+	if (grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows)) < 0)
+		return -ENOMEM;
+	cp = dup_path(path, n_path);
+	if (cp == NULL)
+		return -ENOMEM;
+	jp->flows[jp->n_flows++] = (struct inart_flow){worker, ps, agg, n_path, cp};
+	return 0;
+}
+
+int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent, const int *path,
+			int n_path)
+{
+	struct inart_job_plan *jp = &p->jobs[j];
+	int *cp;
+
+	if (grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees)) < 0)
+		return -ENOMEM;
+	cp = dup_path(path, n_path);
+	if (cp == NULL)
+		return -ENOMEM;
+	jp->trees[jp->n_trees++] = (struct inart_tree){sw, ps, parent, n_path, cp};
+	return 0;
+}
+
+struct inart_plan *inart_plan_clone(const struct inart_plan *p)
+{
+	struct inart_plan *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	*c = *p;
+	c->algorithm = strdup(p->algorithm);
+	c->jobs = calloc((size_t)(p->n_jobs > 0 ? p->n_jobs : 1), sizeof(*c->jobs));
+	if (c->algorithm == NULL || c->jobs == NULL) {
+		c->n_jobs = 0;
+		goto fail;
+	}
+	for (int j = 0; j < p->n_jobs; j++) {
+		const struct inart_job_plan *s = &p->jobs[j];
+		struct inart_job_plan *d = &c->jobs[j];
+
+		d->n_ps = s->n_ps;
+		d->split = malloc(sizeof(double) * (size_t)(s->n_ps + 1));
+		if (d->split == NULL)
+			goto fail;
+		memcpy(d->split, s->split, sizeof(double) * (size_t)s->n_ps);
+		for (int i = 0; i < s->n_flows; i++) {
+			const struct inart_flow *f = &s->flows[i];
+
+			if (inart_plan_add_flow(c, j, f->worker, f->ps, f->agg, f->path, f->n_path))
+				goto fail;
+		}
+		for (int i = 0; i < s->n_trees; i++) {
+			const struct inart_tree *tr = &s->trees[i];
+
+			if (inart_plan_add_tree(c, j, tr->sw, tr->ps, tr->parent, tr->path,
+						tr->n_path))
+				goto fail;
+		}
+	}
+	return c;
+fail:
+	inart_plan_destroy(c);
+	errno = ENOMEM;
+	return NULL;
+}

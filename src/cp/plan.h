@@ -1,0 +1,76 @@
+/*
+ * plan: what a planner decides and what the evaluator judges.
+ *
+ * For every job: the split of its gradient among its candidate PSs (split[i]
+ * is the share of job->ps[i]; shares are >= 0 and sum to 1), one flow per
+ * (worker, PS with a non-zero share) naming the aggregation point of that
+ * worker's contribution (an INA switch, or the PS itself: no in-network
+ * aggregation) and the path from the worker to it, and one tree entry per
+ * (INA switch, PS) where that PS's shard is merged, with the switch's parent
+ * (the PS, or another INA switch of the same (job, PS): multi-level trees) and
+ * the path from the switch to the parent.  Paths are node-number sequences
+ * from the first to the last node, both included.
+ *
+ * Plans are built by planners and by the plan reader and are not checked
+ * here: inart_evaluate() is the one judge of validity.
+ *
+ * Ownership: the plan owns every array in it; paths passed in are copied.
+ */
+#ifndef INART_PLAN_H
+#define INART_PLAN_H
+
+#include "jobs.h"
+
+struct inart_flow {
+	int worker, ps, agg; /* node numbers; agg == ps: no INA */
+	int n_path;
+	int *path;
+};
+
+struct inart_tree {
+	int sw, ps, parent; /* node numbers; parent == ps or another switch */
+	int n_path;
+	int *path;
+};
+
+struct inart_job_plan {
+	int n_ps;
+	double *split; /* n_ps shares, in the order of job->ps */
+	int n_flows, cap_flows;
+	struct inart_flow *flows;
+	int n_trees, cap_trees;
+	struct inart_tree *trees;
+};
+
+struct inart_plan {
+	char *algorithm;
+	int n_jobs;
+	struct inart_job_plan *jobs; /* in the order of the jobs set */
+	/* Filled by planners / the evaluator; NaN when unknown. */
+	double comm_time_s, push_time_s, pull_time_s;
+	double lp_bound_s;   /* a lower bound on comm time, NaN if none */
+	double plan_time_s;  /* wall-clock planning time */
+	double split_gap;    /* phase-1 relative duality gap, NaN if none */
+	int rounding_trials; /* phase-2 trials, 0 if none */
+};
+
+/* An empty plan shaped after the jobs: split all zero, no flows, no trees. */
+struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *algorithm);
+void inart_plan_destroy(struct inart_plan *p);
+
+/* Deep copy (NULL + errno on failure). */
+struct inart_plan *inart_plan_clone(const struct inart_plan *p);
+
+/* Replace the algorithm name. 0 or -ENOMEM. */
+int inart_plan_set_algorithm(struct inart_plan *p, const char *algorithm);
+
+/* Append a flow / tree to job j (path copied).  0 or -ENOMEM. */
+int inart_plan_add_flow(struct inart_plan *p, int j, int worker, int ps, int agg, const int *path,
+			int n_path);
+int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent, const int *path,
+			int n_path);
+
+/* Drop every flow and tree of job j (the split stays). */
+void inart_plan_clear_routes(struct inart_plan *p, int j);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * rounding: from a fractional phase-2 LP solution to integral routes.
+ *
+ * Each trial draws, for every member slot of every cand flow, one choice with
+ * probability x[c] (seeded), and for every cand tree one path/parent choice
+ * with probability z[c] / u_t (its first choice when u_t = 0).  Trial 0 is
+ * deterministic (largest x, then z).  A trial that exceeds some switch's tree
+ * budget is repaired: while a switch holds too many trees, the tree with the
+ * fewest children is dropped and its children re-routed to their next
+ * aggregation point along the same path (a further INA switch of the same
+ * (job, PS) with a used tree, or the PS).  Every trial is judged by the
+ * evaluator and the best is kept.  Then a local search moves single slots to
+ * other choices while that lowers the communication time (bounded passes).
+ */
+#ifndef INART_ROUNDING_H
+#define INART_ROUNDING_H
+
+#include "cand.h"
+#include "evaluate.h"
+
+struct inart_round_opt {
+	int trials;    /* default 32 */
+	uint64_t seed; /* default 1 */
+	int local_passes; /* local-search passes after rounding; default 2 */
+};
+
+struct inart_round_result {
+	double best_s;       /* comm time of the kept plan */
+	double mean_s;       /* mean over trials (after repair) */
+	int best_trial;      /* index of the best trial */
+	int repaired;        /* trials that needed budget repair */
+};
+
+void inart_round_opt_default(struct inart_round_opt *o);
+
+/* x: cand->n_choices LP values.  plan: in, the split; out, the best routes
+ * found (its comm/push/pull times set).  0 or -errno. */
+int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
+		       const struct inart_cand *c, const double *x, struct inart_plan *plan,
+		       struct inart_evaluator *ev, const struct inart_round_opt *opt,
+		       struct inart_round_result *res, struct inart_err *err);
+
+/* Budget repair of one assignment in place (exposed for tests): returns the
+ * number of trees dropped. */
+int inart_rounding_repair(const struct inart_topo *t, const struct inart_cand *c,
+			  const struct inart_plan *plan, struct inart_assign *a);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * route_lp: phase 2 of the InArt planner as a linear program over the
+ * candidate routes (cand.h), solved by COIN-OR CLP, and the same model with
+ * integrality solved by COIN-OR CBC (the exact `milp` baseline).
+ *
+ * Variables (see docs/formulation.md for the full statement):
+ *   x[c] >= 0  for each flow choice c of cand flow f: the fraction of the
+ *              group's workers routed by choice c; sum_c x[c] = 1 per flow.
+ *   z[c] >= 0  for each tree choice c of cand tree t: the fraction of the
+ *              tree's output sent by choice c; u_t = sum_c z[c] <= 1 is the
+ *              tree's use.
+ *   T          the communication time (objective, minimized).
+ *   a[j,p]     JOINT mode only: the shares, sum_p a = 1.  Volumes are then
+ *              modelled by v[c] = a * x[c] with McCormick rows (exact when x is
+ *              integral), FIXED mode uses the constants of the given split.
+ * Rows: every worker aggregated at a tree needs that tree's output
+ *   (u_t >= share of each group member choosing t, and of each child tree
+ *   choosing t); tree budget per switch (sum of u_t <= trees); per directed
+ *   link push+pull load <= T * residual; per INA switch aggregation input
+ *   <= T * agg_gbps.
+ *
+ * The LP optimum is a lower bound on the communication time of every plan
+ * whose routes are among the candidates (FIXED: for the given split; JOINT:
+ * for any split).  The MILP optimum is the best such plan.
+ */
+#ifndef INART_ROUTE_LP_H
+#define INART_ROUTE_LP_H
+
+#include "cand.h"
+
+enum inart_lp_mode {
+	INART_LP_FIXED_SPLIT = 0, /* shares from the plan */
+	INART_LP_JOINT = 1,       /* shares are variables too */
+};
+
+struct inart_route_lp_opt {
+	enum inart_lp_mode mode;
+	int integer;         /* 1: MILP by CBC */
+	double time_limit_s; /* MILP time limit; <= 0: none */
+};
+
+struct inart_route_lp_result {
+	double objective_s; /* LP optimum, or MILP best integral solution */
+	double bound_s;     /* a lower bound: LP optimum, or CBC's best bound */
+	int optimal;        /* 1 if solved to optimality */
+	double *x;          /* cand->n_choices values: x for flow choices, z for
+			     * tree choices (owned; free with _result_free) */
+	double *split;      /* JOINT: shares, per job then per PS (owned) */
+};
+
+void inart_route_lp_result_free(struct inart_route_lp_result *r);
+
+/* Build and solve.  In FIXED mode plan supplies the split (and is not
+ * modified); in JOINT mode plan is not read and may be NULL.  Returns 0, -ENOMEM, -EINVAL (err), or -ETIMEDOUT when the MILP
+ * found no integral solution within the time limit. */
+int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js,
+			 const struct inart_cand *c, const struct inart_plan *plan,
+			 const struct inart_route_lp_opt *opt, struct inart_route_lp_result *res,
+			 struct inart_err *err);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * scenario: built-in scenarios (topology + jobs) used by `inart run`, the
+ * benchmark and the tests, so that every figure can be reproduced by name.
+ */
+#ifndef INART_SCENARIO_H
+#define INART_SCENARIO_H
+
+#include <stdint.h>
+
+#include "jobs.h"
+
+/* Build scenario `name` (see inart_scenario_names).  0 or -errno. */
+int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **t,
+			 struct inart_jobs **js, struct inart_err *err);
+
+/* NULL-terminated list of names and one-line descriptions. */
+extern const char *const inart_scenario_names[];
+const char *inart_scenario_describe(const char *name);
+
+/* Random jobs on a topology: n_jobs jobs, each with n_workers workers and
+ * n_ps candidate PSs drawn (seeded) from the hosts without repetition across
+ * jobs, gradient `bytes`.  Used by property tests and benchmarks. */
+struct inart_jobs *inart_scenario_random_jobs(const struct inart_topo *t, int n_jobs,
+					      int n_workers, int n_ps, double bytes,
+					      uint64_t seed, struct inart_err *err);
+
+#endif
