@@ -19,10 +19,19 @@ int inart_err_set(struct inart_err *err, int code, const char *fmt, ...)
 
 void inart_err_prefix(struct inart_err *err, const char *prefix)
 {
-	char tmp[2 * INART_ERR_MAX + 8];
+	char old[INART_ERR_MAX];
+	size_t pl, ol;
 
 	if (err == NULL || prefix == NULL)
 		return;
-	snprintf(tmp, sizeof(tmp), "%.*s: %s", INART_ERR_MAX, prefix, err->msg);
-	snprintf(err->msg, sizeof(err->msg), "%s", tmp);
+	memcpy(old, err->msg, sizeof(old));
+	old[sizeof(old) - 1] = '\0';
+	ol = strlen(old);
+	pl = strnlen(prefix, INART_ERR_MAX - 3);
+	memcpy(err->msg, prefix, pl);
+	memcpy(err->msg + pl, ": ", 2);
+	if (ol > INART_ERR_MAX - 1 - pl - 2)
+		ol = INART_ERR_MAX - 1 - pl - 2;
+	memcpy(err->msg + pl + 2, old, ol);
+	err->msg[pl + 2 + ol] = '\0';
 }

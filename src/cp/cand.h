@@ -15,7 +15,8 @@
  * of the k shortest) and a parent on it: the PS, or another cand tree switch
  * of the same (job, PS) strictly closer (in hops) to the PS, so parents form
  * no cycle.  The first choice of every cand flow and every cand tree is its
- * shortest path with the PS as aggregation point (no INA).  A choice's `tree` is the cand tree at its end, -1 for the PS.
+ * shortest path with the PS as aggregation point (no INA).  A choice's `tree` is the cand tree at
+ * its end, -1 for the PS.
  *
  * Ownership: the cand set owns all its arrays; it refers to, but does not own,
  * the topology and jobs it was built from.
@@ -27,8 +28,9 @@
 #include "plan.h"
 
 struct inart_cand_opt {
-	int k_paths;      /* candidate paths per (group, PS); default 4 */
+	int k_paths;	  /* candidate paths per (group, PS); default 4 */
 	int k_tree_paths; /* candidate paths per cand tree; default 2 */
+	int no_groups;	  /* 1: every worker is its own group (exact MILP) */
 };
 
 struct inart_choice {
@@ -44,15 +46,15 @@ struct inart_group {
 };
 
 struct inart_cand_flow {
-	int group, job, ps_idx, ps;   /* ps_idx: index in job->ps; ps: node */
-	int first_choice, n_choices;  /* into cand->choices */
-	int first_slot;               /* member slots: first_slot + member index */
+	int group, job, ps_idx, ps;  /* ps_idx: index in job->ps; ps: node */
+	int first_choice, n_choices; /* into cand->choices */
+	int first_slot;		     /* member slots: first_slot + member index */
 };
 
 struct inart_cand_tree {
 	int job, ps_idx, ps, sw;
 	int first_choice, n_choices; /* into cand->choices */
-	int depth;                   /* hop distance from sw to ps */
+	int depth;		     /* hop distance from sw to ps */
 };
 
 struct inart_cand {

@@ -13,7 +13,7 @@ struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *al
 	if (p == NULL)
 		return NULL;
 	p->comm_time_s = p->push_time_s = p->pull_time_s = NAN;
-	p->lp_bound_s = p->split_gap = NAN;
+	p->lp_bound_s = p->split_gap = p->phase2_lp_s = NAN;
 	p->plan_time_s = 0;
 	p->algorithm = strdup(algorithm ? algorithm : "");
 	p->jobs = calloc((size_t)(js->n_jobs > 0 ? js->n_jobs : 1), sizeof(*p->jobs));
@@ -57,6 +57,7 @@ void inart_plan_destroy(struct inart_plan *p)
 	}
 	free(p->jobs);
 	free(p->algorithm);
+	free(p->origin);
 	free(p);
 }
 
@@ -134,7 +135,11 @@ struct inart_plan *inart_plan_clone(const struct inart_plan *p)
 	if (c == NULL)
 		return NULL;
 	*c = *p;
-	c->algorithm = strdup(p->algorithm);
+	c->origin = NULL;
+	if (p->origin != NULL && (c->origin = strdup(p->origin)) == NULL)
+		c->algorithm = NULL;
+	else
+		c->algorithm = strdup(p->algorithm);
 	c->jobs = calloc((size_t)(p->n_jobs > 0 ? p->n_jobs : 1), sizeof(*c->jobs));
 	if (c->algorithm == NULL || c->jobs == NULL) {
 		c->n_jobs = 0;
@@ -168,4 +173,53 @@ fail:
 	inart_plan_destroy(c);
 	errno = ENOMEM;
 	return NULL;
+}
+
+/* Share of PS node ps in job j's split, or 0 if ps is not a PS of j. */
+static double share_of(const struct inart_plan *p, const struct inart_job *job, int j, int ps)
+{
+	int i = inart_job_ps_index(job, ps);
+
+	return i >= 0 ? p->jobs[j].split[i] : 0;
+}
+
+void inart_plan_prune_zero(struct inart_plan *p, const struct inart_jobs *js)
+{
+	for (int j = 0; j < p->n_jobs; j++) {
+		struct inart_job_plan *jp = &p->jobs[j];
+		const struct inart_job *job = &js->jobs[j];
+		int n = 0;
+
+		for (int i = 0; i < jp->n_flows; i++) {
+			if (share_of(p, job, j, jp->flows[i].ps) > 0)
+				jp->flows[n++] = jp->flows[i];
+			else
+				free(jp->flows[i].path);
+		}
+		jp->n_flows = n;
+		n = 0;
+		for (int i = 0; i < jp->n_trees; i++) {
+			if (share_of(p, job, j, jp->trees[i].ps) > 0)
+				jp->trees[n++] = jp->trees[i];
+			else
+				free(jp->trees[i].path);
+		}
+		jp->n_trees = n;
+	}
+}
+
+void inart_plan_clean_split(struct inart_plan *p, double eps)
+{
+	for (int j = 0; j < p->n_jobs; j++) {
+		struct inart_job_plan *jp = &p->jobs[j];
+		double sum = 0;
+
+		for (int i = 0; i < jp->n_ps; i++) {
+			if (!(jp->split[i] >= eps))
+				jp->split[i] = 0;
+			sum += jp->split[i];
+		}
+		for (int i = 0; i < jp->n_ps && sum > 0; i++)
+			jp->split[i] /= sum;
+	}
 }

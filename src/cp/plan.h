@@ -52,6 +52,10 @@ struct inart_plan {
 	double plan_time_s;  /* wall-clock planning time */
 	double split_gap;    /* phase-1 relative duality gap, NaN if none */
 	int rounding_trials; /* phase-2 trials, 0 if none */
+	double phase2_lp_s;  /* phase-2 LP optimum at the final split, NaN if none */
+	int rounds;	     /* phase 1/2 iterations run, 0 if none */
+	char *origin;	     /* NULL, or the baseline whose routes the planner
+				kept because they beat its own (owned) */
 };
 
 /* An empty plan shaped after the jobs: split all zero, no flows, no trees. */
@@ -72,5 +76,12 @@ int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent,
 
 /* Drop every flow and tree of job j (the split stays). */
 void inart_plan_clear_routes(struct inart_plan *p, int j);
+
+/* Drop the flows and trees of every PS whose share is 0 (a plan may route
+ * zero-share PSs while planning; the final plan does not). */
+void inart_plan_prune_zero(struct inart_plan *p, const struct inart_jobs *js);
+
+/* Set shares below eps to 0 and renormalize each job's split to sum 1. */
+void inart_plan_clean_split(struct inart_plan *p, double eps);
 
 #endif

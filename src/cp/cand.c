@@ -1,0 +1,511 @@
+/*
+ * cand: candidate routes for phase 2 (see cand.h).
+ *
+ * Built in three passes: (1) group the workers and compute the k shortest
+ * paths of every (group, PS), noting the INA switches on them (switches with
+ * aggregation throughput and a non-zero tree budget); (2) make one cand tree
+ * per (job, PS, such switch), sorted so that, within a (job, PS), deeper trees
+ * (farther from the PS) come first; (3) enumerate choices: for a flow, every
+ * path with the PS as aggregation point, then every INA position on it; for a
+ * tree, its paths towards the PS with the PS as parent, then every position
+ * holding a cand tree of the same (job, PS) strictly closer to the PS.
+ * Choice paths are stored truncated at their aggregation point.
+ */
+#include "cand.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void inart_cand_opt_default(struct inart_cand_opt *o)
+{
+	o->k_paths = 4;
+	o->k_tree_paths = 2;
+	o->no_groups = 0;
+}
+
+void inart_cand_destroy(struct inart_cand *c)
+{
+	if (c == NULL)
+		return;
+	for (int g = 0; g < c->n_groups; g++)
+		free(c->groups[g].members);
+	free(c->groups);
+	free(c->flows);
+	free(c->trees);
+	free(c->choices);
+	inart_pathset_free(&c->paths);
+	free(c);
+}
+
+static int ina_usable(const struct inart_node *n)
+{
+	return n->kind == INART_NODE_SWITCH && n->ina && n->trees > 0 && n->agg_gbps > 0;
+}
+
+/* The switch a single-homed host hangs from, or -1. */
+static int attach_switch(const struct inart_topo *t, int h)
+{
+	int deg = t->out_off[h + 1] - t->out_off[h];
+
+	if (deg != 1)
+		return -1;
+	return t->arcs[t->arc_out[t->out_off[h]]].to;
+}
+
+static int build_groups(struct inart_cand *c, const struct inart_topo *t,
+			const struct inart_jobs *js, int no_groups)
+{
+	int total = 0;
+	int *gid = NULL; /* per node: group of the current job, or -1 */
+	int rc = 0;
+
+	for (int j = 0; j < js->n_jobs; j++)
+		total += js->jobs[j].n_workers;
+	c->groups = calloc((size_t)total + 1, sizeof(*c->groups));
+	gid = malloc(sizeof(*gid) * (size_t)t->n_nodes);
+	if (c->groups == NULL || gid == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int v = 0; v < t->n_nodes; v++)
+		gid[v] = -1;
+	for (int j = 0; j < js->n_jobs; j++) {
+		const struct inart_job *job = &js->jobs[j];
+		int first = c->n_groups;
+
+		for (int k = 0; k < job->n_workers; k++) {
+			int w = job->workers[k], a = no_groups ? -1 : attach_switch(t, w);
+			struct inart_group *g;
+
+			if (a >= 0 && gid[a] >= first) {
+				g = &c->groups[gid[a]];
+			} else {
+				g = &c->groups[c->n_groups];
+				g->job = j;
+				g->members = malloc(sizeof(int) * (size_t)job->n_workers);
+				if (g->members == NULL) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				if (a >= 0)
+					gid[a] = c->n_groups;
+				c->n_groups++;
+			}
+			g->members[g->n_members++] = w;
+		}
+	}
+out:
+	free(gid);
+	return rc;
+}
+
+/* Growable array helper. */
+static int grow(void **arr, int *cap, int need, size_t size)
+{
+	void *na;
+	int nc = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	na = realloc(*arr, size * (size_t)nc);
+	if (na == NULL)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+struct builder {
+	struct inart_cand *c;
+	const struct inart_topo *t;
+	const struct inart_jobs *js;
+	struct inart_paths *paths;
+	int cap_choices, cap_trees;
+	int *ps_base;  /* per job: index of its first PS in the flattened (job, ps) list */
+	int *tree_map; /* per (flattened job-ps, node): cand tree index, -1 none, -2 wanted */
+};
+
+static int *tree_slot(struct builder *b, int j, int ps_idx, int node)
+{
+	return &b->tree_map[(size_t)(b->ps_base[j] + ps_idx) * (size_t)b->t->n_nodes +
+			    (size_t)node];
+}
+
+static int js_ps(const struct builder *b, int j, int ps_idx)
+{
+	return b->js->jobs[j].ps[ps_idx];
+}
+
+static int add_choice(struct builder *b, const int *path, int len, int agg, int tree)
+{
+	struct inart_cand *c = b->c;
+	int pi;
+
+	if (grow((void **)&c->choices, &b->cap_choices, c->n_choices + 1, sizeof(*c->choices)))
+		return -ENOMEM;
+	pi = inart_pathset_add(&c->paths, path, len);
+	if (pi < 0)
+		return pi;
+	c->choices[c->n_choices++] = (struct inart_choice){pi, agg, tree};
+	return 0;
+}
+
+/* Choices along paths first..first+n-1 of `set` (all ending at the PS):
+ * PS-ended ones first (in path order), then each intermediate position that
+ * holds a cand tree of (j, ps_idx).  depth_limit >= 0 keeps only positions
+ * strictly closer than that to the PS (dist: hop distances to the PS). */
+static int add_choices(struct builder *b, const struct inart_pathset *set, int first, int n, int j,
+		       int ps_idx, const int *dist, int depth_limit)
+{
+	int rc;
+
+	for (int i = first; i < first + n; i++) {
+		rc = add_choice(b, inart_pathset_path(set, i), inart_pathset_len(set, i),
+				js_ps(b, j, ps_idx), -1);
+		if (rc < 0)
+			return rc;
+	}
+	for (int i = first; i < first + n; i++) {
+		const int *p = inart_pathset_path(set, i);
+		int len = inart_pathset_len(set, i);
+
+		for (int pos = 1; pos < len - 1; pos++) {
+			int ti = *tree_slot(b, j, ps_idx, p[pos]);
+
+			if (ti < 0 || (depth_limit >= 0 && dist[p[pos]] >= depth_limit))
+				continue;
+			rc = add_choice(b, p, pos + 1, p[pos], ti);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int cmp_tree(const void *pa, const void *pb)
+{
+	const struct inart_cand_tree *a = pa, *b = pb;
+
+	if (a->job != b->job)
+		return a->job < b->job ? -1 : 1;
+	if (a->ps_idx != b->ps_idx)
+		return a->ps_idx < b->ps_idx ? -1 : 1;
+	if (a->depth != b->depth)
+		return a->depth > b->depth ? -1 : 1;
+	return (a->sw > b->sw) - (a->sw < b->sw);
+}
+
+/* Pass 1: paths of every (group, PS) into `scratch`; mark wanted trees. */
+static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
+			   struct inart_pathset *scratch, int *flow_first, int *flow_n,
+			   struct inart_err *err)
+{
+	const struct inart_topo *t = b->t;
+	int f = 0;
+
+	for (int g = 0; g < b->c->n_groups; g++) {
+		const struct inart_group *grp = &b->c->groups[g];
+		const struct inart_job *job = &b->js->jobs[grp->job];
+
+		for (int i = 0; i < job->n_ps; i++, f++) {
+			int before = scratch->n;
+			int n = inart_paths_k_shortest(b->paths, grp->members[0], job->ps[i],
+						       opt->k_paths, scratch);
+
+			if (n < 0)
+				return inart_err_set(
+				    err, n, "job '%s': no path from '%s' to PS '%s'", job->id,
+				    t->nodes[grp->members[0]].id, t->nodes[job->ps[i]].id);
+			flow_first[f] = before;
+			flow_n[f] = n;
+			for (int k = before; k < before + n; k++) {
+				const int *p = inart_pathset_path(scratch, k);
+				int len = inart_pathset_len(scratch, k);
+
+				for (int pos = 1; pos < len - 1; pos++)
+					if (ina_usable(&t->nodes[p[pos]]))
+						*tree_slot(b, grp->job, i, p[pos]) = -2;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Pass 2: one cand tree per wanted (job, PS, switch), deepest first. */
+static int pass_trees(struct builder *b, struct inart_err *err)
+{
+	struct inart_cand *c = b->c;
+	const struct inart_topo *t = b->t;
+
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		const struct inart_job *job = &b->js->jobs[j];
+
+		for (int i = 0; i < job->n_ps; i++) {
+			const int *dist = inart_paths_dist_to(b->paths, job->ps[i]);
+
+			if (dist == NULL)
+				return inart_err_set(err, -ENOMEM, "out of memory");
+			for (int v = 0; v < t->n_nodes; v++) {
+				if (*tree_slot(b, j, i, v) != -2)
+					continue;
+				if (grow((void **)&c->trees, &b->cap_trees, c->n_trees + 1,
+					 sizeof(*c->trees)))
+					return inart_err_set(err, -ENOMEM, "out of memory");
+				c->trees[c->n_trees++] = (struct inart_cand_tree){.job = j,
+										  .ps_idx = i,
+										  .ps = job->ps[i],
+										  .sw = v,
+										  .depth = dist[v]};
+			}
+		}
+	}
+	qsort(c->trees, (size_t)c->n_trees, sizeof(*c->trees), cmp_tree);
+	for (int k = 0; k < c->n_trees; k++)
+		*tree_slot(b, c->trees[k].job, c->trees[k].ps_idx, c->trees[k].sw) = k;
+	return 0;
+}
+
+/* Pass 3: choices of flows and trees. */
+static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
+			const struct inart_pathset *scratch, const int *flow_first,
+			const int *flow_n, struct inart_err *err)
+{
+	struct inart_cand *c = b->c;
+	struct inart_pathset tp;
+	int rc = 0, f = 0;
+
+	inart_pathset_init(&tp);
+	for (int g = 0; g < c->n_groups; g++) {
+		const struct inart_group *grp = &c->groups[g];
+		const struct inart_job *job = &b->js->jobs[grp->job];
+
+		for (int i = 0; i < job->n_ps; i++, f++) {
+			struct inart_cand_flow *cf = &c->flows[f];
+
+			*cf = (struct inart_cand_flow){.group = g,
+						       .job = grp->job,
+						       .ps_idx = i,
+						       .ps = job->ps[i],
+						       .first_choice = c->n_choices,
+						       .first_slot = c->n_slots};
+			rc = add_choices(b, scratch, flow_first[f], flow_n[f], grp->job, i, NULL,
+					 -1);
+			if (rc < 0)
+				goto out;
+			cf->n_choices = c->n_choices - cf->first_choice;
+			c->n_slots += grp->n_members;
+		}
+	}
+	c->n_flows = f;
+	for (int k = 0; k < c->n_trees; k++) {
+		struct inart_cand_tree *ct = &c->trees[k];
+		const int *dist;
+		int n;
+
+		inart_pathset_clear(&tp);
+		n = inart_paths_k_shortest(b->paths, ct->sw, ct->ps, opt->k_tree_paths, &tp);
+		if (n < 0) {
+			rc = inart_err_set(err, n, "no path from switch '%s' to PS '%s'",
+					   b->t->nodes[ct->sw].id, b->t->nodes[ct->ps].id);
+			goto out;
+		}
+		dist = inart_paths_dist_to(b->paths, ct->ps);
+		if (dist == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		ct->first_choice = c->n_choices;
+		rc = add_choices(b, &tp, 0, n, ct->job, ct->ps_idx, dist, ct->depth);
+		if (rc < 0)
+			goto out;
+		ct->n_choices = c->n_choices - ct->first_choice;
+	}
+out:
+	inart_pathset_free(&tp);
+	if (rc == -ENOMEM)
+		inart_err_set(err, rc, "out of memory");
+	return rc;
+}
+
+int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
+		     struct inart_paths *paths, const struct inart_cand_opt *opt,
+		     struct inart_cand **out, struct inart_err *err)
+{
+	struct inart_cand_opt dflt;
+	struct builder b = {0};
+	struct inart_pathset scratch;
+	int *flow_first = NULL, *flow_n = NULL;
+	int n_pairs = 0, n_flows = 0, rc;
+
+	inart_pathset_init(&scratch);
+	if (opt == NULL) {
+		inart_cand_opt_default(&dflt);
+		opt = &dflt;
+	}
+	if (opt->k_paths < 1 || opt->k_tree_paths < 1)
+		return inart_err_set(err, -EINVAL, "candidate path counts must be >= 1");
+	b.t = t;
+	b.js = js;
+	b.paths = paths;
+	b.c = calloc(1, sizeof(*b.c));
+	b.ps_base = malloc(sizeof(int) * (size_t)(js->n_jobs + 1));
+	if (b.c == NULL || b.ps_base == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	inart_pathset_init(&b.c->paths);
+	for (int j = 0; j < js->n_jobs; j++) {
+		b.ps_base[j] = n_pairs;
+		n_pairs += js->jobs[j].n_ps;
+	}
+	b.tree_map = malloc(sizeof(int) * (size_t)n_pairs * (size_t)t->n_nodes + 1);
+	rc = build_groups(b.c, t, js, opt->no_groups);
+	if (b.tree_map == NULL || rc < 0) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < (size_t)n_pairs * (size_t)t->n_nodes; i++)
+		b.tree_map[i] = -1;
+	for (int g = 0; g < b.c->n_groups; g++)
+		n_flows += js->jobs[b.c->groups[g].job].n_ps;
+	flow_first = malloc(sizeof(int) * (size_t)(n_flows + 1));
+	flow_n = malloc(sizeof(int) * (size_t)(n_flows + 1));
+	b.c->flows = calloc((size_t)n_flows + 1, sizeof(*b.c->flows));
+	if (flow_first == NULL || flow_n == NULL || b.c->flows == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = pass_flow_paths(&b, opt, &scratch, flow_first, flow_n, err);
+	if (rc == 0)
+		rc = pass_trees(&b, err);
+	if (rc == 0)
+		rc = pass_choices(&b, opt, &scratch, flow_first, flow_n, err);
+	if (rc < 0)
+		goto fail;
+	*out = b.c;
+	b.c = NULL;
+	goto out;
+fail:
+	if (rc == -ENOMEM)
+		inart_err_set(err, rc, "out of memory");
+	inart_cand_destroy(b.c);
+out:
+	inart_pathset_free(&scratch);
+	free(flow_first);
+	free(flow_n);
+	free(b.ps_base);
+	free(b.tree_map);
+	return rc;
+}
+
+int inart_assign_init(struct inart_assign *a, const struct inart_cand *c)
+{
+	a->slot_choice = malloc(sizeof(int) * (size_t)(c->n_slots + 1));
+	a->tree_choice = malloc(sizeof(int) * (size_t)(c->n_trees + 1));
+	if (a->slot_choice == NULL || a->tree_choice == NULL) {
+		inart_assign_free(a);
+		return -ENOMEM;
+	}
+	for (int f = 0; f < c->n_flows; f++)
+		for (int k = 0; k < c->groups[c->flows[f].group].n_members; k++)
+			a->slot_choice[c->flows[f].first_slot + k] = c->flows[f].first_choice;
+	for (int t = 0; t < c->n_trees; t++)
+		a->tree_choice[t] = c->trees[t].first_choice;
+	return 0;
+}
+
+void inart_assign_free(struct inart_assign *a)
+{
+	free(a->slot_choice);
+	free(a->tree_choice);
+	a->slot_choice = NULL;
+	a->tree_choice = NULL;
+}
+
+/* The choice a slot really takes: its own, or the flow's first (PS, shortest
+ * path) when the PS has no share. */
+static int slot_effective(const struct inart_cand *c, const struct inart_assign *a,
+			  const struct inart_plan *plan, int f, int k)
+{
+	const struct inart_cand_flow *cf = &c->flows[f];
+
+	if (!(plan->jobs[cf->job].split[cf->ps_idx] > 0))
+		return cf->first_choice;
+	return a->slot_choice[cf->first_slot + k];
+}
+
+void inart_cand_used_trees(const struct inart_cand *c, const struct inart_assign *a,
+			   const struct inart_plan *plan, char *used_tree)
+{
+	memset(used_tree, 0, (size_t)c->n_trees);
+	for (int f = 0; f < c->n_flows; f++) {
+		int m = c->groups[c->flows[f].group].n_members;
+
+		for (int k = 0; k < m; k++) {
+			int ch = slot_effective(c, a, plan, f, k);
+
+			if (c->choices[ch].tree >= 0)
+				used_tree[c->choices[ch].tree] = 1;
+		}
+	}
+	/* Trees are sorted deepest first within a (job, PS) and parents are
+	 * strictly closer to the PS, so one forward sweep propagates use. */
+	for (int t = 0; t < c->n_trees; t++) {
+		if (used_tree[t]) {
+			int p = c->choices[a->tree_choice[t]].tree;
+
+			if (p >= 0)
+				used_tree[p] = 1;
+		}
+	}
+}
+
+int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
+		       struct inart_plan *plan)
+{
+	char *used = malloc((size_t)c->n_trees + 1);
+	int *buf = NULL;
+	int cap = 0, rc = 0;
+
+	if (used == NULL)
+		return -ENOMEM;
+	for (int j = 0; j < plan->n_jobs; j++)
+		inart_plan_clear_routes(plan, j);
+	inart_cand_used_trees(c, a, plan, used);
+	for (int f = 0; f < c->n_flows && rc == 0; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		const struct inart_group *g = &c->groups[cf->group];
+
+		for (int k = 0; k < g->n_members && rc == 0; k++) {
+			const struct inart_choice *ch =
+			    &c->choices[slot_effective(c, a, plan, f, k)];
+			int len = inart_pathset_len(&c->paths, ch->path);
+
+			if (grow((void **)&buf, &cap, len, sizeof(int))) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(buf, inart_pathset_path(&c->paths, ch->path),
+			       sizeof(int) * (size_t)len);
+			buf[0] = g->members[k];
+			rc = inart_plan_add_flow(plan, cf->job, g->members[k], cf->ps, ch->agg, buf,
+						 len);
+		}
+	}
+	for (int t = 0; t < c->n_trees && rc == 0; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+		const struct inart_choice *ch = &c->choices[a->tree_choice[t]];
+
+		if (!used[t])
+			continue;
+		rc = inart_plan_add_tree(plan, ct->job, ct->sw, ct->ps, ch->agg,
+					 inart_pathset_path(&c->paths, ch->path),
+					 inart_pathset_len(&c->paths, ch->path));
+	}
+	free(used);
+	free(buf);
+	return rc;
+}
