@@ -47,8 +47,26 @@ void inart_paths_destroy(struct inart_paths *p);
 
 /* Hop distance of every node to dst (n_nodes entries, -1 where dst cannot
  * be reached).  The array is cached and owned by the context. NULL + errno on
- * failure. */
+ * failure.
+ *
+ * Lifetime: the cache holds a bounded number of destinations (a memory budget
+ * of about 32 MiB, never fewer than INART_PATHS_MIN_CACHE) and reuses the
+ * least recently used one when full.  Every call on the context touches at
+ * most one destination, so the returned array stays valid until
+ * INART_PATHS_MIN_CACHE other distinct destinations have been used by calls
+ * on this context (dist_to, shortest, k_shortest, count_shortest), and at
+ * least until the next such call.  Usability of links is read from the
+ * topology when the context is created: make a new context if it changes. */
+#define INART_PATHS_MIN_CACHE 16
 const int *inart_paths_dist_to(struct inart_paths *p, int dst);
+
+/* Change the cache limit (number of destinations, at least
+ * INART_PATHS_MIN_CACHE); for tests and memory-tight callers.  0 or -ENOMEM. */
+int inart_paths_set_cache_limit(struct inart_paths *p, int slots);
+
+/* Number of shortest paths src -> dst (saturating at 2^62), 0 if unreachable
+ * or on error. */
+uint64_t inart_paths_count_shortest(struct inart_paths *p, int src, int dst);
 
 /* One shortest path src -> dst, written to path[0..cap).  Among equal-cost
  * next hops the choice is made by hashing (salt, node), like ECMP: the same
@@ -61,7 +79,12 @@ int inart_paths_shortest(struct inart_paths *p, int src, int dst, uint64_t salt,
  * algorithm).  When there are at least k shortest paths of the minimum
  * length, they are chosen spread evenly over all of them (by rank), so the k
  * candidates do not all share a first hop.  Appends to out; returns how many
- * were appended (>= 1), -EHOSTUNREACH or -ENOMEM.  Deterministic. */
+ * were appended (>= 1), -EHOSTUNREACH, -EINVAL (bad node, k < 1) or -ENOMEM
+ * (out is then left as it was).  Deterministic.  Ranks order the shortest
+ * paths by the adjacency order (arcs sorted by head node): rank r of c paths,
+ * path i of k is the one of rank floor(i * c / k).  With fewer than k shortest
+ * paths, all of them come first (by rank), then longer ones in non-decreasing
+ * length (ties in the order Yen's algorithm finds them). */
 int inart_paths_k_shortest(struct inart_paths *p, int src, int dst, int k,
 			   struct inart_pathset *out);
 
