@@ -45,8 +45,12 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
  * 0 or -errno (err names the file). */
 int inart_file_write(const char *path, const char *text, struct inart_err *err);
 
+/* Largest file inart_file_read accepts (bytes). */
+#define INART_FILE_MAX ((size_t)256 << 20)
+
 /* Read a whole file (path "-" is standard input) into a malloc'ed buffer,
- * NUL-terminated; *len gets its length.  NULL + errno on failure. */
+ * NUL-terminated; *len gets its length.  NULL + errno on failure (EFBIG when
+ * the file is larger than INART_FILE_MAX). */
 char *inart_file_read(const char *path, size_t *len, struct inart_err *err);
 
 #endif

@@ -1,0 +1,1267 @@
+/*
+ * formats: the JSON interchange formats (see formats.h, docs/formats.md).
+ *
+ * Readers parse the whole text with jansson (duplicate object keys rejected),
+ * then walk it checking every type and value before building anything through
+ * the graph/jobs/plan constructors; the first problem found becomes the one
+ * error message ("NAME:LINE:COL: ..." for syntax, "NAME: <where>: ..." for
+ * content).  Topology and jobs files reject unknown keys (typos); plan files
+ * ignore them (other tools add statistics).  Nothing read from a file is
+ * trusted as a length: arrays are sized by what jansson actually parsed.
+ *
+ * Writers build the text with a small string builder so that the layout is
+ * fixed (one object per line inside arrays, 2-space indentation, keys in a
+ * fixed order) and numbers print in the shortest form that reads back to the
+ * same double.  Non-finite numbers are written as null.
+ *
+ * Ownership: parsed objects and dumped strings belong to the caller.
+ */
+#include "formats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- reading */
+
+/* Reader context: file name for messages, error sink, current location. */
+struct rd {
+	const char *name;
+	struct inart_err *err;
+	char where[256];
+};
+
+static int rd_fail(struct rd *r, const char *fmt, ...) INART_PRINTF(2, 3);
+static int rd_fail(struct rd *r, const char *fmt, ...)
+{
+	char msg[INART_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->where[0])
+		return inart_err_set(r->err, -EINVAL, "%s: %s: %s", r->name, r->where, msg);
+	return inart_err_set(r->err, -EINVAL, "%s: %s", r->name, msg);
+}
+
+static void rd_where(struct rd *r, const char *fmt, ...) INART_PRINTF(2, 3);
+static void rd_where(struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->where, sizeof(r->where), fmt, ap);
+	va_end(ap);
+}
+
+/* An error from a constructor (graph.c, jobs.c): add the file name.  Bad
+ * content is -EINVAL whatever the constructor said (e.g. -EEXIST). */
+static int rd_pass(struct rd *r, int rc)
+{
+	if (rc == -ENOMEM)
+		return inart_err_set(r->err, rc, "%s: out of memory", r->name);
+	inart_err_prefix(r->err, r->name);
+	return -EINVAL;
+}
+
+static int rd_oom(struct rd *r)
+{
+	return inart_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
+}
+
+static const char *jtype(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "a value";
+}
+
+/* Parse text; syntax errors become "NAME:LINE:COL: message". */
+static json_t *rd_load(struct rd *r, const char *buf, size_t len)
+{
+	json_error_t je;
+	json_t *root = json_loadb(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &je);
+
+	if (root == NULL) {
+		if (je.line > 0)
+			inart_err_set(r->err, -EINVAL, "%s:%d:%d: %s", r->name, je.line,
+				      je.column > 0 ? je.column : 1, je.text);
+		else
+			inart_err_set(r->err, -EINVAL, "%s: %s", r->name, je.text);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		r->where[0] = '\0';
+		rd_fail(r, "the top level must be an object, not %s", jtype(root));
+		json_decref(root);
+		errno = EINVAL;
+		return NULL;
+	}
+	return root;
+}
+
+/* Reject keys of obj that are not in allowed (NULL-terminated). */
+static int check_keys(struct rd *r, json_t *obj, const char *const *allowed, const char *inside)
+{
+	const char *key;
+	json_t *val;
+
+	json_object_foreach(obj, key, val)
+	{
+		int ok = 0;
+
+		for (int i = 0; allowed[i] && !ok; i++)
+			ok = strcmp(key, allowed[i]) == 0;
+		if (!ok) {
+			if (inside)
+				return rd_fail(r, "unknown key '%.64s' in '%s'", key, inside);
+			return rd_fail(r, "unknown key '%.64s'", key);
+		}
+	}
+	return 0;
+}
+
+/* The member key of obj if it is a string, else NULL (no error). */
+static const char *peek_str(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* A required non-empty string member. */
+static int need_str(struct rd *r, json_t *obj, const char *key, const char **out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL)
+		return rd_fail(r, "missing '%s'", key);
+	if (!json_is_string(v))
+		return rd_fail(r, "'%s' must be a string, not %s", key, jtype(v));
+	if (json_string_value(v)[0] == '\0')
+		return rd_fail(r, "'%s' must not be empty", key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* An optional number member: *present says whether it was there. */
+static int opt_num(struct rd *r, json_t *obj, const char *key, double *out, int *present)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*present = v != NULL;
+	if (v == NULL)
+		return 0;
+	if (!json_is_number(v))
+		return rd_fail(r, "'%s' must be a number, not %s", key, jtype(v));
+	*out = json_number_value(v);
+	if (!isfinite(*out))
+		return rd_fail(r, "'%s' must be finite", key);
+	return 0;
+}
+
+/* An optional integer member in [lo, hi]. */
+static int opt_int(struct rd *r, json_t *obj, const char *key, long long lo, long long hi, int *out,
+		   int *present)
+{
+	json_t *v = json_object_get(obj, key);
+	long long x;
+
+	*present = v != NULL;
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v))
+		return rd_fail(r, "'%s' must be an integer, not %s", key,
+			       json_is_real(v) ? "a fraction" : jtype(v));
+	x = json_integer_value(v);
+	if (x < lo || x > hi)
+		return rd_fail(r, "'%s' must be in [%lld, %lld] (got %lld)", key, lo, hi, x);
+	*out = (int)x;
+	return 0;
+}
+
+/* --- topology */
+
+static const char *const topo_keys[] = {"nodes", "links", NULL};
+static const char *const node_keys[] = {"id", "kind", "ina", NULL};
+static const char *const ina_keys[] = {"agg_gbps", "trees", NULL};
+static const char *const link_keys[] = {"a",
+					"b",
+					"gbps",
+					"ab_gbps",
+					"ba_gbps",
+					"background_gbps",
+					"background_ab_gbps",
+					"background_ba_gbps",
+					NULL};
+
+static int parse_node(struct rd *r, struct inart_topo *t, json_t *v, size_t i)
+{
+	const char *id, *kind;
+	json_t *ina;
+	enum inart_node_kind k;
+	double agg = 0;
+	int trees = 0, has_agg = 0, has_trees = 0, rc;
+
+	rd_where(r, "node %zu", i);
+	if (!json_is_object(v))
+		return rd_fail(r, "must be an object, not %s", jtype(v));
+	if (peek_str(v, "id") && peek_str(v, "id")[0])
+		rd_where(r, "node %zu ('%.64s')", i, peek_str(v, "id"));
+	if ((rc = check_keys(r, v, node_keys, NULL)) || (rc = need_str(r, v, "id", &id)) ||
+	    (rc = need_str(r, v, "kind", &kind)))
+		return rc;
+	if (strcmp(kind, "host") == 0)
+		k = INART_NODE_HOST;
+	else if (strcmp(kind, "switch") == 0)
+		k = INART_NODE_SWITCH;
+	else
+		return rd_fail(r, "'kind' must be \"host\" or \"switch\", not \"%.32s\"", kind);
+	ina = json_object_get(v, "ina");
+	if (ina != NULL) {
+		if (k == INART_NODE_HOST)
+			return rd_fail(r, "a host cannot be INA-capable ('ina' is for switches)");
+		if (!json_is_object(ina))
+			return rd_fail(r, "'ina' must be an object, not %s", jtype(ina));
+		if ((rc = check_keys(r, ina, ina_keys, "ina")) ||
+		    (rc = opt_num(r, ina, "agg_gbps", &agg, &has_agg)) ||
+		    (rc = opt_int(r, ina, "trees", 0, INT_MAX, &trees, &has_trees)))
+			return rc;
+		if (!has_agg)
+			return rd_fail(r, "missing 'agg_gbps' in 'ina'");
+		if (!has_trees)
+			return rd_fail(r, "missing 'trees' in 'ina'");
+		if (!(agg > 0))
+			return rd_fail(r, "'agg_gbps' must be > 0 Gbit/s (got %g)", agg);
+	}
+	rc = inart_topo_add_node(t, id, k, ina != NULL, agg, trees, r->err);
+	return rc < 0 ? rd_pass(r, rc) : 0;
+}
+
+/* Capacity (or background) of one direction: the per-direction key wins over
+ * the common one; def < 0 means required. */
+static int link_dir(struct rd *r, json_t *v, const char *dir_key, const char *key, double def,
+		    double *out)
+{
+	int has_dir, has, rc;
+	double d = 0, c = 0;
+
+	if ((rc = opt_num(r, v, dir_key, &d, &has_dir)) || (rc = opt_num(r, v, key, &c, &has)))
+		return rc;
+	if (has_dir)
+		*out = d;
+	else if (has)
+		*out = c;
+	else if (def >= 0)
+		*out = def;
+	else
+		return rd_fail(r, "missing '%s' (or '%s')", key, dir_key);
+	return 0;
+}
+
+/* The graph invariants of one direction, checked here so that the message
+ * carries the link's index. */
+static int link_check(struct rd *r, const char *from, const char *to, double gbps, double bg)
+{
+	if (!(gbps > 0))
+		return rd_fail(r, "capacity %.64s->%.64s must be > 0 Gbit/s (got %g)", from, to,
+			       gbps);
+	if (!(bg >= 0))
+		return rd_fail(r, "background %.64s->%.64s must be >= 0 Gbit/s (got %g)", from, to,
+			       bg);
+	if (bg > gbps)
+		return rd_fail(r,
+			       "background %.64s->%.64s (%g Gbit/s) is above the capacity (%g "
+			       "Gbit/s)",
+			       from, to, bg, gbps);
+	return 0;
+}
+
+static int parse_link(struct rd *r, struct inart_topo *t, json_t *v, size_t i)
+{
+	const char *as, *bs;
+	double ab, ba, bab, bba;
+	int a, b, rc;
+
+	rd_where(r, "link %zu", i);
+	if (!json_is_object(v))
+		return rd_fail(r, "must be an object, not %s", jtype(v));
+	if (peek_str(v, "a") && peek_str(v, "b"))
+		rd_where(r, "link %zu (%.64s-%.64s)", i, peek_str(v, "a"), peek_str(v, "b"));
+	if ((rc = check_keys(r, v, link_keys, NULL)) || (rc = need_str(r, v, "a", &as)) ||
+	    (rc = need_str(r, v, "b", &bs)))
+		return rc;
+	a = inart_topo_find(t, as);
+	if (a < 0)
+		return rd_fail(r, "unknown node '%.64s'", as);
+	b = inart_topo_find(t, bs);
+	if (b < 0)
+		return rd_fail(r, "unknown node '%.64s'", bs);
+	if ((rc = link_dir(r, v, "ab_gbps", "gbps", -1, &ab)) ||
+	    (rc = link_dir(r, v, "ba_gbps", "gbps", -1, &ba)) ||
+	    (rc = link_dir(r, v, "background_ab_gbps", "background_gbps", 0, &bab)) ||
+	    (rc = link_dir(r, v, "background_ba_gbps", "background_gbps", 0, &bba)))
+		return rc;
+	if (a == b)
+		return rd_fail(r, "joins a node to itself");
+	if ((rc = link_check(r, as, bs, ab, bab)) || (rc = link_check(r, bs, as, ba, bba)))
+		return rc;
+	rc = inart_topo_add_link(t, a, b, ab, ba, bab, bba, r->err);
+	return rc < 0 ? rd_pass(r, rc) : 0;
+}
+
+/* A required array member. */
+static int need_array(struct rd *r, json_t *obj, const char *key, json_t **out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL)
+		return rd_fail(r, "missing '%s'", key);
+	if (!json_is_array(v))
+		return rd_fail(r, "'%s' must be an array, not %s", key, jtype(v));
+	*out = v;
+	return 0;
+}
+
+struct inart_topo *inart_topo_parse(const char *buf, size_t len, const char *name,
+				    struct inart_err *err)
+{
+	struct rd r = {name ? name : "<input>", err, ""};
+	struct inart_topo *t = NULL;
+	json_t *root = rd_load(&r, buf, len), *nodes, *links, *v;
+	size_t i;
+	int rc;
+
+	if (root == NULL)
+		return NULL;
+	if ((rc = check_keys(&r, root, topo_keys, NULL)) ||
+	    (rc = need_array(&r, root, "nodes", &nodes)) ||
+	    (rc = need_array(&r, root, "links", &links)))
+		goto out;
+	if (json_array_size(nodes) == 0) {
+		rc = rd_fail(&r, "no nodes");
+		goto out;
+	}
+	if (json_array_size(nodes) > INT_MAX / 2 || json_array_size(links) > INT_MAX / 4) {
+		rc = rd_fail(&r, "too many nodes or links");
+		goto out;
+	}
+	t = inart_topo_create();
+	if (t == NULL) {
+		rc = rd_oom(&r);
+		goto out;
+	}
+	json_array_foreach(nodes, i, v)
+	{
+		if ((rc = parse_node(&r, t, v, i)))
+			goto out;
+	}
+	json_array_foreach(links, i, v)
+	{
+		if ((rc = parse_link(&r, t, v, i)))
+			goto out;
+	}
+	rc = inart_topo_finalize(t, err);
+	if (rc < 0)
+		rc = rd_pass(&r, rc);
+out:
+	json_decref(root);
+	if (rc < 0) {
+		inart_topo_destroy(t);
+		errno = -rc;
+		return NULL;
+	}
+	return t;
+}
+
+/* --- jobs */
+
+static const char *const jobs_keys[] = {"jobs", NULL};
+static const char *const job_keys[] = {"id", "workers", "ps", "model", "gradient_bytes", NULL};
+
+/* A job's host list ("workers" or "ps"): known hosts, at least one. */
+static int parse_hosts(struct rd *r, const struct inart_topo *t, json_t *job, const char *key,
+		       const char *what, int **out, int *n)
+{
+	json_t *arr, *v;
+	size_t i;
+	int rc;
+
+	if ((rc = need_array(r, job, key, &arr)))
+		return rc;
+	if (json_array_size(arr) == 0)
+		return rd_fail(r, "no %ss ('%s' is empty)", what, key);
+	*out = malloc(sizeof(**out) * json_array_size(arr));
+	if (*out == NULL)
+		return rd_oom(r);
+	*n = (int)json_array_size(arr);
+	json_array_foreach(arr, i, v)
+	{
+		int node;
+
+		if (!json_is_string(v))
+			return rd_fail(r, "%s[%zu] must be a host id (string), not %s", key, i,
+				       jtype(v));
+		node = inart_topo_find(t, json_string_value(v));
+		if (node < 0)
+			return rd_fail(r, "unknown %s '%.64s'", what, json_string_value(v));
+		if (t->nodes[node].kind != INART_NODE_HOST)
+			return rd_fail(r, "%s '%.64s' is not a host", what, json_string_value(v));
+		(*out)[i] = node;
+	}
+	return 0;
+}
+
+static int model_list(char *buf, size_t cap)
+{
+	const char *m;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; (m = inart_model_name(i, NULL)) != NULL && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", m);
+	return 0;
+}
+
+static int parse_job(struct rd *r, const struct inart_topo *t, struct inart_jobs *js, json_t *v,
+		     size_t i)
+{
+	const char *id, *model = NULL;
+	json_t *mv;
+	int *workers = NULL, *ps = NULL, n_workers = 0, n_ps = 0, has_bytes, rc;
+	double bytes = 0;
+
+	rd_where(r, "job %zu", i);
+	if (!json_is_object(v))
+		return rd_fail(r, "must be an object, not %s", jtype(v));
+	if (peek_str(v, "id") && peek_str(v, "id")[0])
+		rd_where(r, "job '%.64s'", peek_str(v, "id"));
+	if ((rc = check_keys(r, v, job_keys, NULL)) || (rc = need_str(r, v, "id", &id)) ||
+	    (rc = parse_hosts(r, t, v, "workers", "worker", &workers, &n_workers)) ||
+	    (rc = parse_hosts(r, t, v, "ps", "PS", &ps, &n_ps)) ||
+	    (rc = opt_num(r, v, "gradient_bytes", &bytes, &has_bytes)))
+		goto out;
+	mv = json_object_get(v, "model");
+	if (mv != NULL && has_bytes) {
+		rc = rd_fail(r, "give either 'model' or 'gradient_bytes', not both");
+		goto out;
+	}
+	if (mv == NULL && !has_bytes) {
+		rc = rd_fail(r, "missing 'model' or 'gradient_bytes'");
+		goto out;
+	}
+	if (mv != NULL) {
+		char known[256];
+
+		if (!json_is_string(mv)) {
+			rc = rd_fail(r, "'model' must be a string, not %s", jtype(mv));
+			goto out;
+		}
+		model = json_string_value(mv);
+		bytes = inart_model_bytes(model);
+		if (bytes < 0) {
+			model_list(known, sizeof(known));
+			rc = rd_fail(r, "unknown model '%.64s' (known: %s)", model, known);
+			goto out;
+		}
+	} else if (!(bytes > 0)) {
+		rc = rd_fail(r, "'gradient_bytes' must be > 0 (got %g)", bytes);
+		goto out;
+	}
+	rc = inart_jobs_add(js, id, workers, n_workers, ps, n_ps, bytes, model, r->err);
+	rc = rc < 0 ? rd_pass(r, rc) : 0;
+out:
+	free(workers);
+	free(ps);
+	return rc;
+}
+
+struct inart_jobs *inart_jobs_parse(const char *buf, size_t len, const char *name,
+				    const struct inart_topo *t, struct inart_err *err)
+{
+	struct rd r = {name ? name : "<input>", err, ""};
+	struct inart_jobs *js = NULL;
+	json_t *root, *jobs, *v;
+	size_t i;
+	int rc;
+
+	if (t == NULL || !t->finalized) {
+		inart_err_set(err, -EINVAL, "%s: no (finalized) topology to check the jobs against",
+			      r.name);
+		errno = EINVAL;
+		return NULL;
+	}
+	root = rd_load(&r, buf, len);
+	if (root == NULL)
+		return NULL;
+	if ((rc = check_keys(&r, root, jobs_keys, NULL)) ||
+	    (rc = need_array(&r, root, "jobs", &jobs)))
+		goto out;
+	if (json_array_size(jobs) == 0) {
+		rc = rd_fail(&r, "no jobs");
+		goto out;
+	}
+	if (json_array_size(jobs) > INT_MAX / 4) {
+		rc = rd_fail(&r, "too many jobs");
+		goto out;
+	}
+	js = inart_jobs_create();
+	if (js == NULL) {
+		rc = rd_oom(&r);
+		goto out;
+	}
+	json_array_foreach(jobs, i, v)
+	{
+		if ((rc = parse_job(&r, t, js, v, i)))
+			goto out;
+	}
+	rc = inart_jobs_validate(js, t, err);
+	if (rc < 0)
+		rc = rd_pass(&r, rc);
+out:
+	json_decref(root);
+	if (rc < 0) {
+		inart_jobs_destroy(js);
+		errno = -rc;
+		return NULL;
+	}
+	return js;
+}
+
+/* --- plan */
+
+/* An optional time: absent keeps *out, null is NaN, else a number. */
+static int opt_time(struct rd *r, json_t *obj, const char *key, double *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL)
+		return 0;
+	if (json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return rd_fail(r, "'%s' must be a number or null, not %s", key, jtype(v));
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* A required node reference member. */
+static int plan_node(struct rd *r, const struct inart_topo *t, json_t *obj, const char *key,
+		     int *out)
+{
+	const char *id;
+	int rc = need_str(r, obj, key, &id);
+
+	if (rc)
+		return rc;
+	*out = inart_topo_find(t, id);
+	if (*out < 0)
+		return rd_fail(r, "'%s': unknown node '%.64s'", key, id);
+	return 0;
+}
+
+/* A required path member: an array of node ids (any length). */
+static int plan_path(struct rd *r, const struct inart_topo *t, json_t *obj, int **out, int *n)
+{
+	json_t *arr, *v;
+	size_t i;
+	int rc;
+
+	if ((rc = need_array(r, obj, "path", &arr)))
+		return rc;
+	if (json_array_size(arr) > INT_MAX / 4)
+		return rd_fail(r, "'path' is too long");
+	*out = malloc(sizeof(**out) * (json_array_size(arr) + 1));
+	if (*out == NULL)
+		return rd_oom(r);
+	*n = (int)json_array_size(arr);
+	json_array_foreach(arr, i, v)
+	{
+		if (!json_is_string(v))
+			return rd_fail(r, "path[%zu] must be a node id (string), not %s", i,
+				       jtype(v));
+		(*out)[i] = inart_topo_find(t, json_string_value(v));
+		if ((*out)[i] < 0)
+			return rd_fail(r, "path[%zu]: unknown node '%.64s'", i,
+				       json_string_value(v));
+	}
+	return 0;
+}
+
+/* A member that must be an array if present; NULL when absent. */
+static int opt_array(struct rd *r, json_t *obj, const char *key, json_t **out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v))
+		return rd_fail(r, "'%s' must be an array, not %s", key, jtype(v));
+	*out = v;
+	return 0;
+}
+
+static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct inart_jobs *js,
+			  struct inart_plan *p, char *seen, json_t *v, size_t i)
+{
+	const struct inart_job *job;
+	const char *id, *key;
+	json_t *split, *flows, *trees, *e, *sv;
+	int *path = NULL, n_path = 0, j, rc;
+	char base[128];
+	size_t k;
+
+	rd_where(r, "job %zu", i);
+	if (!json_is_object(v))
+		return rd_fail(r, "must be an object, not %s", jtype(v));
+	if ((rc = need_str(r, v, "id", &id)))
+		return rc;
+	j = inart_jobs_find(js, id);
+	rd_where(r, "job '%.64s'", id);
+	if (j < 0)
+		return rd_fail(r, "not in the jobs file");
+	snprintf(base, sizeof(base), "job '%.64s'", id);
+	if (seen[j])
+		return rd_fail(r, "appears twice");
+	seen[j] = 1;
+	job = &js->jobs[j];
+	split = json_object_get(v, "split");
+	if (split != NULL && !json_is_object(split))
+		return rd_fail(r, "'split' must be an object (PS id -> share), not %s",
+			       jtype(split));
+	if (split != NULL) {
+		json_object_foreach(split, key, sv)
+		{
+			int node = inart_topo_find(t, key), idx;
+
+			idx = node < 0 ? -1 : inart_job_ps_index(job, node);
+			if (idx < 0)
+				return rd_fail(r, "split: '%.64s' is not a PS of this job", key);
+			if (!json_is_number(sv))
+				return rd_fail(
+				    r, "split: the share of '%.64s' must be a number, not %s", key,
+				    jtype(sv));
+			p->jobs[j].split[idx] = json_number_value(sv);
+		}
+	}
+	if ((rc = opt_array(r, v, "flows", &flows)) || (rc = opt_array(r, v, "trees", &trees)))
+		return rc;
+	json_array_foreach(flows, k, e)
+	{
+		int w, ps, agg;
+
+		rd_where(r, "%s: flow %zu", base, k);
+		if (!json_is_object(e))
+			return rd_fail(r, "must be an object, not %s", jtype(e));
+		if ((rc = plan_node(r, t, e, "worker", &w)) ||
+		    (rc = plan_node(r, t, e, "ps", &ps)) ||
+		    (rc = plan_node(r, t, e, "agg", &agg)) ||
+		    (rc = plan_path(r, t, e, &path, &n_path)))
+			goto out;
+		if (inart_plan_add_flow(p, j, w, ps, agg, path, n_path) < 0) {
+			rc = rd_oom(r);
+			goto out;
+		}
+		free(path);
+		path = NULL;
+	}
+	json_array_foreach(trees, k, e)
+	{
+		int sw, ps, parent;
+
+		rd_where(r, "%s: tree %zu", base, k);
+		if (!json_is_object(e))
+			return rd_fail(r, "must be an object, not %s", jtype(e));
+		if ((rc = plan_node(r, t, e, "switch", &sw)) ||
+		    (rc = plan_node(r, t, e, "ps", &ps)) ||
+		    (rc = plan_node(r, t, e, "parent", &parent)) ||
+		    (rc = plan_path(r, t, e, &path, &n_path)))
+			goto out;
+		if (inart_plan_add_tree(p, j, sw, ps, parent, path, n_path) < 0) {
+			rc = rd_oom(r);
+			goto out;
+		}
+		free(path);
+		path = NULL;
+	}
+out:
+	free(path);
+	return rc;
+}
+
+struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *name,
+				    const struct inart_topo *t, const struct inart_jobs *js,
+				    struct inart_err *err)
+{
+	struct rd r = {name ? name : "<input>", err, ""};
+	struct inart_plan *p = NULL;
+	json_t *root, *jobs, *algo, *v;
+	char *seen = NULL;
+	size_t i;
+	int rc, has;
+
+	if (t == NULL || js == NULL) {
+		inart_err_set(err, -EINVAL, "%s: a plan needs its topology and jobs", r.name);
+		errno = EINVAL;
+		return NULL;
+	}
+	root = rd_load(&r, buf, len);
+	if (root == NULL)
+		return NULL;
+	algo = json_object_get(root, "algorithm");
+	if (algo != NULL && !json_is_string(algo)) {
+		rc = rd_fail(&r, "'algorithm' must be a string, not %s", jtype(algo));
+		goto out;
+	}
+	p = inart_plan_create(js, algo ? json_string_value(algo) : "");
+	seen = calloc((size_t)js->n_jobs + 1, 1);
+	if (p == NULL || seen == NULL) {
+		rc = rd_oom(&r);
+		goto out;
+	}
+	if ((rc = opt_time(&r, root, "comm_time_s", &p->comm_time_s)) ||
+	    (rc = opt_time(&r, root, "push_time_s", &p->push_time_s)) ||
+	    (rc = opt_time(&r, root, "pull_time_s", &p->pull_time_s)) ||
+	    (rc = opt_time(&r, root, "lp_bound_s", &p->lp_bound_s)) ||
+	    (rc = opt_time(&r, root, "plan_time_s", &p->plan_time_s)) ||
+	    (rc = opt_time(&r, root, "split_gap", &p->split_gap)) ||
+	    (rc = opt_int(&r, root, "rounding_trials", 0, INT_MAX, &p->rounding_trials, &has)) ||
+	    (rc = need_array(&r, root, "jobs", &jobs)))
+		goto out;
+	json_array_foreach(jobs, i, v)
+	{
+		if ((rc = parse_plan_job(&r, t, js, p, seen, v, i)))
+			goto out;
+	}
+out:
+	json_decref(root);
+	free(seen);
+	if (rc < 0) {
+		inart_plan_destroy(p);
+		errno = -rc;
+		return NULL;
+	}
+	return p;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+/* A growable string; oom latches so that callers check once at the end. */
+struct sb {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_put(struct sb *s, const char *str, size_t n)
+{
+	if (s->oom)
+		return;
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		char *nb;
+
+		while (s->len + n + 1 > cap)
+			cap *= 2;
+		nb = realloc(s->buf, cap);
+		if (nb == NULL) {
+			s->oom = 1;
+			return;
+		}
+		s->buf = nb;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, str, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+}
+
+static void sb_puts(struct sb *s, const char *str)
+{
+	sb_put(s, str, strlen(str));
+}
+
+/* A JSON string literal. */
+static void sb_str(struct sb *s, const char *str)
+{
+	const unsigned char *c = (const unsigned char *)str, *start = c;
+
+	sb_put(s, "\"", 1);
+	for (; *c; c++) {
+		char esc[8];
+
+		if (*c >= 0x20 && *c != '"' && *c != '\\')
+			continue;
+		sb_put(s, (const char *)start, (size_t)(c - start));
+		if (*c == '"' || *c == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", *c);
+		else
+			snprintf(esc, sizeof(esc), "\\u%04x", *c);
+		sb_puts(s, esc);
+		start = c + 1;
+	}
+	sb_put(s, (const char *)start, (size_t)(c - start));
+	sb_put(s, "\"", 1);
+}
+
+/* Integral values below 1e16 as integers, others in the shortest %g form
+ * that reads back to the same double; null if not finite (JSON has no
+ * infinities). */
+static void sb_num(struct sb *s, double v)
+{
+	char b[40];
+
+	if (!isfinite(v)) {
+		sb_puts(s, "null");
+		return;
+	}
+	if (v == 0)
+		v = 0; /* -0 prints as 0 */
+	if (v == trunc(v) && fabs(v) < 1e16) {
+		snprintf(b, sizeof(b), "%.0f", v);
+	} else {
+		for (int prec = 1; prec <= 17; prec++) {
+			snprintf(b, sizeof(b), "%.*g", prec, v);
+			if (strtod(b, NULL) == v)
+				break;
+		}
+	}
+	sb_puts(s, b);
+}
+
+static void sb_int(struct sb *s, long long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%lld", v);
+	sb_puts(s, b);
+}
+
+/* A node id by number; null for a number outside the topology. */
+static void sb_node(struct sb *s, const struct inart_topo *t, int v)
+{
+	if (v >= 0 && v < t->n_nodes)
+		sb_str(s, t->nodes[v].id);
+	else
+		sb_puts(s, "null");
+}
+
+static void sb_path(struct sb *s, const struct inart_topo *t, const int *path, int n)
+{
+	sb_puts(s, "[");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_puts(s, ", ");
+		sb_node(s, t, path[i]);
+	}
+	sb_puts(s, "]");
+}
+
+static char *sb_finish(struct sb *s)
+{
+	if (s->oom) {
+		free(s->buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s->buf;
+}
+
+/* Open/close an array whose elements are lines at `indent`. */
+static void sb_item(struct sb *s, int first, const char *indent)
+{
+	sb_puts(s, first ? "\n" : ",\n");
+	sb_puts(s, indent);
+}
+
+static void sb_close(struct sb *s, int empty, const char *indent)
+{
+	if (!empty) {
+		sb_puts(s, "\n");
+		sb_puts(s, indent);
+	}
+	sb_puts(s, "]");
+}
+
+char *inart_topo_dump(const struct inart_topo *t)
+{
+	struct sb s = {0};
+
+	sb_puts(&s, "{\n  \"nodes\": [");
+	for (int v = 0; v < t->n_nodes; v++) {
+		const struct inart_node *n = &t->nodes[v];
+
+		sb_item(&s, v == 0, "    ");
+		sb_puts(&s, "{\"id\": ");
+		sb_str(&s, n->id);
+		sb_puts(&s, n->kind == INART_NODE_HOST ? ", \"kind\": \"host\""
+						       : ", \"kind\": \"switch\"");
+		if (n->ina) {
+			sb_puts(&s, ", \"ina\": {\"agg_gbps\": ");
+			sb_num(&s, n->agg_gbps);
+			sb_puts(&s, ", \"trees\": ");
+			sb_int(&s, n->trees);
+			sb_puts(&s, "}");
+		}
+		sb_puts(&s, "}");
+	}
+	sb_close(&s, t->n_nodes == 0, "  ");
+	sb_puts(&s, ",\n  \"links\": [");
+	for (int i = 0; i < t->n_links; i++) {
+		const struct inart_arc *ab = &t->arcs[2 * i], *ba = &t->arcs[2 * i + 1];
+
+		sb_item(&s, i == 0, "    ");
+		sb_puts(&s, "{\"a\": ");
+		sb_node(&s, t, ab->from);
+		sb_puts(&s, ", \"b\": ");
+		sb_node(&s, t, ab->to);
+		if (ab->gbps == ba->gbps) {
+			sb_puts(&s, ", \"gbps\": ");
+			sb_num(&s, ab->gbps);
+		} else {
+			sb_puts(&s, ", \"ab_gbps\": ");
+			sb_num(&s, ab->gbps);
+			sb_puts(&s, ", \"ba_gbps\": ");
+			sb_num(&s, ba->gbps);
+		}
+		if (ab->bg_gbps == ba->bg_gbps) {
+			sb_puts(&s, ", \"background_gbps\": ");
+			sb_num(&s, ab->bg_gbps);
+		} else {
+			sb_puts(&s, ", \"background_ab_gbps\": ");
+			sb_num(&s, ab->bg_gbps);
+			sb_puts(&s, ", \"background_ba_gbps\": ");
+			sb_num(&s, ba->bg_gbps);
+		}
+		sb_puts(&s, "}");
+	}
+	sb_close(&s, t->n_links == 0, "  ");
+	sb_puts(&s, "\n}\n");
+	return sb_finish(&s);
+}
+
+char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t)
+{
+	struct sb s = {0};
+
+	sb_puts(&s, "{\n  \"jobs\": [");
+	for (int i = 0; i < js->n_jobs; i++) {
+		const struct inart_job *j = &js->jobs[i];
+
+		sb_item(&s, i == 0, "    ");
+		sb_puts(&s, "{\"id\": ");
+		sb_str(&s, j->id);
+		sb_puts(&s, ", \"workers\": ");
+		sb_path(&s, t, j->workers, j->n_workers);
+		sb_puts(&s, ", \"ps\": ");
+		sb_path(&s, t, j->ps, j->n_ps);
+		if (j->model != NULL && inart_model_bytes(j->model) == j->gradient_bytes) {
+			sb_puts(&s, ", \"model\": ");
+			sb_str(&s, j->model);
+		} else {
+			sb_puts(&s, ", \"gradient_bytes\": ");
+			sb_num(&s, j->gradient_bytes);
+		}
+		sb_puts(&s, "}");
+	}
+	sb_close(&s, js->n_jobs == 0, "  ");
+	sb_puts(&s, "\n}\n");
+	return sb_finish(&s);
+}
+
+static void sb_key_num(struct sb *s, const char *key, double v)
+{
+	sb_puts(s, "  \"");
+	sb_puts(s, key);
+	sb_puts(s, "\": ");
+	sb_num(s, v);
+	sb_puts(s, ",\n");
+}
+
+char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
+		      const struct inart_jobs *js)
+{
+	struct sb s = {0};
+	int n_jobs = p->n_jobs < js->n_jobs ? p->n_jobs : js->n_jobs;
+
+	sb_puts(&s, "{\n  \"algorithm\": ");
+	sb_str(&s, p->algorithm ? p->algorithm : "");
+	sb_puts(&s, ",\n");
+	sb_key_num(&s, "comm_time_s", p->comm_time_s);
+	sb_key_num(&s, "push_time_s", p->push_time_s);
+	sb_key_num(&s, "pull_time_s", p->pull_time_s);
+	sb_key_num(&s, "lp_bound_s", p->lp_bound_s);
+	sb_key_num(&s, "plan_time_s", p->plan_time_s);
+	sb_key_num(&s, "split_gap", p->split_gap);
+	sb_puts(&s, "  \"rounding_trials\": ");
+	sb_int(&s, p->rounding_trials);
+	sb_puts(&s, ",\n  \"jobs\": [");
+	for (int j = 0; j < n_jobs; j++) {
+		const struct inart_job *job = &js->jobs[j];
+		const struct inart_job_plan *jp = &p->jobs[j];
+		int n_ps = jp->n_ps < job->n_ps ? jp->n_ps : job->n_ps;
+
+		sb_item(&s, j == 0, "    ");
+		sb_puts(&s, "{\n      \"id\": ");
+		sb_str(&s, job->id);
+		sb_puts(&s, ",\n      \"split\": {");
+		for (int i = 0; i < n_ps; i++) {
+			if (i)
+				sb_puts(&s, ", ");
+			sb_node(&s, t, job->ps[i]);
+			sb_puts(&s, ": ");
+			sb_num(&s, jp->split[i]);
+		}
+		sb_puts(&s, "},\n      \"flows\": [");
+		for (int i = 0; i < jp->n_flows; i++) {
+			const struct inart_flow *f = &jp->flows[i];
+
+			sb_item(&s, i == 0, "        ");
+			sb_puts(&s, "{\"worker\": ");
+			sb_node(&s, t, f->worker);
+			sb_puts(&s, ", \"ps\": ");
+			sb_node(&s, t, f->ps);
+			sb_puts(&s, ", \"agg\": ");
+			sb_node(&s, t, f->agg);
+			sb_puts(&s, ", \"path\": ");
+			sb_path(&s, t, f->path, f->n_path);
+			sb_puts(&s, "}");
+		}
+		sb_close(&s, jp->n_flows == 0, "      ");
+		sb_puts(&s, ",\n      \"trees\": [");
+		for (int i = 0; i < jp->n_trees; i++) {
+			const struct inart_tree *tr = &jp->trees[i];
+
+			sb_item(&s, i == 0, "        ");
+			sb_puts(&s, "{\"switch\": ");
+			sb_node(&s, t, tr->sw);
+			sb_puts(&s, ", \"ps\": ");
+			sb_node(&s, t, tr->ps);
+			sb_puts(&s, ", \"parent\": ");
+			sb_node(&s, t, tr->parent);
+			sb_puts(&s, ", \"path\": ");
+			sb_path(&s, t, tr->path, tr->n_path);
+			sb_puts(&s, "}");
+		}
+		sb_close(&s, jp->n_trees == 0, "      ");
+		sb_puts(&s, "\n    }");
+	}
+	sb_close(&s, n_jobs == 0, "  ");
+	sb_puts(&s, "\n}\n");
+	return sb_finish(&s);
+}
+
+/* ---------------------------------------------------------------- files */
+
+static const char *display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+char *inart_file_read(const char *path, size_t *len, struct inart_err *err)
+{
+	int is_stdin = strcmp(path, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	if (f == NULL) {
+		rc = -errno;
+		inart_err_set(err, rc, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 65536;
+			char *nb;
+
+			if (cap > INART_FILE_MAX) {
+				rc = inart_err_set(err, -EFBIG, "%s: file is larger than %zu MiB",
+						   display_name(path), INART_FILE_MAX >> 20);
+				goto out;
+			}
+			if (nc > INART_FILE_MAX + 1)
+				nc = INART_FILE_MAX + 1;
+			nb = realloc(buf, nc + 1);
+			if (nb == NULL) {
+				rc = inart_err_set(err, -ENOMEM, "%s: out of memory",
+						   display_name(path));
+				goto out;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f)) {
+				rc = -(errno ? errno : EIO);
+				inart_err_set(err, rc, "%s: read error: %s", display_name(path),
+					      strerror(-rc));
+				goto out;
+			}
+			break;
+		}
+	}
+	if (n > INART_FILE_MAX) {
+		rc = inart_err_set(err, -EFBIG, "%s: file is larger than %zu MiB",
+				   display_name(path), INART_FILE_MAX >> 20);
+		goto out;
+	}
+	if (buf == NULL && (buf = malloc(1)) == NULL) {
+		rc = inart_err_set(err, -ENOMEM, "%s: out of memory", display_name(path));
+		goto out;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+out:
+	if (f != NULL && !is_stdin)
+		fclose(f);
+	if (rc < 0) {
+		free(buf);
+		errno = -rc;
+		return NULL;
+	}
+	return buf;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int inart_file_write(const char *path, const char *text, struct inart_err *err)
+{
+	size_t n = strlen(text);
+	char *tmp = NULL;
+	int fd = -1, rc = 0;
+
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(text, 1, n, stdout) != n || fflush(stdout) != 0)
+			return inart_err_set(err, -(errno ? errno : EIO),
+					     "<stdout>: write error: %s",
+					     strerror(errno ? errno : EIO));
+		return 0;
+	}
+	tmp = malloc(strlen(path) + 48);
+	if (tmp == NULL)
+		return inart_err_set(err, -ENOMEM, "%s: out of memory", path);
+	/* A fresh name next to the target (same file system, so rename is
+	 * atomic); O_EXCL so that two writers never share one. */
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		sprintf(tmp, "%s.tmp.%ld.%d", path, (long)getpid(), attempt);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		rc = inart_err_set(err, -errno, "%s: cannot create a temporary file: %s", path,
+				   strerror(errno));
+		goto out;
+	}
+	rc = write_all(fd, text, n);
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc < 0) {
+		inart_err_set(err, rc, "%s: write error: %s", path, strerror(-rc));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	return rc;
+}
+
+struct inart_topo *inart_topo_load(const char *path, struct inart_err *err)
+{
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+	struct inart_topo *t;
+	int e;
+
+	if (buf == NULL)
+		return NULL;
+	t = inart_topo_parse(buf, len, display_name(path), err);
+	e = errno;
+	free(buf);
+	errno = e;
+	return t;
+}
+
+struct inart_jobs *inart_jobs_load(const char *path, const struct inart_topo *t,
+				   struct inart_err *err)
+{
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+	struct inart_jobs *js;
+	int e;
+
+	if (buf == NULL)
+		return NULL;
+	js = inart_jobs_parse(buf, len, display_name(path), t, err);
+	e = errno;
+	free(buf);
+	errno = e;
+	return js;
+}
+
+struct inart_plan *inart_plan_load(const char *path, const struct inart_topo *t,
+				   const struct inart_jobs *js, struct inart_err *err)
+{
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+	struct inart_plan *p;
+	int e;
+
+	if (buf == NULL)
+		return NULL;
+	p = inart_plan_parse(buf, len, display_name(path), t, js, err);
+	e = errno;
+	free(buf);
+	errno = e;
+	return p;
+}
