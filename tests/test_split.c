@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
+#include "cp/evaluate.h"
 #include "cp/paths.h"
 #include "cp/split.h"
 
@@ -133,6 +134,34 @@ static void fixture_free(struct fixture *f)
 	inart_topo_destroy(f->t);
 }
 
+/* The phase-1 load model (inart_split_loads) and the returned T against the
+ * evaluator, for the plan's current split. */
+static void check_evaluator(struct fixture *f, double t_expect, const char *what)
+{
+	struct inart_evaluator *ev = inart_evaluator_create(f->t, f->js);
+	int na = inart_topo_n_arcs(f->t);
+	double *arc = malloc(sizeof(double) * (size_t)na);
+	double *node = malloc(sizeof(double) * (size_t)f->t->n_nodes);
+	struct inart_err err = {{0}};
+	struct inart_eval out;
+
+	assert_non_null(ev);
+	assert_non_null(arc);
+	assert_non_null(node);
+	if (inart_evaluator_run(ev, f->p, &out, &err) != 0)
+		fail_msg("%s: evaluator: %s", what, err.msg);
+	assert_near(out.comm_time_s, t_expect, 1e-9 * t_expect);
+	assert_int_equal(inart_split_loads(f->t, f->js, f->p, arc, node, &err), 0);
+	for (int e = 0; e < na; e++)
+		assert_near(arc[e], out.arc_push_gbit[e] + out.arc_pull_gbit[e],
+			    1e-9 * (1 + arc[e]));
+	for (int v = 0; v < f->t->n_nodes; v++)
+		assert_near(node[v], out.node_agg_gbit[v], 1e-9 * (1 + node[v]));
+	free(arc);
+	free(node);
+	inart_evaluator_destroy(ev);
+}
+
 /* Run both solvers; check both against the expected optimum (and shares if
  * given), the Lagrangian's bounds, and the independent load model. */
 static void check_opt(struct fixture *f, double t_expect, int j, const double *share)
@@ -159,6 +188,7 @@ static void check_opt(struct fixture *f, double t_expect, int j, const double *s
 	assert_true(res.gap <= 1e-4);
 	assert_true(res.primal_s <= t_expect * (1 + 1e-4));
 	assert_near(comm_time(f->t, f->js, f->p), res.primal_s, 1e-9 * res.primal_s);
+	check_evaluator(f, res.primal_s, "hand case");
 	if (share != NULL)
 		for (int i = 0; i < f->p->jobs[j].n_ps; i++)
 			assert_near(f->p->jobs[j].split[i], share[i], 2e-3);
@@ -411,7 +441,7 @@ static void random_plan(struct fixture *f, struct inart_rng *rng, double p_ina)
 
 /* Random jobs over the hosts [h0, h0 + nh): disjoint workers and PSs per job. */
 static void random_jobs(struct fixture *f, struct inart_rng *rng, int h0, int nh, int n_jobs,
-			int max_w, int max_p)
+			int max_w, int min_p, int max_p)
 {
 	int *perm = malloc(sizeof(int) * (size_t)nh);
 	char id[16];
@@ -421,7 +451,7 @@ static void random_jobs(struct fixture *f, struct inart_rng *rng, int h0, int nh
 	assert_non_null(f->js);
 	for (int j = 0; j < n_jobs; j++) {
 		int nw = 1 + (int)inart_rng_below(rng, (uint64_t)max_w);
-		int np = 1 + (int)inart_rng_below(rng, (uint64_t)max_p);
+		int np = min_p + (int)inart_rng_below(rng, (uint64_t)(max_p - min_p + 1));
 
 		if (nw + np > nh)
 			nw = nh - np;
@@ -502,7 +532,11 @@ static void cross_check(struct fixture *f, const char *what, int verbose)
 		fail_msg("%s: exact: %s", what, err.msg);
 	assert_near(comm_time(f->t, f->js, f->p), t_exact, 1e-6 * t_exact);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = inart_split_optimize(f->t, f->js, f->p, NULL, &res, &err);
+	struct inart_split_opt so;
+	inart_split_opt_default(&so);
+	if (getenv("INART_SPLIT_TOL"))
+		so.tol = atof(getenv("INART_SPLIT_TOL"));
+	rc = inart_split_optimize(f->t, f->js, f->p, &so, &res, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	if (rc != 0)
@@ -516,6 +550,7 @@ static void cross_check(struct fixture *f, const char *what, int verbose)
 			 res.primal_s);
 	assert_near(comm_time(f->t, f->js, f->p), res.primal_s, 1e-9 * res.primal_s);
 	assert_near(res.gap, (res.primal_s - res.dual_s) / res.primal_s, 1e-9);
+	check_evaluator(f, res.primal_s, what);
 	for (int j = 0; j < f->p->n_jobs; j++) {
 		double z = 0;
 
@@ -527,11 +562,14 @@ static void cross_check(struct fixture *f, const char *what, int verbose)
 	}
 }
 
-static void test_random(void **state)
+/* Random small instances: 1-3 jobs with 1-5 workers and 1-4 PSs (family 0),
+ * or 2-4 jobs with 2-6 PSs each and more INA (family 1). */
+static void random_family(int family)
 {
-	const char *v = getenv("INART_SPLIT_VERBOSE");
+	const char *v = getenv("INART_SPLIT_VERBOSE"), *ns = getenv("INART_SPLIT_SEEDS");
+	uint64_t n_seeds = ns ? strtoull(ns, NULL, 10) : 200;
 
-	for (uint64_t seed = 1; seed <= 200; seed++) {
+	for (uint64_t seed = 1; seed <= n_seeds; seed++) {
 		struct fixture f = {0};
 		struct inart_rng rng;
 		char what[32];
@@ -539,12 +577,28 @@ static void test_random(void **state)
 
 		inart_rng_seed(&rng, seed);
 		random_topo(&f, &rng, &h0, &nh);
-		random_jobs(&f, &rng, h0, nh, 1 + (int)inart_rng_below(&rng, 3), 5, 4);
-		random_plan(&f, &rng, 0.5);
-		snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
+		if (family == 0) {
+			random_jobs(&f, &rng, h0, nh, 1 + (int)inart_rng_below(&rng, 3), 5, 1, 4);
+			random_plan(&f, &rng, 0.5);
+		} else {
+			random_jobs(&f, &rng, h0, nh, 2 + (int)inart_rng_below(&rng, 3), 4, 2, 6);
+			random_plan(&f, &rng, 0.8);
+		}
+		snprintf(what, sizeof(what), "family %d seed %llu", family,
+			 (unsigned long long)seed);
 		cross_check(&f, what, v != NULL);
 		fixture_free(&f);
 	}
+}
+
+static void test_random(void **state)
+{
+	random_family(0);
+}
+
+static void test_random_multi(void **state)
+{
+	random_family(1);
 }
 
 /* Fat-tree(k) by hand: hosts first (k/2 per edge switch), 100G everywhere,
@@ -562,7 +616,7 @@ static struct inart_topo *fattree(int k, struct inart_rng *rng, double bg_frac)
 	}
 	for (int i = 0; i < k * k; i++) {
 		snprintf(id, sizeof(id), "%c%d", i < k * k / 2 ? 'e' : 'a', i % (k * k / 2));
-		assert_true(inart_topo_add_node(t, id, INART_NODE_SWITCH, 1, 400, 8, NULL) >= 0);
+		assert_true(inart_topo_add_node(t, id, INART_NODE_SWITCH, 1, 400, 1000, NULL) >= 0);
 	}
 	for (int i = 0; i < k * k / 4; i++) {
 		snprintf(id, sizeof(id), "c%d", i);
@@ -587,50 +641,65 @@ static struct inart_topo *fattree(int k, struct inart_rng *rng, double bg_frac)
 	return t;
 }
 
-/* Fat-tree k = 16 (1024 hosts), 256 workers, 8 PSs (one job, then four
- * jobs), ECMP paths, INA on half the flows, background on a fifth of the
- * fabric links.  Prints timing; checks the bounds against the exact LP. */
+/* Fat-tree k, n_workers workers and np PSs per job split over nj jobs, ECMP
+ * paths, INA on half the flows, background on a fifth of the fabric links.
+ * Prints timing; checks the bounds against the exact LP. */
+static void fattree_case(int k, int nj, int n_workers, int np, uint64_t seed)
+{
+	struct fixture f = {0};
+	struct inart_rng rng;
+	char what[64];
+	int nh = k * k * k / 4, nw = n_workers / nj;
+	int *perm = malloc(sizeof(int) * (size_t)nh);
+
+	assert_non_null(perm);
+	assert_true(nj * (nw + np) <= nh);
+	inart_rng_seed(&rng, seed);
+	f.t = fattree(k, &rng, 0.2);
+	f.js = inart_jobs_create();
+	assert_non_null(f.js);
+	for (int i = 0; i < nh; i++)
+		perm[i] = i;
+	for (int i = 0; i < nh; i++) {
+		int r = i + (int)inart_rng_below(&rng, (uint64_t)(nh - i)), x = perm[i];
+
+		perm[i] = perm[r];
+		perm[r] = x;
+	}
+	for (int j = 0; j < nj; j++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "j%d", j);
+		assert_true(inart_jobs_add(f.js, id, perm + j * (nw + np), nw,
+					   perm + j * (nw + np) + nw, np, (1 + j) * 1e8, NULL,
+					   NULL) >= 0);
+	}
+	random_plan(&f, &rng, 0.5);
+	snprintf(what, sizeof(what), "fat-tree k=%d, %d job(s), %d PSs", k, nj, np);
+	cross_check(&f, what, 1);
+	fixture_free(&f);
+	free(perm);
+}
+
+/* Fat-tree k = 16 (1024 hosts), 256 workers, 8 PSs: one job, then four. */
 static void test_fattree16(void **state)
 {
-	for (int variant = 0; variant < 2; variant++) {
-		struct fixture f = {0};
-		struct inart_rng rng;
-		char what[32];
-		int perm[1024], nj = variant ? 4 : 1, nw = 256 / nj, np = 8;
-
-		inart_rng_seed(&rng, 42 + (uint64_t)variant);
-		f.t = fattree(16, &rng, 0.2);
-		f.js = inart_jobs_create();
-		assert_non_null(f.js);
-		for (int i = 0; i < 1024; i++)
-			perm[i] = i;
-		for (int i = 0; i < 1024; i++) {
-			int r = i + (int)inart_rng_below(&rng, (uint64_t)(1024 - i)), x = perm[i];
-
-			perm[i] = perm[r];
-			perm[r] = x;
-		}
-		for (int j = 0; j < nj; j++) {
-			char id[8];
-
-			snprintf(id, sizeof(id), "j%d", j);
-			assert_true(inart_jobs_add(f.js, id, perm + j * (nw + np), nw,
-						   perm + j * (nw + np) + nw, np, (1 + j) * 1e8,
-						   NULL, NULL) >= 0);
-		}
-		random_plan(&f, &rng, 0.5);
-		snprintf(what, sizeof(what), "fat-tree k=16, %d job(s)", variant ? 4 : 1);
-		cross_check(&f, what, 1);
-		fixture_free(&f);
+	fattree_case(16, 1, 256, 8, 42);
+	fattree_case(16, 4, 256, 8, 43);
+	if (getenv("INART_SPLIT_BIG")) {
+		fattree_case(32, 1, 1024, 16, 44);
+		fattree_case(32, 4, 1024, 16, 45);
 	}
 }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_symmetric),  cmocka_unit_test(test_half_capacity),
 	    cmocka_unit_test(test_background), cmocka_unit_test(test_agg_throughput),
 	    cmocka_unit_test(test_two_jobs),   cmocka_unit_test(test_missing_flow),
-	    cmocka_unit_test(test_random),     cmocka_unit_test(test_fattree16),
+	    cmocka_unit_test(test_random),     cmocka_unit_test(test_random_multi),
+	    cmocka_unit_test(test_fattree16),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

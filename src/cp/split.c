@@ -197,7 +197,7 @@ static int check_flows(const struct inart_topo *t, const struct inart_job *job,
 /* Columns of job j's shares appended to cb (col_off filled for them). */
 static int build_job(const struct inart_topo *t, const struct inart_job *job,
 		     const struct inart_job_plan *jp, int v0, struct counter *c, struct colbuf *cb,
-		     int *col_off, struct inart_err *err)
+		     int *col_off, double *raw_load, struct inart_err *err)
 {
 	double g = inart_job_gbit(job);
 	int n_arcs = 2 * t->n_links, rc;
@@ -241,6 +241,8 @@ static int build_job(const struct inart_topo *t, const struct inart_job *job,
 						: t->nodes[r - n_arcs].agg_gbps;
 
 			rc = colbuf_push(cb, r, g * c->cnt[r] / cap);
+			if (raw_load != NULL)
+				raw_load[r] += jp->split[p] * g * c->cnt[r];
 			c->cnt[r] = 0;
 			if (rc < 0)
 				return rc;
@@ -395,8 +397,10 @@ static void sys_normalize(struct sys *s)
 	}
 }
 
+/* Compile plan's routes into s; if raw_load is non-NULL, also add the loads
+ * of the plan's current split to it (arcs, then nodes, in Gbit). */
 static int sys_build(struct sys *s, const struct inart_topo *t, const struct inart_jobs *js,
-		     const struct inart_plan *plan, struct inart_err *err)
+		     const struct inart_plan *plan, double *raw_load, struct inart_err *err)
 {
 	int n_arcs = inart_topo_n_arcs(t), n_raw = n_arcs + t->n_nodes, rc = -ENOMEM;
 	struct counter c = {0};
@@ -434,7 +438,7 @@ static int sys_build(struct sys *s, const struct inart_topo *t, const struct ina
 		if (rc == 0) {
 			col_off[s->job_off[j]] = cb.n;
 			rc = build_job(t, &js->jobs[j], &plan->jobs[j], s->job_off[j], &c, &cb,
-				       col_off, err);
+				       col_off, raw_load, err);
 		}
 		if (rc < 0)
 			goto out;
@@ -479,8 +483,30 @@ static double sys_apply(const struct sys *s, const double *x, double *y)
 			y[s->col_res[k]] += s->col_u[k] * xv;
 	}
 	for (int r = 0; r < s->n_res; r++)
-		tmax = fmax(tmax, y[r]);
+		tmax = y[r] > tmax ? y[r] : tmax;
 	return tmax;
+}
+
+/* g(e_r), lambda all on resource r (the beta -> infinity limit of the
+ * softmax at a most loaded r): sum over the jobs whose every share loads r
+ * of their smallest coefficient on r. */
+static double unit_bound(const struct sys *s, int r)
+{
+	double g = 0;
+	int k = s->row_off[r], end = s->row_off[r + 1];
+
+	for (int j = 0; j < s->n_jobs && k < end; j++) {
+		int n = 0;
+		double m = INFINITY;
+
+		for (; k < end && s->row_var[k] < s->job_off[j + 1]; k++) {
+			n++;
+			m = s->row_u[k] < m ? s->row_u[k] : m;
+		}
+		if (n == s->job_off[j + 1] - s->job_off[j])
+			g += m;
+	}
+	return g;
 }
 
 /* lam = softmax(beta y); returns the smoothed max f_beta. */
@@ -515,7 +541,7 @@ static double dual_value(const struct sys *s, const double *lam, double *grad)
 		double m = INFINITY;
 
 		for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++)
-			m = fmin(m, grad[v]);
+			m = grad[v] < m ? grad[v] : m;
 		g += m;
 	}
 	return g;
@@ -541,7 +567,7 @@ static double eg_step(struct work *w, double eta)
 		double m = INFINITY, z = 0;
 
 		for (int v = a; v < b; v++)
-			m = fmin(m, w->grad[v]);
+			m = w->grad[v] < m ? w->grad[v] : m;
 		for (int v = a; v < b; v++) {
 			w->xn[v] = w->x[v] * exp(-eta * (w->grad[v] - m));
 			z += w->xn[v];
@@ -557,65 +583,305 @@ static double eg_step(struct work *w, double eta)
 	return lin + fmax(kl, 0) / eta;
 }
 
-struct lagr_out {
-	double primal, dual;
-	int iters;
+/* Solve the dense n x n system a z = b in place (b becomes z) by Gaussian
+ * elimination with partial pivoting; -1 if singular. */
+static int dense_solve(int n, double *a, double *b)
+{
+	for (int c = 0; c < n; c++) {
+		int piv = c;
+
+		for (int r = c + 1; r < n; r++)
+			if (fabs(a[r * n + c]) > fabs(a[piv * n + c]))
+				piv = r;
+		if (!(fabs(a[piv * n + c]) > 1e-300))
+			return -1;
+		if (piv != c) {
+			for (int k = 0; k < n; k++) {
+				double x = a[c * n + k];
+
+				a[c * n + k] = a[piv * n + k];
+				a[piv * n + k] = x;
+			}
+			double x = b[c];
+
+			b[c] = b[piv];
+			b[piv] = x;
+		}
+		for (int r = c + 1; r < n; r++) {
+			double m = a[r * n + c] / a[c * n + c];
+
+			if (m == 0)
+				continue;
+			for (int k = c; k < n; k++)
+				a[r * n + k] -= m * a[c * n + k];
+			b[r] -= m * b[c];
+		}
+	}
+	for (int c = n - 1; c >= 0; c--) {
+		double z = b[c];
+
+		for (int k = c + 1; k < n; k++)
+			z -= a[c * n + k] * b[k];
+		b[c] = z / a[c * n + c];
+	}
+	return 0;
+}
+
+/* Scratch of the second-order polish. */
+struct polish {
+	int *fidx;   /* per share: index among the free shares, or -1 */
+	int *free;   /* the free shares */
+	int *ent;    /* one row's free entries */
+	double *ku;  /* their coefficients */
+	double *kkt; /* (n_free + n_jobs)^2 */
+	double *rhs;
+	double *dir; /* per share */
 };
 
-static void lagrangian(struct work *w, const struct inart_split_opt *opt, struct lagr_out *o)
+/* Newton direction of f_beta at w->x restricted to the shares' simplices:
+ * the Hessian is beta U^T (diag lam - lam lam^T) U (over the resources with
+ * non-negligible lam), the equality rows keep every job's sum; shares at the
+ * boundary whose gradient is above their job's average, or that the
+ * direction would push below zero, stay fixed.  Returns 0 and pl->dir, or -1. */
+static int newton_dir(struct work *w, struct polish *pl, double beta, double rho)
 {
 	const struct sys *s = w->s;
-	int n = s->n_res, it;
-	double beta, eta, t, f, d, best_p, best_d = 0;
+	int nf, nk, again = 1, rounds = 0;
+
+	for (int j = 0; j < s->n_jobs; j++) {
+		double sx = 0, sg = 0;
+
+		for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++) {
+			sx += w->x[v];
+			sg += w->x[v] * w->grad[v];
+		}
+		for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++)
+			pl->fidx[v] = (w->x[v] > 1e-9 || w->grad[v] * sx <= sg) ? 0 : -1;
+	}
+	while (again && rounds++ < 8) {
+		double dmax = 0, mu;
+
+		nf = 0;
+		for (int v = 0; v < s->n_var; v++)
+			if (pl->fidx[v] >= 0) {
+				pl->fidx[v] = nf;
+				pl->free[nf++] = v;
+			}
+		nk = nf + s->n_jobs;
+		memset(pl->kkt, 0, sizeof(double) * (size_t)nk * (size_t)nk);
+		for (int r = 0; r < s->n_res; r++) {
+			int m = 0;
+			double l = w->lam[r];
+
+			if (l < 1e-15)
+				continue;
+			for (int k = s->row_off[r]; k < s->row_off[r + 1]; k++)
+				if (pl->fidx[s->row_var[k]] >= 0) {
+					pl->ent[m] = pl->fidx[s->row_var[k]];
+					pl->ku[m++] = s->row_u[k];
+				}
+			for (int a = 0; a < m; a++)
+				for (int b = 0; b < m; b++)
+					pl->kkt[pl->ent[a] * nk + pl->ent[b]] +=
+					    l * pl->ku[a] * pl->ku[b];
+		}
+		for (int a = 0; a < nf; a++) {
+			for (int b = 0; b < nf; b++) {
+				double h = pl->kkt[a * nk + b] -
+					   w->grad[pl->free[a]] * w->grad[pl->free[b]];
+
+				pl->kkt[a * nk + b] = beta * h;
+			}
+			dmax = fmax(dmax, pl->kkt[a * nk + a]);
+		}
+		mu = rho * dmax + 1e-300;
+		for (int a = 0; a < nf; a++) {
+			int j = 0;
+
+			while (pl->free[a] >= s->job_off[j + 1])
+				j++;
+			pl->kkt[a * nk + a] += mu;
+			pl->kkt[a * nk + nf + j] = pl->kkt[(nf + j) * nk + a] = 1;
+			pl->rhs[a] = -w->grad[pl->free[a]];
+		}
+		for (int j = 0; j < s->n_jobs; j++) {
+			pl->rhs[nf + j] = 0;
+			/* A job without free shares: identity row keeps it solvable. */
+			int has = 0;
+
+			for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++)
+				has |= pl->fidx[v] >= 0;
+			if (!has)
+				pl->kkt[(nf + j) * nk + nf + j] = 1;
+		}
+		if (dense_solve(nk, pl->kkt, pl->rhs) < 0)
+			return -1;
+		again = 0;
+		for (int v = 0; v < s->n_var; v++) {
+			pl->dir[v] = pl->fidx[v] >= 0 ? pl->rhs[pl->fidx[v]] : 0;
+			if (pl->fidx[v] >= 0 && w->x[v] <= 1e-9 && pl->dir[v] < 0) {
+				pl->fidx[v] = -1; /* blocked at the boundary */
+				again = 1;
+			}
+		}
+	}
+	return again ? -1 : 0;
+}
+
+struct lagr_state {
+	double beta, eta, t, f, d, best_p, best_d;
+	double rho; /* Levenberg-Marquardt damping of the polish, relative */
+};
+
+/* Evaluate the trial shares w->xn: utilizations, primal record, smoothed
+ * value (returned) and multipliers in w->lamn. */
+static double trial(struct work *w, struct lagr_state *st, double *tn)
+{
+	const struct sys *s = w->s;
+
+	*tn = sys_apply(s, w->xn, w->yn);
+	if (*tn < st->best_p) {
+		st->best_p = *tn;
+		memcpy(w->best_x, w->xn, sizeof(double) * (size_t)s->n_var);
+	}
+	return softmax(s->n_res, w->yn, *tn, st->beta, w->lamn);
+}
+
+/* Make the trial current; new dual bound; sharpen beta when the smoothing
+ * error dominates the optimization error. */
+static void accept(struct work *w, struct lagr_state *st, double tn, double fn)
+{
+	const struct sys *s = w->s;
+	double ly = 0;
+	int arg = 0;
+
+	swap_ptr(&w->x, &w->xn);
+	swap_ptr(&w->y, &w->yn);
+	swap_ptr(&w->lam, &w->lamn);
+	st->t = tn;
+	st->f = fn;
+	st->d = dual_value(s, w->lam, w->grad);
+	st->best_d = fmax(st->best_d, st->d);
+	for (int r = 0; r < s->n_res; r++) {
+		ly += w->lam[r] * w->y[r];
+		arg = w->y[r] > w->y[arg] ? r : arg;
+	}
+	st->best_d = fmax(st->best_d, unit_bound(s, arg));
+	if (ly - st->d < 0.5 * (st->t - ly)) {
+		st->beta *= 2;
+		st->eta *= 0.5;
+		st->f = softmax(s->n_res, w->y, st->t, st->beta, w->lam);
+		st->d = dual_value(s, w->lam, w->grad);
+		st->best_d = fmax(st->best_d, st->d);
+	}
+}
+
+/* One damped Newton step (Armijo backtracking).  1 if taken, 0 if not. */
+static int newton_step(struct work *w, struct polish *pl, struct lagr_state *st)
+{
+	const struct sys *s = w->s;
+	double slope = 0, tmax = INFINITY, step;
+
+	if (newton_dir(w, pl, st->beta, st->rho) < 0) {
+		return 0;
+	}
+	for (int v = 0; v < s->n_var; v++) {
+		slope += w->grad[v] * pl->dir[v];
+		if (pl->dir[v] < 0)
+			tmax = fmin(tmax, w->x[v] / -pl->dir[v]);
+	}
+	if (!(slope < 0))
+		return 0;
+	for (step = fmin(1, tmax); step > 1e-12; step *= 0.5) {
+		double tn, fn;
+
+		for (int j = 0; j < s->n_jobs; j++) {
+			double z = 0;
+
+			for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++) {
+				w->xn[v] = fmax(w->x[v] + step * pl->dir[v], 1e-300);
+				z += w->xn[v];
+			}
+			for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++)
+				w->xn[v] /= z;
+		}
+		fn = trial(w, st, &tn);
+		if (fn <= st->f + 1e-4 * step * slope) {
+			accept(w, st, tn, fn);
+			if (step == 1)
+				st->rho = fmax(st->rho * 0.1, 1e-12);
+			return 1;
+		}
+		if (step < 1e-3 * fmin(1, tmax))
+			break;
+	}
+	st->rho = fmin(st->rho * 10, 1e6);
+	return 0;
+}
+
+struct lagr_out {
+	double primal, dual;
+	int iters, polish_iters;
+};
+
+static void lagrangian(struct work *w, struct polish *pl, const struct inart_split_opt *opt,
+		       struct lagr_out *o)
+{
+	const struct sys *s = w->s;
+	struct lagr_state st;
+	int it, ref_it = 0, polishing = 0;
+	double ref_gap = INFINITY;
 
 	for (int j = 0; j < s->n_jobs; j++)
 		for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++)
 			w->x[v] = 1.0 / (s->job_off[j + 1] - s->job_off[j]);
 	memcpy(w->best_x, w->x, sizeof(double) * (size_t)s->n_var);
-	t = sys_apply(s, w->x, w->y);
-	best_p = t;
-	beta = 20 * log(n + 1.0) / (t > 0 ? t : 1);
-	eta = 1.0 / beta;
-	f = softmax(n, w->y, t, beta, w->lam);
-	d = dual_value(s, w->lam, w->grad);
-	best_d = fmax(best_d, d);
-	for (it = 0; it < opt->max_iter; it++) {
-		double rhs, tn, fn, ly = 0;
-
-		if (best_p - best_d <= opt->tol * best_p)
+	o->primal = o->dual = 0;
+	o->iters = o->polish_iters = 0;
+	if (s->n_res == 0)
+		return; /* nothing loads anything */
+	st.t = sys_apply(s, w->x, w->y);
+	st.best_p = st.t;
+	st.beta = 20 * log(s->n_res + 1.0) / (st.t > 0 ? st.t : 1);
+	st.eta = 1.0 / st.beta;
+	st.rho = 1e-4;
+	st.f = softmax(s->n_res, w->y, st.t, st.beta, w->lam);
+	st.d = dual_value(s, w->lam, w->grad);
+	st.best_d = fmax(0, st.d);
+	for (int r = 0; r < s->n_res; r++)
+		if (w->y[r] == st.t) {
+			st.best_d = fmax(st.best_d, unit_bound(s, r));
 			break;
-		rhs = eg_step(w, eta);
-		tn = sys_apply(s, w->xn, w->yn);
-		if (tn < best_p) {
-			best_p = tn;
-			memcpy(w->best_x, w->xn, sizeof(double) * (size_t)s->n_var);
 		}
-		fn = softmax(n, w->yn, tn, beta, w->lamn);
-		if (!(fn <= f + rhs + 1e-12 * fabs(f))) {
-			eta *= 0.5;
+	for (it = 0; it < opt->max_iter; it++) {
+		double tn, fn, rhs, gap = st.best_p - st.best_d;
+
+		if (gap <= opt->tol * st.best_p)
+			break;
+		/* The first-order phase stalls (gap not halved in 50
+		 * iterations): polish with second-order steps. */
+		if (gap < 0.5 * ref_gap) {
+			ref_gap = gap;
+			ref_it = it;
+		} else if (it - ref_it > 50 && pl != NULL) {
+			polishing = 1;
+		}
+		if (polishing) {
+			o->polish_iters++;
+			if (newton_step(w, pl, &st))
+				continue;
+		}
+		rhs = eg_step(w, st.eta);
+		fn = trial(w, &st, &tn);
+		if (!(fn <= st.f + rhs + 1e-12 * fabs(st.f))) {
+			st.eta *= 0.5;
 			continue;
 		}
-		eta *= 1.25;
-		swap_ptr(&w->x, &w->xn);
-		swap_ptr(&w->y, &w->yn);
-		swap_ptr(&w->lam, &w->lamn);
-		t = tn;
-		f = fn;
-		d = dual_value(s, w->lam, w->grad);
-		best_d = fmax(best_d, d);
-		for (int r = 0; r < n; r++)
-			ly += w->lam[r] * w->y[r];
-		/* Smoothing error dominates the optimization error: sharpen. */
-		if (ly - d < 0.5 * (t - ly)) {
-			beta *= 2;
-			eta *= 0.5;
-			f = softmax(n, w->y, t, beta, w->lam);
-			d = dual_value(s, w->lam, w->grad);
-			best_d = fmax(best_d, d);
-		}
+		st.eta *= 1.25;
+		accept(w, &st, tn, fn);
 	}
-	o->primal = best_p;
-	o->dual = fmin(best_d, best_p);
+	o->primal = st.best_p;
+	o->dual = fmin(st.best_d, st.best_p);
 	o->iters = it;
 }
 
@@ -676,19 +942,33 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	struct sys s;
 	struct work w = {0};
 	struct lagr_out o;
+	struct polish pl = {0};
+	size_t nk;
 	int rc;
 
 	if (opt == NULL) {
 		inart_split_opt_default(&def);
 		opt = &def;
 	}
-	rc = sys_build(&s, t, js, plan, err);
+	rc = sys_build(&s, t, js, plan, NULL, err);
 	if (rc < 0)
 		return rc;
 	rc = work_alloc(&w, &s);
 	if (rc < 0)
 		goto out;
-	lagrangian(&w, opt, &o);
+	nk = (size_t)s.n_var + (size_t)s.n_jobs + 1;
+	pl.fidx = malloc(sizeof(int) * nk);
+	pl.free = malloc(sizeof(int) * nk);
+	pl.ent = malloc(sizeof(int) * nk);
+	pl.ku = malloc(sizeof(double) * nk);
+	pl.rhs = malloc(sizeof(double) * nk);
+	pl.dir = malloc(sizeof(double) * nk);
+	pl.kkt = malloc(sizeof(double) * nk * nk);
+	rc = -ENOMEM;
+	if (!pl.fidx || !pl.free || !pl.ent || !pl.ku || !pl.rhs || !pl.dir || !pl.kkt)
+		goto out;
+	rc = 0;
+	lagrangian(&w, &pl, opt, &o);
 	store_split(&s, plan, w.best_x);
 	o.primal = fmax(o.dual, sys_apply(&s, w.best_x, w.y));
 	if (res != NULL) {
@@ -699,6 +979,13 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	}
 	plan->split_gap = o.primal > 0 ? (o.primal - o.dual) / o.primal : 0;
 out:
+	free(pl.fidx);
+	free(pl.free);
+	free(pl.ent);
+	free(pl.ku);
+	free(pl.rhs);
+	free(pl.dir);
+	free(pl.kkt);
 	work_free(&w);
 	sys_free(&s);
 	return rc;
@@ -715,7 +1002,7 @@ int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 	int *index = NULL, rc, nc, nr, nnz;
 	double *val = NULL, *obj = NULL, *rlo = NULL, *rup = NULL, *x = NULL;
 
-	rc = sys_build(&s, t, js, plan, err);
+	rc = sys_build(&s, t, js, plan, NULL, err);
 	if (rc < 0)
 		return rc;
 	/* Columns: shares, then T.  Rows: resources (U a - T <= 0), then jobs
@@ -783,5 +1070,25 @@ out:
 	free(rup);
 	free(x);
 	sys_free(&s);
+	return rc;
+}
+
+int inart_split_loads(const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_plan *plan, double *arc_gbit, double *node_gbit,
+		      struct inart_err *err)
+{
+	int n_arcs = inart_topo_n_arcs(t), rc;
+	double *raw = calloc((size_t)(n_arcs + t->n_nodes) + 1, sizeof(double));
+	struct sys s;
+
+	if (raw == NULL)
+		return -ENOMEM;
+	rc = sys_build(&s, t, js, plan, raw, err);
+	if (rc == 0) {
+		memcpy(arc_gbit, raw, sizeof(double) * (size_t)n_arcs);
+		memcpy(node_gbit, raw + n_arcs, sizeof(double) * (size_t)t->n_nodes);
+		sys_free(&s);
+	}
+	free(raw);
 	return rc;
 }

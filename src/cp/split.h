@@ -33,8 +33,8 @@ struct inart_split_opt {
 
 struct inart_split_result {
 	double primal_s; /* T of the returned shares */
-	double dual_s;   /* best lower bound found (for these routes) */
-	double gap;      /* (primal - dual) / primal */
+	double dual_s;	 /* best lower bound found (for these routes) */
+	double gap;	 /* (primal - dual) / primal */
 	int iters;
 };
 
@@ -45,6 +45,15 @@ void inart_split_opt_default(struct inart_split_opt *o);
 int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js,
 			 struct inart_plan *plan, const struct inart_split_opt *opt,
 			 struct inart_split_result *res, struct inart_err *err);
+
+/* The loads of the plan's current split under the phase-1 model (sum over
+ * (j, p) of split * c): arc_gbit[e] = push + pull volume on arc e (n_arcs
+ * entries), node_gbit[v] = aggregation input of INA switch v (n_nodes
+ * entries), in Gbit.  They must equal the evaluator's.  0 or -errno (the same
+ * route checks as inart_split_optimize). */
+int inart_split_loads(const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_plan *plan, double *arc_gbit, double *node_gbit,
+		      struct inart_err *err);
 
 /* The same problem solved exactly by CLP (for tests and cross-checks). */
 int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
