@@ -514,7 +514,7 @@ static void set_path(struct inart_plan *p, int is_tree, int i, const int *path, 
 	int **pp = is_tree ? &p->jobs[0].trees[i].path : &p->jobs[0].flows[i].path;
 	int *np = is_tree ? &p->jobs[0].trees[i].n_path : &p->jobs[0].flows[i].n_path;
 
-	*pp = realloc(*pp, sizeof(int) * (size_t)n);
+	*pp = realloc(*pp, sizeof(int) * (size_t)(n > 0 ? n : 1));
 	memcpy(*pp, path, sizeof(int) * (size_t)n);
 	*np = n;
 }
