@@ -542,8 +542,10 @@ static void cross_check(struct fixture *f, const char *what, int verbose)
 	if (rc != 0)
 		fail_msg("%s: optimize: %s", what, err.msg);
 	if (verbose)
-		printf("%s: exact %.9g primal %.9g dual %.9g gap %.3g iters %d %.1f ms\n", what,
-		       t_exact, res.primal_s, res.dual_s, res.gap, res.iters, ms);
+		printf("%s: exact %.9g primal %.9g dual %.9g gap %.3g iters %d (polish %d) %.1f "
+		       "ms\n",
+		       what, t_exact, res.primal_s, res.dual_s, res.gap, res.iters,
+		       res.polish_iters, ms);
 	if (!(res.dual_s <= t_exact * (1 + 1e-7) && t_exact <= res.primal_s * (1 + 1e-7) &&
 	      res.primal_s <= t_exact * (1 + 1e-3)))
 		fail_msg("%s: dual %.12g exact %.12g primal %.12g", what, res.dual_s, t_exact,
@@ -677,6 +679,25 @@ static void fattree_case(int k, int nj, int n_workers, int np, uint64_t seed)
 	random_plan(&f, &rng, 0.5);
 	snprintf(what, sizeof(what), "fat-tree k=%d, %d job(s), %d PSs", k, nj, np);
 	cross_check(&f, what, 1);
+	{
+		/* All 3000 iterations (tol 0): stays finite, converges far,
+		 * and is fast (printed; asserted only against gross slowness). */
+		struct inart_split_opt so = {.max_iter = 3000, .tol = 0};
+		struct inart_split_result res;
+		struct timespec t0, t1;
+		double ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(inart_split_optimize(f.t, f.js, f.p, &so, &res, NULL), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms =
+		    (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		printf("%s: 3000 iterations (polish %d): gap %.3g, %.1f ms\n", what,
+		       res.polish_iters, res.gap, ms);
+		assert_int_equal(res.iters, 3000);
+		assert_true(res.gap >= 0 && res.gap <= 1e-6);
+		assert_true(ms < 5000);
+	}
 	fixture_free(&f);
 	free(perm);
 }

@@ -17,11 +17,24 @@
  * whose gradient is exactly U^T lambda; the step size is found by
  * backtracking on the mirror-descent descent condition.  The temperature beta
  * grows whenever the smoothing error (T - lambda.Ua) dominates the primal
- * optimality gap of the smoothed problem (lambda.Ua - g).
+ * optimality gap of the smoothed problem (lambda.Ua - g).  The dual bound is
+ * also taken at lambda = e_r for a most loaded r (the beta -> infinity limit).
+ *
+ * First-order steps slow down as beta grows (the smoothed max becomes a sharp
+ * ridge).  When the best gap has not halved for 50 iterations the method
+ * polishes: the primal step becomes a damped (Levenberg-Marquardt) Newton step
+ * on the same smoothed Lagrangian, restricted to each job's simplex (active
+ * set: shares at zero with a gradient above the job's average stay there),
+ * with an Armijo line search; multipliers, dual bound and beta schedule are
+ * unchanged, so the method stays a Lagrangian one and its gap stays honest.
+ * This path-following converges to gaps of 1e-7 in a few hundred iterations
+ * where exponentiated gradient alone plateaus near 1e-3.  The polish uses a
+ * dense KKT system, so it is skipped above POLISH_MAX_VARS shares.
  *
  * Invariants: every share stays > 0 during the iterations (multiplicative
- * updates), every lambda is a probability vector, so every g(lambda) is a
- * valid lower bound.  Ownership: everything here is local to one call.
+ * updates and a floor of 1e-300), every lambda is a probability vector, so
+ * every g(lambda) is a valid lower bound.  Ownership: everything here is local
+ * to one call.
  */
 #include "split.h"
 
@@ -32,6 +45,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define POLISH_MAX_VARS 512
 
 void inart_split_opt_default(struct inart_split_opt *o)
 {
@@ -596,14 +611,14 @@ static int dense_solve(int n, double *a, double *b)
 		if (!(fabs(a[piv * n + c]) > 1e-300))
 			return -1;
 		if (piv != c) {
-			for (int k = 0; k < n; k++) {
-				double x = a[c * n + k];
+			double x;
 
+			for (int k = 0; k < n; k++) {
+				x = a[c * n + k];
 				a[c * n + k] = a[piv * n + k];
 				a[piv * n + k] = x;
 			}
-			double x = b[c];
-
+			x = b[c];
 			b[c] = b[piv];
 			b[piv] = x;
 		}
@@ -705,10 +720,9 @@ static int newton_dir(struct work *w, struct polish *pl, double beta, double rho
 			pl->rhs[a] = -w->grad[pl->free[a]];
 		}
 		for (int j = 0; j < s->n_jobs; j++) {
-			pl->rhs[nf + j] = 0;
-			/* A job without free shares: identity row keeps it solvable. */
-			int has = 0;
+			int has = 0; /* no free share: an identity row keeps it solvable */
 
+			pl->rhs[nf + j] = 0;
 			for (int v = s->job_off[j]; v < s->job_off[j + 1]; v++)
 				has |= pl->fidx[v] >= 0;
 			if (!has)
@@ -812,7 +826,7 @@ static int newton_step(struct work *w, struct polish *pl, struct lagr_state *st)
 				st->rho = fmax(st->rho * 0.1, 1e-12);
 			return 1;
 		}
-		if (step < 1e-3 * fmin(1, tmax))
+		if (step < 0.03 * fmin(1, tmax))
 			break;
 	}
 	st->rho = fmin(st->rho * 10, 1e6);
@@ -943,7 +957,6 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	struct work w = {0};
 	struct lagr_out o;
 	struct polish pl = {0};
-	size_t nk;
 	int rc;
 
 	if (opt == NULL) {
@@ -956,19 +969,22 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	rc = work_alloc(&w, &s);
 	if (rc < 0)
 		goto out;
-	nk = (size_t)s.n_var + (size_t)s.n_jobs + 1;
-	pl.fidx = malloc(sizeof(int) * nk);
-	pl.free = malloc(sizeof(int) * nk);
-	pl.ent = malloc(sizeof(int) * nk);
-	pl.ku = malloc(sizeof(double) * nk);
-	pl.rhs = malloc(sizeof(double) * nk);
-	pl.dir = malloc(sizeof(double) * nk);
-	pl.kkt = malloc(sizeof(double) * nk * nk);
-	rc = -ENOMEM;
-	if (!pl.fidx || !pl.free || !pl.ent || !pl.ku || !pl.rhs || !pl.dir || !pl.kkt)
-		goto out;
-	rc = 0;
-	lagrangian(&w, &pl, opt, &o);
+	if (s.n_var <= POLISH_MAX_VARS) {
+		size_t nk = (size_t)s.n_var + (size_t)s.n_jobs + 1;
+
+		pl.fidx = malloc(sizeof(int) * nk);
+		pl.free = malloc(sizeof(int) * nk);
+		pl.ent = malloc(sizeof(int) * nk);
+		pl.ku = malloc(sizeof(double) * nk);
+		pl.rhs = malloc(sizeof(double) * nk);
+		pl.dir = malloc(sizeof(double) * nk);
+		pl.kkt = malloc(sizeof(double) * nk * nk);
+		rc = -ENOMEM;
+		if (!pl.fidx || !pl.free || !pl.ent || !pl.ku || !pl.rhs || !pl.dir || !pl.kkt)
+			goto out;
+		rc = 0;
+	}
+	lagrangian(&w, pl.kkt != NULL ? &pl : NULL, opt, &o);
 	store_split(&s, plan, w.best_x);
 	o.primal = fmax(o.dual, sys_apply(&s, w.best_x, w.y));
 	if (res != NULL) {
@@ -976,6 +992,7 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 		res->dual_s = o.dual * s.scale;
 		res->gap = o.primal > 0 ? (o.primal - o.dual) / o.primal : 0;
 		res->iters = o.iters;
+		res->polish_iters = o.polish_iters;
 	}
 	plan->split_gap = o.primal > 0 ? (o.primal - o.dual) / o.primal : 0;
 out:

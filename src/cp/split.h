@@ -16,7 +16,8 @@
  * max with lambda set to the softmax weights of the resource utilizations,
  * keeps the best primal T(a) and the best dual bound g(lambda) seen, and stops
  * when the relative duality gap (T - g) / T falls below tol or after max_iter
- * iterations.
+ * iterations.  When the first-order steps stall, the primal step becomes a
+ * damped Newton step on the same smoothed Lagrangian (a polish; split.c).
  *
  * Every (job, PS) must be routed in the plan (flows for every worker and
  * every PS, even those with share 0): the routes define c.
@@ -36,6 +37,7 @@ struct inart_split_result {
 	double dual_s;	 /* best lower bound found (for these routes) */
 	double gap;	 /* (primal - dual) / primal */
 	int iters;
+	int polish_iters; /* of which second-order polish steps (see split.c) */
 };
 
 void inart_split_opt_default(struct inart_split_opt *o);
