@@ -1,0 +1,103 @@
+/*
+ * cmd_plan: `inart plan TOPO JOBS --algo NAME -o PLAN` -- run one algorithm
+ * through inart_planner_run and write the plan as JSON; a one-line summary
+ * goes to stderr.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp/planner.h"
+#include "util.h"
+
+const char cmd_plan_help[] =
+    "usage: inart plan TOPO JOBS --algo NAME [OPTIONS] [-o PLAN]\n"
+    "\n"
+    "Plan the jobs of JOBS on topology TOPO with one algorithm and write the plan\n"
+    "as JSON (docs/formats.md) to PLAN (default stdout).  A one-line summary\n"
+    "(communication time, LP bound, planning time) goes to stderr.\n"
+    "\n"
+    "Algorithms:\n"
+    "  inart       phase-1 split (Lagrange multipliers) + phase-2 routes (LP + rounding)\n"
+    "  inart-even  even split + phase-2 routes\n"
+    "  inart-sp    phase-1 split + shortest paths with on-path INA\n"
+    "  grid        one PS + phase-2 route selection\n"
+    "  ps          one PS, no INA, shortest paths\n"
+    "  byteps      all candidate PSs, even split, no INA\n"
+    "  switchml    one aggregation switch for all workers, one PS\n"
+    "  atp         one PS, aggregation at each worker's first INA switch with budget\n"
+    "  milp        exact integral optimum over the candidates by CBC (small inputs)\n"
+    "  lp          the LP lower bound only (no routes)\n"
+    "\n"
+    "Options:\n"
+    "  -a, --algo NAME        algorithm (default inart)\n" CLI_PLANNER_HELP
+    "  -o, --output PLAN      output file ('-' = stdout)\n"
+    "\n"
+    "Exit status: 0 success, 1 invalid input or no plan (e.g. milp timed out),\n"
+    "2 usage error.\n";
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"algo", required_argument, NULL, 'a'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    CLI_PLANNER_LONGOPTS,
+	    {NULL, 0, NULL, 0},
+	};
+	const char *cmd = "plan", *algo = "inart", *out = "-";
+	struct inart_planner_opt opt;
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = NULL;
+	char *text;
+	int c, rc;
+
+	inart_planner_opt_default(&opt);
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":a:o:h", longopts, NULL)) != -1) {
+		if (cli_planner_opt(cmd, c, optarg, &opt))
+			continue;
+		switch (c) {
+		case 'h':
+			fputs(cmd_plan_help, stdout);
+			return EXIT_OK;
+		case 'a':
+			algo = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			cli_getopt_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind < 2)
+		cli_usage_error(cmd, "missing %s", argc - optind == 0 ? "TOPO and JOBS" : "JOBS");
+	if (argc - optind > 2)
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 2]);
+	if (!inart_algorithm_known(algo))
+		cli_usage_error(cmd, "unknown algorithm '%s'", algo);
+	t = cli_load_topo(argv[optind]);
+	js = cli_load_jobs(argv[optind + 1], t);
+	rc = inart_planner_run(algo, t, js, &opt, &p, &err);
+	if (rc < 0) {
+		if (err.msg[0] == '\0')
+			inart_err_set(&err, rc, "%s: %s", algo, strerror(-rc));
+		cli_fail(&err);
+	}
+	text = inart_plan_dump(p, t, js);
+	cli_write(out, text);
+	free(text);
+	fprintf(stderr, "inart plan: %s: comm %.6g ms (push %.6g ms, pull %.6g ms)", algo,
+		p->comm_time_s * 1e3, p->push_time_s * 1e3, p->pull_time_s * 1e3);
+	if (!isnan(p->lp_bound_s) && p->lp_bound_s > 0)
+		fprintf(stderr, ", LP bound %.6g ms (x%.4f)", p->lp_bound_s * 1e3,
+			p->comm_time_s / p->lp_bound_s);
+	fprintf(stderr, ", planned in %.3f s\n", p->plan_time_s);
+	inart_plan_destroy(p);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	return EXIT_OK;
+}

@@ -1,0 +1,154 @@
+/*
+ * cmd_run: `inart run [--scenario NAME]` -- the main job: build a built-in
+ * scenario (scenario.h) and print the comparison of all algorithms on it.
+ * --write DIR also saves the scenario's topo.json and jobs.json, so that it
+ * can be fed to the other subcommands.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cp/scenario.h"
+#include "util.h"
+
+const char cmd_run_help[] =
+    "usage: inart run [--scenario NAME] [--format table|csv|json] [--algos A,B,..]\n"
+    "                 [--write DIR] [--list] [OPTIONS]\n"
+    "\n"
+    "Build a built-in scenario (a generated topology and seeded jobs) and compare\n"
+    "all algorithms on it, as 'inart compare' does.  Without --scenario the\n"
+    "'default' scenario is used.\n"
+    "\n"
+    "Options:\n"
+    "  -s, --scenario NAME    scenario to build (--list shows them)\n"
+    "  -l, --list             list the scenarios and exit\n"
+    "  -w, --write DIR        also write DIR/topo.json and DIR/jobs.json\n"
+    "                         (with --no-compare, only write them)\n"
+    "      --no-compare       do not run the algorithms\n"
+    "  -f, --format F         table (default), csv or json\n"
+    "  -a, --algos A,B,..     algorithms to run, in this order\n" CLI_PLANNER_HELP
+    "                         (the seed also places the scenario's jobs)\n"
+    "  -o, --output FILE      output file ('-' = stdout)\n"
+    "\n"
+    "Exit status: 0 success, 1 failure to build the scenario or write files,\n"
+    "2 usage error (e.g. unknown scenario).\n";
+
+int cli_compare_print(const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_planner_opt *opt, const char *const *algos,
+		      enum inart_compare_format fmt, const char *out);
+
+static void write_scenario(const char *dir, const struct inart_topo *t, const struct inart_jobs *js)
+{
+	size_t n = strlen(dir) + 16;
+	char *path = malloc(n);
+	char *text;
+
+	if (path == NULL)
+		cli_failf("out of memory");
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		cli_failf("%s: %s", dir, strerror(errno));
+	snprintf(path, n, "%s/topo.json", dir);
+	text = inart_topo_dump(t);
+	cli_write(path, text);
+	free(text);
+	snprintf(path, n, "%s/jobs.json", dir);
+	text = inart_jobs_dump(js, t);
+	cli_write(path, text);
+	free(text);
+	free(path);
+}
+
+static int known_scenario(const char *name)
+{
+	for (int i = 0; inart_scenario_names[i]; i++)
+		if (strcmp(inart_scenario_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"scenario", required_argument, NULL, 's'},
+	    {"list", no_argument, NULL, 'l'},
+	    {"write", required_argument, NULL, 'w'},
+	    {"no-compare", no_argument, NULL, 'n'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"algos", required_argument, NULL, 'a'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    CLI_PLANNER_LONGOPTS,
+	    {NULL, 0, NULL, 0},
+	};
+	const char *cmd = "run", *out = "-", *scenario = "default", *dir = NULL;
+	enum inart_compare_format fmt = INART_FMT_TABLE;
+	struct inart_planner_opt opt;
+	struct inart_err err = {{0}};
+	const char **algos = NULL;
+	struct inart_topo *t = NULL;
+	struct inart_jobs *js = NULL;
+	int c, rc = EXIT_OK, list = 0, compare = 1;
+
+	inart_planner_opt_default(&opt);
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":s:lw:f:a:o:h", longopts, NULL)) != -1) {
+		if (cli_planner_opt(cmd, c, optarg, &opt))
+			continue;
+		switch (c) {
+		case 'h':
+			fputs(cmd_run_help, stdout);
+			return EXIT_OK;
+		case 's':
+			scenario = optarg;
+			break;
+		case 'l':
+			list = 1;
+			break;
+		case 'w':
+			dir = optarg;
+			break;
+		case 'n':
+			compare = 0;
+			break;
+		case 'f':
+			fmt = cli_format(cmd, optarg);
+			break;
+		case 'a':
+			free(algos);
+			algos = cli_algos(cmd, optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			cli_getopt_error(cmd, c, argv);
+		}
+	}
+	if (optind < argc)
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (list) {
+		for (int i = 0; inart_scenario_names[i]; i++) {
+			const char *d = inart_scenario_describe(inart_scenario_names[i]);
+
+			printf("%-12s %s\n", inart_scenario_names[i], d ? d : "");
+		}
+		free(algos);
+		return EXIT_OK;
+	}
+	if (!known_scenario(scenario))
+		cli_usage_error(cmd, "unknown scenario '%s' (see 'inart run --list')", scenario);
+	if (inart_scenario_build(scenario, opt.seed, &t, &js, &err) < 0)
+		cli_fail(&err);
+	if (dir)
+		write_scenario(dir, t, js);
+	if (compare) {
+		fprintf(stderr, "inart run: scenario %s: %s\n", scenario,
+			inart_scenario_describe(scenario));
+		rc = cli_compare_print(t, js, &opt, algos, fmt, out);
+	}
+	free(algos);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	return rc;
+}

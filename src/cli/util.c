@@ -1,0 +1,231 @@
+/*
+ * util: helpers shared by the `inart` subcommands (see util.h).  Usage errors
+ * exit 2, invalid input exits 1 with the library's message; nothing here
+ * knows about algorithms.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cp/planner.h"
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "inart %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'inart %s --help'.\n", cmd);
+	exit(EXIT_USAGE);
+}
+
+void cli_fail(const struct inart_err *err)
+{
+	fprintf(stderr, "inart: %s\n", err->msg[0] ? err->msg : "unknown error");
+	exit(EXIT_INVALID);
+}
+
+void cli_failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "inart: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_INVALID);
+}
+
+void cli_getopt_reset(void)
+{
+	optind = 0; /* glibc: full re-initialization */
+	opterr = 0;
+}
+
+void cli_getopt_error(const char *cmd, int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		cli_usage_error(cmd, "option '%s' requires an argument", arg);
+	if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+		cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0')
+		cli_usage_error(cmd, "%s: '%s' is not an integer", opt, arg);
+	if (v < min || v > max)
+		cli_usage_error(cmd, "%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
+	return (int)v;
+}
+
+uint64_t cli_u64(const char *cmd, const char *opt, const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (arg[0] == '-' || arg[0] == '\0')
+		cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, arg);
+	v = strtoull(arg, &end, 0);
+	if (errno != 0 || *end != '\0')
+		cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, arg);
+	return (uint64_t)v;
+}
+
+double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno != 0 || end == arg || *end != '\0' || !isfinite(v))
+		cli_usage_error(cmd, "%s: '%s' is not a number", opt, arg);
+	if (v < min || v > max)
+		cli_usage_error(cmd, "%s: %g is out of range [%g, %g]", opt, v, min, max);
+	return v;
+}
+
+int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planner_opt *o)
+{
+	switch (c) {
+	case OPT_SEED:
+		o->seed = cli_u64(cmd, "--seed", arg);
+		return 1;
+	case OPT_K_PATHS:
+		o->k_paths = cli_int(cmd, "--k-paths", arg, 1, 64);
+		return 1;
+	case OPT_TRIALS:
+		o->trials = cli_int(cmd, "--trials", arg, 1, 100000);
+		return 1;
+	case OPT_ROUNDS:
+		o->max_rounds = cli_int(cmd, "--rounds", arg, 1, 1000);
+		return 1;
+	case OPT_MILP_TIME:
+		o->milp_time_limit_s = cli_double(cmd, "--milp-time-limit", arg, 0, 1e7);
+		return 1;
+	case OPT_NO_GUARD:
+		o->no_baseline_guard = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+enum inart_compare_format cli_format(const char *cmd, const char *arg)
+{
+	if (strcmp(arg, "table") == 0)
+		return INART_FMT_TABLE;
+	if (strcmp(arg, "csv") == 0)
+		return INART_FMT_CSV;
+	if (strcmp(arg, "json") == 0)
+		return INART_FMT_JSON;
+	cli_usage_error(cmd, "--format: expected table, csv or json, got '%s'", arg);
+}
+
+const char **cli_algos(const char *cmd, const char *arg)
+{
+	size_t n = 1, len = strlen(arg);
+	const char **v;
+	char *copy, *s;
+	int k = 0;
+
+	for (const char *p = arg; *p; p++)
+		n += *p == ',';
+	/* One block: the pointer array followed by a copy of the string. */
+	v = malloc((n + 1) * sizeof(*v) + len + 1);
+	if (v == NULL)
+		cli_failf("out of memory");
+	copy = (char *)(v + n + 1);
+	memcpy(copy, arg, len + 1);
+	for (s = copy;;) {
+		char *comma = strchr(s, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (*s == '\0')
+			cli_usage_error(cmd, "--algos: empty algorithm name in '%s'", arg);
+		if (!inart_algorithm_known(s))
+			cli_usage_error(
+			    cmd, "--algos: unknown algorithm '%s' (see 'inart plan --help')", s);
+		v[k++] = s;
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	v[k] = NULL;
+	return v;
+}
+
+struct inart_topo *cli_load_topo(const char *path)
+{
+	struct inart_err err = {{0}};
+	struct inart_topo *t = inart_topo_load(path, &err);
+
+	if (t == NULL)
+		cli_fail(&err);
+	return t;
+}
+
+struct inart_jobs *cli_load_jobs(const char *path, const struct inart_topo *t)
+{
+	struct inart_err err = {{0}};
+	struct inart_jobs *js = inart_jobs_load(path, t, &err);
+
+	if (js == NULL)
+		cli_fail(&err);
+	return js;
+}
+
+struct inart_plan *cli_load_plan(const char *path, const struct inart_topo *t,
+				 const struct inart_jobs *js)
+{
+	struct inart_err err = {{0}};
+	struct inart_plan *p = inart_plan_load(path, t, js, &err);
+
+	if (p == NULL)
+		cli_fail(&err);
+	return p;
+}
+
+void cli_write(const char *path, const char *text)
+{
+	struct inart_err err = {{0}};
+
+	if (text == NULL)
+		cli_failf("%s: %s", path, strerror(errno));
+	if (inart_file_write(path, text, &err) < 0)
+		cli_fail(&err);
+}
+
+const char *cli_node_id(const struct inart_topo *t, int v)
+{
+	if (v < 0 || v >= t->n_nodes)
+		return "?";
+	return t->nodes[v].id;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

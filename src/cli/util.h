@@ -1,0 +1,108 @@
+/*
+ * util: what the `inart` subcommands share -- exit codes, usage errors,
+ * number parsing, the planner options common to plan/compare/run, loading
+ * input files and writing output.  The program (not the library) decides to
+ * print and exit, so these helpers may call exit().
+ */
+#ifndef INART_CLI_UTIL_H
+#define INART_CLI_UTIL_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "inart/inart.h"
+#include "common/err.h"
+#include "cp/compare.h"
+#include "cp/formats.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_INVALID = 1, /* invalid input file or plan */
+	EXIT_USAGE = 2,	  /* bad command line */
+};
+
+/* Subcommands: argv[0] is the subcommand name. */
+int cmd_topo(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Help texts of the subcommands (defined next to each one). */
+extern const char cmd_topo_help[], cmd_plan_help[], cmd_eval_help[], cmd_compare_help[],
+    cmd_dot_help[], cmd_run_help[];
+
+/* Print the help text of a subcommand to f (0, or -1 if unknown). */
+int cli_help(const char *cmd, FILE *f);
+
+/* "inart CMD: message" + a hint to the subcommand's --help, exit 2. */
+_Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...) INART_PRINTF(2, 3);
+/* "inart: message" on stderr, exit 1. */
+_Noreturn void cli_fail(const struct inart_err *err);
+_Noreturn void cli_failf(const char *fmt, ...) INART_PRINTF(1, 2);
+
+/* Reset getopt for a fresh parse (every subcommand parses its own argv). */
+void cli_getopt_reset(void);
+/* Report a getopt error ('?' or ':') for cmd and exit 2. */
+_Noreturn void cli_getopt_error(const char *cmd, int c, char **argv);
+
+/* Numbers from option arguments; a malformed or out-of-range value is a
+ * usage error naming the option. */
+int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max);
+uint64_t cli_u64(const char *cmd, const char *opt, const char *arg);
+double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max);
+
+/* Planner options shared by plan, compare and run.  CLI_PLANNER_LONGOPTS
+ * goes into a struct option array; cli_planner_opt() handles the codes and
+ * returns 1 if c was one of them. */
+enum {
+	OPT_SEED = 1000,
+	OPT_K_PATHS,
+	OPT_TRIALS,
+	OPT_ROUNDS,
+	OPT_MILP_TIME,
+	OPT_NO_GUARD,
+	OPT_FORMAT,
+	OPT_ALGOS,
+};
+#define CLI_PLANNER_LONGOPTS                                                                       \
+	{"seed", required_argument, NULL, OPT_SEED},                                               \
+	    {"k-paths", required_argument, NULL, OPT_K_PATHS},                                     \
+	    {"trials", required_argument, NULL, OPT_TRIALS},                                       \
+	    {"rounds", required_argument, NULL, OPT_ROUNDS},                                       \
+	    {"milp-time-limit", required_argument, NULL, OPT_MILP_TIME},                           \
+	{                                                                                          \
+		"no-baseline-guard", no_argument, NULL, OPT_NO_GUARD                               \
+	}
+#define CLI_PLANNER_HELP                                                                           \
+	"  --seed S               random seed (default 1)\n"                                       \
+	"  --k-paths K            candidate paths per worker->PS flow (default 4)\n"               \
+	"  --trials N             randomized-rounding trials (default 32)\n"                       \
+	"  --rounds R             phase-1/phase-2 iterations at most (default 4)\n"                \
+	"  --milp-time-limit S    CBC time limit in seconds for milp (default 30)\n"               \
+	"  --no-baseline-guard    do not fall back to a better baseline plan\n"
+int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planner_opt *o);
+
+/* --format table|csv|json */
+enum inart_compare_format cli_format(const char *cmd, const char *arg);
+/* --algos a,b,c: a NULL-terminated array (free() it; strings point into a
+ * copy freed with it).  Unknown names are usage errors. */
+const char **cli_algos(const char *cmd, const char *arg);
+
+/* Load input files; on error print "inart: <message>" and exit 1. */
+struct inart_topo *cli_load_topo(const char *path);
+struct inart_jobs *cli_load_jobs(const char *path, const struct inart_topo *t);
+struct inart_plan *cli_load_plan(const char *path, const struct inart_topo *t,
+				 const struct inart_jobs *js);
+/* Write text to path ("-" = stdout), exit 1 on failure. */
+void cli_write(const char *path, const char *text);
+
+/* Node id for a node number. */
+const char *cli_node_id(const struct inart_topo *t, int v);
+
+/* Wall-clock seconds (monotonic). */
+double cli_now(void);
+
+#endif

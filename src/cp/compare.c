@@ -1,0 +1,383 @@
+/*
+ * compare: run several algorithms on one input and put the results side by
+ * side (see compare.h).
+ *
+ * Every algorithm goes through inart_planner_run; a failure becomes a row
+ * with ok = 0 and the reason as status.  The best baseline is the fastest of
+ * the rows flagged is_baseline (ps, byteps, switchml, atp) that succeeded;
+ * the LP bound comes from the "lp" row.  Formatting builds a string and never
+ * prints.  Ownership: the compare struct owns its rows array.
+ */
+#include "compare.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const baseline_names[] = {"ps", "byteps", "switchml", "atp", NULL};
+
+static int is_baseline(const char *name)
+{
+	for (int i = 0; baseline_names[i]; i++)
+		if (strcmp(baseline_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void row_fail(struct inart_compare_row *r, int rc, const struct inart_err *e)
+{
+	const char *why = e->msg[0] ? e->msg : strerror(-rc);
+
+	r->ok = 0;
+	r->comm_time_s = r->push_time_s = r->pull_time_s = NAN;
+	if (rc == -ETIMEDOUT && strstr(why, "time") == NULL)
+		snprintf(r->status, sizeof(r->status), "timed out: %.*s",
+			 (int)sizeof(r->status) - 12, why);
+	else
+		snprintf(r->status, sizeof(r->status), "%.*s", (int)sizeof(r->status) - 1, why);
+}
+
+/* Fill best baseline, LP bound, reductions and ratios from the rows. */
+static void compare_summarize(struct inart_compare *c)
+{
+	c->best_baseline_s = NAN;
+	c->best_baseline[0] = '\0';
+	c->lp_bound_s = NAN;
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct inart_compare_row *r = &c->rows[i];
+
+		if (!r->ok)
+			continue;
+		if (strcmp(r->algorithm, "lp") == 0)
+			c->lp_bound_s = r->comm_time_s;
+		if (r->is_baseline &&
+		    (isnan(c->best_baseline_s) || r->comm_time_s < c->best_baseline_s)) {
+			c->best_baseline_s = r->comm_time_s;
+			snprintf(c->best_baseline, sizeof(c->best_baseline), "%s", r->algorithm);
+		}
+	}
+	for (int i = 0; i < c->n_rows; i++) {
+		struct inart_compare_row *r = &c->rows[i];
+
+		r->reduction = r->lp_ratio = NAN;
+		if (!r->ok)
+			continue;
+		if (!isnan(c->best_baseline_s) && c->best_baseline_s > 0)
+			r->reduction = 1.0 - r->comm_time_s / c->best_baseline_s;
+		if (!isnan(c->lp_bound_s) && c->lp_bound_s > 0)
+			r->lp_ratio = r->comm_time_s / c->lp_bound_s;
+	}
+}
+
+int inart_compare_run(const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_planner_opt *opt, const char *const *algos,
+		      struct inart_compare *out, struct inart_err *err)
+{
+	const char *const *list = algos ? algos : inart_algorithms;
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->lp_bound_s = out->best_baseline_s = NAN;
+	while (list[n])
+		n++;
+	for (int i = 0; i < n; i++) {
+		if (!inart_algorithm_known(list[i]))
+			return inart_err_set(err, -EINVAL, "unknown algorithm '%s'", list[i]);
+		if (strlen(list[i]) >= sizeof(out->rows[0].algorithm))
+			return inart_err_set(err, -EINVAL, "algorithm name '%s' too long", list[i]);
+	}
+	out->rows = calloc((size_t)(n > 0 ? n : 1), sizeof(*out->rows));
+	if (out->rows == NULL)
+		return inart_err_set(err, -ENOMEM, "out of memory");
+	out->n_rows = n;
+	for (int i = 0; i < n; i++) {
+		struct inart_compare_row *r = &out->rows[i];
+		struct inart_err e = {{0}};
+		struct inart_plan *p = NULL;
+		double t0 = now_s();
+		int rc;
+
+		snprintf(r->algorithm, sizeof(r->algorithm), "%s", list[i]);
+		r->is_baseline = is_baseline(list[i]);
+		rc = inart_planner_run(list[i], t, js, opt, &p, &e);
+		r->plan_time_s = now_s() - t0;
+		if (rc < 0 || p == NULL) {
+			row_fail(r, rc < 0 ? rc : -EIO, &e);
+			inart_plan_destroy(p);
+			continue;
+		}
+		r->ok = 1;
+		snprintf(r->status, sizeof(r->status), "ok");
+		r->comm_time_s = p->comm_time_s;
+		r->push_time_s = p->push_time_s;
+		r->pull_time_s = p->pull_time_s;
+		if (p->plan_time_s > 0)
+			r->plan_time_s = p->plan_time_s;
+		inart_plan_destroy(p);
+	}
+	compare_summarize(out);
+	return 0;
+}
+
+void inart_compare_free(struct inart_compare *c)
+{
+	if (c == NULL)
+		return;
+	free(c->rows);
+	c->rows = NULL;
+	c->n_rows = 0;
+}
+
+/* A growing string. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	int failed;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) INART_PRINTF(2, 3);
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *s;
+
+		while (b->len + (size_t)n + 1 > cap)
+			cap *= 2;
+		s = realloc(b->s, cap);
+		if (s == NULL) {
+			b->failed = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+static char *sb_finish(struct sbuf *b)
+{
+	if (!b->failed && b->s == NULL)
+		sb_printf(b, "%s", "");
+	if (b->failed) {
+		free(b->s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b->s;
+}
+
+enum { N_COLS = 8 };
+
+static void table_cells(const struct inart_compare *c, int i, char cell[N_COLS][160])
+{
+	const struct inart_compare_row *r = &c->rows[i];
+	int best = r->ok && r->is_baseline && strcmp(r->algorithm, c->best_baseline) == 0;
+
+	snprintf(cell[0], 160, "%s%s", r->algorithm, best ? " *" : "");
+	if (r->ok) {
+		snprintf(cell[1], 160, "%.3f", r->comm_time_s * 1e3);
+		snprintf(cell[2], 160, "%.3f", r->push_time_s * 1e3);
+		snprintf(cell[3], 160, "%.3f", r->pull_time_s * 1e3);
+	} else {
+		for (int k = 1; k <= 3; k++)
+			snprintf(cell[k], 160, "-");
+	}
+	if (isnan(r->reduction))
+		snprintf(cell[4], 160, "-");
+	else
+		snprintf(cell[4], 160, "%+.1f%%", r->reduction * 100.0);
+	if (isnan(r->lp_ratio))
+		snprintf(cell[5], 160, "-");
+	else
+		snprintf(cell[5], 160, "%.3f", r->lp_ratio);
+	snprintf(cell[6], 160, "%.3f", r->plan_time_s);
+	snprintf(cell[7], 160, "%s", r->status);
+}
+
+static void format_table(const struct inart_compare *c, struct sbuf *b)
+{
+	static const char *const head[N_COLS] = {
+	    "algorithm",	"comm ms", "push ms", "pull ms",
+	    "vs best baseline", "/LP",	   "plan s",  "status",
+	};
+	int width[N_COLS];
+	char cell[N_COLS][160];
+
+	for (int k = 0; k < N_COLS; k++)
+		width[k] = (int)strlen(head[k]);
+	for (int i = 0; i < c->n_rows; i++) {
+		table_cells(c, i, cell);
+		for (int k = 0; k < N_COLS; k++)
+			if ((int)strlen(cell[k]) > width[k])
+				width[k] = (int)strlen(cell[k]);
+	}
+	/* Column 0 and the status are left-aligned, numbers right-aligned. */
+	for (int k = 0; k < N_COLS; k++) {
+		if (k == 0)
+			sb_printf(b, "%-*s", width[k], head[k]);
+		else if (k == N_COLS - 1)
+			sb_printf(b, "  %s", head[k]);
+		else
+			sb_printf(b, "  %*s", width[k], head[k]);
+	}
+	sb_printf(b, "\n");
+	for (int i = 0; i < c->n_rows; i++) {
+		table_cells(c, i, cell);
+		for (int k = 0; k < N_COLS; k++) {
+			if (k == 0)
+				sb_printf(b, "%-*s", width[k], cell[k]);
+			else if (k == N_COLS - 1)
+				sb_printf(b, "  %s", cell[k]);
+			else
+				sb_printf(b, "  %*s", width[k], cell[k]);
+		}
+		sb_printf(b, "\n");
+	}
+	if (c->best_baseline[0])
+		sb_printf(b, "* best baseline: %s, %.3f ms", c->best_baseline,
+			  c->best_baseline_s * 1e3);
+	else
+		sb_printf(b, "no baseline result");
+	if (!isnan(c->lp_bound_s))
+		sb_printf(b, "; LP lower bound %.3f ms", c->lp_bound_s * 1e3);
+	sb_printf(b, "\n");
+}
+
+static void csv_num(struct sbuf *b, double v)
+{
+	if (isfinite(v))
+		sb_printf(b, ",%.9g", v);
+	else
+		sb_printf(b, ",");
+}
+
+static void csv_str(struct sbuf *b, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r") == NULL) {
+		sb_printf(b, "%s", s);
+		return;
+	}
+	sb_printf(b, "\"");
+	for (; *s; s++)
+		sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+	sb_printf(b, "\"");
+}
+
+static void format_csv(const struct inart_compare *c, struct sbuf *b)
+{
+	sb_printf(b, "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,lp_ratio,"
+		     "plan_time_s,is_baseline,status\n");
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct inart_compare_row *r = &c->rows[i];
+
+		csv_str(b, r->algorithm);
+		sb_printf(b, ",%d", r->ok);
+		csv_num(b, r->comm_time_s);
+		csv_num(b, r->push_time_s);
+		csv_num(b, r->pull_time_s);
+		csv_num(b, r->reduction);
+		csv_num(b, r->lp_ratio);
+		csv_num(b, r->plan_time_s);
+		sb_printf(b, ",%d,", r->is_baseline);
+		csv_str(b, r->status);
+		sb_printf(b, "\n");
+	}
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static char *format_json(const struct inart_compare *c)
+{
+	json_t *root = json_object(), *rows = json_array();
+	char *s, *out = NULL;
+
+	if (root == NULL || rows == NULL)
+		goto out;
+	json_object_set_new(root, "lp_bound_s", jnum(c->lp_bound_s));
+	json_object_set_new(root, "best_baseline",
+			    c->best_baseline[0] ? json_string(c->best_baseline) : json_null());
+	json_object_set_new(root, "best_baseline_s", jnum(c->best_baseline_s));
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct inart_compare_row *r = &c->rows[i];
+		json_t *o = json_object();
+
+		if (o == NULL)
+			goto out;
+		json_object_set_new(o, "algorithm", json_string(r->algorithm));
+		json_object_set_new(o, "ok", json_boolean(r->ok));
+		json_object_set_new(o, "status", json_string(r->status));
+		json_object_set_new(o, "comm_time_s", jnum(r->comm_time_s));
+		json_object_set_new(o, "push_time_s", jnum(r->push_time_s));
+		json_object_set_new(o, "pull_time_s", jnum(r->pull_time_s));
+		json_object_set_new(o, "reduction", jnum(r->reduction));
+		json_object_set_new(o, "lp_ratio", jnum(r->lp_ratio));
+		json_object_set_new(o, "plan_time_s", jnum(r->plan_time_s));
+		json_object_set_new(o, "is_baseline", json_boolean(r->is_baseline));
+		json_array_append_new(rows, o);
+	}
+	json_object_set(root, "rows", rows);
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	if (s == NULL)
+		goto out;
+	/* Hand back a string the caller frees with free(). */
+	out = malloc(strlen(s) + 2);
+	if (out)
+		sprintf(out, "%s\n", s);
+	free(s);
+out:
+	json_decref(rows);
+	json_decref(root);
+	if (out == NULL)
+		errno = ENOMEM;
+	return out;
+}
+
+char *inart_compare_format(const struct inart_compare *c, enum inart_compare_format f)
+{
+	struct sbuf b = {0};
+
+	switch (f) {
+	case INART_FMT_TABLE:
+		format_table(c, &b);
+		return sb_finish(&b);
+	case INART_FMT_CSV:
+		format_csv(c, &b);
+		return sb_finish(&b);
+	case INART_FMT_JSON:
+		return format_json(c);
+	}
+	errno = EINVAL;
+	return NULL;
+}
