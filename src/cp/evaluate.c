@@ -227,37 +227,57 @@ static int find_tree(const struct inart_evaluator *ev, int sw, int pi)
 	return -1;
 }
 
+/* What a path belongs to, formatted only when a message needs it. */
+struct who {
+	int is_tree, a, b; /* flow: worker, PS; tree: switch, PS */
+};
+
+#define WHO_MAX (INART_ERR_MAX / 2)
+#define WHO(w) who_str(ev, (w), wb, sizeof(wb))
+
+static const char *who_str(const struct inart_evaluator *ev, const struct who *w, char *buf,
+			   size_t n)
+{
+	if (w->is_tree)
+		snprintf(buf, n, "tree at '%s' for PS '%s'", ev->t->nodes[w->a].id,
+			 ev->t->nodes[w->b].id);
+	else
+		snprintf(buf, n, "flow '%s'->'%s'", ev->t->nodes[w->a].id, ev->t->nodes[w->b].id);
+	return buf;
+}
+
 /*
  * Check one path (from `from` to `to`: contiguous, simple, residual capacity
  * in both directions of every link) and add its push (forward) and pull
- * (reverse) load.  what names the flow or tree in messages.
+ * (reverse) load.  who names the flow or tree in messages.
  */
-static int walk_path(struct inart_evaluator *ev, const char *job, const char *what, const int *path,
-		     int n, int from, int to, double vol, struct inart_err *err)
+static int walk_path(struct inart_evaluator *ev, const char *job, const struct who *who,
+		     const int *path, int n, int from, int to, double vol, struct inart_err *err)
 {
 	const struct inart_topo *t = ev->t;
+	char wb[WHO_MAX];
 	unsigned g;
 
 	if (n < 1 || path == NULL)
-		return inart_err_set(err, -EINVAL, "job '%s': %s: empty path", job, what);
+		return inart_err_set(err, -EINVAL, "job '%s': %s: empty path", job, WHO(who));
 	for (int i = 0; i < n; i++)
 		if (!in_range(ev, path[i]))
 			return inart_err_set(err, -EINVAL,
 					     "job '%s': %s: path has an unknown node number %d",
-					     job, what, path[i]);
+					     job, WHO(who), path[i]);
 	if (path[0] != from)
 		return inart_err_set(err, -EINVAL, "job '%s': %s: path starts at '%s', not at '%s'",
-				     job, what, nid(ev, path[0]), nid(ev, from));
+				     job, WHO(who), nid(ev, path[0]), nid(ev, from));
 	if (path[n - 1] != to)
 		return inart_err_set(err, -EINVAL, "job '%s': %s: path ends at '%s', not at '%s'",
-				     job, what, nid(ev, path[n - 1]), nid(ev, to));
+				     job, WHO(who), nid(ev, path[n - 1]), nid(ev, to));
 	g = next_gen(&ev->pathgen, ev->vgen, NULL, NULL, (size_t)ev->n);
 	for (int i = 0; i < n; i++) {
 		int u = path[i], e;
 
 		if (ev->vgen[u] == g)
 			return inart_err_set(err, -EINVAL, "job '%s': %s: path visits '%s' twice",
-					     job, what, nid(ev, u));
+					     job, WHO(who), nid(ev, u));
 		ev->vgen[u] = g;
 		if (i + 1 == n)
 			break;
@@ -266,17 +286,17 @@ static int walk_path(struct inart_evaluator *ev, const char *job, const char *wh
 			return inart_err_set(
 			    err, -EINVAL,
 			    "job '%s': %s: path is not contiguous: no link between '%s' and '%s'",
-			    job, what, nid(ev, u), nid(ev, path[i + 1]));
+			    job, WHO(who), nid(ev, u), nid(ev, path[i + 1]));
 		if (!(inart_arc_residual(&t->arcs[e]) > 0))
 			return inart_err_set(
 			    err, -EINVAL, "job '%s': %s: arc '%s'->'%s' has no residual capacity",
-			    job, what, nid(ev, u), nid(ev, path[i + 1]));
+			    job, WHO(who), nid(ev, u), nid(ev, path[i + 1]));
 		if (!(inart_arc_residual(&t->arcs[e ^ 1]) > 0))
 			return inart_err_set(
 			    err, -EINVAL,
 			    "job '%s': %s: arc '%s'->'%s' has no residual capacity "
 			    "(the pull phase uses it)",
-			    job, what, nid(ev, path[i + 1]), nid(ev, u));
+			    job, WHO(who), nid(ev, path[i + 1]), nid(ev, u));
 		touch_arc(ev, e);
 		touch_arc(ev, e ^ 1);
 		ev->arc_push[e] += vol;
@@ -359,20 +379,19 @@ static int index_trees(struct inart_evaluator *ev, const struct inart_job *job,
 static int walk_trees(struct inart_evaluator *ev, const struct inart_job *job,
 		      const struct inart_job_plan *jp, double gbit, struct inart_err *err)
 {
-	char what[INART_ERR_MAX / 2];
+	char wb[WHO_MAX];
 	int rc;
 
 	for (int i = 0; i < jp->n_trees; i++) {
 		const struct inart_tree *tr = &jp->trees[i];
 		int pi = ev->tpidx[i], par = tr->parent;
 		double vol = jp->split[pi] * gbit;
+		struct who who = {1, tr->sw, tr->ps};
 
-		snprintf(what, sizeof(what), "tree at '%s' for PS '%s'", nid(ev, tr->sw),
-			 nid(ev, tr->ps));
 		if (!in_range(ev, par))
 			return inart_err_set(err, -EINVAL,
 					     "job '%s': %s: parent is an unknown node number %d",
-					     job->id, what, par);
+					     job->id, WHO(&who), par);
 		if (par == tr->ps) {
 			ev->tparent[i] = -1;
 		} else {
@@ -381,10 +400,10 @@ static int walk_trees(struct inart_evaluator *ev, const struct inart_job *job,
 				return inart_err_set(err, -EINVAL,
 						     "job '%s': %s: parent '%s' is neither the PS "
 						     "nor a tree switch of the same (job, PS)",
-						     job->id, what, nid(ev, par));
+						     job->id, WHO(&who), nid(ev, par));
 			ev->tchildren[ev->tparent[i]]++;
 		}
-		rc = walk_path(ev, job->id, what, tr->path, tr->n_path, tr->sw, par, vol, err);
+		rc = walk_path(ev, job->id, &who, tr->path, tr->n_path, tr->sw, par, vol, err);
 		if (rc < 0)
 			return rc;
 		touch_node(ev, par);
@@ -415,28 +434,28 @@ static int walk_trees(struct inart_evaluator *ev, const struct inart_job *job,
 static int walk_flows(struct inart_evaluator *ev, const struct inart_job *job,
 		      const struct inart_job_plan *jp, double gbit, struct inart_err *err)
 {
-	char what[INART_ERR_MAX / 2];
+	char wb[WHO_MAX];
 	int np = job->n_ps, rc;
 
 	memset(ev->seen, 0, (size_t)job->n_workers * (size_t)np);
 	for (int i = 0; i < jp->n_flows; i++) {
 		const struct inart_flow *f = &jp->flows[i];
 		int w = f->worker, p = f->ps, agg = f->agg, wi, pi;
+		struct who who = {0, w, p};
 		double vol;
 
 		if (!in_range(ev, w) || !in_range(ev, p) || !in_range(ev, agg))
 			return inart_err_set(err, -EINVAL,
 					     "job '%s': flow %d names an unknown node number",
 					     job->id, i);
-		snprintf(what, sizeof(what), "flow '%s'->'%s'", nid(ev, w), nid(ev, p));
 		if (ev->wgen[w] != ev->jgen)
 			return inart_err_set(err, -EINVAL,
 					     "job '%s': %s: '%s' is not a worker of the job",
-					     job->id, what, nid(ev, w));
+					     job->id, WHO(&who), nid(ev, w));
 		if (ev->pgen[p] != ev->jgen)
 			return inart_err_set(err, -EINVAL,
 					     "job '%s': %s: '%s' is not a PS of the job", job->id,
-					     what, nid(ev, p));
+					     WHO(&who), nid(ev, p));
 		wi = ev->widx[w];
 		pi = ev->pidx[p];
 		if (ev->seen[(size_t)wi * (size_t)np + (size_t)pi])
@@ -452,17 +471,17 @@ static int walk_flows(struct inart_evaluator *ev, const struct inart_job *job,
 				return inart_err_set(err, -EINVAL,
 						     "job '%s': %s: aggregation at '%s', which is "
 						     "not an INA switch (nor the flow's PS)",
-						     job->id, what, nid(ev, agg));
+						     job->id, WHO(&who), nid(ev, agg));
 			tr = find_tree(ev, agg, pi);
 			if (tr < 0)
 				return inart_err_set(
 				    err, -EINVAL,
 				    "job '%s': %s: aggregation at '%s', which has no "
 				    "tree entry for PS '%s'",
-				    job->id, what, nid(ev, agg), nid(ev, p));
+				    job->id, WHO(&who), nid(ev, agg), nid(ev, p));
 			ev->tchildren[tr]++;
 		}
-		rc = walk_path(ev, job->id, what, f->path, f->n_path, w, agg, vol, err);
+		rc = walk_path(ev, job->id, &who, f->path, f->n_path, w, agg, vol, err);
 		if (rc < 0)
 			return rc;
 		touch_node(ev, agg);
