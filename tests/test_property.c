@@ -1,0 +1,144 @@
+/*
+ * Property tests over seeded random topologies and jobs:
+ *  - every plan of every algorithm passes the evaluator;
+ *  - inart is never worse than the best baseline;
+ *  - lp <= milp, lp <= inart, and milp <= inart when CBC proved optimality
+ *    and inart's routes are its own (within the same candidates).
+ * INART_PROPERTY_CASES overrides the number of instances (default 24).
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "common/rng.h"
+#include "cp/evaluate.h"
+#include "cp/gen.h"
+#include "cp/planner.h"
+#include "cp/scenario.h"
+
+static struct inart_topo *random_topo(struct inart_rng *r, uint64_t seed)
+{
+	struct inart_gen_opt o;
+	struct inart_topo *t;
+	struct inart_err err;
+	int fam = (int)inart_rng_below(r, 3);
+
+	inart_gen_opt_default(&o);
+	o.ina = (enum inart_ina_mode)inart_rng_below(r, 3); /* all, tor, random */
+	o.ina_fraction = 0.3 + 0.6 * inart_rng_unit(r);
+	o.seed = seed;
+	o.agg_gbps = 50 + 350 * inart_rng_unit(r);
+	o.trees = (int)inart_rng_below(r, 4);
+	o.host_gbps = inart_rng_below(r, 2) ? 100 : 40;
+	o.fabric_gbps = 25 + 75 * inart_rng_unit(r);
+	if (fam == 0)
+		t = inart_gen_fattree(4, &o, &err);
+	else if (fam == 1)
+		t = inart_gen_leafspine(2, 3, 3, &o, &err);
+	else
+		t = inart_gen_bcube(3, 1, &o, &err);
+	if (t == NULL)
+		fail_msg("gen: %s", err.msg);
+	/* background on a random fifth of the links, one direction each */
+	for (int l = 0; l < t->n_links; l++) {
+		if (inart_rng_below(r, 5) == 0) {
+			struct inart_arc *a = &t->arcs[2 * l + (int)inart_rng_below(r, 2)];
+
+			a->bg_gbps = a->gbps * 0.6 * inart_rng_unit(r);
+		}
+	}
+	return t;
+}
+
+static int is_baseline(const char *a)
+{
+	return strcmp(a, "ps") == 0 || strcmp(a, "byteps") == 0 || strcmp(a, "switchml") == 0 ||
+	       strcmp(a, "atp") == 0 || strcmp(a, "inart-sp") == 0;
+}
+
+static void one_case(uint64_t seed)
+{
+	struct inart_rng r;
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_planner_opt o;
+	struct inart_err err;
+	double lp = NAN, milp = NAN, inart = NAN, best_base = INFINITY;
+	int milp_optimal = 0, inart_own = 0;
+
+	inart_rng_seed(&r, seed);
+	t = random_topo(&r, seed);
+	js = inart_scenario_random_jobs(
+	    t, 1 + (int)inart_rng_below(&r, 2), 2 + (int)inart_rng_below(&r, 3),
+	    1 + (int)inart_rng_below(&r, 3), 1e8 + 1e9 * inart_rng_unit(&r), seed, &err);
+	if (js == NULL)
+		fail_msg("seed %llu: jobs: %s", (unsigned long long)seed, err.msg);
+	inart_planner_opt_default(&o);
+	o.seed = seed;
+	o.milp_time_limit_s = 10;
+	o.trials = 8;
+	for (int i = 0; inart_algorithms[i]; i++) {
+		const char *a = inart_algorithms[i];
+		struct inart_plan *p = NULL;
+		int rc = inart_planner_run(a, t, js, &o, &p, &err);
+
+		if (rc == -ETIMEDOUT && strcmp(a, "milp") == 0)
+			continue;
+		if (rc < 0)
+			fail_msg("seed %llu: %s: %s", (unsigned long long)seed, a, err.msg);
+		if (strcmp(a, "lp") != 0) {
+			struct inart_plan *c = inart_plan_clone(p);
+
+			if (inart_evaluate(t, js, c, &err) < 0)
+				fail_msg("seed %llu: %s: invalid plan: %s",
+					 (unsigned long long)seed, a, err.msg);
+			assert_true(fabs(c->comm_time_s - p->comm_time_s) <=
+				    1e-12 * c->comm_time_s);
+			inart_plan_destroy(c);
+		}
+		if (strcmp(a, "lp") == 0)
+			lp = p->comm_time_s;
+		if (strcmp(a, "milp") == 0) {
+			milp = p->comm_time_s;
+			milp_optimal = p->lp_bound_s >= milp * (1 - 1e-6);
+		}
+		if (strcmp(a, "inart") == 0) {
+			inart = p->comm_time_s;
+			inart_own = p->origin == NULL;
+		}
+		if (is_baseline(a))
+			best_base = fmin(best_base, p->comm_time_s);
+		inart_plan_destroy(p);
+	}
+	if (!(inart <= best_base * (1 + 1e-9)))
+		fail_msg("seed %llu: inart %g worse than the best baseline %g",
+			 (unsigned long long)seed, inart, best_base);
+	if (inart_own && !(lp <= inart * (1 + 1e-6)))
+		fail_msg("seed %llu: lp %g above inart %g", (unsigned long long)seed, lp, inart);
+	if (!isnan(milp) && !(lp <= milp * (1 + 1e-6)))
+		fail_msg("seed %llu: lp %g above milp %g", (unsigned long long)seed, lp, milp);
+	if (milp_optimal && inart_own && !(milp <= inart * (1 + 1e-6)))
+		fail_msg("seed %llu: milp %g above inart %g", (unsigned long long)seed, milp,
+			 inart);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
+static void test_random_instances(void **state)
+{
+	const char *env = getenv("INART_PROPERTY_CASES");
+	int n = env ? atoi(env) : 24;
+
+	(void)state;
+	for (int i = 0; i < n; i++)
+		one_case(1000 + (uint64_t)i);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_random_instances),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,119 @@
+/*
+ * testutil: small builders shared by the cmocka tests (header-only).
+ *
+ * tu_topo("h0-e0 h1-e0 e0-h2", "e0:100:1") builds a topology from link specs
+ * "a-b" or "a-b:gbps" (nodes named h* are hosts, everything else switches)
+ * and INA specs "switch:agg_gbps:trees"; it fails the test on any error.
+ */
+#ifndef INART_TESTUTIL_H
+#define INART_TESTUTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "cp/graph.h"
+#include "cp/jobs.h"
+
+static inline int tu_node(struct inart_topo *t, const char *id, const char *ina_specs)
+{
+	struct inart_err err;
+	int v = inart_topo_find(t, id);
+	double agg = 0;
+	int trees = 0, ina = 0;
+	char key[64];
+	const char *p = ina_specs;
+
+	if (v >= 0)
+		return v;
+	while (p && *p) {
+		char name[64];
+		double a;
+		int tr, used = 0;
+
+		if (sscanf(p, " %63[^:]:%lf:%d%n", name, &a, &tr, &used) == 3) {
+			snprintf(key, sizeof(key), "%s", id);
+			if (strcmp(name, key) == 0) {
+				ina = 1;
+				agg = a;
+				trees = tr;
+			}
+			p += used;
+		} else {
+			break;
+		}
+	}
+	v = inart_topo_add_node(t, id, id[0] == 'h' ? INART_NODE_HOST : INART_NODE_SWITCH, ina, agg,
+				trees, &err);
+	if (v < 0)
+		fail_msg("tu_node %s: %s", id, err.msg);
+	return v;
+}
+
+static inline struct inart_topo *tu_topo(const char *links, const char *ina_specs)
+{
+	struct inart_topo *t = inart_topo_create();
+	struct inart_err err;
+	const char *p = links;
+	char a[64], b[64];
+	int used;
+
+	assert_non_null(t);
+	while (*p) {
+		double gbps = 100;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (sscanf(p, "%63[^-]-%63[^: ]%n", a, b, &used) != 2)
+			fail_msg("bad link spec at '%s'", p);
+		p += used;
+		if (*p == ':') {
+			p++;
+			gbps = strtod(p, (char **)&p);
+		}
+		if (inart_topo_add_link(t, tu_node(t, a, ina_specs), tu_node(t, b, ina_specs), gbps,
+					gbps, 0, 0, &err) < 0)
+			fail_msg("link %s-%s: %s", a, b, err.msg);
+	}
+	if (inart_topo_finalize(t, &err) < 0)
+		fail_msg("finalize: %s", err.msg);
+	return t;
+}
+
+/* One job from space-separated worker and PS names. */
+static inline void tu_job(struct inart_jobs *js, const struct inart_topo *t, const char *id,
+			  const char *workers, const char *ps, double bytes)
+{
+	int w[256], p[64], nw = 0, np = 0, used;
+	char name[64];
+	struct inart_err err;
+	const char *s;
+
+	for (s = workers; sscanf(s, " %63s%n", name, &used) == 1 && nw < 256; s += used)
+		w[nw++] = inart_topo_find(t, name);
+	for (s = ps; sscanf(s, " %63s%n", name, &used) == 1 && np < 64; s += used)
+		p[np++] = inart_topo_find(t, name);
+	if (inart_jobs_add(js, id, w, nw, p, np, bytes, NULL, &err) < 0)
+		fail_msg("job %s: %s", id, err.msg);
+}
+
+static inline struct inart_jobs *tu_jobs1(const struct inart_topo *t, const char *workers,
+					  const char *ps, double bytes)
+{
+	struct inart_jobs *js = inart_jobs_create();
+	struct inart_err err;
+
+	assert_non_null(js);
+	tu_job(js, t, "j0", workers, ps, bytes);
+	if (inart_jobs_validate(js, t, &err) < 0)
+		fail_msg("jobs: %s", err.msg);
+	return js;
+}
+
+#endif
