@@ -166,10 +166,14 @@ int inart_jobs_validate(const struct inart_jobs *js, const struct inart_topo *t,
 		const struct inart_job *j = &js->jobs[i];
 
 		rc = check_job(j, t, role, err);
+		/* Clear the marks of this job (node numbers may be bad when
+		 * check_job failed: only in-range ones were marked). */
 		for (int k = 0; k < j->n_workers; k++)
-			role[j->workers[k]] = 0;
+			if (j->workers[k] >= 0 && j->workers[k] < t->n_nodes)
+				role[j->workers[k]] = 0;
 		for (int k = 0; k < j->n_ps; k++)
-			role[j->ps[k]] = 0;
+			if (j->ps[k] >= 0 && j->ps[k] < t->n_nodes)
+				role[j->ps[k]] = 0;
 		for (int p = 0; rc == 0 && p < j->n_ps; p++) {
 			const int *dist = inart_paths_dist_to(paths, j->ps[p]);
 
