@@ -316,6 +316,8 @@ static const struct bad {
     {JOBS, "jobs_unreachable.json", ": job 'j1': worker 'h4' cannot reach PS 'h3'"},
     {JOBS, "jobs_unknown_model.json",
      ": job 'j0': unknown model 'resnet51' (known: resnet50, vgg16, alexnet"},
+    {JOBS, "jobs_model_newline.json",
+     ": job 'j\\x01': unknown model 'res\\net50\\t' (known: resnet50"},
     {JOBS, "jobs_model_number.json", ": job 'j0': 'model' must be a string, not a number"},
     {JOBS, "jobs_no_workers.json", ": job 'j0': no workers"},
     {JOBS, "jobs_no_ps.json", ": job 'j0': no PSs"},

@@ -38,6 +38,40 @@ struct rd {
 	char where[256];
 };
 
+/* Keep the message on one line: control characters that came from the
+ * input (ids with newlines...) are shown escaped, e.g. "\n" or "\x01". */
+static void one_line(struct inart_err *err)
+{
+	char out[INART_ERR_MAX];
+	size_t n = 0;
+
+	if (err == NULL)
+		return;
+	for (const unsigned char *c = (const unsigned char *)err->msg; *c; c++) {
+		char esc[8];
+		size_t k;
+
+		if (*c >= 0x20) {
+			esc[0] = (char)*c;
+			esc[1] = '\0';
+		} else if (*c == '\n' || *c == '\t' || *c == '\r') {
+			snprintf(esc, sizeof(esc), "\\%c",
+				 *c == '\n'   ? 'n'
+				 : *c == '\t' ? 't'
+					      : 'r');
+		} else {
+			snprintf(esc, sizeof(esc), "\\x%02x", *c);
+		}
+		k = strlen(esc);
+		if (n + k >= sizeof(out))
+			break;
+		memcpy(out + n, esc, k);
+		n += k;
+	}
+	out[n] = '\0';
+	memcpy(err->msg, out, n + 1);
+}
+
 static int rd_fail(struct rd *r, const char *fmt, ...) INART_PRINTF(2, 3);
 static int rd_fail(struct rd *r, const char *fmt, ...)
 {
@@ -48,8 +82,11 @@ static int rd_fail(struct rd *r, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (r->where[0])
-		return inart_err_set(r->err, -EINVAL, "%s: %s: %s", r->name, r->where, msg);
-	return inart_err_set(r->err, -EINVAL, "%s: %s", r->name, msg);
+		inart_err_set(r->err, -EINVAL, "%s: %s: %s", r->name, r->where, msg);
+	else
+		inart_err_set(r->err, -EINVAL, "%s: %s", r->name, msg);
+	one_line(r->err);
+	return -EINVAL;
 }
 
 static void rd_where(struct rd *r, const char *fmt, ...) INART_PRINTF(2, 3);
@@ -69,6 +106,7 @@ static int rd_pass(struct rd *r, int rc)
 	if (rc == -ENOMEM)
 		return inart_err_set(r->err, rc, "%s: out of memory", r->name);
 	inart_err_prefix(r->err, r->name);
+	one_line(r->err);
 	return -EINVAL;
 }
 
@@ -110,6 +148,7 @@ static json_t *rd_load(struct rd *r, const char *buf, size_t len)
 				      je.column > 0 ? je.column : 1, je.text);
 		else
 			inart_err_set(r->err, -EINVAL, "%s: %s", r->name, je.text);
+		one_line(r->err);
 		errno = EINVAL;
 		return NULL;
 	}
