@@ -34,14 +34,14 @@ static const char fuzz_jobs_text[] =
     " \"model\": \"resnet50\"},"
     " {\"id\": \"j1\", \"workers\": [\"h2\"], \"ps\": [\"h0\"], \"gradient_bytes\": 1000000}]}";
 
-static void fuzz_die(const char *what, const char *a, const char *b)
+static inline void fuzz_die(const char *what, const char *a, const char *b)
 {
 	fprintf(stderr, "fuzz: %s\n--- first\n%s\n--- second\n%s\n", what, a ? a : "(null)",
 		b ? b : "(null)");
 	abort();
 }
 
-static struct inart_topo *fuzz_topo(void)
+static inline struct inart_topo *fuzz_topo(void)
 {
 	static struct inart_topo *t;
 	struct inart_err err = {{0}};
@@ -54,7 +54,7 @@ static struct inart_topo *fuzz_topo(void)
 	return t;
 }
 
-static struct inart_jobs *fuzz_jobs(void)
+static inline struct inart_jobs *fuzz_jobs(void)
 {
 	static struct inart_jobs *js;
 	struct inart_err err = {{0}};
@@ -69,7 +69,7 @@ static struct inart_jobs *fuzz_jobs(void)
 }
 
 /* A rejected input must come with a message naming the input. */
-static void fuzz_check_error(const struct inart_err *err)
+static inline void fuzz_check_error(const struct inart_err *err)
 {
 	if (strncmp(err->msg, "input", 5) != 0 || strchr(err->msg, '\n') != NULL)
 		fuzz_die("error message does not name the input or is not one line", err->msg,
