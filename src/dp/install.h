@@ -1,0 +1,95 @@
+/*
+ * install: turn a planner plan into data-plane state -- table entries for
+ * every switch, tree configurations for every PS, and a configuration for
+ * every worker -- given a deployment (addresses, MACs and switch ports).
+ * Pure computation: `inart ctl install` sends the result over control
+ * sockets, the simulator applies it directly.
+ *
+ * Labels are allocated globally (unique in every table), one per distinct
+ * (job, tree, direction, remaining path): a packet's label tells the switch
+ * the rest of its path, so streams that share a hop but continue differently
+ * get different labels.  UP: the label of a flow/tree path suffix at node n
+ * forwards to the next hop with the label of the next suffix; at the
+ * stream's aggregation switch the entry aggregates (expected bitmap = the
+ * worker ranks below it; slot region from the tree budget) and sends the
+ * aggregate up the tree path.  DOWN: the PS sends one RESULT copy per child
+ * (reversed paths); an aggregation switch replicates to its children; the
+ * copy for a worker gets the worker's IP as destination.
+ * IPv4 routes: a /32 to every host and switch address along BFS shortest
+ * paths, so plain traffic (ping, TCP, retransmissions with label 0) works.
+ *
+ * Requirements: hosts single-homed (switch-centric topologies: fat-tree,
+ * leaf-spine); at most INART_WIRE_MAX_CONTRIB workers per job.
+ * Wire ids: job = index of the job in the jobs file, tree = index of the PS
+ * in the job's PS list.
+ */
+#ifndef INART_INSTALL_H
+#define INART_INSTALL_H
+
+#include "../cp/plan.h"
+#include "ps.h"
+#include "switch.h"
+#include "worker.h"
+
+/* Where every node is: IPv4 and MAC per node, port number per arc. */
+struct inart_deploy {
+	int n_nodes, n_arcs;
+	uint32_t *ip;         /* per node, host order */
+	uint8_t (*mac)[6];    /* per node: hosts' interface MAC */
+	int *port;            /* per arc: port number at the arc's tail if it is a
+				 switch (ports numbered 0.. in adjacency order), -1 */
+	uint8_t (*port_mac)[6]; /* per arc from a switch: that port's MAC */
+};
+
+/* 10.<node / 256>.<node % 256>.1 style addresses (hosts and switches),
+ * locally administered MACs 02:00:<node>:<port>.  NULL + errno. */
+struct inart_deploy *inart_deploy_auto(const struct inart_topo *t);
+void inart_deploy_destroy(struct inart_deploy *d);
+
+struct inart_install_opt {
+	uint16_t slots_per_tree;    /* pool region per tree; default 64 */
+	uint16_t values_per_packet; /* default: the most that fit */
+	uint64_t flush_timeout_ns;  /* default 10 ms */
+	uint64_t retx_timeout_ns;   /* default 50 ms */
+	int8_t scale_exp;           /* default 16 */
+};
+
+struct inart_sw_install {
+	int node;
+	struct inart_sw_cfg cfg;
+	int n_labels;
+	struct inart_label_entry *labels;
+	int n_routes;
+	struct inart_route *routes;
+};
+
+struct inart_ps_install {
+	int node;
+	int n_trees;
+	struct inart_ps_tree_cfg *trees;
+};
+
+struct inart_worker_install {
+	int node, job;
+	struct inart_worker_cfg cfg;
+};
+
+struct inart_install {
+	int n_switches;
+	struct inart_sw_install *sw;
+	int n_ps;
+	struct inart_ps_install *ps;
+	int n_workers;
+	struct inart_worker_install *workers;
+};
+
+void inart_install_opt_default(struct inart_install_opt *o);
+
+/* 0 or -errno (err says why: e.g. a multi-homed host, too many workers). */
+int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
+			const struct inart_plan *plan, const struct inart_deploy *d,
+			const struct inart_install_opt *opt, struct inart_install **out,
+			struct inart_err *err);
+void inart_install_destroy(struct inart_install *in);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * ps: the parameter server core, sans I/O.
+ *
+ * For each (job, tree) it serves, the PS combines contributions per chunk
+ * (iter, seq) by bitmap: a packet is absorbed only if its contributors are
+ * disjoint from those already counted, so every worker counts exactly once
+ * whatever mix of full aggregates, partial aggregates, fallbacks,
+ * retransmissions and duplicates arrives, in any order.  When the bitmap
+ * covers all fan_in workers the chunk is complete: the result (RESULT flag,
+ * same iter/seq/scale) is sent once to every child of the PS in the tree
+ * (label chain; switches replicate further down).  A retransmitted DATA for a
+ * complete chunk is answered with a unicast RESULT|RETX (label 0) to its
+ * sender.  Sums are int64; a sum outside int32 makes the result carry
+ * INART_F_OVERFLOW (workers then rescale and resend with a new scale_exp; a
+ * chunk's state restarts when a packet with a different scale arrives).
+ * Results of the last completed iteration are kept for retransmissions.
+ *
+ * Ownership: the PS owns its state; datagram buffers are the caller's.
+ */
+#ifndef INART_PS_H
+#define INART_PS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dgram.h"
+#include "wire.h"
+
+#define INART_PS_MAX_CHILDREN 256
+
+struct inart_ps_child {
+	uint32_t ip;    /* destination of the RESULT copy (host order) */
+	uint32_t label; /* first DOWN label (0: plain IPv4) */
+};
+
+struct inart_ps_tree_cfg {
+	uint32_t job;
+	uint16_t tree;
+	uint16_t fan_in; /* workers of the job (ranks 0..fan_in-1) */
+	uint16_t n_children;
+	struct inart_ps_child children[INART_PS_MAX_CHILDREN];
+};
+
+struct inart_ps_stats {
+	uint64_t rx, absorbed, duplicates, completed, results_sent, retx_answered, overflows;
+	uint64_t dropped; /* malformed, unknown tree, bits outside fan-in, stale iteration */
+};
+
+struct inart_ps;
+
+struct inart_ps *inart_ps_create(void);
+void inart_ps_destroy(struct inart_ps *ps);
+
+/* Add or replace a tree. 0 or -EINVAL/-ENOMEM. */
+int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg);
+int inart_ps_tree_del(struct inart_ps *ps, uint32_t job, uint16_t tree);
+
+/* One received datagram (src = sender).  Emits up to max_out datagrams
+ * (out[i].data: INART_DGRAM_MAX bytes each).  Returns the number emitted. */
+int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t src_ip,
+		uint16_t src_port, uint64_t now_ns, struct inart_dgram *out, int max_out);
+
+void inart_ps_stats(const struct inart_ps *ps, struct inart_ps_stats *st);
+
+#endif

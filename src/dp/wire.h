@@ -1,0 +1,100 @@
+/*
+ * wire: the InArt INA header, carried in UDP/IPv4 (docs/wire.md has the
+ * byte-by-byte layout).  Workers and PSs use ordinary UDP sockets on port
+ * INART_WIRE_UDP_PORT; switches recognize the port and aggregate.
+ *
+ * Layout (network byte order), 32 fixed bytes, then the contributor bitmap
+ * (bitmap_words 64-bit words), then `count` int32 values:
+ *    0 u8  version (INART_WIRE_VERSION)
+ *    1 u8  flags (INART_F_*)
+ *    2 u8  bitmap_words (1..INART_WIRE_MAX_BITMAP_WORDS)
+ *    3 i8  scale_exp: values are round(x * 2^scale_exp)
+ *    4 u32 job
+ *    8 u16 tree (the PS shard of the job)
+ *   10 u16 fan_in (contributors of the whole tree: the job's workers)
+ *   12 u32 label (route label; 0 = none, route by IPv4 destination)
+ *   16 u32 iter (all-reduce number)
+ *   20 u32 seq (chunk number within the tree's shard)
+ *   24 u16 slot (aggregator slot within the tree's region at a switch)
+ *   26 u16 count (int32 values in the payload)
+ *   28 u32 reserved, must be 0
+ *   32 u64 bitmap[bitmap_words]: bit r = worker rank r contributed
+ *   .. i32 values[count]
+ * Contributors are the job's worker ranks, so exactly-once is a bitmap
+ * disjointness check at every aggregation point and at the PS.
+ *
+ * inart_wire_decode never trusts a length: it checks every field against the
+ * buffer and returns a reason code that callers count.
+ */
+#ifndef INART_WIRE_H
+#define INART_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INART_WIRE_VERSION 1
+#define INART_WIRE_UDP_PORT 47470
+#define INART_WIRE_FIXED_LEN 32
+#define INART_WIRE_MAX_BITMAP_WORDS 16 /* 1024 contributors */
+#define INART_WIRE_MAX_CONTRIB (64 * INART_WIRE_MAX_BITMAP_WORDS)
+#define INART_WIRE_IP_MTU 1500
+#define INART_WIRE_IPUDP_LEN 28 /* IPv4 header without options + UDP header */
+
+enum inart_wire_flag {
+	INART_F_DATA = 0x01,     /* a contribution travelling towards the PS */
+	INART_F_RESULT = 0x02,   /* the aggregated result travelling back */
+	INART_F_RETX = 0x04,     /* retransmission: never aggregated in switches */
+	INART_F_PARTIAL = 0x08,  /* aggregate flushed before all contributors came */
+	INART_F_FALLBACK = 0x10, /* forwarded unaggregated: the switch's pool was busy */
+	INART_F_OVERFLOW = 0x20, /* an int32 sum overflowed: rescale and resend */
+};
+
+struct inart_wire_hdr {
+	uint8_t version, flags, bitmap_words;
+	int8_t scale_exp;
+	uint32_t job;
+	uint16_t tree, fan_in;
+	uint32_t label, iter, seq;
+	uint16_t slot, count;
+	uint64_t bitmap[INART_WIRE_MAX_BITMAP_WORDS];
+};
+
+enum inart_wire_err {
+	INART_WIRE_OK = 0,
+	INART_WIRE_ETRUNC = -1,    /* shorter than the header says */
+	INART_WIRE_EVERSION = -2,  /* unknown version */
+	INART_WIRE_EBITMAP = -3,   /* bitmap_words out of range */
+	INART_WIRE_ELENGTH = -4,   /* length does not match count */
+	INART_WIRE_EFANIN = -5,    /* fan_in 0 or above the bitmap's width */
+	INART_WIRE_EBITS = -6,     /* bitmap empty or bits at ranks >= fan_in */
+	INART_WIRE_EFLAGS = -7,    /* neither/both DATA and RESULT, reserved bits */
+	INART_WIRE_ERESERVED = -8, /* reserved field not 0 */
+};
+
+/* Header length for a bitmap width; total length adds 4 * count. */
+static inline size_t inart_wire_hdr_len(int bitmap_words)
+{
+	return INART_WIRE_FIXED_LEN + 8 * (size_t)bitmap_words;
+}
+
+/* Most values that fit one packet within the IP MTU. */
+static inline int inart_wire_max_values(int bitmap_words)
+{
+	return (int)((INART_WIRE_IP_MTU - INART_WIRE_IPUDP_LEN - inart_wire_hdr_len(bitmap_words)) /
+		     4);
+}
+
+/* Decode and check a UDP payload.  On success *payload points at the
+ * big-endian int32 values inside buf.  Returns INART_WIRE_OK or a reason. */
+int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
+		      const uint8_t **payload);
+
+/* Encode header + values (host order, converted here) into buf.  Returns the
+ * length written, or 0 if cap is too small or the header is inconsistent. */
+size_t inart_wire_encode(const struct inart_wire_hdr *h, const int32_t *values, uint8_t *buf,
+			 size_t cap);
+
+/* Human-readable reason for a decode error (for counters and logs). */
+const char *inart_wire_strerror(int code);
+
+#endif
