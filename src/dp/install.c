@@ -1,0 +1,841 @@
+/*
+ * install: plan -> switch tables, PS tree configurations and worker
+ * configurations (see install.h for the label scheme).
+ *
+ * Labels are keyed by (job, tree, direction, remaining path) in a hash table
+ * built for one run; label = key number + 1, so numbering follows the order
+ * of first use: jobs in order, PSs in order, then per PS the UP labels (flows
+ * in plan order; along a path from its far end, an aggregation switch's
+ * label before those of its tree path) and then the DOWN labels (the PS's
+ * children: flows with agg == PS, then trees with parent == PS, in plan
+ * order; depth first).  A remaining path that ends at a switch means
+ * "aggregate there" (UP) or "replicate there" (DOWN); one that ends at a host
+ * is delivered to it.  Every key is installed at the first node of its path
+ * only, and its entry is a function of the key, so sharing a key is always
+ * correct.
+ *
+ * Ownership: the builder refers to the topology, jobs, plan and deployment
+ * (never modified) and returns a struct inart_install that owns all arrays.
+ */
+#include "install.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cp/evaluate.h"
+
+#define DIR_UP 0
+#define DIR_DOWN 1
+
+struct key {
+	int job, tree, dir, n;
+	int *nodes;
+	int sw, entry; /* where its entry lives: switch index, entry index */
+};
+
+struct swb {
+	int node;
+	int n_labels, cap_labels;
+	struct inart_label_entry *labels;
+	int regions; /* trees given a slot region so far */
+};
+
+struct builder {
+	const struct inart_topo *t;
+	const struct inart_jobs *js;
+	const struct inart_plan *plan;
+	const struct inart_deploy *d;
+	struct inart_install_opt opt;
+	struct inart_err *err;
+	int *sw_index; /* node -> switch index, -1 for hosts */
+	int n_sw;
+	struct swb *sw;
+	/* label keys */
+	int n_keys, cap_keys;
+	struct key *keys;
+	int *hash; /* key index + 1, 0 empty */
+	size_t hash_size;
+	/* per job being built */
+	int job, tree, ps;
+	const struct inart_job_plan *jp;
+	int *rank;     /* node -> rank in the current job, -1 */
+	int *region;   /* per tree of the job plan: slot region at its switch, -1 */
+	int *tree_at;  /* node -> tree index of (job, ps) at that switch, -1 */
+	uint64_t *exp; /* per tree of the job plan: expected bitmap words */
+	int words;
+	int *path_buf;
+};
+
+static const char *nid(const struct builder *b, int v)
+{
+	return b->t->nodes[v].id;
+}
+
+static int is_switch(const struct builder *b, int v)
+{
+	return b->t->nodes[v].kind == INART_NODE_SWITCH;
+}
+
+static uint64_t key_hash(int job, int tree, int dir, const int *nodes, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	h = (h ^ (uint64_t)(uint32_t)job) * 1099511628211ull;
+	h = (h ^ (uint64_t)(uint32_t)tree) * 1099511628211ull;
+	h = (h ^ (uint64_t)(uint32_t)dir) * 1099511628211ull;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint64_t)(uint32_t)nodes[i]) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static int key_eq(const struct key *k, int job, int tree, int dir, const int *nodes, int n)
+{
+	return k->job == job && k->tree == tree && k->dir == dir && k->n == n &&
+	       memcmp(k->nodes, nodes, (size_t)n * sizeof(int)) == 0;
+}
+
+static int rehash(struct builder *b, size_t size)
+{
+	int *h = calloc(size, sizeof(int));
+
+	if (h == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < b->n_keys; i++) {
+		const struct key *k = &b->keys[i];
+		size_t s = key_hash(k->job, k->tree, k->dir, k->nodes, k->n) & (size_t)(size - 1);
+
+		while (h[s])
+			s = (s + 1) & (size - 1);
+		h[s] = i + 1;
+	}
+	free(b->hash);
+	b->hash = h;
+	b->hash_size = size;
+	return 0;
+}
+
+/* Label of a key: the existing one (*created = 0) or a new one whose entry,
+ * zeroed, is appended at the switch nodes[0] (*created = 1).  Returns the
+ * label (> 0) or -ENOMEM. */
+static int64_t key_get(struct builder *b, int dir, const int *nodes, int n, int *created)
+{
+	uint64_t hv = key_hash(b->job, b->tree, dir, nodes, n);
+	size_t s = hv & (b->hash_size - 1);
+	struct key *k;
+	struct swb *sw;
+	struct inart_label_entry *e;
+
+	*created = 0;
+	while (b->hash[s]) {
+		k = &b->keys[b->hash[s] - 1];
+		if (key_eq(k, b->job, b->tree, dir, nodes, n))
+			return b->hash[s];
+		s = (s + 1) & (b->hash_size - 1);
+	}
+	if ((size_t)(b->n_keys + 1) * 2 > b->hash_size) {
+		if (rehash(b, b->hash_size * 2) < 0)
+			return -ENOMEM;
+		s = hv & (b->hash_size - 1);
+		while (b->hash[s])
+			s = (s + 1) & (b->hash_size - 1);
+	}
+	if (b->n_keys == b->cap_keys) {
+		int cap = b->cap_keys ? 2 * b->cap_keys : 256;
+		struct key *nk = realloc(b->keys, (size_t)cap * sizeof(*nk));
+
+		if (nk == NULL)
+			return -ENOMEM;
+		b->keys = nk;
+		b->cap_keys = cap;
+	}
+	sw = &b->sw[b->sw_index[nodes[0]]];
+	if (sw->n_labels == sw->cap_labels) {
+		int cap = sw->cap_labels ? 2 * sw->cap_labels : 16;
+		struct inart_label_entry *nl = realloc(sw->labels, (size_t)cap * sizeof(*nl));
+
+		if (nl == NULL)
+			return -ENOMEM;
+		sw->labels = nl;
+		sw->cap_labels = cap;
+	}
+	k = &b->keys[b->n_keys];
+	k->nodes = malloc((size_t)n * sizeof(int));
+	if (k->nodes == NULL)
+		return -ENOMEM;
+	memcpy(k->nodes, nodes, (size_t)n * sizeof(int));
+	k->job = b->job;
+	k->tree = b->tree;
+	k->dir = dir;
+	k->n = n;
+	k->sw = b->sw_index[nodes[0]];
+	k->entry = sw->n_labels;
+	e = &sw->labels[sw->n_labels++];
+	memset(e, 0, sizeof(*e));
+	e->label = (uint32_t)(b->n_keys + 1);
+	e->kind = dir == DIR_UP ? INART_LABEL_UP : INART_LABEL_DOWN;
+	e->job = (uint32_t)b->job;
+	e->tree = (uint16_t)b->tree;
+	b->hash[s] = ++b->n_keys;
+	*created = 1;
+	return b->n_keys;
+}
+
+static struct inart_label_entry *entry_of(struct builder *b, int64_t label)
+{
+	const struct key *k = &b->keys[label - 1];
+
+	return &b->sw[k->sw].labels[k->entry];
+}
+
+/* Port of the switch u towards its neighbour v. */
+static int port_to(const struct builder *b, int u, int v)
+{
+	return b->d->port[inart_topo_arc_between(b->t, u, v)];
+}
+
+static int64_t agg_label(struct builder *b, int s);
+static int64_t rep_label(struct builder *b, int c);
+
+/* Label of the remaining path nodes[0..n) in direction dir, creating the
+ * labels of the whole path: 0 if nodes[0] is a host (delivered there).  UP
+ * paths end at their aggregation point (a switch: aggregate there; or the
+ * PS), DOWN paths at a replication switch or a worker. */
+static int64_t path_label(struct builder *b, int dir, const int *nodes, int n)
+{
+	int64_t next;
+	int last = nodes[n - 1], created;
+
+	if (!is_switch(b, nodes[0]))
+		return 0;
+	if (is_switch(b, last))
+		next = dir == DIR_UP ? agg_label(b, last) : rep_label(b, last);
+	else
+		next = 0;
+	for (int m = n - 2; m >= 0 && next >= 0; m--) {
+		int64_t lab;
+		struct inart_label_entry *e;
+		int port;
+
+		if (!is_switch(b, nodes[m]))
+			return inart_err_set(b->err, -EINVAL,
+					     "job %d: path through host '%s' (hosts must be "
+					     "single-homed)",
+					     b->job, nid(b, nodes[m]));
+		lab = key_get(b, dir, nodes + m, n - m, &created);
+		if (lab < 0)
+			return lab;
+		if (created) {
+			e = entry_of(b, lab);
+			port = port_to(b, nodes[m], nodes[m + 1]);
+			if (dir == DIR_UP) {
+				e->out_port = (uint16_t)port;
+				e->next_label = (uint32_t)next;
+			} else {
+				e->n_down = 1;
+				e->down[0].port = (uint16_t)port;
+				e->down[0].label = (uint32_t)next;
+			}
+		}
+		next = lab;
+	}
+	return next;
+}
+
+/* The UP entry aggregating (job, tree) at switch s: expected bitmap of the
+ * ranks below, slot region, and the aggregate's way up the tree path. */
+static int64_t agg_label(struct builder *b, int s)
+{
+	int created, ti = b->tree_at[s];
+	int64_t lab, next;
+	const struct inart_tree *tr;
+	struct inart_label_entry *e;
+
+	if (ti < 0)
+		return inart_err_set(b->err, -EINVAL, "job %d: no tree at '%s'", b->job, nid(b, s));
+	lab = key_get(b, DIR_UP, &s, 1, &created);
+	if (lab < 0 || !created)
+		return lab;
+	tr = &b->jp->trees[ti];
+	next = path_label(b, DIR_UP, tr->path + 1, tr->n_path - 1);
+	if (next < 0)
+		return next;
+	e = entry_of(b, lab);
+	e->out_port = (uint16_t)port_to(b, s, tr->path[1]);
+	e->next_label = (uint32_t)next;
+	e->aggregate = 1;
+	e->slot_base = (uint16_t)(b->region[ti] * b->opt.slots_per_tree);
+	e->n_slots = b->opt.slots_per_tree;
+	e->bitmap_words = (uint8_t)b->words;
+	memcpy(e->expected, b->exp + (size_t)ti * INART_WIRE_MAX_BITMAP_WORDS, sizeof(e->expected));
+	return lab;
+}
+
+/* Reverse a path into a fresh array (NULL on ENOMEM). */
+static int *reversed(const int *path, int n)
+{
+	int *r = malloc((size_t)n * sizeof(int));
+
+	if (r != NULL)
+		for (int i = 0; i < n; i++)
+			r[i] = path[n - 1 - i];
+	return r;
+}
+
+/* The children of aggregation point x in the current (job, tree): flows with
+ * agg == x, then trees with parent == x, in plan order.  For each: its node,
+ * and its path from x (reversed), *n_rev nodes, malloc'ed. */
+static int child_next(struct builder *b, int x, int *it, int *node, int **rev, int *n_rev)
+{
+	const struct inart_job_plan *jp = b->jp;
+
+	while (*it < jp->n_flows) {
+		const struct inart_flow *f = &jp->flows[(*it)++];
+
+		if (f->ps == b->ps && f->agg == x) {
+			*node = f->worker;
+			*n_rev = f->n_path;
+			*rev = reversed(f->path, f->n_path);
+			return *rev ? 1 : -ENOMEM;
+		}
+	}
+	while (*it < jp->n_flows + jp->n_trees) {
+		const struct inart_tree *tr = &jp->trees[(*it)++ - jp->n_flows];
+
+		if (tr->ps == b->ps && tr->parent == x) {
+			*node = tr->sw;
+			*n_rev = tr->n_path;
+			*rev = reversed(tr->path, tr->n_path);
+			return *rev ? 1 : -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The DOWN entry replicating (job, tree) results at switch c to its children;
+ * each copy is addressed to the child. */
+static int64_t rep_label(struct builder *b, int c)
+{
+	struct inart_label_down down[INART_SW_MAX_FANOUT];
+	int created, it = 0, node, n_rev, n = 0, rc;
+	int64_t lab, l;
+	int *rev;
+	struct inart_label_entry *e;
+
+	lab = key_get(b, DIR_DOWN, &c, 1, &created);
+	if (lab < 0 || !created)
+		return lab;
+	while ((rc = child_next(b, c, &it, &node, &rev, &n_rev)) > 0) {
+		if (n == INART_SW_MAX_FANOUT) {
+			free(rev);
+			return inart_err_set(b->err, -E2BIG,
+					     "job %d: tree %d: '%s' has more than %d children "
+					     "(switch fan-out limit)",
+					     b->job, b->tree, nid(b, c), INART_SW_MAX_FANOUT);
+		}
+		l = path_label(b, DIR_DOWN, rev + 1, n_rev - 1);
+		down[n].port = (uint16_t)port_to(b, c, rev[1]);
+		free(rev);
+		if (l < 0)
+			return l;
+		down[n].label = (uint32_t)l;
+		down[n].dst_ip = b->d->ip[node];
+		n++;
+	}
+	if (rc < 0)
+		return rc;
+	e = entry_of(b, lab);
+	e->n_down = (uint16_t)n;
+	memcpy(e->down, down, (size_t)n * sizeof(down[0]));
+	return lab;
+}
+
+/* Expected bitmap of tree ti (at switch s): ranks of the flows aggregated at
+ * s plus the expected sets of the trees whose parent is s. */
+static void expected_of(struct builder *b, int ti, char *done)
+{
+	const struct inart_job_plan *jp = b->jp;
+	uint64_t *x = b->exp + (size_t)ti * INART_WIRE_MAX_BITMAP_WORDS;
+	int s = jp->trees[ti].sw;
+
+	if (done[ti])
+		return;
+	done[ti] = 1;
+	memset(x, 0, INART_WIRE_MAX_BITMAP_WORDS * sizeof(uint64_t));
+	for (int i = 0; i < jp->n_flows; i++) {
+		const struct inart_flow *f = &jp->flows[i];
+		int r = b->rank[f->worker];
+
+		if (f->ps == b->ps && f->agg == s)
+			x[r / 64] |= 1ull << (r % 64);
+	}
+	for (int i = 0; i < jp->n_trees; i++) {
+		if (jp->trees[i].ps != b->ps || jp->trees[i].parent != s)
+			continue;
+		expected_of(b, i, done);
+		for (int w = 0; w < INART_WIRE_MAX_BITMAP_WORDS; w++)
+			x[w] |= b->exp[(size_t)i * INART_WIRE_MAX_BITMAP_WORDS + w];
+	}
+}
+
+/* /32 routes at every switch to every other node's address, along BFS
+ * shortest paths (ties: adjacency order).  Hosts do not relay. */
+static int build_routes(struct builder *b, struct inart_install *in)
+{
+	const struct inart_topo *t = b->t;
+	int n = t->n_nodes, rc = 0;
+	int *via = malloc((size_t)n * sizeof(int)), *queue = malloc((size_t)n * sizeof(int));
+
+	if (via == NULL || queue == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int k = 0; k < b->n_sw; k++) {
+		in->sw[k].routes = calloc((size_t)n, sizeof(struct inart_route));
+		if (in->sw[k].routes == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	for (int dst = 0; dst < n; dst++) {
+		int head = 0, tail = 0;
+
+		for (int v = 0; v < n; v++)
+			via[v] = -1;
+		via[dst] = -2;
+		queue[tail++] = dst;
+		while (head < tail) {
+			int u = queue[head++];
+
+			if (u != dst && !is_switch(b, u))
+				continue;
+			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++) {
+				int e = t->arc_out[k], v = t->arcs[e].to;
+
+				if (via[v] != -1)
+					continue;
+				via[v] = e ^ 1; /* v's arc towards dst */
+				queue[tail++] = v;
+			}
+		}
+		for (int k = 0; k < b->n_sw; k++) {
+			struct inart_sw_install *si = &in->sw[k];
+			int s = si->node;
+
+			if (s == dst || via[s] < 0)
+				continue;
+			si->routes[si->n_routes].prefix = b->d->ip[dst];
+			si->routes[si->n_routes].len = 32;
+			si->routes[si->n_routes].port = (uint16_t)b->d->port[via[s]];
+			si->n_routes++;
+		}
+	}
+out:
+	free(via);
+	free(queue);
+	return rc;
+}
+
+void inart_install_opt_default(struct inart_install_opt *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->slots_per_tree = 64;
+	o->values_per_packet = 0;
+	o->flush_timeout_ns = 10000000ull;
+	o->retx_timeout_ns = 50000000ull;
+	o->scale_exp = 16;
+}
+
+void inart_install_destroy(struct inart_install *in)
+{
+	if (in == NULL)
+		return;
+	for (int k = 0; k < in->n_switches && in->sw; k++) {
+		free(in->sw[k].labels);
+		free(in->sw[k].routes);
+	}
+	for (int k = 0; k < in->n_ps && in->ps; k++)
+		free(in->ps[k].trees);
+	free(in->sw);
+	free(in->ps);
+	free(in->workers);
+	free(in);
+}
+
+/* Inputs the builder relies on, beyond plan validity. */
+static int check_inputs(struct builder *b)
+{
+	const struct inart_topo *t = b->t;
+	const struct inart_deploy *d = b->d;
+	int m = inart_topo_n_arcs(t);
+
+	if (d->n_nodes != t->n_nodes || d->n_arcs != m)
+		return inart_err_set(b->err, -EINVAL,
+				     "deployment has %d nodes and %d arcs, topology %d and %d",
+				     d->n_nodes, d->n_arcs, t->n_nodes, m);
+	if (b->plan->n_jobs != b->js->n_jobs)
+		return inart_err_set(b->err, -EINVAL, "plan has %d jobs, jobs file %d",
+				     b->plan->n_jobs, b->js->n_jobs);
+	if (b->opt.slots_per_tree == 0)
+		return inart_err_set(b->err, -EINVAL, "slots_per_tree must be > 0");
+	if (b->opt.values_per_packet > inart_wire_max_values(1))
+		return inart_err_set(b->err, -EINVAL, "values_per_packet %u above %d",
+				     b->opt.values_per_packet, inart_wire_max_values(1));
+	for (int v = 0; v < t->n_nodes; v++) {
+		int deg = t->out_off[v + 1] - t->out_off[v];
+		uint64_t used = 0;
+
+		if (!is_switch(b, v)) {
+			if (deg > 1)
+				return inart_err_set(b->err, -EINVAL,
+						     "host '%s' has %d links: installation needs "
+						     "single-homed hosts",
+						     nid(b, v), deg);
+			continue;
+		}
+		if (deg > INART_SW_MAX_PORTS)
+			return inart_err_set(b->err, -E2BIG,
+					     "switch '%s' has %d ports (at most %d)", nid(b, v),
+					     deg, INART_SW_MAX_PORTS);
+		if (t->nodes[v].ina && (long)t->nodes[v].trees * b->opt.slots_per_tree > 65536)
+			return inart_err_set(b->err, -E2BIG,
+					     "switch '%s': %d trees x %u slots exceed 65536 slots",
+					     nid(b, v), t->nodes[v].trees, b->opt.slots_per_tree);
+		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+			int p = d->port[t->arc_out[k]];
+
+			if (p < 0 || p >= deg || (used >> p & 1))
+				return inart_err_set(b->err, -EINVAL,
+						     "deployment: switch '%s': port %d of the link "
+						     "to '%s' missing, out of range or repeated",
+						     nid(b, v), p,
+						     nid(b, t->arcs[t->arc_out[k]].to));
+			used |= 1ull << p;
+		}
+	}
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		const struct inart_job *job = &b->js->jobs[j];
+
+		if (job->n_workers > INART_WIRE_MAX_CONTRIB)
+			return inart_err_set(b->err, -E2BIG, "job '%s': %d workers (at most %d)",
+					     job->id, job->n_workers, INART_WIRE_MAX_CONTRIB);
+		if (job->n_ps > INART_WORKER_MAX_TREES)
+			return inart_err_set(b->err, -E2BIG, "job '%s': %d PSs (at most %d)",
+					     job->id, job->n_ps, INART_WORKER_MAX_TREES);
+	}
+	return 0;
+}
+
+static void switch_cfg(struct builder *b, int s, struct inart_sw_cfg *cfg)
+{
+	const struct inart_topo *t = b->t;
+	const struct inart_deploy *d = b->d;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->n_ports = t->out_off[s + 1] - t->out_off[s];
+	for (int k = t->out_off[s]; k < t->out_off[s + 1]; k++) {
+		int e = t->arc_out[k], v = t->arcs[e].to;
+		struct inart_sw_port_cfg *pc = &cfg->ports[d->port[e]];
+
+		memcpy(pc->mac, d->port_mac[e], 6);
+		pc->ip = d->ip[s];
+		if (is_switch(b, v))
+			memcpy(pc->peer_mac, d->port_mac[e ^ 1], 6);
+		else
+			memcpy(pc->peer_mac, d->mac[v], 6);
+	}
+	cfg->pool_slots = t->nodes[s].ina ? t->nodes[s].trees * b->opt.slots_per_tree : 0;
+	cfg->max_values =
+	    b->opt.values_per_packet ? b->opt.values_per_packet : inart_wire_max_values(1);
+	cfg->flush_timeout_ns = b->opt.flush_timeout_ns;
+}
+
+/* Labels and configurations of PS number pi of job j. */
+static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, int wbase, int pi)
+{
+	const struct inart_job_plan *jp = b->jp;
+	const struct inart_job *job = &b->js->jobs[b->job];
+	struct inart_ps_install *pin = &in->ps[ps_of[job->ps[pi]]];
+	struct inart_ps_tree_cfg *pc = &pin->trees[pin->n_trees];
+	char *done = calloc((size_t)jp->n_trees + 1, 1);
+	int rc = 0, it = 0, node, n_rev, *rev;
+
+	if (done == NULL)
+		return -ENOMEM;
+	b->tree = pi;
+	b->ps = job->ps[pi];
+	for (int i = 0; i < jp->n_trees; i++)
+		if (jp->trees[i].ps == b->ps)
+			b->tree_at[jp->trees[i].sw] = i;
+	for (int i = 0; i < jp->n_trees; i++)
+		if (jp->trees[i].ps == b->ps)
+			expected_of(b, i, done);
+	/* UP */
+	for (int i = 0; i < jp->n_flows && rc == 0; i++) {
+		const struct inart_flow *f = &jp->flows[i];
+		int64_t lab;
+
+		if (f->ps != b->ps)
+			continue;
+		lab = path_label(b, DIR_UP, f->path + 1, f->n_path - 1);
+		if (lab < 0)
+			rc = (int)lab;
+		else
+			in->workers[wbase + b->rank[f->worker]].cfg.trees[pi].label = (uint32_t)lab;
+	}
+	/* DOWN, from the PS */
+	memset(pc, 0, sizeof(*pc));
+	pc->job = (uint32_t)b->job;
+	pc->tree = (uint16_t)pi;
+	pc->fan_in = (uint16_t)job->n_workers;
+	while (rc == 0 && (rc = child_next(b, b->ps, &it, &node, &rev, &n_rev)) > 0) {
+		int64_t lab;
+
+		rc = 0;
+		if (pc->n_children == INART_PS_MAX_CHILDREN) {
+			rc = inart_err_set(b->err, -E2BIG,
+					   "job '%s': PS '%s' has more than %d children", job->id,
+					   nid(b, b->ps), INART_PS_MAX_CHILDREN);
+		} else {
+			lab = path_label(b, DIR_DOWN, rev + 1, n_rev - 1);
+			if (lab < 0)
+				rc = (int)lab;
+			pc->children[pc->n_children].ip = b->d->ip[node];
+			pc->children[pc->n_children].label = (uint32_t)(lab < 0 ? 0 : lab);
+			pc->n_children++;
+		}
+		free(rev);
+	}
+	if (rc == 0)
+		pin->n_trees++;
+	for (int i = 0; i < jp->n_trees; i++)
+		if (jp->trees[i].ps == b->ps)
+			b->tree_at[jp->trees[i].sw] = -1;
+	free(done);
+	return rc;
+}
+
+static int build_job(struct builder *b, struct inart_install *in, int *ps_of, int wbase)
+{
+	const struct inart_job *job = &b->js->jobs[b->job];
+	const struct inart_job_plan *jp = b->jp;
+	int rc = 0;
+
+	b->words = (job->n_workers + 63) / 64;
+	for (int r = 0; r < job->n_workers; r++) {
+		struct inart_worker_install *wi = &in->workers[wbase + r];
+		struct inart_worker_cfg *c = &wi->cfg;
+
+		b->rank[job->workers[r]] = r;
+		wi->node = job->workers[r];
+		wi->job = b->job;
+		c->job = (uint32_t)b->job;
+		c->rank = (uint16_t)r;
+		c->n_workers = (uint16_t)job->n_workers;
+		c->n_trees = (uint16_t)job->n_ps;
+		for (int i = 0; i < job->n_ps; i++) {
+			c->trees[i].ps_ip = b->d->ip[job->ps[i]];
+			c->trees[i].share = jp->split[i];
+		}
+		c->values_per_packet = b->opt.values_per_packet;
+		c->slots = b->opt.slots_per_tree;
+		c->window = b->opt.slots_per_tree < 64 ? b->opt.slots_per_tree : 64;
+		c->retx_timeout_ns = b->opt.retx_timeout_ns;
+		c->scale_exp = b->opt.scale_exp;
+	}
+	/* slot regions: trees of positive-share PSs, in plan order per switch */
+	for (int i = 0; i < jp->n_trees; i++) {
+		const struct inart_tree *tr = &jp->trees[i];
+
+		b->region[i] = -1;
+		if (jp->split[inart_job_ps_index(job, tr->ps)] > 0)
+			b->region[i] = b->sw[b->sw_index[tr->sw]].regions++;
+	}
+	for (int i = 0; i < job->n_ps && rc == 0; i++)
+		if (jp->split[i] > 0)
+			rc = build_tree(b, in, ps_of, wbase, i);
+	for (int r = 0; r < job->n_workers; r++)
+		b->rank[job->workers[r]] = -1;
+	return rc;
+}
+
+int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
+			const struct inart_plan *plan, const struct inart_deploy *d,
+			const struct inart_install_opt *opt, struct inart_install **out,
+			struct inart_err *err)
+{
+	struct builder b;
+	struct inart_install *in = NULL;
+	struct inart_evaluator *ev = NULL;
+	int *ps_of = NULL, *ps_count = NULL, rc, n = t->n_nodes, max_trees = 1, wbase = 0;
+
+	*out = NULL;
+	memset(&b, 0, sizeof(b));
+	b.t = t;
+	b.js = js;
+	b.plan = plan;
+	b.d = d;
+	b.err = err;
+	if (opt)
+		b.opt = *opt;
+	else
+		inart_install_opt_default(&b.opt);
+	rc = check_inputs(&b);
+	if (rc < 0)
+		return rc;
+	ev = inart_evaluator_create(t, js);
+	if (ev == NULL)
+		return inart_err_set(err, -ENOMEM, "out of memory");
+	rc = inart_evaluator_run(ev, plan, NULL, err);
+	inart_evaluator_destroy(ev);
+	if (rc < 0) {
+		inart_err_prefix(err, "plan");
+		return rc;
+	}
+	rc = -ENOMEM;
+	in = calloc(1, sizeof(*in));
+	b.sw_index = malloc((size_t)n * sizeof(int));
+	b.rank = malloc((size_t)n * sizeof(int));
+	b.tree_at = malloc((size_t)n * sizeof(int));
+	ps_of = malloc((size_t)n * sizeof(int));
+	ps_count = calloc((size_t)n, sizeof(int));
+	b.hash_size = 1024;
+	b.hash = calloc(b.hash_size, sizeof(int));
+	if (!in || !b.sw_index || !b.rank || !b.tree_at || !ps_of || !ps_count || !b.hash)
+		goto out;
+	for (int v = 0; v < n; v++) {
+		b.sw_index[v] = is_switch(&b, v) ? b.n_sw++ : -1;
+		b.rank[v] = b.tree_at[v] = ps_of[v] = -1;
+	}
+	for (int j = 0; j < js->n_jobs; j++) {
+		const struct inart_job *job = &js->jobs[j];
+
+		in->n_workers += job->n_workers;
+		if (plan->jobs[j].n_trees > max_trees)
+			max_trees = plan->jobs[j].n_trees;
+		for (int i = 0; i < job->n_ps; i++)
+			if (plan->jobs[j].split[i] > 0)
+				ps_count[job->ps[i]]++;
+	}
+	for (int v = 0; v < n; v++)
+		if (ps_count[v] > 0)
+			ps_of[v] = in->n_ps++;
+	b.sw = calloc((size_t)b.n_sw + 1, sizeof(*b.sw));
+	in->sw = calloc((size_t)b.n_sw + 1, sizeof(*in->sw));
+	in->ps = calloc((size_t)in->n_ps + 1, sizeof(*in->ps));
+	in->workers = calloc((size_t)in->n_workers + 1, sizeof(*in->workers));
+	b.region = malloc((size_t)max_trees * sizeof(int));
+	b.exp = malloc((size_t)max_trees * INART_WIRE_MAX_BITMAP_WORDS * sizeof(uint64_t));
+	if (!b.sw || !in->sw || !in->ps || !in->workers || !b.region || !b.exp)
+		goto out;
+	in->n_switches = b.n_sw;
+	for (int v = 0; v < n; v++) {
+		if (b.sw_index[v] >= 0) {
+			b.sw[b.sw_index[v]].node = v;
+			in->sw[b.sw_index[v]].node = v;
+		}
+		if (ps_of[v] >= 0) {
+			in->ps[ps_of[v]].node = v;
+			in->ps[ps_of[v]].trees =
+			    calloc((size_t)ps_count[v], sizeof(struct inart_ps_tree_cfg));
+			if (in->ps[ps_of[v]].trees == NULL)
+				goto out;
+		}
+	}
+	for (int j = 0; j < js->n_jobs; j++) {
+		b.job = j;
+		b.jp = &plan->jobs[j];
+		rc = build_job(&b, in, ps_of, wbase);
+		if (rc < 0)
+			goto out;
+		wbase += js->jobs[j].n_workers;
+	}
+	for (int k = 0; k < b.n_sw; k++) {
+		switch_cfg(&b, in->sw[k].node, &in->sw[k].cfg);
+		in->sw[k].n_labels = b.sw[k].n_labels;
+		in->sw[k].labels = b.sw[k].labels;
+		b.sw[k].labels = NULL;
+	}
+	rc = build_routes(&b, in);
+	if (rc < 0)
+		goto out;
+	*out = in;
+	in = NULL;
+out:
+	if (rc == -ENOMEM)
+		inart_err_set(err, rc, "out of memory");
+	for (int k = 0; k < b.n_sw && b.sw; k++)
+		free(b.sw[k].labels);
+	for (int i = 0; i < b.n_keys; i++)
+		free(b.keys[i].nodes);
+	free(b.keys);
+	free(b.hash);
+	free(b.sw);
+	free(b.sw_index);
+	free(b.rank);
+	free(b.tree_at);
+	free(b.region);
+	free(b.exp);
+	free(ps_of);
+	free(ps_count);
+	inart_install_destroy(in);
+	return rc;
+}
+
+struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
+{
+	struct inart_deploy *d;
+	int n = t->n_nodes, m = inart_topo_n_arcs(t);
+
+	if (n > 65536) {
+		errno = E2BIG;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	d->n_nodes = n;
+	d->n_arcs = m;
+	d->ip = calloc((size_t)n + 1, sizeof(*d->ip));
+	d->mac = calloc((size_t)n + 1, sizeof(*d->mac));
+	d->port = calloc((size_t)m + 1, sizeof(*d->port));
+	d->port_mac = calloc((size_t)m + 1, sizeof(*d->port_mac));
+	if (!d->ip || !d->mac || !d->port || !d->port_mac) {
+		inart_deploy_destroy(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (int v = 0; v < n; v++) {
+		d->ip[v] =
+		    (10u << 24) | ((uint32_t)(v / 256) << 16) | ((uint32_t)(v % 256) << 8) | 1u;
+		d->mac[v][0] = 0x02;
+		d->mac[v][2] = (uint8_t)(v >> 8);
+		d->mac[v][3] = (uint8_t)v;
+		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+			int e = t->arc_out[k], p = k - t->out_off[v];
+
+			if (t->nodes[v].kind != INART_NODE_SWITCH) {
+				d->port[e] = -1;
+				continue;
+			}
+			d->port[e] = p;
+			d->port_mac[e][0] = 0x02;
+			d->port_mac[e][2] = (uint8_t)(v >> 8);
+			d->port_mac[e][3] = (uint8_t)v;
+			d->port_mac[e][4] = (uint8_t)(p >> 8);
+			d->port_mac[e][5] = (uint8_t)p;
+		}
+	}
+	return d;
+}
+
+void inart_deploy_destroy(struct inart_deploy *d)
+{
+	if (d == NULL)
+		return;
+	free(d->ip);
+	free(d->mac);
+	free(d->port);
+	free(d->port_mac);
+	free(d);
+}
