@@ -30,29 +30,39 @@
 
 enum inart_lp_mode {
 	INART_LP_FIXED_SPLIT = 0, /* shares from the plan */
-	INART_LP_JOINT = 1,       /* shares are variables too */
+	INART_LP_JOINT = 1,	  /* shares are variables too */
 };
 
 struct inart_route_lp_opt {
 	enum inart_lp_mode mode;
-	int integer;         /* 1: MILP by CBC */
+	int integer;	     /* 1: MILP by CBC */
 	double time_limit_s; /* MILP time limit; <= 0: none */
+	int no_colgen;	     /* LP: 1 loads every column at once instead of
+			      * pricing them in (same optimum; for tests) */
 };
 
 struct inart_route_lp_result {
 	double objective_s; /* LP optimum, or MILP best integral solution */
-	double bound_s;     /* a lower bound: LP optimum, or CBC's best bound */
-	int optimal;        /* 1 if solved to optimality */
-	double *x;          /* cand->n_choices values: x for flow choices, z for
+	double bound_s;	    /* a lower bound: LP optimum, or CBC's best bound */
+	int optimal;	    /* 1 if solved to optimality */
+	double *x;	    /* cand->n_choices values: x for flow choices, z for
 			     * tree choices (owned; free with _result_free) */
-	double *split;      /* JOINT: shares, per job then per PS (owned) */
+	double *split;	    /* JOINT: shares, per job then per PS (owned);
+			     * FIXED: a copy of the plan's split */
+	/* Statistics of the model (for benchmarks and reports). */
+	int n_rows, n_cols;
+	long n_nonzeros;
+	int n_cols_used;	 /* columns CLP saw (column generation) */
+	int n_rows_used;	 /* rows CLP saw (rows come with their columns) */
+	int colgen_rounds;	 /* pricing rounds */
+	double build_s, solve_s; /* wall-clock time building / solving */
 };
 
 void inart_route_lp_result_free(struct inart_route_lp_result *r);
 
 /* Build and solve.  In FIXED mode plan supplies the split (and is not
- * modified); in JOINT mode plan is not read and may be NULL.  Returns 0, -ENOMEM, -EINVAL (err), or -ETIMEDOUT when the MILP
- * found no integral solution within the time limit. */
+ * modified); in JOINT mode plan is not read and may be NULL.  Returns 0, -ENOMEM, -EINVAL (err), or
+ * -ETIMEDOUT when the MILP found no integral solution within the time limit. */
 int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js,
 			 const struct inart_cand *c, const struct inart_plan *plan,
 			 const struct inart_route_lp_opt *opt, struct inart_route_lp_result *res,

@@ -1,0 +1,1238 @@
+/*
+ * route_lp: phase 2 over the candidate routes as an LP (CLP) or a MILP (CBC).
+ *
+ * The model is the one of docs/formulation.md, section "Phase 2"; the names
+ * there (x, z, u, v, w, a, T) are the names used here.  The matrix is built
+ * as triplets (row, column, value) in one pass over the candidates and turned
+ * into compressed columns by a counting sort.  Resource rows (a directed arc
+ * or an INA switch) are created on first use, so only resources that some
+ * column touches exist.  Every resource row is divided by its capacity and by
+ * a time unit `scale` (seconds) so that coefficients and T are of order one:
+ *     sum (coef / cap / scale) * col - T' <= 0,   T = scale * T'.
+ *
+ * Columns: T' first; then per job-PS pair a[j,p] (JOINT), per active cand
+ * tree u_t; then per active cand flow its x (and v, JOINT) columns; then per
+ * active cand tree its z (and w) columns.  "Active" is every flow/tree in
+ * JOINT mode and those of PSs with a non-zero share in FIXED mode (a zero
+ * share carries no volume and is realized by the flow's first choice).
+ *
+ * Integer mode (CBC): x columns hold member counts n = m x (binary for m = 1),
+ * z columns are binary.  The integral solution is cleaned (counts rounded,
+ * trees without children dropped, zero shares sent to the first choice) and
+ * its time recomputed from the rows, so objective_s is exactly the time of
+ * the plan inart_cand_realize() makes from it.
+ *
+ * Ownership: all build arrays are local to one solve; the result owns x and
+ * split.
+ */
+#include "route_lp.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes" /* ClpSolve_new() in CLP's header */
+#include <coin/Cbc_C_Interface.h>
+#include <coin/Clp_C_Interface.h>
+#pragma GCC diagnostic pop
+
+#define LP_INF DBL_MAX
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct lpb {
+	const struct inart_topo *t;
+	const struct inart_jobs *js;
+	const struct inart_cand *c;
+	const struct inart_plan *plan;
+	int joint, integer;
+	double scale; /* seconds per unit of T' */
+
+	int n_cols, cap_cols;
+	double *clb, *cub;
+	char *cint;
+
+	int n_rows, cap_rows, n_rows_used;
+	double *rlb, *rub;
+	char *rres;  /* 1: resource row (contains T') */
+	char *rlazy; /* 1: redundant while its choice columns are all 0 (column
+		      * generation loads it with the first such column) */
+
+	size_t n_nz, cap_nz;
+	int *trow, *tcol;
+	double *tval;
+
+	int *arc_row;  /* per arc, -1 none */
+	int *node_row; /* per node, -1 none */
+	int *col_x;    /* per choice: x (flow) or z (tree) column, -1 none */
+	int *col_v;    /* per choice: v or w column (JOINT), -1 none */
+	int *col_u;    /* per cand tree, -1 inactive */
+	int *col_a;    /* per job-PS pair (JOINT) */
+	int *ps_base;  /* per job: first pair */
+	int n_pairs;
+	int *link_row, *link_stamp; /* per cand tree: linking row of the current child */
+	double *arc_const;	    /* per arc: choice-independent load (Gbit) */
+	char *dup;		    /* per choice: same route as an earlier one of its owner */
+	int oom;
+};
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t nc = *cap ? *cap : 64;
+	void *na;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	na = realloc(*arr, nc * size);
+	if (na == NULL)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+static int new_col(struct lpb *b, double lb, double ub, int is_int)
+{
+	if (b->n_cols >= b->cap_cols) {
+		size_t nc = b->cap_cols ? 2 * (size_t)b->cap_cols : 256;
+		double *l = realloc(b->clb, nc * sizeof(double));
+		double *u = l ? realloc(b->cub, nc * sizeof(double)) : NULL;
+		char *i = u ? realloc(b->cint, nc) : NULL;
+
+		if (l)
+			b->clb = l;
+		if (u)
+			b->cub = u;
+		if (i == NULL) {
+			b->oom = 1;
+			return 0;
+		}
+		b->cint = i;
+		b->cap_cols = (int)nc;
+	}
+	b->clb[b->n_cols] = lb;
+	b->cub[b->n_cols] = ub;
+	b->cint[b->n_cols] = (char)is_int;
+	return b->n_cols++;
+}
+
+static void add(struct lpb *b, int row, int col, double v)
+{
+	size_t cap = b->cap_nz;
+
+	if (b->n_nz >= b->cap_nz) {
+		if (grow((void **)&b->trow, &cap, b->n_nz + 1, sizeof(int))) {
+			b->oom = 1;
+			return;
+		}
+		cap = b->cap_nz;
+		if (grow((void **)&b->tcol, &cap, b->n_nz + 1, sizeof(int))) {
+			b->oom = 1;
+			return;
+		}
+		cap = b->cap_nz;
+		if (grow((void **)&b->tval, &cap, b->n_nz + 1, sizeof(double))) {
+			b->oom = 1;
+			return;
+		}
+		b->cap_nz = cap;
+	}
+	b->trow[b->n_nz] = row;
+	b->tcol[b->n_nz] = col;
+	b->tval[b->n_nz] = v;
+	b->n_nz++;
+}
+
+#define ROW_RES 1
+#define ROW_LAZY 2
+
+static int new_row(struct lpb *b, double lb, double ub, int kind)
+{
+	if (b->n_rows >= b->cap_rows) {
+		size_t nc = b->cap_rows ? 2 * (size_t)b->cap_rows : 256;
+		double *l = realloc(b->rlb, nc * sizeof(double));
+		double *u = l ? realloc(b->rub, nc * sizeof(double)) : NULL;
+		char *r = u ? realloc(b->rres, nc) : NULL;
+		char *z = r ? realloc(b->rlazy, nc) : NULL;
+
+		if (l)
+			b->rlb = l;
+		if (u)
+			b->rub = u;
+		if (r)
+			b->rres = r;
+		if (z == NULL) {
+			b->oom = 1;
+			return 0;
+		}
+		b->rlazy = z;
+		b->cap_rows = (int)nc;
+	}
+	b->rlb[b->n_rows] = lb;
+	b->rub[b->n_rows] = ub;
+	b->rres[b->n_rows] = (kind & ROW_RES) != 0;
+	b->rlazy[b->n_rows] = (kind & ROW_LAZY) != 0;
+	if (kind & ROW_RES)
+		add(b, b->n_rows, 0, -1.0); /* - T' */
+	return b->n_rows++;
+}
+
+/* Add load `gbit` (per unit of column col) on arc e. */
+static void arc_load(struct lpb *b, int e, int col, double gbit)
+{
+	if (b->arc_row[e] < 0)
+		b->arc_row[e] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+	add(b, b->arc_row[e], col, gbit / (inart_arc_residual(&b->t->arcs[e]) * b->scale));
+}
+
+/* Add aggregation input `gbit` at INA switch v. */
+static void node_load(struct lpb *b, int v, int col, double gbit)
+{
+	if (b->node_row[v] < 0)
+		b->node_row[v] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+	add(b, b->node_row[v], col, gbit / (b->t->nodes[v].agg_gbps * b->scale));
+}
+
+/* Linking row u_t >= sum of the child's columns choosing t (stamp: the child). */
+static int link_row(struct lpb *b, int t, int stamp)
+{
+	if (b->link_stamp[t] != stamp) {
+		b->link_stamp[t] = stamp;
+		b->link_row[t] = new_row(b, -LP_INF, 0, ROW_LAZY);
+		add(b, b->link_row[t], b->col_u[t], -1.0);
+	}
+	return b->link_row[t];
+}
+
+static double share_of(const struct lpb *b, int j, int ps_idx)
+{
+	return b->plan->jobs[j].split[ps_idx];
+}
+
+static int active(const struct lpb *b, int j, int ps_idx)
+{
+	return b->joint || share_of(b, j, ps_idx) > 0;
+}
+
+/* 1 if every route of group g starts with the members' own (single) links. */
+static int fixed_first_arcs(const struct lpb *b, const struct inart_group *g)
+{
+	int h = g->members[0];
+
+	return b->t->out_off[h + 1] - b->t->out_off[h] == 1;
+}
+
+/*
+ * Push and pull loads of one flow choice on column col, k Gbit per member per
+ * unit of col.  Member 0 is the representative whose path is stored; member
+ * i's path is the same with node 0 replaced.  With fixed first arcs the
+ * members' own links are left out here (build_flow accounts for them once).
+ */
+static int flow_loads(struct lpb *b, const struct inart_group *g, const struct inart_choice *ch,
+		      int col, double k, int fixed_first, struct inart_err *err)
+{
+	const int *p = inart_pathset_path(&b->c->paths, ch->path);
+	int len = inart_pathset_len(&b->c->paths, ch->path), m = g->n_members;
+
+	for (int i = fixed_first ? 1 : 0; i + 1 < len; i++) {
+		int e = inart_topo_arc_between(b->t, p[i], p[i + 1]);
+		double v = i == 0 ? k : m * k;
+
+		if (e < 0)
+			return inart_err_set(err, -EINVAL,
+					     "route_lp: no link '%s'-'%s' on a candidate",
+					     b->t->nodes[p[i]].id, b->t->nodes[p[i + 1]].id);
+		arc_load(b, e, col, v);
+		arc_load(b, e ^ 1, col, v);
+	}
+	for (int i = 1; i < m && !fixed_first; i++) {
+		int e = inart_topo_arc_between(b->t, g->members[i], p[1]);
+
+		if (e < 0)
+			return inart_err_set(err, -EINVAL,
+					     "route_lp: group member '%s' not attached to '%s'",
+					     b->t->nodes[g->members[i]].id, b->t->nodes[p[1]].id);
+		arc_load(b, e, col, k);
+		arc_load(b, e ^ 1, col, k);
+	}
+	if (ch->tree >= 0)
+		node_load(b, ch->agg, col, m * k);
+	return 0;
+}
+
+/*
+ * The members' own links when they are their only links: every choice uses
+ * them, and sum_c x[c] = 1 makes the load a * G per member and direction
+ * whatever the choice.  FIXED: a constant; JOINT: G on the share column a.
+ */
+static void host_loads(struct lpb *b, const struct inart_group *g, int job, int ps_idx, double gbit)
+{
+	for (int i = 0; i < g->n_members; i++) {
+		int h = g->members[i], e = b->t->arc_out[b->t->out_off[h]];
+
+		for (int d = 0; d < 2; d++) {
+			if (b->joint) {
+				arc_load(b, e ^ d, b->col_a[b->ps_base[job] + ps_idx], gbit);
+				b->rlazy[b->arc_row[e ^ d]] = 0; /* binds without choices */
+			} else {
+				if (b->arc_row[e ^ d] < 0)
+					b->arc_row[e ^ d] =
+					    new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+				b->arc_const[e ^ d] += share_of(b, job, ps_idx) * gbit;
+			}
+		}
+	}
+}
+
+static int build_flow(struct lpb *b, int f, struct inart_err *err)
+{
+	const struct inart_cand *c = b->c;
+	const struct inart_cand_flow *cf = &c->flows[f];
+	const struct inart_group *g = &c->groups[cf->group];
+	double gbit = inart_job_gbit(&b->js->jobs[cf->job]);
+	double xs = b->integer ? g->n_members : 1.0; /* column = xs * x */
+	int sum_row, vsum_row = -1, rc;
+
+	int fixed = fixed_first_arcs(b, g);
+
+	if (!active(b, cf->job, cf->ps_idx))
+		return 0;
+	if (fixed)
+		host_loads(b, g, cf->job, cf->ps_idx, gbit);
+	sum_row = new_row(b, 1, 1, 0);
+	if (b->joint) {
+		vsum_row = new_row(b, 0, 0, 0);
+		add(b, vsum_row, b->col_a[b->ps_base[cf->job] + cf->ps_idx], -1.0);
+	}
+	for (int i = 0; i < cf->n_choices; i++) {
+		int ci = cf->first_choice + i;
+		const struct inart_choice *ch = &c->choices[ci];
+		int xc, lc;
+		double k = b->joint ? gbit : share_of(b, cf->job, cf->ps_idx) * gbit / xs;
+
+		if (b->dup[ci])
+			continue;
+		xc = lc = new_col(b, 0, xs, b->integer);
+		b->col_x[ci] = xc;
+		add(b, sum_row, xc, 1.0 / xs);
+		if (b->joint) {
+			int r;
+
+			lc = new_col(b, 0, 1, 0);
+			b->col_v[ci] = lc;
+			add(b, vsum_row, lc, 1.0);
+			r = new_row(b, -LP_INF, 0, 0); /* v <= x */
+			add(b, r, lc, 1.0);
+			add(b, r, xc, -1.0 / xs);
+		}
+		rc = flow_loads(b, g, ch, lc, k, fixed, err);
+		if (rc < 0)
+			return rc;
+		if (ch->tree >= 0)
+			add(b, link_row(b, ch->tree, f), xc, 1.0 / xs);
+	}
+	return 0;
+}
+
+static int build_tree(struct lpb *b, int t, struct inart_err *err)
+{
+	const struct inart_cand *c = b->c;
+	const struct inart_cand_tree *ct = &c->trees[t];
+	double gbit = inart_job_gbit(&b->js->jobs[ct->job]);
+	int u = b->col_u[t], zsum, whi = -1, wlo = -1;
+
+	if (u < 0)
+		return 0;
+	zsum = new_row(b, 0, 0, 0); /* sum z - u = 0 */
+	add(b, zsum, u, -1.0);
+	if (b->joint) {
+		int ac = b->col_a[b->ps_base[ct->job] + ct->ps_idx];
+
+		whi = new_row(b, -LP_INF, 0, ROW_LAZY); /* sum w - a <= 0 */
+		add(b, whi, ac, -1.0);
+		wlo = new_row(b, -1.0, LP_INF, 0); /* sum w - a - u >= -1 */
+		add(b, wlo, ac, -1.0);
+		add(b, wlo, u, -1.0);
+	}
+	for (int i = 0; i < ct->n_choices; i++) {
+		int ci = ct->first_choice + i;
+		const struct inart_choice *ch = &c->choices[ci];
+		const int *p = inart_pathset_path(&c->paths, ch->path);
+		int len = inart_pathset_len(&c->paths, ch->path);
+		int zc, lc;
+		double k = b->joint ? gbit : share_of(b, ct->job, ct->ps_idx) * gbit;
+
+		if (b->dup[ci])
+			continue;
+		zc = lc = new_col(b, 0, 1, b->integer);
+		b->col_x[ci] = zc;
+		add(b, zsum, zc, 1.0);
+		if (b->joint) {
+			int r;
+
+			lc = new_col(b, 0, 1, 0);
+			b->col_v[ci] = lc;
+			add(b, whi, lc, 1.0);
+			add(b, wlo, lc, 1.0);
+			r = new_row(b, -LP_INF, 0, 0); /* w <= z */
+			add(b, r, lc, 1.0);
+			add(b, r, zc, -1.0);
+		}
+		for (int h = 0; h + 1 < len; h++) {
+			int e = inart_topo_arc_between(b->t, p[h], p[h + 1]);
+
+			if (e < 0)
+				return inart_err_set(
+				    err, -EINVAL, "route_lp: no link '%s'-'%s' on a candidate",
+				    b->t->nodes[p[h]].id, b->t->nodes[p[h + 1]].id);
+			arc_load(b, e, lc, k);
+			arc_load(b, e ^ 1, lc, k);
+		}
+		if (ch->tree >= 0) {
+			node_load(b, ch->agg, lc, k);
+			add(b, link_row(b, ch->tree, c->n_flows + t), zc, 1.0);
+		}
+	}
+	return 0;
+}
+
+/* Tree budgets: sum of u_t at a switch <= trees, where it can bind. */
+static void build_budgets(struct lpb *b)
+{
+	const struct inart_cand *c = b->c;
+	int *count = calloc((size_t)b->t->n_nodes + 1, sizeof(int));
+
+	if (count == NULL) {
+		b->oom = 1;
+		return;
+	}
+	for (int t = 0; t < c->n_trees; t++)
+		if (b->col_u[t] >= 0)
+			count[c->trees[t].sw]++;
+	for (int v = 0; v < b->t->n_nodes; v++) {
+		int r;
+
+		if (count[v] <= b->t->nodes[v].trees)
+			continue;
+		r = new_row(b, -LP_INF, b->t->nodes[v].trees, 0);
+		for (int t = 0; t < c->n_trees; t++)
+			if (b->col_u[t] >= 0 && c->trees[t].sw == v)
+				add(b, r, b->col_u[t], 1.0);
+	}
+	free(count);
+}
+
+static int same_route(const struct inart_cand *c, int a, int b)
+{
+	const struct inart_choice *x = &c->choices[a], *y = &c->choices[b];
+	int len = inart_pathset_len(&c->paths, x->path);
+
+	return x->agg == y->agg && x->tree == y->tree &&
+	       len == inart_pathset_len(&c->paths, y->path) &&
+	       memcmp(inart_pathset_path(&c->paths, x->path),
+		      inart_pathset_path(&c->paths, y->path), sizeof(int) * (size_t)len) == 0;
+}
+
+/* Identical choices of one owner (same truncated path and aggregation point)
+ * get one column: the first. */
+static void mark_dups(struct lpb *b, int first, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int k = 0; k < i && !b->dup[first + i]; k++)
+			if (!b->dup[first + k] && same_route(b->c, first + i, first + k))
+				b->dup[first + i] = 1;
+}
+
+/* A time unit: one job's gradient over the fastest arc. */
+static double pick_scale(const struct inart_topo *t, const struct inart_jobs *js)
+{
+	double gmax = 0, cmax = 0;
+
+	for (int j = 0; j < js->n_jobs; j++)
+		gmax = fmax(gmax, inart_job_gbit(&js->jobs[j]));
+	for (int e = 0; e < inart_topo_n_arcs(t); e++)
+		cmax = fmax(cmax, inart_arc_residual(&t->arcs[e]));
+	for (int v = 0; v < t->n_nodes; v++)
+		if (t->nodes[v].ina)
+			cmax = fmax(cmax, t->nodes[v].agg_gbps);
+	if (!(gmax > 0) || !(cmax > 0))
+		return 1.0;
+	return gmax / cmax;
+}
+
+static void lpb_free(struct lpb *b)
+{
+	free(b->clb);
+	free(b->cub);
+	free(b->cint);
+	free(b->rlb);
+	free(b->rub);
+	free(b->rres);
+	free(b->rlazy);
+	free(b->trow);
+	free(b->tcol);
+	free(b->tval);
+	free(b->arc_row);
+	free(b->node_row);
+	free(b->col_x);
+	free(b->col_v);
+	free(b->col_u);
+	free(b->col_a);
+	free(b->ps_base);
+	free(b->link_row);
+	free(b->link_stamp);
+	free(b->arc_const);
+	free(b->dup);
+}
+
+static int build(struct lpb *b, struct inart_err *err)
+{
+	const struct inart_cand *c = b->c;
+	int nch = c->n_choices + 1, rc;
+
+	b->arc_row = malloc(sizeof(int) * ((size_t)inart_topo_n_arcs(b->t) + 1));
+	b->node_row = malloc(sizeof(int) * ((size_t)b->t->n_nodes + 1));
+	b->col_x = malloc(sizeof(int) * (size_t)nch);
+	b->col_v = malloc(sizeof(int) * (size_t)nch);
+	b->col_u = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
+	b->link_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
+	b->link_stamp = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
+	b->ps_base = malloc(sizeof(int) * ((size_t)b->js->n_jobs + 1));
+	b->arc_const = calloc((size_t)inart_topo_n_arcs(b->t) + 1, sizeof(double));
+	b->dup = calloc((size_t)nch, 1);
+	if (!b->arc_row || !b->node_row || !b->col_x || !b->col_v || !b->col_u || !b->link_row ||
+	    !b->link_stamp || !b->ps_base || !b->arc_const || !b->dup)
+		return -ENOMEM;
+	for (int f = 0; f < c->n_flows; f++)
+		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);
+	for (int t = 0; t < c->n_trees; t++)
+		mark_dups(b, c->trees[t].first_choice, c->trees[t].n_choices);
+	memset(b->arc_row, -1, sizeof(int) * (size_t)inart_topo_n_arcs(b->t));
+	memset(b->node_row, -1, sizeof(int) * (size_t)b->t->n_nodes);
+	memset(b->col_x, -1, sizeof(int) * (size_t)nch);
+	memset(b->col_v, -1, sizeof(int) * (size_t)nch);
+	memset(b->link_stamp, -1, sizeof(int) * ((size_t)c->n_trees + 1));
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		b->ps_base[j] = b->n_pairs;
+		b->n_pairs += b->js->jobs[j].n_ps;
+	}
+	b->col_a = malloc(sizeof(int) * ((size_t)b->n_pairs + 1));
+	if (b->col_a == NULL)
+		return -ENOMEM;
+
+	new_col(b, 0, LP_INF, 0); /* T' */
+	if (b->joint) {
+		for (int j = 0; j < b->js->n_jobs; j++) {
+			int r = new_row(b, 1, 1, 0); /* sum_p a = 1 */
+
+			for (int i = 0; i < b->js->jobs[j].n_ps; i++) {
+				b->col_a[b->ps_base[j] + i] = new_col(b, 0, 1, 0);
+				add(b, r, b->col_a[b->ps_base[j] + i], 1.0);
+			}
+		}
+	}
+	for (int t = 0; t < c->n_trees; t++)
+		b->col_u[t] =
+		    active(b, c->trees[t].job, c->trees[t].ps_idx) ? new_col(b, 0, 1, 0) : -1;
+	for (int f = 0; f < c->n_flows; f++) {
+		rc = build_flow(b, f, err);
+		if (rc < 0)
+			return rc;
+	}
+	for (int t = 0; t < c->n_trees; t++) {
+		rc = build_tree(b, t, err);
+		if (rc < 0)
+			return rc;
+	}
+	build_budgets(b);
+	if (b->oom)
+		return -ENOMEM;
+	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
+		if (b->arc_const[e] > 0) {
+			b->rub[b->arc_row[e]] =
+			    -b->arc_const[e] / (inart_arc_residual(&b->t->arcs[e]) * b->scale);
+			b->rlazy[b->arc_row[e]] = 0;
+		}
+	}
+	return 0;
+}
+
+/* Compressed columns from the triplets (counting sort by column). */
+static int to_csc(const struct lpb *b, CoinBigIndex **startp, int **indexp, double **valuep)
+{
+	CoinBigIndex *start = calloc((size_t)b->n_cols + 1, sizeof(*start));
+	int *index = malloc(sizeof(int) * (b->n_nz + 1));
+	double *value = malloc(sizeof(double) * (b->n_nz + 1));
+	CoinBigIndex *pos = malloc(sizeof(*pos) * ((size_t)b->n_cols + 1));
+
+	if (!start || !index || !value || !pos) {
+		free(start);
+		free(index);
+		free(value);
+		free(pos);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < b->n_nz; k++)
+		start[b->tcol[k] + 1]++;
+	for (int i = 0; i < b->n_cols; i++)
+		start[i + 1] += start[i];
+	memcpy(pos, start, sizeof(*pos) * (size_t)b->n_cols);
+	for (size_t k = 0; k < b->n_nz; k++) {
+		CoinBigIndex p = pos[b->tcol[k]]++;
+
+		index[p] = b->trow[k];
+		value[p] = b->tval[k];
+	}
+	free(pos);
+	*startp = start;
+	*indexp = index;
+	*valuep = value;
+	return 0;
+}
+
+/* Max over resource rows of the activity of sol (without T'). */
+static double resource_max(const struct lpb *b, const double *sol)
+{
+	double *act = calloc((size_t)b->n_rows + 1, sizeof(double));
+	double best = 0;
+
+	if (act == NULL)
+		return NAN;
+	for (size_t k = 0; k < b->n_nz; k++)
+		if (b->tcol[k] != 0)
+			act[b->trow[k]] += b->tval[k] * sol[b->tcol[k]];
+	for (int r = 0; r < b->n_rows; r++)
+		if (b->rres[r] && act[r] - b->rub[r] > best)
+			best = act[r] - b->rub[r]; /* rub = - constant load */
+	free(act);
+	return best;
+}
+
+/*
+ * Integer mode: make sol exactly integral and consistent with what
+ * inart_cand_realize() installs, then recompute T' from the rows.  Shares
+ * below 1e-9 become 0 (their flows take the first choice).
+ */
+static int clean_integral(struct lpb *b, double *sol, double *split)
+{
+	const struct inart_cand *c = b->c;
+	char *used = calloc((size_t)c->n_trees + 1, 1);
+
+	if (used == NULL)
+		return -ENOMEM;
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		int m = c->groups[cf->group].n_members, total = 0, best = cf->first_choice;
+
+		if (b->col_x[cf->first_choice] < 0)
+			continue;
+		for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++) {
+			double *v;
+
+			if (b->col_x[ci] < 0)
+				continue;
+			v = &sol[b->col_x[ci]];
+
+			*v = fmin(fmax(round(*v), 0), m);
+			if (*v > sol[b->col_x[best]])
+				best = ci;
+			total += (int)*v;
+		}
+		sol[b->col_x[best]] += m - total; /* keep sum n = m */
+		if (sol[b->col_x[best]] < 0)
+			sol[b->col_x[best]] = 0;
+		if (!(split[b->ps_base[cf->job] + cf->ps_idx] > 0)) {
+			for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++)
+				if (b->col_x[ci] >= 0)
+					sol[b->col_x[ci]] = 0;
+			sol[b->col_x[cf->first_choice]] = m;
+		}
+		for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++)
+			if (b->col_x[ci] >= 0 && sol[b->col_x[ci]] > 0 && c->choices[ci].tree >= 0)
+				used[c->choices[ci].tree] = 1;
+	}
+	/* Trees: one choice each (the largest z); use propagates to parents,
+	 * which come later in the (deepest first) order. */
+	for (int t = 0; t < c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+		int best = ct->first_choice;
+
+		if (b->col_u[t] < 0)
+			continue;
+		for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
+			if (b->col_x[ci] >= 0 && sol[b->col_x[ci]] > sol[b->col_x[best]])
+				best = ci;
+		for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
+			if (b->col_x[ci] >= 0)
+				sol[b->col_x[ci]] = used[t] && ci == best ? 1 : 0;
+		sol[b->col_u[t]] = used[t] ? 1 : 0;
+		if (used[t] && c->choices[best].tree >= 0)
+			used[c->choices[best].tree] = 1;
+	}
+	if (b->joint) {
+		/* v = a x and w = a z, exactly. */
+		for (int f = 0; f < c->n_flows; f++) {
+			const struct inart_cand_flow *cf = &c->flows[f];
+			double a = split[b->ps_base[cf->job] + cf->ps_idx];
+			double m = c->groups[cf->group].n_members;
+
+			for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++)
+				if (b->col_x[ci] >= 0)
+					sol[b->col_v[ci]] = a * sol[b->col_x[ci]] / m;
+		}
+		for (int t = 0; t < c->n_trees; t++) {
+			const struct inart_cand_tree *ct = &c->trees[t];
+			double a = split[b->ps_base[ct->job] + ct->ps_idx];
+
+			for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
+				if (b->col_x[ci] >= 0)
+					sol[b->col_v[ci]] = a * sol[b->col_x[ci]];
+		}
+		for (int p = 0; p < b->n_pairs; p++)
+			sol[b->col_a[p]] = split[p];
+	}
+	free(used);
+	sol[0] = resource_max(b, sol);
+	return isnan(sol[0]) ? -ENOMEM : 0;
+}
+
+/* Shares from the solution (JOINT) or the plan (FIXED), cleaned. */
+static void fill_split(const struct lpb *b, const double *sol, double *split)
+{
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		int n = b->js->jobs[j].n_ps, base = b->ps_base[j];
+		double sum = 0;
+
+		for (int i = 0; i < n; i++) {
+			double a = b->joint ? sol[b->col_a[base + i]] : b->plan->jobs[j].split[i];
+
+			split[base + i] = a < 1e-9 ? 0 : a;
+			sum += split[base + i];
+		}
+		for (int i = 0; i < n && b->joint && sum > 0; i++)
+			split[base + i] /= sum;
+	}
+}
+
+static void fill_x(const struct lpb *b, const double *sol, double *x)
+{
+	const struct inart_cand *c = b->c;
+
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		double xs = b->integer ? c->groups[cf->group].n_members : 1.0;
+
+		int inactive = b->col_x[cf->first_choice] < 0;
+
+		for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++) {
+			if (b->col_x[ci] < 0)
+				x[ci] = inactive && ci == cf->first_choice ? 1.0 : 0.0;
+			else
+				x[ci] = fmin(fmax(sol[b->col_x[ci]] / xs, 0), 1);
+		}
+	}
+	for (int t = 0; t < c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+
+		for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
+			x[ci] = b->col_x[ci] < 0 ? 0.0 : fmin(fmax(sol[b->col_x[ci]], 0), 1);
+	}
+}
+
+/*
+ * LP by column generation.  Base columns (T', a, u) and the first choice of
+ * every active flow are loaded; then, repeatedly, the reduced cost
+ * d = obj - A^T y of every column not loaded is priced from the row duals y,
+ * and per owner (flow or tree) the choice with the most negative d is added
+ * (with v/w, and with the first choice of the tree it aggregates at, so that
+ * the tree can open).  When no column prices out below -CG_TOL the loaded LP
+ * is optimal for the whole model.  Columns are never removed, so this ends.
+ */
+#define CG_TOL 1e-9
+
+struct lpcg {
+	struct lpb *b;
+	const CoinBigIndex *start;
+	const int *index;
+	const double *value;
+	const double *obj;
+	int *loaded;  /* per column: CLP column, -1 not loaded, -2 queued */
+	int *clp_col; /* per CLP column: model column */
+	int n_loaded;
+	int *rmap; /* per row: CLP row, -1 not loaded, -2 queued */
+	int n_rows_loaded;
+	/* base-column entries by row (CSR), for rows added later */
+	int *bstart, *bcol;
+	double *bval;
+	char *is_base; /* per column: 1 for T', a, u */
+	/* columns and rows to add this round */
+	int n_add, n_add_rows;
+	int *add_cols, *add_rows;
+};
+
+static int unit_cols(const struct lpb *b)
+{
+	return b->joint ? 2 : 1;
+}
+
+static void want(struct lpcg *g, int col)
+{
+	if (g->loaded[col] != -1)
+		return;
+	g->loaded[col] = -2; /* queued */
+	g->add_cols[g->n_add++] = col;
+}
+
+static void want_choice(struct lpcg *g, int ci)
+{
+	struct lpb *b = g->b;
+	const struct inart_choice *ch = &b->c->choices[ci];
+
+	if (b->col_x[ci] < 0)
+		return;
+	for (int k = 0; k < unit_cols(b); k++)
+		want(g, b->col_x[ci] + k);
+	if (ch->tree >= 0)
+		want_choice(g, b->c->trees[ch->tree].first_choice);
+}
+
+/* Queue the rows that the queued columns touch and are not loaded yet. */
+static void queue_rows(struct lpcg *g)
+{
+	for (int i = 0; i < g->n_add; i++) {
+		int col = g->add_cols[i];
+
+		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
+			int r = g->index[k];
+
+			if (g->rmap[r] == -1 && !(g->is_base[col] && g->b->rlazy[r])) {
+				g->rmap[r] = -2;
+				g->add_rows[g->n_add_rows++] = r;
+			}
+		}
+	}
+}
+
+/* Append the queued columns (and the rows they need) to the CLP model, or
+ * load it the first time. */
+static int flush(struct lpcg *g, Clp_Simplex *m, int first)
+{
+	struct lpb *b = g->b;
+	size_t na = (size_t)g->n_add + 1, nr;
+	CoinBigIndex *st = malloc(sizeof(*st) * na);
+	double *lb = malloc(sizeof(double) * na);
+	double *ub = malloc(sizeof(double) * na);
+	double *ob = malloc(sizeof(double) * na);
+	CoinBigIndex *rst = NULL;
+	double *rlb = NULL, *rub = NULL, *rva = NULL, *va = NULL;
+	int *rix = NULL, *ix = NULL, rc = 0, r0 = g->n_rows_loaded, c0 = g->n_loaded;
+	size_t nz = 0, rnz = 0;
+
+	queue_rows(g);
+	nr = (size_t)g->n_add_rows + 1;
+	for (int i = 0; i < g->n_add; i++)
+		nz += (size_t)(g->start[g->add_cols[i] + 1] - g->start[g->add_cols[i]]);
+	for (int i = 0; i < g->n_add_rows && !first; i++)
+		rnz += (size_t)(g->bstart[g->add_rows[i] + 1] - g->bstart[g->add_rows[i]]);
+	ix = malloc(sizeof(int) * (nz + 1));
+	va = malloc(sizeof(double) * (nz + 1));
+	rst = malloc(sizeof(*rst) * nr);
+	rlb = malloc(sizeof(double) * nr);
+	rub = malloc(sizeof(double) * nr);
+	rix = malloc(sizeof(int) * (rnz + 1));
+	rva = malloc(sizeof(double) * (rnz + 1));
+	if (!st || !lb || !ub || !ob || !ix || !va || !rst || !rlb || !rub || !rix || !rva) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* New rows, with the entries of columns loaded earlier (base columns). */
+	rnz = 0;
+	for (int i = 0; i < g->n_add_rows; i++) {
+		int r = g->add_rows[i];
+
+		g->rmap[r] = g->n_rows_loaded++;
+		rst[i] = (CoinBigIndex)rnz;
+		rlb[i] = b->rlb[r];
+		rub[i] = b->rub[r];
+		for (int k = g->bstart[r]; k < g->bstart[r + 1] && !first; k++) {
+			rix[rnz] = g->loaded[g->bcol[k]];
+			rva[rnz++] = g->bval[k];
+		}
+	}
+	rst[g->n_add_rows] = (CoinBigIndex)rnz;
+	if (!first && g->n_add_rows > 0)
+		Clp_addRows(m, g->n_add_rows, rlb, rub, rst, rix, rva);
+	/* New columns. */
+	nz = 0;
+	for (int i = 0; i < g->n_add; i++) {
+		int col = g->add_cols[i];
+
+		st[i] = (CoinBigIndex)nz;
+		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
+			if (g->rmap[g->index[k]] < 0)
+				continue; /* a lazy row of a base column, not loaded yet */
+			ix[nz] = g->rmap[g->index[k]];
+			va[nz++] = g->value[k];
+		}
+		lb[i] = b->clb[col];
+		ub[i] = b->cub[col];
+		ob[i] = g->obj[col];
+		g->loaded[col] = g->n_loaded;
+		g->clp_col[g->n_loaded++] = col;
+	}
+	st[g->n_add] = (CoinBigIndex)nz;
+	if (first)
+		Clp_loadProblem(m, g->n_add, g->n_add_rows, st, ix, va, lb, ub, ob, rlb, rub);
+	else
+		Clp_addColumns(m, g->n_add, lb, ub, ob, st, ix, va);
+	(void)r0;
+	(void)c0;
+	g->n_add = 0;
+	g->n_add_rows = 0;
+out:
+	free(st);
+	free(lb);
+	free(ub);
+	free(ob);
+	free(ix);
+	free(va);
+	free(rst);
+	free(rlb);
+	free(rub);
+	free(rix);
+	free(rva);
+	return rc;
+}
+
+static double reduced_cost(const struct lpcg *g, int col, const double *y)
+{
+	double d = g->obj[col];
+
+	for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
+		int r = g->rmap[g->index[k]];
+
+		if (r >= 0) /* rows not loaded are slack: dual 0 */
+			d -= g->value[k] * y[r];
+	}
+	return d;
+}
+
+struct cand_col {
+	double d;
+	int choice;
+};
+
+/* Queue, for each owner, its best negatively priced choice.  Returns how many. */
+static int price(struct lpcg *g, const double *y, double *lagr)
+{
+	struct lpb *b = g->b;
+	const struct inart_cand *c = b->c;
+	int n_best = 0;
+	struct cand_col *best_of = malloc(sizeof(*best_of) * ((size_t)c->n_flows + c->n_trees + 1));
+	*lagr = 0;
+	for (int o = 0; o < c->n_flows + c->n_trees; o++) {
+		int first = o < c->n_flows ? c->flows[o].first_choice
+					   : c->trees[o - c->n_flows].first_choice;
+		int n = o < c->n_flows ? c->flows[o].n_choices : c->trees[o - c->n_flows].n_choices;
+		int best = -1;
+		double best_d = -CG_TOL, mins[2] = {0, 0};
+
+		for (int ci = first; ci < first + n; ci++) {
+			double d = 0;
+
+			if (b->col_x[ci] < 0 || g->loaded[b->col_x[ci]] != -1)
+				continue;
+			for (int k = 0; k < unit_cols(b); k++) {
+				double dk = reduced_cost(g, b->col_x[ci] + k, y);
+
+				d = fmin(d, dk);
+				mins[k] = fmin(mins[k], dk);
+			}
+			if (d < best_d) {
+				best_d = d;
+				best = ci;
+			}
+		}
+		*lagr += mins[0] + mins[1];
+		if (best >= 0)
+			best_of[n_best++] = (struct cand_col){best_d, best};
+	}
+	for (int i = 0; i < n_best; i++)
+		want_choice(g, best_of[i].choice);
+	free(best_of);
+	return n_best;
+}
+
+static int clp_run(Clp_Simplex *m, int warm)
+{
+	/* After adding columns the basis stays primal feasible: primal simplex.
+	 * From scratch the dual simplex was faster on our instances. */
+	if (warm)
+		Clp_primal(m, 0);
+	else
+		Clp_dual(m, 0);
+	if (Clp_status(m) != 0)
+		Clp_primal(m, 0);
+	return Clp_status(m);
+}
+
+/* Base-column entries of every row (CSR), for rows loaded after their base
+ * columns. */
+static int base_csr(struct lpcg *g)
+{
+	struct lpb *b = g->b;
+	int *pos;
+	size_t n = 0;
+
+	g->bstart = calloc((size_t)b->n_rows + 2, sizeof(int));
+	pos = malloc(sizeof(int) * ((size_t)b->n_rows + 1));
+	if (g->bstart == NULL || pos == NULL) {
+		free(pos);
+		return -ENOMEM;
+	}
+	for (int col = 0; col < b->n_cols; col++)
+		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1] && g->is_base[col];
+		     k++) {
+			g->bstart[g->index[k] + 1]++;
+			n++;
+		}
+	for (int r = 0; r < b->n_rows; r++)
+		g->bstart[r + 1] += g->bstart[r];
+	g->bcol = malloc(sizeof(int) * (n + 1));
+	g->bval = malloc(sizeof(double) * (n + 1));
+	if (g->bcol == NULL || g->bval == NULL) {
+		free(pos);
+		return -ENOMEM;
+	}
+	memcpy(pos, g->bstart, sizeof(int) * (size_t)b->n_rows);
+	for (int col = 0; col < b->n_cols; col++)
+		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1] && g->is_base[col];
+		     k++) {
+			int p = pos[g->index[k]]++;
+
+			g->bcol[p] = col;
+			g->bval[p] = g->value[k];
+		}
+	free(pos);
+	return 0;
+}
+
+static int solve_lp(struct lpb *b, const CoinBigIndex *start, const int *index, const double *value,
+		    const double *obj, int full, double *sol, double *bound, int *n_used,
+		    int *rounds, struct inart_err *err)
+{
+	struct lpcg g = {.b = b, .start = start, .index = index, .value = value, .obj = obj};
+	size_t nc = (size_t)b->n_cols + 1, nr = (size_t)b->n_rows + 1;
+	Clp_Simplex *m = NULL;
+	int rc = 0, status;
+
+	*rounds = 0;
+	g.loaded = malloc(sizeof(int) * nc);
+	g.clp_col = malloc(sizeof(int) * nc);
+	g.add_cols = malloc(sizeof(int) * nc);
+	g.is_base = malloc(nc);
+	g.rmap = malloc(sizeof(int) * nr);
+	g.add_rows = malloc(sizeof(int) * nr);
+	m = Clp_newModel();
+	if (!g.loaded || !g.clp_col || !g.add_cols || !g.is_base || !g.rmap || !g.add_rows || !m) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	Clp_setLogLevel(m, 0);
+	memset(g.loaded, -1, sizeof(int) * nc);
+	memset(g.rmap, -1, sizeof(int) * nr);
+	memset(g.is_base, 1, nc);
+	for (int ci = 0; ci < b->c->n_choices; ci++)
+		for (int k = 0; k < unit_cols(b) && b->col_x[ci] >= 0; k++)
+			g.is_base[b->col_x[ci] + k] = 0;
+	rc = base_csr(&g);
+	if (rc < 0)
+		goto out;
+	for (int col = 0; col < b->n_cols; col++)
+		if (g.is_base[col] || full)
+			want(&g, col);
+	for (int f = 0; f < b->c->n_flows; f++)
+		want_choice(&g, b->c->flows[f].first_choice);
+	rc = flush(&g, m, 1);
+	if (rc < 0)
+		goto out;
+	Clp_setOptimizationDirection(m, 1.0);
+	status = clp_run(m, 0);
+	for (; status == 0 && !full; ++*rounds) {
+		double lagr;
+
+		if (price(&g, Clp_getRowPrice(m), &lagr) == 0)
+			break;
+		rc = flush(&g, m, 0);
+		if (rc < 0)
+			goto out;
+		status = clp_run(m, 1);
+	}
+	if (status != 0) {
+		rc = inart_err_set(err, -EINVAL, "route_lp: CLP status %d (%s)", status,
+				   status == 1 ? "infeasible" : "not solved");
+		goto out;
+	}
+	{
+		const double *cs = Clp_getColSolution(m);
+
+		memset(sol, 0, sizeof(double) * (size_t)b->n_cols);
+		for (int i = 0; i < g.n_loaded; i++)
+			sol[g.clp_col[i]] = cs[i];
+	}
+	*bound = Clp_getObjValue(m);
+	*n_used = g.n_loaded;
+	b->n_rows_used = g.n_rows_loaded;
+out:
+	if (m)
+		Clp_deleteModel(m);
+	free(g.loaded);
+	free(g.clp_col);
+	free(g.add_cols);
+	free(g.is_base);
+	free(g.rmap);
+	free(g.add_rows);
+	free(g.bstart);
+	free(g.bcol);
+	free(g.bval);
+	return rc;
+}
+
+static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index,
+		      const double *value, const double *obj, double time_limit, double *sol,
+		      double *bound, int *optimal, struct inart_err *err)
+{
+	Cbc_Model *m = Cbc_newModel();
+	const double *best;
+	int rc = 0;
+
+	if (m == NULL)
+		return -ENOMEM;
+	Cbc_loadProblem(m, b->n_cols, b->n_rows, start, index, value, b->clb, b->cub, obj, b->rlb,
+			b->rub);
+	for (int i = 0; i < b->n_cols; i++)
+		if (b->cint[i])
+			Cbc_setInteger(m, i);
+	Cbc_setObjSense(m, 1.0);
+	Cbc_setLogLevel(m, 0);
+	Cbc_setParameter(m, "log", "0");
+	Cbc_setParameter(m, "slog", "0");
+	if (time_limit > 0)
+		Cbc_setMaximumSeconds(m, time_limit);
+	Cbc_solve(m);
+	best = Cbc_bestSolution(m);
+	if (best == NULL) {
+		if (Cbc_isProvenInfeasible(m))
+			rc = inart_err_set(err, -EINVAL, "route_lp: MILP infeasible");
+		else
+			rc = inart_err_set(err, -ETIMEDOUT,
+					   "milp: no integral solution within %g s", time_limit);
+		goto out;
+	}
+	memcpy(sol, best, sizeof(double) * (size_t)b->n_cols);
+	*optimal = Cbc_isProvenOptimal(m);
+	*bound = Cbc_getBestPossibleObjValue(m);
+out:
+	Cbc_deleteModel(m);
+	return rc;
+}
+
+void inart_route_lp_result_free(struct inart_route_lp_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->x);
+	free(r->split);
+	r->x = NULL;
+	r->split = NULL;
+}
+
+int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js,
+			 const struct inart_cand *c, const struct inart_plan *plan,
+			 const struct inart_route_lp_opt *opt, struct inart_route_lp_result *res,
+			 struct inart_err *err)
+{
+	struct lpb b = {0};
+	CoinBigIndex *start = NULL;
+	int *index = NULL;
+	double *value = NULL, *obj = NULL, *sol = NULL, bound = 0, t0 = now_s();
+	int rc, optimal = 1;
+
+	memset(res, 0, sizeof(*res));
+	if (opt->mode != INART_LP_JOINT && plan == NULL)
+		return inart_err_set(err, -EINVAL,
+				     "route_lp: FIXED mode needs a plan with a split");
+	b.t = t;
+	b.js = js;
+	b.c = c;
+	b.plan = plan;
+	b.joint = opt->mode == INART_LP_JOINT;
+	b.integer = opt->integer != 0;
+	b.scale = pick_scale(t, js);
+	rc = build(&b, err);
+	if (rc < 0)
+		goto out;
+	rc = to_csc(&b, &start, &index, &value);
+	obj = calloc((size_t)b.n_cols, sizeof(double));
+	sol = calloc((size_t)b.n_cols, sizeof(double));
+	res->x = malloc(sizeof(double) * ((size_t)c->n_choices + 1));
+	res->split = malloc(sizeof(double) * ((size_t)b.n_pairs + 1));
+	if (rc < 0 || !obj || !sol || !res->x || !res->split) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	obj[0] = 1.0;
+	res->n_rows = b.n_rows;
+	res->n_cols = b.n_cols;
+	res->n_nonzeros = (long)b.n_nz;
+	res->build_s = now_s() - t0;
+	t0 = now_s();
+	if (b.integer)
+		rc = solve_milp(&b, start, index, value, obj, opt->time_limit_s, sol, &bound,
+				&optimal, err);
+	else
+		rc = solve_lp(&b, start, index, value, obj, opt->no_colgen, sol, &bound,
+			      &res->n_cols_used, &res->colgen_rounds, err);
+	res->solve_s = now_s() - t0;
+	if (rc < 0)
+		goto out;
+	fill_split(&b, sol, res->split);
+	if (b.integer) {
+		rc = clean_integral(&b, sol, res->split);
+		if (rc < 0)
+			goto out;
+		res->objective_s = sol[0] * b.scale;
+		res->bound_s = fmin(bound * b.scale, res->objective_s);
+	} else {
+		res->objective_s = res->bound_s = bound * b.scale;
+	}
+	res->optimal = optimal;
+	if (b.integer)
+		res->n_cols_used = b.n_cols;
+	res->n_rows_used = b.integer ? b.n_rows : b.n_rows_used;
+	fill_x(&b, sol, res->x);
+out:
+	if (rc == -ENOMEM)
+		inart_err_set(err, rc, "route_lp: out of memory");
+	if (rc < 0)
+		inart_route_lp_result_free(res);
+	free(start);
+	free(index);
+	free(value);
+	free(obj);
+	free(sol);
+	lpb_free(&b);
+	return rc;
+}
