@@ -90,9 +90,17 @@ int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
 		      const uint8_t **payload);
 
 /* Encode header + values (host order, converted here) into buf.  Returns the
- * length written, or 0 if cap is too small or the header is inconsistent. */
+ * length written, or 0 if cap is too small or the header is inconsistent
+ * (any header inart_wire_decode would refuse).  h->version may be 0 or
+ * INART_WIRE_VERSION; the current version is always written.  Words of
+ * h->bitmap beyond bitmap_words are ignored. */
 size_t inart_wire_encode(const struct inart_wire_hdr *h, const int32_t *values, uint8_t *buf,
 			 size_t cap);
+
+/* Encode only the header (fixed part and bitmap, count as in h) into buf,
+ * for callers that write the big-endian payload themselves right after it.
+ * Same checks as inart_wire_encode.  Returns the header length or 0. */
+size_t inart_wire_encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t cap);
 
 /* Human-readable reason for a decode error (for counters and logs). */
 const char *inart_wire_strerror(int code);

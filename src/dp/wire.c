@@ -1,0 +1,220 @@
+/*
+ * wire: decoding and encoding of the InArt INA header (layout in wire.h and
+ * docs/wire.md).
+ *
+ * Invariants: decode reads only inside [buf, buf + len) and accepts exactly
+ * the headers encode can produce, so decode -> encode -> decode is the
+ * identity on accepted input; words of h->bitmap beyond bitmap_words are
+ * zeroed by decode.  Encode refuses (returns 0) any header decode would
+ * refuse.  No allocation, no I/O.
+ */
+#include "wire.h"
+
+#include <string.h>
+
+#define FLAGS_KNOWN                                                                                \
+	(INART_F_DATA | INART_F_RESULT | INART_F_RETX | INART_F_PARTIAL | INART_F_FALLBACK |       \
+	 INART_F_OVERFLOW)
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+static int check_flags(uint8_t flags)
+{
+	unsigned dr = flags & (INART_F_DATA | INART_F_RESULT);
+
+	if ((flags & ~FLAGS_KNOWN) != 0 || (dr != INART_F_DATA && dr != INART_F_RESULT))
+		return INART_WIRE_EFLAGS;
+	return INART_WIRE_OK;
+}
+
+/* Bitmap non-empty and no bit at a rank >= fan_in (fan_in already checked
+ * to be within 1..64 * words). */
+static int check_bits(const uint64_t *bm, int words, unsigned fan_in)
+{
+	uint64_t any = 0;
+	int i;
+
+	for (i = 0; i < words; i++) {
+		unsigned lo = 64u * (unsigned)i;
+		uint64_t allowed;
+
+		if (fan_in <= lo)
+			allowed = 0;
+		else if (fan_in - lo >= 64)
+			allowed = ~(uint64_t)0;
+		else
+			allowed = ((uint64_t)1 << (fan_in - lo)) - 1;
+		if (bm[i] & ~allowed)
+			return INART_WIRE_EBITS;
+		any |= bm[i];
+	}
+	return any ? INART_WIRE_OK : INART_WIRE_EBITS;
+}
+
+int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
+		      const uint8_t **payload)
+{
+	size_t hl;
+	int i, rc;
+
+	if (buf == NULL || len < INART_WIRE_FIXED_LEN)
+		return INART_WIRE_ETRUNC;
+	if (buf[0] != INART_WIRE_VERSION)
+		return INART_WIRE_EVERSION;
+	if (buf[2] < 1 || buf[2] > INART_WIRE_MAX_BITMAP_WORDS)
+		return INART_WIRE_EBITMAP;
+	hl = inart_wire_hdr_len(buf[2]);
+	if (len < hl)
+		return INART_WIRE_ETRUNC;
+	if (get32(buf + 28) != 0)
+		return INART_WIRE_ERESERVED;
+	rc = check_flags(buf[1]);
+	if (rc != INART_WIRE_OK)
+		return rc;
+	h->version = buf[0];
+	h->flags = buf[1];
+	h->bitmap_words = buf[2];
+	h->scale_exp = (int8_t)buf[3];
+	h->job = get32(buf + 4);
+	h->tree = get16(buf + 8);
+	h->fan_in = get16(buf + 10);
+	h->label = get32(buf + 12);
+	h->iter = get32(buf + 16);
+	h->seq = get32(buf + 20);
+	h->slot = get16(buf + 24);
+	h->count = get16(buf + 26);
+	if (len != hl + 4 * (size_t)h->count)
+		return INART_WIRE_ELENGTH;
+	if (h->fan_in == 0 || h->fan_in > 64u * h->bitmap_words)
+		return INART_WIRE_EFANIN;
+	for (i = 0; i < INART_WIRE_MAX_BITMAP_WORDS; i++)
+		h->bitmap[i] = i < h->bitmap_words ? get64(buf + INART_WIRE_FIXED_LEN + 8 * i) : 0;
+	rc = check_bits(h->bitmap, h->bitmap_words, h->fan_in);
+	if (rc != INART_WIRE_OK)
+		return rc;
+	if (payload != NULL)
+		*payload = buf + hl;
+	return INART_WIRE_OK;
+}
+
+/* Checks shared by both encoders; the header length or 0. */
+static size_t encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t cap)
+{
+	size_t hl;
+	int i;
+
+	if (h == NULL || buf == NULL)
+		return 0;
+	if (h->version != 0 && h->version != INART_WIRE_VERSION)
+		return 0;
+	if (h->bitmap_words < 1 || h->bitmap_words > INART_WIRE_MAX_BITMAP_WORDS)
+		return 0;
+	if (check_flags(h->flags) != INART_WIRE_OK)
+		return 0;
+	if (h->fan_in == 0 || h->fan_in > 64u * h->bitmap_words)
+		return 0;
+	if (check_bits(h->bitmap, h->bitmap_words, h->fan_in) != INART_WIRE_OK)
+		return 0;
+	hl = inart_wire_hdr_len(h->bitmap_words);
+	if (hl > cap)
+		return 0;
+	buf[0] = INART_WIRE_VERSION;
+	buf[1] = h->flags;
+	buf[2] = h->bitmap_words;
+	buf[3] = (uint8_t)h->scale_exp;
+	put32(buf + 4, h->job);
+	put16(buf + 8, h->tree);
+	put16(buf + 10, h->fan_in);
+	put32(buf + 12, h->label);
+	put32(buf + 16, h->iter);
+	put32(buf + 20, h->seq);
+	put16(buf + 24, h->slot);
+	put16(buf + 26, h->count);
+	put32(buf + 28, 0);
+	for (i = 0; i < h->bitmap_words; i++)
+		put64(buf + INART_WIRE_FIXED_LEN + 8 * i, h->bitmap[i]);
+	return hl;
+}
+
+size_t inart_wire_encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t cap)
+{
+	return encode_hdr(h, buf, cap);
+}
+
+size_t inart_wire_encode(const struct inart_wire_hdr *h, const int32_t *values, uint8_t *buf,
+			 size_t cap)
+{
+	size_t hl;
+	int i;
+
+	if (h == NULL || (h->count > 0 && values == NULL))
+		return 0;
+	if (inart_wire_hdr_len(h->bitmap_words < 1 ? 1 : h->bitmap_words) + 4 * (size_t)h->count >
+	    cap)
+		return 0;
+	hl = encode_hdr(h, buf, cap);
+	if (hl == 0)
+		return 0;
+	for (i = 0; i < h->count; i++)
+		put32(buf + hl + 4 * (size_t)i, (uint32_t)values[i]);
+	return hl + 4 * (size_t)h->count;
+}
+
+const char *inart_wire_strerror(int code)
+{
+	switch (code) {
+	case INART_WIRE_OK:
+		return "ok";
+	case INART_WIRE_ETRUNC:
+		return "truncated header";
+	case INART_WIRE_EVERSION:
+		return "unknown version";
+	case INART_WIRE_EBITMAP:
+		return "bitmap_words out of range";
+	case INART_WIRE_ELENGTH:
+		return "length does not match count";
+	case INART_WIRE_EFANIN:
+		return "fan_in out of range";
+	case INART_WIRE_EBITS:
+		return "bitmap empty or bits at ranks >= fan_in";
+	case INART_WIRE_EFLAGS:
+		return "bad flags";
+	case INART_WIRE_ERESERVED:
+		return "reserved field not 0";
+	default:
+		return "unknown error";
+	}
+}
