@@ -122,8 +122,8 @@ static void test_random_round_trips(void **state)
 		int w = 1 + rand() % INART_WIRE_MAX_BITMAP_WORDS;
 
 		memset(&h, 0, sizeof(h));
-		h.flags = (uint8_t)((rand() & 1 ? INART_F_DATA : INART_F_RESULT) |
-				    ((rand() % 16) << 2));
+		h.flags =
+		    (uint8_t)((rand() & 1 ? INART_F_DATA : INART_F_RESULT) | ((rand() % 16) << 2));
 		h.bitmap_words = (uint8_t)w;
 		h.scale_exp = (int8_t)(rand() % 256 - 128);
 		h.job = (uint32_t)rand() * 7u;

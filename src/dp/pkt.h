@@ -14,6 +14,7 @@
 #define INART_ETHERTYPE_IPV4 0x0800
 #define INART_ETHERTYPE_ARP 0x0806
 #define INART_IPPROTO_UDP 17
+#define INART_PKT_UDP_HLEN 42 /* Ethernet + IPv4 without options + UDP */
 
 struct inart_pkt_info {
 	uint8_t dst_mac[6], src_mac[6];
@@ -41,7 +42,8 @@ int inart_pkt_parse(const uint8_t *frame, size_t len, struct inart_pkt_info *pi)
 
 /* Build an Ethernet/IPv4/UDP frame around payload (UDP checksum 0, IPv4
  * checksum computed, TTL 64, DF set).  Returns the frame length or 0 if cap
- * is too small. */
+ * is too small.  The payload may overlap the frame (e.g. already written in
+ * place at frame + INART_PKT_UDP_HLEN). */
 size_t inart_pkt_build_udp(uint8_t *frame, size_t cap, const uint8_t src_mac[6],
 			   const uint8_t dst_mac[6], uint32_t src_ip, uint32_t dst_ip,
 			   uint16_t sport, uint16_t dport, const uint8_t *payload, size_t len);
