@@ -15,6 +15,20 @@
  * chunk's state restarts when a packet with a different scale arrives).
  * Results of the last completed iteration are kept for retransmissions.
  *
+ * Iterations: the newest iteration seen with a valid packet is "current";
+ * state is kept for it and the one before (records are indexed by iter & 1
+ * and seq, in blocks of INART_PS_BLOCK_CHUNKS allocated on first use and
+ * reused by later iterations); packets for older iterations are dropped as
+ * stale.  A seq >= max_chunks is dropped (memory bound: at most
+ * 2 * ceil(max_chunks / INART_PS_BLOCK_CHUNKS) blocks per tree).
+ *
+ * Scales: a packet at a lower scale than its chunk's restarts the chunk at
+ * that scale (unless the chunk completed without overflow); a RETX at a
+ * higher scale is answered with the chunk's result if complete, else with a
+ * notice RESULT|RETX|OVERFLOW at the chunk's scale carrying the chunk's
+ * (incomplete) bitmap and no values, telling the sender to join that scale.
+ * docs/dataplane.md has the protocol and the exactly-once argument.
+ *
  * Ownership: the PS owns its state; datagram buffers are the caller's.
  */
 #ifndef INART_PS_H
@@ -29,7 +43,7 @@
 #define INART_PS_MAX_CHILDREN 256
 
 struct inart_ps_child {
-	uint32_t ip;    /* destination of the RESULT copy (host order) */
+	uint32_t ip;	/* destination of the RESULT copy (host order) */
 	uint32_t label; /* first DOWN label (0: plain IPv4) */
 };
 
@@ -39,11 +53,26 @@ struct inart_ps_tree_cfg {
 	uint16_t fan_in; /* workers of the job (ranks 0..fan_in-1) */
 	uint16_t n_children;
 	struct inart_ps_child children[INART_PS_MAX_CHILDREN];
+	uint32_t max_chunks; /* chunks per iteration; 0: INART_PS_DEFAULT_MAX_CHUNKS */
 };
+
+#define INART_PS_DEFAULT_MAX_CHUNKS (1u << 18)
+#define INART_PS_LIMIT_MAX_CHUNKS (1u << 24)
+#define INART_PS_BLOCK_CHUNKS 64
 
 struct inart_ps_stats {
 	uint64_t rx, absorbed, duplicates, completed, results_sent, retx_answered, overflows;
 	uint64_t dropped; /* malformed, unknown tree, bits outside fan-in, stale iteration */
+	/* dropped, by reason (they add up to dropped) */
+	uint64_t drop_malformed; /* failed inart_wire_decode, or not DATA */
+	uint64_t drop_unknown;	 /* unknown (job, tree) */
+	uint64_t drop_mismatch;	 /* fan_in, bitmap_words or count disagree with the tree/chunk */
+	uint64_t drop_stale;	 /* old iteration, or old scale without RETX */
+	uint64_t drop_limit;	 /* seq >= max_chunks */
+	uint64_t drop_nomem;	 /* a block could not be allocated */
+	uint64_t out_full;	 /* datagrams not emitted: max_out too small */
+	uint64_t rescales;	 /* chunks restarted at a lower scale */
+	uint64_t notices;	 /* scale notices sent (RETX at an old scale) */
 };
 
 struct inart_ps;

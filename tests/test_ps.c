@@ -1,0 +1,770 @@
+/* Tests of ps: exactly-once merging of hand-built packets (full, partial,
+ * fallback, duplicate, retransmitted), results to children, RETX answers,
+ * overflow and the rescale protocol, iteration window, memory limit, bad
+ * input counted by reason, and a seeded random property test. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/rng.h"
+#include "dp/ps.h"
+
+#define MAXOUT 300
+
+static uint8_t out_buf[MAXOUT][INART_DGRAM_MAX];
+static struct inart_dgram out[MAXOUT];
+
+static void out_init(void)
+{
+	for (int i = 0; i < MAXOUT; i++) {
+		out[i].data = out_buf[i];
+		out[i].len = 0;
+	}
+}
+
+struct pk {
+	uint32_t job, iter, seq;
+	uint16_t tree, fan_in;
+	uint8_t flags;
+	int8_t scale;
+	int bw;
+	uint64_t bits[INART_WIRE_MAX_BITMAP_WORDS];
+	int count;
+	int32_t vals[512];
+};
+
+static void pk_init(struct pk *p, uint16_t fan_in, uint32_t iter, uint32_t seq, int count)
+{
+	memset(p, 0, sizeof(*p));
+	p->job = 7;
+	p->tree = 1;
+	p->fan_in = fan_in;
+	p->iter = iter;
+	p->seq = seq;
+	p->flags = INART_F_DATA;
+	p->scale = 16;
+	p->bw = (fan_in + 63) / 64;
+	p->count = count;
+}
+
+static void pk_bit(struct pk *p, int r)
+{
+	p->bits[r / 64] |= (uint64_t)1 << (r % 64);
+}
+
+static size_t pk_encode(const struct pk *p, uint8_t *buf, size_t cap)
+{
+	struct inart_wire_hdr h;
+	size_t len;
+
+	memset(&h, 0, sizeof(h));
+	h.version = INART_WIRE_VERSION;
+	h.flags = p->flags;
+	h.bitmap_words = (uint8_t)p->bw;
+	h.scale_exp = p->scale;
+	h.job = p->job;
+	h.tree = p->tree;
+	h.fan_in = p->fan_in;
+	h.label = 99;
+	h.iter = p->iter;
+	h.seq = p->seq;
+	h.slot = (uint16_t)(p->seq % 8);
+	h.count = (uint16_t)p->count;
+	memcpy(h.bitmap, p->bits, sizeof(h.bitmap));
+	len = inart_wire_encode(&h, p->vals, buf, cap);
+	assert_true(len > 0);
+	return len;
+}
+
+/* Send p from 10.0.0.<src> port 5000+src; returns datagrams emitted. */
+static int send_pk(struct inart_ps *ps, const struct pk *p, int src)
+{
+	uint8_t buf[4096];
+	size_t len = pk_encode(p, buf, sizeof(buf));
+
+	out_init();
+	return inart_ps_rx(ps, buf, len, 0x0a000000u + (uint32_t)src, (uint16_t)(5000 + src), 0,
+			   out, MAXOUT);
+}
+
+static struct inart_ps *make_ps(uint16_t fan_in, int n_children, uint32_t max_chunks)
+{
+	struct inart_ps *ps = inart_ps_create();
+	struct inart_ps_tree_cfg *c = calloc(1, sizeof(*c));
+
+	assert_non_null(ps);
+	c->job = 7;
+	c->tree = 1;
+	c->fan_in = fan_in;
+	c->n_children = (uint16_t)n_children;
+	c->max_chunks = max_chunks;
+	for (int i = 0; i < n_children; i++) {
+		c->children[i].ip = 0x0a010000u + (uint32_t)i;
+		c->children[i].label = 1000u + (uint32_t)i;
+	}
+	assert_int_equal(inart_ps_tree_set(ps, c), 0);
+	free(c);
+	return ps;
+}
+
+/* Decode out[i] and check it is a result for (iter, seq). */
+static void check_result(int i, uint32_t iter, uint32_t seq, int8_t scale, uint8_t flags,
+			 uint32_t label, struct inart_wire_hdr *h, int32_t *vals)
+{
+	const uint8_t *pl;
+
+	assert_int_equal(inart_wire_decode(out[i].data, out[i].len, h, &pl), INART_WIRE_OK);
+	assert_int_equal(h->flags, flags);
+	assert_int_equal(h->job, 7);
+	assert_int_equal(h->iter, iter);
+	assert_int_equal(h->seq, seq);
+	assert_int_equal(h->scale_exp, scale);
+	assert_int_equal(h->label, label);
+	for (int k = 0; k < h->count; k++)
+		vals[k] = (int32_t)((uint32_t)pl[4 * k] << 24 | (uint32_t)pl[4 * k + 1] << 16 |
+				    (uint32_t)pl[4 * k + 2] << 8 | pl[4 * k + 3]);
+}
+
+static void test_basic(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 3, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[8];
+	struct pk p;
+
+	(void)state;
+	for (int r = 0; r < 3; r++) {
+		pk_init(&p, 3, 1, 4, 2);
+		pk_bit(&p, r);
+		p.vals[0] = 10 * (r + 1);
+		p.vals[1] = -(r + 1);
+		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 3 : 0);
+	}
+	for (int c = 0; c < 3; c++) {
+		check_result(c, 1, 4, 16, INART_F_RESULT, 1000u + (uint32_t)c, &h, v);
+		assert_int_equal(out[c].peer_ip, 0x0a010000u + (uint32_t)c);
+		assert_int_equal(out[c].peer_port, INART_WIRE_UDP_PORT);
+		assert_int_equal(h.count, 2);
+		assert_int_equal(v[0], 60);
+		assert_int_equal(v[1], -6);
+		assert_true(h.bitmap[0] == 7);
+		assert_int_equal(h.slot, 4);
+	}
+	/* a plain duplicate of a complete chunk: counted, no answer */
+	pk_init(&p, 3, 1, 4, 2);
+	pk_bit(&p, 1);
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	/* a retransmission: unicast RESULT|RETX with label 0 to the sender */
+	p.flags |= INART_F_RETX;
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 1, 4, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(out[0].peer_ip, 0x0a000001u);
+	assert_int_equal(out[0].peer_port, 5001);
+	assert_int_equal(v[0], 60);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.rx, 5);
+	assert_int_equal(st.absorbed, 3);
+	assert_int_equal(st.completed, 1);
+	assert_int_equal(st.results_sent, 3);
+	assert_int_equal(st.duplicates, 2);
+	assert_int_equal(st.retx_answered, 1);
+	assert_int_equal(st.dropped, 0);
+	inart_ps_destroy(ps);
+	inart_ps_destroy(NULL);
+}
+
+/* PARTIAL {0,1}, FALLBACK {2}, dup {1}: each worker exactly once. */
+static void test_partial_fallback(void **state)
+{
+	struct inart_ps *ps = make_ps(4, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[8];
+	struct pk p;
+
+	(void)state;
+	pk_init(&p, 4, 0, 0, 3);
+	p.flags = INART_F_DATA | INART_F_PARTIAL;
+	pk_bit(&p, 0);
+	pk_bit(&p, 1);
+	p.vals[0] = 1 + 2;
+	p.vals[1] = 10 + 20;
+	p.vals[2] = 100 + 200;
+	assert_int_equal(send_pk(ps, &p, 50), 0);
+	pk_init(&p, 4, 0, 0, 3);
+	p.flags = INART_F_DATA | INART_F_FALLBACK;
+	pk_bit(&p, 2);
+	p.vals[0] = 4;
+	p.vals[1] = 40;
+	p.vals[2] = 400;
+	assert_int_equal(send_pk(ps, &p, 50), 0);
+	/* worker 1 again (its own retransmission): overlaps, not absorbed */
+	pk_init(&p, 4, 0, 0, 3);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 1);
+	p.vals[0] = 2;
+	p.vals[1] = 20;
+	p.vals[2] = 200;
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	/* {1,3} overlaps too: dropped whole, even though 3 is new */
+	pk_init(&p, 4, 0, 0, 3);
+	p.flags = INART_F_DATA | INART_F_PARTIAL;
+	pk_bit(&p, 1);
+	pk_bit(&p, 3);
+	p.vals[0] = 1000;
+	assert_int_equal(send_pk(ps, &p, 50), 0);
+	/* worker 3 alone completes it */
+	pk_init(&p, 4, 0, 0, 3);
+	pk_bit(&p, 3);
+	p.vals[0] = 8;
+	p.vals[1] = 80;
+	p.vals[2] = 800;
+	assert_int_equal(send_pk(ps, &p, 3), 1);
+	check_result(0, 0, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 15);
+	assert_int_equal(v[1], 150);
+	assert_int_equal(v[2], 1500);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.absorbed, 3);
+	assert_int_equal(st.duplicates, 2);
+	assert_int_equal(st.completed, 1);
+	inart_ps_destroy(ps);
+}
+
+static void test_retx_incomplete(void **state)
+{
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	/* a RETX for an incomplete chunk is absorbed like any contribution */
+	pk_init(&p, 2, 3, 9, 1);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 1);
+	p.vals[0] = 5;
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	pk_init(&p, 2, 3, 9, 1);
+	pk_bit(&p, 0);
+	p.vals[0] = -7;
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 3, 9, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], -2);
+	inart_ps_destroy(ps);
+}
+
+/* Sums beyond int32 -> OVERFLOW result; a lower scale restarts the chunk;
+ * a RETX at the old scale gets the chunk's scale (notice or result). */
+static void test_overflow_rescale(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 2, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	for (int r = 0; r < 3; r++) {
+		pk_init(&p, 3, 0, 2, 2);
+		pk_bit(&p, r);
+		p.vals[0] = 1000000000; /* 3e9 > INT32_MAX */
+		p.vals[1] = 1;
+		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 2 : 0);
+	}
+	check_result(0, 0, 2, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
+	check_result(1, 0, 2, 16, INART_F_RESULT | INART_F_OVERFLOW, 1001, &h, v);
+	/* worker 1 lost the result and retransmits at 16: the OVERFLOW result again */
+	pk_init(&p, 3, 0, 2, 2);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 1);
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 0, 2, 16, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
+	/* worker 0 resends at 8: the chunk restarts at 8 */
+	pk_init(&p, 3, 0, 2, 2);
+	p.scale = 8;
+	pk_bit(&p, 0);
+	p.vals[0] = 3906250; /* 1e9 / 256 */
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	/* worker 1 still at 16, retransmitting: a notice at 8 with bitmap {0} */
+	pk_init(&p, 3, 0, 2, 2);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 1);
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 0, 2, 8, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
+	assert_int_equal(h.count, 0);
+	assert_true(h.bitmap[0] == 1);
+	assert_int_equal(out[0].peer_ip, 0x0a000001u);
+	/* a first transmission at the old scale (late duplicate): dropped stale */
+	p.flags = INART_F_DATA;
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	/* workers 1 and 2 at 8: complete, clean */
+	for (int r = 1; r < 3; r++) {
+		pk_init(&p, 3, 0, 2, 2);
+		p.scale = 8;
+		pk_bit(&p, r);
+		p.vals[0] = 3906250;
+		p.vals[1] = r;
+		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 2 : 0);
+	}
+	check_result(0, 0, 2, 8, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 11718750);
+	assert_int_equal(v[1], 3);
+	/* a clean result is final: a still lower scale is refused */
+	pk_init(&p, 3, 0, 2, 2);
+	p.scale = 0;
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	/* RETX at 16 now gets the clean result at 8 */
+	pk_init(&p, 3, 0, 2, 2);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 2);
+	assert_int_equal(send_pk(ps, &p, 2), 1);
+	check_result(0, 0, 2, 8, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(v[0], 11718750);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.overflows, 1);
+	assert_int_equal(st.rescales, 1);
+	assert_int_equal(st.notices, 1);
+	assert_int_equal(st.completed, 2);
+	assert_int_equal(st.drop_stale, 2);
+	assert_int_equal(st.dropped, 2);
+	inart_ps_destroy(ps);
+}
+
+/* An OVERFLOW mark in an absorbed packet (a worker's values did not fit, or
+ * a switch's int32 sum overflowed) makes the result OVERFLOW even if the
+ * int64 sum fits; negative sums below INT32_MIN overflow too. */
+static void test_overflow_flag(void **state)
+{
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	pk_init(&p, 2, 0, 0, 1);
+	p.flags = INART_F_DATA | INART_F_OVERFLOW;
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_init(&p, 2, 0, 0, 1);
+	pk_bit(&p, 1);
+	p.vals[0] = 3;
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 0, 0, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
+	for (int r = 0; r < 2; r++) {
+		pk_init(&p, 2, 0, 1, 1);
+		pk_bit(&p, r);
+		p.vals[0] = INT32_MIN / 2 - 1;
+		assert_int_equal(send_pk(ps, &p, r), r);
+	}
+	check_result(0, 0, 1, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
+	assert_int_equal(v[0], INT32_MIN); /* saturated */
+	/* exactly INT32_MIN fits */
+	for (int r = 0; r < 2; r++) {
+		pk_init(&p, 2, 0, 2, 1);
+		pk_bit(&p, r);
+		p.vals[0] = INT32_MIN / 2;
+		assert_int_equal(send_pk(ps, &p, r), r);
+	}
+	check_result(0, 0, 2, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], INT32_MIN);
+	inart_ps_destroy(ps);
+}
+
+/* State is kept for the newest iteration seen and the one before. */
+static void test_iterations(void **state)
+{
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	for (uint32_t it = 5; it <= 7; it++)
+		for (int r = 0; r < 2; r++) {
+			pk_init(&p, 2, it, 3, 1);
+			pk_bit(&p, r);
+			p.vals[0] = (int32_t)it * 100 + r;
+			assert_int_equal(send_pk(ps, &p, r), r);
+		}
+	/* iteration 5 is too old now (7 is current) */
+	pk_init(&p, 2, 5, 3, 1);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	/* iteration 6 still answers retransmissions */
+	p.iter = 6;
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 6, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(v[0], 1201);
+	/* and 7 (same parity as 5: its record replaced 5's) */
+	p.iter = 7;
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 7, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(v[0], 1401);
+	/* a jump ahead: 10 becomes current, 7 too old, 9 fresh */
+	pk_init(&p, 2, 10, 0, 1);
+	pk_bit(&p, 1);
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	pk_init(&p, 2, 7, 3, 1);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_stale, 2);
+	assert_int_equal(st.completed, 3);
+	inart_ps_destroy(ps);
+	/* iteration numbers wrap around (serial arithmetic) */
+	ps = make_ps(2, 1, 0);
+	for (uint32_t it = 0xfffffffeu, k = 0; k < 4; it++, k++)
+		for (int r = 0; r < 2; r++) {
+			pk_init(&p, 2, it, 0, 1);
+			pk_bit(&p, r);
+			p.vals[0] = (int32_t)k;
+			assert_int_equal(send_pk(ps, &p, r), r);
+		}
+	pk_init(&p, 2, 0xffffffffu, 0, 1);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0); /* 1 is current: too old */
+	p.iter = 0;
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_stale, 1);
+	assert_int_equal(st.completed, 4);
+	inart_ps_destroy(ps);
+}
+
+static void test_bad_input(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 1, 100);
+	struct inart_ps_stats st;
+	struct inart_rng rng;
+	uint8_t buf[4096];
+	struct pk p;
+	size_t len;
+	uint64_t n = 0;
+
+	(void)state;
+	out_init();
+	/* NULL, empty, truncated, random bytes */
+	assert_int_equal(inart_ps_rx(ps, NULL, 10, 1, 1, 0, out, MAXOUT), 0);
+	assert_int_equal(inart_ps_rx(ps, buf, 0, 1, 1, 0, out, MAXOUT), 0);
+	pk_init(&p, 3, 0, 0, 4);
+	pk_bit(&p, 0);
+	len = pk_encode(&p, buf, sizeof(buf));
+	for (size_t l = 0; l < len; l++)
+		assert_int_equal(inart_ps_rx(ps, buf, l, 1, 1, 0, out, MAXOUT), 0);
+	n = 2 + len;
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_malformed, n);
+	/* a RESULT sent to the PS */
+	p.flags = INART_F_RESULT;
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	n++;
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_malformed, n);
+	/* unknown job, unknown tree */
+	pk_init(&p, 3, 0, 0, 4);
+	pk_bit(&p, 0);
+	p.job = 8;
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	p.job = 7;
+	p.tree = 2;
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_unknown, 2);
+	/* fan_in and bitmap width disagree with the tree */
+	pk_init(&p, 4, 0, 0, 4);
+	pk_bit(&p, 3);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_init(&p, 3, 0, 0, 4);
+	p.bw = 2;
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	/* count 0, and more values than fit a datagram */
+	pk_init(&p, 3, 0, 0, 0);
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_init(&p, 3, 0, 0, inart_wire_max_values(1) + 1);
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	/* count differs from the chunk's */
+	pk_init(&p, 3, 0, 0, 4);
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_init(&p, 3, 0, 0, 5);
+	pk_bit(&p, 1);
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_mismatch, 5);
+	/* seq beyond the limit (100) */
+	pk_init(&p, 3, 0, 100, 4);
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_init(&p, 3, 0, 0xffffffffu, 4);
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_init(&p, 3, 0, 99, 4);
+	pk_bit(&p, 0);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_limit, 2);
+	assert_int_equal(st.absorbed, 2);
+	/* random mutations of a valid packet: never a crash, every packet is
+	 * either absorbed, a duplicate, answered or dropped */
+	inart_rng_seed(&rng, 3);
+	pk_init(&p, 3, 1, 0, 4);
+	pk_bit(&p, 2);
+	len = pk_encode(&p, buf, sizeof(buf));
+	for (int i = 0; i < 20000; i++) {
+		uint8_t m[4096];
+		size_t l = len;
+
+		memcpy(m, buf, len);
+		for (int k = 0, nk = 1 + (int)inart_rng_below(&rng, 4); k < nk; k++)
+			m[inart_rng_below(&rng, len)] ^= (uint8_t)(1 + inart_rng_below(&rng, 255));
+		if (inart_rng_below(&rng, 4) == 0)
+			l = inart_rng_below(&rng, len + 8);
+		out_init();
+		inart_ps_rx(ps, m, l, 1, 1, 0, out, MAXOUT);
+	}
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.dropped, st.drop_malformed + st.drop_unknown + st.drop_mismatch +
+					 st.drop_stale + st.drop_limit + st.drop_nomem);
+	assert_true(st.rx >= st.dropped + st.absorbed + st.duplicates);
+	assert_true(st.drop_malformed > 1000 && st.drop_unknown > 100);
+	inart_ps_destroy(ps);
+}
+
+static void test_trees(void **state)
+{
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct inart_ps_tree_cfg *c = calloc(1, sizeof(*c));
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	/* invalid configurations */
+	assert_int_equal(inart_ps_tree_set(ps, NULL), -EINVAL);
+	c->job = 7;
+	c->tree = 2;
+	c->fan_in = 0;
+	assert_int_equal(inart_ps_tree_set(ps, c), -EINVAL);
+	c->fan_in = INART_WIRE_MAX_CONTRIB + 1;
+	assert_int_equal(inart_ps_tree_set(ps, c), -EINVAL);
+	c->fan_in = 2;
+	c->n_children = INART_PS_MAX_CHILDREN + 1;
+	assert_int_equal(inart_ps_tree_set(ps, c), -EINVAL);
+	c->n_children = 1;
+	c->max_chunks = INART_PS_LIMIT_MAX_CHUNKS + 1;
+	assert_int_equal(inart_ps_tree_set(ps, c), -EINVAL);
+	c->max_chunks = 0;
+	/* many trees: the hash keeps them apart */
+	for (uint16_t t = 2; t < 40; t++) {
+		c->tree = t;
+		c->children[0].ip = 0x0b000000u + t;
+		c->children[0].label = t;
+		assert_int_equal(inart_ps_tree_set(ps, c), 0);
+	}
+	for (uint16_t t = 1; t < 40; t++) {
+		for (int r = 0; r < 2; r++) {
+			pk_init(&p, 2, 0, 0, 1);
+			p.tree = t;
+			pk_bit(&p, r);
+			p.vals[0] = t;
+			assert_int_equal(send_pk(ps, &p, r), r);
+		}
+		check_result(0, 0, 0, 16, INART_F_RESULT, t == 1 ? 1000 : t, &h, v);
+		assert_int_equal(h.tree, t);
+		assert_int_equal(v[0], 2 * t);
+	}
+	/* replacing a tree with the same shape keeps its state, takes the
+	 * new children */
+	pk_init(&p, 2, 1, 0, 1);
+	p.tree = 5;
+	pk_bit(&p, 0);
+	p.vals[0] = 1;
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	c->tree = 5;
+	c->children[0].label = 555;
+	assert_int_equal(inart_ps_tree_set(ps, c), 0);
+	pk_init(&p, 2, 1, 0, 1);
+	p.tree = 5;
+	pk_bit(&p, 1);
+	p.vals[0] = 2;
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 1, 0, 16, INART_F_RESULT, 555, &h, v);
+	assert_int_equal(v[0], 3);
+	/* a different fan-in starts over */
+	c->fan_in = 3;
+	assert_int_equal(inart_ps_tree_set(ps, c), 0);
+	/* delete */
+	assert_int_equal(inart_ps_tree_del(ps, 7, 5), 0);
+	assert_int_equal(inart_ps_tree_del(ps, 7, 5), -ENOENT);
+	pk_init(&p, 2, 1, 0, 1);
+	p.tree = 5;
+	pk_bit(&p, 1);
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_unknown, 1);
+	for (uint16_t t = 1; t < 40; t++)
+		if (t != 5)
+			assert_int_equal(inart_ps_tree_del(ps, 7, t), 0);
+	assert_int_equal(inart_ps_tree_del(ps, 7, 1), -ENOENT);
+	/* out[] too short: counted */
+	c->tree = 9;
+	c->fan_in = 1;
+	c->n_children = 3;
+	assert_int_equal(inart_ps_tree_set(ps, c), 0);
+	pk_init(&p, 1, 0, 0, 1);
+	p.tree = 9;
+	pk_bit(&p, 0);
+	{
+		uint8_t buf[2048];
+		size_t len = pk_encode(&p, buf, sizeof(buf));
+
+		out_init();
+		assert_int_equal(inart_ps_rx(ps, buf, len, 1, 1, 0, out, 2), 2);
+	}
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.out_full, 1);
+	free(c);
+	inart_ps_destroy(ps);
+}
+
+/* Property: for random fan-ins (1..130), random groupings of the workers
+ * into aggregates, duplicates of any subset, and random order, each chunk
+ * completes exactly once with the exact sum. */
+static void test_random(void **state)
+{
+	struct inart_rng r;
+
+	(void)state;
+	inart_rng_seed(&r, 11);
+	for (int trial = 0; trial < 300; trial++) {
+		int fan_in = 1 + (int)inart_rng_below(&r, trial < 200 ? 64 : 130);
+		int count = 1 + (int)inart_rng_below(&r, 20);
+		struct inart_ps *ps = make_ps((uint16_t)fan_in, 1, 16);
+		static struct pk pks[1024];
+		uint64_t answered = 0;
+		static int32_t x[130][20];
+		int n = 0, results = 0;
+		int64_t want[20] = {0};
+		struct inart_ps_stats st;
+
+		for (int w = 0; w < fan_in; w++)
+			for (int k = 0; k < count; k++) {
+				x[w][k] = (int32_t)inart_rng_below(&r, 2000001) - 1000000;
+				want[k] += x[w][k];
+			}
+		/* groups: consecutive runs of a random permutation */
+		{
+			int perm[130];
+
+			for (int w = 0; w < fan_in; w++)
+				perm[w] = w;
+			for (int w = fan_in - 1; w > 0; w--) {
+				int j = (int)inart_rng_below(&r, (uint64_t)w + 1), t = perm[w];
+
+				perm[w] = perm[j];
+				perm[j] = t;
+			}
+			for (int i = 0; i < fan_in;) {
+				int g = 1 + (int)inart_rng_below(&r, 6);
+				struct pk *p = &pks[n++];
+
+				pk_init(p, (uint16_t)fan_in, 0, 3, count);
+				p->flags = (uint8_t)(INART_F_DATA |
+						     (g > 1 ? INART_F_PARTIAL : INART_F_FALLBACK));
+				for (int k = 0; k < g && i < fan_in; k++, i++) {
+					pk_bit(p, perm[i]);
+					for (int v = 0; v < count; v++)
+						p->vals[v] += x[perm[i]][v];
+				}
+			}
+		}
+		/* duplicates: the groups again, and single workers (retransmissions) */
+		for (int i = 0, ng = n; i < ng; i++)
+			if (inart_rng_below(&r, 2))
+				pks[n++] = pks[i];
+		for (int w = 0; w < fan_in; w++)
+			if (inart_rng_below(&r, 3) == 0) {
+				struct pk *p = &pks[n++];
+
+				pk_init(p, (uint16_t)fan_in, 0, 3, count);
+				p->flags = INART_F_DATA | INART_F_RETX;
+				pk_bit(p, w);
+				memcpy(p->vals, x[w], sizeof(x[w]));
+			}
+		for (int i = n - 1; i > 0; i--) {
+			int j = (int)inart_rng_below(&r, (uint64_t)i + 1);
+			struct pk t = pks[i];
+
+			pks[i] = pks[j];
+			pks[j] = t;
+		}
+		/* a group rejected for overlapping a single retransmission leaves
+		 * its other workers out: they retransmit after a timeout */
+		for (int w = 0; w < fan_in; w++) {
+			struct pk *p = &pks[n++];
+
+			pk_init(p, (uint16_t)fan_in, 0, 3, count);
+			p->flags = INART_F_DATA | INART_F_RETX;
+			pk_bit(p, w);
+			memcpy(p->vals, x[w], sizeof(x[w]));
+		}
+		for (int i = 0; i < n; i++) {
+			int e = send_pk(ps, &pks[i], 1);
+
+			for (int k = 0; k < e; k++) {
+				struct inart_wire_hdr h;
+				int32_t v[20];
+
+				if (out[k].peer_ip == 0x0a000001u) {
+					answered++; /* RETX answers */
+					continue;
+				}
+				check_result(k, 0, 3, 16, INART_F_RESULT, 1000, &h, v);
+				for (int c = 0; c < count; c++)
+					assert_int_equal(v[c], want[c]);
+				results++;
+			}
+		}
+		inart_ps_stats(ps, &st);
+		if (results != 1)
+			fail_msg(
+			    "trial %d fan_in %d n %d: %d results; absorbed %d dup %d dropped %d",
+			    trial, fan_in, n, results, (int)st.absorbed, (int)st.duplicates,
+			    (int)st.dropped);
+		assert_int_equal(st.completed, 1);
+		assert_int_equal(st.absorbed + st.duplicates, (uint64_t)n);
+		assert_int_equal(st.retx_answered, answered);
+		assert_int_equal(st.dropped, 0);
+		inart_ps_destroy(ps);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_basic),	    cmocka_unit_test(test_partial_fallback),
+	    cmocka_unit_test(test_retx_incomplete), cmocka_unit_test(test_overflow_rescale),
+	    cmocka_unit_test(test_overflow_flag),   cmocka_unit_test(test_iterations),
+	    cmocka_unit_test(test_bad_input),	    cmocka_unit_test(test_trees),
+	    cmocka_unit_test(test_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
