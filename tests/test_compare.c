@@ -118,6 +118,25 @@ static void test_table(void **state)
 	free(s);
 }
 
+/* An lp row without push/pull times and a reduction of -1e-12 (noise). */
+static void test_table_nan_and_noise(void **state)
+{
+	struct inart_compare *c = *state;
+	char *s, *l[16];
+
+	c->rows[4].push_time_s = c->rows[4].pull_time_s = NAN;
+	c->rows[1].reduction = -1e-12;
+	s = inart_compare_format(c, INART_FMT_TABLE);
+	assert_non_null(s);
+	assert_int_equal(lines(s, l, 16), 7);
+	assert_null(strstr(s, "nan"));
+	assert_null(strstr(s, "-0.0%"));
+	assert_non_null(strstr(l[2], "+0.0%"));
+	assert_non_null(strstr(l[5], "1.600  ")); /* comm shown */
+	assert_non_null(strstr(l[5], "  -  "));	  /* push, pull not */
+	free(s);
+}
+
 static void test_csv(void **state)
 {
 	struct inart_compare *c = *state;
@@ -309,6 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_table_nan_and_noise, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 	    cmocka_unit_test(test_empty),

@@ -201,21 +201,23 @@ static void table_cells(const struct inart_compare *c, int i, char cell[N_COLS][
 {
 	const struct inart_compare_row *r = &c->rows[i];
 	int best = r->ok && r->is_baseline && strcmp(r->algorithm, c->best_baseline) == 0;
+	double ms[3] = {r->comm_time_s * 1e3, r->push_time_s * 1e3, r->pull_time_s * 1e3};
+	double pct = r->reduction * 100.0;
 
 	snprintf(cell[0], 160, "%s%s", r->algorithm, best ? " *" : "");
-	if (r->ok) {
-		snprintf(cell[1], 160, "%.3f", r->comm_time_s * 1e3);
-		snprintf(cell[2], 160, "%.3f", r->push_time_s * 1e3);
-		snprintf(cell[3], 160, "%.3f", r->pull_time_s * 1e3);
-	} else {
-		for (int k = 1; k <= 3; k++)
+	for (int k = 1; k <= 3; k++) {
+		if (r->ok && isfinite(ms[k - 1]))
+			snprintf(cell[k], 160, "%.3f", ms[k - 1]);
+		else
 			snprintf(cell[k], 160, "-");
 	}
-	if (isnan(r->reduction))
+	if (fabs(pct) < 0.05) /* no "-0.0%" for rounding noise */
+		pct = 0;
+	if (!isfinite(pct))
 		snprintf(cell[4], 160, "-");
 	else
-		snprintf(cell[4], 160, "%+.1f%%", r->reduction * 100.0);
-	if (isnan(r->lp_ratio))
+		snprintf(cell[4], 160, "%+.1f%%", pct);
+	if (!isfinite(r->lp_ratio))
 		snprintf(cell[5], 160, "-");
 	else
 		snprintf(cell[5], 160, "%.3f", r->lp_ratio);
