@@ -519,6 +519,11 @@ static int check_inputs(struct builder *b)
 		if (job->n_workers > INART_WIRE_MAX_CONTRIB)
 			return inart_err_set(b->err, -E2BIG, "job '%s': %d workers (at most %d)",
 					     job->id, job->n_workers, INART_WIRE_MAX_CONTRIB);
+		if (b->opt.values_per_packet > inart_wire_max_values((job->n_workers + 63) / 64))
+			return inart_err_set(b->err, -EINVAL,
+					     "job '%s': values_per_packet %u do not fit a packet "
+					     "with %d workers",
+					     job->id, b->opt.values_per_packet, job->n_workers);
 		if (job->n_ps > INART_WORKER_MAX_TREES)
 			return inart_err_set(b->err, -E2BIG, "job '%s': %d PSs (at most %d)",
 					     job->id, job->n_ps, INART_WORKER_MAX_TREES);

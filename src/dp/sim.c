@@ -1,0 +1,849 @@
+/*
+ * sim: the simulated fabric (see sim.h for the model).
+ *
+ * Invariants: every event in the heap is either a frame delivery owning its
+ * packet buffer, a core wake-up (stale unless its time equals the node's
+ * wake_ps: lazy deletion when a wake-up moves earlier), or a failure.  Time
+ * only moves forward: events are never scheduled before `now`.  Each link
+ * draws its faults from its own generator (seeded from the seed and the arc
+ * number), so a link's fault sequence does not depend on other links.
+ *
+ * Ownership: the simulator owns its cores, packet buffers (a free list,
+ * recycled; freed at destroy) and queues; the topology and deployment belong
+ * to the caller.
+ */
+#include "sim.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rng.h"
+#include "pkt.h"
+
+#define PS_PER_NS 1000ull
+#define NONE UINT64_MAX
+#define SW_MAX_OUT 128
+#define WORKER_MAX_OUT 64
+#define PS_MAX_OUT (INART_PS_MAX_CHILDREN + 1)
+#define STALL_PS (1000 * PS_PER_NS) /* a core that asks to run but does nothing */
+
+enum { EV_DELIVER = 1, EV_WAKE_HOST, EV_WAKE_SW, EV_FAIL };
+
+struct pkt {
+	struct pkt *next;
+	uint16_t len;
+	uint8_t data[INART_FRAME_MAX];
+};
+
+struct link {
+	double gbps;
+	uint64_t busy_until; /* ps: end of the last frame's serialization */
+	uint64_t *ring;	     /* end times of frames not fully serialized (switch tails) */
+	int ring_head, ring_n;
+	double loss, dup, reorder;
+	struct inart_rng rng;
+	struct inart_sim_link_stats st;
+};
+
+struct node {
+	int is_sw;
+	/* switch */
+	struct inart_switch *sw;
+	int n_ports;
+	int *port_arc;
+	uint64_t down_until; /* ps: frames received before this are dropped */
+	uint64_t fail_drops;
+	/* host */
+	int arc; /* the host's link out, -1 */
+	uint8_t next_mac[6];
+	struct inart_ps *ps;
+	int n_workers, *workers; /* indices into sim->workers */
+	struct inart_sim_host_stats st;
+	/* both */
+	uint64_t wake; /* ps of the pending wake-up, NONE */
+};
+
+struct wrk {
+	int node;
+	uint32_t job;
+	struct inart_worker *w;
+	int active; /* began and not yet done */
+};
+
+struct inart_sim {
+	const struct inart_topo *t;
+	const struct inart_deploy *d;
+	struct inart_sim_opt o;
+	uint64_t now; /* ps */
+	struct inart_sim_evq q;
+	struct link *links;
+	struct node *nodes;
+	int n_workers;
+	struct wrk *workers;
+	int remaining;
+	uint64_t last_done; /* ps */
+	struct pkt *free_pkts;
+	inart_sim_tap_fn tap;
+	void *tap_ctx;
+	uint64_t events;
+	/* scratch for the cores' output */
+	struct inart_frame fout[SW_MAX_OUT];
+	struct inart_dgram dout[PS_MAX_OUT];
+	uint8_t *fbuf, *dbuf;
+};
+
+/* ---- event queue ---- */
+
+void inart_sim_evq_init(struct inart_sim_evq *q)
+{
+	memset(q, 0, sizeof(*q));
+}
+
+void inart_sim_evq_free(struct inart_sim_evq *q)
+{
+	free(q->h);
+	memset(q, 0, sizeof(*q));
+}
+
+static int ev_less(const struct inart_sim_ev *a, const struct inart_sim_ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+int inart_sim_evq_push(struct inart_sim_evq *q, uint64_t t, int type, int a, void *p)
+{
+	size_t i;
+
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 1024;
+		struct inart_sim_ev *h = realloc(q->h, cap * sizeof(*h));
+
+		if (h == NULL)
+			return -ENOMEM;
+		q->h = h;
+		q->cap = cap;
+	}
+	i = q->n++;
+	q->h[i] = (struct inart_sim_ev){t, q->next_seq++, type, a, p};
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		struct inart_sim_ev tmp;
+
+		if (!ev_less(&q->h[i], &q->h[up]))
+			break;
+		tmp = q->h[i];
+		q->h[i] = q->h[up];
+		q->h[up] = tmp;
+		i = up;
+	}
+	return 0;
+}
+
+int inart_sim_evq_pop(struct inart_sim_evq *q, struct inart_sim_ev *ev)
+{
+	size_t i = 0;
+
+	if (q->n == 0)
+		return 0;
+	*ev = q->h[0];
+	q->h[0] = q->h[--q->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct inart_sim_ev tmp;
+
+		if (l < q->n && ev_less(&q->h[l], &q->h[m]))
+			m = l;
+		if (r < q->n && ev_less(&q->h[r], &q->h[m]))
+			m = r;
+		if (m == i)
+			break;
+		tmp = q->h[i];
+		q->h[i] = q->h[m];
+		q->h[m] = tmp;
+		i = m;
+	}
+	return 1;
+}
+
+/* ---- packets and links ---- */
+
+static struct pkt *pkt_get(struct inart_sim *s)
+{
+	struct pkt *p = s->free_pkts;
+
+	if (p != NULL) {
+		s->free_pkts = p->next;
+		return p;
+	}
+	return malloc(sizeof(*p));
+}
+
+static void pkt_put(struct inart_sim *s, struct pkt *p)
+{
+	p->next = s->free_pkts;
+	s->free_pkts = p;
+}
+
+static uint64_t ser_ps(const struct inart_sim *s, const struct link *l, size_t len)
+{
+	double bits = (double)(len + (size_t)s->o.overhead_bytes) * 8.0;
+
+	return (uint64_t)llround(bits * 1000.0 / l->gbps);
+}
+
+static int schedule(struct inart_sim *s, uint64_t t, int type, int a, void *p)
+{
+	return inart_sim_evq_push(&s->q, t < s->now ? s->now : t, type, a, p);
+}
+
+/* Send a frame on arc e now.  0, or -ENOBUFS (tail drop), -ENOMEM. */
+static int link_send(struct inart_sim *s, int e, const uint8_t *data, size_t len)
+{
+	struct link *l = &s->links[e];
+	int copies = 1;
+	uint64_t start, end, at;
+
+	if (l->ring != NULL) {
+		while (l->ring_n > 0 && l->ring[l->ring_head] <= s->now) {
+			l->ring_head = (l->ring_head + 1) % s->o.queue_pkts;
+			l->ring_n--;
+		}
+		if (l->ring_n >= s->o.queue_pkts) {
+			l->st.queue_drops++;
+			return -ENOBUFS;
+		}
+	}
+	start = l->busy_until > s->now ? l->busy_until : s->now;
+	end = start + ser_ps(s, l, len);
+	l->st.busy_ps += end - start;
+	l->busy_until = end;
+	if (l->ring != NULL)
+		l->ring[(l->ring_head + l->ring_n++) % s->o.queue_pkts] = end;
+	l->st.tx_pkts++;
+	l->st.tx_bytes += len;
+	at = end + s->o.prop_ns * PS_PER_NS;
+	if (l->loss > 0 && inart_rng_unit(&l->rng) < l->loss) {
+		l->st.lost++;
+		return 0;
+	}
+	if (l->dup > 0 && inart_rng_unit(&l->rng) < l->dup) {
+		l->st.duplicated++;
+		copies = 2;
+	}
+	if (l->reorder > 0 && inart_rng_unit(&l->rng) < l->reorder) {
+		l->st.reordered++;
+		at += 1 + inart_rng_below(&l->rng, s->o.reorder_ns * PS_PER_NS);
+	}
+	for (int c = 0; c < copies; c++) {
+		struct pkt *p = pkt_get(s);
+
+		if (p == NULL)
+			return -ENOMEM;
+		p->len = (uint16_t)len;
+		memcpy(p->data, data, len);
+		if (schedule(s, at, EV_DELIVER, e, p) < 0) {
+			pkt_put(s, p);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* ---- wake-ups ---- */
+
+static void wake_at(struct inart_sim *s, int v, uint64_t dl_ns, int did_work)
+{
+	struct node *nd = &s->nodes[v];
+	uint64_t t;
+
+	if (dl_ns == NONE || dl_ns > NONE / PS_PER_NS)
+		return;
+	t = dl_ns * PS_PER_NS;
+	if (t <= s->now)
+		t = did_work ? s->now : s->now + STALL_PS;
+	if (nd->wake != NONE && nd->wake <= t)
+		return;
+	nd->wake = t;
+	schedule(s, t, nd->is_sw ? EV_WAKE_SW : EV_WAKE_HOST, v, NULL);
+}
+
+static void sw_emit(struct inart_sim *s, struct node *nd, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct inart_frame *f = &s->fout[i];
+
+		if (f->port < nd->n_ports)
+			link_send(s, nd->port_arc[f->port], f->data, f->len);
+	}
+}
+
+static void host_send(struct inart_sim *s, int v, const struct inart_dgram *dg)
+{
+	struct node *nd = &s->nodes[v];
+	uint8_t frame[INART_FRAME_MAX];
+	size_t len;
+
+	if (nd->arc < 0)
+		return;
+	len =
+	    inart_pkt_build_udp(frame, sizeof(frame), s->d->mac[v], nd->next_mac, s->d->ip[v],
+				dg->peer_ip, INART_WIRE_UDP_PORT, dg->peer_port, dg->data, dg->len);
+	if (len == 0)
+		return;
+	nd->st.tx++;
+	link_send(s, nd->arc, frame, len);
+}
+
+static uint64_t now_ns(const struct inart_sim *s)
+{
+	return s->now / PS_PER_NS;
+}
+
+/* Poll the host's workers whose deadline passed; reschedule. */
+static void host_wake(struct inart_sim *s, int v)
+{
+	struct node *nd = &s->nodes[v];
+	uint64_t next = NONE;
+	int did = 0;
+
+	for (int i = 0; i < nd->n_workers; i++) {
+		struct wrk *wk = &s->workers[nd->workers[i]];
+		uint64_t dl = inart_worker_next_deadline(wk->w);
+		int n;
+
+		if (dl == NONE || dl > now_ns(s))
+			continue;
+		do {
+			n = inart_worker_poll(wk->w, now_ns(s), s->dout, WORKER_MAX_OUT);
+			for (int k = 0; k < n; k++)
+				host_send(s, v, &s->dout[k]);
+			did |= n > 0;
+		} while (n == WORKER_MAX_OUT);
+	}
+	for (int i = 0; i < nd->n_workers; i++) {
+		uint64_t dl = inart_worker_next_deadline(s->workers[nd->workers[i]].w);
+
+		if (dl < next)
+			next = dl;
+	}
+	wake_at(s, v, next, did);
+}
+
+static void worker_check_done(struct inart_sim *s, struct wrk *wk)
+{
+	if (wk->active && inart_worker_done(wk->w)) {
+		wk->active = 0;
+		s->remaining--;
+		s->last_done = s->now;
+	}
+}
+
+static void host_rx(struct inart_sim *s, int v, const uint8_t *frame, size_t len)
+{
+	struct node *nd = &s->nodes[v];
+	struct inart_pkt_info pi;
+	struct inart_wire_hdr h;
+	const uint8_t *payload, *udp;
+
+	nd->st.rx++;
+	if (inart_pkt_parse(frame, len, &pi) < 0 || pi.ethertype != INART_ETHERTYPE_IPV4 ||
+	    !pi.is_udp || pi.dst_ip != s->d->ip[v] || pi.dport != INART_WIRE_UDP_PORT)
+		goto drop;
+	udp = frame + pi.l4_payload_off;
+	if (inart_wire_decode(udp, pi.l4_payload_len, &h, &payload) != INART_WIRE_OK)
+		goto drop;
+	if (h.flags & INART_F_DATA) {
+		int n;
+
+		if (nd->ps == NULL)
+			goto drop;
+		n = inart_ps_rx(nd->ps, udp, pi.l4_payload_len, pi.src_ip, pi.sport, now_ns(s),
+				s->dout, PS_MAX_OUT);
+		for (int k = 0; k < n; k++)
+			host_send(s, v, &s->dout[k]);
+		return;
+	}
+	for (int i = 0; i < nd->n_workers; i++) {
+		struct wrk *wk = &s->workers[nd->workers[i]];
+
+		if (wk->job != h.job)
+			continue;
+		inart_worker_rx(wk->w, udp, pi.l4_payload_len, now_ns(s));
+		worker_check_done(s, wk);
+		wake_at(s, v, inart_worker_next_deadline(wk->w), 1);
+		return;
+	}
+drop:
+	nd->st.dropped++;
+}
+
+static void sw_rx(struct inart_sim *s, int v, int in_port, const uint8_t *frame, size_t len)
+{
+	struct node *nd = &s->nodes[v];
+	struct inart_frame in = {(uint8_t *)frame, (uint16_t)len, (uint16_t)in_port};
+	int n;
+
+	if (nd->sw == NULL || s->now < nd->down_until) {
+		nd->fail_drops++;
+		return;
+	}
+	n = inart_switch_rx(nd->sw, &in, now_ns(s), s->fout, SW_MAX_OUT);
+	sw_emit(s, nd, n);
+	wake_at(s, v, inart_switch_next_deadline(nd->sw), 1);
+}
+
+static void sw_wake(struct inart_sim *s, int v)
+{
+	struct node *nd = &s->nodes[v];
+	int n;
+
+	if (nd->sw == NULL)
+		return;
+	n = inart_switch_tick(nd->sw, now_ns(s), s->fout, SW_MAX_OUT);
+	sw_emit(s, nd, n);
+	wake_at(s, v, inart_switch_next_deadline(nd->sw), n > 0);
+}
+
+static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
+{
+	struct node *nd;
+
+	s->now = ev->t;
+	s->events++;
+	switch (ev->type) {
+	case EV_DELIVER: {
+		struct pkt *p = ev->p;
+		int e = ev->a, to = s->t->arcs[e].to;
+
+		s->links[e].st.delivered++;
+		if (s->tap)
+			s->tap(s->tap_ctx, e, s->now, p->data, p->len);
+		if (s->nodes[to].is_sw)
+			sw_rx(s, to, s->d->port[e ^ 1], p->data, p->len);
+		else
+			host_rx(s, to, p->data, p->len);
+		pkt_put(s, p);
+		break;
+	}
+	case EV_WAKE_HOST:
+	case EV_WAKE_SW:
+		nd = &s->nodes[ev->a];
+		if (nd->wake != ev->t)
+			break; /* superseded */
+		nd->wake = NONE;
+		if (ev->type == EV_WAKE_SW)
+			sw_wake(s, ev->a);
+		else
+			host_wake(s, ev->a);
+		break;
+	case EV_FAIL:
+		nd = &s->nodes[ev->a];
+		if (nd->sw)
+			inart_switch_lose_state(nd->sw);
+		nd->down_until = s->now + *(uint64_t *)ev->p;
+		free(ev->p);
+		if (nd->sw)
+			wake_at(s, ev->a, inart_switch_next_deadline(nd->sw), 1);
+		break;
+	}
+}
+
+uint64_t inart_sim_run(struct inart_sim *s, uint64_t until_ns)
+{
+	uint64_t until = until_ns > NONE / PS_PER_NS ? NONE : until_ns * PS_PER_NS, n = 0;
+	struct inart_sim_ev ev;
+
+	while (s->q.n > 0 && s->q.h[0].t <= until) {
+		inart_sim_evq_pop(&s->q, &ev);
+		process(s, &ev);
+		n++;
+	}
+	if (until != NONE && s->now < until)
+		s->now = until;
+	return n;
+}
+
+/* ---- setup ---- */
+
+void inart_sim_opt_default(struct inart_sim_opt *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->gbps_scale = 1;
+	o->prop_ns = 1000;
+	o->queue_pkts = 1024;
+	o->overhead_bytes = 24;
+	o->reorder_ns = 10000;
+	o->seed = 1;
+}
+
+struct inart_sim *inart_sim_create(const struct inart_topo *t, const struct inart_deploy *d,
+				   const struct inart_sim_opt *o)
+{
+	struct inart_sim *s = calloc(1, sizeof(*s));
+	int m = inart_topo_n_arcs(t), err = ENOMEM;
+
+	if (s == NULL)
+		return NULL;
+	s->t = t;
+	s->d = d;
+	if (o)
+		s->o = *o;
+	else
+		inart_sim_opt_default(&s->o);
+	inart_sim_evq_init(&s->q);
+	if (d->n_nodes != t->n_nodes || d->n_arcs != m || s->o.queue_pkts < 1 ||
+	    s->o.overhead_bytes < 0 || (s->o.gbps <= 0 && s->o.gbps_scale <= 0)) {
+		err = EINVAL;
+		goto fail;
+	}
+	s->links = calloc((size_t)m + 1, sizeof(*s->links));
+	s->nodes = calloc((size_t)t->n_nodes + 1, sizeof(*s->nodes));
+	s->fbuf = malloc((size_t)SW_MAX_OUT * INART_FRAME_MAX);
+	s->dbuf = malloc((size_t)PS_MAX_OUT * INART_DGRAM_MAX);
+	if (!s->links || !s->nodes || !s->fbuf || !s->dbuf)
+		goto fail;
+	for (int i = 0; i < SW_MAX_OUT; i++)
+		s->fout[i].data = s->fbuf + (size_t)i * INART_FRAME_MAX;
+	for (int i = 0; i < PS_MAX_OUT; i++)
+		s->dout[i].data = s->dbuf + (size_t)i * INART_DGRAM_MAX;
+	for (int e = 0; e < m; e++) {
+		struct link *l = &s->links[e];
+		uint64_t seed = s->o.seed;
+
+		l->gbps = s->o.gbps > 0 ? s->o.gbps : t->arcs[e].gbps * s->o.gbps_scale;
+		if (!(l->gbps > 0)) {
+			err = EINVAL;
+			goto fail;
+		}
+		l->loss = s->o.loss;
+		l->dup = s->o.dup;
+		l->reorder = s->o.reorder;
+		inart_rng_seed(&l->rng, inart_hash2(seed, (uint64_t)e));
+		if (t->nodes[t->arcs[e].from].kind == INART_NODE_SWITCH) {
+			l->ring = malloc((size_t)s->o.queue_pkts * sizeof(uint64_t));
+			if (l->ring == NULL)
+				goto fail;
+		}
+	}
+	for (int v = 0; v < t->n_nodes; v++) {
+		struct node *nd = &s->nodes[v];
+		int deg = t->out_off[v + 1] - t->out_off[v];
+
+		nd->wake = NONE;
+		nd->arc = -1;
+		nd->is_sw = t->nodes[v].kind == INART_NODE_SWITCH;
+		if (!nd->is_sw) {
+			int e, peer;
+
+			if (deg > 1) {
+				err = EINVAL;
+				goto fail;
+			}
+			if (deg == 0)
+				continue;
+			e = t->arc_out[t->out_off[v]];
+			peer = t->arcs[e].to;
+			nd->arc = e;
+			if (t->nodes[peer].kind == INART_NODE_SWITCH)
+				memcpy(nd->next_mac, d->port_mac[e ^ 1], 6);
+			else
+				memcpy(nd->next_mac, d->mac[peer], 6);
+			continue;
+		}
+		nd->n_ports = deg;
+		nd->port_arc = malloc((size_t)(deg + 1) * sizeof(int));
+		if (nd->port_arc == NULL)
+			goto fail;
+		for (int k = 0; k < deg; k++)
+			nd->port_arc[k] = -1;
+		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+			int e = t->arc_out[k], p = d->port[e];
+
+			if (p < 0 || p >= deg || nd->port_arc[p] >= 0) {
+				err = EINVAL;
+				goto fail;
+			}
+			nd->port_arc[p] = e;
+		}
+	}
+	return s;
+fail:
+	inart_sim_destroy(s);
+	errno = err;
+	return NULL;
+}
+
+static void drop_cores(struct inart_sim *s)
+{
+	for (int v = 0; v < s->t->n_nodes; v++) {
+		struct node *nd = &s->nodes[v];
+
+		inart_switch_destroy(nd->sw);
+		inart_ps_destroy(nd->ps);
+		free(nd->workers);
+		nd->sw = NULL;
+		nd->ps = NULL;
+		nd->workers = NULL;
+		nd->n_workers = 0;
+	}
+	for (int k = 0; k < s->n_workers; k++)
+		inart_worker_destroy(s->workers[k].w);
+	free(s->workers);
+	s->workers = NULL;
+	s->n_workers = 0;
+	s->remaining = 0;
+}
+
+void inart_sim_destroy(struct inart_sim *s)
+{
+	struct inart_sim_ev ev;
+
+	if (s == NULL)
+		return;
+	if (s->nodes)
+		drop_cores(s);
+	while (inart_sim_evq_pop(&s->q, &ev)) {
+		if (ev.type == EV_DELIVER || ev.type == EV_FAIL)
+			free(ev.p);
+	}
+	inart_sim_evq_free(&s->q);
+	while (s->free_pkts) {
+		struct pkt *p = s->free_pkts;
+
+		s->free_pkts = p->next;
+		free(p);
+	}
+	for (int e = 0; s->links && e < inart_topo_n_arcs(s->t); e++)
+		free(s->links[e].ring);
+	for (int v = 0; s->nodes && v < s->t->n_nodes; v++)
+		free(s->nodes[v].port_arc);
+	free(s->links);
+	free(s->nodes);
+	free(s->fbuf);
+	free(s->dbuf);
+	free(s);
+}
+
+int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char *why,
+		      size_t why_len)
+{
+	const struct inart_topo *t = s->t;
+	int rc = 0;
+
+	if (why_len)
+		why[0] = '\0';
+	drop_cores(s);
+	for (int k = 0; k < in->n_switches; k++) {
+		const struct inart_sw_install *si = &in->sw[k];
+		struct inart_sw_update u = {1,	  si->n_labels, si->labels, 0,
+					    NULL, si->n_routes, si->routes};
+		struct node *nd;
+
+		if (si->node < 0 || si->node >= t->n_nodes || !s->nodes[si->node].is_sw ||
+		    si->cfg.n_ports != s->nodes[si->node].n_ports) {
+			snprintf(why, why_len,
+				 "switch install %d: node %d is not a switch with %d ports", k,
+				 si->node, si->cfg.n_ports);
+			rc = -EINVAL;
+			goto fail;
+		}
+		nd = &s->nodes[si->node];
+		inart_switch_destroy(nd->sw);
+		nd->sw = inart_switch_create(&si->cfg);
+		if (nd->sw == NULL) {
+			rc = -errno;
+			snprintf(why, why_len, "switch '%s': create failed", t->nodes[si->node].id);
+			goto fail;
+		}
+		rc = inart_switch_apply(nd->sw, &u, why, why_len);
+		if (rc < 0)
+			goto fail;
+	}
+	for (int k = 0; k < in->n_ps; k++) {
+		const struct inart_ps_install *pi = &in->ps[k];
+		struct node *nd;
+
+		if (pi->node < 0 || pi->node >= t->n_nodes || s->nodes[pi->node].is_sw) {
+			snprintf(why, why_len, "PS install %d: node %d is not a host", k, pi->node);
+			rc = -EINVAL;
+			goto fail;
+		}
+		nd = &s->nodes[pi->node];
+		if (nd->ps == NULL)
+			nd->ps = inart_ps_create();
+		if (nd->ps == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		for (int i = 0; i < pi->n_trees; i++) {
+			rc = inart_ps_tree_set(nd->ps, &pi->trees[i]);
+			if (rc < 0) {
+				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
+					 t->nodes[pi->node].id, pi->trees[i].job,
+					 pi->trees[i].tree);
+				goto fail;
+			}
+		}
+	}
+	s->workers = calloc((size_t)in->n_workers + 1, sizeof(*s->workers));
+	if (s->workers == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (int k = 0; k < in->n_workers; k++) {
+		const struct inart_worker_install *wi = &in->workers[k];
+		struct node *nd;
+		int *nw;
+
+		if (wi->node < 0 || wi->node >= t->n_nodes || s->nodes[wi->node].is_sw) {
+			snprintf(why, why_len, "worker install %d: node %d is not a host", k,
+				 wi->node);
+			rc = -EINVAL;
+			goto fail;
+		}
+		nd = &s->nodes[wi->node];
+		s->workers[k].node = wi->node;
+		s->workers[k].job = wi->cfg.job;
+		s->workers[k].w = inart_worker_create(&wi->cfg);
+		s->n_workers = k + 1;
+		if (s->workers[k].w == NULL) {
+			rc = -errno;
+			snprintf(why, why_len,
+				 "worker %d (job %u rank %u at '%s') refused its config", k,
+				 wi->cfg.job, wi->cfg.rank, t->nodes[wi->node].id);
+			goto fail;
+		}
+		nw = realloc(nd->workers, (size_t)(nd->n_workers + 1) * sizeof(int));
+		if (nw == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		nd->workers = nw;
+		nd->workers[nd->n_workers++] = k;
+	}
+	return 0;
+fail:
+	if (rc == -ENOMEM && why_len)
+		snprintf(why, why_len, "out of memory");
+	drop_cores(s);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+void inart_sim_arc_faults(struct inart_sim *s, int arc, double loss, double dup, double reorder)
+{
+	if (arc < 0 || arc >= inart_topo_n_arcs(s->t))
+		return;
+	s->links[arc].loss = loss;
+	s->links[arc].dup = dup;
+	s->links[arc].reorder = reorder;
+}
+
+int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
+{
+	uint64_t *down;
+
+	if (node < 0 || node >= s->t->n_nodes || !s->nodes[node].is_sw)
+		return -EINVAL;
+	down = malloc(sizeof(*down));
+	if (down == NULL)
+		return -ENOMEM;
+	*down = down_ns * PS_PER_NS;
+	if (schedule(s, at_ns * PS_PER_NS, EV_FAIL, node, down) < 0) {
+		free(down);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n, uint32_t iter,
+			uint64_t limit_ns, struct inart_sim_result *res)
+{
+	uint64_t start = s->now, limit, ev0 = s->events;
+	struct inart_sim_ev ev;
+	int rc;
+
+	limit = limit_ns > (NONE - start) / PS_PER_NS ? NONE : start + limit_ns * PS_PER_NS;
+	memset(res, 0, sizeof(*res));
+	res->start_ns = start / PS_PER_NS;
+	s->remaining = 0;
+	for (int k = 0; k < s->n_workers; k++) {
+		struct wrk *wk = &s->workers[k];
+
+		rc = inart_worker_begin(wk->w, bufs[k], n, iter);
+		if (rc < 0)
+			return rc;
+		wk->active = 1;
+		s->remaining++;
+	}
+	s->last_done = start;
+	for (int k = 0; k < s->n_workers; k++) {
+		worker_check_done(s, &s->workers[k]);
+		wake_at(s, s->workers[k].node, inart_worker_next_deadline(s->workers[k].w), 1);
+	}
+	while (s->remaining > 0 && s->q.n > 0 && s->q.h[0].t <= limit) {
+		inart_sim_evq_pop(&s->q, &ev);
+		process(s, &ev);
+	}
+	res->done = s->remaining == 0;
+	res->end_ns = (res->done ? s->last_done : s->now) / PS_PER_NS;
+	res->time_s = (double)((res->done ? s->last_done : s->now) - start) * 1e-12;
+	res->events = s->events - ev0;
+	return res->done ? 0 : -ETIMEDOUT;
+}
+
+int inart_sim_result(const struct inart_sim *s, int k, float *out, size_t n)
+{
+	if (k < 0 || k >= s->n_workers)
+		return -EINVAL;
+	return inart_worker_result(s->workers[k].w, out, n);
+}
+
+uint64_t inart_sim_now(const struct inart_sim *s)
+{
+	return s->now / PS_PER_NS;
+}
+
+int inart_sim_inject(struct inart_sim *s, int arc, const uint8_t *frame, size_t len)
+{
+	if (arc < 0 || arc >= inart_topo_n_arcs(s->t) || len > INART_FRAME_MAX)
+		return -EINVAL;
+	return link_send(s, arc, frame, len);
+}
+
+void inart_sim_set_tap(struct inart_sim *s, inart_sim_tap_fn fn, void *ctx)
+{
+	s->tap = fn;
+	s->tap_ctx = ctx;
+}
+
+void inart_sim_link_stats(const struct inart_sim *s, int arc, struct inart_sim_link_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (arc >= 0 && arc < inart_topo_n_arcs(s->t))
+		*st = s->links[arc].st;
+}
+
+void inart_sim_host_stats(const struct inart_sim *s, int node, struct inart_sim_host_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (node >= 0 && node < s->t->n_nodes)
+		*st = s->nodes[node].st;
+}
+
+const struct inart_switch *inart_sim_switch(const struct inart_sim *s, int node)
+{
+	return node >= 0 && node < s->t->n_nodes ? s->nodes[node].sw : NULL;
+}
+
+const struct inart_ps *inart_sim_ps(const struct inart_sim *s, int node)
+{
+	return node >= 0 && node < s->t->n_nodes ? s->nodes[node].ps : NULL;
+}
+
+const struct inart_worker *inart_sim_worker(const struct inart_sim *s, int k)
+{
+	return k >= 0 && k < s->n_workers ? s->workers[k].w : NULL;
+}
