@@ -15,6 +15,21 @@
  * at most 2^-(scale_exp+1), so the sum of n workers is within
  * n * 2^-(scale_exp+1) of the exact float sum.
  *
+ * Scale protocol (docs/dataplane.md): every worker starts a chunk at the
+ * same scale (cfg.scale_exp on the first all-reduce over a given layout; later
+ * a deterministic function of the chunk's previous result); a worker whose
+ * values do not fit sends DATA|OVERFLOW with zero values (label 0, straight
+ * to the PS); an OVERFLOW result at scale s moves everyone to
+ * inart_quant_lower(s); a scale notice from the PS (RESULT|RETX|OVERFLOW
+ * with an incomplete bitmap) at a lower scale s moves the worker to s.  A
+ * complete clean result is accepted at whatever scale it carries.  So all
+ * workers of a job must use the same cfg.scale_exp, values_per_packet and
+ * trees (shares), and iterations must increase.
+ *
+ * Window: a chunk seq is sent only while seq < base + window, base being
+ * the lowest seq of the tree without a result, so live chunks of a tree
+ * have distinct slots (window <= slots).
+ *
  * Ownership: the worker keeps a pointer to the input buffer until the
  * all-reduce is done; the caller keeps it alive.  Datagram buffers are the
  * caller's.
@@ -33,7 +48,7 @@
 struct inart_worker_tree {
 	uint32_t ps_ip; /* host order */
 	uint32_t label; /* first UP label (0: plain IPv4 to the PS) */
-	double share;   /* fraction of the buffer; shares sum to 1 */
+	double share;	/* fraction of the buffer; shares sum to 1 */
 };
 
 struct inart_worker_cfg {
@@ -42,22 +57,36 @@ struct inart_worker_cfg {
 	uint16_t n_trees;
 	struct inart_worker_tree trees[INART_WORKER_MAX_TREES];
 	uint16_t values_per_packet; /* 0: the most that fits */
-	uint16_t window;            /* chunks in flight per tree; default 64 */
-	uint16_t slots;             /* slot region per tree at switches; >= window */
+	uint16_t window;	    /* chunks in flight per tree; default 64 */
+	uint16_t slots;		    /* slot region per tree at switches; >= window */
 	uint64_t retx_timeout_ns;   /* default 20 ms */
-	int8_t scale_exp;           /* initial quantization scale; default 16 */
+	int8_t scale_exp;	    /* initial quantization scale; 0: default 16 */
 };
 
 struct inart_worker_stats {
-	uint64_t sent, retransmitted, results, duplicates, rescales, dropped;
+	uint64_t sent;		  /* DATA datagrams emitted (retransmissions included) */
+	uint64_t retransmitted;	  /* of which RETX */
+	uint64_t results;	  /* chunk results stored */
+	uint64_t duplicates;	  /* results for done chunks, old iterations or old scales */
+	uint64_t rescales;	  /* chunk scale lowered (OVERFLOW result or scale notice) */
+	uint64_t dropped;	  /* malformed or foreign datagrams */
+	uint64_t local_overflows; /* chunks sent as DATA|OVERFLOW (values did not fit) */
 };
+
+#define INART_WORKER_DEFAULT_WINDOW 64
+#define INART_WORKER_DEFAULT_RETX_NS 20000000ull
+#define INART_WORKER_DEFAULT_SCALE 16
+#define INART_WORKER_MAX_BACKOFF_SHIFT 4 /* retransmission timeout grows to 16x */
+#define INART_WORKER_RAISE_HEADROOM 8	 /* bits kept free when raising a scale */
 
 struct inart_worker;
 
 struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg);
 void inart_worker_destroy(struct inart_worker *w);
 
-/* Start all-reduce number `iter` over buf[0..n). 0 or -EBUSY/-EINVAL. */
+/* Start all-reduce number `iter` over buf[0..n). 0 or -EBUSY (one in
+ * progress), -EINVAL (NULL buf with n > 0, a NaN or infinite value, iter not
+ * after the previous one), -ENOMEM. */
 int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint32_t iter);
 
 /* Datagrams to send now (up to max_out; out[i].data has INART_DGRAM_MAX bytes). */
@@ -77,5 +106,14 @@ int inart_worker_done(const struct inart_worker *w);
 int inart_worker_result(const struct inart_worker *w, float *out, size_t n);
 
 void inart_worker_stats(const struct inart_worker *w, struct inart_worker_stats *st);
+
+/* The scale at which value i of the finished all-reduce was summed (its
+ * error bound is n_workers * 2^-(scale+1)).  0 or -EAGAIN / -EINVAL. */
+int inart_worker_value_scale(const struct inart_worker *w, size_t i, int *scale);
+
+/* The value range [*off, *off + *len) of tree t in the current (or last)
+ * all-reduce, and its chunk count.  0 or -EINVAL. */
+int inart_worker_tree_range(const struct inart_worker *w, int t, size_t *off, size_t *len,
+			    uint32_t *n_chunks);
 
 #endif

@@ -1,0 +1,1020 @@
+/* Tests of worker: configuration checks, the split among trees, packets,
+ * window, retransmission with backoff, result handling (duplicates, old
+ * iterations, OVERFLOW results, scale notices, local overflow), start scales
+ * across all-reduces; then whole all-reduces of 1..130 workers against
+ * several PS cores in process, through a seeded lossy network (loss,
+ * duplication, reordering), checking bit-identical int32 sums on every
+ * result packet and float results within the documented bound. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/rng.h"
+#include "dp/ps.h"
+#include "dp/quant.h"
+#include "dp/worker.h"
+
+#define MAXOUT 64
+
+static uint8_t obuf[MAXOUT][INART_DGRAM_MAX];
+static struct inart_dgram out[MAXOUT];
+
+static void out_init(void)
+{
+	for (int i = 0; i < MAXOUT; i++)
+		out[i].data = obuf[i];
+}
+
+static int32_t be32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+static void base_cfg(struct inart_worker_cfg *c, uint16_t rank, uint16_t n_workers, int n_trees)
+{
+	memset(c, 0, sizeof(*c));
+	c->job = 3;
+	c->rank = rank;
+	c->n_workers = n_workers;
+	c->n_trees = (uint16_t)n_trees;
+	for (int t = 0; t < n_trees; t++) {
+		c->trees[t].ps_ip = 0x0a020000u + (uint32_t)t;
+		c->trees[t].label = 100u + (uint32_t)t;
+		c->trees[t].share = 1.0 / n_trees;
+	}
+	c->retx_timeout_ns = 1000;
+}
+
+static void test_create(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+
+	(void)state;
+	assert_null(inart_worker_create(NULL));
+	base_cfg(&c, 2, 2, 1);
+	assert_null(inart_worker_create(&c)); /* rank >= n_workers */
+	base_cfg(&c, 0, 0, 1);
+	assert_null(inart_worker_create(&c));
+	base_cfg(&c, 0, INART_WIRE_MAX_CONTRIB + 1, 1);
+	assert_null(inart_worker_create(&c));
+	base_cfg(&c, 0, 2, 0);
+	assert_null(inart_worker_create(&c));
+	base_cfg(&c, 0, 2, 1);
+	c.n_trees = INART_WORKER_MAX_TREES + 1;
+	assert_null(inart_worker_create(&c));
+	base_cfg(&c, 0, 2, 2);
+	c.trees[1].share = -0.1;
+	assert_null(inart_worker_create(&c));
+	c.trees[1].share = NAN;
+	assert_null(inart_worker_create(&c));
+	c.trees[0].share = c.trees[1].share = 0;
+	assert_null(inart_worker_create(&c));
+	assert_int_equal(errno, EINVAL);
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = (uint16_t)(inart_wire_max_values(1) + 1);
+	assert_null(inart_worker_create(&c));
+	c.values_per_packet = (uint16_t)inart_wire_max_values(1);
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	inart_worker_destroy(w);
+	base_cfg(&c, 0, 2, 1);
+	c.window = 9;
+	c.slots = 8;
+	assert_null(inart_worker_create(&c));
+	c.window = 8;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	inart_worker_destroy(w);
+	inart_worker_destroy(NULL);
+}
+
+static void test_split(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	float x[1000] = {0};
+	size_t off, len;
+	uint32_t nc;
+
+	(void)state;
+	base_cfg(&c, 1, 3, 4);
+	c.trees[0].share = 0.5;
+	c.trees[1].share = 0;
+	c.trees[2].share = 0.3;
+	c.trees[3].share = 0.2;
+	c.values_per_packet = 2;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_tree_range(w, 0, &off, &len, &nc), -EINVAL); /* no begin */
+	assert_int_equal(inart_worker_begin(w, x, 10, 0), 0);
+	assert_int_equal(inart_worker_tree_range(w, 0, &off, &len, &nc), 0);
+	assert_true(off == 0 && len == 5 && nc == 3);
+	assert_int_equal(inart_worker_tree_range(w, 1, &off, &len, &nc), 0);
+	assert_true(off == 5 && len == 0 && nc == 0);
+	assert_int_equal(inart_worker_tree_range(w, 2, &off, &len, &nc), 0);
+	assert_true(off == 5 && len == 3 && nc == 2);
+	assert_int_equal(inart_worker_tree_range(w, 3, &off, &len, &nc), 0);
+	assert_true(off == 8 && len == 2 && nc == 1);
+	assert_int_equal(inart_worker_tree_range(w, 4, &off, &len, &nc), -EINVAL);
+	inart_worker_destroy(w);
+	/* property: ranges tile [0, n), zero shares are empty, sizes follow
+	 * the shares within one value */
+	{
+		struct inart_rng r;
+
+		inart_rng_seed(&r, 5);
+		for (int trial = 0; trial < 500; trial++) {
+			int nt = 1 + (int)inart_rng_below(&r, 8);
+			size_t n = inart_rng_below(&r, 1000), at = 0;
+			double tot = 0;
+
+			base_cfg(&c, 0, 1, nt);
+			for (int t = 0; t < nt; t++) {
+				c.trees[t].share = inart_rng_below(&r, 3) ? inart_rng_unit(&r) : 0;
+				tot += c.trees[t].share;
+			}
+			if (tot == 0) {
+				c.trees[0].share = 1;
+				tot = 1;
+			}
+			c.values_per_packet = (uint16_t)(1 + inart_rng_below(&r, 50));
+			w = inart_worker_create(&c);
+			assert_non_null(w);
+			assert_int_equal(inart_worker_begin(w, x, n, 0), 0);
+			for (int t = 0; t < nt; t++) {
+				assert_int_equal(inart_worker_tree_range(w, t, &off, &len, &nc), 0);
+				assert_true(off == at);
+				at += len;
+				if (c.trees[t].share == 0)
+					assert_true(len == 0);
+				assert_true(fabs((double)len - n * c.trees[t].share / tot) <= 1.0);
+				assert_true(nc ==
+					    (len + c.values_per_packet - 1) / c.values_per_packet);
+			}
+			assert_true(at == n);
+			inart_worker_destroy(w);
+		}
+	}
+}
+
+/* Decode out[i] as a DATA packet. */
+static const uint8_t *data_pkt(int i, struct inart_wire_hdr *h)
+{
+	const uint8_t *pl;
+
+	assert_int_equal(inart_wire_decode(out[i].data, out[i].len, h, &pl), INART_WIRE_OK);
+	assert_true(h->flags & INART_F_DATA);
+	return pl;
+}
+
+/* A RESULT for the worker (n_workers 2 unless given). */
+static size_t result_pkt(uint8_t *buf, uint16_t fan_in, uint32_t iter, uint16_t tree, uint32_t seq,
+			 int8_t scale, uint8_t flags, uint64_t bits, const int32_t *v, int count)
+{
+	struct inart_wire_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.flags = (uint8_t)(INART_F_RESULT | flags);
+	h.bitmap_words = 1;
+	h.scale_exp = scale;
+	h.job = 3;
+	h.tree = tree;
+	h.fan_in = fan_in;
+	h.iter = iter;
+	h.seq = seq;
+	h.count = (uint16_t)count;
+	h.bitmap[0] = bits;
+	return inart_wire_encode(&h, v, buf, INART_DGRAM_MAX);
+}
+
+static void test_packets_window(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_worker_stats st;
+	struct inart_wire_hdr h;
+	const uint8_t *pl;
+	float x[10], res[10];
+	uint8_t buf[INART_DGRAM_MAX];
+	int32_t v[4] = {0};
+	size_t len;
+
+	(void)state;
+	out_init();
+	for (int i = 0; i < 10; i++)
+		x[i] = (float)i + 0.25f;
+	base_cfg(&c, 1, 2, 1);
+	c.values_per_packet = 3; /* chunks: [0,3) [3,6) [6,9) [9,10) */
+	c.window = 2;
+	c.slots = 3;
+	c.retx_timeout_ns = 1000;
+	c.scale_exp = 4;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_next_deadline(w), UINT64_MAX);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_result(w, res, 10), -EAGAIN);
+	assert_int_equal(inart_worker_begin(w, NULL, 10, 0), -EINVAL);
+	assert_int_equal(inart_worker_begin(w, x, 10, 7), 0);
+	assert_int_equal(inart_worker_begin(w, x, 10, 8), -EBUSY);
+	assert_int_equal(inart_worker_next_deadline(w), 0);
+	assert_int_equal(inart_worker_done(w), 0);
+	/* window 2: seqs 0 and 1 */
+	assert_int_equal(inart_worker_poll(w, 100, out, MAXOUT), 2);
+	for (int i = 0; i < 2; i++) {
+		pl = data_pkt(i, &h);
+		assert_int_equal(h.flags, INART_F_DATA);
+		assert_int_equal(h.job, 3);
+		assert_int_equal(h.tree, 0);
+		assert_int_equal(h.fan_in, 2);
+		assert_int_equal(h.label, 100);
+		assert_int_equal(h.iter, 7);
+		assert_int_equal(h.seq, i);
+		assert_int_equal(h.slot, i);
+		assert_int_equal(h.scale_exp, 4);
+		assert_int_equal(h.count, 3);
+		assert_true(h.bitmap[0] == 2);
+		assert_int_equal(out[i].peer_ip, 0x0a020000u);
+		assert_int_equal(out[i].peer_port, INART_WIRE_UDP_PORT);
+		for (int k = 0; k < 3; k++)
+			assert_int_equal(be32(pl + 4 * k), (3 * i + k) * 16 + 4);
+	}
+	assert_int_equal(inart_worker_poll(w, 100, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_next_deadline(w), 1100);
+	/* timeout: both retransmitted with RETX, label 0; backoff doubles */
+	assert_int_equal(inart_worker_poll(w, 1099, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_poll(w, 1100, out, 1), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
+	assert_int_equal(h.label, 0);
+	assert_int_equal(h.seq, 0);
+	assert_int_equal(h.slot, 0);
+	assert_int_equal(inart_worker_poll(w, 1100, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.seq, 1);
+	assert_int_equal(inart_worker_next_deadline(w), 3100);
+	assert_int_equal(inart_worker_poll(w, 3100, out, MAXOUT), 2);
+	assert_int_equal(inart_worker_next_deadline(w), 7100);
+	/* capped: 16x after 4 retransmissions */
+	for (uint64_t t = 7100, k = 0; k < 5; k++) {
+		assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 2);
+		t = inart_worker_next_deadline(w);
+	}
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.sent, 2 + 2 * 7);
+	assert_int_equal(st.retransmitted, 2 * 7);
+	{
+		uint64_t t0 = inart_worker_next_deadline(w);
+
+		assert_int_equal(inart_worker_poll(w, t0, out, MAXOUT), 2);
+		assert_int_equal(inart_worker_next_deadline(w), t0 + 16000);
+	}
+	/* result for seq 1 first: the window does not move (seq 0 pending) */
+	v[0] = 1;
+	v[1] = 2;
+	v[2] = 3;
+	len = result_pkt(buf, 2, 7, 0, 1, 4, 0, 3, v, 3);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 0);
+	/* result of seq 0: the window moves to 2, 3 */
+	len = result_pkt(buf, 2, 7, 0, 0, 4, 0, 3, v, 3);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
+	data_pkt(0, &h);
+	assert_int_equal(h.seq, 2);
+	assert_int_equal(h.slot, 2);
+	pl = data_pkt(1, &h);
+	assert_int_equal(h.seq, 3);
+	assert_int_equal(h.slot, 0); /* 3 % 3 */
+	assert_int_equal(h.count, 1);
+	assert_int_equal(be32(pl), 9 * 16 + 4);
+	/* bad results: wrong count, incomplete bitmap without OVERFLOW, wrong
+	 * job/fan-in, seq out of range, tree out of range, garbage */
+	len = result_pkt(buf, 2, 7, 0, 3, 4, 0, 3, v, 2);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	len = result_pkt(buf, 2, 7, 0, 3, 4, 0, 1, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	len = result_pkt(buf, 3, 7, 0, 3, 4, 0, 7, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	len = result_pkt(buf, 2, 7, 0, 4, 4, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	len = result_pkt(buf, 2, 7, 1, 3, 4, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	assert_int_equal(inart_worker_rx(w, buf, 5, 0), -EINVAL);
+	assert_int_equal(inart_worker_rx(w, NULL, 5, 0), -EINVAL);
+	/* a DATA packet is not for workers */
+	assert_int_equal(inart_worker_rx(w, out[0].data, out[0].len, 0), -EINVAL);
+	/* an old iteration */
+	len = result_pkt(buf, 2, 6, 0, 3, 4, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	/* finish */
+	len = result_pkt(buf, 2, 7, 0, 2, 4, 0, 3, v, 3);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	v[0] = -8;
+	len = result_pkt(buf, 2, 7, 0, 3, 4, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_done(w), 1);
+	assert_int_equal(inart_worker_next_deadline(w), UINT64_MAX);
+	assert_int_equal(inart_worker_poll(w, 1u << 30, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_result(w, res, 9), -EINVAL);
+	assert_int_equal(inart_worker_result(w, res, 10), 0);
+	for (int i = 0; i < 9; i++)
+		assert_true(res[i] == (float)(i % 3 + 1) / 16.0f);
+	assert_true(res[9] == -0.5f);
+	{
+		int s;
+
+		assert_int_equal(inart_worker_value_scale(w, 9, &s), 0);
+		assert_int_equal(s, 4);
+		assert_int_equal(inart_worker_value_scale(w, 10, &s), -EINVAL);
+	}
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.results, 4);
+	assert_int_equal(st.duplicates, 2);
+	assert_int_equal(st.dropped, 8);
+	/* iterations must increase; NaN refused; empty buffers finish at once */
+	assert_int_equal(inart_worker_begin(w, x, 10, 7), -EINVAL);
+	assert_int_equal(inart_worker_begin(w, x, 10, 6), -EINVAL);
+	x[4] = NAN;
+	assert_int_equal(inart_worker_begin(w, x, 10, 8), -EINVAL);
+	x[4] = INFINITY;
+	assert_int_equal(inart_worker_begin(w, x, 10, 8), -EINVAL);
+	assert_int_equal(inart_worker_begin(w, x, 0, 8), 0);
+	assert_int_equal(inart_worker_done(w), 1);
+	assert_int_equal(inart_worker_result(w, NULL, 0), 0);
+	inart_worker_destroy(w);
+}
+
+/* OVERFLOW results, scale notices and local overflow. */
+static void test_rescale(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_worker_stats st;
+	struct inart_wire_hdr h;
+	const uint8_t *pl;
+	float x[2] = {1.5f, 40000.0f}, res[2];
+	uint8_t buf[INART_DGRAM_MAX];
+	int32_t v[2] = {0};
+	size_t len;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1; /* chunk 0 = 1.5, chunk 1 = 40000 */
+	c.retx_timeout_ns = 1000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 2, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
+	pl = data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA);
+	assert_int_equal(h.scale_exp, 16);
+	assert_int_equal(be32(pl), 98304);
+	/* 40000 * 2^16 > 2^31: the worker takes part with zeros and OVERFLOW,
+	 * straight to the PS */
+	pl = data_pkt(1, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_OVERFLOW);
+	assert_int_equal(h.label, 0);
+	assert_int_equal(h.scale_exp, 16);
+	assert_int_equal(be32(pl), 0);
+	/* its retransmission too */
+	assert_int_equal(inart_worker_poll(w, 1000, out, MAXOUT), 2);
+	pl = data_pkt(1, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_OVERFLOW);
+	/* the OVERFLOW result at 16: both workers move to 8 */
+	len = result_pkt(buf, 2, 1, 0, 1, 16, INART_F_OVERFLOW, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	/* a copy of it changes nothing more */
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	assert_int_equal(inart_worker_next_deadline(w), 0);
+	assert_int_equal(inart_worker_poll(w, 2000, out, MAXOUT), 1);
+	pl = data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA); /* a first transmission at 8 */
+	assert_int_equal(h.label, 100);
+	assert_int_equal(h.seq, 1);
+	assert_int_equal(h.scale_exp, 8);
+	assert_int_equal(be32(pl), 40000 * 256);
+	/* a scale notice for chunk 0: the chunk is at 0 at the PS */
+	len = result_pkt(buf, 2, 1, 0, 0, 0, INART_F_OVERFLOW | INART_F_RETX, 2, NULL, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_poll(w, 2000, out, MAXOUT), 1);
+	pl = data_pkt(0, &h);
+	assert_int_equal(h.seq, 0);
+	assert_int_equal(h.scale_exp, 0);
+	assert_int_equal(be32(pl), 2); /* round(1.5) */
+	/* notices at our scale or above, full OVERFLOW results above: old news */
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	len = result_pkt(buf, 2, 1, 0, 0, 4, INART_F_OVERFLOW | INART_F_RETX, 2, NULL, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	len = result_pkt(buf, 2, 1, 0, 0, 8, INART_F_OVERFLOW, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	/* clean results; chunk 0's arrives at a scale the worker did not
+	 * expect and is still the complete sum */
+	v[0] = 5;
+	len = result_pkt(buf, 2, 1, 0, 0, -2, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	v[0] = 40000 * 256 * 2;
+	len = result_pkt(buf, 2, 1, 0, 1, 8, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_done(w), 1);
+	assert_int_equal(inart_worker_result(w, res, 2), 0);
+	assert_true(res[0] == 20.0f && res[1] == 80000.0f);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.rescales, 2);
+	assert_int_equal(st.local_overflows, 1);
+	assert_int_equal(st.duplicates, 4);
+	/* next all-reduce: chunk 1's sum 2^24.3 at scale 8 leaves no room to
+	 * raise (headroom 8 bits) and stays at 8; chunk 0 (sum 5 at -2) goes
+	 * back to cfg.scale_exp */
+	assert_int_equal(inart_worker_begin(w, x, 2, 2), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
+	data_pkt(0, &h);
+	assert_int_equal(h.scale_exp, 16);
+	data_pkt(1, &h);
+	assert_int_equal(h.scale_exp, 8);
+	assert_int_equal(h.flags, INART_F_DATA);
+	/* a sum of 2^17 at 8 allows a raise by 6 (2^23 = 2^(31 - 8)) */
+	v[0] = 1;
+	len = result_pkt(buf, 2, 2, 0, 0, 16, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	v[0] = -(1 << 17);
+	len = result_pkt(buf, 2, 2, 0, 1, 8, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_begin(w, x, 2, 3), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
+	data_pkt(0, &h);
+	assert_int_equal(h.scale_exp, 16);
+	data_pkt(1, &h);
+	assert_int_equal(h.scale_exp, 14);
+	assert_int_equal(h.flags, INART_F_DATA);
+	/* a small sum raises to cfg.scale_exp, never beyond */
+	v[0] = 1;
+	len = result_pkt(buf, 2, 3, 0, 0, 16, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	len = result_pkt(buf, 2, 3, 0, 1, 14, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_begin(w, x, 2, 4), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
+	data_pkt(0, &h);
+	assert_int_equal(h.scale_exp, 16);
+	data_pkt(1, &h);
+	assert_int_equal(h.scale_exp, 16);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_OVERFLOW);
+	/* a different buffer length starts over at cfg.scale_exp */
+	len = result_pkt(buf, 2, 4, 0, 0, 16, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	len = result_pkt(buf, 2, 4, 0, 1, 16, INART_F_OVERFLOW, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	v[0] = 1 << 30;
+	len = result_pkt(buf, 2, 4, 0, 1, 8, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(inart_worker_begin(w, x + 1, 1, 5), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.scale_exp, 16);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_OVERFLOW);
+	inart_worker_destroy(w);
+}
+
+/* ---- in-process all-reduce: workers + PS cores through a lossy network ---- */
+
+#define NW_MAX 130
+#define NPS_MAX 8
+#define W_IP(r) (0x0a010000u + (uint32_t)(r))
+#define PS_IP(t) (0x0a020000u + (uint32_t)(t))
+
+struct msg {
+	uint64_t t, order;
+	uint32_t dst, src;
+	uint16_t sport, len;
+	uint8_t data[INART_DGRAM_MAX];
+};
+
+struct scen {
+	int n_workers, n_trees;
+	double shares[NPS_MAX];
+	size_t n;
+	int vpp, window, slots;
+	double loss, dup;
+	uint64_t delay, jitter, retx;
+	int iters;
+	double mag[4]; /* value magnitude per iteration */
+	int big_rank;  /* >= 0: this worker's values are 1e6 times larger in iteration 0 */
+	uint64_t seed;
+};
+
+struct net {
+	struct inart_rng rng;
+	const struct scen *sc;
+	struct msg **heap;
+	size_t n, cap;
+	uint64_t order, now;
+	struct inart_worker *w[NW_MAX];
+	struct inart_ps *ps[NPS_MAX];
+	float *x[NW_MAX];
+	uint32_t iter;
+	/* expected int sums, cached per value for the scale last asked */
+	int64_t *exp_sum;
+	int *exp_scale;
+	uint64_t lost, duplicated, checked;
+};
+
+static int msg_less(const struct msg *a, const struct msg *b)
+{
+	return a->t < b->t || (a->t == b->t && a->order < b->order);
+}
+
+static void heap_push(struct net *nt, struct msg *m)
+{
+	size_t i;
+
+	if (nt->n == nt->cap) {
+		nt->cap = nt->cap ? 2 * nt->cap : 1024;
+		nt->heap = realloc(nt->heap, nt->cap * sizeof(*nt->heap));
+		assert_non_null(nt->heap);
+	}
+	for (i = nt->n++; i > 0 && msg_less(m, nt->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		nt->heap[i] = nt->heap[(i - 1) / 2];
+	nt->heap[i] = m;
+}
+
+static struct msg *heap_pop(struct net *nt)
+{
+	struct msg *top = nt->heap[0], *last = nt->heap[--nt->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= nt->n)
+			break;
+		if (c + 1 < nt->n && msg_less(nt->heap[c + 1], nt->heap[c]))
+			c++;
+		if (!msg_less(nt->heap[c], last))
+			break;
+		nt->heap[i] = nt->heap[c];
+		i = c;
+	}
+	if (nt->n > 0)
+		nt->heap[i] = last;
+	return top;
+}
+
+static void net_send(struct net *nt, uint32_t src, uint16_t sport, const struct inart_dgram *d)
+{
+	int copies = 1;
+
+	assert_true(d->len > 0 && d->len <= INART_DGRAM_MAX);
+	if (inart_rng_unit(&nt->rng) < nt->sc->loss) {
+		nt->lost++;
+		return;
+	}
+	if (inart_rng_unit(&nt->rng) < nt->sc->dup) {
+		copies = 2;
+		nt->duplicated++;
+	}
+	for (int k = 0; k < copies; k++) {
+		struct msg *m = malloc(sizeof(*m));
+
+		assert_non_null(m);
+		m->t = nt->now + nt->sc->delay + inart_rng_below(&nt->rng, nt->sc->jitter + 1);
+		m->order = nt->order++;
+		m->dst = d->peer_ip;
+		m->src = src;
+		m->sport = sport;
+		m->len = d->len;
+		memcpy(m->data, d->data, d->len);
+		heap_push(nt, m);
+	}
+}
+
+/* The exact integer sum of value i over all workers at scale s. */
+static int64_t expected_sum(struct net *nt, size_t i, int s)
+{
+	if (nt->exp_scale[i] != s) {
+		int64_t sum = 0;
+
+		for (int r = 0; r < nt->sc->n_workers; r++) {
+			int32_t q;
+
+			assert_int_equal(inart_quant_value(nt->x[r][i], s, &q), 0);
+			sum += q;
+		}
+		nt->exp_sum[i] = sum;
+		nt->exp_scale[i] = s;
+	}
+	return nt->exp_sum[i];
+}
+
+/* Every clean complete result of the current iteration carries exactly the
+ * integer sums of the workers' quantized values. */
+static void check_result_pkt(struct net *nt, int rank, const struct msg *m)
+{
+	struct inart_wire_hdr h;
+	const uint8_t *pl;
+	size_t off;
+
+	if (inart_wire_decode(m->data, m->len, &h, &pl) != INART_WIRE_OK)
+		return;
+	if (!(h.flags & INART_F_RESULT) || (h.flags & INART_F_OVERFLOW) || h.iter != nt->iter)
+		return;
+	assert_int_equal(inart_worker_tree_range(nt->w[rank], h.tree, &off, NULL, NULL), 0);
+	off += (size_t)h.seq * (size_t)nt->sc->vpp;
+	for (int k = 0; k < h.count; k++) {
+		int64_t e = expected_sum(nt, off + (size_t)k, h.scale_exp);
+
+		assert_true(e >= INT32_MIN && e <= INT32_MAX);
+		if (be32(pl + 4 * k) != (int32_t)e)
+			fail_msg("iter %u tree %u seq %u value %d: got %d want %lld", h.iter,
+				 h.tree, h.seq, k, be32(pl + 4 * k), (long long)e);
+	}
+	nt->checked++;
+}
+
+static void deliver(struct net *nt, struct msg *m)
+{
+	static uint8_t pbuf[512][INART_DGRAM_MAX];
+	static struct inart_dgram pout[512];
+
+	if (m->dst >= PS_IP(0) && m->dst < PS_IP(nt->sc->n_trees)) {
+		int t = (int)(m->dst - PS_IP(0)), n;
+
+		for (int i = 0; i < 512; i++)
+			pout[i].data = pbuf[i];
+		n = inart_ps_rx(nt->ps[t], m->data, m->len, m->src, m->sport, nt->now, pout, 512);
+		for (int i = 0; i < n; i++)
+			net_send(nt, m->dst, INART_WIRE_UDP_PORT, &pout[i]);
+	} else if (m->dst >= W_IP(0) && m->dst < W_IP(nt->sc->n_workers)) {
+		int r = (int)(m->dst - W_IP(0));
+
+		check_result_pkt(nt, r, m);
+		inart_worker_rx(nt->w[r], m->data, m->len, nt->now);
+	} else {
+		fail_msg("datagram to unknown address %08x", m->dst);
+	}
+}
+
+static void net_setup(struct net *nt, const struct scen *sc)
+{
+	struct inart_ps_tree_cfg *pc = calloc(1, sizeof(*pc));
+
+	memset(nt, 0, sizeof(*nt));
+	nt->sc = sc;
+	inart_rng_seed(&nt->rng, sc->seed);
+	assert_non_null(pc);
+	for (int t = 0; t < sc->n_trees; t++) {
+		nt->ps[t] = inart_ps_create();
+		assert_non_null(nt->ps[t]);
+		pc->job = 3;
+		pc->tree = (uint16_t)t;
+		pc->fan_in = (uint16_t)sc->n_workers;
+		pc->n_children = (uint16_t)sc->n_workers;
+		for (int r = 0; r < sc->n_workers; r++) {
+			pc->children[r].ip = W_IP(r);
+			pc->children[r].label = 0;
+		}
+		assert_int_equal(inart_ps_tree_set(nt->ps[t], pc), 0);
+	}
+	free(pc);
+	for (int r = 0; r < sc->n_workers; r++) {
+		struct inart_worker_cfg c;
+
+		base_cfg(&c, (uint16_t)r, (uint16_t)sc->n_workers, sc->n_trees);
+		for (int t = 0; t < sc->n_trees; t++) {
+			c.trees[t].ps_ip = PS_IP(t);
+			c.trees[t].label = 0;
+			c.trees[t].share = sc->shares[t];
+		}
+		c.values_per_packet = (uint16_t)sc->vpp;
+		c.window = (uint16_t)sc->window;
+		c.slots = (uint16_t)sc->slots;
+		c.retx_timeout_ns = sc->retx;
+		nt->w[r] = inart_worker_create(&c);
+		assert_non_null(nt->w[r]);
+		nt->x[r] = malloc(sc->n * sizeof(float) + 1);
+		assert_non_null(nt->x[r]);
+	}
+	nt->exp_sum = malloc(sc->n * sizeof(int64_t) + 1);
+	nt->exp_scale = malloc(sc->n * sizeof(int) + 1);
+}
+
+static void net_free(struct net *nt)
+{
+	while (nt->n > 0)
+		free(heap_pop(nt));
+	free(nt->heap);
+	for (int t = 0; t < nt->sc->n_trees; t++)
+		inart_ps_destroy(nt->ps[t]);
+	for (int r = 0; r < nt->sc->n_workers; r++) {
+		inart_worker_destroy(nt->w[r]);
+		free(nt->x[r]);
+	}
+	free(nt->exp_sum);
+	free(nt->exp_scale);
+}
+
+/* One all-reduce; late packets of earlier ones stay in flight. */
+static void run_iter(struct net *nt, int it)
+{
+	const struct scen *sc = nt->sc;
+	uint64_t limit = nt->now + 60000000000ull;
+	float *res = malloc(sc->n * sizeof(float) + 1), *res0 = malloc(sc->n * sizeof(float) + 1);
+
+	assert_non_null(res);
+	assert_non_null(res0);
+	nt->iter = 100 + (uint32_t)it;
+	for (int r = 0; r < sc->n_workers; r++) {
+		for (size_t i = 0; i < sc->n; i++) {
+			double m = sc->mag[it];
+
+			if (it == 0 && r == sc->big_rank && i % 3 == 0)
+				m *= 1e6;
+			nt->x[r][i] = (float)((2 * inart_rng_unit(&nt->rng) - 1) * m);
+		}
+		assert_int_equal(inart_worker_begin(nt->w[r], nt->x[r], sc->n, nt->iter), 0);
+	}
+	for (size_t i = 0; i < sc->n; i++)
+		nt->exp_scale[i] = 1000;
+	for (;;) {
+		int all = 1;
+		uint64_t next = UINT64_MAX;
+
+		for (int r = 0; r < sc->n_workers; r++) {
+			struct inart_worker *w = nt->w[r];
+
+			all &= inart_worker_done(w);
+			while (inart_worker_next_deadline(w) <= nt->now) {
+				int k = inart_worker_poll(w, nt->now, out, MAXOUT);
+
+				if (k == 0)
+					break;
+				for (int i = 0; i < k; i++)
+					net_send(nt, W_IP(r), INART_WIRE_UDP_PORT, &out[i]);
+			}
+			if (inart_worker_next_deadline(w) < next)
+				next = inart_worker_next_deadline(w);
+		}
+		if (all)
+			break;
+		if (nt->n > 0 && nt->heap[0]->t < next)
+			next = nt->heap[0]->t;
+		assert_true(next != UINT64_MAX); /* something must be pending */
+		if (next > nt->now)
+			nt->now = next;
+		assert_true(nt->now < limit);
+		while (nt->n > 0 && nt->heap[0]->t <= nt->now) {
+			struct msg *m = heap_pop(nt);
+
+			deliver(nt, m);
+			free(m);
+		}
+	}
+	/* every worker has the same floats, each the dequantized exact sum at
+	 * the value's scale, within the bound of the exact float sum */
+	for (int r = 0; r < sc->n_workers; r++) {
+		float *dst = r == 0 ? res0 : res;
+
+		assert_int_equal(inart_worker_result(nt->w[r], dst, sc->n), 0);
+		if (r > 0 && memcmp(res, res0, sc->n * sizeof(float)) != 0)
+			fail_msg("worker %d differs from worker 0", r);
+	}
+	for (size_t i = 0; i < sc->n; i++) {
+		int s, s2;
+		double exact = 0, sumabs = 0, d;
+
+		assert_int_equal(inart_worker_value_scale(nt->w[0], i, &s), 0);
+		for (int r = 1; r < sc->n_workers; r++) {
+			assert_int_equal(inart_worker_value_scale(nt->w[r], i, &s2), 0);
+			assert_int_equal(s, s2);
+		}
+		d = ldexp((double)expected_sum(nt, i, s), -s);
+		if (res0[i] != (float)d)
+			fail_msg("value %zu: %.9g != %.9g", i, (double)res0[i], d);
+		for (int r = 0; r < sc->n_workers; r++) {
+			exact += nt->x[r][i];
+			sumabs += fabs(nt->x[r][i]);
+		}
+		assert_true(fabs((double)res0[i] - exact) <= inart_quant_bound(s, sc->n_workers) +
+								 fabs(d) * 0x1p-24 +
+								 sumabs * sc->n_workers * 0x1p-53);
+	}
+	free(res);
+	free(res0);
+}
+
+struct totals {
+	struct inart_worker_stats w;
+	struct inart_ps_stats ps;
+};
+
+static void run_scen(const struct scen *sc, struct totals *tot)
+{
+	struct net nt;
+
+	net_setup(&nt, sc);
+	for (int it = 0; it < sc->iters; it++)
+		run_iter(&nt, it);
+	memset(tot, 0, sizeof(*tot));
+	for (int r = 0; r < sc->n_workers; r++) {
+		struct inart_worker_stats s;
+
+		inart_worker_stats(nt.w[r], &s);
+		tot->w.sent += s.sent;
+		tot->w.retransmitted += s.retransmitted;
+		tot->w.results += s.results;
+		tot->w.duplicates += s.duplicates;
+		tot->w.rescales += s.rescales;
+		tot->w.dropped += s.dropped;
+		tot->w.local_overflows += s.local_overflows;
+	}
+	for (int t = 0; t < sc->n_trees; t++) {
+		struct inart_ps_stats s;
+
+		inart_ps_stats(nt.ps[t], &s);
+		tot->ps.absorbed += s.absorbed;
+		tot->ps.duplicates += s.duplicates;
+		tot->ps.completed += s.completed;
+		tot->ps.dropped += s.dropped;
+		tot->ps.drop_stale += s.drop_stale;
+		tot->ps.overflows += s.overflows;
+		tot->ps.rescales += s.rescales;
+		tot->ps.notices += s.notices;
+		tot->ps.retx_answered += s.retx_answered;
+		tot->ps.out_full += s.out_full;
+		/* only stale packets are dropped: nothing malformed here */
+		assert_int_equal(s.dropped, s.drop_stale);
+	}
+	assert_true(nt.checked > 0);
+	net_free(&nt);
+}
+
+static void test_e2e_one(void **state)
+{
+	struct scen sc = {.n_workers = 1,
+			  .n_trees = 1,
+			  .shares = {1},
+			  .n = 1000,
+			  .vpp = 100,
+			  .window = 4,
+			  .slots = 4,
+			  .delay = 1000,
+			  .retx = 100000,
+			  .iters = 2,
+			  .mag = {3, 1},
+			  .big_rank = -1,
+			  .seed = 1};
+	struct totals t;
+
+	(void)state;
+	run_scen(&sc, &t);
+	assert_int_equal(t.w.results, 20);
+	assert_int_equal(t.w.retransmitted, 0);
+	assert_int_equal(t.ps.completed, 20);
+	assert_int_equal(t.ps.absorbed, 20);
+}
+
+/* Loss, duplication and reordering, uneven shares, a zero share. */
+static void test_e2e_lossy(void **state)
+{
+	static const struct {
+		int n_workers, n_trees;
+		double loss;
+	} cases[] = {{2, 1, 0.01}, {8, 3, 0.05}, {33, 4, 0.10}, {64, 4, 0.10}, {130, 2, 0.05}};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct scen sc = {.n_workers = cases[k].n_workers,
+				  .n_trees = cases[k].n_trees,
+				  .shares = {0.5, 0.2, 0, 0.3},
+				  .n = cases[k].n_workers > 64 ? 1500 : 3000,
+				  .vpp = 37,
+				  .window = 6,
+				  .slots = 8,
+				  .loss = cases[k].loss,
+				  .dup = 0.05,
+				  .delay = 5000,
+				  .jitter = 40000,
+				  .retx = 200000,
+				  .iters = 3,
+				  .mag = {2, 100, 0.01},
+				  .big_rank = -1,
+				  .seed = 100 + k};
+		struct totals t;
+
+		if (sc.n_trees == 1)
+			sc.shares[0] = 1;
+		if (sc.n_trees == 2)
+			sc.shares[1] = 0.5;
+		run_scen(&sc, &t);
+		assert_true(t.w.retransmitted > 0);
+		assert_true(t.ps.duplicates > 0);
+		assert_true(t.w.duplicates > 0);
+		assert_int_equal(t.w.dropped, 0);
+		/* every chunk completed once per iteration at its scale */
+		assert_true(t.ps.completed >= t.w.results / (uint64_t)sc.n_workers);
+		assert_int_equal(t.w.rescales, 0);
+		assert_int_equal(t.ps.overflows, 0);
+	}
+}
+
+/* Large gradients: sums overflow at scale 16 (and one worker's values do
+ * not even fit locally); everybody rescales to the same scale, results are
+ * exact at it; the next all-reduce starts at a scale from the result and
+ * goes back up once gradients are small. */
+static void test_e2e_overflow(void **state)
+{
+	struct scen sc = {.n_workers = 16,
+			  .n_trees = 3,
+			  .shares = {0.6, 0.3, 0.1},
+			  .n = 2000,
+			  .vpp = 50,
+			  .window = 8,
+			  .slots = 8,
+			  .loss = 0.05,
+			  .dup = 0.02,
+			  .delay = 5000,
+			  .jitter = 20000,
+			  .retx = 200000,
+			  .iters = 4,
+			  .mag = {9000, 9000, 0.5, 0.5},
+			  .big_rank = 5,
+			  .seed = 77};
+	struct totals t;
+
+	(void)state;
+	run_scen(&sc, &t);
+	assert_true(t.w.local_overflows > 0);
+	assert_true(t.w.rescales > 0);
+	assert_true(t.ps.overflows > 0);
+	assert_true(t.ps.rescales > 0);
+	/* same again without loss: every rescale is driven by OVERFLOW results */
+	sc.loss = 0;
+	sc.dup = 0;
+	sc.jitter = 0;
+	sc.seed = 78;
+	run_scen(&sc, &t);
+	assert_true(t.ps.overflows > 0);
+	assert_int_equal(t.ps.notices, 0);
+	assert_int_equal(t.w.retransmitted, 0);
+}
+
+/* Scales after an overflow, per iteration: iteration 0 ends below 16 for
+ * the big chunks, iteration 1 starts there (no new overflow), iteration 3
+ * is back at 16 for small values. */
+static void test_e2e_scales(void **state)
+{
+	struct scen sc = {.n_workers = 4,
+			  .n_trees = 1,
+			  .shares = {1},
+			  .n = 400,
+			  .vpp = 100,
+			  .window = 4,
+			  .slots = 4,
+			  .delay = 1000,
+			  .retx = 1000000,
+			  .iters = 1,
+			  .mag = {20000, 20000, 0.5, 0.5},
+			  .big_rank = -1,
+			  .seed = 9};
+	struct net nt;
+	struct inart_ps_stats st0, st1;
+	int s;
+
+	(void)state;
+	net_setup(&nt, &sc);
+	run_iter(&nt, 0);
+	assert_int_equal(inart_worker_value_scale(nt.w[2], 0, &s), 0);
+	assert_true(s < 16 && s >= 0);
+	inart_ps_stats(nt.ps[0], &st0);
+	assert_true(st0.overflows > 0);
+	run_iter(&nt, 1);
+	inart_ps_stats(nt.ps[0], &st1);
+	assert_int_equal(st1.overflows, st0.overflows); /* started low enough */
+	run_iter(&nt, 2);
+	run_iter(&nt, 3);
+	assert_int_equal(inart_worker_value_scale(nt.w[2], 0, &s), 0);
+	assert_int_equal(s, 16);
+	net_free(&nt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_create),	   cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_packets_window), cmocka_unit_test(test_rescale),
+	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
+	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
