@@ -19,16 +19,22 @@
 #include "evaluate.h"
 
 struct inart_round_opt {
-	int trials;    /* default 32 */
-	uint64_t seed; /* default 1 */
-	int local_passes; /* local-search passes after rounding; default 2 */
+	int trials;	     /* default 32 */
+	uint64_t seed;	     /* default 1 */
+	int local_passes;    /* local-search passes after rounding; default 2; 0: none.
+			      * The search tries at most local_passes * 8 moves per
+			      * slot and tree in total. */
+	double local_time_s; /* wall-clock budget of the local search; default 2;
+			      * <= 0: no time limit */
 };
 
 struct inart_round_result {
-	double best_s;       /* comm time of the kept plan */
-	double mean_s;       /* mean over trials (after repair) */
-	int best_trial;      /* index of the best trial */
-	int repaired;        /* trials that needed budget repair */
+	double best_s;	  /* comm time of the kept plan */
+	double mean_s;	  /* mean over trials (after repair) */
+	double rounded_s; /* best trial before the local search */
+	int best_trial;	  /* index of the best trial */
+	int repaired;	  /* trials that needed budget repair */
+	int local_moves;  /* moves the local search accepted */
 };
 
 void inart_round_opt_default(struct inart_round_opt *o);

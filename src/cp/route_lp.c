@@ -81,6 +81,8 @@ struct lpb {
 	int *ps_base;  /* per job: first pair */
 	int n_pairs;
 	int *link_row, *link_stamp; /* per cand tree: linking row of the current child */
+	int *vlink_row;		    /* JOINT: the same on volumes (v, w <= W) */
+	int *col_w;		    /* per cand tree (JOINT): W_t = sum of its w = a u_t */
 	double *arc_const;	    /* per arc: choice-independent load (Gbit) */
 	char *dup;		    /* per choice: same route as an earlier one of its owner */
 	int oom;
@@ -212,6 +214,10 @@ static int link_row(struct lpb *b, int t, int stamp)
 		b->link_stamp[t] = stamp;
 		b->link_row[t] = new_row(b, -LP_INF, 0, ROW_LAZY);
 		add(b, b->link_row[t], b->col_u[t], -1.0);
+		if (b->joint) {
+			b->vlink_row[t] = new_row(b, -LP_INF, 0, ROW_LAZY);
+			add(b, b->vlink_row[t], b->col_w[t], -1.0);
+		}
 	}
 	return b->link_row[t];
 }
@@ -340,8 +346,11 @@ static int build_flow(struct lpb *b, int f, struct inart_err *err)
 		rc = flow_loads(b, g, ch, lc, k, fixed, err);
 		if (rc < 0)
 			return rc;
-		if (ch->tree >= 0)
+		if (ch->tree >= 0) {
 			add(b, link_row(b, ch->tree, f), xc, 1.0 / xs);
+			if (b->joint)
+				add(b, b->vlink_row[ch->tree], lc, 1.0);
+		}
 	}
 	return 0;
 }
@@ -351,20 +360,24 @@ static int build_tree(struct lpb *b, int t, struct inart_err *err)
 	const struct inart_cand *c = b->c;
 	const struct inart_cand_tree *ct = &c->trees[t];
 	double gbit = inart_job_gbit(&b->js->jobs[ct->job]);
-	int u = b->col_u[t], zsum, whi = -1, wlo = -1;
+	int u = b->col_u[t], zsum, wsum = -1;
 
 	if (u < 0)
 		return 0;
 	zsum = new_row(b, 0, 0, 0); /* sum z - u = 0 */
 	add(b, zsum, u, -1.0);
 	if (b->joint) {
-		int ac = b->col_a[b->ps_base[ct->job] + ct->ps_idx];
+		int ac = b->col_a[b->ps_base[ct->job] + ct->ps_idx], w = b->col_w[t], r;
 
-		whi = new_row(b, -LP_INF, 0, ROW_LAZY); /* sum w - a <= 0 */
-		add(b, whi, ac, -1.0);
-		wlo = new_row(b, -1.0, LP_INF, 0); /* sum w - a - u >= -1 */
-		add(b, wlo, ac, -1.0);
-		add(b, wlo, u, -1.0);
+		wsum = new_row(b, 0, 0, 0); /* sum w - W = 0 */
+		add(b, wsum, w, -1.0);
+		r = new_row(b, -LP_INF, 0, 0); /* W - a <= 0 */
+		add(b, r, w, 1.0);
+		add(b, r, ac, -1.0);
+		r = new_row(b, -1.0, LP_INF, 0); /* W - a - u >= -1 */
+		add(b, r, w, 1.0);
+		add(b, r, ac, -1.0);
+		add(b, r, u, -1.0);
 	}
 	for (int i = 0; i < ct->n_choices; i++) {
 		int ci = ct->first_choice + i;
@@ -384,8 +397,7 @@ static int build_tree(struct lpb *b, int t, struct inart_err *err)
 
 			lc = new_col(b, 0, 1, 0);
 			b->col_v[ci] = lc;
-			add(b, whi, lc, 1.0);
-			add(b, wlo, lc, 1.0);
+			add(b, wsum, lc, 1.0);
 			r = new_row(b, -LP_INF, 0, 0); /* w <= z */
 			add(b, r, lc, 1.0);
 			add(b, r, zc, -1.0);
@@ -403,6 +415,8 @@ static int build_tree(struct lpb *b, int t, struct inart_err *err)
 		if (ch->tree >= 0) {
 			node_load(b, ch->agg, lc, k);
 			add(b, link_row(b, ch->tree, c->n_flows + t), zc, 1.0);
+			if (b->joint)
+				add(b, b->vlink_row[ch->tree], lc, 1.0);
 		}
 	}
 	return 0;
@@ -492,6 +506,8 @@ static void lpb_free(struct lpb *b)
 	free(b->col_a);
 	free(b->ps_base);
 	free(b->link_row);
+	free(b->vlink_row);
+	free(b->col_w);
 	free(b->link_stamp);
 	free(b->arc_const);
 	free(b->dup);
@@ -508,12 +524,14 @@ static int build(struct lpb *b, struct inart_err *err)
 	b->col_v = malloc(sizeof(int) * (size_t)nch);
 	b->col_u = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
 	b->link_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
+	b->vlink_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
+	b->col_w = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
 	b->link_stamp = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
 	b->ps_base = malloc(sizeof(int) * ((size_t)b->js->n_jobs + 1));
 	b->arc_const = calloc((size_t)inart_topo_n_arcs(b->t) + 1, sizeof(double));
 	b->dup = calloc((size_t)nch, 1);
 	if (!b->arc_row || !b->node_row || !b->col_x || !b->col_v || !b->col_u || !b->link_row ||
-	    !b->link_stamp || !b->ps_base || !b->arc_const || !b->dup)
+	    !b->vlink_row || !b->col_w || !b->link_stamp || !b->ps_base || !b->arc_const || !b->dup)
 		return -ENOMEM;
 	for (int f = 0; f < c->n_flows; f++)
 		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);
@@ -543,9 +561,12 @@ static int build(struct lpb *b, struct inart_err *err)
 			}
 		}
 	}
-	for (int t = 0; t < c->n_trees; t++)
-		b->col_u[t] =
-		    active(b, c->trees[t].job, c->trees[t].ps_idx) ? new_col(b, 0, 1, 0) : -1;
+	for (int t = 0; t < c->n_trees; t++) {
+		int on = active(b, c->trees[t].job, c->trees[t].ps_idx);
+
+		b->col_u[t] = on ? new_col(b, 0, 1, 0) : -1;
+		b->col_w[t] = on && b->joint ? new_col(b, 0, 1, 0) : -1;
+	}
 	for (int f = 0; f < c->n_flows; f++) {
 		rc = build_flow(b, f, err);
 		if (rc < 0)
@@ -695,6 +716,8 @@ static int clean_integral(struct lpb *b, double *sol, double *split)
 		for (int t = 0; t < c->n_trees; t++) {
 			const struct inart_cand_tree *ct = &c->trees[t];
 			double a = split[b->ps_base[ct->job] + ct->ps_idx];
+
+			sol[b->col_w[t]] = a * sol[b->col_u[t]];
 
 			for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
 				if (b->col_x[ci] >= 0)

@@ -1,0 +1,867 @@
+/*
+ * rounding: from the phase-2 LP values to integral routes (see rounding.h
+ * and docs/formulation.md, "Rounding").
+ *
+ * Trials: trial 0 apportions each group's members to the choices by largest
+ * remainder of m * x (for a single worker: the largest x) and takes the
+ * largest z of every cand tree; trial k > 0 samples with the seeded generator
+ * (systematic sampling inside a group: member i takes the choice where the
+ * cumulative x passes (i + U) / m for one uniform U, so every member takes
+ * choice c with probability x[c]; trees: z / u_t).  Each trial is repaired to
+ * the tree budgets, realized and judged by the shared evaluator.
+ *
+ * Local search: an incremental copy of the evaluator's load model (per-arc
+ * push + pull volume, per-switch aggregation input, tree counts and children)
+ * scores single moves (one member slot, or one used tree, to another of its
+ * choices) by the key (T, number of resources at T), lexicographically, so
+ * that ties at the bottleneck are broken one resource at a time.  Moves that
+ * would exceed a tree budget are refused.  The result is checked by the
+ * shared evaluator, and the search's plan is kept only if it is not worse.
+ *
+ * Ownership: everything here is local to one call; the plan passed in gets
+ * the kept routes.
+ */
+#include "rounding.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/rng.h"
+
+void inart_round_opt_default(struct inart_round_opt *o)
+{
+	o->trials = 32;
+	o->seed = 1;
+	o->local_passes = 2;
+	o->local_time_s = 2.0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int flow_active(const struct inart_cand *c, const struct inart_plan *plan, int f)
+{
+	return plan->jobs[c->flows[f].job].split[c->flows[f].ps_idx] > 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Sampling
+ */
+
+/* Members of flow f by largest remainder of m * x (deterministic). */
+static void apportion(const struct inart_cand *c, const double *x, int f, struct inart_assign *a)
+{
+	const struct inart_cand_flow *cf = &c->flows[f];
+	int m = c->groups[cf->group].n_members, given = 0, k = cf->first_slot;
+	double sum = 0;
+
+	for (int i = 0; i < cf->n_choices; i++)
+		sum += fmax(x[cf->first_choice + i], 0);
+	if (!(sum > 0)) {
+		for (int i = 0; i < m; i++)
+			a->slot_choice[cf->first_slot + i] = cf->first_choice;
+		return;
+	}
+	for (int i = 0; i < cf->n_choices; i++) {
+		int n = (int)floor(fmax(x[cf->first_choice + i], 0) / sum * m + 1e-9);
+
+		for (int r = 0; r < n && given < m; r++, given++)
+			a->slot_choice[k++] = cf->first_choice + i;
+	}
+	while (given < m) { /* the largest remainders, one member each */
+		int best = cf->first_choice;
+		double best_rem = -1;
+
+		for (int i = 0; i < cf->n_choices; i++) {
+			double v = fmax(x[cf->first_choice + i], 0) / sum * m;
+			int already = 0;
+
+			for (int s = cf->first_slot; s < k; s++)
+				already += a->slot_choice[s] == cf->first_choice + i;
+			if (v - already > best_rem) {
+				best_rem = v - already;
+				best = cf->first_choice + i;
+			}
+		}
+		a->slot_choice[k++] = best;
+		given++;
+	}
+}
+
+/* Systematic sampling of the members of flow f. */
+static void sample_flow(const struct inart_cand *c, const double *x, int f, struct inart_rng *r,
+			struct inart_assign *a)
+{
+	const struct inart_cand_flow *cf = &c->flows[f];
+	int m = c->groups[cf->group].n_members, i = 0;
+	double sum = 0, u = inart_rng_unit(r), cum;
+
+	for (int k = 0; k < cf->n_choices; k++)
+		sum += fmax(x[cf->first_choice + k], 0);
+	if (!(sum > 0)) {
+		for (int k = 0; k < m; k++)
+			a->slot_choice[cf->first_slot + k] = cf->first_choice;
+		return;
+	}
+	cum = fmax(x[cf->first_choice], 0) / sum;
+	for (int k = 0; k < m; k++) {
+		double pos = (k + u) / m;
+
+		while (pos >= cum && i + 1 < cf->n_choices) {
+			i++;
+			cum += fmax(x[cf->first_choice + i], 0) / sum;
+		}
+		a->slot_choice[cf->first_slot + k] = cf->first_choice + i;
+	}
+}
+
+/* One choice of cand tree t: the largest z (deterministic) or z / u_t. */
+static void pick_tree(const struct inart_cand *c, const double *x, int t, struct inart_rng *r,
+		      struct inart_assign *a)
+{
+	const struct inart_cand_tree *ct = &c->trees[t];
+	double u = 0, best = 0, draw, cum = 0;
+	int pick = ct->first_choice;
+
+	for (int i = 0; i < ct->n_choices; i++) {
+		double z = fmax(x[ct->first_choice + i], 0);
+
+		u += z;
+		if (z > best) {
+			best = z;
+			pick = ct->first_choice + i;
+		}
+	}
+	if (r != NULL && u > 1e-12) {
+		draw = inart_rng_unit(r) * u;
+		for (int i = 0; i < ct->n_choices; i++) {
+			cum += fmax(x[ct->first_choice + i], 0);
+			if (draw < cum) {
+				pick = ct->first_choice + i;
+				break;
+			}
+		}
+	}
+	a->tree_choice[t] = u > 1e-12 ? pick : ct->first_choice;
+}
+
+static void draw_trial(const struct inart_cand *c, const double *x, int trial, struct inart_rng *r,
+		       struct inart_assign *a)
+{
+	for (int f = 0; f < c->n_flows; f++) {
+		if (trial == 0)
+			apportion(c, x, f, a);
+		else
+			sample_flow(c, x, f, r, a);
+	}
+	for (int t = 0; t < c->n_trees; t++)
+		pick_tree(c, x, t, trial == 0 ? NULL : r, a);
+}
+
+/* ---------------------------------------------------------------------------
+ * Budget repair
+ */
+
+/* 1 if path p (len lp) is a proper prefix of path q (len lq). */
+static int is_prefix(const int *p, int lp, const int *q, int lq)
+{
+	return lq > lp && memcmp(p, q, sizeof(int) * (size_t)lp) == 0;
+}
+
+/*
+ * For a child on choice `cur` of an owner with choices [first, first + n):
+ * the choice along the same path whose aggregation point is the next one
+ * after cur's that is the PS or a used tree (other than `drop`).
+ */
+static int next_choice(const struct inart_cand *c, int first, int n, int cur, const char *used,
+		       int drop)
+{
+	const int *p = inart_pathset_path(&c->paths, c->choices[cur].path);
+	int lp = inart_pathset_len(&c->paths, c->choices[cur].path), best = -1, best_len = 0;
+
+	for (int ci = first; ci < first + n; ci++) {
+		const struct inart_choice *ch = &c->choices[ci];
+		int lq = inart_pathset_len(&c->paths, ch->path);
+
+		if (ch->tree == drop || (ch->tree >= 0 && !used[ch->tree]))
+			continue;
+		if (!is_prefix(p, lp, inart_pathset_path(&c->paths, ch->path), lq))
+			continue;
+		if (best < 0 || lq < best_len) {
+			best = ci;
+			best_len = lq;
+		}
+	}
+	return best >= 0 ? best : first; /* first: shortest path to the PS */
+}
+
+int inart_rounding_repair(const struct inart_topo *t, const struct inart_cand *c,
+			  const struct inart_plan *plan, struct inart_assign *a)
+{
+	char *used = malloc((size_t)c->n_trees + 1);
+	int *count = calloc((size_t)t->n_nodes + 1, sizeof(int));
+	int *children = calloc((size_t)c->n_trees + 1, sizeof(int));
+	int dropped = 0;
+
+	if (used == NULL || count == NULL || children == NULL) {
+		dropped = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		int over = -1, drop = -1;
+
+		inart_cand_used_trees(c, a, plan, used);
+		memset(count, 0, sizeof(int) * (size_t)t->n_nodes);
+		for (int k = 0; k < c->n_trees; k++)
+			if (used[k])
+				count[c->trees[k].sw]++;
+		for (int v = 0; v < t->n_nodes && over < 0; v++)
+			if (count[v] > t->nodes[v].trees)
+				over = v;
+		if (over < 0)
+			break;
+		/* Children of the used trees at `over`. */
+		memset(children, 0, sizeof(int) * (size_t)c->n_trees);
+		for (int f = 0; f < c->n_flows; f++) {
+			if (!flow_active(c, plan, f))
+				continue;
+			for (int k = 0; k < c->groups[c->flows[f].group].n_members; k++) {
+				int tr =
+				    c->choices[a->slot_choice[c->flows[f].first_slot + k]].tree;
+
+				if (tr >= 0)
+					children[tr]++;
+			}
+		}
+		for (int k = 0; k < c->n_trees; k++)
+			if (used[k] && c->choices[a->tree_choice[k]].tree >= 0)
+				children[c->choices[a->tree_choice[k]].tree]++;
+		for (int k = 0; k < c->n_trees; k++)
+			if (used[k] && c->trees[k].sw == over &&
+			    (drop < 0 || children[k] < children[drop]))
+				drop = k;
+		/* Move its children one aggregation point further. */
+		for (int f = 0; f < c->n_flows; f++) {
+			const struct inart_cand_flow *cf = &c->flows[f];
+
+			if (!flow_active(c, plan, f))
+				continue;
+			for (int k = 0; k < c->groups[cf->group].n_members; k++) {
+				int *sc = &a->slot_choice[cf->first_slot + k];
+
+				if (c->choices[*sc].tree == drop)
+					*sc = next_choice(c, cf->first_choice, cf->n_choices, *sc,
+							  used, drop);
+			}
+		}
+		for (int k = 0; k < c->n_trees; k++) {
+			const struct inart_cand_tree *ct = &c->trees[k];
+
+			if (used[k] && c->choices[a->tree_choice[k]].tree == drop)
+				a->tree_choice[k] = next_choice(c, ct->first_choice, ct->n_choices,
+								a->tree_choice[k], used, drop);
+		}
+		dropped++;
+	}
+out:
+	free(used);
+	free(count);
+	free(children);
+	return dropped;
+}
+
+/* ---------------------------------------------------------------------------
+ * Local search on an incremental load model
+ */
+
+#define LS_TIE 1e-9	/* relative tolerance for "at the bottleneck" */
+#define LS_TIED_MAX 8	/* tied bottleneck resources examined per step */
+#define LS_COUNT_CAP 64 /* ties counted at most (the key saturates) */
+
+struct ls {
+	const struct inart_topo *t;
+	const struct inart_cand *c;
+	const struct inart_plan *plan;
+	struct inart_assign *a;
+	int n_arcs, n_res; /* resources: arcs, then nodes */
+	double *val;	   /* per resource: push+pull Gbit (arc) or agg input (node) */
+	double *inv_cap;   /* per resource: 1 / capacity (0: not a resource) */
+	int *ntrees;	   /* per node: used trees */
+	int *nchild;	   /* per cand tree: children (active slots, used trees) */
+	double *vol_flow;  /* per flow: share * G (0 when the share is 0) */
+	double *vol_tree;  /* per cand tree */
+	int *slot_flow;	   /* per slot: its flow */
+	int *slot_member;  /* per slot: member index in the group */
+	int *order, *pos;  /* resources by time, descending */
+	/* undo log of the current tentative move */
+	int n_log, cap_log;
+	int *log_r;
+	double *log_v;
+	char *mark;
+	int violated;
+	int oom;
+};
+
+static double res_time(const struct ls *s, int r)
+{
+	return s->val[r] * s->inv_cap[r];
+}
+
+static void bump(struct ls *s, int r, double delta)
+{
+	if (s->n_log >= s->cap_log) {
+		int nc = s->cap_log ? 2 * s->cap_log : 256;
+		int *lr = realloc(s->log_r, sizeof(int) * (size_t)nc);
+		double *lv = lr ? realloc(s->log_v, sizeof(double) * (size_t)nc) : NULL;
+
+		if (lr)
+			s->log_r = lr;
+		if (lv == NULL) {
+			s->oom = 1;
+			s->val[r] += delta;
+			return;
+		}
+		s->log_v = lv;
+		s->cap_log = nc;
+	}
+	s->log_r[s->n_log] = r;
+	s->log_v[s->n_log++] = s->val[r];
+	s->val[r] += delta;
+}
+
+/* Push and pull loads of a path (first node replaced by `first` if >= 0). */
+static void path_load(struct ls *s, int pi, int first, double vol)
+{
+	const int *p = inart_pathset_path(&s->c->paths, pi);
+	int len = inart_pathset_len(&s->c->paths, pi);
+
+	for (int i = 0; i + 1 < len; i++) {
+		int e = inart_topo_arc_between(s->t, i == 0 && first >= 0 ? first : p[i], p[i + 1]);
+
+		if (e < 0)
+			continue; /* cannot happen for candidates; the evaluator judges */
+		bump(s, e, vol);
+		bump(s, e ^ 1, vol);
+	}
+}
+
+static void child_inc(struct ls *s, int t);
+static void child_dec(struct ls *s, int t);
+
+/* A used tree's output: its path and its place at the parent. */
+static void tree_output(struct ls *s, int t, int sign)
+{
+	const struct inart_choice *ch = &s->c->choices[s->a->tree_choice[t]];
+	double vol = sign * s->vol_tree[t];
+
+	path_load(s, ch->path, -1, vol);
+	if (ch->tree >= 0) {
+		bump(s, s->n_arcs + ch->agg, vol);
+		if (sign > 0)
+			child_inc(s, ch->tree);
+		else
+			child_dec(s, ch->tree);
+	}
+}
+
+static void child_inc(struct ls *s, int t)
+{
+	if (s->nchild[t]++ == 0) {
+		int sw = s->c->trees[t].sw;
+
+		if (++s->ntrees[sw] > s->t->nodes[sw].trees)
+			s->violated = 1;
+		tree_output(s, t, +1);
+	}
+}
+
+static void child_dec(struct ls *s, int t)
+{
+	if (--s->nchild[t] == 0) {
+		s->ntrees[s->c->trees[t].sw]--;
+		tree_output(s, t, -1);
+	}
+}
+
+/* Slot `slot` joins (sign > 0) or leaves choice ci. */
+static void slot_apply(struct ls *s, int slot, int ci, int sign)
+{
+	const struct inart_choice *ch = &s->c->choices[ci];
+	int f = s->slot_flow[slot];
+	const struct inart_group *g = &s->c->groups[s->c->flows[f].group];
+	double vol = sign * s->vol_flow[f];
+
+	path_load(s, ch->path, g->members[s->slot_member[slot]], vol);
+	if (ch->tree >= 0) {
+		bump(s, s->n_arcs + ch->agg, vol);
+		if (sign > 0)
+			child_inc(s, ch->tree);
+		else
+			child_dec(s, ch->tree);
+	}
+}
+
+static void move_slot(struct ls *s, int slot, int to)
+{
+	int from = s->a->slot_choice[slot];
+
+	slot_apply(s, slot, from, -1);
+	s->a->slot_choice[slot] = to;
+	slot_apply(s, slot, to, +1);
+}
+
+/* Used tree t to another path/parent choice. */
+static void move_tree(struct ls *s, int t, int to)
+{
+	tree_output(s, t, -1);
+	s->a->tree_choice[t] = to;
+	tree_output(s, t, +1);
+}
+
+/* Restore the logged values (after the structural state was restored). */
+static void undo_values(struct ls *s)
+{
+	for (int i = s->n_log - 1; i >= 0; i--)
+		s->val[s->log_r[i]] = s->log_v[i];
+	s->n_log = 0;
+}
+
+/* Key of the current state given the tentative changes in the log:
+ * T and the number of resources within LS_TIE of it. */
+static void key_now(struct ls *s, double *tp, int *countp)
+{
+	double tmax = 0;
+	int count = 0;
+
+	for (int i = 0; i < s->n_log; i++)
+		s->mark[s->log_r[i]] = 1;
+	for (int i = 0; i < s->n_log; i++)
+		tmax = fmax(tmax, res_time(s, s->log_r[i]));
+	for (int k = 0; k < s->n_res; k++) { /* the largest unchanged one */
+		int r = s->order[k];
+
+		if (!s->mark[r]) {
+			tmax = fmax(tmax, res_time(s, r));
+			break;
+		}
+	}
+	for (int i = 0; i < s->n_log; i++) {
+		int r = s->log_r[i];
+
+		if (s->mark[r] == 1 && res_time(s, r) >= tmax * (1 - LS_TIE)) {
+			count++;
+			s->mark[r] = 2; /* counted once */
+		}
+	}
+	for (int k = 0; k < s->n_res && count < LS_COUNT_CAP; k++) {
+		int r = s->order[k];
+
+		if (res_time(s, r) < tmax * (1 - LS_TIE))
+			break;
+		if (!s->mark[r])
+			count++;
+	}
+	for (int i = 0; i < s->n_log; i++)
+		s->mark[s->log_r[i]] = 0;
+	*tp = tmax;
+	*countp = count;
+}
+
+/* Re-sort the changed resources after an accepted move. */
+static void resort(struct ls *s)
+{
+	for (int i = 0; i < s->n_log; i++) {
+		int r = s->log_r[i], p = s->pos[r];
+		double tr = res_time(s, r);
+
+		while (p > 0 && res_time(s, s->order[p - 1]) < tr) {
+			s->order[p] = s->order[p - 1];
+			s->pos[s->order[p]] = p;
+			p--;
+		}
+		while (p + 1 < s->n_res && res_time(s, s->order[p + 1]) > tr) {
+			s->order[p] = s->order[p + 1];
+			s->pos[s->order[p]] = p;
+			p++;
+		}
+		s->order[p] = r;
+		s->pos[r] = p;
+	}
+	s->n_log = 0;
+}
+
+struct res_key {
+	double time;
+	int r;
+};
+
+static int cmp_res(const void *pa, const void *pb)
+{
+	const struct res_key *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time > b->time ? -1 : 1;
+	return a->r - b->r;
+}
+
+static void ls_free(struct ls *s)
+{
+	free(s->val);
+	free(s->inv_cap);
+	free(s->ntrees);
+	free(s->nchild);
+	free(s->vol_flow);
+	free(s->vol_tree);
+	free(s->slot_flow);
+	free(s->slot_member);
+	free(s->order);
+	free(s->pos);
+	free(s->log_r);
+	free(s->log_v);
+	free(s->mark);
+}
+
+static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_jobs *js,
+		   const struct inart_cand *c, const struct inart_plan *plan,
+		   struct inart_assign *a)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = t;
+	s->c = c;
+	s->plan = plan;
+	s->a = a;
+	s->n_arcs = inart_topo_n_arcs(t);
+	s->n_res = s->n_arcs + t->n_nodes;
+	s->val = calloc((size_t)s->n_res + 1, sizeof(double));
+	s->inv_cap = calloc((size_t)s->n_res + 1, sizeof(double));
+	s->ntrees = calloc((size_t)t->n_nodes + 1, sizeof(int));
+	s->nchild = calloc((size_t)c->n_trees + 1, sizeof(int));
+	s->vol_flow = calloc((size_t)c->n_flows + 1, sizeof(double));
+	s->vol_tree = calloc((size_t)c->n_trees + 1, sizeof(double));
+	s->slot_flow = malloc(sizeof(int) * ((size_t)c->n_slots + 1));
+	s->slot_member = malloc(sizeof(int) * ((size_t)c->n_slots + 1));
+	s->order = malloc(sizeof(int) * ((size_t)s->n_res + 1));
+	s->pos = malloc(sizeof(int) * ((size_t)s->n_res + 1));
+	s->mark = calloc((size_t)s->n_res + 1, 1);
+	if (!s->val || !s->inv_cap || !s->ntrees || !s->nchild || !s->vol_flow || !s->vol_tree ||
+	    !s->slot_flow || !s->slot_member || !s->order || !s->pos || !s->mark)
+		return -ENOMEM;
+	for (int e = 0; e < s->n_arcs; e++)
+		s->inv_cap[e] = 1.0 / inart_arc_residual(&t->arcs[e]);
+	for (int v = 0; v < t->n_nodes; v++)
+		if (t->nodes[v].kind == INART_NODE_SWITCH && t->nodes[v].ina &&
+		    t->nodes[v].agg_gbps > 0)
+			s->inv_cap[s->n_arcs + v] = 1.0 / t->nodes[v].agg_gbps;
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+
+		s->vol_flow[f] =
+		    plan->jobs[cf->job].split[cf->ps_idx] * inart_job_gbit(&js->jobs[cf->job]);
+		for (int k = 0; k < c->groups[cf->group].n_members; k++) {
+			s->slot_flow[cf->first_slot + k] = f;
+			s->slot_member[cf->first_slot + k] = k;
+		}
+	}
+	for (int k = 0; k < c->n_trees; k++)
+		s->vol_tree[k] = plan->jobs[c->trees[k].job].split[c->trees[k].ps_idx] *
+				 inart_job_gbit(&js->jobs[c->trees[k].job]);
+	/* Loads of the assignment: slots, then (through child_inc) the trees. */
+	for (int sl = 0; sl < c->n_slots; sl++)
+		if (s->vol_flow[s->slot_flow[sl]] > 0)
+			slot_apply(s, sl, a->slot_choice[sl], +1);
+	s->n_log = 0;
+	s->violated = 0;
+	if (s->oom)
+		return -ENOMEM;
+	{
+		struct res_key *keys = malloc(sizeof(*keys) * ((size_t)s->n_res + 1));
+
+		if (keys == NULL)
+			return -ENOMEM;
+		for (int r = 0; r < s->n_res; r++)
+			keys[r] = (struct res_key){res_time(s, r), r};
+		qsort(keys, (size_t)s->n_res, sizeof(*keys), cmp_res);
+		for (int k = 0; k < s->n_res; k++) {
+			s->order[k] = keys[k].r;
+			s->pos[keys[k].r] = k;
+		}
+		free(keys);
+	}
+	return 0;
+}
+
+/* 1 if slot sl's route (or tree k's output) touches resource r. */
+static int path_touches(const struct ls *s, int pi, int first, int r)
+{
+	const int *p = inart_pathset_path(&s->c->paths, pi);
+	int len = inart_pathset_len(&s->c->paths, pi);
+
+	if (r >= s->n_arcs)
+		return 0;
+	for (int i = 0; i + 1 < len; i++) {
+		int u = i == 0 && first >= 0 ? first : p[i];
+		int a = s->t->arcs[r].from, b = s->t->arcs[r].to;
+
+		if ((u == a && p[i + 1] == b) || (u == b && p[i + 1] == a))
+			return 1;
+	}
+	return 0;
+}
+
+static int slot_touches(const struct ls *s, int sl, int r)
+{
+	const struct inart_choice *ch = &s->c->choices[s->a->slot_choice[sl]];
+	int f = s->slot_flow[sl];
+
+	if (r >= s->n_arcs)
+		return ch->tree >= 0 && ch->agg == r - s->n_arcs;
+	return path_touches(s, ch->path,
+			    s->c->groups[s->c->flows[f].group].members[s->slot_member[sl]], r);
+}
+
+static int tree_touches(const struct ls *s, int k, int r)
+{
+	const struct inart_choice *ch = &s->c->choices[s->a->tree_choice[k]];
+
+	if (r >= s->n_arcs)
+		return ch->tree >= 0 && ch->agg == r - s->n_arcs;
+	return path_touches(s, ch->path, -1, r);
+}
+
+struct ls_budget {
+	long tries, max_tries;
+	double deadline; /* <= 0: none */
+};
+
+static int out_of_budget(const struct ls_budget *bu)
+{
+	if (bu->tries >= bu->max_tries)
+		return 1;
+	return bu->deadline > 0 && (bu->tries & 255) == 0 && now_s() > bu->deadline;
+}
+
+/*
+ * Best move of one owner (a slot, or a used tree when is_tree) given the
+ * current key; applies it and returns 1 if it improves the key.
+ */
+static int try_owner(struct ls *s, int who, int is_tree, double *tcur, int *ccur,
+		     struct ls_budget *bu)
+{
+	const struct inart_cand *c = s->c;
+	int first, n, cur, best = -1, best_count = 0;
+	double best_t = *tcur;
+
+	if (is_tree) {
+		first = c->trees[who].first_choice;
+		n = c->trees[who].n_choices;
+		cur = s->a->tree_choice[who];
+	} else {
+		first = c->flows[s->slot_flow[who]].first_choice;
+		n = c->flows[s->slot_flow[who]].n_choices;
+		cur = s->a->slot_choice[who];
+	}
+	for (int ci = first; ci < first + n && !out_of_budget(bu); ci++) {
+		double tn;
+		int cn, better;
+
+		if (ci == cur)
+			continue;
+		bu->tries++;
+		s->violated = 0;
+		if (is_tree)
+			move_tree(s, who, ci);
+		else
+			move_slot(s, who, ci);
+		key_now(s, &tn, &cn);
+		/* Strictly lower T, or T not higher and fewer resources at it: the
+		 * key decreases lexicographically and T never grows. */
+		better =
+		    !s->violated && (tn < best_t * (1 - LS_TIE) ||
+				     (tn <= best_t && (best >= 0 ? cn < best_count : cn < *ccur)));
+		if (better) {
+			best = ci;
+			best_t = tn;
+			best_count = cn;
+		}
+		if (is_tree)
+			move_tree(s, who, cur);
+		else
+			move_slot(s, who, cur);
+		undo_values(s);
+	}
+	s->violated = 0;
+	if (best < 0)
+		return 0;
+	if (is_tree)
+		move_tree(s, who, best);
+	else
+		move_slot(s, who, best);
+	resort(s);
+	*tcur = best_t;
+	*ccur = best_count;
+	return 1;
+}
+
+/* Descend while some single move improves the key; returns accepted moves. */
+static int local_search(struct ls *s, struct ls_budget *bu)
+{
+	const struct inart_cand *c = s->c;
+	double tcur;
+	int ccur, moves = 0;
+
+	key_now(s, &tcur, &ccur);
+	while (!out_of_budget(bu) && !s->oom) {
+		int improved = 0;
+
+		for (int k = 0; k < LS_TIED_MAX && k < s->n_res && !improved; k++) {
+			int r = s->order[k];
+
+			if (res_time(s, r) < tcur * (1 - LS_TIE) || !(tcur > 0))
+				break;
+			for (int sl = 0; sl < c->n_slots && !improved && !out_of_budget(bu); sl++)
+				if (s->vol_flow[s->slot_flow[sl]] > 0 && slot_touches(s, sl, r))
+					improved = try_owner(s, sl, 0, &tcur, &ccur, bu);
+			for (int t = 0; t < c->n_trees && !improved && !out_of_budget(bu); t++)
+				if (s->nchild[t] > 0 && tree_touches(s, t, r))
+					improved = try_owner(s, t, 1, &tcur, &ccur, bu);
+		}
+		if (!improved)
+			break;
+		moves++;
+	}
+	return moves;
+}
+
+/* ---------------------------------------------------------------------------
+ * Driver
+ */
+
+static int assign_copy(struct inart_assign *dst, const struct inart_assign *src,
+		       const struct inart_cand *c)
+{
+	memcpy(dst->slot_choice, src->slot_choice, sizeof(int) * (size_t)c->n_slots);
+	memcpy(dst->tree_choice, src->tree_choice, sizeof(int) * (size_t)c->n_trees);
+	return 0;
+}
+
+static int judge(const struct inart_cand *c, const struct inart_assign *a, struct inart_plan *work,
+		 struct inart_evaluator *ev, struct inart_eval *e, struct inart_err *err)
+{
+	int rc = inart_cand_realize(c, a, work);
+
+	if (rc < 0)
+		return inart_err_set(err, rc, "rounding: out of memory");
+	rc = inart_evaluator_run(ev, work, e, err);
+	if (rc < 0)
+		inart_err_prefix(err, "rounding: realized plan rejected");
+	return rc;
+}
+
+int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
+		       const struct inart_cand *c, const double *x, struct inart_plan *plan,
+		       struct inart_evaluator *ev, const struct inart_round_opt *opt,
+		       struct inart_round_result *res, struct inart_err *err)
+{
+	struct inart_round_opt dflt;
+	struct inart_assign cur = {0}, best = {0}, keep = {0};
+	struct inart_plan *work = NULL;
+	struct inart_rng rng;
+	struct inart_eval e;
+	struct ls s;
+	double best_t = INFINITY, sum = 0;
+	int rc, trials, ls_ready = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(&s, 0, sizeof(s));
+	if (opt == NULL) {
+		inart_round_opt_default(&dflt);
+		opt = &dflt;
+	}
+	if (plan->n_jobs != js->n_jobs)
+		return inart_err_set(err, -EINVAL, "rounding: plan has %d jobs, expected %d",
+				     plan->n_jobs, js->n_jobs);
+	trials = opt->trials > 0 ? opt->trials : 1;
+	inart_rng_seed(&rng, opt->seed);
+	work = inart_plan_clone(plan);
+	rc = work ? inart_assign_init(&cur, c) : -ENOMEM;
+	if (rc == 0)
+		rc = inart_assign_init(&best, c);
+	if (rc == 0)
+		rc = inart_assign_init(&keep, c);
+	if (rc < 0) {
+		rc = inart_err_set(err, -ENOMEM, "rounding: out of memory");
+		goto out;
+	}
+	for (int trial = 0; trial < trials; trial++) {
+		int dropped;
+
+		draw_trial(c, x, trial, &rng, &cur);
+		dropped = inart_rounding_repair(t, c, plan, &cur);
+		if (dropped < 0) {
+			rc = inart_err_set(err, dropped, "rounding: out of memory");
+			goto out;
+		}
+		res->repaired += dropped > 0;
+		rc = judge(c, &cur, work, ev, &e, err);
+		if (rc < 0)
+			goto out;
+		sum += e.comm_time_s;
+		if (e.comm_time_s < best_t) {
+			best_t = e.comm_time_s;
+			res->best_trial = trial;
+			assign_copy(&best, &cur, c);
+		}
+	}
+	res->mean_s = sum / trials;
+	res->rounded_s = best_t;
+	if (opt->local_passes > 0) {
+		struct ls_budget bu = {0,
+				       (long)opt->local_passes * 8 * (c->n_slots + c->n_trees) + 64,
+				       opt->local_time_s > 0 ? now_s() + opt->local_time_s : 0};
+
+		assign_copy(&keep, &best, c);
+		rc = ls_init(&s, t, js, c, plan, &best);
+		if (rc < 0) {
+			rc = inart_err_set(err, rc, "rounding: out of memory");
+			goto out;
+		}
+		ls_ready = 1;
+		res->local_moves = local_search(&s, &bu);
+		if (s.oom) {
+			rc = inart_err_set(err, -ENOMEM, "rounding: out of memory");
+			goto out;
+		}
+		rc = judge(c, &best, work, ev, &e, err);
+		if (rc < 0)
+			goto out;
+		if (e.comm_time_s > best_t) { /* never worse than the best trial */
+			assign_copy(&best, &keep, c);
+			res->local_moves = 0;
+		} else {
+			best_t = e.comm_time_s;
+		}
+	}
+	rc = judge(c, &best, plan, ev, &e, err);
+	if (rc < 0)
+		goto out;
+	plan->comm_time_s = e.comm_time_s;
+	plan->push_time_s = e.push_time_s;
+	plan->pull_time_s = e.pull_time_s;
+	res->best_s = e.comm_time_s;
+out:
+	if (ls_ready || s.val)
+		ls_free(&s);
+	inart_assign_free(&cur);
+	inart_assign_free(&best);
+	inart_assign_free(&keep);
+	inart_plan_destroy(work);
+	return rc;
+}
