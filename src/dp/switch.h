@@ -47,8 +47,8 @@ struct inart_sw_port_cfg {
 struct inart_sw_cfg {
 	int n_ports;
 	struct inart_sw_port_cfg ports[INART_SW_MAX_PORTS];
-	int pool_slots;            /* aggregator slots in all */
-	int max_values;            /* int32 values per slot */
+	int pool_slots;            /* aggregator slots in all (0: no aggregation) */
+	int max_values;            /* int32 values per slot; 0: inart_wire_max_values(1) */
 	uint64_t flush_timeout_ns; /* partial aggregates flushed after this */
 };
 
@@ -165,5 +165,17 @@ int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,
 		       int max_trees);
 
 const char *inart_switch_drop_name(int reason);
+
+/* Reading the tables back (control socket): copy up to max entries, return
+ * how many there are in all.  Labels come in no particular order; routes too. */
+int inart_switch_get_labels(const struct inart_switch *sw, struct inart_label_entry *out,
+			    int max);
+int inart_switch_get_routes(const struct inart_switch *sw, struct inart_route *out, int max);
+
+/* The peer MAC of a port as currently known (configured or learned); 0, or
+ * -1 if port is out of range or the MAC is not known yet. */
+int inart_switch_peer_mac(const struct inart_switch *sw, int port, uint8_t mac[6]);
+
+#define INART_SW_MAX_LABELS (1 << 20)
 
 #endif
