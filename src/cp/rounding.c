@@ -37,6 +37,7 @@ void inart_round_opt_default(struct inart_round_opt *o)
 	o->seed = 1;
 	o->local_passes = 2;
 	o->local_time_s = 2.0;
+	o->local_starts = 4;
 }
 
 static double now_s(void)
@@ -285,6 +286,7 @@ out:
 #define LS_TIE 1e-9	/* relative tolerance for "at the bottleneck" */
 #define LS_TIED_MAX 8	/* tied bottleneck resources examined per step */
 #define LS_COUNT_CAP 64 /* ties counted at most (the key saturates) */
+#define LS_TRIES 32	/* moves tried per pass, slot and tree, per start */
 
 struct ls {
 	const struct inart_topo *t;
@@ -306,8 +308,22 @@ struct ls {
 	int *log_r;
 	double *log_v;
 	char *mark;
+	struct res_key *keys; /* scratch: n_res */
+	int *tmp;	      /* scratch: n_res */
 	int violated;
 	int oom;
+	/* moves of the current tentative compound move (kind 0 slot, 1 tree) */
+	int n_mv, cap_mv;
+	int *mv_kind, *mv_who, *mv_from;
+	/* (job, PS) pairs: their flows, and their cand trees by node */
+	int n_pairs;
+	int *pair_base; /* per job: first pair */
+	int *pflow_off; /* per pair: flows pflow[pflow_off[p] .. pflow_off[p+1]) */
+	int *pflow;
+	int *ptree_off;	 /* per pair: cand trees ptree_off[p] .. ptree_off[p+1] (sorted) */
+	int *tree_at;	 /* per pair and node: cand tree, -1 */
+	int *cand_stamp; /* per cand tree: candidate dedupe */
+	int stamp;
 };
 
 static double res_time(const struct ls *s, int r)
@@ -464,38 +480,16 @@ static void key_now(struct ls *s, double *tp, int *countp)
 	for (int k = 0; k < s->n_res && count < LS_COUNT_CAP; k++) {
 		int r = s->order[k];
 
+		if (s->mark[r]) /* changed: counted above, its old rank means nothing */
+			continue;
 		if (res_time(s, r) < tmax * (1 - LS_TIE))
 			break;
-		if (!s->mark[r])
-			count++;
+		count++;
 	}
 	for (int i = 0; i < s->n_log; i++)
 		s->mark[s->log_r[i]] = 0;
 	*tp = tmax;
 	*countp = count;
-}
-
-/* Re-sort the changed resources after an accepted move. */
-static void resort(struct ls *s)
-{
-	for (int i = 0; i < s->n_log; i++) {
-		int r = s->log_r[i], p = s->pos[r];
-		double tr = res_time(s, r);
-
-		while (p > 0 && res_time(s, s->order[p - 1]) < tr) {
-			s->order[p] = s->order[p - 1];
-			s->pos[s->order[p]] = p;
-			p--;
-		}
-		while (p + 1 < s->n_res && res_time(s, s->order[p + 1]) > tr) {
-			s->order[p] = s->order[p + 1];
-			s->pos[s->order[p]] = p;
-			p++;
-		}
-		s->order[p] = r;
-		s->pos[r] = p;
-	}
-	s->n_log = 0;
 }
 
 struct res_key {
@@ -510,6 +504,39 @@ static int cmp_res(const void *pa, const void *pb)
 	if (a->time != b->time)
 		return a->time > b->time ? -1 : 1;
 	return a->r - b->r;
+}
+
+/* Re-sort after an accepted move: the changed resources are taken out, sorted
+ * and merged back into the (still sorted) rest.  O(resources). */
+static void resort(struct ls *s)
+{
+	int n = 0, k = 0, m = 0;
+	struct res_key *ch = s->keys;
+
+	for (int i = 0; i < s->n_log; i++) {
+		int r = s->log_r[i];
+
+		if (!s->mark[r]) {
+			s->mark[r] = 1;
+			ch[n++] = (struct res_key){res_time(s, r), r};
+		}
+	}
+	qsort(ch, (size_t)n, sizeof(*ch), cmp_res);
+	for (int i = 0; i < s->n_res; i++) /* compact the unchanged ones */
+		if (!s->mark[s->order[i]])
+			s->tmp[m++] = s->order[i];
+	for (int a = 0, b = 0; a < m || b < n;) {
+		int take_b =
+		    b < n && (a >= m || ch[b].time > res_time(s, s->tmp[a]) ||
+			      (ch[b].time == res_time(s, s->tmp[a]) && ch[b].r < s->tmp[a]));
+
+		s->order[k++] = take_b ? ch[b++].r : s->tmp[a++];
+	}
+	for (int i = 0; i < s->n_res; i++)
+		s->pos[s->order[i]] = i;
+	for (int i = 0; i < n; i++)
+		s->mark[ch[i].r] = 0;
+	s->n_log = 0;
 }
 
 static void ls_free(struct ls *s)
@@ -527,6 +554,68 @@ static void ls_free(struct ls *s)
 	free(s->log_r);
 	free(s->log_v);
 	free(s->mark);
+	free(s->keys);
+	free(s->tmp);
+	free(s->mv_kind);
+	free(s->mv_who);
+	free(s->mv_from);
+	free(s->pair_base);
+	free(s->pflow_off);
+	free(s->pflow);
+	free(s->ptree_off);
+	free(s->tree_at);
+	free(s->cand_stamp);
+}
+
+static int pair_of(const struct ls *s, int job, int ps_idx)
+{
+	return s->pair_base[job] + ps_idx;
+}
+
+/* Flows and cand trees of every (job, PS) pair. */
+static int pairs_init(struct ls *s, const struct inart_jobs *js)
+{
+	const struct inart_cand *c = s->c;
+	int *fill;
+	size_t nn;
+
+	s->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
+	if (s->pair_base == NULL)
+		return -ENOMEM;
+	for (int j = 0; j < js->n_jobs; j++) {
+		s->pair_base[j] = s->n_pairs;
+		s->n_pairs += js->jobs[j].n_ps;
+	}
+	nn = (size_t)s->n_pairs * (size_t)s->t->n_nodes;
+	s->pflow_off = calloc((size_t)s->n_pairs + 2, sizeof(int));
+	s->pflow = malloc(sizeof(int) * ((size_t)c->n_flows + 1));
+	s->ptree_off = calloc((size_t)s->n_pairs + 2, sizeof(int));
+	s->tree_at = malloc(sizeof(int) * (nn + 1));
+	s->cand_stamp = calloc((size_t)c->n_trees + 1, sizeof(int));
+	fill = malloc(sizeof(int) * ((size_t)s->n_pairs + 1));
+	if (!s->pflow_off || !s->pflow || !s->ptree_off || !s->tree_at || !s->cand_stamp || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (int f = 0; f < c->n_flows; f++)
+		s->pflow_off[pair_of(s, c->flows[f].job, c->flows[f].ps_idx) + 1]++;
+	for (int p = 0; p < s->n_pairs; p++)
+		s->pflow_off[p + 1] += s->pflow_off[p];
+	memcpy(fill, s->pflow_off, sizeof(int) * (size_t)s->n_pairs);
+	for (int f = 0; f < c->n_flows; f++)
+		s->pflow[fill[pair_of(s, c->flows[f].job, c->flows[f].ps_idx)]++] = f;
+	free(fill);
+	for (size_t i = 0; i < nn; i++)
+		s->tree_at[i] = -1;
+	for (int k = 0; k < c->n_trees; k++) {
+		int p = pair_of(s, c->trees[k].job, c->trees[k].ps_idx);
+
+		s->ptree_off[p + 1]++;
+		s->tree_at[(size_t)p * (size_t)s->t->n_nodes + (size_t)c->trees[k].sw] = k;
+	}
+	for (int p = 0; p < s->n_pairs; p++)
+		s->ptree_off[p + 1] += s->ptree_off[p];
+	return 0;
 }
 
 static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_jobs *js,
@@ -551,8 +640,11 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 	s->order = malloc(sizeof(int) * ((size_t)s->n_res + 1));
 	s->pos = malloc(sizeof(int) * ((size_t)s->n_res + 1));
 	s->mark = calloc((size_t)s->n_res + 1, 1);
+	s->keys = malloc(sizeof(*s->keys) * ((size_t)s->n_res + 1));
+	s->tmp = malloc(sizeof(int) * ((size_t)s->n_res + 1));
 	if (!s->val || !s->inv_cap || !s->ntrees || !s->nchild || !s->vol_flow || !s->vol_tree ||
-	    !s->slot_flow || !s->slot_member || !s->order || !s->pos || !s->mark)
+	    !s->slot_flow || !s->slot_member || !s->order || !s->pos || !s->mark || !s->keys ||
+	    !s->tmp)
 		return -ENOMEM;
 	for (int e = 0; e < s->n_arcs; e++)
 		s->inv_cap[e] = 1.0 / inart_arc_residual(&t->arcs[e]);
@@ -573,6 +665,8 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 	for (int k = 0; k < c->n_trees; k++)
 		s->vol_tree[k] = plan->jobs[c->trees[k].job].split[c->trees[k].ps_idx] *
 				 inart_job_gbit(&js->jobs[c->trees[k].job]);
+	if (pairs_init(s, js) < 0)
+		return -ENOMEM;
 	/* Loads of the assignment: slots, then (through child_inc) the trees. */
 	for (int sl = 0; sl < c->n_slots; sl++)
 		if (s->vol_flow[s->slot_flow[sl]] > 0)
@@ -581,19 +675,12 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 	s->violated = 0;
 	if (s->oom)
 		return -ENOMEM;
-	{
-		struct res_key *keys = malloc(sizeof(*keys) * ((size_t)s->n_res + 1));
-
-		if (keys == NULL)
-			return -ENOMEM;
-		for (int r = 0; r < s->n_res; r++)
-			keys[r] = (struct res_key){res_time(s, r), r};
-		qsort(keys, (size_t)s->n_res, sizeof(*keys), cmp_res);
-		for (int k = 0; k < s->n_res; k++) {
-			s->order[k] = keys[k].r;
-			s->pos[keys[k].r] = k;
-		}
-		free(keys);
+	for (int r = 0; r < s->n_res; r++)
+		s->keys[r] = (struct res_key){res_time(s, r), r};
+	qsort(s->keys, (size_t)s->n_res, sizeof(*s->keys), cmp_res);
+	for (int k = 0; k < s->n_res; k++) {
+		s->order[k] = s->keys[k].r;
+		s->pos[s->keys[k].r] = k;
 	}
 	return 0;
 }
@@ -645,19 +732,79 @@ static int out_of_budget(const struct ls_budget *bu)
 {
 	if (bu->tries >= bu->max_tries)
 		return 1;
-	return bu->deadline > 0 && (bu->tries & 255) == 0 && now_s() > bu->deadline;
+	return bu->deadline > 0 && (bu->tries & 63) == 0 && now_s() > bu->deadline;
+}
+
+/* Recorded moves (for compound moves and their undo). */
+static void rec_move(struct ls *s, int kind, int who, int to)
+{
+	if (s->n_mv >= s->cap_mv) {
+		int nc = s->cap_mv ? 2 * s->cap_mv : 64;
+		int *k = realloc(s->mv_kind, sizeof(int) * (size_t)nc);
+		int *w = k ? realloc(s->mv_who, sizeof(int) * (size_t)nc) : NULL;
+		int *f = w ? realloc(s->mv_from, sizeof(int) * (size_t)nc) : NULL;
+
+		if (k)
+			s->mv_kind = k;
+		if (w)
+			s->mv_who = w;
+		if (f == NULL) {
+			s->oom = 1;
+			return;
+		}
+		s->mv_from = f;
+		s->cap_mv = nc;
+	}
+	s->mv_kind[s->n_mv] = kind;
+	s->mv_who[s->n_mv] = who;
+	s->mv_from[s->n_mv++] = kind ? s->a->tree_choice[who] : s->a->slot_choice[who];
+	if (kind)
+		move_tree(s, who, to);
+	else
+		move_slot(s, who, to);
+}
+
+static void undo_moves(struct ls *s)
+{
+	for (int i = s->n_mv - 1; i >= 0; i--) {
+		if (s->mv_kind[i])
+			move_tree(s, s->mv_who[i], s->mv_from[i]);
+		else
+			move_slot(s, s->mv_who[i], s->mv_from[i]);
+	}
+	s->n_mv = 0;
+	undo_values(s);
+}
+
+/* Does the tentative state improve on (tcur, ccur)?  Strictly lower T, or T
+ * not higher and fewer resources at it: the key decreases lexicographically
+ * and T never grows. */
+static int improves(struct ls *s, double tcur, int ccur, double *tn, int *cn)
+{
+	key_now(s, tn, cn);
+	return !s->violated && (*tn < tcur * (1 - LS_TIE) || (*tn <= tcur && *cn < ccur));
+}
+
+/* Keep the tentative state as the current one. */
+static void commit(struct ls *s, double tn, int cn, double *tcur, int *ccur)
+{
+	s->n_mv = 0;
+	resort(s);
+	*tcur = tn;
+	*ccur = cn;
 }
 
 /*
- * Best move of one owner (a slot, or a used tree when is_tree) given the
- * current key; applies it and returns 1 if it improves the key.
+ * Best single move of one owner (a member slot, or a used tree when is_tree):
+ * every other choice of it is scored; the best improving one is applied.
  */
 static int try_owner(struct ls *s, int who, int is_tree, double *tcur, int *ccur,
 		     struct ls_budget *bu)
 {
 	const struct inart_cand *c = s->c;
-	int first, n, cur, best = -1, best_count = 0;
-	double best_t = *tcur;
+	int first, n, cur, best = -1, best_c = *ccur;
+	double best_t = *tcur, tn;
+	int cn;
 
 	if (is_tree) {
 		first = c->trees[who].first_choice;
@@ -669,69 +816,197 @@ static int try_owner(struct ls *s, int who, int is_tree, double *tcur, int *ccur
 		cur = s->a->slot_choice[who];
 	}
 	for (int ci = first; ci < first + n && !out_of_budget(bu); ci++) {
-		double tn;
-		int cn, better;
-
 		if (ci == cur)
 			continue;
 		bu->tries++;
 		s->violated = 0;
-		if (is_tree)
-			move_tree(s, who, ci);
-		else
-			move_slot(s, who, ci);
-		key_now(s, &tn, &cn);
-		/* Strictly lower T, or T not higher and fewer resources at it: the
-		 * key decreases lexicographically and T never grows. */
-		better =
-		    !s->violated && (tn < best_t * (1 - LS_TIE) ||
-				     (tn <= best_t && (best >= 0 ? cn < best_count : cn < *ccur)));
-		if (better) {
+		rec_move(s, is_tree, who, ci);
+		if (improves(s, best_t, best_c, &tn, &cn)) {
 			best = ci;
 			best_t = tn;
-			best_count = cn;
+			best_c = cn;
 		}
-		if (is_tree)
-			move_tree(s, who, cur);
-		else
-			move_slot(s, who, cur);
-		undo_values(s);
+		undo_moves(s);
 	}
 	s->violated = 0;
 	if (best < 0)
 		return 0;
-	if (is_tree)
-		move_tree(s, who, best);
-	else
-		move_slot(s, who, best);
-	resort(s);
-	*tcur = best_t;
-	*ccur = best_count;
+	rec_move(s, is_tree, who, best);
+	commit(s, best_t, best_c, tcur, ccur);
 	return 1;
 }
 
-/* Descend while some single move improves the key; returns accepted moves. */
-static int local_search(struct ls *s, struct ls_budget *bu)
+/* The choice of an owner whose path is a proper prefix of cur's path and
+ * ends at cand tree t, or -1. */
+static int prefix_choice(const struct inart_cand *c, int first, int n, int cur, int t)
+{
+	const int *p = inart_pathset_path(&c->paths, c->choices[cur].path);
+	int lp = inart_pathset_len(&c->paths, c->choices[cur].path);
+
+	for (int ci = first; ci < first + n; ci++) {
+		const struct inart_choice *ch = &c->choices[ci];
+
+		if (ch->tree == t && is_prefix(inart_pathset_path(&c->paths, ch->path),
+					       inart_pathset_len(&c->paths, ch->path), p, lp))
+			return ci;
+	}
+	return -1;
+}
+
+/* Like next_choice (repair), with "used" read from the children counts. */
+static int next_used(const struct ls *s, int first, int n, int cur, int drop)
 {
 	const struct inart_cand *c = s->c;
+	const int *p = inart_pathset_path(&c->paths, c->choices[cur].path);
+	int lp = inart_pathset_len(&c->paths, c->choices[cur].path), best = -1, best_len = 0;
+
+	for (int ci = first; ci < first + n; ci++) {
+		const struct inart_choice *ch = &c->choices[ci];
+		int lq = inart_pathset_len(&c->paths, ch->path);
+
+		if (ch->tree == drop || (ch->tree >= 0 && s->nchild[ch->tree] == 0))
+			continue;
+		if (is_prefix(p, lp, inart_pathset_path(&c->paths, ch->path), lq) &&
+		    (best < 0 || lq < best_len)) {
+			best = ci;
+			best_len = lq;
+		}
+	}
+	return best;
+}
+
+/*
+ * Compound moves on cand tree t of pair (job, PS):
+ *   merge: every member slot and used tree of the pair whose route passes
+ *          t's switch before its aggregation point is aggregated at t instead
+ *          (its choice with the same path, cut at t);
+ *   split: t's children go on to the next used tree along their path, or
+ *          the PS (as in the budget repair), which closes t.
+ */
+static void compound(struct ls *s, int t, int split)
+{
+	const struct inart_cand *c = s->c;
+	int p = pair_of(s, c->trees[t].job, c->trees[t].ps_idx);
+
+	for (int i = s->pflow_off[p]; i < s->pflow_off[p + 1]; i++) {
+		const struct inart_cand_flow *cf = &c->flows[s->pflow[i]];
+
+		if (!(s->vol_flow[s->pflow[i]] > 0))
+			continue;
+		for (int k = 0; k < c->groups[cf->group].n_members; k++) {
+			int sl = cf->first_slot + k, cur = s->a->slot_choice[sl], to;
+
+			if ((c->choices[cur].tree == t) != split)
+				continue;
+			to = split ? next_used(s, cf->first_choice, cf->n_choices, cur, t)
+				   : prefix_choice(c, cf->first_choice, cf->n_choices, cur, t);
+			if (to >= 0)
+				rec_move(s, 0, sl, to);
+		}
+	}
+	for (int k = s->ptree_off[p]; k < s->ptree_off[p + 1]; k++) {
+		const struct inart_cand_tree *ct = &c->trees[k];
+		int cur = s->a->tree_choice[k], to;
+
+		if (k == t || s->nchild[k] == 0 || (c->choices[cur].tree == t) != split)
+			continue;
+		to = split ? next_used(s, ct->first_choice, ct->n_choices, cur, t)
+			   : prefix_choice(c, ct->first_choice, ct->n_choices, cur, t);
+		if (to >= 0)
+			rec_move(s, 1, k, to);
+	}
+}
+
+static int try_compound(struct ls *s, int t, int split, double *tcur, int *ccur,
+			struct ls_budget *bu)
+{
+	double tn;
+	int cn;
+
+	if (out_of_budget(bu) || (split && s->nchild[t] == 0))
+		return 0;
+	s->violated = 0;
+	compound(s, t, split);
+	bu->tries += 1 + s->n_mv / 8;
+	if (s->n_mv > 0 && improves(s, *tcur, *ccur, &tn, &cn)) {
+		s->violated = 0;
+		commit(s, tn, cn, tcur, ccur);
+		return 1;
+	}
+	undo_moves(s);
+	s->violated = 0;
+	return 0;
+}
+
+/* Cand trees of pair p at the intermediate nodes of a path (merge targets). */
+static int merge_targets(struct ls *s, int p, int pi, double *tcur, int *ccur, struct ls_budget *bu)
+{
+	const int *q = inart_pathset_path(&s->c->paths, pi);
+	int len = inart_pathset_len(&s->c->paths, pi);
+
+	for (int i = 1; i + 1 < len; i++) {
+		int k = s->tree_at[(size_t)p * (size_t)s->t->n_nodes + (size_t)q[i]];
+
+		if (k < 0 || s->cand_stamp[k] == s->stamp)
+			continue;
+		s->cand_stamp[k] = s->stamp;
+		if (try_compound(s, k, 0, tcur, ccur, bu))
+			return 1;
+	}
+	return 0;
+}
+
+/* One improving move around resource r (single moves first), or 0. */
+static int improve_at(struct ls *s, int r, double *tcur, int *ccur, struct ls_budget *bu)
+{
+	const struct inart_cand *c = s->c;
+
+	for (int sl = 0; sl < c->n_slots && !out_of_budget(bu); sl++)
+		if (s->vol_flow[s->slot_flow[sl]] > 0 && slot_touches(s, sl, r) &&
+		    try_owner(s, sl, 0, tcur, ccur, bu))
+			return 1;
+	for (int t = 0; t < c->n_trees && !out_of_budget(bu); t++)
+		if (s->nchild[t] > 0 && tree_touches(s, t, r) && try_owner(s, t, 1, tcur, ccur, bu))
+			return 1;
+	s->stamp++;
+	for (int sl = 0; sl < c->n_slots && !out_of_budget(bu); sl++) {
+		int f = s->slot_flow[sl];
+
+		if (s->vol_flow[f] > 0 && slot_touches(s, sl, r) &&
+		    merge_targets(s, pair_of(s, c->flows[f].job, c->flows[f].ps_idx),
+				  c->choices[s->a->slot_choice[sl]].path, tcur, ccur, bu))
+			return 1;
+	}
+	for (int t = 0; t < c->n_trees && !out_of_budget(bu); t++)
+		if (s->nchild[t] > 0 && tree_touches(s, t, r) &&
+		    merge_targets(s, pair_of(s, c->trees[t].job, c->trees[t].ps_idx),
+				  c->choices[s->a->tree_choice[t]].path, tcur, ccur, bu))
+			return 1;
+	for (int t = 0; t < c->n_trees && !out_of_budget(bu); t++)
+		if (s->nchild[t] > 0 &&
+		    (tree_touches(s, t, r) ||
+		     (r >= s->n_arcs && c->trees[t].sw == r - s->n_arcs)) &&
+		    try_compound(s, t, 1, tcur, ccur, bu))
+			return 1;
+	return 0;
+}
+
+/* Descend while some move improves the key; returns accepted moves. */
+static int local_search(struct ls *s, struct ls_budget *bu)
+{
 	double tcur;
 	int ccur, moves = 0;
 
 	key_now(s, &tcur, &ccur);
-	while (!out_of_budget(bu) && !s->oom) {
+	while (!out_of_budget(bu) && !s->oom && tcur > 0) {
 		int improved = 0;
 
 		for (int k = 0; k < LS_TIED_MAX && k < s->n_res && !improved; k++) {
 			int r = s->order[k];
 
-			if (res_time(s, r) < tcur * (1 - LS_TIE) || !(tcur > 0))
+			if (res_time(s, r) < tcur * (1 - LS_TIE))
 				break;
-			for (int sl = 0; sl < c->n_slots && !improved && !out_of_budget(bu); sl++)
-				if (s->vol_flow[s->slot_flow[sl]] > 0 && slot_touches(s, sl, r))
-					improved = try_owner(s, sl, 0, &tcur, &ccur, bu);
-			for (int t = 0; t < c->n_trees && !improved && !out_of_budget(bu); t++)
-				if (s->nchild[t] > 0 && tree_touches(s, t, r))
-					improved = try_owner(s, t, 1, &tcur, &ccur, bu);
+			improved = improve_at(s, r, &tcur, &ccur, bu);
 		}
 		if (!improved)
 			break;
@@ -765,22 +1040,114 @@ static int judge(const struct inart_cand *c, const struct inart_assign *a, struc
 	return rc;
 }
 
+/* The `k` best trials so far (sorted by time), for the local search. */
+struct top {
+	int k, n;
+	double *time;
+	struct inart_assign *a;
+};
+
+static int top_init(struct top *tp, int k, const struct inart_cand *c)
+{
+	tp->k = k;
+	tp->n = 0;
+	tp->time = malloc(sizeof(double) * (size_t)k);
+	tp->a = calloc((size_t)k, sizeof(*tp->a));
+	if (tp->time == NULL || tp->a == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < k; i++)
+		if (inart_assign_init(&tp->a[i], c) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void top_free(struct top *tp)
+{
+	for (int i = 0; i < tp->k && tp->a; i++)
+		inart_assign_free(&tp->a[i]);
+	free(tp->a);
+	free(tp->time);
+}
+
+static void top_offer(struct top *tp, double time, const struct inart_assign *a,
+		      const struct inart_cand *c)
+{
+	struct inart_assign spare;
+	int i;
+
+	if (tp->n == tp->k && !(time < tp->time[tp->k - 1]))
+		return;
+	i = tp->n < tp->k ? tp->n++ : tp->k - 1;
+	spare = tp->a[i];
+	for (; i > 0 && tp->time[i - 1] > time; i--) {
+		tp->time[i] = tp->time[i - 1];
+		tp->a[i] = tp->a[i - 1];
+	}
+	tp->time[i] = time;
+	tp->a[i] = spare;
+	assign_copy(&tp->a[i], a, c);
+}
+
+/* Local search from each kept trial, the work and time shared among them;
+ * `best` gets the best result.  Returns the winner's accepted moves or -errno. */
+static int search_starts(const struct inart_topo *t, const struct inart_jobs *js,
+			 const struct inart_cand *c, struct inart_plan *plan,
+			 const struct inart_round_opt *opt, struct top *tp, struct inart_plan *work,
+			 struct inart_evaluator *ev, struct inart_assign *best, double *best_t,
+			 struct inart_err *err)
+{
+	double t0 = now_s();
+	long per = (long)opt->local_passes * LS_TRIES * (c->n_slots + c->n_trees) + 64;
+	int won = 0, rc = 0;
+
+	for (int i = 0; i < tp->n; i++) {
+		struct ls s;
+		struct inart_eval e;
+		struct ls_budget bu = {0, per, 0};
+		int moves;
+
+		if (opt->local_time_s > 0) {
+			double left = t0 + opt->local_time_s - now_s();
+
+			if (left <= 0)
+				break;
+			bu.deadline = now_s() + left / (tp->n - i);
+		}
+		rc = ls_init(&s, t, js, c, plan, &tp->a[i]);
+		if (rc == 0) {
+			moves = local_search(&s, &bu);
+			rc = s.oom ? -ENOMEM : 0;
+		}
+		ls_free(&s);
+		if (rc < 0)
+			return inart_err_set(err, rc, "rounding: out of memory");
+		rc = judge(c, &tp->a[i], work, ev, &e, err);
+		if (rc < 0)
+			return rc;
+		if (e.comm_time_s < *best_t) {
+			*best_t = e.comm_time_s;
+			assign_copy(best, &tp->a[i], c);
+			won = moves;
+		}
+	}
+	return won;
+}
+
 int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
 		       const struct inart_cand *c, const double *x, struct inart_plan *plan,
 		       struct inart_evaluator *ev, const struct inart_round_opt *opt,
 		       struct inart_round_result *res, struct inart_err *err)
 {
 	struct inart_round_opt dflt;
-	struct inart_assign cur = {0}, best = {0}, keep = {0};
+	struct inart_assign cur = {0}, best = {0};
+	struct top top = {0};
 	struct inart_plan *work = NULL;
 	struct inart_rng rng;
 	struct inart_eval e;
-	struct ls s;
 	double best_t = INFINITY, sum = 0;
-	int rc, trials, ls_ready = 0;
+	int rc, trials;
 
 	memset(res, 0, sizeof(*res));
-	memset(&s, 0, sizeof(s));
 	if (opt == NULL) {
 		inart_round_opt_default(&dflt);
 		opt = &dflt;
@@ -795,7 +1162,7 @@ int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
 	if (rc == 0)
 		rc = inart_assign_init(&best, c);
 	if (rc == 0)
-		rc = inart_assign_init(&keep, c);
+		rc = top_init(&top, opt->local_starts > 0 ? opt->local_starts : 1, c);
 	if (rc < 0) {
 		rc = inart_err_set(err, -ENOMEM, "rounding: out of memory");
 		goto out;
@@ -819,35 +1186,15 @@ int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
 			res->best_trial = trial;
 			assign_copy(&best, &cur, c);
 		}
+		top_offer(&top, e.comm_time_s, &cur, c);
 	}
 	res->mean_s = sum / trials;
 	res->rounded_s = best_t;
 	if (opt->local_passes > 0) {
-		struct ls_budget bu = {0,
-				       (long)opt->local_passes * 8 * (c->n_slots + c->n_trees) + 64,
-				       opt->local_time_s > 0 ? now_s() + opt->local_time_s : 0};
-
-		assign_copy(&keep, &best, c);
-		rc = ls_init(&s, t, js, c, plan, &best);
-		if (rc < 0) {
-			rc = inart_err_set(err, rc, "rounding: out of memory");
-			goto out;
-		}
-		ls_ready = 1;
-		res->local_moves = local_search(&s, &bu);
-		if (s.oom) {
-			rc = inart_err_set(err, -ENOMEM, "rounding: out of memory");
-			goto out;
-		}
-		rc = judge(c, &best, work, ev, &e, err);
+		rc = search_starts(t, js, c, plan, opt, &top, work, ev, &best, &best_t, err);
 		if (rc < 0)
 			goto out;
-		if (e.comm_time_s > best_t) { /* never worse than the best trial */
-			assign_copy(&best, &keep, c);
-			res->local_moves = 0;
-		} else {
-			best_t = e.comm_time_s;
-		}
+		res->local_moves = rc;
 	}
 	rc = judge(c, &best, plan, ev, &e, err);
 	if (rc < 0)
@@ -857,11 +1204,9 @@ int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
 	plan->pull_time_s = e.pull_time_s;
 	res->best_s = e.comm_time_s;
 out:
-	if (ls_ready || s.val)
-		ls_free(&s);
+	top_free(&top);
 	inart_assign_free(&cur);
 	inart_assign_free(&best);
-	inart_assign_free(&keep);
 	inart_plan_destroy(work);
 	return rc;
 }

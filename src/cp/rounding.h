@@ -2,15 +2,21 @@
  * rounding: from a fractional phase-2 LP solution to integral routes.
  *
  * Each trial draws, for every member slot of every cand flow, one choice with
- * probability x[c] (seeded), and for every cand tree one path/parent choice
- * with probability z[c] / u_t (its first choice when u_t = 0).  Trial 0 is
- * deterministic (largest x, then z).  A trial that exceeds some switch's tree
- * budget is repaired: while a switch holds too many trees, the tree with the
- * fewest children is dropped and its children re-routed to their next
- * aggregation point along the same path (a further INA switch of the same
- * (job, PS) with a used tree, or the PS).  Every trial is judged by the
- * evaluator and the best is kept.  Then a local search moves single slots to
- * other choices while that lowers the communication time (bounded passes).
+ * probability x[c] (seeded; the members of a group by systematic sampling),
+ * and for every cand tree one path/parent choice with probability z[c] / u_t
+ * (its first choice when u_t = 0).  Trial 0 is deterministic: each group's
+ * members are apportioned to the choices by largest remainder of m x (one
+ * worker: the largest x), trees take their largest z.  A trial that exceeds
+ * some switch's tree budget is repaired: while a switch holds too many trees,
+ * the tree with the fewest children is dropped and its children re-routed to
+ * their next aggregation point along the same path (a further INA switch of
+ * the same (job, PS) with a used tree, or the PS).  Every trial is judged by
+ * the evaluator.  Then a local search starts from each of the best trials:
+ * single moves (a slot or a used tree to another of its choices) and compound
+ * ones (merge the streams of a (job, PS) passing a switch into its tree;
+ * split a tree) around the bottleneck, accepted while they lower the time or
+ * the number of resources at it, within budgets; bounded work and time.  The
+ * best plan found is kept.  See docs/formulation.md.
  */
 #ifndef INART_ROUNDING_H
 #define INART_ROUNDING_H
@@ -22,10 +28,12 @@ struct inart_round_opt {
 	int trials;	     /* default 32 */
 	uint64_t seed;	     /* default 1 */
 	int local_passes;    /* local-search passes after rounding; default 2; 0: none.
-			      * The search tries at most local_passes * 8 moves per
-			      * slot and tree in total. */
+			      * Each start tries at most local_passes * 32 moves per
+			      * slot and tree. */
 	double local_time_s; /* wall-clock budget of the local search; default 2;
 			      * <= 0: no time limit */
+	int local_starts;    /* the search starts from each of the best trials;
+			      * default 4 (work and time are shared) */
 };
 
 struct inart_round_result {
