@@ -644,7 +644,7 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 		}
 		c->values_per_packet = b->opt.values_per_packet;
 		c->slots = b->opt.slots_per_tree;
-		c->window = b->opt.slots_per_tree < 64 ? b->opt.slots_per_tree : 64;
+		c->window = b->opt.slots_per_tree;
 		c->retx_timeout_ns = b->opt.retx_timeout_ns;
 		c->scale_exp = b->opt.scale_exp;
 	}

@@ -15,6 +15,7 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +42,9 @@ struct pkt {
 struct link {
 	double gbps;
 	uint64_t busy_until; /* ps: end of the last frame's serialization */
-	uint64_t *ring;	     /* end times of frames not fully serialized (switch tails) */
-	int ring_head, ring_n;
+	uint64_t *ring;	     /* end times of frames not fully serialized, FIFO */
+	int ring_head, ring_n, ring_cap;
+	int limit; /* queue limit (frames), 0: none */
 	double loss, dup, reorder;
 	struct inart_rng rng;
 	struct inart_sim_link_stats st;
@@ -199,6 +201,31 @@ static int schedule(struct inart_sim *s, uint64_t t, int type, int a, void *p)
 	return inart_sim_evq_push(&s->q, t < s->now ? s->now : t, type, a, p);
 }
 
+/* Forget the frames whose serialization ended. */
+static void ring_purge(const struct inart_sim *s, struct link *l)
+{
+	while (l->ring_n > 0 && l->ring[l->ring_head] <= s->now) {
+		l->ring_head = (l->ring_head + 1) % l->ring_cap;
+		l->ring_n--;
+	}
+}
+
+static int ring_grow(struct link *l)
+{
+	int cap = l->ring_cap ? 2 * l->ring_cap : 64;
+	uint64_t *r = malloc((size_t)cap * sizeof(uint64_t));
+
+	if (r == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < l->ring_n; i++)
+		r[i] = l->ring[(l->ring_head + i) % l->ring_cap];
+	free(l->ring);
+	l->ring = r;
+	l->ring_cap = cap;
+	l->ring_head = 0;
+	return 0;
+}
+
 /* Send a frame on arc e now.  0, or -ENOBUFS (tail drop), -ENOMEM. */
 static int link_send(struct inart_sim *s, int e, const uint8_t *data, size_t len)
 {
@@ -206,22 +233,18 @@ static int link_send(struct inart_sim *s, int e, const uint8_t *data, size_t len
 	int copies = 1;
 	uint64_t start, end, at;
 
-	if (l->ring != NULL) {
-		while (l->ring_n > 0 && l->ring[l->ring_head] <= s->now) {
-			l->ring_head = (l->ring_head + 1) % s->o.queue_pkts;
-			l->ring_n--;
-		}
-		if (l->ring_n >= s->o.queue_pkts) {
-			l->st.queue_drops++;
-			return -ENOBUFS;
-		}
+	ring_purge(s, l);
+	if (l->limit > 0 && l->ring_n >= l->limit) {
+		l->st.queue_drops++;
+		return -ENOBUFS;
 	}
+	if (l->ring_n == l->ring_cap && ring_grow(l) < 0)
+		return -ENOMEM;
 	start = l->busy_until > s->now ? l->busy_until : s->now;
 	end = start + ser_ps(s, l, len);
 	l->st.busy_ps += end - start;
 	l->busy_until = end;
-	if (l->ring != NULL)
-		l->ring[(l->ring_head + l->ring_n++) % s->o.queue_pkts] = end;
+	l->ring[(l->ring_head + l->ring_n++) % l->ring_cap] = end;
 	l->st.tx_pkts++;
 	l->st.tx_bytes += len;
 	at = end + s->o.prop_ns * PS_PER_NS;
@@ -302,32 +325,58 @@ static uint64_t now_ns(const struct inart_sim *s)
 	return s->now / PS_PER_NS;
 }
 
-/* Poll the host's workers whose deadline passed; reschedule. */
+/* Frames the host may still hand to its link (send buffer), INT_MAX if
+ * unlimited. */
+static int host_room(struct inart_sim *s, const struct node *nd)
+{
+	struct link *l;
+
+	if (s->o.host_queue_pkts <= 0 || nd->arc < 0)
+		return INT_MAX;
+	l = &s->links[nd->arc];
+	ring_purge(s, l);
+	return l->ring_n < s->o.host_queue_pkts ? s->o.host_queue_pkts - l->ring_n : 0;
+}
+
+/* Poll the host's workers whose deadline passed, as far as the send buffer
+ * allows; reschedule. */
 static void host_wake(struct inart_sim *s, int v)
 {
 	struct node *nd = &s->nodes[v];
 	uint64_t next = NONE;
-	int did = 0;
+	int did = 0, room = host_room(s, nd);
 
-	for (int i = 0; i < nd->n_workers; i++) {
+	for (int i = 0; i < nd->n_workers && room > 0; i++) {
 		struct wrk *wk = &s->workers[nd->workers[i]];
 		uint64_t dl = inart_worker_next_deadline(wk->w);
-		int n;
+		int n, max;
 
 		if (dl == NONE || dl > now_ns(s))
 			continue;
 		do {
-			n = inart_worker_poll(wk->w, now_ns(s), s->dout, WORKER_MAX_OUT);
+			max = room < WORKER_MAX_OUT ? room : WORKER_MAX_OUT;
+			n = inart_worker_poll(wk->w, now_ns(s), s->dout, max);
 			for (int k = 0; k < n; k++)
 				host_send(s, v, &s->dout[k]);
 			did |= n > 0;
-		} while (n == WORKER_MAX_OUT);
+			if (room != INT_MAX)
+				room -= n;
+		} while (n == max && room > 0);
 	}
 	for (int i = 0; i < nd->n_workers; i++) {
 		uint64_t dl = inart_worker_next_deadline(s->workers[nd->workers[i]].w);
 
 		if (dl < next)
 			next = dl;
+	}
+	if (room <= 0 && next != NONE) {
+		/* blocked: wake when the oldest frame has left */
+		const struct link *l = &s->links[nd->arc];
+		uint64_t free_ns = (l->ring[l->ring_head] + PS_PER_NS - 1) / PS_PER_NS;
+
+		if (next < free_ns)
+			next = free_ns;
+		did = 1;
 	}
 	wake_at(s, v, next, did);
 }
@@ -522,11 +571,8 @@ struct inart_sim *inart_sim_create(const struct inart_topo *t, const struct inar
 		l->dup = s->o.dup;
 		l->reorder = s->o.reorder;
 		inart_rng_seed(&l->rng, inart_hash2(seed, (uint64_t)e));
-		if (t->nodes[t->arcs[e].from].kind == INART_NODE_SWITCH) {
-			l->ring = malloc((size_t)s->o.queue_pkts * sizeof(uint64_t));
-			if (l->ring == NULL)
-				goto fail;
-		}
+		if (t->nodes[t->arcs[e].from].kind == INART_NODE_SWITCH)
+			l->limit = s->o.queue_pkts;
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
 		struct node *nd = &s->nodes[v];

@@ -5,7 +5,8 @@
  * Ethernet built with inart_pkt_build_udp; MACs come from the deployment,
  * so no ARP).  Every cable is two directed links, each with a rate
  * (serialization delay), a propagation delay, a drop-tail queue at switch
- * ports (hosts never drop their own frames: sockets block instead), and
+ * ports (hosts never drop their own frames: sockets block instead; an
+ * optional send-buffer limit makes workers wait for room), and
  * seeded per-link loss, duplication and reordering (a reordered frame gets
  * an extra random delay).  Time is kept in picoseconds so serialization is
  * exact; the cores see nanoseconds.  Nothing is read from a clock and no
@@ -45,6 +46,9 @@ struct inart_sim_opt {
 	double gbps;		   /* > 0: every link at this rate instead */
 	uint64_t prop_ns;	   /* propagation delay per link; default 1000 */
 	int queue_pkts;		   /* switch port queue limit (frames); default 1024 */
+	int host_queue_pkts;	   /* host send buffer (frames handed to the link, not yet
+				      serialized); workers are polled only while there is
+				      room; 0 (default): unlimited */
 	int overhead_bytes;	   /* per frame on the wire (preamble, FCS, gap); default 24 */
 	double loss, dup, reorder; /* probabilities per frame per link; default 0 */
 	uint64_t reorder_ns; /* a reordered frame is delayed by (0, reorder_ns]; default 10 us */
