@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1152,8 +1153,14 @@ static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index
 	Cbc_setLogLevel(m, 0);
 	Cbc_setParameter(m, "log", "0");
 	Cbc_setParameter(m, "slog", "0");
-	if (time_limit > 0)
+	if (time_limit > 0) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%g", time_limit);
 		Cbc_setMaximumSeconds(m, time_limit);
+		Cbc_setParameter(m, "timeMode", "elapsed");
+		Cbc_setParameter(m, "sec", buf);
+	}
 	Cbc_solve(m);
 	best = Cbc_bestSolution(m);
 	if (best == NULL) {
