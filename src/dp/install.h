@@ -21,7 +21,12 @@
  * Requirements: hosts single-homed (switch-centric topologies: fat-tree,
  * leaf-spine); at most INART_WIRE_MAX_CONTRIB workers per job.
  * Wire ids: job = index of the job in the jobs file, tree = index of the PS
- * in the job's PS list.
+ * in the job's PS list.  Workers get one tree per PS of the job (tree id =
+ * index; a PS with share 0 gets share 0 and label 0, and nothing is
+ * installed for it).  Slot regions: the i-th tree (jobs, then plan order)
+ * at a switch gets slots [i * slots_per_tree, (i + 1) * slots_per_tree);
+ * the switch's pool is its tree budget * slots_per_tree.  Switch ports carry
+ * the node's address and their peers' MACs (no learning needed).
  */
 #ifndef INART_INSTALL_H
 #define INART_INSTALL_H
@@ -34,10 +39,10 @@
 /* Where every node is: IPv4 and MAC per node, port number per arc. */
 struct inart_deploy {
 	int n_nodes, n_arcs;
-	uint32_t *ip;         /* per node, host order */
-	uint8_t (*mac)[6];    /* per node: hosts' interface MAC */
-	int *port;            /* per arc: port number at the arc's tail if it is a
-				 switch (ports numbered 0.. in adjacency order), -1 */
+	uint32_t *ip;		/* per node, host order */
+	uint8_t (*mac)[6];	/* per node: hosts' interface MAC */
+	int *port;		/* per arc: port number at the arc's tail if it is a
+				   switch (ports numbered 0.. in adjacency order), -1 */
 	uint8_t (*port_mac)[6]; /* per arc from a switch: that port's MAC */
 };
 
@@ -47,11 +52,12 @@ struct inart_deploy *inart_deploy_auto(const struct inart_topo *t);
 void inart_deploy_destroy(struct inart_deploy *d);
 
 struct inart_install_opt {
-	uint16_t slots_per_tree;    /* pool region per tree; default 64 */
+	uint16_t slots_per_tree;    /* pool region per tree, and the workers'
+				       window; default 64 */
 	uint16_t values_per_packet; /* default: the most that fit */
 	uint64_t flush_timeout_ns;  /* default 10 ms */
 	uint64_t retx_timeout_ns;   /* default 50 ms */
-	int8_t scale_exp;           /* default 16 */
+	int8_t scale_exp;	    /* default 16 */
 };
 
 struct inart_sw_install {
