@@ -1,5 +1,6 @@
 #!/bin/sh
-# Fuzz the JSON readers (topology, jobs, plan) with libFuzzer.
+# Fuzz the JSON readers (topology, jobs, plan), the INA header decoder (wire)
+# and the switch pipeline (switch) with libFuzzer.
 #
 #   scripts/fuzz.sh [SECONDS]      (default 10 seconds per target)
 #
@@ -35,11 +36,11 @@ if [ ! -f "$bdir/build.ninja" ]; then
 		-Dbuildtype=debugoptimized \
 		-Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=all'
 fi
-ninja -C "$bdir" fuzz/fuzz_topo fuzz/fuzz_jobs fuzz/fuzz_plan
+ninja -C "$bdir" fuzz/fuzz_topo fuzz/fuzz_jobs fuzz/fuzz_plan fuzz/fuzz_wire fuzz/fuzz_switch
 
 status=0
 mkdir -p "$bdir/fuzz-artifacts"
-for t in topo jobs plan; do
+for t in topo jobs plan wire switch; do
 	work=$bdir/fuzz-corpus/$t
 	mkdir -p "$work"
 	echo "== fuzz_$t for ${secs}s"
