@@ -38,26 +38,50 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* One's complement sum of 16-bit words, folded, skipping word `skip` (byte
- * offset, or a value >= hlen to skip nothing). */
-static uint32_t sum16(const uint8_t *p, size_t n, size_t skip)
+/* One's complement sum of the 16-bit big-endian words of p[0..n), folded to
+ * 16 bits.  Computed on native 32-bit loads into a 64-bit accumulator (the
+ * one's complement sum is independent of word size and byte order up to a
+ * final byte swap, RFC 1071). */
+static uint32_t sum16(const uint8_t *p, size_t n)
 {
-	uint32_t s = 0;
-	size_t i;
+	uint64_t s = 0;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < n; i += 2)
-		if (i != skip)
-			s += get16(p + i);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
+	for (; i + 4 <= n; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, p + i, 4);
+		s += w;
+	}
+	if (n - i >= 2) {
+		uint16_t w;
+
+		memcpy(&w, p + i, 2);
+		s += w;
+		i += 2;
+	}
+	if (i < n) {
+		uint16_t w = 0;
+
+		memcpy(&w, p + i, 1);
+		s += w;
+	}
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
-	return s;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	s = __builtin_bswap16((uint16_t)s);
+#endif
+	return (uint32_t)s;
 }
 
 uint16_t inart_pkt_ip_csum(const uint8_t *hdr, size_t hlen)
 {
-	return (uint16_t)~sum16(hdr, hlen, 10);
+	/* sum without the checksum field = sum + ~field (one's complement) */
+	uint32_t s = sum16(hdr, hlen) + (uint16_t)~get16(hdr + 10);
+
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
 }
 
 static int parse_arp(const uint8_t *frame, size_t len, struct inart_pkt_info *pi)
@@ -87,7 +111,7 @@ static int parse_ipv4(const uint8_t *frame, size_t len, struct inart_pkt_info *p
 	hl = (size_t)(ip[0] & 0x0f) * 4;
 	if (hl < 20 || hl > avail)
 		return -1;
-	if (sum16(ip, hl, hl) != 0xffff)
+	if (sum16(ip, hl) != 0xffff)
 		return -1;
 	pi->l3_off = INART_ETH_HLEN;
 	pi->ip_hlen = hl;
