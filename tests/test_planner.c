@@ -2,6 +2,7 @@
  * answers, and the relations between them. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <math.h>
 
 #include "cp/evaluate.h"

@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <math.h>
 
 #include "common/rng.h"
