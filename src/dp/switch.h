@@ -12,12 +12,20 @@
  *               or forward (out port, next label);
  *   DOWN entry: replicate the RESULT to every (port, label, dst ip) listed.
  * -> rewrite (MACs, label, IPv4 checksum, TTL; UDP checksum 0) -> emit.
- * Everything else: ARP requests are answered (proxy ARP: the switch answers
- * for any address not on the asking port), IPv4 is forwarded by longest
- * prefix match with TTL decrement, the rest dropped.  Every drop is counted
+ * Everything else: ARP requests are answered with the receiving port's MAC
+ * for every target address except the asker's own (proxy ARP; every port is
+ * a point-to-point link), IPv4 is forwarded by longest prefix match with TTL
+ * decrement (no ICMP; packets to the switch's own port addresses are
+ * dropped: there is no local stack), the rest dropped.  Every drop is counted
  * with its reason; malformed INA packets never touch aggregation state.
  * Partial aggregates older than flush_timeout_ns are flushed upward with
- * INART_F_PARTIAL by inart_switch_tick.
+ * INART_F_PARTIAL by inart_switch_tick.  A slot holds one chunk, identified
+ * by (job, tree, entry label, iter, seq, slot, fan_in, bitmap_words, count,
+ * scale_exp); a contribution of any other chunk finds it busy (FALLBACK).
+ * Aggregates leave with a new INA header (DATA, plus OVERFLOW if any sum
+ * overflowed or a contribution carried it), label = next_label, IPv4 source
+ * = the out port's address (or the first contributor's if the port has
+ * none), destination and UDP source port of the first contributor, TTL 64.
  *
  * Neighbour MACs: every port is a point-to-point link; the switch learns the
  * peer's MAC from the source of frames received on the port (or it is set
