@@ -35,9 +35,9 @@ static struct inart_topo *random_topo(struct inart_rng *r, uint64_t seed)
 	if (fam == 0)
 		t = inart_gen_fattree(4, &o, &err);
 	else if (fam == 1)
-		t = inart_gen_leafspine(2, 3, 3, &o, &err);
+		t = inart_gen_leafspine(2, 4, 4, &o, &err);
 	else
-		t = inart_gen_bcube(3, 1, &o, &err);
+		t = inart_gen_bcube(4, 1, &o, &err);
 	if (t == NULL)
 		fail_msg("gen: %s", err.msg);
 	/* background on a random fifth of the links, one direction each */
