@@ -238,6 +238,51 @@ static void test_partial_fallback(void **state)
 	inart_ps_destroy(ps);
 }
 
+/* Retransmissions of workers 1 and 2 arrive before the switch's partial
+ * aggregate {0, 1, 2}: the aggregate replaces them (it counts them and 0);
+ * a smaller overlapping one is a duplicate. */
+static void test_superset(void **state)
+{
+	struct inart_ps *ps = make_ps(4, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	for (int r = 1; r <= 2; r++) {
+		pk_init(&p, 4, 0, 0, 1);
+		p.flags = INART_F_DATA | INART_F_RETX;
+		pk_bit(&p, r);
+		p.vals[0] = 10 * r;
+		assert_int_equal(send_pk(ps, &p, r), 0);
+	}
+	pk_init(&p, 4, 0, 0, 1);
+	p.flags = INART_F_DATA | INART_F_PARTIAL;
+	pk_bit(&p, 0);
+	pk_bit(&p, 1);
+	pk_bit(&p, 2);
+	p.vals[0] = 1 + 10 + 20;
+	assert_int_equal(send_pk(ps, &p, 50), 0);
+	pk_init(&p, 4, 0, 0, 1);
+	p.flags = INART_F_DATA | INART_F_PARTIAL;
+	pk_bit(&p, 0);
+	pk_bit(&p, 1);
+	p.vals[0] = 1000;
+	assert_int_equal(send_pk(ps, &p, 50), 0);
+	pk_init(&p, 4, 0, 0, 1);
+	pk_bit(&p, 3);
+	p.vals[0] = 300;
+	assert_int_equal(send_pk(ps, &p, 3), 1);
+	check_result(0, 0, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 331);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.replaced, 1);
+	assert_int_equal(st.absorbed, 4);
+	assert_int_equal(st.duplicates, 1);
+	inart_ps_destroy(ps);
+}
+
 static void test_retx_incomplete(void **state)
 {
 	struct inart_ps *ps = make_ps(2, 1, 0);
@@ -759,10 +804,15 @@ static void test_random(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_basic),	    cmocka_unit_test(test_partial_fallback),
-	    cmocka_unit_test(test_retx_incomplete), cmocka_unit_test(test_overflow_rescale),
-	    cmocka_unit_test(test_overflow_flag),   cmocka_unit_test(test_iterations),
-	    cmocka_unit_test(test_bad_input),	    cmocka_unit_test(test_trees),
+	    cmocka_unit_test(test_basic),
+	    cmocka_unit_test(test_partial_fallback),
+	    cmocka_unit_test(test_superset),
+	    cmocka_unit_test(test_retx_incomplete),
+	    cmocka_unit_test(test_overflow_rescale),
+	    cmocka_unit_test(test_overflow_flag),
+	    cmocka_unit_test(test_iterations),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_trees),
 	    cmocka_unit_test(test_random),
 	};
 

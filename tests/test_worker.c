@@ -249,7 +249,9 @@ static void test_packets_window(void **state)
 	}
 	assert_int_equal(inart_worker_poll(w, 100, out, MAXOUT), 0);
 	assert_int_equal(inart_worker_next_deadline(w), 1100);
-	/* timeout: both retransmitted with RETX, label 0; backoff doubles */
+	/* timeout: both retransmitted with RETX, label 0; the tree's timeout
+	 * doubles (it expired before any sample: Karn) and each chunk's own
+	 * timeout doubles per retransmission */
 	assert_int_equal(inart_worker_poll(w, 1099, out, MAXOUT), 0);
 	assert_int_equal(inart_worker_poll(w, 1100, out, 1), 1);
 	data_pkt(0, &h);
@@ -260,11 +262,11 @@ static void test_packets_window(void **state)
 	assert_int_equal(inart_worker_poll(w, 1100, out, MAXOUT), 1);
 	data_pkt(0, &h);
 	assert_int_equal(h.seq, 1);
-	assert_int_equal(inart_worker_next_deadline(w), 3100);
-	assert_int_equal(inart_worker_poll(w, 3100, out, MAXOUT), 2);
-	assert_int_equal(inart_worker_next_deadline(w), 7100);
+	assert_int_equal(inart_worker_next_deadline(w), 1100 + 2 * 2000);
+	assert_int_equal(inart_worker_poll(w, 5100, out, MAXOUT), 2);
+	assert_int_equal(inart_worker_next_deadline(w), 5100 + 4 * 2000);
 	/* capped: 16x after 4 retransmissions */
-	for (uint64_t t = 7100, k = 0; k < 5; k++) {
+	for (uint64_t t = 13100, k = 0; k < 5; k++) {
 		assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 2);
 		t = inart_worker_next_deadline(w);
 	}
@@ -275,7 +277,7 @@ static void test_packets_window(void **state)
 		uint64_t t0 = inart_worker_next_deadline(w);
 
 		assert_int_equal(inart_worker_poll(w, t0, out, MAXOUT), 2);
-		assert_int_equal(inart_worker_next_deadline(w), t0 + 16000);
+		assert_int_equal(inart_worker_next_deadline(w), t0 + 16 * 2000);
 	}
 	/* result for seq 1 first: the window does not move (seq 0 pending) */
 	v[0] = 1;
@@ -351,6 +353,66 @@ static void test_packets_window(void **state)
 	assert_int_equal(inart_worker_begin(w, x, 0, 8), 0);
 	assert_int_equal(inart_worker_done(w), 1);
 	assert_int_equal(inart_worker_result(w, NULL, 0), 0);
+	inart_worker_destroy(w);
+}
+
+/* The timeout follows the measured time to result; a chunk unanswered
+ * while three chunks sent after it are answered is retransmitted at once. */
+static void test_timers(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_worker_stats st;
+	struct inart_wire_hdr h;
+	uint8_t buf[INART_DGRAM_MAX];
+	float x[6] = {1, 2, 3, 4, 5, 6};
+	int32_t v[1] = {0};
+	size_t len;
+	uint64_t d;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 6;
+	c.retx_timeout_ns = 1000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 6, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 6);
+	assert_int_equal(inart_worker_next_deadline(w), 1000000);
+	/* seq 0 answered after 100 us: timeout max(srtt + 4 var, 3 srtt) = 300 us */
+	len = result_pkt(buf, 2, 1, 0, 0, 16, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 100000), 0);
+	/* seq 2, 3 answered: seq 1 waits; seq 4 answered: seq 1 is three
+	 * transmissions behind, retransmitted now */
+	for (uint32_t s = 2; s <= 4; s++) {
+		len = result_pkt(buf, 2, 1, 0, s, 16, 0, 3, v, 1);
+		assert_int_equal(inart_worker_rx(w, buf, len, 110000), 0);
+		assert_int_equal(inart_worker_next_deadline(w), s < 4 ? 1000000 : 110000);
+	}
+	assert_int_equal(inart_worker_poll(w, 110000, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.seq, 1);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
+	/* its next timeout: twice the adapted ~310 us, before seq 5's 1 ms */
+	d = inart_worker_next_deadline(w);
+	assert_true(d > 110000 + 2 * 300000 && d < 110000 + 2 * 320000);
+	/* a fast retransmission happens once per transmission */
+	len = result_pkt(buf, 2, 1, 0, 5, 16, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 120000), 0);
+	assert_int_equal(inart_worker_poll(w, 120000, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_next_deadline(w), d);
+	len = result_pkt(buf, 2, 1, 0, 1, 16, 0, 3, v, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 130000), 0);
+	assert_int_equal(inart_worker_done(w), 1);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.retransmitted, 1);
+	/* the next all-reduce starts with the adapted timeout */
+	assert_int_equal(inart_worker_begin(w, x, 6, 2), 0);
+	assert_int_equal(inart_worker_poll(w, 200000, out, MAXOUT), 6);
+	d = inart_worker_next_deadline(w);
+	assert_true(d > 200000 + 300000 && d < 200000 + 320000);
 	inart_worker_destroy(w);
 }
 
@@ -1011,9 +1073,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_create),	   cmocka_unit_test(test_split),
-	    cmocka_unit_test(test_packets_window), cmocka_unit_test(test_rescale),
-	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
-	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
+	    cmocka_unit_test(test_packets_window), cmocka_unit_test(test_timers),
+	    cmocka_unit_test(test_rescale),	   cmocka_unit_test(test_e2e_one),
+	    cmocka_unit_test(test_e2e_lossy),	   cmocka_unit_test(test_e2e_overflow),
+	    cmocka_unit_test(test_e2e_scales),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

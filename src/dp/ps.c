@@ -397,6 +397,29 @@ static void absorb(const struct tree *t, struct rec *r, const struct inart_wire_
 	r->flags |= h->flags & INART_F_OVERFLOW;
 }
 
+/* a contains b (and, as the caller checked, b is not empty) */
+static int bits_superset(const uint64_t *a, const uint64_t *b, int bw)
+{
+	for (int i = 0; i < bw; i++)
+		if ((a[i] & b[i]) != b[i])
+			return 0;
+	return 1;
+}
+
+/* Replace the record's contributions by the packet's (a superset of them);
+ * the OVERFLOW mark is kept (conservative). */
+static void replace(const struct tree *t, struct rec *r, const struct inart_wire_hdr *h,
+		    const uint8_t *payload)
+{
+	uint8_t flags = r->flags;
+
+	memset(rec_bitmap(r), 0, 8 * (size_t)t->bw);
+	memset(rec_sums(r, t->bw), 0, 8 * (size_t)r->count);
+	r->nbits = 0;
+	absorb(t, r, h, payload);
+	r->flags |= flags;
+}
+
 static void complete(const struct tree *t, struct rec *r)
 {
 	const int64_t *sums = rec_sums(r, t->bw);
@@ -479,13 +502,23 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		return emit(ps, t, r, h.seq, r->state != REC_DONE, 0, src_ip, src_port, out,
 			    max_out);
 	}
-	if (r->state == REC_DONE || bits_overlap(rec_bitmap(r), h.bitmap, t->bw)) {
+	if (r->state == REC_DONE) {
 		ps->st.duplicates++;
-		if (r->state == REC_DONE && retx)
-			return emit(ps, t, r, h.seq, 0, 0, src_ip, src_port, out, max_out);
-		return 0;
+		return retx ? emit(ps, t, r, h.seq, 0, 0, src_ip, src_port, out, max_out) : 0;
 	}
-	absorb(t, r, &h, payload);
+	if (bits_overlap(rec_bitmap(r), h.bitmap, t->bw)) {
+		if (!bits_superset(h.bitmap, rec_bitmap(r), t->bw)) {
+			ps->st.duplicates++;
+			return 0;
+		}
+		/* the packet counts every contributor the chunk has and more
+		 * (a partial aggregate arriving after some retransmissions):
+		 * it replaces them */
+		replace(t, r, &h, payload);
+		ps->st.replaced++;
+	} else {
+		absorb(t, r, &h, payload);
+	}
 	ps->st.absorbed++;
 	if (r->nbits < t->cfg.fan_in)
 		return 0;

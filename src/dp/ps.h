@@ -3,7 +3,9 @@
  *
  * For each (job, tree) it serves, the PS combines contributions per chunk
  * (iter, seq) by bitmap: a packet is absorbed only if its contributors are
- * disjoint from those already counted, so every worker counts exactly once
+ * disjoint from those already counted (then added), or a strict superset of
+ * them (then it replaces them: a partial aggregate arriving after some of
+ * its workers' retransmissions), so every worker counts exactly once
  * whatever mix of full aggregates, partial aggregates, fallbacks,
  * retransmissions and duplicates arrives, in any order.  When the bitmap
  * covers all fan_in workers the chunk is complete: the result (RESULT flag,
@@ -56,7 +58,7 @@ struct inart_ps_tree_cfg {
 	uint32_t max_chunks; /* chunks per iteration; 0: INART_PS_DEFAULT_MAX_CHUNKS */
 };
 
-#define INART_PS_DEFAULT_MAX_CHUNKS (1u << 18)
+#define INART_PS_DEFAULT_MAX_CHUNKS (1u << 16)
 #define INART_PS_LIMIT_MAX_CHUNKS (1u << 24)
 #define INART_PS_BLOCK_CHUNKS 64
 
@@ -73,6 +75,7 @@ struct inart_ps_stats {
 	uint64_t out_full;	 /* datagrams not emitted: max_out too small */
 	uint64_t rescales;	 /* chunks restarted at a lower scale */
 	uint64_t notices;	 /* scale notices sent (RETX at an old scale) */
+	uint64_t replaced;	 /* of absorbed: a superset aggregate replaced the chunk's state */
 };
 
 struct inart_ps;

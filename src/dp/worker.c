@@ -31,10 +31,11 @@
 enum { C_IDLE = 0, C_INFLIGHT = 1, C_RESEND = 2, C_DONE = 3 };
 
 struct wchunk {
-	uint64_t deadline;
+	uint64_t deadline, sent_at; /* next retransmission; first transmission */
+	uint32_t txn;		    /* tree's transmission number of the last send */
 	uint8_t state, retries;
 	int8_t scale;
-	uint8_t pad;
+	uint8_t fast; /* deadline advanced by a fast retransmission */
 };
 
 struct wtree {
@@ -42,6 +43,9 @@ struct wtree {
 	uint32_t n_chunks, base; /* chunks; lowest seq without a result */
 	uint32_t next;		 /* lowest seq never sent */
 	size_t chunk0;		 /* index of the tree's first chunk in ch[] */
+	uint32_t txn;		 /* transmissions so far (fast retransmission) */
+	uint64_t srtt, rttvar;	 /* smoothed RTT and its variation; 0: no sample */
+	uint64_t rto;		 /* current retransmission timeout */
 };
 
 struct inart_worker {
@@ -158,6 +162,10 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].n_chunks = (uint32_t)((tt[t].len + (size_t)w->vpp - 1) / (size_t)w->vpp);
 		tt[t].chunk0 = n_ch;
 		tt[t].base = tt[t].next = 0;
+		tt[t].txn = w->trees[t].txn;
+		tt[t].srtt = w->trees[t].srtt;
+		tt[t].rttvar = w->trees[t].rttvar;
+		tt[t].rto = w->trees[t].rto ? w->trees[t].rto : w->retx_ns;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -273,16 +281,33 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.sent++;
 	if (retx) {
+		/* a timeout (not a fast retransmission) that expired before any
+		 * usable sample: the tree's timeout was too short, double it
+		 * (once per expired value: chunks sent with the same timeout
+		 * double it together) until samples come back (Karn) */
+		if (c->retries == 0 && now >= c->deadline && c->deadline > c->sent_at) {
+			uint64_t twice = 2 * (c->deadline - c->sent_at),
+				 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL;
+
+			if (twice > hi)
+				twice = hi;
+			if (twice > tr->rto && !c->fast)
+				tr->rto = twice;
+		}
 		w->st.retransmitted++;
 		if (c->retries < 255)
 			c->retries++;
 	} else {
 		c->retries = 0;
 	}
+	if (!retx)
+		c->sent_at = now;
+	c->fast = 0;
+	c->txn = tr->txn++;
 	c->state = C_INFLIGHT;
-	c->deadline = now + (w->retx_ns << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
-						? c->retries
-						: INART_WORKER_MAX_BACKOFF_SHIFT));
+	c->deadline = now + (tr->rto << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
+					     ? c->retries
+					     : INART_WORKER_MAX_BACKOFF_SHIFT));
 }
 
 /* Emit what tree t has to send now into out[*n..max_out). */
@@ -429,6 +454,51 @@ static int8_t next_start(const struct inart_worker *w, int s, uint32_t m)
 	return (int8_t)(s + k);
 }
 
+/* A result (clean or OVERFLOW) for chunk c of tree tr arrived at now: take
+ * an RTT sample if c was sent once (Karn), update the tree's timeout
+ * (RFC 6298 smoothing, clamped), and mark for retransmission now the chunks
+ * sent at least INART_WORKER_FAST_RETX transmissions before c that still
+ * have no result and were not retransmitted yet (fast retransmission: the
+ * results come back in sending order but for losses). */
+static void answered(struct inart_worker *w, struct wtree *tr, const struct wchunk *c, uint64_t now)
+{
+	if (c->state == C_INFLIGHT && c->retries == 0 && now >= c->sent_at) {
+		uint64_t r = now - c->sent_at, lo = w->retx_ns / INART_WORKER_RTO_MIN_DIV,
+			 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL, rto;
+
+		if (tr->srtt == 0) {
+			tr->srtt = r ? r : 1;
+			tr->rttvar = r / 2;
+		} else {
+			uint64_t d = tr->srtt > r ? tr->srtt - r : r - tr->srtt;
+
+			tr->rttvar = (3 * tr->rttvar + d) / 4;
+			tr->srtt = (7 * tr->srtt + r) / 8;
+			if (tr->srtt == 0)
+				tr->srtt = 1;
+		}
+		rto = tr->srtt + 4 * tr->rttvar;
+		/* the time to result is steady while the pipeline flows, so the
+		 * variance alone gives timeouts barely above srtt; a stall elsewhere
+		 * (another worker's recovery, a switch's flush) would then make
+		 * every chunk retransmit at once */
+		if (rto < INART_WORKER_RTO_SRTT_MULT * tr->srtt)
+			rto = INART_WORKER_RTO_SRTT_MULT * tr->srtt;
+		tr->rto = rto < lo ? lo : rto > hi ? hi : rto;
+	}
+	if (c->state != C_INFLIGHT || c->retries != 0)
+		return; /* a retransmitted chunk's answer says nothing about order */
+	for (uint32_t s = tr->base; s < tr->next; s++) {
+		struct wchunk *u = &w->ch[tr->chunk0 + s];
+
+		if (u->state == C_INFLIGHT && u->retries == 0 && u->deadline > now &&
+		    (int32_t)(c->txn - u->txn) >= INART_WORKER_FAST_RETX) {
+			u->deadline = now;
+			u->fast = 1;
+		}
+	}
+}
+
 static int full_bitmap(const struct inart_worker *w, const uint64_t *bm)
 {
 	int n = w->cfg.n_workers;
@@ -451,7 +521,6 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 	struct wchunk *c;
 	int full, ns;
 
-	(void)now_ns;
 	if (w == NULL)
 		return -EINVAL;
 	if (data == NULL || inart_wire_decode(data, len, &h, &payload) != INART_WIRE_OK ||
@@ -492,6 +561,7 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 			if (a > m)
 				m = a;
 		}
+		answered(w, tr, c, now_ns);
 		c->state = C_DONE;
 		c->scale = h.scale_exp;
 		w->next_scale[tr->chunk0 + h.seq] = next_start(w, h.scale_exp, m);
@@ -518,6 +588,8 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 		w->st.duplicates++;
 		return -EALREADY;
 	}
+	if (full)
+		answered(w, tr, c, now_ns);
 	c->scale = (int8_t)ns;
 	if (c->state == C_INFLIGHT)
 		c->state = C_RESEND;

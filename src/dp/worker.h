@@ -26,6 +26,16 @@
  * workers of a job must use the same cfg.scale_exp, values_per_packet and
  * trees (shares), and iterations must increase.
  *
+ * Timers: the retransmission timeout of a tree starts at retx_timeout_ns and
+ * then follows the measured time from sending a chunk to its result
+ * (RFC 6298 smoothing, samples only from chunks sent once): max(srtt + 4
+ * rttvar, INART_WORKER_RTO_SRTT_MULT srtt), clamped to [retx_timeout_ns /
+ * INART_WORKER_RTO_MIN_DIV, retx_timeout_ns * INART_WORKER_RTO_MAX_MUL]; a
+ * timeout before any usable sample doubles it (Karn); each chunk doubles its
+ * own timeout per retransmission up to 16x.  A chunk still unanswered when
+ * a chunk sent INART_WORKER_FAST_RETX transmissions after it is answered is
+ * retransmitted at once (fast retransmission, once per transmission).
+ *
  * Window: a chunk seq is sent only while seq < base + window, base being
  * the lowest seq of the tree without a result, so live chunks of a tree
  * have distinct slots (window <= slots).
@@ -59,7 +69,7 @@ struct inart_worker_cfg {
 	uint16_t values_per_packet; /* 0: the most that fits */
 	uint16_t window;	    /* chunks in flight per tree; default 64 */
 	uint16_t slots;		    /* slot region per tree at switches; >= window */
-	uint64_t retx_timeout_ns;   /* default 20 ms */
+	uint64_t retx_timeout_ns;   /* initial retransmission timeout; default 20 ms */
 	int8_t scale_exp;	    /* initial quantization scale; 0: default 16 */
 };
 
@@ -76,8 +86,12 @@ struct inart_worker_stats {
 #define INART_WORKER_DEFAULT_WINDOW 64
 #define INART_WORKER_DEFAULT_RETX_NS 20000000ull
 #define INART_WORKER_DEFAULT_SCALE 16
-#define INART_WORKER_MAX_BACKOFF_SHIFT 4 /* retransmission timeout grows to 16x */
-#define INART_WORKER_RAISE_HEADROOM 8	 /* bits kept free when raising a scale */
+#define INART_WORKER_MAX_BACKOFF_SHIFT 4 /* a chunk's timeout grows to 16x */
+#define INART_WORKER_FAST_RETX 3      /* later-sent chunks answered before a fast retransmission */
+#define INART_WORKER_RTO_SRTT_MULT 3  /* timeout >= 3 srtt */
+#define INART_WORKER_RTO_MIN_DIV 64   /* timeout >= retx_timeout_ns / 64 */
+#define INART_WORKER_RTO_MAX_MUL 64   /* timeout <= retx_timeout_ns * 64 */
+#define INART_WORKER_RAISE_HEADROOM 8 /* bits kept free when raising a scale */
 
 struct inart_worker;
 
