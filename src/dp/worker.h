@@ -31,8 +31,8 @@
  * (RFC 6298 smoothing, samples only from chunks sent once): max(srtt + 4
  * rttvar, INART_WORKER_RTO_SRTT_MULT srtt), clamped to [retx_timeout_ns /
  * INART_WORKER_RTO_MIN_DIV, retx_timeout_ns * INART_WORKER_RTO_MAX_MUL]; a
- * timeout before any usable sample doubles it (Karn); each chunk doubles its
- * own timeout per retransmission up to 16x.  A chunk still unanswered when
+ * chunk's first timeout doubles it until the next sample (Karn); each chunk
+ * doubles its own timeout per retransmission up to 16x.  A chunk still unanswered when
  * a chunk sent INART_WORKER_FAST_RETX transmissions after it is answered is
  * retransmitted at once (fast retransmission, once per transmission).
  *
