@@ -57,6 +57,7 @@ struct lpb {
 	const struct inart_cand *c;
 	const struct inart_plan *plan;
 	int joint, integer;
+	int subst;    /* JOINT LP: x = s + v, z = s + w (no v <= x rows) */
 	double scale; /* seconds per unit of T' */
 
 	int n_cols, cap_cols;
@@ -73,7 +74,7 @@ struct lpb {
 	int *trow, *tcol;
 	double *tval;
 
-	int *arc_row;  /* per arc, -1 none */
+	int *arc_row;  /* per link (at its even arc), -1 none */
 	int *node_row; /* per node, -1 none */
 	int *col_x;    /* per choice: x (flow) or z (tree) column, -1 none */
 	int *col_v;    /* per choice: v or w column (JOINT), -1 none */
@@ -193,11 +194,25 @@ static int new_row(struct lpb *b, double lb, double ub, int kind)
 }
 
 /* Add load `gbit` (per unit of column col) on arc e. */
-static void arc_load(struct lpb *b, int e, int col, double gbit)
+/* The smaller residual capacity of the two directions of arc e's link. */
+static double link_cap(const struct inart_topo *t, int e)
 {
-	if (b->arc_row[e] < 0)
-		b->arc_row[e] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
-	add(b, b->arc_row[e], col, gbit / (inart_arc_residual(&b->t->arcs[e]) * b->scale));
+	return fmin(inart_arc_residual(&t->arcs[e]), inart_arc_residual(&t->arcs[e ^ 1]));
+}
+
+/*
+ * Add load `gbit` (per unit of column col) of a stream crossing arc e.  Push
+ * on e and pull on its reverse, so both directions of the link carry it:
+ * push + pull volume is the same in both directions of every link, and one
+ * row per link, against the smaller residual capacity, stands for both.
+ */
+static void link_load(struct lpb *b, int e, int col, double gbit)
+{
+	int l = e & ~1;
+
+	if (b->arc_row[l] < 0)
+		b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+	add(b, b->arc_row[l], col, gbit / (link_cap(b->t, l) * b->scale));
 }
 
 /* Add aggregation input `gbit` at INA switch v. */
@@ -261,8 +276,7 @@ static int flow_loads(struct lpb *b, const struct inart_group *g, const struct i
 			return inart_err_set(err, -EINVAL,
 					     "route_lp: no link '%s'-'%s' on a candidate",
 					     b->t->nodes[p[i]].id, b->t->nodes[p[i + 1]].id);
-		arc_load(b, e, col, v);
-		arc_load(b, e ^ 1, col, v);
+		link_load(b, e, col, v);
 	}
 	for (int i = 1; i < m && !fixed_first; i++) {
 		int e = inart_topo_arc_between(b->t, g->members[i], p[1]);
@@ -271,8 +285,7 @@ static int flow_loads(struct lpb *b, const struct inart_group *g, const struct i
 			return inart_err_set(err, -EINVAL,
 					     "route_lp: group member '%s' not attached to '%s'",
 					     b->t->nodes[g->members[i]].id, b->t->nodes[p[1]].id);
-		arc_load(b, e, col, k);
-		arc_load(b, e ^ 1, col, k);
+		link_load(b, e, col, k);
 	}
 	if (ch->tree >= 0)
 		node_load(b, ch->agg, col, m * k);
@@ -287,18 +300,15 @@ static int flow_loads(struct lpb *b, const struct inart_group *g, const struct i
 static void host_loads(struct lpb *b, const struct inart_group *g, int job, int ps_idx, double gbit)
 {
 	for (int i = 0; i < g->n_members; i++) {
-		int h = g->members[i], e = b->t->arc_out[b->t->out_off[h]];
+		int h = g->members[i], l = b->t->arc_out[b->t->out_off[h]] & ~1;
 
-		for (int d = 0; d < 2; d++) {
-			if (b->joint) {
-				arc_load(b, e ^ d, b->col_a[b->ps_base[job] + ps_idx], gbit);
-				b->rlazy[b->arc_row[e ^ d]] = 0; /* binds without choices */
-			} else {
-				if (b->arc_row[e ^ d] < 0)
-					b->arc_row[e ^ d] =
-					    new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
-				b->arc_const[e ^ d] += share_of(b, job, ps_idx) * gbit;
-			}
+		if (b->joint) {
+			link_load(b, l, b->col_a[b->ps_base[job] + ps_idx], gbit);
+			b->rlazy[b->arc_row[l]] = 0; /* binds without choices */
+		} else {
+			if (b->arc_row[l] < 0)
+				b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+			b->arc_const[l] += share_of(b, job, ps_idx) * gbit;
 		}
 	}
 }
@@ -335,14 +345,17 @@ static int build_flow(struct lpb *b, int f, struct inart_err *err)
 		b->col_x[ci] = xc;
 		add(b, sum_row, xc, 1.0 / xs);
 		if (b->joint) {
-			int r;
-
 			lc = new_col(b, 0, 1, 0);
 			b->col_v[ci] = lc;
 			add(b, vsum_row, lc, 1.0);
-			r = new_row(b, -LP_INF, 0, 0); /* v <= x */
-			add(b, r, lc, 1.0);
-			add(b, r, xc, -1.0 / xs);
+			if (b->subst) { /* x = s + v: v enters the rows of x */
+				add(b, sum_row, lc, 1.0);
+			} else {
+				int r = new_row(b, -LP_INF, 0, 0); /* v <= x */
+
+				add(b, r, lc, 1.0);
+				add(b, r, xc, -1.0 / xs);
+			}
 		}
 		rc = flow_loads(b, g, ch, lc, k, fixed, err);
 		if (rc < 0)
@@ -351,6 +364,8 @@ static int build_flow(struct lpb *b, int f, struct inart_err *err)
 			add(b, link_row(b, ch->tree, f), xc, 1.0 / xs);
 			if (b->joint)
 				add(b, b->vlink_row[ch->tree], lc, 1.0);
+			if (b->subst)
+				add(b, b->link_row[ch->tree], lc, 1.0);
 		}
 	}
 	return 0;
@@ -394,14 +409,17 @@ static int build_tree(struct lpb *b, int t, struct inart_err *err)
 		b->col_x[ci] = zc;
 		add(b, zsum, zc, 1.0);
 		if (b->joint) {
-			int r;
-
 			lc = new_col(b, 0, 1, 0);
 			b->col_v[ci] = lc;
 			add(b, wsum, lc, 1.0);
-			r = new_row(b, -LP_INF, 0, 0); /* w <= z */
-			add(b, r, lc, 1.0);
-			add(b, r, zc, -1.0);
+			if (b->subst) { /* z = s + w */
+				add(b, zsum, lc, 1.0);
+			} else {
+				int r = new_row(b, -LP_INF, 0, 0); /* w <= z */
+
+				add(b, r, lc, 1.0);
+				add(b, r, zc, -1.0);
+			}
 		}
 		for (int h = 0; h + 1 < len; h++) {
 			int e = inart_topo_arc_between(b->t, p[h], p[h + 1]);
@@ -410,14 +428,15 @@ static int build_tree(struct lpb *b, int t, struct inart_err *err)
 				return inart_err_set(
 				    err, -EINVAL, "route_lp: no link '%s'-'%s' on a candidate",
 				    b->t->nodes[p[h]].id, b->t->nodes[p[h + 1]].id);
-			arc_load(b, e, lc, k);
-			arc_load(b, e ^ 1, lc, k);
+			link_load(b, e, lc, k);
 		}
 		if (ch->tree >= 0) {
 			node_load(b, ch->agg, lc, k);
 			add(b, link_row(b, ch->tree, c->n_flows + t), zc, 1.0);
 			if (b->joint)
 				add(b, b->vlink_row[ch->tree], lc, 1.0);
+			if (b->subst)
+				add(b, b->link_row[ch->tree], lc, 1.0);
 		}
 	}
 	return 0;
@@ -583,8 +602,7 @@ static int build(struct lpb *b, struct inart_err *err)
 		return -ENOMEM;
 	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
 		if (b->arc_const[e] > 0) {
-			b->rub[b->arc_row[e]] =
-			    -b->arc_const[e] / (inart_arc_residual(&b->t->arcs[e]) * b->scale);
+			b->rub[b->arc_row[e]] = -b->arc_const[e] / (link_cap(b->t, e) * b->scale);
 			b->rlazy[b->arc_row[e]] = 0;
 		}
 	}
@@ -750,6 +768,12 @@ static void fill_split(const struct lpb *b, const double *sol, double *split)
 	}
 }
 
+/* x (or z) of choice ci: its column, plus v (or w) when substituted. */
+static double col_value(const struct lpb *b, const double *sol, int ci)
+{
+	return sol[b->col_x[ci]] + (b->subst ? sol[b->col_v[ci]] : 0.0);
+}
+
 static void fill_x(const struct lpb *b, const double *sol, double *x)
 {
 	const struct inart_cand *c = b->c;
@@ -764,14 +788,14 @@ static void fill_x(const struct lpb *b, const double *sol, double *x)
 			if (b->col_x[ci] < 0)
 				x[ci] = inactive && ci == cf->first_choice ? 1.0 : 0.0;
 			else
-				x[ci] = fmin(fmax(sol[b->col_x[ci]] / xs, 0), 1);
+				x[ci] = fmin(fmax(col_value(b, sol, ci) / xs, 0), 1);
 		}
 	}
 	for (int t = 0; t < c->n_trees; t++) {
 		const struct inart_cand_tree *ct = &c->trees[t];
 
 		for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
-			x[ci] = b->col_x[ci] < 0 ? 0.0 : fmin(fmax(sol[b->col_x[ci]], 0), 1);
+			x[ci] = b->col_x[ci] < 0 ? 0.0 : fmin(fmax(col_value(b, sol, ci), 0), 1);
 	}
 }
 
@@ -965,31 +989,34 @@ static int price(struct lpcg *g, const double *y, double *lagr)
 	const struct inart_cand *c = b->c;
 	int n_best = 0;
 	struct cand_col *best_of = malloc(sizeof(*best_of) * ((size_t)c->n_flows + c->n_trees + 1));
+
+	if (best_of == NULL)
+		return -ENOMEM;
 	*lagr = 0;
 	for (int o = 0; o < c->n_flows + c->n_trees; o++) {
 		int first = o < c->n_flows ? c->flows[o].first_choice
 					   : c->trees[o - c->n_flows].first_choice;
 		int n = o < c->n_flows ? c->flows[o].n_choices : c->trees[o - c->n_flows].n_choices;
 		int best = -1;
-		double best_d = -CG_TOL, mins[2] = {0, 0};
+		double best_d = -CG_TOL, owner_min = 0;
 
 		for (int ci = first; ci < first + n; ci++) {
 			double d = 0;
 
 			if (b->col_x[ci] < 0 || g->loaded[b->col_x[ci]] != -1)
 				continue;
-			for (int k = 0; k < unit_cols(b); k++) {
-				double dk = reduced_cost(g, b->col_x[ci] + k, y);
-
-				d = fmin(d, dk);
-				mins[k] = fmin(mins[k], dk);
-			}
+			for (int k = 0; k < unit_cols(b); k++)
+				d = fmin(d, reduced_cost(g, b->col_x[ci] + k, y));
+			owner_min = fmin(owner_min, d);
 			if (d < best_d) {
 				best_d = d;
 				best = ci;
 			}
 		}
-		*lagr += mins[0] + mins[1];
+		/* The owner's columns sum to at most 1 (sum x = 1; sum z = u <= 1;
+		 * JOINT: x = s + v, z = s + w), so they can lower the objective by
+		 * at most owner_min: Lagrangian bound z_RMP + sum of owner_min. */
+		*lagr += owner_min;
 		if (best >= 0)
 			best_of[n_best++] = (struct cand_col){best_d, best};
 	}
@@ -1053,16 +1080,46 @@ static int base_csr(struct lpcg *g)
 	return 0;
 }
 
+/* The loaded columns' values into sol (model columns; others 0). */
+static void take_solution(const struct lpcg *g, Clp_Simplex *m, double *sol)
+{
+	const double *cs = Clp_getColSolution(m);
+
+	memset(sol, 0, sizeof(double) * (size_t)g->b->n_cols);
+	for (int i = 0; i < g->n_loaded; i++)
+		sol[g->clp_col[i]] = cs[i];
+}
+
+/*
+ * CLP with a CPU-second limit for this call (CLP's clock); status 3 when hit.
+ */
+static int clp_run_limited(Clp_Simplex *m, int warm, double deadline)
+{
+	if (deadline > 0)
+		Clp_setMaximumSeconds(m, fmax(deadline - now_s(), 0.01));
+	return clp_run(m, warm);
+}
+
+/*
+ * The LP by column generation.  *value: T' of the final solution; *lower: a
+ * valid lower bound on the LP optimum (= *value when *optimal).  With a
+ * deadline (> 0, monotonic seconds) the generation may stop early with a
+ * feasible solution: *optimal = 0 and *lower the best Lagrangian bound of a
+ * round that was solved to optimality (or -inf).
+ */
 static int solve_lp(struct lpb *b, const CoinBigIndex *start, const int *index, const double *value,
-		    const double *obj, int full, double *sol, double *bound, int *n_used,
-		    int *rounds, struct inart_err *err)
+		    const double *obj, int full, const double *warm_x, double deadline, double *sol,
+		    double *val, double *lower, int *optimal, int *n_used, int *rounds,
+		    struct inart_err *err)
 {
 	struct lpcg g = {.b = b, .start = start, .index = index, .value = value, .obj = obj};
 	size_t nc = (size_t)b->n_cols + 1, nr = (size_t)b->n_rows + 1;
 	Clp_Simplex *m = NULL;
-	int rc = 0, status;
+	int rc = 0, status, have = 0;
 
 	*rounds = 0;
+	*optimal = 0;
+	*lower = -LP_INF;
 	g.loaded = malloc(sizeof(int) * nc);
 	g.clp_col = malloc(sizeof(int) * nc);
 	g.add_cols = malloc(sizeof(int) * nc);
@@ -1089,34 +1146,61 @@ static int solve_lp(struct lpb *b, const CoinBigIndex *start, const int *index, 
 			want(&g, col);
 	for (int f = 0; f < b->c->n_flows; f++)
 		want_choice(&g, b->c->flows[f].first_choice);
+	for (int ci = 0; warm_x && ci < b->c->n_choices; ci++)
+		if (warm_x[ci] > 1e-9)
+			want_choice(&g, ci);
 	rc = flush(&g, m, 1);
 	if (rc < 0)
 		goto out;
 	Clp_setOptimizationDirection(m, 1.0);
-	status = clp_run(m, 0);
-	for (; status == 0 && !full; ++*rounds) {
+	status = clp_run_limited(m, 0, deadline);
+	while (status == 0) {
 		double lagr;
+		int n_new;
 
-		if (price(&g, Clp_getRowPrice(m), &lagr) == 0)
+		take_solution(&g, m, sol); /* optimal for the loaded columns */
+		have = 1;
+		n_new = full ? 0 : price(&g, Clp_getRowPrice(m), &lagr);
+
+		if (n_new < 0) {
+			rc = n_new;
+			goto out;
+		}
+		if (n_new == 0) {
+			*optimal = 1;
 			break;
+		}
+		*lower = fmax(*lower, Clp_getObjValue(m) + lagr);
+		if (deadline > 0 && now_s() >= deadline)
+			break; /* time is up: keep this feasible solution */
 		rc = flush(&g, m, 0);
 		if (rc < 0)
 			goto out;
-		status = clp_run(m, 1);
+		++*rounds;
+		status = clp_run_limited(m, 1, deadline);
+	}
+	if (status == 3 && deadline > 0) {
+		/* Stopped on time: the better of this feasible point and the last
+		 * round's optimum (both feasible for the whole LP). */
+		if (Clp_primalFeasible(m) && (!have || Clp_getColSolution(m)[0] < sol[0])) {
+			take_solution(&g, m, sol);
+			have = 1;
+		}
+		if (!have) {
+			rc = inart_err_set(err, -ETIMEDOUT,
+					   "route_lp: no feasible LP solution in time");
+			goto out;
+		}
+		status = 0;
 	}
 	if (status != 0) {
 		rc = inart_err_set(err, -EINVAL, "route_lp: CLP status %d (%s)", status,
 				   status == 1 ? "infeasible" : "not solved");
 		goto out;
 	}
-	{
-		const double *cs = Clp_getColSolution(m);
-
-		memset(sol, 0, sizeof(double) * (size_t)b->n_cols);
-		for (int i = 0; i < g.n_loaded; i++)
-			sol[g.clp_col[i]] = cs[i];
-	}
-	*bound = Clp_getObjValue(m);
+	*val = sol[0];
+	if (*optimal)
+		*val = *lower = Clp_getObjValue(m);
 	*n_used = g.n_loaded;
 	b->n_rows_used = g.n_rows_loaded;
 out:
@@ -1179,6 +1263,30 @@ out:
 	return rc;
 }
 
+/*
+ * A bound valid for every plan: a single-homed worker's access link carries
+ * its whole gradient (sum_p a G_j = G_j) in each direction.
+ */
+static double access_bound(const struct inart_topo *t, const struct inart_jobs *js)
+{
+	double *load = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(double)), best = 0;
+
+	if (load == NULL)
+		return 0;
+	for (int j = 0; j < js->n_jobs; j++)
+		for (int i = 0; i < js->jobs[j].n_workers; i++) {
+			int h = js->jobs[j].workers[i];
+
+			if (t->out_off[h + 1] - t->out_off[h] == 1)
+				load[t->arc_out[t->out_off[h]] & ~1] +=
+				    inart_job_gbit(&js->jobs[j]);
+		}
+	for (int l = 0; l < inart_topo_n_arcs(t); l += 2)
+		best = fmax(best, load[l] / link_cap(t, l));
+	free(load);
+	return best;
+}
+
 void inart_route_lp_result_free(struct inart_route_lp_result *r)
 {
 	if (r == NULL)
@@ -1197,7 +1305,8 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 	struct lpb b = {0};
 	CoinBigIndex *start = NULL;
 	int *index = NULL;
-	double *value = NULL, *obj = NULL, *sol = NULL, bound = 0, t0 = now_s();
+	double *value = NULL, *obj = NULL, *sol = NULL, bound = 0, lp_val = 0, t0 = now_s();
+	double deadline = opt->time_limit_s > 0 ? t0 + opt->time_limit_s : 0;
 	int rc, optimal = 1;
 
 	memset(res, 0, sizeof(*res));
@@ -1210,6 +1319,7 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 	b.plan = plan;
 	b.joint = opt->mode == INART_LP_JOINT;
 	b.integer = opt->integer != 0;
+	b.subst = b.joint && !b.integer;
 	b.scale = pick_scale(t, js);
 	rc = build(&b, err);
 	if (rc < 0)
@@ -1233,8 +1343,9 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 		rc = solve_milp(&b, start, index, value, obj, opt->time_limit_s, sol, &bound,
 				&optimal, err);
 	else
-		rc = solve_lp(&b, start, index, value, obj, opt->no_colgen, sol, &bound,
-			      &res->n_cols_used, &res->colgen_rounds, err);
+		rc = solve_lp(&b, start, index, value, obj, opt->no_colgen, opt->warm_x, deadline,
+			      sol, &lp_val, &bound, &optimal, &res->n_cols_used,
+			      &res->colgen_rounds, err);
 	res->solve_s = now_s() - t0;
 	if (rc < 0)
 		goto out;
@@ -1246,7 +1357,10 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 		res->objective_s = sol[0] * b.scale;
 		res->bound_s = fmin(bound * b.scale, res->objective_s);
 	} else {
-		res->objective_s = res->bound_s = bound * b.scale;
+		res->objective_s = lp_val * b.scale;
+		res->bound_s =
+		    optimal ? res->objective_s
+			    : fmin(fmax(bound * b.scale, access_bound(t, js)), res->objective_s);
 	}
 	res->optimal = optimal;
 	if (b.integer)

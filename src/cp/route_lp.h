@@ -1,9 +1,10 @@
 /*
  * route_lp: phase 2 of the InArt planner as a linear program over the
- * candidate routes (cand.h), solved by COIN-OR CLP, and the same model with
- * integrality solved by COIN-OR CBC (the exact `milp` baseline).
+ * candidate routes (cand.h), solved by COIN-OR CLP (column generation), and
+ * the same model with integrality solved by COIN-OR CBC (the exact `milp`
+ * baseline).  docs/formulation.md states the model; in short:
  *
- * Variables (see docs/formulation.md for the full statement):
+ * Variables:
  *   x[c] >= 0  for each flow choice c of cand flow f: the fraction of the
  *              group's workers routed by choice c; sum_c x[c] = 1 per flow.
  *   z[c] >= 0  for each tree choice c of cand tree t: the fraction of the
@@ -11,13 +12,15 @@
  *              tree's use.
  *   T          the communication time (objective, minimized).
  *   a[j,p]     JOINT mode only: the shares, sum_p a = 1.  Volumes are then
- *              modelled by v[c] = a * x[c] with McCormick rows (exact when x is
- *              integral), FIXED mode uses the constants of the given split.
+ *              v[c] ~ a x[c] and w[c] ~ a z[c] (sum_c v[c] = a, v <= x, and
+ *              McCormick rows for W_t = sum w ~ a u_t), exact when x and z
+ *              are integral and groups have one member; FIXED mode uses the
+ *              constants of the given split.
  * Rows: every worker aggregated at a tree needs that tree's output
  *   (u_t >= share of each group member choosing t, and of each child tree
- *   choosing t); tree budget per switch (sum of u_t <= trees); per directed
- *   link push+pull load <= T * residual; per INA switch aggregation input
- *   <= T * agg_gbps.
+ *   choosing t; JOINT also on volumes); tree budget per switch (sum of u_t <=
+ *   trees); per link push+pull load <= T * residual (the load is the same in
+ *   both directions); per INA switch aggregation input <= T * agg_gbps.
  *
  * The LP optimum is a lower bound on the communication time of every plan
  * whose routes are among the candidates (FIXED: for the given split; JOINT:
@@ -35,10 +38,19 @@ enum inart_lp_mode {
 
 struct inart_route_lp_opt {
 	enum inart_lp_mode mode;
-	int integer;	     /* 1: MILP by CBC */
-	double time_limit_s; /* MILP time limit; <= 0: none */
-	int no_colgen;	     /* LP: 1 loads every column at once instead of
-			      * pricing them in (same optimum; for tests) */
+	int integer;	      /* 1: MILP by CBC */
+	double time_limit_s;  /* <= 0: none.  MILP: CBC's limit (elapsed time).
+			       * LP: a limit on the whole call; column
+			       * generation may then stop early with a feasible
+			       * solution: optimal = 0, objective_s its value (an
+			       * upper bound on the LP optimum) and bound_s a valid
+			       * but weaker bound (Lagrangian, access links) */
+	int no_colgen;	      /* LP: 1 loads every column at once instead of
+			       * pricing them in (same optimum; for tests) */
+	const double *warm_x; /* LP: NULL, or cand->n_choices values (a previous
+			       * result's x, e.g. for another split or mode):
+			       * choices with a positive value are loaded from
+			       * the start.  Same optimum, fewer pricing rounds */
 };
 
 struct inart_route_lp_result {
@@ -61,8 +73,9 @@ struct inart_route_lp_result {
 void inart_route_lp_result_free(struct inart_route_lp_result *r);
 
 /* Build and solve.  In FIXED mode plan supplies the split (and is not
- * modified); in JOINT mode plan is not read and may be NULL.  Returns 0, -ENOMEM, -EINVAL (err), or
- * -ETIMEDOUT when the MILP found no integral solution within the time limit. */
+ * modified); in JOINT mode plan is not read and may be NULL.  Returns 0,
+ * -ENOMEM, -EINVAL (err), or -ETIMEDOUT when the MILP found no integral
+ * solution (the LP no feasible solution) within the time limit. */
 int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js,
 			 const struct inart_cand *c, const struct inart_plan *plan,
 			 const struct inart_route_lp_opt *opt, struct inart_route_lp_result *res,
