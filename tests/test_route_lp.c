@@ -598,6 +598,78 @@ static void test_joint_milp_exact(void **state)
 	}
 }
 
+/* A warm start (another split's solution) reaches the same optimum; a time
+ * limit returns a feasible point with a valid bound, or -ETIMEDOUT. */
+static void test_warm_and_time_limit(void **state)
+{
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_err err;
+	struct inart_cand *c;
+	struct inart_plan *p;
+	struct inart_route_lp_result r1, r2, rj, rw;
+	const double limits[] = {1e-4, 0.02, 0.1, 0.5};
+
+	(void)state;
+	if (inart_scenario_build("fattree8", 1, &t, &js, &err) < 0)
+		fail_msg("scenario: %s", err.msg);
+	c = build(t, js, 4, 0);
+	p = plan_split(js, NULL);
+	solve(t, js, c, p, INART_LP_FIXED_SPLIT, 0, 0, &r1);
+	for (int j = 0; j < js->n_jobs; j++) {
+		double sum = 0;
+
+		for (int i = 0; i < js->jobs[j].n_ps; i++)
+			sum += p->jobs[j].split[i] = 1.0 + i;
+		for (int i = 0; i < js->jobs[j].n_ps; i++)
+			p->jobs[j].split[i] /= sum;
+	}
+	solve(t, js, c, p, INART_LP_FIXED_SPLIT, 0, 0, &r2);
+	{
+		struct inart_route_lp_opt o = {.mode = INART_LP_FIXED_SPLIT, .warm_x = r1.x};
+		struct inart_route_lp_result r;
+
+		assert_int_equal(inart_route_lp_solve(t, js, c, p, &o, &r, &err), 0);
+		assert_near(r.objective_s, r2.objective_s, 1e-7 * r2.objective_s);
+		inart_route_lp_result_free(&r);
+		o.mode = INART_LP_JOINT;
+		assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &rw, &err), 0);
+	}
+	solve(t, js, c, NULL, INART_LP_JOINT, 0, 0, &rj);
+	assert_near(rw.objective_s, rj.objective_s, 1e-7 * rj.objective_s);
+	for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+		struct inart_route_lp_opt o = {.mode = INART_LP_FIXED_SPLIT,
+					       .time_limit_s = limits[k]};
+		struct inart_route_lp_result r;
+		int rc = inart_route_lp_solve(t, js, c, p, &o, &r, &err);
+
+		if (rc == -ETIMEDOUT)
+			continue;
+		assert_int_equal(rc, 0);
+		assert_true(r.bound_s <= r2.objective_s * (1 + 1e-7));
+		assert_true(r.objective_s >= r2.objective_s * (1 - 1e-7));
+		assert_true(r.bound_s <= r.objective_s);
+		if (r.optimal)
+			assert_near(r.objective_s, r2.objective_s, 1e-7 * r2.objective_s);
+		for (int f = 0; f < c->n_flows; f++) {
+			double sum = 0;
+
+			for (int i = 0; i < c->flows[f].n_choices; i++)
+				sum += r.x[c->flows[f].first_choice + i];
+			assert_near(sum, 1.0, 1e-6);
+		}
+		inart_route_lp_result_free(&r);
+	}
+	inart_route_lp_result_free(&r1);
+	inart_route_lp_result_free(&r2);
+	inart_route_lp_result_free(&rj);
+	inart_route_lp_result_free(&rw);
+	inart_plan_destroy(p);
+	inart_cand_destroy(c);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 static void test_errors(void **state)
 {
 	struct inart_topo *t = tu_topo("h0-s0 s0-h1", "");
@@ -620,17 +692,12 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_star_budget),
-	    cmocka_unit_test(test_star_agg_throughput),
-	    cmocka_unit_test(test_two_level),
-	    cmocka_unit_test(test_joint_halves),
-	    cmocka_unit_test(test_background),
-	    cmocka_unit_test(test_zero_share),
-	    cmocka_unit_test(test_colgen_equals_full),
-	    cmocka_unit_test(test_lp_lower_bound),
-	    cmocka_unit_test(test_milp_brute_force),
-	    cmocka_unit_test(test_joint_milp_exact),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_star_budget),		cmocka_unit_test(test_star_agg_throughput),
+	    cmocka_unit_test(test_two_level),		cmocka_unit_test(test_joint_halves),
+	    cmocka_unit_test(test_background),		cmocka_unit_test(test_zero_share),
+	    cmocka_unit_test(test_colgen_equals_full),	cmocka_unit_test(test_lp_lower_bound),
+	    cmocka_unit_test(test_milp_brute_force),	cmocka_unit_test(test_joint_milp_exact),
+	    cmocka_unit_test(test_warm_and_time_limit), cmocka_unit_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
