@@ -126,8 +126,10 @@ static int phase2(struct run *r, struct inart_plan *p)
 	return rc;
 }
 
-/* The JOINT LP relaxation over the candidates: a lower bound for any split. */
-static int joint_bound(struct run *r, double *bound)
+/* The JOINT LP relaxation over the candidates: a lower bound for any split.
+ * If split_out is not NULL, the LP's shares are copied into it (the shape of
+ * a plan's split). */
+static int joint_bound(struct run *r, double *bound, struct inart_plan *split_out)
 {
 	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT};
 	struct inart_route_lp_result res = {0};
@@ -135,8 +137,12 @@ static int joint_bound(struct run *r, double *bound)
 
 	if (rc == 0)
 		rc = inart_route_lp_solve(r->t, r->js, r->cand, NULL, &lo, &res, r->err);
-	if (rc == 0)
+	if (rc == 0) {
 		*bound = res.bound_s;
+		for (int j = 0, off = 0; split_out != NULL && j < r->js->n_jobs; j++)
+			for (int i = 0; i < r->js->jobs[j].n_ps; i++)
+				split_out->jobs[j].split[i] = res.split[off++];
+	}
 	inart_route_lp_result_free(&res);
 	return rc;
 }
@@ -199,48 +205,80 @@ static int baseline_guard(struct run *r, struct inart_plan **p)
 	return 0;
 }
 
-static int algo_inart(struct run *r, struct inart_plan **out)
+/*
+ * The phase iteration from the split in p: phase 2 (routes for the split),
+ * then phase 1 (split for the routes), while the evaluated time drops.  The
+ * best plan seen is kept in *best (compared with what it already holds).
+ */
+static int iterate(struct run *r, struct inart_plan *p, struct inart_plan **best)
 {
-	struct inart_plan *p = inart_plan_create(r->js, "inart"), *best = NULL;
 	struct inart_split_opt so;
 	struct inart_split_result sr;
-	int rc = p ? 0 : -ENOMEM, round;
+	int rc = 0;
 
 	inart_split_opt_default(&so);
-	if (rc == 0)
-		split_even(p);
-	for (round = 0; rc == 0 && round < r->opt->max_rounds; round++) {
+	for (int round = 0; round < r->opt->max_rounds; round++) {
+		double before = p->comm_time_s;
+
+		p->rounds = round + 1;
 		rc = phase2(r, p);
 		if (rc == 0)
 			rc = evaluate_into(r, p);
+		if (rc == 0)
+			rc = keep_if_better(best, p);
 		if (rc < 0)
 			break;
-		rc = keep_if_better(&best, p);
-		if (rc == 0 && round > 0)
+		if (round > 0 && !(p->comm_time_s < before * (1 - IMPROVE_REL)))
 			break; /* phase 2 did not improve on the last split */
-		if (rc < 0)
-			break;
+		before = p->comm_time_s;
 		rc = inart_split_optimize(r->t, r->js, p, &so, &sr, r->err);
 		if (rc < 0)
 			break;
 		inart_plan_clean_split(p, 1e-6);
 		p->split_gap = sr.gap;
 		rc = evaluate_into(r, p);
-		if (rc == 0) {
-			p->rounds = round + 1;
-			rc = keep_if_better(&best, p);
-		}
 		if (rc == 0)
+			rc = keep_if_better(best, p);
+		if (rc < 0)
+			break;
+		if (!(p->comm_time_s < before * (1 - IMPROVE_REL)))
 			break; /* phase 1 did not improve */
-		rc = rc > 0 ? 0 : rc;
 	}
-	if (rc > 0)
-		rc = 0;
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * InArt: the phase iteration from two starting splits -- the shares of the
+ * JOINT LP relaxation (which also gives the lower bound) and the even split --
+ * keeping the best plan; then the baseline guard.
+ */
+static int algo_inart(struct run *r, struct inart_plan **out)
+{
+	struct inart_plan *p = inart_plan_create(r->js, "inart"), *best = NULL;
+	double bound = NAN;
+	int rc = p ? 0 : -ENOMEM;
+
+	if (rc == 0)
+		rc = joint_bound(r, &bound, p);
+	if (rc == 0) {
+		inart_plan_clean_split(p, 1e-6);
+		rc = iterate(r, p, &best);
+	}
+	if (rc == 0) {
+		inart_plan_destroy(p);
+		p = inart_plan_create(r->js, "inart");
+		rc = p ? 0 : -ENOMEM;
+	}
+	if (rc == 0) {
+		split_even(p);
+		rc = iterate(r, p, &best);
+	}
 	if (rc == 0 && best == NULL)
 		rc = inart_err_set(r->err, -EINVAL, "inart: no plan");
 	if (rc == 0) {
-		best->rounds = round < r->opt->max_rounds ? round + 1 : round;
-		rc = joint_bound(r, &best->lp_bound_s);
+		best->lp_bound_s = bound;
+		inart_plan_prune_zero(best, r->js);
+		rc = evaluate_into(r, best);
 	}
 	if (rc == 0 && !r->opt->no_baseline_guard)
 		rc = baseline_guard(r, &best);
@@ -272,7 +310,7 @@ static int algo_fixed_split(struct run *r, const char *name, struct inart_plan *
 	if (rc == 0)
 		rc = phase2(r, p);
 	if (rc == 0)
-		rc = joint_bound(r, &p->lp_bound_s);
+		rc = joint_bound(r, &p->lp_bound_s, NULL);
 	if (rc == 0) {
 		inart_plan_prune_zero(p, r->js);
 		rc = evaluate_into(r, p);
@@ -360,7 +398,7 @@ static int algo_milp(struct run *r, struct inart_plan **out)
 static int algo_lp(struct run *r, struct inart_plan **out)
 {
 	struct inart_plan *p = inart_plan_create(r->js, "lp");
-	int rc = p ? joint_bound(r, &p->lp_bound_s) : -ENOMEM;
+	int rc = p ? joint_bound(r, &p->lp_bound_s, NULL) : -ENOMEM;
 
 	if (rc < 0) {
 		inart_plan_destroy(p);
