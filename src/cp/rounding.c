@@ -36,7 +36,7 @@ void inart_round_opt_default(struct inart_round_opt *o)
 	o->trials = 32;
 	o->seed = 1;
 	o->local_passes = 2;
-	o->local_time_s = 2.0;
+	o->local_time_s = 0;
 	o->local_starts = 4;
 }
 
@@ -283,10 +283,10 @@ out:
  * Local search on an incremental load model
  */
 
-#define LS_TIE 1e-9	/* relative tolerance for "at the bottleneck" */
-#define LS_TIED_MAX 8	/* tied bottleneck resources examined per step */
-#define LS_COUNT_CAP 64 /* ties counted at most (the key saturates) */
-#define LS_TRIES 32	/* moves tried per pass, slot and tree, per start */
+#define LS_TIE 1e-9 /* relative tolerance for "at the bottleneck" */
+#define LS_TOP 8    /* most loaded resources examined per step */
+#define LS_TRIES 32 /* moves tried per pass, slot and tree (shared by the starts) */
+#define LS_KICKS 64 /* random kicks per start at most */
 
 struct ls {
 	const struct inart_topo *t;
@@ -303,6 +303,8 @@ struct ls {
 	int *slot_flow;	   /* per slot: its flow */
 	int *slot_member;  /* per slot: member index in the group */
 	int *order, *pos;  /* resources by time, descending */
+	double t_ref;	   /* T when the search started (scale of the weights) */
+	double spow;	   /* sum of the weights of the committed state */
 	/* undo log of the current tentative move */
 	int n_log, cap_log;
 	int *log_r;
@@ -450,17 +452,43 @@ static void undo_values(struct ls *s)
 	s->n_log = 0;
 }
 
-/* Key of the current state given the tentative changes in the log:
- * T and the number of resources within LS_TIE of it. */
-static void key_now(struct ls *s, double *tp, int *countp)
+/* A resource's weight in the secondary key: (time / t_ref)^8. */
+static double weight(const struct ls *s, double time)
 {
-	double tmax = 0;
-	int count = 0;
+	double q = time / s->t_ref, q2 = q * q, q4 = q2 * q2;
 
-	for (int i = 0; i < s->n_log; i++)
-		s->mark[s->log_r[i]] = 1;
-	for (int i = 0; i < s->n_log; i++)
-		tmax = fmax(tmax, res_time(s, s->log_r[i]));
+	return q4 * q4;
+}
+
+/* Sum of the weights of all resources (the secondary key, from scratch). */
+static double weight_sum(const struct ls *s)
+{
+	double sum = 0;
+
+	for (int r = 0; r < s->n_res; r++)
+		sum += weight(s, res_time(s, r));
+	return sum;
+}
+
+/*
+ * Key of the current state given the tentative changes in the log: T, and
+ * S = sum over resources of (time / t_ref)^8, a smooth measure of how many
+ * resources are near T (a move that relieves one of several bottlenecks
+ * lowers S).  Only the logged resources changed.
+ */
+static void key_now(struct ls *s, double *tp, double *sp)
+{
+	double tmax = 0, sum = s->spow;
+
+	for (int i = 0; i < s->n_log; i++) {
+		int r = s->log_r[i];
+
+		if (s->mark[r])
+			continue;
+		s->mark[r] = 1; /* first entry: the committed value */
+		tmax = fmax(tmax, res_time(s, r));
+		sum += weight(s, res_time(s, r)) - weight(s, s->log_v[i] * s->inv_cap[r]);
+	}
 	for (int k = 0; k < s->n_res; k++) { /* the largest unchanged one */
 		int r = s->order[k];
 
@@ -469,27 +497,10 @@ static void key_now(struct ls *s, double *tp, int *countp)
 			break;
 		}
 	}
-	for (int i = 0; i < s->n_log; i++) {
-		int r = s->log_r[i];
-
-		if (s->mark[r] == 1 && res_time(s, r) >= tmax * (1 - LS_TIE)) {
-			count++;
-			s->mark[r] = 2; /* counted once */
-		}
-	}
-	for (int k = 0; k < s->n_res && count < LS_COUNT_CAP; k++) {
-		int r = s->order[k];
-
-		if (s->mark[r]) /* changed: counted above, its old rank means nothing */
-			continue;
-		if (res_time(s, r) < tmax * (1 - LS_TIE))
-			break;
-		count++;
-	}
 	for (int i = 0; i < s->n_log; i++)
 		s->mark[s->log_r[i]] = 0;
 	*tp = tmax;
-	*countp = count;
+	*sp = sum;
 }
 
 struct res_key {
@@ -682,6 +693,8 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 		s->order[k] = s->keys[k].r;
 		s->pos[s->keys[k].r] = k;
 	}
+	s->t_ref = s->n_res > 0 && res_time(s, s->order[0]) > 0 ? res_time(s, s->order[0]) : 1.0;
+	s->spow = weight_sum(s);
 	return 0;
 }
 
@@ -776,35 +789,37 @@ static void undo_moves(struct ls *s)
 	undo_values(s);
 }
 
-/* Does the tentative state improve on (tcur, ccur)?  Strictly lower T, or T
- * not higher and fewer resources at it: the key decreases lexicographically
- * and T never grows. */
-static int improves(struct ls *s, double tcur, int ccur, double *tn, int *cn)
+/* Does the tentative state improve on (tcur, scur)?  Strictly lower T, or T
+ * not higher and a lower S: the key decreases lexicographically and T never
+ * grows. */
+static int improves(struct ls *s, double tcur, double scur, double *tn, double *sn)
 {
-	key_now(s, tn, cn);
-	return !s->violated && (*tn < tcur * (1 - LS_TIE) || (*tn <= tcur && *cn < ccur));
+	key_now(s, tn, sn);
+	return !s->violated &&
+	       (*tn < tcur * (1 - LS_TIE) || (*tn <= tcur && *sn < scur * (1 - 1e-12)));
 }
 
 /* Keep the tentative state as the current one. */
-static void commit(struct ls *s, double tn, int cn, double *tcur, int *ccur)
+static void commit(struct ls *s, double tn, double sn, double *tcur, double *scur)
 {
 	s->n_mv = 0;
 	resort(s);
+	s->spow = weight_sum(s); /* from scratch: no drift */
 	*tcur = tn;
-	*ccur = cn;
+	*scur = s->spow;
+	(void)sn;
 }
 
 /*
  * Best single move of one owner (a member slot, or a used tree when is_tree):
  * every other choice of it is scored; the best improving one is applied.
  */
-static int try_owner(struct ls *s, int who, int is_tree, double *tcur, int *ccur,
+static int try_owner(struct ls *s, int who, int is_tree, double *tcur, double *scur,
 		     struct ls_budget *bu)
 {
 	const struct inart_cand *c = s->c;
-	int first, n, cur, best = -1, best_c = *ccur;
-	double best_t = *tcur, tn;
-	int cn;
+	int first, n, cur, best = -1;
+	double best_t = *tcur, best_c = *scur, tn, cn;
 
 	if (is_tree) {
 		first = c->trees[who].first_choice;
@@ -832,7 +847,7 @@ static int try_owner(struct ls *s, int who, int is_tree, double *tcur, int *ccur
 	if (best < 0)
 		return 0;
 	rec_move(s, is_tree, who, best);
-	commit(s, best_t, best_c, tcur, ccur);
+	commit(s, best_t, best_c, tcur, scur);
 	return 1;
 }
 
@@ -917,20 +932,19 @@ static void compound(struct ls *s, int t, int split)
 	}
 }
 
-static int try_compound(struct ls *s, int t, int split, double *tcur, int *ccur,
+static int try_compound(struct ls *s, int t, int split, double *tcur, double *scur,
 			struct ls_budget *bu)
 {
-	double tn;
-	int cn;
+	double tn, cn;
 
 	if (out_of_budget(bu) || (split && s->nchild[t] == 0))
 		return 0;
 	s->violated = 0;
 	compound(s, t, split);
 	bu->tries += 1 + s->n_mv / 8;
-	if (s->n_mv > 0 && improves(s, *tcur, *ccur, &tn, &cn)) {
+	if (s->n_mv > 0 && improves(s, *tcur, *scur, &tn, &cn)) {
 		s->violated = 0;
-		commit(s, tn, cn, tcur, ccur);
+		commit(s, tn, cn, tcur, scur);
 		return 1;
 	}
 	undo_moves(s);
@@ -939,7 +953,8 @@ static int try_compound(struct ls *s, int t, int split, double *tcur, int *ccur,
 }
 
 /* Cand trees of pair p at the intermediate nodes of a path (merge targets). */
-static int merge_targets(struct ls *s, int p, int pi, double *tcur, int *ccur, struct ls_budget *bu)
+static int merge_targets(struct ls *s, int p, int pi, double *tcur, double *scur,
+			 struct ls_budget *bu)
 {
 	const int *q = inart_pathset_path(&s->c->paths, pi);
 	int len = inart_pathset_len(&s->c->paths, pi);
@@ -950,23 +965,23 @@ static int merge_targets(struct ls *s, int p, int pi, double *tcur, int *ccur, s
 		if (k < 0 || s->cand_stamp[k] == s->stamp)
 			continue;
 		s->cand_stamp[k] = s->stamp;
-		if (try_compound(s, k, 0, tcur, ccur, bu))
+		if (try_compound(s, k, 0, tcur, scur, bu))
 			return 1;
 	}
 	return 0;
 }
 
 /* One improving move around resource r (single moves first), or 0. */
-static int improve_at(struct ls *s, int r, double *tcur, int *ccur, struct ls_budget *bu)
+static int improve_at(struct ls *s, int r, double *tcur, double *scur, struct ls_budget *bu)
 {
 	const struct inart_cand *c = s->c;
 
 	for (int sl = 0; sl < c->n_slots && !out_of_budget(bu); sl++)
 		if (s->vol_flow[s->slot_flow[sl]] > 0 && slot_touches(s, sl, r) &&
-		    try_owner(s, sl, 0, tcur, ccur, bu))
+		    try_owner(s, sl, 0, tcur, scur, bu))
 			return 1;
 	for (int t = 0; t < c->n_trees && !out_of_budget(bu); t++)
-		if (s->nchild[t] > 0 && tree_touches(s, t, r) && try_owner(s, t, 1, tcur, ccur, bu))
+		if (s->nchild[t] > 0 && tree_touches(s, t, r) && try_owner(s, t, 1, tcur, scur, bu))
 			return 1;
 	s->stamp++;
 	for (int sl = 0; sl < c->n_slots && !out_of_budget(bu); sl++) {
@@ -974,19 +989,19 @@ static int improve_at(struct ls *s, int r, double *tcur, int *ccur, struct ls_bu
 
 		if (s->vol_flow[f] > 0 && slot_touches(s, sl, r) &&
 		    merge_targets(s, pair_of(s, c->flows[f].job, c->flows[f].ps_idx),
-				  c->choices[s->a->slot_choice[sl]].path, tcur, ccur, bu))
+				  c->choices[s->a->slot_choice[sl]].path, tcur, scur, bu))
 			return 1;
 	}
 	for (int t = 0; t < c->n_trees && !out_of_budget(bu); t++)
 		if (s->nchild[t] > 0 && tree_touches(s, t, r) &&
 		    merge_targets(s, pair_of(s, c->trees[t].job, c->trees[t].ps_idx),
-				  c->choices[s->a->tree_choice[t]].path, tcur, ccur, bu))
+				  c->choices[s->a->tree_choice[t]].path, tcur, scur, bu))
 			return 1;
 	for (int t = 0; t < c->n_trees && !out_of_budget(bu); t++)
 		if (s->nchild[t] > 0 &&
 		    (tree_touches(s, t, r) ||
 		     (r >= s->n_arcs && c->trees[t].sw == r - s->n_arcs)) &&
-		    try_compound(s, t, 1, tcur, ccur, bu))
+		    try_compound(s, t, 1, tcur, scur, bu))
 			return 1;
 	return 0;
 }
@@ -994,20 +1009,15 @@ static int improve_at(struct ls *s, int r, double *tcur, int *ccur, struct ls_bu
 /* Descend while some move improves the key; returns accepted moves. */
 static int local_search(struct ls *s, struct ls_budget *bu)
 {
-	double tcur;
-	int ccur, moves = 0;
+	double tcur, scur;
+	int moves = 0;
 
-	key_now(s, &tcur, &ccur);
+	key_now(s, &tcur, &scur);
 	while (!out_of_budget(bu) && !s->oom && tcur > 0) {
 		int improved = 0;
 
-		for (int k = 0; k < LS_TIED_MAX && k < s->n_res && !improved; k++) {
-			int r = s->order[k];
-
-			if (res_time(s, r) < tcur * (1 - LS_TIE))
-				break;
-			improved = improve_at(s, r, &tcur, &ccur, bu);
-		}
+		for (int k = 0; k < LS_TOP && k < s->n_res && !improved; k++)
+			improved = improve_at(s, s->order[k], &tcur, &scur, bu);
 		if (!improved)
 			break;
 		moves++;
@@ -1090,6 +1100,65 @@ static void top_offer(struct top *tp, double time, const struct inart_assign *a,
 
 /* Local search from each kept trial, the work and time shared among them;
  * `best` gets the best result.  Returns the winner's accepted moves or -errno. */
+/*
+ * A random kick: n moves, each of a member slot or used tree touching one of
+ * the most loaded resources, to a random other choice; a move that would
+ * exceed a tree budget is skipped.  The key is ignored (the descent that
+ * follows decides).
+ */
+static void perturb(struct ls *s, struct inart_rng *rng, int n)
+{
+	const struct inart_cand *c = s->c;
+
+	for (int k = 0; k < n && !s->oom; k++) {
+		int r = s->order[inart_rng_below(
+		    rng, (uint64_t)(s->n_res < LS_TOP ? s->n_res : LS_TOP))];
+		int n_cand = 0, pick, who = -1, is_tree = 0, first, cnt, cur, to;
+		double tn, sn, tc, sc;
+
+		for (int sl = 0; sl < c->n_slots; sl++)
+			n_cand += s->vol_flow[s->slot_flow[sl]] > 0 && slot_touches(s, sl, r);
+		for (int t = 0; t < c->n_trees; t++)
+			n_cand += s->nchild[t] > 0 && tree_touches(s, t, r);
+		if (n_cand == 0)
+			continue;
+		pick = (int)inart_rng_below(rng, (uint64_t)n_cand);
+		for (int sl = 0; sl < c->n_slots && who < 0; sl++)
+			if (s->vol_flow[s->slot_flow[sl]] > 0 && slot_touches(s, sl, r) &&
+			    pick-- == 0)
+				who = sl;
+		for (int t = 0; t < c->n_trees && who < 0; t++)
+			if (s->nchild[t] > 0 && tree_touches(s, t, r) && pick-- == 0) {
+				who = t;
+				is_tree = 1;
+			}
+		first =
+		    is_tree ? c->trees[who].first_choice : c->flows[s->slot_flow[who]].first_choice;
+		cnt = is_tree ? c->trees[who].n_choices : c->flows[s->slot_flow[who]].n_choices;
+		cur = is_tree ? s->a->tree_choice[who] : s->a->slot_choice[who];
+		if (cnt < 2)
+			continue;
+		to = first + (int)inart_rng_below(rng, (uint64_t)(cnt - 1));
+		if (to >= cur)
+			to++;
+		s->violated = 0;
+		rec_move(s, is_tree, who, to);
+		if (s->violated) {
+			undo_moves(s);
+		} else {
+			key_now(s, &tn, &sn);
+			commit(s, tn, sn, &tc, &sc);
+		}
+		s->violated = 0;
+	}
+}
+
+/*
+ * Local search from each kept trial (iterated: after the descent stops, a
+ * random kick and a new descent, kept when the time drops, else undone), the
+ * work shared among the starts; `best` gets the best result.  Returns the
+ * winner's accepted moves or -errno.
+ */
 static int search_starts(const struct inart_topo *t, const struct inart_jobs *js,
 			 const struct inart_cand *c, struct inart_plan *plan,
 			 const struct inart_round_opt *opt, struct top *tp, struct inart_plan *work,
@@ -1097,14 +1166,19 @@ static int search_starts(const struct inart_topo *t, const struct inart_jobs *js
 			 struct inart_err *err)
 {
 	double t0 = now_s();
-	long per = (long)opt->local_passes * LS_TRIES * (c->n_slots + c->n_trees) + 64;
-	int won = 0, rc = 0;
+	long per = ((long)opt->local_passes * LS_TRIES * (c->n_slots + c->n_trees) + 64) / tp->n;
+	struct inart_assign keep = {0};
+	int won = 0, rc = inart_assign_init(&keep, c);
 
-	for (int i = 0; i < tp->n; i++) {
+	if (rc < 0)
+		return inart_err_set(err, rc, "rounding: out of memory");
+	for (int i = 0; i < tp->n && rc == 0; i++) {
 		struct ls s;
 		struct inart_eval e;
+		struct inart_rng rng;
 		struct ls_budget bu = {0, per, 0};
-		int moves;
+		double tb, sb, tn, sn;
+		int moves = 0;
 
 		if (opt->local_time_s > 0) {
 			double left = t0 + opt->local_time_s - now_s();
@@ -1113,24 +1187,45 @@ static int search_starts(const struct inart_topo *t, const struct inart_jobs *js
 				break;
 			bu.deadline = now_s() + left / (tp->n - i);
 		}
+		inart_rng_seed(&rng, opt->seed * 1000003u + (uint64_t)i);
 		rc = ls_init(&s, t, js, c, plan, &tp->a[i]);
-		if (rc == 0) {
+		if (rc == 0)
 			moves = local_search(&s, &bu);
-			rc = s.oom ? -ENOMEM : 0;
+		key_now(&s, &tb, &sb);
+		assign_copy(&keep, &tp->a[i], c);
+		for (int kick = 0; rc == 0 && kick < LS_KICKS && !out_of_budget(&bu) && !s.oom;
+		     kick++) {
+			perturb(&s, &rng, 1 + (int)inart_rng_below(&rng, 3));
+			moves += local_search(&s, &bu);
+			key_now(&s, &tn, &sn);
+			if (tn < tb * (1 - LS_TIE) || (tn <= tb && sn < sb * (1 - 1e-12))) {
+				tb = tn;
+				sb = sn;
+				assign_copy(&keep, &tp->a[i], c);
+			} else { /* back to the best state of this start */
+				ls_free(&s);
+				assign_copy(&tp->a[i], &keep, c);
+				rc = ls_init(&s, t, js, c, plan, &tp->a[i]);
+				key_now(&s, &tb, &sb);
+			}
 		}
+		if (rc == 0 && s.oom)
+			rc = -ENOMEM;
 		ls_free(&s);
-		if (rc < 0)
-			return inart_err_set(err, rc, "rounding: out of memory");
+		assign_copy(&tp->a[i], &keep, c);
+		if (rc < 0) {
+			rc = inart_err_set(err, rc, "rounding: out of memory");
+			break;
+		}
 		rc = judge(c, &tp->a[i], work, ev, &e, err);
-		if (rc < 0)
-			return rc;
-		if (e.comm_time_s < *best_t) {
+		if (rc == 0 && e.comm_time_s < *best_t) {
 			*best_t = e.comm_time_s;
 			assign_copy(best, &tp->a[i], c);
 			won = moves;
 		}
 	}
-	return won;
+	inart_assign_free(&keep);
+	return rc < 0 ? rc : won;
 }
 
 int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,

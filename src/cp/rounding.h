@@ -27,13 +27,14 @@
 struct inart_round_opt {
 	int trials;	     /* default 32 */
 	uint64_t seed;	     /* default 1 */
-	int local_passes;    /* local-search passes after rounding; default 2; 0: none.
-			      * Each start tries at most local_passes * 32 moves per
-			      * slot and tree. */
-	double local_time_s; /* wall-clock budget of the local search; default 2;
-			      * <= 0: no time limit */
+	int local_passes;    /* local-search effort; default 2; 0: no local search.
+			      * The starts together try at most local_passes *
+			      * 32 * (slots + trees) moves. */
+	double local_time_s; /* optional wall-clock cap on the local search;
+			      * default 0: none, so that a seed reproduces a run
+			      * exactly (a cap makes results depend on speed) */
 	int local_starts;    /* the search starts from each of the best trials;
-			      * default 4 (work and time are shared) */
+			      * default 4 */
 };
 
 struct inart_round_result {
