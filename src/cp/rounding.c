@@ -1218,6 +1218,13 @@ static int search_starts(const struct inart_topo *t, const struct inart_jobs *js
 			break;
 		}
 		rc = judge(c, &tp->a[i], work, ev, &e, err);
+		if (rc == 0 && fabs(e.comm_time_s - tb) > 1e-6 * e.comm_time_s) {
+			rc = inart_err_set(err, -EINVAL,
+					   "rounding: local-search load model says %.9g s, the "
+					   "evaluator %.9g s (a bug)",
+					   tb, e.comm_time_s);
+			break;
+		}
 		if (rc == 0 && e.comm_time_s < *best_t) {
 			*best_t = e.comm_time_s;
 			assign_copy(best, &tp->a[i], c);
