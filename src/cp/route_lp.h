@@ -50,7 +50,10 @@ struct inart_route_lp_opt {
 	const double *warm_x; /* LP: NULL, or cand->n_choices values (a previous
 			       * result's x, e.g. for another split or mode):
 			       * choices with a positive value are loaded from
-			       * the start.  Same optimum, fewer pricing rounds */
+			       * the start.  Same optimum, fewer pricing rounds.
+			       * A JOINT LP without it starts from the FIXED LP
+			       * at the even split (solved first, included in
+			       * solve_s) */
 };
 
 struct inart_route_lp_result {
