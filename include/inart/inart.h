@@ -17,6 +17,7 @@
 #ifndef INART_INART_H
 #define INART_INART_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -69,6 +70,30 @@ int inart_planner_run(const char *algo, const struct inart_topo *t,
 int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
 		   struct inart_plan *plan, struct inart_err *err);
 double inart_plan_comm_time(const struct inart_plan *p);
+
+/*
+ * Workers: all-reduce through the InArt data plane (docs/programs.md).  A
+ * context is one worker (rank `rank` of job `job_id`) of an installed plan:
+ * it rebuilds the installation from the same topology, jobs, plan and
+ * deployment files that `inart ctl install` used (deploy NULL: the automatic
+ * deployment), and sends over a UDP socket bound to this worker's address in
+ * the deployment, port 47470 (so one worker per address).  Every worker of
+ * the job must call inart_allreduce with the same n, in the same order.
+ */
+struct inart_ctx;
+
+struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const char *plan,
+				   const char *deploy, const char *job_id, int rank,
+				   struct inart_err *err);
+
+/* In-place sum of buf[0..n) over the job's workers (quantized to int32 on the
+ * wire: each value is within n_workers * 2^-(s+1) of the exact sum, s the
+ * scale used, 16 unless values needed less).  0, -ETIMEDOUT if the
+ * all-reduce did not finish within timeout_ms (buf unchanged; the context
+ * stays usable), -EINVAL (NaN/Inf values, NULL buf), -EIO (socket). */
+int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms);
+
+void inart_ctx_destroy(struct inart_ctx *c);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,601 @@
+/*
+ * cmd_ctl: `inart ctl ACTION ...` -- the control-plane client of switchd and
+ * ps.  `install` turns a plan into table batches (dp/install) and sends
+ * every switch its batch and every PS its trees over their control sockets,
+ * after checking that every daemon is reachable and is the node it should
+ * be; the other actions read or reset one daemon's state.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "dp/install.h"
+#include "io/ctlsock.h"
+#include "io/deploy.h"
+#include "io/log.h"
+#include "util.h"
+
+const char cmd_ctl_help[] =
+    "usage: inart ctl install TOPO JOBS PLAN (--deploy DEPLOY | --auto-deploy) [OPTIONS]\n"
+    "       inart ctl stats PATH [--json] [--reset]\n"
+    "       inart ctl show PATH [--json]\n"
+    "       inart ctl reset-stats PATH\n"
+    "       inart ctl lose-state PATH\n"
+    "       inart ctl log-level PATH LEVEL\n"
+    "       inart ctl send PATH JSON\n"
+    "       inart ctl deploy TOPO [JOBS] [--ctl-dir DIR] [-o FILE]\n"
+    "\n"
+    "Talk to running 'inart switchd' and 'inart ps' daemons over their UNIX\n"
+    "control sockets (PATH).  docs/programs.md describes the protocol.\n"
+    "\n"
+    "  install      build the tables of PLAN (label and route entries of every\n"
+    "               switch, trees of every PS) for the deployment DEPLOY (addresses,\n"
+    "               MACs, ports, control sockets; docs/programs.md) or the automatic\n"
+    "               one (10.x.y.1 addresses, sockets DIR/<node>.sock), check that\n"
+    "               every daemon answers as the right node, then replace each one's\n"
+    "               tables (each switch's batch is applied all or nothing) and\n"
+    "               restart the PSs' trees (workers number their all-reduces from 1:\n"
+    "               install again before a new run of a job).\n"
+    "  stats        counters of a switch (per port, per tree, drops by reason) or\n"
+    "               of a PS; --reset zeroes them after printing\n"
+    "  show         the tables of a switch, the trees of a PS\n"
+    "  reset-stats  zero the counters\n"
+    "  lose-state   make a switch forget its aggregation state (fault tests)\n"
+    "  log-level    set a daemon's log level (error, warn, info, debug)\n"
+    "  send         send one raw JSON request, print the reply\n"
+    "  deploy       write the automatic deployment of TOPO as a file to edit\n"
+    "               (PS nodes of JOBS get control sockets too)\n"
+    "\n"
+    "Options of install:\n"
+    "  --deploy FILE       the deployment file\n"
+    "  --auto-deploy       the automatic deployment\n"
+    "  --ctl-dir DIR       control sockets of nodes the deployment gives none\n"
+    "                      (default /run/inart)\n"
+    "  --flush-ms X        switches flush partial aggregates after X ms (default 10)\n"
+    "  --learn-macs        switches learn their neighbours' MACs from traffic\n"
+    "                      instead of taking them from the deployment\n"
+    "  --dry-run           print the requests (one JSON line per node), send nothing\n"
+    "\n"
+    "Exit status: 0 success, 1 invalid input, unreachable or refusing daemon,\n"
+    "2 usage error.\n";
+
+int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **reply, char *why,
+		 size_t why_len)
+{
+	struct inart_err err = {{0}};
+	char *body = inart_ctl_req_encode(req), *rep = NULL;
+	size_t rlen;
+	int rc;
+
+	*reply = NULL;
+	if (body == NULL) {
+		snprintf(why, why_len, "cannot encode the request");
+		return -ENOMEM;
+	}
+	rc = inart_ctl_call(path, body, strlen(body), &rep, &rlen, CLI_CTL_TIMEOUT_MS, &err);
+	free(body);
+	if (rc < 0) {
+		snprintf(why, why_len, "%s", err.msg);
+		return rc;
+	}
+	rc = inart_ctl_reply_parse(rep, rlen, reply, why, why_len);
+	free(rep);
+	return rc;
+}
+
+static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)
+{
+	char why[INART_CTL_WHY_MAX + 256];
+	json_t *r;
+	int rc = cli_ctl_call(path, req, &r, why, sizeof(why));
+
+	if (rc < 0) {
+		if (rc == -EPERM)
+			cli_failf("%s: refused: %s", path, why);
+		cli_failf("%s", why);
+	}
+	return r;
+}
+
+static uint64_t jget(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static void print_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (s != NULL)
+		printf("%s\n", s);
+	free(s);
+}
+
+static void print_sw_stats(json_t *r)
+{
+	json_t *ports = json_object_get(r, "ports"), *trees = json_object_get(r, "trees"),
+	       *drops = json_object_get(r, "drops"), *v;
+	const char *k;
+	size_t i;
+
+	printf("switch %s, up %.1f s\n", json_string_value(json_object_get(r, "name")),
+	       json_real_value(json_object_get(r, "uptime_s")));
+	printf("%-5s %-12s %12s %14s %12s %14s %8s %8s\n", "port", "interface", "rx pkts",
+	       "rx bytes", "tx pkts", "tx bytes", "tx drop", "blocked");
+	json_array_foreach(ports, i, v)
+	{
+		json_t *nm = json_object_get(v, "name");
+
+		printf("%-5" PRIu64 " %-12s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
+		       " %8" PRIu64 " %8" PRIu64 "\n",
+		       jget(v, "port"), json_is_string(nm) ? json_string_value(nm) : "-",
+		       jget(v, "rx_pkts"), jget(v, "rx_bytes"), jget(v, "tx_pkts"),
+		       jget(v, "tx_bytes"), jget(v, "sock_tx_drops"), jget(v, "sock_tx_blocked"));
+	}
+	printf("drops:");
+	json_object_foreach(drops, k, v)
+	{
+		printf(" %s=%" PRIu64, k, json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0);
+	}
+	printf("\n");
+	if (json_array_size(trees) > 0)
+		printf("%-6s %-5s %12s %10s %9s %9s %8s %10s %9s\n", "job", "tree", "aggregated",
+		       "emitted", "partial", "fallback", "dups", "results", "overflow");
+	json_array_foreach(trees, i, v)
+	{
+		printf("%-6" PRIu64 " %-5" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64
+		       " %9" PRIu64 " %8" PRIu64 " %10" PRIu64 " %9" PRIu64 "\n",
+		       jget(v, "job"), jget(v, "tree"), jget(v, "aggregated"), jget(v, "emitted"),
+		       jget(v, "partial"), jget(v, "fallback"), jget(v, "duplicates"),
+		       jget(v, "results"), jget(v, "overflows"));
+	}
+}
+
+static void print_ps_stats(json_t *r)
+{
+	json_t *ps = json_object_get(r, "ps"), *v;
+	const char *k;
+
+	printf("ps %s, up %.1f s, %" PRIu64 " trees\n",
+	       json_string_value(json_object_get(r, "name")),
+	       json_real_value(json_object_get(r, "uptime_s")), jget(r, "trees"));
+	json_object_foreach(ps, k, v)
+	{
+		printf("  %-14s %" PRIu64 "\n", k,
+		       json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0);
+	}
+	printf("  %-14s %" PRIu64 "\n", "send_blocked", jget(r, "send_blocked"));
+}
+
+int cli_ctl_print_stats(const char *path, int json)
+{
+	struct inart_ctl_req req = {.op = INART_CTL_STATS};
+	json_t *r = call_or_fail(path, &req);
+	const char *role = json_string_value(json_object_get(r, "role"));
+
+	if (json)
+		print_json(r);
+	else if (role != NULL && strcmp(role, "switch") == 0)
+		print_sw_stats(r);
+	else
+		print_ps_stats(r);
+	json_decref(r);
+	return EXIT_OK;
+}
+
+static void print_tables(json_t *r)
+{
+	json_t *labels = json_object_get(r, "labels"), *routes = json_object_get(r, "routes"), *v;
+	size_t i;
+
+	printf("%zu labels, %zu routes\n", json_array_size(labels), json_array_size(routes));
+	json_array_foreach(labels, i, v)
+	{
+		const char *kind = json_string_value(json_object_get(v, "kind"));
+
+		printf("label %-8" PRIu64 " job %-4" PRIu64 " tree %-3" PRIu64 " %-4s ",
+		       jget(v, "label"), jget(v, "job"), jget(v, "tree"), kind ? kind : "?");
+		if (kind != NULL && strcmp(kind, "up") == 0) {
+			printf("-> port %" PRIu64 " label %" PRIu64, jget(v, "out_port"),
+			       jget(v, "next_label"));
+			if (json_is_true(json_object_get(v, "aggregate")))
+				printf("  aggregate slots %" PRIu64 "+%" PRIu64,
+				       jget(v, "slot_base"), jget(v, "n_slots"));
+		} else {
+			json_t *d;
+			size_t k;
+
+			printf("->");
+			json_array_foreach(json_object_get(v, "down"), k, d)
+			{
+				json_t *ip = json_object_get(d, "dst_ip");
+
+				printf(" port %" PRIu64 "/label %" PRIu64 "%s%s", jget(d, "port"),
+				       jget(d, "label"), ip ? "/" : "",
+				       ip ? json_string_value(ip) : "");
+			}
+		}
+		printf("\n");
+	}
+	json_array_foreach(routes, i, v)
+	{
+		printf("route %-18s port %" PRIu64 "\n",
+		       json_string_value(json_object_get(v, "prefix")), jget(v, "port"));
+	}
+}
+
+static int act_simple(const char *cmd, int op, int argc, char **argv)
+{
+	struct inart_ctl_req req = {.op = op};
+	int json = 0, reset = 0;
+	const char *path = NULL, *level = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0 &&
+		    (op == INART_CTL_STATS || op == INART_CTL_SHOW))
+			json = 1;
+		else if (strcmp(argv[i], "--reset") == 0 && op == INART_CTL_STATS)
+			reset = 1;
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(cmd_ctl_help, stdout);
+			exit(EXIT_OK);
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0')
+			cli_usage_error(cmd, "%s: unknown option '%s'", argv[0], argv[i]);
+		else if (path == NULL)
+			path = argv[i];
+		else if (op == INART_CTL_LOG_LEVEL && level == NULL)
+			level = argv[i];
+		else
+			cli_usage_error(cmd, "%s: unexpected argument '%s'", argv[0], argv[i]);
+	}
+	if (path == NULL)
+		cli_usage_error(cmd, "%s: missing PATH (a control socket)", argv[0]);
+	if (op == INART_CTL_LOG_LEVEL) {
+		if (level == NULL)
+			cli_usage_error(cmd, "log-level: missing LEVEL");
+		req.level = inart_log_parse_level(level);
+		if (req.level < 0)
+			cli_usage_error(cmd, "log-level: '%s' is not error, warn, info or debug",
+					level);
+	}
+	if (op == INART_CTL_STATS) {
+		cli_ctl_print_stats(path, json);
+		if (reset) {
+			req.op = INART_CTL_RESET_STATS;
+			json_decref(call_or_fail(path, &req));
+		}
+		return EXIT_OK;
+	}
+	if (op == INART_CTL_SHOW) {
+		struct inart_ctl_req info = {.op = INART_CTL_INFO};
+		json_t *r = call_or_fail(path, &info);
+		const char *role = json_string_value(json_object_get(r, "role"));
+		int sw = role != NULL && strcmp(role, "switch") == 0;
+
+		json_decref(r);
+		req.op = sw ? INART_CTL_TABLES : INART_CTL_SHOW;
+		r = call_or_fail(path, &req);
+		if (json)
+			print_json(r);
+		else if (sw)
+			print_tables(r);
+		else {
+			json_t *v;
+			size_t i;
+
+			printf("%zu trees\n", json_array_size(json_object_get(r, "trees")));
+			json_array_foreach(json_object_get(r, "trees"), i, v)
+			{
+				printf("job %" PRIu64 " tree %" PRIu64 " fan_in %" PRIu64
+				       ", %zu children\n",
+				       jget(v, "job"), jget(v, "tree"), jget(v, "fan_in"),
+				       json_array_size(json_object_get(v, "children")));
+			}
+		}
+		json_decref(r);
+		return EXIT_OK;
+	}
+	json_decref(call_or_fail(path, &req));
+	return EXIT_OK;
+}
+
+static int act_send(const char *cmd, int argc, char **argv)
+{
+	struct inart_err err = {{0}};
+	char *rep = NULL;
+	size_t rlen;
+	int rc;
+
+	if (argc != 3)
+		cli_usage_error(cmd, "send: expected PATH JSON");
+	rc = inart_ctl_call(argv[1], argv[2], strlen(argv[2]), &rep, &rlen, CLI_CTL_TIMEOUT_MS,
+			    &err);
+	if (rc < 0)
+		cli_fail(&err);
+	printf("%s\n", rep);
+	rc = strstr(rep, "\"ok\":true") != NULL ? EXIT_OK : EXIT_INVALID;
+	free(rep);
+	return rc;
+}
+
+static unsigned char *ps_nodes(const struct inart_topo *t, const struct inart_jobs *js)
+{
+	unsigned char *is_ps = calloc((size_t)t->n_nodes + 1, 1);
+
+	if (is_ps == NULL)
+		cli_failf("out of memory");
+	for (int j = 0; js != NULL && j < js->n_jobs; j++)
+		for (int k = 0; k < js->jobs[j].n_ps; k++)
+			is_ps[js->jobs[j].ps[k]] = 1;
+	return is_ps;
+}
+
+static int act_deploy(const char *cmd, int argc, char **argv)
+{
+	const char *ctl_dir = "/run/inart", *out = "-", *files[2] = {NULL, NULL};
+	struct inart_topo *t;
+	struct inart_jobs *js = NULL;
+	struct inart_deploy *d;
+	unsigned char *is_ps;
+	int nf = 0;
+	char *s;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--ctl-dir") == 0 && i + 1 < argc)
+			ctl_dir = argv[++i];
+		else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) &&
+			 i + 1 < argc)
+			out = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+			cli_usage_error(cmd, "deploy: unknown option or missing argument '%s'",
+					argv[i]);
+		else if (nf < 2)
+			files[nf++] = argv[i];
+		else
+			cli_usage_error(cmd, "deploy: unexpected argument '%s'", argv[i]);
+	}
+	if (nf == 0)
+		cli_usage_error(cmd, "deploy: missing TOPO");
+	t = cli_load_topo(files[0]);
+	if (files[1] != NULL)
+		js = cli_load_jobs(files[1], t);
+	d = inart_deploy_auto(t);
+	if (d == NULL)
+		cli_failf("automatic deployment: %s", strerror(errno));
+	is_ps = ps_nodes(t, js);
+	s = inart_deploy_dump(d, t, NULL, ctl_dir, is_ps);
+	if (s == NULL)
+		cli_failf("out of memory");
+	cli_write(out, s);
+	free(s);
+	free(is_ps);
+	inart_deploy_destroy(d);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	return EXIT_OK;
+}
+
+/* Control socket of node v: from the deployment, else DIR/<id>.sock. */
+static char *ctl_path(char **ctl, const char *dir, const struct inart_topo *t, int v)
+{
+	char *p;
+
+	if (ctl != NULL && ctl[v] != NULL)
+		return strdup(ctl[v]);
+	p = malloc(strlen(dir) + strlen(t->nodes[v].id) + 8);
+	if (p != NULL)
+		sprintf(p, "%s/%s.sock", dir, t->nodes[v].id);
+	return p;
+}
+
+static void check_daemon(const char *path, const char *id, const char *role, int n_ports)
+{
+	struct inart_ctl_req req = {.op = INART_CTL_INFO};
+	json_t *r = call_or_fail(path, &req);
+	const char *got = json_string_value(json_object_get(r, "role"));
+	const char *name = json_string_value(json_object_get(r, "name"));
+
+	if (got == NULL || strcmp(got, role) != 0)
+		cli_failf("%s: node '%s' should be a %s, the daemon there is a %s", path, id, role,
+			  got ? got : "?");
+	if (strcmp(role, "switch") == 0) {
+		size_t np = json_array_size(json_object_get(r, "ports"));
+
+		if (name == NULL || strcmp(name, id) != 0)
+			cli_failf("%s: expected switch '%s', found '%s'", path, id,
+				  name ? name : "?");
+		if ((int)np != n_ports)
+			cli_failf("%s: switch '%s' has %zu interfaces, the topology gives it %d "
+				  "links",
+				  path, id, np, n_ports);
+	} else if (name != NULL && name[0] && strcmp(name, id) != 0) {
+		cli_failf("%s: expected PS '%s', found '%s'", path, id, name);
+	}
+	json_decref(r);
+}
+
+static int act_install(const char *cmd, int argc, char **argv)
+{
+	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY };
+	static const struct option longopts[] = {
+	    {"deploy", required_argument, NULL, O_DEPLOY},
+	    {"auto-deploy", no_argument, NULL, O_AUTO},
+	    {"ctl-dir", required_argument, NULL, O_CTLDIR},
+	    {"flush-ms", required_argument, NULL, O_FLUSH},
+	    {"learn-macs", no_argument, NULL, O_LEARN},
+	    {"dry-run", no_argument, NULL, O_DRY},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *deploy = NULL, *ctl_dir = "/run/inart";
+	struct inart_install_opt opt;
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_deploy *d;
+	struct inart_install *in = NULL;
+	char **ctl = NULL;
+	int c, aut = 0, learn = 0, dry = 0;
+
+	inart_install_opt_default(&opt);
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(cmd_ctl_help, stdout);
+			return EXIT_OK;
+		case O_DEPLOY:
+			deploy = optarg;
+			break;
+		case O_AUTO:
+			aut = 1;
+			break;
+		case O_CTLDIR:
+			ctl_dir = optarg;
+			break;
+		case O_FLUSH:
+			opt.flush_timeout_ns =
+			    (uint64_t)(cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3) * 1e6);
+			break;
+		case O_LEARN:
+			learn = 1;
+			break;
+		case O_DRY:
+			dry = 1;
+			break;
+		default:
+			cli_getopt_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind < 3)
+		cli_usage_error(cmd, "install: expected TOPO JOBS PLAN");
+	if (argc - optind > 3)
+		cli_usage_error(cmd, "install: unexpected argument '%s'", argv[optind + 3]);
+	if ((deploy == NULL) == !aut)
+		cli_usage_error(cmd,
+				"install: give exactly one of --deploy FILE and --auto-deploy");
+	t = cli_load_topo(argv[optind]);
+	js = cli_load_jobs(argv[optind + 1], t);
+	p = cli_load_plan(argv[optind + 2], t, js);
+	d = aut ? inart_deploy_auto(t) : inart_deploy_load(deploy, t, &ctl, &err);
+	if (d == NULL) {
+		if (aut)
+			cli_failf("automatic deployment: %s", strerror(errno));
+		cli_fail(&err);
+	}
+	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0) {
+		inart_err_prefix(&err, argv[optind + 2]);
+		cli_fail(&err);
+	}
+	/* check every daemon before changing any */
+	if (!dry) {
+		for (int i = 0; i < in->n_switches; i++) {
+			int v = in->sw[i].node;
+			char *path = ctl_path(ctl, ctl_dir, t, v);
+
+			check_daemon(path, t->nodes[v].id, "switch", in->sw[i].cfg.n_ports);
+			free(path);
+		}
+		for (int i = 0; i < in->n_ps; i++) {
+			char *path = ctl_path(ctl, ctl_dir, t, in->ps[i].node);
+
+			check_daemon(path, t->nodes[in->ps[i].node].id, "ps", 0);
+			free(path);
+		}
+	}
+	for (int i = 0; i < in->n_switches; i++) {
+		struct inart_sw_install *si = &in->sw[i];
+		struct inart_ctl_req req = {
+		    .op = INART_CTL_INSTALL,
+		    .replace = 1,
+		    .has_cfg = 1,
+		    .cfg = si->cfg,
+		    .n_labels = si->n_labels,
+		    .labels = si->labels,
+		    .n_routes = si->n_routes,
+		    .routes = si->routes,
+		};
+		char *path = ctl_path(ctl, ctl_dir, t, si->node);
+
+		snprintf(req.node, sizeof(req.node), "%s", t->nodes[si->node].id);
+		if (learn)
+			for (int k = 0; k < req.cfg.n_ports; k++)
+				memset(req.cfg.ports[k].peer_mac, 0, 6);
+		if (dry) {
+			char *s = inart_ctl_req_encode(&req);
+
+			printf("%s %s\n", path, s ? s : "(out of memory)");
+			free(s);
+		} else {
+			json_decref(call_or_fail(path, &req));
+			printf("%s: %d labels, %d routes installed\n", t->nodes[si->node].id,
+			       si->n_labels, si->n_routes);
+		}
+		free(path);
+	}
+	for (int i = 0; i < in->n_ps; i++) {
+		struct inart_ps_install *pi = &in->ps[i];
+		struct inart_ctl_req req = {
+		    .op = INART_CTL_TREES,
+		    .replace = 1,
+		    .reset = 1,
+		    .n_trees = pi->n_trees,
+		    .trees = pi->trees,
+		};
+		char *path = ctl_path(ctl, ctl_dir, t, pi->node);
+
+		if (dry) {
+			char *s = inart_ctl_req_encode(&req);
+
+			printf("%s %s\n", path, s ? s : "(out of memory)");
+			free(s);
+		} else {
+			json_decref(call_or_fail(path, &req));
+			printf("%s: %d trees configured\n", t->nodes[pi->node].id, pi->n_trees);
+		}
+		free(path);
+	}
+	inart_install_destroy(in);
+	inart_deploy_ctl_free(ctl, t->n_nodes);
+	inart_deploy_destroy(d);
+	inart_plan_destroy(p);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	return EXIT_OK;
+}
+
+int cmd_ctl(int argc, char **argv)
+{
+	const char *cmd = "ctl", *act;
+
+	if (argc < 2)
+		cli_usage_error(cmd, "missing ACTION (install, stats, show, reset-stats, "
+				     "lose-state, log-level, send, deploy)");
+	act = argv[1];
+	if (strcmp(act, "--help") == 0 || strcmp(act, "-h") == 0) {
+		fputs(cmd_ctl_help, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(act, "install") == 0)
+		return act_install(cmd, argc - 1, argv + 1);
+	if (strcmp(act, "stats") == 0)
+		return act_simple(cmd, INART_CTL_STATS, argc - 1, argv + 1);
+	if (strcmp(act, "show") == 0)
+		return act_simple(cmd, INART_CTL_SHOW, argc - 1, argv + 1);
+	if (strcmp(act, "reset-stats") == 0)
+		return act_simple(cmd, INART_CTL_RESET_STATS, argc - 1, argv + 1);
+	if (strcmp(act, "lose-state") == 0)
+		return act_simple(cmd, INART_CTL_LOSE_STATE, argc - 1, argv + 1);
+	if (strcmp(act, "log-level") == 0)
+		return act_simple(cmd, INART_CTL_LOG_LEVEL, argc - 1, argv + 1);
+	if (strcmp(act, "send") == 0)
+		return act_send(cmd, argc - 1, argv + 1);
+	if (strcmp(act, "deploy") == 0)
+		return act_deploy(cmd, argc - 1, argv + 1);
+	cli_usage_error(cmd, "unknown action '%s'", act);
+}

@@ -1,0 +1,1065 @@
+/*
+ * ctlmsg: control messages (see ctlmsg.h): length-prefixed JSON, parsed with
+ * jansson into fixed C structs.  Every object is checked for unknown keys,
+ * every number for its type and range, every array for its length, before
+ * anything is returned; on error the request is left empty.
+ *
+ * Ownership: a parsed request owns its arrays; json_t values returned are new
+ * references owned by the caller.
+ */
+#include "ctlmsg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[] = {
+    [INART_CTL_INFO] = "info",
+    [INART_CTL_INSTALL] = "install",
+    [INART_CTL_TABLES] = "tables",
+    [INART_CTL_STATS] = "stats",
+    [INART_CTL_RESET_STATS] = "reset_stats",
+    [INART_CTL_LOSE_STATE] = "lose_state",
+    [INART_CTL_LOG_LEVEL] = "log_level",
+    [INART_CTL_TREES] = "trees",
+    [INART_CTL_TREE_DEL] = "tree_del",
+    [INART_CTL_SHOW] = "show",
+};
+#define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+const char *inart_ctl_op_name(int op)
+{
+	if (op < 1 || op >= N_OPS)
+		return NULL;
+	return op_names[op];
+}
+
+/* ---- framing ---- */
+
+void inart_ctl_frame_hdr(uint8_t hdr[INART_CTL_HDR_LEN], uint32_t len)
+{
+	hdr[0] = (uint8_t)(len >> 24);
+	hdr[1] = (uint8_t)(len >> 16);
+	hdr[2] = (uint8_t)(len >> 8);
+	hdr[3] = (uint8_t)len;
+}
+
+int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len)
+{
+	uint32_t n;
+
+	if (len < INART_CTL_HDR_LEN)
+		return 0;
+	n = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
+	if (n == 0 || n > INART_CTL_MAX_MSG)
+		return -EMSGSIZE;
+	*body_len = n;
+	return len - INART_CTL_HDR_LEN >= n;
+}
+
+/* ---- text helpers ---- */
+
+int inart_ctl_parse_ip(const char *s, uint32_t *ip)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned part = 0;
+		int digits = 0;
+
+		while (*s >= '0' && *s <= '9') {
+			part = part * 10 + (unsigned)(*s++ - '0');
+			if (++digits > 3)
+				return -1;
+		}
+		if (digits == 0 || part > 255)
+			return -1;
+		v = v << 8 | part;
+		if (i < 3 && *s++ != '.')
+			return -1;
+	}
+	if (*s != '\0')
+		return -1;
+	*ip = v;
+	return 0;
+}
+
+void inart_ctl_fmt_ip(uint32_t ip, char out[16])
+{
+	snprintf(out, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int inart_ctl_parse_mac(const char *s, uint8_t mac[6])
+{
+	uint8_t m[6];
+
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+
+		if (lo < 0)
+			return -1;
+		m[i] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (i < 5 && *s++ != ':')
+			return -1;
+	}
+	if (*s != '\0')
+		return -1;
+	memcpy(mac, m, 6);
+	return 0;
+}
+
+void inart_ctl_fmt_mac(const uint8_t mac[6], char out[18])
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
+}
+
+/* ---- checked field access ---- */
+
+static int fail(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why != NULL && why_len > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, why_len, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Refuse keys not in the NULL-terminated list. */
+static int check_keys(json_t *o, const char *what, const char *const *allowed, char *why,
+		      size_t why_len)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(o, key, v)
+	{
+		int ok = 0;
+
+		for (int i = 0; allowed[i] != NULL; i++)
+			if (strcmp(key, allowed[i]) == 0)
+				ok = 1;
+		if (!ok)
+			return fail(why, why_len, "%s: unknown key '%.64s'", what, key);
+	}
+	return 0;
+}
+
+/* An integer field in [min, max]; absent: *out = dflt, or an error if
+ * required. */
+static int get_int(json_t *o, const char *what, const char *key, int required, int64_t min,
+		   int64_t max, int64_t dflt, int64_t *out, char *why, size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+	json_int_t x;
+
+	if (v == NULL) {
+		if (required)
+			return fail(why, why_len, "%s: missing '%s'", what, key);
+		*out = dflt;
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return fail(why, why_len, "%s: '%s' must be an integer", what, key);
+	x = json_integer_value(v);
+	if (x < min || x > max)
+		return fail(why, why_len, "%s: '%s' %lld out of range [%lld, %lld]", what, key,
+			    (long long)x, (long long)min, (long long)max);
+	*out = x;
+	return 0;
+}
+
+static int get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
+		    size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return fail(why, why_len, "%s: '%s' must be true or false", what, key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int get_ip(json_t *o, const char *what, const char *key, int required, uint32_t *ip,
+		  char *why, size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		if (required)
+			return fail(why, why_len, "%s: missing '%s'", what, key);
+		*ip = 0;
+		return 0;
+	}
+	if (!json_is_string(v) || inart_ctl_parse_ip(json_string_value(v), ip) < 0)
+		return fail(why, why_len, "%s: '%s' must be an IPv4 address \"a.b.c.d\"", what,
+			    key);
+	return 0;
+}
+
+static int get_mac(json_t *o, const char *what, const char *key, uint8_t mac[6], char *why,
+		   size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		memset(mac, 0, 6);
+		return 0;
+	}
+	if (!json_is_string(v) || inart_ctl_parse_mac(json_string_value(v), mac) < 0)
+		return fail(why, why_len, "%s: '%s' must be a MAC \"xx:xx:xx:xx:xx:xx\"", what,
+			    key);
+	return 0;
+}
+
+/* An optional array of at most max elements; *n = 0 when absent. */
+static int get_array(json_t *o, const char *what, const char *key, size_t max, json_t **arr,
+		     size_t *n, char *why, size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	*arr = NULL;
+	*n = 0;
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v))
+		return fail(why, why_len, "%s: '%s' must be an array", what, key);
+	if (json_array_size(v) > max)
+		return fail(why, why_len, "%s: '%s' has %zu entries, at most %zu", what, key,
+			    json_array_size(v), max);
+	*arr = v;
+	*n = json_array_size(v);
+	return 0;
+}
+
+static int parse_u64_hex(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++, n++) {
+		int h = hexval(*s);
+
+		if (h < 0 || n >= 16)
+			return -1;
+		v = v << 4 | (uint64_t)h;
+	}
+	if (n == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ---- entries: JSON -> C ---- */
+
+int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, char *why,
+			  size_t why_len)
+{
+	static const char *const keys[] = {"label",    "kind",	     "job",	  "tree",
+					   "out_port", "next_label", "aggregate", "slot_base",
+					   "n_slots",  "expected",   "down",	  NULL};
+	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
+	json_t *kind, *arr;
+	int64_t x;
+	size_t n;
+	char sub[96];
+	int agg = 0, rc;
+
+	memset(e, 0, sizeof(*e));
+	if (!json_is_object(j))
+		return fail(why, why_len, "%s: must be an object", what);
+	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_int(j, what, "label", 1, 1, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	e->label = (uint32_t)x;
+	kind = json_object_get(j, "kind");
+	if (!json_is_string(kind))
+		return fail(why, why_len, "%s: 'kind' must be \"up\" or \"down\"", what);
+	if (strcmp(json_string_value(kind), "up") == 0)
+		e->kind = INART_LABEL_UP;
+	else if (strcmp(json_string_value(kind), "down") == 0)
+		e->kind = INART_LABEL_DOWN;
+	else
+		return fail(why, why_len, "%s: 'kind' must be \"up\" or \"down\"", what);
+	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	e->job = (uint32_t)x;
+	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	e->tree = (uint16_t)x;
+	if (e->kind == INART_LABEL_UP) {
+		if (json_object_get(j, "down") != NULL)
+			return fail(why, why_len, "%s: 'down' in an up entry", what);
+		if ((rc = get_int(j, what, "out_port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+			return rc;
+		e->out_port = (uint16_t)x;
+		if ((rc = get_int(j, what, "next_label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) <
+		    0)
+			return rc;
+		e->next_label = (uint32_t)x;
+		if ((rc = get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
+			return rc;
+		e->aggregate = (uint8_t)agg;
+		if ((rc = get_int(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &x, why, why_len)) <
+		    0)
+			return rc;
+		e->slot_base = (uint16_t)x;
+		if ((rc = get_int(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &x, why,
+				  why_len)) < 0)
+			return rc;
+		e->n_slots = (uint16_t)x;
+		if ((rc = get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n, why,
+				    why_len)) < 0)
+			return rc;
+		if (agg && n == 0)
+			return fail(why, why_len, "%s: an aggregating entry needs 'expected'",
+				    what);
+		e->bitmap_words = (uint8_t)n;
+		for (size_t i = 0; i < n; i++) {
+			json_t *w = json_array_get(arr, i);
+
+			if (!json_is_string(w) ||
+			    parse_u64_hex(json_string_value(w), &e->expected[i]) < 0)
+				return fail(why, why_len,
+					    "%s: expected[%zu] must be a hex string of at most 16 "
+					    "digits",
+					    what, i);
+		}
+	} else {
+		static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
+						      "slot_base", "n_slots",	 "expected"};
+
+		for (size_t i = 0; i < sizeof(up_only) / sizeof(up_only[0]); i++)
+			if (json_object_get(j, up_only[i]) != NULL)
+				return fail(why, why_len, "%s: '%s' in a down entry", what,
+					    up_only[i]);
+		if ((rc = get_array(j, what, "down", INART_SW_MAX_FANOUT, &arr, &n, why, why_len)) <
+		    0)
+			return rc;
+		if (n == 0)
+			return fail(why, why_len, "%s: a down entry needs a non-empty 'down'",
+				    what);
+		e->n_down = (uint16_t)n;
+		for (size_t i = 0; i < n; i++) {
+			json_t *d = json_array_get(arr, i);
+			struct inart_label_down *dn = &e->down[i];
+
+			snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
+			if (!json_is_object(d))
+				return fail(why, why_len, "%s: must be an object", sub);
+			if ((rc = check_keys(d, sub, dkeys, why, why_len)) < 0)
+				return rc;
+			if ((rc = get_int(d, sub, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) <
+			    0)
+				return rc;
+			dn->port = (uint16_t)x;
+			if ((rc = get_int(d, sub, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) <
+			    0)
+				return rc;
+			dn->label = (uint32_t)x;
+			if ((rc = get_ip(d, sub, "dst_ip", 0, &dn->dst_ip, why, why_len)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
+			  size_t why_len)
+{
+	static const char *const keys[] = {"prefix", "port", NULL};
+	json_t *p;
+	char buf[32], *slash, *end;
+	long len;
+	int64_t x;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(j))
+		return fail(why, why_len, "%s: must be an object", what);
+	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
+		return rc;
+	p = json_object_get(j, "prefix");
+	if (!json_is_string(p) || strlen(json_string_value(p)) >= sizeof(buf))
+		return fail(why, why_len, "%s: 'prefix' must be \"a.b.c.d/len\"", what);
+	strcpy(buf, json_string_value(p));
+	slash = strchr(buf, '/');
+	if (slash == NULL)
+		return fail(why, why_len, "%s: 'prefix' must be \"a.b.c.d/len\"", what);
+	*slash = '\0';
+	errno = 0;
+	len = strtol(slash + 1, &end, 10);
+	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || len < 0 || len > 32 ||
+	    inart_ctl_parse_ip(buf, &r->prefix) < 0)
+		return fail(why, why_len, "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32",
+			    what);
+	r->len = (uint8_t)len;
+	if ((rc = get_int(j, what, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	r->port = (uint16_t)x;
+	return 0;
+}
+
+int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
+			   size_t why_len)
+{
+	static const char *const keys[] = {"ports", "pool_slots", "max_values", "flush_timeout_ns",
+					   NULL};
+	static const char *const pkeys[] = {"mac", "ip", "peer_mac", NULL};
+	json_t *arr;
+	size_t n;
+	int64_t x;
+	char sub[96];
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!json_is_object(j))
+		return fail(why, why_len, "%s: must be an object", what);
+	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_array(j, what, "ports", INART_SW_MAX_PORTS, &arr, &n, why, why_len)) < 0)
+		return rc;
+	if (n == 0)
+		return fail(why, why_len, "%s: 'ports' must list 1..%d ports", what,
+			    INART_SW_MAX_PORTS);
+	cfg->n_ports = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *p = json_array_get(arr, i);
+
+		snprintf(sub, sizeof(sub), "%s: ports[%zu]", what, i);
+		if (!json_is_object(p))
+			return fail(why, why_len, "%s: must be an object", sub);
+		if ((rc = check_keys(p, sub, pkeys, why, why_len)) < 0 ||
+		    (rc = get_mac(p, sub, "mac", cfg->ports[i].mac, why, why_len)) < 0 ||
+		    (rc = get_ip(p, sub, "ip", 0, &cfg->ports[i].ip, why, why_len)) < 0 ||
+		    (rc = get_mac(p, sub, "peer_mac", cfg->ports[i].peer_mac, why, why_len)) < 0)
+			return rc;
+	}
+	if ((rc = get_int(j, what, "pool_slots", 1, 0, 1 << 24, 0, &x, why, why_len)) < 0)
+		return rc;
+	cfg->pool_slots = (int)x;
+	if ((rc = get_int(j, what, "max_values", 0, 0, 65535, 0, &x, why, why_len)) < 0)
+		return rc;
+	cfg->max_values = (int)x;
+	if ((rc = get_int(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	cfg->flush_timeout_ns = (uint64_t)x;
+	return 0;
+}
+
+int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg, char *why,
+			    size_t why_len)
+{
+	static const char *const keys[] = {"job", "tree", "fan_in", "max_chunks", "children", NULL};
+	static const char *const ckeys[] = {"ip", "label", NULL};
+	json_t *arr;
+	size_t n;
+	int64_t x;
+	char sub[96];
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!json_is_object(j))
+		return fail(why, why_len, "%s: must be an object", what);
+	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	cfg->job = (uint32_t)x;
+	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	cfg->tree = (uint16_t)x;
+	if ((rc = get_int(j, what, "fan_in", 1, 1, INART_WIRE_MAX_CONTRIB, 0, &x, why, why_len)) <
+	    0)
+		return rc;
+	cfg->fan_in = (uint16_t)x;
+	if ((rc = get_int(j, what, "max_chunks", 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0, &x, why,
+			  why_len)) < 0)
+		return rc;
+	cfg->max_chunks = (uint32_t)x;
+	if ((rc = get_array(j, what, "children", INART_PS_MAX_CHILDREN, &arr, &n, why, why_len)) <
+	    0)
+		return rc;
+	cfg->n_children = (uint16_t)n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(arr, i);
+
+		snprintf(sub, sizeof(sub), "%s: children[%zu]", what, i);
+		if (!json_is_object(c))
+			return fail(why, why_len, "%s: must be an object", sub);
+		if ((rc = check_keys(c, sub, ckeys, why, why_len)) < 0 ||
+		    (rc = get_ip(c, sub, "ip", 1, &cfg->children[i].ip, why, why_len)) < 0)
+			return rc;
+		if ((rc = get_int(c, sub, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+			return rc;
+		cfg->children[i].label = (uint32_t)x;
+	}
+	return 0;
+}
+
+/* ---- requests ---- */
+
+static int op_from_name(const char *s)
+{
+	for (int i = 1; i < N_OPS; i++)
+		if (strcmp(s, op_names[i]) == 0)
+			return i;
+	return 0;
+}
+
+static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
+{
+	static const char *const keys[] = {"op",     "node",	   "config", "replace",
+					   "labels", "del_labels", "routes", NULL};
+	json_t *arr, *cfg;
+	size_t n;
+	char what[48];
+	int rc;
+
+	if ((rc = check_keys(o, "install", keys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_bool(o, "install", "replace", &r->replace, why, why_len)) < 0)
+		return rc;
+	cfg = json_object_get(o, "config");
+	if (cfg != NULL) {
+		if ((rc = inart_ctl_sw_cfg_parse(cfg, "config", &r->cfg, why, why_len)) < 0)
+			return rc;
+		r->has_cfg = 1;
+	}
+	if ((rc = get_array(o, "install", "labels", INART_SW_MAX_LABELS, &arr, &n, why, why_len)) <
+	    0)
+		return rc;
+	if (n > 0) {
+		r->labels = calloc(n, sizeof(*r->labels));
+		if (r->labels == NULL)
+			return -ENOMEM;
+	}
+	r->n_labels = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "labels[%zu]", i);
+		if ((rc = inart_ctl_label_parse(json_array_get(arr, i), what, &r->labels[i], why,
+						why_len)) < 0)
+			return rc;
+	}
+	if ((rc = get_array(o, "install", "del_labels", INART_SW_MAX_LABELS, &arr, &n, why,
+			    why_len)) < 0)
+		return rc;
+	if (n > 0) {
+		r->del_labels = calloc(n, sizeof(*r->del_labels));
+		if (r->del_labels == NULL)
+			return -ENOMEM;
+	}
+	r->n_del_labels = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(arr, i);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > UINT32_MAX)
+			return fail(why, why_len, "del_labels[%zu]: must be a label 1..%u", i,
+				    UINT32_MAX);
+		r->del_labels[i] = (uint32_t)json_integer_value(v);
+	}
+	if ((rc = get_array(o, "install", "routes", INART_CTL_MAX_ROUTES, &arr, &n, why, why_len)) <
+	    0)
+		return rc;
+	if (n > 0) {
+		r->routes = calloc(n, sizeof(*r->routes));
+		if (r->routes == NULL)
+			return -ENOMEM;
+	}
+	r->n_routes = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "routes[%zu]", i);
+		if ((rc = inart_ctl_route_parse(json_array_get(arr, i), what, &r->routes[i], why,
+						why_len)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
+{
+	static const char *const keys[] = {"op", "node", "replace", "reset", "trees", NULL};
+	json_t *arr;
+	size_t n;
+	char what[48];
+	int rc;
+
+	if ((rc = check_keys(o, "trees", keys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_bool(o, "trees", "replace", &r->replace, why, why_len)) < 0 ||
+	    (rc = get_bool(o, "trees", "reset", &r->reset, why, why_len)) < 0)
+		return rc;
+	if (json_object_get(o, "trees") == NULL)
+		return fail(why, why_len, "trees: missing 'trees'");
+	if ((rc = get_array(o, "trees", "trees", INART_CTL_MAX_TREES, &arr, &n, why, why_len)) < 0)
+		return rc;
+	if (n > 0) {
+		r->trees = calloc(n, sizeof(*r->trees));
+		if (r->trees == NULL)
+			return -ENOMEM;
+	}
+	r->n_trees = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "trees[%zu]", i);
+		if ((rc = inart_ctl_ps_tree_parse(json_array_get(arr, i), what, &r->trees[i], why,
+						  why_len)) < 0)
+			return rc;
+		for (size_t k = 0; k < i; k++)
+			if (r->trees[k].job == r->trees[i].job &&
+			    r->trees[k].tree == r->trees[i].tree)
+				return fail(why, why_len,
+					    "trees[%zu]: job %" PRIu32 " tree %u listed twice", i,
+					    r->trees[i].job, r->trees[i].tree);
+	}
+	return 0;
+}
+
+int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req, char *why,
+			size_t why_len)
+{
+	static const char *const plain_keys[] = {"op", "node", NULL};
+	static const char *const level_keys[] = {"op", "node", "level", NULL};
+	static const char *const del_keys[] = {"op", "node", "job", "tree", NULL};
+	json_error_t jerr;
+	json_t *o, *v;
+	int64_t x;
+	int rc = 0;
+
+	memset(req, 0, sizeof(*req));
+	if (why != NULL && why_len > 0)
+		why[0] = '\0';
+	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (o == NULL)
+		return fail(why, why_len, "not JSON: %d:%d: %s", jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(o)) {
+		rc = fail(why, why_len, "a request must be a JSON object");
+		goto out;
+	}
+	v = json_object_get(o, "op");
+	if (!json_is_string(v) || (req->op = op_from_name(json_string_value(v))) == 0) {
+		rc = fail(why, why_len,
+			  "'op' must name an operation (info, install, tables, "
+			  "stats, reset_stats, lose_state, log_level, trees, "
+			  "tree_del, show)");
+		goto out;
+	}
+	v = json_object_get(o, "node");
+	if (v != NULL) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof(req->node)) {
+			rc = fail(why, why_len, "'node' must be a string of at most %zu bytes",
+				  sizeof(req->node) - 1);
+			goto out;
+		}
+		strcpy(req->node, json_string_value(v));
+	}
+	switch (req->op) {
+	case INART_CTL_INSTALL:
+		rc = parse_install(o, req, why, why_len);
+		break;
+	case INART_CTL_TREES:
+		rc = parse_trees(o, req, why, why_len);
+		break;
+	case INART_CTL_LOG_LEVEL:
+		if ((rc = check_keys(o, "log_level", level_keys, why, why_len)) < 0)
+			break;
+		v = json_object_get(o, "level");
+		req->level = -1;
+		for (int i = 0; json_is_string(v) && i < 4; i++)
+			if (strcmp(json_string_value(v), level_names[i]) == 0)
+				req->level = i;
+		if (req->level < 0)
+			rc = fail(why, why_len,
+				  "log_level: 'level' must be error, warn, info or debug");
+		break;
+	case INART_CTL_TREE_DEL:
+		if ((rc = check_keys(o, "tree_del", del_keys, why, why_len)) < 0)
+			break;
+		if ((rc = get_int(o, "tree_del", "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+			break;
+		req->job = (uint32_t)x;
+		if ((rc = get_int(o, "tree_del", "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) <
+		    0)
+			break;
+		req->tree = (uint16_t)x;
+		break;
+	default:
+		rc = check_keys(o, inart_ctl_op_name(req->op), plain_keys, why, why_len);
+		break;
+	}
+out:
+	json_decref(o);
+	if (rc < 0)
+		inart_ctl_req_free(req);
+	return rc;
+}
+
+void inart_ctl_req_free(struct inart_ctl_req *req)
+{
+	if (req == NULL)
+		return;
+	free(req->labels);
+	free(req->del_labels);
+	free(req->routes);
+	free(req->trees);
+	memset(req, 0, sizeof(*req));
+}
+
+/* ---- entries: C -> JSON ---- */
+
+static json_t *jip(uint32_t ip)
+{
+	char s[16];
+
+	inart_ctl_fmt_ip(ip, s);
+	return json_string(s);
+}
+
+static json_t *jmac(const uint8_t mac[6])
+{
+	char s[18];
+
+	inart_ctl_fmt_mac(mac, s);
+	return json_string(s);
+}
+
+static int mac_zero(const uint8_t mac[6])
+{
+	static const uint8_t z[6];
+
+	return memcmp(mac, z, 6) == 0;
+}
+
+json_t *inart_ctl_label_json(const struct inart_label_entry *e)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "label", json_integer(e->label));
+	json_object_set_new(o, "kind", json_string(e->kind == INART_LABEL_UP ? "up" : "down"));
+	json_object_set_new(o, "job", json_integer(e->job));
+	json_object_set_new(o, "tree", json_integer(e->tree));
+	if (e->kind == INART_LABEL_UP) {
+		json_t *exp = json_array();
+
+		json_object_set_new(o, "out_port", json_integer(e->out_port));
+		json_object_set_new(o, "next_label", json_integer(e->next_label));
+		json_object_set_new(o, "aggregate", json_boolean(e->aggregate));
+		if (e->aggregate) {
+			json_object_set_new(o, "slot_base", json_integer(e->slot_base));
+			json_object_set_new(o, "n_slots", json_integer(e->n_slots));
+		}
+		for (int i = 0; i < e->bitmap_words && i < INART_WIRE_MAX_BITMAP_WORDS; i++) {
+			char s[20];
+
+			snprintf(s, sizeof(s), "%016" PRIx64, e->expected[i]);
+			json_array_append_new(exp, json_string(s));
+		}
+		if (json_array_size(exp) > 0)
+			json_object_set_new(o, "expected", exp);
+		else
+			json_decref(exp);
+	} else {
+		json_t *down = json_array();
+
+		for (int i = 0; i < e->n_down && i < INART_SW_MAX_FANOUT; i++) {
+			json_t *d = json_object();
+
+			json_object_set_new(d, "port", json_integer(e->down[i].port));
+			json_object_set_new(d, "label", json_integer(e->down[i].label));
+			if (e->down[i].dst_ip)
+				json_object_set_new(d, "dst_ip", jip(e->down[i].dst_ip));
+			json_array_append_new(down, d);
+		}
+		json_object_set_new(o, "down", down);
+	}
+	return o;
+}
+
+json_t *inart_ctl_route_json(const struct inart_route *r)
+{
+	json_t *o = json_object();
+	char s[16], p[24];
+
+	inart_ctl_fmt_ip(r->prefix, s);
+	snprintf(p, sizeof(p), "%s/%u", s, r->len);
+	json_object_set_new(o, "prefix", json_string(p));
+	json_object_set_new(o, "port", json_integer(r->port));
+	return o;
+}
+
+json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg)
+{
+	json_t *o = json_object(), *ports = json_array();
+
+	for (int i = 0; i < cfg->n_ports && i < INART_SW_MAX_PORTS; i++) {
+		json_t *p = json_object();
+		const struct inart_sw_port_cfg *pc = &cfg->ports[i];
+
+		if (!mac_zero(pc->mac))
+			json_object_set_new(p, "mac", jmac(pc->mac));
+		if (pc->ip)
+			json_object_set_new(p, "ip", jip(pc->ip));
+		if (!mac_zero(pc->peer_mac))
+			json_object_set_new(p, "peer_mac", jmac(pc->peer_mac));
+		json_array_append_new(ports, p);
+	}
+	json_object_set_new(o, "ports", ports);
+	json_object_set_new(o, "pool_slots", json_integer(cfg->pool_slots));
+	json_object_set_new(o, "max_values", json_integer(cfg->max_values));
+	json_object_set_new(o, "flush_timeout_ns", json_integer((json_int_t)cfg->flush_timeout_ns));
+	return o;
+}
+
+json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg)
+{
+	json_t *o = json_object(), *ch = json_array();
+
+	json_object_set_new(o, "job", json_integer(cfg->job));
+	json_object_set_new(o, "tree", json_integer(cfg->tree));
+	json_object_set_new(o, "fan_in", json_integer(cfg->fan_in));
+	json_object_set_new(o, "max_chunks", json_integer(cfg->max_chunks));
+	for (int i = 0; i < cfg->n_children && i < INART_PS_MAX_CHILDREN; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "ip", jip(cfg->children[i].ip));
+		json_object_set_new(c, "label", json_integer(cfg->children[i].label));
+		json_array_append_new(ch, c);
+	}
+	json_object_set_new(o, "children", ch);
+	return o;
+}
+
+static json_t *ju64(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+json_t *inart_ctl_sw_stats_json(const uint64_t *drops, const struct inart_sw_port_stats *ports,
+				int n_ports, const char *const *names,
+				const struct inart_sw_tree_stats *trees, int n_trees)
+{
+	json_t *o = json_object(), *d = json_object(), *pa = json_array(), *ta = json_array();
+
+	for (int i = 0; i < INART_DROP_N; i++)
+		json_object_set_new(d, inart_switch_drop_name(i), ju64(drops[i]));
+	for (int i = 0; i < n_ports; i++) {
+		json_t *p = json_object();
+
+		json_object_set_new(p, "port", json_integer(i));
+		if (names != NULL && names[i] != NULL)
+			json_object_set_new(p, "name", json_string(names[i]));
+		json_object_set_new(p, "rx_pkts", ju64(ports[i].rx_pkts));
+		json_object_set_new(p, "rx_bytes", ju64(ports[i].rx_bytes));
+		json_object_set_new(p, "tx_pkts", ju64(ports[i].tx_pkts));
+		json_object_set_new(p, "tx_bytes", ju64(ports[i].tx_bytes));
+		json_array_append_new(pa, p);
+	}
+	for (int i = 0; i < n_trees; i++) {
+		const struct inart_sw_tree_stats *t = &trees[i];
+		json_t *p = json_object();
+
+		json_object_set_new(p, "job", json_integer(t->job));
+		json_object_set_new(p, "tree", json_integer(t->tree));
+		json_object_set_new(p, "aggregated", ju64(t->aggregated));
+		json_object_set_new(p, "emitted", ju64(t->emitted));
+		json_object_set_new(p, "partial", ju64(t->partial));
+		json_object_set_new(p, "fallback", ju64(t->fallback));
+		json_object_set_new(p, "duplicates", ju64(t->duplicates));
+		json_object_set_new(p, "results", ju64(t->results));
+		json_object_set_new(p, "overflows", ju64(t->overflows));
+		json_array_append_new(ta, p);
+	}
+	json_object_set_new(o, "drops", d);
+	json_object_set_new(o, "ports", pa);
+	json_object_set_new(o, "trees", ta);
+	return o;
+}
+
+json_t *inart_ctl_ps_stats_json(const struct inart_ps_stats *st)
+{
+	json_t *o = json_object();
+
+#define F(name) json_object_set_new(o, #name, ju64(st->name))
+	F(rx);
+	F(absorbed);
+	F(duplicates);
+	F(completed);
+	F(results_sent);
+	F(retx_answered);
+	F(overflows);
+	F(dropped);
+	F(drop_malformed);
+	F(drop_unknown);
+	F(drop_mismatch);
+	F(drop_stale);
+	F(drop_limit);
+	F(drop_nomem);
+	F(out_full);
+	F(rescales);
+	F(notices);
+	F(replaced);
+#undef F
+	return o;
+}
+
+/* ---- request encoding (client side) ---- */
+
+char *inart_ctl_req_encode(const struct inart_ctl_req *req)
+{
+	const char *name = inart_ctl_op_name(req->op);
+	json_t *o;
+	char *s;
+
+	if (name == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	o = json_object();
+	json_object_set_new(o, "op", json_string(name));
+	if (req->node[0])
+		json_object_set_new(o, "node", json_string(req->node));
+	switch (req->op) {
+	case INART_CTL_INSTALL: {
+		json_t *a;
+
+		if (req->replace)
+			json_object_set_new(o, "replace", json_true());
+		if (req->has_cfg)
+			json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&req->cfg));
+		a = json_array();
+		for (int i = 0; i < req->n_labels; i++)
+			json_array_append_new(a, inart_ctl_label_json(&req->labels[i]));
+		json_object_set_new(o, "labels", a);
+		if (req->n_del_labels > 0) {
+			a = json_array();
+			for (int i = 0; i < req->n_del_labels; i++)
+				json_array_append_new(a, json_integer(req->del_labels[i]));
+			json_object_set_new(o, "del_labels", a);
+		}
+		a = json_array();
+		for (int i = 0; i < req->n_routes; i++)
+			json_array_append_new(a, inart_ctl_route_json(&req->routes[i]));
+		json_object_set_new(o, "routes", a);
+		break;
+	}
+	case INART_CTL_TREES: {
+		json_t *a = json_array();
+
+		if (req->replace)
+			json_object_set_new(o, "replace", json_true());
+		if (req->reset)
+			json_object_set_new(o, "reset", json_true());
+		for (int i = 0; i < req->n_trees; i++)
+			json_array_append_new(a, inart_ctl_ps_tree_json(&req->trees[i]));
+		json_object_set_new(o, "trees", a);
+		break;
+	}
+	case INART_CTL_LOG_LEVEL:
+		if (req->level < 0 || req->level > 3) {
+			json_decref(o);
+			errno = EINVAL;
+			return NULL;
+		}
+		json_object_set_new(o, "level", json_string(level_names[req->level]));
+		break;
+	case INART_CTL_TREE_DEL:
+		json_object_set_new(o, "job", json_integer(req->job));
+		json_object_set_new(o, "tree", json_integer(req->tree));
+		break;
+	default:
+		break;
+	}
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (s == NULL)
+		errno = ENOMEM;
+	return s;
+}
+
+/* ---- replies ---- */
+
+char *inart_ctl_reply_ok(json_t *data)
+{
+	json_t *o = json_object();
+	char *s;
+
+	json_object_set_new(o, "ok", json_true());
+	if (data != NULL) {
+		json_object_update(o, data);
+		json_decref(data);
+	}
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (s == NULL)
+		errno = ENOMEM;
+	return s;
+}
+
+char *inart_ctl_reply_err(const char *reason)
+{
+	json_t *o = json_object();
+	char *s;
+
+	json_object_set_new(o, "ok", json_false());
+	json_object_set_new(o, "reason", json_string(reason ? reason : "refused"));
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (s == NULL)
+		errno = ENOMEM;
+	return s;
+}
+
+int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why, size_t why_len)
+{
+	json_error_t jerr;
+	json_t *o, *ok, *reason;
+
+	*obj = NULL;
+	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (o == NULL)
+		return fail(why, why_len, "reply is not JSON: %s", jerr.text);
+	ok = json_object_get(o, "ok");
+	if (!json_is_object(o) || !json_is_boolean(ok)) {
+		json_decref(o);
+		return fail(why, why_len, "reply without 'ok'");
+	}
+	if (json_is_false(ok)) {
+		reason = json_object_get(o, "reason");
+		fail(why, why_len, "%s",
+		     json_is_string(reason) ? json_string_value(reason) : "refused");
+		json_decref(o);
+		return -EPERM;
+	}
+	*obj = o;
+	return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * ctlmsg: the control protocol of switchd and ps (docs/programs.md), in the
+ * spirit of P4Runtime: install and read tables, read and reset counters,
+ * configure PS trees.  Pure encoding/decoding, no I/O (io/ctlsock carries
+ * the messages over a UNIX stream socket).
+ *
+ * Framing: every message is a 4-byte big-endian length n (1 <= n <=
+ * INART_CTL_MAX_MSG) followed by n bytes of UTF-8 JSON, one object.  A
+ * request names its operation in "op"; a reply is {"ok": true, ...data} or
+ * {"ok": false, "reason": "..."}.  Requests:
+ *   info                      -> role, name, ports (interface names) / bind
+ *   install  [node] [config] [replace] [labels] [del_labels] [routes]
+ *                             switch: one batch, all or nothing
+ *   tables                    -> labels, routes
+ *   stats                     -> counters (since the last reset_stats)
+ *   reset_stats, lose_state   (lose_state: forget aggregation state, tests)
+ *   log_level level           ("error" | "warn" | "info" | "debug")
+ *   trees    [node] [replace] [reset] trees
+ *                             PS: add/replace trees, all or nothing; reset:
+ *                             forget their chunk state (a new run of the job)
+ *   tree_del job tree          PS
+ *   show                      -> PS trees
+ * Addresses are dotted quads ("10.0.0.1"), MACs "02:00:00:00:00:01",
+ * routes "10.0.0.0/24", bitmap words 16-digit hex strings (JSON numbers are
+ * not 64-bit safe).  Unknown keys are refused (a typo must not be ignored).
+ *
+ * The parser takes untrusted bytes: every field is type- and range-checked
+ * and the reason for a refusal names the entry (e.g. "labels[3]: down[2]:
+ * port 70000 out of range").  Table consistency with the switch (ports,
+ * slot regions, duplicate labels) is checked by inart_switch_apply.
+ *
+ * Ownership: a parsed request owns its arrays (inart_ctl_req_free);
+ * encoders return malloc'ed strings or new jansson references.
+ */
+#ifndef INART_CTLMSG_H
+#define INART_CTLMSG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ps.h"
+#include "switch.h"
+
+#define INART_CTL_MAX_MSG (64u << 20) /* bytes of JSON in one message */
+#define INART_CTL_HDR_LEN 4
+#define INART_CTL_MAX_ROUTES (1 << 20)
+#define INART_CTL_MAX_TREES 65536
+#define INART_CTL_WHY_MAX 256
+
+enum inart_ctl_op {
+	INART_CTL_INFO = 1,
+	INART_CTL_INSTALL,
+	INART_CTL_TABLES,
+	INART_CTL_STATS,
+	INART_CTL_RESET_STATS,
+	INART_CTL_LOSE_STATE,
+	INART_CTL_LOG_LEVEL,
+	INART_CTL_TREES,
+	INART_CTL_TREE_DEL,
+	INART_CTL_SHOW,
+};
+
+struct inart_ctl_req {
+	int op;		/* enum inart_ctl_op */
+	char node[128]; /* "node": the target's expected name ("" = any) */
+	int replace;	/* install: clear tables first; trees: drop other trees */
+	int reset;	/* trees: restart the listed trees' chunk state */
+	int has_cfg;	/* install: a switch configuration came with the batch */
+	struct inart_sw_cfg cfg;
+	int n_labels;
+	struct inart_label_entry *labels;
+	int n_del_labels;
+	uint32_t *del_labels;
+	int n_routes;
+	struct inart_route *routes;
+	int level; /* log_level */
+	int n_trees;
+	struct inart_ps_tree_cfg *trees;
+	uint32_t job; /* tree_del */
+	uint16_t tree;
+};
+
+/* Name of an op ("install"), or NULL. */
+const char *inart_ctl_op_name(int op);
+
+/* Framing.  Write the 4-byte header for a body of len bytes. */
+void inart_ctl_frame_hdr(uint8_t hdr[INART_CTL_HDR_LEN], uint32_t len);
+/* Given the bytes received so far: 1 and *body_len if a whole message is
+ * there (header + body_len bytes), 0 if more bytes are needed, -EMSGSIZE if
+ * the announced length is 0 or above INART_CTL_MAX_MSG. */
+int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len);
+
+/* Parse one request body.  0, or -EINVAL with the reason in why (req is then
+ * empty).  -ENOMEM if allocation failed. */
+int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req, char *why,
+			size_t why_len);
+void inart_ctl_req_free(struct inart_ctl_req *req);
+
+/* A request as JSON text (malloc'ed, NUL-terminated; NULL + errno). Fields
+ * not used by req->op are omitted. */
+char *inart_ctl_req_encode(const struct inart_ctl_req *req);
+
+/* Replies.  ok: the object data (stolen; NULL = none) with "ok": true
+ * added.  err: {"ok": false, "reason": reason}.  NULL + errno. */
+char *inart_ctl_reply_ok(json_t *data);
+char *inart_ctl_reply_err(const char *reason);
+/* Parse a reply: 0 and *obj (new reference, the whole object) if ok;
+ * -EPERM with the peer's reason in why if refused; -EINVAL if malformed. */
+int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why, size_t why_len);
+
+/* JSON forms of the table entries, configurations and counters (used by the
+ * encoders, by switchd/ps for replies and by `inart ctl show`). */
+json_t *inart_ctl_label_json(const struct inart_label_entry *e);
+json_t *inart_ctl_route_json(const struct inart_route *r);
+json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg);
+json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg);
+/* The reverse, for one entry; 0 or -EINVAL with why ("what" prefixes it). */
+int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, char *why,
+			  size_t why_len);
+int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
+			  size_t why_len);
+int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
+			   size_t why_len);
+int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg, char *why,
+			    size_t why_len);
+
+/* Switch counters as JSON: {"drops": {name: n}, "ports": [{...}], "trees":
+ * [{...}]}; names: per-port names (may be NULL). */
+json_t *inart_ctl_sw_stats_json(const uint64_t *drops, const struct inart_sw_port_stats *ports,
+				int n_ports, const char *const *names,
+				const struct inart_sw_tree_stats *trees, int n_trees);
+json_t *inart_ctl_ps_stats_json(const struct inart_ps_stats *st);
+
+/* Text helpers: "a.b.c.d" <-> host-order IPv4, "xx:xx:xx:xx:xx:xx" <-> MAC.
+ * Parsers return 0 or -1. */
+int inart_ctl_parse_ip(const char *s, uint32_t *ip);
+void inart_ctl_fmt_ip(uint32_t ip, char out[16]);
+int inart_ctl_parse_mac(const char *s, uint8_t mac[6]);
+void inart_ctl_fmt_mac(const uint8_t mac[6], char out[18]);
+
+#endif

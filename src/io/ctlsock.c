@@ -1,0 +1,470 @@
+/*
+ * ctlsock: UNIX stream control socket, server and client (see ctlsock.h).
+ *
+ * Server state: the listening socket and up to INART_CTLSRV_MAX_CLIENTS
+ * connections, each with an input buffer (grown up to one whole message,
+ * never beyond INART_CTL_MAX_MSG + header: the length is checked before the
+ * body is buffered) and an output buffer of pending reply bytes.  While a
+ * connection has output pending, its input is not read (one request at a
+ * time, replies in order).  All sockets are non-blocking and registered in
+ * the server's own epoll instance (data.ptr = the connection, NULL = the
+ * listener).
+ */
+#include "ctlsock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "dp/ctlmsg.h"
+
+struct conn {
+	int fd;
+	uint8_t *in;
+	size_t in_len, in_cap;
+	uint8_t *out;
+	size_t out_len, out_off;
+	int closing; /* close once the output is flushed */
+	int dead;    /* peer gone or error: close now */
+};
+
+struct inart_ctlsrv {
+	int lfd, ep;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	inart_ctl_handler_fn fn;
+	void *ctx;
+	struct conn *conns[INART_CTLSRV_MAX_CLIENTS];
+};
+
+static int fill_addr(struct sockaddr_un *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(a->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(a->sun_path, path);
+	return 0;
+}
+
+struct inart_ctlsrv *inart_ctlsrv_open(const char *path, inart_ctl_handler_fn fn, void *ctx,
+				       struct inart_err *err)
+{
+	struct inart_ctlsrv *s;
+	struct sockaddr_un a;
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	struct stat st;
+	int rc;
+
+	if (fill_addr(&a, path) < 0) {
+		inart_err_set(err, -ENAMETOOLONG, "%s: control socket path too long (at most %zu)",
+			      path, sizeof(a.sun_path) - 1);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->lfd = s->ep = -1;
+	s->fn = fn;
+	s->ctx = ctx;
+	strcpy(s->path, path);
+	if (lstat(path, &st) == 0) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			inart_err_set(err, -EEXIST, "%s: exists and is not a socket", path);
+			rc = EEXIST;
+			goto fail;
+		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			close(probe);
+			inart_err_set(err, -EADDRINUSE, "%s: another daemon is listening there",
+				      path);
+			rc = EADDRINUSE;
+			goto fail;
+		}
+		if (probe >= 0)
+			close(probe);
+		unlink(path); /* stale: its daemon is gone */
+	}
+	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(s->lfd, 16) < 0) {
+		rc = errno;
+		inart_err_set(err, -rc, "%s: %s", path, strerror(rc));
+		goto fail;
+	}
+	chmod(path, 0660);
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0) {
+		rc = errno;
+		inart_err_set(err, -rc, "%s: epoll: %s", path, strerror(rc));
+		unlink(path);
+		goto fail;
+	}
+	return s;
+fail:
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->ep >= 0)
+		close(s->ep);
+	free(s);
+	errno = rc;
+	return NULL;
+}
+
+static void conn_close(struct inart_ctlsrv *s, int i)
+{
+	struct conn *c = s->conns[i];
+
+	if (c == NULL)
+		return;
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	free(c);
+	s->conns[i] = NULL;
+}
+
+void inart_ctlsrv_close(struct inart_ctlsrv *s)
+{
+	if (s == NULL)
+		return;
+	for (int i = 0; i < INART_CTLSRV_MAX_CLIENTS; i++)
+		conn_close(s, i);
+	close(s->lfd);
+	close(s->ep);
+	unlink(s->path);
+	free(s);
+}
+
+int inart_ctlsrv_fd(const struct inart_ctlsrv *s)
+{
+	return s->ep;
+}
+
+static void conn_events(struct inart_ctlsrv *s, struct conn *c)
+{
+	struct epoll_event ev = {.events = c->out_len > c->out_off ? EPOLLOUT : EPOLLIN,
+				 .data.ptr = c};
+
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Queue a reply frame (body may be NULL: out of memory). */
+static void conn_reply(struct conn *c, char *body)
+{
+	static const char oom[] = "{\"ok\":false,\"reason\":\"out of memory\"}";
+	const char *b = body ? body : oom;
+	size_t n = strlen(b);
+	uint8_t *o = malloc(n + INART_CTL_HDR_LEN);
+
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	if (o == NULL) {
+		c->closing = 1;
+	} else {
+		inart_ctl_frame_hdr(o, (uint32_t)n);
+		memcpy(o + INART_CTL_HDR_LEN, b, n);
+		c->out = o;
+		c->out_len = n + INART_CTL_HDR_LEN;
+	}
+	free(body);
+}
+
+/* Write pending output; 0, or -1 if the connection must be closed. */
+static int conn_flush(struct conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		}
+		c->out_off += (size_t)w;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	return c->closing ? -1 : 0;
+}
+
+/* Handle the first whole request in the input buffer.  Returns 1 if one was
+ * handled (its reply queued), else 0. */
+static int conn_dispatch(struct inart_ctlsrv *s, struct conn *c)
+{
+	uint32_t n;
+	int rc = inart_ctl_frame_check(c->in, c->in_len, &n);
+	size_t total;
+
+	if (rc < 0) {
+		conn_reply(c, inart_ctl_reply_err("bad frame: length 0 or above the limit"));
+		c->closing = 1;
+		return 0;
+	}
+	if (rc == 0)
+		return 0;
+	total = INART_CTL_HDR_LEN + (size_t)n;
+	conn_reply(c, s->fn(s->ctx, (const char *)c->in + INART_CTL_HDR_LEN, n));
+	memmove(c->in, c->in + total, c->in_len - total);
+	c->in_len -= total;
+	return 1;
+}
+
+/* Read what is available and handle whole requests.  Returns requests
+ * handled; sets c->dead when the connection must be closed. */
+static int conn_read(struct inart_ctlsrv *s, struct conn *c)
+{
+	int handled = 0;
+
+	for (;;) {
+		uint32_t n = 0;
+		size_t want;
+		ssize_t r;
+		int rc;
+
+		if (c->out_len > c->out_off)
+			return handled; /* reply pending: read later */
+		rc = inart_ctl_frame_check(c->in, c->in_len, &n);
+		if (rc != 0) {
+			handled += conn_dispatch(s, c);
+			if (conn_flush(c) < 0) {
+				c->dead = 1;
+				return handled;
+			}
+			continue;
+		}
+		/* need more: grow to the header or to the whole message */
+		want = c->in_len < INART_CTL_HDR_LEN ? 0 : INART_CTL_HDR_LEN + (size_t)n;
+		if (want < 4096)
+			want = 4096;
+		if (c->in_cap < want) {
+			uint8_t *b = realloc(c->in, want);
+
+			if (b == NULL) {
+				c->dead = 1;
+				return handled;
+			}
+			c->in = b;
+			c->in_cap = want;
+		}
+		r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+				c->dead = 1;
+			return handled;
+		}
+		c->in_len += (size_t)r;
+	}
+}
+
+static void accept_all(struct inart_ctlsrv *s)
+{
+	for (;;) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), i;
+		struct conn *c;
+		struct epoll_event ev;
+
+		if (fd < 0)
+			return;
+		for (i = 0; i < INART_CTLSRV_MAX_CLIENTS && s->conns[i] != NULL; i++)
+			;
+		c = i < INART_CTLSRV_MAX_CLIENTS ? calloc(1, sizeof(*c)) : NULL;
+		if (c == NULL) {
+			close(fd); /* too many clients */
+			continue;
+		}
+		c->fd = fd;
+		ev.events = EPOLLIN;
+		ev.data.ptr = c;
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		s->conns[i] = c;
+	}
+}
+
+int inart_ctlsrv_service(struct inart_ctlsrv *s)
+{
+	struct epoll_event evs[16];
+	int n, handled = 0;
+
+	n = epoll_wait(s->ep, evs, 16, 0);
+	for (int k = 0; k < n; k++) {
+		struct conn *c = evs[k].data.ptr;
+		int i;
+
+		if (c == NULL) {
+			accept_all(s);
+			continue;
+		}
+		for (i = 0; i < INART_CTLSRV_MAX_CLIENTS && s->conns[i] != c; i++)
+			;
+		if (i == INART_CTLSRV_MAX_CLIENTS)
+			continue; /* closed earlier in this round */
+		if (c->out_len > c->out_off && conn_flush(c) < 0)
+			c->dead = 1;
+		if (!c->dead && !(c->out_len > c->out_off))
+			handled += conn_read(s, c);
+		if (c->dead || (evs[k].events & (EPOLLERR | EPOLLHUP) && c->out_len == c->out_off))
+			conn_close(s, i);
+		else
+			conn_events(s, c);
+	}
+	return handled;
+}
+
+/* ---- client ---- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for fd to be ready for events until the deadline. 0 or -ETIMEDOUT. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = events};
+		int64_t left = deadline - mono_ms();
+		int r;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, left > 60000 ? 60000 : (int)left);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+int inart_ctl_call(const char *path, const char *body, size_t len, char **reply, size_t *reply_len,
+		   int timeout_ms, struct inart_err *err)
+{
+	struct sockaddr_un a;
+	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 1);
+	uint8_t hdr[INART_CTL_HDR_LEN];
+	size_t off = 0, got = 0;
+	uint32_t n = 0;
+	char *buf = NULL;
+	int fd = -1, rc;
+
+	*reply = NULL;
+	*reply_len = 0;
+	if (fill_addr(&a, path) < 0)
+		return inart_err_set(err, -ENAMETOOLONG, "%s: path too long", path);
+	if (len == 0 || len > INART_CTL_MAX_MSG)
+		return inart_err_set(err, -EMSGSIZE, "%s: request of %zu bytes", path, len);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return inart_err_set(err, -errno, "socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		rc = inart_err_set(err, -errno, "%s: cannot connect: %s", path, strerror(errno));
+		goto out;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	inart_ctl_frame_hdr(hdr, (uint32_t)len);
+	while (off < len + INART_CTL_HDR_LEN) {
+		ssize_t w;
+
+		if (off < INART_CTL_HDR_LEN)
+			w = send(fd, hdr + off, INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
+		else
+			w = send(fd, body + (off - INART_CTL_HDR_LEN),
+				 len + INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				rc = inart_err_set(err, -errno, "%s: send: %s", path,
+						   strerror(errno));
+				goto out;
+			}
+			if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0) {
+				inart_err_set(err, rc, "%s: timed out sending the request", path);
+				goto out;
+			}
+			continue;
+		}
+		off += (size_t)w;
+	}
+	/* header, then body */
+	for (;;) {
+		size_t want = got < INART_CTL_HDR_LEN ? INART_CTL_HDR_LEN : INART_CTL_HDR_LEN + n;
+		ssize_t r;
+
+		if (got == want && got >= INART_CTL_HDR_LEN) {
+			if (got == INART_CTL_HDR_LEN && n == 0) {
+				if (inart_ctl_frame_check(hdr, got, &n) < 0) {
+					rc = inart_err_set(err, -EPROTO, "%s: bad reply frame",
+							   path);
+					goto out;
+				}
+				buf = malloc((size_t)n + 1);
+				if (buf == NULL) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				continue;
+			}
+			break;
+		}
+		if (got < INART_CTL_HDR_LEN)
+			r = recv(fd, hdr + got, INART_CTL_HDR_LEN - got, 0);
+		else
+			r = recv(fd, buf + (got - INART_CTL_HDR_LEN), want - got, 0);
+		if (r == 0) {
+			rc = inart_err_set(err, -ECONNRESET,
+					   "%s: connection closed before the reply", path);
+			goto out;
+		}
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				rc = inart_err_set(err, -errno, "%s: recv: %s", path,
+						   strerror(errno));
+				goto out;
+			}
+			if ((rc = wait_fd(fd, POLLIN, deadline)) < 0) {
+				inart_err_set(err, rc, "%s: no reply within %d ms", path,
+					      timeout_ms);
+				goto out;
+			}
+			continue;
+		}
+		got += (size_t)r;
+	}
+	buf[n] = '\0';
+	*reply = buf;
+	*reply_len = n;
+	buf = NULL;
+	rc = 0;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,46 @@
+/*
+ * deploy: the deployment file (docs/programs.md), JSON: where every node of
+ * the topology is -- its IPv4 address, its MAC (hosts), its switch ports
+ * (port number and MAC per neighbour) and the control socket of its daemon
+ * (switches and PSs).  It fills install.h's struct inart_deploy, plus the
+ * control socket paths that struct does not carry.
+ *
+ *   {"nodes": {
+ *      "h0": {"ip": "10.0.0.1", "mac": "02:00:00:00:00:01"},
+ *      "s0": {"ip": "10.0.1.1", "ctl": "/run/inart/s0.sock",
+ *             "ports": {"h0": {"port": 0, "mac": "02:00:00:01:00:00"},
+ *                       "h1": {"port": 1}}},
+ *      "ps": {"ip": "10.0.0.9", "mac": "02:00:00:00:00:09",
+ *             "ctl": "/run/inart/ps.sock"}}}
+ *
+ * Every node needs "ip"; every switch needs a port for each neighbour
+ * (numbers 0..degree-1, each once: port i is the i-th --port interface of
+ * its switchd).  MACs are optional: a missing port MAC means the switch uses
+ * its interface's own, a missing host MAC makes the switch learn it.
+ *
+ * Ownership: the caller owns the returned deployment (inart_deploy_destroy)
+ * and ctl array (inart_deploy_ctl_free).
+ */
+#ifndef INART_DEPLOY_IO_H
+#define INART_DEPLOY_IO_H
+
+#include <stddef.h>
+
+#include "dp/install.h"
+
+/* Parse (name is used in messages).  *ctl (if ctl is non-NULL) gets a
+ * per-node array of malloc'ed paths, NULL where absent.  NULL + errno. */
+struct inart_deploy *inart_deploy_parse(const char *buf, size_t len, const char *name,
+					const struct inart_topo *t, char ***ctl,
+					struct inart_err *err);
+struct inart_deploy *inart_deploy_load(const char *path, const struct inart_topo *t, char ***ctl,
+				       struct inart_err *err);
+void inart_deploy_ctl_free(char **ctl, int n_nodes);
+
+/* Serialize (ctl may be NULL; ctl_dir, if non-NULL, gives every switch and
+ * PS a path "<ctl_dir>/<id>.sock" where ctl has none).  Malloc'ed string or
+ * NULL + errno.  is_ps marks PS nodes (may be NULL: none). */
+char *inart_deploy_dump(const struct inart_deploy *d, const struct inart_topo *t, char *const *ctl,
+			const char *ctl_dir, const unsigned char *is_ps);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * udp: batched UDP socket for the PS and worker shells (see udp.h).
+ *
+ * Memory: a receive ring of batch buffers of INART_DGRAM_MAX + 1 bytes (one
+ * spare byte tells an oversized datagram, which is dropped), with iovecs,
+ * mmsghdrs and peer addresses; transmit mmsghdrs for one batch pointing at
+ * the caller's datagrams.  All allocated at open.
+ */
+#include "udp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/err.h"
+
+#define RX_BUF (INART_DGRAM_MAX + 1)
+
+struct inart_udp {
+	int fd, batch;
+	uint8_t *rx_buf;
+	struct iovec *rx_iov, *tx_iov;
+	struct mmsghdr *rx_msg, *tx_msg;
+	struct sockaddr_in *rx_addr, *tx_addr;
+};
+
+void inart_udp_close(struct inart_udp *u)
+{
+	if (u == NULL)
+		return;
+	if (u->fd >= 0)
+		close(u->fd);
+	free(u->rx_buf);
+	free(u->rx_iov);
+	free(u->tx_iov);
+	free(u->rx_msg);
+	free(u->tx_msg);
+	free(u->rx_addr);
+	free(u->tx_addr);
+	free(u);
+}
+
+static void set_buf(int fd, int opt_force, int opt, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, opt_force, &bytes, sizeof(bytes)) < 0)
+		setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
+}
+
+struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct inart_err *err)
+{
+	struct inart_udp *u;
+	struct sockaddr_in a;
+	char ips[INET_ADDRSTRLEN];
+	int rc;
+
+	if (batch < 1 || batch > 1024) {
+		inart_err_set(err, -EINVAL, "udp: batch %d out of range 1..1024", batch);
+		errno = EINVAL;
+		return NULL;
+	}
+	u = calloc(1, sizeof(*u));
+	if (u == NULL)
+		return NULL;
+	u->fd = -1;
+	u->batch = batch;
+	u->rx_buf = malloc((size_t)batch * RX_BUF);
+	u->rx_iov = calloc((size_t)batch, sizeof(*u->rx_iov));
+	u->tx_iov = calloc((size_t)batch, sizeof(*u->tx_iov));
+	u->rx_msg = calloc((size_t)batch, sizeof(*u->rx_msg));
+	u->tx_msg = calloc((size_t)batch, sizeof(*u->tx_msg));
+	u->rx_addr = calloc((size_t)batch, sizeof(*u->rx_addr));
+	u->tx_addr = calloc((size_t)batch, sizeof(*u->tx_addr));
+	if (!u->rx_buf || !u->rx_iov || !u->tx_iov || !u->rx_msg || !u->tx_msg || !u->rx_addr ||
+	    !u->tx_addr) {
+		rc = ENOMEM;
+		inart_err_set(err, -rc, "udp: out of memory");
+		goto fail;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(port);
+	a.sin_addr.s_addr = htonl(ip);
+	inet_ntop(AF_INET, &a.sin_addr, ips, sizeof(ips));
+	u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (u->fd < 0) {
+		rc = errno;
+		inart_err_set(err, -rc, "udp socket: %s", strerror(rc));
+		goto fail;
+	}
+	set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
+	set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+	if (bind(u->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		rc = errno;
+		inart_err_set(err, -rc, "bind %s:%u: %s%s", ips, port, strerror(rc),
+			      rc == EADDRNOTAVAIL ? " (the address is not on this host)" : "");
+		goto fail;
+	}
+	for (int i = 0; i < batch; i++) {
+		u->rx_iov[i].iov_base = u->rx_buf + (size_t)i * RX_BUF;
+		u->rx_iov[i].iov_len = RX_BUF;
+		u->rx_msg[i].msg_hdr.msg_iov = &u->rx_iov[i];
+		u->rx_msg[i].msg_hdr.msg_iovlen = 1;
+		u->rx_msg[i].msg_hdr.msg_name = &u->rx_addr[i];
+		u->tx_msg[i].msg_hdr.msg_iov = &u->tx_iov[i];
+		u->tx_msg[i].msg_hdr.msg_iovlen = 1;
+		u->tx_msg[i].msg_hdr.msg_name = &u->tx_addr[i];
+		u->tx_msg[i].msg_hdr.msg_namelen = sizeof(u->tx_addr[i]);
+		u->tx_addr[i].sin_family = AF_INET;
+	}
+	return u;
+fail:
+	inart_udp_close(u);
+	errno = rc;
+	return NULL;
+}
+
+int inart_udp_fd(const struct inart_udp *u)
+{
+	return u->fd;
+}
+
+int inart_udp_recv(struct inart_udp *u, struct inart_dgram *out, int max)
+{
+	int n, k = 0;
+
+	if (max > u->batch)
+		max = u->batch;
+	if (max <= 0)
+		return 0;
+	for (int i = 0; i < max; i++)
+		u->rx_msg[i].msg_hdr.msg_namelen = sizeof(u->rx_addr[i]);
+	n = recvmmsg(u->fd, u->rx_msg, (unsigned)max, MSG_DONTWAIT, NULL);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		unsigned l = u->rx_msg[i].msg_len;
+
+		if (l > INART_DGRAM_MAX)
+			continue; /* not ours: INA datagrams fit the MTU */
+		out[k].peer_ip = ntohl(u->rx_addr[i].sin_addr.s_addr);
+		out[k].peer_port = ntohs(u->rx_addr[i].sin_port);
+		out[k].len = (uint16_t)l;
+		out[k].data = u->rx_iov[i].iov_base;
+		k++;
+	}
+	return k;
+}
+
+int inart_udp_send(struct inart_udp *u, const struct inart_dgram *d, int n)
+{
+	int done = 0;
+
+	while (done < n) {
+		int run = n - done < u->batch ? n - done : u->batch, r;
+
+		for (int i = 0; i < run; i++) {
+			const struct inart_dgram *g = &d[done + i];
+
+			u->tx_addr[i].sin_addr.s_addr = htonl(g->peer_ip);
+			u->tx_addr[i].sin_port = htons(g->peer_port);
+			u->tx_iov[i].iov_base = g->data;
+			u->tx_iov[i].iov_len = g->len;
+		}
+		r = sendmmsg(u->fd, u->tx_msg, (unsigned)run, MSG_DONTWAIT);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+				return done;
+			done++; /* hard error (unreachable, ...): drop this one */
+			continue;
+		}
+		done += r;
+	}
+	return done;
+}

@@ -1,0 +1,229 @@
+/*
+ * worker_api: the public worker API (include/inart/inart.h): a context runs
+ * the sans-I/O worker core (dp/worker) over a UDP socket (io/udp).
+ *
+ * inart_ctx_create rebuilds the installation (dp/install) from the files
+ * `inart ctl install` used, so the worker's labels, shares, window and
+ * slots match what the switches and PSs were given, and keeps only this
+ * worker's configuration.  inart_allreduce drives the core: send what
+ * inart_worker_poll emits (waiting for the socket when it pushes back: a
+ * datagram the core emitted is never dropped here), feed received results
+ * to inart_worker_rx, sleep in poll() until the next datagram or the core's
+ * next deadline.  After a timeout the core is recreated (an all-reduce in
+ * progress cannot be abandoned otherwise), so the context stays usable.
+ *
+ * Ownership: the context owns its core, socket and buffers.
+ */
+#include "inart/inart.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/err.h"
+#include "cp/formats.h"
+#include "dp/install.h"
+#include "dp/worker.h"
+#include "io/deploy.h"
+#include "io/udp.h"
+
+#define CTX_BATCH 64
+#define CTX_OUT 256
+
+struct inart_ctx {
+	struct inart_worker_cfg cfg;
+	struct inart_worker *w;
+	struct inart_udp *u;
+	uint32_t iter;
+	struct inart_dgram out[CTX_OUT];
+	uint8_t bufs[CTX_OUT][INART_DGRAM_MAX];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const char *plan,
+				   const char *deploy, const char *job_id, int rank,
+				   struct inart_err *err)
+{
+	struct inart_topo *t = NULL;
+	struct inart_jobs *js = NULL;
+	struct inart_plan *p = NULL;
+	struct inart_deploy *d = NULL;
+	struct inart_install *in = NULL;
+	struct inart_install_opt opt;
+	struct inart_ctx *c = NULL;
+	int rc = 0, j, k, node = -1;
+
+	if (topo == NULL || jobs == NULL || plan == NULL || job_id == NULL || rank < 0) {
+		rc = inart_err_set(err, -EINVAL,
+				   "inart_ctx_create: missing file or job, or rank < 0");
+		goto out;
+	}
+	if ((t = inart_topo_load(topo, err)) == NULL ||
+	    (js = inart_jobs_load(jobs, t, err)) == NULL ||
+	    (p = inart_plan_load(plan, t, js, err)) == NULL) {
+		rc = -(errno ? errno : EINVAL);
+		goto out;
+	}
+	d = deploy ? inart_deploy_load(deploy, t, NULL, err) : inart_deploy_auto(t);
+	if (d == NULL) {
+		rc = -(errno ? errno : EINVAL);
+		if (deploy == NULL)
+			inart_err_set(err, rc, "automatic deployment: %s", strerror(-rc));
+		goto out;
+	}
+	j = inart_jobs_find(js, job_id);
+	if (j < 0) {
+		rc = inart_err_set(err, -ENOENT, "%s: no job '%s'", jobs, job_id);
+		goto out;
+	}
+	if (rank >= js->jobs[j].n_workers) {
+		rc = inart_err_set(err, -EINVAL, "job '%s' has %d workers, rank %d is not one",
+				   job_id, js->jobs[j].n_workers, rank);
+		goto out;
+	}
+	inart_install_opt_default(&opt);
+	if ((rc = inart_install_build(t, js, p, d, &opt, &in, err)) < 0)
+		goto out;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < in->n_workers; k++)
+		if (in->workers[k].job == j && in->workers[k].cfg.rank == rank)
+			break;
+	if (k == in->n_workers) {
+		rc = inart_err_set(err, -ENOENT, "job '%s' rank %d: not in the installation",
+				   job_id, rank);
+		goto out;
+	}
+	c->cfg = in->workers[k].cfg;
+	node = in->workers[k].node;
+	c->w = inart_worker_create(&c->cfg);
+	if (c->w == NULL) {
+		rc = inart_err_set(err, -(errno ? errno : EINVAL),
+				   "job '%s' rank %d: worker configuration refused", job_id, rank);
+		goto out;
+	}
+	c->u = inart_udp_open(d->ip[node], INART_WIRE_UDP_PORT, CTX_BATCH, err);
+	if (c->u == NULL) {
+		rc = -(errno ? errno : EIO);
+		inart_err_prefix(err, t->nodes[node].id);
+		goto out;
+	}
+	for (int i = 0; i < CTX_OUT; i++)
+		c->out[i].data = c->bufs[i];
+out:
+	inart_install_destroy(in);
+	inart_deploy_destroy(d);
+	inart_plan_destroy(p);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	if (rc < 0) {
+		inart_ctx_destroy(c);
+		errno = -rc;
+		return NULL;
+	}
+	return c;
+}
+
+void inart_ctx_destroy(struct inart_ctx *c)
+{
+	if (c == NULL)
+		return;
+	inart_worker_destroy(c->w);
+	inart_udp_close(c->u);
+	free(c);
+}
+
+/* Send out[0..n), waiting for room until the deadline.  0 or -ETIMEDOUT. */
+static int send_all(struct inart_ctx *c, int n, uint64_t deadline)
+{
+	int off = 0;
+
+	while (off < n) {
+		struct pollfd p = {inart_udp_fd(c->u), POLLOUT, 0};
+		uint64_t now;
+
+		off += inart_udp_send(c->u, c->out + off, n - off);
+		if (off == n)
+			break;
+		now = now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		poll(&p, 1, 1);
+	}
+	return 0;
+}
+
+static void reset_core(struct inart_ctx *c)
+{
+	struct inart_worker *w = inart_worker_create(&c->cfg);
+
+	if (w != NULL) {
+		inart_worker_destroy(c->w);
+		c->w = w;
+	}
+}
+
+int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
+{
+	struct inart_dgram in[CTX_BATCH];
+	uint64_t deadline;
+	int rc;
+
+	if (c == NULL || (buf == NULL && n > 0))
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	deadline = now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	rc = inart_worker_begin(c->w, buf, n, ++c->iter);
+	if (rc < 0)
+		return rc;
+	while (!inart_worker_done(c->w)) {
+		uint64_t now = now_ns(), next;
+		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
+		int k, wait_ms;
+
+		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
+			if (send_all(c, k, deadline) < 0)
+				goto timeout;
+			if (k < CTX_OUT)
+				break;
+		}
+		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
+			now = now_ns();
+			for (int i = 0; i < k; i++)
+				inart_worker_rx(c->w, in[i].data, in[i].len, now);
+		}
+		if (k < 0)
+			return -EIO;
+		if (inart_worker_done(c->w))
+			break;
+		now = now_ns();
+		if (now >= deadline)
+			goto timeout;
+		next = inart_worker_next_deadline(c->w);
+		if (next > deadline)
+			next = deadline;
+		wait_ms = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+		if (wait_ms > 1000)
+			wait_ms = 1000;
+		if (poll(&p, 1, wait_ms) < 0 && errno != EINTR)
+			return -EIO;
+	}
+	rc = inart_worker_result(c->w, buf, n);
+	return rc;
+timeout:
+	reset_core(c);
+	return -ETIMEDOUT;
+}

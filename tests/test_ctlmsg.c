@@ -1,0 +1,686 @@
+/* Tests of ctlmsg (control messages: framing, parsing with reasons,
+ * encode/parse round trips, seeded mutations), of io/ctlsock (a server in a
+ * thread, real UNIX socket) and of io/deploy (file reader/writer). */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/rng.h"
+#include "dp/ctlmsg.h"
+#include "io/ctlsock.h"
+#include "io/deploy.h"
+#include "testutil.h"
+
+#define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+
+static int parse(const char *s, struct inart_ctl_req *r, char *why)
+{
+	return inart_ctl_req_parse(s, strlen(s), r, why, INART_CTL_WHY_MAX);
+}
+
+static void test_framing(void **state)
+{
+	uint8_t b[8];
+	uint32_t n = 0;
+
+	(void)state;
+	inart_ctl_frame_hdr(b, 0x01020304);
+	assert_int_equal(b[0], 1);
+	assert_int_equal(b[3], 4);
+	inart_ctl_frame_hdr(b, 3);
+	memcpy(b + 4, "abc", 3);
+	assert_int_equal(inart_ctl_frame_check(b, 3, &n), 0); /* header incomplete */
+	assert_int_equal(inart_ctl_frame_check(b, 6, &n), 0); /* body incomplete */
+	assert_int_equal(n, 3);
+	assert_int_equal(inart_ctl_frame_check(b, 7, &n), 1);
+	inart_ctl_frame_hdr(b, 0);
+	assert_int_equal(inart_ctl_frame_check(b, 4, &n), -EMSGSIZE);
+	inart_ctl_frame_hdr(b, INART_CTL_MAX_MSG + 1);
+	assert_int_equal(inart_ctl_frame_check(b, 4, &n), -EMSGSIZE);
+	inart_ctl_frame_hdr(b, INART_CTL_MAX_MSG);
+	assert_int_equal(inart_ctl_frame_check(b, 4, &n), 0);
+}
+
+static void test_text_helpers(void **state)
+{
+	uint32_t ip;
+	uint8_t mac[6];
+	char s[18];
+
+	(void)state;
+	assert_int_equal(inart_ctl_parse_ip("10.1.2.3", &ip), 0);
+	assert_int_equal(ip, IP(10, 1, 2, 3));
+	inart_ctl_fmt_ip(IP(192, 168, 0, 255), s);
+	assert_string_equal(s, "192.168.0.255");
+	assert_int_equal(inart_ctl_parse_ip("10.1.2", &ip), -1);
+	assert_int_equal(inart_ctl_parse_ip("10.1.2.256", &ip), -1);
+	assert_int_equal(inart_ctl_parse_ip("10.1.2.3.4", &ip), -1);
+	assert_int_equal(inart_ctl_parse_ip("10..2.3", &ip), -1);
+	assert_int_equal(inart_ctl_parse_ip("0010.1.2.3", &ip), -1);
+	assert_int_equal(inart_ctl_parse_ip("", &ip), -1);
+	assert_int_equal(inart_ctl_parse_mac("02:00:0a:Ff:10:01", mac), 0);
+	assert_int_equal(mac[3], 0xff);
+	inart_ctl_fmt_mac(mac, s);
+	assert_string_equal(s, "02:00:0a:ff:10:01");
+	assert_int_equal(inart_ctl_parse_mac("02:00:0a:ff:10", mac), -1);
+	assert_int_equal(inart_ctl_parse_mac("02:00:0a:ff:10:011", mac), -1);
+	assert_int_equal(inart_ctl_parse_mac("02-00-0a-ff-10-01", mac), -1);
+	assert_int_equal(inart_ctl_parse_mac("0g:00:0a:ff:10:01", mac), -1);
+}
+
+/* A request with every kind of entry. */
+static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
+			   struct inart_route *rt, uint32_t *del)
+{
+	memset(r, 0, sizeof(*r));
+	memset(l, 0, 3 * sizeof(*l));
+	r->op = INART_CTL_INSTALL;
+	strcpy(r->node, "s0");
+	r->replace = 1;
+	r->has_cfg = 1;
+	r->cfg.n_ports = 3;
+	r->cfg.ports[0].mac[0] = 2;
+	r->cfg.ports[0].mac[5] = 7;
+	r->cfg.ports[0].ip = IP(10, 0, 0, 1);
+	r->cfg.ports[2].peer_mac[0] = 2;
+	r->cfg.ports[2].peer_mac[1] = 0xab;
+	r->cfg.pool_slots = 128;
+	r->cfg.max_values = 300;
+	r->cfg.flush_timeout_ns = 10000000;
+	l[0].label = 7;
+	l[0].kind = INART_LABEL_UP;
+	l[0].job = 3;
+	l[0].tree = 1;
+	l[0].out_port = 2;
+	l[0].next_label = 9;
+	l[0].aggregate = 1;
+	l[0].slot_base = 64;
+	l[0].n_slots = 64;
+	l[0].bitmap_words = 2;
+	l[0].expected[0] = 0xffffffffffffffffull;
+	l[0].expected[1] = 0x8000000000000001ull;
+	l[1].label = 4000000000u;
+	l[1].kind = INART_LABEL_UP;
+	l[1].job = 4000000000u;
+	l[1].tree = 65535;
+	l[1].out_port = 1;
+	l[2].label = 12;
+	l[2].kind = INART_LABEL_DOWN;
+	l[2].job = 3;
+	l[2].tree = 1;
+	l[2].n_down = 3;
+	l[2].down[0].port = 0;
+	l[2].down[0].label = 0;
+	l[2].down[0].dst_ip = IP(10, 0, 1, 1);
+	l[2].down[1].port = 1;
+	l[2].down[1].label = 13;
+	l[2].down[2].port = 2;
+	l[2].down[2].label = 14;
+	r->n_labels = 3;
+	r->labels = l;
+	rt[0].prefix = IP(10, 0, 1, 1);
+	rt[0].len = 32;
+	rt[0].port = 0;
+	rt[1].prefix = 0;
+	rt[1].len = 0;
+	rt[1].port = 2;
+	r->n_routes = 2;
+	r->routes = rt;
+	del[0] = 5;
+	del[1] = 6;
+	r->n_del_labels = 2;
+	r->del_labels = del;
+}
+
+static void test_install_roundtrip(void **state)
+{
+	struct inart_ctl_req r, p;
+	struct inart_label_entry l[3];
+	struct inart_route rt[2];
+	uint32_t del[2];
+	char why[INART_CTL_WHY_MAX], *s, *s2;
+
+	(void)state;
+	sample_install(&r, l, rt, del);
+	s = inart_ctl_req_encode(&r);
+	assert_non_null(s);
+	assert_int_equal(parse(s, &p, why), 0);
+	assert_int_equal(p.op, INART_CTL_INSTALL);
+	assert_string_equal(p.node, "s0");
+	assert_int_equal(p.replace, 1);
+	assert_int_equal(p.has_cfg, 1);
+	assert_int_equal(p.cfg.n_ports, 3);
+	assert_memory_equal(p.cfg.ports, r.cfg.ports, 3 * sizeof(r.cfg.ports[0]));
+	assert_int_equal(p.cfg.pool_slots, 128);
+	assert_int_equal(p.cfg.max_values, 300);
+	assert_int_equal(p.cfg.flush_timeout_ns, 10000000);
+	assert_int_equal(p.n_labels, 3);
+	for (int i = 0; i < 3; i++)
+		assert_memory_equal(&p.labels[i], &l[i], sizeof(l[i]));
+	assert_int_equal(p.n_routes, 2);
+	assert_memory_equal(p.routes, rt, sizeof(rt));
+	assert_int_equal(p.n_del_labels, 2);
+	assert_int_equal(p.del_labels[1], 6);
+	/* encoding is a function of the content */
+	s2 = inart_ctl_req_encode(&p);
+	assert_string_equal(s, s2);
+	free(s);
+	free(s2);
+	inart_ctl_req_free(&p);
+	inart_ctl_req_free(NULL);
+}
+
+static void test_trees_roundtrip(void **state)
+{
+	struct inart_ps_tree_cfg t[2];
+	struct inart_ctl_req r = {.op = INART_CTL_TREES,
+				  .replace = 1,
+				  .reset = 1,
+				  .n_trees = 2,
+				  .trees = t},
+			     p;
+	char why[INART_CTL_WHY_MAX], *s;
+
+	(void)state;
+	memset(t, 0, sizeof(t));
+	t[0].job = 1;
+	t[0].tree = 0;
+	t[0].fan_in = 64;
+	t[0].n_children = 2;
+	t[0].children[0].ip = IP(10, 0, 0, 2);
+	t[0].children[0].label = 33;
+	t[0].children[1].ip = IP(10, 0, 0, 3);
+	t[1].job = 1;
+	t[1].tree = 1;
+	t[1].fan_in = 1024;
+	t[1].max_chunks = 4096;
+	s = inart_ctl_req_encode(&r);
+	assert_non_null(s);
+	assert_int_equal(parse(s, &p, why), 0);
+	assert_int_equal(p.op, INART_CTL_TREES);
+	assert_int_equal(p.replace, 1);
+	assert_int_equal(p.reset, 1);
+	assert_int_equal(p.n_trees, 2);
+	assert_memory_equal(p.trees, t, sizeof(t));
+	free(s);
+	inart_ctl_req_free(&p);
+}
+
+static void test_simple_ops(void **state)
+{
+	struct inart_ctl_req r;
+	char why[INART_CTL_WHY_MAX];
+
+	(void)state;
+	assert_int_equal(parse("{\"op\":\"stats\"}", &r, why), 0);
+	assert_int_equal(r.op, INART_CTL_STATS);
+	assert_int_equal(parse("{\"op\":\"lose_state\",\"node\":\"t0\"}", &r, why), 0);
+	assert_int_equal(r.op, INART_CTL_LOSE_STATE);
+	assert_string_equal(r.node, "t0");
+	assert_int_equal(parse("{\"op\":\"log_level\",\"level\":\"debug\"}", &r, why), 0);
+	assert_int_equal(r.level, 3);
+	assert_int_equal(parse("{\"op\":\"tree_del\",\"job\":5,\"tree\":2}", &r, why), 0);
+	assert_int_equal(r.job, 5);
+	assert_int_equal(r.tree, 2);
+	for (int op = INART_CTL_INFO; op <= INART_CTL_SHOW; op++) {
+		struct inart_ctl_req q = {.op = op, .level = 1}, p;
+		char *s = inart_ctl_req_encode(&q);
+
+		assert_non_null(s);
+		assert_int_equal(parse(s, &p, why), 0);
+		assert_int_equal(p.op, op);
+		inart_ctl_req_free(&p);
+		free(s);
+	}
+	assert_null(inart_ctl_op_name(0));
+	assert_string_equal(inart_ctl_op_name(INART_CTL_INSTALL), "install");
+}
+
+/* Each must be refused with a reason containing `needle`. */
+static void refused(const char *json, const char *needle)
+{
+	struct inart_ctl_req r;
+	char why[INART_CTL_WHY_MAX] = "";
+	int rc = parse(json, &r, why);
+
+	if (rc != -EINVAL || strstr(why, needle) == NULL)
+		fail_msg("'%s': rc %d, why '%s' (expected '%s')", json, rc, why, needle);
+	assert_null(r.labels);
+	assert_int_equal(r.n_labels, 0);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	refused("", "not JSON");
+	refused("{\"op\": \"install\", ", "not JSON");
+	refused("[1]", "object");
+	refused("{\"op\": 3}", "'op'");
+	refused("{\"op\": \"reboot\"}", "'op'");
+	refused("{\"op\": \"stats\", \"x\": 1}", "unknown key 'x'");
+	refused("{\"op\": \"stats\", \"op\": \"info\"}", "duplicate");
+	refused("{\"op\": \"stats\", \"node\": 5}", "'node'");
+	refused("{\"op\": \"install\", \"labels\": {}}", "'labels' must be an array");
+	refused("{\"op\": \"install\", \"labels\": [5]}", "labels[0]: must be an object");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 0, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0}]}",
+		"labels[0]: 'label' 0 out of range");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 4294967296, \"kind\": \"up\"}]}",
+		"'label' 4294967296 out of range");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1.5}]}", "must be an integer");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"sideways\"}]}",
+		"'kind'");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 65536, \"out_port\": 0}]}",
+		"'tree' 65536");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0}]}",
+		"missing 'out_port'");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0, \"down\": []}]}",
+		"'down' in an up entry");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0, \"aggregate\": true, \"slot_base\": 0, "
+		"\"n_slots\": 4}]}",
+		"needs 'expected'");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0, \"aggregate\": true, \"slot_base\": 0, "
+		"\"n_slots\": 0, \"expected\": [\"1\"]}]}",
+		"'n_slots' 0");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0, \"aggregate\": true, \"slot_base\": 0, "
+		"\"n_slots\": 1, \"expected\": [\"12345678901234567\"]}]}",
+		"expected[0]");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0, \"aggregate\": \"yes\"}]}",
+		"'aggregate' must be true or false");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"up\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 0, \"expected\": [\"1\",\"1\",\"1\",\"1\",\"1\",\"1\","
+		"\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"]}]}",
+		"at most 16");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"down\", \"job\": 0, "
+		"\"tree\": 0, \"down\": []}]}",
+		"non-empty 'down'");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"down\", \"job\": 0, "
+		"\"tree\": 0, \"out_port\": 1, \"down\": [{\"port\": 0}]}]}",
+		"'out_port' in a down entry");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"down\", \"job\": 0, "
+		"\"tree\": 0, \"down\": [{\"port\": 0, \"dst_ip\": \"10.0.0\"}]}]}",
+		"down[0]: 'dst_ip'");
+	refused("{\"op\": \"install\", \"labels\": [{\"label\": 1, \"kind\": \"down\", \"job\": 0, "
+		"\"tree\": 0, \"down\": [{\"port\": 70000}]}]}",
+		"labels[0]: down[0]: 'port' 70000 out of range");
+	refused("{\"op\": \"install\", \"routes\": [{\"prefix\": \"10.0.0.0/33\", \"port\": 0}]}",
+		"routes[0]: 'prefix'");
+	refused("{\"op\": \"install\", \"routes\": [{\"prefix\": \"10.0.0.0\", \"port\": 0}]}",
+		"routes[0]: 'prefix'");
+	refused("{\"op\": \"install\", \"routes\": [{\"prefix\": \"10.0.0.0/\", \"port\": 0}]}",
+		"routes[0]: 'prefix'");
+	refused("{\"op\": \"install\", \"routes\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		"missing 'port'");
+	refused("{\"op\": \"install\", \"del_labels\": [0]}", "del_labels[0]");
+	refused("{\"op\": \"install\", \"config\": {\"ports\": [], \"pool_slots\": 1, "
+		"\"flush_timeout_ns\": 1}}",
+		"config: 'ports'");
+	refused("{\"op\": \"install\", \"config\": {\"ports\": [{\"mac\": \"zz\"}], "
+		"\"pool_slots\": 1, \"flush_timeout_ns\": 1}}",
+		"ports[0]: 'mac'");
+	refused("{\"op\": \"install\", \"config\": {\"ports\": [{}], \"pool_slots\": -1, "
+		"\"flush_timeout_ns\": 1}}",
+		"'pool_slots'");
+	refused("{\"op\": \"trees\"}", "missing 'trees'");
+	refused("{\"op\": \"trees\", \"trees\": [{\"job\": 0, \"tree\": 0, \"fan_in\": 0}]}",
+		"trees[0]: 'fan_in' 0");
+	refused("{\"op\": \"trees\", \"trees\": [{\"job\": 0, \"tree\": 0, \"fan_in\": 1025}]}",
+		"'fan_in' 1025");
+	refused("{\"op\": \"trees\", \"trees\": [{\"job\": 0, \"tree\": 0, \"fan_in\": 2}, "
+		"{\"job\": 0, \"tree\": 0, \"fan_in\": 2}]}",
+		"listed twice");
+	refused("{\"op\": \"trees\", \"trees\": [{\"job\": 0, \"tree\": 0, \"fan_in\": 2, "
+		"\"children\": [{\"label\": 3}]}]}",
+		"children[0]: missing 'ip'");
+	refused("{\"op\": \"log_level\", \"level\": \"loud\"}", "'level'");
+	refused("{\"op\": \"tree_del\", \"job\": 1}", "missing 'tree'");
+}
+
+static void test_limits(void **state)
+{
+	/* 65 down entries: one more than a switch replicates */
+	size_t cap = 64 * 1024;
+	char *s = malloc(cap);
+	size_t n = 0;
+	struct inart_ctl_req r;
+	char why[INART_CTL_WHY_MAX];
+
+	(void)state;
+	n += (size_t)snprintf(s + n, cap - n,
+			      "{\"op\":\"install\",\"labels\":[{\"label\":1,\"kind\":\"down\","
+			      "\"job\":0,\"tree\":0,\"down\":[");
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(s + n, cap - n, "%s{\"port\":%d}", i ? "," : "", i % 4);
+	snprintf(s + n, cap - n, "]}]}");
+	assert_int_equal(parse(s, &r, why), -EINVAL);
+	assert_non_null(strstr(why, "at most 64"));
+	free(s);
+}
+
+static void test_replies(void **state)
+{
+	json_t *d = json_object(), *o = NULL;
+	char why[INART_CTL_WHY_MAX], *s;
+
+	(void)state;
+	json_object_set_new(d, "x", json_integer(5));
+	s = inart_ctl_reply_ok(d);
+	assert_non_null(s);
+	assert_int_equal(inart_ctl_reply_parse(s, strlen(s), &o, why, sizeof(why)), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "x")), 5);
+	json_decref(o);
+	free(s);
+	s = inart_ctl_reply_err("labels[3]: bad port");
+	assert_int_equal(inart_ctl_reply_parse(s, strlen(s), &o, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "labels[3]: bad port");
+	assert_null(o);
+	free(s);
+	assert_int_equal(inart_ctl_reply_parse("{}", 2, &o, why, sizeof(why)), -EINVAL);
+	assert_int_equal(inart_ctl_reply_parse("nope", 4, &o, why, sizeof(why)), -EINVAL);
+}
+
+static void test_stats_json(void **state)
+{
+	uint64_t drops[INART_DROP_N] = {0};
+	struct inart_sw_port_stats ports[2] = {{1, 100, 2, 200}, {3, 300, 4, 400}};
+	struct inart_sw_tree_stats tr = {.job = 1, .tree = 2, .aggregated = 10, .emitted = 5};
+	const char *names[2] = {"eth0", "eth1"};
+	struct inart_ps_stats ps = {.rx = 7, .completed = 3};
+	json_t *o;
+
+	(void)state;
+	drops[INART_DROP_NO_LABEL] = 9;
+	o = inart_ctl_sw_stats_json(drops, ports, 2, names, &tr, 1);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(o, "drops"),
+					       inart_switch_drop_name(INART_DROP_NO_LABEL))),
+	    9);
+	assert_int_equal(json_array_size(json_object_get(o, "ports")), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(o, "ports"), 1), "name")),
+			    "eth1");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(o, "ports"), 1), "tx_bytes")),
+			 400);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(o, "trees"), 0), "aggregated")),
+			 10);
+	json_decref(o);
+	o = inart_ctl_ps_stats_json(&ps);
+	assert_int_equal(json_integer_value(json_object_get(o, "completed")), 3);
+	json_decref(o);
+}
+
+/* Seeded mutations of valid requests: every outcome is a clean accept (and
+ * then the request re-encodes to something that parses to the same
+ * encoding) or a refusal with a reason. */
+static void test_mutations(void **state)
+{
+	struct inart_ctl_req r, p;
+	struct inart_label_entry l[3];
+	struct inart_route rt[2];
+	uint32_t del[2];
+	char why[INART_CTL_WHY_MAX];
+	char *base;
+	size_t blen;
+	uint64_t x = 12345;
+	int accepted = 0, refusedn = 0;
+
+	(void)state;
+	sample_install(&r, l, rt, del);
+	base = inart_ctl_req_encode(&r);
+	blen = strlen(base);
+	for (int it = 0; it < 3000; it++) {
+		char *m = malloc(blen + 1);
+		size_t len = blen;
+		int k = 1 + (int)((x >> 7) % 4);
+
+		memcpy(m, base, blen + 1);
+		for (int j = 0; j < k; j++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			switch ((x >> 33) % 4) {
+			case 0: /* replace a byte by a JSON-ish character */
+				m[(x >> 13) % len] = "0123456789\"{}[],:-.ex "[(x >> 40) % 22];
+				break;
+			case 1: /* truncate */
+				len = 1 + (x >> 13) % len;
+				break;
+			case 2: /* digit change */
+				for (size_t q = (x >> 13) % len; q < len; q++)
+					if (m[q] >= '0' && m[q] <= '9') {
+						m[q] = (char)('0' + (x >> 45) % 10);
+						break;
+					}
+				break;
+			default: /* bit flip */
+				m[(x >> 13) % len] ^= (char)(1 << ((x >> 50) % 8));
+				break;
+			}
+		}
+		why[0] = '\0';
+		if (inart_ctl_req_parse(m, len, &p, why, sizeof(why)) == 0) {
+			char *e1 = inart_ctl_req_encode(&p), *e2;
+			struct inart_ctl_req q;
+
+			assert_non_null(e1);
+			assert_int_equal(parse(e1, &q, why), 0);
+			e2 = inart_ctl_req_encode(&q);
+			assert_string_equal(e1, e2);
+			free(e1);
+			free(e2);
+			inart_ctl_req_free(&q);
+			inart_ctl_req_free(&p);
+			accepted++;
+		} else {
+			assert_true(why[0] != '\0');
+			assert_null(p.labels);
+			refusedn++;
+		}
+		free(m);
+	}
+	free(base);
+	assert_true(accepted > 0);
+	assert_true(refusedn > 0);
+}
+
+/* ---- ctlsock: a server in a thread ---- */
+
+struct srv_ctx {
+	struct inart_ctlsrv *srv;
+	volatile int stop;
+	int handled;
+};
+
+static char *echo_handler(void *ctx, const char *body, size_t len)
+{
+	struct inart_ctl_req r;
+	char why[INART_CTL_WHY_MAX];
+	json_t *d;
+
+	(void)ctx;
+	if (inart_ctl_req_parse(body, len, &r, why, sizeof(why)) < 0)
+		return inart_ctl_reply_err(why);
+	d = json_object();
+	json_object_set_new(d, "op", json_string(inart_ctl_op_name(r.op)));
+	json_object_set_new(d, "labels", json_integer(r.n_labels));
+	inart_ctl_req_free(&r);
+	return inart_ctl_reply_ok(d);
+}
+
+static void *srv_thread(void *arg)
+{
+	struct srv_ctx *c = arg;
+
+	while (!c->stop) {
+		struct pollfd p = {inart_ctlsrv_fd(c->srv), POLLIN, 0};
+
+		if (poll(&p, 1, 20) > 0)
+			c->handled += inart_ctlsrv_service(c->srv);
+	}
+	return NULL;
+}
+
+static void test_ctlsock(void **state)
+{
+	char dir[] = "/tmp/inart-ctlsock-XXXXXX", path[128], *rep = NULL, why[256];
+	struct inart_err err = {{0}};
+	struct srv_ctx c = {0};
+	struct inart_ctl_req big = {.op = INART_CTL_INSTALL};
+	pthread_t th;
+	size_t rlen;
+	json_t *o;
+	char *body;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	c.srv = inart_ctlsrv_open(path, echo_handler, &c, &err);
+	assert_non_null(c.srv);
+	/* a second server on a live socket is refused */
+	assert_null(inart_ctlsrv_open(path, echo_handler, &c, &err));
+	assert_int_equal(errno, EADDRINUSE);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+
+	assert_int_equal(inart_ctl_call(path, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "op")), "info");
+	json_decref(o);
+	free(rep);
+	assert_int_equal(inart_ctl_call(path, "{\"op\":\"x\"}", 10, &rep, &rlen, 5000, &err), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), -EPERM);
+	free(rep);
+	/* a big request (about 6 MB: 20000 labels) crosses many reads */
+	big.n_labels = 20000;
+	big.labels = calloc(20000, sizeof(*big.labels));
+	for (int i = 0; i < 20000; i++) {
+		big.labels[i].label = (uint32_t)i + 1;
+		big.labels[i].kind = INART_LABEL_DOWN;
+		big.labels[i].n_down = 4;
+	}
+	body = inart_ctl_req_encode(&big);
+	assert_non_null(body);
+	assert_int_equal(inart_ctl_call(path, body, strlen(body), &rep, &rlen, 20000, &err), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "labels")), 20000);
+	json_decref(o);
+	free(rep);
+	free(body);
+	free(big.labels);
+	/* nobody there */
+	assert_true(inart_ctl_call("/tmp/inart-no-such.sock", "{}", 2, &rep, &rlen, 100, &err) < 0);
+	assert_non_null(strstr(err.msg, "cannot connect"));
+
+	c.stop = 1;
+	pthread_join(th, NULL);
+	assert_int_equal(c.handled, 3);
+	inart_ctlsrv_close(c.srv);
+	assert_int_equal(access(path, F_OK), -1); /* unlinked */
+	/* a stale socket file is replaced */
+	c.srv = inart_ctlsrv_open(path, echo_handler, &c, &err);
+	assert_non_null(c.srv);
+	inart_ctlsrv_close(c.srv);
+	inart_ctlsrv_close(NULL);
+	rmdir(dir);
+}
+
+/* ---- deploy ---- */
+
+static void test_deploy(void **state)
+{
+	struct inart_topo *t = tu_topo("h0-s0 h1-s0 s0-s1 s1-h2", "s0:100:2");
+	struct inart_deploy *d = inart_deploy_auto(t), *d2;
+	struct inart_err err = {{0}};
+	unsigned char is_ps[8] = {0};
+	char **ctl = NULL, *s, *s2;
+	int h2 = inart_topo_find(t, "h2"), s0 = inart_topo_find(t, "s0");
+
+	(void)state;
+	assert_non_null(d);
+	is_ps[h2] = 1;
+	s = inart_deploy_dump(d, t, NULL, "/run/x", is_ps);
+	assert_non_null(s);
+	d2 = inart_deploy_parse(s, strlen(s), "d.json", t, &ctl, &err);
+	if (d2 == NULL)
+		fail_msg("%s", err.msg);
+	assert_memory_equal(d2->ip, d->ip, sizeof(uint32_t) * (size_t)t->n_nodes);
+	for (int v = 0; v < t->n_nodes; v++) /* switches have port MACs only */
+		if (t->nodes[v].kind == INART_NODE_HOST)
+			assert_memory_equal(d2->mac[v], d->mac[v], 6);
+	assert_memory_equal(d2->port, d->port, sizeof(int) * (size_t)d->n_arcs);
+	assert_memory_equal(d2->port_mac, d->port_mac, 6 * (size_t)d->n_arcs);
+	assert_string_equal(ctl[h2], "/run/x/h2.sock");
+	assert_string_equal(ctl[s0], "/run/x/s0.sock");
+	assert_null(ctl[inart_topo_find(t, "h0")]);
+	s2 = inart_deploy_dump(d2, t, ctl, NULL, NULL);
+	assert_string_equal(s, s2);
+	free(s);
+	free(s2);
+	inart_deploy_ctl_free(ctl, t->n_nodes);
+	inart_deploy_destroy(d2);
+	inart_deploy_destroy(d);
+
+	/* refusals name the node */
+	static const struct {
+		const char *json, *needle;
+	} bad[] = {
+	    {"{\"nodes\": {\"h9\": {\"ip\": \"10.0.0.1\"}}}", "'h9' is not in the topology"},
+	    {"{\"nodes\": {}}", "missing"},
+	    {"{\"nodes\": {\"h0\": {\"ip\": \"10.0.0\"}}}", "'h0': 'ip'"},
+	    {"{\"nodes\": {\"h0\": {\"ip\": \"10.0.0.1\", \"ports\": {}}}}", "unknown key 'ports'"},
+	    {"{\"nodes\": {\"s0\": {\"ip\": \"10.0.0.1\", \"ports\": {\"h2\": {\"port\": 0}}}}}",
+	     "not a neighbour"},
+	    {"{\"nodes\": {\"s0\": {\"ip\": \"10.0.0.1\", \"ports\": {\"h0\": {\"port\": 0}, "
+	     "\"h1\": {\"port\": 0}}}}}",
+	     "distinct 'port'"},
+	    {"{\"nodes\": {\"s0\": {\"ip\": \"10.0.0.1\", \"ports\": {\"h0\": {\"port\": 3}}}}}",
+	     "distinct 'port' in 0..2"},
+	    {"{\"nodes\": {\"s0\": {\"ip\": \"10.0.0.1\", \"ports\": {\"h0\": {\"port\": 0}}}}}",
+	     "no port towards 'h1'"},
+	    {"{\"nodes\": ", "d.json:1:"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = '\0';
+		d2 = inart_deploy_parse(bad[i].json, strlen(bad[i].json), "d.json", t, &ctl, &err);
+		if (d2 != NULL || strstr(err.msg, bad[i].needle) == NULL)
+			fail_msg("case %zu: '%s' (expected '%s')", i, err.msg, bad[i].needle);
+		assert_null(ctl);
+	}
+	inart_topo_destroy(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_framing),
+	    cmocka_unit_test(test_text_helpers),
+	    cmocka_unit_test(test_install_roundtrip),
+	    cmocka_unit_test(test_trees_roundtrip),
+	    cmocka_unit_test(test_simple_ops),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_replies),
+	    cmocka_unit_test(test_stats_json),
+	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_ctlsock),
+	    cmocka_unit_test(test_deploy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
