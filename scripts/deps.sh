@@ -11,6 +11,7 @@ packages=(
 	libjansson-dev libcmocka-dev
 	graphviz python3
 	clang             # libFuzzer targets (scripts/fuzz.sh)
+	iproute2 ethtool iputils-ping # tests/netns.sh, bench/switchd_bench.sh
 )
 
 missing=()
