@@ -211,9 +211,12 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 		const struct inart_job *job = &b->js->jobs[grp->job];
 
 		for (int i = 0; i < job->n_ps; i++, f++) {
-			int before = scratch->n;
-			int n = inart_paths_k_shortest(b->paths, grp->members[0], job->ps[i],
-						       opt->k_paths, scratch);
+			int before = scratch->n, a = attach_switch(t, grp->members[0]);
+			/* Salted by the attach switch (what every member of the
+			 * group shares), so racks spread over equal-cost paths. */
+			uint64_t salt = 1 + (uint64_t)(a >= 0 ? a : grp->members[0]);
+			int n = inart_paths_k_shortest_salted(b->paths, grp->members[0], job->ps[i],
+							      opt->k_paths, salt, scratch);
 
 			if (n < 0)
 				return inart_err_set(
@@ -262,7 +265,8 @@ static int pass_trees(struct builder *b, struct inart_err *err)
 			}
 		}
 	}
-	qsort(c->trees, (size_t)c->n_trees, sizeof(*c->trees), cmp_tree);
+	if (c->n_trees > 0)
+		qsort(c->trees, (size_t)c->n_trees, sizeof(*c->trees), cmp_tree);
 	for (int k = 0; k < c->n_trees; k++)
 		*tree_slot(b, c->trees[k].job, c->trees[k].ps_idx, c->trees[k].sw) = k;
 	return 0;
@@ -306,7 +310,8 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 		int n;
 
 		inart_pathset_clear(&tp);
-		n = inart_paths_k_shortest(b->paths, ct->sw, ct->ps, opt->k_tree_paths, &tp);
+		n = inart_paths_k_shortest_salted(b->paths, ct->sw, ct->ps, opt->k_tree_paths,
+						  1 + (uint64_t)ct->sw, &tp);
 		if (n < 0) {
 			rc = inart_err_set(err, n, "no path from switch '%s' to PS '%s'",
 					   b->t->nodes[ct->sw].id, b->t->nodes[ct->ps].id);

@@ -541,6 +541,12 @@ static int expand(struct inart_paths *p, struct inart_pathset *out, int base, in
 int inart_paths_k_shortest(struct inart_paths *p, int src, int dst, int k,
 			   struct inart_pathset *out)
 {
+	return inart_paths_k_shortest_salted(p, src, dst, k, 0, out);
+}
+
+int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k, uint64_t salt,
+				  struct inart_pathset *out)
+{
 	const int *d;
 	uint64_t total;
 	int base = out->n, found = 0, expanded = 0, rc, len;
@@ -559,11 +565,15 @@ int inart_paths_k_shortest(struct inart_paths *p, int src, int dst, int k,
 	count_dag(p, src, dst, d);
 	total = p->cnt[src];
 	if (total >= (uint64_t)k) {
-		/* Ranks floor(i * total / k), without overflow (i < k). */
+		/* Ranks floor(i * total / k) rotated by the salt, without
+		 * overflow (i < k). */
 		uint64_t q = total / (uint64_t)k, r = total % (uint64_t)k;
+		uint64_t shift = salt ? inart_hash2(salt, (uint64_t)dst) % total : 0;
 
 		for (int i = 0; i < k; i++) {
 			uint64_t rank = (uint64_t)i * q + ((uint64_t)i * r) / (uint64_t)k;
+
+			rank = (rank + shift) % total;
 
 			len = unrank(p, src, dst, d, rank);
 			if (len < 0)

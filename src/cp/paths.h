@@ -88,6 +88,12 @@ int inart_paths_shortest(struct inart_paths *p, int src, int dst, uint64_t salt,
 int inart_paths_k_shortest(struct inart_paths *p, int src, int dst, int k,
 			   struct inart_pathset *out);
 
+/* The same, with the ranks of the spread rotated by hash(salt, dst) (salt 0:
+ * no rotation), so that sources with different salts do not all get the same
+ * equal-cost paths (as ECMP spreads flows).  Deterministic per salt. */
+int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k, uint64_t salt,
+				  struct inart_pathset *out);
+
 /* 1 if path is a valid path in t (contiguous, usable arcs, simple), else 0. */
 int inart_path_valid(const struct inart_topo *t, const int *path, int len);
 

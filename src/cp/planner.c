@@ -34,6 +34,12 @@ const char *const inart_algorithms[] = {
 #define IMPROVE_REL 1e-6
 /* MILP instances above this many choices are refused (CBC would not finish). */
 #define MILP_MAX_CHOICES 20000
+/* Above this many candidate choices the phase-2 LP is too slow for CLP here
+ * (minutes at fat-tree k=32): phase 2 then starts the rounding's local search
+ * from a greedy assignment instead of the LP solution, and the bound comes
+ * from a time-limited LP. */
+#define LP_MAX_CHOICES 100000
+#define BIG_BOUND_TIME_S 8
 
 void inart_planner_opt_default(struct inart_planner_opt *o)
 {
@@ -60,8 +66,18 @@ struct run {
 	struct inart_paths *paths;
 	struct inart_evaluator *ev;
 	struct inart_cand *cand;
+	double *warm; /* the last LP solution (cand->n_choices), a warm start */
 	struct inart_err *err;
 };
+
+/* Keep a copy of an LP solution as the next warm start. */
+static void warm_keep(struct run *r, const double *x)
+{
+	if (r->warm == NULL)
+		r->warm = malloc(sizeof(double) * (size_t)(r->cand->n_choices + 1));
+	if (r->warm != NULL)
+		memcpy(r->warm, x, sizeof(double) * (size_t)r->cand->n_choices);
+}
 
 static double now_s(void)
 {
@@ -103,6 +119,105 @@ static void split_even(struct inart_plan *p)
 			p->jobs[j].split[i] = 1.0 / p->jobs[j].n_ps;
 }
 
+/* 1 if the (truncated) path of choice a is a prefix of that of choice b. */
+static int path_prefix(const struct inart_cand *c, int a, int b)
+{
+	int la = inart_pathset_len(&c->paths, c->choices[a].path);
+	int lb = inart_pathset_len(&c->paths, c->choices[b].path);
+
+	return la <= lb && memcmp(inart_pathset_path(&c->paths, c->choices[a].path) + 1,
+				  inart_pathset_path(&c->paths, c->choices[b].path) + 1,
+				  sizeof(int) * (size_t)(la - 1)) == 0;
+}
+
+/* Among the choices first..first+n-1 on the path of `first` (its choice 0 is
+ * the whole path to the PS), the one aggregating earliest at a tree that is
+ * held or can be taken from the budget (taking it); else the PS choice. */
+static int greedy_pick(const struct inart_cand *c, int first, int n, int *left, char *held)
+{
+	int best = first, best_len = INT32_MAX;
+
+	for (int ch = first + 1; ch < first + n; ch++) {
+		int t = c->choices[ch].tree, len;
+
+		if (t < 0 || !path_prefix(c, ch, first))
+			continue;
+		len = inart_pathset_len(&c->paths, c->choices[ch].path);
+		if (len < best_len && (held[t] || left[c->trees[t].sw] > 0)) {
+			best = ch;
+			best_len = len;
+		}
+	}
+	if (best != first && !held[c->choices[best].tree]) {
+		held[c->choices[best].tree] = 1;
+		left[c->trees[c->choices[best].tree].sw]--;
+	}
+	return best;
+}
+
+static int cmp_share_desc(const void *pa, const void *pb, void *arg)
+{
+	const double *share = arg;
+	int a = *(const int *)pa, b = *(const int *)pb;
+
+	if (share[a] != share[b])
+		return share[a] > share[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * A greedy integral x for instances too large for the LP: every worker on the
+ * first candidate path of its (group, PS), aggregated at the first INA switch
+ * on it that holds or can get a tree of its (job, PS); every used tree sends
+ * to the next such switch closer to the PS, else the PS.  Flows of PSs with
+ * larger shares claim tree budgets first.
+ */
+static int greedy_x(const struct run *r, const struct inart_plan *p, double *x)
+{
+	const struct inart_cand *c = r->cand;
+	int *left = malloc(sizeof(int) * (size_t)r->t->n_nodes);
+	char *held = calloc((size_t)c->n_trees + 1, 1);
+	int *order = malloc(sizeof(int) * (size_t)(c->n_flows + 1));
+	double *share = malloc(sizeof(double) * (size_t)(c->n_flows + 1));
+	int rc = 0;
+
+	if (left == NULL || held == NULL || order == NULL || share == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(x, 0, sizeof(double) * (size_t)c->n_choices);
+	for (int v = 0; v < r->t->n_nodes; v++)
+		left[v] = r->t->nodes[v].ina ? r->t->nodes[v].trees : 0;
+	for (int f = 0; f < c->n_flows; f++) {
+		order[f] = f;
+		share[f] = p->jobs[c->flows[f].job].split[c->flows[f].ps_idx];
+	}
+	qsort_r(order, (size_t)c->n_flows, sizeof(int), cmp_share_desc, share);
+	for (int k = 0; k < c->n_flows; k++) {
+		const struct inart_cand_flow *cf = &c->flows[order[k]];
+		int ch = cf->first_choice;
+
+		if (share[order[k]] > 0)
+			ch = greedy_pick(c, cf->first_choice, cf->n_choices, left, held);
+		x[ch] = 1;
+	}
+	/* Trees are sorted deepest first within a (job, PS): parents come later. */
+	for (int t = 0; t < c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+		int ch = ct->first_choice;
+
+		if (held[t])
+			ch = greedy_pick(c, ct->first_choice, ct->n_choices, left, held);
+		x[ch] = 1;
+	}
+out:
+	free(left);
+	free(held);
+	free(order);
+	free(share);
+	return rc;
+}
+
 /* Phase 2 for the split in p: LP, then rounding; p gets the routes. */
 static int phase2(struct run *r, struct inart_plan *p)
 {
@@ -112,12 +227,26 @@ static int phase2(struct run *r, struct inart_plan *p)
 	struct inart_round_result rr;
 	int rc = cand_get(r, 0);
 
-	if (rc == 0)
+	lo.warm_x = r->warm;
+	if (rc == 0 && r->cand->n_choices > LP_MAX_CHOICES) {
+		res.x = malloc(sizeof(double) * (size_t)(r->cand->n_choices + 1));
+		rc = res.x ? greedy_x(r, p, res.x) : -ENOMEM;
+		res.objective_s = NAN;
+	} else if (rc == 0) {
 		rc = inart_route_lp_solve(r->t, r->js, r->cand, p, &lo, &res, r->err);
+	}
 	if (rc == 0) {
+		warm_keep(r, res.x);
 		inart_round_opt_default(&ro);
 		ro.trials = r->opt->trials;
 		ro.seed = r->opt->seed;
+		if (r->cand->n_choices > LP_MAX_CHOICES) {
+			/* x is the greedy 0/1 assignment: one trial says it
+			 * all; a single short local search keeps the time. */
+			ro.trials = 1;
+			ro.local_starts = 1;
+			ro.local_passes = 1;
+		}
 		rc = inart_rounding_run(r->t, r->js, r->cand, res.x, p, r->ev, &ro, &rr, r->err);
 		p->phase2_lp_s = res.objective_s;
 		p->rounding_trials = ro.trials;
@@ -135,9 +264,14 @@ static int joint_bound(struct run *r, double *bound, struct inart_plan *split_ou
 	struct inart_route_lp_result res = {0};
 	int rc = cand_get(r, 0);
 
+	lo.warm_x = r->warm;
+	if (rc == 0 && r->cand->n_choices > LP_MAX_CHOICES)
+		lo.time_limit_s = BIG_BOUND_TIME_S;
 	if (rc == 0)
 		rc = inart_route_lp_solve(r->t, r->js, r->cand, NULL, &lo, &res, r->err);
 	if (rc == 0) {
+		if (res.optimal)
+			warm_keep(r, res.x);
 		*bound = res.bound_s;
 		for (int j = 0, off = 0; split_out != NULL && j < r->js->n_jobs; j++)
 			for (int i = 0; i < r->js->jobs[j].n_ps; i++)
@@ -256,23 +390,30 @@ static int algo_inart(struct run *r, struct inart_plan **out)
 {
 	struct inart_plan *p = inart_plan_create(r->js, "inart"), *best = NULL;
 	double bound = NAN;
-	int rc = p ? 0 : -ENOMEM;
+	int rc = p ? cand_get(r, 0) : -ENOMEM;
+	int big = rc == 0 && r->cand->n_choices > LP_MAX_CHOICES;
 
-	if (rc == 0)
+	/* Start 1 (not for instances too large for the LP): the JOINT LP's
+	 * shares; the LP also gives the lower bound. */
+	if (rc == 0 && !big) {
 		rc = joint_bound(r, &bound, p);
-	if (rc == 0) {
-		inart_plan_clean_split(p, 1e-6);
-		rc = iterate(r, p, &best);
+		if (rc == 0) {
+			inart_plan_clean_split(p, 1e-6);
+			rc = iterate(r, p, &best);
+		}
 	}
-	if (rc == 0) {
+	/* Start 2: the even split, unless start 1 already met the bound. */
+	if (rc == 0 && !(best != NULL && best->comm_time_s <= bound * (1 + 1e-9))) {
 		inart_plan_destroy(p);
 		p = inart_plan_create(r->js, "inart");
 		rc = p ? 0 : -ENOMEM;
+		if (rc == 0) {
+			split_even(p);
+			rc = iterate(r, p, &best);
+		}
 	}
-	if (rc == 0) {
-		split_even(p);
-		rc = iterate(r, p, &best);
-	}
+	if (rc == 0 && big)
+		rc = joint_bound(r, &bound, NULL); /* time-limited: a valid bound */
 	if (rc == 0 && best == NULL)
 		rc = inart_err_set(r->err, -EINVAL, "inart: no plan");
 	if (rc == 0) {
@@ -449,6 +590,7 @@ int inart_planner_run(const char *algo, const struct inart_topo *t, const struct
 		*out = p;
 	}
 out:
+	free(r.warm);
 	inart_cand_destroy(r.cand);
 	inart_evaluator_destroy(r.ev);
 	inart_paths_destroy(r.paths);
