@@ -50,7 +50,8 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 /* Planning. */
 struct inart_planner_opt {
 	uint64_t seed;            /* default 1 */
-	int k_paths;              /* candidate paths per flow, default 4 */
+	int k_paths;              /* candidate paths per flow; default 0: auto,
+				     8 below 512 nodes, else 4 */
 	int trials;               /* rounding trials, default 32 */
 	int max_rounds;           /* phase 1/2 iterations, default 4 */
 	double milp_time_limit_s; /* default 30 */

@@ -81,7 +81,8 @@ enum {
 	}
 #define CLI_PLANNER_HELP                                                                           \
 	"  --seed S               random seed (default 1)\n"                                       \
-	"  --k-paths K            candidate paths per worker->PS flow (default 4)\n"               \
+	"  --k-paths K            candidate paths per worker->PS flow (default: 8 below\n"         \
+	"                         512 nodes, else 4)\n"                                            \
 	"  --trials N             randomized-rounding trials (default 32)\n"                       \
 	"  --rounds R             phase-1/phase-2 iterations at most (default 4)\n"                \
 	"  --milp-time-limit S    CBC time limit in seconds for milp (default 30)\n"               \

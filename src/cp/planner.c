@@ -45,7 +45,7 @@ void inart_planner_opt_default(struct inart_planner_opt *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
-	o->k_paths = 4;
+	o->k_paths = 0; /* auto */
 	o->trials = 32;
 	o->max_rounds = 4;
 	o->milp_time_limit_s = 30;
@@ -94,7 +94,8 @@ static int cand_get(struct run *r, int no_groups)
 	if (r->cand != NULL)
 		return 0;
 	inart_cand_opt_default(&co);
-	co.k_paths = r->opt->k_paths;
+	/* Auto: more candidates where the LP is cheap. */
+	co.k_paths = r->opt->k_paths > 0 ? r->opt->k_paths : r->t->n_nodes < 512 ? 8 : 4;
 	co.no_groups = no_groups;
 	return inart_cand_build(r->t, r->js, r->paths, &co, &r->cand, r->err);
 }
@@ -567,8 +568,9 @@ int inart_planner_run(const char *algo, const struct inart_topo *t, const struct
 	r.opt = opt;
 	if (!inart_algorithm_known(algo))
 		return inart_err_set(err, -EINVAL, "unknown algorithm '%s'", algo);
-	if (opt->k_paths < 1 || opt->trials < 1 || opt->max_rounds < 1)
-		return inart_err_set(err, -EINVAL, "k_paths, trials and max_rounds must be >= 1");
+	if (opt->k_paths < 0 || opt->trials < 1 || opt->max_rounds < 1)
+		return inart_err_set(err, -EINVAL,
+				     "k_paths must be >= 0 (0: auto), trials and max_rounds >= 1");
 	r.paths = inart_paths_create(t);
 	r.ev = inart_evaluator_create(t, js);
 	if (r.paths == NULL || r.ev == NULL) {
