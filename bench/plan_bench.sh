@@ -184,6 +184,13 @@ def target(ok, text):
 
 for name, s in summary.items():
     r = s["lp_ratio"]
+    # The 1.15x target is for the default scenarios.  scarce has a target of
+    # its own (below); fattree32's bound comes from a time-limited LP.
+    if name in ("scarce", "fattree32"):
+        print("  info %s: inart / LP bound %s (%s)" % (name, fmt(r, ".3f"),
+              "scarce-INA scenario, its target is the reduction below" if name == "scarce"
+              else "bound from a time-limited LP, weaker than the optimum"))
+        continue
     target(None if math.isnan(r) else r <= 1.15,
            "%s: inart within 1.15x of the LP bound (%s)" % (name, fmt(r, ".3f")))
 for name, s in summary.items():
