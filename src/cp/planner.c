@@ -282,6 +282,25 @@ static int joint_bound(struct run *r, double *bound, struct inart_plan *split_ou
 	return rc;
 }
 
+/* Warm start for a first LP: the greedy routes for the even split (the
+ * JOINT LP would otherwise solve the FIXED LP at the even split first). */
+static int warm_greedy(struct run *r)
+{
+	struct inart_plan *even = inart_plan_create(r->js, "even");
+	int rc = even ? cand_get(r, 0) : -ENOMEM;
+
+	if (rc == 0 && r->warm == NULL) {
+		r->warm = malloc(sizeof(double) * (size_t)(r->cand->n_choices + 1));
+		rc = r->warm ? 0 : -ENOMEM;
+	}
+	if (rc == 0) {
+		split_even(even);
+		rc = greedy_x(r, even, r->warm);
+	}
+	inart_plan_destroy(even);
+	return rc < 0 ? inart_err_set(r->err, rc, "out of memory") : 0;
+}
+
 static int keep_if_better(struct inart_plan **best, const struct inart_plan *p)
 {
 	struct inart_plan *c;
@@ -397,7 +416,9 @@ static int algo_inart(struct run *r, struct inart_plan **out)
 	/* Start 1 (not for instances too large for the LP): the JOINT LP's
 	 * shares; the LP also gives the lower bound. */
 	if (rc == 0 && !big) {
-		rc = joint_bound(r, &bound, p);
+		rc = warm_greedy(r);
+		if (rc == 0)
+			rc = joint_bound(r, &bound, p);
 		if (rc == 0) {
 			inart_plan_clean_split(p, 1e-6);
 			rc = iterate(r, p, &best);
@@ -540,7 +561,12 @@ static int algo_milp(struct run *r, struct inart_plan **out)
 static int algo_lp(struct run *r, struct inart_plan **out)
 {
 	struct inart_plan *p = inart_plan_create(r->js, "lp");
-	int rc = p ? joint_bound(r, &p->lp_bound_s, NULL) : -ENOMEM;
+	int rc = p ? 0 : -ENOMEM;
+
+	if (rc == 0 && cand_get(r, 0) == 0 && r->cand->n_choices <= LP_MAX_CHOICES)
+		rc = warm_greedy(r);
+	if (rc == 0)
+		rc = joint_bound(r, &p->lp_bound_s, NULL);
 
 	if (rc < 0) {
 		inart_plan_destroy(p);
