@@ -8,12 +8,12 @@
  * the LP bound comes from the "lp" row.  Formatting builds a string and never
  * prints.  Ownership: the compare struct owns its rows array.
  */
+#include "../common/sbuf.h"
 #include "compare.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,60 +141,6 @@ void inart_compare_free(struct inart_compare *c)
 	c->n_rows = 0;
 }
 
-/* A growing string. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) INART_PRINTF(2, 3);
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = 1;
-		return;
-	}
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *s;
-
-		while (b->len + (size_t)n + 1 > cap)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (s == NULL) {
-			b->failed = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-static char *sb_finish(struct sbuf *b)
-{
-	if (!b->failed && b->s == NULL)
-		sb_printf(b, "%s", "");
-	if (b->failed) {
-		free(b->s);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return b->s;
-}
-
 enum { N_COLS = 8 };
 
 static void table_cells(const struct inart_compare *c, int i, char cell[N_COLS][160])
@@ -225,7 +171,7 @@ static void table_cells(const struct inart_compare *c, int i, char cell[N_COLS][
 	snprintf(cell[7], 160, "%s", r->status);
 }
 
-static void format_table(const struct inart_compare *c, struct sbuf *b)
+static void format_table(const struct inart_compare *c, struct inart_sbuf *b)
 {
 	static const char *const head[N_COLS] = {
 	    "algorithm",	"comm ms", "push ms", "pull ms",
@@ -245,73 +191,73 @@ static void format_table(const struct inart_compare *c, struct sbuf *b)
 	/* Column 0 and the status are left-aligned, numbers right-aligned. */
 	for (int k = 0; k < N_COLS; k++) {
 		if (k == 0)
-			sb_printf(b, "%-*s", width[k], head[k]);
+			inart_sbuf_printf(b, "%-*s", width[k], head[k]);
 		else if (k == N_COLS - 1)
-			sb_printf(b, "  %s", head[k]);
+			inart_sbuf_printf(b, "  %s", head[k]);
 		else
-			sb_printf(b, "  %*s", width[k], head[k]);
+			inart_sbuf_printf(b, "  %*s", width[k], head[k]);
 	}
-	sb_printf(b, "\n");
+	inart_sbuf_printf(b, "\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		table_cells(c, i, cell);
 		for (int k = 0; k < N_COLS; k++) {
 			if (k == 0)
-				sb_printf(b, "%-*s", width[k], cell[k]);
+				inart_sbuf_printf(b, "%-*s", width[k], cell[k]);
 			else if (k == N_COLS - 1)
-				sb_printf(b, "  %s", cell[k]);
+				inart_sbuf_printf(b, "  %s", cell[k]);
 			else
-				sb_printf(b, "  %*s", width[k], cell[k]);
+				inart_sbuf_printf(b, "  %*s", width[k], cell[k]);
 		}
-		sb_printf(b, "\n");
+		inart_sbuf_printf(b, "\n");
 	}
 	if (c->best_baseline[0])
-		sb_printf(b, "* best baseline: %s, %.3f ms", c->best_baseline,
-			  c->best_baseline_s * 1e3);
+		inart_sbuf_printf(b, "* best baseline: %s, %.3f ms", c->best_baseline,
+				  c->best_baseline_s * 1e3);
 	else
-		sb_printf(b, "no baseline result");
+		inart_sbuf_printf(b, "no baseline result");
 	if (!isnan(c->lp_bound_s))
-		sb_printf(b, "; LP lower bound %.3f ms", c->lp_bound_s * 1e3);
-	sb_printf(b, "\n");
+		inart_sbuf_printf(b, "; LP lower bound %.3f ms", c->lp_bound_s * 1e3);
+	inart_sbuf_printf(b, "\n");
 }
 
-static void csv_num(struct sbuf *b, double v)
+static void csv_num(struct inart_sbuf *b, double v)
 {
 	if (isfinite(v))
-		sb_printf(b, ",%.9g", v);
+		inart_sbuf_printf(b, ",%.9g", v);
 	else
-		sb_printf(b, ",");
+		inart_sbuf_printf(b, ",");
 }
 
-static void csv_str(struct sbuf *b, const char *s)
+static void csv_str(struct inart_sbuf *b, const char *s)
 {
 	if (strpbrk(s, ",\"\n\r") == NULL) {
-		sb_printf(b, "%s", s);
+		inart_sbuf_printf(b, "%s", s);
 		return;
 	}
-	sb_printf(b, "\"");
+	inart_sbuf_printf(b, "\"");
 	for (; *s; s++)
-		sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-	sb_printf(b, "\"");
+		inart_sbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+	inart_sbuf_printf(b, "\"");
 }
 
-static void format_csv(const struct inart_compare *c, struct sbuf *b)
+static void format_csv(const struct inart_compare *c, struct inart_sbuf *b)
 {
-	sb_printf(b, "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,lp_ratio,"
-		     "plan_time_s,is_baseline,status\n");
+	inart_sbuf_printf(b, "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,lp_ratio,"
+			     "plan_time_s,is_baseline,status\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct inart_compare_row *r = &c->rows[i];
 
 		csv_str(b, r->algorithm);
-		sb_printf(b, ",%d", r->ok);
+		inart_sbuf_printf(b, ",%d", r->ok);
 		csv_num(b, r->comm_time_s);
 		csv_num(b, r->push_time_s);
 		csv_num(b, r->pull_time_s);
 		csv_num(b, r->reduction);
 		csv_num(b, r->lp_ratio);
 		csv_num(b, r->plan_time_s);
-		sb_printf(b, ",%d,", r->is_baseline);
+		inart_sbuf_printf(b, ",%d,", r->is_baseline);
 		csv_str(b, r->status);
-		sb_printf(b, "\n");
+		inart_sbuf_printf(b, "\n");
 	}
 }
 
@@ -368,15 +314,15 @@ out:
 
 char *inart_compare_format(const struct inart_compare *c, enum inart_compare_format f)
 {
-	struct sbuf b = {0};
+	struct inart_sbuf b = {0};
 
 	switch (f) {
 	case INART_FMT_TABLE:
 		format_table(c, &b);
-		return sb_finish(&b);
+		return inart_sbuf_finish(&b);
 	case INART_FMT_CSV:
 		format_csv(c, &b);
-		return sb_finish(&b);
+		return inart_sbuf_finish(&b);
 	case INART_FMT_JSON:
 		return format_json(c);
 	}

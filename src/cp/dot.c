@@ -13,69 +13,28 @@
  * get a double border and INA switches in use show their trees/budget.
  * Output is pure string building; nothing is printed.
  */
+#include "../common/sbuf.h"
 #include "dot.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) INART_PRINTF(2, 3);
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = 1;
-		return;
-	}
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		char *s;
-
-		while (b->len + (size_t)n + 1 > cap)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (s == NULL) {
-			b->failed = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* A quoted DOT string: backslash and double quote escaped. */
-static void sb_quoted(struct sbuf *b, const char *s)
+static void sb_quoted(struct inart_sbuf *b, const char *s)
 {
-	sb_printf(b, "\"");
+	inart_sbuf_printf(b, "\"");
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			sb_printf(b, "\\%c", *s);
+			inart_sbuf_printf(b, "\\%c", *s);
 		else if (*s == '\n')
-			sb_printf(b, "\\n");
+			inart_sbuf_printf(b, "\\n");
 		else
-			sb_printf(b, "%c", *s);
+			inart_sbuf_printf(b, "%c", *s);
 	}
-	sb_printf(b, "\"");
+	inart_sbuf_printf(b, "\"");
 }
 
 static const char *const palette[] = {
@@ -134,27 +93,28 @@ static double arc_util(const struct inart_topo *t, const struct inart_eval *ev, 
 }
 
 static void render_nodes(const struct inart_topo *t, const struct inart_jobs *js,
-			 const struct inart_plan *plan, const struct inart_eval *ev, struct sbuf *b)
+			 const struct inart_plan *plan, const struct inart_eval *ev,
+			 struct inart_sbuf *b)
 {
 	for (int v = 0; v < t->n_nodes; v++) {
 		const struct inart_node *nd = &t->nodes[v];
 		int ps_jobs = 0;
 
-		sb_printf(b, "  ");
+		inart_sbuf_printf(b, "  ");
 		sb_quoted(b, nd->id);
-		sb_printf(b, " [");
+		inart_sbuf_printf(b, " [");
 		if (nd->kind == INART_NODE_HOST)
-			sb_printf(b, "shape=box");
+			inart_sbuf_printf(b, "shape=box");
 		else if (nd->ina)
-			sb_printf(b, "shape=ellipse, style=filled, fillcolor=\"#c6dbef\"");
+			inart_sbuf_printf(b, "shape=ellipse, style=filled, fillcolor=\"#c6dbef\"");
 		else
-			sb_printf(b, "shape=ellipse");
+			inart_sbuf_printf(b, "shape=ellipse");
 		/* Label: id, trees in use, PS shares. */
-		sb_printf(b, ", label=\"");
+		inart_sbuf_printf(b, ", label=\"");
 		for (const char *s = nd->id; *s; s++)
-			sb_printf(b, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
+			inart_sbuf_printf(b, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
 		if (ev && nd->ina && ev->node_trees[v] > 0)
-			sb_printf(b, "\\n%d/%d trees", ev->node_trees[v], nd->trees);
+			inart_sbuf_printf(b, "\\n%d/%d trees", ev->node_trees[v], nd->trees);
 		if (plan && js) {
 			for (int j = 0; j < js->n_jobs && j < plan->n_jobs; j++) {
 				const struct inart_job *job = &js->jobs[j];
@@ -163,24 +123,25 @@ static void render_nodes(const struct inart_topo *t, const struct inart_jobs *js
 				if (i < 0 || i >= plan->jobs[j].n_ps || plan->jobs[j].split[i] <= 0)
 					continue;
 				if (ps_jobs++ < 3) {
-					sb_printf(b, "\\nPS ");
+					inart_sbuf_printf(b, "\\nPS ");
 					for (const char *s = job->id; *s; s++)
-						sb_printf(b,
-							  (*s == '"' || *s == '\\') ? "\\%c" : "%c",
-							  *s);
-					sb_printf(b, " %.0f%%", plan->jobs[j].split[i] * 100.0);
+						inart_sbuf_printf(
+						    b, (*s == '"' || *s == '\\') ? "\\%c" : "%c",
+						    *s);
+					inart_sbuf_printf(b, " %.0f%%",
+							  plan->jobs[j].split[i] * 100.0);
 				}
 			}
 		}
-		sb_printf(b, "\"");
+		inart_sbuf_printf(b, "\"");
 		if (ps_jobs)
-			sb_printf(b, ", peripheries=2");
-		sb_printf(b, "];\n");
+			inart_sbuf_printf(b, ", peripheries=2");
+		inart_sbuf_printf(b, "];\n");
 	}
 }
 
 static void render_links(const struct inart_topo *t, const struct inart_eval *ev, const int *lvl,
-			 struct sbuf *b)
+			 struct inart_sbuf *b)
 {
 	double max_util = 0;
 
@@ -201,22 +162,22 @@ static void render_links(const struct inart_topo *t, const struct inart_eval *ev
 			top = a->to;
 			bot = a->from;
 		}
-		sb_printf(b, "  ");
+		inart_sbuf_printf(b, "  ");
 		sb_quoted(b, t->nodes[top].id);
-		sb_printf(b, " -- ");
+		inart_sbuf_printf(b, " -- ");
 		sb_quoted(b, t->nodes[bot].id);
 		if (ev) {
 			double u = fmax(arc_util(t, ev, 2 * l), arc_util(t, ev, 2 * l + 1));
 			double rel = max_util > 0 ? fmin(u / max_util, 1.0) : 0;
 
 			if (u <= 0) {
-				sb_printf(b, " [color=\"#cccccc\", penwidth=1");
+				inart_sbuf_printf(b, " [color=\"#cccccc\", penwidth=1");
 			} else {
 				/* hue 0.33 (green) for idle .. 0 (red) for the bottleneck */
-				sb_printf(b, " [color=\"%.3f 0.9 0.85\", penwidth=%.2f",
-					  0.33 * (1.0 - rel), 1.0 + 4.0 * rel);
+				inart_sbuf_printf(b, " [color=\"%.3f 0.9 0.85\", penwidth=%.2f",
+						  0.33 * (1.0 - rel), 1.0 + 4.0 * rel);
 				if (rel >= 0.5)
-					sb_printf(b, ", label=\"%.0f%%\"", rel * 100.0);
+					inart_sbuf_printf(b, ", label=\"%.0f%%\"", rel * 100.0);
 			}
 			snprintf(tip, sizeof(tip), "%s -- %s: %.4g Gbit/s residual, %.0f%% of max",
 				 t->nodes[top].id, t->nodes[bot].id, inart_arc_residual(a),
@@ -224,17 +185,17 @@ static void render_links(const struct inart_topo *t, const struct inart_eval *ev
 		} else {
 			snprintf(tip, sizeof(tip), "%s -- %s: %.4g Gbit/s", t->nodes[top].id,
 				 t->nodes[bot].id, a->gbps);
-			sb_printf(b, " [");
+			inart_sbuf_printf(b, " [");
 		}
-		sb_printf(b, "%stooltip=", ev ? ", " : "");
+		inart_sbuf_printf(b, "%stooltip=", ev ? ", " : "");
 		sb_quoted(b, tip);
-		sb_printf(b, "];\n");
+		inart_sbuf_printf(b, "];\n");
 	}
 }
 
 /* Draw one path as overlay edges (deduplicated per (job, PS) by stamp). */
 static void render_path(const struct inart_topo *t, const int *path, int n_path, const char *color,
-			int solid, const char *label, int *stamp, int mark, struct sbuf *b)
+			int solid, const char *label, int *stamp, int mark, struct inart_sbuf *b)
 {
 	for (int k = 0; k + 1 < n_path; k++) {
 		int u = path[k], w = path[k + 1], e;
@@ -247,23 +208,24 @@ static void render_path(const struct inart_topo *t, const int *path, int n_path,
 				continue;
 			stamp[e] = mark;
 		}
-		sb_printf(b, "  ");
+		inart_sbuf_printf(b, "  ");
 		sb_quoted(b, t->nodes[u].id);
-		sb_printf(b, " -- ");
+		inart_sbuf_printf(b, " -- ");
 		sb_quoted(b, t->nodes[w].id);
-		sb_printf(b, " [dir=forward, constraint=false, color=\"%s\", penwidth=%s, style=%s",
-			  color, solid ? "2.5" : "1.5", solid ? "solid" : "dashed");
+		inart_sbuf_printf(
+		    b, " [dir=forward, constraint=false, color=\"%s\", penwidth=%s, style=%s",
+		    color, solid ? "2.5" : "1.5", solid ? "solid" : "dashed");
 		if (label && k == 0) {
-			sb_printf(b, ", label=");
+			inart_sbuf_printf(b, ", label=");
 			sb_quoted(b, label);
-			sb_printf(b, ", fontcolor=\"%s\"", color);
+			inart_sbuf_printf(b, ", fontcolor=\"%s\"", color);
 		}
-		sb_printf(b, "];\n");
+		inart_sbuf_printf(b, "];\n");
 	}
 }
 
 static int render_trees(const struct inart_topo *t, const struct inart_jobs *js,
-			const struct inart_plan *plan, struct sbuf *b)
+			const struct inart_plan *plan, struct inart_sbuf *b)
 {
 	int n_arcs = inart_topo_n_arcs(t), pair = 0;
 	int *stamp = calloc((size_t)(n_arcs > 0 ? n_arcs : 1), sizeof(int));
@@ -286,8 +248,8 @@ static int render_trees(const struct inart_topo *t, const struct inart_jobs *js,
 			color = palette[pair % N_PALETTE];
 			pair++;
 			snprintf(label, sizeof(label), "%s/%s", job->id, t->nodes[ps].id);
-			sb_printf(b, "  /* aggregation tree of job %s, PS %s */\n", job->id,
-				  t->nodes[ps].id);
+			inart_sbuf_printf(b, "  /* aggregation tree of job %s, PS %s */\n", job->id,
+					  t->nodes[ps].id);
 			for (int k = 0; k < jp->n_trees; k++) {
 				const struct inart_tree *tr = &jp->trees[k];
 
@@ -311,15 +273,15 @@ static int render_trees(const struct inart_topo *t, const struct inart_jobs *js,
 char *inart_dot_render(const struct inart_topo *t, const struct inart_jobs *js,
 		       const struct inart_plan *plan, const struct inart_eval *ev)
 {
-	struct sbuf b = {0};
+	struct inart_sbuf b = {0};
 	int *lvl = node_levels(t);
 
 	if (lvl == NULL)
 		goto fail;
-	sb_printf(&b, "graph inart {\n");
-	sb_printf(&b, "  graph [fontname=\"Helvetica\", outputorder=edgesfirst");
+	inart_sbuf_printf(&b, "graph inart {\n");
+	inart_sbuf_printf(&b, "  graph [fontname=\"Helvetica\", outputorder=edgesfirst");
 	if (plan && plan->algorithm && plan->algorithm[0]) {
-		sb_printf(&b, ", labelloc=t, label=");
+		inart_sbuf_printf(&b, ", labelloc=t, label=");
 		if (ev) {
 			char title[256];
 
@@ -331,14 +293,14 @@ char *inart_dot_render(const struct inart_topo *t, const struct inart_jobs *js,
 			sb_quoted(&b, plan->algorithm);
 		}
 	}
-	sb_printf(&b, "];\n");
-	sb_printf(&b, "  node [fontname=\"Helvetica\", fontsize=10];\n");
-	sb_printf(&b, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+	inart_sbuf_printf(&b, "];\n");
+	inart_sbuf_printf(&b, "  node [fontname=\"Helvetica\", fontsize=10];\n");
+	inart_sbuf_printf(&b, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
 	render_nodes(t, js, plan, ev, &b);
 	render_links(t, ev, lvl, &b);
 	if (plan && js && render_trees(t, js, plan, &b) < 0)
 		goto fail;
-	sb_printf(&b, "}\n");
+	inart_sbuf_printf(&b, "}\n");
 	free(lvl);
 	if (b.failed)
 		goto fail;
