@@ -532,12 +532,7 @@ int cmd_switchd(int argc, char **argv)
 			batch = cli_int(cmd, "--batch", optarg, 1, 1024);
 			break;
 		case O_LOG:
-			level = inart_log_parse_level(optarg);
-			if (level < 0)
-				cli_usage_error(cmd,
-						"--log-level: '%s' is not error, warn, info "
-						"or debug",
-						optarg);
+			level = cli_log_level(cmd, optarg);
 			break;
 		case O_STATS:
 			stats = 1;

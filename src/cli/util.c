@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cp/planner.h"
+#include "io/log.h"
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -228,4 +229,13 @@ double cli_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_log_level(const char *cmd, const char *arg)
+{
+	int level = inart_log_parse_level(arg);
+
+	if (level < 0)
+		cli_usage_error(cmd, "--log-level: '%s' is not error, warn, info or debug", arg);
+	return level;
 }

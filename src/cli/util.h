@@ -56,6 +56,8 @@ _Noreturn void cli_getopt_error(const char *cmd, int c, char **argv);
 int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max);
 uint64_t cli_u64(const char *cmd, const char *opt, const char *arg);
 double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max);
+/* A --log-level argument (error, warn, info, debug); a usage error otherwise. */
+int cli_log_level(const char *cmd, const char *arg);
 
 /* Planner options shared by plan, compare and run.  CLI_PLANNER_LONGOPTS
  * goes into a struct option array; cli_planner_opt() handles the codes and
