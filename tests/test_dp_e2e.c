@@ -727,8 +727,9 @@ static void fail_mid(void (*scenario)(struct e2e *), const char *algo, const cha
 	assert_int_equal(inart_sim_fail_switch(e.s, node(e.t, sw_name), mid, down_ns), 0);
 	t1 = e2e_run(&e, 1, 10000000000ull);
 	assert_int_equal(e2e_check(&e, 16), 0);
-	/* the failure cost a retransmission timeout */
-	assert_true(t1 > t0);
+	/* a failure cannot make the all-reduce faster (recovery may be hidden
+	 * behind the slowest worker) */
+	assert_true(t1 >= t0);
 	print_message("%s loses its state at %.1f us (down %.1f us): %.1f us instead of %.1f us\n",
 		      sw_name, (double)mid / 1e3, (double)down_ns / 1e3, t1 * 1e6, t0 * 1e6);
 	e2e_down(&e);

@@ -37,6 +37,8 @@ struct pk {
 	uint64_t bits[INART_WIRE_MAX_BITMAP_WORDS];
 	int count;
 	int32_t vals[512];
+	int label_set; /* label given; else 99, 0 for retransmissions (a worker's) */
+	uint32_t label;
 };
 
 static void pk_init(struct pk *p, uint16_t fan_in, uint32_t iter, uint32_t seq, int count)
@@ -71,7 +73,7 @@ static size_t pk_encode(const struct pk *p, uint8_t *buf, size_t cap)
 	h.job = p->job;
 	h.tree = p->tree;
 	h.fan_in = p->fan_in;
-	h.label = 99;
+	h.label = p->label_set ? p->label : (p->flags & INART_F_RETX) ? 0 : 99;
 	h.iter = p->iter;
 	h.seq = p->seq;
 	h.slot = (uint16_t)(p->seq % 8);
@@ -307,7 +309,8 @@ static void test_retx_incomplete(void **state)
 }
 
 /* Sums beyond int32 -> OVERFLOW result; a lower scale restarts the chunk;
- * a RETX at the old scale gets the chunk's scale (notice or result). */
+ * a RETX at the old scale gets the chunk's scale (notice or result).  (Chunk
+ * 0: a later chunk first would make the PS NACK the chunks before it.) */
 static void test_overflow_rescale(void **state)
 {
 	struct inart_ps *ps = make_ps(3, 2, 0);
@@ -318,32 +321,32 @@ static void test_overflow_rescale(void **state)
 
 	(void)state;
 	for (int r = 0; r < 3; r++) {
-		pk_init(&p, 3, 0, 2, 2);
+		pk_init(&p, 3, 0, 0, 2);
 		pk_bit(&p, r);
 		p.vals[0] = 1000000000; /* 3e9 > INT32_MAX */
 		p.vals[1] = 1;
 		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 2 : 0);
 	}
-	check_result(0, 0, 2, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
-	check_result(1, 0, 2, 16, INART_F_RESULT | INART_F_OVERFLOW, 1001, &h, v);
+	check_result(0, 0, 0, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
+	check_result(1, 0, 0, 16, INART_F_RESULT | INART_F_OVERFLOW, 1001, &h, v);
 	/* worker 1 lost the result and retransmits at 16: the OVERFLOW result again */
-	pk_init(&p, 3, 0, 2, 2);
+	pk_init(&p, 3, 0, 0, 2);
 	p.flags = INART_F_DATA | INART_F_RETX;
 	pk_bit(&p, 1);
 	assert_int_equal(send_pk(ps, &p, 1), 1);
-	check_result(0, 0, 2, 16, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
+	check_result(0, 0, 0, 16, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
 	/* worker 0 resends at 8: the chunk restarts at 8 */
-	pk_init(&p, 3, 0, 2, 2);
+	pk_init(&p, 3, 0, 0, 2);
 	p.scale = 8;
 	pk_bit(&p, 0);
 	p.vals[0] = 3906250; /* 1e9 / 256 */
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* worker 1 still at 16, retransmitting: a notice at 8 with bitmap {0} */
-	pk_init(&p, 3, 0, 2, 2);
+	pk_init(&p, 3, 0, 0, 2);
 	p.flags = INART_F_DATA | INART_F_RETX;
 	pk_bit(&p, 1);
 	assert_int_equal(send_pk(ps, &p, 1), 1);
-	check_result(0, 0, 2, 8, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
+	check_result(0, 0, 0, 8, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
 	assert_int_equal(h.count, 0);
 	assert_true(h.bitmap[0] == 1);
 	assert_int_equal(out[0].peer_ip, 0x0a000001u);
@@ -352,27 +355,27 @@ static void test_overflow_rescale(void **state)
 	assert_int_equal(send_pk(ps, &p, 1), 0);
 	/* workers 1 and 2 at 8: complete, clean */
 	for (int r = 1; r < 3; r++) {
-		pk_init(&p, 3, 0, 2, 2);
+		pk_init(&p, 3, 0, 0, 2);
 		p.scale = 8;
 		pk_bit(&p, r);
 		p.vals[0] = 3906250;
 		p.vals[1] = r;
 		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 2 : 0);
 	}
-	check_result(0, 0, 2, 8, INART_F_RESULT, 1000, &h, v);
+	check_result(0, 0, 0, 8, INART_F_RESULT, 1000, &h, v);
 	assert_int_equal(v[0], 11718750);
 	assert_int_equal(v[1], 3);
 	/* a clean result is final: a still lower scale is refused */
-	pk_init(&p, 3, 0, 2, 2);
+	pk_init(&p, 3, 0, 0, 2);
 	p.scale = 0;
 	pk_bit(&p, 0);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* RETX at 16 now gets the clean result at 8 */
-	pk_init(&p, 3, 0, 2, 2);
+	pk_init(&p, 3, 0, 0, 2);
 	p.flags = INART_F_DATA | INART_F_RETX;
 	pk_bit(&p, 2);
 	assert_int_equal(send_pk(ps, &p, 2), 1);
-	check_result(0, 0, 2, 8, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	check_result(0, 0, 0, 8, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	assert_int_equal(v[0], 11718750);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.overflows, 1);

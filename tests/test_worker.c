@@ -249,35 +249,62 @@ static void test_packets_window(void **state)
 	}
 	assert_int_equal(inart_worker_poll(w, 100, out, MAXOUT), 0);
 	assert_int_equal(inart_worker_next_deadline(w), 1100);
-	/* timeout: both retransmitted with RETX, label 0; the tree's timeout
-	 * doubles (it expired before any sample: Karn) and each chunk's own
-	 * timeout doubles per retransmission */
+	/* timeout: a probe for each chunk first (header only, our rank, along
+	 * the tree's label: the PS, or a switch keeping the result, says what
+	 * it holds); the tree's timeout doubles (it expired before any sample:
+	 * Karn) */
 	assert_int_equal(inart_worker_poll(w, 1099, out, MAXOUT), 0);
-	assert_int_equal(inart_worker_poll(w, 1100, out, 1), 1);
-	data_pkt(0, &h);
-	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(h.label, 0);
-	assert_int_equal(h.seq, 0);
-	assert_int_equal(h.slot, 0);
-	assert_int_equal(inart_worker_poll(w, 1100, out, MAXOUT), 1);
-	data_pkt(0, &h);
-	assert_int_equal(h.seq, 1);
-	assert_int_equal(inart_worker_next_deadline(w), 1100 + 2 * 2000);
-	assert_int_equal(inart_worker_poll(w, 5100, out, MAXOUT), 2);
-	assert_int_equal(inart_worker_next_deadline(w), 5100 + 4 * 2000);
-	/* capped: 16x after 4 retransmissions */
-	for (uint64_t t = 13100, k = 0; k < 5; k++) {
-		assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 2);
-		t = inart_worker_next_deadline(w);
+	assert_int_equal(inart_worker_poll(w, 1100, out, MAXOUT), 2);
+	for (int i = 0; i < 2; i++) {
+		data_pkt(i, &h);
+		assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+		assert_int_equal(h.label, 100);
+		assert_int_equal(h.seq, i);
+		assert_int_equal(h.count, 0);
+		assert_true(h.bitmap[0] == 2);
+		assert_int_equal(out[i].peer_ip, 0x0a020000u);
 	}
-	inart_worker_stats(w, &st);
-	assert_int_equal(st.sent, 2 + 2 * 7);
-	assert_int_equal(st.retransmitted, 2 * 7);
+	/* unanswered probes are repeated less and less often; after
+	 * INART_WORKER_PROBE_TRIES of them the values go again (RETX, label 0,
+	 * straight to the PS); time always moves on */
 	{
-		uint64_t t0 = inart_worker_next_deadline(w);
+		int probes[2] = {1, 1}, data = 0;
+		uint64_t t = 1100, gap0 = 0, last0 = 1100;
 
-		assert_int_equal(inart_worker_poll(w, t0, out, MAXOUT), 2);
-		assert_int_equal(inart_worker_next_deadline(w), t0 + 16 * 2000);
+		while (data < 2) {
+			uint64_t d = inart_worker_next_deadline(w);
+			int k;
+
+			if (!(d > t && d < 1000000))
+				fail_msg("stall: next deadline %llu after poll at %llu",
+					 (unsigned long long)d, (unsigned long long)t);
+			t = d;
+			k = inart_worker_poll(w, t, out, MAXOUT);
+			for (int i = 0; i < k; i++) {
+				data_pkt(i, &h);
+				assert_true(h.seq < 2);
+				if (h.flags & INART_F_NACK) {
+					assert_int_equal(data, 0);
+					probes[h.seq]++;
+					if (h.seq == 0) {
+						assert_true(t - last0 >= gap0);
+						gap0 = t - last0;
+						last0 = t;
+					}
+					continue;
+				}
+				assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
+				assert_int_equal(h.label, 0);
+				assert_int_equal(h.count, 3);
+				assert_true(probes[h.seq] >= INART_WORKER_PROBE_TRIES);
+				data++;
+			}
+		}
+		inart_worker_stats(w, &st);
+		assert_int_equal(st.sent, 4);
+		assert_int_equal(st.retransmitted, 2);
+		assert_int_equal(st.retx_asked, 0);
+		assert_int_equal(st.probes, (uint64_t)(probes[0] + probes[1]));
 	}
 	/* result for seq 1 first: the window does not move (seq 0 pending) */
 	v[0] = 1;
@@ -356,9 +383,110 @@ static void test_packets_window(void **state)
 	inart_worker_destroy(w);
 }
 
-/* The timeout follows the measured time to result; a chunk unanswered
- * while three chunks sent after it are answered is retransmitted at once. */
+/* A RESULT (or NACK) for the worker with a given prev word. */
+static size_t result_pkt_prev(uint8_t *buf, uint16_t fan_in, uint32_t iter, uint32_t seq,
+			      int8_t scale, uint8_t flags, uint64_t bits, const int32_t *v,
+			      int count, uint32_t prev)
+{
+	struct inart_wire_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.flags = (uint8_t)(INART_F_RESULT | flags);
+	h.bitmap_words = 1;
+	h.scale_exp = scale;
+	h.job = 3;
+	h.fan_in = fan_in;
+	h.iter = iter;
+	h.seq = seq;
+	h.count = (uint16_t)count;
+	h.prev = prev;
+	h.bitmap[0] = bits;
+	return inart_wire_encode(&h, v, buf, INART_DGRAM_MAX);
+}
+
+/* Run one chunk at a time (window 1), each answered 100 us after it was
+ * sent, for `answered` chunks; the next one gets no answer.  Returns the
+ * time of its send; out[0] holds what the worker sends at its first
+ * timeout, *at that time. */
+static uint64_t one_by_one(struct inart_worker *w, int answered, uint64_t *at)
+{
+	uint8_t buf[INART_DGRAM_MAX];
+	int32_t v[1] = {0};
+	uint64_t t = 0;
+	size_t len;
+
+	for (int s = 0; s < answered; s++) {
+		assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 1);
+		t += 100000;
+		len = result_pkt_prev(buf, 2, 1, (uint32_t)s, 16, 0, 3, v, 1, 0);
+		assert_int_equal(inart_worker_rx(w, buf, len, t), 0);
+	}
+	assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 1);
+	*at = inart_worker_next_deadline(w);
+	assert_true(*at > t);
+	assert_int_equal(inart_worker_poll(w, *at, out, MAXOUT), 1);
+	return t;
+}
+
+/* The timeout: the initial one until the pipeline filled (8 samples), then
+ * max(srtt + 4 rttvar, 3 srtt) from the measured time to result; when it
+ * expires a probe goes first, and the tree's timeout doubles (Karn). */
 static void test_timers(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_wire_hdr h;
+	float x[12] = {0};
+	uint64_t sent, at;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 1;
+	c.slots = 1;
+	c.retx_timeout_ns = 1000000;
+	/* 3 samples: still the initial timeout (not 3 srtt = 300 us); first
+	 * comes the idle probe, 4 inter-result gaps (400 us) after the last
+	 * result */
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 12, 1), 0);
+	sent = one_by_one(w, 3, &at);
+	assert_true(at == sent + 400000);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(h.seq, 3);
+	inart_worker_destroy(w);
+	/* 8 samples of 100 us: 3 srtt = 300 us (the variance term is below it) */
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 12, 1), 0);
+	sent = one_by_one(w, 8, &at);
+	assert_true(at == sent + 300000);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(h.seq, 8);
+	/* the PS says it misses our values: they go again at once */
+	{
+		uint8_t buf[INART_DGRAM_MAX];
+		size_t len =
+		    result_pkt_prev(buf, 2, 1, 8, 16, INART_F_NACK | INART_F_RETX, 3, NULL, 0, 0);
+
+		assert_int_equal(inart_worker_rx(w, buf, len, at + 1), 0);
+		assert_int_equal(inart_worker_poll(w, at + 1, out, MAXOUT), 1);
+		data_pkt(0, &h);
+		assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
+		assert_int_equal(h.seq, 8);
+	}
+	inart_worker_destroy(w);
+}
+
+/* Answers to probes and NACKs: a NACK naming us gets our values again, one
+ * without us says the PS holds them (then only probes), a result ends the
+ * chunk; multicast NACK rounds are acted on once; an answer's scale below
+ * ours moves us to it; an answer names the PS's last result sent down. */
+static void test_probes_nacks(void **state)
 {
 	struct inart_worker_cfg c;
 	struct inart_worker *w;
@@ -366,9 +494,9 @@ static void test_timers(void **state)
 	struct inart_wire_hdr h;
 	uint8_t buf[INART_DGRAM_MAX];
 	float x[6] = {1, 2, 3, 4, 5, 6};
-	int32_t v[1] = {0};
+	int32_t v[1] = {7};
 	size_t len;
-	uint64_t d;
+	int k;
 
 	(void)state;
 	out_init();
@@ -380,39 +508,165 @@ static void test_timers(void **state)
 	assert_non_null(w);
 	assert_int_equal(inart_worker_begin(w, x, 6, 1), 0);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 6);
-	assert_int_equal(inart_worker_next_deadline(w), 1000000);
-	/* seq 0 answered after 100 us: timeout max(srtt + 4 var, 3 srtt) = 300 us */
-	len = result_pkt(buf, 2, 1, 0, 0, 16, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 100000), 0);
-	/* seq 2, 3 answered: seq 1 waits; seq 4 answered: seq 1 is three
-	 * transmissions behind, retransmitted now */
-	for (uint32_t s = 2; s <= 4; s++) {
-		len = result_pkt(buf, 2, 1, 0, s, 16, 0, 3, v, 1);
-		assert_int_equal(inart_worker_rx(w, buf, len, 110000), 0);
-		assert_int_equal(inart_worker_next_deadline(w), s < 4 ? 1000000 : 110000);
-	}
-	assert_int_equal(inart_worker_poll(w, 110000, out, MAXOUT), 1);
+	/* a unicast NACK naming us (rank 0): our values again, at once */
+	len = result_pkt_prev(buf, 2, 1, 0, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 10), 0);
+	assert_int_equal(inart_worker_next_deadline(w), 10);
+	assert_int_equal(inart_worker_poll(w, 10, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
+	assert_int_equal(h.seq, 0);
+	assert_int_equal(h.count, 1);
+	assert_int_equal(h.label, 0);
+	/* a multicast NACK (round 1) naming us: once; its copy asks nothing;
+	 * round 2 again */
+	len = result_pkt_prev(buf, 2, 1, 1, 16, INART_F_NACK, 3, NULL, 0, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 20), 0);
+	assert_int_equal(inart_worker_poll(w, 20, out, MAXOUT), 1);
 	data_pkt(0, &h);
 	assert_int_equal(h.seq, 1);
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
-	/* its next timeout: twice the adapted ~310 us, before seq 5's 1 ms */
-	d = inart_worker_next_deadline(w);
-	assert_true(d > 110000 + 2 * 300000 && d < 110000 + 2 * 320000);
-	/* a fast retransmission happens once per transmission */
-	len = result_pkt(buf, 2, 1, 0, 5, 16, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 120000), 0);
-	assert_int_equal(inart_worker_poll(w, 120000, out, MAXOUT), 0);
-	assert_int_equal(inart_worker_next_deadline(w), d);
-	len = result_pkt(buf, 2, 1, 0, 1, 16, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 130000), 0);
-	assert_int_equal(inart_worker_done(w), 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 30), 0);
+	assert_int_equal(inart_worker_poll(w, 30, out, MAXOUT), 0);
+	len = result_pkt_prev(buf, 2, 1, 1, 16, INART_F_NACK, 3, NULL, 0, 2);
+	assert_int_equal(inart_worker_rx(w, buf, len, 40), 0);
+	assert_int_equal(inart_worker_poll(w, 40, out, MAXOUT), 1);
+	/* a multicast NACK not naming us: nothing to send */
+	len = result_pkt_prev(buf, 2, 1, 2, 16, INART_F_NACK, 2, NULL, 0, 1);
+	assert_int_equal(inart_worker_rx(w, buf, len, 50), 0);
+	assert_int_equal(inart_worker_poll(w, 50, out, MAXOUT), 0);
+	/* a unicast answer without us: the PS holds our values; from then on
+	 * its timeouts send probes only, however many go unanswered */
+	len = result_pkt_prev(buf, 2, 1, 3, 16, INART_F_NACK | INART_F_RETX, 2, NULL, 0, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 60), 0);
+	for (int i = 0; i < 8; i++) {
+		uint64_t d = inart_worker_next_deadline(w);
+
+		k = inart_worker_poll(w, d, out, MAXOUT);
+		for (int j = 0; j < k; j++) {
+			data_pkt(j, &h);
+			if (h.seq == 3)
+				assert_true(h.flags & INART_F_NACK);
+		}
+	}
+	/* a unicast result ends chunk 4 (and names chunk 3 as the result sent
+	 * before it: probe it now) */
+	len = result_pkt_prev(buf, 2, 1, 4, 16, INART_F_RETX, 3, v, 1, 1 + 3);
+	assert_int_equal(inart_worker_rx(w, buf, len, 100000000), 0);
+	k = inart_worker_poll(w, 100000000, out, MAXOUT);
+	{
+		int found = 0;
+
+		for (int j = 0; j < k; j++) {
+			data_pkt(j, &h);
+			found |= h.seq == 3 && (h.flags & INART_F_NACK);
+		}
+		assert_true(found);
+	}
+	/* an answer at a lower scale: chunk 5 joins it (a first transmission) */
+	len = result_pkt_prev(buf, 2, 1, 5, 8, INART_F_NACK | INART_F_RETX, 2, NULL, 0, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 100000001), 0);
+	assert_int_equal(inart_worker_poll(w, 100000001, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA);
+	assert_int_equal(h.seq, 5);
+	assert_int_equal(h.scale_exp, 8);
+	/* a multicast NACK at a lower scale naming us: our values at our scale */
+	len = result_pkt_prev(buf, 2, 1, 2, 4, INART_F_NACK, 1, NULL, 0, 2);
+	assert_int_equal(inart_worker_rx(w, buf, len, 100000002), 0);
+	assert_int_equal(inart_worker_poll(w, 100000002, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
+	assert_int_equal(h.scale_exp, 16);
 	inart_worker_stats(w, &st);
-	assert_int_equal(st.retransmitted, 1);
-	/* the next all-reduce starts with the adapted timeout */
-	assert_int_equal(inart_worker_begin(w, x, 6, 2), 0);
-	assert_int_equal(inart_worker_poll(w, 200000, out, MAXOUT), 6);
+	assert_int_equal(st.retx_asked, 4);
+	assert_true(st.nacks >= 6);
+	inart_worker_destroy(w);
+}
+
+/* Results of one PS come in the order it sent them and name the one before:
+ * a result naming a chunk still waiting reveals a lost result, which is
+ * probed at once, together with the older chunks in flight. */
+static void test_chain(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_worker_stats st;
+	struct inart_wire_hdr h;
+	uint8_t buf[INART_DGRAM_MAX];
+	float x[8] = {0};
+	int32_t v[1] = {0};
+	int seen[8] = {0}, k;
+	size_t len;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 8;
+	c.retx_timeout_ns = 1000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 8, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 8);
+	len = result_pkt_prev(buf, 2, 1, 0, 16, 0, 3, v, 1, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 100000), 0);
+	/* 4's result names 3 (lost): 3 and the older 1, 2 are probed now */
+	len = result_pkt_prev(buf, 2, 1, 4, 16, 0, 3, v, 1, 1 + 3);
+	assert_int_equal(inart_worker_rx(w, buf, len, 110000), 0);
+	assert_int_equal(inart_worker_next_deadline(w), 110000);
+	k = inart_worker_poll(w, 110000, out, MAXOUT);
+	assert_int_equal(k, 3);
+	for (int i = 0; i < k; i++) {
+		data_pkt(i, &h);
+		assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+		seen[h.seq] = 1;
+	}
+	assert_true(seen[1] && seen[2] && seen[3]);
+	/* the answer for 3 (from the PS or a switch) names 2 */
+	len = result_pkt_prev(buf, 2, 1, 3, 16, INART_F_RETX, 3, v, 1, 1 + 2);
+	assert_int_equal(inart_worker_rx(w, buf, len, 120000), 0);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.chain_gaps, 1); /* 2 has a probe out already */
+	assert_int_equal(st.probes, 3);
+	inart_worker_destroy(w);
+}
+
+/* No result of a tree for a while with nothing new to send (the end of its
+ * share): its oldest chunks in flight are probed. */
+static void test_idle(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_wire_hdr h;
+	uint8_t buf[INART_DGRAM_MAX];
+	float x[4] = {0};
+	int32_t v[1] = {0};
+	uint64_t d;
+	size_t len;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 4;
+	c.retx_timeout_ns = 1000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 4, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 4);
+	for (uint32_t s = 0; s < 3; s++) {
+		len = result_pkt_prev(buf, 2, 1, s, 16, 0, 3, v, 1, s);
+		assert_int_equal(inart_worker_rx(w, buf, len, 100000 + 10000 * s), 0);
+	}
+	/* results came every 10 us; the smallest time to result is 100 us: the
+	 * idle period is half of it, well before chunk 3's timeout */
 	d = inart_worker_next_deadline(w);
-	assert_true(d > 200000 + 300000 && d < 200000 + 320000);
+	assert_true(d == 120000 + 50000);
+	assert_int_equal(inart_worker_poll(w, d, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.seq, 3);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
 	inart_worker_destroy(w);
 }
 
@@ -449,9 +703,15 @@ static void test_rescale(void **state)
 	assert_int_equal(h.label, 0);
 	assert_int_equal(h.scale_exp, 16);
 	assert_int_equal(be32(pl), 0);
-	/* its retransmission too */
+	/* its retransmission too (after the timeout's probes, when the PS's
+	 * answer names us) */
 	assert_int_equal(inart_worker_poll(w, 1000, out, MAXOUT), 2);
-	pl = data_pkt(1, &h);
+	data_pkt(1, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	len = result_pkt(buf, 2, 1, 0, 1, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 1000), 0);
+	assert_int_equal(inart_worker_poll(w, 1000, out, MAXOUT), 1);
+	pl = data_pkt(0, &h);
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_OVERFLOW);
 	/* the OVERFLOW result at 16: both workers move to 8 */
 	len = result_pkt(buf, 2, 1, 0, 1, 16, INART_F_OVERFLOW, 3, v, 1);
@@ -582,6 +842,7 @@ struct net {
 	size_t n, cap;
 	uint64_t order, now;
 	struct inart_worker *w[NW_MAX];
+	uint64_t dl[NW_MAX]; /* each worker's next deadline, as of its last rx or poll */
 	struct inart_ps *ps[NPS_MAX];
 	float *x[NW_MAX];
 	uint32_t iter;
@@ -721,6 +982,7 @@ static void deliver(struct net *nt, struct msg *m)
 
 		check_result_pkt(nt, r, m);
 		inart_worker_rx(nt->w[r], m->data, m->len, nt->now);
+		nt->dl[r] = inart_worker_next_deadline(nt->w[r]);
 	} else {
 		fail_msg("datagram to unknown address %08x", m->dst);
 	}
@@ -804,6 +1066,7 @@ static void run_iter(struct net *nt, int it)
 			nt->x[r][i] = (float)((2 * inart_rng_unit(&nt->rng) - 1) * m);
 		}
 		assert_int_equal(inart_worker_begin(nt->w[r], nt->x[r], sc->n, nt->iter), 0);
+		nt->dl[r] = inart_worker_next_deadline(nt->w[r]);
 	}
 	for (size_t i = 0; i < sc->n; i++)
 		nt->exp_scale[i] = 1000;
@@ -815,16 +1078,17 @@ static void run_iter(struct net *nt, int it)
 			struct inart_worker *w = nt->w[r];
 
 			all &= inart_worker_done(w);
-			while (inart_worker_next_deadline(w) <= nt->now) {
+			while (nt->dl[r] <= nt->now) {
 				int k = inart_worker_poll(w, nt->now, out, MAXOUT);
 
-				if (k == 0)
-					break;
 				for (int i = 0; i < k; i++)
 					net_send(nt, W_IP(r), INART_WIRE_UDP_PORT, &out[i]);
+				nt->dl[r] = inart_worker_next_deadline(w);
+				if (k == 0)
+					break;
 			}
-			if (inart_worker_next_deadline(w) < next)
-				next = inart_worker_next_deadline(w);
+			if (nt->dl[r] < next)
+				next = nt->dl[r];
 		}
 		if (all)
 			break;
@@ -1074,9 +1338,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_create),	   cmocka_unit_test(test_split),
 	    cmocka_unit_test(test_packets_window), cmocka_unit_test(test_timers),
-	    cmocka_unit_test(test_rescale),	   cmocka_unit_test(test_e2e_one),
-	    cmocka_unit_test(test_e2e_lossy),	   cmocka_unit_test(test_e2e_overflow),
-	    cmocka_unit_test(test_e2e_scales),
+	    cmocka_unit_test(test_probes_nacks),   cmocka_unit_test(test_chain),
+	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_rescale),
+	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
+	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

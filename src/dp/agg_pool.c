@@ -304,6 +304,7 @@ int inart_agg_pool_absorb(struct inart_agg_pool *p, int slot, const struct inart
 		if (p->tail >= 0 && p->view[p->tail].deadline > dl)
 			dl = p->view[p->tail].deadline;
 		v->busy = 1;
+		v->kept = INART_AGG_KEPT_NONE;
 		v->overflow = 0;
 		v->absorbed = 1;
 		v->deadline = dl;
@@ -346,11 +347,57 @@ const struct inart_agg_slot *inart_agg_pool_slot(const struct inart_agg_pool *p,
 
 void inart_agg_pool_release(struct inart_agg_pool *p, int slot)
 {
-	if (slot < 0 || slot >= p->n_slots || !p->view[slot].busy)
+	if (slot < 0 || slot >= p->n_slots)
+		return;
+	p->view[slot].kept = INART_AGG_KEPT_NONE;
+	if (!p->view[slot].busy)
 		return;
 	fifo_remove(p, slot);
 	p->view[slot].busy = 0;
 	p->n_busy--;
+}
+
+int inart_agg_pool_take_keep(struct inart_agg_pool *p, int slot, uint8_t *be_out)
+{
+	int n = inart_agg_pool_take(p, slot, be_out);
+
+	if (n >= 0)
+		p->view[slot].kept = INART_AGG_KEPT_SENT;
+	return n;
+}
+
+int inart_agg_pool_read(const struct inart_agg_pool *p, int slot, uint8_t *be_out)
+{
+	const struct inart_agg_slot *v;
+
+	if (slot < 0 || slot >= p->n_slots)
+		return -1;
+	v = &p->view[slot];
+	if (!v->busy && v->kept == INART_AGG_KEPT_NONE)
+		return -1;
+	if (be_out != NULL)
+		inart_agg_store_be(be_out, p->sums + (size_t)slot * p->stride, v->key.count);
+	return v->key.count;
+}
+
+int inart_agg_pool_keep_result(struct inart_agg_pool *p, int slot, const struct inart_agg_key *key,
+			       const uint64_t *bits, const uint8_t *be_values, uint32_t aux)
+{
+	struct inart_agg_slot *v;
+	int nw = key->bitmap_words;
+
+	if (slot < 0 || slot >= p->n_slots || p->view[slot].busy || key->count > p->max_values ||
+	    nw < 1 || nw > INART_WIRE_MAX_BITMAP_WORDS)
+		return -1;
+	v = &p->view[slot];
+	v->key = *key;
+	v->kept = INART_AGG_KEPT_RESULT;
+	v->aux = aux;
+	v->overflow = 0;
+	memset(v->bitmap, 0, sizeof(v->bitmap));
+	memcpy(v->bitmap, bits, 8 * (size_t)nw);
+	inart_agg_copy_be(p->sums + (size_t)slot * p->stride, be_values, key->count);
+	return 0;
 }
 
 int inart_agg_pool_take(struct inart_agg_pool *p, int slot, uint8_t *be_out)
@@ -384,6 +431,7 @@ void inart_agg_pool_clear(struct inart_agg_pool *p)
 
 	for (i = 0; i < p->n_slots; i++) {
 		p->view[i].busy = 0;
+		p->view[i].kept = INART_AGG_KEPT_NONE;
 		p->link[i].prev = p->link[i].next = -1;
 	}
 	p->head = p->tail = -1;

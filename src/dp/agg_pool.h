@@ -15,6 +15,12 @@
  * at any step marks the slot overflowed: conservative, never silent).
  * Payload values are big-endian int32 straight from the packet.
  *
+ * A slot that stops aggregating may keep its contents (kept != 0): the last
+ * aggregate emitted from it (so a switch can send it again when the PS
+ * reports it lost) or a result stored by the caller (so a switch can answer
+ * a worker that missed it).  Kept contents are read-only and overwritten by
+ * the next chunk that takes the slot.
+ *
  * Deadlines: every slot has the same timeout, so occupied slots are kept in
  * a FIFO (intrusive doubly-linked list) ordered by deadline; expiry looks at
  * the head only, and removing a completed slot is O(1).
@@ -44,9 +50,17 @@ enum inart_agg_result {
 	INART_AGG_EINVAL = -3,	  /* slot index, count or bitmap width out of range */
 };
 
+enum inart_agg_kept {
+	INART_AGG_KEPT_NONE = 0,
+	INART_AGG_KEPT_SENT = 1,   /* the aggregate last emitted (key, bitmap, sums) */
+	INART_AGG_KEPT_RESULT = 2, /* a result stored by inart_agg_pool_keep_result */
+};
+
 /* Read-only view of a slot. */
 struct inart_agg_slot {
 	int busy;
+	int kept;	   /* not busy: enum inart_agg_kept */
+	uint32_t aux;	   /* KEPT_RESULT: the caller's word (a result's prev) */
 	int overflow;	   /* some sum left the int32 range */
 	uint32_t absorbed; /* contributions added */
 	uint64_t deadline;
@@ -80,7 +94,21 @@ const struct inart_agg_slot *inart_agg_pool_slot(const struct inart_agg_pool *p,
  * or out of range.  be_out may be NULL to discard. */
 int inart_agg_pool_take(struct inart_agg_pool *p, int slot, uint8_t *be_out);
 
-/* Free a slot without reading it (no-op if free). */
+/* As inart_agg_pool_take, but the slot keeps key, bitmap and sums
+ * (kept = INART_AGG_KEPT_SENT) until another chunk takes it. */
+int inart_agg_pool_take_keep(struct inart_agg_pool *p, int slot, uint8_t *be_out);
+
+/* Copy the sums of a busy or kept slot as big-endian int32 (key.count
+ * values) without changing it.  Returns the count, or -1. */
+int inart_agg_pool_read(const struct inart_agg_pool *p, int slot, uint8_t *be_out);
+
+/* Store a result in a slot that is not busy: key, bitmap (key->bitmap_words
+ * words), key->count big-endian values, aux; kept = INART_AGG_KEPT_RESULT.
+ * 0, or -1 if the slot is busy or out of range, or the key does not fit. */
+int inart_agg_pool_keep_result(struct inart_agg_pool *p, int slot, const struct inart_agg_key *key,
+			       const uint64_t *bits, const uint8_t *be_values, uint32_t aux);
+
+/* Free a slot without reading it, and drop kept contents (no-op if free). */
 void inart_agg_pool_release(struct inart_agg_pool *p, int slot);
 
 /* The occupied slot with the earliest deadline if that deadline is <= now,
@@ -90,7 +118,7 @@ int inart_agg_pool_expired(const struct inart_agg_pool *p, uint64_t now_ns);
 /* Earliest deadline of an occupied slot, UINT64_MAX if none. */
 uint64_t inart_agg_pool_next_deadline(const struct inart_agg_pool *p);
 
-/* Free every slot. */
+/* Free every slot and drop all kept contents. */
 void inart_agg_pool_clear(struct inart_agg_pool *p);
 
 /* The raw engine, exposed for benchmarks and tests:

@@ -34,11 +34,28 @@ struct rec {
 	uint32_t iter;
 	uint8_t state;
 	int8_t scale;
-	uint8_t flags; /* INART_F_OVERFLOW if an absorbed packet or the sum overflowed */
-	uint8_t pad;
+	uint8_t flags;	  /* INART_F_OVERFLOW if an absorbed packet or the sum overflowed */
+	uint8_t nack_lvl; /* NACK rounds sent */
 	uint16_t count, slot, nbits, pad2;
-	/* uint64_t bitmap[bw]; int64_t sums[vmax]; follow */
+	uint32_t prev;	  /* DONE: 1 + seq of the result sent down before this one, 0 */
+	uint32_t ans_ip;  /* DONE: the address the last unicast answer went to */
+	uint32_t remc_ip; /* DONE: the asker that made the PS send the result down again */
+	uint32_t pad4;
+	uint64_t nack_ns;  /* time of the last NACK */
+	uint64_t ans_ns;   /* DONE: last unicast answer with the result */
+	uint64_t remc_ns;  /* DONE: last time the result was sent down again */
+	uint64_t touch_ns; /* OPEN: last contribution absorbed */
+	/* uint64_t bitmap[bw]; uint64_t nacked[bw]; int64_t sums[vmax]; follow */
 };
+
+/* The newest chunk (iter, seq) a rank's contribution arrived with along the
+ * tree (not retransmissions); pos = seq + 1, 0: none yet. */
+struct rank_pos {
+	uint32_t iter, pos;
+};
+
+#define NACK_PENDING 64 /* NACKed records watched for a repeat, per tree */
+#define NACK_ROUNDS 4	/* NACKs per record at most (then the workers' timers) */
 
 struct tree {
 	struct inart_ps_tree_cfg cfg;
@@ -49,6 +66,23 @@ struct tree {
 	int have_iter;
 	uint32_t cur_iter;
 	uint64_t full[INART_WIRE_MAX_BITMAP_WORDS];
+	struct rank_pos *rk; /* fan_in */
+	/* NACKed records still open, oldest NACK first; a NACK is repeated after
+	 * twice the measured time from a NACK to a retransmission it caused */
+	uint32_t pend_iter[NACK_PENDING], pend_seq[NACK_PENDING];
+	int pend_head, pend_n;
+	uint64_t nack_rtt; /* smoothed; 0: no sample yet */
+	/* the last result sent down (iter, 1 + seq; 0: none): each result names
+	 * its predecessor, so workers see which results they missed */
+	uint32_t chain_iter, chain_last;
+	/* which child each rank's contributions come from (1 + child index,
+	 * 0: not seen), learned from the sender address of packets (a worker
+	 * child's own, or a switch child's aggregates): NACKs and results sent
+	 * down again go only towards the ranks concerned */
+	uint16_t *child_of; /* fan_in */
+	uint8_t child_known[INART_PS_MAX_CHILDREN];
+	uint32_t learn_ip; /* the last sender address looked up, and its child + 1 */
+	int learn_child;
 };
 
 struct inart_ps {
@@ -65,9 +99,14 @@ static uint64_t *rec_bitmap(struct rec *r)
 	return (uint64_t *)(r + 1);
 }
 
+static uint64_t *rec_nacked(struct rec *r, int bw)
+{
+	return rec_bitmap(r) + bw;
+}
+
 static int64_t *rec_sums(struct rec *r, int bw)
 {
-	return (int64_t *)(rec_bitmap(r) + bw);
+	return (int64_t *)(rec_bitmap(r) + 2 * bw);
 }
 
 static size_t tree_hash(uint32_t job, uint16_t tree)
@@ -128,6 +167,8 @@ static void tree_free(struct tree *t)
 			free(t->blocks[p][b]);
 		free(t->blocks[p]);
 	}
+	free(t->rk);
+	free(t->child_of);
 	free(t);
 }
 
@@ -161,7 +202,7 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 	t->cfg.max_chunks = max_chunks;
 	t->bw = (cfg->fan_in + 63) / 64;
 	t->vmax = inart_wire_max_values(t->bw);
-	t->stride = sizeof(struct rec) + 8 * (size_t)t->bw + 8 * (size_t)t->vmax;
+	t->stride = sizeof(struct rec) + 16 * (size_t)t->bw + 8 * (size_t)t->vmax;
 	t->max_chunks = max_chunks;
 	t->n_blocks = (max_chunks + INART_PS_BLOCK_CHUNKS - 1) / INART_PS_BLOCK_CHUNKS;
 	for (int p = 0; p < 2; p++) {
@@ -170,6 +211,12 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 			tree_free(t);
 			return NULL;
 		}
+	}
+	t->rk = calloc(cfg->fan_in, sizeof(*t->rk));
+	t->child_of = calloc(cfg->fan_in, sizeof(*t->child_of));
+	if (t->rk == NULL || t->child_of == NULL) {
+		tree_free(t);
+		return NULL;
 	}
 	for (int r = 0; r < cfg->fan_in; r++)
 		t->full[r / 64] |= (uint64_t)1 << (r % 64);
@@ -190,9 +237,14 @@ int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg)
 	if (i >= 0) {
 		t = ps->trees[i];
 		if (t->cfg.fan_in == cfg->fan_in && t->max_chunks == max_chunks) {
-			/* same shape: keep the chunk state, take the new children */
+			/* same shape: keep the chunk state, take the new children
+			 * (and learn again where the ranks are) */
 			t->cfg = *cfg;
 			t->cfg.max_chunks = max_chunks;
+			memset(t->child_of, 0, cfg->fan_in * sizeof(*t->child_of));
+			memset(t->child_known, 0, sizeof(t->child_known));
+			t->learn_ip = 0;
+			t->learn_child = 0;
 			return 0;
 		}
 		t = tree_new(cfg, max_chunks);
@@ -283,8 +335,26 @@ static void rec_start(const struct tree *t, struct rec *r, const struct inart_wi
 	r->count = h->count;
 	r->slot = h->slot;
 	r->nbits = 0;
-	memset(rec_bitmap(r), 0, 8 * (size_t)t->bw);
+	r->nack_lvl = 0;
+	r->nack_ns = 0;
+	r->ans_ns = r->remc_ns = r->touch_ns = 0;
+	r->ans_ip = r->remc_ip = 0;
+	r->prev = 0;
+	memset(rec_bitmap(r), 0, 16 * (size_t)t->bw); /* bitmap and nacked */
 	memset(rec_sums(r, t->bw), 0, 8 * (size_t)h->count);
+}
+
+/* The record of (iter, seq) if it exists and belongs to iter, else NULL
+ * (never allocates). */
+static struct rec *rec_peek(const struct tree *t, uint32_t iter, uint32_t seq)
+{
+	const uint8_t *blk = t->blocks[iter & 1][seq / INART_PS_BLOCK_CHUNKS];
+	struct rec *r;
+
+	if (blk == NULL)
+		return NULL;
+	r = (struct rec *)(blk + (size_t)(seq % INART_PS_BLOCK_CHUNKS) * t->stride);
+	return r->state != REC_EMPTY && r->iter == iter ? r : NULL;
 }
 
 static int32_t get_be32(const uint8_t *p)
@@ -300,41 +370,163 @@ static void put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* Emit the result of record r (chunk seq) -- or, notice = 1, a scale notice
- * (chunk's bitmap, no values) -- to every child (children != NULL, one copy
- * per child with its label, port INART_WIRE_UDP_PORT) or as one unicast
- * RETX to (uc_ip, uc_port) with label 0.  Returns datagrams emitted. */
-static int emit(struct inart_ps *ps, const struct tree *t, struct rec *r, uint32_t seq, int notice,
-		int to_children, uint32_t uc_ip, uint16_t uc_port, struct inart_dgram *out,
-		int max_out)
+/* Send header h (label and flags as given; vals: h->count host-order values)
+ * to every child (to_children: one copy per child with its label and
+ * address, port INART_WIRE_UDP_PORT) or as one unicast to (uc_ip, uc_port).
+ * Returns datagrams emitted; copies that do not fit max_out are counted in
+ * out_full. */
+/* Which children copies towards the ranks in `ranks` (bw words; NULL:
+ * every child) go to: the children those ranks were learned under (and the
+ * other children with the same address), plus, if some rank's child is not
+ * known, every child nothing was learned from (or every child, if all are
+ * known).  sel: n_children flags. */
+static void select_children(const struct tree *t, const uint64_t *ranks, uint8_t *sel)
+{
+	int nc = t->cfg.n_children, unknown = 0, any_unlearned = 0;
+
+	memset(sel, ranks == NULL, (size_t)nc);
+	if (ranks == NULL)
+		return;
+	for (int w = 0; w < t->bw; w++) {
+		for (uint64_t b = ranks[w]; b; b &= b - 1) {
+			int c = t->child_of[64 * w + __builtin_ctzll(b)];
+
+			if (c == 0 || c > nc)
+				unknown = 1;
+			else
+				sel[c - 1] = 1;
+		}
+	}
+	for (int c = 0; c < nc; c++)
+		any_unlearned |= !t->child_known[c];
+	for (int c = 0; c < nc; c++) {
+		if (unknown && (!t->child_known[c] || !any_unlearned)) {
+			sel[c] = 1;
+			continue;
+		}
+		if (sel[c] != 1)
+			continue;
+		for (int d = 0; d < nc; d++) /* the same node reached by another label */
+			if (!sel[d] && t->cfg.children[d].ip == t->cfg.children[c].ip)
+				sel[d] = 2;
+	}
+}
+
+/* Send header h (label and flags as given; vals: h->count host-order values)
+ * to the children selected for `ranks` (to_children; see select_children;
+ * one copy per child with its label and address, port INART_WIRE_UDP_PORT)
+ * or as one unicast to (uc_ip, uc_port).  Returns datagrams emitted; copies
+ * that do not fit max_out are counted in out_full. */
+static int emit_hdr(struct inart_ps *ps, const struct tree *t, struct inart_wire_hdr *h,
+		    const int32_t *vals, int to_children, const uint64_t *ranks, uint32_t uc_ip,
+		    uint16_t uc_port, struct inart_dgram *out, int max_out)
 {
 	const struct inart_ps_child *ch = t->cfg.children;
-	int n_dst = to_children ? t->cfg.n_children : 1;
-	struct inart_wire_hdr h;
+	uint8_t sel[INART_PS_MAX_CHILDREN];
+	int n = 0, want = 0;
+	size_t len = 0;
+
+	if (!to_children) {
+		if (max_out < 1) {
+			ps->st.out_full++;
+			return 0;
+		}
+		h->version = INART_WIRE_VERSION;
+		h->label = 0;
+		len = inart_wire_encode(h, vals, out[0].data, INART_DGRAM_MAX);
+		if (len == 0) /* cannot happen: the header is built from checked state */
+			return 0;
+		out[0].len = (uint16_t)len;
+		out[0].peer_ip = uc_ip;
+		out[0].peer_port = uc_port;
+		return 1;
+	}
+	select_children(t, ranks, sel);
+	h->version = INART_WIRE_VERSION;
+	for (int c = 0; c < t->cfg.n_children; c++) {
+		if (!sel[c])
+			continue;
+		want++;
+		if (n >= max_out)
+			continue;
+		if (n == 0) {
+			h->label = ch[c].label;
+			len = inart_wire_encode(h, vals, out[0].data, INART_DGRAM_MAX);
+			if (len == 0)
+				return 0;
+		} else {
+			memcpy(out[n].data, out[0].data, len);
+			put_be32(out[n].data + 12, ch[c].label);
+		}
+		out[n].len = (uint16_t)len;
+		out[n].peer_ip = ch[c].ip;
+		out[n].peer_port = INART_WIRE_UDP_PORT;
+		n++;
+	}
+	ps->st.out_full += (uint64_t)(want - n);
+	return n;
+}
+
+/* Learn that the ranks of h came from the child at address src (if it is
+ * one). */
+static void learn_children(struct tree *t, const struct inart_wire_hdr *h, uint32_t src)
+{
+	int c = -1;
+
+	if (src == t->learn_ip && t->learn_child) {
+		c = t->learn_child - 1;
+	} else {
+		for (int k = 0; k < t->cfg.n_children; k++) {
+			if (t->cfg.children[k].ip == src) {
+				c = k;
+				break;
+			}
+		}
+		t->learn_ip = src;
+		t->learn_child = c + 1;
+	}
+	if (c < 0)
+		return;
+	t->child_known[c] = 1;
+	for (int w = 0; w < t->bw; w++)
+		for (uint64_t b = h->bitmap[w]; b; b &= b - 1)
+			t->child_of[64 * w + __builtin_ctzll(b)] = (uint16_t)(c + 1);
+}
+
+/* Header of a packet about chunk (r->iter, seq) of tree t. */
+static void hdr_of(const struct tree *t, const struct rec *r, uint32_t seq, uint8_t flags,
+		   struct inart_wire_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->flags = flags;
+	h->bitmap_words = (uint8_t)t->bw;
+	h->scale_exp = r->scale;
+	h->job = t->cfg.job;
+	h->tree = t->cfg.tree;
+	h->fan_in = t->cfg.fan_in;
+	h->iter = r->iter;
+	h->seq = seq;
+	h->slot = r->slot;
+}
+
+/* Emit the result of record r (chunk seq) -- or, notice = 1, a scale notice
+ * (chunk's bitmap, no values) -- to the children towards `ranks` (NULL:
+ * all) or as one unicast RETX to (uc_ip, uc_port) with label 0.  Returns
+ * datagrams emitted. */
+static int emit(struct inart_ps *ps, const struct tree *t, struct rec *r, uint32_t seq, int notice,
+		int to_children, const uint64_t *ranks, uint32_t uc_ip, uint16_t uc_port,
+		struct inart_dgram *out, int max_out)
+{
 	const int64_t *sums = rec_sums(r, t->bw);
-	size_t len;
+	struct inart_wire_hdr h;
 	int n;
 
-	if (n_dst <= 0)
-		return 0;
-	if (max_out < 1) {
-		ps->st.out_full += (uint64_t)n_dst;
-		return 0;
-	}
-	memset(&h, 0, sizeof(h));
-	h.version = INART_WIRE_VERSION;
-	h.flags = (uint8_t)(INART_F_RESULT | (to_children ? 0 : INART_F_RETX) |
-			    (notice ? INART_F_OVERFLOW : (r->flags & INART_F_OVERFLOW)));
-	h.bitmap_words = (uint8_t)t->bw;
-	h.scale_exp = r->scale;
-	h.job = t->cfg.job;
-	h.tree = t->cfg.tree;
-	h.fan_in = t->cfg.fan_in;
-	h.label = to_children ? ch[0].label : 0;
-	h.iter = r->iter;
-	h.seq = seq;
-	h.slot = r->slot;
+	hdr_of(t, r, seq,
+	       (uint8_t)(INART_F_RESULT | (to_children ? 0 : INART_F_RETX) |
+			 (notice ? INART_F_OVERFLOW : (r->flags & INART_F_OVERFLOW))),
+	       &h);
 	h.count = notice ? 0 : r->count;
+	h.prev = notice ? 0 : r->prev;
 	memcpy(h.bitmap, notice ? rec_bitmap(r) : t->full, 8 * (size_t)t->bw);
 	if (!notice) {
 		for (int i = 0; i < r->count; i++) {
@@ -345,26 +537,90 @@ static int emit(struct inart_ps *ps, const struct tree *t, struct rec *r, uint32
 						      : (int32_t)v;
 		}
 	}
-	len = inart_wire_encode(&h, ps->vals, out[0].data, INART_DGRAM_MAX);
-	if (len == 0) /* cannot happen: the header is built from checked state */
+	n = emit_hdr(ps, t, &h, ps->vals, to_children, ranks, uc_ip, uc_port, out, max_out);
+	if (n == 0)
 		return 0;
-	out[0].len = (uint16_t)len;
-	out[0].peer_ip = to_children ? ch[0].ip : uc_ip;
-	out[0].peer_port = to_children ? INART_WIRE_UDP_PORT : uc_port;
-	for (n = 1; n < n_dst && n < max_out; n++) {
-		memcpy(out[n].data, out[0].data, len);
-		put_be32(out[n].data + 12, ch[n].label);
-		out[n].len = (uint16_t)len;
-		out[n].peer_ip = ch[n].ip;
-		out[n].peer_port = INART_WIRE_UDP_PORT;
-	}
-	ps->st.out_full += (uint64_t)(n_dst - n);
 	if (notice)
 		ps->st.notices++;
 	else if (to_children)
 		ps->st.results_sent += (uint64_t)n;
 	else
 		ps->st.retx_answered++;
+	return n;
+}
+
+/* A worker without the result of a complete record asks (probe or data
+ * retransmission).  The first asker gets a unicast answer; the same asker
+ * again within the NACK loop time gets nothing (the answer is on its way);
+ * another one within that time (several workers lost it: a copy lost high
+ * in the tree) makes the PS send the result down the tree once more
+ * (towards the asker's child), and
+ * askers within that time after it get nothing (the copy is on its way;
+ * their retries come later). */
+static int answer_done(struct inart_ps *ps, const struct tree *t, struct rec *r, uint32_t seq,
+		       const uint64_t *asker, uint32_t src_ip, uint16_t src_port, uint64_t now,
+		       struct inart_dgram *out, int max_out)
+{
+	uint64_t hold = t->nack_rtt;
+	int n;
+
+	if (hold && r->remc_ns && now < r->remc_ns + hold) {
+		if (src_ip != r->remc_ip) {
+			ps->st.answers_held++;
+			return 0;
+		}
+		/* the asker that made it asks again: its copy was lost too */
+	} else if (hold && r->ans_ns && now < r->ans_ns + hold) {
+		if (src_ip == r->ans_ip) {
+			ps->st.answers_held++;
+			return 0;
+		}
+		n = emit(ps, t, r, seq, 0, 1, asker, 0, 0, out, max_out);
+		if (n > 0) {
+			r->remc_ns = now;
+			r->remc_ip = src_ip;
+			ps->st.resent_down++;
+		}
+		return n;
+	}
+	r->ans_ns = now;
+	r->ans_ip = src_ip;
+	return emit(ps, t, r, seq, 0, 0, NULL, src_ip, src_port, out, max_out);
+}
+
+/* A NACK for chunk (iter, seq) at scale: RESULT|NACK with bitmap `ranks`
+ * (bw words), no values; to every child (the ranks retransmit), prev = the
+ * NACK's round for the record (switches repair once per round), or, as the
+ * answer to a probe, unicast with RETX (ranks = every rank missing), prev =
+ * the head of the tree's result chain (the prober finds the results it
+ * missed from there). */
+static int emit_nack(struct inart_ps *ps, const struct tree *t, uint32_t iter, uint32_t seq,
+		     uint16_t slot, int8_t scale, const uint64_t *ranks, uint32_t round,
+		     int to_children, uint32_t uc_ip, uint16_t uc_port, struct inart_dgram *out,
+		     int max_out)
+{
+	struct inart_wire_hdr h;
+	int n;
+
+	memset(&h, 0, sizeof(h));
+	h.flags = (uint8_t)(INART_F_RESULT | INART_F_NACK | (to_children ? 0 : INART_F_RETX));
+	h.bitmap_words = (uint8_t)t->bw;
+	h.scale_exp = scale;
+	h.job = t->cfg.job;
+	h.tree = t->cfg.tree;
+	h.fan_in = t->cfg.fan_in;
+	h.iter = iter;
+	h.seq = seq;
+	h.slot = slot;
+	h.prev = to_children ? round : t->chain_iter == iter ? t->chain_last : 0;
+	memcpy(h.bitmap, ranks, 8 * (size_t)t->bw);
+	n = emit_hdr(ps, t, &h, NULL, to_children, ranks, uc_ip, uc_port, out, max_out);
+	if (n > 0) {
+		if (to_children)
+			ps->st.nacks++;
+		else
+			ps->st.probe_nacks++;
+	}
 	return n;
 }
 
@@ -432,18 +688,359 @@ static void complete(const struct tree *t, struct rec *r)
 		}
 }
 
+/* Note that the ranks of h->bitmap contributed chunk (iter, seq) along the
+ * tree (the newest wins, iterations compared in serial arithmetic). */
+static void ranks_note(struct tree *t, const struct inart_wire_hdr *h)
+{
+	for (int w = 0; w < t->bw; w++) {
+		for (uint64_t b = h->bitmap[w]; b; b &= b - 1) {
+			struct rank_pos *p = &t->rk[64 * w + __builtin_ctzll(b)];
+
+			if (p->pos == 0 || (int32_t)(h->iter - p->iter) > 0 ||
+			    (h->iter == p->iter && h->seq + 1 > p->pos)) {
+				p->iter = h->iter;
+				p->pos = h->seq + 1;
+			}
+		}
+	}
+}
+
+/* Rank r's contribution to chunk (iter, seq) will not arrive along the tree
+ * any more: the rank's newer chunks arrived INART_PS_LOST_AFTER or more
+ * chunks later (contributions of one rank travel one path in order), or it
+ * is in a later iteration. */
+static int rank_gone(const struct tree *t, int r, uint32_t iter, uint32_t seq)
+{
+	const struct rank_pos *p = &t->rk[r];
+
+	if (p->pos == 0)
+		return 0;
+	if (p->iter != iter)
+		return (int32_t)(p->iter - iter) > 0;
+	return p->pos - 1 >= seq + INART_PS_LOST_AFTER;
+}
+
+/* The ranks record r (chunk c of iter) misses whose contributions are gone
+ * into lost (bw words); 1 if any. */
+static int lost_ranks(const struct tree *t, struct rec *r, uint32_t iter, uint32_t c,
+		      uint64_t *lost)
+{
+	const uint64_t *bm = rec_bitmap(r);
+	uint64_t any = 0;
+
+	for (int w = 0; w < t->bw; w++) {
+		lost[w] = 0;
+		for (uint64_t m = t->full[w] & ~bm[w]; m; m &= m - 1) {
+			int b = __builtin_ctzll(m);
+
+			if (rank_gone(t, 64 * w + b, iter, c))
+				lost[w] |= (uint64_t)1 << b;
+		}
+		any |= lost[w];
+	}
+	return any != 0;
+}
+
+/* Chunk c of h->iter, of which nothing arrived, if some rank is gone
+ * already (the whole chunk was lost, e.g. an aggregate of every rank): an
+ * empty open record, so that it can be NACKed; its count, scale and slot
+ * are taken from the first contribution absorbed (see rx_data).  The slot
+ * named in its NACKs is h's minus the distance (switches check the chunk
+ * in the slot, so a wrong guess only prevents a repair there). */
+static struct rec *placeholder(struct tree *t, const struct inart_wire_hdr *h, uint32_t c)
+{
+	struct rec *r;
+	int any = 0;
+
+	for (int w = 0; w < t->bw && !any; w++)
+		for (uint64_t m = t->full[w]; m && !any; m &= m - 1)
+			any = rank_gone(t, 64 * w + __builtin_ctzll(m), h->iter, c);
+	/* workers send a tree's chunks in order from 0: the chunk before
+	 * exists unless c is the first */
+	if (!any || (c > 0 && rec_peek(t, h->iter, c - 1) == NULL))
+		return NULL;
+	r = rec_get(t, h->iter, c);
+	if (r == NULL)
+		return NULL;
+	rec_start(t, r, h);
+	r->count = 0;
+	r->slot = (uint16_t)(h->slot - (h->seq - c));
+	return r;
+}
+
+static void pend_pop(struct tree *t)
+{
+	t->pend_head = (t->pend_head + 1) % NACK_PENDING;
+	t->pend_n--;
+}
+
+static void pend_push(struct tree *t, uint32_t iter, uint32_t seq)
+{
+	int i;
+
+	if (t->pend_n == NACK_PENDING)
+		pend_pop(t); /* the oldest is left to the workers' timers */
+	i = (t->pend_head + t->pend_n++) % NACK_PENDING;
+	t->pend_iter[i] = iter;
+	t->pend_seq[i] = seq;
+}
+
+/* After a packet of chunk (iter, seq) arrived along the tree at now: if the
+ * record of seq, or the one INART_PS_LOST_AFTER chunks behind, is open and
+ * misses ranks that are gone, a NACK naming those not named yet goes to
+ * every child (replicated down the tree; the named workers retransmit).  Then the oldest NACKed
+ * record still open gets its NACK repeated (all its lost ranks) if twice the
+ * NACK-to-retransmission time passed since its last NACK. */
+static int nack_check(struct inart_ps *ps, struct tree *t, const struct inart_wire_hdr *h,
+		      uint64_t now, struct inart_dgram *out, int max_out)
+{
+	uint64_t lost[INART_WIRE_MAX_BITMAP_WORDS];
+	uint32_t iter = h->iter, seq = h->seq;
+	struct rec *r;
+	int n = 0;
+
+	/* the record the packet joined (a late partial whose missing ranks are
+	 * gone already), then the one the packet is evidence for */
+	for (int k = 0; k < 2; k++) {
+		uint32_t c = seq - (k ? INART_PS_LOST_AFTER : 0);
+		uint64_t *nk, any = 0;
+
+		if (k && seq < INART_PS_LOST_AFTER)
+			break;
+		r = rec_peek(t, iter, c);
+		if (r == NULL && k)
+			r = placeholder(t, h, c);
+		if (r == NULL || r->state != REC_OPEN || !lost_ranks(t, r, iter, c, lost))
+			continue;
+		nk = rec_nacked(r, t->bw);
+		for (int w = 0; w < t->bw; w++) {
+			lost[w] &= ~nk[w];
+			nk[w] |= lost[w];
+			any |= lost[w];
+		}
+		if (!any)
+			continue;
+		if (r->nack_lvl == 0) {
+			r->nack_lvl = 1;
+			pend_push(t, iter, c);
+		}
+		r->nack_ns = now;
+		n += emit_nack(ps, t, iter, c, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0,
+			       out + n, max_out - n);
+	}
+	while (t->pend_n > 0) {
+		int i = t->pend_head;
+		uint32_t pi = t->pend_iter[i], pc = t->pend_seq[i];
+
+		r = rec_peek(t, pi, pc);
+		if (r == NULL || r->state != REC_OPEN || !lost_ranks(t, r, pi, pc, lost)) {
+			pend_pop(t);
+			continue;
+		}
+		if (t->nack_rtt == 0 || now < r->nack_ns + 2 * t->nack_rtt)
+			break;
+		pend_pop(t);
+		r->nack_ns = now;
+		if (r->nack_lvl < 255)
+			r->nack_lvl++;
+		if (r->nack_lvl < NACK_ROUNDS)
+			pend_push(t, pi, pc);
+		for (int w = 0; w < t->bw; w++)
+			rec_nacked(r, t->bw)[w] |= lost[w];
+		n += emit_nack(ps, t, pi, pc, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0,
+			       out + n, max_out - n);
+		break;
+	}
+	return n;
+}
+
+/* A worker waits for open record r (chunk seq): if its last NACK had time
+ * to be acted on (the NACK loop time), send a new NACK round down the tree
+ * now, naming the ranks it misses that are gone (a NACK or retransmission
+ * was lost) or, if nothing arrived for the record for a NACK loop time (the
+ * end of an all-reduce: no later chunk shows who is gone), every rank it
+ * misses (also for the first round before any NACK loop was timed).
+ * Switches on the way flush what they hold for the chunk or send their kept
+ * aggregates again; the workers named retransmit. */
+static int renack(struct inart_ps *ps, struct tree *t, struct rec *r, uint32_t iter, uint32_t seq,
+		  uint64_t now, struct inart_dgram *out, int max_out)
+{
+	uint64_t lost[INART_WIRE_MAX_BITMAP_WORDS];
+
+	if (r->nack_lvl >= NACK_ROUNDS || (t->nack_rtt == 0 && r->nack_lvl > 0) ||
+	    now < r->nack_ns + t->nack_rtt)
+		return 0;
+	if (now >= r->touch_ns + t->nack_rtt) { /* (always before any loop time was measured) */
+		uint64_t any = 0;
+
+		for (int w = 0; w < t->bw; w++) {
+			lost[w] = t->full[w] & ~rec_bitmap(r)[w];
+			any |= lost[w];
+		}
+		if (!any)
+			return 0;
+	} else if (!lost_ranks(t, r, iter, seq, lost)) {
+		return 0;
+	}
+	if (r->nack_lvl == 0)
+		pend_push(t, iter, seq);
+	r->nack_lvl++;
+	r->nack_ns = now;
+	for (int w = 0; w < t->bw; w++)
+		rec_nacked(r, t->bw)[w] |= lost[w];
+	return emit_nack(ps, t, iter, seq, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0, out,
+			 max_out);
+}
+
+/* A probe (DATA|RETX|NACK, header only) from a worker without the result of
+ * chunk (iter, seq): the result if complete, else a unicast NACK naming every
+ * rank the record misses (the prober learns whether its contribution is
+ * counted); scale differences as for retransmissions.  Never changes state. */
+static int probe(struct inart_ps *ps, struct tree *t, const struct inart_wire_hdr *h,
+		 uint32_t src_ip, uint16_t src_port, uint64_t now, struct inart_dgram *out,
+		 int max_out)
+{
+	struct rec *r = rec_peek(t, h->iter, h->seq);
+	uint64_t miss[INART_WIRE_MAX_BITMAP_WORDS];
+	int n;
+
+	ps->st.probes++;
+	if (r == NULL || (r->state == REC_OPEN && r->nbits == 0))
+		return emit_nack(ps, t, h->iter, h->seq, h->slot, h->scale_exp, h->bitmap, 0, 0,
+				 src_ip, src_port, out, max_out);
+	if (h->scale_exp > r->scale)
+		return emit(ps, t, r, h->seq, r->state != REC_DONE, 0, NULL, src_ip, src_port, out,
+			    max_out);
+	if (h->scale_exp < r->scale) {
+		if (r->state == REC_DONE && !(r->flags & INART_F_OVERFLOW)) {
+			drop(ps, &ps->st.drop_stale);
+			return 0;
+		}
+		/* the record is at a scale the prober left: its data will restart it */
+		return emit_nack(ps, t, h->iter, h->seq, h->slot, h->scale_exp, h->bitmap, 0, 0,
+				 src_ip, src_port, out, max_out);
+	}
+	if (r->state == REC_DONE)
+		return answer_done(ps, t, r, h->seq, h->bitmap, src_ip, src_port, now, out,
+				   max_out);
+	n = renack(ps, t, r, h->iter, h->seq, now, out, max_out);
+	for (int w = 0; w < t->bw; w++)
+		miss[w] = t->full[w] & ~rec_bitmap(r)[w];
+	return n + emit_nack(ps, t, h->iter, h->seq, r->slot, r->scale, miss, 0, 0, src_ip,
+			     src_port, out + n, max_out - n);
+}
+
+/* A contribution (any DATA but a probe) of tree t; the checks common to all
+ * packets are done. */
+static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_hdr *h,
+		   const uint8_t *payload, uint32_t src_ip, uint16_t src_port, uint64_t now,
+		   struct inart_dgram *out, int max_out)
+{
+	struct rec *r;
+	int retx;
+
+	r = rec_get(t, h->iter, h->seq);
+	if (r == NULL) {
+		drop(ps, &ps->st.drop_nomem);
+		return 0;
+	}
+	if (!t->have_iter || (int32_t)(h->iter - t->cur_iter) > 0) {
+		t->have_iter = 1;
+		t->cur_iter = h->iter;
+	}
+	if (r->state == REC_EMPTY || r->iter != h->iter) {
+		rec_start(t, r, h);
+	} else if (r->state == REC_OPEN && r->nbits == 0) {
+		/* an empty record (NACKed before anything arrived): the first
+		 * contribution sets the chunk's count, scale and slot */
+		r->scale = h->scale_exp;
+		r->count = h->count;
+		r->slot = h->slot;
+		r->flags = 0;
+		memset(rec_sums(r, t->bw), 0, 8 * (size_t)h->count);
+	} else if (h->count != r->count) {
+		drop(ps, &ps->st.drop_mismatch);
+		return 0;
+	}
+	/* a worker's retransmission (label 0); a switch's repair of a lost
+	 * aggregate travels the tree (label set) and is never answered */
+	retx = (h->flags & INART_F_RETX) != 0 && h->label == 0;
+	if (h->scale_exp < r->scale) {
+		if (r->state == REC_DONE && !(r->flags & INART_F_OVERFLOW)) {
+			/* no worker lowers its scale below a clean result */
+			drop(ps, &ps->st.drop_stale);
+			return 0;
+		}
+		rec_start(t, r, h);
+		ps->st.rescales++;
+	} else if (h->scale_exp > r->scale) {
+		if (!(h->flags & INART_F_RETX)) {
+			drop(ps, &ps->st.drop_stale);
+			return 0;
+		}
+		if (!retx)
+			return 0; /* a repair at a scale the chunk left */
+		/* the sender missed a rescale: tell it the chunk's scale */
+		return emit(ps, t, r, h->seq, r->state != REC_DONE, 0, NULL, src_ip, src_port, out,
+			    max_out);
+	}
+	if (r->state == REC_DONE) {
+		ps->st.duplicates++;
+		return retx ? answer_done(ps, t, r, h->seq, h->bitmap, src_ip, src_port, now, out,
+					  max_out)
+			    : 0;
+	}
+	if (bits_overlap(rec_bitmap(r), h->bitmap, t->bw)) {
+		if (!bits_superset(h->bitmap, rec_bitmap(r), t->bw)) {
+			ps->st.duplicates++;
+			return 0;
+		}
+		/* the packet counts every contributor the chunk has and more
+		 * (a partial aggregate arriving after some retransmissions):
+		 * it replaces them */
+		replace(t, r, h, payload);
+		ps->st.replaced++;
+	} else {
+		absorb(t, r, h, payload);
+	}
+	r->touch_ns = now;
+	if (retx && r->nack_ns != 0 && now > r->nack_ns &&
+	    bits_superset(rec_nacked(r, t->bw), h->bitmap, t->bw)) {
+		/* a retransmission a NACK asked for: time the NACK loop (up
+		 * fast, down slowly: a repeat NACK before the retransmissions
+		 * could arrive only makes duplicates) */
+		uint64_t d = now - r->nack_ns;
+
+		if (d > t->nack_rtt)
+			t->nack_rtt = t->nack_rtt ? (t->nack_rtt + d) / 2 : d;
+		else
+			t->nack_rtt = (7 * t->nack_rtt + d) / 8;
+	}
+	ps->st.absorbed++;
+	if (r->nbits < t->cfg.fan_in)
+		return 0;
+	complete(t, r);
+	ps->st.completed++;
+	if (r->flags & INART_F_OVERFLOW)
+		ps->st.overflows++;
+	r->prev = t->chain_last != 0 && t->chain_iter == h->iter ? t->chain_last : 0;
+	t->chain_iter = h->iter;
+	t->chain_last = h->seq + 1;
+	return emit(ps, t, r, h->seq, 0, 1, NULL, 0, 0, out, max_out);
+}
+
 int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t src_ip,
 		uint16_t src_port, uint64_t now_ns, struct inart_dgram *out, int max_out)
 {
 	struct inart_wire_hdr h;
 	const uint8_t *payload;
 	struct tree *t;
-	struct rec *r;
-	int ti, retx;
+	int ti, n, nack;
 
-	(void)now_ns;
 	if (ps == NULL)
 		return 0;
+	if (out == NULL || max_out < 0)
+		max_out = 0;
 	ps->st.rx++;
 	if (data == NULL || inart_wire_decode(data, len, &h, &payload) != INART_WIRE_OK ||
 	    !(h.flags & INART_F_DATA)) {
@@ -456,8 +1053,9 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		return 0;
 	}
 	t = ps->trees[ti];
-	if (h.fan_in != t->cfg.fan_in || h.bitmap_words != t->bw || h.count == 0 ||
-	    h.count > t->vmax) {
+	nack = (h.flags & INART_F_NACK) != 0;
+	if (h.fan_in != t->cfg.fan_in || h.bitmap_words != t->bw || h.count > t->vmax ||
+	    (nack ? !(h.flags & INART_F_RETX) : h.count == 0)) {
 		drop(ps, &ps->st.drop_mismatch);
 		return 0;
 	}
@@ -469,62 +1067,16 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		drop(ps, &ps->st.drop_stale);
 		return 0;
 	}
-	r = rec_get(t, h.iter, h.seq);
-	if (r == NULL) {
-		drop(ps, &ps->st.drop_nomem);
-		return 0;
+	learn_children(t, &h, src_ip);
+	if (nack)
+		return probe(ps, t, &h, src_ip, src_port, now_ns, out, max_out);
+	n = rx_data(ps, t, &h, payload, src_ip, src_port, now_ns, out, max_out);
+	if (!(h.flags & INART_F_RETX)) {
+		/* a fallback may overtake contributions of its ranks still held
+		 * in a switch's slot: it says nothing about their progress */
+		if (!(h.flags & INART_F_FALLBACK))
+			ranks_note(t, &h);
+		n += nack_check(ps, t, &h, now_ns, out + n, max_out - n);
 	}
-	if (!t->have_iter || (int32_t)(h.iter - t->cur_iter) > 0) {
-		t->have_iter = 1;
-		t->cur_iter = h.iter;
-	}
-	if (r->state == REC_EMPTY || r->iter != h.iter)
-		rec_start(t, r, &h);
-	else if (h.count != r->count) {
-		drop(ps, &ps->st.drop_mismatch);
-		return 0;
-	}
-	retx = (h.flags & INART_F_RETX) != 0;
-	if (h.scale_exp < r->scale) {
-		if (r->state == REC_DONE && !(r->flags & INART_F_OVERFLOW)) {
-			/* no worker lowers its scale below a clean result */
-			drop(ps, &ps->st.drop_stale);
-			return 0;
-		}
-		rec_start(t, r, &h);
-		ps->st.rescales++;
-	} else if (h.scale_exp > r->scale) {
-		if (!retx) {
-			drop(ps, &ps->st.drop_stale);
-			return 0;
-		}
-		/* the sender missed a rescale: tell it the chunk's scale */
-		return emit(ps, t, r, h.seq, r->state != REC_DONE, 0, src_ip, src_port, out,
-			    max_out);
-	}
-	if (r->state == REC_DONE) {
-		ps->st.duplicates++;
-		return retx ? emit(ps, t, r, h.seq, 0, 0, src_ip, src_port, out, max_out) : 0;
-	}
-	if (bits_overlap(rec_bitmap(r), h.bitmap, t->bw)) {
-		if (!bits_superset(h.bitmap, rec_bitmap(r), t->bw)) {
-			ps->st.duplicates++;
-			return 0;
-		}
-		/* the packet counts every contributor the chunk has and more
-		 * (a partial aggregate arriving after some retransmissions):
-		 * it replaces them */
-		replace(t, r, &h, payload);
-		ps->st.replaced++;
-	} else {
-		absorb(t, r, &h, payload);
-	}
-	ps->st.absorbed++;
-	if (r->nbits < t->cfg.fan_in)
-		return 0;
-	complete(t, r);
-	ps->st.completed++;
-	if (r->flags & INART_F_OVERFLOW)
-		ps->st.overflows++;
-	return emit(ps, t, r, h.seq, 0, 1, 0, 0, out, max_out);
+	return n;
 }

@@ -61,6 +61,10 @@ struct inart_ps_tree_cfg {
 #define INART_PS_DEFAULT_MAX_CHUNKS (1u << 16)
 #define INART_PS_LIMIT_MAX_CHUNKS (1u << 24)
 #define INART_PS_BLOCK_CHUNKS 64
+/* A rank whose contribution to chunk seq + INART_PS_LOST_AFTER (or to a later
+ * iteration) arrived along the tree is taken to have lost its contribution to
+ * chunk seq if that is still missing: the PS sends a NACK naming it. */
+#define INART_PS_LOST_AFTER 2
 
 struct inart_ps_stats {
 	uint64_t rx, absorbed, duplicates, completed, results_sent, retx_answered, overflows;
@@ -76,6 +80,11 @@ struct inart_ps_stats {
 	uint64_t rescales;	 /* chunks restarted at a lower scale */
 	uint64_t notices;	 /* scale notices sent (RETX at an old scale) */
 	uint64_t replaced;	 /* of absorbed: a superset aggregate replaced the chunk's state */
+	uint64_t nacks;		 /* NACK copies sent down the tree (missing contributions) */
+	uint64_t probes;	 /* probes received (DATA|RETX|NACK) */
+	uint64_t probe_nacks;	 /* probes answered with a NACK (chunk not complete) */
+	uint64_t resent_down;	 /* complete results sent down the tree again (several askers) */
+	uint64_t answers_held;	 /* askers not answered: the result was just sent down again */
 };
 
 struct inart_ps;

@@ -35,16 +35,26 @@
 
 struct label_tab {
 	struct inart_label_entry *ent;
-	int *tree_idx; /* per entry: index into the tree stats */
+	int *tree_idx;	 /* per entry: index into the tree stats */
+	int32_t *rk_off; /* per entry: first rank record in rk (aggregating entries), -1 */
+	int32_t *up_of;	 /* per DOWN entry: an aggregating UP entry of its (job, tree), -1 */
+	struct rank_pos *rk;
 	int n;
 	int32_t *index; /* hcap cells: entry index or -1 */
 	uint32_t hcap;	/* power of two, >= 2 * n */
 };
 
+/* The newest chunk (iter, seq) of a rank seen at an aggregating entry; pos =
+ * seq + 1, 0: none yet. */
+struct rank_pos {
+	uint32_t iter, pos;
+};
+
 struct slot_meta {
 	uint32_t src_ip, dst_ip;
 	uint16_t sport;
-	uint8_t flags; /* INART_F_OVERFLOW carried by contributions */
+	uint8_t flags;	  /* INART_F_OVERFLOW carried by contributions */
+	uint8_t repaired; /* NACK round the kept aggregate was last sent again for */
 };
 
 struct inart_switch {
@@ -79,6 +89,12 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
 static int mac_zero(const uint8_t m[6])
 {
 	return (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0;
@@ -95,6 +111,9 @@ static void lt_free(struct label_tab *t)
 {
 	free(t->ent);
 	free(t->tree_idx);
+	free(t->rk_off);
+	free(t->rk);
+	free(t->up_of);
 	free(t->index);
 	memset(t, 0, sizeof(*t));
 }
@@ -441,6 +460,83 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 	return rc;
 }
 
+static uint32_t jt_hash(uint32_t job, uint16_t tree)
+{
+	return (uint32_t)((((uint64_t)job << 16 | tree) * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+/* For every DOWN entry of t, the first aggregating UP entry of the same
+ * (job, tree) (where results and NACKs passing down can use the slots).
+ * 0 or -ENOMEM. */
+static int lt_up_of(struct label_tab *t)
+{
+	uint32_t cap = 16, m, i;
+	int32_t *map;
+
+	free(t->up_of);
+	t->up_of = malloc(((size_t)t->n + 1) * sizeof(*t->up_of));
+	while (cap < 2 * (uint32_t)t->n)
+		cap *= 2;
+	map = malloc(cap * sizeof(*map));
+	if (t->up_of == NULL || map == NULL) {
+		free(map);
+		return -ENOMEM;
+	}
+	m = cap - 1;
+	memset(map, 0xff, cap * sizeof(*map));
+	for (int k = 0; k < t->n; k++) {
+		const struct inart_label_entry *e = &t->ent[k];
+
+		if (e->kind != INART_LABEL_UP || !e->aggregate)
+			continue;
+		for (i = jt_hash(e->job, e->tree) & m; map[i] >= 0; i = (i + 1) & m)
+			if (t->ent[map[i]].job == e->job && t->ent[map[i]].tree == e->tree)
+				break;
+		if (map[i] < 0)
+			map[i] = k;
+	}
+	for (int k = 0; k < t->n; k++) {
+		const struct inart_label_entry *e = &t->ent[k];
+
+		t->up_of[k] = -1;
+		if (e->kind != INART_LABEL_DOWN)
+			continue;
+		for (i = jt_hash(e->job, e->tree) & m; map[i] >= 0; i = (i + 1) & m) {
+			if (t->ent[map[i]].job == e->job && t->ent[map[i]].tree == e->tree) {
+				t->up_of[k] = map[i];
+				break;
+			}
+		}
+	}
+	free(map);
+	return 0;
+}
+
+/* Rank progress records for every aggregating entry of t (all zero: nothing
+ * seen yet), and the DOWN -> UP map.  0 or -ENOMEM. */
+static int lt_ranks(struct label_tab *t)
+{
+	size_t total = 0;
+
+	free(t->rk_off);
+	free(t->rk);
+	t->rk = NULL;
+	t->rk_off = malloc(((size_t)t->n + 1) * sizeof(*t->rk_off));
+	if (t->rk_off == NULL || lt_up_of(t) < 0)
+		return -ENOMEM;
+	for (int k = 0; k < t->n; k++) {
+		const struct inart_label_entry *e = &t->ent[k];
+
+		t->rk_off[k] = -1;
+		if (e->kind == INART_LABEL_UP && e->aggregate) {
+			t->rk_off[k] = (int32_t)total;
+			total += 64 * (size_t)e->bitmap_words;
+		}
+	}
+	t->rk = calloc(total + 1, sizeof(*t->rk));
+	return t->rk == NULL ? -ENOMEM : 0;
+}
+
 /* Zero the fields an entry's kind does not use (so tables compare and dump
  * cleanly and expected bitmaps are zero beyond bitmap_words). */
 static void normalize(struct inart_label_entry *d)
@@ -585,6 +681,9 @@ int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
 			goto out;
 	}
 	rc = build_trees(sw, &nt, &trees, &n_trees);
+	if (rc < 0)
+		goto out;
+	rc = lt_ranks(&nt);
 	if (rc < 0)
 		goto out;
 	/* 5. commit */
@@ -746,9 +845,11 @@ static void ina_forward_up(struct rxctx *c, const uint8_t *frame, const struct i
 	out_commit(c, o, e->out_port, len);
 }
 
-/* Emit the aggregate in pool slot `slot` upward along entry e and free the
- * slot.  extra: INART_F_PARTIAL for a flush.  Returns 1 if emitted, 0 if no
- * room (the slot stays busy). */
+/* Emit the aggregate in pool slot `slot` upward along entry e and stop
+ * aggregating in it (the slot keeps the aggregate: INART_AGG_KEPT_SENT).
+ * extra: INART_F_PARTIAL for a flush; INART_F_RETX to send a kept aggregate
+ * again (the slot is not changed).  Returns 1 if emitted, 0 if no room (the
+ * slot stays as it was). */
 static int emit_slot(struct rxctx *c, int slot, const struct inart_label_entry *e, uint8_t extra)
 {
 	struct inart_switch *sw = c->sw;
@@ -786,7 +887,10 @@ static int emit_slot(struct rxctx *c, int slot, const struct inart_label_entry *
 		sw->drops[INART_DROP_WIRE]++;
 		return 1;
 	}
-	inart_agg_pool_take(sw->pool, slot, ina + hl);
+	if (extra & INART_F_RETX)
+		inart_agg_pool_read(sw->pool, slot, ina + hl);
+	else
+		inart_agg_pool_take_keep(sw->pool, slot, ina + hl);
 	src = sw->cfg.ports[e->out_port].ip ? sw->cfg.ports[e->out_port].ip : m->src_ip;
 	len = inart_pkt_build_udp(o->data, INART_FRAME_MAX, sw->cfg.ports[e->out_port].mac,
 				  peer_of(sw, e->out_port), src, m->dst_ip, m->sport,
@@ -795,9 +899,170 @@ static int emit_slot(struct rxctx *c, int slot, const struct inart_label_entry *
 	return 1;
 }
 
+static int key_eq(const struct inart_agg_key *a, const struct inart_agg_key *b)
+{
+	return a->job == b->job && a->label == b->label && a->iter == b->iter && a->seq == b->seq &&
+	       a->tree == b->tree && a->fan_in == b->fan_in && a->slot == b->slot &&
+	       a->count == b->count && a->bitmap_words == b->bitmap_words &&
+	       a->scale_exp == b->scale_exp;
+}
+
+/* Record that the ranks of bits sent chunk (iter, seq) (the newest wins,
+ * iterations compared in serial arithmetic). */
+static void ranks_note(struct rank_pos *rk, const uint64_t *bits, int words, uint32_t iter,
+		       uint32_t seq)
+{
+	for (int w = 0; w < words; w++) {
+		for (uint64_t b = bits[w]; b; b &= b - 1) {
+			struct rank_pos *p = &rk[64 * w + __builtin_ctzll(b)];
+
+			if (p->pos == 0 || (int32_t)(iter - p->iter) > 0 ||
+			    (iter == p->iter && seq + 1 > p->pos)) {
+				p->iter = iter;
+				p->pos = seq + 1;
+			}
+		}
+	}
+}
+
+/* A rank whose newest chunk is INART_SW_LOST_AFTER or more past seq (or in a
+ * later iteration) will not send chunk (iter, seq) any more: its
+ * contribution was lost, or already went into an earlier (flushed) instance
+ * of the slot. */
+static int rank_gone(const struct rank_pos *p, uint32_t iter, uint32_t seq)
+{
+	if (p->pos == 0)
+		return 0;
+	if (p->iter != iter)
+		return (int32_t)(p->iter - iter) > 0;
+	return p->pos - 1 >= seq + INART_SW_LOST_AFTER;
+}
+
+/* Every expected rank missing from busy slot `slot` of entry e is gone:
+ * waiting longer cannot complete it. */
+static int slot_settled(const struct inart_switch *sw, int slot, const struct inart_label_entry *e,
+			const struct rank_pos *rk)
+{
+	const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
+
+	if (rk == NULL || !s->busy || s->key.label != e->label)
+		return 0;
+	for (int w = 0; w < e->bitmap_words; w++)
+		for (uint64_t m = e->expected[w] & ~s->bitmap[w]; m; m &= m - 1)
+			if (!rank_gone(&rk[64 * w + __builtin_ctzll(m)], s->key.iter, s->key.seq))
+				return 0;
+	return 1;
+}
+
+/* Flush slot (busy, entry e) as a partial aggregate now. */
+static void flush_slot(struct rxctx *c, int slot, const struct inart_label_entry *e,
+		       struct inart_sw_tree_stats *ts)
+{
+	const struct inart_agg_slot *s = inart_agg_pool_slot(c->sw->pool, slot);
+	int ovf = s->overflow || (c->sw->meta[slot].flags & INART_F_OVERFLOW);
+
+	if (emit_slot(c, slot, e, INART_F_PARTIAL)) {
+		ts->partial++;
+		ts->early++;
+		ts->overflows += ovf ? 1 : 0;
+	}
+}
+
+/* The chunk INART_SW_LOST_AFTER before (iter, seq) in e's region, if its slot
+ * still holds it and every rank it misses is gone: flush it. The slot of
+ * seq - d is slot - d modulo the region (workers use slot = seq % slots with
+ * slots = the region size; if not, the key check below fails and nothing
+ * happens). */
+static void flush_behind(struct rxctx *c, const struct inart_wire_hdr *h,
+			 const struct inart_label_entry *e, struct inart_sw_tree_stats *ts,
+			 const struct rank_pos *rk)
+{
+	const int d = INART_SW_LOST_AFTER;
+	const struct inart_agg_slot *s;
+	int slot;
+
+	if (h->seq < (uint32_t)d)
+		return;
+	slot =
+	    e->slot_base + (int)(((uint32_t)h->slot + (uint32_t)e->n_slots * d - d) % e->n_slots);
+	s = inart_agg_pool_slot(c->sw->pool, slot);
+	if (s->busy && s->key.label == e->label && s->key.iter == h->iter &&
+	    s->key.seq == h->seq - d && slot_settled(c->sw, slot, e, rk))
+		flush_slot(c, slot, e, ts);
+}
+
+/* The slot of up entry u for chunk h (DOWN packets carry the chunk's slot
+ * field), and whether it holds (kept or busy) that chunk of u. */
+static int chunk_slot(const struct inart_switch *sw, const struct inart_label_entry *u,
+		      const struct inart_wire_hdr *h, const struct inart_agg_slot **sp)
+{
+	int slot = u->slot_base + h->slot % u->n_slots;
+	const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
+
+	*sp = s;
+	if ((!s->busy && s->kept == INART_AGG_KEPT_NONE) || s->key.label != u->label ||
+	    s->key.iter != h->iter || s->key.seq != h->seq)
+		return -1;
+	return slot;
+}
+
+/* A probe travelling up: if the chunk's slot keeps its result, answer the
+ * prober with it (RESULT|RETX, label 0, routed by IPv4 as if from the PS).
+ * Returns 1 if answered. */
+static int probe_answer(struct rxctx *c, const struct inart_pkt_info *pi,
+			const struct inart_wire_hdr *h, const struct inart_label_entry *e,
+			struct inart_sw_tree_stats *ts)
+{
+	struct inart_switch *sw = c->sw;
+	const struct inart_agg_slot *s;
+	int slot = chunk_slot(sw, e, h, &s);
+	struct inart_wire_hdr r;
+	struct inart_frame *o;
+	uint32_t port;
+	uint8_t *ina;
+	size_t hl, len;
+
+	if (slot < 0 || s->kept != INART_AGG_KEPT_RESULT || s->key.fan_in != h->fan_in ||
+	    s->key.bitmap_words != h->bitmap_words)
+		return 0;
+	if (!inart_lpm_lookup(sw->lpm, pi->src_ip, &port) || port >= (uint32_t)sw->cfg.n_ports)
+		return 0;
+	o = out_next(c);
+	if (o == NULL)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.version = INART_WIRE_VERSION;
+	r.flags = INART_F_RESULT | INART_F_RETX;
+	r.bitmap_words = s->key.bitmap_words;
+	r.scale_exp = s->key.scale_exp;
+	r.job = s->key.job;
+	r.tree = s->key.tree;
+	r.fan_in = s->key.fan_in;
+	r.iter = s->key.iter;
+	r.seq = s->key.seq;
+	r.slot = s->key.slot;
+	r.count = s->key.count;
+	r.prev = s->aux;
+	memcpy(r.bitmap, s->bitmap, sizeof(r.bitmap));
+	ina = o->data + INART_PKT_UDP_HLEN;
+	hl = inart_wire_encode_hdr(&r, ina, INART_FRAME_MAX - INART_PKT_UDP_HLEN);
+	if (hl == 0 || hl + 4 * (size_t)r.count > INART_FRAME_MAX - INART_PKT_UDP_HLEN)
+		return 0;
+	inart_agg_pool_read(sw->pool, slot, ina + hl);
+	len = inart_pkt_build_udp(o->data, INART_FRAME_MAX, sw->cfg.ports[port].mac,
+				  peer_of(sw, (int)port), pi->dst_ip, pi->src_ip, pi->dport,
+				  pi->sport, ina, hl + 4 * (size_t)r.count);
+	if (len == 0)
+		return 0;
+	out_commit(c, o, (uint16_t)port, len);
+	ts->answered++;
+	return 1;
+}
+
 static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
 		      const struct inart_wire_hdr *h, const uint8_t *payload,
-		      const struct inart_label_entry *e, struct inart_sw_tree_stats *ts)
+		      const struct inart_label_entry *e, struct inart_sw_tree_stats *ts,
+		      struct rank_pos *rk)
 {
 	struct inart_switch *sw = c->sw;
 	struct inart_agg_key key;
@@ -807,7 +1072,9 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 		sw->drops[INART_DROP_MISMATCH]++;
 		return;
 	}
-	if (!e->aggregate || (h->flags & INART_F_RETX)) {
+	if (e->aggregate && (h->flags & INART_F_NACK) && probe_answer(c, pi, h, e, ts))
+		return;
+	if (!e->aggregate || (h->flags & (INART_F_RETX | INART_F_NACK))) {
 		ina_forward_up(c, frame, pi, e, 0);
 		return;
 	}
@@ -837,8 +1104,32 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	key.bitmap_words = h->bitmap_words;
 	key.scale_exp = h->scale_exp;
 	slot = e->slot_base + h->slot % e->n_slots;
+	/* a fallback may overtake contributions of its ranks still held in a
+	 * slot below: it says nothing about their progress */
+	if (!(h->flags & INART_F_FALLBACK))
+		ranks_note(rk, h->bitmap, h->bitmap_words, h->iter, h->seq);
+	/* an older chunk this packet shows incomplete for good leaves first,
+	 * so that it reaches the PS before the evidence does */
+	flush_behind(c, h, e, ts, rk);
+	if (h->flags & INART_F_PARTIAL) {
+		/* its sender stopped waiting: it joins the chunk's aggregate if
+		 * one is open here, else goes on at once (never waits here) */
+		const struct inart_agg_slot *v = inart_agg_pool_slot(sw->pool, slot);
+
+		if (!v->busy || !key_eq(&v->key, &key)) {
+			ina_forward_up(c, frame, pi, e, 0);
+			return;
+		}
+	}
 	rc = inart_agg_pool_absorb(sw->pool, slot, &key, h->bitmap, payload, e->expected, c->now,
 				   &fresh);
+	if (rc == INART_AGG_BUSY && slot_settled(sw, slot, e, rk)) {
+		/* the slot's chunk cannot complete any more: make room */
+		flush_slot(c, slot, e, ts);
+		if (!inart_agg_pool_slot(sw->pool, slot)->busy)
+			rc = inart_agg_pool_absorb(sw->pool, slot, &key, h->bitmap, payload,
+						   e->expected, c->now, &fresh);
+	}
 	switch (rc) {
 	case INART_AGG_ABSORBED:
 	case INART_AGG_COMPLETE:
@@ -848,6 +1139,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 			sw->meta[slot].dst_ip = pi->dst_ip;
 			sw->meta[slot].sport = pi->sport;
 			sw->meta[slot].flags = 0;
+			sw->meta[slot].repaired = 0;
 		}
 		sw->meta[slot].flags |= h->flags & INART_F_OVERFLOW;
 		if (rc == INART_AGG_COMPLETE) {
@@ -859,6 +1151,9 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 				ts->overflows += ovf ? 1 : 0;
 			}
 			/* no room: the slot stays busy and is flushed by tick */
+		} else if (slot_settled(sw, slot, e, rk)) {
+			/* the missing ranks are gone: do not wait for the timeout */
+			flush_slot(c, slot, e, ts);
 		}
 		return;
 	case INART_AGG_BUSY:
@@ -875,12 +1170,95 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	}
 }
 
+/* A NACK passing down: if the aggregate this switch last sent for the chunk
+ * (kept in its slot) holds only ranks the PS misses, send it again upward
+ * (RETX) and take its ranks out of the NACK (*bits), so that its workers
+ * need not retransmit; if the slot still aggregates the chunk and holds a
+ * rank the PS asks for, flush it now (partial) and take its ranks out.
+ * Returns 1 if something was sent. */
+static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h,
+		       const struct inart_label_entry *u, struct inart_sw_tree_stats *ts,
+		       uint64_t *bits)
+{
+	const struct inart_agg_slot *s;
+	int slot = chunk_slot(c->sw, u, h, &s), w, any = 0;
+
+	if (slot < 0 || s->key.scale_exp != h->scale_exp || s->key.bitmap_words != h->bitmap_words)
+		return 0;
+	if (s->busy) {
+		/* still waiting for others, holding ranks the PS asks for (none of
+		 * the slot's ranks went up yet): send what is here now */
+		uint64_t held[INART_WIRE_MAX_BITMAP_WORDS];
+
+		for (w = 0; w < h->bitmap_words; w++)
+			any |= (s->bitmap[w] & bits[w]) != 0;
+		if (!any)
+			return 0;
+		memcpy(held, s->bitmap, sizeof(held));
+		flush_slot(c, slot, u, ts);
+		if (inart_agg_pool_slot(c->sw->pool, slot)->busy)
+			return 0;
+		for (w = 0; w < h->bitmap_words; w++)
+			bits[w] &= ~held[w];
+		c->sw->meta[slot].repaired = (uint8_t)(h->prev < 255 ? h->prev : 255);
+		return 1;
+	}
+	for (w = 0; w < h->bitmap_words; w++) {
+		if (s->bitmap[w] & ~bits[w])
+			return 0; /* the PS has some of them: it would not take it */
+		any |= s->bitmap[w] != 0;
+	}
+	if (s->kept != INART_AGG_KEPT_SENT)
+		return 0;
+	/* once per NACK round (copies of one NACK may pass several entries);
+	 * every copy of the round leaves those ranks out */
+	if (!any || (h->prev > c->sw->meta[slot].repaired && !emit_slot(c, slot, u, INART_F_RETX)))
+		return 0;
+	for (w = 0; w < h->bitmap_words; w++)
+		bits[w] &= ~s->bitmap[w];
+	if (h->prev <= c->sw->meta[slot].repaired)
+		return 0;
+	c->sw->meta[slot].repaired = (uint8_t)(h->prev < 255 ? h->prev : 255);
+	ts->repaired++;
+	return 1;
+}
+
+/* A clean result passing down: keep it in the chunk's slot (unless another
+ * chunk aggregates there) to answer probes of workers that miss it. */
+static void result_keep(struct inart_switch *sw, const struct inart_wire_hdr *h,
+			const uint8_t *payload, const struct inart_label_entry *u)
+{
+	int slot = u->slot_base + h->slot % u->n_slots;
+	const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
+	struct inart_agg_key key;
+
+	if (s->busy) {
+		if (s->key.label != u->label || s->key.iter != h->iter || s->key.seq != h->seq)
+			return;
+		/* late contributions of a chunk that is complete: useless */
+		inart_agg_pool_release(sw->pool, slot);
+	}
+	key.job = h->job;
+	key.label = u->label;
+	key.iter = h->iter;
+	key.seq = h->seq;
+	key.tree = h->tree;
+	key.fan_in = h->fan_in;
+	key.slot = h->slot;
+	key.count = h->count;
+	key.bitmap_words = h->bitmap_words;
+	key.scale_exp = h->scale_exp;
+	inart_agg_pool_keep_result(sw->pool, slot, &key, h->bitmap, payload, h->prev);
+}
+
 static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
-			const struct inart_wire_hdr *h, const struct inart_label_entry *e,
+			const struct inart_wire_hdr *h, const uint8_t *payload,
+			const struct inart_label_entry *e, const struct inart_label_entry *u,
 			struct inart_sw_tree_stats *ts)
 {
 	struct inart_switch *sw = c->sw;
-	int i;
+	uint64_t bits[INART_WIRE_MAX_BITMAP_WORDS];
+	int i, w, nack = (h->flags & (INART_F_NACK | INART_F_RETX)) == INART_F_NACK;
 
 	if (!(h->flags & INART_F_RESULT)) {
 		sw->drops[INART_DROP_MISMATCH]++;
@@ -889,6 +1267,21 @@ static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inar
 	if (pi->ttl <= 1) {
 		sw->drops[INART_DROP_TTL]++;
 		return;
+	}
+	memcpy(bits, h->bitmap, sizeof(bits));
+	if (u != NULL && u->bitmap_words == h->bitmap_words) {
+		if (nack) {
+			uint64_t any = 0;
+
+			nack_repair(c, h, u, ts, bits);
+			for (w = 0; w < h->bitmap_words; w++)
+				any |= bits[w];
+			if (!any)
+				return; /* every rank named is repaired here */
+		} else if (!(h->flags & (INART_F_NACK | INART_F_RETX | INART_F_OVERFLOW)) &&
+			   h->count > 0 && h->count <= sw->max_values) {
+			result_keep(sw, h, payload, u);
+		}
 	}
 	for (i = 0; i < e->n_down; i++) {
 		const struct inart_label_down *d = &e->down[i];
@@ -899,6 +1292,10 @@ static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inar
 			continue; /* each missing copy counted as OUT_FULL */
 		len = fwd_copy(sw, frame, pi, d->port, o->data);
 		put32(o->data + pi->l4_payload_off + 12, d->label);
+		if (nack)
+			for (w = 0; w < h->bitmap_words; w++)
+				put64(o->data + pi->l4_payload_off + INART_WIRE_FIXED_LEN + 8 * w,
+				      bits[w]);
 		if (d->dst_ip != 0)
 			put32(o->data + pi->l3_off + 16, d->dst_ip);
 		put16(o->data + pi->l4_payload_off - 2, 0);
@@ -936,9 +1333,12 @@ static void rx_ina(struct rxctx *c, const struct inart_frame *in, const struct i
 		return;
 	}
 	if (e->kind == INART_LABEL_UP)
-		rx_ina_up(c, in->data, pi, &h, payload, e, &sw->trees[sw->lt.tree_idx[k]]);
+		rx_ina_up(c, in->data, pi, &h, payload, e, &sw->trees[sw->lt.tree_idx[k]],
+			  sw->lt.rk_off[k] >= 0 ? sw->lt.rk + sw->lt.rk_off[k] : NULL);
 	else
-		rx_ina_down(c, in->data, pi, &h, e, &sw->trees[sw->lt.tree_idx[k]]);
+		rx_ina_down(c, in->data, pi, &h, payload, e,
+			    sw->lt.up_of[k] >= 0 ? &sw->lt.ent[sw->lt.up_of[k]] : NULL,
+			    &sw->trees[sw->lt.tree_idx[k]]);
 }
 
 int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint64_t now_ns,

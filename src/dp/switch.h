@@ -48,15 +48,15 @@
 
 struct inart_sw_port_cfg {
 	uint8_t mac[6];
-	uint32_t ip;         /* host order; 0: none */
+	uint32_t ip;	     /* host order; 0: none */
 	uint8_t peer_mac[6]; /* all zero: learn it */
 };
 
 struct inart_sw_cfg {
 	int n_ports;
 	struct inart_sw_port_cfg ports[INART_SW_MAX_PORTS];
-	int pool_slots;            /* aggregator slots in all (0: no aggregation) */
-	int max_values;            /* int32 values per slot; 0: inart_wire_max_values(1) */
+	int pool_slots;		   /* aggregator slots in all (0: no aggregation) */
+	int max_values;		   /* int32 values per slot; 0: inart_wire_max_values(1) */
 	uint64_t flush_timeout_ns; /* partial aggregates flushed after this */
 };
 
@@ -67,13 +67,13 @@ enum inart_label_kind {
 
 struct inart_label_down {
 	uint16_t port;
-	uint32_t label;  /* label of the copy (0: none, last hop) */
+	uint32_t label;	 /* label of the copy (0: none, last hop) */
 	uint32_t dst_ip; /* host order; 0: keep the destination */
 };
 
 struct inart_label_entry {
 	uint32_t label; /* != 0 */
-	uint8_t kind;   /* enum inart_label_kind */
+	uint8_t kind;	/* enum inart_label_kind */
 	uint32_t job;
 	uint16_t tree;
 	/* UP */
@@ -90,7 +90,7 @@ struct inart_label_entry {
 
 struct inart_route {
 	uint32_t prefix; /* host order */
-	uint8_t len;     /* 0..32 */
+	uint8_t len;	 /* 0..32 */
 	uint16_t port;
 };
 
@@ -112,16 +112,16 @@ struct inart_frame {
 };
 
 enum inart_sw_drop {
-	INART_DROP_MALFORMED,   /* Ethernet/IPv4/UDP not parseable */
-	INART_DROP_WIRE,        /* INA header failed inart_wire_decode */
-	INART_DROP_NO_LABEL,    /* unknown label */
-	INART_DROP_MISMATCH,    /* label's job/tree/kind/bitmap disagree with the packet */
-	INART_DROP_BITS,        /* contributors outside the subtree */
-	INART_DROP_DUPLICATE,   /* contributors already aggregated in the slot */
-	INART_DROP_NO_ROUTE,    /* no IPv4 route */
-	INART_DROP_TTL,         /* TTL expired */
-	INART_DROP_OUT_FULL,    /* more output frames than the caller gave room for */
-	INART_DROP_OTHER,       /* not IPv4 nor ARP, or ARP not for us */
+	INART_DROP_MALFORMED, /* Ethernet/IPv4/UDP not parseable */
+	INART_DROP_WIRE,      /* INA header failed inart_wire_decode */
+	INART_DROP_NO_LABEL,  /* unknown label */
+	INART_DROP_MISMATCH,  /* label's job/tree/kind/bitmap disagree with the packet */
+	INART_DROP_BITS,      /* contributors outside the subtree */
+	INART_DROP_DUPLICATE, /* contributors already aggregated in the slot */
+	INART_DROP_NO_ROUTE,  /* no IPv4 route */
+	INART_DROP_TTL,	      /* TTL expired */
+	INART_DROP_OUT_FULL,  /* more output frames than the caller gave room for */
+	INART_DROP_OTHER,     /* not IPv4 nor ARP, or ARP not for us */
 	INART_DROP_N
 };
 
@@ -134,11 +134,15 @@ struct inart_sw_tree_stats {
 	uint16_t tree;
 	uint64_t aggregated; /* contributions absorbed */
 	uint64_t emitted;    /* complete aggregates sent up */
-	uint64_t partial;    /* partial aggregates flushed on timeout */
+	uint64_t partial;    /* partial aggregates flushed (timeout or early) */
+	uint64_t early;	     /* of which flushed before the timeout: the ranks missing had
+				sent later chunks (their contributions were lost) */
 	uint64_t fallback;   /* forwarded unaggregated (slot busy) */
 	uint64_t duplicates;
-	uint64_t results;    /* RESULT copies sent down */
-	uint64_t overflows;  /* int32 sums that overflowed */
+	uint64_t results;   /* RESULT copies sent down (NACKs included) */
+	uint64_t repaired;  /* kept aggregates sent again for a NACK */
+	uint64_t answered;  /* probes answered with a kept result */
+	uint64_t overflows; /* int32 sums that overflowed */
 };
 
 struct inart_switch;
@@ -176,8 +180,7 @@ const char *inart_switch_drop_name(int reason);
 
 /* Reading the tables back (control socket): copy up to max entries, return
  * how many there are in all.  Labels come in no particular order; routes too. */
-int inart_switch_get_labels(const struct inart_switch *sw, struct inart_label_entry *out,
-			    int max);
+int inart_switch_get_labels(const struct inart_switch *sw, struct inart_label_entry *out, int max);
 int inart_switch_get_routes(const struct inart_switch *sw, struct inart_route *out, int max);
 
 /* The peer MAC of a port as currently known (configured or learned); 0, or
@@ -185,5 +188,10 @@ int inart_switch_get_routes(const struct inart_switch *sw, struct inart_route *o
 int inart_switch_peer_mac(const struct inart_switch *sw, int port, uint8_t mac[6]);
 
 #define INART_SW_MAX_LABELS (1 << 20)
+
+/* A rank that contributed chunk seq + INART_SW_LOST_AFTER (or a later
+ * iteration) at an aggregating entry is taken not to contribute chunk seq
+ * any more (contributions of one rank travel one path in order). */
+#define INART_SW_LOST_AFTER 2
 
 #endif

@@ -14,7 +14,7 @@
 
 #define FLAGS_KNOWN                                                                                \
 	(INART_F_DATA | INART_F_RESULT | INART_F_RETX | INART_F_PARTIAL | INART_F_FALLBACK |       \
-	 INART_F_OVERFLOW)
+	 INART_F_OVERFLOW | INART_F_NACK)
 
 static uint16_t get16(const uint8_t *p)
 {
@@ -99,11 +99,11 @@ int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
 	hl = inart_wire_hdr_len(buf[2]);
 	if (len < hl)
 		return INART_WIRE_ETRUNC;
-	if (get32(buf + 28) != 0)
-		return INART_WIRE_ERESERVED;
 	rc = check_flags(buf[1]);
 	if (rc != INART_WIRE_OK)
 		return rc;
+	if (!(buf[1] & INART_F_RESULT) && get32(buf + 28) != 0)
+		return INART_WIRE_ERESERVED;
 	h->version = buf[0];
 	h->flags = buf[1];
 	h->bitmap_words = buf[2];
@@ -116,10 +116,13 @@ int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
 	h->seq = get32(buf + 20);
 	h->slot = get16(buf + 24);
 	h->count = get16(buf + 26);
+	h->prev = get32(buf + 28);
 	if (len != hl + 4 * (size_t)h->count)
 		return INART_WIRE_ELENGTH;
 	if (h->fan_in == 0 || h->fan_in > 64u * h->bitmap_words)
 		return INART_WIRE_EFANIN;
+	if ((h->flags & INART_F_NACK) && h->count != 0)
+		return INART_WIRE_EFLAGS;
 	for (i = 0; i < INART_WIRE_MAX_BITMAP_WORDS; i++)
 		h->bitmap[i] = i < h->bitmap_words ? get64(buf + INART_WIRE_FIXED_LEN + 8 * i) : 0;
 	rc = check_bits(h->bitmap, h->bitmap_words, h->fan_in);
@@ -144,6 +147,10 @@ static size_t encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t ca
 		return 0;
 	if (check_flags(h->flags) != INART_WIRE_OK)
 		return 0;
+	if ((h->flags & INART_F_NACK) && h->count != 0)
+		return 0;
+	if (!(h->flags & INART_F_RESULT) && h->prev != 0)
+		return 0;
 	if (h->fan_in == 0 || h->fan_in > 64u * h->bitmap_words)
 		return 0;
 	if (check_bits(h->bitmap, h->bitmap_words, h->fan_in) != INART_WIRE_OK)
@@ -163,7 +170,7 @@ static size_t encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t ca
 	put32(buf + 20, h->seq);
 	put16(buf + 24, h->slot);
 	put16(buf + 26, h->count);
-	put32(buf + 28, 0);
+	put32(buf + 28, h->prev);
 	for (i = 0; i < h->bitmap_words; i++)
 		put64(buf + INART_WIRE_FIXED_LEN + 8 * i, h->bitmap[i]);
 	return hl;
@@ -213,7 +220,7 @@ const char *inart_wire_strerror(int code)
 	case INART_WIRE_EFLAGS:
 		return "bad flags";
 	case INART_WIRE_ERESERVED:
-		return "reserved field not 0";
+		return "prev not 0 in a DATA packet";
 	default:
 		return "unknown error";
 	}

@@ -17,7 +17,8 @@
  *   20 u32 seq (chunk number within the tree's shard)
  *   24 u16 slot (aggregator slot within the tree's region at a switch)
  *   26 u16 count (int32 values in the payload)
- *   28 u32 reserved, must be 0
+ *   28 u32 prev: RESULT from a PS: 1 + seq of the result it sent down the
+ *          tree before this one (same tree and iter; 0: none); DATA: 0
  *   32 u64 bitmap[bitmap_words]: bit r = worker rank r contributed
  *   .. i32 values[count]
  * Contributors are the job's worker ranks, so exactly-once is a bitmap
@@ -41,12 +42,16 @@
 #define INART_WIRE_IPUDP_LEN 28 /* IPv4 header without options + UDP header */
 
 enum inart_wire_flag {
-	INART_F_DATA = 0x01,     /* a contribution travelling towards the PS */
-	INART_F_RESULT = 0x02,   /* the aggregated result travelling back */
-	INART_F_RETX = 0x04,     /* retransmission: never aggregated in switches */
-	INART_F_PARTIAL = 0x08,  /* aggregate flushed before all contributors came */
+	INART_F_DATA = 0x01,	 /* a contribution travelling towards the PS */
+	INART_F_RESULT = 0x02,	 /* the aggregated result travelling back */
+	INART_F_RETX = 0x04,	 /* retransmission: never aggregated in switches */
+	INART_F_PARTIAL = 0x08,	 /* aggregate flushed before all contributors came */
 	INART_F_FALLBACK = 0x10, /* forwarded unaggregated: the switch's pool was busy */
 	INART_F_OVERFLOW = 0x20, /* an int32 sum overflowed: rescale and resend */
+	INART_F_NACK = 0x40,	 /* header only (count 0): RESULT|NACK from a PS names in its
+				    bitmap the ranks whose contributions it misses (they
+				    retransmit); DATA|RETX|NACK from a worker is a probe
+				    (bitmap: its rank) answered with the result or a NACK */
 };
 
 struct inart_wire_hdr {
@@ -56,19 +61,21 @@ struct inart_wire_hdr {
 	uint16_t tree, fan_in;
 	uint32_t label, iter, seq;
 	uint16_t slot, count;
+	uint32_t prev; /* RESULT only: 1 + seq of the previous result sent down, 0 */
 	uint64_t bitmap[INART_WIRE_MAX_BITMAP_WORDS];
 };
 
 enum inart_wire_err {
 	INART_WIRE_OK = 0,
-	INART_WIRE_ETRUNC = -1,    /* shorter than the header says */
+	INART_WIRE_ETRUNC = -1,	   /* shorter than the header says */
 	INART_WIRE_EVERSION = -2,  /* unknown version */
 	INART_WIRE_EBITMAP = -3,   /* bitmap_words out of range */
 	INART_WIRE_ELENGTH = -4,   /* length does not match count */
-	INART_WIRE_EFANIN = -5,    /* fan_in 0 or above the bitmap's width */
-	INART_WIRE_EBITS = -6,     /* bitmap empty or bits at ranks >= fan_in */
-	INART_WIRE_EFLAGS = -7,    /* neither/both DATA and RESULT, reserved bits */
-	INART_WIRE_ERESERVED = -8, /* reserved field not 0 */
+	INART_WIRE_EFANIN = -5,	   /* fan_in 0 or above the bitmap's width */
+	INART_WIRE_EBITS = -6,	   /* bitmap empty or bits at ranks >= fan_in */
+	INART_WIRE_EFLAGS = -7,	   /* neither/both DATA and RESULT, reserved bits, NACK with
+				      values */
+	INART_WIRE_ERESERVED = -8, /* prev not 0 in a DATA packet */
 };
 
 /* Header length for a bitmap width; total length adds 4 * count. */

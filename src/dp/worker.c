@@ -34,10 +34,16 @@ enum { C_IDLE = 0, C_INFLIGHT = 1, C_RESEND = 2, C_DONE = 3 };
 
 struct wchunk {
 	uint64_t deadline, sent_at; /* next retransmission; first transmission */
-	uint32_t txn;		    /* tree's transmission number of the last send */
+	uint64_t last_tx;	    /* last transmission of the values */
+	uint64_t probe_at;	    /* a probe is due then; 0: none */
 	uint8_t state, retries;
 	int8_t scale;
-	uint8_t fast; /* deadline advanced by a fast retransmission */
+	uint8_t open;	     /* a NACK said the PS is still collecting this chunk */
+	uint8_t counted;     /* the PS said it holds our contribution (probe answer) */
+	uint8_t asked;	     /* retransmission requested by a NACK (no timer backoff) */
+	uint64_t last_probe; /* last probe sent */
+	uint8_t unanswered;  /* probes sent since the last answer */
+	uint8_t nack_round;  /* the PS's NACK round last acted on */
 };
 
 struct wtree {
@@ -45,9 +51,16 @@ struct wtree {
 	uint32_t n_chunks, base; /* chunks; lowest seq without a result */
 	uint32_t next;		 /* lowest seq never sent */
 	size_t chunk0;		 /* index of the tree's first chunk in ch[] */
-	uint32_t txn;		 /* transmissions so far (fast retransmission) */
 	uint64_t srtt, rttvar;	 /* smoothed RTT and its variation; 0: no sample */
 	uint64_t rto;		 /* current retransmission timeout */
+	uint64_t min_rtt;	 /* smallest time to result seen; 0: none */
+	uint64_t prtt;		 /* smoothed time from a probe to its answer; 0: none */
+	uint32_t samples;	 /* time-to-result samples taken */
+	/* idle probing: results arrive about every `gap` ns while the pipeline
+	 * flows; none for INART_WORKER_IDLE_GAPS gaps since idle_from means
+	 * chunks or results were lost where nothing later reveals it */
+	uint64_t last_res, gap, idle_from;
+	int idle_rounds;
 };
 
 struct inart_worker {
@@ -164,10 +177,15 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].n_chunks = (uint32_t)((tt[t].len + (size_t)w->vpp - 1) / (size_t)w->vpp);
 		tt[t].chunk0 = n_ch;
 		tt[t].base = tt[t].next = 0;
-		tt[t].txn = w->trees[t].txn;
 		tt[t].srtt = w->trees[t].srtt;
 		tt[t].rttvar = w->trees[t].rttvar;
 		tt[t].rto = w->trees[t].rto ? w->trees[t].rto : w->retx_ns;
+		tt[t].min_rtt = w->trees[t].min_rtt;
+		tt[t].prtt = w->trees[t].prtt;
+		tt[t].samples = w->trees[t].samples;
+		tt[t].gap = w->trees[t].gap;
+		tt[t].last_res = tt[t].idle_from = 0;
+		tt[t].idle_rounds = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -242,6 +260,36 @@ static size_t chunk_len(const struct inart_worker *w, const struct wtree *tr, ui
 	return (hi > tr->len ? tr->len : hi) - lo;
 }
 
+static int sending(const struct inart_worker *w, const struct wtree *tr);
+static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr);
+
+/* Chunk c's timeout expired at now.  The first timeout of a chunk sent once
+ * means the tree's timeout was too short: double it (once per expired value:
+ * chunks sent with the same timeout double it together) until results give
+ * samples again (Karn). */
+static void timed_out(struct inart_worker *w, struct wtree *tr, const struct wchunk *c,
+		      uint64_t now)
+{
+	if (c->retries == 0 && now >= c->deadline && c->deadline > c->sent_at) {
+		uint64_t twice = 2 * (c->deadline - c->sent_at),
+			 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL;
+
+		if (twice > hi)
+			twice = hi;
+		if (twice > tr->rto)
+			tr->rto = twice;
+	}
+}
+
+/* The timeout of chunk c after its last transmission: the tree's, doubled
+ * per retransmission up to 2^INART_WORKER_MAX_BACKOFF_SHIFT times. */
+static uint64_t backoff(const struct wtree *tr, const struct wchunk *c)
+{
+	return tr->rto << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
+			       ? c->retries
+			       : INART_WORKER_MAX_BACKOFF_SHIFT);
+}
+
 /* Build the DATA packet of chunk seq of tree t into d. */
 static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, uint64_t now,
 		       struct inart_dgram *d)
@@ -283,20 +331,9 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.sent++;
 	if (retx) {
-		/* a timeout (not a fast retransmission) that expired before any
-		 * usable sample: the tree's timeout was too short, double it
-		 * (once per expired value: chunks sent with the same timeout
-		 * double it together) until samples come back (Karn) */
-		if (c->retries == 0 && now >= c->deadline && c->deadline > c->sent_at) {
-			uint64_t twice = 2 * (c->deadline - c->sent_at),
-				 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL;
-
-			if (twice > hi)
-				twice = hi;
-			if (twice > tr->rto && !c->fast)
-				tr->rto = twice;
-		}
 		w->st.retransmitted++;
+		if (c->asked)
+			w->st.retx_asked++;
 		if (c->retries < 255)
 			c->retries++;
 	} else {
@@ -304,12 +341,175 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	}
 	if (!retx)
 		c->sent_at = now;
-	c->fast = 0;
-	c->txn = tr->txn++;
+	if (tr->idle_from == 0)
+		tr->idle_from = now;
+	c->last_tx = now;
+	c->open = 0;
+	c->asked = 0;
+	c->unanswered = 0;
+	c->counted = 0;
+	c->probe_at = 0;
 	c->state = C_INFLIGHT;
-	c->deadline = now + (tr->rto << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
-					     ? c->retries
-					     : INART_WORKER_MAX_BACKOFF_SHIFT));
+	c->deadline = now + backoff(tr, c);
+	/* at the end of an all-reduce nothing later reveals a lost
+	 * retransmission: check on it after a probe's round trip */
+	if (retx && !sending(w, tr))
+		c->probe_at = now + probe_wait(w, tr);
+}
+
+/* How long to wait for a probe's answer: twice the measured answer time,
+ * but at least the smallest time to result (an answer from a switch nearby
+ * is quick, one that has to queue behind results is not; a retry too soon
+ * only adds an answer to that queue); the tree's timeout before any
+ * measurement. */
+static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr)
+{
+	uint64_t p = 2 * tr->prtt;
+
+	if (tr->min_rtt == 0)
+		return p ? p : tr->rto ? tr->rto : w->retx_ns;
+	return p > tr->min_rtt ? p : tr->min_rtt;
+}
+
+/* An answer to our probe of chunk c (a unicast result or NACK) at now. */
+static void probe_answered(struct wtree *tr, struct wchunk *c, uint64_t now)
+{
+	if (c->unanswered && c->last_probe && now > c->last_probe) {
+		uint64_t d = now - c->last_probe;
+
+		/* up fast, down slowly: a retry before the answer could come
+		 * only adds load where the answer waits */
+		if (d > tr->prtt)
+			tr->prtt = tr->prtt ? (tr->prtt + d) / 2 : d;
+		else
+			tr->prtt = (7 * tr->prtt + d) / 8;
+	}
+	c->unanswered = 0;
+	c->probe_at = 0;
+}
+
+/* Build a probe for chunk seq of tree t into d: DATA|RETX|NACK, header only,
+ * our rank, along the tree's label: an aggregation switch keeping the result
+ * answers it, else the PS answers with the result or a NACK naming every
+ * rank it misses. */
+static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now,
+		       struct inart_dgram *d)
+{
+	struct wtree *tr = &w->trees[t];
+	struct wchunk *c = &w->ch[tr->chunk0 + seq];
+	struct inart_wire_hdr h;
+	int k;
+
+	memset(&h, 0, sizeof(h));
+	h.version = INART_WIRE_VERSION;
+	h.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	h.bitmap_words = (uint8_t)w->bw;
+	h.scale_exp = c->scale;
+	h.job = w->cfg.job;
+	h.tree = (uint16_t)t;
+	h.fan_in = w->cfg.n_workers;
+	h.label = w->cfg.trees[t].label; /* up the tree: switches may hold the result */
+	h.iter = w->iter;
+	h.seq = seq;
+	h.slot = (uint16_t)(seq % (uint32_t)w->slots);
+	memcpy(h.bitmap, w->bitmap, sizeof(h.bitmap));
+	d->len = (uint16_t)inart_wire_encode(&h, NULL, d->data, INART_DGRAM_MAX);
+	d->peer_ip = w->cfg.trees[t].ps_ip;
+	d->peer_port = INART_WIRE_UDP_PORT;
+	w->st.probes++;
+	c->last_probe = now;
+	/* a probe or its answer may be lost: ask again after the usual answer
+	 * time, doubling per unanswered probe and per retransmission, up to 4x */
+	k = c->unanswered + c->retries;
+	c->probe_at = now + (probe_wait(w, tr) << (k < 2 ? k : 2));
+	if (c->unanswered < 255)
+		c->unanswered++;
+}
+
+/* How long without any result of tree tr means something was lost:
+ * IDLE_GAPS inter-result gaps, at least half the smallest time to result
+ * (the initial timeout before any was measured), doubled per idle round. */
+static uint64_t idle_period(const struct inart_worker *w, const struct wtree *tr)
+{
+	uint64_t g = INART_WORKER_IDLE_GAPS * tr->gap,
+		 m = tr->min_rtt ? tr->min_rtt / 2 : w->retx_ns;
+	int k = tr->idle_rounds < INART_WORKER_IDLE_BACKOFF_SHIFT ? tr->idle_rounds
+								  : INART_WORKER_IDLE_BACKOFF_SHIFT;
+
+	if (g < m)
+		g = m;
+	return (g ? g : 1) << k;
+}
+
+/* 1 if tree tr may still send a chunk never sent (its pipeline is not
+ * drained and its window is not stuck: results are expected to keep
+ * coming). */
+static int sending(const struct inart_worker *w, const struct wtree *tr)
+{
+	return tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window;
+}
+
+/* Whether chunk c may be idle-probed, and from when: it had time to be
+ * answered, has no probe out and was not probed within the idle period. */
+static uint64_t idle_ready(const struct wchunk *c, uint64_t age, uint64_t per)
+{
+	uint64_t a, b;
+
+	/* (a chunk with a probe out has its own retry timer) */
+	if (c->state != C_INFLIGHT || c->unanswered)
+		return UINT64_MAX;
+	a = c->last_tx + age;
+	b = c->last_probe ? c->last_probe + per : 0;
+	return a > b ? a : b;
+}
+
+/* The next idle probe of tree tr: idle probing is for the end of a tree's
+ * share (the last results have no successor to reveal their loss) and for a
+ * window stuck at a chunk: no result for an idle period while nothing new
+ * may be sent; it probes the oldest chunks once they are ready (idle_ready).
+ * UINT64_MAX if none. */
+static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
+{
+	uint64_t per, age, t, first = UINT64_MAX;
+
+	if (tr->idle_from == 0 || sending(w, tr))
+		return UINT64_MAX;
+	per = idle_period(w, tr);
+	age = tr->min_rtt ? tr->min_rtt : per;
+	t = tr->idle_from + per;
+	for (uint32_t s = tr->base, k = 0; s < tr->next && k < INART_WORKER_IDLE_PROBES; s++) {
+		uint64_t r = idle_ready(&w->ch[tr->chunk0 + s], age, per);
+
+		if (r == UINT64_MAX)
+			continue;
+		k++;
+		if (r < first)
+			first = r;
+	}
+	if (first == UINT64_MAX)
+		return UINT64_MAX;
+	return first > t ? first : t;
+}
+
+/* No result of tree t for an idle period: probe its oldest ready chunks. */
+static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart_dgram *out, int *n,
+		       int max_out)
+{
+	struct wtree *tr = &w->trees[t];
+	uint64_t per = idle_period(w, tr), age = tr->min_rtt ? tr->min_rtt : per;
+	int k = 0;
+
+	for (uint32_t s = tr->base; s < tr->next && *n < max_out && k < INART_WORKER_IDLE_PROBES;
+	     s++) {
+		if (now < idle_ready(&w->ch[tr->chunk0 + s], age, per))
+			continue;
+		send_probe(w, t, s, now, &out[(*n)++]);
+		k++;
+	}
+	if (k > 0) {
+		tr->idle_from = now;
+		tr->idle_rounds++;
+	}
 }
 
 /* Emit what tree t has to send now into out[*n..max_out). */
@@ -322,10 +522,38 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 	for (uint32_t s = tr->base; s < tr->next && *n < max_out; s++) {
 		struct wchunk *c = &w->ch[tr->chunk0 + s];
 
-		if (c->state == C_RESEND)
+		int due_rto, due_probe;
+
+		if (c->state == C_RESEND) {
 			send_chunk(w, t, s, 0, now, &out[(*n)++]);
-		else if (c->state == C_INFLIGHT && now >= c->deadline)
+			continue;
+		}
+		if (c->state != C_INFLIGHT)
+			continue;
+		due_rto = now >= c->deadline;
+		due_probe = c->probe_at && now >= c->probe_at;
+		if (!due_rto && !due_probe)
+			continue;
+		if (due_rto && c->probe_at > now && c->unanswered) {
+			/* a probe is out: its answer tells what to do */
+			c->deadline = c->probe_at + backoff(tr, c);
+			continue;
+		}
+		if (due_rto && !c->asked)
+			timed_out(w, tr, c, now);
+		if (!c->asked && (c->counted || c->unanswered < INART_WORKER_PROBE_TRIES)) {
+			/* ask first: the answer says whether the PS misses our values
+			 * (a NACK naming us), holds them (a NACK without us) or has the
+			 * result; the values go again only after unanswered probes */
+			send_probe(w, t, s, now, &out[(*n)++]);
+			if (due_rto) {
+				if (c->retries < 255)
+					c->retries++;
+				c->deadline = now + backoff(tr, c);
+			}
+		} else {
 			send_chunk(w, t, s, 1, now, &out[(*n)++]);
+		}
 	}
 	lim = tr->base + (uint32_t)w->window;
 	if (lim > tr->n_chunks)
@@ -347,6 +575,9 @@ int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgra
 	for (int i = 0; i < nt && n < max_out; i++)
 		poll_tree(w, (w->rr + i) % nt, now_ns, out, &n, max_out);
 	w->rr = (w->rr + 1) % nt;
+	for (int t = 0; t < nt && n < max_out; t++)
+		if (now_ns >= idle_next(w, &w->trees[t]))
+			idle_probe(w, t, now_ns, out, &n, max_out);
 	return n;
 }
 
@@ -358,6 +589,7 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 		return UINT64_MAX;
 	for (int t = 0; t < w->cfg.n_trees; t++) {
 		const struct wtree *tr = &w->trees[t];
+		int inflight = 0;
 
 		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window)
 			return 0;
@@ -366,9 +598,16 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 
 			if (c->state == C_RESEND)
 				return 0;
-			if (c->state == C_INFLIGHT && c->deadline < d)
+			if (c->state != C_INFLIGHT)
+				continue;
+			inflight = 1;
+			if (c->deadline < d)
 				d = c->deadline;
+			if (c->probe_at && c->probe_at < d)
+				d = c->probe_at;
 		}
+		if (inflight && idle_next(w, tr) < d)
+			d = idle_next(w, tr);
 	}
 	return d;
 }
@@ -457,17 +696,17 @@ static int8_t next_start(const struct inart_worker *w, int s, uint32_t m)
 }
 
 /* A result (clean or OVERFLOW) for chunk c of tree tr arrived at now: take
- * an RTT sample if c was sent once (Karn), update the tree's timeout
- * (RFC 6298 smoothing, clamped), and mark for retransmission now the chunks
- * sent at least INART_WORKER_FAST_RETX transmissions before c that still
- * have no result and were not retransmitted yet (fast retransmission: the
- * results come back in sending order but for losses). */
+ * an RTT sample if c was sent once (Karn) and update the tree's timeout
+ * (RFC 6298 smoothing, at least 3 srtt, the initial timeout until the
+ * pipeline filled, clamped). */
 static void answered(struct inart_worker *w, struct wtree *tr, const struct wchunk *c, uint64_t now)
 {
 	if (c->state == C_INFLIGHT && c->retries == 0 && now >= c->sent_at) {
 		uint64_t r = now - c->sent_at, lo = w->retx_ns / INART_WORKER_RTO_MIN_DIV,
 			 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL, rto;
 
+		if (tr->min_rtt == 0 || r < tr->min_rtt)
+			tr->min_rtt = r ? r : 1;
 		if (tr->srtt == 0) {
 			tr->srtt = r ? r : 1;
 			tr->rttvar = r / 2;
@@ -486,18 +725,11 @@ static void answered(struct inart_worker *w, struct wtree *tr, const struct wchu
 		 * every chunk retransmit at once */
 		if (rto < INART_WORKER_RTO_SRTT_MULT * tr->srtt)
 			rto = INART_WORKER_RTO_SRTT_MULT * tr->srtt;
+		/* the first results come through empty queues: keep the initial
+		 * timeout until the pipeline has filled */
+		if (++tr->samples < INART_WORKER_RTO_WARMUP && rto < w->retx_ns)
+			rto = w->retx_ns;
 		tr->rto = rto < lo ? lo : rto > hi ? hi : rto;
-	}
-	if (c->state != C_INFLIGHT || c->retries != 0)
-		return; /* a retransmitted chunk's answer says nothing about order */
-	for (uint32_t s = tr->base; s < tr->next; s++) {
-		struct wchunk *u = &w->ch[tr->chunk0 + s];
-
-		if (u->state == C_INFLIGHT && u->retries == 0 && u->deadline > now &&
-		    (int32_t)(c->txn - u->txn) >= INART_WORKER_FAST_RETX) {
-			u->deadline = now;
-			u->fast = 1;
-		}
 	}
 }
 
@@ -513,6 +745,97 @@ static int full_bitmap(const struct inart_worker *w, const uint64_t *bm)
 			return 0;
 	}
 	return 1;
+}
+
+/* A NACK for chunk c (not done) of tree tr: the PS misses the contributions
+ * of the ranks in h->bitmap.  Multicast (down the tree): those ranks
+ * retransmit, the others learn that the chunk is still open.  Unicast (RETX,
+ * the answer to our probe): the bitmap holds every rank missing, so we
+ * retransmit if ours is among them and otherwise know ours is counted. */
+static int rx_nack(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
+		   const struct inart_wire_hdr *h, uint64_t now)
+{
+	int named = (h->bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64)) & 1;
+	int unicast = (h->flags & INART_F_RETX) != 0;
+
+	if (unicast && h->scale_exp < c->scale) {
+		/* the answer to our probe: the PS's record is at a lower scale:
+		 * join it */
+		c->scale = h->scale_exp;
+		if (c->state == C_INFLIGHT)
+			c->state = C_RESEND;
+		w->st.rescales++;
+		return 0;
+	}
+	if ((unicast && h->scale_exp > c->scale) || c->state != C_INFLIGHT) {
+		w->st.duplicates++; /* about a scale we left, or a resend is due anyway */
+		return -EALREADY;
+	}
+	/* a multicast NACK's scale is the PS's guess when nothing of the chunk
+	 * arrived; a named worker sends its values at its own scale anyway (the
+	 * PS's scale rules sort out a mismatch) */
+	w->st.nacks++;
+	tr->idle_rounds = 0;
+	if (unicast)
+		probe_answered(tr, c, now);
+	if (named) {
+		/* each NACK round of the PS is acted on once (copies of a NACK,
+		 * or one sent before our retransmission arrived, ask nothing
+		 * new); and a NACK less than a round trip after our last
+		 * transmission was sent before the PS could have it */
+		if (!unicast && (h->prev <= c->nack_round || now < c->last_tx + tr->min_rtt))
+			return 0;
+		if (!unicast)
+			c->nack_round = (uint8_t)(h->prev < 255 ? h->prev : 255);
+		c->unanswered = 0; /* the retransmission supersedes a probe */
+		c->probe_at = 0;
+		c->counted = 0;
+		c->asked = 1;
+		c->deadline = now;
+		return 0;
+	}
+	if (unicast)
+		c->counted = 1;
+	/* the chunk waits for other ranks, which the PS asks */
+	c->open = 1;
+	if (c->deadline < now + tr->rto)
+		c->deadline = now + tr->rto;
+	return 0;
+}
+
+/* Chunk c (in flight) should be probed now (once per probe wait). */
+static int probe_now(const struct inart_worker *w, const struct wtree *tr, struct wchunk *c,
+		     uint64_t now)
+{
+	if (c->state != C_INFLIGHT || c->probe_at != 0 ||
+	    (c->last_probe != 0 && now < c->last_probe + probe_wait(w, tr)))
+		return 0;
+	c->probe_at = now;
+	return 1;
+}
+
+/* A result of tree tr says the PS sent the result of chunk seq down the tree
+ * just before it.  Results of one PS reach a worker in the order sent, so if
+ * chunk seq is still waiting, its result was lost: probe it now.  Walking
+ * back, the probe's answer names the chunk before; older chunks in flight
+ * that no NACK said are still being collected (and that had time to be
+ * answered) are probed at once too, so that a burst of lost results is
+ * found in one round trip. */
+static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, uint64_t now)
+{
+	uint64_t age = tr->min_rtt ? tr->min_rtt : tr->rto;
+
+	if (seq >= tr->n_chunks || seq < tr->base)
+		return;
+	if (!probe_now(w, tr, &w->ch[tr->chunk0 + seq], now))
+		return;
+	w->st.chain_gaps++;
+	for (uint32_t s = tr->base; s < seq; s++) {
+		struct wchunk *c = &w->ch[tr->chunk0 + s];
+
+		if (!c->open && now >= c->last_tx + age)
+			probe_now(w, tr, c, now);
+	}
 }
 
 int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint64_t now_ns)
@@ -545,6 +868,16 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 		w->st.duplicates++;
 		return -EALREADY;
 	}
+	if (h.flags & INART_F_NACK) {
+		/* the answer to a probe names the PS's last result sent down */
+		if ((h.flags & INART_F_RETX) && h.prev != 0)
+			chain_check(w, tr, h.prev - 1, now_ns);
+		return rx_nack(w, tr, c, &h, now_ns);
+	}
+	if (h.prev != 0)
+		chain_check(w, tr, h.prev - 1, now_ns);
+	if (h.flags & INART_F_RETX)
+		probe_answered(tr, c, now_ns);
 	full = full_bitmap(w, h.bitmap);
 	if (!(h.flags & INART_F_OVERFLOW)) {
 		size_t off = tr->off + (size_t)h.seq * (size_t)w->vpp;
@@ -564,6 +897,16 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 				m = a;
 		}
 		answered(w, tr, c, now_ns);
+		if (tr->last_res && now_ns > tr->last_res) {
+			uint64_t g = now_ns - tr->last_res;
+
+			/* a stall is not a gap of the flowing pipeline */
+			if (tr->gap && g > 2 * tr->gap)
+				g = 2 * tr->gap;
+			tr->gap = tr->gap ? (7 * tr->gap + g) / 8 : g;
+		}
+		tr->last_res = tr->idle_from = now_ns;
+		tr->idle_rounds = 0;
 		c->state = C_DONE;
 		c->scale = h.scale_exp;
 		w->next_scale[tr->chunk0 + h.seq] = next_start(w, h.scale_exp, m);

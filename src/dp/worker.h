@@ -76,22 +76,30 @@ struct inart_worker_cfg {
 struct inart_worker_stats {
 	uint64_t sent;		  /* DATA datagrams emitted (retransmissions included) */
 	uint64_t retransmitted;	  /* of which RETX */
+	uint64_t retx_asked;	  /* of which asked for by a NACK (the others: timeouts) */
 	uint64_t results;	  /* chunk results stored */
 	uint64_t duplicates;	  /* results for done chunks, old iterations or old scales */
 	uint64_t rescales;	  /* chunk scale lowered (OVERFLOW result or scale notice) */
 	uint64_t dropped;	  /* malformed or foreign datagrams */
 	uint64_t local_overflows; /* chunks sent as DATA|OVERFLOW (values did not fit) */
+	uint64_t probes;	  /* header-only probes sent (DATA|RETX|NACK) */
+	uint64_t nacks;		  /* NACKs received for chunks in flight */
+	uint64_t chain_gaps;	  /* results found missing from the PS's result chain */
 };
 
 #define INART_WORKER_DEFAULT_WINDOW 64
 #define INART_WORKER_DEFAULT_RETX_NS 20000000ull
 #define INART_WORKER_DEFAULT_SCALE 16
-#define INART_WORKER_MAX_BACKOFF_SHIFT 4 /* a chunk's timeout grows to 16x */
-#define INART_WORKER_FAST_RETX 3      /* later-sent chunks answered before a fast retransmission */
-#define INART_WORKER_RTO_SRTT_MULT 3  /* timeout >= 3 srtt */
-#define INART_WORKER_RTO_MIN_DIV 64   /* timeout >= retx_timeout_ns / 64 */
-#define INART_WORKER_RTO_MAX_MUL 64   /* timeout <= retx_timeout_ns * 64 */
-#define INART_WORKER_RAISE_HEADROOM 8 /* bits kept free when raising a scale */
+#define INART_WORKER_MAX_BACKOFF_SHIFT 4  /* a chunk's timeout grows to 16x */
+#define INART_WORKER_RTO_SRTT_MULT 3	  /* timeout >= 3 srtt */
+#define INART_WORKER_RTO_MIN_DIV 64	  /* timeout >= retx_timeout_ns / 64 */
+#define INART_WORKER_RTO_MAX_MUL 8	  /* timeout <= retx_timeout_ns * 8 */
+#define INART_WORKER_RTO_WARMUP 8	  /* samples before the timeout may go below the initial */
+#define INART_WORKER_RAISE_HEADROOM 8	  /* bits kept free when raising a scale */
+#define INART_WORKER_IDLE_GAPS 4	  /* no result for this many inter-result gaps: probe */
+#define INART_WORKER_IDLE_PROBES 4	  /* oldest chunks probed per tree and idle round */
+#define INART_WORKER_PROBE_TRIES 3	  /* unanswered probes, then the values are resent */
+#define INART_WORKER_IDLE_BACKOFF_SHIFT 2 /* idle period doubles up to 4x without answers */
 
 struct inart_worker;
 
