@@ -1,7 +1,7 @@
 /* Tests of agg_pool: the add engine against a scalar int64 reference (all
  * lengths, misaligned input, overflow both ways), and the slot pool: absorb,
  * completion, duplicates, busy slots, deadlines in FIFO order, take,
- * release, clear. */
+ * release, clear, kept aggregates and results. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -364,6 +364,77 @@ static void test_deadlines(void **state)
 
 /* Random contributions with random duplicates: each slot's sum equals the
  * int64 sum of the accepted (disjoint) contributions. */
+/* Kept contents: an emitted aggregate stays readable (not busy, no
+ * deadline) until another chunk takes the slot; a stored result likewise;
+ * release and clear drop them. */
+static void test_kept(void **state)
+{
+	struct inart_agg_pool *p = inart_agg_pool_create(2, 8, 1000);
+	struct inart_agg_key k = key_of(7), k2 = key_of(8);
+	const struct inart_agg_slot *s;
+	uint64_t exp = 0x03, b = 0x01;
+	uint8_t be[64], out[64];
+	int fresh;
+
+	(void)state;
+	assert_non_null(p);
+	vals(be, 5, 10);
+	assert_int_equal(inart_agg_pool_absorb(p, 1, &k, &b, be, &exp, 0, &fresh),
+			 INART_AGG_ABSORBED);
+	assert_int_equal(inart_agg_pool_slot(p, 1)->kept, INART_AGG_KEPT_NONE);
+	/* read while aggregating: no change */
+	assert_int_equal(inart_agg_pool_read(p, 1, out), 5);
+	assert_int_equal(get_be(out), 10);
+	assert_true(inart_agg_pool_slot(p, 1)->busy);
+	/* emitted and kept */
+	assert_int_equal(inart_agg_pool_take_keep(p, 1, out), 5);
+	s = inart_agg_pool_slot(p, 1);
+	assert_false(s->busy);
+	assert_int_equal(s->kept, INART_AGG_KEPT_SENT);
+	assert_true(s->bitmap[0] == 0x01);
+	assert_int_equal(inart_agg_pool_busy(p), 0);
+	assert_true(inart_agg_pool_next_deadline(p) == UINT64_MAX);
+	assert_int_equal(inart_agg_pool_expired(p, UINT64_MAX), -1);
+	memset(out, 0, sizeof(out));
+	assert_int_equal(inart_agg_pool_read(p, 1, out), 5);
+	assert_int_equal(get_be(out + 4 * 4), 50);
+	/* another chunk takes the slot: the kept aggregate is gone */
+	b = 0x02;
+	assert_int_equal(inart_agg_pool_absorb(p, 1, &k2, &b, be, &exp, 0, &fresh),
+			 INART_AGG_ABSORBED);
+	assert_int_equal(fresh, 1);
+	s = inart_agg_pool_slot(p, 1);
+	assert_true(s->busy);
+	assert_int_equal(s->kept, INART_AGG_KEPT_NONE);
+	/* a result cannot be stored in a busy slot; it can once released */
+	b = 0x03;
+	vals(be, 5, 7);
+	assert_int_equal(inart_agg_pool_keep_result(p, 1, &k, &b, be, 42), -1);
+	inart_agg_pool_release(p, 1);
+	assert_int_equal(inart_agg_pool_keep_result(p, 1, &k, &b, be, 42), 0);
+	s = inart_agg_pool_slot(p, 1);
+	assert_false(s->busy);
+	assert_int_equal(s->kept, INART_AGG_KEPT_RESULT);
+	assert_int_equal(s->aux, 42);
+	assert_true(s->key.seq == k.seq && s->bitmap[0] == 0x03);
+	assert_int_equal(inart_agg_pool_read(p, 1, out), 5);
+	assert_int_equal(get_be(out + 4), 14);
+	/* out of range, too many values, free slots */
+	assert_int_equal(inart_agg_pool_keep_result(p, 2, &k, &b, be, 0), -1);
+	k2.count = 9;
+	assert_int_equal(inart_agg_pool_keep_result(p, 0, &k2, &b, be, 0), -1);
+	assert_int_equal(inart_agg_pool_read(p, 0, out), -1);
+	assert_int_equal(inart_agg_pool_read(p, 5, out), -1);
+	/* release and clear drop kept contents */
+	inart_agg_pool_release(p, 1);
+	assert_int_equal(inart_agg_pool_slot(p, 1)->kept, INART_AGG_KEPT_NONE);
+	assert_int_equal(inart_agg_pool_read(p, 1, out), -1);
+	assert_int_equal(inart_agg_pool_keep_result(p, 1, &k, &b, be, 1), 0);
+	inart_agg_pool_clear(p);
+	assert_int_equal(inart_agg_pool_slot(p, 1)->kept, INART_AGG_KEPT_NONE);
+	inart_agg_pool_destroy(p);
+}
+
 static void test_random_property(void **state)
 {
 	enum { SLOTS = 8, NV = 37, W = 2, FAN = 100 };
@@ -429,6 +500,7 @@ int main(void)
 	    cmocka_unit_test(test_multiword),
 	    cmocka_unit_test(test_overflow_flag),
 	    cmocka_unit_test(test_deadlines),
+	    cmocka_unit_test(test_kept),
 	    cmocka_unit_test(test_random_property),
 	};
 

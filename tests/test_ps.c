@@ -1,7 +1,9 @@
 /* Tests of ps: exactly-once merging of hand-built packets (full, partial,
  * fallback, duplicate, retransmitted), results to children, RETX answers,
  * overflow and the rescale protocol, iteration window, memory limit, bad
- * input counted by reason, and a seeded random property test. */
+ * input counted by reason, a seeded random property test, and loss
+ * recovery: NACKs on evidence, repeated by time, for wholly lost chunks,
+ * probes and their answers, results sent down again, children learned. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,6 +95,57 @@ static int send_pk(struct inart_ps *ps, const struct pk *p, int src)
 	out_init();
 	return inart_ps_rx(ps, buf, len, 0x0a000000u + (uint32_t)src, (uint16_t)(5000 + src), 0,
 			   out, MAXOUT);
+}
+
+/* Send p from address ip at time now. */
+static int send_at(struct inart_ps *ps, const struct pk *p, uint32_t ip, uint64_t now)
+{
+	uint8_t buf[4096];
+	size_t len = pk_encode(p, buf, sizeof(buf));
+
+	out_init();
+	return inart_ps_rx(ps, buf, len, ip, 6000, now, out, MAXOUT);
+}
+
+/* One contribution of rank r to chunk seq of iteration 1 (value 10 r + seq)
+ * from 10.0.0.<r> at now; flags as given. */
+static int contrib(struct inart_ps *ps, uint16_t fan_in, int r, uint32_t seq, uint8_t flags,
+		   uint64_t now)
+{
+	struct pk p;
+
+	pk_init(&p, fan_in, 1, seq, 1);
+	pk_bit(&p, r);
+	p.flags = flags;
+	p.vals[0] = 10 * r + (int32_t)seq;
+	return send_at(ps, &p, 0x0a000000u + (uint32_t)r, now);
+}
+
+/* A probe of rank r for chunk seq from 10.0.0.<r> at now. */
+static int probe_of(struct inart_ps *ps, uint16_t fan_in, int r, uint32_t seq, uint64_t now)
+{
+	struct pk p;
+
+	pk_init(&p, fan_in, 1, seq, 0);
+	pk_bit(&p, r);
+	p.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	p.label_set = 1;
+	p.label = 99;
+	return send_at(ps, &p, 0x0a000000u + (uint32_t)r, now);
+}
+
+/* out[i] is a header-only NACK; returns its bitmap word 0. */
+static uint64_t nack_bits(int i, uint32_t seq, uint8_t flags, uint32_t prev)
+{
+	struct inart_wire_hdr h;
+	const uint8_t *pl;
+
+	assert_int_equal(inart_wire_decode(out[i].data, out[i].len, &h, &pl), INART_WIRE_OK);
+	assert_int_equal(h.flags, flags);
+	assert_int_equal(h.seq, seq);
+	assert_int_equal(h.count, 0);
+	assert_int_equal(h.prev, prev);
+	return h.bitmap[0];
 }
 
 static struct inart_ps *make_ps(uint16_t fan_in, int n_children, uint32_t max_chunks)
@@ -804,6 +857,202 @@ static void test_random(void **state)
 	}
 }
 
+/* Ranks one chunk ahead are not evidence; two ahead are: the PS NACKs the
+ * missing rank (round 1, to every child: nothing was learned about where the
+ * ranks are); the retransmission completes the chunk, whose result names
+ * the one sent down before it; the NACK loop is timed. */
+static void test_nack_evidence(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 2, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+
+	(void)state;
+	assert_int_equal(contrib(ps, 3, 0, 0, INART_F_DATA, 100), 0);
+	assert_int_equal(contrib(ps, 3, 1, 0, INART_F_DATA, 100), 0);
+	for (uint32_t s = 1; s <= 2; s++)
+		for (int r = 0; r < 3; r++)
+			assert_int_equal(contrib(ps, 3, r, s, INART_F_DATA, 200), r < 2	   ? 0
+										  : s == 1 ? 2
+											   : 4);
+	/* chunk 2 completed (2 result copies) and showed rank 2 past chunk 0 */
+	check_result(0, 1, 2, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(h.prev, 1 + 1); /* chunk 1's result went down before */
+	assert_true(nack_bits(2, 0, INART_F_RESULT | INART_F_NACK, 1) == 0x4);
+	assert_true(nack_bits(3, 0, INART_F_RESULT | INART_F_NACK, 1) == 0x4);
+	assert_int_equal(out[2].peer_ip, 0x0a010000u);
+	assert_int_equal(out[3].peer_ip, 0x0a010001u);
+	/* rank 2's retransmission completes chunk 0 */
+	assert_int_equal(contrib(ps, 3, 2, 0, INART_F_DATA | INART_F_RETX, 4200), 2);
+	check_result(0, 1, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 30);
+	assert_int_equal(h.prev, 1 + 2);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.nacks, 2);
+	inart_ps_destroy(ps);
+}
+
+/* A record still open after twice the NACK loop time gets its NACK again
+ * (round 2) when a later packet arrives; a chunk of which nothing arrived
+ * is NACKed too, and its first contribution sets its count. */
+static void test_nack_repeat_placeholder(void **state)
+{
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct pk p;
+	int n;
+
+	(void)state;
+	/* time the loop: chunk 0 loses rank 1, NACK at 1000, retx at 5000 */
+	assert_int_equal(contrib(ps, 2, 0, 0, INART_F_DATA, 0), 0);
+	for (uint32_t s = 1; s <= 2; s++)
+		for (int r = 0; r < 2; r++)
+			contrib(ps, 2, r, s, INART_F_DATA, 1000);
+	assert_int_equal(contrib(ps, 2, 1, 0, INART_F_DATA | INART_F_RETX, 5000), 1);
+	/* chunk 3 loses rank 1; chunk 5 shows it (NACK round 1 at 10000) */
+	assert_int_equal(contrib(ps, 2, 0, 3, INART_F_DATA, 10000), 0);
+	for (uint32_t s = 4; s <= 5; s++)
+		for (int r = 0; r < 2; r++)
+			n = contrib(ps, 2, r, s, INART_F_DATA, 10000);
+	assert_int_equal(n, 2); /* chunk 5's result and the NACK for chunk 3 */
+	assert_true(nack_bits(1, 3, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
+	/* before twice the loop time (8000): no repeat; after: round 2 */
+	assert_int_equal(contrib(ps, 2, 0, 6, INART_F_DATA, 17000), 0);
+	assert_int_equal(contrib(ps, 2, 1, 6, INART_F_DATA, 18001), 2);
+	assert_true(nack_bits(1, 3, INART_F_RESULT | INART_F_NACK, 2) == 0x2);
+	/* chunk 7 is wholly lost (count 3 unknown to the PS): chunk 9 shows it */
+	for (uint32_t s = 8; s <= 9; s++)
+		for (int r = 0; r < 2; r++) {
+			pk_init(&p, 2, 1, s, 1);
+			pk_bit(&p, r);
+			n = send_at(ps, &p, 0x0a000000u + (uint32_t)r, 20000);
+		}
+	/* rank 0's chunk 9 NACKed rank 0; rank 1's: chunk 9's result and rank 1 */
+	assert_int_equal(n, 2);
+	assert_true(nack_bits(1, 7, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
+	pk_init(&p, 2, 1, 7, 3);
+	pk_bit(&p, 0);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	assert_int_equal(send_at(ps, &p, 0x0a000000u, 30000), 0);
+	pk_init(&p, 2, 1, 7, 3);
+	pk_bit(&p, 1);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	p.vals[2] = 5;
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, 30000), 1);
+	{
+		struct inart_wire_hdr h;
+		int32_t v[4];
+
+		check_result(0, 1, 7, 16, INART_F_RESULT, 1000, &h, v);
+		assert_int_equal(h.count, 3);
+		assert_int_equal(v[2], 5);
+	}
+	inart_ps_destroy(ps);
+}
+
+/* Probes: a missing chunk gets a NACK naming the prober; an open one a
+ * unicast NACK naming every rank missing, with the head of the result chain;
+ * a complete one the result, unicast to the first asker; another asker
+ * within the NACK loop time makes the result go down again (towards its
+ * child), later ones within that time get nothing, the one that made it
+ * go down again gets a unicast.  Switch repairs (RETX with a label) are
+ * absorbed but never answered. */
+static void test_probes(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 2, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	struct pk p;
+	int32_t v[4];
+
+	(void)state;
+	/* missing chunk 9: a NACK naming the prober, no state */
+	assert_int_equal(probe_of(ps, 3, 1, 9, 10), 1);
+	assert_true(nack_bits(0, 9, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 0) == 0x2);
+	assert_int_equal(out[0].peer_ip, 0x0a000001u);
+	assert_int_equal(out[0].peer_port, 6000);
+	/* time the NACK loop (4000): chunk 0 without rank 2 until evidence */
+	contrib(ps, 3, 0, 0, INART_F_DATA, 0);
+	contrib(ps, 3, 1, 0, INART_F_DATA, 0);
+	for (uint32_t s = 1; s <= 2; s++)
+		for (int r = 0; r < 3; r++)
+			contrib(ps, 3, r, s, INART_F_DATA, 1000);
+	assert_int_equal(contrib(ps, 3, 2, 0, INART_F_DATA | INART_F_RETX, 5000), 2);
+	/* a repair of rank 2 by a switch (RETX, label set) for the complete
+	 * chunk: answers nobody */
+	pk_init(&p, 3, 1, 0, 1);
+	pk_bit(&p, 2);
+	p.flags = INART_F_DATA | INART_F_RETX;
+	p.label_set = 1;
+	p.label = 55;
+	assert_int_equal(send_at(ps, &p, 0x0a0000ffu, 5001), 0);
+	/* chunk 3 open with rank 0 only: the probe's answer names 1 and 2 and
+	 * the chain head (chunk 0, completed last) */
+	contrib(ps, 3, 0, 3, INART_F_DATA, 6000);
+	assert_int_equal(probe_of(ps, 3, 0, 3, 6100), 1);
+	assert_true(nack_bits(0, 3, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 0) == 0x6);
+	/* chunk 2 is complete: rank 0 asks first (unicast), rank 1 within the
+	 * loop time (sent down again), rank 2 then (nothing), rank 1 again
+	 * (unicast) */
+	assert_int_equal(probe_of(ps, 3, 0, 2, 7000), 1);
+	check_result(0, 1, 2, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(out[0].peer_ip, 0x0a000000u);
+	assert_int_equal(probe_of(ps, 3, 0, 2, 7500), 0); /* the same asker: on its way */
+	assert_int_equal(probe_of(ps, 3, 1, 2, 8000), 2);
+	check_result(0, 1, 2, 16, INART_F_RESULT, 1000, &h, v);
+	check_result(1, 1, 2, 16, INART_F_RESULT, 1001, &h, v);
+	assert_int_equal(probe_of(ps, 3, 2, 2, 9000), 0);
+	assert_int_equal(probe_of(ps, 3, 1, 2, 9500), 1);
+	check_result(0, 1, 2, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	/* after the loop time: a unicast again */
+	assert_int_equal(probe_of(ps, 3, 2, 2, 20000), 1);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.probes, 8);
+	assert_int_equal(st.resent_down, 1);
+	assert_int_equal(st.answers_held, 2);
+	inart_ps_destroy(ps);
+}
+
+/* The PS learns under which child each rank is from the sender address
+ * (a worker child's own, or a switch child's aggregates); NACKs and results
+ * sent down again go only that way. */
+static void test_children_learned(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 3, 0);
+	struct pk p;
+
+	(void)state;
+	/* child 1 (10.1.0.1) sends aggregates of ranks 0 and 1; child 2
+	 * (10.1.0.2) is rank 2 itself; child 0 stays unknown.  Chunk 0 lacks
+	 * rank 1, which chunk 2 shows gone: the NACK goes to child 1 only */
+	int nacks = 0;
+
+	for (uint32_t s = 0; s <= 2; s++) {
+		int n;
+
+		pk_init(&p, 3, 1, s, 1);
+		pk_bit(&p, 2);
+		send_at(ps, &p, 0x0a010002u, 100);
+		pk_init(&p, 3, 1, s, 1);
+		p.bits[0] = s == 0 ? 0x1 : 0x3;
+		n = send_at(ps, &p, 0x0a010001u, 100);
+		for (int i = 0; i < n; i++) {
+			struct inart_wire_hdr h;
+			const uint8_t *pl;
+
+			assert_int_equal(inart_wire_decode(out[i].data, out[i].len, &h, &pl),
+					 INART_WIRE_OK);
+			if (h.flags & INART_F_NACK) {
+				assert_int_equal(out[i].peer_ip, 0x0a010001u);
+				assert_true(h.bitmap[0] == 0x2);
+				nacks++;
+			}
+		}
+	}
+	assert_int_equal(nacks, 1);
+	inart_ps_destroy(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,6 +1066,10 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_trees),
 	    cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_nack_evidence),
+	    cmocka_unit_test(test_nack_repeat_placeholder),
+	    cmocka_unit_test(test_probes),
+	    cmocka_unit_test(test_children_learned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

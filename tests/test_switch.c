@@ -1,8 +1,10 @@
 /* Tests of switch: table validation and all-or-nothing updates, ARP, IPv4
  * forwarding, INA aggregation (2..100 contributors, exact sums), duplicate
  * and out-of-subtree drops, fallback on a busy slot, partial flush, RETX,
- * DOWN replication, overflow, lost state, counters, and seeded garbage that
- * must neither crash nor disturb another tree's aggregation. */
+ * DOWN replication, overflow, lost state, counters, seeded garbage that
+ * must neither crash nor disturb another tree's aggregation, and loss
+ * recovery: early flushes on rank progress, partial aggregates and
+ * eviction, repairs on NACKs, probes answered from kept results. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,7 +149,8 @@ static int parse_out(const struct inart_frame *o, struct inart_pkt_info *pi,
 	assert_true(o->len <= INART_FRAME_MAX);
 	assert_true(o->port < NP);
 	assert_int_equal(inart_pkt_parse(o->data, o->len, pi), 0);
-	if (!pi->is_udp || pi->dport != INART_WIRE_UDP_PORT)
+	/* (an answer to a worker goes to the worker's port, from the INA port) */
+	if (!pi->is_udp || (pi->dport != INART_WIRE_UDP_PORT && pi->sport != INART_WIRE_UDP_PORT))
 		return 1;
 	rc = inart_wire_decode(o->data + pi->l4_payload_off, pi->l4_payload_len, h, &pl);
 	if (rc == INART_WIRE_OK && vals != NULL)
@@ -1310,6 +1313,333 @@ static void test_garbage_isolation(void **state)
 	inart_switch_destroy(sw);
 }
 
+/* ---- loss recovery ---- */
+
+/* A slot waits only for ranks that can still come: a rank that sent a chunk
+ * INART_SW_LOST_AFTER later (through this entry, not as a fallback from
+ * below) is gone for it, so the slot is flushed at once (before the later
+ * chunk is aggregated); a contribution starting a slot whose other ranks are
+ * gone leaves at once too. */
+static void test_early_flush(void **state)
+{
+	struct inart_switch *sw = mk_switch(64, 360, 1000000);
+	struct inart_label_entry e = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
+	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
+	struct inart_pkt_info pi;
+	int32_t v[2] = {10, 20}, got[2];
+	uint8_t f[INART_FRAME_MAX];
+	char why[256];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	h.count = 2;
+	/* chunk 0 from ranks 0 and 1; rank 2's chunk 0 is lost */
+	for (int r = 0; r < 2; r++) {
+		set_rank(&h, r);
+		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+		assert_int_equal(rx(sw, f, len, 1, 100), 0);
+	}
+	/* rank 2's chunk 1: nothing said yet (an allowance for reordering) */
+	set_rank(&h, 2);
+	h.seq = h.slot = 1;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 200), 0);
+	assert_int_equal(tree_of(sw, 42, 3).early, 0);
+	/* its chunk 2: chunk 0 cannot complete any more and leaves first */
+	h.seq = h.slot = 2;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 300), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
+	assert_int_equal(o.seq, 0);
+	assert_true(o.bitmap[0] == 0x3);
+	assert_int_equal(got[1], 40);
+	assert_int_equal(o.label, 77);
+	assert_int_equal(tree_of(sw, 42, 3).early, 1);
+	assert_int_equal(tree_of(sw, 42, 3).partial, 1);
+	/* rank 0's chunk 1 arrives late: rank 1 may still come, it waits */
+	set_rank(&h, 0);
+	h.seq = h.slot = 1;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 400), 0);
+	/* rank 1's chunk 3 shows its chunk 1 was lost: chunk 1 leaves */
+	set_rank(&h, 1);
+	h.seq = h.slot = 3;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 500), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.seq, 1);
+	assert_true(o.bitmap[0] == 0x5);
+	/* a fallback from below says nothing about its ranks' progress (it may
+	 * overtake their contributions held in a slot below): rank 2's chunk 9
+	 * as a fallback, then rank 1's chunk 8 does not flush chunk 6 */
+	set_rank(&h, 2);
+	h.seq = 9;
+	h.slot = 1;
+	h.flags = INART_F_DATA | INART_F_FALLBACK;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 600), 0);
+	h.flags = INART_F_DATA;
+	set_rank(&h, 0);
+	h.seq = h.slot = 6;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 700), 0);
+	set_rank(&h, 1);
+	h.seq = 8;
+	h.slot = 0;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 800), 0);
+	/* rank 2's own contribution to chunk 6 arrives: rank 1 is gone, it
+	 * leaves */
+	set_rank(&h, 2);
+	h.seq = h.slot = 6;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 900), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
+	assert_true(o.bitmap[0] == 0x5);
+	inart_switch_destroy(sw);
+}
+
+/* A partial aggregate from below joins an open slot of its chunk but never
+ * waits in a fresh one; a busy slot whose chunk cannot complete any more is
+ * flushed to make room for a new chunk. */
+static void test_partial_and_evict(void **state)
+{
+	struct inart_switch *sw = mk_switch(64, 360, 1000000);
+	struct inart_label_entry e = up_agg(7, 42, 3, 0, 1, 1, 3, 77); /* one slot */
+	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
+	struct inart_pkt_info pi;
+	int32_t v[2] = {10, 20}, got[2];
+	uint8_t f[INART_FRAME_MAX];
+	char why[256];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	h.count = 2;
+	/* a partial of ranks {0, 1} with no slot open: goes on at once */
+	h.flags = INART_F_DATA | INART_F_PARTIAL;
+	h.bitmap[0] = 0x3;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 100), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
+	assert_true(o.bitmap[0] == 0x3);
+	assert_int_equal(o.label, 77);
+	assert_int_equal(tree_of(sw, 42, 3).aggregated, 0);
+	/* with rank 2 waiting in the slot it joins and completes it */
+	h.flags = INART_F_DATA;
+	h.seq = h.slot = 1;
+	set_rank(&h, 2);
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 200), 0);
+	h.flags = INART_F_DATA | INART_F_PARTIAL;
+	h.bitmap[0] = 0x3;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 300), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA);
+	assert_true(o.bitmap[0] == 0x7);
+	assert_int_equal(got[0], 20);
+	/* chunk 2 from ranks 0, 1 holds the one slot; rank 2 jumps to chunk 9
+	 * (its chunks in between are not seen here): chunk 9 finds the slot
+	 * busy with a chunk that cannot complete any more, which is flushed
+	 * to make room */
+	h.flags = INART_F_DATA;
+	h.seq = 2;
+	h.slot = 0;
+	for (int r = 0; r < 2; r++) {
+		set_rank(&h, r);
+		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+		assert_int_equal(rx(sw, f, len, 1, 400), 0);
+	}
+	set_rank(&h, 2);
+	h.seq = 9;
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 500), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.seq, 2);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
+	assert_int_equal(tree_of(sw, 42, 3).early, 1);
+	assert_int_equal(tree_of(sw, 42, 3).fallback, 0);
+	assert_true(inart_switch_next_deadline(sw) == 500 + 1000000); /* chunk 9's slot */
+	inart_switch_destroy(sw);
+}
+
+/* A NACK passing down: a kept aggregate holding only ranks the PS misses is
+ * sent up again (once per NACK round) and its ranks leave the NACK; a slot
+ * still waiting that holds a rank asked for is flushed now. */
+static void test_nack_repair(void **state)
+{
+	struct inart_switch *sw = mk_switch(64, 360, 1000000);
+	struct inart_label_entry e[2];
+	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 4), o;
+	struct inart_pkt_info pi;
+	int32_t v[2] = {10, 20}, got[2];
+	uint8_t f[INART_FRAME_MAX];
+	char why[256];
+	size_t len;
+
+	(void)state;
+	e[0] = up_agg(7, 42, 3, 0, 8, 1, 3, 77); /* ranks 0..2 below, rank 3 elsewhere */
+	memset(&e[1], 0, sizeof(e[1]));
+	e[1].label = 50;
+	e[1].kind = INART_LABEL_DOWN;
+	e[1].job = 42;
+	e[1].tree = 3;
+	e[1].n_down = 2;
+	e[1].down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	e[1].down[1] = (struct inart_label_down){2, 0, IP(10, 0, 2, 1)};
+	assert_int_equal(apply1(sw, e, 2, NULL, 0, why), 0);
+	h.count = 2;
+	for (int r = 0; r < 3; r++) {
+		set_rank(&h, r);
+		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+		assert_int_equal(rx(sw, f, len, 1, 100), r == 2 ? 1 : 0);
+	}
+	/* the aggregate was lost on the way: the PS NACKs ranks 0..3 */
+	h = data_hdr(42, 3, 50, 1, 4);
+	h.flags = INART_F_RESULT | INART_F_NACK;
+	h.bitmap[0] = 0xf;
+	h.prev = 1;
+	len = ina_frame(f, &h, NULL, 0, PS_IP, IP(10, 255, 0, 1));
+	assert_int_equal(rx(sw, f, len, 0, 200), 3);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_RETX);
+	assert_int_equal(o.label, 77);
+	assert_true(o.bitmap[0] == 0x7);
+	assert_int_equal(got[1], 60);
+	assert_int_equal(outv[0].port, 0);
+	for (int i = 1; i < 3; i++) { /* the NACK goes on for rank 3 only */
+		assert_int_equal(parse_out(&outv[i], &pi, &o, NULL), INART_WIRE_OK);
+		assert_int_equal(o.flags, INART_F_RESULT | INART_F_NACK);
+		assert_true(o.bitmap[0] == 0x8);
+	}
+	assert_int_equal(tree_of(sw, 42, 3).repaired, 1);
+	/* a copy of the same round: not sent again, ranks still taken out */
+	assert_int_equal(rx(sw, f, len, 0, 210), 2);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
+	assert_true(o.flags & INART_F_NACK);
+	/* round 2 (the repair was lost): again */
+	h.prev = 2;
+	h.bitmap[0] = 0x7;
+	len = ina_frame(f, &h, NULL, 0, PS_IP, IP(10, 255, 0, 1));
+	assert_int_equal(rx(sw, f, len, 0, 300), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_RETX);
+	/* a NACK naming only rank 1: the PS has 0 and 2, the aggregate is no
+	 * use; the NACK goes on to the workers */
+	h.prev = 3;
+	h.bitmap[0] = 0x2;
+	len = ina_frame(f, &h, NULL, 0, PS_IP, IP(10, 255, 0, 1));
+	assert_int_equal(rx(sw, f, len, 0, 400), 2);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
+	assert_true(o.flags & INART_F_NACK);
+	assert_true(o.bitmap[0] == 0x2);
+	/* chunk 1: ranks 0 and 1 wait for rank 2; a NACK for rank 1 flushes
+	 * them now and nobody below needs to retransmit */
+	h = data_hdr(42, 3, 7, 1, 4);
+	h.count = 2;
+	h.seq = h.slot = 1;
+	for (int r = 0; r < 2; r++) {
+		set_rank(&h, r);
+		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+		assert_int_equal(rx(sw, f, len, 1, 500), 0);
+	}
+	h = data_hdr(42, 3, 50, 1, 4);
+	h.flags = INART_F_RESULT | INART_F_NACK;
+	h.seq = h.slot = 1;
+	h.bitmap[0] = 0x2;
+	h.prev = 1;
+	len = ina_frame(f, &h, NULL, 0, PS_IP, IP(10, 255, 0, 1));
+	assert_int_equal(rx(sw, f, len, 0, 600), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
+	assert_true(o.bitmap[0] == 0x3);
+	inart_switch_destroy(sw);
+}
+
+/* A clean result passing down is kept in its chunk's slot; a probe going up
+ * for that chunk is answered from it (RESULT|RETX to the prober, routed by
+ * IPv4, as from the PS); other probes go on up. */
+static void test_probe_answer(void **state)
+{
+	struct inart_switch *sw = mk_switch(64, 360, 1000000);
+	struct inart_label_entry e[2];
+	struct inart_route rt = {IP(10, 0, 1, 0), 24, 1};
+	struct inart_wire_hdr h = data_hdr(42, 3, 50, 1, 3), o;
+	struct inart_pkt_info pi;
+	int32_t v[2] = {31, -5}, got[2];
+	uint8_t f[INART_FRAME_MAX];
+	char why[256];
+	size_t len;
+
+	(void)state;
+	e[0] = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
+	memset(&e[1], 0, sizeof(e[1]));
+	e[1].label = 50;
+	e[1].kind = INART_LABEL_DOWN;
+	e[1].job = 42;
+	e[1].tree = 3;
+	e[1].n_down = 1;
+	e[1].down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	assert_int_equal(apply1(sw, e, 2, &rt, 1, why), 0);
+	h.flags = INART_F_RESULT;
+	h.seq = h.slot = 5;
+	h.count = 2;
+	h.bitmap[0] = 0x7;
+	h.prev = 1 + 4;
+	len = ina_frame(f, &h, v, 0, PS_IP, IP(10, 255, 0, 1));
+	assert_int_equal(rx(sw, f, len, 0, 100), 1);
+	/* a worker that missed it probes */
+	h = data_hdr(42, 3, 7, 1, 3);
+	h.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	h.seq = h.slot = 5;
+	set_rank(&h, 1);
+	len = ina_frame(f, &h, NULL, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 200), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_RESULT | INART_F_RETX);
+	assert_int_equal(o.seq, 5);
+	assert_int_equal(o.label, 0);
+	assert_int_equal(o.prev, 5);
+	assert_true(o.bitmap[0] == 0x7);
+	assert_int_equal(got[0], 31);
+	assert_int_equal(got[1], -5);
+	assert_int_equal(outv[0].port, 1);
+	assert_int_equal(pi.dst_ip, IP(10, 0, 1, 1));
+	assert_int_equal(pi.src_ip, PS_IP);
+	assert_int_equal(pi.dport, 40000);
+	assert_int_equal(pi.sport, INART_WIRE_UDP_PORT);
+	assert_int_equal(tree_of(sw, 42, 3).answered, 1);
+	/* a probe for a chunk not kept goes on up */
+	h.seq = h.slot = 6;
+	len = ina_frame(f, &h, NULL, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 300), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
+	assert_int_equal(o.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(o.label, 77);
+	assert_int_equal(outv[0].port, 0);
+	/* a new chunk in the slot replaces the kept result */
+	h = data_hdr(42, 3, 7, 1, 3);
+	h.count = 2;
+	h.seq = 13;
+	h.slot = 5;
+	set_rank(&h, 0);
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 400), 0);
+	h.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	h.count = 0;
+	h.seq = 5;
+	len = ina_frame(f, &h, NULL, 1, IP(10, 0, 1, 1), PS_IP);
+	assert_int_equal(rx(sw, f, len, 1, 500), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
+	assert_int_equal(o.label, 77);
+	inart_switch_destroy(sw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1328,6 +1658,10 @@ int main(void)
 	    cmocka_unit_test(test_drop_names),
 	    cmocka_unit_test(test_garbage),
 	    cmocka_unit_test(test_garbage_isolation),
+	    cmocka_unit_test(test_early_flush),
+	    cmocka_unit_test(test_partial_and_evict),
+	    cmocka_unit_test(test_nack_repair),
+	    cmocka_unit_test(test_probe_answer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

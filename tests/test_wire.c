@@ -1,4 +1,5 @@
-/* Tests of wire: byte layout, round trips, every decode error, encoder refusals. */
+/* Tests of wire: byte layout, round trips, every decode error, encoder refusals,
+ * NACK/probe packets (header only) and the prev word of RESULT packets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +135,12 @@ static void test_random_round_trips(void **state)
 		h.seq = (uint32_t)rand();
 		h.slot = (uint16_t)rand();
 		h.count = (uint16_t)(rand() % (inart_wire_max_values(w) + 1));
+		if (rand() % 4 == 0) { /* a NACK or a probe: header only */
+			h.flags |= INART_F_NACK;
+			h.count = 0;
+		}
+		if (h.flags & INART_F_RESULT)
+			h.prev = (uint32_t)rand();
 		h.bitmap[rand() % ((h.fan_in + 63) / 64)] = 0;
 		for (i = 0; i < 1 + rand() % 4; i++) {
 			int r = rand() % h.fan_in;
@@ -154,6 +161,7 @@ static void test_random_round_trips(void **state)
 		assert_int_equal(d.count, h.count);
 		assert_int_equal(d.slot, h.slot);
 		assert_int_equal(d.seq, h.seq);
+		assert_int_equal(d.prev, h.prev);
 		assert_memory_equal(d.bitmap, h.bitmap, sizeof(h.bitmap));
 	}
 }
@@ -216,19 +224,21 @@ static void test_decode_errors(void **state)
 	buf[27] = 2;
 	assert_int_equal(dec(buf, n), INART_WIRE_ELENGTH);
 	n = fresh(buf, sizeof(buf));
-	/* reserved */
+	/* prev: must be 0 in DATA packets */
 	buf[31] = 1;
 	assert_int_equal(dec(buf, n), INART_WIRE_ERESERVED);
 	buf[31] = 0;
 	buf[28] = 0x80;
 	assert_int_equal(dec(buf, n), INART_WIRE_ERESERVED);
 	n = fresh(buf, sizeof(buf));
-	/* flags: neither, both, reserved bits */
+	/* flags: neither, both, reserved bit, NACK with values */
 	buf[1] = INART_F_PARTIAL;
 	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
 	buf[1] = INART_F_DATA | INART_F_RESULT;
 	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
-	buf[1] = INART_F_DATA | 0x40;
+	buf[1] = INART_F_DATA | INART_F_NACK;
+	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
+	buf[1] = INART_F_RESULT | INART_F_NACK;
 	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
 	buf[1] = INART_F_RESULT | 0x80;
 	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
@@ -263,6 +273,53 @@ static void test_decode_errors(void **state)
 	for (k = 0; k <= 8; k++)
 		assert_string_not_equal(inart_wire_strerror(-(int)k), "unknown error");
 	assert_string_equal(inart_wire_strerror(-99), "unknown error");
+}
+
+/* NACKs and probes carry no values; prev is RESULT-only and round-trips. */
+static void test_nack_prev(void **state)
+{
+	struct inart_wire_hdr h = sample_hdr(), d;
+	uint8_t buf[128];
+	const uint8_t *pl;
+	int32_t v[3] = {1, 2, 3};
+	size_t n;
+
+	(void)state;
+	/* a probe: DATA|RETX|NACK, no values */
+	h.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	h.count = 0;
+	n = inart_wire_encode(&h, NULL, buf, sizeof(buf));
+	assert_int_equal(n, 48);
+	assert_int_equal(inart_wire_decode(buf, n, &d, &pl), INART_WIRE_OK);
+	assert_int_equal(d.flags, h.flags);
+	assert_int_equal(d.count, 0);
+	/* with values it is refused both ways */
+	h.count = 3;
+	assert_int_equal(inart_wire_encode(&h, v, buf, sizeof(buf)), 0);
+	/* a NACK from a PS: RESULT|NACK with its round in prev */
+	h = sample_hdr();
+	h.flags = INART_F_RESULT | INART_F_NACK;
+	h.count = 0;
+	h.prev = 0x01020304;
+	n = inart_wire_encode(&h, NULL, buf, sizeof(buf));
+	assert_int_equal(n, 48);
+	assert_true(buf[28] == 1 && buf[29] == 2 && buf[30] == 3 && buf[31] == 4);
+	assert_int_equal(inart_wire_decode(buf, n, &d, &pl), INART_WIRE_OK);
+	assert_int_equal(d.prev, 0x01020304);
+	/* a result names the one sent before it */
+	h.flags = INART_F_RESULT;
+	h.count = 3;
+	h.prev = 77;
+	n = inart_wire_encode(&h, v, buf, sizeof(buf));
+	assert_int_equal(inart_wire_decode(buf, n, &d, &pl), INART_WIRE_OK);
+	assert_int_equal(d.prev, 77);
+	/* prev in a DATA packet is refused both ways */
+	h.flags = INART_F_DATA;
+	assert_int_equal(inart_wire_encode(&h, v, buf, sizeof(buf)), 0);
+	h.prev = 0;
+	n = inart_wire_encode(&h, v, buf, sizeof(buf));
+	buf[30] = 1;
+	assert_int_equal(inart_wire_decode(buf, n, &d, &pl), INART_WIRE_ERESERVED);
 }
 
 static void test_encode_refusals(void **state)
@@ -316,6 +373,7 @@ int main(void)
 	    cmocka_unit_test(test_random_round_trips),
 	    cmocka_unit_test(test_decode_errors),
 	    cmocka_unit_test(test_encode_refusals),
+	    cmocka_unit_test(test_nack_prev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,12 @@
 /* Tests of worker: configuration checks, the split among trees, packets,
- * window, retransmission with backoff, result handling (duplicates, old
- * iterations, OVERFLOW results, scale notices, local overflow), start scales
- * across all-reduces; then whole all-reduces of 1..130 workers against
- * several PS cores in process, through a seeded lossy network (loss,
- * duplication, reordering), checking bit-identical int32 sums on every
- * result packet and float results within the documented bound. */
+ * window, timeouts (probes first, values after unanswered probes), the
+ * timeout's warm-up and adaptation, answers to probes and NACKs, the result
+ * chain, idle probing, result handling (duplicates, old iterations, OVERFLOW
+ * results, scale notices, local overflow), start scales across all-reduces;
+ * then whole all-reduces of 1..130 workers against several PS cores in
+ * process, through a seeded lossy network (loss, duplication, reordering),
+ * checking bit-identical int32 sums on every result packet and float results
+ * within the documented bound. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -617,7 +617,7 @@ static int emit_nack(struct inart_ps *ps, const struct tree *t, uint32_t iter, u
 	n = emit_hdr(ps, t, &h, NULL, to_children, ranks, uc_ip, uc_port, out, max_out);
 	if (n > 0) {
 		if (to_children)
-			ps->st.nacks++;
+			ps->st.nacks += (uint64_t)n;
 		else
 			ps->st.probe_nacks++;
 	}
