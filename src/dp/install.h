@@ -55,7 +55,11 @@ struct inart_install_opt {
 	uint16_t slots_per_tree;    /* pool region per tree, and the workers'
 				       window; default 64 */
 	uint16_t values_per_packet; /* default: the most that fit */
-	uint64_t flush_timeout_ns;  /* default 10 ms */
+	uint64_t flush_timeout_ns;  /* default 10 ms: a backstop (switches flush a
+				       slot as soon as later chunks show its missing
+				       contributions lost, or a NACK asks); it must
+				       exceed the skew between workers (shorter ones
+				       split every chunk in two at the PS) */
 	uint64_t retx_timeout_ns;   /* default 50 ms */
 	int8_t scale_exp;	    /* default 16 */
 };

@@ -6,8 +6,11 @@
  * live in two tables (index iter & 1) of lazily allocated blocks of
  * INART_PS_BLOCK_CHUNKS records; a record belongs to the iteration stored in
  * it, so moving to a new iteration needs no clearing (a record of another
- * iteration is simply re-initialized on first use).  A record: header,
- * bitmap (bw words), int64 sums (vmax values).
+ * iteration is simply re-initialized on first use).  A record: header
+ * (with the NACK round and times, the chain link and the answers' bookkeeping),
+ * bitmap (bw words), ranks NACKed (bw words), int64 sums (vmax values).  Per
+ * tree also each rank's progress along the tree and the child it came from,
+ * the result chain's head, the NACK loop time and a ring of NACKed records.
  *
  * Invariants: a record's bitmap is the union of the disjoint bitmaps of the
  * packets absorbed since the record was (re)started, and its sums are their
@@ -15,7 +18,8 @@
  * is DONE exactly when nbits == fan_in, and a DONE record never changes
  * except by a restart at a lower scale after an OVERFLOW result.  int64
  * sums cannot overflow: at most fan_in <= 1024 disjoint packets are
- * absorbed, each value within int32.
+ * absorbed, each value within int32.  NACKs, probes and answers never
+ * change sums; an empty record (a wholly lost chunk, NACKed) holds no rank.
  *
  * Ownership: the PS owns trees and blocks; no allocation on the packet path
  * once a block exists (the first packet reaching a block allocates it).

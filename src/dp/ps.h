@@ -10,10 +10,16 @@
  * retransmissions and duplicates arrives, in any order.  When the bitmap
  * covers all fan_in workers the chunk is complete: the result (RESULT flag,
  * same iter/seq/scale) is sent once to every child of the PS in the tree
- * (label chain; switches replicate further down).  A retransmitted DATA for a
- * complete chunk is answered with a unicast RESULT|RETX (label 0) to its
- * sender.  Sums are int64; a sum outside int32 makes the result carry
- * INART_F_OVERFLOW (workers then rescale and resend with a new scale_exp; a
+ * (label chain; switches replicate further down), naming in `prev` the
+ * result sent down before it (the result chain).  A worker's retransmitted
+ * DATA (label 0) or probe for a complete chunk is answered with a unicast
+ * RESULT|RETX (label 0); a second asker within the NACK loop time makes the
+ * result go down again instead.  Loss recovery: ranks whose later chunks
+ * arrived along the tree while a chunk still misses them are NACKed
+ * (RESULT|NACK down the tree, towards the children those ranks were learned
+ * under), again after twice the measured NACK loop time; probes of open
+ * chunks get a unicast NACK naming every missing rank.  Sums are int64; a sum outside int32 makes
+ * the result carry INART_F_OVERFLOW (workers then rescale and resend with a new scale_exp; a
  * chunk's state restarts when a packet with a different scale arrives).
  * Results of the last completed iteration are kept for retransmissions.
  *

@@ -3,8 +3,10 @@
  *
  * State: the configuration and per-port peer MACs; the label table (an
  * array of entries plus an open-addressing index label -> entry, rebuilt
- * whole on every update); the IPv4 LPM table; the aggregator pool with
- * per-slot metadata (addresses and flags needed to emit the aggregate);
+ * whole on every update, with per aggregating entry the newest chunk of
+ * each rank and per DOWN entry an aggregating UP entry of its (job, tree));
+ * the IPv4 LPM table; the aggregator pool with per-slot metadata (addresses
+ * and flags needed to emit the aggregate, the NACK round last repaired);
  * drop, port and per-(job, tree) counters.  Everything is allocated by
  * create and apply; rx/tick/lose_state never allocate.
  *
@@ -16,6 +18,9 @@
  *     (job, tree) and bitmap width whose region holds the slot (apply frees
  *     slots that lose their entry);
  *   - entries' expected bitmaps are zero beyond bitmap_words;
+ *   - a slot's kept contents (not busy) are the aggregate it last emitted or
+ *     a clean result of the PS that passed down, keyed like a busy slot;
+ *     repairs resend exactly the kept aggregate, answers the kept result;
  *   - apply builds new tables aside and swaps them in only when the whole
  *     batch is valid and all memory is allocated: on error nothing changes.
  * Ownership: the switch owns its tables, pool and counters; frames are the

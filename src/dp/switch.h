@@ -19,7 +19,14 @@
  * dropped: there is no local stack), the rest dropped.  Every drop is counted
  * with its reason; malformed INA packets never touch aggregation state.
  * Partial aggregates older than flush_timeout_ns are flushed upward with
- * INART_F_PARTIAL by inart_switch_tick.  A slot holds one chunk, identified
+ * INART_F_PARTIAL by inart_switch_tick; a slot whose missing ranks sent
+ * chunks INART_SW_LOST_AFTER later (their contributions were lost) is flushed
+ * at once; a PARTIAL aggregate from below never waits in a fresh slot.
+ * Slots keep the aggregate they emitted and clean results passing down the
+ * tree's DOWN entries: a NACK passing down makes the switch send the kept
+ * aggregate again (RETX) or flush what it holds for the chunk, and take those
+ * ranks out of the NACK; a probe going up is answered with a kept result
+ * (docs/wire.md, Loss recovery).  A slot holds one chunk, identified
  * by (job, tree, entry label, iter, seq, slot, fan_in, bitmap_words, count,
  * scale_exp); a contribution of any other chunk finds it busy (FALLBACK).
  * Aggregates leave with a new INA header (DATA, plus OVERFLOW if any sum

@@ -4,12 +4,15 @@
  *
  * State: per tree a contiguous value range cut into chunks of vpp values;
  * per chunk its state (IDLE: not sent yet; INFLIGHT: sent, waiting for the
- * result, deadline = next retransmission; RESEND: its scale changed, to be
- * sent again as a first transmission; DONE), its current scale,
- * retransmission count, first-transmission time and transmission number
- * (fast retransmission).  base/next per tree: lowest seq without a result /
- * lowest seq never sent; only seqs in [base, base + window) are sent.  Per
- * tree also the smoothed time to result and the current timeout.
+ * result, deadline = its timeout; RESEND: its scale changed, to be sent
+ * again as a first transmission; DONE), its current scale, retransmission
+ * count, first and last transmission times, and what the PS told about it
+ * (a NACK asked for our values, the PS holds them, it is still collecting
+ * the chunk, the NACK round acted on) with the pending probe and the probes
+ * unanswered.  base/next per tree: lowest seq without a result / lowest seq
+ * never sent; only seqs in [base, base + window) are sent.  Per tree also
+ * the smoothed time to result, its smallest value, the current timeout, the
+ * smoothed probe answer time and the idle-probing state.
  *
  * Invariants: a chunk becomes DONE once (a later result is a duplicate), and
  * only from a complete (all workers) clean result; its values are written

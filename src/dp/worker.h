@@ -5,8 +5,14 @@
  * plan's shares (contiguous ranges), quantizes each chunk to int32 as
  * round(x * 2^scale_exp), and inart_worker_poll emits DATA packets within a
  * window of `window` chunks per tree (slot = seq % slots), along each tree's
- * first label.  Chunks without a result after retx_timeout_ns are resent
- * with INART_F_RETX (label 0: straight to the PS by IPv4, never aggregated).
+ * first label.  Lost contributions and results are recovered as
+ * docs/dataplane.md describes: a NACK from the PS naming our rank makes us
+ * resend the chunk's values with INART_F_RETX (label 0: straight to the PS
+ * by IPv4, never aggregated); a timeout, a result naming a predecessor still
+ * waiting (the result chain), or no result for a while at the end of a
+ * tree's share sends a probe (DATA|RETX|NACK, header only, along the tree's
+ * label) that a switch keeping the result or the PS answers; the values go
+ * again unasked only after INART_WORKER_PROBE_TRIES unanswered probes.
  * Results are collected by inart_worker_rx and dequantized; a result flagged
  * INART_F_OVERFLOW makes the worker lower scale_exp and resend the chunk
  * (every worker sees the same result, so all agree on the new scale); a
@@ -26,15 +32,16 @@
  * workers of a job must use the same cfg.scale_exp, values_per_packet and
  * trees (shares), and iterations must increase.
  *
- * Timers: the retransmission timeout of a tree starts at retx_timeout_ns and
- * then follows the measured time from sending a chunk to its result
- * (RFC 6298 smoothing, samples only from chunks sent once): max(srtt + 4
- * rttvar, INART_WORKER_RTO_SRTT_MULT srtt), clamped to [retx_timeout_ns /
- * INART_WORKER_RTO_MIN_DIV, retx_timeout_ns * INART_WORKER_RTO_MAX_MUL]; a
- * chunk's first timeout doubles it until the next sample (Karn); each chunk
- * doubles its own timeout per retransmission up to 16x.  A chunk still unanswered when
- * a chunk sent INART_WORKER_FAST_RETX transmissions after it is answered is
- * retransmitted at once (fast retransmission, once per transmission).
+ * Timers: the timeout of a tree starts at retx_timeout_ns and, after
+ * INART_WORKER_RTO_WARMUP samples, follows the measured time from sending a
+ * chunk to its result (RFC 6298 smoothing, samples only from chunks sent
+ * once): max(srtt + 4 rttvar, INART_WORKER_RTO_SRTT_MULT srtt), clamped to
+ * [retx_timeout_ns / INART_WORKER_RTO_MIN_DIV, retx_timeout_ns *
+ * INART_WORKER_RTO_MAX_MUL]; a chunk's first timeout doubles it until the
+ * next sample (Karn); each chunk doubles its own timeout per timeout up to
+ * 16x.  Probes are retried after twice the measured answer time (at least
+ * the smallest time to result), doubling up to 4x; idle probing of a tree
+ * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.
  *
  * Window: a chunk seq is sent only while seq < base + window, base being
  * the lowest seq of the tree without a result, so live chunks of a tree
