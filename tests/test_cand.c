@@ -4,29 +4,12 @@
 #include "cp/cand.h"
 #include "cp/evaluate.h"
 
-static struct inart_cand *build(const struct inart_topo *t, const struct inart_jobs *js, int k,
-				int no_groups)
-{
-	struct inart_paths *paths = inart_paths_create(t);
-	struct inart_cand_opt o;
-	struct inart_cand *c = NULL;
-	struct inart_err err;
-
-	inart_cand_opt_default(&o);
-	o.k_paths = k;
-	o.no_groups = no_groups;
-	if (inart_cand_build(t, js, paths, &o, &c, &err) < 0)
-		fail_msg("cand: %s", err.msg);
-	inart_paths_destroy(paths);
-	return c;
-}
-
 /* Two workers under one INA switch, PS on the same switch. */
 static void test_star(void **state)
 {
 	struct inart_topo *t = tu_topo("h0-e0 h1-e0 e0-h2", "e0:400:1");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e9);
-	struct inart_cand *c = build(t, js, 4, 0);
+	struct inart_cand *c = tu_cand(t, js, 4, 0);
 	int e0 = inart_topo_find(t, "e0"), h2 = inart_topo_find(t, "h2");
 
 	(void)state;
@@ -49,7 +32,7 @@ static void test_star(void **state)
 	assert_int_equal(c->choices[c->trees[0].first_choice].agg, h2);
 	inart_cand_destroy(c);
 
-	c = build(t, js, 4, 1);
+	c = tu_cand(t, js, 4, 1);
 	assert_int_equal(c->n_groups, 2);
 	assert_int_equal(c->n_flows, 2);
 	assert_int_equal(c->n_trees, 1);
@@ -63,7 +46,7 @@ static void test_realize(void **state)
 {
 	struct inart_topo *t = tu_topo("h0-e0 h1-e0 e0-h2", "e0:400:1");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e9);
-	struct inart_cand *c = build(t, js, 4, 0);
+	struct inart_cand *c = tu_cand(t, js, 4, 0);
 	struct inart_plan *p = inart_plan_create(js, "test");
 	struct inart_assign a;
 	struct inart_err err;
@@ -110,7 +93,7 @@ static void test_multilevel(void **state)
 	struct inart_topo *t =
 	    tu_topo("h0-e0 h1-e1 e0-a0 e1-a0 a0-e2 e2-h2", "e0:400:2 e1:400:2 a0:400:2 e2:400:2");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e9);
-	struct inart_cand *c = build(t, js, 2, 0);
+	struct inart_cand *c = tu_cand(t, js, 2, 0);
 	int a0 = inart_topo_find(t, "a0");
 	struct inart_plan *p = inart_plan_create(js, "test");
 	struct inart_assign a;
@@ -155,7 +138,7 @@ static void test_no_ina(void **state)
 {
 	struct inart_topo *t = tu_topo("h0-e0 h1-e0 e0-h2", "e0:100:0");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e9);
-	struct inart_cand *c = build(t, js, 4, 0);
+	struct inart_cand *c = tu_cand(t, js, 4, 0);
 
 	(void)state;
 	assert_int_equal(c->n_trees, 0);

@@ -16,24 +16,6 @@
 #include "cp/route_lp.h"
 #include "cp/scenario.h"
 
-static struct inart_cand *build(const struct inart_topo *t, const struct inart_jobs *js, int k,
-				int no_groups)
-{
-	struct inart_paths *paths = inart_paths_create(t);
-	struct inart_cand_opt o;
-	struct inart_cand *c = NULL;
-	struct inart_err err;
-
-	assert_non_null(paths);
-	inart_cand_opt_default(&o);
-	o.k_paths = k;
-	o.no_groups = no_groups;
-	if (inart_cand_build(t, js, paths, &o, &c, &err) < 0)
-		fail_msg("cand: %s", err.msg);
-	inart_paths_destroy(paths);
-	return c;
-}
-
 static struct inart_plan *plan_even(const struct inart_jobs *js)
 {
 	struct inart_plan *p = inart_plan_create(js, "test");
@@ -107,7 +89,7 @@ static void test_repair_by_hand(void **state)
 	tu_job(js, t, "B", "h3 h4", "h7", 1e9);
 	if (inart_jobs_validate(js, t, &err) < 0)
 		fail_msg("jobs: %s", err.msg);
-	c = build(t, js, 2, 1); /* per-worker slots */
+	c = tu_cand(t, js, 2, 1); /* per-worker slots */
 	p = plan_even(js);
 	assert_int_equal(inart_assign_init(&a, c), 0);
 	for (int f = 0; f < c->n_flows; f++)
@@ -209,7 +191,7 @@ static void inst_make(struct inst *in, uint64_t seed, int no_groups)
 	if (in->js == NULL)
 		fail_msg("jobs: %s", err.msg);
 	in->p = plan_even(in->js);
-	in->c = build(in->t, in->js, 3, no_groups);
+	in->c = tu_cand(in->t, in->js, 3, no_groups);
 	in->ev = inart_evaluator_create(in->t, in->js);
 	assert_non_null(in->ev);
 }
@@ -420,7 +402,7 @@ static void test_shared_tree(void **state)
 	in.t = t;
 	in.js = js;
 	in.p = plan_even(js);
-	in.c = build(t, js, 2, 0);
+	in.c = tu_cand(t, js, 2, 0);
 	in.ev = inart_evaluator_create(t, js);
 	/* LP: u = 1/2 each, each job's link to its PS carries 200 - 100 x_agg
 	 * + ... = 1.5 streams: T = 1.5.  Integral: one job merges (1 stream),

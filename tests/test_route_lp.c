@@ -26,24 +26,6 @@
 			fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                        \
 	} while (0)
 
-static struct inart_cand *build(const struct inart_topo *t, const struct inart_jobs *js, int k,
-				int no_groups)
-{
-	struct inart_paths *paths = inart_paths_create(t);
-	struct inart_cand_opt o;
-	struct inart_cand *c = NULL;
-	struct inart_err err;
-
-	assert_non_null(paths);
-	inart_cand_opt_default(&o);
-	o.k_paths = k;
-	o.no_groups = no_groups;
-	if (inart_cand_build(t, js, paths, &o, &c, &err) < 0)
-		fail_msg("cand: %s", err.msg);
-	inart_paths_destroy(paths);
-	return c;
-}
-
 /* A plan with the given split for job 0 (others even). */
 static struct inart_plan *plan_split(const struct inart_jobs *js, const double *split0)
 {
@@ -97,7 +79,7 @@ static void test_star_budget(void **state)
 	struct inart_topo *t0 = tu_topo("h0-s0 h1-s0 s0-h2", "s0:400:0");
 	struct inart_jobs *js1 = tu_jobs1(t1, "h0 h1", "h2", GBIT100);
 	struct inart_jobs *js0 = tu_jobs1(t0, "h0 h1", "h2", GBIT100);
-	struct inart_cand *c1 = build(t1, js1, 4, 0), *c0 = build(t0, js0, 4, 0);
+	struct inart_cand *c1 = tu_cand(t1, js1, 4, 0), *c0 = tu_cand(t0, js0, 4, 0);
 	struct inart_plan *p1 = plan_split(js1, &one), *p0 = plan_split(js0, &one);
 	struct inart_route_lp_result r;
 	int s0 = inart_topo_find(t1, "s0");
@@ -141,7 +123,7 @@ static void test_star_agg_throughput(void **state)
 	const double one = 1.0;
 	struct inart_topo *t = tu_topo("h0-s0 h1-s0 s0-h2", "s0:100:1");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", GBIT100);
-	struct inart_cand *c = build(t, js, 4, 0), *cn = build(t, js, 4, 1);
+	struct inart_cand *c = tu_cand(t, js, 4, 0), *cn = tu_cand(t, js, 4, 1);
 	struct inart_plan *p = plan_split(js, &one);
 	struct inart_route_lp_result r;
 	int s0 = inart_topo_find(t, "s0");
@@ -174,7 +156,7 @@ static void test_two_level(void **state)
 	struct inart_topo *t =
 	    tu_topo("h0-e0 h1-e0 h2-e1 h3-e1 e0-a0 e1-a0 a0-h4", "e0:400:1 e1:400:1 a0:400:1");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h2 h3", "h4", GBIT100);
-	struct inart_cand *c = build(t, js, 4, 0);
+	struct inart_cand *c = tu_cand(t, js, 4, 0);
 	struct inart_plan *p = plan_split(js, &one);
 
 	(void)state;
@@ -195,7 +177,7 @@ static void test_joint_halves(void **state)
 	const double all_first[2] = {1, 0}, half[2] = {0.5, 0.5};
 	struct inart_topo *t = tu_topo("h0-s0 h1-s0 s0-h2 s0-h3", "");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2 h3", GBIT100);
-	struct inart_cand *c = build(t, js, 4, 0);
+	struct inart_cand *c = tu_cand(t, js, 4, 0);
 	struct inart_plan *pa = plan_split(js, all_first), *ph = plan_split(js, half);
 	struct inart_route_lp_result r;
 
@@ -235,7 +217,7 @@ static void test_background(void **state)
 	(void)state;
 	t->arcs[e].bg_gbps = 50;
 	js = tu_jobs1(t, "h0", "h1", GBIT100);
-	c = build(t, js, 2, 0);
+	c = tu_cand(t, js, 2, 0);
 	p = plan_split(js, &one);
 	assert_near(lp_value(t, js, c, p, INART_LP_FIXED_SPLIT, 0), 2.0 / 3, 1e-9);
 	assert_near(lp_value(t, js, c, p, INART_LP_JOINT, 0), 2.0 / 3, 1e-9);
@@ -253,7 +235,7 @@ static void test_zero_share(void **state)
 	const double split[2] = {1, 0};
 	struct inart_topo *t = tu_topo("h0-s0 h1-s0 s0-h2 s0-h3", "s0:400:2");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2 h3", GBIT100);
-	struct inart_cand *c = build(t, js, 4, 0);
+	struct inart_cand *c = tu_cand(t, js, 4, 0);
 	struct inart_plan *p = plan_split(js, split);
 	struct inart_route_lp_result r;
 
@@ -353,7 +335,7 @@ static void test_colgen_equals_full(void **state)
 		struct inart_cand *c;
 
 		inst_make(&in, seed, 0);
-		c = build(in.t, in.js, 3, 0);
+		c = tu_cand(in.t, in.js, 3, 0);
 		for (int mode = 0; mode < 2; mode++) {
 			struct inart_route_lp_result a, b;
 			double va = solve(in.t, in.js, c, in.p, mode, 0, 0, &a);
@@ -412,7 +394,7 @@ static void test_lp_lower_bound(void **state)
 		int tried = 0;
 
 		inst_make(&in, seed, 0);
-		c = build(in.t, in.js, 3, 0);
+		c = tu_cand(in.t, in.js, 3, 0);
 		ev = inart_evaluator_create(in.t, in.js);
 		assert_non_null(ev);
 		assert_int_equal(inart_assign_init(&a, c), 0);
@@ -531,7 +513,7 @@ static void test_milp_brute_force(void **state)
 		double milp, bf, lp;
 
 		inst_make(&in, seed, 1);
-		c = build(in.t, in.js, 2, 1);
+		c = tu_cand(in.t, in.js, 2, 1);
 		if (space_size(c) > 2e4) {
 			inart_cand_destroy(c);
 			inst_free(&in);
@@ -576,7 +558,7 @@ static void test_joint_milp_exact(void **state)
 		int off = 0;
 
 		inst_make(&in, seed, 0);
-		c = build(in.t, in.js, 2, 1);
+		c = tu_cand(in.t, in.js, 2, 1);
 		ev = inart_evaluator_create(in.t, in.js);
 		fixed = lp_value(in.t, in.js, c, in.p, INART_LP_FIXED_SPLIT, 1);
 		milp = solve(in.t, in.js, c, NULL, INART_LP_JOINT, 1, 0, &r);
@@ -613,7 +595,7 @@ static void test_warm_and_time_limit(void **state)
 	(void)state;
 	if (inart_scenario_build("fattree8", 1, &t, &js, &err) < 0)
 		fail_msg("scenario: %s", err.msg);
-	c = build(t, js, 4, 0);
+	c = tu_cand(t, js, 4, 0);
 	p = plan_split(js, NULL);
 	solve(t, js, c, p, INART_LP_FIXED_SPLIT, 0, 0, &r1);
 	for (int j = 0; j < js->n_jobs; j++) {
@@ -674,7 +656,7 @@ static void test_errors(void **state)
 {
 	struct inart_topo *t = tu_topo("h0-s0 s0-h1", "");
 	struct inart_jobs *js = tu_jobs1(t, "h0", "h1", GBIT100);
-	struct inart_cand *c = build(t, js, 1, 0);
+	struct inart_cand *c = tu_cand(t, js, 1, 0);
 	struct inart_route_lp_opt o = {.mode = INART_LP_FIXED_SPLIT};
 	struct inart_route_lp_result r;
 	struct inart_err err;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "cp/cand.h"
 #include "cp/graph.h"
 #include "cp/jobs.h"
 
@@ -114,6 +115,25 @@ static inline struct inart_jobs *tu_jobs1(const struct inart_topo *t, const char
 	if (inart_jobs_validate(js, t, &err) < 0)
 		fail_msg("jobs: %s", err.msg);
 	return js;
+}
+
+/* Candidate routes with k paths per flow (no_groups: one group per worker). */
+static inline struct inart_cand *tu_cand(const struct inart_topo *t, const struct inart_jobs *js,
+					 int k, int no_groups)
+{
+	struct inart_paths *paths = inart_paths_create(t);
+	struct inart_cand_opt o;
+	struct inart_cand *c = NULL;
+	struct inart_err err;
+
+	assert_non_null(paths);
+	inart_cand_opt_default(&o);
+	o.k_paths = k;
+	o.no_groups = no_groups;
+	if (inart_cand_build(t, js, paths, &o, &c, &err) < 0)
+		fail_msg("cand: %s", err.msg);
+	inart_paths_destroy(paths);
+	return c;
 }
 
 #endif
