@@ -12,31 +12,9 @@
 
 #include <string.h>
 
+#include "bytes.h"
+
 #define ARP_LEN 28
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* One's complement sum of the 16-bit big-endian words of p[0..n), folded to
  * 16 bits.  Computed on native 32-bit loads into a 64-bit accumulator (the
@@ -77,7 +55,7 @@ static uint32_t sum16(const uint8_t *p, size_t n)
 uint16_t inart_pkt_ip_csum(const uint8_t *hdr, size_t hlen)
 {
 	/* sum without the checksum field = sum + ~field (one's complement) */
-	uint32_t s = sum16(hdr, hlen) + (uint16_t)~get16(hdr + 10);
+	uint32_t s = sum16(hdr, hlen) + (uint16_t)~inart_get_be16(hdr + 10);
 
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
@@ -91,12 +69,13 @@ static int parse_arp(const uint8_t *frame, size_t len, struct inart_pkt_info *pi
 	if (len < INART_ETH_HLEN + ARP_LEN)
 		return -1;
 	/* Only Ethernet/IPv4 ARP is understood; anything else keeps arp_op 0. */
-	if (get16(a) != 1 || get16(a + 2) != INART_ETHERTYPE_IPV4 || a[4] != 6 || a[5] != 4)
+	if (inart_get_be16(a) != 1 || inart_get_be16(a + 2) != INART_ETHERTYPE_IPV4 || a[4] != 6 ||
+	    a[5] != 4)
 		return 0;
-	pi->arp_op = get16(a + 6);
+	pi->arp_op = inart_get_be16(a + 6);
 	memcpy(pi->arp_sha, a + 8, 6);
-	pi->arp_spa = get32(a + 14);
-	pi->arp_tpa = get32(a + 24);
+	pi->arp_spa = inart_get_be32(a + 14);
+	pi->arp_tpa = inart_get_be32(a + 24);
 	return 0;
 }
 
@@ -115,14 +94,14 @@ static int parse_ipv4(const uint8_t *frame, size_t len, struct inart_pkt_info *p
 		return -1;
 	pi->l3_off = INART_ETH_HLEN;
 	pi->ip_hlen = hl;
-	pi->ip_len = get16(ip + 2);
+	pi->ip_len = inart_get_be16(ip + 2);
 	if (pi->ip_len < hl || pi->ip_len > avail)
 		return -1;
 	pi->ttl = ip[8];
 	pi->proto = ip[9];
-	pi->src_ip = get32(ip + 12);
-	pi->dst_ip = get32(ip + 16);
-	frag = get16(ip + 6);
+	pi->src_ip = inart_get_be32(ip + 12);
+	pi->dst_ip = inart_get_be32(ip + 16);
+	frag = inart_get_be16(ip + 6);
 	if (pi->proto == INART_IPPROTO_UDP && (frag & 0x3fff) == 0) {
 		const uint8_t *u = ip + hl;
 		size_t room = pi->ip_len - hl;
@@ -130,12 +109,12 @@ static int parse_ipv4(const uint8_t *frame, size_t len, struct inart_pkt_info *p
 
 		if (room < 8)
 			return -1;
-		ulen = get16(u + 4);
+		ulen = inart_get_be16(u + 4);
 		if (ulen < 8 || ulen > room)
 			return -1;
 		pi->is_udp = 1;
-		pi->sport = get16(u);
-		pi->dport = get16(u + 2);
+		pi->sport = inart_get_be16(u);
+		pi->dport = inart_get_be16(u + 2);
 		pi->l4_payload_off = INART_ETH_HLEN + hl + 8;
 		pi->l4_payload_len = (size_t)ulen - 8;
 	}
@@ -149,7 +128,7 @@ int inart_pkt_parse(const uint8_t *frame, size_t len, struct inart_pkt_info *pi)
 		return -1;
 	memcpy(pi->dst_mac, frame, 6);
 	memcpy(pi->src_mac, frame + 6, 6);
-	pi->ethertype = get16(frame + 12);
+	pi->ethertype = inart_get_be16(frame + 12);
 	if (pi->ethertype == INART_ETHERTYPE_IPV4)
 		return parse_ipv4(frame, len, pi);
 	if (pi->ethertype == INART_ETHERTYPE_ARP)
@@ -168,22 +147,22 @@ size_t inart_pkt_build_udp(uint8_t *frame, size_t cap, const uint8_t src_mac[6],
 		return 0;
 	memcpy(frame, dst_mac, 6);
 	memcpy(frame + 6, src_mac, 6);
-	put16(frame + 12, INART_ETHERTYPE_IPV4);
+	inart_put_be16(frame + 12, INART_ETHERTYPE_IPV4);
 	ip[0] = 0x45;
 	ip[1] = 0;
-	put16(ip + 2, (uint16_t)(20 + 8 + len));
-	put16(ip + 4, 0);      /* identification: DF set, never fragmented */
-	put16(ip + 6, 0x4000); /* DF */
+	inart_put_be16(ip + 2, (uint16_t)(20 + 8 + len));
+	inart_put_be16(ip + 4, 0);	/* identification: DF set, never fragmented */
+	inart_put_be16(ip + 6, 0x4000); /* DF */
 	ip[8] = 64;
 	ip[9] = INART_IPPROTO_UDP;
-	put16(ip + 10, 0);
-	put32(ip + 12, src_ip);
-	put32(ip + 16, dst_ip);
-	put16(ip + 10, inart_pkt_ip_csum(ip, 20));
-	put16(u, sport);
-	put16(u + 2, dport);
-	put16(u + 4, (uint16_t)(8 + len));
-	put16(u + 6, 0);
+	inart_put_be16(ip + 10, 0);
+	inart_put_be32(ip + 12, src_ip);
+	inart_put_be32(ip + 16, dst_ip);
+	inart_put_be16(ip + 10, inart_pkt_ip_csum(ip, 20));
+	inart_put_be16(u, sport);
+	inart_put_be16(u + 2, dport);
+	inart_put_be16(u + 4, (uint16_t)(8 + len));
+	inart_put_be16(u + 6, 0);
 	if (len > 0 && u + 8 != payload)
 		memmove(u + 8, payload, len);
 	return total;
@@ -198,15 +177,15 @@ size_t inart_pkt_build_arp_reply(uint8_t *frame, size_t cap, const uint8_t mac[6
 		return 0;
 	memcpy(frame, req_mac, 6);
 	memcpy(frame + 6, mac, 6);
-	put16(frame + 12, INART_ETHERTYPE_ARP);
-	put16(a, 1);
-	put16(a + 2, INART_ETHERTYPE_IPV4);
+	inart_put_be16(frame + 12, INART_ETHERTYPE_ARP);
+	inart_put_be16(a, 1);
+	inart_put_be16(a + 2, INART_ETHERTYPE_IPV4);
 	a[4] = 6;
 	a[5] = 4;
-	put16(a + 6, 2);
+	inart_put_be16(a + 6, 2);
 	memcpy(a + 8, mac, 6);
-	put32(a + 14, ip);
+	inart_put_be32(a + 14, ip);
 	memcpy(a + 18, req_mac, 6);
-	put32(a + 24, req_ip);
+	inart_put_be32(a + 24, req_ip);
 	return INART_ETH_HLEN + ARP_LEN;
 }

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "agg_pool.h"
 #include "lpm.h"
 #include "pkt.h"
@@ -79,26 +80,6 @@ struct inart_switch {
 };
 
 static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
 
 static int mac_zero(const uint8_t m[6])
 {
@@ -766,7 +747,7 @@ static void fix_ip_csum(uint8_t *o, const struct inart_pkt_info *pi)
 {
 	uint8_t *ip = o + pi->l3_off;
 
-	put16(ip + 10, inart_pkt_ip_csum(ip, pi->ip_hlen));
+	inart_put_be16(ip + 10, inart_pkt_ip_csum(ip, pi->ip_hlen));
 }
 
 static int is_own_ip(const struct inart_switch *sw, uint32_t ip)
@@ -844,8 +825,8 @@ static void ina_forward_up(struct rxctx *c, const uint8_t *frame, const struct i
 	len = fwd_copy(sw, frame, pi, e->out_port, o->data);
 	ina = o->data + pi->l4_payload_off;
 	ina[1] |= add_flags;
-	put32(ina + 12, e->next_label);
-	put16(o->data + pi->l4_payload_off - 2, 0); /* UDP checksum */
+	inart_put_be32(ina + 12, e->next_label);
+	inart_put_be16(o->data + pi->l4_payload_off - 2, 0); /* UDP checksum */
 	fix_ip_csum(o->data, pi);
 	out_commit(c, o, e->out_port, len);
 }
@@ -1296,14 +1277,15 @@ static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inar
 		if (o == NULL)
 			continue; /* each missing copy counted as OUT_FULL */
 		len = fwd_copy(sw, frame, pi, d->port, o->data);
-		put32(o->data + pi->l4_payload_off + 12, d->label);
+		inart_put_be32(o->data + pi->l4_payload_off + 12, d->label);
 		if (nack)
 			for (w = 0; w < h->bitmap_words; w++)
-				put64(o->data + pi->l4_payload_off + INART_WIRE_FIXED_LEN + 8 * w,
-				      bits[w]);
+				inart_put_be64(o->data + pi->l4_payload_off + INART_WIRE_FIXED_LEN +
+						   8 * w,
+					       bits[w]);
 		if (d->dst_ip != 0)
-			put32(o->data + pi->l3_off + 16, d->dst_ip);
-		put16(o->data + pi->l4_payload_off - 2, 0);
+			inart_put_be32(o->data + pi->l3_off + 16, d->dst_ip);
+		inart_put_be16(o->data + pi->l4_payload_off - 2, 0);
 		fix_ip_csum(o->data, pi);
 		out_commit(c, o, d->port, len);
 		ts->results++;

@@ -12,44 +12,11 @@
 
 #include <string.h>
 
+#include "bytes.h"
+
 #define FLAGS_KNOWN                                                                                \
 	(INART_F_DATA | INART_F_RESULT | INART_F_RETX | INART_F_PARTIAL | INART_F_FALLBACK |       \
 	 INART_F_OVERFLOW | INART_F_NACK)
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
 
 static int check_flags(uint8_t flags)
 {
@@ -102,21 +69,21 @@ int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
 	rc = check_flags(buf[1]);
 	if (rc != INART_WIRE_OK)
 		return rc;
-	if (!(buf[1] & INART_F_RESULT) && get32(buf + 28) != 0)
+	if (!(buf[1] & INART_F_RESULT) && inart_get_be32(buf + 28) != 0)
 		return INART_WIRE_ERESERVED;
 	h->version = buf[0];
 	h->flags = buf[1];
 	h->bitmap_words = buf[2];
 	h->scale_exp = (int8_t)buf[3];
-	h->job = get32(buf + 4);
-	h->tree = get16(buf + 8);
-	h->fan_in = get16(buf + 10);
-	h->label = get32(buf + 12);
-	h->iter = get32(buf + 16);
-	h->seq = get32(buf + 20);
-	h->slot = get16(buf + 24);
-	h->count = get16(buf + 26);
-	h->prev = get32(buf + 28);
+	h->job = inart_get_be32(buf + 4);
+	h->tree = inart_get_be16(buf + 8);
+	h->fan_in = inart_get_be16(buf + 10);
+	h->label = inart_get_be32(buf + 12);
+	h->iter = inart_get_be32(buf + 16);
+	h->seq = inart_get_be32(buf + 20);
+	h->slot = inart_get_be16(buf + 24);
+	h->count = inart_get_be16(buf + 26);
+	h->prev = inart_get_be32(buf + 28);
 	if (len != hl + 4 * (size_t)h->count)
 		return INART_WIRE_ELENGTH;
 	if (h->fan_in == 0 || h->fan_in > 64u * h->bitmap_words)
@@ -124,7 +91,8 @@ int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
 	if ((h->flags & INART_F_NACK) && h->count != 0)
 		return INART_WIRE_EFLAGS;
 	for (i = 0; i < INART_WIRE_MAX_BITMAP_WORDS; i++)
-		h->bitmap[i] = i < h->bitmap_words ? get64(buf + INART_WIRE_FIXED_LEN + 8 * i) : 0;
+		h->bitmap[i] =
+		    i < h->bitmap_words ? inart_get_be64(buf + INART_WIRE_FIXED_LEN + 8 * i) : 0;
 	rc = check_bits(h->bitmap, h->bitmap_words, h->fan_in);
 	if (rc != INART_WIRE_OK)
 		return rc;
@@ -162,17 +130,17 @@ static size_t encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t ca
 	buf[1] = h->flags;
 	buf[2] = h->bitmap_words;
 	buf[3] = (uint8_t)h->scale_exp;
-	put32(buf + 4, h->job);
-	put16(buf + 8, h->tree);
-	put16(buf + 10, h->fan_in);
-	put32(buf + 12, h->label);
-	put32(buf + 16, h->iter);
-	put32(buf + 20, h->seq);
-	put16(buf + 24, h->slot);
-	put16(buf + 26, h->count);
-	put32(buf + 28, h->prev);
+	inart_put_be32(buf + 4, h->job);
+	inart_put_be16(buf + 8, h->tree);
+	inart_put_be16(buf + 10, h->fan_in);
+	inart_put_be32(buf + 12, h->label);
+	inart_put_be32(buf + 16, h->iter);
+	inart_put_be32(buf + 20, h->seq);
+	inart_put_be16(buf + 24, h->slot);
+	inart_put_be16(buf + 26, h->count);
+	inart_put_be32(buf + 28, h->prev);
 	for (i = 0; i < h->bitmap_words; i++)
-		put64(buf + INART_WIRE_FIXED_LEN + 8 * i, h->bitmap[i]);
+		inart_put_be64(buf + INART_WIRE_FIXED_LEN + 8 * i, h->bitmap[i]);
 	return hl;
 }
 
@@ -196,7 +164,7 @@ size_t inart_wire_encode(const struct inart_wire_hdr *h, const int32_t *values, 
 	if (hl == 0)
 		return 0;
 	for (i = 0; i < h->count; i++)
-		put32(buf + hl + 4 * (size_t)i, (uint32_t)values[i]);
+		inart_put_be32(buf + hl + 4 * (size_t)i, (uint32_t)values[i]);
 	return hl + 4 * (size_t)h->count;
 }
 
