@@ -787,16 +787,11 @@ out:
 	return rc;
 }
 
-struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
+struct inart_deploy *inart_deploy_create(const struct inart_topo *t)
 {
-	struct inart_deploy *d;
+	struct inart_deploy *d = calloc(1, sizeof(*d));
 	int n = t->n_nodes, m = inart_topo_n_arcs(t);
 
-	if (n > 65536) {
-		errno = E2BIG;
-		return NULL;
-	}
-	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return NULL;
 	d->n_nodes = n;
@@ -810,6 +805,23 @@ struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (int e = 0; e < m; e++)
+		d->port[e] = -1;
+	return d;
+}
+
+struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
+{
+	struct inart_deploy *d;
+	int n = t->n_nodes;
+
+	if (n > 65536) {
+		errno = E2BIG;
+		return NULL;
+	}
+	d = inart_deploy_create(t);
+	if (d == NULL)
+		return NULL;
 	for (int v = 0; v < n; v++) {
 		d->ip[v] =
 		    (10u << 24) | ((uint32_t)(v / 256) << 16) | ((uint32_t)(v % 256) << 8) | 1u;
@@ -819,10 +831,8 @@ struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
 		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
 			int e = t->arc_out[k], p = k - t->out_off[v];
 
-			if (t->nodes[v].kind != INART_NODE_SWITCH) {
-				d->port[e] = -1;
+			if (t->nodes[v].kind != INART_NODE_SWITCH)
 				continue;
-			}
 			d->port[e] = p;
 			d->port_mac[e][0] = 0x02;
 			d->port_mac[e][2] = (uint8_t)(v >> 8);

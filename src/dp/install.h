@@ -49,6 +49,9 @@ struct inart_deploy {
 /* 10.<node / 256>.<node % 256>.1 style addresses (hosts and switches),
  * locally administered MACs 02:00:<node>:<port>.  NULL + errno. */
 struct inart_deploy *inart_deploy_auto(const struct inart_topo *t);
+/* An empty deployment shaped after t: addresses and MACs zero, every port
+ * -1.  NULL + errno. */
+struct inart_deploy *inart_deploy_create(const struct inart_topo *t);
 void inart_deploy_destroy(struct inart_deploy *d);
 
 struct inart_install_opt {

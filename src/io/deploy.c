@@ -23,29 +23,6 @@ void inart_deploy_ctl_free(char **ctl, int n_nodes)
 	free(ctl);
 }
 
-static struct inart_deploy *deploy_alloc(const struct inart_topo *t)
-{
-	struct inart_deploy *d = calloc(1, sizeof(*d));
-	int n = t->n_nodes, m = inart_topo_n_arcs(t);
-
-	if (d == NULL)
-		return NULL;
-	d->n_nodes = n;
-	d->n_arcs = m;
-	d->ip = calloc((size_t)n + 1, sizeof(*d->ip));
-	d->mac = calloc((size_t)n + 1, sizeof(*d->mac));
-	d->port = calloc((size_t)m + 1, sizeof(*d->port));
-	d->port_mac = calloc((size_t)m + 1, sizeof(*d->port_mac));
-	if (!d->ip || !d->mac || !d->port || !d->port_mac) {
-		inart_deploy_destroy(d);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (int e = 0; e < m; e++)
-		d->port[e] = -1;
-	return d;
-}
-
 static int has_key(const char *const *keys, const char *k)
 {
 	for (int i = 0; keys[i]; i++)
@@ -170,7 +147,7 @@ struct inart_deploy *inart_deploy_parse(const char *buf, size_t len, const char 
 		errno = EINVAL;
 		return NULL;
 	}
-	d = deploy_alloc(t);
+	d = inart_deploy_create(t);
 	if (ctl_out != NULL)
 		ctl = calloc((size_t)t->n_nodes + 1, sizeof(*ctl));
 	if (d == NULL || (ctl_out != NULL && ctl == NULL)) {
