@@ -259,6 +259,20 @@ static int get_array(json_t *o, const char *what, const char *key, size_t max, j
 	return 0;
 }
 
+/* get_array, then an array of n zeroed elements of `size` bytes in *mem
+ * (left NULL when the array is absent or empty; the caller frees it). */
+static int get_array_alloc(json_t *o, const char *what, const char *key, size_t max, size_t size,
+			   json_t **arr, size_t *n, void **mem, char *why, size_t why_len)
+{
+	int rc = get_array(o, what, key, max, arr, n, why, why_len);
+
+	*mem = NULL;
+	if (rc < 0 || *n == 0)
+		return rc;
+	*mem = calloc(*n, size);
+	return *mem ? 0 : -ENOMEM;
+}
+
 static int parse_u64_hex(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -542,6 +556,7 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	static const char *const keys[] = {"op",     "node",	   "config", "replace",
 					   "labels", "del_labels", "routes", NULL};
 	json_t *arr, *cfg;
+	void *mem;
 	size_t n;
 	char what[48];
 	int rc;
@@ -556,14 +571,11 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 			return rc;
 		r->has_cfg = 1;
 	}
-	if ((rc = get_array(o, "install", "labels", INART_SW_MAX_LABELS, &arr, &n, why, why_len)) <
-	    0)
+	rc = get_array_alloc(o, "install", "labels", INART_SW_MAX_LABELS, sizeof(*r->labels), &arr,
+			     &n, &mem, why, why_len);
+	r->labels = mem;
+	if (rc < 0)
 		return rc;
-	if (n > 0) {
-		r->labels = calloc(n, sizeof(*r->labels));
-		if (r->labels == NULL)
-			return -ENOMEM;
-	}
 	r->n_labels = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "labels[%zu]", i);
@@ -571,14 +583,11 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 						why_len)) < 0)
 			return rc;
 	}
-	if ((rc = get_array(o, "install", "del_labels", INART_SW_MAX_LABELS, &arr, &n, why,
-			    why_len)) < 0)
+	rc = get_array_alloc(o, "install", "del_labels", INART_SW_MAX_LABELS,
+			     sizeof(*r->del_labels), &arr, &n, &mem, why, why_len);
+	r->del_labels = mem;
+	if (rc < 0)
 		return rc;
-	if (n > 0) {
-		r->del_labels = calloc(n, sizeof(*r->del_labels));
-		if (r->del_labels == NULL)
-			return -ENOMEM;
-	}
 	r->n_del_labels = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		json_t *v = json_array_get(arr, i);
@@ -589,14 +598,11 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 				    UINT32_MAX);
 		r->del_labels[i] = (uint32_t)json_integer_value(v);
 	}
-	if ((rc = get_array(o, "install", "routes", INART_CTL_MAX_ROUTES, &arr, &n, why, why_len)) <
-	    0)
+	rc = get_array_alloc(o, "install", "routes", INART_CTL_MAX_ROUTES, sizeof(*r->routes), &arr,
+			     &n, &mem, why, why_len);
+	r->routes = mem;
+	if (rc < 0)
 		return rc;
-	if (n > 0) {
-		r->routes = calloc(n, sizeof(*r->routes));
-		if (r->routes == NULL)
-			return -ENOMEM;
-	}
 	r->n_routes = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "routes[%zu]", i);
@@ -611,6 +617,7 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 {
 	static const char *const keys[] = {"op", "node", "replace", "reset", "trees", NULL};
 	json_t *arr;
+	void *mem;
 	size_t n;
 	char what[48];
 	int rc;
@@ -622,13 +629,11 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 		return rc;
 	if (json_object_get(o, "trees") == NULL)
 		return fail(why, why_len, "trees: missing 'trees'");
-	if ((rc = get_array(o, "trees", "trees", INART_CTL_MAX_TREES, &arr, &n, why, why_len)) < 0)
+	rc = get_array_alloc(o, "trees", "trees", INART_CTL_MAX_TREES, sizeof(*r->trees), &arr, &n,
+			     &mem, why, why_len);
+	r->trees = mem;
+	if (rc < 0)
 		return rc;
-	if (n > 0) {
-		r->trees = calloc(n, sizeof(*r->trees));
-		if (r->trees == NULL)
-			return -ENOMEM;
-	}
 	r->n_trees = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "trees[%zu]", i);
