@@ -428,6 +428,105 @@ static void test_stats_json(void **state)
 	json_decref(o);
 }
 
+/* Fill the counter words [first, size) of a stats struct with distinct
+ * values: word w (bytes 8w..8w+7) holds tag + w. */
+static void fill_words(void *st, size_t first, size_t size, uint64_t tag)
+{
+	for (size_t off = first; off + sizeof(uint64_t) <= size; off += sizeof(uint64_t)) {
+		uint64_t v = tag + off / sizeof(uint64_t);
+
+		memcpy((char *)st + off, &v, sizeof(v));
+	}
+}
+
+/* o is the JSON of a struct filled by fill_words(first, size, tag), with
+ * n_other keys besides the counters.  Every table entry's key carries the
+ * value of its word, and every counter word's value is in o under the
+ * table's name for it: a counter added to the struct but not to the table
+ * (so neither serialized nor printed) fails here. */
+static void check_counters(json_t *o, const struct inart_ctl_counter *tab, int n, size_t first,
+			   size_t size, uint64_t tag, size_t n_other)
+{
+	size_t n_words = (size - first) / sizeof(uint64_t);
+
+	assert_int_equal((size - first) % sizeof(uint64_t), 0);
+	assert_int_equal(json_object_size(o), n_other + (size_t)n);
+	for (size_t w = 0; w < n_words; w++) {
+		size_t off = first + w * sizeof(uint64_t);
+		int found = -1;
+
+		for (int i = 0; i < n; i++)
+			if (tab[i].off == off)
+				found = i;
+		if (found < 0)
+			fail_msg("the counter at offset %zu is in no table", off);
+		assert_true(json_is_integer(json_object_get(o, tab[found].name)));
+		assert_int_equal(json_integer_value(json_object_get(o, tab[found].name)),
+				 tag + off / sizeof(uint64_t));
+	}
+	assert_int_equal((size_t)n, n_words); /* and no entry twice */
+}
+
+static void test_stats_counters(void **state)
+{
+	uint64_t drops[INART_DROP_N] = {0};
+	struct inart_sw_port_stats port[1];
+	struct inart_sw_tree_stats tree[1];
+	struct inart_ps_stats ps, ps2, base;
+	const size_t first = offsetof(struct inart_sw_tree_stats, aggregated);
+	json_t *o, *d;
+
+	(void)state;
+	memset(tree, 0, sizeof(tree));
+	tree[0].job = 77;
+	tree[0].tree = 5;
+	fill_words(port, 0, sizeof(port[0]), 1000);
+	fill_words(tree, first, sizeof(tree[0]), 2000);
+	fill_words(&ps, 0, sizeof(ps), 3000);
+	o = inart_ctl_sw_stats_json(drops, port, 1, NULL, tree, 1);
+	d = json_array_get(json_object_get(o, "ports"), 0);
+	assert_int_equal(json_integer_value(json_object_get(d, "port")), 0);
+	check_counters(d, inart_ctl_sw_port_counters, inart_ctl_n_sw_port_counters, 0,
+		       sizeof(port[0]), 1000, 1);
+	d = json_array_get(json_object_get(o, "trees"), 0);
+	assert_int_equal(json_integer_value(json_object_get(d, "job")), 77);
+	assert_int_equal(json_integer_value(json_object_get(d, "tree")), 5);
+	check_counters(d, inart_ctl_sw_tree_counters, inart_ctl_n_sw_tree_counters, first,
+		       sizeof(tree[0]), 2000, 2);
+	/* the recovery counters by name, as docs/programs.md lists them */
+	assert_int_equal(json_integer_value(json_object_get(d, "early")),
+			 2000 + offsetof(struct inart_sw_tree_stats, early) / 8);
+	assert_int_equal(json_integer_value(json_object_get(d, "repaired")),
+			 2000 + offsetof(struct inart_sw_tree_stats, repaired) / 8);
+	assert_int_equal(json_integer_value(json_object_get(d, "answered")),
+			 2000 + offsetof(struct inart_sw_tree_stats, answered) / 8);
+	json_decref(o);
+	o = inart_ctl_ps_stats_json(&ps);
+	check_counters(o, inart_ctl_ps_counters, inart_ctl_n_ps_counters, 0, sizeof(ps), 3000, 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "probe_nacks")),
+			 3000 + offsetof(struct inart_ps_stats, probe_nacks) / 8);
+	json_decref(o);
+
+	/* baselines: every counter minus its base, nothing else touched */
+	fill_words(&base, 0, sizeof(base), 100);
+	ps2 = ps;
+	inart_ctl_counters_sub(&ps2, &base, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
+	for (size_t w = 0; w < sizeof(ps) / 8; w++) {
+		uint64_t a, b;
+
+		memcpy(&a, (char *)&ps2 + 8 * w, 8);
+		memcpy(&b, (char *)&ps + 8 * w, 8);
+		assert_int_equal(a, b - (100 + w));
+		assert_int_equal(a, 2900);
+	}
+	inart_ctl_counters_sub(&tree[0], &tree[0], inart_ctl_sw_tree_counters,
+			       inart_ctl_n_sw_tree_counters);
+	assert_int_equal(tree[0].job, 77);
+	assert_int_equal(tree[0].tree, 5);
+	assert_int_equal(tree[0].answered, 0);
+	assert_int_equal(tree[0].aggregated, 0);
+}
+
 /* Seeded mutations of valid requests: every outcome is a clean accept (and
  * then the request re-encodes to something that parses to the same
  * encoding) or a refusal with a reason. */
@@ -677,6 +776,7 @@ int main(void)
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_replies),
 	    cmocka_unit_test(test_stats_json),
+	    cmocka_unit_test(test_stats_counters),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_ctlsock),
 	    cmocka_unit_test(test_deploy),

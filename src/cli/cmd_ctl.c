@@ -115,6 +115,14 @@ static void print_json(json_t *o)
 	free(s);
 }
 
+/* Column width of a counter in the tree table: its name, at least 8. */
+static int counter_width(const struct inart_ctl_counter *c)
+{
+	int n = (int)strlen(c->name);
+
+	return n < 8 ? 8 : n;
+}
+
 static void print_sw_stats(json_t *r)
 {
 	json_t *ports = json_object_get(r, "ports"), *trees = json_object_get(r, "trees"),
@@ -142,16 +150,20 @@ static void print_sw_stats(json_t *r)
 		printf(" %s=%" PRIu64, k, json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0);
 	}
 	printf("\n");
-	if (json_array_size(trees) > 0)
-		printf("%-6s %-5s %12s %10s %9s %9s %8s %10s %9s\n", "job", "tree", "aggregated",
-		       "emitted", "partial", "fallback", "dups", "results", "overflow");
+	if (json_array_size(trees) > 0) {
+		printf("%-6s %-5s", "job", "tree");
+		for (int c = 0; c < inart_ctl_n_sw_tree_counters; c++)
+			printf(" %*s", counter_width(&inart_ctl_sw_tree_counters[c]),
+			       inart_ctl_sw_tree_counters[c].name);
+		printf("\n");
+	}
 	json_array_foreach(trees, i, v)
 	{
-		printf("%-6" PRIu64 " %-5" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64
-		       " %9" PRIu64 " %8" PRIu64 " %10" PRIu64 " %9" PRIu64 "\n",
-		       jget(v, "job"), jget(v, "tree"), jget(v, "aggregated"), jget(v, "emitted"),
-		       jget(v, "partial"), jget(v, "fallback"), jget(v, "duplicates"),
-		       jget(v, "results"), jget(v, "overflows"));
+		printf("%-6" PRIu64 " %-5" PRIu64, jget(v, "job"), jget(v, "tree"));
+		for (int c = 0; c < inart_ctl_n_sw_tree_counters; c++)
+			printf(" %*" PRIu64, counter_width(&inart_ctl_sw_tree_counters[c]),
+			       jget(v, inart_ctl_sw_tree_counters[c].name));
+		printf("\n");
 	}
 }
 
