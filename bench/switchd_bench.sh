@@ -15,6 +15,9 @@
 # ROUNDS alternate bridge and switchd (median reported).  Prints both pps
 # and the ratio switchd / bridge (target >= 0.85).
 #
+# IO="ring mmsg" selects switchd's socket back ends to measure (default: both,
+# each against the same bridge rounds; `inart switchd --io`).
+#
 # PIN=1 pins the sender to CPU 0 and switchd to CPU 1 (the bridge forwards
 # in the sender's context, so it gets CPU 0 only; switchd gets both).
 #
@@ -23,6 +26,7 @@
 set -u
 
 secs=${1:-3}
+modes=${IO:-ring mmsg}
 rounds=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${BUILD:-$root/build}
@@ -120,7 +124,7 @@ bridge_down() { ip -n "$M" link del br0; }
 swd=""
 switchd_up() {
 	ip netns exec "$M" $PW_ "$INART" switchd --name m --port a0,a1 --ctl "$tmp/m.sock" \
-		--log-level warn 2>"$tmp/switchd.log" &
+		--io "$1" --log-level warn 2>"$tmp/switchd.log" &
 	swd=$!
 	pids+=($swd)
 	for _ in $(seq 50); do
@@ -156,26 +160,31 @@ for load in max 1gbit; do
 	pps=0
 	[ $load = 1gbit ] && pps=122070
 	: >"$tmp/bridge.$load"
-	: >"$tmp/switchd.$load"
+	for m in $modes; do : >"$tmp/switchd-$m.$load"; done
 	for r in $(seq "$rounds"); do
 		bridge_up
 		read -r sent got < <(measure $pps)
 		bridge_down
 		echo "$got" >>"$tmp/bridge.$load"
-		printf '  %-6s round %d  bridge : sent %9s pps, delivered %9s pps\n' $load "$r" "$sent" "$got"
-		switchd_up
-		read -r sent got < <(measure $pps)
-		"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
-		switchd_down
-		echo "$got" >>"$tmp/switchd.$load"
-		agg=$(grep -o '"aggregated": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
-		printf '  %-6s round %d  switchd: sent %9s pps, delivered %9s pps (aggregated %s)\n' \
-			$load "$r" "$sent" "$got" "$agg"
+		printf '  %-6s round %d  bridge      : sent %9s pps, delivered %9s pps\n' $load "$r" "$sent" "$got"
+		for m in $modes; do
+			switchd_up "$m"
+			read -r sent got < <(measure $pps)
+			"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
+			switchd_down
+			echo "$got" >>"$tmp/switchd-$m.$load"
+			agg=$(grep -o '"aggregated": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
+			kd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
+			printf '  %-6s round %d  switchd %-4s: sent %9s pps, delivered %9s pps (aggregated %s, socket drops %s)\n' \
+				$load "$r" "$m" "$sent" "$got" "$agg" "$kd"
+		done
 	done
 	b=$(median <"$tmp/bridge.$load")
-	s=$(median <"$tmp/switchd.$load")
-	ratio=$(awk -v s="$s" -v b="$b" 'BEGIN {printf "%.3f", (b > 0 ? s / b : 0)}')
-	verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.85 ? "meets" : "misses")}')
-	printf '%-6s bridge %9s pps  switchd %9s pps  ratio %s (%s the 0.85 target)\n' \
-		$load "$b" "$s" "$ratio" "$verdict"
+	for m in $modes; do
+		s=$(median <"$tmp/switchd-$m.$load")
+		ratio=$(awk -v s="$s" -v b="$b" 'BEGIN {printf "%.3f", (b > 0 ? s / b : 0)}')
+		verdict=$(awk -v r="$ratio" 'BEGIN {print (r >= 0.85 ? "meets" : "misses")}')
+		printf '%-6s bridge %9s pps  switchd %-4s %9s pps  ratio %s (%s the 0.85 target)\n' \
+			$load "$b" "$m" "$s" "$ratio" "$verdict"
+	done
 done

@@ -13,6 +13,8 @@
 #     and leave the tables as they were;
 #   - a bad/unknown label packet is dropped and counted, never crashes.
 #
+# t0 uses PACKET_MMAP rings, t1 recvmmsg/sendmmsg: both back ends are tested.
+#
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
 #     w2 --/                      \-- p1
@@ -173,10 +175,10 @@ fi
 
 # --- daemons -------------------------------------------------------------------
 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3 --ctl "$tmp/t0.sock" \
-	--log-level warn 2>"$tmp/t0.log" &
+	--io ring --log-level warn 2>"$tmp/t0.log" &
 pids+=($!)
 ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 --ctl "$tmp/t1.sock" \
-	--log-level warn 2>"$tmp/t1.log" &
+	--io mmsg --log-level warn 2>"$tmp/t1.log" &
 pids+=($!)
 for p in p0 p1; do
 	ip netns exec "$(ns $p)" "$INART" ps --name $p --bind "${IP[$p]}" --ctl "$tmp/$p.sock" \
@@ -191,6 +193,10 @@ for s in t0 t1 p0 p1; do
 done
 for s in t0 t1 p0 p1; do
 	check "daemon $s listening" -- test -S "$tmp/$s.sock"
+done
+for s in t0:ring t1:mmsg; do
+	"$INART" ctl send "$tmp/${s%:*}.sock" '{"op": "info"}' >"$tmp/out" 2>&1
+	if grep -q "\"io\": *\"${s#*:}\"" "$tmp/out"; then ok; else bad "${s%:*} runs the ${s#*:} back end: $(cat "$tmp/out")"; fi
 done
 
 # --- plan and install ------------------------------------------------------------

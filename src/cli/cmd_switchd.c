@@ -48,7 +48,9 @@ const char cmd_switchd_help[] =
     "  --pool-slots N       aggregator slots until a configuration arrives\n"
     "                       (default 4096)\n"
     "  --flush-ms X         partial aggregates flushed after X ms (default 10)\n"
-    "  --batch N            frames per recvmmsg/sendmmsg (default 64)\n"
+    "  --batch N            frames per receive / send batch (default 64)\n"
+    "  --io MODE            ring (PACKET_MMAP rings), mmsg (recvmmsg/sendmmsg) or\n"
+    "                       auto: ring if the kernel allows it (default)\n"
     "  --log-level L        error, warn, info (default) or debug\n"
     "  --stats              print the counters of a running switch and exit\n"
     "  --json               with --stats: the JSON reply\n"
@@ -190,6 +192,9 @@ static json_t *stats_json(struct sw_state *s)
 		json_t *p = json_array_get(pa, (size_t)i);
 
 		inart_afp_stats(s->ports[i], &a);
+		json_object_set_new(
+		    p, "sock_rx_kernel_drops",
+		    json_integer((json_int_t)(a.rx_kernel_drops - b->rx_kernel_drops)));
 		json_object_set_new(p, "sock_rx_trunc",
 				    json_integer((json_int_t)(a.rx_trunc - b->rx_trunc)));
 		json_object_set_new(p, "sock_tx_blocked",
@@ -224,6 +229,7 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(o, "macs", macs);
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
 	json_object_set_new(o, "installs", json_integer((json_int_t)s->installs));
+	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
 	return o;
 }
 
@@ -483,7 +489,7 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 
 int cmd_switchd(int argc, char **argv)
 {
-	enum { O_NAME = 1, O_PORT, O_CTL, O_POOL, O_FLUSH, O_BATCH, O_LOG, O_STATS, O_JSON };
+	enum { O_NAME = 1, O_PORT, O_CTL, O_POOL, O_FLUSH, O_BATCH, O_IO, O_LOG, O_STATS, O_JSON };
 	static const struct option longopts[] = {
 	    {"name", required_argument, NULL, O_NAME},
 	    {"port", required_argument, NULL, O_PORT},
@@ -491,6 +497,7 @@ int cmd_switchd(int argc, char **argv)
 	    {"pool-slots", required_argument, NULL, O_POOL},
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"batch", required_argument, NULL, O_BATCH},
+	    {"io", required_argument, NULL, O_IO},
 	    {"log-level", required_argument, NULL, O_LOG},
 	    {"stats", no_argument, NULL, O_STATS},
 	    {"json", no_argument, NULL, O_JSON},
@@ -506,7 +513,9 @@ int cmd_switchd(int argc, char **argv)
 	double flush_ms = 10;
 	int c, pool = 4096, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
 	static uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
+	struct inart_afp_opt afo;
 
+	inart_afp_opt_default(&afo);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -530,6 +539,17 @@ int cmd_switchd(int argc, char **argv)
 			break;
 		case O_BATCH:
 			batch = cli_int(cmd, "--batch", optarg, 1, 1024);
+			break;
+		case O_IO:
+			if (strcmp(optarg, "ring") == 0)
+				afo.mode = INART_AFP_RING;
+			else if (strcmp(optarg, "mmsg") == 0)
+				afo.mode = INART_AFP_MMSG;
+			else if (strcmp(optarg, "auto") == 0)
+				afo.mode = INART_AFP_AUTO;
+			else
+				cli_usage_error(cmd, "--io: '%s' is not ring, mmsg or auto",
+						optarg);
 			break;
 		case O_LOG:
 			level = cli_log_level(cmd, optarg);
@@ -565,10 +585,18 @@ int cmd_switchd(int argc, char **argv)
 	s->cfg.n_ports = s->n_ports;
 	s->cfg.pool_slots = pool;
 	s->cfg.flush_timeout_ns = (uint64_t)(flush_ms * 1e6);
+	afo.batch = batch;
+	afo.tx_queue = 4 * batch + OUT_MAX;
+	if (afo.tx_frames < afo.tx_queue)
+		afo.tx_frames = afo.tx_queue;
 	for (int i = 0; i < s->n_ports; i++) {
-		s->ports[i] = inart_afp_open(s->ifnames[i], batch, 4 * batch + OUT_MAX, &err);
+		s->ports[i] = inart_afp_open(s->ifnames[i], &afo, &err);
 		if (s->ports[i] == NULL)
 			cli_fail(&err);
+		if (afo.mode == INART_AFP_AUTO && inart_afp_mode(s->ports[i]) != INART_AFP_RING)
+			inart_log_warn("%s: the kernel refused PACKET_MMAP rings; using "
+				       "recvmmsg/sendmmsg",
+				       s->ifnames[i]);
 		inart_afp_mac(s->ports[i], s->cfg.ports[i].mac);
 	}
 	for (int i = 0; i < OUT_MAX; i++)
@@ -585,7 +613,8 @@ int cmd_switchd(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	inart_log_info("switch '%s' up: %d ports, control socket %s", s->name, s->n_ports, ctl);
+	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
+		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), ctl);
 	rc = run(s, srv, batch);
 	inart_log_info("stopping");
 	inart_ctlsrv_close(srv);

@@ -1,11 +1,23 @@
 /*
  * afpacket: AF_PACKET socket on one interface, batched (see afpacket.h).
  *
- * Memory: batch receive buffers (INART_AFP_BUF bytes each) with their iovecs,
- * mmsghdrs and sockaddr_ll, and a transmit queue of tx_queue buffers used as
- * a FIFO: frames [tx_head, tx_head + tx_n) modulo tx_queue are pending.
- * sendmmsg sends from the head in at most two contiguous runs.  Everything
- * is allocated at open.
+ * mmsg back end -- memory: batch receive buffers (INART_AFP_BUF bytes each)
+ * with their iovecs, mmsghdrs and sockaddr_ll, and a transmit queue of
+ * tx_queue buffers used as a FIFO: frames [tx_head, tx_head + tx_n) modulo
+ * tx_queue are pending.  sendmmsg sends from the head in at most two
+ * contiguous runs.
+ *
+ * ring back end -- one mmap'ed area: rx_frames receive frames, then the
+ * transmit frames, INART_AFP_BUF bytes each (TPACKET_V2 headers).  Receive:
+ * frames [rx_cur, rx_cur + rx_held) were handed to the caller by the last
+ * recv and go back to the kernel (TP_STATUS_KERNEL) at the next one.
+ * Transmit: tx_next is the next frame to fill (it must be AVAILABLE: the
+ * kernel released its buffer), frames [tx_head, tx_head + tx_n) are
+ * SEND_REQUEST and not yet taken by the kernel; a send() hands them over.
+ * Status words are read with acquire and written with release ordering: the
+ * kernel writes the frame, then the status, and reads them in that order.
+ *
+ * Everything is allocated (or mapped) at open.
  */
 #include "afpacket.h"
 
@@ -17,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,31 +39,60 @@
 #define PACKET_IGNORE_OUTGOING 23
 #endif
 
+#define RING_BLOCK (1u << 16) /* ring block: 32 frames of INART_AFP_BUF */
+#define FRAMES_PER_BLOCK (RING_BLOCK / INART_AFP_BUF)
+/* where a transmitted frame starts inside its ring frame */
+#define TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
+
 struct inart_afp {
 	int fd, ifindex, batch, txq;
+	enum inart_afp_mode mode;
 	char name[IF_NAMESIZE];
 	uint8_t mac[6];
-	/* receive */
+	/* mmsg: receive */
 	uint8_t *rx_buf;
 	struct iovec *rx_iov;
 	struct mmsghdr *rx_msg;
 	struct sockaddr_ll *rx_addr;
-	/* transmit */
+	/* mmsg: transmit */
 	uint8_t *tx_buf;
 	uint16_t *tx_len;
 	struct iovec *tx_iov;
 	struct mmsghdr *tx_msg;
-	int tx_head, tx_n;
 	struct sockaddr_ll tx_addr;
+	/* both: pending transmit frames [tx_head, tx_head + tx_n) */
+	int tx_head, tx_n;
+	/* ring */
+	uint8_t *map;
+	size_t map_len;
+	uint8_t *rx_ring, *tx_ring;
+	int rx_frames, rx_cur, rx_held, tx_next;
 	struct inart_afp_stats st;
 };
 
-void inart_afp_close(struct inart_afp *p)
+void inart_afp_opt_default(struct inart_afp_opt *o)
 {
-	if (p == NULL)
-		return;
-	if (p->fd >= 0)
-		close(p->fd);
+	o->mode = INART_AFP_AUTO;
+	o->batch = 64;
+	o->tx_queue = 512;
+	o->rx_frames = 4096;
+	o->tx_frames = 2048;
+}
+
+const char *inart_afp_mode_name(enum inart_afp_mode m)
+{
+	switch (m) {
+	case INART_AFP_RING:
+		return "ring";
+	case INART_AFP_MMSG:
+		return "mmsg";
+	default:
+		return "auto";
+	}
+}
+
+static void free_bufs(struct inart_afp *p)
+{
 	free(p->rx_buf);
 	free(p->rx_iov);
 	free(p->rx_msg);
@@ -59,6 +101,22 @@ void inart_afp_close(struct inart_afp *p)
 	free(p->tx_len);
 	free(p->tx_iov);
 	free(p->tx_msg);
+	p->rx_buf = p->tx_buf = NULL;
+	p->rx_iov = p->tx_iov = NULL;
+	p->rx_msg = p->tx_msg = NULL;
+	p->rx_addr = NULL;
+	p->tx_len = NULL;
+}
+
+void inart_afp_close(struct inart_afp *p)
+{
+	if (p == NULL)
+		return;
+	if (p->map != NULL)
+		munmap(p->map, p->map_len);
+	if (p->fd >= 0)
+		close(p->fd);
+	free_bufs(p);
 	free(p);
 }
 
@@ -68,81 +126,62 @@ static void set_buf(int fd, int opt_force, int opt, int bytes)
 		setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
 }
 
-struct inart_afp *inart_afp_open(const char *ifname, int batch, int tx_queue, struct inart_err *err)
+static int round_frames(int n)
 {
-	struct inart_afp *p;
-	struct sockaddr_ll sll;
-	struct packet_mreq mr;
-	struct ifreq ifr;
-	int one = 1, rc;
+	return (n + (int)FRAMES_PER_BLOCK - 1) / (int)FRAMES_PER_BLOCK * (int)FRAMES_PER_BLOCK;
+}
 
-	if (ifname == NULL || strlen(ifname) == 0 || strlen(ifname) >= IF_NAMESIZE || batch < 1 ||
-	    batch > 1024 || tx_queue < batch || tx_queue > 65536) {
-		inart_err_set(err, -EINVAL, "%s: bad interface name or batch size",
-			      ifname ? ifname : "(null)");
-		errno = EINVAL;
-		return NULL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return NULL;
-	p->fd = -1;
-	p->batch = batch;
-	p->txq = tx_queue;
-	strcpy(p->name, ifname);
+/* Set up both rings on p->fd (before bind).  0 or -errno; on error the
+ * socket must be thrown away (a half-configured ring cannot be undone). */
+static int ring_setup(struct inart_afp *p, int rx_frames, int tx_frames)
+{
+	struct tpacket_req req;
+	int v = TPACKET_V2, one = 1;
+	void *m;
+
+	p->rx_frames = round_frames(rx_frames);
+	p->txq = round_frames(tx_frames);
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0)
+		return -errno;
+	/* a frame the kernel cannot send (bad length) is skipped, not kept */
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_LOSS, &one, sizeof(one)) < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.tp_block_size = RING_BLOCK;
+	req.tp_frame_size = INART_AFP_BUF;
+	req.tp_block_nr = (unsigned)p->rx_frames / FRAMES_PER_BLOCK;
+	req.tp_frame_nr = (unsigned)p->rx_frames;
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
+		return -errno;
+	req.tp_block_nr = (unsigned)p->txq / FRAMES_PER_BLOCK;
+	req.tp_frame_nr = (unsigned)p->txq;
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) < 0)
+		return -errno;
+	p->map_len = (size_t)(p->rx_frames + p->txq) * INART_AFP_BUF;
+	m = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	p->map = m;
+	p->rx_ring = p->map;
+	p->tx_ring = p->map + (size_t)p->rx_frames * INART_AFP_BUF;
+	return 0;
+}
+
+static int mmsg_setup(struct inart_afp *p)
+{
+	int batch = p->batch, txq = p->txq;
+
 	p->rx_buf = malloc((size_t)batch * INART_AFP_BUF);
 	p->rx_iov = calloc((size_t)batch, sizeof(*p->rx_iov));
 	p->rx_msg = calloc((size_t)batch, sizeof(*p->rx_msg));
 	p->rx_addr = calloc((size_t)batch, sizeof(*p->rx_addr));
-	p->tx_buf = malloc((size_t)tx_queue * INART_AFP_BUF);
-	p->tx_len = calloc((size_t)tx_queue, sizeof(*p->tx_len));
-	p->tx_iov = calloc((size_t)tx_queue, sizeof(*p->tx_iov));
-	p->tx_msg = calloc((size_t)tx_queue, sizeof(*p->tx_msg));
+	p->tx_buf = malloc((size_t)txq * INART_AFP_BUF);
+	p->tx_len = calloc((size_t)txq, sizeof(*p->tx_len));
+	p->tx_iov = calloc((size_t)txq, sizeof(*p->tx_iov));
+	p->tx_msg = calloc((size_t)txq, sizeof(*p->tx_msg));
 	if (!p->rx_buf || !p->rx_iov || !p->rx_msg || !p->rx_addr || !p->tx_buf || !p->tx_len ||
-	    !p->tx_iov || !p->tx_msg) {
-		rc = ENOMEM;
-		inart_err_set(err, -rc, "%s: out of memory", ifname);
-		goto fail;
-	}
-	p->ifindex = (int)if_nametoindex(ifname);
-	if (p->ifindex == 0) {
-		rc = errno ? errno : ENODEV;
-		inart_err_set(err, -rc, "%s: no such interface", ifname);
-		goto fail;
-	}
-	/* protocol 0 at creation: no frames until bound to the interface */
-	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (p->fd < 0) {
-		rc = errno;
-		inart_err_set(err, -rc, "%s: AF_PACKET socket: %s (needs CAP_NET_RAW)", ifname,
-			      strerror(rc));
-		goto fail;
-	}
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = p->ifindex;
-	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		rc = errno;
-		inart_err_set(err, -rc, "%s: bind: %s", ifname, strerror(rc));
-		goto fail;
-	}
-	memset(&mr, 0, sizeof(mr));
-	mr.mr_ifindex = p->ifindex;
-	mr.mr_type = PACKET_MR_PROMISC;
-	if (setsockopt(p->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
-		rc = errno;
-		inart_err_set(err, -rc, "%s: promiscuous mode: %s", ifname, strerror(rc));
-		goto fail;
-	}
-	/* best effort: older kernels filter by packet type below */
-	setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
-	set_buf(p->fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
-	set_buf(p->fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, ifname);
-	if (ioctl(p->fd, SIOCGIFHWADDR, &ifr) == 0)
-		memcpy(p->mac, ifr.ifr_hwaddr.sa_data, 6);
+	    !p->tx_iov || !p->tx_msg)
+		return -ENOMEM;
 	for (int i = 0; i < batch; i++) {
 		p->rx_iov[i].iov_base = p->rx_buf + (size_t)i * INART_AFP_BUF;
 		p->rx_iov[i].iov_len = INART_AFP_BUF;
@@ -154,23 +193,141 @@ struct inart_afp *inart_afp_open(const char *ifname, int batch, int tx_queue, st
 	p->tx_addr.sll_family = AF_PACKET;
 	p->tx_addr.sll_ifindex = p->ifindex;
 	p->tx_addr.sll_halen = 6;
-	for (int i = 0; i < tx_queue; i++) {
+	for (int i = 0; i < txq; i++) {
 		p->tx_iov[i].iov_base = p->tx_buf + (size_t)i * INART_AFP_BUF;
 		p->tx_msg[i].msg_hdr.msg_iov = &p->tx_iov[i];
 		p->tx_msg[i].msg_hdr.msg_iovlen = 1;
 		p->tx_msg[i].msg_hdr.msg_name = &p->tx_addr;
 		p->tx_msg[i].msg_hdr.msg_namelen = sizeof(p->tx_addr);
 	}
+	return 0;
+}
+
+/* A socket on p->ifindex with the back end `mode` (RING or MMSG), bound,
+ * promiscuous.  0 or -errno (err set). */
+static int open_socket(struct inart_afp *p, enum inart_afp_mode mode, const struct inart_afp_opt *o,
+		       struct inart_err *err)
+{
+	struct sockaddr_ll sll;
+	struct packet_mreq mr;
+	int one = 1, rc;
+
+	/* protocol 0 at creation: no frames until bound to the interface */
+	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (p->fd < 0) {
+		rc = -errno;
+		inart_err_set(err, rc, "%s: AF_PACKET socket: %s (needs CAP_NET_RAW)", p->name,
+			      strerror(-rc));
+		return rc;
+	}
+	p->mode = mode;
+	if (mode == INART_AFP_RING) {
+		rc = ring_setup(p, o->rx_frames, o->tx_frames);
+	} else {
+		p->txq = o->tx_queue;
+		rc = mmsg_setup(p);
+	}
+	if (rc < 0) {
+		inart_err_set(err, rc, "%s: %s buffers: %s", p->name, inart_afp_mode_name(mode),
+			      strerror(-rc));
+		return rc;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = p->ifindex;
+	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		rc = -errno;
+		inart_err_set(err, rc, "%s: bind: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = p->ifindex;
+	mr.mr_type = PACKET_MR_PROMISC;
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
+		rc = -errno;
+		inart_err_set(err, rc, "%s: promiscuous mode: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	/* best effort: older kernels filter by packet type below */
+	setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+	set_buf(p->fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
+	set_buf(p->fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+	return 0;
+}
+
+/* Undo open_socket (for the fallback from ring to mmsg). */
+static void close_socket(struct inart_afp *p)
+{
+	if (p->map != NULL)
+		munmap(p->map, p->map_len);
+	p->map = NULL;
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	free_bufs(p);
+}
+
+struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt *opt,
+				 struct inart_err *err)
+{
+	struct inart_afp_opt o;
+	struct inart_afp *p;
+	struct ifreq ifr;
+	int rc;
+
+	if (opt == NULL)
+		inart_afp_opt_default(&o);
+	else
+		o = *opt;
+	if (ifname == NULL || strlen(ifname) == 0 || strlen(ifname) >= IF_NAMESIZE || o.batch < 1 ||
+	    o.batch > 1024 || o.tx_queue < o.batch || o.tx_queue > 65536 || o.rx_frames < 64 ||
+	    o.rx_frames > 65536 || o.tx_frames < o.batch || o.tx_frames > 65536 ||
+	    o.mode < INART_AFP_AUTO || o.mode > INART_AFP_MMSG) {
+		inart_err_set(err, -EINVAL, "%s: bad interface name, mode, batch or ring size",
+			      ifname ? ifname : "(null)");
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->fd = -1;
+	p->batch = o.batch;
+	strcpy(p->name, ifname);
+	p->ifindex = (int)if_nametoindex(ifname);
+	if (p->ifindex == 0) {
+		rc = -(errno ? errno : ENODEV);
+		inart_err_set(err, rc, "%s: no such interface", ifname);
+		goto fail;
+	}
+	rc = open_socket(p, o.mode == INART_AFP_MMSG ? INART_AFP_MMSG : INART_AFP_RING, &o, err);
+	if (rc < 0 && o.mode == INART_AFP_AUTO && p->fd >= 0) {
+		/* the kernel refused the ring: plain system calls */
+		close_socket(p);
+		rc = open_socket(p, INART_AFP_MMSG, &o, err);
+	}
+	if (rc < 0)
+		goto fail;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, ifname);
+	if (ioctl(p->fd, SIOCGIFHWADDR, &ifr) == 0)
+		memcpy(p->mac, ifr.ifr_hwaddr.sa_data, 6);
 	return p;
 fail:
 	inart_afp_close(p);
-	errno = rc;
+	errno = -rc;
 	return NULL;
 }
 
 int inart_afp_fd(const struct inart_afp *p)
 {
 	return p->fd;
+}
+
+enum inart_afp_mode inart_afp_mode(const struct inart_afp *p)
+{
+	return p->mode;
 }
 
 const char *inart_afp_name(const struct inart_afp *p)
@@ -183,14 +340,59 @@ void inart_afp_mac(const struct inart_afp *p, uint8_t mac[6])
 	memcpy(mac, p->mac, 6);
 }
 
-int inart_afp_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max)
+static struct tpacket2_hdr *rx_frame(const struct inart_afp *p, int i)
+{
+	return (struct tpacket2_hdr *)(void *)(p->rx_ring + (size_t)i * INART_AFP_BUF);
+}
+
+static struct tpacket2_hdr *tx_frame(const struct inart_afp *p, int i)
+{
+	return (struct tpacket2_hdr *)(void *)(p->tx_ring + (size_t)i * INART_AFP_BUF);
+}
+
+static int ring_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max)
+{
+	int k = 0;
+
+	/* give back what the caller had */
+	for (; p->rx_held > 0; p->rx_held--) {
+		__atomic_store_n(&rx_frame(p, p->rx_cur)->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		p->rx_cur = (p->rx_cur + 1) % p->rx_frames;
+	}
+	while (k < max && p->rx_held < p->rx_frames) {
+		int i = (p->rx_cur + p->rx_held) % p->rx_frames;
+		struct tpacket2_hdr *h = rx_frame(p, i);
+		uint32_t status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+		const struct sockaddr_ll *sll;
+
+		if (!(status & TP_STATUS_USER))
+			break;
+		p->rx_held++;
+		sll = (const void *)((const uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
+		/* never trust the offsets: the frame must lie inside its slot */
+		if (sll->sll_pkttype == PACKET_OUTGOING)
+			continue;
+		if (h->tp_len != h->tp_snaplen || h->tp_mac > INART_AFP_BUF ||
+		    h->tp_snaplen > (uint32_t)INART_AFP_BUF - h->tp_mac) {
+			p->st.rx_trunc++;
+			continue;
+		}
+		data[k] = (uint8_t *)h + h->tp_mac;
+		len[k] = (uint16_t)h->tp_snaplen;
+		p->st.rx++;
+		p->st.rx_bytes += h->tp_snaplen;
+		k++;
+	}
+	if (p->rx_held > 0)
+		p->st.rx_calls++;
+	return k;
+}
+
+static int mmsg_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max)
 {
 	int n, k = 0;
 
-	if (max > p->batch)
-		max = p->batch;
-	if (max <= 0)
-		return 0;
 	for (int i = 0; i < max; i++) {
 		p->rx_msg[i].msg_hdr.msg_namelen = sizeof(p->rx_addr[i]);
 		p->rx_msg[i].msg_hdr.msg_flags = 0;
@@ -217,10 +419,37 @@ int inart_afp_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max)
 	return k;
 }
 
+int inart_afp_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max)
+{
+	if (max > p->batch)
+		max = p->batch;
+	if (max <= 0)
+		return 0;
+	return p->mode == INART_AFP_RING ? ring_recv(p, data, len, max)
+					 : mmsg_recv(p, data, len, max);
+}
+
 int inart_afp_queue(struct inart_afp *p, const uint8_t *frame, size_t len)
 {
 	int i;
 
+	if (p->mode == INART_AFP_RING) {
+		struct tpacket2_hdr *h = tx_frame(p, p->tx_next);
+
+		if (len > INART_AFP_BUF - TX_DATA_OFF ||
+		    __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE) {
+			p->st.tx_drops++;
+			return -ENOBUFS;
+		}
+		memcpy((uint8_t *)h + TX_DATA_OFF, frame, len);
+		h->tp_len = (uint32_t)len;
+		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+		if (p->tx_n == 0)
+			p->tx_head = p->tx_next;
+		p->tx_next = (p->tx_next + 1) % p->txq;
+		p->tx_n++;
+		return 0;
+	}
 	if (p->tx_n == p->txq || len > INART_AFP_BUF) {
 		p->st.tx_drops++;
 		return -ENOBUFS;
@@ -237,7 +466,50 @@ int inart_afp_pending(const struct inart_afp *p)
 	return p->tx_n;
 }
 
-int inart_afp_flush(struct inart_afp *p)
+/* Count the frames the kernel took (no longer SEND_REQUEST), oldest first. */
+static void ring_taken(struct inart_afp *p)
+{
+	while (p->tx_n > 0) {
+		struct tpacket2_hdr *h = tx_frame(p, p->tx_head);
+
+		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) == TP_STATUS_SEND_REQUEST)
+			break;
+		p->st.tx++;
+		p->st.tx_bytes += h->tp_len;
+		p->tx_head = (p->tx_head + 1) % p->txq;
+		p->tx_n--;
+	}
+}
+
+static int ring_flush(struct inart_afp *p)
+{
+	while (p->tx_n > 0) {
+		ssize_t r = send(p->fd, NULL, 0, MSG_DONTWAIT);
+		int before = p->tx_n;
+
+		p->st.tx_calls++;
+		ring_taken(p);
+		if (r >= 0 && p->tx_n < before)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r >= 0 || errno == ENOBUFS || errno == EAGAIN || errno == EWOULDBLOCK) {
+			p->st.tx_blocked++;
+			return p->tx_n;
+		}
+		/* refused for another reason (e.g. link down): drop the oldest
+		   frame so the queue moves on.  No send is running: the frame is
+		   ours until we mark it again. */
+		__atomic_store_n(&tx_frame(p, p->tx_head)->tp_status, TP_STATUS_AVAILABLE,
+				 __ATOMIC_RELEASE);
+		p->st.tx_errors++;
+		p->tx_head = (p->tx_head + 1) % p->txq;
+		p->tx_n--;
+	}
+	return 0;
+}
+
+static int mmsg_flush(struct inart_afp *p)
 {
 	while (p->tx_n > 0) {
 		int run = p->txq - p->tx_head, n;
@@ -250,8 +522,6 @@ int inart_afp_flush(struct inart_afp *p)
 			int j = p->tx_head + i;
 
 			p->tx_iov[j].iov_len = p->tx_len[j];
-			/* the destination MAC is in the frame; sll_addr is not used
-			   by SOCK_RAW sends but kept consistent */
 			p->tx_msg[j].msg_hdr.msg_flags = 0;
 		}
 		n = sendmmsg(p->fd, &p->tx_msg[p->tx_head], (unsigned)run, MSG_DONTWAIT);
@@ -280,7 +550,18 @@ int inart_afp_flush(struct inart_afp *p)
 	return 0;
 }
 
-void inart_afp_stats(const struct inart_afp *p, struct inart_afp_stats *st)
+int inart_afp_flush(struct inart_afp *p)
 {
+	return p->mode == INART_AFP_RING ? ring_flush(p) : mmsg_flush(p);
+}
+
+void inart_afp_stats(struct inart_afp *p, struct inart_afp_stats *st)
+{
+	struct tpacket_stats ks;
+	socklen_t l = sizeof(ks);
+
+	/* the kernel's counters reset when read: accumulate them here */
+	if (getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &ks, &l) == 0)
+		p->st.rx_kernel_drops += ks.tp_drops;
 	*st = p->st;
 }

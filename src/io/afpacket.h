@@ -1,8 +1,19 @@
 /*
  * afpacket: raw Ethernet frames on a named interface through an AF_PACKET
- * socket, for switchd.  Batched: recvmmsg into a ring of preallocated
- * buffers owned by the socket, sendmmsg from a preallocated transmit queue;
- * nothing is allocated per frame.
+ * socket, for switchd.  Two back ends, nothing allocated per frame:
+ *
+ *   ring  (default) PACKET_MMAP rings, TPACKET_V2: the kernel writes received
+ *         frames into a receive ring shared with us (no receive system call,
+ *         the copy is done in the sender's softirq); queued frames are
+ *         written into a transmit ring and handed over with one send() per
+ *         flush, which attaches the ring's pages to the socket buffers
+ *         instead of copying them.  A transmit frame is free again once the
+ *         kernel released its buffer.
+ *   mmsg  recvmmsg into preallocated buffers, sendmmsg from a preallocated
+ *         transmit queue (one copy each way, one system call per batch).
+ *
+ * INART_AFP_AUTO tries the ring and falls back to mmsg if the kernel refuses
+ * the ring (inart_afp_mode tells which one is in use).
  *
  * The socket is bound to one interface (ETH_P_ALL), in promiscuous mode (the
  * switch answers for the port MACs of its configuration, which need not be
@@ -16,7 +27,7 @@
  * Frames larger than the receive buffer (GSO/GRO super-frames: disable
  * offloads on the peers, `ethtool -K IF tx off`) are dropped and counted.
  *
- * Ownership: the socket owns its buffers; frames returned by
+ * Ownership: the socket owns its buffers and rings; frames returned by
  * inart_afp_recv point into them and stay valid until the next recv.
  */
 #ifndef INART_AFPACKET_H
@@ -29,8 +40,23 @@
 
 #define INART_AFP_BUF 2048 /* bytes per frame buffer (MTU 1500 + headers) */
 
+enum inart_afp_mode { INART_AFP_AUTO, INART_AFP_RING, INART_AFP_MMSG };
+
+struct inart_afp_opt {
+	enum inart_afp_mode mode;
+	int batch;     /* frames per receive call / per sendmmsg, 1..1024 */
+	int tx_queue;  /* mmsg: transmit queue frames, batch..65536 */
+	int rx_frames; /* ring: receive ring frames, 64..65536 */
+	int tx_frames; /* ring: transmit ring frames, batch..65536; a frame is busy
+			  until the kernel frees its buffer (after delivery) */
+};
+
+/* batch 64, tx_queue 512, rx_frames 4096, tx_frames 2048, mode AUTO */
+void inart_afp_opt_default(struct inart_afp_opt *o);
+
 struct inart_afp_stats {
 	uint64_t rx, rx_bytes, rx_trunc, rx_calls;
+	uint64_t rx_kernel_drops; /* frames the kernel dropped: ring or buffer full */
 	uint64_t tx, tx_bytes, tx_calls;
 	uint64_t tx_blocked; /* flushes cut short by ENOBUFS / EAGAIN */
 	uint64_t tx_drops;   /* frames refused: transmit queue full */
@@ -39,19 +65,23 @@ struct inart_afp_stats {
 
 struct inart_afp;
 
-/* Open on ifname with batches of `batch` frames (receive ring and transmit
- * queue of tx_queue frames).  NULL + errno, err says why. */
-struct inart_afp *inart_afp_open(const char *ifname, int batch, int tx_queue,
+/* Open on ifname (opt NULL: defaults).  NULL + errno, err says why. */
+struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt *opt,
 				 struct inart_err *err);
 void inart_afp_close(struct inart_afp *p);
 
 int inart_afp_fd(const struct inart_afp *p);
+/* The back end in use: INART_AFP_RING or INART_AFP_MMSG; its name. */
+enum inart_afp_mode inart_afp_mode(const struct inart_afp *p);
+const char *inart_afp_mode_name(enum inart_afp_mode m);
 const char *inart_afp_name(const struct inart_afp *p);
 /* The interface's own MAC address. */
 void inart_afp_mac(const struct inart_afp *p, uint8_t mac[6]);
 
 /* Receive up to max (<= batch) frames without blocking; data[i] and len[i]
- * describe frame i.  Returns the count (0 if none) or -errno. */
+ * describe frame i; they stay valid until the next recv on p (ring: the
+ * frames are given back to the kernel then).  Returns the count (0 if none)
+ * or -errno. */
 int inart_afp_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max);
 
 /* Copy one frame into the transmit queue.  0, or -ENOBUFS if the queue is
@@ -63,6 +93,7 @@ int inart_afp_pending(const struct inart_afp *p);
  * sent; > 0: the device pushed back, poll for POLLOUT or retry soon). */
 int inart_afp_flush(struct inart_afp *p);
 
-void inart_afp_stats(const struct inart_afp *p, struct inart_afp_stats *st);
+/* Counters since open (reads and accumulates the kernel's drop counter). */
+void inart_afp_stats(struct inart_afp *p, struct inart_afp_stats *st);
 
 #endif
