@@ -262,6 +262,15 @@ if [ "$agg" -gt 0 ]; then ok; else bad "t0 aggregated contributions (got $agg)";
 check "switchd --stats" -- "$INART" switchd --stats --ctl "$tmp/t0.sock"
 if grep -q "aggregated" "$tmp/out"; then ok; else bad "switchd --stats prints tree counters"; fi
 check "ps stats" -- "$INART" ctl stats "$tmp/p0.sock"
+# reset-stats: every counter of the daemons' tables starts again from zero
+for d in t0 p0; do
+	"$INART" ctl reset-stats "$tmp/$d.sock" >/dev/null 2>&1
+	"$INART" ctl stats "$tmp/$d.sock" --json >"$tmp/$d.stats" 2>&1
+	nz=$(grep -oE '"(aggregated|emitted|early|repaired|answered|rx_pkts|tx_pkts|rx|absorbed|completed|probes|nacks)": [0-9]+' \
+		"$tmp/$d.stats" | awk '$2 != 0' | head -3)
+	n=$(grep -cE '"(aggregated|rx_pkts|absorbed)": ' "$tmp/$d.stats")
+	if [ -z "$nz" ] && [ "$n" -gt 0 ]; then ok; else bad "$d counters zero after reset-stats: $nz"; fi
+done
 
 # --- aggregation state lost mid-run ------------------------------------------------------
 (

@@ -156,26 +156,7 @@ static json_t *stats_json(struct ps_state *s)
 	json_t *o;
 
 	inart_ps_stats(s->ps, &st);
-#define SUB(f) st.f -= s->base.f
-	SUB(rx);
-	SUB(absorbed);
-	SUB(duplicates);
-	SUB(completed);
-	SUB(results_sent);
-	SUB(retx_answered);
-	SUB(overflows);
-	SUB(dropped);
-	SUB(drop_malformed);
-	SUB(drop_unknown);
-	SUB(drop_mismatch);
-	SUB(drop_stale);
-	SUB(drop_limit);
-	SUB(drop_nomem);
-	SUB(out_full);
-	SUB(rescales);
-	SUB(notices);
-	SUB(replaced);
-#undef SUB
+	inart_ctl_counters_sub(&st, &s->base, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
 	o = json_object();
 	json_object_set_new(o, "role", json_string("ps"));
 	json_object_set_new(o, "name", json_string(s->name ? s->name : ""));

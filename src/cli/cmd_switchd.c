@@ -162,26 +162,17 @@ static json_t *stats_json(struct sw_state *s)
 	trees = tree_stats(s->sw, drops, ports, &n);
 	for (int i = 0; i < INART_DROP_N; i++)
 		drops[i] -= s->base_drops[i];
-	for (int i = 0; i < s->n_ports; i++) {
-		ports[i].rx_pkts -= s->base_ports[i].rx_pkts;
-		ports[i].rx_bytes -= s->base_ports[i].rx_bytes;
-		ports[i].tx_pkts -= s->base_ports[i].tx_pkts;
-		ports[i].tx_bytes -= s->base_ports[i].tx_bytes;
-	}
+	for (int i = 0; i < s->n_ports; i++)
+		inart_ctl_counters_sub(&ports[i], &s->base_ports[i], inart_ctl_sw_port_counters,
+				       inart_ctl_n_sw_port_counters);
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < s->n_base_trees; k++) {
 			const struct inart_sw_tree_stats *b = &s->base_trees[k];
 			struct inart_sw_tree_stats *t = &trees[i];
 
-			if (b->job != t->job || b->tree != t->tree)
-				continue;
-			t->aggregated -= b->aggregated;
-			t->emitted -= b->emitted;
-			t->partial -= b->partial;
-			t->fallback -= b->fallback;
-			t->duplicates -= b->duplicates;
-			t->results -= b->results;
-			t->overflows -= b->overflows;
+			if (b->job == t->job && b->tree == t->tree)
+				inart_ctl_counters_sub(t, b, inart_ctl_sw_tree_counters,
+						       inart_ctl_n_sw_tree_counters);
 		}
 	o = inart_ctl_sw_stats_json(drops, ports, s->n_ports, s->ifnames, trees, n);
 	free(trees);
