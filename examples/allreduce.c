@@ -2,17 +2,20 @@
  * allreduce: an example worker on the public API (include/inart/inart.h).
  *
  *   allreduce TOPO JOBS PLAN JOB RANK [--deploy FILE] [-n VALUES]
- *             [--iters K] [--timeout-ms T] [--workers W]
+ *             [--iters K] [--timeout-ms T] [--workers W] [-v]
  *
  * Worker RANK of job JOB sums a buffer with the job's other workers, K
  * times.  Every rank fills value i of iteration k with a multiple of 1/16
  * that depends on (rank, i, k), so the exact sum is known to every worker
  * (given --workers W, the job's worker count): the program checks the
  * result bit for bit (the values are exact in the int32 fixed point) and
- * exits 1 on any difference.  tests/netns.sh runs it in network namespaces.
+ * exits 1 on any difference.  -v prints the context's counters
+ * (inart_ctx_stats: resends, probes, NACKs...) to stderr at the end.
+ * tests/netns.sh runs it in network namespaces.
  */
 #include <errno.h>
 #include <inart/inart.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +37,32 @@ static double now_s(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: allreduce TOPO JOBS PLAN JOB RANK [--deploy FILE] [-n VALUES]\n"
-			"                 [--iters K] [--timeout-ms T] [--workers W]\n");
+			"                 [--iters K] [--timeout-ms T] [--workers W] [-v]\n");
 	exit(2);
+}
+
+/* The context's counters, one line on stderr. */
+static void print_counters(const struct inart_ctx *c, const char *rank)
+{
+	struct inart_ctx_stats st = {.size = sizeof(st)};
+
+	if (inart_ctx_stats(c, &st) < 0)
+		return;
+	fprintf(stderr,
+		"rank %s counters: allreduces %" PRIu64 " timeouts %" PRIu64 " sent %" PRIu64
+		" retransmitted %" PRIu64 " retx_asked %" PRIu64 " probes %" PRIu64
+		" nacks %" PRIu64 " chain_gaps %" PRIu64 " results %" PRIu64 " duplicates %" PRIu64
+		" rescales %" PRIu64 " local_overflows %" PRIu64 " dropped %" PRIu64 "\n",
+		rank, st.allreduces, st.timeouts, st.sent, st.retransmitted, st.retx_asked,
+		st.probes, st.nacks, st.chain_gaps, st.results, st.duplicates, st.rescales,
+		st.local_overflows, st.dropped);
 }
 
 int main(int argc, char **argv)
 {
 	const char *pos[5], *deploy = NULL;
 	long n = 10000, iters = 3, timeout_ms = 10000, workers = 0;
-	int npos = 0, bad = 0;
+	int npos = 0, bad = 0, verbose = 0;
 	struct inart_err err = {{0}};
 	struct inart_ctx *c;
 	float *buf;
@@ -58,6 +78,8 @@ int main(int argc, char **argv)
 			timeout_ms = atol(argv[++i]);
 		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
 			workers = atol(argv[++i]);
+		else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+			verbose = 1;
 		else if (argv[i][0] == '-' || npos == 5)
 			usage();
 		else
@@ -108,6 +130,8 @@ int main(int argc, char **argv)
 		if (wrong)
 			bad = 1;
 	}
+	if (verbose)
+		print_counters(c, pos[4]);
 	free(buf);
 	inart_ctx_destroy(c);
 	return bad;

@@ -49,27 +49,27 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 
 /* Planning. */
 struct inart_planner_opt {
-	uint64_t seed;            /* default 1 */
-	int k_paths;              /* candidate paths per flow; default 0: auto,
+	uint64_t seed;		  /* default 1 */
+	int k_paths;		  /* candidate paths per flow; default 0: auto,
 				     8 below 512 nodes, else 4 */
-	int trials;               /* rounding trials, default 32 */
-	int max_rounds;           /* phase 1/2 iterations, default 4 */
+	int trials;		  /* rounding trials, default 32 */
+	int max_rounds;		  /* phase 1/2 iterations, default 4 */
 	double milp_time_limit_s; /* default 30 */
-	int no_baseline_guard;    /* 1: skip the "never worse than a baseline" check */
+	int no_baseline_guard;	  /* 1: skip the "never worse than a baseline" check */
 };
 void inart_planner_opt_default(struct inart_planner_opt *o);
 
 /* Algorithms: "inart", "inart-even", "inart-sp", "grid", "ps", "byteps",
  * "switchml", "atp", "milp", "lp" (inart_algorithms lists them). */
 extern const char *const inart_algorithms[];
-int inart_planner_run(const char *algo, const struct inart_topo *t,
-		      const struct inart_jobs *js, const struct inart_planner_opt *opt,
-		      struct inart_plan **out, struct inart_err *err);
+int inart_planner_run(const char *algo, const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_planner_opt *opt, struct inart_plan **out,
+		      struct inart_err *err);
 
 /* Check a plan and compute its times (stored in the plan); -EINVAL with the
  * reason in err if the plan is invalid. */
-int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
-		   struct inart_plan *plan, struct inart_err *err);
+int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js, struct inart_plan *plan,
+		   struct inart_err *err);
 double inart_plan_comm_time(const struct inart_plan *p);
 
 /*
@@ -93,6 +93,42 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
  * all-reduce did not finish within timeout_ms (buf unchanged; the context
  * stays usable), -EINVAL (NaN/Inf values, NULL buf), -EIO (socket). */
 int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms);
+
+/*
+ * Counters of a context since inart_ctx_create, over all its all-reduces
+ * (docs/programs.md section 4 says what each one means).  Versioned by
+ * size: the caller sets `size` to sizeof(struct inart_ctx_stats) as it was
+ * compiled; the library fills that many bytes at most (never more than its
+ * own struct) and sets `size` to the bytes it filled, so a program built
+ * with an older or newer header keeps working; counters past the returned
+ * size were not filled.  New counters are only ever appended.
+ *
+ *   struct inart_ctx_stats st = {.size = sizeof(st)};
+ *   if (inart_ctx_stats(c, &st) == 0) printf("%llu probes\n", (unsigned long long)st.probes);
+ */
+struct inart_ctx_stats {
+	uint32_t size;	   /* in: the caller's sizeof; out: bytes filled */
+	uint32_t reserved; /* 0; left as it is */
+	/* calls */
+	uint64_t allreduces; /* inart_allreduce calls that returned 0 (n > 0) */
+	uint64_t timeouts;   /* calls that returned -ETIMEDOUT */
+	/* datagrams and loss recovery */
+	uint64_t sent;		  /* datagrams carrying values, resends included */
+	uint64_t retransmitted;	  /* of which resends of a chunk's values (RETX) */
+	uint64_t retx_asked;	  /* of which asked for by a NACK (the others: timeouts) */
+	uint64_t probes;	  /* header-only probes sent (a switch or the PS answers) */
+	uint64_t nacks;		  /* NACKs received: a contribution was lost upstream */
+	uint64_t chain_gaps;	  /* results found missing from the PS's result chain */
+	uint64_t results;	  /* chunk results received and kept */
+	uint64_t duplicates;	  /* results for chunks already done, or stale */
+	uint64_t rescales;	  /* chunks moved to a lower fixed-point scale */
+	uint64_t local_overflows; /* chunks whose values did not fit int32 here */
+	uint64_t dropped;	  /* received datagrams that were malformed or foreign */
+};
+
+/* Fill *st (see above).  0, or -EINVAL if c or st is NULL or st->size is
+ * below 8 (not even the size field and the reserved word). */
+int inart_ctx_stats(const struct inart_ctx *c, struct inart_ctx_stats *st);
 
 void inart_ctx_destroy(struct inart_ctx *c);
 

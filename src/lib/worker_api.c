@@ -12,12 +12,18 @@
  * next deadline.  After a timeout the core is recreated (an all-reduce in
  * progress cannot be abandoned otherwise), so the context stays usable.
  *
+ * Counters (inart_ctx_stats): the context's own (all-reduces, timeouts) plus
+ * the worker core's, mapped field by field through worker_counters; the
+ * counters of cores dropped after a timeout are kept in acc, so the totals
+ * run from inart_ctx_create.
+ *
  * Ownership: the context owns its core, socket and buffers.
  */
 #include "inart/inart.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,9 +38,25 @@
 #define CTX_BATCH 64
 #define CTX_OUT 256
 
+/* Where each counter of the worker core goes in the public struct. */
+#define WC(f)                                                                                      \
+	{                                                                                          \
+		offsetof(struct inart_worker_stats, f), offsetof(struct inart_ctx_stats, f)        \
+	}
+static const struct {
+	size_t core, pub;
+} worker_counters[] = {
+    WC(sent),	  WC(retransmitted),   WC(retx_asked), WC(probes),
+    WC(nacks),	  WC(chain_gaps),      WC(results),    WC(duplicates),
+    WC(rescales), WC(local_overflows), WC(dropped),
+};
+#undef WC
+#define N_WORKER_COUNTERS ((int)(sizeof(worker_counters) / sizeof(worker_counters[0])))
+
 struct inart_ctx {
 	struct inart_worker_cfg cfg;
 	struct inart_worker *w;
+	struct inart_ctx_stats acc; /* own counters + those of dropped cores */
 	struct inart_udp *u;
 	uint32_t iter;
 	struct inart_dgram out[CTX_OUT];
@@ -165,14 +187,47 @@ static int send_all(struct inart_ctx *c, int n, uint64_t deadline)
 	return 0;
 }
 
+/* st += the counters of core w (its struct inart_worker_stats). */
+static void add_core_counters(struct inart_ctx_stats *st, const struct inart_worker *w)
+{
+	struct inart_worker_stats ws;
+
+	inart_worker_stats(w, &ws);
+	for (int i = 0; i < N_WORKER_COUNTERS; i++) {
+		uint64_t a, b;
+
+		memcpy(&a, (char *)st + worker_counters[i].pub, sizeof(a));
+		memcpy(&b, (char *)&ws + worker_counters[i].core, sizeof(b));
+		a += b;
+		memcpy((char *)st + worker_counters[i].pub, &a, sizeof(a));
+	}
+}
+
 static void reset_core(struct inart_ctx *c)
 {
 	struct inart_worker *w = inart_worker_create(&c->cfg);
 
 	if (w != NULL) {
+		add_core_counters(&c->acc, c->w);
 		inart_worker_destroy(c->w);
 		c->w = w;
 	}
+}
+
+int inart_ctx_stats(const struct inart_ctx *c, struct inart_ctx_stats *st)
+{
+	struct inart_ctx_stats all;
+	const size_t head = offsetof(struct inart_ctx_stats, allreduces);
+	size_t n;
+
+	if (c == NULL || st == NULL || st->size < head)
+		return -EINVAL;
+	all = c->acc;
+	add_core_counters(&all, c->w);
+	n = st->size < sizeof(all) ? st->size : sizeof(all);
+	memcpy((char *)st + head, (const char *)&all + head, n - head);
+	st->size = (uint32_t)n;
+	return 0;
 }
 
 int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
@@ -222,8 +277,11 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 			return -EIO;
 	}
 	rc = inart_worker_result(c->w, buf, n);
+	if (rc == 0)
+		c->acc.allreduces++;
 	return rc;
 timeout:
 	reset_core(c);
+	c->acc.timeouts++;
 	return -ETIMEDOUT;
 }

@@ -1,0 +1,316 @@
+/* Tests of the public worker API's counters (inart_ctx_stats).  The module
+ * (src/lib/worker_api.c) is compiled into this test so that it can check the
+ * table mapping the worker core's counters to the public struct and compare
+ * the context's counters with its core's.  The all-reduces run over real
+ * UDP sockets on loopback addresses (127.x.y.1 worker, .2 PS, derived from
+ * the pid so that concurrent runs do not collide) with a PS core (dp/ps) in
+ * a thread that drops the first datagram it receives, so loss recovery has
+ * to act; then the PS stops and an all-reduce times out. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../src/lib/worker_api.c"
+
+#define PS_OUT 256
+
+/* ---- the counter table ---- */
+
+/* Every counter word of struct inart_worker_stats maps to exactly one word
+ * of struct inart_ctx_stats, and every counter word of the public struct is
+ * either mapped or one of the context's own (allreduces, timeouts): a
+ * counter added to the core but not to the public struct fails here. */
+static void test_counter_table(void **state)
+{
+	const size_t head = offsetof(struct inart_ctx_stats, allreduces);
+	const size_t n_core = sizeof(struct inart_worker_stats) / sizeof(uint64_t);
+	const size_t n_pub = (sizeof(struct inart_ctx_stats) - head) / sizeof(uint64_t);
+	char pub_seen[64] = {0};
+
+	(void)state;
+	assert_int_equal(head, 8);
+	assert_int_equal(sizeof(struct inart_worker_stats) % sizeof(uint64_t), 0);
+	assert_int_equal((size_t)N_WORKER_COUNTERS, n_core);
+	assert_true(n_pub < sizeof(pub_seen));
+	pub_seen[(offsetof(struct inart_ctx_stats, allreduces) - head) / 8]++;
+	pub_seen[(offsetof(struct inart_ctx_stats, timeouts) - head) / 8]++;
+	for (size_t w = 0; w < n_core; w++) {
+		int hits = 0;
+
+		for (int i = 0; i < N_WORKER_COUNTERS; i++)
+			if (worker_counters[i].core == w * sizeof(uint64_t))
+				hits++;
+		if (hits != 1)
+			fail_msg("core counter word %zu is mapped %d times", w, hits);
+	}
+	for (int i = 0; i < N_WORKER_COUNTERS; i++) {
+		assert_true(worker_counters[i].pub >= head);
+		assert_int_equal(worker_counters[i].pub % sizeof(uint64_t), 0);
+		assert_true(worker_counters[i].pub < sizeof(struct inart_ctx_stats));
+		pub_seen[(worker_counters[i].pub - head) / 8]++;
+	}
+	for (size_t w = 0; w < n_pub; w++)
+		if (pub_seen[w] != 1)
+			fail_msg("public counter word %zu is filled %d times", w, pub_seen[w]);
+}
+
+/* ---- a PS on loopback ---- */
+
+struct psrv {
+	struct inart_udp *u;
+	struct inart_ps *ps;
+	int to_drop; /* datagrams still to drop before the PS sees them */
+	atomic_int stop;
+	struct inart_dgram out[PS_OUT];
+	uint8_t bufs[PS_OUT][INART_DGRAM_MAX];
+};
+
+static void *ps_loop(void *arg)
+{
+	struct psrv *s = arg;
+	struct inart_dgram in[64];
+
+	while (!atomic_load(&s->stop)) {
+		struct pollfd p = {inart_udp_fd(s->u), POLLIN, 0};
+		int k;
+
+		poll(&p, 1, 5);
+		while ((k = inart_udp_recv(s->u, in, 64)) > 0)
+			for (int i = 0; i < k; i++) {
+				int n, off = 0;
+
+				if (s->to_drop > 0) {
+					s->to_drop--;
+					continue;
+				}
+				n = inart_ps_rx(s->ps, in[i].data, in[i].len, in[i].peer_ip,
+						in[i].peer_port, now_ns(), s->out, PS_OUT);
+				while (off < n)
+					off += inart_udp_send(s->u, s->out + off, n - off);
+			}
+	}
+	return NULL;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* One worker w0 and one PS p0 behind a switch s0; the plan aggregates at
+ * the PS, so the worker's datagrams go straight to the PS's address. */
+static void write_files(const char *dir, unsigned a, unsigned b)
+{
+	char deploy[512];
+
+	write_file(dir, "topo.json",
+		   "{\"nodes\": [{\"id\": \"w0\", \"kind\": \"host\"}, {\"id\": \"p0\", \"kind\": "
+		   "\"host\"}, {\"id\": \"s0\", \"kind\": \"switch\"}],\n"
+		   " \"links\": [{\"a\": \"w0\", \"b\": \"s0\", \"gbps\": 10}, {\"a\": \"s0\", "
+		   "\"b\": \"p0\", \"gbps\": 10}]}\n");
+	write_file(dir, "jobs.json",
+		   "{\"jobs\": [{\"id\": \"j0\", \"workers\": [\"w0\"], \"ps\": [\"p0\"], "
+		   "\"gradient_bytes\": 1000000}]}\n");
+	write_file(dir, "plan.json",
+		   "{\"jobs\": [{\"id\": \"j0\", \"split\": {\"p0\": 1}, \"flows\": [{\"worker\": "
+		   "\"w0\", \"ps\": \"p0\", \"agg\": \"p0\", \"path\": [\"w0\", \"s0\", "
+		   "\"p0\"]}]}]}\n");
+	snprintf(deploy, sizeof(deploy),
+		 "{\"nodes\": {\"w0\": {\"ip\": \"127.%u.%u.1\"}, \"p0\": {\"ip\": "
+		 "\"127.%u.%u.2\"},\n \"s0\": {\"ip\": \"127.%u.%u.3\", \"ports\": {\"w0\": "
+		 "{\"port\": 0}, \"p0\": {\"port\": 1}}}}}\n",
+		 a, b, a, b, a, b);
+	write_file(dir, "deploy.json", deploy);
+}
+
+/* The PS's trees from the same files (what `inart ctl install` sends). */
+static void ps_setup(struct psrv *s, const char *dir, unsigned a, unsigned b)
+{
+	char tp[512], jp[512], pp[512], dp[512];
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_deploy *d;
+	struct inart_install_opt opt;
+	struct inart_install *in = NULL;
+
+	snprintf(tp, sizeof(tp), "%s/topo.json", dir);
+	snprintf(jp, sizeof(jp), "%s/jobs.json", dir);
+	snprintf(pp, sizeof(pp), "%s/plan.json", dir);
+	snprintf(dp, sizeof(dp), "%s/deploy.json", dir);
+	t = inart_topo_load(tp, &err);
+	assert_non_null(t);
+	js = inart_jobs_load(jp, t, &err);
+	assert_non_null(js);
+	p = inart_plan_load(pp, t, js, &err);
+	assert_non_null(p);
+	d = inart_deploy_load(dp, t, NULL, &err);
+	if (d == NULL)
+		fail_msg("%s", err.msg);
+	inart_install_opt_default(&opt);
+	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(in->n_ps, 1);
+	s->ps = inart_ps_create();
+	assert_non_null(s->ps);
+	for (int i = 0; i < in->ps[0].n_trees; i++)
+		assert_int_equal(inart_ps_tree_set(s->ps, &in->ps[0].trees[i]), 0);
+	s->u = inart_udp_open(127u << 24 | a << 16 | b << 8 | 2, INART_WIRE_UDP_PORT, 64, &err);
+	if (s->u == NULL)
+		fail_msg("%s", err.msg);
+	for (int i = 0; i < PS_OUT; i++)
+		s->out[i].data = s->bufs[i];
+	inart_install_destroy(in);
+	inart_deploy_destroy(d);
+	inart_plan_destroy(p);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
+/* The context's counters equal its core's (plus its own), word by word. */
+static void check_matches_core(const struct inart_ctx *c, const struct inart_ctx_stats *st)
+{
+	struct inart_worker_stats ws;
+
+	inart_worker_stats(c->w, &ws);
+	for (int i = 0; i < N_WORKER_COUNTERS; i++) {
+		uint64_t a, b;
+
+		memcpy(&a, (const char *)st + worker_counters[i].pub, sizeof(a));
+		memcpy(&b, (const char *)&ws + worker_counters[i].core, sizeof(b));
+		assert_int_equal(a, b);
+	}
+}
+
+static void test_loopback(void **state)
+{
+	char dir[] = "/tmp/inart_wapi_XXXXXX", tp[512], jp[512], pp[512], dp[512];
+	unsigned a = (unsigned)getpid() % 250 + 1, b = (unsigned)getpid() / 250 % 250 + 1;
+	struct inart_err err = {{0}};
+	struct inart_ctx_stats st, st2, old;
+	struct psrv *s = calloc(1, sizeof(*s));
+	struct inart_ctx *c;
+	pthread_t th;
+	float buf[2000], want[2000];
+	uint32_t n_chunks = 0;
+	size_t off, len;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(mkdtemp(dir));
+	write_files(dir, a, b);
+	snprintf(tp, sizeof(tp), "%s/topo.json", dir);
+	snprintf(jp, sizeof(jp), "%s/jobs.json", dir);
+	snprintf(pp, sizeof(pp), "%s/plan.json", dir);
+	snprintf(dp, sizeof(dp), "%s/deploy.json", dir);
+	ps_setup(s, dir, a, b);
+	s->to_drop = 1; /* the first DATA of chunk 0: recovery must resend it */
+	assert_int_equal(pthread_create(&th, NULL, ps_loop, s), 0);
+
+	c = inart_ctx_create(tp, jp, pp, dp, "j0", 0, &err);
+	if (c == NULL)
+		fail_msg("%s", err.msg);
+	assert_int_equal(inart_ctx_stats(NULL, &st), -EINVAL);
+	assert_int_equal(inart_ctx_stats(c, NULL), -EINVAL);
+	st.size = 4;
+	assert_int_equal(inart_ctx_stats(c, &st), -EINVAL);
+	memset(&st, 0xff, sizeof(st));
+	st.size = sizeof(st);
+	assert_int_equal(inart_ctx_stats(c, &st), 0);
+	assert_int_equal(st.size, sizeof(st));
+	assert_int_equal(st.allreduces, 0);
+	assert_int_equal(st.sent, 0);
+
+	for (int i = 0; i < 2000; i++)
+		want[i] = buf[i] = (float)(i % 97 - 48) / 16.0f; /* exact at scale 16 */
+	assert_int_equal(inart_allreduce(c, buf, 2000, 10000), 0);
+	assert_memory_equal(buf, want, sizeof(buf)); /* one worker: the sum is its own */
+	assert_int_equal(inart_worker_tree_range(c->w, 0, &off, &len, &n_chunks), 0);
+	assert_true(n_chunks > 1);
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	assert_int_equal(inart_ctx_stats(c, &st), 0);
+	print_message("loopback, first datagram dropped: %u chunks, sent %llu, retransmitted "
+		      "%llu, retx_asked %llu, probes %llu, nacks %llu, chain_gaps %llu, results "
+		      "%llu, duplicates %llu\n",
+		      n_chunks, (unsigned long long)st.sent, (unsigned long long)st.retransmitted,
+		      (unsigned long long)st.retx_asked, (unsigned long long)st.probes,
+		      (unsigned long long)st.nacks, (unsigned long long)st.chain_gaps,
+		      (unsigned long long)st.results, (unsigned long long)st.duplicates);
+	check_matches_core(c, &st);
+	assert_int_equal(st.allreduces, 1);
+	assert_int_equal(st.timeouts, 0);
+	assert_int_equal(st.results, n_chunks);
+	assert_true(st.retransmitted >= 1); /* chunk 0's values went twice */
+	assert_int_equal(st.sent, n_chunks + st.retransmitted);
+	assert_int_equal(st.dropped, 0);
+
+	/* a caller built with a smaller struct gets only what it knows */
+	memset(&old, 0xab, sizeof(old));
+	old.size = (uint32_t)offsetof(struct inart_ctx_stats, sent);
+	assert_int_equal(inart_ctx_stats(c, &old), 0);
+	assert_int_equal(old.size, offsetof(struct inart_ctx_stats, sent));
+	assert_int_equal(old.allreduces, 1);
+	assert_int_equal(old.timeouts, 0);
+	assert_int_equal(old.sent, 0xababababababababull);
+	/* a bigger one gets the library's size back */
+	st2.size = sizeof(st2) + 64;
+	assert_int_equal(inart_ctx_stats(c, &st2), 0);
+	assert_int_equal(st2.size, sizeof(st2));
+
+	/* no PS: the all-reduce times out; the counters of the core it had
+	 * (dropped by the timeout) stay in the totals */
+	atomic_store(&s->stop, 1);
+	pthread_join(th, NULL);
+	for (int i = 0; i < 2000; i++)
+		buf[i] = want[i];
+	assert_int_equal(inart_allreduce(c, buf, 2000, 100), -ETIMEDOUT);
+	st2.size = sizeof(st2);
+	assert_int_equal(inart_ctx_stats(c, &st2), 0);
+	assert_int_equal(st2.allreduces, 1);
+	assert_int_equal(st2.timeouts, 1);
+	assert_true(st2.sent > st.sent);
+	assert_int_equal(st2.results, st.results);
+
+	inart_ctx_destroy(c);
+	inart_udp_close(s->u);
+	inart_ps_destroy(s->ps);
+	free(s);
+	for (const char *f = "topo.json\0jobs.json\0plan.json\0deploy.json\0"; *f;
+	     f += strlen(f) + 1) {
+		char path[600];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, f);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_counter_table),
+	    cmocka_unit_test(test_loopback),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
