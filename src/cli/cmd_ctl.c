@@ -132,17 +132,22 @@ static void print_sw_stats(json_t *r)
 
 	printf("switch %s, up %.1f s\n", json_string_value(json_object_get(r, "name")),
 	       json_real_value(json_object_get(r, "uptime_s")));
-	printf("%-5s %-12s %12s %14s %12s %14s %8s %8s\n", "port", "interface", "rx pkts",
-	       "rx bytes", "tx pkts", "tx bytes", "tx drop", "blocked");
+	printf("%-5s %-12s %12s %14s %8s %12s %14s %8s %8s\n", "port", "interface", "rx pkts",
+	       "rx bytes", "rx drop", "tx pkts", "tx bytes", "tx drop", "blocked");
 	json_array_foreach(ports, i, v)
 	{
 		json_t *nm = json_object_get(v, "name");
 
-		printf("%-5" PRIu64 " %-12s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
-		       " %8" PRIu64 " %8" PRIu64 "\n",
+		/* rx drop: frames the kernel could not give switchd (ring full)
+		   and frames too large for a buffer */
+		printf("%-5" PRIu64 " %-12s %12" PRIu64 " %14" PRIu64 " %8" PRIu64 " %12" PRIu64
+		       " %14" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 		       jget(v, "port"), json_is_string(nm) ? json_string_value(nm) : "-",
-		       jget(v, "rx_pkts"), jget(v, "rx_bytes"), jget(v, "tx_pkts"),
-		       jget(v, "tx_bytes"), jget(v, "sock_tx_drops"), jget(v, "sock_tx_blocked"));
+		       jget(v, "rx_pkts"), jget(v, "rx_bytes"),
+		       jget(v, "sock_rx_kernel_drops") + jget(v, "sock_rx_trunc"),
+		       jget(v, "tx_pkts"), jget(v, "tx_bytes"),
+		       jget(v, "sock_tx_drops") + jget(v, "sock_tx_errors"),
+		       jget(v, "sock_tx_blocked"));
 	}
 	printf("drops:");
 	json_object_foreach(drops, k, v)
