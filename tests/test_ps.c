@@ -1013,6 +1013,117 @@ static void test_probes(void **state)
 	inart_ps_destroy(ps);
 }
 
+/* The end of an all-reduce: no DATA along the tree for INART_PS_DRAIN_GAPS
+ * gaps between them.  Before that a probe of an open record that got a
+ * contribution within the NACK loop time gets only its unicast answer; after
+ * it, the first probe NACKs down the tree every rank missing from every open
+ * record (the last chunks' losses have no later chunk to show them), once
+ * per drain. */
+static void test_drain(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 2, 0);
+	struct inart_ps_stats st;
+
+	(void)state;
+	/* chunk 0 loses rank 2, NACKed at 3000 (chunk 2 shows it), retransmitted
+	 * at 3500: NACK loop 500; DATA every 1000 */
+	for (uint32_t s = 0; s <= 2; s++)
+		for (int r = 0; r < 3; r++)
+			if (s != 0 || r != 2)
+				contrib(ps, 3, r, s, INART_F_DATA, 1000 * (s + 1));
+	assert_int_equal(contrib(ps, 3, 2, 0, INART_F_DATA | INART_F_RETX, 3500), 2);
+	for (int r = 0; r < 3; r++)
+		contrib(ps, 3, r, 3, INART_F_DATA, 4000);
+	/* the last chunks: 4 loses rank 2, 5 loses rank 1; nothing shows it */
+	contrib(ps, 3, 0, 4, INART_F_DATA, 5000);
+	contrib(ps, 3, 1, 4, INART_F_DATA, 5000);
+	contrib(ps, 3, 0, 5, INART_F_DATA, 6000);
+	assert_int_equal(contrib(ps, 3, 2, 5, INART_F_DATA, 6000), 0);
+	/* not drained yet (6000 + 4 * 1000): the prober's answer only */
+	assert_int_equal(probe_of(ps, 3, 0, 5, 6400), 1);
+	assert_true(nack_bits(0, 5, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 3) == 0x2);
+	/* drained: chunk 4 NACKed (two children: nothing learned), chunk 5 too,
+	 * then the answer */
+	assert_int_equal(probe_of(ps, 3, 0, 5, 10500), 5);
+	assert_true(nack_bits(0, 4, INART_F_RESULT | INART_F_NACK, 1) == 0x4);
+	assert_true(nack_bits(1, 4, INART_F_RESULT | INART_F_NACK, 1) == 0x4);
+	assert_true(nack_bits(2, 5, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
+	assert_true(nack_bits(3, 5, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
+	assert_true(nack_bits(4, 5, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 3) == 0x2);
+	/* once per drain, and not again within the NACK loop time */
+	assert_int_equal(probe_of(ps, 3, 1, 4, 10600), 1);
+	assert_true(nack_bits(0, 4, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 3) == 0x4);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.nacks, 2 + 4);
+	/* the retransmissions complete both */
+	assert_int_equal(contrib(ps, 3, 2, 4, INART_F_DATA | INART_F_RETX, 11000), 2);
+	assert_int_equal(contrib(ps, 3, 1, 5, INART_F_DATA | INART_F_RETX, 11000), 2);
+	inart_ps_destroy(ps);
+}
+
+/* Answers to askers of a complete record: the result sent down again towards
+ * one child holds the askers under that child only; a kept aggregate a
+ * switch sends again reaches the PS with label 0 from the last hop and is
+ * absorbed or dropped, never answered (only a worker's own rank is). */
+/* A PS of 3 ranks under 2 children: child 0 (10.1.0.0) aggregates ranks 0
+ * and 1, child 1 (10.1.0.1) is rank 2; chunks 0-2 arrive, chunk 0 misses
+ * rank 2 until chunk 2 shows it (NACK at 3000, towards child 1 only), which
+ * retransmits at 3500: NACK loop 500. */
+static struct inart_ps *two_children_ps(void)
+{
+	struct inart_ps *ps = make_ps(3, 2, 0);
+	struct pk p;
+
+	for (uint32_t s = 0; s <= 2; s++) {
+		pk_init(&p, 3, 1, s, 1);
+		p.bits[0] = 0x3;
+		send_at(ps, &p, 0x0a010000u, 1000 * (s + 1));
+		if (s == 0)
+			continue;
+		pk_init(&p, 3, 1, s, 1);
+		pk_bit(&p, 2);
+		send_at(ps, &p, 0x0a010001u, 1000 * (s + 1));
+	}
+	assert_int_equal(contrib(ps, 3, 2, 0, INART_F_DATA | INART_F_RETX, 3500), 2);
+	return ps;
+}
+
+static void test_answers_children(void **state)
+{
+	struct inart_ps *ps = two_children_ps();
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	/* chunk 2 complete: rank 0 asks (unicast), rank 1 (sent down again
+	 * towards child 0), rank 2 under child 1 (sent down towards child 1, not
+	 * held), rank 0 again within the loop time (held) */
+	assert_int_equal(probe_of(ps, 3, 0, 2, 4000), 1);
+	check_result(0, 1, 2, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(probe_of(ps, 3, 1, 2, 4100), 1);
+	check_result(0, 1, 2, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(out[0].peer_ip, 0x0a010000u);
+	assert_int_equal(probe_of(ps, 3, 2, 2, 4200), 1);
+	check_result(0, 1, 2, 16, INART_F_RESULT, 1001, &h, v);
+	assert_int_equal(out[0].peer_ip, 0x0a010001u);
+	assert_int_equal(probe_of(ps, 3, 0, 2, 4300), 0);
+	/* child 0's kept aggregate of chunk 1 again, label 0 (the last hop's):
+	 * a duplicate, not answered */
+	pk_init(&p, 3, 1, 1, 1);
+	p.bits[0] = 0x3;
+	p.flags = INART_F_DATA | INART_F_RETX;
+	assert_int_equal(send_at(ps, &p, 0x0a010000u, 4400), 0);
+	{
+		struct inart_ps_stats st;
+
+		inart_ps_stats(ps, &st);
+		assert_int_equal(st.resent_down, 2);
+		assert_int_equal(st.answers_held, 1);
+	}
+	inart_ps_destroy(ps);
+}
+
 /* The PS learns under which child each rank is from the sender address
  * (a worker child's own, or a switch child's aggregates); NACKs and results
  * sent down again go only that way. */
@@ -1070,6 +1181,8 @@ int main(void)
 	    cmocka_unit_test(test_nack_repeat_placeholder),
 	    cmocka_unit_test(test_probes),
 	    cmocka_unit_test(test_children_learned),
+	    cmocka_unit_test(test_drain),
+	    cmocka_unit_test(test_answers_children),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

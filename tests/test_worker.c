@@ -586,33 +586,48 @@ static void test_probes_nacks(void **state)
 	inart_worker_destroy(w);
 }
 
-/* Results of one PS come in the order it sent them and name the one before:
- * a result naming a chunk still waiting reveals a lost result, which is
- * probed at once, together with the older chunks in flight. */
-static void test_chain(void **state)
+/* A worker of rank 0 of 2 with one tree, one value per chunk, n chunks,
+ * the given window; every chunk the window allows is sent at 0 and chunk 0's
+ * result arrives at 100 us. */
+static struct inart_worker *chain_worker(float *x, int n, int window)
 {
 	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	uint8_t buf[INART_DGRAM_MAX];
+	int32_t v[1] = {0};
+	size_t len;
+
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = (uint16_t)window;
+	c.retx_timeout_ns = 1000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, (size_t)n, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), window < n ? window : n);
+	len = result_pkt_prev(buf, 2, 1, 0, 16, 0, 3, v, 1, 0);
+	assert_int_equal(inart_worker_rx(w, buf, len, 100000), 0);
+	return w;
+}
+
+/* Results of one PS come in the order it sent them and name the one before:
+ * a result naming a chunk still waiting reveals a lost result, which is
+ * probed at once, together with the older chunks in flight that waited
+ * longer than the time to result when the tree has nothing new to send. */
+static void test_chain(void **state)
+{
 	struct inart_worker *w;
 	struct inart_worker_stats st;
 	struct inart_wire_hdr h;
 	uint8_t buf[INART_DGRAM_MAX];
 	float x[8] = {0};
 	int32_t v[1] = {0};
-	int seen[8] = {0}, k;
+	int seen[8] = {0}, k, probes = 0, data = 0;
 	size_t len;
 
 	(void)state;
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = 8;
-	c.retx_timeout_ns = 1000000;
-	w = inart_worker_create(&c);
-	assert_non_null(w);
-	assert_int_equal(inart_worker_begin(w, x, 8, 1), 0);
-	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 8);
-	len = result_pkt_prev(buf, 2, 1, 0, 16, 0, 3, v, 1, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 100000), 0);
+	w = chain_worker(x, 8, 8);
 	/* 4's result names 3 (lost): 3 and the older 1, 2 are probed now */
 	len = result_pkt_prev(buf, 2, 1, 4, 16, 0, 3, v, 1, 1 + 3);
 	assert_int_equal(inart_worker_rx(w, buf, len, 110000), 0);
@@ -631,6 +646,32 @@ static void test_chain(void **state)
 	inart_worker_stats(w, &st);
 	assert_int_equal(st.chain_gaps, 1); /* 2 has a probe out already */
 	assert_int_equal(st.probes, 3);
+	inart_worker_destroy(w);
+
+	/* while the tree still sends new chunks, a gap probes only the chunk it
+	 * names, not the older ones in flight (later chunks give the PS its
+	 * evidence; guesses would mostly be answered with results already on
+	 * their way) */
+	w = chain_worker(x, 8, 4);
+	/* 3's result names 2 (lost); 1 is older and in flight, but chunk 4 may
+	 * still be sent: only 2 is probed, and 4 goes out */
+	len = result_pkt_prev(buf, 2, 1, 3, 16, 0, 3, v, 1, 1 + 2);
+	assert_int_equal(inart_worker_rx(w, buf, len, 210000), 0);
+	k = inart_worker_poll(w, 210000, out, MAXOUT);
+	for (int i = 0; i < k; i++) {
+		data_pkt(i, &h);
+		if (h.flags & INART_F_NACK) {
+			assert_int_equal(h.seq, 2);
+			probes++;
+		} else {
+			assert_int_equal(h.seq, 4);
+			data++;
+		}
+	}
+	assert_int_equal(probes, 1);
+	assert_int_equal(data, 1);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.chain_gaps, 1);
 	inart_worker_destroy(w);
 }
 

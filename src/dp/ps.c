@@ -10,7 +10,8 @@
  * (with the NACK round and times, the chain link and the answers' bookkeeping),
  * bitmap (bw words), ranks NACKed (bw words), int64 sums (vmax values).  Per
  * tree also each rank's progress along the tree and the child it came from,
- * the result chain's head, the NACK loop time and a ring of NACKed records.
+ * the result chain's head, the NACK loop time, a ring of NACKed records, and
+ * the time and smoothed gap of DATA arrivals (drained: the streams stopped).
  *
  * Invariants: a record's bitmap is the union of the disjoint bitmaps of the
  * packets absorbed since the record was (re)started, and its sums are their
@@ -40,15 +41,16 @@ struct rec {
 	int8_t scale;
 	uint8_t flags;	  /* INART_F_OVERFLOW if an absorbed packet or the sum overflowed */
 	uint8_t nack_lvl; /* NACK rounds sent */
-	uint16_t count, slot, nbits, pad2;
-	uint32_t prev;	  /* DONE: 1 + seq of the result sent down before this one, 0 */
-	uint32_t ans_ip;  /* DONE: the address the last unicast answer went to */
-	uint32_t remc_ip; /* DONE: the asker that made the PS send the result down again */
+	uint16_t count, slot, nbits;
+	uint16_t remc_child; /* DONE: 1 + the child it was sent down again towards, 0: all */
+	uint32_t prev;	     /* DONE: 1 + seq of the result sent down before this one, 0 */
+	uint32_t ans_ip;     /* DONE: the address the last unicast answer went to */
+	uint32_t remc_ip;    /* DONE: the asker that made the PS send the result down again */
 	uint32_t pad4;
 	uint64_t nack_ns;  /* time of the last NACK */
 	uint64_t ans_ns;   /* DONE: last unicast answer with the result */
 	uint64_t remc_ns;  /* DONE: last time the result was sent down again */
-	uint64_t touch_ns; /* OPEN: last contribution absorbed */
+	uint64_t touch_ns; /* last contribution absorbed (DONE: when it completed) */
 	/* uint64_t bitmap[bw]; uint64_t nacked[bw]; int64_t sums[vmax]; follow */
 };
 
@@ -87,6 +89,13 @@ struct tree {
 	uint8_t child_known[INART_PS_MAX_CHILDREN];
 	uint32_t learn_ip; /* the last sender address looked up, and its child + 1 */
 	int learn_child;
+	/* DATA along the tree (not retransmissions): time of the last one, the
+	 * smoothed gap between them, the newest iteration and 1 + the highest
+	 * seq seen in it; the tree is drained (drained()) when none came for
+	 * INART_PS_DRAIN_GAPS gaps; sweep_ns: the last time the open records
+	 * were NACKed because of it */
+	uint64_t data_ns, data_gap, sweep_ns;
+	uint32_t hi_iter, hi_pos;
 };
 
 struct inart_ps {
@@ -343,6 +352,7 @@ static void rec_start(const struct tree *t, struct rec *r, const struct inart_wi
 	r->nack_ns = 0;
 	r->ans_ns = r->remc_ns = r->touch_ns = 0;
 	r->ans_ip = r->remc_ip = 0;
+	r->remc_child = 0;
 	r->prev = 0;
 	memset(rec_bitmap(r), 0, 16 * (size_t)t->bw); /* bitmap and nacked */
 	memset(rec_sums(r, t->bw), 0, 8 * (size_t)h->count);
@@ -553,27 +563,39 @@ static int emit(struct inart_ps *ps, const struct tree *t, struct rec *r, uint32
 	return n;
 }
 
+/* The child (1 + index) the single rank of `asker` was learned under, 0 if
+ * not known (copies towards it go to every child nothing was learned from,
+ * or to all). */
+static int asker_child(const struct tree *t, const uint64_t *asker)
+{
+	for (int w = 0; w < t->bw; w++)
+		if (asker[w])
+			return t->child_of[64 * w + __builtin_ctzll(asker[w])];
+	return 0;
+}
+
 /* A worker without the result of a complete record asks (probe or data
  * retransmission).  The first asker gets a unicast answer; the same asker
  * again within the NACK loop time gets nothing (the answer is on its way);
- * another one within that time (several workers lost it: a copy lost high
- * in the tree) makes the PS send the result down the tree once more
- * (towards the asker's child), and
- * askers within that time after it get nothing (the copy is on its way;
- * their retries come later). */
+ * another one within that time (several workers lost the result: a copy
+ * lost high in the tree) makes the PS send the result down the tree once
+ * more, towards the asker's child; askers under that child within that
+ * time after it get nothing (the copy is on its way to them; their retries
+ * come later), except the one that caused it (its copy was lost too);
+ * askers under another child are treated as if it had not happened. */
 static int answer_done(struct inart_ps *ps, const struct tree *t, struct rec *r, uint32_t seq,
 		       const uint64_t *asker, uint32_t src_ip, uint16_t src_port, uint64_t now,
 		       struct inart_dgram *out, int max_out)
 {
 	uint64_t hold = t->nack_rtt;
-	int n;
+	int child = asker_child(t, asker), n;
 
-	if (hold && r->remc_ns && now < r->remc_ns + hold) {
+	if (hold && r->remc_ns && now < r->remc_ns + hold &&
+	    (r->remc_child == 0 || r->remc_child == child)) {
 		if (src_ip != r->remc_ip) {
 			ps->st.answers_held++;
 			return 0;
 		}
-		/* the asker that made it asks again: its copy was lost too */
 	} else if (hold && r->ans_ns && now < r->ans_ns + hold) {
 		if (src_ip == r->ans_ip) {
 			ps->st.answers_held++;
@@ -583,6 +605,7 @@ static int answer_done(struct inart_ps *ps, const struct tree *t, struct rec *r,
 		if (n > 0) {
 			r->remc_ns = now;
 			r->remc_ip = src_ip;
+			r->remc_child = (uint16_t)child;
 			ps->st.resent_down++;
 		}
 		return n;
@@ -632,6 +655,15 @@ static void drop(struct inart_ps *ps, uint64_t *reason)
 {
 	(*reason)++;
 	ps->st.dropped++;
+}
+
+static int bits_count(const uint64_t *a, int bw)
+{
+	int n = 0;
+
+	for (int i = 0; i < bw; i++)
+		n += __builtin_popcountll(a[i]);
+	return n;
 }
 
 static int bits_overlap(const uint64_t *a, const uint64_t *b, int bw)
@@ -707,6 +739,27 @@ static void ranks_note(struct tree *t, const struct inart_wire_hdr *h)
 			}
 		}
 	}
+}
+
+/* DATA of chunk (h->iter, h->seq) arrived along the tree at now (not a
+ * retransmission): time the gaps between such arrivals (a stall counts at
+ * most twice the current estimate) and note the newest chunk. */
+static void data_note(struct tree *t, const struct inart_wire_hdr *h, uint64_t now)
+{
+	if (t->data_ns && now > t->data_ns) {
+		uint64_t g = now - t->data_ns;
+
+		if (t->data_gap && g > 2 * t->data_gap)
+			g = 2 * t->data_gap;
+		t->data_gap = t->data_gap ? (7 * t->data_gap + g) / 8 : g;
+	}
+	t->data_ns = now;
+	if (t->hi_iter != h->iter && (int32_t)(h->iter - t->hi_iter) > 0) {
+		t->hi_iter = h->iter;
+		t->hi_pos = 0;
+	}
+	if (t->hi_iter == h->iter && h->seq + 1 > t->hi_pos)
+		t->hi_pos = h->seq + 1;
 }
 
 /* Rank r's contribution to chunk (iter, seq) will not arrive along the tree
@@ -858,12 +911,23 @@ static int nack_check(struct inart_ps *ps, struct tree *t, const struct inart_wi
 	return n;
 }
 
+/* No DATA came along the tree for INART_PS_DRAIN_GAPS smoothed gaps between
+ * them (any time after the first, before a gap was measured): the workers'
+ * streams stopped (the end of an all-reduce, or every window stuck), so a
+ * contribution still missing will not come by itself: it was lost or waits
+ * in a switch's slot. */
+static int drained(const struct tree *t, uint64_t now)
+{
+	return t->data_ns != 0 && now > t->data_ns + INART_PS_DRAIN_GAPS * t->data_gap;
+}
+
 /* A worker waits for open record r (chunk seq): if its last NACK had time
  * to be acted on (the NACK loop time), send a new NACK round down the tree
  * now, naming the ranks it misses that are gone (a NACK or retransmission
- * was lost) or, if nothing arrived for the record for a NACK loop time (the
- * end of an all-reduce: no later chunk shows who is gone), every rank it
- * misses (also for the first round before any NACK loop was timed).
+ * was lost) or, if nothing arrived for the record for a NACK loop time or
+ * the tree is drained (the end of an all-reduce: no later chunk shows who
+ * is gone), every rank it misses (also for the first round before any NACK
+ * loop was timed).
  * Switches on the way flush what they hold for the chunk or send their kept
  * aggregates again; the workers named retransmit. */
 static int renack(struct inart_ps *ps, struct tree *t, struct rec *r, uint32_t iter, uint32_t seq,
@@ -874,7 +938,8 @@ static int renack(struct inart_ps *ps, struct tree *t, struct rec *r, uint32_t i
 	if (r->nack_lvl >= NACK_ROUNDS || (t->nack_rtt == 0 && r->nack_lvl > 0) ||
 	    now < r->nack_ns + t->nack_rtt)
 		return 0;
-	if (now >= r->touch_ns + t->nack_rtt) { /* (always before any loop time was measured) */
+	/* (always before any loop time was measured) */
+	if (now >= r->touch_ns + t->nack_rtt || drained(t, now)) {
 		uint64_t any = 0;
 
 		for (int w = 0; w < t->bw; w++) {
@@ -894,6 +959,29 @@ static int renack(struct inart_ps *ps, struct tree *t, struct rec *r, uint32_t i
 		rec_nacked(r, t->bw)[w] |= lost[w];
 	return emit_nack(ps, t, iter, seq, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0, out,
 			 max_out);
+}
+
+/* A probe of chunk h->seq arrived while the tree is drained: once per drain
+ * (the first probe after the last DATA), a NACK round for every other open
+ * record of the newest iteration that may have one now (renack: every rank
+ * it misses), so that the losses of the last chunks are all asked for in one
+ * round trip instead of one probe each.  Returns datagrams emitted. */
+static int drain_sweep(struct inart_ps *ps, struct tree *t, const struct inart_wire_hdr *h,
+		       uint64_t now, struct inart_dgram *out, int max_out)
+{
+	int n = 0;
+
+	if (!drained(t, now) || t->sweep_ns > t->data_ns || t->hi_iter != h->iter)
+		return 0;
+	t->sweep_ns = now;
+	for (uint32_t c = 0; c < t->hi_pos && n < max_out; c++) {
+		struct rec *r = rec_peek(t, h->iter, c);
+
+		if (r == NULL || r->state != REC_OPEN || c == h->seq)
+			continue;
+		n += renack(ps, t, r, h->iter, c, now, out + n, max_out - n);
+	}
+	return n;
 }
 
 /* A probe (DATA|RETX|NACK, header only) from a worker without the result of
@@ -941,7 +1029,7 @@ static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_
 		   struct inart_dgram *out, int max_out)
 {
 	struct rec *r;
-	int retx;
+	int retx, ask;
 
 	r = rec_get(t, h->iter, h->seq);
 	if (r == NULL) {
@@ -967,8 +1055,11 @@ static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_
 		return 0;
 	}
 	/* a worker's retransmission (label 0); a switch's repair of a lost
-	 * aggregate travels the tree (label set) and is never answered */
+	 * aggregate travels the tree (label set) and is never answered, nor is
+	 * one that reaches the PS with label 0 from the last hop's entry: only a
+	 * single rank (a worker sends its own) is answered */
 	retx = (h->flags & INART_F_RETX) != 0 && h->label == 0;
+	ask = retx && bits_count(h->bitmap, t->bw) == 1;
 	if (h->scale_exp < r->scale) {
 		if (r->state == REC_DONE && !(r->flags & INART_F_OVERFLOW)) {
 			/* no worker lowers its scale below a clean result */
@@ -982,7 +1073,7 @@ static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_
 			drop(ps, &ps->st.drop_stale);
 			return 0;
 		}
-		if (!retx)
+		if (!ask)
 			return 0; /* a repair at a scale the chunk left */
 		/* the sender missed a rescale: tell it the chunk's scale */
 		return emit(ps, t, r, h->seq, r->state != REC_DONE, 0, NULL, src_ip, src_port, out,
@@ -990,9 +1081,9 @@ static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_
 	}
 	if (r->state == REC_DONE) {
 		ps->st.duplicates++;
-		return retx ? answer_done(ps, t, r, h->seq, h->bitmap, src_ip, src_port, now, out,
-					  max_out)
-			    : 0;
+		return ask ? answer_done(ps, t, r, h->seq, h->bitmap, src_ip, src_port, now, out,
+					 max_out)
+			   : 0;
 	}
 	if (bits_overlap(rec_bitmap(r), h->bitmap, t->bw)) {
 		if (!bits_superset(h->bitmap, rec_bitmap(r), t->bw)) {
@@ -1072,14 +1163,18 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		return 0;
 	}
 	learn_children(t, &h, src_ip);
-	if (nack)
-		return probe(ps, t, &h, src_ip, src_port, now_ns, out, max_out);
+	if (nack) {
+		/* (one datagram left for the prober's answer) */
+		n = max_out > 1 ? drain_sweep(ps, t, &h, now_ns, out, max_out - 1) : 0;
+		return n + probe(ps, t, &h, src_ip, src_port, now_ns, out + n, max_out - n);
+	}
 	n = rx_data(ps, t, &h, payload, src_ip, src_port, now_ns, out, max_out);
 	if (!(h.flags & INART_F_RETX)) {
 		/* a fallback may overtake contributions of its ranks still held
 		 * in a switch's slot: it says nothing about their progress */
 		if (!(h.flags & INART_F_FALLBACK))
 			ranks_note(t, &h);
+		data_note(t, &h, now_ns);
 		n += nack_check(ps, t, &h, now_ns, out + n, max_out - n);
 	}
 	return n;

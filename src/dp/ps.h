@@ -18,9 +18,13 @@
  * arrived along the tree while a chunk still misses them are NACKed
  * (RESULT|NACK down the tree, towards the children those ranks were learned
  * under), again after twice the measured NACK loop time; probes of open
- * chunks get a unicast NACK naming every missing rank.  Sums are int64; a sum outside int32 makes
- * the result carry INART_F_OVERFLOW (workers then rescale and resend with a new scale_exp; a
- * chunk's state restarts when a packet with a different scale arrives).
+ * chunks get a unicast NACK naming every missing rank.  When no DATA came
+ * along a tree for INART_PS_DRAIN_GAPS gaps (the end of an all-reduce), a
+ * probe NACKs down the tree every rank missing from its record and, once
+ * per drain, from every other open record.  Sums are int64; a sum outside
+ * int32 makes the result carry INART_F_OVERFLOW (workers then rescale and
+ * resend with a new scale_exp; a chunk's state restarts when a packet with a
+ * different scale arrives).
  * Results of the last completed iteration are kept for retransmissions.
  *
  * Iterations: the newest iteration seen with a valid packet is "current";
@@ -71,6 +75,10 @@ struct inart_ps_tree_cfg {
  * iteration) arrived along the tree is taken to have lost its contribution to
  * chunk seq if that is still missing: the PS sends a NACK naming it. */
 #define INART_PS_LOST_AFTER 2
+/* No DATA along a tree for this many smoothed gaps between them: the streams
+ * stopped (the end of an all-reduce), every contribution still missing is
+ * NACKed when a worker probes (docs/dataplane.md, packet rule 13). */
+#define INART_PS_DRAIN_GAPS 4
 
 struct inart_ps_stats {
 	uint64_t rx, absorbed, duplicates, completed, results_sent, retx_answered, overflows;

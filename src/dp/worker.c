@@ -380,10 +380,12 @@ static void probe_answered(struct wtree *tr, struct wchunk *c, uint64_t now)
 	if (c->unanswered && c->last_probe && now > c->last_probe) {
 		uint64_t d = now - c->last_probe;
 
-		/* up fast, down slowly: a retry before the answer could come
-		 * only adds load where the answer waits */
+		/* up at once, down slowly: answers from a switch nearby are quick,
+		 * the PS's wait behind its queues; a retry before the answer could
+		 * come only adds load where the answer waits (and the PS holds a
+		 * repeated question while its answer may be on the way) */
 		if (d > tr->prtt)
-			tr->prtt = tr->prtt ? (tr->prtt + d) / 2 : d;
+			tr->prtt = d;
 		else
 			tr->prtt = (7 * tr->prtt + d) / 8;
 	}
@@ -422,8 +424,12 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	w->st.probes++;
 	c->last_probe = now;
 	/* a probe or its answer may be lost: ask again after the usual answer
-	 * time, doubling per unanswered probe and per retransmission, up to 4x */
-	k = c->unanswered + c->retries;
+	 * time, doubling per unanswered probe and per retransmission, up to 4x;
+	 * but not when the tree may send nothing new (the end of its share or
+	 * a stuck window): nothing else reveals a loss then, a probe costs a
+	 * header, and the PS holds a question repeated while its answer may
+	 * still come */
+	k = sending(w, tr) ? c->unanswered + c->retries : 0;
 	c->probe_at = now + (probe_wait(w, tr) << (k < 2 ? k : 2));
 	if (c->unanswered < 255)
 		c->unanswered++;
@@ -820,19 +826,29 @@ static int probe_now(const struct inart_worker *w, const struct wtree *tr, struc
 /* A result of tree tr says the PS sent the result of chunk seq down the tree
  * just before it.  Results of one PS reach a worker in the order sent, so if
  * chunk seq is still waiting, its result was lost: probe it now.  Walking
- * back, the probe's answer names the chunk before; older chunks in flight
- * that no NACK said are still being collected (and that had time to be
- * answered) are probed at once too, so that a burst of lost results is
- * found in one round trip. */
+ * back, the probe's answer names the chunk before.  When the tree may send
+ * nothing new (the end of its share, a stuck window), older chunks in flight
+ * that no NACK said are still being collected and that waited longer than
+ * the smoothed time to result are probed at once too, so that a burst of
+ * lost results (or a lost contribution of ours) is found in one round trip.
+ * While chunks are still being sent, later chunks give the PS its evidence
+ * and keep results coming, and such guesses mostly reach the PS after the
+ * chunk completed: each is answered with a whole result that is already on
+ * its way (docs/dataplane.md, Measured cost of loss). */
 static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, uint64_t now)
 {
 	uint64_t age = tr->min_rtt ? tr->min_rtt : tr->rto;
+
+	if (tr->srtt > age)
+		age = tr->srtt;
 
 	if (seq >= tr->n_chunks || seq < tr->base)
 		return;
 	if (!probe_now(w, tr, &w->ch[tr->chunk0 + seq], now))
 		return;
 	w->st.chain_gaps++;
+	if (sending(w, tr))
+		return;
 	for (uint32_t s = tr->base; s < seq; s++) {
 		struct wchunk *c = &w->ch[tr->chunk0 + s];
 

@@ -40,8 +40,11 @@
  * INART_WORKER_RTO_MAX_MUL]; a chunk's first timeout doubles it until the
  * next sample (Karn); each chunk doubles its own timeout per timeout up to
  * 16x.  Probes are retried after twice the measured answer time (at least
- * the smallest time to result), doubling up to 4x; idle probing of a tree
- * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.
+ * the smallest time to result), doubling up to 4x while the tree still sends
+ * new chunks (not doubling at the end of its share); idle probing of a tree
+ * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.  A
+ * gap in the result chain probes the chunk it names, and, when the tree
+ * sends nothing new, the older chunks in flight past the time to result.
  *
  * Window: a chunk seq is sent only while seq < base + window, base being
  * the lowest seq of the tree without a result, so live chunks of a tree
