@@ -37,12 +37,12 @@ if [ ! -f "$bdir/build.ninja" ]; then
 		-Dbuildtype=debugoptimized \
 		-Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=all'
 fi
-ninja -C "$bdir" fuzz/fuzz_topo fuzz/fuzz_jobs fuzz/fuzz_plan fuzz/fuzz_wire fuzz/fuzz_switch \
+ninja -C "$bdir" fuzz/fuzz_topo fuzz/fuzz_jobs fuzz/fuzz_plan fuzz/fuzz_wire fuzz/fuzz_switch fuzz/fuzz_ps \
 	fuzz/fuzz_ctlmsg
 
 status=0
 mkdir -p "$bdir/fuzz-artifacts"
-for t in topo jobs plan wire switch ctlmsg; do
+for t in topo jobs plan wire switch ps ctlmsg; do
 	work=$bdir/fuzz-corpus/$t
 	mkdir -p "$work"
 	echo "== fuzz_$t for ${secs}s"

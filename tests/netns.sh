@@ -226,12 +226,15 @@ dump_stats() {
 }
 
 # --- all-reduce -----------------------------------------------------------------------
-allreduce() { # allreduce VALUES ITERS: three workers at once, all must be exact
+allreduce() { # allreduce VALUES ITERS [keep]: three workers at once, all must be exact
 	local n=$1 iters=$2 r rc=0 wp=()
 	# a new run of the job: workers number all-reduces from 1 again, so
-	# the PS trees are restarted by installing again
-	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-		--deploy "$tmp/deploy.json" >/dev/null 2>&1 || return 1
+	# the PS trees are restarted by installing again (unless "keep": then
+	# the PSs must see the restart themselves)
+	if [ "${3:-}" != keep ]; then
+		"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+			--deploy "$tmp/deploy.json" >/dev/null 2>&1 || return 1
+	fi
 	for r in 0 1 2; do
 		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
 			j0 $r --deploy "$tmp/deploy.json" -n "$n" --iters "$iters" --workers 3 \
@@ -255,6 +258,20 @@ for size in 1 1000 100000; do
 	fi
 done
 if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
+
+# the job started again without a new install: after a second of silence
+# the PSs take fresh DATA of an old iteration as a restart (ps.h)
+sleep 1.2
+if allreduce 1000 2 keep; then
+	ok
+else
+	bad "a restarted job, no new install"
+	cat "$tmp"/w?.out | head -20
+	dump_stats
+fi
+"$INART" ctl stats "$tmp/p0.sock" --json >"$tmp/p0.stats" 2>&1
+restarts=$(grep -o '"restarts": [0-9]*' "$tmp/p0.stats" | awk '{print $2}')
+if [ "${restarts:-0}" -ge 1 ]; then ok; else bad "p0 counted the restart (restarts ${restarts:-?})"; fi
 
 "$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.stats" 2>&1
 agg=$(grep -o '"aggregated": [0-9]*' "$tmp/t0.stats" | awk '{s += $2} END {print s + 0}')

@@ -3,7 +3,8 @@
  * overflow and the rescale protocol, iteration window, memory limit, bad
  * input counted by reason, a seeded random property test, and loss
  * recovery: NACKs on evidence, repeated by time, for wholly lost chunks,
- * probes and their answers, results sent down again, children learned. */
+ * probes and their answers, results sent down again, children learned;
+ * a job restarted after an idle time. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -542,6 +543,72 @@ static void test_iterations(void **state)
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_stale, 1);
 	assert_int_equal(st.completed, 4);
+	inart_ps_destroy(ps);
+}
+
+/* A job started again after an idle time (its contexts count iterations
+ * from 1 again) gets fresh chunks, not the old run's results; without the
+ * idle time, or for retransmissions and probes, nothing restarts. */
+static void test_restart(void **state)
+{
+	const uint64_t s1 = 1000000000ull; /* 1 s */
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	/* first run: iterations 1 and 2 at t = 1 ms */
+	for (uint32_t it = 1; it <= 2; it++)
+		for (int r = 0; r < 2; r++) {
+			pk_init(&p, 2, it, 0, 1);
+			pk_bit(&p, r);
+			p.vals[0] = (int32_t)it * 100 + r;
+			assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, 1000000), r);
+		}
+	/* 0.5 s later, iteration 2 again from rank 0 (not a retransmission):
+	 * too soon for a restart, a duplicate of a complete chunk */
+	pk_init(&p, 2, 2, 0, 1);
+	pk_bit(&p, 0);
+	p.vals[0] = 7;
+	send_at(ps, &p, 0x0a000000u, 1000000 + s1 / 2);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restarts, 0);
+	assert_int_equal(st.completed, 2);
+	/* a probe for iteration 1 after 2 s of silence: no restart either */
+	pk_init(&p, 2, 1, 0, 0);
+	pk_bit(&p, 0);
+	p.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	p.label_set = 1;
+	p.label = 99;
+	send_at(ps, &p, 0x0a000000u, 1000000 + s1 / 2 + 2 * s1);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restarts, 0);
+	/* the second run after another 2 s: iteration 1 is summed afresh */
+	for (int r = 0; r < 2; r++) {
+		pk_init(&p, 2, 1, 0, 1);
+		pk_bit(&p, r);
+		p.vals[0] = 50 + r;
+		assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, 5 * s1), r);
+	}
+	check_result(0, 1, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 101);
+	assert_int_equal(h.bitmap[0], 3);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restarts, 1);
+	assert_int_equal(st.completed, 3);
+	/* and its iteration 2 too (the old run's iteration 2 is gone) */
+	for (int r = 0; r < 2; r++) {
+		pk_init(&p, 2, 2, 0, 1);
+		pk_bit(&p, r);
+		p.vals[0] = 60 + r;
+		assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, 5 * s1 + 1000), r);
+	}
+	check_result(0, 2, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 121);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restarts, 1);
 	inart_ps_destroy(ps);
 }
 
@@ -1174,6 +1241,7 @@ int main(void)
 	    cmocka_unit_test(test_overflow_rescale),
 	    cmocka_unit_test(test_overflow_flag),
 	    cmocka_unit_test(test_iterations),
+	    cmocka_unit_test(test_restart),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_trees),
 	    cmocka_unit_test(test_random),

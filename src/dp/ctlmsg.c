@@ -915,6 +915,7 @@ const struct inart_ctl_counter inart_ctl_ps_counters[] = {
     C(inart_ps_stats, probe_nacks),
     C(inart_ps_stats, resent_down),
     C(inart_ps_stats, answers_held),
+    C(inart_ps_stats, restarts),
 };
 #undef C
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -96,6 +96,9 @@ struct tree {
 	 * were NACKed because of it */
 	uint64_t data_ns, data_gap, sweep_ns;
 	uint32_t hi_iter, hi_pos;
+	/* any valid packet for the tree: time of the last one (restarts) */
+	uint64_t rx_ns;
+	int have_rx;
 };
 
 struct inart_ps {
@@ -1158,6 +1161,22 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		drop(ps, &ps->st.drop_limit);
 		return 0;
 	}
+	if (t->have_iter && (int32_t)(h.iter - t->cur_iter) <= 0 &&
+	    !(h.flags & (INART_F_RETX | INART_F_NACK)) && t->have_rx && now_ns > t->rx_ns &&
+	    now_ns - t->rx_ns >= INART_PS_RESTART_IDLE_NS) {
+		/* the job started again (see ps.h): a fresh tree, same config */
+		struct tree *nt = tree_new(&t->cfg, t->max_chunks);
+
+		if (nt == NULL) {
+			drop(ps, &ps->st.drop_nomem);
+			return 0;
+		}
+		tree_free(t);
+		ps->trees[ti] = t = nt;
+		ps->st.restarts++;
+	}
+	t->rx_ns = now_ns;
+	t->have_rx = 1;
 	if (t->have_iter && (int32_t)(h.iter - t->cur_iter) < -1) {
 		drop(ps, &ps->st.drop_stale);
 		return 0;

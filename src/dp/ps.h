@@ -34,6 +34,15 @@
  * stale.  A seq >= max_chunks is dropped (memory bound: at most
  * 2 * ceil(max_chunks / INART_PS_BLOCK_CHUNKS) blocks per tree).
  *
+ * Restarts: a job started again (new worker contexts count iterations from
+ * 1 again) would find its iterations stale or, worse, already complete.  So
+ * a first-time contribution (DATA without RETX or NACK) for an iteration
+ * that is not newer than the current one, arriving after the tree saw no
+ * packet at all for INART_PS_RESTART_IDLE_NS, starts the tree afresh
+ * (counted in `restarts`).  During an all-reduce the tree is never that
+ * idle: workers waiting for results probe it; between all-reduces every
+ * worker has every result, so forgetting them loses nothing.
+ *
  * Scales: a packet at a lower scale than its chunk's restarts the chunk at
  * that scale (unless the chunk completed without overflow); a RETX at a
  * higher scale is answered with the chunk's result if complete, else with a
@@ -79,6 +88,8 @@ struct inart_ps_tree_cfg {
  * stopped (the end of an all-reduce), every contribution still missing is
  * NACKed when a worker probes (docs/dataplane.md, packet rule 13). */
 #define INART_PS_DRAIN_GAPS 4
+/* a tree silent this long takes an old iteration's fresh DATA as a restart */
+#define INART_PS_RESTART_IDLE_NS 1000000000ull
 
 struct inart_ps_stats {
 	uint64_t rx, absorbed, duplicates, completed, results_sent, retx_answered, overflows;
@@ -99,6 +110,7 @@ struct inart_ps_stats {
 	uint64_t probe_nacks;	 /* probes answered with a NACK (chunk not complete) */
 	uint64_t resent_down;	 /* complete results sent down the tree again (several askers) */
 	uint64_t answers_held;	 /* askers not answered: the result was just sent down again */
+	uint64_t restarts;	 /* trees started afresh: a job restarted after an idle time */
 };
 
 struct inart_ps;
