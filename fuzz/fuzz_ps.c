@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dp/bytes.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
 
@@ -126,14 +127,9 @@ static int check_out(int n)
 			continue;
 		if (h.iter != 4 || h.seq != 2 || h.count != NV || h.bitmap[0] != 3)
 			die("tree B: wrong result header");
-		for (int k = 0; k < NV; k++) {
-			int32_t v =
-			    (int32_t)((uint32_t)pl[4 * k] << 24 | (uint32_t)pl[4 * k + 1] << 16 |
-				      (uint32_t)pl[4 * k + 2] << 8 | pl[4 * k + 3]);
-
-			if (v != b_val(0, k) + b_val(1, k))
+		for (int k = 0; k < NV; k++)
+			if ((int32_t)inart_get_be32(pl + 4 * k) != b_val(0, k) + b_val(1, k))
 				die("tree B's sums were disturbed");
-		}
 		nb++;
 	}
 	return nb;
