@@ -39,9 +39,10 @@
  * a first-time contribution (DATA without RETX or NACK) for an iteration
  * that is not newer than the current one, arriving after the tree saw no
  * packet at all for INART_PS_RESTART_IDLE_NS, starts the tree afresh
- * (counted in `restarts`).  During an all-reduce the tree is never that
- * idle: workers waiting for results probe it; between all-reduces every
- * worker has every result, so forgetting them loses nothing.
+ * (counted in `restarts`).  Between all-reduces every worker has every
+ * result, so forgetting them loses nothing; inside one (a straggler a
+ * second late while the others' timers backed off) the others' forgotten
+ * contributions are recovered like lost ones: slower, never wrong.
  *
  * Scales: a packet at a lower scale than its chunk's restarts the chunk at
  * that scale (unless the chunk completed without overflow); a RETX at a
