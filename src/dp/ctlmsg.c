@@ -149,13 +149,15 @@ static int fail(char *why, size_t why_len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Refuse keys not in the NULL-terminated list. */
+/* o must be an object whose keys are all in the NULL-terminated list. */
 static int check_keys(json_t *o, const char *what, const char *const *allowed, char *why,
 		      size_t why_len)
 {
 	const char *key;
 	json_t *v;
 
+	if (!json_is_object(o))
+		return fail(why, why_len, "%s: must be an object", what);
 	json_object_foreach(o, key, v)
 	{
 		int ok = 0;
@@ -310,8 +312,6 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	int agg = 0, rc;
 
 	memset(e, 0, sizeof(*e));
-	if (!json_is_object(j))
-		return fail(why, why_len, "%s: must be an object", what);
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
 	if ((rc = get_int(j, what, "label", 1, 1, UINT32_MAX, 0, &x, why, why_len)) < 0)
@@ -390,8 +390,6 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 			struct inart_label_down *dn = &e->down[i];
 
 			snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
-			if (!json_is_object(d))
-				return fail(why, why_len, "%s: must be an object", sub);
 			if ((rc = check_keys(d, sub, dkeys, why, why_len)) < 0)
 				return rc;
 			if ((rc = get_int(d, sub, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) <
@@ -420,8 +418,6 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!json_is_object(j))
-		return fail(why, why_len, "%s: must be an object", what);
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
 	p = json_object_get(j, "prefix");
@@ -458,8 +454,6 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if (!json_is_object(j))
-		return fail(why, why_len, "%s: must be an object", what);
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
 	if ((rc = get_array(j, what, "ports", INART_SW_MAX_PORTS, &arr, &n, why, why_len)) < 0)
@@ -472,8 +466,6 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 		json_t *p = json_array_get(arr, i);
 
 		snprintf(sub, sizeof(sub), "%s: ports[%zu]", what, i);
-		if (!json_is_object(p))
-			return fail(why, why_len, "%s: must be an object", sub);
 		if ((rc = check_keys(p, sub, pkeys, why, why_len)) < 0 ||
 		    (rc = get_mac(p, sub, "mac", cfg->ports[i].mac, why, why_len)) < 0 ||
 		    (rc = get_ip(p, sub, "ip", 0, &cfg->ports[i].ip, why, why_len)) < 0 ||
@@ -504,8 +496,6 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if (!json_is_object(j))
-		return fail(why, why_len, "%s: must be an object", what);
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
 	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
@@ -530,8 +520,6 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 		json_t *c = json_array_get(arr, i);
 
 		snprintf(sub, sizeof(sub), "%s: children[%zu]", what, i);
-		if (!json_is_object(c))
-			return fail(why, why_len, "%s: must be an object", sub);
 		if ((rc = check_keys(c, sub, ckeys, why, why_len)) < 0 ||
 		    (rc = get_ip(c, sub, "ip", 1, &cfg->children[i].ip, why, why_len)) < 0)
 			return rc;
