@@ -63,6 +63,15 @@ static void pk_bit(struct pk *p, int r)
 	p->bits[r / 64] |= (uint64_t)1 << (r % 64);
 }
 
+/* p: rank r's packet (pk_init's fields, bit r set) with the given flags. */
+static void pk_rank(struct pk *p, uint16_t fan_in, uint32_t iter, uint32_t seq, int count, int r,
+		    uint8_t flags)
+{
+	pk_init(p, fan_in, iter, seq, count);
+	pk_bit(p, r);
+	p->flags = flags;
+}
+
 static size_t pk_encode(const struct pk *p, uint8_t *buf, size_t cap)
 {
 	struct inart_wire_hdr h;
@@ -115,9 +124,7 @@ static int contrib(struct inart_ps *ps, uint16_t fan_in, int r, uint32_t seq, ui
 {
 	struct pk p;
 
-	pk_init(&p, fan_in, 1, seq, 1);
-	pk_bit(&p, r);
-	p.flags = flags;
+	pk_rank(&p, fan_in, 1, seq, 1, r, flags);
 	p.vals[0] = 10 * r + (int32_t)seq;
 	return send_at(ps, &p, 0x0a000000u + (uint32_t)r, now);
 }
@@ -127,9 +134,7 @@ static int probe_of(struct inart_ps *ps, uint16_t fan_in, int r, uint32_t seq, u
 {
 	struct pk p;
 
-	pk_init(&p, fan_in, 1, seq, 0);
-	pk_bit(&p, r);
-	p.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	pk_rank(&p, fan_in, 1, seq, 0, r, INART_F_DATA | INART_F_RETX | INART_F_NACK);
 	p.label_set = 1;
 	p.label = 99;
 	return send_at(ps, &p, 0x0a000000u + (uint32_t)r, now);
@@ -197,8 +202,7 @@ static void test_basic(void **state)
 
 	(void)state;
 	for (int r = 0; r < 3; r++) {
-		pk_init(&p, 3, 1, 4, 2);
-		pk_bit(&p, r);
+		pk_rank(&p, 3, 1, 4, 2, r, INART_F_DATA);
 		p.vals[0] = 10 * (r + 1);
 		p.vals[1] = -(r + 1);
 		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 3 : 0);
@@ -214,8 +218,7 @@ static void test_basic(void **state)
 		assert_int_equal(h.slot, 4);
 	}
 	/* a plain duplicate of a complete chunk: counted, no answer */
-	pk_init(&p, 3, 1, 4, 2);
-	pk_bit(&p, 1);
+	pk_rank(&p, 3, 1, 4, 2, 1, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 1), 0);
 	/* a retransmission: unicast RESULT|RETX with label 0 to the sender */
 	p.flags |= INART_F_RETX;
@@ -246,39 +249,30 @@ static void test_partial_fallback(void **state)
 	struct pk p;
 
 	(void)state;
-	pk_init(&p, 4, 0, 0, 3);
-	p.flags = INART_F_DATA | INART_F_PARTIAL;
-	pk_bit(&p, 0);
+	pk_rank(&p, 4, 0, 0, 3, 0, INART_F_DATA | INART_F_PARTIAL);
 	pk_bit(&p, 1);
 	p.vals[0] = 1 + 2;
 	p.vals[1] = 10 + 20;
 	p.vals[2] = 100 + 200;
 	assert_int_equal(send_pk(ps, &p, 50), 0);
-	pk_init(&p, 4, 0, 0, 3);
-	p.flags = INART_F_DATA | INART_F_FALLBACK;
-	pk_bit(&p, 2);
+	pk_rank(&p, 4, 0, 0, 3, 2, INART_F_DATA | INART_F_FALLBACK);
 	p.vals[0] = 4;
 	p.vals[1] = 40;
 	p.vals[2] = 400;
 	assert_int_equal(send_pk(ps, &p, 50), 0);
 	/* worker 1 again (its own retransmission): overlaps, not absorbed */
-	pk_init(&p, 4, 0, 0, 3);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 1);
+	pk_rank(&p, 4, 0, 0, 3, 1, INART_F_DATA | INART_F_RETX);
 	p.vals[0] = 2;
 	p.vals[1] = 20;
 	p.vals[2] = 200;
 	assert_int_equal(send_pk(ps, &p, 1), 0);
 	/* {1,3} overlaps too: dropped whole, even though 3 is new */
-	pk_init(&p, 4, 0, 0, 3);
-	p.flags = INART_F_DATA | INART_F_PARTIAL;
-	pk_bit(&p, 1);
+	pk_rank(&p, 4, 0, 0, 3, 1, INART_F_DATA | INART_F_PARTIAL);
 	pk_bit(&p, 3);
 	p.vals[0] = 1000;
 	assert_int_equal(send_pk(ps, &p, 50), 0);
 	/* worker 3 alone completes it */
-	pk_init(&p, 4, 0, 0, 3);
-	pk_bit(&p, 3);
+	pk_rank(&p, 4, 0, 0, 3, 3, INART_F_DATA);
 	p.vals[0] = 8;
 	p.vals[1] = 80;
 	p.vals[2] = 800;
@@ -307,27 +301,20 @@ static void test_superset(void **state)
 
 	(void)state;
 	for (int r = 1; r <= 2; r++) {
-		pk_init(&p, 4, 0, 0, 1);
-		p.flags = INART_F_DATA | INART_F_RETX;
-		pk_bit(&p, r);
+		pk_rank(&p, 4, 0, 0, 1, r, INART_F_DATA | INART_F_RETX);
 		p.vals[0] = 10 * r;
 		assert_int_equal(send_pk(ps, &p, r), 0);
 	}
-	pk_init(&p, 4, 0, 0, 1);
-	p.flags = INART_F_DATA | INART_F_PARTIAL;
-	pk_bit(&p, 0);
+	pk_rank(&p, 4, 0, 0, 1, 0, INART_F_DATA | INART_F_PARTIAL);
 	pk_bit(&p, 1);
 	pk_bit(&p, 2);
 	p.vals[0] = 1 + 10 + 20;
 	assert_int_equal(send_pk(ps, &p, 50), 0);
-	pk_init(&p, 4, 0, 0, 1);
-	p.flags = INART_F_DATA | INART_F_PARTIAL;
-	pk_bit(&p, 0);
+	pk_rank(&p, 4, 0, 0, 1, 0, INART_F_DATA | INART_F_PARTIAL);
 	pk_bit(&p, 1);
 	p.vals[0] = 1000;
 	assert_int_equal(send_pk(ps, &p, 50), 0);
-	pk_init(&p, 4, 0, 0, 1);
-	pk_bit(&p, 3);
+	pk_rank(&p, 4, 0, 0, 1, 3, INART_F_DATA);
 	p.vals[0] = 300;
 	assert_int_equal(send_pk(ps, &p, 3), 1);
 	check_result(0, 0, 0, 16, INART_F_RESULT, 1000, &h, v);
@@ -348,13 +335,10 @@ static void test_retx_incomplete(void **state)
 
 	(void)state;
 	/* a RETX for an incomplete chunk is absorbed like any contribution */
-	pk_init(&p, 2, 3, 9, 1);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 1);
+	pk_rank(&p, 2, 3, 9, 1, 1, INART_F_DATA | INART_F_RETX);
 	p.vals[0] = 5;
 	assert_int_equal(send_pk(ps, &p, 1), 0);
-	pk_init(&p, 2, 3, 9, 1);
-	pk_bit(&p, 0);
+	pk_rank(&p, 2, 3, 9, 1, 0, INART_F_DATA);
 	p.vals[0] = -7;
 	assert_int_equal(send_pk(ps, &p, 0), 1);
 	check_result(0, 3, 9, 16, INART_F_RESULT, 1000, &h, v);
@@ -375,8 +359,7 @@ static void test_overflow_rescale(void **state)
 
 	(void)state;
 	for (int r = 0; r < 3; r++) {
-		pk_init(&p, 3, 0, 0, 2);
-		pk_bit(&p, r);
+		pk_rank(&p, 3, 0, 0, 2, r, INART_F_DATA);
 		p.vals[0] = 1000000000; /* 3e9 > INT32_MAX */
 		p.vals[1] = 1;
 		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 2 : 0);
@@ -384,21 +367,16 @@ static void test_overflow_rescale(void **state)
 	check_result(0, 0, 0, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
 	check_result(1, 0, 0, 16, INART_F_RESULT | INART_F_OVERFLOW, 1001, &h, v);
 	/* worker 1 lost the result and retransmits at 16: the OVERFLOW result again */
-	pk_init(&p, 3, 0, 0, 2);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 1);
+	pk_rank(&p, 3, 0, 0, 2, 1, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_pk(ps, &p, 1), 1);
 	check_result(0, 0, 0, 16, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
 	/* worker 0 resends at 8: the chunk restarts at 8 */
-	pk_init(&p, 3, 0, 0, 2);
+	pk_rank(&p, 3, 0, 0, 2, 0, INART_F_DATA);
 	p.scale = 8;
-	pk_bit(&p, 0);
 	p.vals[0] = 3906250; /* 1e9 / 256 */
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* worker 1 still at 16, retransmitting: a notice at 8 with bitmap {0} */
-	pk_init(&p, 3, 0, 0, 2);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 1);
+	pk_rank(&p, 3, 0, 0, 2, 1, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_pk(ps, &p, 1), 1);
 	check_result(0, 0, 0, 8, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW, 0, &h, v);
 	assert_int_equal(h.count, 0);
@@ -409,9 +387,8 @@ static void test_overflow_rescale(void **state)
 	assert_int_equal(send_pk(ps, &p, 1), 0);
 	/* workers 1 and 2 at 8: complete, clean */
 	for (int r = 1; r < 3; r++) {
-		pk_init(&p, 3, 0, 0, 2);
+		pk_rank(&p, 3, 0, 0, 2, r, INART_F_DATA);
 		p.scale = 8;
-		pk_bit(&p, r);
 		p.vals[0] = 3906250;
 		p.vals[1] = r;
 		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 2 : 0);
@@ -420,14 +397,11 @@ static void test_overflow_rescale(void **state)
 	assert_int_equal(v[0], 11718750);
 	assert_int_equal(v[1], 3);
 	/* a clean result is final: a still lower scale is refused */
-	pk_init(&p, 3, 0, 0, 2);
+	pk_rank(&p, 3, 0, 0, 2, 0, INART_F_DATA);
 	p.scale = 0;
-	pk_bit(&p, 0);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* RETX at 16 now gets the clean result at 8 */
-	pk_init(&p, 3, 0, 0, 2);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 2);
+	pk_rank(&p, 3, 0, 0, 2, 2, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_pk(ps, &p, 2), 1);
 	check_result(0, 0, 0, 8, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	assert_int_equal(v[0], 11718750);
@@ -452,18 +426,14 @@ static void test_overflow_flag(void **state)
 	struct pk p;
 
 	(void)state;
-	pk_init(&p, 2, 0, 0, 1);
-	p.flags = INART_F_DATA | INART_F_OVERFLOW;
-	pk_bit(&p, 0);
+	pk_rank(&p, 2, 0, 0, 1, 0, INART_F_DATA | INART_F_OVERFLOW);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
-	pk_init(&p, 2, 0, 0, 1);
-	pk_bit(&p, 1);
+	pk_rank(&p, 2, 0, 0, 1, 1, INART_F_DATA);
 	p.vals[0] = 3;
 	assert_int_equal(send_pk(ps, &p, 1), 1);
 	check_result(0, 0, 0, 16, INART_F_RESULT | INART_F_OVERFLOW, 1000, &h, v);
 	for (int r = 0; r < 2; r++) {
-		pk_init(&p, 2, 0, 1, 1);
-		pk_bit(&p, r);
+		pk_rank(&p, 2, 0, 1, 1, r, INART_F_DATA);
 		p.vals[0] = INT32_MIN / 2 - 1;
 		assert_int_equal(send_pk(ps, &p, r), r);
 	}
@@ -471,8 +441,7 @@ static void test_overflow_flag(void **state)
 	assert_int_equal(v[0], INT32_MIN); /* saturated */
 	/* exactly INT32_MIN fits */
 	for (int r = 0; r < 2; r++) {
-		pk_init(&p, 2, 0, 2, 1);
-		pk_bit(&p, r);
+		pk_rank(&p, 2, 0, 2, 1, r, INART_F_DATA);
 		p.vals[0] = INT32_MIN / 2;
 		assert_int_equal(send_pk(ps, &p, r), r);
 	}
@@ -493,15 +462,12 @@ static void test_iterations(void **state)
 	(void)state;
 	for (uint32_t it = 5; it <= 7; it++)
 		for (int r = 0; r < 2; r++) {
-			pk_init(&p, 2, it, 3, 1);
-			pk_bit(&p, r);
+			pk_rank(&p, 2, it, 3, 1, r, INART_F_DATA);
 			p.vals[0] = (int32_t)it * 100 + r;
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
 	/* iteration 5 is too old now (7 is current) */
-	pk_init(&p, 2, 5, 3, 1);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 0);
+	pk_rank(&p, 2, 5, 3, 1, 0, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* iteration 6 still answers retransmissions */
 	p.iter = 6;
@@ -514,12 +480,9 @@ static void test_iterations(void **state)
 	check_result(0, 7, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	assert_int_equal(v[0], 1401);
 	/* a jump ahead: 10 becomes current, 7 too old, 9 fresh */
-	pk_init(&p, 2, 10, 0, 1);
-	pk_bit(&p, 1);
+	pk_rank(&p, 2, 10, 0, 1, 1, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 1), 0);
-	pk_init(&p, 2, 7, 3, 1);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 0);
+	pk_rank(&p, 2, 7, 3, 1, 0, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_stale, 2);
@@ -529,14 +492,11 @@ static void test_iterations(void **state)
 	ps = make_ps(2, 1, 0);
 	for (uint32_t it = 0xfffffffeu, k = 0; k < 4; it++, k++)
 		for (int r = 0; r < 2; r++) {
-			pk_init(&p, 2, it, 0, 1);
-			pk_bit(&p, r);
+			pk_rank(&p, 2, it, 0, 1, r, INART_F_DATA);
 			p.vals[0] = (int32_t)k;
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
-	pk_init(&p, 2, 0xffffffffu, 0, 1);
-	p.flags = INART_F_DATA | INART_F_RETX;
-	pk_bit(&p, 0);
+	pk_rank(&p, 2, 0xffffffffu, 0, 1, 0, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_pk(ps, &p, 0), 0); /* 1 is current: too old */
 	p.iter = 0;
 	assert_int_equal(send_pk(ps, &p, 0), 1);
@@ -562,24 +522,20 @@ static void test_restart(void **state)
 	/* first run: iterations 1 and 2 at t = 1 ms */
 	for (uint32_t it = 1; it <= 2; it++)
 		for (int r = 0; r < 2; r++) {
-			pk_init(&p, 2, it, 0, 1);
-			pk_bit(&p, r);
+			pk_rank(&p, 2, it, 0, 1, r, INART_F_DATA);
 			p.vals[0] = (int32_t)it * 100 + r;
 			assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, 1000000), r);
 		}
 	/* 0.5 s later, iteration 2 again from rank 0 (not a retransmission):
 	 * too soon for a restart, a duplicate of a complete chunk */
-	pk_init(&p, 2, 2, 0, 1);
-	pk_bit(&p, 0);
+	pk_rank(&p, 2, 2, 0, 1, 0, INART_F_DATA);
 	p.vals[0] = 7;
 	send_at(ps, &p, 0x0a000000u, 1000000 + s1 / 2);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.restarts, 0);
 	assert_int_equal(st.completed, 2);
 	/* a probe for iteration 1 after 2 s of silence: no restart either */
-	pk_init(&p, 2, 1, 0, 0);
-	pk_bit(&p, 0);
-	p.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
+	pk_rank(&p, 2, 1, 0, 0, 0, INART_F_DATA | INART_F_RETX | INART_F_NACK);
 	p.label_set = 1;
 	p.label = 99;
 	send_at(ps, &p, 0x0a000000u, 1000000 + s1 / 2 + 2 * s1);
@@ -587,8 +543,7 @@ static void test_restart(void **state)
 	assert_int_equal(st.restarts, 0);
 	/* the second run after another 2 s: iteration 1 is summed afresh */
 	for (int r = 0; r < 2; r++) {
-		pk_init(&p, 2, 1, 0, 1);
-		pk_bit(&p, r);
+		pk_rank(&p, 2, 1, 0, 1, r, INART_F_DATA);
 		p.vals[0] = 50 + r;
 		assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, 5 * s1), r);
 	}
@@ -600,8 +555,7 @@ static void test_restart(void **state)
 	assert_int_equal(st.completed, 3);
 	/* and its iteration 2 too (the old run's iteration 2 is gone) */
 	for (int r = 0; r < 2; r++) {
-		pk_init(&p, 2, 2, 0, 1);
-		pk_bit(&p, r);
+		pk_rank(&p, 2, 2, 0, 1, r, INART_F_DATA);
 		p.vals[0] = 60 + r;
 		assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, 5 * s1 + 1000), r);
 	}
@@ -627,8 +581,7 @@ static void test_bad_input(void **state)
 	/* NULL, empty, truncated, random bytes */
 	assert_int_equal(inart_ps_rx(ps, NULL, 10, 1, 1, 0, out, MAXOUT), 0);
 	assert_int_equal(inart_ps_rx(ps, buf, 0, 1, 1, 0, out, MAXOUT), 0);
-	pk_init(&p, 3, 0, 0, 4);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 0, 4, 0, INART_F_DATA);
 	len = pk_encode(&p, buf, sizeof(buf));
 	for (size_t l = 0; l < len; l++)
 		assert_int_equal(inart_ps_rx(ps, buf, l, 1, 1, 0, out, MAXOUT), 0);
@@ -642,8 +595,7 @@ static void test_bad_input(void **state)
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_malformed, n);
 	/* unknown job, unknown tree */
-	pk_init(&p, 3, 0, 0, 4);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 0, 4, 0, INART_F_DATA);
 	p.job = 8;
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	p.job = 7;
@@ -652,38 +604,29 @@ static void test_bad_input(void **state)
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_unknown, 2);
 	/* fan_in and bitmap width disagree with the tree */
-	pk_init(&p, 4, 0, 0, 4);
-	pk_bit(&p, 3);
+	pk_rank(&p, 4, 0, 0, 4, 3, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
-	pk_init(&p, 3, 0, 0, 4);
+	pk_rank(&p, 3, 0, 0, 4, 0, INART_F_DATA);
 	p.bw = 2;
-	pk_bit(&p, 0);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* count 0, and more values than fit a datagram */
-	pk_init(&p, 3, 0, 0, 0);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 0, 0, 0, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
-	pk_init(&p, 3, 0, 0, inart_wire_max_values(1) + 1);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 0, inart_wire_max_values(1) + 1, 0, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	/* count differs from the chunk's */
-	pk_init(&p, 3, 0, 0, 4);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 0, 4, 0, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
-	pk_init(&p, 3, 0, 0, 5);
-	pk_bit(&p, 1);
+	pk_rank(&p, 3, 0, 0, 5, 1, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 1), 0);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_mismatch, 5);
 	/* seq beyond the limit (100) */
-	pk_init(&p, 3, 0, 100, 4);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 100, 4, 0, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
-	pk_init(&p, 3, 0, 0xffffffffu, 4);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 0xffffffffu, 4, 0, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
-	pk_init(&p, 3, 0, 99, 4);
-	pk_bit(&p, 0);
+	pk_rank(&p, 3, 0, 99, 4, 0, INART_F_DATA);
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_limit, 2);
@@ -691,8 +634,7 @@ static void test_bad_input(void **state)
 	/* random mutations of a valid packet: never a crash, every packet is
 	 * either absorbed, a duplicate, answered or dropped */
 	inart_rng_seed(&rng, 3);
-	pk_init(&p, 3, 1, 0, 4);
-	pk_bit(&p, 2);
+	pk_rank(&p, 3, 1, 0, 4, 2, INART_F_DATA);
 	len = pk_encode(&p, buf, sizeof(buf));
 	for (int i = 0; i < 20000; i++) {
 		uint8_t m[4096];
@@ -748,9 +690,8 @@ static void test_trees(void **state)
 	}
 	for (uint16_t t = 1; t < 40; t++) {
 		for (int r = 0; r < 2; r++) {
-			pk_init(&p, 2, 0, 0, 1);
+			pk_rank(&p, 2, 0, 0, 1, r, INART_F_DATA);
 			p.tree = t;
-			pk_bit(&p, r);
 			p.vals[0] = t;
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
@@ -760,17 +701,15 @@ static void test_trees(void **state)
 	}
 	/* replacing a tree with the same shape keeps its state, takes the
 	 * new children */
-	pk_init(&p, 2, 1, 0, 1);
+	pk_rank(&p, 2, 1, 0, 1, 0, INART_F_DATA);
 	p.tree = 5;
-	pk_bit(&p, 0);
 	p.vals[0] = 1;
 	assert_int_equal(send_pk(ps, &p, 0), 0);
 	c->tree = 5;
 	c->children[0].label = 555;
 	assert_int_equal(inart_ps_tree_set(ps, c), 0);
-	pk_init(&p, 2, 1, 0, 1);
+	pk_rank(&p, 2, 1, 0, 1, 1, INART_F_DATA);
 	p.tree = 5;
-	pk_bit(&p, 1);
 	p.vals[0] = 2;
 	assert_int_equal(send_pk(ps, &p, 1), 1);
 	check_result(0, 1, 0, 16, INART_F_RESULT, 555, &h, v);
@@ -781,9 +720,8 @@ static void test_trees(void **state)
 	/* delete */
 	assert_int_equal(inart_ps_tree_del(ps, 7, 5), 0);
 	assert_int_equal(inart_ps_tree_del(ps, 7, 5), -ENOENT);
-	pk_init(&p, 2, 1, 0, 1);
+	pk_rank(&p, 2, 1, 0, 1, 1, INART_F_DATA);
 	p.tree = 5;
-	pk_bit(&p, 1);
 	assert_int_equal(send_pk(ps, &p, 1), 0);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_unknown, 1);
@@ -796,9 +734,8 @@ static void test_trees(void **state)
 	c->fan_in = 1;
 	c->n_children = 3;
 	assert_int_equal(inart_ps_tree_set(ps, c), 0);
-	pk_init(&p, 1, 0, 0, 1);
+	pk_rank(&p, 1, 0, 0, 1, 0, INART_F_DATA);
 	p.tree = 9;
-	pk_bit(&p, 0);
 	{
 		uint8_t buf[2048];
 		size_t len = pk_encode(&p, buf, sizeof(buf));
@@ -871,9 +808,8 @@ static void test_random(void **state)
 			if (inart_rng_below(&r, 3) == 0) {
 				struct pk *p = &pks[n++];
 
-				pk_init(p, (uint16_t)fan_in, 0, 3, count);
-				p->flags = INART_F_DATA | INART_F_RETX;
-				pk_bit(p, w);
+				pk_rank(p, (uint16_t)fan_in, 0, 3, count, w,
+					INART_F_DATA | INART_F_RETX);
 				memcpy(p->vals, x[w], sizeof(x[w]));
 			}
 		for (int i = n - 1; i > 0; i--) {
@@ -888,9 +824,7 @@ static void test_random(void **state)
 		for (int w = 0; w < fan_in; w++) {
 			struct pk *p = &pks[n++];
 
-			pk_init(p, (uint16_t)fan_in, 0, 3, count);
-			p->flags = INART_F_DATA | INART_F_RETX;
-			pk_bit(p, w);
+			pk_rank(p, (uint16_t)fan_in, 0, 3, count, w, INART_F_DATA | INART_F_RETX);
 			memcpy(p->vals, x[w], sizeof(x[w]));
 		}
 		for (int i = 0; i < n; i++) {
@@ -990,20 +924,15 @@ static void test_nack_repeat_placeholder(void **state)
 	/* chunk 7 is wholly lost (count 3 unknown to the PS): chunk 9 shows it */
 	for (uint32_t s = 8; s <= 9; s++)
 		for (int r = 0; r < 2; r++) {
-			pk_init(&p, 2, 1, s, 1);
-			pk_bit(&p, r);
+			pk_rank(&p, 2, 1, s, 1, r, INART_F_DATA);
 			n = send_at(ps, &p, 0x0a000000u + (uint32_t)r, 20000);
 		}
 	/* rank 0's chunk 9 NACKed rank 0; rank 1's: chunk 9's result and rank 1 */
 	assert_int_equal(n, 2);
 	assert_true(nack_bits(1, 7, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
-	pk_init(&p, 2, 1, 7, 3);
-	pk_bit(&p, 0);
-	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_rank(&p, 2, 1, 7, 3, 0, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(send_at(ps, &p, 0x0a000000u, 30000), 0);
-	pk_init(&p, 2, 1, 7, 3);
-	pk_bit(&p, 1);
-	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_rank(&p, 2, 1, 7, 3, 1, INART_F_DATA | INART_F_RETX);
 	p.vals[2] = 5;
 	assert_int_equal(send_at(ps, &p, 0x0a000001u, 30000), 1);
 	{
@@ -1047,9 +976,7 @@ static void test_probes(void **state)
 	assert_int_equal(contrib(ps, 3, 2, 0, INART_F_DATA | INART_F_RETX, 5000), 2);
 	/* a repair of rank 2 by a switch (RETX, label set) for the complete
 	 * chunk: answers nobody */
-	pk_init(&p, 3, 1, 0, 1);
-	pk_bit(&p, 2);
-	p.flags = INART_F_DATA | INART_F_RETX;
+	pk_rank(&p, 3, 1, 0, 1, 2, INART_F_DATA | INART_F_RETX);
 	p.label_set = 1;
 	p.label = 55;
 	assert_int_equal(send_at(ps, &p, 0x0a0000ffu, 5001), 0);
@@ -1147,8 +1074,7 @@ static struct inart_ps *two_children_ps(void)
 		send_at(ps, &p, 0x0a010000u, 1000 * (s + 1));
 		if (s == 0)
 			continue;
-		pk_init(&p, 3, 1, s, 1);
-		pk_bit(&p, 2);
+		pk_rank(&p, 3, 1, s, 1, 2, INART_F_DATA);
 		send_at(ps, &p, 0x0a010001u, 1000 * (s + 1));
 	}
 	assert_int_equal(contrib(ps, 3, 2, 0, INART_F_DATA | INART_F_RETX, 3500), 2);
@@ -1208,8 +1134,7 @@ static void test_children_learned(void **state)
 	for (uint32_t s = 0; s <= 2; s++) {
 		int n;
 
-		pk_init(&p, 3, 1, s, 1);
-		pk_bit(&p, 2);
+		pk_rank(&p, 3, 1, s, 1, 2, INART_F_DATA);
 		send_at(ps, &p, 0x0a010002u, 100);
 		pk_init(&p, 3, 1, s, 1);
 		p.bits[0] = s == 0 ? 0x1 : 0x3;
