@@ -175,10 +175,14 @@ static void add_link(struct build *b, int u, int v, double gbps)
 		b->rc = rc;
 }
 
-/* Common start: check options, create the topology and INA decision. */
+/* Common start: check options, create the topology and the INA decision
+ * for n_sw switches of which the first n_tor are top-of-rack.  On failure
+ * everything is freed again. */
 static int build_begin(struct build *b, const struct inart_gen_opt *o, struct inart_gen_opt *def,
-		       int n_sw, const char *tor, struct inart_err *err)
+		       int n_sw, int n_tor, struct inart_err *err)
 {
+	char *tor;
+
 	memset(b, 0, sizeof(*b));
 	if (o == NULL) {
 		inart_gen_opt_default(def);
@@ -189,10 +193,18 @@ static int build_begin(struct build *b, const struct inart_gen_opt *o, struct in
 	b->rc = check_opt(o, err);
 	if (b->rc)
 		return b->rc;
-	b->t = inart_topo_create();
-	b->ina = b->t ? ina_choose(o, n_sw, tor) : NULL;
-	if (b->ina == NULL)
+	tor = calloc((size_t)n_sw, 1);
+	b->t = tor ? inart_topo_create() : NULL;
+	if (b->t != NULL) {
+		memset(tor, 1, (size_t)n_tor);
+		b->ina = ina_choose(o, n_sw, tor);
+	}
+	free(tor);
+	if (b->ina == NULL) {
+		inart_topo_destroy(b->t);
+		b->t = NULL;
 		b->rc = inart_err_set(err, -ENOMEM, "out of memory");
+	}
 	return b->rc;
 }
 
@@ -221,7 +233,6 @@ struct inart_topo *inart_gen_fattree(int k, const struct inart_gen_opt *o, struc
 {
 	struct inart_gen_opt def;
 	struct build b;
-	char *tor = NULL;
 	int h = k / 2, n_edge, n_core, n_host, rc;
 	int64_t kk = k;
 
@@ -238,17 +249,8 @@ struct inart_topo *inart_gen_fattree(int k, const struct inart_gen_opt *o, struc
 	n_edge = k * h; /* also the number of aggregation switches */
 	n_core = h * h;
 	n_host = n_edge * h;
-	tor = calloc((size_t)(2 * n_edge + n_core), 1);
-	if (tor == NULL)
-		return gen_fail(inart_err_set(err, -ENOMEM, "out of memory"));
-	memset(tor, 1, (size_t)n_edge);
-	rc = build_begin(&b, o, &def, 2 * n_edge + n_core, tor, err);
-	free(tor);
-	if (rc < 0) {
-		inart_topo_destroy(b.t);
-		free((char *)b.ina);
+	if ((rc = build_begin(&b, o, &def, 2 * n_edge + n_core, n_edge, err)) < 0)
 		return gen_fail(rc);
-	}
 	/* Node numbers: hosts 0..n_host-1, edges, aggregations, cores. */
 	for (int i = 0; i < n_host; i++)
 		add_host(&b, "h%d", i);
@@ -284,7 +286,6 @@ struct inart_topo *inart_gen_leafspine(int spines, int leaves, int hosts_per_lea
 {
 	struct inart_gen_opt def;
 	struct build b;
-	char *tor;
 	int64_t n_nodes, n_links;
 	int n_host, rc;
 
@@ -298,17 +299,8 @@ struct inart_topo *inart_gen_leafspine(int spines, int leaves, int hosts_per_lea
 	if ((rc = check_size("leaf-spine", n_nodes, n_links, err)) < 0)
 		return gen_fail(rc);
 	n_host = leaves * hosts_per_leaf;
-	tor = calloc((size_t)(leaves + spines), 1);
-	if (tor == NULL)
-		return gen_fail(inart_err_set(err, -ENOMEM, "out of memory"));
-	memset(tor, 1, (size_t)leaves);
-	rc = build_begin(&b, o, &def, leaves + spines, tor, err);
-	free(tor);
-	if (rc < 0) {
-		inart_topo_destroy(b.t);
-		free((char *)b.ina);
+	if ((rc = build_begin(&b, o, &def, leaves + spines, leaves, err)) < 0)
 		return gen_fail(rc);
-	}
 	/* Node numbers: hosts, leaves, spines. */
 	for (int i = 0; i < n_host; i++)
 		add_host(&b, "h%d", i);
@@ -329,7 +321,6 @@ struct inart_topo *inart_gen_bcube(int n, int k, const struct inart_gen_opt *o,
 {
 	struct inart_gen_opt def;
 	struct build b;
-	char *tor;
 	int64_t hosts = 1, per_level;
 	int n_host, n_per, rc;
 
@@ -350,17 +341,8 @@ struct inart_topo *inart_gen_bcube(int n, int k, const struct inart_gen_opt *o,
 		return gen_fail(rc);
 	n_host = (int)hosts;
 	n_per = (int)per_level;
-	tor = calloc((size_t)((k + 1) * n_per), 1);
-	if (tor == NULL)
-		return gen_fail(inart_err_set(err, -ENOMEM, "out of memory"));
-	memset(tor, 1, (size_t)n_per);
-	rc = build_begin(&b, o, &def, (k + 1) * n_per, tor, err);
-	free(tor);
-	if (rc < 0) {
-		inart_topo_destroy(b.t);
-		free((char *)b.ina);
+	if ((rc = build_begin(&b, o, &def, (k + 1) * n_per, n_per, err)) < 0)
 		return gen_fail(rc);
-	}
 	/* Node numbers: hosts, then level 0 switches, level 1, ... */
 	for (int i = 0; i < n_host; i++)
 		add_host(&b, "h%d", i);
