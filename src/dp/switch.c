@@ -1045,6 +1045,22 @@ static int probe_answer(struct rxctx *c, const struct inart_pkt_info *pi,
 	return 1;
 }
 
+/* The identity of the chunk h is about, at the UP entry `label` (a slot
+ * holds one chunk: docs/wire.md). */
+static void chunk_key(struct inart_agg_key *key, const struct inart_wire_hdr *h, uint32_t label)
+{
+	key->job = h->job;
+	key->label = label;
+	key->iter = h->iter;
+	key->seq = h->seq;
+	key->tree = h->tree;
+	key->fan_in = h->fan_in;
+	key->slot = h->slot;
+	key->count = h->count;
+	key->bitmap_words = h->bitmap_words;
+	key->scale_exp = h->scale_exp;
+}
+
 static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
 		      const struct inart_wire_hdr *h, const uint8_t *payload,
 		      const struct inart_label_entry *e, struct inart_sw_tree_stats *ts,
@@ -1079,16 +1095,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 		ina_forward_up(c, frame, pi, e, INART_F_FALLBACK);
 		return;
 	}
-	key.job = h->job;
-	key.label = e->label;
-	key.iter = h->iter;
-	key.seq = h->seq;
-	key.tree = h->tree;
-	key.fan_in = h->fan_in;
-	key.slot = h->slot;
-	key.count = h->count;
-	key.bitmap_words = h->bitmap_words;
-	key.scale_exp = h->scale_exp;
+	chunk_key(&key, h, e->label);
 	slot = e->slot_base + h->slot % e->n_slots;
 	/* a fallback may overtake contributions of its ranks still held in a
 	 * slot below: it says nothing about their progress */
@@ -1224,16 +1231,7 @@ static void result_keep(struct inart_switch *sw, const struct inart_wire_hdr *h,
 		/* late contributions of a chunk that is complete: useless */
 		inart_agg_pool_release(sw->pool, slot);
 	}
-	key.job = h->job;
-	key.label = u->label;
-	key.iter = h->iter;
-	key.seq = h->seq;
-	key.tree = h->tree;
-	key.fan_in = h->fan_in;
-	key.slot = h->slot;
-	key.count = h->count;
-	key.bitmap_words = h->bitmap_words;
-	key.scale_exp = h->scale_exp;
+	chunk_key(&key, h, u->label);
 	inart_agg_pool_keep_result(sw->pool, slot, &key, h->bitmap, payload, h->prev);
 }
 
