@@ -509,6 +509,42 @@ static void expect_bad(struct inart_evaluator *ev, const struct inart_plan *p, c
 	assert_non_null(strstr(err.msg, "job 'j0'"));
 }
 
+/* expect_bad, then destroy p (a plan used for one bad case only). */
+static void expect_bad_drop(struct inart_evaluator *ev, struct inart_plan *p, const char *w1,
+			    const char *w2)
+{
+	expect_bad(ev, p, w1, w2);
+	inart_plan_destroy(p);
+}
+
+/* Fixture of the invalid-plan tests: bad_make(4) and an evaluator on it. */
+struct bad_fx {
+	struct bad b;
+	struct inart_evaluator *ev;
+};
+
+static int bad_setup(void **state)
+{
+	struct bad_fx *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	bad_make(&fx->b, 4);
+	fx->ev = inart_evaluator_create(fx->b.t, fx->b.js);
+	assert_non_null(fx->ev);
+	*state = fx;
+	return 0;
+}
+
+static int bad_teardown(void **state)
+{
+	struct bad_fx *fx = *state;
+
+	inart_evaluator_destroy(fx->ev);
+	bad_free(&fx->b);
+	free(fx);
+	return 0;
+}
+
 static void set_path(struct inart_plan *p, int is_tree, int i, const int *path, int n)
 {
 	int **pp = is_tree ? &p->jobs[0].trees[i].path : &p->jobs[0].flows[i].path;
@@ -521,13 +557,11 @@ static void set_path(struct inart_plan *p, int is_tree, int i, const int *path, 
 
 static void test_invalid_paths(void **state)
 {
-	struct bad b;
-	struct inart_evaluator *ev;
+	const struct bad_fx *fx = *state;
+	const struct bad b = fx->b;
+	struct inart_evaluator *ev = fx->ev;
 	struct inart_plan *p;
 
-	(void)state;
-	bad_make(&b, 4);
-	ev = inart_evaluator_create(b.t, b.js);
 	p = bad_plan(&b);
 	assert_int_equal(inart_evaluator_run(ev, p, NULL, NULL), 0);
 	/* not contiguous */
@@ -555,8 +589,6 @@ static void test_invalid_paths(void **state)
 	set_path(p, 0, 1, (int[]){b.w0, b.s1}, 2);
 	expect_bad(ev, p, "flow 'w1'->'ps'", "starts at 'w0'");
 	inart_plan_destroy(p);
-	inart_evaluator_destroy(ev);
-	bad_free(&b);
 }
 
 static void test_invalid_residual(void **state)
@@ -612,53 +644,44 @@ static void test_invalid_forward_residual(void **state)
 
 static void test_invalid_aggregation(void **state)
 {
-	struct bad b;
-	struct inart_evaluator *ev;
+	const struct bad_fx *fx = *state;
+	const struct bad b = fx->b;
+	struct inart_evaluator *ev = fx->ev;
 	struct inart_plan *p;
-
-	(void)state;
-	bad_make(&b, 4);
-	ev = inart_evaluator_create(b.t, b.js);
 
 	/* aggregation at a non-INA switch, by a flow */
 	p = bad_plan(&b);
 	p->jobs[0].flows[0].agg = b.n;
 	set_path(p, 0, 0, (int[]){b.w0, b.s1, b.n}, 3);
-	expect_bad(ev, p, "aggregation at 'n'", "not an INA switch");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "aggregation at 'n'", "not an INA switch");
 
 	/* a tree at a non-INA switch */
 	p = bad_plan(&b);
 	inart_plan_add_tree(p, 0, b.n, b.ps, b.ps, (int[]){b.n, b.s2, b.ps}, 3);
-	expect_bad(ev, p, "tree at 'n'", "not an INA switch");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "tree at 'n'", "not an INA switch");
 
 	/* aggregation at a host that is not the PS */
 	p = bad_plan(&b);
 	p->jobs[0].flows[0].agg = b.q;
-	expect_bad(ev, p, "aggregation at 'q'", "not an INA switch (nor the flow's PS)");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "aggregation at 'q'", "not an INA switch (nor the flow's PS)");
 
 	/* flow to an INA switch without a tree entry for its PS */
 	p = bad_plan(&b);
 	p->jobs[0].flows[0].agg = b.s2;
 	set_path(p, 0, 0, (int[]){b.w0, b.s1, b.s2}, 3);
-	expect_bad(ev, p, "no tree entry", "'s2'");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "no tree entry", "'s2'");
 
 	/* the tree at s1 is for ps; a flow to q aggregating at s1 has none */
 	p = bad_plan(&b);
 	p->jobs[0].split[0] = 0.5;
 	p->jobs[0].split[1] = 0.5;
 	inart_plan_add_flow(p, 0, b.w0, b.q, b.s1, (int[]){b.w0, b.s1}, 2);
-	expect_bad(ev, p, "flow 'w0'->'q'", "no tree entry for PS 'q'");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "flow 'w0'->'q'", "no tree entry for PS 'q'");
 
 	/* duplicate tree */
 	p = bad_plan(&b);
 	inart_plan_add_tree(p, 0, b.s1, b.ps, b.ps, (int[]){b.s1, b.s2, b.ps}, 3);
-	expect_bad(ev, p, "duplicate tree at 's1'", "PS 'ps'");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "duplicate tree at 's1'", "PS 'ps'");
 
 	/* two trees at one switch for different PSs of one job are fine */
 	p = bad_plan(&b);
@@ -681,48 +704,37 @@ static void test_invalid_aggregation(void **state)
 	/* tree for a host that is not a PS of the job */
 	p = bad_plan(&b);
 	p->jobs[0].trees[0].ps = b.x;
-	expect_bad(ev, p, "tree at 's1'", "'x' is not a PS of the job");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "tree at 's1'", "'x' is not a PS of the job");
 
 	/* tree with no children */
 	p = bad_plan(&b);
 	inart_plan_add_tree(p, 0, b.s2, b.ps, b.ps, (int[]){b.s2, b.ps}, 2);
-	expect_bad(ev, p, "tree at 's2'", "has no children");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "tree at 's2'", "has no children");
 
 	/* a tree of a zero-share PS still needs children */
 	p = bad_plan(&b);
 	inart_plan_add_tree(p, 0, b.s2, b.q, b.q, (int[]){b.s2, b.q}, 2);
-	expect_bad(ev, p, "tree at 's2' for PS 'q'", "has no children");
-	inart_plan_destroy(p);
-
-	inart_evaluator_destroy(ev);
-	bad_free(&b);
+	expect_bad_drop(ev, p, "tree at 's2' for PS 'q'", "has no children");
 }
 
 static void test_invalid_tree_structure(void **state)
 {
-	struct bad b;
-	struct inart_evaluator *ev;
+	const struct bad_fx *fx = *state;
+	const struct bad b = fx->b;
+	struct inart_evaluator *ev = fx->ev;
 	struct inart_plan *p;
-
-	(void)state;
-	bad_make(&b, 4);
-	ev = inart_evaluator_create(b.t, b.js);
 
 	/* parent is a host that is not the PS */
 	p = bad_plan(&b);
 	p->jobs[0].trees[0].parent = b.q;
 	set_path(p, 1, 0, (int[]){b.s1, b.s2, b.q}, 3);
-	expect_bad(ev, p, "parent 'q'", "neither the PS nor a tree switch");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "parent 'q'", "neither the PS nor a tree switch");
 
 	/* parent is an INA switch with no tree for (job, PS) */
 	p = bad_plan(&b);
 	p->jobs[0].trees[0].parent = b.s2;
 	set_path(p, 1, 0, (int[]){b.s1, b.s2}, 2);
-	expect_bad(ev, p, "parent 's2'", "neither the PS nor a tree switch");
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "parent 's2'", "neither the PS nor a tree switch");
 
 	/* a two-level tree s1 -> s2 -> ps is valid */
 	p = bad_plan(&b);
@@ -739,22 +751,16 @@ static void test_invalid_tree_structure(void **state)
 	set_path(p, 1, 1, (int[]){b.s2, b.ps}, 2);
 	p->jobs[0].trees[0].parent = b.s1;
 	set_path(p, 1, 0, (int[]){b.s1}, 1);
-	expect_bad(ev, p, "form a cycle", "'s1'");
-	inart_plan_destroy(p);
-
-	inart_evaluator_destroy(ev);
-	bad_free(&b);
+	expect_bad_drop(ev, p, "form a cycle", "'s1'");
 }
 
 static void test_invalid_split(void **state)
 {
-	struct bad b;
-	struct inart_evaluator *ev;
+	const struct bad_fx *fx = *state;
+	const struct bad b = fx->b;
+	struct inart_evaluator *ev = fx->ev;
 	struct inart_plan *p;
 
-	(void)state;
-	bad_make(&b, 4);
-	ev = inart_evaluator_create(b.t, b.js);
 	p = bad_plan(&b);
 	p->jobs[0].split[0] = 0.6;
 	p->jobs[0].split[1] = 0.3;
@@ -777,19 +783,14 @@ static void test_invalid_split(void **state)
 	p->jobs[0].n_ps = 2;
 	assert_int_equal(inart_evaluator_run(ev, p, NULL, NULL), 0);
 	inart_plan_destroy(p);
-	inart_evaluator_destroy(ev);
-	bad_free(&b);
 }
 
 static void test_invalid_flows(void **state)
 {
-	struct bad b;
-	struct inart_evaluator *ev;
+	const struct bad_fx *fx = *state;
+	const struct bad b = fx->b;
+	struct inart_evaluator *ev = fx->ev;
 	struct inart_plan *p;
-
-	(void)state;
-	bad_make(&b, 4);
-	ev = inart_evaluator_create(b.t, b.js);
 
 	/* a worker without a flow to a PS with a non-zero share */
 	p = bad_plan(&b);
@@ -799,35 +800,27 @@ static void test_invalid_flows(void **state)
 	expect_bad(ev, p, "worker 'w1' has no flow to PS 'q'", "share 0.5");
 	/* duplicate flow */
 	inart_plan_add_flow(p, 0, b.w0, b.q, b.q, (int[]){b.w0, b.s1, b.s2, b.q}, 4);
-	expect_bad(ev, p, "duplicate flow from worker 'w0' to PS 'q'", NULL);
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "duplicate flow from worker 'w0' to PS 'q'", NULL);
 
 	/* flow from a host that is not a worker of the job */
 	p = bad_plan(&b);
 	inart_plan_add_flow(p, 0, b.x, b.ps, b.ps, (int[]){b.x, b.s2, b.ps}, 3);
-	expect_bad(ev, p, "'x' is not a worker of the job", NULL);
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "'x' is not a worker of the job", NULL);
 
 	/* flow to a host that is not a PS of the job */
 	p = bad_plan(&b);
 	inart_plan_add_flow(p, 0, b.w0, b.x, b.x, (int[]){b.w0, b.s1, b.s2, b.x}, 4);
-	expect_bad(ev, p, "'x' is not a PS of the job", NULL);
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "'x' is not a PS of the job", NULL);
 
 	/* unknown node number in a flow */
 	p = bad_plan(&b);
 	p->jobs[0].flows[1].agg = -3;
-	expect_bad(ev, p, "unknown node number", NULL);
-	inart_plan_destroy(p);
+	expect_bad_drop(ev, p, "unknown node number", NULL);
 
 	/* no flows at all */
 	p = bad_plan(&b);
 	inart_plan_clear_routes(p, 0);
-	expect_bad(ev, p, "worker 'w0' has no flow to PS 'ps'", NULL);
-	inart_plan_destroy(p);
-
-	inart_evaluator_destroy(ev);
-	bad_free(&b);
+	expect_bad_drop(ev, p, "worker 'w0' has no flow to PS 'ps'", NULL);
 }
 
 /* Budget 1 on every INA switch; two jobs both aggregating at s1. */
@@ -1185,13 +1178,13 @@ int main(void)
 	    cmocka_unit_test(test_push_pull_share_arc),
 	    cmocka_unit_test(test_split_two_ps),
 	    cmocka_unit_test(test_multilevel_tree),
-	    cmocka_unit_test(test_invalid_paths),
+	    cmocka_unit_test_setup_teardown(test_invalid_paths, bad_setup, bad_teardown),
 	    cmocka_unit_test(test_invalid_residual),
 	    cmocka_unit_test(test_invalid_forward_residual),
-	    cmocka_unit_test(test_invalid_aggregation),
-	    cmocka_unit_test(test_invalid_tree_structure),
-	    cmocka_unit_test(test_invalid_split),
-	    cmocka_unit_test(test_invalid_flows),
+	    cmocka_unit_test_setup_teardown(test_invalid_aggregation, bad_setup, bad_teardown),
+	    cmocka_unit_test_setup_teardown(test_invalid_tree_structure, bad_setup, bad_teardown),
+	    cmocka_unit_test_setup_teardown(test_invalid_split, bad_setup, bad_teardown),
+	    cmocka_unit_test_setup_teardown(test_invalid_flows, bad_setup, bad_teardown),
 	    cmocka_unit_test(test_invalid_budget),
 	    cmocka_unit_test(test_random_against_naive),
 	    cmocka_unit_test(test_reuse_after_error),
