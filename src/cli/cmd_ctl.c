@@ -4,6 +4,9 @@
  * every switch its batch and every PS its trees over their control sockets,
  * after checking that every daemon is reachable and is the node it should
  * be; the other actions read or reset one daemon's state.
+ *
+ * Also the daemons' side of a request (cli_ctl_serve, see ctl.h): parsing,
+ * the node check, log_level and the reply, around each daemon's own ops.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -83,6 +86,43 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	rc = inart_ctl_reply_parse(rep, rlen, reply, why, why_len);
 	free(rep);
 	return rc;
+}
+
+char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *name,
+		    cli_ctl_op_fn *op, void *ctx)
+{
+	struct inart_ctl_req rq;
+	char why[INART_CTL_WHY_MAX];
+	json_t *data = NULL;
+	char *reply;
+	int rc;
+
+	rc = inart_ctl_req_parse(body, len, &rq, why, sizeof(why));
+	if (rc < 0) {
+		const char *reason = rc == -ENOMEM ? "out of memory" : why;
+
+		inart_log_warn("control: refused a malformed request: %s", reason);
+		return inart_ctl_reply_err(reason);
+	}
+	if (rq.node[0] && (name == NULL || strcmp(rq.node, name) != 0)) {
+		snprintf(why, sizeof(why), "this is %s '%s', not '%s'", role, name ? name : "",
+			 rq.node);
+		rc = -EINVAL;
+	} else if (rq.op == INART_CTL_LOG_LEVEL) {
+		inart_log_set_level(rq.level);
+		inart_log_info("log level %s", inart_log_level_name(rq.level));
+	} else {
+		rc = op(ctx, &rq, &data, why, sizeof(why));
+	}
+	if (rc < 0) {
+		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);
+		json_decref(data);
+		reply = inart_ctl_reply_err(why);
+	} else {
+		reply = inart_ctl_reply_ok(data);
+	}
+	inart_ctl_req_free(&rq);
+	return reply;
 }
 
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)

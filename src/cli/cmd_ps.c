@@ -168,87 +168,70 @@ static json_t *stats_json(struct ps_state *s)
 	return o;
 }
 
-static char *handle(void *ctx, const char *body, size_t len)
+/* One control request for this PS (cli_ctl_serve does the rest). */
+static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
 {
 	struct ps_state *s = ctx;
-	struct inart_ctl_req rq;
-	char why[INART_CTL_WHY_MAX], ip[16];
-	json_t *data = NULL, *a;
-	char *reply;
-	int rc;
+	char ip[16];
+	json_t *a;
+	int rc = 0;
 
-	rc = inart_ctl_req_parse(body, len, &rq, why, sizeof(why));
-	if (rc < 0) {
-		inart_log_warn("control: refused a malformed request: %s", why);
-		return inart_ctl_reply_err(rc == -ENOMEM ? "out of memory" : why);
-	}
-	if (rq.node[0] && (s->name == NULL || strcmp(rq.node, s->name) != 0)) {
-		snprintf(why, sizeof(why), "this is PS '%s', not '%s'", s->name ? s->name : "",
-			 rq.node);
-		rc = -EINVAL;
-		goto done;
-	}
-	switch (rq.op) {
+	switch (rq->op) {
 	case INART_CTL_INFO:
-		data = json_object();
+		*data = json_object();
 		inart_ctl_fmt_ip(s->ip, ip);
-		json_object_set_new(data, "role", json_string("ps"));
-		json_object_set_new(data, "name", json_string(s->name ? s->name : ""));
-		json_object_set_new(data, "bind", json_string(ip));
-		json_object_set_new(data, "trees", json_integer(s->n_trees));
+		json_object_set_new(*data, "role", json_string("ps"));
+		json_object_set_new(*data, "name", json_string(s->name ? s->name : ""));
+		json_object_set_new(*data, "bind", json_string(ip));
+		json_object_set_new(*data, "trees", json_integer(s->n_trees));
 		break;
 	case INART_CTL_TREES:
-		rc = trees_apply(s, &rq, why, sizeof(why));
+		rc = trees_apply(s, rq, why, why_len);
 		if (rc == 0)
-			inart_log_info("configured %d trees%s%s (%d in all)", rq.n_trees,
-				       rq.replace ? " (replace)" : "", rq.reset ? " (reset)" : "",
+			inart_log_info("configured %d trees%s%s (%d in all)", rq->n_trees,
+				       rq->replace ? " (replace)" : "", rq->reset ? " (reset)" : "",
 				       s->n_trees);
 		break;
 	case INART_CTL_TREE_DEL: {
-		int k = tree_index(s, rq.job, rq.tree);
+		int k = tree_index(s, rq->job, rq->tree);
 
 		if (k < 0) {
-			snprintf(why, sizeof(why), "no tree (job %u, tree %u)", rq.job, rq.tree);
+			snprintf(why, why_len, "no tree (job %u, tree %u)", rq->job, rq->tree);
 			rc = -ENOENT;
 			break;
 		}
-		inart_ps_tree_del(s->ps, rq.job, rq.tree);
+		inart_ps_tree_del(s->ps, rq->job, rq->tree);
 		s->trees[k] = s->trees[--s->n_trees];
 		break;
 	}
 	case INART_CTL_SHOW:
-		data = json_object();
+		*data = json_object();
 		a = json_array();
 		for (int i = 0; i < s->n_trees; i++)
 			json_array_append_new(a, inart_ctl_ps_tree_json(&s->trees[i]));
-		json_object_set_new(data, "trees", a);
+		json_object_set_new(*data, "trees", a);
 		break;
 	case INART_CTL_STATS:
-		data = stats_json(s);
+		*data = stats_json(s);
 		break;
 	case INART_CTL_RESET_STATS:
 		inart_ps_stats(s->ps, &s->base);
 		s->base_send_blocked = s->send_blocked;
 		break;
-	case INART_CTL_LOG_LEVEL:
-		inart_log_set_level(rq.level);
-		inart_log_info("log level %s", inart_log_level_name(rq.level));
-		break;
 	default:
-		snprintf(why, sizeof(why), "'%s' is a switch request; this is a PS",
-			 inart_ctl_op_name(rq.op));
+		snprintf(why, why_len, "'%s' is a switch request; this is a PS",
+			 inart_ctl_op_name(rq->op));
 		rc = -EINVAL;
 		break;
 	}
-done:
-	if (rc < 0) {
-		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);
-		reply = inart_ctl_reply_err(why);
-	} else {
-		reply = inart_ctl_reply_ok(data);
-	}
-	inart_ctl_req_free(&rq);
-	return reply;
+	return rc;
+}
+
+static char *handle(void *ctx, const char *body, size_t len)
+{
+	const struct ps_state *s = ctx;
+
+	return cli_ctl_serve(body, len, "PS", s->name, ps_op, ctx);
 }
 
 /* Datagrams emitted by the core and not sent yet: d[head..used). */

@@ -303,45 +303,31 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, char *why, s
 	return 0;
 }
 
-static char *handle(void *ctx, const char *body, size_t len)
+/* One control request for this switch (cli_ctl_serve does the rest). */
+static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
 {
 	struct sw_state *s = ctx;
-	struct inart_ctl_req rq;
-	char why[INART_CTL_WHY_MAX];
-	json_t *data = NULL;
-	char *reply;
-	int rc;
+	int rc = 0;
 
-	rc = inart_ctl_req_parse(body, len, &rq, why, sizeof(why));
-	if (rc < 0) {
-		inart_log_warn("control: refused a malformed request: %s",
-			       rc == -ENOMEM ? "out of memory" : why);
-		return inart_ctl_reply_err(rc == -ENOMEM ? "out of memory" : why);
-	}
-	if (rq.node[0] && strcmp(rq.node, s->name) != 0) {
-		snprintf(why, sizeof(why), "this is switch '%s', not '%s'", s->name, rq.node);
-		rc = -EINVAL;
-		goto done;
-	}
-	switch (rq.op) {
+	switch (rq->op) {
 	case INART_CTL_INFO:
-		data = info_json(s);
+		*data = info_json(s);
 		break;
 	case INART_CTL_INSTALL:
-		rc = do_install(s, &rq, why, sizeof(why));
+		rc = do_install(s, rq, why, why_len);
 		if (rc == 0)
 			inart_log_info("installed %d labels, %d routes, %d deletions%s%s",
-				       rq.n_labels, rq.n_routes, rq.n_del_labels,
-				       rq.replace ? " (replace)" : "",
-				       rq.has_cfg ? " with a new configuration" : "");
+				       rq->n_labels, rq->n_routes, rq->n_del_labels,
+				       rq->replace ? " (replace)" : "",
+				       rq->has_cfg ? " with a new configuration" : "");
 		break;
 	case INART_CTL_TABLES:
-		data = tables_json(s, why, sizeof(why));
-		if (data == NULL)
+		*data = tables_json(s, why, why_len);
+		if (*data == NULL)
 			rc = -ENOMEM;
 		break;
 	case INART_CTL_STATS:
-		data = stats_json(s);
+		*data = stats_json(s);
 		break;
 	case INART_CTL_RESET_STATS:
 		stats_reset(s);
@@ -351,25 +337,20 @@ static char *handle(void *ctx, const char *body, size_t len)
 		inart_switch_lose_state(s->sw);
 		inart_log_warn("aggregation state dropped on request");
 		break;
-	case INART_CTL_LOG_LEVEL:
-		inart_log_set_level(rq.level);
-		inart_log_info("log level %s", inart_log_level_name(rq.level));
-		break;
 	default:
-		snprintf(why, sizeof(why), "'%s' is a PS request; this is a switch",
-			 inart_ctl_op_name(rq.op));
+		snprintf(why, why_len, "'%s' is a PS request; this is a switch",
+			 inart_ctl_op_name(rq->op));
 		rc = -EINVAL;
 		break;
 	}
-done:
-	if (rc < 0) {
-		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);
-		reply = inart_ctl_reply_err(why);
-	} else {
-		reply = inart_ctl_reply_ok(data);
-	}
-	inart_ctl_req_free(&rq);
-	return reply;
+	return rc;
+}
+
+static char *handle(void *ctx, const char *body, size_t len)
+{
+	const struct sw_state *s = ctx;
+
+	return cli_ctl_serve(body, len, "switch", s->name, sw_op, ctx);
 }
 
 static int add_ports(const char *cmd, struct sw_state *s, char *list)

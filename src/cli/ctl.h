@@ -1,6 +1,8 @@
 /*
- * ctl: the control-socket client side shared by `inart ctl`, `inart switchd
- * --stats` and `inart ps --stats` (implemented in cmd_ctl.c).
+ * ctl: the control-socket code shared by the subcommands (implemented in
+ * cmd_ctl.c): the client side used by `inart ctl`, `inart switchd --stats`
+ * and `inart ps --stats`, and the frame of request handling common to the
+ * two daemons, switchd and ps.
  */
 #ifndef INART_CLI_CTL_H
 #define INART_CLI_CTL_H
@@ -19,5 +21,18 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 /* `stats`: print the counters of the switch or PS at path (a table, or the
  * JSON reply with json = 1).  Exit status for the caller. */
 int cli_ctl_print_stats(const char *path, int json);
+
+/* Daemon side.  The work of one request addressed to this daemon: 0 with the
+ * reply's data in *data (stolen; NULL = none), or -errno with the reason in
+ * why (then *data stays NULL). */
+typedef int cli_ctl_op_fn(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why,
+			  size_t why_len);
+
+/* A daemon's control handler: parse body, refuse a request addressed to
+ * another node ("this is ROLE 'NAME', not 'X'"; name may be NULL), answer
+ * log_level, hand anything else to op; a refusal is logged.  Returns the
+ * reply to send (inart_ctl_handler_fn). */
+char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *name,
+		    cli_ctl_op_fn *op, void *ctx);
 
 #endif
