@@ -138,6 +138,17 @@ static size_t ina_frame(uint8_t *f, const struct inart_wire_hdr *h, const int32_
 	return n;
 }
 
+/* Receive on port hp, at now, an INA frame of (h, v) from host hp (source
+ * src) to the PS; returns the frames sent out. */
+static int rx_up(struct inart_switch *sw, const struct inart_wire_hdr *h, const int32_t *v, int hp,
+		 uint32_t src, uint64_t now)
+{
+	uint8_t f[INART_FRAME_MAX];
+	size_t len = ina_frame(f, h, v, hp, src, PS_IP);
+
+	return rx(sw, f, len, hp, now);
+}
+
 /* Parse an output frame fully; returns the INA decode code (or 1 if the
  * frame is not an INA frame). */
 static int parse_out(const struct inart_frame *o, struct inart_pkt_info *pi,
@@ -669,39 +680,32 @@ static void test_drops(void **state)
 	assert_int_equal(tree_of(sw, 42, 3).duplicates, 1);
 	/* overlapping two-rank aggregate */
 	h.bitmap[0] = 0x3;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	assert_int_equal(drops_of(sw, INART_DROP_DUPLICATE), 2);
 	/* rank 5 is below another switch: outside the subtree */
 	set_rank(&h, 5);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	assert_int_equal(drops_of(sw, INART_DROP_BITS), 1);
 	/* job or tree different from the label's */
 	set_rank(&h, 1);
 	h.job = 43;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	h.job = 42;
 	h.tree = 4;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	h.tree = 3;
 	/* bitmap width different */
 	h.bitmap_words = 2;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	h.bitmap_words = 1;
 	/* RESULT on an UP label */
 	h.flags = INART_F_RESULT;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	h.flags = INART_F_DATA;
 	assert_int_equal(drops_of(sw, INART_DROP_MISMATCH), 4);
 	/* unknown label */
 	h.label = 8;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	assert_int_equal(drops_of(sw, INART_DROP_NO_LABEL), 1);
 	h.label = 7;
 	/* malformed INA (reserved field set): never touches the slot */
@@ -729,8 +733,7 @@ static void test_drops(void **state)
 	/* the slot still holds only rank 0: ranks 1..3 complete it with exact sums */
 	h.flags = INART_F_DATA;
 	h.bitmap[0] = 0xe;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	{
 		struct inart_pkt_info pi;
 		struct inart_wire_hdr o;
@@ -761,13 +764,11 @@ static void test_fallback(void **state)
 	h.seq = 3;
 	h.slot = 3;
 	set_rank(&h, 0);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	/* seq 11 maps to the same slot (11 % 8 == 3): forwarded with FALLBACK */
 	h.seq = 11;
 	set_rank(&h, 1);
-	len = ina_frame(f, &h, v, 2, IP(10, 0, 1, 2), PS_IP);
-	assert_int_equal(rx(sw, f, len, 2, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 2, IP(10, 0, 1, 2), 0), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(outv[0].port, 0);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_FALLBACK);
@@ -781,8 +782,7 @@ static void test_fallback(void **state)
 	/* a different scale for the same chunk is busy as well */
 	h.seq = 3;
 	h.scale_exp = 5;
-	len = ina_frame(f, &h, v, 2, IP(10, 0, 1, 2), PS_IP);
-	assert_int_equal(rx(sw, f, len, 2, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 2, IP(10, 0, 1, 2), 0), 1);
 	assert_int_equal(tree_of(sw, 42, 3).fallback, 2);
 	/* more values than a slot holds: fallback */
 	{
@@ -799,8 +799,7 @@ static void test_fallback(void **state)
 	/* the rest of seq 3 still aggregates with rank 0 */
 	h.scale_exp = 8;
 	h.bitmap[0] = 0xe;
-	len = ina_frame(f, &h, v, 2, IP(10, 0, 1, 2), PS_IP);
-	assert_int_equal(rx(sw, f, len, 2, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 2, IP(10, 0, 1, 2), 0), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA);
 	assert_int_equal(got[2], 6);
@@ -823,16 +822,13 @@ static void test_partial_flush(void **state)
 	h.count = 4;
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	set_rank(&h, 0);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 1000), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 1000), 0);
 	set_rank(&h, 2);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 3000), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 3000), 0);
 	/* a second chunk in another slot, later */
 	h.seq = 1;
 	h.slot = 1;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 4000), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 4000), 0);
 	assert_true(inart_switch_next_deadline(sw) == 6000);
 	assert_int_equal(tick(sw, 5999, MAXOUT), 0);
 	assert_int_equal(tick(sw, 6000, MAXOUT), 1);
@@ -855,8 +851,7 @@ static void test_partial_flush(void **state)
 	h.seq = 0;
 	h.slot = 0;
 	set_rank(&h, 1);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 20000), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 20000), 0);
 	assert_int_equal(tick(sw, 25000, MAXOUT), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_true(o.bitmap[0] == 0x2);
@@ -864,8 +859,7 @@ static void test_partial_flush(void **state)
 	assert_int_equal(tree_of(sw, 42, 3).partial, 3);
 	/* a complete aggregate that found no room in rx goes out whole at tick */
 	set_rank(&h, 0);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 30000), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 30000), 0);
 	h.bitmap[0] = 0x6;
 	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
 	assert_int_equal(rx_n(sw, f, len, 1, 30001, 0), 0);
@@ -887,9 +881,7 @@ static void test_retx_and_forward(void **state)
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[4] = {10, 20, 30, 40}, got[4];
-	uint8_t f[INART_FRAME_MAX];
 	char why[256];
-	size_t len;
 
 	(void)state;
 	e[0] = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
@@ -901,8 +893,7 @@ static void test_retx_and_forward(void **state)
 	set_rank(&h, 0);
 	/* RETX with an aggregating label: forwarded, never absorbed */
 	h.flags = INART_F_DATA | INART_F_RETX;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(o.label, 77);
@@ -910,8 +901,7 @@ static void test_retx_and_forward(void **state)
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	/* RETX with label 0: plain IPv4 routing to the PS */
 	h.label = 0;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(outv[0].port, 3);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.label, 0);
@@ -919,13 +909,11 @@ static void test_retx_and_forward(void **state)
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	/* DATA with label 0 is routed too, never aggregated */
 	h.flags = INART_F_DATA;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(outv[0].port, 3);
 	/* a forwarding UP label: out port 2, label rewritten */
 	h.label = 8;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(outv[0].port, 2);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.label, 88);
@@ -1005,19 +993,15 @@ static void test_overflow(void **state)
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[2] = {0x40000000, 1};
-	uint8_t f[INART_FRAME_MAX];
 	char why[256];
-	size_t len;
 
 	(void)state;
 	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.count = 2;
 	set_rank(&h, 0);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	h.bitmap[0] = 0x6;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_OVERFLOW);
 	assert_int_equal(tree_of(sw, 42, 3).overflows, 1);
@@ -1025,12 +1009,10 @@ static void test_overflow(void **state)
 	v[0] = 1;
 	set_rank(&h, 0);
 	h.flags = INART_F_DATA | INART_F_OVERFLOW;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	h.flags = INART_F_DATA;
 	h.bitmap[0] = 0x6;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, NULL), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_OVERFLOW);
 	assert_int_equal(tree_of(sw, 42, 3).overflows, 2);
@@ -1062,8 +1044,7 @@ static void test_lose_state_and_orphans(void **state)
 	/* after the restart, rank 0's contribution is gone: a resend is not a duplicate */
 	assert_int_equal(rx(sw, f, len, 1, 0), 0);
 	h.bitmap[0] = 0x6;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(got[0], 10);
 	assert_int_equal(drops_of(sw, INART_DROP_DUPLICATE), 0);
@@ -1085,8 +1066,7 @@ static void test_lose_state_and_orphans(void **state)
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	h.seq = 1;
 	h.slot = 0; /* slot 1 + 0 */
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 0), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	e.next_label = 99;
 	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	assert_true(inart_switch_next_deadline(sw) == 5000);
@@ -1327,9 +1307,7 @@ static void test_early_flush(void **state)
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[2] = {10, 20}, got[2];
-	uint8_t f[INART_FRAME_MAX];
 	char why[256];
-	size_t len;
 
 	(void)state;
 	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
@@ -1337,19 +1315,16 @@ static void test_early_flush(void **state)
 	/* chunk 0 from ranks 0 and 1; rank 2's chunk 0 is lost */
 	for (int r = 0; r < 2; r++) {
 		set_rank(&h, r);
-		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-		assert_int_equal(rx(sw, f, len, 1, 100), 0);
+		assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 100), 0);
 	}
 	/* rank 2's chunk 1: nothing said yet (an allowance for reordering) */
 	set_rank(&h, 2);
 	h.seq = h.slot = 1;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 200), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 200), 0);
 	assert_int_equal(tree_of(sw, 42, 3).early, 0);
 	/* its chunk 2: chunk 0 cannot complete any more and leaves first */
 	h.seq = h.slot = 2;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 300), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 300), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
 	assert_int_equal(o.seq, 0);
@@ -1361,13 +1336,11 @@ static void test_early_flush(void **state)
 	/* rank 0's chunk 1 arrives late: rank 1 may still come, it waits */
 	set_rank(&h, 0);
 	h.seq = h.slot = 1;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 400), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 400), 0);
 	/* rank 1's chunk 3 shows its chunk 1 was lost: chunk 1 leaves */
 	set_rank(&h, 1);
 	h.seq = h.slot = 3;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 500), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 500), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.seq, 1);
 	assert_true(o.bitmap[0] == 0x5);
@@ -1378,24 +1351,20 @@ static void test_early_flush(void **state)
 	h.seq = 9;
 	h.slot = 1;
 	h.flags = INART_F_DATA | INART_F_FALLBACK;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 600), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 600), 0);
 	h.flags = INART_F_DATA;
 	set_rank(&h, 0);
 	h.seq = h.slot = 6;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 700), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 700), 0);
 	set_rank(&h, 1);
 	h.seq = 8;
 	h.slot = 0;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 800), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 800), 0);
 	/* rank 2's own contribution to chunk 6 arrives: rank 1 is gone, it
 	 * leaves */
 	set_rank(&h, 2);
 	h.seq = h.slot = 6;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 900), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 900), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
 	assert_true(o.bitmap[0] == 0x5);
@@ -1412,9 +1381,7 @@ static void test_partial_and_evict(void **state)
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[2] = {10, 20}, got[2];
-	uint8_t f[INART_FRAME_MAX];
 	char why[256];
-	size_t len;
 
 	(void)state;
 	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
@@ -1422,8 +1389,7 @@ static void test_partial_and_evict(void **state)
 	/* a partial of ranks {0, 1} with no slot open: goes on at once */
 	h.flags = INART_F_DATA | INART_F_PARTIAL;
 	h.bitmap[0] = 0x3;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 100), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 100), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
 	assert_true(o.bitmap[0] == 0x3);
@@ -1433,12 +1399,10 @@ static void test_partial_and_evict(void **state)
 	h.flags = INART_F_DATA;
 	h.seq = h.slot = 1;
 	set_rank(&h, 2);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 200), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 200), 0);
 	h.flags = INART_F_DATA | INART_F_PARTIAL;
 	h.bitmap[0] = 0x3;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 300), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 300), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.flags, INART_F_DATA);
 	assert_true(o.bitmap[0] == 0x7);
@@ -1452,13 +1416,11 @@ static void test_partial_and_evict(void **state)
 	h.slot = 0;
 	for (int r = 0; r < 2; r++) {
 		set_rank(&h, r);
-		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-		assert_int_equal(rx(sw, f, len, 1, 400), 0);
+		assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 400), 0);
 	}
 	set_rank(&h, 2);
 	h.seq = 9;
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 500), 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 500), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.seq, 2);
 	assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
@@ -1496,8 +1458,7 @@ static void test_nack_repair(void **state)
 	h.count = 2;
 	for (int r = 0; r < 3; r++) {
 		set_rank(&h, r);
-		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-		assert_int_equal(rx(sw, f, len, 1, 100), r == 2 ? 1 : 0);
+		assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 100), r == 2 ? 1 : 0);
 	}
 	/* the aggregate was lost on the way: the PS NACKs ranks 0..3 */
 	h = data_hdr(42, 3, 50, 1, 4);
@@ -1545,8 +1506,7 @@ static void test_nack_repair(void **state)
 	h.seq = h.slot = 1;
 	for (int r = 0; r < 2; r++) {
 		set_rank(&h, r);
-		len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-		assert_int_equal(rx(sw, f, len, 1, 500), 0);
+		assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 500), 0);
 	}
 	h = data_hdr(42, 3, 50, 1, 4);
 	h.flags = INART_F_RESULT | INART_F_NACK;
@@ -1628,8 +1588,7 @@ static void test_probe_answer(void **state)
 	h.seq = 13;
 	h.slot = 5;
 	set_rank(&h, 0);
-	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 1, 400), 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 400), 0);
 	h.flags = INART_F_DATA | INART_F_RETX | INART_F_NACK;
 	h.count = 0;
 	h.seq = 5;
