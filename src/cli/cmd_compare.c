@@ -88,10 +88,7 @@ int cmd_compare(int argc, char **argv)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 2)
-		cli_usage_error(cmd, "missing %s", argc - optind == 0 ? "TOPO and JOBS" : "JOBS");
-	if (argc - optind > 2)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 2]);
+	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
 	rc = cli_compare_print(t, js, &opt, algos, fmt, out);

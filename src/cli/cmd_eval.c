@@ -231,13 +231,7 @@ int cmd_eval(int argc, char **argv)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 3)
-		cli_usage_error(cmd, "missing %s",
-				argc - optind == 0   ? "TOPO, JOBS and PLAN"
-				: argc - optind == 1 ? "JOBS and PLAN"
-						     : "PLAN");
-	if (argc - optind > 3)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 3]);
+	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", "PLAN", NULL});
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
 	p = cli_load_plan(argv[optind + 2], t, js);

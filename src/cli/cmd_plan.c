@@ -73,10 +73,7 @@ int cmd_plan(int argc, char **argv)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 2)
-		cli_usage_error(cmd, "missing %s", argc - optind == 0 ? "TOPO and JOBS" : "JOBS");
-	if (argc - optind > 2)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 2]);
+	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	if (!inart_algorithm_known(algo))
 		cli_usage_error(cmd, "unknown algorithm '%s'", algo);
 	t = cli_load_topo(argv[optind]);

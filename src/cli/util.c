@@ -62,6 +62,27 @@ void cli_getopt_error(const char *cmd, int c, char **argv)
 	cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
+void cli_operands(const char *cmd, int argc, char **argv, const char *const *names)
+{
+	int n = 0, have = argc - optind;
+	char missing[256] = "";
+	size_t len = 0;
+
+	while (names[n] != NULL)
+		n++;
+	if (have > n)
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + n]);
+	if (have == n)
+		return;
+	for (int i = have; i < n && len < sizeof(missing); i++)
+		len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s",
+					i == have    ? ""
+					: i == n - 1 ? " and "
+						     : ", ",
+					names[i]);
+	cli_usage_error(cmd, "missing %s", missing);
+}
+
 int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max)
 {
 	char *end;

@@ -51,6 +51,11 @@ void cli_getopt_reset(void);
 /* Report a getopt error ('?' or ':') for cmd and exit 2. */
 _Noreturn void cli_getopt_error(const char *cmd, int c, char **argv);
 
+/* The operands after the options (argv[optind..]): exactly the ones named
+ * in names (NULL-terminated, e.g. TOPO, JOBS); otherwise a usage error,
+ * "missing TOPO and JOBS" or "unexpected argument 'X'". */
+void cli_operands(const char *cmd, int argc, char **argv, const char *const *names);
+
 /* Numbers from option arguments; a malformed or out-of-range value is a
  * usage error naming the option. */
 int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max);
