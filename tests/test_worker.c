@@ -197,6 +197,16 @@ static size_t result_pkt(uint8_t *buf, uint16_t fan_in, uint32_t iter, uint16_t 
 	return inart_wire_encode(&h, v, buf, INART_DGRAM_MAX);
 }
 
+/* inart_worker_rx of result_pkt(fan-in 2, tree 0, ...) at now. */
+static int rx_res(struct inart_worker *w, uint32_t iter, uint32_t seq, int8_t scale, uint8_t flags,
+		  uint64_t bits, const int32_t *v, int count, uint64_t now)
+{
+	uint8_t buf[INART_DGRAM_MAX];
+	size_t len = result_pkt(buf, 2, iter, 0, seq, scale, flags, bits, v, count);
+
+	return inart_worker_rx(w, buf, len, now);
+}
+
 static void test_packets_window(void **state)
 {
 	struct inart_worker_cfg c;
@@ -317,8 +327,7 @@ static void test_packets_window(void **state)
 	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 0);
 	/* result of seq 0: the window moves to 2, 3 */
-	len = result_pkt(buf, 2, 7, 0, 0, 4, 0, 3, v, 3);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 7, 0, 4, 0, 3, v, 3, 0), 0);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
 	data_pkt(0, &h);
 	assert_int_equal(h.seq, 2);
@@ -330,14 +339,11 @@ static void test_packets_window(void **state)
 	assert_int_equal(be32(pl), 9 * 16 + 4);
 	/* bad results: wrong count, incomplete bitmap without OVERFLOW, wrong
 	 * job/fan-in, seq out of range, tree out of range, garbage */
-	len = result_pkt(buf, 2, 7, 0, 3, 4, 0, 3, v, 2);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
-	len = result_pkt(buf, 2, 7, 0, 3, 4, 0, 1, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	assert_int_equal(rx_res(w, 7, 3, 4, 0, 3, v, 2, 0), -EINVAL);
+	assert_int_equal(rx_res(w, 7, 3, 4, 0, 1, v, 1, 0), -EINVAL);
 	len = result_pkt(buf, 3, 7, 0, 3, 4, 0, 7, v, 1);
 	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
-	len = result_pkt(buf, 2, 7, 0, 4, 4, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
+	assert_int_equal(rx_res(w, 7, 4, 4, 0, 3, v, 1, 0), -EINVAL);
 	len = result_pkt(buf, 2, 7, 1, 3, 4, 0, 3, v, 1);
 	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EINVAL);
 	assert_int_equal(inart_worker_rx(w, buf, 5, 0), -EINVAL);
@@ -345,14 +351,11 @@ static void test_packets_window(void **state)
 	/* a DATA packet is not for workers */
 	assert_int_equal(inart_worker_rx(w, out[0].data, out[0].len, 0), -EINVAL);
 	/* an old iteration */
-	len = result_pkt(buf, 2, 6, 0, 3, 4, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	assert_int_equal(rx_res(w, 6, 3, 4, 0, 3, v, 1, 0), -EALREADY);
 	/* finish */
-	len = result_pkt(buf, 2, 7, 0, 2, 4, 0, 3, v, 3);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 7, 2, 4, 0, 3, v, 3, 0), 0);
 	v[0] = -8;
-	len = result_pkt(buf, 2, 7, 0, 3, 4, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 7, 3, 4, 0, 3, v, 1, 0), 0);
 	assert_int_equal(inart_worker_done(w), 1);
 	assert_int_equal(inart_worker_next_deadline(w), UINT64_MAX);
 	assert_int_equal(inart_worker_poll(w, 1u << 30, out, MAXOUT), 0);
@@ -406,22 +409,49 @@ static size_t result_pkt_prev(uint8_t *buf, uint16_t fan_in, uint32_t iter, uint
 	return inart_wire_encode(&h, v, buf, INART_DGRAM_MAX);
 }
 
+/* inart_worker_rx of result_pkt_prev(fan-in 2, iteration 1, ...) at now. */
+static int rx_prev(struct inart_worker *w, uint32_t seq, int8_t scale, uint8_t flags, uint64_t bits,
+		   const int32_t *v, int count, uint32_t prev, uint64_t now)
+{
+	uint8_t buf[INART_DGRAM_MAX];
+	size_t len = result_pkt_prev(buf, 2, 1, seq, scale, flags, bits, v, count, prev);
+
+	return inart_worker_rx(w, buf, len, now);
+}
+
+/* Rank 0 of 2 on one tree, one value a packet, the given window, a 1 ms
+ * timeout; begun on x[0..n) and polled at 0 (every chunk the window
+ * allows is sent). */
+static struct inart_worker *small_worker(float *x, int n, int window)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = (uint16_t)window;
+	c.retx_timeout_ns = 1000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, (size_t)n, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), window < n ? window : n);
+	return w;
+}
+
 /* Run one chunk at a time (window 1), each answered 100 us after it was
  * sent, for `answered` chunks; the next one gets no answer.  Returns the
  * time of its send; out[0] holds what the worker sends at its first
  * timeout, *at that time. */
 static uint64_t one_by_one(struct inart_worker *w, int answered, uint64_t *at)
 {
-	uint8_t buf[INART_DGRAM_MAX];
 	int32_t v[1] = {0};
 	uint64_t t = 0;
-	size_t len;
 
 	for (int s = 0; s < answered; s++) {
 		assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 1);
 		t += 100000;
-		len = result_pkt_prev(buf, 2, 1, (uint32_t)s, 16, 0, 3, v, 1, 0);
-		assert_int_equal(inart_worker_rx(w, buf, len, t), 0);
+		assert_int_equal(rx_prev(w, (uint32_t)s, 16, 0, 3, v, 1, 0, t), 0);
 	}
 	assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 1);
 	*at = inart_worker_next_deadline(w);
@@ -490,7 +520,6 @@ static void test_timers(void **state)
  * ours moves us to it; an answer names the PS's last result sent down. */
 static void test_probes_nacks(void **state)
 {
-	struct inart_worker_cfg c;
 	struct inart_worker *w;
 	struct inart_worker_stats st;
 	struct inart_wire_hdr h;
@@ -501,18 +530,9 @@ static void test_probes_nacks(void **state)
 	int k;
 
 	(void)state;
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = 6;
-	c.retx_timeout_ns = 1000000;
-	w = inart_worker_create(&c);
-	assert_non_null(w);
-	assert_int_equal(inart_worker_begin(w, x, 6, 1), 0);
-	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 6);
+	w = small_worker(x, 6, 6);
 	/* a unicast NACK naming us (rank 0): our values again, at once */
-	len = result_pkt_prev(buf, 2, 1, 0, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 10), 0);
+	assert_int_equal(rx_prev(w, 0, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, 0, 10), 0);
 	assert_int_equal(inart_worker_next_deadline(w), 10);
 	assert_int_equal(inart_worker_poll(w, 10, out, MAXOUT), 1);
 	data_pkt(0, &h);
@@ -530,17 +550,14 @@ static void test_probes_nacks(void **state)
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
 	assert_int_equal(inart_worker_rx(w, buf, len, 30), 0);
 	assert_int_equal(inart_worker_poll(w, 30, out, MAXOUT), 0);
-	len = result_pkt_prev(buf, 2, 1, 1, 16, INART_F_NACK, 3, NULL, 0, 2);
-	assert_int_equal(inart_worker_rx(w, buf, len, 40), 0);
+	assert_int_equal(rx_prev(w, 1, 16, INART_F_NACK, 3, NULL, 0, 2, 40), 0);
 	assert_int_equal(inart_worker_poll(w, 40, out, MAXOUT), 1);
 	/* a multicast NACK not naming us: nothing to send */
-	len = result_pkt_prev(buf, 2, 1, 2, 16, INART_F_NACK, 2, NULL, 0, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 50), 0);
+	assert_int_equal(rx_prev(w, 2, 16, INART_F_NACK, 2, NULL, 0, 1, 50), 0);
 	assert_int_equal(inart_worker_poll(w, 50, out, MAXOUT), 0);
 	/* a unicast answer without us: the PS holds our values; from then on
 	 * its timeouts send probes only, however many go unanswered */
-	len = result_pkt_prev(buf, 2, 1, 3, 16, INART_F_NACK | INART_F_RETX, 2, NULL, 0, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 60), 0);
+	assert_int_equal(rx_prev(w, 3, 16, INART_F_NACK | INART_F_RETX, 2, NULL, 0, 0, 60), 0);
 	for (int i = 0; i < 8; i++) {
 		uint64_t d = inart_worker_next_deadline(w);
 
@@ -553,8 +570,7 @@ static void test_probes_nacks(void **state)
 	}
 	/* a unicast result ends chunk 4 (and names chunk 3 as the result sent
 	 * before it: probe it now) */
-	len = result_pkt_prev(buf, 2, 1, 4, 16, INART_F_RETX, 3, v, 1, 1 + 3);
-	assert_int_equal(inart_worker_rx(w, buf, len, 100000000), 0);
+	assert_int_equal(rx_prev(w, 4, 16, INART_F_RETX, 3, v, 1, 1 + 3, 100000000), 0);
 	k = inart_worker_poll(w, 100000000, out, MAXOUT);
 	{
 		int found = 0;
@@ -566,16 +582,15 @@ static void test_probes_nacks(void **state)
 		assert_true(found);
 	}
 	/* an answer at a lower scale: chunk 5 joins it (a first transmission) */
-	len = result_pkt_prev(buf, 2, 1, 5, 8, INART_F_NACK | INART_F_RETX, 2, NULL, 0, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 100000001), 0);
+	assert_int_equal(rx_prev(w, 5, 8, INART_F_NACK | INART_F_RETX, 2, NULL, 0, 0, 100000001),
+			 0);
 	assert_int_equal(inart_worker_poll(w, 100000001, out, MAXOUT), 1);
 	data_pkt(0, &h);
 	assert_int_equal(h.flags, INART_F_DATA);
 	assert_int_equal(h.seq, 5);
 	assert_int_equal(h.scale_exp, 8);
 	/* a multicast NACK at a lower scale naming us: our values at our scale */
-	len = result_pkt_prev(buf, 2, 1, 2, 4, INART_F_NACK, 1, NULL, 0, 2);
-	assert_int_equal(inart_worker_rx(w, buf, len, 100000002), 0);
+	assert_int_equal(rx_prev(w, 2, 4, INART_F_NACK, 1, NULL, 0, 2, 100000002), 0);
 	assert_int_equal(inart_worker_poll(w, 100000002, out, MAXOUT), 1);
 	data_pkt(0, &h);
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
@@ -591,23 +606,9 @@ static void test_probes_nacks(void **state)
  * result arrives at 100 us. */
 static struct inart_worker *chain_worker(float *x, int n, int window)
 {
-	struct inart_worker_cfg c;
-	struct inart_worker *w;
-	uint8_t buf[INART_DGRAM_MAX];
-	int32_t v[1] = {0};
-	size_t len;
+	struct inart_worker *w = small_worker(x, n, window);
 
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = (uint16_t)window;
-	c.retx_timeout_ns = 1000000;
-	w = inart_worker_create(&c);
-	assert_non_null(w);
-	assert_int_equal(inart_worker_begin(w, x, (size_t)n, 1), 0);
-	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), window < n ? window : n);
-	len = result_pkt_prev(buf, 2, 1, 0, 16, 0, 3, v, 1, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 100000), 0);
+	assert_int_equal(rx_prev(w, 0, 16, 0, 3, (int32_t[1]){0}, 1, 0, 100000), 0);
 	return w;
 }
 
@@ -620,17 +621,14 @@ static void test_chain(void **state)
 	struct inart_worker *w;
 	struct inart_worker_stats st;
 	struct inart_wire_hdr h;
-	uint8_t buf[INART_DGRAM_MAX];
 	float x[8] = {0};
 	int32_t v[1] = {0};
 	int seen[8] = {0}, k, probes = 0, data = 0;
-	size_t len;
 
 	(void)state;
 	w = chain_worker(x, 8, 8);
 	/* 4's result names 3 (lost): 3 and the older 1, 2 are probed now */
-	len = result_pkt_prev(buf, 2, 1, 4, 16, 0, 3, v, 1, 1 + 3);
-	assert_int_equal(inart_worker_rx(w, buf, len, 110000), 0);
+	assert_int_equal(rx_prev(w, 4, 16, 0, 3, v, 1, 1 + 3, 110000), 0);
 	assert_int_equal(inart_worker_next_deadline(w), 110000);
 	k = inart_worker_poll(w, 110000, out, MAXOUT);
 	assert_int_equal(k, 3);
@@ -641,8 +639,7 @@ static void test_chain(void **state)
 	}
 	assert_true(seen[1] && seen[2] && seen[3]);
 	/* the answer for 3 (from the PS or a switch) names 2 */
-	len = result_pkt_prev(buf, 2, 1, 3, 16, INART_F_RETX, 3, v, 1, 1 + 2);
-	assert_int_equal(inart_worker_rx(w, buf, len, 120000), 0);
+	assert_int_equal(rx_prev(w, 3, 16, INART_F_RETX, 3, v, 1, 1 + 2, 120000), 0);
 	inart_worker_stats(w, &st);
 	assert_int_equal(st.chain_gaps, 1); /* 2 has a probe out already */
 	assert_int_equal(st.probes, 3);
@@ -655,8 +652,7 @@ static void test_chain(void **state)
 	w = chain_worker(x, 8, 4);
 	/* 3's result names 2 (lost); 1 is older and in flight, but chunk 4 may
 	 * still be sent: only 2 is probed, and 4 goes out */
-	len = result_pkt_prev(buf, 2, 1, 3, 16, 0, 3, v, 1, 1 + 2);
-	assert_int_equal(inart_worker_rx(w, buf, len, 210000), 0);
+	assert_int_equal(rx_prev(w, 3, 16, 0, 3, v, 1, 1 + 2, 210000), 0);
 	k = inart_worker_poll(w, 210000, out, MAXOUT);
 	for (int i = 0; i < k; i++) {
 		data_pkt(i, &h);
@@ -679,28 +675,16 @@ static void test_chain(void **state)
  * share): its oldest chunks in flight are probed. */
 static void test_idle(void **state)
 {
-	struct inart_worker_cfg c;
 	struct inart_worker *w;
 	struct inart_wire_hdr h;
-	uint8_t buf[INART_DGRAM_MAX];
 	float x[4] = {0};
 	int32_t v[1] = {0};
 	uint64_t d;
-	size_t len;
 
 	(void)state;
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = 4;
-	c.retx_timeout_ns = 1000000;
-	w = inart_worker_create(&c);
-	assert_non_null(w);
-	assert_int_equal(inart_worker_begin(w, x, 4, 1), 0);
-	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 4);
+	w = small_worker(x, 4, 4);
 	for (uint32_t s = 0; s < 3; s++) {
-		len = result_pkt_prev(buf, 2, 1, s, 16, 0, 3, v, 1, s);
-		assert_int_equal(inart_worker_rx(w, buf, len, 100000 + 10000 * s), 0);
+		assert_int_equal(rx_prev(w, s, 16, 0, 3, v, 1, s, 100000 + 10000 * s), 0);
 	}
 	/* results came every 10 us; the smallest time to result is 100 us: the
 	 * idle period is half of it, well before chunk 3's timeout */
@@ -751,8 +735,7 @@ static void test_rescale(void **state)
 	assert_int_equal(inart_worker_poll(w, 1000, out, MAXOUT), 2);
 	data_pkt(1, &h);
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
-	len = result_pkt(buf, 2, 1, 0, 1, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 1000), 0);
+	assert_int_equal(rx_res(w, 1, 1, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, 1000), 0);
 	assert_int_equal(inart_worker_poll(w, 1000, out, MAXOUT), 1);
 	pl = data_pkt(0, &h);
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_OVERFLOW);
@@ -779,18 +762,15 @@ static void test_rescale(void **state)
 	assert_int_equal(be32(pl), 2); /* round(1.5) */
 	/* notices at our scale or above, full OVERFLOW results above: old news */
 	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
-	len = result_pkt(buf, 2, 1, 0, 0, 4, INART_F_OVERFLOW | INART_F_RETX, 2, NULL, 0);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
-	len = result_pkt(buf, 2, 1, 0, 0, 8, INART_F_OVERFLOW, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), -EALREADY);
+	assert_int_equal(rx_res(w, 1, 0, 4, INART_F_OVERFLOW | INART_F_RETX, 2, NULL, 0, 0),
+			 -EALREADY);
+	assert_int_equal(rx_res(w, 1, 0, 8, INART_F_OVERFLOW, 3, v, 1, 0), -EALREADY);
 	/* clean results; chunk 0's arrives at a scale the worker did not
 	 * expect and is still the complete sum */
 	v[0] = 5;
-	len = result_pkt(buf, 2, 1, 0, 0, -2, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 1, 0, -2, 0, 3, v, 1, 0), 0);
 	v[0] = 40000 * 256 * 2;
-	len = result_pkt(buf, 2, 1, 0, 1, 8, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 1, 1, 8, 0, 3, v, 1, 0), 0);
 	assert_int_equal(inart_worker_done(w), 1);
 	assert_int_equal(inart_worker_result(w, res, 2), 0);
 	assert_true(res[0] == 20.0f && res[1] == 80000.0f);
@@ -810,11 +790,9 @@ static void test_rescale(void **state)
 	assert_int_equal(h.flags, INART_F_DATA);
 	/* a sum of 2^17 at 8 allows a raise by 6 (2^23 = 2^(31 - 8)) */
 	v[0] = 1;
-	len = result_pkt(buf, 2, 2, 0, 0, 16, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 2, 0, 16, 0, 3, v, 1, 0), 0);
 	v[0] = -(1 << 17);
-	len = result_pkt(buf, 2, 2, 0, 1, 8, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 2, 1, 8, 0, 3, v, 1, 0), 0);
 	assert_int_equal(inart_worker_begin(w, x, 2, 3), 0);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
 	data_pkt(0, &h);
@@ -824,10 +802,8 @@ static void test_rescale(void **state)
 	assert_int_equal(h.flags, INART_F_DATA);
 	/* a small sum raises to cfg.scale_exp, never beyond */
 	v[0] = 1;
-	len = result_pkt(buf, 2, 3, 0, 0, 16, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
-	len = result_pkt(buf, 2, 3, 0, 1, 14, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 3, 0, 16, 0, 3, v, 1, 0), 0);
+	assert_int_equal(rx_res(w, 3, 1, 14, 0, 3, v, 1, 0), 0);
 	assert_int_equal(inart_worker_begin(w, x, 2, 4), 0);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
 	data_pkt(0, &h);
@@ -836,13 +812,10 @@ static void test_rescale(void **state)
 	assert_int_equal(h.scale_exp, 16);
 	assert_int_equal(h.flags, INART_F_DATA | INART_F_OVERFLOW);
 	/* a different buffer length starts over at cfg.scale_exp */
-	len = result_pkt(buf, 2, 4, 0, 0, 16, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
-	len = result_pkt(buf, 2, 4, 0, 1, 16, INART_F_OVERFLOW, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 4, 0, 16, 0, 3, v, 1, 0), 0);
+	assert_int_equal(rx_res(w, 4, 1, 16, INART_F_OVERFLOW, 3, v, 1, 0), 0);
 	v[0] = 1 << 30;
-	len = result_pkt(buf, 2, 4, 0, 1, 8, 0, 3, v, 1);
-	assert_int_equal(inart_worker_rx(w, buf, len, 0), 0);
+	assert_int_equal(rx_res(w, 4, 1, 8, 0, 3, v, 1, 0), 0);
 	assert_int_equal(inart_worker_begin(w, x + 1, 1, 5), 0);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 1);
 	data_pkt(0, &h);
