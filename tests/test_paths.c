@@ -39,6 +39,28 @@ static void fin(struct inart_topo *t)
 	assert_int_equal(inart_topo_finalize(t, NULL), 0);
 }
 
+/* fin(t), then a path finder on it (and ps initialised, if given). */
+static struct inart_paths *paths_open(struct inart_topo *t, struct inart_pathset *ps)
+{
+	struct inart_paths *p;
+
+	fin(t);
+	p = inart_paths_create(t);
+	assert_non_null(p);
+	if (ps)
+		inart_pathset_init(ps);
+	return p;
+}
+
+/* Free ps (if given), p and t. */
+static void paths_close(struct inart_paths *p, struct inart_pathset *ps, struct inart_topo *t)
+{
+	if (ps)
+		inart_pathset_free(ps);
+	inart_paths_destroy(p);
+	inart_topo_destroy(t);
+}
+
 static void expect_path(const struct inart_pathset *ps, int i, const int *want, int n)
 {
 	assert_int_equal(inart_pathset_len(ps, i), n);
@@ -149,8 +171,7 @@ static void test_bfs_line_and_unreachable(void **state)
 	lnk(t, 0, 1);
 	lnk(t, 1, 2);
 	lnk(t, 2, 3);
-	fin(t);
-	p = inart_paths_create(t);
+	p = paths_open(t, NULL);
 	assert_non_null(p);
 	d = inart_paths_dist_to(p, 3);
 	assert_non_null(d);
@@ -179,8 +200,7 @@ static void test_bfs_line_and_unreachable(void **state)
 		expect_path(&ps, 0, (int[]){2}, 1);
 		inart_pathset_free(&ps);
 	}
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, NULL, t);
 }
 
 /* Diamond s=0 via 1 or 2 to t=3, and a longer way 0-4-5-3. */
@@ -223,9 +243,7 @@ static void test_k_shortest_diamond(void **state)
 	assert_int_equal(inart_paths_k_shortest(p, 3, 0, 2, &ps), 2);
 	expect_path(&ps, 1, (int[]){3, 1, 0}, 3);
 	expect_path(&ps, 2, (int[]){3, 2, 0}, 3);
-	inart_pathset_free(&ps);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, &ps, t);
 }
 
 static void test_k_shortest_spread(void **state)
@@ -240,9 +258,7 @@ static void test_k_shortest_spread(void **state)
 		lnk(t, 0, m);
 		lnk(t, m, 5);
 	}
-	fin(t);
-	p = inart_paths_create(t);
-	inart_pathset_init(&ps);
+	p = paths_open(t, &ps);
 	assert_int_equal(inart_paths_k_shortest(p, 0, 5, 2, &ps), 2);
 	expect_path(&ps, 0, (int[]){0, 1, 5}, 3); /* rank 0 */
 	expect_path(&ps, 1, (int[]){0, 3, 5}, 3); /* rank 2 */
@@ -254,9 +270,7 @@ static void test_k_shortest_spread(void **state)
 	inart_pathset_clear(&ps);
 	/* Every middle node touches only 0 and 5: no longer simple path. */
 	assert_int_equal(inart_paths_k_shortest(p, 0, 5, 5, &ps), 4);
-	inart_pathset_free(&ps);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, &ps, t);
 }
 
 static void test_yen_ring(void **state)
@@ -269,15 +283,11 @@ static void test_yen_ring(void **state)
 	(void)state;
 	for (int i = 0; i < 6; i++)
 		lnk(t, i, (i + 1) % 6);
-	fin(t);
-	p = inart_paths_create(t);
-	inart_pathset_init(&ps);
+	p = paths_open(t, &ps);
 	assert_int_equal(inart_paths_k_shortest(p, 0, 2, 4, &ps), 2);
 	expect_path(&ps, 0, (int[]){0, 1, 2}, 3);
 	expect_path(&ps, 1, (int[]){0, 5, 4, 3, 2}, 5);
-	inart_pathset_free(&ps);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, &ps, t);
 }
 
 /* Ladder 2 x 4:  0-1-2-3 on top, 4-5-6-7 below, rungs i - i+4. */
@@ -366,8 +376,7 @@ static void test_yen_ladder(void **state)
 		for (int d = 0; d < 8; d++)
 			for (int k = 1; k <= 12; k += 3)
 				check_against_enum(t, p, s, d, k);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, NULL, t);
 }
 
 /* Seeded random small graphs: Yen and the ranked spread against DFS. */
@@ -391,13 +400,11 @@ static void test_random_graphs(void **state)
 					assert_true(
 					    inart_topo_add_link(t, a, b, 10, 10, 0, bg, NULL) >= 0);
 				}
-		fin(t);
-		p = inart_paths_create(t);
+		p = paths_open(t, NULL);
 		for (int s = 0; s < n; s++)
 			for (int d = 0; d < n; d++)
 				check_against_enum(t, p, s, d, 1 + (int)inart_rng_below(&r, 8));
-		inart_paths_destroy(p);
-		inart_topo_destroy(t);
+		paths_close(p, NULL, t);
 	}
 }
 
@@ -456,9 +463,7 @@ static void test_ranks_fattree(void **state)
 		    inart_path_valid(t, inart_pathset_path(&ps, i), inart_pathset_len(&ps, i)));
 	check_against_enum(t, p, 0, 2, 4);
 	check_against_enum(t, p, 0, 1, 3);
-	inart_pathset_free(&ps);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, &ps, t);
 }
 
 static void test_ecmp(void **state)
@@ -472,8 +477,7 @@ static void test_ecmp(void **state)
 		lnk(t, 0, m);
 		lnk(t, m, 5);
 	}
-	fin(t);
-	p = inart_paths_create(t);
+	p = paths_open(t, NULL);
 	for (uint64_t salt = 0; salt < 2000; salt++) {
 		assert_int_equal(inart_paths_shortest(p, 0, 5, salt, path, 8), 3);
 		assert_int_equal(path[0], 0);
@@ -486,8 +490,7 @@ static void test_ecmp(void **state)
 	}
 	for (int m = 1; m <= 4; m++) /* expect 500 each */
 		assert_true(hits[m] > 400 && hits[m] < 600);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, NULL, t);
 }
 
 static void test_unusable_links(void **state)
@@ -505,8 +508,7 @@ static void test_unusable_links(void **state)
 	lnk(t, 0, 2);
 	lnk(t, 1, 3);
 	lnk(t, 2, 3);
-	fin(t);
-	p = inart_paths_create(t);
+	p = paths_open(t, NULL);
 	d = inart_paths_dist_to(p, 0);
 	assert_int_equal(d[1], 3); /* 1-3-2-0 */
 	assert_int_equal(d[3], 2);
@@ -526,8 +528,7 @@ static void test_unusable_links(void **state)
 	assert_false(inart_path_valid(t, (int[]){0, 9}, 2));	   /* bad node */
 	assert_false(inart_path_valid(t, path, 0));
 	assert_true(inart_path_valid(t, (int[]){2}, 1));
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, NULL, t);
 }
 
 static void test_cache_eviction(void **state)
@@ -542,8 +543,7 @@ static void test_cache_eviction(void **state)
 	(void)state;
 	for (int i = 0; i < n; i++)
 		lnk(t, i, (i + 1) % n);
-	fin(t);
-	p = inart_paths_create(t);
+	p = paths_open(t, NULL);
 	assert_int_equal(inart_paths_set_cache_limit(p, 4), 0); /* raised to 16 */
 	keep = inart_paths_dist_to(p, 0);
 	memcpy(copy, keep, sizeof(copy));
@@ -562,8 +562,7 @@ static void test_cache_eviction(void **state)
 				assert_int_equal(d[v], a < n - a ? a : n - a);
 			}
 		}
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, NULL, t);
 }
 
 static double now_s(void)
@@ -600,9 +599,7 @@ static void test_speed_fattree16(void **state)
 	}
 	el = now_s() - t0;
 	assert_true(el < 5.0);
-	inart_pathset_free(&ps);
-	inart_paths_destroy(p);
-	inart_topo_destroy(t);
+	paths_close(p, &ps, t);
 }
 
 int main(void)
