@@ -25,23 +25,18 @@ const char cmd_compare_help[] =
     "Exit status: 0 success (even if some algorithm has no result), 1 invalid\n"
     "input, 2 usage error.\n";
 
-/* Shared with `inart run`: run, format and write. */
+/* Shared with `inart run` (util.h): run, format and write. */
 int cli_compare_print(const struct inart_topo *t, const struct inart_jobs *js,
-		      const struct inart_planner_opt *opt, const char *const *algos,
-		      enum inart_compare_format fmt, const char *out);
-
-int cli_compare_print(const struct inart_topo *t, const struct inart_jobs *js,
-		      const struct inart_planner_opt *opt, const char *const *algos,
-		      enum inart_compare_format fmt, const char *out)
+		      const struct inart_planner_opt *opt, const struct cli_compare_out *o)
 {
 	struct inart_err err = {{0}};
 	struct inart_compare cmp;
 	char *text;
 
-	if (inart_compare_run(t, js, opt, algos, &cmp, &err) < 0)
+	if (inart_compare_run(t, js, opt, o->algos, &cmp, &err) < 0)
 		cli_fail(&err);
-	text = inart_compare_format(&cmp, fmt);
-	cli_write(out, text);
+	text = inart_compare_format(&cmp, o->fmt);
+	cli_write(o->path, text);
 	free(text);
 	inart_compare_free(&cmp);
 	return EXIT_OK;
@@ -50,17 +45,14 @@ int cli_compare_print(const struct inart_topo *t, const struct inart_jobs *js,
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"algos", required_argument, NULL, 'a'},
-	    {"output", required_argument, NULL, 'o'},
+	    CLI_COMPARE_LONGOPTS,
 	    {"help", no_argument, NULL, 'h'},
 	    CLI_PLANNER_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
-	const char *cmd = "compare", *out = "-";
-	enum inart_compare_format fmt = INART_FMT_TABLE;
+	const char *cmd = "compare";
+	struct cli_compare_out co = CLI_COMPARE_OUT_INIT;
 	struct inart_planner_opt opt;
-	const char **algos = NULL;
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	int c, rc;
@@ -68,31 +60,19 @@ int cmd_compare(int argc, char **argv)
 	inart_planner_opt_default(&opt);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":f:a:o:h", longopts, NULL)) != -1) {
-		if (cli_planner_opt(cmd, c, optarg, &opt))
+		if (cli_planner_opt(cmd, c, optarg, &opt) || cli_compare_opt(cmd, c, optarg, &co))
 			continue;
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			fputs(cmd_compare_help, stdout);
 			return EXIT_OK;
-		case 'f':
-			fmt = cli_format(cmd, optarg);
-			break;
-		case 'a':
-			free(algos);
-			algos = cli_algos(cmd, optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			cli_getopt_error(cmd, c, argv);
 		}
+		cli_getopt_error(cmd, c, argv);
 	}
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
-	rc = cli_compare_print(t, js, &opt, algos, fmt, out);
-	free(algos);
+	rc = cli_compare_print(t, js, &opt, &co);
+	free(co.algos);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 	return rc;

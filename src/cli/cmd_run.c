@@ -34,10 +34,6 @@ const char cmd_run_help[] =
     "Exit status: 0 success, 1 failure to build the scenario or write files,\n"
     "2 usage error (e.g. unknown scenario).\n";
 
-int cli_compare_print(const struct inart_topo *t, const struct inart_jobs *js,
-		      const struct inart_planner_opt *opt, const char *const *algos,
-		      enum inart_compare_format fmt, const char *out);
-
 static void write_scenario(const char *dir, const struct inart_topo *t, const struct inart_jobs *js)
 {
 	size_t n = strlen(dir) + 16;
@@ -74,18 +70,15 @@ int cmd_run(int argc, char **argv)
 	    {"list", no_argument, NULL, 'l'},
 	    {"write", required_argument, NULL, 'w'},
 	    {"no-compare", no_argument, NULL, 'n'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"algos", required_argument, NULL, 'a'},
-	    {"output", required_argument, NULL, 'o'},
+	    CLI_COMPARE_LONGOPTS,
 	    {"help", no_argument, NULL, 'h'},
 	    CLI_PLANNER_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
-	const char *cmd = "run", *out = "-", *scenario = "default", *dir = NULL;
-	enum inart_compare_format fmt = INART_FMT_TABLE;
+	const char *cmd = "run", *scenario = "default", *dir = NULL;
+	struct cli_compare_out co = CLI_COMPARE_OUT_INIT;
 	struct inart_planner_opt opt;
 	struct inart_err err = {{0}};
-	const char **algos = NULL;
 	struct inart_topo *t = NULL;
 	struct inart_jobs *js = NULL;
 	int c, rc = EXIT_OK, list = 0, compare = 1;
@@ -93,7 +86,7 @@ int cmd_run(int argc, char **argv)
 	inart_planner_opt_default(&opt);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":s:lw:f:a:o:h", longopts, NULL)) != -1) {
-		if (cli_planner_opt(cmd, c, optarg, &opt))
+		if (cli_planner_opt(cmd, c, optarg, &opt) || cli_compare_opt(cmd, c, optarg, &co))
 			continue;
 		switch (c) {
 		case 'h':
@@ -111,16 +104,6 @@ int cmd_run(int argc, char **argv)
 		case 'n':
 			compare = 0;
 			break;
-		case 'f':
-			fmt = cli_format(cmd, optarg);
-			break;
-		case 'a':
-			free(algos);
-			algos = cli_algos(cmd, optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
 		}
@@ -133,7 +116,7 @@ int cmd_run(int argc, char **argv)
 
 			printf("%-12s %s\n", inart_scenario_names[i], d ? d : "");
 		}
-		free(algos);
+		free(co.algos);
 		return EXIT_OK;
 	}
 	if (!known_scenario(scenario))
@@ -145,9 +128,9 @@ int cmd_run(int argc, char **argv)
 	if (compare) {
 		fprintf(stderr, "inart run: scenario %s: %s\n", scenario,
 			inart_scenario_describe(scenario));
-		rc = cli_compare_print(t, js, &opt, algos, fmt, out);
+		rc = cli_compare_print(t, js, &opt, &co);
 	}
-	free(algos);
+	free(co.algos);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 	return rc;

@@ -196,6 +196,24 @@ const char **cli_algos(const char *cmd, const char *arg)
 	return v;
 }
 
+int cli_compare_opt(const char *cmd, int c, const char *arg, struct cli_compare_out *o)
+{
+	switch (c) {
+	case 'f':
+		o->fmt = cli_format(cmd, arg);
+		return 1;
+	case 'a':
+		free(o->algos);
+		o->algos = cli_algos(cmd, arg);
+		return 1;
+	case 'o':
+		o->path = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 struct inart_topo *cli_load_topo(const char *path)
 {
 	struct inart_err err = {{0}};

@@ -1,8 +1,9 @@
 /*
  * util: what the `inart` subcommands share -- exit codes, usage errors,
- * number parsing, the planner options common to plan/compare/run, loading
- * input files and writing output.  The program (not the library) decides to
- * print and exit, so these helpers may call exit().
+ * number parsing, the planner options common to plan/compare/run, the
+ * output options of compare/run, loading input files and writing output.
+ * The program (not the library) decides to print and exit, so these helpers
+ * may call exit().
  */
 #ifndef INART_CLI_UTIL_H
 #define INART_CLI_UTIL_H
@@ -101,6 +102,28 @@ enum inart_compare_format cli_format(const char *cmd, const char *arg);
 /* --algos a,b,c: a NULL-terminated array (free() it; strings point into a
  * copy freed with it).  Unknown names are usage errors. */
 const char **cli_algos(const char *cmd, const char *arg);
+
+/* Output options shared by compare and run: -f/--format, -a/--algos and
+ * -o/--output (short options "f:a:o:").  cli_compare_opt handles them like
+ * cli_planner_opt; cli_compare_print (cmd_compare.c) runs the algorithms,
+ * formats and writes; free(algos) at the end. */
+struct cli_compare_out {
+	enum inart_compare_format fmt;
+	const char **algos; /* NULL: all */
+	const char *path;   /* "-" = stdout */
+};
+#define CLI_COMPARE_OUT_INIT                                                                       \
+	{                                                                                          \
+		INART_FMT_TABLE, NULL, "-"                                                         \
+	}
+#define CLI_COMPARE_LONGOPTS                                                                       \
+	{"format", required_argument, NULL, 'f'}, {"algos", required_argument, NULL, 'a'},         \
+	{                                                                                          \
+		"output", required_argument, NULL, 'o'                                             \
+	}
+int cli_compare_opt(const char *cmd, int c, const char *arg, struct cli_compare_out *o);
+int cli_compare_print(const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_planner_opt *opt, const struct cli_compare_out *o);
 
 /* Load input files; on error print "inart: <message>" and exit 1. */
 struct inart_topo *cli_load_topo(const char *path);
