@@ -239,54 +239,51 @@ static void star_flows(struct fixture *f, int j, int s)
 				 job->workers[a], s, job->ps[b]);
 }
 
-/* ---- hand-computed cases --------------------------------------------------- */
-
-/* Two PSs behind equal 10G links, two workers, G = 10 Gbit: each PS link
- * carries 2 a_p G each way, so a = 0.5/0.5 and T = 2 * 0.5 * 10 / 10 = 1 s. */
-static void test_symmetric(void **state)
+/* Two workers and two PSs (links cap, background bg) on the star, one job
+ * j0 of 10 Gbit with flows worker -> s -> PS: check_opt(t_expect, share). */
+static void star_2x2(const double *cap, const double *bg, double t_expect, const double *share)
 {
 	struct fixture f = {0};
-	double cap[] = {10, 10}, share[] = {0.5, 0.5};
-	int s, w[2], ps[2];
-
-	star(&f, 2, 2, cap, NULL, 0, &s, w, ps);
-	star_job(&f, "j0", w, 2, ps, 2, 10, s);
-	f.p = inart_plan_create(f.js, "test");
-	star_flows(&f, 0, s);
-	check_opt(&f, 1.0, 0, share);
-	fixture_free(&f);
-}
-
-/* PS links of 10G and 20G: 2 a0 G / 10 = 2 a1 G / 20 -> a = 1/3, 2/3, and
- * T = 2 * (1/3) * 10 / 10 = 2/3 s. */
-static void test_half_capacity(void **state)
-{
-	struct fixture f = {0};
-	double cap[] = {10, 20}, share[] = {1.0 / 3, 2.0 / 3};
-	int s, w[2], ps[2];
-
-	star(&f, 2, 2, cap, NULL, 0, &s, w, ps);
-	star_job(&f, "j0", w, 2, ps, 2, 10, s);
-	f.p = inart_plan_create(f.js, "test");
-	star_flows(&f, 0, s);
-	check_opt(&f, 2.0 / 3, 0, share);
-	fixture_free(&f);
-}
-
-/* Background: PS links 30G with 20G background (residual 10) and 20G: the
- * same 1/3, 2/3 split and T = 2/3 as above. */
-static void test_background(void **state)
-{
-	struct fixture f = {0};
-	double cap[] = {30, 20}, bg[] = {20, 0}, share[] = {1.0 / 3, 2.0 / 3};
 	int s, w[2], ps[2];
 
 	star(&f, 2, 2, cap, bg, 0, &s, w, ps);
 	star_job(&f, "j0", w, 2, ps, 2, 10, s);
 	f.p = inart_plan_create(f.js, "test");
 	star_flows(&f, 0, s);
-	check_opt(&f, 2.0 / 3, 0, share);
+	check_opt(&f, t_expect, 0, share);
 	fixture_free(&f);
+}
+
+/* ---- hand-computed cases --------------------------------------------------- */
+
+/* Two PSs behind equal 10G links, two workers, G = 10 Gbit: each PS link
+ * carries 2 a_p G each way, so a = 0.5/0.5 and T = 2 * 0.5 * 10 / 10 = 1 s. */
+static void test_symmetric(void **state)
+{
+	double cap[] = {10, 10}, share[] = {0.5, 0.5};
+
+	(void)state;
+	star_2x2(cap, NULL, 1.0, share);
+}
+
+/* PS links of 10G and 20G: 2 a0 G / 10 = 2 a1 G / 20 -> a = 1/3, 2/3, and
+ * T = 2 * (1/3) * 10 / 10 = 2/3 s. */
+static void test_half_capacity(void **state)
+{
+	double cap[] = {10, 20}, share[] = {1.0 / 3, 2.0 / 3};
+
+	(void)state;
+	star_2x2(cap, NULL, 2.0 / 3, share);
+}
+
+/* Background: PS links 30G with 20G background (residual 10) and 20G: the
+ * same 1/3, 2/3 split and T = 2/3 as above. */
+static void test_background(void **state)
+{
+	double cap[] = {30, 20}, bg[] = {20, 0}, share[] = {1.0 / 3, 2.0 / 3};
+
+	(void)state;
+	star_2x2(cap, bg, 2.0 / 3, share);
 }
 
 /* Aggregation-throughput bound: four workers, INA switch s with 20 Gbit/s of
