@@ -475,6 +475,22 @@ static void check_daemon(const char *path, const char *id, const char *role, int
 	json_decref(r);
 }
 
+/* install: send req to the daemon at path (exit 1 if it refuses) and return
+ * 1, or with --dry-run print "PATH REQUEST" instead and return 0. */
+static int send_or_print(const char *path, const struct inart_ctl_req *req, int dry)
+{
+	char *s;
+
+	if (!dry) {
+		json_decref(call_or_fail(path, req));
+		return 1;
+	}
+	s = inart_ctl_req_encode(req);
+	printf("%s %s\n", path, s ? s : "(out of memory)");
+	free(s);
+	return 0;
+}
+
 static int act_install(const char *cmd, int argc, char **argv)
 {
 	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY };
@@ -583,16 +599,9 @@ static int act_install(const char *cmd, int argc, char **argv)
 		if (learn)
 			for (int k = 0; k < req.cfg.n_ports; k++)
 				memset(req.cfg.ports[k].peer_mac, 0, 6);
-		if (dry) {
-			char *s = inart_ctl_req_encode(&req);
-
-			printf("%s %s\n", path, s ? s : "(out of memory)");
-			free(s);
-		} else {
-			json_decref(call_or_fail(path, &req));
+		if (send_or_print(path, &req, dry))
 			printf("%s: %d labels, %d routes installed\n", t->nodes[si->node].id,
 			       si->n_labels, si->n_routes);
-		}
 		free(path);
 	}
 	for (int i = 0; i < in->n_ps; i++) {
@@ -606,15 +615,8 @@ static int act_install(const char *cmd, int argc, char **argv)
 		};
 		char *path = ctl_path(ctl, ctl_dir, t, pi->node);
 
-		if (dry) {
-			char *s = inart_ctl_req_encode(&req);
-
-			printf("%s %s\n", path, s ? s : "(out of memory)");
-			free(s);
-		} else {
-			json_decref(call_or_fail(path, &req));
+		if (send_or_print(path, &req, dry))
 			printf("%s: %d trees configured\n", t->nodes[pi->node].id, pi->n_trees);
-		}
 		free(path);
 	}
 	inart_install_destroy(in);
