@@ -261,16 +261,23 @@ static uint64_t sw_counter(struct e2e *e, const char *what)
 	return total;
 }
 
-/* Tiny: h0, h1 under e0 (INA), PS h2 behind e1. */
-static void tiny(struct e2e *e)
+/* h0, h1 under e0 (INA), PS h2 behind e1, on the given links: both flows
+ * aggregate at e0, whose tree goes e0 e1 h2. */
+static void tiny_links(struct e2e *e, const char *links)
 {
-	e->t = tu_topo("h0-e0 h1-e0 e0-e1 e1-h2", "e0:100:2");
+	e->t = tu_topo(links, "e0:100:2");
 	e->js = tu_jobs1(e->t, "h0 h1", "h2", 1e6);
 	e->p = inart_plan_create(e->js, "hand");
 	e->p->jobs[0].split[0] = 1;
 	flow(e->p, e->t, 0, "h0", "h2", "e0", "h0 e0");
 	flow(e->p, e->t, 0, "h1", "h2", "e0", "h1 e0");
 	tree(e->p, e->t, 0, "e0", "h2", "h2", "e0 e1 h2");
+}
+
+/* Tiny: h0, h1 under e0 (INA), PS h2 behind e1. */
+static void tiny(struct e2e *e)
+{
+	tiny_links(e, "h0-e0 h1-e0 e0-e1 e1-h2");
 }
 
 static void test_two_workers(void **state)
@@ -377,13 +384,7 @@ static void multilevel_skewed(struct e2e *e)
 /* Tiny with h1 on a 25 Gbit/s link. */
 static void tiny_skewed(struct e2e *e)
 {
-	e->t = tu_topo("h0-e0 h1-e0:25 e0-e1 e1-h2", "e0:100:2");
-	e->js = tu_jobs1(e->t, "h0 h1", "h2", 1e6);
-	e->p = inart_plan_create(e->js, "hand");
-	e->p->jobs[0].split[0] = 1;
-	flow(e->p, e->t, 0, "h0", "h2", "e0", "h0 e0");
-	flow(e->p, e->t, 0, "h1", "h2", "e0", "h1 e0");
-	tree(e->p, e->t, 0, "e0", "h2", "h2", "e0 e1 h2");
+	tiny_links(e, "h0-e0 h1-e0:25 e0-e1 e1-h2");
 }
 
 static void test_multilevel(void **state)
