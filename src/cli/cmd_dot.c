@@ -65,13 +65,9 @@ int cmd_dot(int argc, char **argv)
 	if (n == 3) {
 		js = cli_load_jobs(argv[optind + 1], t);
 		p = cli_load_plan(argv[optind + 2], t, js);
-		evr = inart_evaluator_create(t, js);
+		evr = cli_evaluate(t, js, p, argv[optind + 2], &ev, &err);
 		if (evr == NULL)
-			cli_failf("out of memory");
-		if (inart_evaluator_run(evr, p, &ev, &err) < 0) {
-			inart_err_prefix(&err, argv[optind + 2]);
 			cli_fail(&err);
-		}
 	}
 	text = inart_dot_render(t, js, p, p ? &ev : NULL);
 	cli_write(out, text);

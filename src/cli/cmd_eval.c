@@ -235,11 +235,8 @@ int cmd_eval(int argc, char **argv)
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
 	p = cli_load_plan(argv[optind + 2], t, js);
-	evr = inart_evaluator_create(t, js);
-	if (evr == NULL)
-		cli_failf("out of memory");
-	if (inart_evaluator_run(evr, p, &ev, &err) < 0) {
-		inart_err_prefix(&err, argv[optind + 2]);
+	evr = cli_evaluate(t, js, p, argv[optind + 2], &ev, &err);
+	if (evr == NULL) {
 		if (json) {
 			json_t *o = json_object();
 			char *s;

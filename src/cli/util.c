@@ -245,6 +245,22 @@ struct inart_plan *cli_load_plan(const char *path, const struct inart_topo *t,
 	return p;
 }
 
+struct inart_evaluator *cli_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
+				     const struct inart_plan *p, const char *plan_path,
+				     struct inart_eval *ev, struct inart_err *err)
+{
+	struct inart_evaluator *evr = inart_evaluator_create(t, js);
+
+	if (evr == NULL)
+		cli_failf("out of memory");
+	if (inart_evaluator_run(evr, p, ev, err) < 0) {
+		inart_err_prefix(err, plan_path);
+		inart_evaluator_destroy(evr);
+		return NULL;
+	}
+	return evr;
+}
+
 void cli_write(const char *path, const char *text)
 {
 	struct inart_err err = {{0}};

@@ -15,6 +15,7 @@
 #include "inart/inart.h"
 #include "common/err.h"
 #include "cp/compare.h"
+#include "cp/evaluate.h"
 #include "cp/formats.h"
 
 enum {
@@ -130,6 +131,13 @@ struct inart_topo *cli_load_topo(const char *path);
 struct inart_jobs *cli_load_jobs(const char *path, const struct inart_topo *t);
 struct inart_plan *cli_load_plan(const char *path, const struct inart_topo *t,
 				 const struct inart_jobs *js);
+/* Check plan p (read from plan_path) with a new evaluator, results in *ev.
+ * Returns the evaluator (*ev points into it; inart_evaluator_destroy it), or
+ * NULL if the plan is invalid, with the reason in err prefixed by plan_path.
+ * Out of memory exits 1. */
+struct inart_evaluator *cli_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
+				     const struct inart_plan *p, const char *plan_path,
+				     struct inart_eval *ev, struct inart_err *err);
 /* Write text to path ("-" = stdout), exit 1 on failure. */
 void cli_write(const char *path, const char *text);
 
