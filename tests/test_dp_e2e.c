@@ -48,45 +48,6 @@ struct e2e {
 	void (*edit)(struct inart_install *in); /* change the installation first */
 };
 
-static int node(const struct inart_topo *t, const char *id)
-{
-	int v = inart_topo_find(t, id);
-
-	if (v < 0)
-		fail_msg("no node %s", id);
-	return v;
-}
-
-static void path_of(const struct inart_topo *t, const char *spec, int *nodes, int *n)
-{
-	char name[32];
-	int used;
-
-	*n = 0;
-	for (const char *s = spec; sscanf(s, " %31s%n", name, &used) == 1; s += used)
-		nodes[(*n)++] = node(t, name);
-}
-
-static void flow(struct inart_plan *p, const struct inart_topo *t, int j, const char *w,
-		 const char *ps, const char *agg, const char *path)
-{
-	int nodes[32], n;
-
-	path_of(t, path, nodes, &n);
-	assert_int_equal(inart_plan_add_flow(p, j, node(t, w), node(t, ps), node(t, agg), nodes, n),
-			 0);
-}
-
-static void tree(struct inart_plan *p, const struct inart_topo *t, int j, const char *sw,
-		 const char *ps, const char *parent, const char *path)
-{
-	int nodes[32], n;
-
-	path_of(t, path, nodes, &n);
-	assert_int_equal(
-	    inart_plan_add_tree(p, j, node(t, sw), node(t, ps), node(t, parent), nodes, n), 0);
-}
-
 /* Install e->p (already filled) and build the simulator. */
 static void e2e_up(struct e2e *e, const struct inart_install_opt *io,
 		   const struct inart_sim_opt *so)
@@ -269,9 +230,9 @@ static void tiny_links(struct e2e *e, const char *links)
 	e->js = tu_jobs1(e->t, "h0 h1", "h2", 1e6);
 	e->p = inart_plan_create(e->js, "hand");
 	e->p->jobs[0].split[0] = 1;
-	flow(e->p, e->t, 0, "h0", "h2", "e0", "h0 e0");
-	flow(e->p, e->t, 0, "h1", "h2", "e0", "h1 e0");
-	tree(e->p, e->t, 0, "e0", "h2", "h2", "e0 e1 h2");
+	tu_flow(e->p, e->t, 0, "h0", "h2", "e0", "h0 e0");
+	tu_flow(e->p, e->t, 0, "h1", "h2", "e0", "h1 e0");
+	tu_tree(e->p, e->t, 0, "e0", "h2", "h2", "e0 e1 h2");
 }
 
 /* Tiny: h0, h1 under e0 (INA), PS h2 behind e1. */
@@ -328,8 +289,8 @@ static void test_one_worker(void **state)
 	e.js = tu_jobs1(e.t, "h0", "h1", 1e6);
 	e.p = inart_plan_create(e.js, "hand");
 	e.p->jobs[0].split[0] = 1;
-	flow(e.p, e.t, 0, "h0", "h1", "e0", "h0 e0");
-	tree(e.p, e.t, 0, "e0", "h1", "h1", "e0 h1");
+	tu_flow(e.p, e.t, 0, "h0", "h1", "e0", "h0 e0");
+	tu_tree(e.p, e.t, 0, "e0", "h1", "h1", "e0 h1");
 	e2e_up(&e, NULL, NULL);
 	e2e_inputs(&e, 1000, 5, 1.0f);
 	e2e_run(&e, 1, 1000000000ull);
@@ -350,20 +311,20 @@ static void multilevel_links(struct e2e *e, const char *links)
 	e->p = inart_plan_create(e->js, "hand");
 	e->p->jobs[0].split[0] = 0.7;
 	e->p->jobs[0].split[1] = 0.3;
-	flow(e->p, e->t, 0, "h0", "h4", "e0", "h0 e0");
-	flow(e->p, e->t, 0, "h1", "h4", "e0", "h1 e0");
-	flow(e->p, e->t, 0, "h2", "h4", "e1", "h2 e1");
-	flow(e->p, e->t, 0, "h3", "h4", "e1", "h3 e1");
-	flow(e->p, e->t, 0, "h5", "h4", "h4", "h5 e2 h4");
-	tree(e->p, e->t, 0, "e0", "h4", "a0", "e0 a0");
-	tree(e->p, e->t, 0, "e1", "h4", "a0", "e1 a0");
-	tree(e->p, e->t, 0, "a0", "h4", "h4", "a0 e2 h4");
+	tu_flow(e->p, e->t, 0, "h0", "h4", "e0", "h0 e0");
+	tu_flow(e->p, e->t, 0, "h1", "h4", "e0", "h1 e0");
+	tu_flow(e->p, e->t, 0, "h2", "h4", "e1", "h2 e1");
+	tu_flow(e->p, e->t, 0, "h3", "h4", "e1", "h3 e1");
+	tu_flow(e->p, e->t, 0, "h5", "h4", "h4", "h5 e2 h4");
+	tu_tree(e->p, e->t, 0, "e0", "h4", "a0", "e0 a0");
+	tu_tree(e->p, e->t, 0, "e1", "h4", "a0", "e1 a0");
+	tu_tree(e->p, e->t, 0, "a0", "h4", "h4", "a0 e2 h4");
 	for (int i = 0; i < 5; i++) {
 		if (i < 4)
 			snprintf(path, sizeof(path), "%s %s a0 e2 h6", ws[i], under[i]);
 		else
 			snprintf(path, sizeof(path), "%s e2 h6", ws[i]);
-		flow(e->p, e->t, 0, ws[i], "h6", "h6", path);
+		tu_flow(e->p, e->t, 0, ws[i], "h6", "h6", path);
 	}
 }
 
@@ -402,7 +363,7 @@ static void test_multilevel(void **state)
 	e2e_run(&e, 1, 1000000000ull);
 	assert_int_equal(e2e_check(&e, 16), 0);
 	/* a0 merged the aggregates of e0 and e1: two per chunk */
-	a0 = inart_sim_switch(e.s, node(e.t, "a0"));
+	a0 = inart_sim_switch(e.s, tu_find(e.t, "a0"));
 	n = inart_switch_stats(a0, drops, NULL, ts, 4);
 	assert_int_equal(n, 2); /* tree 0 aggregates, tree 1 (PS h6) passes through */
 	for (int i = 0; i < n; i++) {
@@ -726,7 +687,7 @@ static void fail_mid(void (*scenario)(struct e2e *), const char *algo, const cha
 		assert_true(best >= 0 && most >= 2);
 		sw_name = e.t->nodes[jp->trees[best].sw].id;
 	}
-	assert_int_equal(inart_sim_fail_switch(e.s, node(e.t, sw_name), mid, down_ns), 0);
+	assert_int_equal(inart_sim_fail_switch(e.s, tu_find(e.t, sw_name), mid, down_ns), 0);
 	t1 = e2e_run(&e, 1, 10000000000ull);
 	assert_int_equal(e2e_check(&e, 16), 0);
 	/* a failure cannot make the all-reduce faster (recovery may be hidden
@@ -806,9 +767,9 @@ static void goodput_plan(struct e2e *e)
 	e->p->jobs[0].split[0] = 0.5;
 	e->p->jobs[0].split[1] = 0.5;
 	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
-		flow(e->p, e->t, 0, fl[i][0], fl[i][1], fl[i][2], fl[i][3]);
+		tu_flow(e->p, e->t, 0, fl[i][0], fl[i][1], fl[i][2], fl[i][3]);
 	for (size_t i = 0; i < sizeof(tr) / sizeof(tr[0]); i++)
-		tree(e->p, e->t, 0, tr[i][0], tr[i][1], tr[i][2], tr[i][3]);
+		tu_tree(e->p, e->t, 0, tr[i][0], tr[i][1], tr[i][2], tr[i][3]);
 }
 
 static double goodput_run(double loss, uint64_t seed, int planner, int verbose)

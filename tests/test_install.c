@@ -18,14 +18,6 @@
 #include "cp/plan.h"
 #include "dp/install.h"
 
-static int node(const struct inart_topo *t, const char *id)
-{
-	int v = inart_topo_find(t, id);
-
-	assert_true(v >= 0);
-	return v;
-}
-
 static const struct inart_sw_install *sw_of(const struct inart_install *in, int v)
 {
 	for (int k = 0; k < in->n_switches; k++)
@@ -61,30 +53,6 @@ static int route_port(const struct inart_sw_install *si, uint32_t ip)
 	return -1;
 }
 
-static void add_flow(struct inart_plan *p, const struct inart_topo *t, const char *w,
-		     const char *ps, const char *agg, const char *path)
-{
-	int nodes[32], n = 0, used;
-	char name[32];
-
-	for (const char *s = path; sscanf(s, " %31s%n", name, &used) == 1; s += used)
-		nodes[n++] = node(t, name);
-	assert_int_equal(inart_plan_add_flow(p, 0, node(t, w), node(t, ps), node(t, agg), nodes, n),
-			 0);
-}
-
-static void add_tree(struct inart_plan *p, const struct inart_topo *t, const char *sw,
-		     const char *ps, const char *parent, const char *path)
-{
-	int nodes[32], n = 0, used;
-	char name[32];
-
-	for (const char *s = path; sscanf(s, " %31s%n", name, &used) == 1; s += used)
-		nodes[n++] = node(t, name);
-	assert_int_equal(
-	    inart_plan_add_tree(p, 0, node(t, sw), node(t, ps), node(t, parent), nodes, n), 0);
-}
-
 static struct inart_install *build(const struct inart_topo *t, const struct inart_jobs *js,
 				   const struct inart_plan *p, const struct inart_deploy *d,
 				   const struct inart_install_opt *o)
@@ -110,15 +78,15 @@ static void test_tiny(void **state)
 	struct inart_install *in;
 	const struct inart_sw_install *e0, *e1;
 	const struct inart_label_entry *le;
-	int h0 = node(t, "h0"), h1 = node(t, "h1"), h2 = node(t, "h2");
-	int ne0 = node(t, "e0"), ne1 = node(t, "e1");
+	int h0 = tu_find(t, "h0"), h1 = tu_find(t, "h1"), h2 = tu_find(t, "h2");
+	int ne0 = tu_find(t, "e0"), ne1 = tu_find(t, "e1");
 
 	(void)state;
 	assert_non_null(d);
 	p->jobs[0].split[0] = 1;
-	add_flow(p, t, "h0", "h2", "e0", "h0 e0");
-	add_flow(p, t, "h1", "h2", "e0", "h1 e0");
-	add_tree(p, t, "e0", "h2", "h2", "e0 e1 h2");
+	tu_flow(p, t, 0, "h0", "h2", "e0", "h0 e0");
+	tu_flow(p, t, 0, "h1", "h2", "e0", "h1 e0");
+	tu_tree(p, t, 0, "e0", "h2", "h2", "e0 e1 h2");
 	inart_install_opt_default(&o);
 	o.slots_per_tree = 8;
 	in = build(t, js, p, d, &o);
@@ -263,26 +231,26 @@ static void test_multilevel(void **state)
 	p->jobs[0].split[0] = 0.75;
 	p->jobs[0].split[1] = 0.25;
 	p->jobs[0].split[2] = 0;
-	add_flow(p, t, "h0", "h4", "e0", "h0 e0");
-	add_flow(p, t, "h1", "h4", "e0", "h1 e0");
-	add_flow(p, t, "h2", "h4", "e1", "h2 e1");
-	add_flow(p, t, "h3", "h4", "e1", "h3 e1");
-	add_flow(p, t, "h5", "h4", "h4", "h5 e2 h4");
-	add_tree(p, t, "e0", "h4", "a0", "e0 a0");
-	add_tree(p, t, "e1", "h4", "a0", "e1 a0");
-	add_tree(p, t, "a0", "h4", "h4", "a0 e2 h4");
+	tu_flow(p, t, 0, "h0", "h4", "e0", "h0 e0");
+	tu_flow(p, t, 0, "h1", "h4", "e0", "h1 e0");
+	tu_flow(p, t, 0, "h2", "h4", "e1", "h2 e1");
+	tu_flow(p, t, 0, "h3", "h4", "e1", "h3 e1");
+	tu_flow(p, t, 0, "h5", "h4", "h4", "h5 e2 h4");
+	tu_tree(p, t, 0, "e0", "h4", "a0", "e0 a0");
+	tu_tree(p, t, 0, "e1", "h4", "a0", "e1 a0");
+	tu_tree(p, t, 0, "a0", "h4", "h4", "a0 e2 h4");
 	for (int i = 0; i < 5; i++) {
 		if (i < 4)
 			snprintf(path, sizeof(path), "%s %s a0 e2 h6", ws[i], under[i]);
 		else
 			snprintf(path, sizeof(path), "%s e2 h6", ws[i]);
-		add_flow(p, t, ws[i], "h6", "h6", path);
+		tu_flow(p, t, 0, ws[i], "h6", "h6", path);
 	}
 	in = build(t, js, p, d, NULL);
-	e0 = sw_of(in, node(t, "e0"));
-	e1 = sw_of(in, node(t, "e1"));
-	a0 = sw_of(in, node(t, "a0"));
-	e2 = sw_of(in, node(t, "e2"));
+	e0 = sw_of(in, tu_find(t, "e0"));
+	e1 = sw_of(in, tu_find(t, "e1"));
+	a0 = sw_of(in, tu_find(t, "a0"));
+	e2 = sw_of(in, tu_find(t, "e2"));
 
 	/* expected bitmaps: e0 ranks 0,1; e1 ranks 2,3; a0 all four */
 	for (int k = 0; k < 3; k++) {
@@ -311,9 +279,9 @@ static void test_multilevel(void **state)
 	 * five workers; h7 nothing */
 	assert_int_equal(in->n_ps, 2);
 	for (int k = 0; k < in->n_ps; k++) {
-		if (in->ps[k].node == node(t, "h4"))
+		if (in->ps[k].node == tu_find(t, "h4"))
 			p4 = &in->ps[k];
-		if (in->ps[k].node == node(t, "h6"))
+		if (in->ps[k].node == tu_find(t, "h6"))
 			p6 = &in->ps[k];
 	}
 	assert_non_null(p4);
@@ -322,8 +290,8 @@ static void test_multilevel(void **state)
 	assert_int_equal(p4->trees[0].tree, 0);
 	assert_int_equal(p4->trees[0].fan_in, 5);
 	assert_int_equal(p4->trees[0].n_children, 2);
-	assert_int_equal(p4->trees[0].children[0].ip, d->ip[node(t, "h5")]); /* flows first */
-	assert_int_equal(p4->trees[0].children[1].ip, d->ip[node(t, "a0")]);
+	assert_int_equal(p4->trees[0].children[0].ip, d->ip[tu_find(t, "h5")]); /* flows first */
+	assert_int_equal(p4->trees[0].children[1].ip, d->ip[tu_find(t, "a0")]);
 	assert_int_equal(p6->trees[0].tree, 1);
 	assert_int_equal(p6->trees[0].n_children, 5);
 
@@ -336,13 +304,13 @@ static void test_multilevel(void **state)
 	le = label_at(a0, le->down[0].label);
 	assert_non_null(le);
 	assert_int_equal(le->n_down, 2);
-	assert_int_equal(le->down[0].dst_ip, d->ip[node(t, "e0")]);
-	assert_int_equal(le->down[1].dst_ip, d->ip[node(t, "e1")]);
+	assert_int_equal(le->down[0].dst_ip, d->ip[tu_find(t, "e0")]);
+	assert_int_equal(le->down[1].dst_ip, d->ip[tu_find(t, "e1")]);
 	le = label_at(e1, le->down[1].label);
 	assert_non_null(le);
 	assert_int_equal(le->n_down, 2);
-	assert_int_equal(le->down[0].dst_ip, d->ip[node(t, "h2")]);
-	assert_int_equal(le->down[1].dst_ip, d->ip[node(t, "h3")]);
+	assert_int_equal(le->down[0].dst_ip, d->ip[tu_find(t, "h2")]);
+	assert_int_equal(le->down[1].dst_ip, d->ip[tu_find(t, "h3")]);
 
 	/* workers: tree ids are PS indices; the zero-share PS gets no label */
 	for (int r = 0; r < 5; r++) {
@@ -352,14 +320,14 @@ static void test_multilevel(void **state)
 		assert_true(c->trees[1].share == 0.25);
 		assert_int_equal(c->trees[2].label, 0);
 		assert_true(c->trees[2].share == 0);
-		assert_int_equal(c->trees[1].ps_ip, d->ip[node(t, "h6")]);
+		assert_int_equal(c->trees[1].ps_ip, d->ip[tu_find(t, "h6")]);
 		assert_true(c->trees[1].label != 0);
 	}
 	/* h5's first UP label for tree 0 forwards at e2 straight to h4 */
 	le = label_at(e2, in->workers[4].cfg.trees[0].label);
 	assert_non_null(le);
 	assert_int_equal(le->aggregate, 0);
-	assert_int_equal(peer(t, d, node(t, "e2"), le->out_port), node(t, "h4"));
+	assert_int_equal(peer(t, d, tu_find(t, "e2"), le->out_port), tu_find(t, "h4"));
 	assert_int_equal(le->next_label, 0);
 
 	inart_install_destroy(in);
@@ -398,18 +366,18 @@ static void test_errors(void **state)
 	/* invalid plan: no flows */
 	p->jobs[0].split[0] = 1;
 	expect_fail(t, js, p, d, NULL, -EINVAL, "plan: ");
-	add_flow(p, t, "h0", "h2", "e0", "h0 e0");
-	add_flow(p, t, "h1", "h2", "e0", "h1 e0");
-	add_tree(p, t, "e0", "h2", "h2", "e0 e1 h2");
+	tu_flow(p, t, 0, "h0", "h2", "e0", "h0 e0");
+	tu_flow(p, t, 0, "h1", "h2", "e0", "h1 e0");
+	tu_tree(p, t, 0, "e0", "h2", "h2", "e0 e1 h2");
 	inart_install_opt_default(&o);
 	o.slots_per_tree = 0;
 	expect_fail(t, js, p, d, &o, -EINVAL, "slots_per_tree");
 	o.slots_per_tree = 40000; /* 2 trees x 40000 > 65536 */
 	expect_fail(t, js, p, d, &o, -E2BIG, "65536");
 	/* a broken deployment: repeated port */
-	d->port[inart_topo_arc_between(t, node(t, "e0"), node(t, "h1"))] = 0;
+	d->port[inart_topo_arc_between(t, tu_find(t, "e0"), tu_find(t, "h1"))] = 0;
 	expect_fail(t, js, p, d, NULL, -EINVAL, "repeated");
-	d->port[inart_topo_arc_between(t, node(t, "e0"), node(t, "h1"))] = 1;
+	d->port[inart_topo_arc_between(t, tu_find(t, "e0"), tu_find(t, "h1"))] = 1;
 	d->n_arcs--;
 	expect_fail(t, js, p, d, NULL, -EINVAL, "deployment has");
 	d->n_arcs++;

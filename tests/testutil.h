@@ -4,6 +4,8 @@
  * tu_topo("h0-e0 h1-e0 e0-h2", "e0:100:1") builds a topology from link specs
  * "a-b" or "a-b:gbps" (nodes named h* are hosts, everything else switches)
  * and INA specs "switch:agg_gbps:trees"; it fails the test on any error.
+ * tu_flow/tu_tree add routes to a plan from node names and path specs
+ * "h0 e0 e1" (tu_find fails the test on an unknown name).
  */
 #ifndef INART_TESTUTIL_H
 #define INART_TESTUTIL_H
@@ -19,6 +21,7 @@
 #include "cp/cand.h"
 #include "cp/graph.h"
 #include "cp/jobs.h"
+#include "cp/plan.h"
 
 static inline int tu_node(struct inart_topo *t, const char *id, const char *ina_specs)
 {
@@ -134,6 +137,48 @@ static inline struct inart_cand *tu_cand(const struct inart_topo *t, const struc
 		fail_msg("cand: %s", err.msg);
 	inart_paths_destroy(paths);
 	return c;
+}
+
+/* Node number of id; fails the test if there is none. */
+static inline int tu_find(const struct inart_topo *t, const char *id)
+{
+	int v = inart_topo_find(t, id);
+
+	if (v < 0)
+		fail_msg("no node %s", id);
+	return v;
+}
+
+/* The node numbers of a space-separated path spec (at most 32); returns n. */
+static inline int tu_path(const struct inart_topo *t, const char *spec, int nodes[32])
+{
+	char name[64];
+	int n = 0, used;
+
+	for (const char *s = spec; n < 32 && sscanf(s, " %63s%n", name, &used) == 1; s += used)
+		nodes[n++] = tu_find(t, name);
+	return n;
+}
+
+/* Flow of job j from worker w to PS ps aggregated at agg, along path. */
+static inline void tu_flow(struct inart_plan *p, const struct inart_topo *t, int j, const char *w,
+			   const char *ps, const char *agg, const char *path)
+{
+	int nodes[32], n = tu_path(t, path, nodes);
+
+	assert_int_equal(
+	    inart_plan_add_flow(p, j, tu_find(t, w), tu_find(t, ps), tu_find(t, agg), nodes, n), 0);
+}
+
+/* Tree of job j at switch sw for PS ps, to parent, along path. */
+static inline void tu_tree(struct inart_plan *p, const struct inart_topo *t, int j, const char *sw,
+			   const char *ps, const char *parent, const char *path)
+{
+	int nodes[32], n = tu_path(t, path, nodes);
+
+	assert_int_equal(
+	    inart_plan_add_tree(p, j, tu_find(t, sw), tu_find(t, ps), tu_find(t, parent), nodes, n),
+	    0);
 }
 
 #endif
