@@ -88,6 +88,23 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	return rc;
 }
 
+int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
+			int json, int others)
+{
+	if (optind < argc)
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (ctl == NULL)
+		cli_usage_error(cmd, "--ctl PATH is required");
+	if (stats) {
+		if (others)
+			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
+		return cli_ctl_print_stats(ctl, json);
+	}
+	if (json)
+		cli_usage_error(cmd, "--json goes with --stats");
+	return -1;
+}
+
 char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *name,
 		    cli_ctl_op_fn *op, void *ctx)
 {

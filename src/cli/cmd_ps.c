@@ -374,17 +374,10 @@ int cmd_ps(int argc, char **argv)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (ctl == NULL)
-		cli_usage_error(cmd, "--ctl PATH is required");
-	if (stats) {
-		if (bind_s != NULL || st.name != NULL)
-			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
-		return cli_ctl_print_stats(ctl, json);
-	}
-	if (json)
-		cli_usage_error(cmd, "--json goes with --stats");
+	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
+				 bind_s != NULL || st.name != NULL);
+	if (rc >= 0)
+		return rc;
 	if (bind_s == NULL)
 		cli_usage_error(cmd, "--bind IP is required");
 

@@ -536,17 +536,10 @@ int cmd_switchd(int argc, char **argv)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (ctl == NULL)
-		cli_usage_error(cmd, "--ctl PATH is required");
-	if (stats) {
-		if (s->n_ports > 0 || s->name != NULL)
-			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
-		return cli_ctl_print_stats(ctl, json);
-	}
-	if (json)
-		cli_usage_error(cmd, "--json goes with --stats");
+	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
+				 s->n_ports > 0 || s->name != NULL);
+	if (rc >= 0)
+		return rc;
 	if (s->name == NULL)
 		cli_usage_error(cmd, "--name ID is required");
 	if (s->n_ports == 0)

@@ -22,6 +22,14 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
  * JSON reply with json = 1).  Exit status for the caller. */
 int cli_ctl_print_stats(const char *path, int json);
 
+/* The checks after a daemon's options: no operands, --ctl PATH required,
+ * --json only with --stats, and --stats with nothing but --ctl and --json
+ * (others: another daemon option was given); usage errors exit 2.  With
+ * --stats it prints the counters (cli_ctl_print_stats) and returns the exit
+ * status; otherwise -1: go on and run the daemon. */
+int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
+			int json, int others);
+
 /* Daemon side.  The work of one request addressed to this daemon: 0 with the
  * reply's data in *data (stolen; NULL = none), or -errno with the reason in
  * why (then *data stays NULL). */
