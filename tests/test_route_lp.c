@@ -273,12 +273,7 @@ static void inst_make(struct inst *in, uint64_t seed, int small)
 	struct inart_rng r;
 
 	inart_rng_seed(&r, seed);
-	inart_gen_opt_default(&o);
-	o.ina = (enum inart_ina_mode)(inart_rng_below(&r, 3));
-	o.ina_fraction = 0.5;
-	o.seed = seed;
-	o.trees = 1 + (int)inart_rng_below(&r, 2);
-	o.agg_gbps = inart_rng_below(&r, 2) ? 400 : 100;
+	tu_gen_opt(&o, &r, 0.5, seed);
 	if (small)
 		in->t = inart_gen_leafspine(2, 2, 3, &o, &err);
 	else
@@ -286,9 +281,7 @@ static void inst_make(struct inst *in, uint64_t seed, int small)
 					       : inart_gen_leafspine(2, 4, 3, &o, &err);
 	if (in->t == NULL)
 		fail_msg("gen: %s", err.msg);
-	for (int e = 0; e < inart_topo_n_arcs(in->t); e++)
-		if (inart_rng_below(&r, 4) == 0)
-			in->t->arcs[e].bg_gbps = in->t->arcs[e].gbps * 0.5 * inart_rng_unit(&r);
+	tu_background(in->t, &r, 4);
 	in->js = small
 		     ? inart_scenario_random_jobs(in->t, 1, 2 + (int)inart_rng_below(&r, 2),
 						  1 + (int)inart_rng_below(&r, 2), 1e9, seed, &err)

@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "common/rng.h"
 #include "cp/cand.h"
+#include "cp/gen.h"
 #include "cp/graph.h"
 #include "cp/jobs.h"
 #include "cp/plan.h"
@@ -179,6 +181,27 @@ static inline void tu_tree(struct inart_plan *p, const struct inart_topo *t, int
 	assert_int_equal(
 	    inart_plan_add_tree(p, j, tu_find(t, sw), tu_find(t, ps), tu_find(t, parent), nodes, n),
 	    0);
+}
+
+/* Generator options of the seeded random instances, drawn from r: any INA
+ * mode, 1 or 2 trees, 100 or 400 Gbit/s of aggregation. */
+static inline void tu_gen_opt(struct inart_gen_opt *o, struct inart_rng *r, double ina_fraction,
+			      uint64_t seed)
+{
+	inart_gen_opt_default(o);
+	o->ina = (enum inart_ina_mode)(inart_rng_below(r, 3));
+	o->ina_fraction = ina_fraction;
+	o->seed = seed;
+	o->trees = 1 + (int)inart_rng_below(r, 2);
+	o->agg_gbps = inart_rng_below(r, 2) ? 400 : 100;
+}
+
+/* Background on about one arc in one_in: up to half its capacity. */
+static inline void tu_background(struct inart_topo *t, struct inart_rng *r, uint64_t one_in)
+{
+	for (int e = 0; e < inart_topo_n_arcs(t); e++)
+		if (inart_rng_below(r, one_in) == 0)
+			t->arcs[e].bg_gbps = t->arcs[e].gbps * 0.5 * inart_rng_unit(r);
 }
 
 #endif
