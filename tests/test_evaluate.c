@@ -69,11 +69,13 @@ static int arc(const struct inart_topo *t, int u, int v)
 struct star {
 	struct inart_topo *t;
 	struct inart_jobs *js;
+	struct inart_evaluator *ev; /* made by star_run, freed by star_free */
 	int w0, w1, ps, s;
 };
 
 static void star_nodes(struct star *x, int ina, double agg, int trees)
 {
+	x->ev = NULL;
 	x->t = inart_topo_create();
 	x->w0 = host(x->t, "w0");
 	x->w1 = host(x->t, "w1");
@@ -101,8 +103,22 @@ static void star_make(struct star *x, int ina, double agg, int trees, double bg_
 	star_finish(x);
 }
 
+/* Evaluate p on the star (its evaluator made on first use); the run must
+ * succeed. */
+static void star_run(struct star *x, const struct inart_plan *p, struct inart_eval *r)
+{
+	struct inart_err err = {{0}};
+
+	if (x->ev == NULL)
+		x->ev = inart_evaluator_create(x->t, x->js);
+	assert_non_null(x->ev);
+	if (inart_evaluator_run(x->ev, p, r, &err) != 0)
+		fail_msg("evaluate: %s", err.msg);
+}
+
 static void star_free(struct star *x)
 {
+	inart_evaluator_destroy(x->ev);
 	inart_jobs_destroy(x->js);
 	inart_topo_destroy(x->t);
 }
@@ -133,7 +149,6 @@ static struct inart_plan *plan_ina(const struct star *x)
 static void test_star_no_ina(void **state)
 {
 	struct star x;
-	struct inart_evaluator *ev;
 	struct inart_plan *p;
 	struct inart_eval r;
 	struct inart_err err = {{0}};
@@ -143,9 +158,7 @@ static void test_star_no_ina(void **state)
 	star_make(&x, 1, 100, 1, 0, 10);
 	t = x.t;
 	p = plan_no_ina(&x);
-	ev = inart_evaluator_create(x.t, x.js);
-	assert_non_null(ev);
-	assert_int_equal(inart_evaluator_run(ev, p, &r, &err), 0);
+	star_run(&x, p, &r);
 	/* push: w0->s 10, w1->s 10, s->ps 20 Gbit; pull the reverse. */
 	assert_near(r.arc_push_gbit[arc(t, x.w0, x.s)], 10, EPS);
 	assert_near(r.arc_push_gbit[arc(t, x.w1, x.s)], 10, EPS);
@@ -170,7 +183,6 @@ static void test_star_no_ina(void **state)
 	assert_near(p->comm_time_s, 2.0, EPS);
 	assert_near(p->push_time_s, 2.0, EPS);
 	assert_near(p->pull_time_s, 2.0, EPS);
-	inart_evaluator_destroy(ev);
 	inart_plan_destroy(p);
 	star_free(&x);
 }
@@ -178,18 +190,15 @@ static void test_star_no_ina(void **state)
 static void test_star_ina(void **state)
 {
 	struct star x;
-	struct inart_evaluator *ev;
 	struct inart_plan *p;
 	struct inart_eval r;
-	struct inart_err err = {{0}};
 	const struct inart_topo *t;
 
 	(void)state;
 	star_make(&x, 1, 100, 1, 0, 10);
 	t = x.t;
 	p = plan_ina(&x);
-	ev = inart_evaluator_create(x.t, x.js);
-	assert_int_equal(inart_evaluator_run(ev, p, &r, &err), 0);
+	star_run(&x, p, &r);
 	/* merged at s: one 10 Gbit stream to the PS, one back */
 	assert_near(r.arc_push_gbit[arc(t, x.s, x.ps)], 10, EPS);
 	assert_near(r.arc_pull_gbit[arc(t, x.ps, x.s)], 10, EPS);
@@ -202,7 +211,6 @@ static void test_star_ina(void **state)
 	assert_near(r.comm_time_s, 1.0, EPS);
 	assert_int_equal(r.bottleneck_node, -1);
 	assert_true(r.bottleneck_arc >= 0);
-	inart_evaluator_destroy(ev);
 	inart_plan_destroy(p);
 	star_free(&x);
 }
@@ -212,20 +220,17 @@ static void test_agg_bottleneck(void **state)
 {
 	struct star x;
 	struct inart_plan *p;
-	struct inart_evaluator *ev;
 	struct inart_eval r;
 
 	(void)state;
 	star_make(&x, 1, 5, 1, 0, 10);
 	p = plan_ina(&x);
-	ev = inart_evaluator_create(x.t, x.js);
-	assert_int_equal(inart_evaluator_run(ev, p, &r, NULL), 0);
+	star_run(&x, p, &r);
 	assert_near(r.comm_time_s, 4.0, EPS);
 	assert_near(r.push_time_s, 4.0, EPS);
 	assert_near(r.pull_time_s, 1.0, EPS);
 	assert_int_equal(r.bottleneck_node, x.s);
 	assert_int_equal(r.bottleneck_arc, -1);
-	inart_evaluator_destroy(ev);
 	inart_plan_destroy(p);
 	star_free(&x);
 }
@@ -235,19 +240,16 @@ static void test_background(void **state)
 {
 	struct star x;
 	struct inart_plan *p;
-	struct inart_evaluator *ev;
 	struct inart_eval r;
 
 	(void)state;
 	star_make(&x, 1, 100, 1, 5, 10);
 	p = plan_ina(&x);
-	ev = inart_evaluator_create(x.t, x.js);
-	assert_int_equal(inart_evaluator_run(ev, p, &r, NULL), 0);
+	star_run(&x, p, &r);
 	assert_near(r.push_time_s, 2.0, EPS);
 	assert_near(r.pull_time_s, 1.0, EPS);
 	assert_near(r.comm_time_s, 2.0, EPS);
 	assert_int_equal(r.bottleneck_arc, arc(x.t, x.s, x.ps));
-	inart_evaluator_destroy(ev);
 	inart_plan_destroy(p);
 	star_free(&x);
 }
@@ -257,19 +259,16 @@ static void test_direction_capacity(void **state)
 {
 	struct star x;
 	struct inart_plan *p;
-	struct inart_evaluator *ev;
 	struct inart_eval r;
 
 	(void)state;
 	star_make(&x, 1, 100, 1, 0, 40);
 	p = plan_no_ina(&x);
-	ev = inart_evaluator_create(x.t, x.js);
-	assert_int_equal(inart_evaluator_run(ev, p, &r, NULL), 0);
+	star_run(&x, p, &r);
 	assert_near(r.push_time_s, 2.0, EPS); /* 20 / 10 on s->ps */
 	assert_near(r.pull_time_s, 1.0, EPS); /* 10 / 10 on s->w0; ps->s 20/40 */
 	assert_near(r.comm_time_s, 2.0, EPS);
 	assert_int_equal(r.bottleneck_arc, arc(x.t, x.s, x.ps));
-	inart_evaluator_destroy(ev);
 	inart_plan_destroy(p);
 	star_free(&x);
 }
