@@ -207,6 +207,21 @@ static int apply1(struct inart_switch *sw, const struct inart_label_entry *e, in
 	return inart_switch_apply(sw, &u, why, 256);
 }
 
+/* A switch (64 slots, 360 values, the flush timeout) with label 7
+ * aggregating job 42's tree 3 from n_ranks ranks in n_slots slots from 0,
+ * towards label 77 (up_agg). */
+static struct inart_switch *agg_switch(uint64_t timeout, int n_slots, int n_ranks)
+{
+	struct inart_switch *sw = mk_switch(64, 360, timeout);
+	struct inart_label_entry e = up_agg(7, 42, 3, 0, n_slots, 1, n_ranks, 77);
+	char why[256] = "";
+	int rc = apply1(sw, &e, 1, NULL, 0, why);
+
+	if (rc != 0)
+		fail_msg("apply1: %d %s", rc, why);
+	return sw;
+}
+
 static uint64_t drops_of(struct inart_switch *sw, int reason)
 {
 	uint64_t d[INART_DROP_N];
@@ -660,16 +675,13 @@ static void test_aggregate_2_to_100(void **state)
 
 static void test_drops(void **state)
 {
-	struct inart_switch *sw = mk_switch(64, 360, 1000000);
-	struct inart_label_entry e = up_agg(7, 42, 3, 0, 8, 1, 4, 77);
+	struct inart_switch *sw = agg_switch(1000000, 8, 4);
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 8);
 	int32_t v[4] = {1, 2, 3, 4};
 	uint8_t f[INART_FRAME_MAX];
-	char why[256];
 	size_t len;
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.count = 4;
 	set_rank(&h, 0);
 	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
@@ -808,17 +820,14 @@ static void test_fallback(void **state)
 
 static void test_partial_flush(void **state)
 {
-	struct inart_switch *sw = mk_switch(64, 360, 5000);
-	struct inart_label_entry e = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
+	struct inart_switch *sw = agg_switch(5000, 8, 3);
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[4] = {10, 20, 30, 40}, got[4];
 	uint8_t f[INART_FRAME_MAX];
-	char why[256];
 	size_t len;
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.count = 4;
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	set_rank(&h, 0);
@@ -988,15 +997,12 @@ static void test_down_replication(void **state)
 
 static void test_overflow(void **state)
 {
-	struct inart_switch *sw = mk_switch(64, 360, 5000);
-	struct inart_label_entry e = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
+	struct inart_switch *sw = agg_switch(5000, 8, 3);
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[2] = {0x40000000, 1};
-	char why[256];
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.count = 2;
 	set_rank(&h, 0);
 	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
@@ -1302,15 +1308,12 @@ static void test_garbage_isolation(void **state)
  * gone leaves at once too. */
 static void test_early_flush(void **state)
 {
-	struct inart_switch *sw = mk_switch(64, 360, 1000000);
-	struct inart_label_entry e = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
+	struct inart_switch *sw = agg_switch(1000000, 8, 3);
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[2] = {10, 20}, got[2];
-	char why[256];
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.count = 2;
 	/* chunk 0 from ranks 0 and 1; rank 2's chunk 0 is lost */
 	for (int r = 0; r < 2; r++) {
@@ -1376,15 +1379,12 @@ static void test_early_flush(void **state)
  * flushed to make room for a new chunk. */
 static void test_partial_and_evict(void **state)
 {
-	struct inart_switch *sw = mk_switch(64, 360, 1000000);
-	struct inart_label_entry e = up_agg(7, 42, 3, 0, 1, 1, 3, 77); /* one slot */
+	struct inart_switch *sw = agg_switch(1000000, 1, 3); /* one slot */
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[2] = {10, 20}, got[2];
-	char why[256];
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.count = 2;
 	/* a partial of ranks {0, 1} with no slot open: goes on at once */
 	h.flags = INART_F_DATA | INART_F_PARTIAL;
