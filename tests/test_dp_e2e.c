@@ -230,9 +230,7 @@ static void tiny_links(struct e2e *e, const char *links)
 	e->js = tu_jobs1(e->t, "h0 h1", "h2", 1e6);
 	e->p = inart_plan_create(e->js, "hand");
 	e->p->jobs[0].split[0] = 1;
-	tu_flow(e->p, e->t, 0, "h0", "h2", "e0", "h0 e0");
-	tu_flow(e->p, e->t, 0, "h1", "h2", "e0", "h1 e0");
-	tu_tree(e->p, e->t, 0, "e0", "h2", "h2", "e0 e1 h2");
+	tu_tiny_routes(e->p, e->t);
 }
 
 /* Tiny: h0, h1 under e0 (INA), PS h2 behind e1. */

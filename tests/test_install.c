@@ -84,9 +84,7 @@ static void test_tiny(void **state)
 	(void)state;
 	assert_non_null(d);
 	p->jobs[0].split[0] = 1;
-	tu_flow(p, t, 0, "h0", "h2", "e0", "h0 e0");
-	tu_flow(p, t, 0, "h1", "h2", "e0", "h1 e0");
-	tu_tree(p, t, 0, "e0", "h2", "h2", "e0 e1 h2");
+	tu_tiny_routes(p, t);
 	inart_install_opt_default(&o);
 	o.slots_per_tree = 8;
 	in = build(t, js, p, d, &o);
@@ -366,9 +364,7 @@ static void test_errors(void **state)
 	/* invalid plan: no flows */
 	p->jobs[0].split[0] = 1;
 	expect_fail(t, js, p, d, NULL, -EINVAL, "plan: ");
-	tu_flow(p, t, 0, "h0", "h2", "e0", "h0 e0");
-	tu_flow(p, t, 0, "h1", "h2", "e0", "h1 e0");
-	tu_tree(p, t, 0, "e0", "h2", "h2", "e0 e1 h2");
+	tu_tiny_routes(p, t);
 	inart_install_opt_default(&o);
 	o.slots_per_tree = 0;
 	expect_fail(t, js, p, d, &o, -EINVAL, "slots_per_tree");

@@ -183,6 +183,16 @@ static inline void tu_tree(struct inart_plan *p, const struct inart_topo *t, int
 	    0);
 }
 
+/* The routes of the tiny case, links "h0-e0 h1-e0 e0-e1 e1-h2" at any
+ * capacities (job 0, workers h0 h1, PS h2): both flows aggregate at e0,
+ * whose tree goes e0 e1 h2. */
+static inline void tu_tiny_routes(struct inart_plan *p, const struct inart_topo *t)
+{
+	tu_flow(p, t, 0, "h0", "h2", "e0", "h0 e0");
+	tu_flow(p, t, 0, "h1", "h2", "e0", "h1 e0");
+	tu_tree(p, t, 0, "e0", "h2", "h2", "e0 e1 h2");
+}
+
 /* Generator options of the seeded random instances, drawn from r: any INA
  * mode, 1 or 2 trees, 100 or 400 Gbit/s of aggregation. */
 static inline void tu_gen_opt(struct inart_gen_opt *o, struct inart_rng *r, double ina_fraction,
