@@ -182,6 +182,13 @@ static int dec(const uint8_t *buf, size_t n)
 	return inart_wire_decode(buf, n, &d, &pl);
 }
 
+/* Set buf[i] to b (it stays so), then dec(buf, n). */
+static int dec_set(uint8_t *buf, size_t n, size_t i, int b)
+{
+	buf[i] = (uint8_t)b;
+	return dec(buf, n);
+}
+
 static void test_decode_errors(void **state)
 {
 	uint8_t buf[128];
@@ -203,68 +210,51 @@ static void test_decode_errors(void **state)
 	/* one byte too many */
 	assert_int_equal(dec(buf, n + 1), INART_WIRE_ELENGTH);
 	/* version */
-	buf[0] = 2;
-	assert_int_equal(dec(buf, n), INART_WIRE_EVERSION);
-	buf[0] = 0;
-	assert_int_equal(dec(buf, n), INART_WIRE_EVERSION);
+	assert_int_equal(dec_set(buf, n, 0, 2), INART_WIRE_EVERSION);
+	assert_int_equal(dec_set(buf, n, 0, 0), INART_WIRE_EVERSION);
 	n = fresh(buf, sizeof(buf));
 	/* bitmap_words */
-	buf[2] = 0;
-	assert_int_equal(dec(buf, n), INART_WIRE_EBITMAP);
-	buf[2] = 17;
-	assert_int_equal(dec(buf, n), INART_WIRE_EBITMAP);
-	buf[2] = 3; /* longer header than the buffer holds after count: length */
-	assert_int_equal(dec(buf, n), INART_WIRE_ELENGTH);
-	buf[2] = 16; /* header longer than the buffer */
-	assert_int_equal(dec(buf, n), INART_WIRE_ETRUNC);
+	assert_int_equal(dec_set(buf, n, 2, 0), INART_WIRE_EBITMAP);
+	assert_int_equal(dec_set(buf, n, 2, 17), INART_WIRE_EBITMAP);
+	/* longer header than the buffer holds after count: length */
+	assert_int_equal(dec_set(buf, n, 2, 3), INART_WIRE_ELENGTH);
+	/* header longer than the buffer */
+	assert_int_equal(dec_set(buf, n, 2, 16), INART_WIRE_ETRUNC);
 	n = fresh(buf, sizeof(buf));
 	/* count */
-	buf[27] = 4;
-	assert_int_equal(dec(buf, n), INART_WIRE_ELENGTH);
-	buf[27] = 2;
-	assert_int_equal(dec(buf, n), INART_WIRE_ELENGTH);
+	assert_int_equal(dec_set(buf, n, 27, 4), INART_WIRE_ELENGTH);
+	assert_int_equal(dec_set(buf, n, 27, 2), INART_WIRE_ELENGTH);
 	n = fresh(buf, sizeof(buf));
 	/* prev: must be 0 in DATA packets */
-	buf[31] = 1;
-	assert_int_equal(dec(buf, n), INART_WIRE_ERESERVED);
+	assert_int_equal(dec_set(buf, n, 31, 1), INART_WIRE_ERESERVED);
 	buf[31] = 0;
-	buf[28] = 0x80;
-	assert_int_equal(dec(buf, n), INART_WIRE_ERESERVED);
+	assert_int_equal(dec_set(buf, n, 28, 0x80), INART_WIRE_ERESERVED);
 	n = fresh(buf, sizeof(buf));
 	/* flags: neither, both, reserved bit, NACK with values */
-	buf[1] = INART_F_PARTIAL;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
-	buf[1] = INART_F_DATA | INART_F_RESULT;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
-	buf[1] = INART_F_DATA | INART_F_NACK;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
-	buf[1] = INART_F_RESULT | INART_F_NACK;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
-	buf[1] = INART_F_RESULT | 0x80;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFLAGS);
-	buf[1] = INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW | INART_F_FALLBACK;
-	assert_int_equal(dec(buf, n), INART_WIRE_OK);
+	assert_int_equal(dec_set(buf, n, 1, INART_F_PARTIAL), INART_WIRE_EFLAGS);
+	assert_int_equal(dec_set(buf, n, 1, INART_F_DATA | INART_F_RESULT), INART_WIRE_EFLAGS);
+	assert_int_equal(dec_set(buf, n, 1, INART_F_DATA | INART_F_NACK), INART_WIRE_EFLAGS);
+	assert_int_equal(dec_set(buf, n, 1, INART_F_RESULT | INART_F_NACK), INART_WIRE_EFLAGS);
+	assert_int_equal(dec_set(buf, n, 1, INART_F_RESULT | 0x80), INART_WIRE_EFLAGS);
+	assert_int_equal(
+	    dec_set(buf, n, 1, INART_F_RESULT | INART_F_RETX | INART_F_OVERFLOW | INART_F_FALLBACK),
+	    INART_WIRE_OK);
 	n = fresh(buf, sizeof(buf));
 	/* fan_in: 0, above 128 for two words, exactly 128 is fine */
 	buf[10] = 0;
-	buf[11] = 0;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFANIN);
-	buf[11] = 129;
-	assert_int_equal(dec(buf, n), INART_WIRE_EFANIN);
-	buf[11] = 128;
-	assert_int_equal(dec(buf, n), INART_WIRE_OK);
+	assert_int_equal(dec_set(buf, n, 11, 0), INART_WIRE_EFANIN);
+	assert_int_equal(dec_set(buf, n, 11, 129), INART_WIRE_EFANIN);
+	assert_int_equal(dec_set(buf, n, 11, 128), INART_WIRE_OK);
 	/* bits at ranks >= fan_in: rank 69 is set, fan_in 69 refuses it */
-	buf[11] = 69;
-	assert_int_equal(dec(buf, n), INART_WIRE_EBITS);
-	buf[11] = 70;
-	assert_int_equal(dec(buf, n), INART_WIRE_OK);
+	assert_int_equal(dec_set(buf, n, 11, 69), INART_WIRE_EBITS);
+	assert_int_equal(dec_set(buf, n, 11, 70), INART_WIRE_OK);
 	/* rank 63 with fan_in 63 */
 	n = fresh(buf, sizeof(buf));
 	buf[11] = 64;
-	buf[47] = 0; /* clear rank 69 */
-	assert_int_equal(dec(buf, n), INART_WIRE_OK);
-	buf[11] = 63; /* bit 63 of word 0 is set */
-	assert_int_equal(dec(buf, n), INART_WIRE_EBITS);
+	/* clear rank 69 */
+	assert_int_equal(dec_set(buf, n, 47, 0), INART_WIRE_OK);
+	/* bit 63 of word 0 is set */
+	assert_int_equal(dec_set(buf, n, 11, 63), INART_WIRE_EBITS);
 	/* empty bitmap */
 	n = fresh(buf, sizeof(buf));
 	memset(buf + 32, 0, 16);
