@@ -125,6 +125,14 @@ static void fix_csum(uint8_t *f)
 	ip[11] = (uint8_t)cs;
 }
 
+/* Set the IPv4 total length of frame g (below 256) and fix its checksum. */
+static void set_ip_len(uint8_t *g, int len)
+{
+	g[14 + 2] = 0;
+	g[14 + 3] = (uint8_t)len;
+	fix_csum(g);
+}
+
 static void test_options_and_fragments(void **state)
 {
 	uint8_t f[1600];
@@ -199,9 +207,7 @@ static void test_malformed(void **state)
 	assert_int_equal(inart_pkt_parse(g, 50, &pi), -1);
 	/* total length below the header */
 	memcpy(g, f, n);
-	g[14 + 2] = 0;
-	g[14 + 3] = 19;
-	fix_csum(g);
+	set_ip_len(g, 19);
 	assert_int_equal(inart_pkt_parse(g, n, &pi), -1);
 	/* total length beyond the frame */
 	memcpy(g, f, n);
@@ -223,9 +229,7 @@ static void test_malformed(void **state)
 	assert_int_equal(pi.l4_payload_len, 16);
 	/* IP packet too short for the UDP header */
 	memcpy(g, f, n);
-	g[14 + 2] = 0;
-	g[14 + 3] = 24;
-	fix_csum(g);
+	set_ip_len(g, 24);
 	assert_int_equal(inart_pkt_parse(g, n, &pi), -1);
 	/* other ethertypes parse with only the Ethernet fields */
 	memcpy(g, f, n);
