@@ -1098,6 +1098,21 @@ static void test_drop_names(void **state)
 	assert_string_equal(inart_switch_drop_name(INART_DROP_N), "unknown");
 }
 
+/* Tree B of the garbage tests: rank r's contribution to hb's chunk, 64
+ * values from rand() (added to refb), from 10.0.2.1 on port 2 at time 0;
+ * returns the frames sent out. */
+static int rx_tree_b(struct inart_switch *sw, struct inart_wire_hdr *hb, int r, int64_t *refb)
+{
+	int32_t vb[64];
+
+	set_rank(hb, r);
+	for (int i = 0; i < 64; i++) {
+		vb[i] = (int32_t)(rand() % 100000) - 50000;
+		refb[i] += vb[i];
+	}
+	return rx_up(sw, hb, vb, 2, IP(10, 0, 2, 1), 0);
+}
+
 /* Seeded garbage: random frames and mutations of valid frames for tree A
  * (labels 0x0a0a0a0a / DOWN 0x0c0c0c0c, job 0x11111111).  Nothing crashes,
  * every output frame parses, and tree B (label 0x0b0b0b0b, job 0x22222222,
@@ -1110,7 +1125,7 @@ static void test_garbage(void **state)
 	struct inart_wire_hdr ha = data_hdr(0x11111111, 1, 0x0a0a0a0a, 1, 8);
 	struct inart_wire_hdr hb = data_hdr(0x22222222, 2, 0x0b0b0b0b, 1, 4), o;
 	struct inart_pkt_info pi;
-	int32_t v[64], vb[64], got[64];
+	int32_t v[64], got[64];
 	int64_t refb[64] = {0};
 	uint8_t base[8][INART_FRAME_MAX], f[INART_FRAME_MAX];
 	size_t blen[8], len;
@@ -1134,15 +1149,8 @@ static void test_garbage(void **state)
 	hb.count = 64;
 	hb.seq = 5;
 	hb.slot = 5;
-	for (k = 0; k < 3; k++) {
-		set_rank(&hb, k);
-		for (i = 0; i < 64; i++) {
-			vb[i] = (int32_t)(rand() % 100000) - 50000;
-			refb[i] += vb[i];
-		}
-		len = ina_frame(f, &hb, vb, 2, IP(10, 0, 2, 1), PS_IP);
-		assert_int_equal(rx(sw, f, len, 2, 0), 0);
-	}
+	for (k = 0; k < 3; k++)
+		assert_int_equal(rx_tree_b(sw, &hb, k, refb), 0);
 	/* valid tree-A frames to mutate: DATA of several ranks/seqs, RESULT, RETX, ARP */
 	for (k = 0; k < 6; k++) {
 		ha.flags = k == 4   ? INART_F_RESULT
@@ -1241,7 +1249,7 @@ static void test_garbage_isolation(void **state)
 	struct inart_wire_hdr ha = data_hdr(0x11111111, 1, 0x0a0a0a0a, 1, 8);
 	struct inart_wire_hdr hb = data_hdr(0x22222222, 2, 0x0b0b0b0b, 1, 4), o;
 	struct inart_pkt_info pi;
-	int32_t v[64], vb[64], got[64];
+	int32_t v[64], got[64];
 	int64_t refb[64] = {0};
 	uint8_t base[INART_FRAME_MAX], f[INART_FRAME_MAX];
 	size_t blen, len;
@@ -1256,15 +1264,8 @@ static void test_garbage_isolation(void **state)
 	hb.count = 64;
 	hb.seq = 5;
 	hb.slot = 5;
-	for (k = 0; k < 3; k++) {
-		set_rank(&hb, k);
-		for (i = 0; i < 64; i++) {
-			vb[i] = (int32_t)(rand() % 100000) - 50000;
-			refb[i] += vb[i];
-		}
-		len = ina_frame(f, &hb, vb, 2, IP(10, 0, 2, 1), PS_IP);
-		assert_int_equal(rx(sw, f, len, 2, 0), 0);
-	}
+	for (k = 0; k < 3; k++)
+		assert_int_equal(rx_tree_b(sw, &hb, k, refb), 0);
 	ha.count = 64;
 	ha.seq = 5; /* same seq and slot number as tree B's chunk */
 	ha.slot = 5;
@@ -1283,13 +1284,7 @@ static void test_garbage_isolation(void **state)
 		}
 		rx(sw, f, len, 1, (uint64_t)it);
 	}
-	set_rank(&hb, 3);
-	for (i = 0; i < 64; i++) {
-		vb[i] = (int32_t)(rand() % 100000) - 50000;
-		refb[i] += vb[i];
-	}
-	len = ina_frame(f, &hb, vb, 2, IP(10, 0, 2, 1), PS_IP);
-	assert_int_equal(rx(sw, f, len, 2, 0), 1);
+	assert_int_equal(rx_tree_b(sw, &hb, 3, refb), 1);
 	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
 	assert_int_equal(o.job, 0x22222222);
 	assert_true(o.bitmap[0] == 0xf);
