@@ -364,6 +364,21 @@ static void test_missing_flow(void **state)
 
 /* ---- random instances ---------------------------------------------------- */
 
+/* With probability p_ina, the position of a random INA switch strictly
+ * inside path[0..n); otherwise, or if there is none, dflt. */
+static int ina_cut(const struct fixture *f, struct inart_rng *rng, const int *path, int n,
+		   double p_ina, int dflt)
+{
+	int m = 0, opts[256];
+
+	if (inart_rng_unit(rng) >= p_ina)
+		return dflt;
+	for (int k = 1; k + 1 < n; k++)
+		if (f->t->nodes[path[k]].ina)
+			opts[m++] = k;
+	return m > 0 ? opts[inart_rng_below(rng, (uint64_t)m)] : dflt;
+}
+
 /* Tree of (j, ps) at switch sw along path[0..n) (path[0] == sw, ends at ps),
  * unless one exists; with probability p_ina its parent is a further INA
  * switch on the path (a multi-level tree).  Along a shortest path the hop
@@ -372,20 +387,12 @@ static void ensure_tree(struct fixture *f, struct inart_rng *rng, int j, int ps,
 			int n, double p_ina)
 {
 	const struct inart_job_plan *jp = &f->p->jobs[j];
-	int cut = n - 1;
+	int cut;
 
 	for (int i = 0; i < jp->n_trees; i++)
 		if (jp->trees[i].ps == ps && jp->trees[i].sw == path[0])
 			return;
-	if (inart_rng_unit(rng) < p_ina) {
-		int m = 0, opts[256];
-
-		for (int k = 1; k + 1 < n; k++)
-			if (f->t->nodes[path[k]].ina)
-				opts[m++] = k;
-		if (m > 0)
-			cut = opts[inart_rng_below(rng, (uint64_t)m)];
-	}
+	cut = ina_cut(f, rng, path, n, p_ina, n - 1);
 	assert_int_equal(inart_plan_add_tree(f->p, j, path[0], ps, path[cut], path, cut + 1), 0);
 	if (cut < n - 1)
 		ensure_tree(f, rng, j, ps, path + cut, n - cut, p_ina);
@@ -408,18 +415,10 @@ static void random_plan(struct fixture *f, struct inart_rng *rng, double p_ina)
 			for (int a = 0; a < job->n_workers; a++) {
 				int n = inart_paths_shortest(pc, job->workers[a], job->ps[b],
 							     inart_rng_next(rng), path, 256);
-				int cut = -1;
+				int cut;
 
 				assert_true(n >= 2);
-				if (inart_rng_unit(rng) < p_ina) {
-					int m = 0, opts[256];
-
-					for (int k = 1; k + 1 < n; k++)
-						if (f->t->nodes[path[k]].ina)
-							opts[m++] = k;
-					if (m > 0)
-						cut = opts[inart_rng_below(rng, (uint64_t)m)];
-				}
+				cut = ina_cut(f, rng, path, n, p_ina, -1);
 				if (cut < 0) {
 					assert_int_equal(inart_plan_add_flow(f->p, j, path[0],
 									     job->ps[b], job->ps[b],
