@@ -59,9 +59,7 @@ static void test_ps_byteps(void **state)
 	assert_true(p->jobs[0].split[0] == 0.5 && p->jobs[0].split[1] == 0.5);
 	assert_int_equal(p->jobs[0].n_flows, 4);
 	assert_true(near(p->comm_time_s, 0.8));
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 static void test_atp_switchml(void **state)
@@ -82,9 +80,7 @@ static void test_atp_switchml(void **state)
 	assert_int_equal(p->jobs[0].n_trees, 1);
 	assert_int_equal(p->jobs[0].trees[0].sw, e0);
 	assert_true(near(p->comm_time_s, 0.08));
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /* ATP's fallback: no budget on the worker side, aggregation at the PS's ToR. */
@@ -102,9 +98,7 @@ static void test_atp_ps_tor(void **state)
 	assert_int_equal(p->jobs[0].flows[0].agg, e1);
 	/* 16 Gbit on e0-c0-e1 each way, 8 on e1-h2 */
 	assert_true(near(p->comm_time_s, 0.16));
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /*
@@ -123,9 +117,7 @@ static void test_inart_sp(void **state)
 	assert_true(fabs(p->comm_time_s - 16.0 / 110) < 1e-3 * 16.0 / 110);
 	assert_true(fabs(p->jobs[0].split[0] - 16.0 / 88) < 1e-2);
 	assert_true(fabs(p->jobs[0].split[0] + p->jobs[0].split[1] - 1) < 1e-9);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 int main(void)

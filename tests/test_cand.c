@@ -36,9 +36,7 @@ static void test_star(void **state)
 	assert_int_equal(c->n_groups, 2);
 	assert_int_equal(c->n_flows, 2);
 	assert_int_equal(c->n_trees, 1);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, NULL);
 }
 
 /* Realize an assignment and check the plan with the evaluator. */
@@ -81,10 +79,7 @@ static void test_realize(void **state)
 		fail_msg("evaluate: %s", err.msg);
 	assert_true(p->comm_time_s > 0.1599 && p->comm_time_s < 0.1601);
 	inart_assign_free(&a);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 /* A chain of INA switches: trees may send to closer trees (multi-level). */
@@ -127,10 +122,7 @@ static void test_multilevel(void **state)
 	/* every link carries one 8 Gbit stream each way */
 	assert_true(p->comm_time_s > 0.0799 && p->comm_time_s < 0.0801);
 	inart_assign_free(&a);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 /* Switches without INA or without a tree budget give no tree. */
@@ -143,9 +135,7 @@ static void test_no_ina(void **state)
 	(void)state;
 	assert_int_equal(c->n_trees, 0);
 	assert_int_equal(c->flows[0].n_choices, 1);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, NULL);
 }
 
 int main(void)

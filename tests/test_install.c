@@ -201,9 +201,7 @@ static void test_tiny(void **state)
 
 	inart_install_destroy(in);
 	inart_deploy_destroy(d);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /* Two levels: e0 {h0,h1} and e1 {h2,h3} merge at a0, which sends to PS h4
@@ -330,9 +328,7 @@ static void test_multilevel(void **state)
 
 	inart_install_destroy(in);
 	inart_deploy_destroy(d);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 static void expect_fail(const struct inart_topo *t, const struct inart_jobs *js,
@@ -387,13 +383,9 @@ static void test_errors(void **state)
 	expect_fail(t2, js2, p2, d2, NULL, -EINVAL, "single-homed");
 
 	inart_deploy_destroy(d2);
-	inart_plan_destroy(p2);
-	inart_jobs_destroy(js2);
-	inart_topo_destroy(t2);
+	tu_free(t2, js2, NULL, p2);
 	inart_deploy_destroy(d);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /* Follow the UP chain of worker rank r for tree i: it must visit exactly

@@ -149,10 +149,7 @@ static void test_repair_by_hand(void **state)
 		inart_evaluator_destroy(ev);
 	}
 	inart_assign_free(&a);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 /* ---- seeded random instances ---- */

@@ -162,10 +162,7 @@ static void test_two_level(void **state)
 	(void)state;
 	assert_near(lp_value(t, js, c, p, INART_LP_FIXED_SPLIT, 0), 1.0, 1e-9);
 	assert_near(lp_value(t, js, c, p, INART_LP_FIXED_SPLIT, 1), 1.0, 1e-9);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 /*
@@ -193,10 +190,7 @@ static void test_joint_halves(void **state)
 	assert_near(r.split[0], 0.5, 1e-6);
 	inart_route_lp_result_free(&r);
 	inart_plan_destroy(pa);
-	inart_plan_destroy(ph);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, ph);
 }
 
 /*
@@ -223,10 +217,7 @@ static void test_background(void **state)
 	assert_near(lp_value(t, js, c, p, INART_LP_JOINT, 0), 2.0 / 3, 1e-9);
 	assert_near(lp_value(t, js, c, p, INART_LP_FIXED_SPLIT, 1), 1.0, 1e-9);
 	assert_near(lp_value(t, js, c, p, INART_LP_JOINT, 1), 1.0, 1e-9);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 /* A share of 0 leaves its flows on their first choice. */
@@ -252,10 +243,7 @@ static void test_zero_share(void **state)
 			for (int i = 0; i < c->trees[k].n_choices; i++)
 				assert_near(r.x[c->trees[k].first_choice + i], 0, 0);
 	inart_route_lp_result_free(&r);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 /* ---- seeded random instances ---- */
@@ -639,10 +627,7 @@ static void test_warm_and_time_limit(void **state)
 	inart_route_lp_result_free(&r2);
 	inart_route_lp_result_free(&rj);
 	inart_route_lp_result_free(&rw);
-	inart_plan_destroy(p);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, p);
 }
 
 static void test_errors(void **state)
@@ -659,9 +644,7 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err.msg, "split"));
 	inart_route_lp_result_free(&r);
 	inart_route_lp_result_free(NULL);
-	inart_cand_destroy(c);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, c, NULL);
 }
 
 int main(void)

@@ -183,6 +183,17 @@ static inline void tu_tree(struct inart_plan *p, const struct inart_topo *t, int
 	    0);
 }
 
+/* Destroy what a test built (p and c may be NULL): plan, candidates, jobs,
+ * topology. */
+static inline void tu_free(struct inart_topo *t, struct inart_jobs *js, struct inart_cand *c,
+			   struct inart_plan *p)
+{
+	inart_plan_destroy(p);
+	inart_cand_destroy(c);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 /* The routes of the tiny case, links "h0-e0 h1-e0 e0-e1 e1-h2" at any
  * capacities (job 0, workers h0 h1, PS h2): both flows aggregate at e0,
  * whose tree goes e0 e1 h2. */
