@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "common/rng.h"
 #include "cp/evaluate.h"
 #include "cp/paths.h"
@@ -307,9 +309,7 @@ static void test_push_pull_share_arc(void **state)
 	assert_near(r.node_ingress_gbit[a], 10, EPS);
 	assert_near(r.node_ingress_gbit[b], 10, EPS);
 	inart_evaluator_destroy(ev);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /*
@@ -361,9 +361,7 @@ static void test_split_two_ps(void **state)
 	assert_near(r.arc_push_gbit[arc(t, w, s)], 10, EPS);
 	assert_near(r.comm_time_s, 3.0, EPS);
 	inart_evaluator_destroy(ev);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /*
@@ -432,9 +430,7 @@ static void test_multilevel_tree(void **state)
 	assert_int_equal(inart_evaluator_run(ev, p, &r, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "starts at 's1', not at 's2'"));
 	inart_evaluator_destroy(ev);
-	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	tu_free(t, js, NULL, p);
 }
 
 /* ---------------------------------------------------------------------- */
