@@ -149,6 +149,17 @@ static int rx_up(struct inart_switch *sw, const struct inart_wire_hdr *h, const 
 	return rx(sw, f, len, hp, now);
 }
 
+/* Recompute the IPv4 header checksum of frame f (header of hl bytes). */
+static void fix_ip_csum(uint8_t *f, size_t hl)
+{
+	uint16_t cs;
+
+	f[24] = f[25] = 0;
+	cs = inart_pkt_ip_csum(f + 14, hl);
+	f[24] = (uint8_t)(cs >> 8);
+	f[25] = (uint8_t)cs;
+}
+
 /* Parse an output frame fully; returns the INA decode code (or 1 if the
  * frame is not an INA frame). */
 static int parse_out(const struct inart_frame *o, struct inart_pkt_info *pi,
@@ -526,13 +537,7 @@ static void test_ipv4_forward(void **state)
 	assert_memory_equal(outv[0].data, peer0, 6);
 	/* TTL: 2 goes out with 1, 1 is dropped */
 	f[14 + 8] = 2;
-	f[24] = f[25] = 0;
-	{
-		uint16_t cs = inart_pkt_ip_csum(f + 14, 20);
-
-		f[24] = (uint8_t)(cs >> 8);
-		f[25] = (uint8_t)cs;
-	}
+	fix_ip_csum(f, 20);
 	assert_int_equal(rx(sw, f, n, 1, 0), 1);
 	assert_int_equal(inart_pkt_parse(outv[0].data, outv[0].len, &pi), 0);
 	assert_int_equal(pi.ttl, 1);
@@ -733,13 +738,7 @@ static void test_drops(void **state)
 	h.flags = INART_F_DATA | INART_F_RETX;
 	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
 	f[14 + 8] = 1;
-	f[24] = f[25] = 0;
-	{
-		uint16_t cs = inart_pkt_ip_csum(f + 14, 20);
-
-		f[24] = (uint8_t)(cs >> 8);
-		f[25] = (uint8_t)cs;
-	}
+	fix_ip_csum(f, 20);
 	assert_int_equal(rx(sw, f, len, 1, 0), 0);
 	assert_int_equal(drops_of(sw, INART_DROP_TTL), 1);
 	/* the slot still holds only rank 0: ranks 1..3 complete it with exact sums */
@@ -1195,13 +1194,7 @@ static void test_garbage(void **state)
 				len = (size_t)(rand() % (int)len + 1);
 			if (rand() % 2 && len >= 34 && (f[14] >> 4) == 4 &&
 			    (size_t)(f[14] & 15) * 4 + 14 <= len) {
-				uint16_t cs;
-				size_t hl = (size_t)(f[14] & 15) * 4;
-
-				f[24] = f[25] = 0;
-				cs = inart_pkt_ip_csum(f + 14, hl);
-				f[24] = (uint8_t)(cs >> 8);
-				f[25] = (uint8_t)cs;
+				fix_ip_csum(f, (size_t)(f[14] & 15) * 4);
 			}
 		}
 		n = rx(sw, f, len, rand() % (NP + 1), now);
