@@ -353,6 +353,15 @@ static char *handle(void *ctx, const char *body, size_t len)
 	return cli_ctl_serve(body, len, "switch", s->name, sw_op, ctx);
 }
 
+/* --io MODE: a back end by its inart_afp_mode_name. */
+static enum inart_afp_mode io_mode(const char *cmd, const char *arg)
+{
+	for (enum inart_afp_mode m = INART_AFP_AUTO; m <= INART_AFP_MMSG; m++)
+		if (strcmp(arg, inart_afp_mode_name(m)) == 0)
+			return m;
+	cli_usage_error(cmd, "--io: '%s' is not ring, mmsg or auto", arg);
+}
+
 static int add_ports(const char *cmd, struct sw_state *s, char *list)
 {
 	char *save = NULL;
@@ -513,15 +522,7 @@ int cmd_switchd(int argc, char **argv)
 			batch = cli_int(cmd, "--batch", optarg, 1, 1024);
 			break;
 		case O_IO:
-			if (strcmp(optarg, "ring") == 0)
-				afo.mode = INART_AFP_RING;
-			else if (strcmp(optarg, "mmsg") == 0)
-				afo.mode = INART_AFP_MMSG;
-			else if (strcmp(optarg, "auto") == 0)
-				afo.mode = INART_AFP_AUTO;
-			else
-				cli_usage_error(cmd, "--io: '%s' is not ring, mmsg or auto",
-						optarg);
+			afo.mode = io_mode(cmd, optarg);
 			break;
 		case O_LOG:
 			level = cli_log_level(cmd, optarg);

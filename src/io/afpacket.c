@@ -108,15 +108,24 @@ static void free_bufs(struct inart_afp *p)
 	p->tx_len = NULL;
 }
 
+/* Undo open_socket: unmap the rings, close, free the mmsg buffers (for
+ * the fallback from ring to mmsg, and at close). */
+static void close_socket(struct inart_afp *p)
+{
+	if (p->map != NULL)
+		munmap(p->map, p->map_len);
+	p->map = NULL;
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	free_bufs(p);
+}
+
 void inart_afp_close(struct inart_afp *p)
 {
 	if (p == NULL)
 		return;
-	if (p->map != NULL)
-		munmap(p->map, p->map_len);
-	if (p->fd >= 0)
-		close(p->fd);
-	free_bufs(p);
+	close_socket(p);
 	free(p);
 }
 
@@ -254,18 +263,6 @@ static int open_socket(struct inart_afp *p, enum inart_afp_mode mode, const stru
 	set_buf(p->fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
 	set_buf(p->fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
 	return 0;
-}
-
-/* Undo open_socket (for the fallback from ring to mmsg). */
-static void close_socket(struct inart_afp *p)
-{
-	if (p->map != NULL)
-		munmap(p->map, p->map_len);
-	p->map = NULL;
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
-	free_bufs(p);
 }
 
 struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt *opt,
