@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
 static const char *const op_names[] = {
     [INART_CTL_INFO] = "info",
     [INART_CTL_INSTALL] = "install",
@@ -44,10 +46,7 @@ const char *inart_ctl_op_name(int op)
 
 void inart_ctl_frame_hdr(uint8_t hdr[INART_CTL_HDR_LEN], uint32_t len)
 {
-	hdr[0] = (uint8_t)(len >> 24);
-	hdr[1] = (uint8_t)(len >> 16);
-	hdr[2] = (uint8_t)(len >> 8);
-	hdr[3] = (uint8_t)len;
+	inart_put_be32(hdr, len);
 }
 
 int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len)
@@ -56,7 +55,7 @@ int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len)
 
 	if (len < INART_CTL_HDR_LEN)
 		return 0;
-	n = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
+	n = inart_get_be32(buf);
 	if (n == 0 || n > INART_CTL_MAX_MSG)
 		return -EMSGSIZE;
 	*body_len = n;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "quant.h"
 
 enum { REC_EMPTY = 0, REC_OPEN = 1, REC_DONE = 2 };
@@ -374,19 +375,6 @@ static struct rec *rec_peek(const struct tree *t, uint32_t iter, uint32_t seq)
 	return r->state != REC_EMPTY && r->iter == iter ? r : NULL;
 }
 
-static int32_t get_be32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Send header h (label and flags as given; vals: h->count host-order values)
  * to every child (to_children: one copy per child with its label and
  * address, port INART_WIRE_UDP_PORT) or as one unicast to (uc_ip, uc_port).
@@ -473,7 +461,7 @@ static int emit_hdr(struct inart_ps *ps, const struct tree *t, struct inart_wire
 				return 0;
 		} else {
 			memcpy(out[n].data, out[0].data, len);
-			put_be32(out[n].data + 12, ch[c].label);
+			inart_put_be32(out[n].data + 12, ch[c].label);
 		}
 		out[n].len = (uint16_t)len;
 		out[n].peer_ip = ch[c].ip;
@@ -683,12 +671,11 @@ static void absorb(const struct tree *t, struct rec *r, const struct inart_wire_
 	uint64_t *bm = rec_bitmap(r);
 	int64_t *sums = rec_sums(r, t->bw);
 
-	for (int i = 0; i < t->bw; i++) {
+	for (int i = 0; i < t->bw; i++)
 		bm[i] |= h->bitmap[i];
-		r->nbits = (uint16_t)(r->nbits + __builtin_popcountll(h->bitmap[i]));
-	}
+	r->nbits = (uint16_t)(r->nbits + bits_count(h->bitmap, t->bw));
 	for (int i = 0; i < h->count; i++)
-		sums[i] += get_be32(payload + 4 * (size_t)i);
+		sums[i] += (int32_t)inart_get_be32(payload + 4 * (size_t)i);
 	r->flags |= h->flags & INART_F_OVERFLOW;
 }
 

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "quant.h"
 
 enum { C_IDLE = 0, C_INFLIGHT = 1, C_RESEND = 2, C_DONE = 3 };
@@ -681,11 +682,6 @@ int inart_worker_tree_range(const struct inart_worker *w, int t, size_t *off, si
 	return 0;
 }
 
-static int32_t get_be32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
 /* Start scale of the chunk in the next all-reduce, from its clean result at
  * scale s with largest magnitude m (common knowledge of all workers): the
  * highest scale <= cfg.scale_exp at which m would still leave
@@ -908,7 +904,7 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 			return -EINVAL;
 		}
 		for (int i = 0; i < h.count; i++) {
-			int32_t v = get_be32(payload + 4 * (size_t)i);
+			int32_t v = (int32_t)inart_get_be32(payload + 4 * (size_t)i);
 			uint32_t a = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
 
 			w->res[off + (size_t)i] = (float)((double)v * f);
