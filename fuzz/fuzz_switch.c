@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dp/bytes.h"
 #include "dp/pkt.h"
 #include "dp/switch.h"
 #include "dp/wire.h"
@@ -174,14 +175,9 @@ static int check_out(int n, int b_ranks)
 		if (h.count != NV || h.bitmap[0] != (1ull << b_ranks) - 1 || h.label != 0x0f ||
 		    outv[i].port != 0)
 			die("tree B emitted a wrong aggregate");
-		for (k = 0; k < NV; k++) {
-			int32_t v =
-			    (int32_t)((uint32_t)pl[4 * k] << 24 | (uint32_t)pl[4 * k + 1] << 16 |
-				      (uint32_t)pl[4 * k + 2] << 8 | pl[4 * k + 3]);
-
-			if (v != b_sum(k, b_ranks))
+		for (k = 0; k < NV; k++)
+			if ((int32_t)inart_get_be32(pl + 4 * k) != b_sum(k, b_ranks))
 				die("tree B's sums were disturbed");
-		}
 		nb++;
 	}
 	return nb;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
+#include "dp/bytes.h"
 #include "dp/ps.h"
 
 #define MAXOUT 300
@@ -188,8 +189,7 @@ static void check_result(int i, uint32_t iter, uint32_t seq, int8_t scale, uint8
 	assert_int_equal(h->scale_exp, scale);
 	assert_int_equal(h->label, label);
 	for (int k = 0; k < h->count; k++)
-		vals[k] = (int32_t)((uint32_t)pl[4 * k] << 24 | (uint32_t)pl[4 * k + 1] << 16 |
-				    (uint32_t)pl[4 * k + 2] << 8 | pl[4 * k + 3]);
+		vals[k] = (int32_t)inart_get_be32(pl + 4 * k);
 }
 
 static void test_basic(void **state)

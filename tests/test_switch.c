@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "dp/bytes.h"
 #include "dp/pkt.h"
 #include "dp/switch.h"
 #include "dp/wire.h"
@@ -177,9 +178,7 @@ static int parse_out(const struct inart_frame *o, struct inart_pkt_info *pi,
 	rc = inart_wire_decode(o->data + pi->l4_payload_off, pi->l4_payload_len, h, &pl);
 	if (rc == INART_WIRE_OK && vals != NULL)
 		for (i = 0; i < h->count; i++)
-			vals[i] =
-			    (int32_t)((uint32_t)pl[4 * i] << 24 | (uint32_t)pl[4 * i + 1] << 16 |
-				      (uint32_t)pl[4 * i + 2] << 8 | pl[4 * i + 3]);
+			vals[i] = (int32_t)inart_get_be32(pl + 4 * i);
 	return rc;
 }
 

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
+#include "dp/bytes.h"
 #include "dp/ps.h"
 #include "dp/quant.h"
 #include "dp/worker.h"
@@ -36,7 +37,7 @@ static void out_init(void)
 
 static int32_t be32(const uint8_t *p)
 {
-	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+	return (int32_t)inart_get_be32(p);
 }
 
 static void base_cfg(struct inart_worker_cfg *c, uint16_t rank, uint16_t n_workers, int n_trees)
