@@ -240,6 +240,21 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 	return t;
 }
 
+/* Replace tree i by a fresh one with configuration cfg (which may be the
+ * old tree's own: it is copied before the old tree is freed).  The new
+ * tree, or NULL (out of memory; tree i left as it was). */
+static struct tree *tree_renew(struct inart_ps *ps, int i, const struct inart_ps_tree_cfg *cfg,
+			       uint32_t max_chunks)
+{
+	struct tree *t = tree_new(cfg, max_chunks);
+
+	if (t != NULL) {
+		tree_free(ps->trees[i]);
+		ps->trees[i] = t;
+	}
+	return t;
+}
+
 int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg)
 {
 	uint32_t max_chunks;
@@ -264,12 +279,7 @@ int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg)
 			t->learn_child = 0;
 			return 0;
 		}
-		t = tree_new(cfg, max_chunks);
-		if (t == NULL)
-			return -ENOMEM;
-		tree_free(ps->trees[i]);
-		ps->trees[i] = t;
-		return 0;
+		return tree_renew(ps, i, cfg, max_chunks) ? 0 : -ENOMEM;
 	}
 	if (ps->n_trees == ps->cap_trees) {
 		int cap = ps->cap_trees ? 2 * ps->cap_trees : 8;
@@ -1152,14 +1162,11 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 	    !(h.flags & (INART_F_RETX | INART_F_NACK)) && t->have_rx && now_ns > t->rx_ns &&
 	    now_ns - t->rx_ns >= INART_PS_RESTART_IDLE_NS) {
 		/* the job started again (see ps.h): a fresh tree, same config */
-		struct tree *nt = tree_new(&t->cfg, t->max_chunks);
-
-		if (nt == NULL) {
+		t = tree_renew(ps, ti, &t->cfg, t->max_chunks);
+		if (t == NULL) {
 			drop(ps, &ps->st.drop_nomem);
 			return 0;
 		}
-		tree_free(t);
-		ps->trees[ti] = t = nt;
 		ps->st.restarts++;
 	}
 	t->rx_ns = now_ns;
