@@ -1,0 +1,40 @@
+/*
+ * cmd_emu_compare: `inart emu compare TOPO JOBS` -- every algorithm's plan
+ * on the same emulated network, one after the other (emu_cli.h).
+ */
+#include "emu_cli.h"
+
+static const char help[] =
+    "usage: inart emu compare TOPO JOBS [--algos A,B,..] [OPTIONS]\n"
+    "\n"
+    "Plan JOBS on TOPO with every algorithm (default inart,ps,byteps,switchml,atp),\n"
+    "build the emulated network once (root), run each plan on it in turn, remove\n"
+    "it, and print per algorithm the predicted and measured communication time\n"
+    "(unscaled instance), their ratio, InArt's reduction against each baseline,\n"
+    "exactness, the CPU-bound flag and the targets (PASS/MISS).\n"
+    "\n"
+    "Options:\n"
+    "  -a, --algos A,B,.. algorithms, in this order\n" EMU_HELP_COMMON "\n"
+    "Exit status: 0 success, 1 invalid input or a failed run (not finished or not\n"
+    "exact), 2 usage error.\n";
+
+int cmd_emu_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {EMU_LONGOPTS, {NULL, 0, NULL, 0}};
+	const char *cmd = "emu compare";
+	struct emu_args a;
+	int c;
+
+	emu_args_init(&a);
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, EMU_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			return EXIT_OK;
+		}
+		if (!emu_opt(cmd, c, optarg, &a))
+			cli_getopt_error(cmd, c, argv);
+	}
+	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
+	return emu_execute(cmd, &a, argv[optind], argv[optind + 1], NULL);
+}
