@@ -554,6 +554,7 @@ static int act_install(const char *cmd, int argc, char **argv)
 	struct inart_install *in = NULL;
 	char **ctl = NULL;
 	int c, aut = 0, learn = 0, dry = 0;
+	uint64_t flush_ns = 0;
 
 	inart_install_opt_default(&opt);
 	cli_getopt_reset();
@@ -572,7 +573,7 @@ static int act_install(const char *cmd, int argc, char **argv)
 			ctl_dir = optarg;
 			break;
 		case O_FLUSH:
-			opt.flush_timeout_ns =
+			flush_ns =
 			    (uint64_t)(cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3) * 1e6);
 			break;
 		case O_LEARN:
@@ -606,6 +607,12 @@ static int act_install(const char *cmd, int argc, char **argv)
 			cli_failf("automatic deployment: %s", strerror(errno));
 		cli_fail(&err);
 	}
+	/* the deployment's data-plane settings (shared with the workers), then
+	   the command line's */
+	if (deploy != NULL && inart_deploy_dataplane_load(deploy, &opt, &err) < 0)
+		cli_fail(&err);
+	if (flush_ns > 0)
+		opt.flush_timeout_ns = flush_ns;
 	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0) {
 		inart_err_prefix(&err, argv[optind + 2]);
 		cli_fail(&err);

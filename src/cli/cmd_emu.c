@@ -73,6 +73,7 @@ void emu_args_init(struct emu_args *a)
 	a->fmt = INART_FMT_TABLE;
 	a->out = "-";
 	a->o.iter_timeout_s = 0; /* auto */
+	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
 }
 
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
@@ -134,6 +135,12 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		return 1;
 	case 3015:
 		a->o.net.queue_ms = cli_double(cmd, "--queue-ms", arg, 0.1, 100000);
+		return 1;
+	case 3016:
+		a->o.net.window = cli_int(cmd, "--window", arg, 1, 4096);
+		return 1;
+	case 3017:
+		a->o.net.retx_ms = cli_double(cmd, "--retx-ms", arg, 0.1, 3600e3);
 		return 1;
 	case 'q':
 		a->quiet = 1;

@@ -46,6 +46,8 @@ int cmd_emu_down(int argc, char **argv);
 	    {"no-agg-limit", no_argument, NULL, 3013},                                             \
 	    {"iter-timeout", required_argument, NULL, 3014},                                       \
 	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
+	    {"window", required_argument, NULL, 3016},                                             \
+	    {"retx-ms", required_argument, NULL, 3017},                                            \
 	    {"algos", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}
 
 #define EMU_HELP_COMMON                                                                            \
@@ -72,6 +74,9 @@ int cmd_emu_down(int argc, char **argv);
 	"                     prediction, at least 20 s)\n"                                      \
 	"  --queue-ms X       tbf queue of every interface in ms of its rate (default 200,\n"   \
 	"                     at least 512 KB)\n"                                                \
+	"  --window N         chunks in flight per tree and slots per tree (the deployment's\n" \
+	"                     dataplane.slots_per_tree; default 16, see docs/emulator.md)\n"  \
+	"  --retx-ms X        the workers' initial timeout (default: the data plane's)\n"      \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"

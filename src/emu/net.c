@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ void inart_emu_net_opt_default(struct inart_emu_net_opt *o)
 	o->prefix = NULL;
 	o->rate_scale = 1e-4;
 	o->queue_ms = 200;
-	o->min_queue_bytes = 512 * 1024;
+	o->min_queue_bytes = 16 << 20;
 	o->is_ps = NULL;
 }
 
@@ -149,6 +150,25 @@ static char *node_script(const struct inart_emu_net *n, int v)
 	return inart_sbuf_finish(&sh);
 }
 
+/* The deployment text with a "dataplane" object (window, timeout). */
+static char *add_dataplane(char *text, const struct inart_emu_net_opt *o)
+{
+	json_t *root = json_loads(text, 0, NULL), *dp = json_object();
+	char *s;
+
+	free(text);
+	if (root == NULL)
+		return NULL;
+	if (o->window > 0)
+		json_object_set_new(dp, "slots_per_tree", json_integer(o->window));
+	if (o->retx_ms > 0)
+		json_object_set_new(dp, "retx_timeout_ms", json_real(o->retx_ms));
+	json_object_set_new(root, "dataplane", dp);
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return s;
+}
+
 int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_opt *o,
 			 struct inart_emu_net **out, struct inart_err *err)
 {
@@ -246,6 +266,8 @@ int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_
 		if ((n->node_script[v] = node_script(n, v)) == NULL)
 			break;
 	n->deploy_json = inart_deploy_dump(n->d, t, ctl, NULL, NULL);
+	if (n->deploy_json != NULL && (o->window > 0 || o->retx_ms > 0))
+		n->deploy_json = add_dataplane(n->deploy_json, o);
 	if (n->root_script == NULL || n->deploy_json == NULL ||
 	    n->node_script[t->n_nodes - 1] == NULL)
 		rc = -ENOMEM;

@@ -42,6 +42,9 @@ struct inart_emu_net_opt {
 	double queue_ms;	     /* tbf queue per interface, in ms of its rate */
 	long min_queue_bytes;	     /* ... but at least this many bytes */
 	const unsigned char *is_ps;  /* per node: a PS (gets a control socket); may be NULL */
+	int window;		     /* data plane: slots per tree = workers' window (0:
+					the data plane's default) */
+	double retx_ms;		     /* data plane: workers' initial timeout (0: default) */
 };
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);

@@ -164,12 +164,15 @@ char *inart_emu_report_table(const struct inart_emu_report *rep)
 {
 	struct inart_sbuf b = {0};
 	const struct inart_emu_row *in = find_row(rep, "inart");
+	double fast = 0;
 
+	for (int e = 0; e < inart_topo_n_arcs(rep->t); e++)
+		fast = rep->t->arcs[e].gbps > fast ? rep->t->arcs[e].gbps : fast;
 	inart_sbuf_printf(&b,
 			  "emulated: rate scale %g (fastest link %.3g Mbit/s), size scale %.4g, "
 			  "header factor %.4f, %d iterations%s\n",
-			  rep->rate_scale, 0.0, rep->size_scale, rep->header_factor, rep->iters,
-			  rep->loss > 0 ? ", loss on every link" : "");
+			  rep->rate_scale, fast * 1e3 * rep->rate_scale, rep->size_scale,
+			  rep->header_factor, rep->iters, rep->loss > 0 ? ", loss on every link" : "");
 	inart_sbuf_printf(&b, "%-10s %12s %12s %7s %9s %6s %6s %-10s\n", "algorithm", "predicted ms",
 			  "measured ms", "ratio", "vs inart", "exact", "cpu", "status");
 	for (int i = 0; i < rep->n_rows; i++) {
@@ -284,6 +287,7 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 				    r->arc_known[e] ? json_real(r->arc_bytes[e]) : json_null());
 		json_object_set_new(x, "predicted_bytes",
 				    row->arc_pred ? json_real(row->arc_pred[e]) : json_null());
+		json_object_set_new(x, "qdisc_drops", json_integer((json_int_t)r->arc_qdrops[e]));
 		json_array_append_new(links, x);
 	}
 	json_object_set_new(o, "links", links);

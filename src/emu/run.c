@@ -86,6 +86,7 @@ void inart_emu_result_free(struct inart_emu_result *r)
 	free(r->job_iter_s);
 	free(r->arc_bytes);
 	free(r->arc_known);
+	free(r->arc_qdrops);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -667,12 +668,14 @@ static void cpu_stat(uint64_t *busy, uint64_t *total)
 	fclose(f);
 }
 
-/* Drops counted by every queueing discipline of the network. */
-static uint64_t qdisc_drops(struct inart_emu *e)
+/* Drops counted by every queueing discipline of the network; per arc into
+ * per_arc (may be NULL). */
+static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 {
+	const struct inart_topo *t = e->t;
 	uint64_t sum = 0;
 
-	for (int v = 0; v < e->t->n_nodes; v++) {
+	for (int v = 0; v < t->n_nodes; v++) {
 		char *argv[] = {"tc", "-n", e->net->ns[v], "-s", "-j", "qdisc", "show", NULL};
 		static char out[65536];
 		json_t *r, *q;
@@ -683,7 +686,12 @@ static uint64_t qdisc_drops(struct inart_emu *e)
 		r = json_loads(out, 0, NULL);
 		json_array_foreach(r, i, q)
 		{
+			const char *dev = json_string_value(json_object_get(q, "dev"));
+
 			sum += jint(q, "drops");
+			for (int k = t->out_off[v]; per_arc && dev && k < t->out_off[v + 1]; k++)
+				if (strcmp(dev, e->net->ifname[t->arc_out[k]]) == 0)
+					per_arc[t->arc_out[k]] += jint(q, "drops");
 		}
 		json_decref(r);
 	}
@@ -914,7 +922,8 @@ static int result_alloc(struct inart_emu_result *r, int iters, int n_jobs, int n
 	r->job_iter_s = calloc((size_t)iters * (size_t)n_jobs + 1, sizeof(double));
 	r->arc_bytes = calloc((size_t)n_arcs + 1, sizeof(double));
 	r->arc_known = calloc((size_t)n_arcs + 1, sizeof(int));
-	if (!r->iter_s || !r->job_iter_s || !r->arc_bytes || !r->arc_known) {
+	r->arc_qdrops = calloc((size_t)n_arcs + 1, sizeof(uint64_t));
+	if (!r->iter_s || !r->job_iter_s || !r->arc_bytes || !r->arc_known || !r->arc_qdrops) {
 		inart_emu_result_free(r);
 		return -ENOMEM;
 	}
@@ -957,6 +966,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	int nw_max = 0, nw = 0, rc, na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct worker *w = NULL;
 	int64_t *cpu0 = NULL, *cpu1 = NULL, all0 = 0, all1 = 0;
+	uint64_t *qd0 = NULL;
 	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0;
 	char dep[160], out[2048];
 	char *argv[] = {(char *)e->o.inart, "ctl", "install", (char *)e->o.topo_path,
@@ -971,7 +981,8 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	w = calloc((size_t)nw_max + 1, sizeof(*w));
 	cpu0 = calloc((size_t)t->n_nodes + 1, sizeof(*cpu0));
 	cpu1 = calloc((size_t)t->n_nodes + 1, sizeof(*cpu1));
-	if (w == NULL || cpu0 == NULL || cpu1 == NULL) {
+	qd0 = calloc((size_t)na + 1, sizeof(*qd0));
+	if (w == NULL || cpu0 == NULL || cpu1 == NULL || qd0 == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -988,7 +999,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	if (!wait_all(e, w, nw, 0, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, 0,
 		      plan_path, r->why, sizeof(r->why)))
 		goto done;
-	q0 = qdisc_drops(e);
+	q0 = qdisc_drops(e, qd0);
 	reset_counters(e);
 	cpu_times(e, w, nw, cpu0, &all0);
 	cpu_stat(&busy0, &tot0);
@@ -1056,8 +1067,10 @@ done:
 		r->cpu_total = (double)(all1 - all0) / 1e9 / wall;
 		r->host_busy = tot1 > tot0 ? (double)(busy1 - busy0) / (double)(tot1 - tot0) : 0;
 		read_counters(e, r);
-		q1 = qdisc_drops(e);
+		q1 = qdisc_drops(e, r->arc_qdrops);
 		r->qdisc_drops = q1 > q0 ? q1 - q0 : 0;
+		for (int a = 0; a < na; a++)
+			r->arc_qdrops[a] -= r->arc_qdrops[a] >= qd0[a] ? qd0[a] : r->arc_qdrops[a];
 		cpu_verdict(r, cores > 0 ? cores : 1);
 	}
 	fault_step(e, 1e9, plan_path, 1);
@@ -1081,6 +1094,7 @@ out:
 	free(w);
 	free(cpu0);
 	free(cpu1);
+	free(qd0);
 	if (rc < 0)
 		inart_emu_result_free(r);
 	return rc;

@@ -71,6 +71,7 @@ struct inart_emu_result {
 	   a host uplink with background is not counted) */
 	double *arc_bytes;
 	int *arc_known;	   /* 1 if a switch counts the arc */
+	uint64_t *arc_qdrops; /* per arc: frames its tbf dropped (queue full) */
 	/* CPU and drops over the iterations */
 	double switchd_cpu_max; /* cores, the busiest switchd */
 	char switchd_cpu_node[64];
