@@ -142,6 +142,9 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case 3017:
 		a->o.net.retx_ms = cli_double(cmd, "--retx-ms", arg, 0.1, 3600e3);
 		return 1;
+	case 3018:
+		a->o.net.flush_ms = cli_double(cmd, "--flush-ms", arg, 0.1, 3600e3);
+		return 1;
 	case 'q':
 		a->quiet = 1;
 		return 1;
@@ -235,6 +238,23 @@ static double max_gbps(const struct inart_topo *t)
 	return m;
 }
 
+/* The workers' initial timeout for the scaled network (docs/emulator.md):
+ * twice the time the slowest link needs to carry a full window of every
+ * worker of every job (the most a queue can hold), at least the data
+ * plane's 50 ms. */
+static double emu_retx_ms(const struct inart_topo *t, const struct inart_jobs *js, int window,
+			  double rate_scale)
+{
+	double slow = INFINITY, workers = 0, ms;
+
+	for (int e = 0; e < inart_topo_n_arcs(t); e++)
+		slow = t->arcs[e].gbps < slow ? t->arcs[e].gbps : slow;
+	for (int j = 0; j < js->n_jobs; j++)
+		workers += js->jobs[j].n_workers;
+	ms = 2 * window * workers * 1514 * 8 / (slow * 1e9 * rate_scale) * 1e3;
+	return ms > 50 ? ms : 50;
+}
+
 /* Per-arc predicted bytes of a run: (push + pull) of the scaled instance,
  * times the header factor and the iterations. */
 static double *arc_pred(const struct inart_topo *t, const struct inart_jobs *sjs,
@@ -323,6 +343,10 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 	if (a->rate_scale == 0)
 		a->rate_scale = a->mbps / (max_gbps(t) * 1e3);
 	a->o.net.rate_scale = a->rate_scale;
+	if (a->o.net.retx_ms == 0)
+		a->o.net.retx_ms = emu_retx_ms(t, js, a->o.net.window, a->rate_scale);
+	if (a->o.net.flush_ms == 0)
+		a->o.net.flush_ms = a->o.net.retx_ms;
 	inart_emu_limits_default(&lim, cores);
 	if (inart_emu_check(t, a->rate_scale, &lim, &err) < 0)
 		cli_fail(&err);

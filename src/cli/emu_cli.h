@@ -48,6 +48,7 @@ int cmd_emu_down(int argc, char **argv);
 	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
 	    {"window", required_argument, NULL, 3016},                                             \
 	    {"retx-ms", required_argument, NULL, 3017},                                            \
+	    {"flush-ms", required_argument, NULL, 3018},                                           \
 	    {"algos", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}
 
 #define EMU_HELP_COMMON                                                                            \
@@ -76,7 +77,10 @@ int cmd_emu_down(int argc, char **argv);
 	"                     at least 512 KB)\n"                                                \
 	"  --window N         chunks in flight per tree and slots per tree (the deployment's\n" \
 	"                     dataplane.slots_per_tree; default 16, see docs/emulator.md)\n"  \
-	"  --retx-ms X        the workers' initial timeout (default: the data plane's)\n"      \
+	"  --retx-ms X        the workers' initial timeout (default: twice the time the\n"     \
+	"                     slowest link takes for a window of every worker, >= 50 ms)\n"   \
+	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"    \
+	"                     --retx-ms: it must exceed the skew between children)\n"       \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"

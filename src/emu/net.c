@@ -163,6 +163,8 @@ static char *add_dataplane(char *text, const struct inart_emu_net_opt *o)
 		json_object_set_new(dp, "slots_per_tree", json_integer(o->window));
 	if (o->retx_ms > 0)
 		json_object_set_new(dp, "retx_timeout_ms", json_real(o->retx_ms));
+	if (o->flush_ms > 0)
+		json_object_set_new(dp, "flush_timeout_ms", json_real(o->flush_ms));
 	json_object_set_new(root, "dataplane", dp);
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
@@ -266,7 +268,7 @@ int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_
 		if ((n->node_script[v] = node_script(n, v)) == NULL)
 			break;
 	n->deploy_json = inart_deploy_dump(n->d, t, ctl, NULL, NULL);
-	if (n->deploy_json != NULL && (o->window > 0 || o->retx_ms > 0))
+	if (n->deploy_json != NULL && (o->window > 0 || o->retx_ms > 0 || o->flush_ms > 0))
 		n->deploy_json = add_dataplane(n->deploy_json, o);
 	if (n->root_script == NULL || n->deploy_json == NULL ||
 	    n->node_script[t->n_nodes - 1] == NULL)

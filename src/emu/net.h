@@ -45,6 +45,7 @@ struct inart_emu_net_opt {
 	int window;		     /* data plane: slots per tree = workers' window (0:
 					the data plane's default) */
 	double retx_ms;		     /* data plane: workers' initial timeout (0: default) */
+	double flush_ms;	     /* data plane: switches' partial flush (0: default) */
 };
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);
