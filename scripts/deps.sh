@@ -11,7 +11,8 @@ packages=(
 	libjansson-dev libcmocka-dev
 	graphviz python3
 	clang             # libFuzzer targets (scripts/fuzz.sh)
-	iproute2 ethtool iputils-ping # tests/netns.sh, bench/switchd_bench.sh
+	iproute2 ethtool iputils-ping # tests/netns.sh, bench/switchd_bench.sh, inart emu
+	gnuplot-nox       # inart emu --png
 )
 
 missing=()

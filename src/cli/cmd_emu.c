@@ -145,6 +145,9 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case 3018:
 		a->o.net.flush_ms = cli_double(cmd, "--flush-ms", arg, 0.1, 3600e3);
 		return 1;
+	case 3019:
+		a->o.keep_dir = arg;
+		return 1;
 	case 'q':
 		a->quiet = 1;
 		return 1;

@@ -49,6 +49,7 @@ int cmd_emu_down(int argc, char **argv);
 	    {"window", required_argument, NULL, 3016},                                             \
 	    {"retx-ms", required_argument, NULL, 3017},                                            \
 	    {"flush-ms", required_argument, NULL, 3018},                                           \
+	    {"keep", required_argument, NULL, 3019},                                               \
 	    {"algos", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}
 
 #define EMU_HELP_COMMON                                                                            \
@@ -81,6 +82,8 @@ int cmd_emu_down(int argc, char **argv);
 	"                     slowest link takes for a window of every worker, >= 50 ms)\n"   \
 	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"    \
 	"                     --retx-ms: it must exceed the skew between children)\n"       \
+	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"  \
+	"                     plans) to DIR before removing it\n"                              \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"

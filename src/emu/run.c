@@ -447,6 +447,13 @@ void inart_emu_stop(struct inart_emu *e)
 	for (int v = 0; v < e->t->n_nodes; v++)
 		if (e->pid[v] > 0)
 			inart_emu_kill(e->pid[v], 2000);
+	if (e->o.keep_dir != NULL && e->net != NULL) {
+		char src[128], *argv[] = {"cp", "-r", src, (char *)e->o.keep_dir, NULL};
+
+		snprintf(src, sizeof(src), "%s/.", e->net->dir);
+		mkdir(e->o.keep_dir, 0755);
+		inart_emu_cmd(NULL, argv, NULL, NULL, 0, 30000, NULL);
+	}
 	if (e->net != NULL)
 		inart_emu_net_down(e->net);
 	janitor_dismiss(e);

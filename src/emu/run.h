@@ -51,6 +51,7 @@ struct inart_emu_opt {
 	double iter_timeout_s; /* an iteration not done by then fails the run */
 	struct inart_emu_fault *faults;
 	int n_faults;
+	const char *keep_dir; /* copy the run directory (logs, files) there at the end */
 	inart_emu_progress_fn *progress;
 	void *progress_ctx;
 };
