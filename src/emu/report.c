@@ -310,6 +310,21 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	json_object_set_new(wk, "nacks", json_integer((json_int_t)r->nacks));
 	json_object_set_new(wk, "timeouts", json_integer((json_int_t)r->timeouts));
 	json_object_set_new(o, "workers", wk);
+	wk = json_object();
+	json_object_set_new(wk, "aggregated", json_integer((json_int_t)r->sw_aggregated));
+	json_object_set_new(wk, "emitted", json_integer((json_int_t)r->sw_emitted));
+	json_object_set_new(wk, "partial", json_integer((json_int_t)r->sw_partial));
+	json_object_set_new(wk, "early", json_integer((json_int_t)r->sw_early));
+	json_object_set_new(wk, "fallback", json_integer((json_int_t)r->sw_fallback));
+	json_object_set_new(wk, "repaired", json_integer((json_int_t)r->sw_repaired));
+	json_object_set_new(o, "switches", wk);
+	wk = json_object();
+	json_object_set_new(wk, "absorbed", json_integer((json_int_t)r->ps_absorbed));
+	json_object_set_new(wk, "nacks", json_integer((json_int_t)r->ps_nacks));
+	json_object_set_new(wk, "replaced", json_integer((json_int_t)r->ps_replaced));
+	json_object_set_new(wk, "duplicates", json_integer((json_int_t)r->ps_duplicates));
+	json_object_set_new(wk, "probes", json_integer((json_int_t)r->ps_probes));
+	json_object_set_new(o, "ps", wk);
 	return o;
 }
 

@@ -732,6 +732,17 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 		json_t *s, *ports, *p;
 		size_t i;
 
+		if (e->pid[v] > 0 && t->nodes[v].kind != INART_NODE_SWITCH) {
+			s = ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
+			p = json_object_get(s, "ps");
+			r->ps_absorbed += jint(p, "absorbed");
+			r->ps_nacks += jint(p, "nacks");
+			r->ps_replaced += jint(p, "replaced");
+			r->ps_duplicates += jint(p, "duplicates");
+			r->ps_probes += jint(p, "probes");
+			json_decref(s);
+			continue;
+		}
 		if (t->nodes[v].kind != INART_NODE_SWITCH || e->pid[v] <= 0)
 			continue;
 		s = ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
@@ -759,6 +770,15 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 			r->sock_tx_drops += jint(p, "sock_tx_drops");
 		}
 		r->out_full += jint(json_object_get(s, "drops"), "out_full");
+		json_array_foreach(json_object_get(s, "trees"), i, p)
+		{
+			r->sw_aggregated += jint(p, "aggregated");
+			r->sw_emitted += jint(p, "emitted");
+			r->sw_partial += jint(p, "partial");
+			r->sw_early += jint(p, "early");
+			r->sw_fallback += jint(p, "fallback");
+			r->sw_repaired += jint(p, "repaired");
+		}
 		p = json_object_get(s, "gate");
 		if (p != NULL) {
 			json_t *x;

@@ -80,6 +80,9 @@ struct inart_emu_result {
 	double host_busy;	/* fraction of the machine's CPU time not idle */
 	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
 	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
+	/* switches' tree counters and PSs' counters, summed (docs/programs.md) */
+	uint64_t sw_aggregated, sw_emitted, sw_partial, sw_early, sw_fallback, sw_repaired;
+	uint64_t ps_absorbed, ps_nacks, ps_replaced, ps_duplicates, ps_probes;
 	int cpu_bound;
 	char cpu_why[256];
 };
