@@ -1,5 +1,5 @@
 /*
- * worker_api: the public worker API (include/inart/inart.h): a context runs
+ * worker_api: the public worker API (include/inart/worker.h): a context runs
  * the sans-I/O worker core (dp/worker) over a UDP socket (io/udp).
  *
  * inart_ctx_create rebuilds the installation (bridge/install) from the files
@@ -19,7 +19,7 @@
  *
  * Ownership: the context owns its core, socket and buffers.
  */
-#include "inart/inart.h"
+#include "inart/worker.h"
 
 #include <errno.h>
 #include <poll.h>
