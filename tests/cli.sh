@@ -11,6 +11,7 @@ set -u
 
 INART=${1:?usage: cli.sh PATH-TO-INART}
 case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -30,17 +31,6 @@ bad() {
 	echo "FAIL: $*"
 	echo "  stdout: $(head -c 600 "$out")"
 	echo "  stderr: $(head -c 600 "$err")"
-}
-
-# skipped N WHY: N checks cannot run here (a failure with INART_NO_SKIP=1).
-skipped() {
-	if [ "${INART_NO_SKIP:-0}" = 1 ]; then
-		fail=$((fail + $1))
-		echo "FAIL: $1 checks skipped (INART_NO_SKIP=1): $2"
-	else
-		skip=$((skip + $1))
-		echo "SKIP: $1 checks: $2"
-	fi
 }
 
 # expect RC DESC -- CMD...: CMD exits with RC.

@@ -76,15 +76,7 @@ pass=0
 fail=0
 skip=0
 ok() { pass=$((pass + 1)); }
-skipped() { # skipped N WHY: N checks cannot run here (a failure with INART_NO_SKIP=1)
-	if [ "${INART_NO_SKIP:-0}" = 1 ]; then
-		fail=$((fail + $1))
-		echo "FAIL: $1 checks skipped (INART_NO_SKIP=1): $2"
-	else
-		skip=$((skip + $1))
-		echo "SKIP: $1 checks: $2"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL: $*"
