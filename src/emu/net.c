@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "common/sbuf.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 #include "io/deploy.h"
 #include "spawn.h"
 

@@ -30,7 +30,7 @@
 #define INART_EMU_NET_H
 
 #include "cp/graph.h"
-#include "dp/install.h"
+#include "bridge/install.h"
 
 #define INART_EMU_NS_PREFIX "inart-emu-"
 #define INART_EMU_RUN_DIR "/run/inart-emu"

@@ -24,7 +24,7 @@
 
 #include "bg.h"
 #include "common/sbuf.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 #include "io/ctlsock.h"
 #include "spawn.h"
 
