@@ -18,21 +18,13 @@ set -u
 
 INART=${1:?usage: emu.sh PATH-TO-INART}
 case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
-skip_all() { # skip_all WHY: nothing can run here (INART_NO_SKIP=1: a failure)
-	echo "emu.sh: $1, all checks skipped"
-	if [ "${INART_NO_SKIP:-0}" = 1 ]; then
-		echo "0 passed, 1 failed, 0 skipped (INART_NO_SKIP=1)"
-		exit 1
-	fi
-	echo "0 passed, 0 failed, all skipped"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skip_all NAME WHY
 if [ "$(id -u)" -ne 0 ]; then
-	skip_all "not root"
+	skip_all emu.sh "not root"
 fi
 if ! ip netns list >/dev/null 2>&1 || ! command -v tc >/dev/null 2>&1 ||
 	! command -v setpriv >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	skip_all "'ip netns', tc, setpriv or python3 unavailable"
+	skip_all emu.sh "'ip netns', tc, setpriv or python3 unavailable"
 fi
 
 tmp=$(mktemp -d)

@@ -11,3 +11,15 @@ skipped() {
 		echo "SKIP: $1 checks: $2"
 	fi
 }
+
+# skip_all NAME WHY: nothing of script NAME can run here: exit 77 (skipped),
+# or 1 when INART_NO_SKIP=1
+skip_all() {
+	echo "$1: $2, all checks skipped"
+	if [ "${INART_NO_SKIP:-0}" = 1 ]; then
+		echo "0 passed, 1 failed, 0 skipped (INART_NO_SKIP=1)"
+		exit 1
+	fi
+	echo "0 passed, 0 failed, all skipped"
+	exit 77
+}

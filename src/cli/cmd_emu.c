@@ -78,25 +78,35 @@ void emu_args_init(struct emu_args *a)
 
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 {
+	const struct {
+		int code;
+		const char *name;
+		double min, max, *to;
+	} num[] = {
+	    {3002, "--mbps", 1e-6, 1e6, &a->mbps},
+	    {3003, "--rate-scale", 1e-12, 1, &a->rate_scale},
+	    {3004, "--size-scale", 1e-12, 1e3, &a->size_scale},
+	    {3005, "--target-s", 0.001, 3600, &a->target_s},
+	    {3008, "--loss", 0, 0.5, &a->o.loss},
+	    {3014, "--iter-timeout", 0.1, 86400, &a->o.iter_timeout_s},
+	    {3015, "--queue-ms", 0.1, 100000, &a->o.net.queue_ms},
+	    {3017, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
+	    {3018, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
+	};
+
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		if (c == num[i].code) {
+			*num[i].to = cli_double(cmd, num[i].name, arg, num[i].min, num[i].max);
+			if (c == 3002)
+				a->rate_scale = 0; /* --mbps sets the rate scale */
+			return 1;
+		}
 	switch (c) {
 	case 3001:
 		if (!inart_emu_prefix_ok(arg))
 			cli_usage_error(cmd, "--prefix: '%s' is not 1 to %d of [a-z0-9]", arg,
 					INART_EMU_PREFIX_MAX);
 		snprintf(a->prefix, sizeof(a->prefix), "%s", arg);
-		return 1;
-	case 3002:
-		a->mbps = cli_double(cmd, "--mbps", arg, 1e-6, 1e6);
-		a->rate_scale = 0;
-		return 1;
-	case 3003:
-		a->rate_scale = cli_double(cmd, "--rate-scale", arg, 1e-12, 1);
-		return 1;
-	case 3004:
-		a->size_scale = cli_double(cmd, "--size-scale", arg, 1e-12, 1e3);
-		return 1;
-	case 3005:
-		a->target_s = cli_double(cmd, "--target-s", arg, 0.001, 3600);
 		return 1;
 	case 3006:
 		a->iters = cli_int(cmd, "--iters", arg, 1, 100000);
@@ -109,9 +119,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		return 1;
 	case 3007:
 		a->png = arg;
-		return 1;
-	case 3008:
-		a->o.loss = cli_double(cmd, "--loss", arg, 0, 0.5);
 		return 1;
 	case 3009:
 		a->o.seed = cli_u64(cmd, "--seed", arg);
@@ -130,20 +137,8 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case 3013:
 		a->o.agg_limit = 0;
 		return 1;
-	case 3014:
-		a->o.iter_timeout_s = cli_double(cmd, "--iter-timeout", arg, 0.1, 86400);
-		return 1;
-	case 3015:
-		a->o.net.queue_ms = cli_double(cmd, "--queue-ms", arg, 0.1, 100000);
-		return 1;
 	case 3016:
 		a->o.net.window = cli_int(cmd, "--window", arg, 1, 4096);
-		return 1;
-	case 3017:
-		a->o.net.retx_ms = cli_double(cmd, "--retx-ms", arg, 0.1, 3600e3);
-		return 1;
-	case 3018:
-		a->o.net.flush_ms = cli_double(cmd, "--flush-ms", arg, 0.1, 3600e3);
 		return 1;
 	case 3019:
 		a->o.keep_dir = arg;
@@ -157,6 +152,26 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		return 1;
 	default:
 		return 0;
+	}
+}
+
+void emu_parse(const char *cmd, int argc, char **argv, const char *help, int algos,
+	       struct emu_args *a)
+{
+	static const struct option longopts[] = {EMU_LONGOPTS, {NULL, 0, NULL, 0}};
+	int c;
+
+	emu_args_init(a);
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, EMU_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			exit(EXIT_OK);
+		}
+		if (c == 'a' && !algos)
+			cli_usage_error(cmd, "--algos goes with 'emu compare'");
+		if (!emu_opt(cmd, c, optarg, a))
+			cli_getopt_error(cmd, c, argv);
 	}
 }
 

@@ -20,21 +20,10 @@ static const char help[] =
 
 int cmd_emu_compare(int argc, char **argv)
 {
-	static const struct option longopts[] = {EMU_LONGOPTS, {NULL, 0, NULL, 0}};
 	const char *cmd = "emu compare";
 	struct emu_args a;
-	int c;
 
-	emu_args_init(&a);
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, EMU_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(help, stdout);
-			return EXIT_OK;
-		}
-		if (!emu_opt(cmd, c, optarg, &a))
-			cli_getopt_error(cmd, c, argv);
-	}
+	emu_parse(cmd, argc, argv, help, 1, &a);
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	return emu_execute(cmd, &a, argv[optind], argv[optind + 1], NULL);
 }

@@ -18,23 +18,10 @@ static const char help[] =
 
 int cmd_emu_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {EMU_LONGOPTS, {NULL, 0, NULL, 0}};
 	const char *cmd = "emu run";
 	struct emu_args a;
-	int c;
 
-	emu_args_init(&a);
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, EMU_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(help, stdout);
-			return EXIT_OK;
-		}
-		if (c == 'a')
-			cli_usage_error(cmd, "--algos goes with 'emu compare'");
-		if (!emu_opt(cmd, c, optarg, &a))
-			cli_getopt_error(cmd, c, argv);
-	}
+	emu_parse(cmd, argc, argv, help, 0, &a);
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", "PLAN", NULL});
 	return emu_execute(cmd, &a, argv[optind], argv[optind + 1], argv[optind + 2]);
 }

@@ -31,7 +31,6 @@ static void on_progress(void *ctx, const char *msg)
 
 int cmd_emu_up(int argc, char **argv)
 {
-	static const struct option longopts[] = {EMU_LONGOPTS, {NULL, 0, NULL, 0}};
 	const char *cmd = "emu up";
 	struct inart_err err = {{0}};
 	struct inart_emu_limits lim;
@@ -41,19 +40,9 @@ int cmd_emu_up(int argc, char **argv)
 	struct emu_args a;
 	char self[4096];
 	ssize_t n;
-	int c;
 	double m = 0;
 
-	emu_args_init(&a);
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, EMU_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(help, stdout);
-			return EXIT_OK;
-		}
-		if (!emu_opt(cmd, c, optarg, &a))
-			cli_getopt_error(cmd, c, argv);
-	}
+	emu_parse(cmd, argc, argv, help, 0, &a);
 	if (argc - optind < 1 || argc - optind > 2)
 		cli_usage_error(cmd, "expected TOPO [JOBS]");
 	emu_need_root("up");

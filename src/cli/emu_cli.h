@@ -91,6 +91,11 @@ int cmd_emu_down(int argc, char **argv);
 /* 1 if c was a shared option (handled), else 0. */
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a);
 
+/* Parse argv into a (after emu_args_init): --help prints help and exits 0,
+ * --algos only where algos is allowed, other errors exit 2. */
+void emu_parse(const char *cmd, int argc, char **argv, const char *help, int algos,
+	       struct emu_args *a);
+
 /* Root, or exit 1 with a message. */
 void emu_need_root(const char *cmd);
 

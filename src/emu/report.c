@@ -229,11 +229,21 @@ char *inart_emu_report_csv(const struct inart_emu_report *rep)
 	return inart_sbuf_finish(&b);
 }
 
+/* {"name": value, ...} of NULL-terminated names and their values. */
+static json_t *counters(const char *const *names, const uint64_t *v)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; names[i]; i++)
+		json_object_set_new(o, names[i], json_integer((json_int_t)v[i]));
+	return o;
+}
+
 static json_t *run_json(const struct inart_emu_report *rep, const struct inart_emu_row *row)
 {
 	const struct inart_topo *t = rep->t;
 	const struct inart_emu_result *r = row->r;
-	json_t *o = json_object(), *it, *jobs, *links, *cpu, *drops, *wk;
+	json_t *o = json_object(), *it, *jobs, *links, *cpu;
 	double m = inart_emu_row_measured(row), p = predicted(rep, row);
 
 	json_object_set_new(o, "algorithm", json_string(row->algorithm));
@@ -297,34 +307,29 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	json_object_set_new(cpu, "run_cores", json_real(r->cpu_total));
 	json_object_set_new(cpu, "machine_busy", json_real(r->host_busy));
 	json_object_set_new(o, "cpu", cpu);
-	drops = json_object();
-	json_object_set_new(drops, "ring", json_integer((json_int_t)r->ring_drops));
-	json_object_set_new(drops, "switch_tx", json_integer((json_int_t)(r->sock_tx_drops + r->out_full)));
-	json_object_set_new(drops, "qdisc", json_integer((json_int_t)r->qdisc_drops));
-	json_object_set_new(drops, "agg_limit", json_integer((json_int_t)r->agg_dropped));
-	json_object_set_new(drops, "emulated_loss", json_integer((json_int_t)r->lost));
-	json_object_set_new(o, "drops", drops);
-	wk = json_object();
-	json_object_set_new(wk, "retransmitted", json_integer((json_int_t)r->retransmitted));
-	json_object_set_new(wk, "probes", json_integer((json_int_t)r->probes));
-	json_object_set_new(wk, "nacks", json_integer((json_int_t)r->nacks));
-	json_object_set_new(wk, "timeouts", json_integer((json_int_t)r->timeouts));
-	json_object_set_new(o, "workers", wk);
-	wk = json_object();
-	json_object_set_new(wk, "aggregated", json_integer((json_int_t)r->sw_aggregated));
-	json_object_set_new(wk, "emitted", json_integer((json_int_t)r->sw_emitted));
-	json_object_set_new(wk, "partial", json_integer((json_int_t)r->sw_partial));
-	json_object_set_new(wk, "early", json_integer((json_int_t)r->sw_early));
-	json_object_set_new(wk, "fallback", json_integer((json_int_t)r->sw_fallback));
-	json_object_set_new(wk, "repaired", json_integer((json_int_t)r->sw_repaired));
-	json_object_set_new(o, "switches", wk);
-	wk = json_object();
-	json_object_set_new(wk, "absorbed", json_integer((json_int_t)r->ps_absorbed));
-	json_object_set_new(wk, "nacks", json_integer((json_int_t)r->ps_nacks));
-	json_object_set_new(wk, "replaced", json_integer((json_int_t)r->ps_replaced));
-	json_object_set_new(wk, "duplicates", json_integer((json_int_t)r->ps_duplicates));
-	json_object_set_new(wk, "probes", json_integer((json_int_t)r->ps_probes));
-	json_object_set_new(o, "ps", wk);
+	json_object_set_new(o, "drops",
+			    counters((const char *const[]){"ring", "switch_tx", "qdisc", "agg_limit",
+							   "emulated_loss", "udp_rcvbuf",
+							   "udp_sndbuf", NULL},
+				     (const uint64_t[]){r->ring_drops, r->sock_tx_drops + r->out_full,
+							r->qdisc_drops, r->agg_dropped, r->lost,
+							r->udp_rcvbuf_errors, r->udp_sndbuf_errors}));
+	json_object_set_new(o, "workers",
+			    counters((const char *const[]){"retransmitted", "probes", "nacks",
+							   "timeouts", NULL},
+				     (const uint64_t[]){r->retransmitted, r->probes, r->nacks,
+							r->timeouts}));
+	json_object_set_new(o, "switches",
+			    counters((const char *const[]){"aggregated", "emitted", "partial",
+							   "early", "fallback", "repaired", NULL},
+				     (const uint64_t[]){r->sw_aggregated, r->sw_emitted,
+							r->sw_partial, r->sw_early, r->sw_fallback,
+							r->sw_repaired}));
+	json_object_set_new(o, "ps",
+			    counters((const char *const[]){"absorbed", "nacks", "replaced",
+							   "duplicates", "probes", NULL},
+				     (const uint64_t[]){r->ps_absorbed, r->ps_nacks, r->ps_replaced,
+							r->ps_duplicates, r->ps_probes}));
 	return o;
 }
 
@@ -338,11 +343,14 @@ char *inart_emu_report_json(const struct inart_emu_report *rep)
 	for (int i = 0; i < rep->n_rows; i++)
 		json_array_append_new(runs, run_json(rep, &rep->rows[i]));
 	json_object_set_new(root, "runs", runs);
-	json_object_set_new(sc, "rate_scale", json_real(rep->rate_scale));
-	json_object_set_new(sc, "size_scale", json_real(rep->size_scale));
-	json_object_set_new(sc, "header_factor", json_real(rep->header_factor));
+	{
+		const char *const k[] = {"rate_scale", "size_scale", "header_factor", "loss", NULL};
+		const double v[] = {rep->rate_scale, rep->size_scale, rep->header_factor, rep->loss};
+
+		for (int i = 0; k[i]; i++)
+			json_object_set_new(sc, k[i], json_real(v[i]));
+	}
 	json_object_set_new(sc, "iterations", json_integer(rep->iters));
-	json_object_set_new(sc, "loss", json_real(rep->loss));
 	json_object_set_new(sc, "cores", json_integer(rep->cores));
 	json_object_set_new(sc, "prefix", json_string(rep->prefix ? rep->prefix : ""));
 	json_object_set_new(root, "scales", sc);

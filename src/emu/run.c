@@ -599,6 +599,15 @@ static void workers_poll(struct worker *w, int n, int ms)
 
 /* --- faults --------------------------------------------------------------- */
 
+static void link_fault(struct inart_emu *e, const struct inart_emu_fault *f, int up, double t_s)
+{
+	const struct inart_topo *t = e->t;
+
+	progress(e, "fault: link %s-%s %s at %.2f s", t->nodes[t->arcs[f->arc].from].id,
+		 t->nodes[t->arcs[f->arc].to].id, up ? "up again" : "down", t_s);
+	inart_emu_net_link_set(e->net, f->arc, up, NULL);
+}
+
 static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, int finish)
 {
 	for (int i = 0; i < e->o.n_faults; i++) {
@@ -609,10 +618,7 @@ static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, i
 		if (!f->done && !finish && t_s >= f->at_s) {
 			f->done = 1;
 			if (f->kind == INART_EMU_FAULT_LINK) {
-				progress(e, "fault: link %s-%s down at %.2f s",
-					 t->nodes[t->arcs[f->arc].from].id,
-					 t->nodes[t->arcs[f->arc].to].id, t_s);
-				inart_emu_net_link_set(e->net, f->arc, 0, &err);
+				link_fault(e, f, 0, t_s);
 			} else {
 				progress(e, "fault: switchd of %s killed (SIGKILL) at %.2f s",
 					 t->nodes[f->node].id, t_s);
@@ -626,10 +632,7 @@ static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, i
 		if (f->done && !f->undone && (finish || t_s >= f->at_s + f->for_s)) {
 			f->undone = 1;
 			if (f->kind == INART_EMU_FAULT_LINK) {
-				progress(e, "fault: link %s-%s up again at %.2f s",
-					 t->nodes[t->arcs[f->arc].from].id,
-					 t->nodes[t->arcs[f->arc].to].id, t_s);
-				inart_emu_net_link_set(e->net, f->arc, 1, &err);
+				link_fault(e, f, 1, t_s);
 			} else {
 				char *argv[] = {(char *)e->o.inart, "ctl", "install",
 						(char *)e->o.topo_path, (char *)e->o.jobs_path,
@@ -703,6 +706,40 @@ static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 		json_decref(r);
 	}
 	return sum;
+}
+
+/* UDP receive and send buffer errors of every host (its namespace's
+ * /proc/net/snmp), summed. */
+static void udp_errors(struct inart_emu *e, uint64_t *rcv, uint64_t *snd)
+{
+	*rcv = *snd = 0;
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		char *argv[] = {"cat", "/proc/net/snmp", NULL}, out[8192], *l, *names = NULL;
+
+		if (e->t->nodes[v].kind != INART_NODE_HOST ||
+		    inart_emu_cmd(e->net->ns[v], argv, NULL, out, sizeof(out), 10000, NULL) != 0)
+			continue;
+		for (l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+			char *sn, *sv, *pn, *pv;
+
+			if (strncmp(l, "Udp: ", 5) != 0)
+				continue;
+			if (names == NULL) {
+				names = l;
+				continue;
+			}
+			/* walk the names and values lines together */
+			pn = strtok_r(names + 5, " ", &sn);
+			pv = strtok_r(l + 5, " ", &sv);
+			for (; pn && pv; pn = strtok_r(NULL, " ", &sn), pv = strtok_r(NULL, " ", &sv)) {
+				if (strcmp(pn, "RcvbufErrors") == 0)
+					*rcv += strtoull(pv, NULL, 10);
+				if (strcmp(pn, "SndbufErrors") == 0)
+					*snd += strtoull(pv, NULL, 10);
+			}
+			break;
+		}
+	}
 }
 
 /* CPU time of every process of the run (daemons, background, workers). */
@@ -974,6 +1011,9 @@ static void cpu_verdict(struct inart_emu_result *r, int cores)
 	if (r->ring_drops > 0)
 		inart_sbuf_printf(&b, "%llu frames dropped at switchd's receive rings; ",
 				  (unsigned long long)r->ring_drops);
+	if (r->udp_rcvbuf_errors > 0)
+		inart_sbuf_printf(&b, "%llu datagrams dropped at full UDP receive buffers of hosts; ",
+				  (unsigned long long)r->udp_rcvbuf_errors);
 	if (r->sock_tx_drops + r->out_full > 0)
 		inart_sbuf_printf(&b, "%llu frames dropped at switchd's transmit queues; ",
 				  (unsigned long long)(r->sock_tx_drops + r->out_full));
@@ -993,7 +1033,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	int nw_max = 0, nw = 0, rc, na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct worker *w = NULL;
 	int64_t *cpu0 = NULL, *cpu1 = NULL, all0 = 0, all1 = 0;
-	uint64_t *qd0 = NULL;
+	uint64_t *qd0 = NULL, ur0 = 0, us0 = 0;
 	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0;
 	char dep[160], out[2048];
 	char *argv[] = {(char *)e->o.inart, "ctl", "install", (char *)e->o.topo_path,
@@ -1027,6 +1067,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		      plan_path, r->why, sizeof(r->why)))
 		goto done;
 	q0 = qdisc_drops(e, qd0);
+	udp_errors(e, &ur0, &us0);
 	reset_counters(e);
 	cpu_times(e, w, nw, cpu0, &all0);
 	cpu_stat(&busy0, &tot0);
@@ -1096,6 +1137,9 @@ done:
 		read_counters(e, r);
 		q1 = qdisc_drops(e, r->arc_qdrops);
 		r->qdisc_drops = q1 > q0 ? q1 - q0 : 0;
+		udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);
+		r->udp_rcvbuf_errors -= ur0 < r->udp_rcvbuf_errors ? ur0 : r->udp_rcvbuf_errors;
+		r->udp_sndbuf_errors -= us0 < r->udp_sndbuf_errors ? us0 : r->udp_sndbuf_errors;
 		for (int a = 0; a < na; a++)
 			r->arc_qdrops[a] -= r->arc_qdrops[a] >= qd0[a] ? qd0[a] : r->arc_qdrops[a];
 		cpu_verdict(r, cores > 0 ? cores : 1);

@@ -79,6 +79,7 @@ struct inart_emu_result {
 	double cpu_total;	/* cores, every process of the run */
 	double host_busy;	/* fraction of the machine's CPU time not idle */
 	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
+	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors; /* hosts' UDP (/proc/net/snmp) */
 	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
 	/* switches' tree counters and PSs' counters, summed (docs/programs.md) */
 	uint64_t sw_aggregated, sw_emitted, sw_partial, sw_early, sw_fallback, sw_repaired;
