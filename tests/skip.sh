@@ -1,4 +1,4 @@
-# skip.sh: sourced by the shell tests (cli.sh, netns.sh), which keep their
+# skip.sh: sourced by the shell tests (cli.sh, netns.sh, emu.sh), which keep their
 # counts in $skip and $fail.
 #   skipped N WHY   N checks cannot run here: counted as skipped and named, or
 #                   as failed when INART_NO_SKIP=1 (CI: .ci/run)
