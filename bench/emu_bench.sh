@@ -43,6 +43,17 @@ X
 
 echo "emu_bench: commit $(git -C "$root" rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
+# target: a k=4 fat-tree (20 switches, 16 hosts) up and down in under 10 s
+P=eb$$
+t0=$(date +%s.%N)
+"$I" emu up "$out/default/topo.json" "$out/default/jobs.json" --prefix "$P" -q >/dev/null || status=1
+t1=$(date +%s.%N)
+"$I" emu down --prefix "$P" >/dev/null || status=1
+t2=$(date +%s.%N)
+python3 -c "
+import sys; a, b, c = map(float, sys.argv[1:4]); t = c - a
+print('== up and down: up %.2f s (namespaces, veths, shaping, 20 switchd, 5 ps), down %.2f s' % (b - a, c - b))
+print('  %s k=4 fat-tree up and down in under 10 s (%.2f s)' % ('PASS' if t < 10 else 'MISS', t))" "$t0" "$t1" "$t2"
 for s in default scarce background; do
 	echo "== $s"
 	"$I" emu compare "$out/$s/topo.json" "$out/$s/jobs.json" --iters "$iters" \
