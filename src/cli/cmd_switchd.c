@@ -509,6 +509,15 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 			inart_log_error("poll: %s", strerror(errno));
 			return -errno;
 		}
+		/* a socket error (the interface went down) is reported once and
+		   cleared: poll() would return POLLERR for ever */
+		for (int i = 0; i < np; i++)
+			if (pfd[i].revents & POLLERR) {
+				int e = inart_afp_clear_error(s->ports[i]);
+
+				if (e != 0)
+					inart_log_warn("%s: %s", s->ifnames[i], strerror(e));
+			}
 		/* receive until the ready sockets are drained (bounded) */
 		for (int round = 0; round < RX_ROUNDS; round++) {
 			int got = 0;

@@ -479,14 +479,35 @@ int inart_emu_net_down(struct inart_emu_net *n)
 
 int inart_emu_net_link_set(struct inart_emu_net *n, int e, int up, struct inart_err *err)
 {
-	char *argv[] = {"ip",	   "-n", n->ns[n->t->arcs[e].from], "link", "set",
-			n->ifname[e], up ? "up" : "down", NULL};
+	const struct inart_topo *t = n->t;
+	char *argv[] = {"ip", "-n", n->ns[t->arcs[e].from], "link", "set", n->ifname[e],
+			up ? "up" : "down", NULL};
 	char out[512];
 	int rc = inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), CMD_TIMEOUT_MS, err);
 
 	if (rc > 0)
 		return inart_err_set(err, -EIO, "ip link set %s %s: %s", n->ifname[e],
 				     up ? "up" : "down", out);
+	/* a host's route through the link went with it: the host's script
+	   again (its "ip -batch" lines are idempotent with replace) */
+	for (int k = 0; rc == 0 && up && k < 2; k++) {
+		int v = k ? t->arcs[e].to : t->arcs[e].from, a = k ? e ^ 1 : e;
+		char ipb[16], gw[16], mac[18], cmd[256];
+		char *sh[] = {"sh", "-c", cmd, NULL};
+
+		if (t->nodes[v].kind != INART_NODE_HOST)
+			continue;
+		inart_ctl_fmt_ip(n->d->ip[v], ipb);
+		inart_ctl_fmt_ip(n->gw[v], gw);
+		fmt_mac(n->d->port_mac[a ^ 1], mac);
+		snprintf(cmd, sizeof(cmd),
+			 "ip neigh replace %s lladdr %s dev %s nud permanent && "
+			 "ip route replace 10.0.0.0/8 via %s dev %s onlink",
+			 gw, mac, n->ifname[a], gw, n->ifname[a]);
+		rc = inart_emu_cmd(n->ns[v], sh, NULL, out, sizeof(out), CMD_TIMEOUT_MS, err);
+		if (rc > 0)
+			rc = inart_err_set(err, -EIO, "%s: routes after link up: %s", n->ns[v], out);
+	}
 	return rc;
 }
 

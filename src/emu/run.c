@@ -971,7 +971,7 @@ static int wait_all(struct inart_emu *e, struct worker *w, int nw, int k, int wa
 			return 0;
 		}
 		if (run_t0 > 0)
-			fault_step(e, (double)(inart_emu_now_ns() - run_t0) / 1e9, plan_path, 0);
+			fault_step(e, ((double)inart_emu_now_ns() - (double)run_t0) / 1e9, plan_path, 0);
 		workers_poll(w, nw, 10);
 	}
 }
