@@ -643,6 +643,7 @@ static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, i
 
 				snprintf(dep, sizeof(dep), "%s/deploy.json", e->net->dir);
 				argv[7] = dep;
+				unlink(e->ctl[v]); /* the killed daemon's: wait for the new one */
 				e->pid[v] = start_daemon(e, v, 0, &err);
 				if (e->pid[v] < 0)
 					e->pid[v] = 0;
