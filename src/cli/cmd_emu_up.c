@@ -14,7 +14,8 @@ static const char help[] =
     "usage: inart emu up TOPO [JOBS] [OPTIONS]\n"
     "\n"
     "Build TOPO as an emulated network (root) with 'inart switchd' on every switch\n"
-    "and 'inart ps' on every PS of JOBS, and leave it running; print the prefix,\n"
+    "and 'inart ps' on every PS of JOBS, and leave it running (without background\n"
+    "traffic, which needs the emulator's process); print the prefix,\n"
     "the deployment file (for 'inart ctl install --deploy' and workers) and the\n"
     "namespaces.  'inart emu down --prefix P' removes it.\n"
     "\n"
@@ -63,6 +64,7 @@ int cmd_emu_up(int argc, char **argv)
 	self[n] = '\0';
 	a.o.inart = self;
 	a.o.topo_path = argv[optind];
+	a.o.detach = 1;
 	if (!a.quiet)
 		a.o.progress = on_progress;
 	if (inart_emu_start(t, js, &a.o, &e, &err) < 0)

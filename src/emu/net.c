@@ -511,36 +511,60 @@ int inart_emu_net_link_set(struct inart_emu_net *n, int e, int up, struct inart_
 	return rc;
 }
 
-/* Kill (by PID) every process inside namespace ns. */
-static void kill_ns_pids(const char *ns)
+#define MAX_PIDS 4096
+
+/* Append the PIDs of the processes inside namespace ns to pids[*n]. */
+static void ns_pids(const char *ns, pid_t *pids, int *n)
 {
 	char *argv[] = {"ip", "netns", "pids", (char *)ns, NULL}, out[8192], *p, *end;
-	pid_t pids[512];
-	int n = 0;
 
 	if (inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), CMD_TIMEOUT_MS, NULL) != 0)
 		return;
-	for (p = out; n < 512; p = end) {
+	for (p = out; *n < MAX_PIDS; p = end) {
 		long v = strtol(p, &end, 10);
 
 		if (end == p)
 			break;
 		if (v > 1 && v != getpid())
-			pids[n++] = (pid_t)v;
+			pids[(*n)++] = (pid_t)v;
 	}
+}
+
+/* 1 if pid runs (exists and is not a zombie waiting for its parent). */
+static int running(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+/* End (by PID) the processes: SIGTERM, up to 2 s, then SIGKILL. */
+static void kill_pids(const pid_t *pids, int n)
+{
 	for (int i = 0; i < n; i++)
 		kill(pids[i], SIGTERM);
-	for (int t = 0; t < 40; t++) {
+	for (int t = 0; t < 80; t++) {
 		int alive = 0;
 
 		for (int i = 0; i < n; i++)
-			alive += kill(pids[i], 0) == 0;
+			alive += running(pids[i]);
 		if (!alive)
 			return;
 		usleep(25000);
 	}
 	for (int i = 0; i < n; i++)
-		kill(pids[i], SIGKILL);
+		if (running(pids[i]))
+			kill(pids[i], SIGKILL);
 }
 
 /* The owner PID recorded in a run directory is alive. */
@@ -576,7 +600,8 @@ int inart_emu_down_prefix(const char *prefix, int force, int *skipped, struct in
 {
 	char **names = NULL, p[INART_EMU_PREFIX_MAX + 1], dir[400];
 	struct inart_sbuf b = {0};
-	int n, removed = 0, rc = 0;
+	int n, removed = 0, rc = 0, np = 0;
+	pid_t *pids = calloc(MAX_PIDS, sizeof(*pids));
 	char *s;
 	DIR *d;
 	struct dirent *e;
@@ -595,11 +620,14 @@ int inart_emu_down_prefix(const char *prefix, int force, int *skipped, struct in
 				(*skipped)++;
 			continue;
 		}
-		kill_ns_pids(names[i]);
+		if (pids != NULL)
+			ns_pids(names[i], pids, &np);
 		inart_sbuf_printf(&b, "netns del %s\n", names[i]);
 		removed++;
 	}
 	inart_emu_names_free(names, n);
+	kill_pids(pids, np);
+	free(pids);
 	s = inart_sbuf_finish(&b);
 	if (s != NULL && s[0] != '\0')
 		rc = ip_batch(s, err);

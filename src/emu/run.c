@@ -393,9 +393,9 @@ int inart_emu_start(const struct inart_topo *t, const struct inart_jobs *js,
 		goto fail;
 	progress(e, "network up in %.2f s; starting switchd and ps daemons",
 		 (double)(inart_emu_now_ns() - t0) / 1e9);
-	if ((rc = start_daemons(e, 0, err)) < 0)
+	if ((rc = start_daemons(e, o->detach, err)) < 0)
 		goto fail;
-	if (o->background && (rc = start_background(e, err)) < 0)
+	if (o->background && !o->detach && (rc = start_background(e, err)) < 0)
 		goto fail;
 	progress(e, "emulation ready in %.2f s", (double)(inart_emu_now_ns() - t0) / 1e9);
 	*out = e;
@@ -470,15 +470,7 @@ void inart_emu_detach(struct inart_emu *e)
 	if (e == NULL)
 		return;
 	janitor_dismiss(e);
-	/* the daemons die with this process (PDEATHSIG): start detached ones */
-	for (int v = 0; v < e->t->n_nodes; v++)
-		if (e->pid[v] > 0) {
-			inart_emu_kill(e->pid[v], 2000);
-			e->pid[v] = 0;
-		}
 	stop_background(e, NULL);
-	if (start_daemons(e, 1, NULL) < 0)
-		progress(e, "warning: some daemons did not start again");
 	inart_emu_net_destroy(e->net);
 	free(e->flows);
 	free(e->pid);

@@ -52,6 +52,7 @@ struct inart_emu_opt {
 	struct inart_emu_fault *faults;
 	int n_faults;
 	const char *keep_dir; /* copy the run directory (logs, files) there at the end */
+	int detach;	      /* daemons outlive the emulator (emu up; no background) */
 	inart_emu_progress_fn *progress;
 	void *progress_ctx;
 };
@@ -112,7 +113,8 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
  * the network.  e may be NULL. */
 void inart_emu_stop(struct inart_emu *e);
 
-/* Leave the network and daemons running (for `emu up`): the janitor is
+/* Leave the network and daemons running (for `emu up`, started with
+ * opt.detach: the daemons do not die with the emulator): the janitor is
  * dismissed; `inart emu down --prefix P` removes them later. */
 void inart_emu_detach(struct inart_emu *e);
 
