@@ -218,7 +218,19 @@ static void test_report(void **state)
 	s = inart_emu_report_table(&rep);
 	assert_non_null(strstr(s, "PASS inart: measured within 15%"));
 	assert_non_null(strstr(s, "info ps: measured/predicted 1.050, not a link-bound run"));
+	/* a CPU-bound baseline: the reduction is not a result either */
+	assert_non_null(strstr(s, "info inart's measured reduction"));
+	free(s);
+	r[1].cpu_bound = 0;
+	s = inart_emu_report_table(&rep);
+	assert_non_null(strstr(s, "PASS ps: measured within 15%"));
+	/* measured 1 - 10/21 = 52.4% against predicted 50% */
 	assert_non_null(strstr(s, "PASS inart's measured reduction"));
+	free(s);
+	r[0].iter_s[0] = r[0].iter_s[1] = r[0].iter_s[2] = 1.9; /* 19 ms: 9.5% < 80% of 50% */
+	s = inart_emu_report_table(&rep);
+	assert_non_null(strstr(s, "MISS inart: measured within 15%"));
+	assert_non_null(strstr(s, "MISS inart's measured reduction"));
 	free(s);
 	s = inart_emu_report_csv(&rep);
 	assert_non_null(strstr(s, "inart,0.01,0.01,0.01,1.000000,true,false"));
