@@ -232,6 +232,9 @@ static void test_report(void **state)
 	assert_non_null(strstr(s, "MISS inart: measured within 15%"));
 	assert_non_null(strstr(s, "MISS inart's measured reduction"));
 	free(s);
+	r[0].iter_s[0] = 1.0;
+	r[0].iter_s[1] = 1.1;
+	r[0].iter_s[2] = 0.9;
 	s = inart_emu_report_csv(&rep);
 	assert_non_null(strstr(s, "inart,0.01,0.01,0.01,1.000000,true,false"));
 	free(s);
