@@ -164,10 +164,18 @@ def _first_nonfinite(x):
     return (int(bad[0]), float(x.reshape(-1)[bad[0]])) if len(bad) else None
 
 
-def gain_for(m):
-    """The power-of-two gain g for values whose largest result magnitude was
-    m: the highest g in 0..MAX_GAIN with m * 2^g * 2^DEFAULT_SCALE below
-    2^(31 - HEADROOM_BITS)."""
+ZERO_STEP = 8         # a result of zeros only: the next call of the key 8 bits finer,
+ZERO_MAX_GAIN = 32    # up to this gain (values all below the scale's step)
+
+
+def gain_for(m, g=0):
+    """The power-of-two gain for the next call of a key whose result had
+    largest magnitude m (in the caller's units) at gain g: the highest gain
+    in 0..MAX_GAIN with m * 2^gain * 2^DEFAULT_SCALE below
+    2^(31 - HEADROOM_BITS); if the result was all zeros (every value below
+    the step of the scale used), g + ZERO_STEP, at most ZERO_MAX_GAIN."""
+    if m == 0:
+        return max(g, min(ZERO_MAX_GAIN, g + ZERO_STEP))
     if not (m > 0) or math.isinf(m):
         return 0
     e = math.frexp(m)[1]   # m < 2^e
@@ -334,8 +342,8 @@ class Context:
             after = self._stats_locked() if n else None
         self.last = dict(values=n, seconds=dt, gain=g, scale=DEFAULT_SCALE + g,
                          rescales=(after["rescales"] - before["rescales"]) if n else 0)
-        if key is not None and m > 0:
-            self.gains[(key, n)] = gain_for(m * 2.0 ** -g)
+        if key is not None and n:
+            self.gains[(key, n)] = gain_for(m * 2.0 ** -g, g)
         if average:
             _scale_(x, 1.0 / self.world_size)
         return x
