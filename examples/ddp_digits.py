@@ -65,14 +65,14 @@ def gloo_timed_hook(rec, bucket):
     """DDP's own all-reduce hook (divide, gloo all-reduce: torch's
     default_hooks.allreduce_hook), timed from hand-over to result."""
     import torch.distributed as dist
-    t0 = time.perf_counter()
+    t0 = time.monotonic()
     buf = bucket.buffer()
     buf.div_(dist.get_world_size())
     fut = dist.all_reduce(buf, async_op=True).get_future()
     index = bucket.index()
 
     def done(f):
-        rec.record(index, time.perf_counter() - t0)
+        rec.record(index, t0, time.monotonic())
         return f.value()[0]
     return fut.then(done)
 
@@ -83,12 +83,12 @@ class CommRecord:
     def __init__(self):
         self.iterations, self._cur = [], None
 
-    def record(self, index, dt):
+    def record(self, index, t0, t1):
         if self._cur is None or index in self._cur["indices"]:
-            self._cur = dict(indices=set(), comm_s=0.0)
+            self._cur = dict(indices=set(), comm_s=0.0, first=t0)
             self.iterations.append(self._cur)
         self._cur["indices"].add(index)
-        self._cur["comm_s"] += dt
+        self._cur["comm_s"] += t1 - t0
 
 
 def train(args):
@@ -134,9 +134,10 @@ def train(args):
             losses.append(float(loss))
         with torch.no_grad():
             acc.append(float((model(xte).argmax(1) == yte).float().mean()) * 100)
-    comm = [it["comm_s"] for it in (state.iterations if state else rec.iterations)]
+    its = state.iterations if state else rec.iterations
+    comm = [it["comm_s"] for it in its]
     out = dict(backend=args.worker, rank=rank, world=world, losses=losses, iter_s=iter_s,
-               comm_s=comm, acc=acc, params=sum(p.numel() for p in model.parameters()),
+               comm_s=comm, first=[it["first"] for it in its], acc=acc, params=sum(p.numel() for p in model.parameters()),
                checksum=float(sum(p.double().sum() for p in model.parameters())))
     if state is not None:
         out["stats"] = state.stats()
@@ -194,7 +195,12 @@ def summarize(rs, warmup):
     loss = [statistics.fmean(r["losses"][i] for r in rs) for i in range(n_it)]
     comm = [max(r["comm_s"][i] for r in rs) for i in range(warmup, len(rs[0]["comm_s"]))]
     its = [max(r["iter_s"][i] for r in rs) for i in range(warmup, n_it)]
+    # how far apart the ranks handed their first bucket over (CLOCK_MONOTONIC
+    # is one clock for every namespace of the machine)
+    skew = [max(r["first"][i] for r in rs) - min(r["first"][i] for r in rs)
+            for i in range(warmup, len(rs[0]["first"]))]
     return dict(loss=loss, acc=rs[0]["acc"], final_acc=rs[0]["acc"][-1],
+                skew_med=statistics.median(skew),
                 comm_med=statistics.median(comm), comm_mean=statistics.fmean(comm),
                 iter_med=statistics.median(its), iter_mean=statistics.fmean(its),
                 checksum=rs[0]["checksum"], params=rs[0]["params"], iterations=n_it)
@@ -289,6 +295,7 @@ def report(out, args):
     row("time per iteration, median (ms)", "iter_med", "%12.2f", 1e3)
     row("comm time per iteration, median (ms)", "comm_med", "%12.2f", 1e3)
     row("comm time per iteration, mean (ms)", "comm_mean", "%12.2f", 1e3)
+    row("ranks' hand-over skew, median (ms)", "skew_med", "%12.2f", 1e3)
     print("%-38s%12.2f  %12.2f   (evaluator / ring all-reduce formula)"
           % ("predicted comm time (ms)", out["predicted_inart_s"] * 1e3,
              out["predicted_ring_s"] * 1e3))

@@ -15,7 +15,9 @@ allreduce_hook(state, bucket) returns a torch.futures.Future completed by
 the state's communication thread: the buckets are all-reduced one after the
 other in the order DDP hands them over (the same on every rank), while
 backward goes on (the C call releases the GIL).  The result is the average
-(the sum divided by the world size), as DDP's own hook returns.  Buckets may
+(the sum divided by the world size), as DDP's own hook returns.  The first
+bucket of each backward is preceded by a one-value all-reduce that lines
+the ranks up (State(sync=False) turns it off).  Buckets may
 have any size; float32 buckets are reduced in place, other floating dtypes
 (float64, float16, bfloat16) through a float32 copy, others refused with
 InartDtypeError.  Each bucket index keeps its own power-of-two gain, so
@@ -54,11 +56,16 @@ class State:
     Files default to INART_TOPO, INART_JOBS, INART_PLAN, INART_DEPLOY; job
     to INART_JOB (or the only job); rank and world_size to RANK and
     WORLD_SIZE, else to the process group's.  `timeout`: seconds one bucket
-    may take.  `gain`: adaptive power-of-two gain per bucket.
+    may take.  `gain`: adaptive power-of-two gain per bucket.  `sync`: start
+    every backward's all-reduces with a one-value all-reduce (a barrier):
+    a switch keeps a chunk's partial aggregate only for its flush timeout
+    (10 ms by default), so workers that start a bucket further apart than
+    that turn aggregates into partial ones and recovery traffic; the
+    barrier costs one round trip and absorbs the ranks' skew.
     """
 
     def __init__(self, topo=None, jobs=None, plan=None, deploy=None, job=None, rank=None,
-                 world_size=None, timeout=10.0, process_group=None, gain=True):
+                 world_size=None, timeout=10.0, process_group=None, gain=True, sync=True):
         env = os.environ.get
         self.files = dict(topo=topo or env("INART_TOPO"), jobs=jobs or env("INART_JOBS"),
                           plan=plan or env("INART_PLAN"), deploy=deploy or env("INART_DEPLOY"))
@@ -70,12 +77,14 @@ class State:
         rank, world_size = self._ranks(rank, world_size)
         self.local_rank = _env_int("LOCAL_RANK")
         self.job, self.rank, self.world_size = job, rank, world_size
-        self.timeout, self.use_gain = float(timeout), bool(gain)
+        self.timeout, self.use_gain, self.sync = float(timeout), bool(gain), bool(sync)
+        self._synced = None       # the iteration record the last start barrier was for
+        self._one = torch.zeros(1)
         self.ctx = self._context()
         self.world_size = self.ctx.world_size
         self.failed = None
         self.iterations = []      # per backward: buckets, values, comm_s (sum over buckets of
-        #                           hand-over to result), first, last (times)
+        #                           hand-over to result), first, last (time.monotonic())
         self._cur = None
         self.buckets = {}         # bucket index -> the last all-reduce's values, seconds,
         #                           gain, scale (fixed-point bits) and rescales
@@ -120,7 +129,7 @@ class State:
     def submit(self, index, buf, fut):
         """Queue bucket `index` (tensor buf) for all-reduce; fut gets the
         averaged tensor or the exception."""
-        now = time.perf_counter()
+        now = time.monotonic()
         if self._cur is None or index in self._cur["indices"]:   # a new backward
             self._cur = dict(indices=set(), buckets=0, values=0, comm_s=0.0, first=now,
                              last=now)
@@ -140,8 +149,15 @@ class State:
                     raise InartStateError(
                         "an earlier all-reduce failed (%s); bucket %d not sent: call "
                         "state.resync() on every rank before training on" % (self.failed, index))
+                if self.sync and self._synced is not it:
+                    # the start barrier: a one-value all-reduce before the
+                    # first bucket of a backward (every rank makes the same
+                    # calls in the same order: the bucket order is DDP's)
+                    self._synced = it
+                    self._one.zero_()
+                    self.ctx.allreduce(self._one)
                 out = self._reduce(index, buf)
-                done = time.perf_counter()
+                done = time.monotonic()
                 it["buckets"] += 1
                 it["values"] += buf.numel()
                 it["comm_s"] += done - t_sub
