@@ -249,12 +249,9 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
 		int k, wait_ms;
 
-		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
-			if (send_all(c, k, deadline) < 0)
-				goto timeout;
-			if (k < CTX_OUT)
-				break;
-		}
+		/* what arrived first, then the core's timers: after a wait (or
+		 * the process not being scheduled) the results in the socket must
+		 * not look lost to timers that expired meanwhile */
 		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
 			now = now_ns();
 			for (int i = 0; i < k; i++)
@@ -264,6 +261,13 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 			return -EIO;
 		if (inart_worker_done(c->w))
 			break;
+		now = now_ns();
+		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
+			if (send_all(c, k, deadline) < 0)
+				goto timeout;
+			if (k < CTX_OUT)
+				break;
+		}
 		now = now_ns();
 		if (now >= deadline)
 			goto timeout;
