@@ -84,7 +84,9 @@ class State:
         self.world_size = self.ctx.world_size
         self.failed = None
         self.iterations = []      # per backward: buckets, values, comm_s (sum over buckets of
-        #                           hand-over to result), first, last (time.monotonic())
+        #                           hand-over to result), c_s (of which in the C all-reduce
+        #                           of the buckets), barrier_s (the start barrier), first,
+        #                           last (time.monotonic())
         self._cur = None
         self.buckets = {}         # bucket index -> the last all-reduce's values, seconds,
         #                           gain, scale (fixed-point bits) and rescales
@@ -131,8 +133,8 @@ class State:
         averaged tensor or the exception."""
         now = time.monotonic()
         if self._cur is None or index in self._cur["indices"]:   # a new backward
-            self._cur = dict(indices=set(), buckets=0, values=0, comm_s=0.0, first=now,
-                             last=now)
+            self._cur = dict(indices=set(), buckets=0, values=0, comm_s=0.0, c_s=0.0,
+                             barrier_s=0.0, first=now, last=now)
             self.iterations.append(self._cur)
         self._cur["indices"].add(index)
         self._q.put((index, buf, fut, now, self._cur))
@@ -156,7 +158,9 @@ class State:
                     self._synced = it
                     self._one.zero_()
                     self.ctx.allreduce(self._one)
+                    it["barrier_s"] = self.ctx.last["seconds"]
                 out = self._reduce(index, buf)
+                it["c_s"] += self.ctx.last["seconds"]
                 done = time.monotonic()
                 it["buckets"] += 1
                 it["values"] += buf.numel()
