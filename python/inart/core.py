@@ -141,8 +141,19 @@ def buffer_of(x):
 
 
 def _scale_(x, f):
-    """x *= f in place (torch or numpy)."""
-    x *= f
+    """x *= f in place (torch or numpy; f a power of two: exact)."""
+    if (type(x).__module__ or "").startswith("torch"):
+        x.detach().mul_(f)   # detach: also for a tensor that requires grad
+    else:
+        x *= f
+
+
+def _div_(x, n):
+    """x /= n in place (torch or numpy)."""
+    if (type(x).__module__ or "").startswith("torch"):
+        x.detach().div_(n)
+    else:
+        x /= n
 
 
 def _absmax(x):
@@ -345,7 +356,7 @@ class Context:
         if key is not None and n:
             self.gains[(key, n)] = gain_for(m * 2.0 ** -g, g)
         if average:
-            _scale_(x, 1.0 / self.world_size)
+            _div_(x, self.world_size)
         return x
 
     def _stats_locked(self):
