@@ -42,7 +42,8 @@ import torch
 import torch.distributed as dist
 
 from .core import Context, _env_int
-from .errors import InartDtypeError, InartError, InartRankError, InartStateError
+from .errors import (InartAddressError, InartDtypeError, InartError, InartRankError,
+                     InartStateError)
 
 __all__ = ["State", "allreduce_hook"]
 
@@ -124,8 +125,15 @@ class State:
 
     def _context(self):
         f = self.files
-        return Context(f["topo"], f["jobs"], f["plan"], deploy=f["deploy"], job=self.job,
-                       rank=self.rank, world_size=self.world_size, timeout=self.timeout)
+        try:
+            return Context(f["topo"], f["jobs"], f["plan"], deploy=f["deploy"], job=self.job,
+                           rank=self.rank, world_size=self.world_size, timeout=self.timeout)
+        except InartAddressError as e:
+            if self.local_rank:
+                e.args = (e.args[0] + "; LOCAL_RANK=%d: several processes on one machine need "
+                          "one address each in the deployment (one worker per address)"
+                          % self.local_rank,)
+            raise
 
     # -- the communication thread ------------------------------------------------------
     def submit(self, index, buf, fut):
