@@ -9,7 +9,7 @@
  * ignore them (other tools add statistics).  Nothing read from a file is
  * trusted as a length: arrays are sized by what jansson actually parsed.
  *
- * Writers build the text with a small string builder so that the layout is
+ * Writers build the text with common/sbuf so that the layout is
  * fixed (one object per line inside arrays, 2-space indentation, keys in a
  * fixed order) and numbers print in the shortest form that reads back to the
  * same double.  Non-finite numbers are written as null.
@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "common/sbuf.h"
 
 /* ---------------------------------------------------------------- reading */
 
@@ -811,53 +813,27 @@ out:
 
 /* ---------------------------------------------------------------- writing */
 
-/* A growable string; oom latches so that callers check once at the end. */
-struct sb {
-	char *buf;
-	size_t len, cap;
-	int oom;
-};
+/* The writers' vocabulary: sb_* append pieces of JSON to an inart_sbuf
+ * (common/sbuf.h), whose allocation failure latches so that each writer
+ * checks once, at inart_sbuf_finish. */
 
-static void sb_put(struct sb *s, const char *str, size_t n)
+static void sb_puts(struct inart_sbuf *s, const char *str)
 {
-	if (s->oom)
-		return;
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap : 4096;
-		char *nb;
-
-		while (s->len + n + 1 > cap)
-			cap *= 2;
-		nb = realloc(s->buf, cap);
-		if (nb == NULL) {
-			s->oom = 1;
-			return;
-		}
-		s->buf = nb;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, str, n);
-	s->len += n;
-	s->buf[s->len] = '\0';
-}
-
-static void sb_puts(struct sb *s, const char *str)
-{
-	sb_put(s, str, strlen(str));
+	inart_sbuf_puts(s, str);
 }
 
 /* A JSON string literal. */
-static void sb_str(struct sb *s, const char *str)
+static void sb_str(struct inart_sbuf *s, const char *str)
 {
 	const unsigned char *c = (const unsigned char *)str, *start = c;
 
-	sb_put(s, "\"", 1);
+	inart_sbuf_put(s, "\"", 1);
 	for (; *c; c++) {
 		char esc[8];
 
 		if (*c >= 0x20 && *c != '"' && *c != '\\')
 			continue;
-		sb_put(s, (const char *)start, (size_t)(c - start));
+		inart_sbuf_put(s, (const char *)start, (size_t)(c - start));
 		if (*c == '"' || *c == '\\')
 			snprintf(esc, sizeof(esc), "\\%c", *c);
 		else
@@ -865,14 +841,14 @@ static void sb_str(struct sb *s, const char *str)
 		sb_puts(s, esc);
 		start = c + 1;
 	}
-	sb_put(s, (const char *)start, (size_t)(c - start));
-	sb_put(s, "\"", 1);
+	inart_sbuf_put(s, (const char *)start, (size_t)(c - start));
+	inart_sbuf_put(s, "\"", 1);
 }
 
 /* Integral values below 1e16 as integers, others in the shortest %g form
  * that reads back to the same double; null if not finite (JSON has no
  * infinities). */
-static void sb_num(struct sb *s, double v)
+static void sb_num(struct inart_sbuf *s, double v)
 {
 	char b[40];
 
@@ -894,7 +870,7 @@ static void sb_num(struct sb *s, double v)
 	sb_puts(s, b);
 }
 
-static void sb_int(struct sb *s, long long v)
+static void sb_int(struct inart_sbuf *s, long long v)
 {
 	char b[32];
 
@@ -903,7 +879,7 @@ static void sb_int(struct sb *s, long long v)
 }
 
 /* A node id by number; null for a number outside the topology. */
-static void sb_node(struct sb *s, const struct inart_topo *t, int v)
+static void sb_node(struct inart_sbuf *s, const struct inart_topo *t, int v)
 {
 	if (v >= 0 && v < t->n_nodes)
 		sb_str(s, t->nodes[v].id);
@@ -911,7 +887,7 @@ static void sb_node(struct sb *s, const struct inart_topo *t, int v)
 		sb_puts(s, "null");
 }
 
-static void sb_path(struct sb *s, const struct inart_topo *t, const int *path, int n)
+static void sb_path(struct inart_sbuf *s, const struct inart_topo *t, const int *path, int n)
 {
 	sb_puts(s, "[");
 	for (int i = 0; i < n; i++) {
@@ -922,24 +898,14 @@ static void sb_path(struct sb *s, const struct inart_topo *t, const int *path, i
 	sb_puts(s, "]");
 }
 
-static char *sb_finish(struct sb *s)
-{
-	if (s->oom) {
-		free(s->buf);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return s->buf;
-}
-
 /* Open/close an array whose elements are lines at `indent`. */
-static void sb_item(struct sb *s, int first, const char *indent)
+static void sb_item(struct inart_sbuf *s, int first, const char *indent)
 {
 	sb_puts(s, first ? "\n" : ",\n");
 	sb_puts(s, indent);
 }
 
-static void sb_close(struct sb *s, int empty, const char *indent)
+static void sb_close(struct inart_sbuf *s, int empty, const char *indent)
 {
 	if (!empty) {
 		sb_puts(s, "\n");
@@ -950,7 +916,7 @@ static void sb_close(struct sb *s, int empty, const char *indent)
 
 char *inart_topo_dump(const struct inart_topo *t)
 {
-	struct sb s = {0};
+	struct inart_sbuf s = {0};
 
 	sb_puts(&s, "{\n  \"nodes\": [");
 	for (int v = 0; v < t->n_nodes; v++) {
@@ -1002,12 +968,12 @@ char *inart_topo_dump(const struct inart_topo *t)
 	}
 	sb_close(&s, t->n_links == 0, "  ");
 	sb_puts(&s, "\n}\n");
-	return sb_finish(&s);
+	return inart_sbuf_finish(&s);
 }
 
 char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t)
 {
-	struct sb s = {0};
+	struct inart_sbuf s = {0};
 
 	sb_puts(&s, "{\n  \"jobs\": [");
 	for (int i = 0; i < js->n_jobs; i++) {
@@ -1031,10 +997,10 @@ char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t)
 	}
 	sb_close(&s, js->n_jobs == 0, "  ");
 	sb_puts(&s, "\n}\n");
-	return sb_finish(&s);
+	return inart_sbuf_finish(&s);
 }
 
-static void sb_key_num(struct sb *s, const char *key, double v)
+static void sb_key_num(struct inart_sbuf *s, const char *key, double v)
 {
 	sb_puts(s, "  \"");
 	sb_puts(s, key);
@@ -1046,7 +1012,7 @@ static void sb_key_num(struct sb *s, const char *key, double v)
 char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 		      const struct inart_jobs *js)
 {
-	struct sb s = {0};
+	struct inart_sbuf s = {0};
 	int n_jobs = p->n_jobs < js->n_jobs ? p->n_jobs : js->n_jobs;
 
 	sb_puts(&s, "{\n  \"algorithm\": ");
@@ -1113,7 +1079,7 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 	}
 	sb_close(&s, n_jobs == 0, "  ");
 	sb_puts(&s, "\n}\n");
-	return sb_finish(&s);
+	return inart_sbuf_finish(&s);
 }
 
 /* ---------------------------------------------------------------- files */
