@@ -16,7 +16,9 @@
 #include "common/err.h"
 #include "cp/compare.h"
 #include "cp/evaluate.h"
+#include "common/file.h"
 #include "cp/formats.h"
+#include "cp/load.h"
 
 enum {
 	EXIT_OK = 0,
