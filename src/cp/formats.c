@@ -666,6 +666,35 @@ static int opt_array(struct rd *r, json_t *obj, const char *key, json_t **out)
 	return 0;
 }
 
+/* The two kinds of route in a plan job: a flow (worker, PS, aggregation
+ * point) and a tree (switch, PS, parent), each with a path. */
+struct route_kind {
+	const char *what, *keys[3];
+};
+
+static const struct route_kind route_kinds[2] = {
+    {"flow", {"worker", "ps", "agg"}},
+    {"tree", {"switch", "ps", "parent"}},
+};
+
+/* Element k of a job's "flows" or "trees": its three nodes and its path
+ * (*path is malloc'ed once the path is reached, also on error: the caller
+ * frees it). */
+static int plan_route(struct rd *r, const struct inart_topo *t, const char *base,
+		      const struct route_kind *rk, json_t *e, size_t k, int n[3], int **path,
+		      int *n_path)
+{
+	int rc;
+
+	rd_where(r, "%s: %s %zu", base, rk->what, k);
+	if (!json_is_object(e))
+		return rd_fail(r, "must be an object, not %s", jtype(e));
+	for (int i = 0; i < 3; i++)
+		if ((rc = plan_node(r, t, e, rk->keys[i], &n[i])))
+			return rc;
+	return plan_path(r, t, e, path, n_path);
+}
+
 static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct inart_jobs *js,
 			  struct inart_plan *p, char *seen, json_t *v, size_t i)
 {
@@ -711,43 +740,23 @@ static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct
 	}
 	if ((rc = opt_array(r, v, "flows", &flows)) || (rc = opt_array(r, v, "trees", &trees)))
 		return rc;
-	json_array_foreach(flows, k, e)
-	{
-		int w, ps, agg;
+	for (int kind = 0; kind < 2; kind++) {
+		json_array_foreach(kind ? trees : flows, k, e)
+		{
+			int n[3];
 
-		rd_where(r, "%s: flow %zu", base, k);
-		if (!json_is_object(e))
-			return rd_fail(r, "must be an object, not %s", jtype(e));
-		if ((rc = plan_node(r, t, e, "worker", &w)) ||
-		    (rc = plan_node(r, t, e, "ps", &ps)) ||
-		    (rc = plan_node(r, t, e, "agg", &agg)) ||
-		    (rc = plan_path(r, t, e, &path, &n_path)))
-			goto out;
-		if (inart_plan_add_flow(p, j, w, ps, agg, path, n_path) < 0) {
-			rc = rd_oom(r);
-			goto out;
+			if ((rc = plan_route(r, t, base, &route_kinds[kind], e, k, n, &path,
+					     &n_path)))
+				goto out;
+			rc = kind ? inart_plan_add_tree(p, j, n[0], n[1], n[2], path, n_path)
+				  : inart_plan_add_flow(p, j, n[0], n[1], n[2], path, n_path);
+			free(path);
+			path = NULL;
+			if (rc < 0) {
+				rc = rd_oom(r);
+				goto out;
+			}
 		}
-		free(path);
-		path = NULL;
-	}
-	json_array_foreach(trees, k, e)
-	{
-		int sw, ps, parent;
-
-		rd_where(r, "%s: tree %zu", base, k);
-		if (!json_is_object(e))
-			return rd_fail(r, "must be an object, not %s", jtype(e));
-		if ((rc = plan_node(r, t, e, "switch", &sw)) ||
-		    (rc = plan_node(r, t, e, "ps", &ps)) ||
-		    (rc = plan_node(r, t, e, "parent", &parent)) ||
-		    (rc = plan_path(r, t, e, &path, &n_path)))
-			goto out;
-		if (inart_plan_add_tree(p, j, sw, ps, parent, path, n_path) < 0) {
-			rc = rd_oom(r);
-			goto out;
-		}
-		free(path);
-		path = NULL;
 	}
 out:
 	free(path);
