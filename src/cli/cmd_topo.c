@@ -160,8 +160,9 @@ static void count(const struct inart_topo *t, struct topo_counts *c)
 		c->bg_arcs += t->arcs[e].bg_gbps > 0;
 }
 
-/* Options: only --help.  Returns the index of the first operand. */
-static int simple_opts(const char *cmd, int argc, char **argv)
+/* Options: only --help.  Operands: TOPO and at most max_more others.
+ * Returns the index of TOPO. */
+static int simple_opts(const char *cmd, int argc, char **argv, int max_more)
 {
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
@@ -170,24 +171,23 @@ static int simple_opts(const char *cmd, int argc, char **argv)
 	int c;
 
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
 		cli_common_opt(cmd, cmd_topo_help, c, argv, NULL);
-	}
+	if (optind >= argc)
+		cli_usage_error(cmd, "missing TOPO");
+	if (argc - optind > 1 + max_more)
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1 + max_more]);
 	return optind;
 }
 
 static int topo_check(int argc, char **argv)
 {
 	const char *cmd = "topo check";
-	int i = simple_opts(cmd, argc, argv), workers = 0, ps = 0;
+	int i = simple_opts(cmd, argc, argv, 1), workers = 0, ps = 0;
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	struct topo_counts c;
 
-	if (i >= argc)
-		cli_usage_error(cmd, "missing TOPO");
-	if (argc - i > 2)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[i + 2]);
 	t = cli_load_topo(argv[i]);
 	count(t, &c);
 	printf("%s: ok: %d nodes (%d hosts, %d switches, %d INA), %d links\n", argv[i], t->n_nodes,
@@ -243,15 +243,11 @@ static void tally_print(const char *what, const struct tally *ta, const char *un
 static int topo_describe(int argc, char **argv)
 {
 	const char *cmd = "topo describe";
-	int i = simple_opts(cmd, argc, argv), max_deg = 0, listed = 0;
+	int i = simple_opts(cmd, argc, argv, 0), max_deg = 0, listed = 0;
 	struct tally host_cap = {0}, fab_cap = {0}, agg = {0}, trees = {0};
 	struct inart_topo *t;
 	struct topo_counts c;
 
-	if (i >= argc)
-		cli_usage_error(cmd, "missing TOPO");
-	if (argc - i > 1)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[i + 1]);
 	t = cli_load_topo(argv[i]);
 	count(t, &c);
 	for (int e = 0; e < inart_topo_n_arcs(t); e++) {

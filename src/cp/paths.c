@@ -551,12 +551,22 @@ int inart_paths_k_shortest(struct inart_paths *p, int src, int dst, int k,
 	return inart_paths_k_shortest_salted(p, src, dst, k, 0, out);
 }
 
+/* Append the shortest src->dst path of the given rank to out (d: the
+ * distances to dst, count_dag done).  >= 0, or -errno. */
+static int add_ranked(struct inart_paths *p, int src, int dst, const int *d, uint64_t rank,
+		      struct inart_pathset *out)
+{
+	int len = unrank(p, src, dst, d, rank);
+
+	return len < 0 ? len : inart_pathset_add(out, p->buf, len);
+}
+
 int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k, uint64_t salt,
 				  struct inart_pathset *out)
 {
 	const int *d;
 	uint64_t total;
-	int base = out->n, found = 0, expanded = 0, rc, len;
+	int base = out->n, found = 0, expanded = 0, rc;
 
 	if (k < 1)
 		return -EINVAL;
@@ -577,25 +587,16 @@ int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k
 		for (int i = 0; i < k; i++) {
 			uint64_t rank = (uint64_t)i * q + ((uint64_t)i * r) / (uint64_t)k;
 
-			rank = (rank + shift) % total;
-
-			len = unrank(p, src, dst, d, rank);
-			if (len < 0)
-				goto fail_rc;
-			rc = inart_pathset_add(out, p->buf, len);
+			rc = add_ranked(p, src, dst, d, (rank + shift) % total, out);
 			if (rc < 0)
 				goto fail;
 		}
 		return k;
 	}
-	for (uint64_t i = 0; i < total; i++) {
-		len = unrank(p, src, dst, d, i);
-		if (len < 0)
-			goto fail_rc;
-		rc = inart_pathset_add(out, p->buf, len);
+	for (uint64_t i = 0; i < total; i++, found++) {
+		rc = add_ranked(p, src, dst, d, i, out);
 		if (rc < 0)
 			goto fail;
-		found++;
 	}
 	inart_pathset_clear(&p->cand);
 	while (found < k) {
@@ -625,8 +626,6 @@ int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k
 		found++;
 	}
 	return found;
-fail_rc:
-	rc = len;
 fail:
 	/* Leave out as it was. */
 	out->n = base;
