@@ -1016,6 +1016,29 @@ static void sb_key_num(struct inart_sbuf *s, const char *key, double v)
 	sb_puts(s, ",\n");
 }
 
+/* Flow (kind 0) or tree (kind 1) i of jp: its three nodes under the keys
+ * of route_kinds, then its path. */
+static void sb_route(struct inart_sbuf *s, const struct inart_topo *t,
+		     const struct inart_job_plan *jp, int kind, int i)
+{
+	const struct inart_flow *f = kind ? NULL : &jp->flows[i];
+	const struct inart_tree *tr = kind ? &jp->trees[i] : NULL;
+	const int n[3] = {f ? f->worker : tr->sw, f ? f->ps : tr->ps, f ? f->agg : tr->parent};
+
+	for (int k = 0; k < 3; k++) {
+		sb_puts(s, k ? ", \"" : "{\"");
+		sb_puts(s, route_kinds[kind].keys[k]);
+		sb_puts(s, "\": ");
+		sb_node(s, t, n[k]);
+	}
+	sb_puts(s, ", \"path\": ");
+	if (f)
+		sb_path(s, t, f->path, f->n_path);
+	else
+		sb_path(s, t, tr->path, tr->n_path);
+	sb_puts(s, "}");
+}
+
 char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 		      const struct inart_jobs *js)
 {
@@ -1050,38 +1073,16 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 			sb_puts(&s, ": ");
 			sb_num(&s, jp->split[i]);
 		}
-		sb_puts(&s, "},\n      \"flows\": [");
-		for (int i = 0; i < jp->n_flows; i++) {
-			const struct inart_flow *f = &jp->flows[i];
+		for (int kind = 0; kind < 2; kind++) {
+			int n = kind ? jp->n_trees : jp->n_flows;
 
-			sb_item(&s, i == 0, "        ");
-			sb_puts(&s, "{\"worker\": ");
-			sb_node(&s, t, f->worker);
-			sb_puts(&s, ", \"ps\": ");
-			sb_node(&s, t, f->ps);
-			sb_puts(&s, ", \"agg\": ");
-			sb_node(&s, t, f->agg);
-			sb_puts(&s, ", \"path\": ");
-			sb_path(&s, t, f->path, f->n_path);
-			sb_puts(&s, "}");
+			sb_puts(&s, kind ? ",\n      \"trees\": [" : "},\n      \"flows\": [");
+			for (int i = 0; i < n; i++) {
+				sb_item(&s, i == 0, "        ");
+				sb_route(&s, t, jp, kind, i);
+			}
+			sb_close(&s, n == 0, "      ");
 		}
-		sb_close(&s, jp->n_flows == 0, "      ");
-		sb_puts(&s, ",\n      \"trees\": [");
-		for (int i = 0; i < jp->n_trees; i++) {
-			const struct inart_tree *tr = &jp->trees[i];
-
-			sb_item(&s, i == 0, "        ");
-			sb_puts(&s, "{\"switch\": ");
-			sb_node(&s, t, tr->sw);
-			sb_puts(&s, ", \"ps\": ");
-			sb_node(&s, t, tr->ps);
-			sb_puts(&s, ", \"parent\": ");
-			sb_node(&s, t, tr->parent);
-			sb_puts(&s, ", \"path\": ");
-			sb_path(&s, t, tr->path, tr->n_path);
-			sb_puts(&s, "}");
-		}
-		sb_close(&s, jp->n_trees == 0, "      ");
 		sb_puts(&s, "\n    }");
 	}
 	sb_close(&s, n_jobs == 0, "  ");
