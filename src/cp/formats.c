@@ -921,6 +921,24 @@ static void sb_close(struct inart_sbuf *s, int empty, const char *indent)
 	sb_puts(s, "]");
 }
 
+/* A link's value per direction: `, "KEY": v` when both directions agree,
+ * else the two per-direction keys ("gbps" -> "ab_gbps", "ba_gbps";
+ * "background_gbps" -> "background_ab_gbps", "background_ba_gbps"). */
+static void sb_dir(struct inart_sbuf *s, const char *key, double ab, double ba)
+{
+	size_t stem = strlen(key) - strlen("gbps");
+
+	if (ab == ba) {
+		inart_sbuf_printf(s, ", \"%s\": ", key);
+		sb_num(s, ab);
+		return;
+	}
+	inart_sbuf_printf(s, ", \"%.*sab_gbps\": ", (int)stem, key);
+	sb_num(s, ab);
+	inart_sbuf_printf(s, ", \"%.*sba_gbps\": ", (int)stem, key);
+	sb_num(s, ba);
+}
+
 char *inart_topo_dump(const struct inart_topo *t)
 {
 	struct inart_sbuf s = {0};
@@ -953,24 +971,8 @@ char *inart_topo_dump(const struct inart_topo *t)
 		sb_node(&s, t, ab->from);
 		sb_puts(&s, ", \"b\": ");
 		sb_node(&s, t, ab->to);
-		if (ab->gbps == ba->gbps) {
-			sb_puts(&s, ", \"gbps\": ");
-			sb_num(&s, ab->gbps);
-		} else {
-			sb_puts(&s, ", \"ab_gbps\": ");
-			sb_num(&s, ab->gbps);
-			sb_puts(&s, ", \"ba_gbps\": ");
-			sb_num(&s, ba->gbps);
-		}
-		if (ab->bg_gbps == ba->bg_gbps) {
-			sb_puts(&s, ", \"background_gbps\": ");
-			sb_num(&s, ab->bg_gbps);
-		} else {
-			sb_puts(&s, ", \"background_ab_gbps\": ");
-			sb_num(&s, ab->bg_gbps);
-			sb_puts(&s, ", \"background_ba_gbps\": ");
-			sb_num(&s, ba->bg_gbps);
-		}
+		sb_dir(&s, "gbps", ab->gbps, ba->gbps);
+		sb_dir(&s, "background_gbps", ab->bg_gbps, ba->bg_gbps);
 		sb_puts(&s, "}");
 	}
 	sb_close(&s, t->n_links == 0, "  ");
