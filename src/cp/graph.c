@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 static uint32_t hash_str(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -97,15 +99,8 @@ int inart_topo_add_node(struct inart_topo *t, const char *id, enum inart_node_ki
 				     "switch '%s': aggregation throughput must be > 0 Gbit/s", id);
 	if (ina && trees < 0)
 		return inart_err_set(err, -EINVAL, "switch '%s': tree budget must be >= 0", id);
-	if (t->n_nodes == t->cap_nodes) {
-		int cap = t->cap_nodes ? 2 * t->cap_nodes : 64;
-		struct inart_node *nn = realloc(t->nodes, sizeof(*nn) * (size_t)cap);
-
-		if (nn == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		t->nodes = nn;
-		t->cap_nodes = cap;
-	}
+	if (inart_grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes, sizeof(*t->nodes), 64) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
 	n = &t->nodes[t->n_nodes];
 	memset(n, 0, sizeof(*n));
 	n->id = strdup(id);
@@ -142,17 +137,17 @@ static int check_dir(const struct inart_topo *t, int a, int b, double gbps, doub
 
 	if (!(gbps > 0) || !isfinite(gbps))
 		return inart_err_set(err, -EINVAL,
-				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia, ib,
-				     ia, ib, gbps);
+				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia,
+				     ib, ia, ib, gbps);
 	if (!(bg >= 0) || !isfinite(bg))
 		return inart_err_set(err, -EINVAL,
-				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)", ia,
-				     ib, ia, ib, bg);
+				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)",
+				     ia, ib, ia, ib, bg);
 	if (bg > gbps)
 		return inart_err_set(
-			err, -EINVAL,
-			"link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
-			ia, ib, ia, ib, bg, gbps);
+		    err, -EINVAL,
+		    "link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
+		    ia, ib, ia, ib, bg, gbps);
 	return 0;
 }
 
@@ -171,15 +166,9 @@ int inart_topo_add_link(struct inart_topo *t, int a, int b, double ab_gbps, doub
 		rc = check_dir(t, b, a, ba_gbps, bg_ba_gbps, err);
 	if (rc < 0)
 		return rc;
-	if (t->n_links == t->cap_links) {
-		int cap = t->cap_links ? 2 * t->cap_links : 64;
-		struct inart_arc *na = realloc(t->arcs, sizeof(*na) * 2 * (size_t)cap);
-
-		if (na == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		t->arcs = na;
-		t->cap_links = cap;
-	}
+	/* Two arcs per link. */
+	if (inart_grow((void **)&t->arcs, &t->cap_links, t->n_links, 2 * sizeof(*t->arcs), 64) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
 	t->arcs[2 * t->n_links] = (struct inart_arc){a, b, ab_gbps, bg_ab_gbps};
 	t->arcs[2 * t->n_links + 1] = (struct inart_arc){b, a, ba_gbps, bg_ba_gbps};
 	t->finalized = 0;
@@ -230,8 +219,8 @@ int inart_topo_finalize(struct inart_topo *t, struct inart_err *err)
 		sort_by_head(t, out + off[v], off[v + 1] - off[v]);
 		for (int i = off[v] + 1; i < off[v + 1]; i++) {
 			if (t->arcs[out[i]].to == t->arcs[out[i - 1]].to) {
-				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s", t->nodes[v].id,
-						   t->nodes[t->arcs[out[i]].to].id);
+				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s",
+						   t->nodes[v].id, t->nodes[t->arcs[out[i]].to].id);
 				goto out;
 			}
 		}

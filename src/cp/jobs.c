@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "paths.h"
 
 static const struct {
 	const char *name;
 	double params;
 } models[] = {
-	{"resnet50", 25.6e6}, {"vgg16", 138.4e6},    {"alexnet", 61.1e6},
-	{"bert-base", 110e6}, {"gpt2-small", 124e6},
+    {"resnet50", 25.6e6}, {"vgg16", 138.4e6},	 {"alexnet", 61.1e6},
+    {"bert-base", 110e6}, {"gpt2-small", 124e6},
 };
 
 double inart_model_bytes(const char *name)
@@ -75,15 +76,8 @@ int inart_jobs_add(struct inart_jobs *js, const char *id, const int *workers, in
 		return inart_err_set(err, -EINVAL, "job with an empty id");
 	if (inart_jobs_find(js, id) >= 0)
 		return inart_err_set(err, -EEXIST, "duplicate job id '%s'", id);
-	if (js->n_jobs == js->cap_jobs) {
-		int cap = js->cap_jobs ? 2 * js->cap_jobs : 8;
-		struct inart_job *nj = realloc(js->jobs, sizeof(*nj) * (size_t)cap);
-
-		if (nj == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		js->jobs = nj;
-		js->cap_jobs = cap;
-	}
+	if (inart_grow((void **)&js->jobs, &js->cap_jobs, js->n_jobs, sizeof(*js->jobs), 8) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
 	j.id = strdup(id);
 	j.workers = dup_ints(workers, n_workers);
 	j.ps = dup_ints(ps, n_ps);
@@ -135,13 +129,12 @@ static int check_job(const struct inart_job *j, const struct inart_topo *t, char
 			return inart_err_set(err, -EINVAL, "job '%s': unknown %s node", j->id,
 					     what);
 		if (t->nodes[v].kind != INART_NODE_HOST)
-			return inart_err_set(err, -EINVAL, "job '%s': %s '%s' is not a host",
-					     j->id, what, t->nodes[v].id);
+			return inart_err_set(err, -EINVAL, "job '%s': %s '%s' is not a host", j->id,
+					     what, t->nodes[v].id);
 		if (role[v] != 0)
-			return inart_err_set(err, -EINVAL,
-					     "job '%s': host '%s' is listed twice (%s and %s)",
-					     j->id, t->nodes[v].id,
-					     role[v] == 'w' ? "worker" : "PS", what);
+			return inart_err_set(
+			    err, -EINVAL, "job '%s': host '%s' is listed twice (%s and %s)", j->id,
+			    t->nodes[v].id, role[v] == 'w' ? "worker" : "PS", what);
 		role[v] = is_ps ? 'p' : 'w';
 	}
 	return 0;
@@ -184,9 +177,9 @@ int inart_jobs_validate(const struct inart_jobs *js, const struct inart_topo *t,
 			for (int k = 0; k < j->n_workers; k++) {
 				if (dist[j->workers[k]] < 0) {
 					rc = inart_err_set(
-						err, -EINVAL,
-						"job '%s': worker '%s' cannot reach PS '%s'", j->id,
-						t->nodes[j->workers[k]].id, t->nodes[j->ps[p]].id);
+					    err, -EINVAL,
+					    "job '%s': worker '%s' cannot reach PS '%s'", j->id,
+					    t->nodes[j->workers[k]].id, t->nodes[j->ps[p]].id);
 					break;
 				}
 			}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *algorithm)
 {
 	struct inart_plan *p = calloc(1, sizeof(*p));
@@ -81,30 +83,13 @@ static int *dup_path(const int *path, int n)
 	return r;
 }
 
-/* Grow an array of `size`-byte elements to hold one more. */
-static int grow(void **arr, int *cap, int n, size_t size)
-{
-	void *na;
-	int nc;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? 2 * *cap : 8;
-	na = realloc(*arr, size * (size_t)nc);
-	if (na == NULL)
-		return -ENOMEM;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
 int inart_plan_add_flow(struct inart_plan *p, int j, int worker, int ps, int agg, const int *path,
 			int n_path)
 {
 	struct inart_job_plan *jp = &p->jobs[j];
 	int *cp;
 
-	if (grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows)) < 0)
+	if (inart_grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows), 8) < 0)
 		return -ENOMEM;
 	cp = dup_path(path, n_path);
 	if (cp == NULL)
@@ -119,7 +104,7 @@ int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent,
 	struct inart_job_plan *jp = &p->jobs[j];
 	int *cp;
 
-	if (grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees)) < 0)
+	if (inart_grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees), 8) < 0)
 		return -ENOMEM;
 	cp = dup_path(path, n_path);
 	if (cp == NULL)
