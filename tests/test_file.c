@@ -104,13 +104,13 @@ static void test_name(void **state)
 	assert_string_equal(inart_file_name("a/b.json"), "a/b.json");
 }
 
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_files),
+    cmocka_unit_test(test_file_cap),
+    cmocka_unit_test(test_name),
+};
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_files),
-	    cmocka_unit_test(test_file_cap),
-	    cmocka_unit_test(test_name),
-	};
-
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

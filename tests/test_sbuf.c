@@ -87,14 +87,14 @@ static void test_failure_sticks(void **state)
 	assert_null(b.s);
 }
 
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_appends),
+    cmocka_unit_test(test_empty),
+    cmocka_unit_test(test_growth),
+    cmocka_unit_test(test_failure_sticks),
+};
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_appends),
-	    cmocka_unit_test(test_empty),
-	    cmocka_unit_test(test_growth),
-	    cmocka_unit_test(test_failure_sticks),
-	};
-
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

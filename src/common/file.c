@@ -76,12 +76,11 @@ char *inart_file_read(const char *path, size_t *len, struct inart_err *err)
 out:
 	if (f != NULL && !is_stdin)
 		fclose(f);
-	if (rc < 0) {
-		free(buf);
-		errno = -rc;
-		return NULL;
-	}
-	return buf;
+	if (rc == 0)
+		return buf;
+	free(buf);
+	errno = -rc;
+	return NULL;
 }
 
 static int write_all(int fd, const char *p, size_t n)
