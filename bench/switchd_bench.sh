@@ -147,6 +147,7 @@ measure() {
 	before=$(rx_count)
 	t0=$(busy_ticks)
 	sent=$(ip netns exec "$S" $ON "$GEN" send $SIP $RIP "$secs" 1024 "$pps" | awk '{print $4}')
+	[ -n "$sent" ] || echo "switchd_bench: the sender failed" >&2
 	sleep 0.2
 	t1=$(busy_ticks)
 	after=$(rx_count)
@@ -154,7 +155,7 @@ measure() {
 	out=$(cat "$tmp/sink.out")
 	valid=$(echo "$out" | awk '{print $4}')
 	invalid=$(echo "$out" | awk '{print $6}')
-	awk -v s="$sent" -v v="${valid:-0}" -v secs="$secs" -v t="$((t1 - t0))" -v hz="$HZ" \
+	awk -v s="${sent:-0}" -v v="${valid:-0}" -v secs="$secs" -v t="$((t1 - t0))" -v hz="$HZ" \
 		-v i="$((after - before))" -v bad="${invalid:-?}" 'BEGIN {
 		printf "%s %d %.3f %d %s\n", s, v / secs, (v > 0 ? t / hz / v * 1e6 : 0), i / secs, bad
 	}'
