@@ -137,17 +137,17 @@ static int check_dir(const struct inart_topo *t, int a, int b, double gbps, doub
 
 	if (!(gbps > 0) || !isfinite(gbps))
 		return inart_err_set(err, -EINVAL,
-				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia,
-				     ib, ia, ib, gbps);
+				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia, ib,
+				     ia, ib, gbps);
 	if (!(bg >= 0) || !isfinite(bg))
 		return inart_err_set(err, -EINVAL,
-				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)",
-				     ia, ib, ia, ib, bg);
+				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)", ia,
+				     ib, ia, ib, bg);
 	if (bg > gbps)
 		return inart_err_set(
-		    err, -EINVAL,
-		    "link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
-		    ia, ib, ia, ib, bg, gbps);
+			err, -EINVAL,
+			"link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
+			ia, ib, ia, ib, bg, gbps);
 	return 0;
 }
 
@@ -219,8 +219,8 @@ int inart_topo_finalize(struct inart_topo *t, struct inart_err *err)
 		sort_by_head(t, out + off[v], off[v + 1] - off[v]);
 		for (int i = off[v] + 1; i < off[v + 1]; i++) {
 			if (t->arcs[out[i]].to == t->arcs[out[i - 1]].to) {
-				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s",
-						   t->nodes[v].id, t->nodes[t->arcs[out[i]].to].id);
+				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s", t->nodes[v].id,
+						   t->nodes[t->arcs[out[i]].to].id);
 				goto out;
 			}
 		}

@@ -13,8 +13,8 @@ static const struct {
 	const char *name;
 	double params;
 } models[] = {
-    {"resnet50", 25.6e6}, {"vgg16", 138.4e6},	 {"alexnet", 61.1e6},
-    {"bert-base", 110e6}, {"gpt2-small", 124e6},
+	{"resnet50", 25.6e6}, {"vgg16", 138.4e6},    {"alexnet", 61.1e6},
+	{"bert-base", 110e6}, {"gpt2-small", 124e6},
 };
 
 double inart_model_bytes(const char *name)
@@ -129,12 +129,13 @@ static int check_job(const struct inart_job *j, const struct inart_topo *t, char
 			return inart_err_set(err, -EINVAL, "job '%s': unknown %s node", j->id,
 					     what);
 		if (t->nodes[v].kind != INART_NODE_HOST)
-			return inart_err_set(err, -EINVAL, "job '%s': %s '%s' is not a host", j->id,
-					     what, t->nodes[v].id);
+			return inart_err_set(err, -EINVAL, "job '%s': %s '%s' is not a host",
+					     j->id, what, t->nodes[v].id);
 		if (role[v] != 0)
-			return inart_err_set(
-			    err, -EINVAL, "job '%s': host '%s' is listed twice (%s and %s)", j->id,
-			    t->nodes[v].id, role[v] == 'w' ? "worker" : "PS", what);
+			return inart_err_set(err, -EINVAL,
+					     "job '%s': host '%s' is listed twice (%s and %s)",
+					     j->id, t->nodes[v].id,
+					     role[v] == 'w' ? "worker" : "PS", what);
 		role[v] = is_ps ? 'p' : 'w';
 	}
 	return 0;
@@ -177,9 +178,9 @@ int inart_jobs_validate(const struct inart_jobs *js, const struct inart_topo *t,
 			for (int k = 0; k < j->n_workers; k++) {
 				if (dist[j->workers[k]] < 0) {
 					rc = inart_err_set(
-					    err, -EINVAL,
-					    "job '%s': worker '%s' cannot reach PS '%s'", j->id,
-					    t->nodes[j->workers[k]].id, t->nodes[j->ps[p]].id);
+						err, -EINVAL,
+						"job '%s': worker '%s' cannot reach PS '%s'", j->id,
+						t->nodes[j->workers[k]].id, t->nodes[j->ps[p]].id);
 					break;
 				}
 			}
