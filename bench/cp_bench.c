@@ -154,8 +154,8 @@ static struct inart_plan *random_routes(const struct inart_topo *t, const struct
 				cut = 1 + (int)inart_rng_below(&r, (uint64_t)(n - 2));
 				cut = t->nodes[path[cut]].ina ? cut : n - 1;
 			}
-			ok = n >= 2 && inart_plan_add_flow(p, 0, path[0], ps, path[cut], path,
-							   cut + 1) == 0;
+			ok = n >= 2 &&
+			     inart_plan_add_flow(p, 0, path[0], ps, path[cut], path, cut + 1) == 0;
 			if (ok && cut < n - 1 && !has_tree[path[cut]]) {
 				has_tree[path[cut]] = 1;
 				ok = inart_plan_add_tree(p, 0, path[cut], ps, ps, path + cut,
