@@ -5,11 +5,12 @@
  * inart_ctx_create rebuilds the installation (bridge/install) from the files
  * `inart ctl install` used, so the worker's labels, shares, window and
  * slots match what the switches and PSs were given, and keeps only this
- * worker's configuration.  inart_allreduce drives the core: send what
- * inart_worker_poll emits (waiting for the socket when it pushes back: a
- * datagram the core emitted is never dropped here), feed received results
- * to inart_worker_rx, sleep in poll() until the next datagram or the core's
- * next deadline.  After a timeout the core is recreated (an all-reduce in
+ * worker's configuration.  inart_allreduce drives the core: feed every
+ * received result to inart_worker_rx first, then send what inart_worker_poll
+ * emits (its timers see the results that arrived while we waited; waiting
+ * for the socket when it pushes back: a datagram the core emitted is never
+ * dropped here), sleep in poll() until the next datagram or the core's next
+ * deadline.  After a timeout the core is recreated (an all-reduce in
  * progress cannot be abandoned otherwise), so the context stays usable.
  *
  * Counters (inart_ctx_stats): the context's own (all-reduces, timeouts) plus
