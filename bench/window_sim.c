@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		fast = t->arcs[e].gbps > fast ? t->arcs[e].gbps : fast;
 		slow = t->arcs[e].gbps < slow ? t->arcs[e].gbps : slow;
 	}
-	f = (INART_PKT_UDP_HLEN + (double)inart_wire_hdr_len(bw) + 4.0 * inart_wire_max_values(bw)) /
+	f = (INART_PKT_UDP_HLEN + (double)inart_wire_hdr_len(bw) +
+	     4.0 * inart_wire_max_values(bw)) /
 	    (4.0 * inart_wire_max_values(bw));
 	pred = p->comm_time_s * (fast * 1e3 / mbps) * f;
 	/* the emulator's scaled timeout (cmd_emu.c): two windows of every worker
@@ -88,12 +89,12 @@ int main(int argc, char **argv)
 	       argv[1], argv[2], argv[3], n, mbps, iters);
 	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
 	       pred * 1e3);
-	printf("%6s %8s %8s %12s %7s %8s %8s %8s %s\n", "window", "retx ms", "flush ms",
-	       "sim ms", "ratio", "resent", "probes", "nacks", "result");
+	printf("%6s %8s %8s %12s %7s %8s %8s %8s %s\n", "window", "retx ms", "flush ms", "sim ms",
+	       "ratio", "resent", "probes", "nacks", "result");
 	{
 		struct setting set[32] = {
-		    {64, 50, 10}, {64, qms, qms}, {16, 50, 10}, {16, qms, 10}, {16, qms, qms},
-		    {8, qms, qms},
+		    {64, 50, 10},  {64, qms, qms}, {16, 50, 10},
+		    {16, qms, 10}, {16, qms, qms}, {8, qms, qms},
 		};
 		size_t nset = 6;
 
@@ -106,8 +107,10 @@ int main(int argc, char **argv)
 				struct setting *x = &set[nset];
 
 				if (sscanf(tok, "%d:%lf:%lf", &x->window, &x->retx_ms,
-					   &x->flush_ms) != 3 || x->window < 1) {
-					fprintf(stderr, "window_sim: '%s' is not W:RETX:FLUSH\n", tok);
+					   &x->flush_ms) != 3 ||
+				    x->window < 1) {
+					fprintf(stderr, "window_sim: '%s' is not W:RETX:FLUSH\n",
+						tok);
 					return 2;
 				}
 				x->retx_ms = x->retx_ms > 0 ? x->retx_ms : qms;
@@ -148,10 +151,12 @@ int main(int argc, char **argv)
 			for (int w = 0; w < in->n_workers; w++) {
 				x[w] = malloc(n * sizeof(float));
 				for (size_t i = 0; i < n; i++)
-					x[w][i] = (float)((int)((w * 7 + i * 3) % 101) - 50) / 16.0f;
+					x[w][i] =
+					    (float)((int)((w * 7 + i * 3) % 101) - 50) / 16.0f;
 			}
 			for (int k = 0; k < iters && rc == 0; k++)
-				rc = inart_sim_allreduce(s, (const float *const *)x, n, (uint32_t)k + 1,
+				rc = inart_sim_allreduce(s, (const float *const *)x, n,
+							 (uint32_t)k + 1,
 							 inart_sim_now(s) + 600000000000ull, &r);
 			for (int w = 0; w < in->n_workers; w++) {
 				inart_worker_stats(inart_sim_worker(s, w), &ws);
@@ -161,7 +166,8 @@ int main(int argc, char **argv)
 			}
 			/* workers of one job must hold the same sums */
 			for (int w = 1; w < in->n_workers && rc == 0 && !bad; w++) {
-				float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+				float *a = malloc(n * sizeof(float)),
+				      *b = malloc(n * sizeof(float));
 				int w0 = 0;
 
 				while (in->workers[w0].job != in->workers[w].job)
@@ -173,11 +179,13 @@ int main(int argc, char **argv)
 				free(a);
 				free(b);
 			}
-			printf("%6d %8.1f %8.1f %12.3f %7.3f %8llu %8llu %8llu %s\n", set[si].window,
-			       set[si].retx_ms, set[si].flush_ms, r.time_s * 1e3, r.time_s / pred,
-			       (unsigned long long)sum.retransmitted,
+			printf("%6d %8.1f %8.1f %12.3f %7.3f %8llu %8llu %8llu %s\n",
+			       set[si].window, set[si].retx_ms, set[si].flush_ms, r.time_s * 1e3,
+			       r.time_s / pred, (unsigned long long)sum.retransmitted,
 			       (unsigned long long)sum.probes, (unsigned long long)sum.nacks,
-			       rc < 0 ? "NOT DONE" : bad ? "WRONG" : "consistent");
+			       rc < 0 ? "NOT DONE"
+			       : bad  ? "WRONG"
+				      : "consistent");
 			for (int w = 0; w < in->n_workers; w++)
 				free(x[w]);
 			free(x);

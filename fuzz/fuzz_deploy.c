@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct inart_deploy *d, *d2;
 	char **ctl = NULL, **ctl2 = NULL, *s1, *s2;
 
-	if (t == NULL && (t = inart_topo_parse(fuzz_topo_text, strlen(fuzz_topo_text), "topo",
-					       NULL)) == NULL)
+	if (t == NULL &&
+	    (t = inart_topo_parse(fuzz_topo_text, strlen(fuzz_topo_text), "topo", NULL)) == NULL)
 		abort();
 	inart_install_opt_default(&o);
 	if (inart_deploy_dataplane_parse((const char *)data, size, "in", &o, &err) == 0) {

@@ -87,9 +87,9 @@ static void test_net(void **state)
 	assert_string_equal(json_string_value(json_object_get(
 				json_object_get(json_object_get(d, "nodes"), "e0"), "ctl")),
 			    "/run/inart-emu/abc123/e0.sock");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "dataplane"),
-							    "slots_per_tree")),
-			 16);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(d, "dataplane"), "slots_per_tree")),
+	    16);
 	json_decref(d);
 	inart_emu_net_destroy(n);
 	inart_emu_net_destroy(NULL);

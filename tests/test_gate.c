@@ -20,25 +20,22 @@ static const uint8_t mac_a[6] = {2, 0, 0, 0, 0, 1}, mac_b[6] = {2, 0, 0, 0, 0, 2
 /* An INA frame: label, flags, count values; seq tags it. */
 static uint16_t ina_frame(uint8_t *f, uint32_t label, uint8_t flags, int count, uint32_t seq)
 {
-	struct inart_wire_hdr h;
+	const struct inart_wire_hdr h = {.flags = flags,
+					 .bitmap_words = 1,
+					 .fan_in = 1,
+					 .bitmap = {1},
+					 .label = label,
+					 .iter = 1,
+					 .seq = seq,
+					 .count = (uint16_t)count};
 	int32_t v[400] = {0};
 	uint8_t pl[1500];
-	size_t n;
+	size_t n = inart_wire_encode(&h, v, pl, sizeof(pl));
 
-	memset(&h, 0, sizeof(h));
-	h.flags = flags;
-	h.bitmap_words = 1;
-	h.fan_in = 1;
-	h.bitmap[0] = 1;
-	h.label = label;
-	h.iter = 1;
-	h.seq = seq;
-	h.count = (uint16_t)count;
-	n = inart_wire_encode(&h, v, pl, sizeof(pl));
 	assert_true(n > 0);
 	return (uint16_t)inart_pkt_build_udp(f, INART_FRAME_MAX, mac_a, mac_b, 0x0a000001,
-					     0x0a000002, INART_WIRE_UDP_PORT,
-					     INART_WIRE_UDP_PORT, pl, n);
+					     0x0a000002, INART_WIRE_UDP_PORT, INART_WIRE_UDP_PORT,
+					     pl, n);
 }
 
 static void test_refused(void **state)
@@ -60,8 +57,8 @@ static void test_refused(void **state)
 
 static void test_loss(void **state)
 {
-	struct inart_gate_cfg c = {.n_ports = 3, .rx_loss = 0.01, .tx_loss = 0.05,
-				   .tx_loss_ports = 1u << 2, .seed = 7};
+	struct inart_gate_cfg c = {
+	    .n_ports = 3, .rx_loss = 0.01, .tx_loss = 0.05, .tx_loss_ports = 1u << 2, .seed = 7};
 	struct inart_gate *g = inart_gate_create(&c, 0), *g2;
 	struct inart_gate_stats st;
 	uint8_t buf[INART_FRAME_MAX];
@@ -97,8 +94,8 @@ static void test_loss(void **state)
 /* 1514-byte frames at 1e6 bytes/s, burst of one frame, FIFO of 4. */
 static void test_agg_limit(void **state)
 {
-	struct inart_gate_cfg c = {.n_ports = 2, .agg_bytes_per_s = 1e6, .agg_burst = 1514,
-				   .queue_frames = 4};
+	struct inart_gate_cfg c = {
+	    .n_ports = 2, .agg_bytes_per_s = 1e6, .agg_burst = 1514, .queue_frames = 4};
 	struct inart_gate *g = inart_gate_create(&c, 0);
 	struct inart_gate_stats st;
 	uint8_t b[8][INART_FRAME_MAX];

@@ -108,10 +108,10 @@ static void test_random(void **state)
 				assert_true(ready > now);
 				/* busy: come back exactly when ready */
 				now = inart_rng_below(&r, 4) ? ready
-							      : now + inart_rng_below(&r, 1000000);
+							     : now + inart_rng_below(&r, 1000000);
 			}
-			assert_true(got <= burst + rate * (double)(now - t0) / 1e9 + (double)maxn +
-						   1e-6);
+			assert_true(got <=
+				    burst + rate * (double)(now - t0) / 1e9 + (double)maxn + 1e-6);
 		}
 	}
 }

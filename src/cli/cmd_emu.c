@@ -175,6 +175,18 @@ void emu_parse(const char *cmd, int argc, char **argv, const char *help, int alg
 	}
 }
 
+int emu_action(const char *cmd, int argc, char **argv, const char *help, int compare)
+{
+	static const char *const run_ops[] = {"TOPO", "JOBS", "PLAN", NULL};
+	static const char *const cmp_ops[] = {"TOPO", "JOBS", NULL};
+	struct emu_args a;
+
+	emu_parse(cmd, argc, argv, help, compare, &a);
+	cli_operands(cmd, argc, argv, compare ? cmp_ops : run_ops);
+	return emu_execute(cmd, &a, argv[optind], argv[optind + 1],
+			   compare ? NULL : argv[optind + 2]);
+}
+
 void emu_need_root(const char *cmd)
 {
 	if (geteuid() != 0)
@@ -202,7 +214,8 @@ static void resolve_faults(const char *cmd, struct emu_args *a, const struct ina
 		if (f->kind == INART_EMU_FAULT_KILL) {
 			f->node = inart_topo_find(t, what);
 			if (f->node < 0 || t->nodes[f->node].kind != INART_NODE_SWITCH)
-				cli_failf("--kill-switch: '%s' is not a switch of the topology", what);
+				cli_failf("--kill-switch: '%s' is not a switch of the topology",
+					  what);
 			continue;
 		}
 		/* A-B: node ids may hold '-': try every split */
@@ -429,8 +442,8 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 	for (int i = 0; i < n; i++) {
 		if (plans[i] == NULL)
 			continue;
-		rows[i].to_unscaled = rows[i].model_s / (eval_time(t, sjs, plans[i], "scaled") /
-							 a->rate_scale);
+		rows[i].to_unscaled =
+		    rows[i].model_s / (eval_time(t, sjs, plans[i], "scaled") / a->rate_scale);
 		rows[i].arc_pred = arc_pred(t, sjs, plans[i], f, a->iters);
 	}
 	if (a->o.iter_timeout_s == 0) {
@@ -457,7 +470,8 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 		} else {
 			char *s = inart_plan_dump(plans[i], t, js);
 
-			snprintf(path, sizeof(path), "%s/plan-%s.json", net->dir, rows[i].algorithm);
+			snprintf(path, sizeof(path), "%s/plan-%s.json", net->dir,
+				 rows[i].algorithm);
 			if (s == NULL || inart_file_write(path, s, &err) < 0) {
 				free(s);
 				inart_emu_stop(e);
@@ -466,10 +480,10 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 			free(s);
 		}
 		if (a->o.progress)
-			fprintf(stderr, "inart emu: running %s: predicted %.3f s per iteration on "
-					"packets\n",
-				rows[i].algorithm,
-				rows[i].model_s * f / rows[i].to_unscaled);
+			fprintf(stderr,
+				"inart emu: running %s: predicted %.3f s per iteration on "
+				"packets\n",
+				rows[i].algorithm, rows[i].model_s * f / rows[i].to_unscaled);
 		rows[i].r = calloc(1, sizeof(*rows[i].r));
 		if (rows[i].r == NULL ||
 		    inart_emu_run_plan(e, path, values, a->iters, rows[i].r, &err) < 0) {

@@ -14,16 +14,9 @@ static const char help[] =
     "exactness, the CPU-bound flag and the targets (PASS/MISS).\n"
     "\n"
     "Options:\n"
-    "  -a, --algos A,B,.. algorithms, in this order\n" EMU_HELP_COMMON "\n"
-    "Exit status: 0 success, 1 invalid input or a failed run (not finished or not\n"
-    "exact), 2 usage error.\n";
+    "  -a, --algos A,B,.. algorithms, in this order\n" EMU_HELP_COMMON "\n" EMU_HELP_EXIT;
 
 int cmd_emu_compare(int argc, char **argv)
 {
-	const char *cmd = "emu compare";
-	struct emu_args a;
-
-	emu_parse(cmd, argc, argv, help, 1, &a);
-	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
-	return emu_execute(cmd, &a, argv[optind], argv[optind + 1], NULL);
+	return emu_action("emu compare", argc, argv, help, 1);
 }

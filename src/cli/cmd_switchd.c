@@ -672,7 +672,8 @@ int cmd_switchd(int argc, char **argv)
 			afo.rx_frames = cli_int(cmd, "--ring-frames", optarg, 64, 65536);
 			break;
 		case O_AGG:
-			gc.agg_bytes_per_s = cli_double(cmd, "--agg-mbps", optarg, 1e-3, 1e7) * 1e6 / 8;
+			gc.agg_bytes_per_s =
+			    cli_double(cmd, "--agg-mbps", optarg, 1e-3, 1e7) * 1e6 / 8;
 			gated = 1;
 			break;
 		case O_RXLOSS:

@@ -37,56 +37,59 @@ int cmd_emu_down(int argc, char **argv);
 	{"prefix", required_argument, NULL, 3001}, {"mbps", required_argument, NULL, 3002},        \
 	    {"rate-scale", required_argument, NULL, 3003},                                         \
 	    {"size-scale", required_argument, NULL, 3004},                                         \
-	    {"target-s", required_argument, NULL, 3005}, {"iters", required_argument, NULL, 3006},  \
+	    {"target-s", required_argument, NULL, 3005}, {"iters", required_argument, NULL, 3006}, \
 	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},    \
 	    {"png", required_argument, NULL, 3007}, {"loss", required_argument, NULL, 3008},       \
-	    {"seed", required_argument, NULL, 3009}, {"link-down", required_argument, NULL, 3010},  \
+	    {"seed", required_argument, NULL, 3009}, {"link-down", required_argument, NULL, 3010}, \
 	    {"kill-switch", required_argument, NULL, 3011},                                        \
-	    {"no-background", no_argument, NULL, 3012},                                            \
-	    {"no-agg-limit", no_argument, NULL, 3013},                                             \
+	    {"no-background", no_argument, NULL, 3012}, {"no-agg-limit", no_argument, NULL, 3013}, \
 	    {"iter-timeout", required_argument, NULL, 3014},                                       \
 	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
-	    {"window", required_argument, NULL, 3016},                                             \
-	    {"retx-ms", required_argument, NULL, 3017},                                            \
-	    {"flush-ms", required_argument, NULL, 3018},                                           \
-	    {"keep", required_argument, NULL, 3019},                                               \
-	    {"algos", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}
+	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
+	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
+	    {"algos", required_argument, NULL, 'a'},                                               \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
 
 #define EMU_HELP_COMMON                                                                            \
 	"  --prefix P         names of the run: namespaces inart-emu-P-*, interfaces eP-*,\n"      \
-	"                     /run/inart-emu/P (1-9 of [a-z0-9]; default: the process id)\n"     \
-	"  --mbps M           the fastest link runs at M Mbit/s (default 20); every\n"           \
-	"                     capacity, background and agg_gbps scales alike\n"                  \
-	"  --rate-scale R     or give the scale itself (emulated / modelled bit/s)\n"            \
-	"  --target-s T       gradients scaled so the fastest plan's predicted iteration\n"      \
-	"                     takes T s on packets (default 1)\n"                                \
-	"  --size-scale Z     or give the gradient scale itself\n"                               \
-	"  --iters N          iterations of every job (default 5)\n"                             \
-	"  -f, --format F     table (default), csv or json\n"                                    \
-	"  -o, --output FILE  write the result there ('-' = stdout)\n"                           \
-	"  --png FILE         chart of measured vs predicted (gnuplot)\n"                        \
-	"  --loss P           lose each frame on every link direction with probability P\n"      \
-	"                     (switchd --rx-loss/--tx-loss; seeded by --seed S, default 1)\n"   \
-	"  --link-down A-B@T+D  take link A-B down T s into the run, for D s (repeatable)\n"     \
-	"  --kill-switch S@T+D  kill switchd S (SIGKILL) at T s, restart it D s later and\n"     \
-	"                     install its tables again (repeatable)\n"                           \
-	"  --no-background    no background traffic on links with background_gbps\n"            \
-	"  --no-agg-limit     switches aggregate at line rate (ignore agg_gbps)\n"               \
-	"  --iter-timeout S   an iteration not done in S s fails the run (default: 10x its\n"    \
-	"                     prediction, at least 20 s)\n"                                      \
-	"  --queue-ms X       tbf queue of every interface in ms of its rate (default 200,\n"   \
-	"                     at least 512 KB)\n"                                                \
-	"  --window N         chunks in flight per tree and slots per tree (the deployment's\n" \
-	"                     dataplane.slots_per_tree; default 16, see docs/emulator.md)\n"  \
-	"  --retx-ms X        the workers' initial timeout (default: twice the time the\n"     \
-	"                     slowest link takes for a window of every worker, >= 50 ms)\n"   \
-	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"    \
-	"                     --retx-ms: it must exceed the skew between children)\n"       \
-	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"  \
-	"                     plans) to DIR before removing it\n"                              \
+	"                     /run/inart-emu/P (1-9 of [a-z0-9]; default: the process id)\n"       \
+	"  --mbps M           the fastest link runs at M Mbit/s (default 20); every\n"             \
+	"                     capacity, background and agg_gbps scales alike\n"                    \
+	"  --rate-scale R     or give the scale itself (emulated / modelled bit/s)\n"              \
+	"  --target-s T       gradients scaled so the fastest plan's predicted iteration\n"        \
+	"                     takes T s on packets (default 1)\n"                                  \
+	"  --size-scale Z     or give the gradient scale itself\n"                                 \
+	"  --iters N          iterations of every job (default 5)\n"                               \
+	"  -f, --format F     table (default), csv or json\n"                                      \
+	"  -o, --output FILE  write the result there ('-' = stdout)\n"                             \
+	"  --png FILE         chart of measured vs predicted (gnuplot)\n"                          \
+	"  --loss P           lose each frame on every link direction with probability P\n"        \
+	"                     (switchd --rx-loss/--tx-loss; seeded by --seed S, default 1)\n"      \
+	"  --link-down A-B@T+D  take link A-B down T s into the run, for D s (repeatable)\n"       \
+	"  --kill-switch S@T+D  kill switchd S (SIGKILL) at T s, restart it D s later and\n"       \
+	"                     install its tables again (repeatable)\n"                             \
+	"  --no-background    no background traffic on links with background_gbps\n"               \
+	"  --no-agg-limit     switches aggregate at line rate (ignore agg_gbps)\n"                 \
+	"  --iter-timeout S   an iteration not done in S s fails the run (default: 10x its\n"      \
+	"                     prediction, at least 20 s)\n"                                        \
+	"  --queue-ms X       tbf queue of every interface in ms of its rate (default 200,\n"      \
+	"                     at least 512 KB)\n"                                                  \
+	"  --window N         chunks in flight per tree and slots per tree (the deployment's\n"    \
+	"                     dataplane.slots_per_tree; default 16, see docs/emulator.md)\n"       \
+	"  --retx-ms X        the workers' initial timeout (default: twice the time the\n"         \
+	"                     slowest link takes for a window of every worker, >= 50 ms)\n"        \
+	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"         \
+	"                     --retx-ms: it must exceed the skew between children)\n"              \
+	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
+	"                     plans) to DIR before removing it\n"                                  \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"
+#define EMU_HELP_EXIT                                                                              \
+	"Exit status: 0 success, 1 invalid input or a failed run (not finished or not\n"           \
+	"exact), 2 usage error.\n"
 
 /* 1 if c was a shared option (handled), else 0. */
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a);
@@ -95,6 +98,10 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a);
  * --algos only where algos is allowed, other errors exit 2. */
 void emu_parse(const char *cmd, int argc, char **argv, const char *help, int algos,
 	       struct emu_args *a);
+
+/* `emu run` (compare 0: TOPO JOBS PLAN) and `emu compare` (1: TOPO JOBS):
+ * parse, check the operands, execute.  Exit status. */
+int emu_action(const char *cmd, int argc, char **argv, const char *help, int compare);
 
 /* Root, or exit 1 with a message. */
 void emu_need_root(const char *cmd);

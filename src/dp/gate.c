@@ -33,9 +33,9 @@ struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t 
 	struct inart_gate *g;
 	struct inart_gate_cfg c = *cfg;
 
-	if (c.n_ports < 1 || c.n_ports > INART_SW_MAX_PORTS || !(c.rx_loss >= 0 && c.rx_loss <= 1) ||
-	    !(c.tx_loss >= 0 && c.tx_loss <= 1) || !(c.agg_bytes_per_s >= 0) ||
-	    !(c.agg_burst >= 0) || c.queue_frames < 0) {
+	if (c.n_ports < 1 || c.n_ports > INART_SW_MAX_PORTS ||
+	    !(c.rx_loss >= 0 && c.rx_loss <= 1) || !(c.tx_loss >= 0 && c.tx_loss <= 1) ||
+	    !(c.agg_bytes_per_s >= 0) || !(c.agg_burst >= 0) || c.queue_frames < 0) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -10,8 +10,7 @@
 int inart_tbucket_init(struct inart_tbucket *b, double bytes_per_s, double burst_bytes,
 		       uint64_t now_ns)
 {
-	if (!(isfinite(bytes_per_s) && bytes_per_s > 0 && isfinite(burst_bytes) &&
-	      burst_bytes > 0))
+	if (!(isfinite(bytes_per_s) && bytes_per_s > 0 && isfinite(burst_bytes) && burst_bytes > 0))
 		return -EINVAL;
 	b->rate_per_ns = bytes_per_s / 1e9;
 	b->burst = burst_bytes;

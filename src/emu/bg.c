@@ -51,7 +51,8 @@ static int open_in(const char *netns, const char *ifname, int home)
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = 0; /* send only */
 	sll.sll_ifindex = (int)if_nametoindex(ifname);
-	if (fd >= 0 && (sll.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)) {
+	if (fd >= 0 &&
+	    (sll.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)) {
 		close(fd);
 		fd = -1;
 	}
@@ -70,7 +71,7 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 	int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	int *fd = calloc((size_t)n + 1, sizeof(*fd));
 	uint64_t *next = calloc((size_t)n + 1, sizeof(*next)), *frames, *interval;
-	uint8_t (*frame)[BG_FRAME] = calloc((size_t)n + 1, sizeof(*frame));
+	uint8_t(*frame)[BG_FRAME] = calloc((size_t)n + 1, sizeof(*frame));
 	struct sigaction sa;
 	FILE *out;
 

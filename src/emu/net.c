@@ -120,8 +120,9 @@ static char *node_script(const struct inart_emu_net *n, int v)
 		if (burst < 2 * FRAME)
 			burst = 2 * FRAME;
 		inart_sbuf_printf(&ip, "link set %s mtu 1500 up\n", n->ifname[e]);
-		inart_sbuf_printf(&tc, "qdisc replace dev %s root tbf rate %.0fbit burst %ld limit %ld\n",
-				  n->ifname[e], bps, burst, n->arc_limit[e]);
+		inart_sbuf_printf(
+		    &tc, "qdisc replace dev %s root tbf rate %.0fbit burst %ld limit %ld\n",
+		    n->ifname[e], bps, burst, n->arc_limit[e]);
 		if (host) {
 			char ipb[16], gw[16], mac[18];
 
@@ -129,18 +130,17 @@ static char *node_script(const struct inart_emu_net *n, int v)
 			inart_ctl_fmt_ip(n->gw[v], gw);
 			fmt_mac(n->d->port_mac[e ^ 1], mac);
 			inart_sbuf_printf(&ip, "addr add %s/32 dev %s\n", ipb, n->ifname[e]);
-			inart_sbuf_printf(&ip, "neigh replace %s lladdr %s dev %s nud permanent\n", gw,
-					  mac, n->ifname[e]);
+			inart_sbuf_printf(&ip, "neigh replace %s lladdr %s dev %s nud permanent\n",
+					  gw, mac, n->ifname[e]);
 			inart_sbuf_printf(&ip, "route add 10.0.0.0/8 via %s dev %s onlink\n", gw,
 					  n->ifname[e]);
 		}
 	}
 	a = inart_sbuf_finish(&ip);
 	b = inart_sbuf_finish(&tc);
-	inart_sbuf_printf(&sh,
-			  "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 && "
-			  "echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 && "
-			  "ip -batch - <<'EOF_IP' && tc -batch - <<'EOF_TC'");
+	inart_sbuf_printf(&sh, "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 && "
+			       "echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 && "
+			       "ip -batch - <<'EOF_IP' && tc -batch - <<'EOF_TC'");
 	if (host)
 		inart_sbuf_printf(&sh, " && ethtool -K %s tx off >/dev/null",
 				  n->ifname[t->arc_out[t->out_off[v]]]);
@@ -221,7 +221,8 @@ int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_
 			goto out;
 		}
 		if (id_ok(nd->id))
-			snprintf(buf, sizeof(buf), "%s%s-%s", INART_EMU_NS_PREFIX, o->prefix, nd->id);
+			snprintf(buf, sizeof(buf), "%s%s-%s", INART_EMU_NS_PREFIX, o->prefix,
+				 nd->id);
 		else
 			snprintf(buf, sizeof(buf), "%s%s-n%d", INART_EMU_NS_PREFIX, o->prefix, v);
 		n->ns[v] = strdup(buf);
@@ -307,7 +308,8 @@ int inart_emu_leftovers(const char *prefix, char ***names)
 			continue;
 		if (names != NULL) {
 			if (n == cap) {
-				char **nv = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*v));
+				char **nv =
+				    realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*v));
 
 				if (nv == NULL)
 					break;
@@ -480,8 +482,8 @@ int inart_emu_net_down(struct inart_emu_net *n)
 int inart_emu_net_link_set(struct inart_emu_net *n, int e, int up, struct inart_err *err)
 {
 	const struct inart_topo *t = n->t;
-	char *argv[] = {"ip", "-n", n->ns[t->arcs[e].from], "link", "set", n->ifname[e],
-			up ? "up" : "down", NULL};
+	char *argv[] = {"ip",  "-n",	     n->ns[t->arcs[e].from], "link",
+			"set", n->ifname[e], up ? "up" : "down",     NULL};
 	char out[512];
 	int rc = inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), CMD_TIMEOUT_MS, err);
 
@@ -506,7 +508,8 @@ int inart_emu_net_link_set(struct inart_emu_net *n, int e, int up, struct inart_
 			 gw, mac, n->ifname[a], gw, n->ifname[a]);
 		rc = inart_emu_cmd(n->ns[v], sh, NULL, out, sizeof(out), CMD_TIMEOUT_MS, err);
 		if (rc > 0)
-			rc = inart_err_set(err, -EIO, "%s: routes after link up: %s", n->ns[v], out);
+			rc =
+			    inart_err_set(err, -EIO, "%s: routes after link up: %s", n->ns[v], out);
 	}
 	return rc;
 }
@@ -609,8 +612,9 @@ int inart_emu_down_prefix(const char *prefix, int force, int *skipped, struct in
 	if (skipped != NULL)
 		*skipped = 0;
 	if (prefix != NULL && !inart_emu_prefix_ok(prefix))
-		return inart_err_set(err, -EINVAL, "prefix '%s': 1 to %d lower-case letters or digits",
-				     prefix, INART_EMU_PREFIX_MAX);
+		return inart_err_set(err, -EINVAL,
+				     "prefix '%s': 1 to %d lower-case letters or digits", prefix,
+				     INART_EMU_PREFIX_MAX);
 	n = inart_emu_leftovers(prefix, &names);
 	for (int i = 0; names != NULL && i < n; i++) {
 		if (ns_prefix(names[i], p) < 0)

@@ -37,15 +37,15 @@
 #define INART_EMU_PREFIX_MAX 9
 
 struct inart_emu_net_opt {
-	const char *prefix;	     /* [a-z0-9]{1,9} */
-	double rate_scale;	     /* emulated bit/s per modelled bit/s */
-	double queue_ms;	     /* tbf queue per interface, in ms of its rate */
-	long min_queue_bytes;	     /* ... but at least this many bytes */
-	const unsigned char *is_ps;  /* per node: a PS (gets a control socket); may be NULL */
-	int window;		     /* data plane: slots per tree = workers' window (0:
-					the data plane's default) */
-	double retx_ms;		     /* data plane: workers' initial timeout (0: default) */
-	double flush_ms;	     /* data plane: switches' partial flush (0: default) */
+	const char *prefix;	    /* [a-z0-9]{1,9} */
+	double rate_scale;	    /* emulated bit/s per modelled bit/s */
+	double queue_ms;	    /* tbf queue per interface, in ms of its rate */
+	long min_queue_bytes;	    /* ... but at least this many bytes */
+	const unsigned char *is_ps; /* per node: a PS (gets a control socket); may be NULL */
+	int window;		    /* data plane: slots per tree = workers' window (0:
+				       the data plane's default) */
+	double retx_ms;		    /* data plane: workers' initial timeout (0: default) */
+	double flush_ms;	    /* data plane: switches' partial flush (0: default) */
 };
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);
@@ -65,7 +65,7 @@ struct inart_emu_net {
 	   node a shell line run inside its namespace */
 	char *root_script;
 	char **node_script;
-	int up;			/* namespaces created (down removes them) */
+	int up; /* namespaces created (down removes them) */
 };
 
 /* 0, or -EINVAL with err (bad prefix, a node whose interfaces cannot be

@@ -103,6 +103,21 @@ int inart_emu_report_exact(const struct inart_emu_report *rep)
 	return 1;
 }
 
+/* One target line: "  VERDICT what" into b, {"verdict", "what"} into arr. */
+static void verdict(struct inart_sbuf *b, json_t *arr, const char *v, const char *line)
+{
+	json_t *o;
+
+	if (b != NULL)
+		inart_sbuf_printf(b, "  %s %s\n", v, line);
+	if (arr == NULL)
+		return;
+	o = json_object();
+	json_object_set_new(o, "verdict", json_string(v));
+	json_object_set_new(o, "what", json_string(line));
+	json_array_append_new(arr, o);
+}
+
 /* Target lines (PASS/MISS/info) into b. */
 static void targets(const struct inart_emu_report *rep, struct inart_sbuf *b, json_t *arr)
 {
@@ -128,37 +143,21 @@ static void targets(const struct inart_emu_report *rep, struct inart_sbuf *b, js
 				 "%s: measured within 15%% of predicted on packets (ratio %.3f)",
 				 r->algorithm, m / p);
 		}
-		if (b != NULL)
-			inart_sbuf_printf(b, "  %s %s\n", v, line);
-		if (arr != NULL) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "verdict", json_string(v));
-			json_object_set_new(o, "what", json_string(line));
-			json_array_append_new(arr, o);
-		}
+		verdict(b, arr, v, line);
 	}
 	if (in != NULL && bm != NULL && bp != NULL && inart_emu_row_measured(in) > 0) {
 		double mr = 1 - inart_emu_row_measured(in) / inart_emu_row_measured(bm),
 		       pr = 1 - predicted(rep, in) / predicted(rep, bp);
 		const char *v = pr <= 0 || in->r->cpu_bound || bm->r->cpu_bound ? "info"
-				: mr >= TARGET_REDUCTION * pr			 ? "PASS"
-										 : "MISS";
+				: mr >= TARGET_REDUCTION * pr			? "PASS"
+										: "MISS";
 
-		snprintf(line, sizeof(line),
-			 "inart's measured reduction against the best baseline at least 80%% of "
-			 "the predicted one (measured %.1f%% vs %s, predicted %.1f%% vs %s: %.0f%%)",
-			 100 * mr, bm->algorithm, 100 * pr, bp->algorithm,
-			 pr > 0 ? 100 * mr / pr : 0);
-		if (b != NULL)
-			inart_sbuf_printf(b, "  %s %s\n", v, line);
-		if (arr != NULL) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "verdict", json_string(v));
-			json_object_set_new(o, "what", json_string(line));
-			json_array_append_new(arr, o);
-		}
+		snprintf(
+		    line, sizeof(line),
+		    "inart's measured reduction against the best baseline at least 80%% of "
+		    "the predicted one (measured %.1f%% vs %s, predicted %.1f%% vs %s: %.0f%%)",
+		    100 * mr, bm->algorithm, 100 * pr, bp->algorithm, pr > 0 ? 100 * mr / pr : 0);
+		verdict(b, arr, v, line);
 	}
 }
 
@@ -174,9 +173,11 @@ char *inart_emu_report_table(const struct inart_emu_report *rep)
 			  "emulated: rate scale %g (fastest link %.3g Mbit/s), size scale %.4g, "
 			  "header factor %.4f, %d iterations%s\n",
 			  rep->rate_scale, fast * 1e3 * rep->rate_scale, rep->size_scale,
-			  rep->header_factor, rep->iters, rep->loss > 0 ? ", loss on every link" : "");
-	inart_sbuf_printf(&b, "%-10s %12s %12s %7s %9s %6s %6s %-10s\n", "algorithm", "predicted ms",
-			  "measured ms", "ratio", "vs inart", "exact", "cpu", "status");
+			  rep->header_factor, rep->iters,
+			  rep->loss > 0 ? ", loss on every link" : "");
+	inart_sbuf_printf(&b, "%-10s %12s %12s %7s %9s %6s %6s %-10s\n", "algorithm",
+			  "predicted ms", "measured ms", "ratio", "vs inart", "exact", "cpu",
+			  "status");
 	for (int i = 0; i < rep->n_rows; i++) {
 		const struct inart_emu_row *r = &rep->rows[i];
 		double m = inart_emu_row_measured(r), p = predicted(rep, r);
@@ -188,11 +189,14 @@ char *inart_emu_report_table(const struct inart_emu_report *rep)
 			snprintf(cpu, sizeof(cpu), "%.2f", r->r->cpu_total);
 		}
 		if (in != NULL && r != in && m > 0 && inart_emu_row_measured(in) > 0)
-			snprintf(red, sizeof(red), "%+.1f%%", 100 * (1 - inart_emu_row_measured(in) / m));
+			snprintf(red, sizeof(red), "%+.1f%%",
+				 100 * (1 - inart_emu_row_measured(in) / m));
 		inart_sbuf_printf(&b, "%-10s %12.3f %12s %7s %9s %6s %6s %-10s\n", r->algorithm,
 				  p * 1e3, ms, ratio, red,
-				  r->r == NULL ? "-" : r->r->exact ? "yes" : "NO", cpu,
-				  status_of(r));
+				  r->r == NULL	? "-"
+				  : r->r->exact ? "yes"
+						: "NO",
+				  cpu, status_of(r));
 	}
 	for (int i = 0; i < rep->n_rows; i++) {
 		const struct inart_emu_row *r = &rep->rows[i];
@@ -222,11 +226,10 @@ char *inart_emu_report_csv(const struct inart_emu_report *rep)
 			inart_sbuf_printf(&b, "%.9g,%.6f,", m, m / p);
 		else
 			inart_sbuf_printf(&b, ",,");
-		inart_sbuf_printf(&b, "%s,%s,%.3f,%.3f,%s\n",
-				  r->r && r->r->exact ? "true" : "false",
-				  r->r && r->r->cpu_bound ? "true" : "false",
-				  r->r ? r->r->cpu_total : 0, r->r ? r->r->switchd_cpu_max : 0,
-				  status_of(r));
+		inart_sbuf_printf(
+		    &b, "%s,%s,%.3f,%.3f,%s\n", r->r && r->r->exact ? "true" : "false",
+		    r->r && r->r->cpu_bound ? "true" : "false", r->r ? r->r->cpu_total : 0,
+		    r->r ? r->r->switchd_cpu_max : 0, status_of(r));
 	}
 	return inart_sbuf_finish(&b);
 }
@@ -278,11 +281,12 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 
 		json_object_set_new(x, "id", json_string(rep->js->jobs[j].id));
 		json_object_set_new(x, "values_per_worker", json_integer(rep->values[j]));
-		json_object_set_new(x, "comm_s", med > 0 ? json_real(med * row->to_unscaled)
-							 : json_null());
+		json_object_set_new(x, "comm_s",
+				    med > 0 ? json_real(med * row->to_unscaled) : json_null());
 		json_object_set_new(x, "goodput_mbps",
-				    med > 0 ? json_real(4.0 * (double)rep->values[j] * 8 / med / 1e6)
-					    : json_null());
+				    med > 0
+					? json_real(4.0 * (double)rep->values[j] * 8 / med / 1e6)
+					: json_null());
 		json_array_append_new(jobs, x);
 	}
 	json_object_set_new(o, "jobs", jobs);
@@ -309,24 +313,23 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	json_object_set_new(cpu, "run_cores", json_real(r->cpu_total));
 	json_object_set_new(cpu, "machine_busy", json_real(r->host_busy));
 	json_object_set_new(o, "cpu", cpu);
-	json_object_set_new(o, "drops",
-			    counters((const char *const[]){"ring", "switch_tx", "qdisc", "agg_limit",
-							   "emulated_loss", "udp_rcvbuf",
-							   "udp_sndbuf", NULL},
-				     (const uint64_t[]){r->ring_drops, r->sock_tx_drops + r->out_full,
-							r->qdisc_drops, r->agg_dropped, r->lost,
-							r->udp_rcvbuf_errors, r->udp_sndbuf_errors}));
-	json_object_set_new(o, "workers",
-			    counters((const char *const[]){"retransmitted", "probes", "nacks",
-							   "timeouts", NULL},
-				     (const uint64_t[]){r->retransmitted, r->probes, r->nacks,
-							r->timeouts}));
-	json_object_set_new(o, "switches",
-			    counters((const char *const[]){"aggregated", "emitted", "partial",
-							   "early", "fallback", "repaired", NULL},
-				     (const uint64_t[]){r->sw_aggregated, r->sw_emitted,
-							r->sw_partial, r->sw_early, r->sw_fallback,
-							r->sw_repaired}));
+	json_object_set_new(
+	    o, "drops",
+	    counters((const char *const[]){"ring", "switch_tx", "qdisc", "agg_limit",
+					   "emulated_loss", "udp_rcvbuf", "udp_sndbuf", NULL},
+		     (const uint64_t[]){r->ring_drops, r->sock_tx_drops + r->out_full,
+					r->qdisc_drops, r->agg_dropped, r->lost,
+					r->udp_rcvbuf_errors, r->udp_sndbuf_errors}));
+	json_object_set_new(
+	    o, "workers",
+	    counters((const char *const[]){"retransmitted", "probes", "nacks", "timeouts", NULL},
+		     (const uint64_t[]){r->retransmitted, r->probes, r->nacks, r->timeouts}));
+	json_object_set_new(
+	    o, "switches",
+	    counters((const char *const[]){"aggregated", "emitted", "partial", "early", "fallback",
+					   "repaired", NULL},
+		     (const uint64_t[]){r->sw_aggregated, r->sw_emitted, r->sw_partial, r->sw_early,
+					r->sw_fallback, r->sw_repaired}));
 	json_object_set_new(o, "ps",
 			    counters((const char *const[]){"absorbed", "nacks", "replaced",
 							   "duplicates", "probes", NULL},
@@ -337,8 +340,8 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 
 char *inart_emu_report_json(const struct inart_emu_report *rep)
 {
-	json_t *root = json_object(), *runs = json_array(), *sc = json_object(), *red = json_array(),
-	       *tg = json_array();
+	json_t *root = json_object(), *runs = json_array(), *sc = json_object(),
+	       *red = json_array(), *tg = json_array();
 	const struct inart_emu_row *in = find_row(rep, "inart");
 	char *s;
 
@@ -347,7 +350,8 @@ char *inart_emu_report_json(const struct inart_emu_report *rep)
 	json_object_set_new(root, "runs", runs);
 	{
 		const char *const k[] = {"rate_scale", "size_scale", "header_factor", "loss", NULL};
-		const double v[] = {rep->rate_scale, rep->size_scale, rep->header_factor, rep->loss};
+		const double v[] = {rep->rate_scale, rep->size_scale, rep->header_factor,
+				    rep->loss};
 
 		for (int i = 0; k[i]; i++)
 			json_object_set_new(sc, k[i], json_real(v[i]));
@@ -403,20 +407,21 @@ char *inart_emu_report_gnuplot(const struct inart_emu_report *rep, const char *d
 	struct inart_sbuf b = {0};
 
 	(void)rep;
-	inart_sbuf_printf(&b,
-			  "set terminal pngcairo size 900,520 font 'sans,11'\n"
-			  "set output '%s'\n"
-			  "set title 'Communication time per iteration: model vs packets (emulated)'\n"
-			  "set ylabel 'ms per iteration (unscaled instance)'\n"
-			  "set style data histogram\n"
-			  "set style histogram cluster gap 1\n"
-			  "set style fill solid 0.8 border -1\n"
-			  "set boxwidth 0.9\n"
-			  "set key top left\n"
-			  "set yrange [0:*]\n"
-			  "set grid ytics\n"
-			  "plot '%s' using 2:xtic(1) title 'predicted (evaluator x header factor)', "
-			  "'' using 3 title 'measured on packets'\n",
-			  png_path, data_path);
+	inart_sbuf_printf(
+	    &b,
+	    "set terminal pngcairo size 900,520 font 'sans,11'\n"
+	    "set output '%s'\n"
+	    "set title 'Communication time per iteration: model vs packets (emulated)'\n"
+	    "set ylabel 'ms per iteration (unscaled instance)'\n"
+	    "set style data histogram\n"
+	    "set style histogram cluster gap 1\n"
+	    "set style fill solid 0.8 border -1\n"
+	    "set boxwidth 0.9\n"
+	    "set key top left\n"
+	    "set yrange [0:*]\n"
+	    "set grid ytics\n"
+	    "plot '%s' using 2:xtic(1) title 'predicted (evaluator x header factor)', "
+	    "'' using 3 title 'measured on packets'\n",
+	    png_path, data_path);
 	return inart_sbuf_finish(&b);
 }

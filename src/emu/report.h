@@ -24,11 +24,11 @@
 
 struct inart_emu_row {
 	const char *algorithm;
-	double model_s;	     /* evaluator, unscaled instance */
-	double to_unscaled;  /* scaled seconds -> unscaled seconds */
-	double *arc_pred;    /* per arc: predicted bytes over the run (scaled, header
-				factor in), or NULL */
-	const char *status;  /* NULL when it ran; else why not (no plan...) */
+	double model_s;	    /* evaluator, unscaled instance */
+	double to_unscaled; /* scaled seconds -> unscaled seconds */
+	double *arc_pred;   /* per arc: predicted bytes over the run (scaled, header
+			       factor in), or NULL */
+	const char *status; /* NULL when it ran; else why not (no plan...) */
 	struct inart_emu_result *r;
 };
 

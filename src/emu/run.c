@@ -168,6 +168,14 @@ static void log_tail(const struct inart_emu *e, const char *name, char *out, siz
 	out[strcspn(out, "\n")] = '\0';
 }
 
+/* argv[a], argv[a + 1] = key, value; the next index. */
+static int arg2(char **argv, int a, const char *key, const char *value)
+{
+	argv[a] = (char *)key;
+	argv[a + 1] = (char *)value;
+	return a + 2;
+}
+
 static pid_t start_daemon(struct inart_emu *e, int v, int detach, struct inart_err *err)
 {
 	const struct inart_topo *t = e->t;
@@ -179,6 +187,8 @@ static pid_t start_daemon(struct inart_emu *e, int v, int detach, struct inart_e
 	pid_t pid;
 
 	argv[a++] = (char *)e->o.inart;
+	argv[a++] = t->nodes[v].kind == INART_NODE_SWITCH ? "switchd" : "ps";
+	a = arg2(argv, a, "--name", id);
 	if (t->nodes[v].kind == INART_NODE_SWITCH) {
 		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
 			int arc = t->arc_out[k];
@@ -191,46 +201,30 @@ static pid_t start_daemon(struct inart_emu *e, int v, int detach, struct inart_e
 		}
 		pl = inart_sbuf_finish(&ports);
 		tl = inart_sbuf_finish(&txp);
-		argv[a++] = "switchd";
-		argv[a++] = "--name";
-		argv[a++] = (char *)id;
-		argv[a++] = "--port";
-		argv[a++] = pl;
-		argv[a++] = "--ring-frames";
-		argv[a++] = "1024";
+		a = arg2(argv, a, "--port", pl);
+		a = arg2(argv, a, "--ring-frames", "1024");
 		if (e->o.agg_limit && t->nodes[v].ina) {
 			snprintf(agg, sizeof(agg), "%.6g",
 				 t->nodes[v].agg_gbps * 1e3 * e->o.net.rate_scale);
-			argv[a++] = "--agg-mbps";
-			argv[a++] = agg;
+			a = arg2(argv, a, "--agg-mbps", agg);
 		}
 		if (e->o.loss > 0) {
 			snprintf(rx, sizeof(rx), "%.9g", e->o.loss);
 			snprintf(seed, sizeof(seed), "%llu",
 				 (unsigned long long)(e->o.seed * 1000003ull + (uint64_t)v));
-			argv[a++] = "--rx-loss";
-			argv[a++] = rx;
-			argv[a++] = "--loss-seed";
-			argv[a++] = seed;
+			a = arg2(argv, a, "--rx-loss", rx);
+			a = arg2(argv, a, "--loss-seed", seed);
 			if (tl != NULL && tl[0] != '\0') {
-				argv[a++] = "--tx-loss";
-				argv[a++] = rx;
-				argv[a++] = "--tx-loss-ports";
-				argv[a++] = tl;
+				a = arg2(argv, a, "--tx-loss", rx);
+				a = arg2(argv, a, "--tx-loss-ports", tl);
 			}
 		}
 	} else {
 		inart_ctl_fmt_ip(e->net->d->ip[v], ipb);
-		argv[a++] = "ps";
-		argv[a++] = "--name";
-		argv[a++] = (char *)id;
-		argv[a++] = "--bind";
-		argv[a++] = ipb;
+		a = arg2(argv, a, "--bind", ipb);
 	}
-	argv[a++] = "--ctl";
-	argv[a++] = e->ctl[v];
-	argv[a++] = "--log-level";
-	argv[a++] = "warn";
+	a = arg2(argv, a, "--ctl", e->ctl[v]);
+	a = arg2(argv, a, "--log-level", "warn");
 	argv[a] = NULL;
 	fd = log_fd(e, id);
 	fds.err = fd;
@@ -315,7 +309,8 @@ static int start_background(struct inart_emu *e, struct inart_err *err)
 		f->netns = e->net->ns[u];
 		f->ifname = e->net->ifname[a];
 		memcpy(f->src_mac,
-		       t->nodes[u].kind == INART_NODE_HOST ? e->net->d->mac[u] : e->net->d->port_mac[a],
+		       t->nodes[u].kind == INART_NODE_HOST ? e->net->d->mac[u]
+							   : e->net->d->port_mac[a],
 		       6);
 		memcpy(f->dst_mac,
 		       t->nodes[w].kind == INART_NODE_HOST ? e->net->d->mac[w]
@@ -370,13 +365,13 @@ int inart_emu_start(const struct inart_topo *t, const struct inart_jobs *js,
 			e->is_ps[js->jobs[j].ps[k]] = 1;
 	no.is_ps = e->is_ps;
 	if (inart_emu_leftovers(no.prefix, NULL) > 0) {
-		rc = inart_err_set(err, -EEXIST,
-				   "leftovers of an earlier run with prefix '%s' exist (namespaces "
-				   "%s%s-*, or %s/%s): remove them with 'inart emu down --prefix %s' "
-				   "or choose another --prefix",
-				   no.prefix ? no.prefix : "", INART_EMU_NS_PREFIX,
-				   no.prefix ? no.prefix : "", INART_EMU_RUN_DIR,
-				   no.prefix ? no.prefix : "", no.prefix ? no.prefix : "");
+		rc = inart_err_set(
+		    err, -EEXIST,
+		    "leftovers of an earlier run with prefix '%s' exist (namespaces "
+		    "%s%s-*, or %s/%s): remove them with 'inart emu down --prefix %s' "
+		    "or choose another --prefix",
+		    no.prefix ? no.prefix : "", INART_EMU_NS_PREFIX, no.prefix ? no.prefix : "",
+		    INART_EMU_RUN_DIR, no.prefix ? no.prefix : "", no.prefix ? no.prefix : "");
 		goto fail_early;
 	}
 	rc = inart_emu_net_create(t, &no, &e->net, err);
@@ -439,6 +434,18 @@ static void stop_background(struct inart_emu *e, double *bg_bytes)
 	e->bg_fd = -1;
 }
 
+/* Dismiss the janitor and free e (processes and network as they are). */
+static void emu_free(struct inart_emu *e)
+{
+	janitor_dismiss(e);
+	inart_emu_net_destroy(e->net);
+	free(e->flows);
+	free(e->pid);
+	free(e->is_ps);
+	free(e->ctl);
+	free(e);
+}
+
 void inart_emu_stop(struct inart_emu *e)
 {
 	if (e == NULL)
@@ -456,27 +463,15 @@ void inart_emu_stop(struct inart_emu *e)
 	}
 	if (e->net != NULL)
 		inart_emu_net_down(e->net);
-	janitor_dismiss(e);
-	inart_emu_net_destroy(e->net);
-	free(e->flows);
-	free(e->pid);
-	free(e->is_ps);
-	free(e->ctl);
-	free(e);
+	emu_free(e);
 }
 
 void inart_emu_detach(struct inart_emu *e)
 {
 	if (e == NULL)
 		return;
-	janitor_dismiss(e);
 	stop_background(e, NULL);
-	inart_emu_net_destroy(e->net);
-	free(e->flows);
-	free(e->pid);
-	free(e->is_ps);
-	free(e->ctl);
-	free(e);
+	emu_free(e);
 }
 
 /* --- control sockets ------------------------------------------------------- */
@@ -626,10 +621,17 @@ static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, i
 			if (f->kind == INART_EMU_FAULT_LINK) {
 				link_fault(e, f, 1, t_s);
 			} else {
-				char *argv[] = {(char *)e->o.inart, "ctl", "install",
-						(char *)e->o.topo_path, (char *)e->o.jobs_path,
-						(char *)plan_path, "--deploy", NULL, "--only",
-						t->nodes[f->node].id, NULL};
+				char *argv[] = {(char *)e->o.inart,
+						"ctl",
+						"install",
+						(char *)e->o.topo_path,
+						(char *)e->o.jobs_path,
+						(char *)plan_path,
+						"--deploy",
+						NULL,
+						"--only",
+						t->nodes[f->node].id,
+						NULL};
 				char dep[160], out[1024];
 				int v = f->node, rc;
 
@@ -641,8 +643,8 @@ static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, i
 					e->pid[v] = 0;
 				rc = e->pid[v] > 0 ? wait_daemons(e, &v, 1, &err) : -1;
 				if (rc == 0)
-					rc = inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), 30000,
-							   &err);
+					rc = inart_emu_cmd(NULL, argv, NULL, out, sizeof(out),
+							   30000, &err);
 				progress(e, "fault: switchd of %s restarted at %.2f s, tables %s",
 					 t->nodes[v].id, t_s,
 					 rc == 0 ? "installed again" : "NOT installed");
@@ -724,7 +726,8 @@ static void udp_errors(struct inart_emu *e, uint64_t *rcv, uint64_t *snd)
 			/* walk the names and values lines together */
 			pn = strtok_r(names + 5, " ", &sn);
 			pv = strtok_r(l + 5, " ", &sv);
-			for (; pn && pv; pn = strtok_r(NULL, " ", &sn), pv = strtok_r(NULL, " ", &sv)) {
+			for (; pn && pv;
+			     pn = strtok_r(NULL, " ", &sn), pv = strtok_r(NULL, " ", &sv)) {
 				if (strcmp(pn, "RcvbufErrors") == 0)
 					*rcv += strtoull(pv, NULL, 10);
 				if (strcmp(pn, "SndbufErrors") == 0)
@@ -786,7 +789,7 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 			if (k >= t->out_off[v + 1] - t->out_off[v])
 				break;
 			a = t->arc_out[t->out_off[v] + k]; /* leaving v on port k */
-			b = a ^ 1;			    /* arriving at v on port k */
+			b = a ^ 1;			   /* arriving at v on port k */
 			r->arc_bytes[a] = (double)jint(p, "tx_bytes");
 			r->arc_known[a] = 1;
 			if (t->nodes[t->arcs[b].from].kind == INART_NODE_HOST &&
@@ -849,9 +852,18 @@ static int spawn_workers(struct inart_emu *e, const char *plan_path, const long 
 			struct worker *x = &w[(*nw)++];
 			int in[2], out[2], fd;
 			char rank[16], nval[32], nwk[16], nit[16], tmo[32], name[96];
-			char *argv[] = {(char *)e->o.worker, (char *)e->o.topo_path,
-					(char *)e->o.jobs_path, (char *)plan_path, dep,
-					js->jobs[j].id, rank, nval, nwk, nit, tmo, NULL};
+			char *argv[] = {(char *)e->o.worker,
+					(char *)e->o.topo_path,
+					(char *)e->o.jobs_path,
+					(char *)plan_path,
+					dep,
+					js->jobs[j].id,
+					rank,
+					nval,
+					nwk,
+					nit,
+					tmo,
+					NULL};
 			struct inart_emu_fds fds = {-1, -1, -1, 0};
 
 			x->job = j;
@@ -875,7 +887,8 @@ static int spawn_workers(struct inart_emu *e, const char *plan_path, const long 
 			fds.in = in[0];
 			fds.out = out[1];
 			fds.err = fd;
-			x->pid = inart_emu_spawn(e->net->ns[js->jobs[j].workers[r]], argv, &fds, err);
+			x->pid =
+			    inart_emu_spawn(e->net->ns[js->jobs[j].workers[r]], argv, &fds, err);
 			close(in[0]);
 			close(out[1]);
 			if (fd >= 0)
@@ -964,7 +977,8 @@ static int wait_all(struct inart_emu *e, struct worker *w, int nw, int k, int wa
 			return 0;
 		}
 		if (run_t0 > 0)
-			fault_step(e, ((double)inart_emu_now_ns() - (double)run_t0) / 1e9, plan_path, 0);
+			fault_step(e, ((double)inart_emu_now_ns() - (double)run_t0) / 1e9,
+				   plan_path, 0);
 		workers_poll(w, nw, 10);
 	}
 }
@@ -1005,7 +1019,8 @@ static void cpu_verdict(struct inart_emu_result *r, int cores)
 		inart_sbuf_printf(&b, "%llu frames dropped at switchd's receive rings; ",
 				  (unsigned long long)r->ring_drops);
 	if (r->udp_rcvbuf_errors > 0)
-		inart_sbuf_printf(&b, "%llu datagrams dropped at full UDP receive buffers of hosts; ",
+		inart_sbuf_printf(&b,
+				  "%llu datagrams dropped at full UDP receive buffers of hosts; ",
 				  (unsigned long long)r->udp_rcvbuf_errors);
 	if (r->sock_tx_drops + r->out_full > 0)
 		inart_sbuf_printf(&b, "%llu frames dropped at switchd's transmit queues; ",
@@ -1023,14 +1038,22 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 {
 	const struct inart_topo *t = e->t;
 	const struct inart_jobs *js = e->js;
-	int nw_max = 0, nw = 0, rc, na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int nw_max = 0, nw = 0, rc, na = inart_topo_n_arcs(t),
+	    cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct worker *w = NULL;
 	int64_t *cpu0 = NULL, *cpu1 = NULL, all0 = 0, all1 = 0;
 	uint64_t *qd0 = NULL, ur0 = 0, us0 = 0;
 	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0;
 	char dep[160], out[2048];
-	char *argv[] = {(char *)e->o.inart, "ctl", "install", (char *)e->o.topo_path,
-			(char *)e->o.jobs_path, (char *)plan_path, "--deploy", dep, NULL};
+	char *argv[] = {(char *)e->o.inart,
+			"ctl",
+			"install",
+			(char *)e->o.topo_path,
+			(char *)e->o.jobs_path,
+			(char *)plan_path,
+			"--deploy",
+			dep,
+			NULL};
 
 	for (int i = 0; i < e->o.n_faults; i++)
 		e->o.faults[i].done = e->o.faults[i].undone = 0;
@@ -1056,8 +1079,8 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	rc = spawn_workers(e, plan_path, values, iters, w, &nw, err);
 	if (rc < 0)
 		goto out;
-	if (!wait_all(e, w, nw, 0, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, 0,
-		      plan_path, r->why, sizeof(r->why)))
+	if (!wait_all(e, w, nw, 0, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, 0, plan_path,
+		      r->why, sizeof(r->why)))
 		goto done;
 	q0 = qdisc_drops(e, qd0);
 	udp_errors(e, &ur0, &us0);
@@ -1069,9 +1092,9 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		char go[64];
 		int n = snprintf(go, sizeof(go), "go %d %llu\n", k, (unsigned long long)start);
 
-		if (k > 0 && !wait_all(e, w, nw, k, 0,
-				       inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, run_t0,
-				       plan_path, r->why, sizeof(r->why)))
+		if (k > 0 &&
+		    !wait_all(e, w, nw, k, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull,
+			      run_t0, plan_path, r->why, sizeof(r->why)))
 			goto done;
 		if (run_t0 == 0)
 			run_t0 = start;
@@ -1082,8 +1105,8 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 				goto done;
 			}
 		if (!wait_all(e, w, nw, k, 1,
-			      start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull,
-			      run_t0, plan_path, r->why, sizeof(r->why)))
+			      start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull, run_t0,
+			      plan_path, r->why, sizeof(r->why)))
 			goto done;
 		for (int j = 0; j < js->n_jobs; j++) {
 			uint64_t a = UINT64_MAX, b = 0;

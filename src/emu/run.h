@@ -44,10 +44,10 @@ struct inart_emu_opt {
 	const char *worker; /* the inart-emu-worker program */
 	const char *topo_path, *jobs_path;
 	struct inart_emu_net_opt net;
-	double loss;	    /* per frame, every link direction */
-	uint64_t seed;	    /* of the losses */
-	int agg_limit;	    /* switchd --agg-mbps from agg_gbps (default 1) */
-	int background;	    /* generate background traffic (default 1) */
+	double loss;	       /* per frame, every link direction */
+	uint64_t seed;	       /* of the losses */
+	int agg_limit;	       /* switchd --agg-mbps from agg_gbps (default 1) */
+	int background;	       /* generate background traffic (default 1) */
 	double iter_timeout_s; /* an iteration not done by then fails the run */
 	struct inart_emu_fault *faults;
 	int n_faults;
@@ -61,26 +61,26 @@ void inart_emu_opt_default(struct inart_emu_opt *o);
 
 /* One plan's run. */
 struct inart_emu_result {
-	int finished;	   /* every iteration done */
-	int exact;	   /* every result of every worker exact */
-	char why[512];	   /* why not finished or not exact */
+	int finished;  /* every iteration done */
+	int exact;     /* every result of every worker exact */
+	char why[512]; /* why not finished or not exact */
 	int iters, n_jobs, n_arcs;
-	double *iter_s;	   /* per iteration: first start to last result, all jobs */
+	double *iter_s;	    /* per iteration: first start to last result, all jobs */
 	double *job_iter_s; /* [job * iters + k] */
-	double wall_s;	   /* first start to last result of the run */
+	double wall_s;	    /* first start to last result of the run */
 	/* per arc, bytes over the run from switch counters (background
 	   excluded: a switch's tx counters do not see the background sender;
 	   a host uplink with background is not counted) */
 	double *arc_bytes;
-	int *arc_known;	   /* 1 if a switch counts the arc */
+	int *arc_known;	      /* 1 if a switch counts the arc */
 	uint64_t *arc_qdrops; /* per arc: frames its tbf dropped (queue full) */
 	/* CPU and drops over the iterations */
 	double switchd_cpu_max; /* cores, the busiest switchd */
 	char switchd_cpu_node[64];
-	double cpu_total;	/* cores, every process of the run */
-	double host_busy;	/* fraction of the machine's CPU time not idle */
+	double cpu_total; /* cores, every process of the run */
+	double host_busy; /* fraction of the machine's CPU time not idle */
 	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
-	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors; /* hosts' UDP (/proc/net/snmp) */
+	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors;	 /* hosts' UDP (/proc/net/snmp) */
 	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
 	/* switches' tree counters and PSs' counters, summed (docs/programs.md) */
 	uint64_t sw_aggregated, sw_emitted, sw_partial, sw_early, sw_fallback, sw_repaired;

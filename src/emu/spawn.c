@@ -62,7 +62,7 @@ pid_t inart_emu_spawn(const char *netns, char *const argv[], const struct inart_
 		      struct inart_err *err)
 {
 	int p[2], in = fds ? fds->in : -1, out = fds ? fds->out : -1, er = fds ? fds->err : -1,
-	    detach = fds ? fds->detach : 0;
+		  detach = fds ? fds->detach : 0;
 	char msg[300];
 	ssize_t n;
 	pid_t pid;
@@ -265,8 +265,9 @@ int64_t inart_emu_cpu_ns(pid_t pid)
 	buf[n] = '\0';
 	/* the command name may hold spaces and parentheses: skip past the last ')' */
 	p = strrchr(buf, ')');
-	if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-				&st) != 2 || hz <= 0)
+	if (p == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2 ||
+	    hz <= 0)
 		return -EIO;
 	return (int64_t)((ut + st) * (1000000000ull / (unsigned long long)hz));
 }

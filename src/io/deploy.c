@@ -215,8 +215,10 @@ static int dp_ms(json_t *o, const char *k, const char *name, uint64_t *ns, struc
 	if (x == NULL)
 		return 0;
 	if (!json_is_number(x) || !(json_number_value(x) > 0) || json_number_value(x) > 3600000)
-		return inart_err_set(err, -EINVAL, "%s: dataplane: '%s' must be a number of ms in "
-				     "(0, 3600000]", name, k);
+		return inart_err_set(err, -EINVAL,
+				     "%s: dataplane: '%s' must be a number of ms in "
+				     "(0, 3600000]",
+				     name, k);
 	*ns = (uint64_t)(json_number_value(x) * 1e6);
 	return 0;
 }
@@ -251,7 +253,8 @@ int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
 		    json_integer_value(x) > 65535) {
 			rc = inart_err_set(err, -EINVAL,
-					   "%s: dataplane: 'slots_per_tree' must be in 1..65535", name);
+					   "%s: dataplane: 'slots_per_tree' must be in 1..65535",
+					   name);
 			goto out;
 		}
 		n.slots_per_tree = (uint16_t)json_integer_value(x);
