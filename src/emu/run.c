@@ -334,6 +334,18 @@ static int start_background(struct inart_emu *e, struct inart_err *err)
 	return 0;
 }
 
+/* Dismiss the janitor and free e (processes and network as they are). */
+static void emu_free(struct inart_emu *e)
+{
+	janitor_dismiss(e);
+	inart_emu_net_destroy(e->net);
+	free(e->flows);
+	free(e->pid);
+	free(e->is_ps);
+	free(e->ctl);
+	free(e);
+}
+
 int inart_emu_start(const struct inart_topo *t, const struct inart_jobs *js,
 		    const struct inart_emu_opt *o, struct inart_emu **out, struct inart_err *err)
 {
@@ -354,10 +366,7 @@ int inart_emu_start(const struct inart_topo *t, const struct inart_jobs *js,
 	e->is_ps = calloc((size_t)t->n_nodes + 1, 1);
 	e->ctl = calloc((size_t)t->n_nodes + 1, sizeof(*e->ctl));
 	if (e->pid == NULL || e->is_ps == NULL || e->ctl == NULL) {
-		free(e->pid);
-		free(e->is_ps);
-		free(e->ctl);
-		free(e);
+		emu_free(e);
 		return -ENOMEM;
 	}
 	for (int j = 0; j < js->n_jobs; j++)
@@ -399,11 +408,7 @@ fail:
 	inart_emu_stop(e);
 	return rc;
 fail_early:
-	inart_emu_net_destroy(e->net);
-	free(e->pid);
-	free(e->is_ps);
-	free(e->ctl);
-	free(e);
+	emu_free(e);
 	return rc;
 }
 
@@ -432,18 +437,6 @@ static void stop_background(struct inart_emu *e, double *bg_bytes)
 	}
 	close(e->bg_fd);
 	e->bg_fd = -1;
-}
-
-/* Dismiss the janitor and free e (processes and network as they are). */
-static void emu_free(struct inart_emu *e)
-{
-	janitor_dismiss(e);
-	inart_emu_net_destroy(e->net);
-	free(e->flows);
-	free(e->pid);
-	free(e->is_ps);
-	free(e->ctl);
-	free(e);
 }
 
 void inart_emu_stop(struct inart_emu *e)
@@ -584,6 +577,28 @@ static void workers_poll(struct worker *w, int n, int ms)
 	free(pf);
 }
 
+/* `inart ctl install` of plan_path on the network (only: one node's id, or
+ * NULL for all); its output in out.  Its exit status, or -errno. */
+static int install(struct inart_emu *e, const char *plan_path, const char *only, char *out,
+		   size_t cap, struct inart_err *err)
+{
+	char dep[160];
+	char *argv[] = {(char *)e->o.inart,
+			"ctl",
+			"install",
+			(char *)e->o.topo_path,
+			(char *)e->o.jobs_path,
+			(char *)plan_path,
+			"--deploy",
+			dep,
+			only ? "--only" : NULL,
+			(char *)only,
+			NULL};
+
+	snprintf(dep, sizeof(dep), "%s/deploy.json", e->net->dir);
+	return inart_emu_cmd(NULL, argv, NULL, out, cap, 30000, err);
+}
+
 /* --- faults --------------------------------------------------------------- */
 
 static void link_fault(struct inart_emu *e, const struct inart_emu_fault *f, int up, double t_s)
@@ -621,30 +636,17 @@ static void fault_step(struct inart_emu *e, double t_s, const char *plan_path, i
 			if (f->kind == INART_EMU_FAULT_LINK) {
 				link_fault(e, f, 1, t_s);
 			} else {
-				char *argv[] = {(char *)e->o.inart,
-						"ctl",
-						"install",
-						(char *)e->o.topo_path,
-						(char *)e->o.jobs_path,
-						(char *)plan_path,
-						"--deploy",
-						NULL,
-						"--only",
-						t->nodes[f->node].id,
-						NULL};
-				char dep[160], out[1024];
+				char out[1024];
 				int v = f->node, rc;
 
-				snprintf(dep, sizeof(dep), "%s/deploy.json", e->net->dir);
-				argv[7] = dep;
 				unlink(e->ctl[v]); /* the killed daemon's: wait for the new one */
 				e->pid[v] = start_daemon(e, v, 0, &err);
 				if (e->pid[v] < 0)
 					e->pid[v] = 0;
 				rc = e->pid[v] > 0 ? wait_daemons(e, &v, 1, &err) : -1;
 				if (rc == 0)
-					rc = inart_emu_cmd(NULL, argv, NULL, out, sizeof(out),
-							   30000, &err);
+					rc = install(e, plan_path, t->nodes[v].id, out, sizeof(out),
+						     &err);
 				progress(e, "fault: switchd of %s restarted at %.2f s, tables %s",
 					 t->nodes[v].id, t_s,
 					 rc == 0 ? "installed again" : "NOT installed");
@@ -1044,16 +1046,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	int64_t *cpu0 = NULL, *cpu1 = NULL, all0 = 0, all1 = 0;
 	uint64_t *qd0 = NULL, ur0 = 0, us0 = 0;
 	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0;
-	char dep[160], out[2048];
-	char *argv[] = {(char *)e->o.inart,
-			"ctl",
-			"install",
-			(char *)e->o.topo_path,
-			(char *)e->o.jobs_path,
-			(char *)plan_path,
-			"--deploy",
-			dep,
-			NULL};
+	char out[2048];
 
 	for (int i = 0; i < e->o.n_faults; i++)
 		e->o.faults[i].done = e->o.faults[i].undone = 0;
@@ -1069,8 +1062,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		rc = -ENOMEM;
 		goto out;
 	}
-	snprintf(dep, sizeof(dep), "%s/deploy.json", e->net->dir);
-	rc = inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), 30000, err);
+	rc = install(e, plan_path, NULL, out, sizeof(out), err);
 	if (rc != 0) {
 		out[strcspn(out, "\n")] = '\0';
 		rc = rc > 0 ? inart_err_set(err, -EIO, "inart ctl install: %s", out) : rc;
