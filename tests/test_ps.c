@@ -466,9 +466,13 @@ static void test_iterations(void **state)
 			p.vals[0] = (int32_t)it * 100 + r;
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
-	/* iteration 5 is too old now (7 is current) */
+	/* iteration 5 is too old now (7 is current): its worker is out of step
+	 * and told which step the tree is at (8: 7 is complete) */
 	pk_rank(&p, 2, 5, 3, 1, 0, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(send_pk(ps, &p, 0), 0);
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 5, 3, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.count, 0);
+	assert_int_equal(h.prev, 8);
 	/* iteration 6 still answers retransmissions */
 	p.iter = 6;
 	assert_int_equal(send_pk(ps, &p, 0), 1);
@@ -479,13 +483,19 @@ static void test_iterations(void **state)
 	assert_int_equal(send_pk(ps, &p, 0), 1);
 	check_result(0, 7, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	assert_int_equal(v[0], 1401);
-	/* a jump ahead: 10 becomes current, 7 too old, 9 fresh */
+	/* a jump ahead (10, three past the current 7) is out of the window:
+	 * dropped with a step notice (8), and 7 is still served */
 	pk_rank(&p, 2, 10, 0, 1, 1, INART_F_DATA);
-	assert_int_equal(send_pk(ps, &p, 1), 0);
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 10, 0, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.prev, 8);
 	pk_rank(&p, 2, 7, 3, 1, 0, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(send_pk(ps, &p, 0), 0);
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 7, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	inart_ps_stats(ps, &st);
-	assert_int_equal(st.drop_stale, 2);
+	assert_int_equal(st.drop_stale, 1);
+	assert_int_equal(st.drop_window, 1);
+	assert_int_equal(st.step_notices, 2);
 	assert_int_equal(st.completed, 3);
 	inart_ps_destroy(ps);
 	/* iteration numbers wrap around (serial arithmetic) */
@@ -497,7 +507,7 @@ static void test_iterations(void **state)
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
 	pk_rank(&p, 2, 0xffffffffu, 0, 1, 0, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(send_pk(ps, &p, 0), 0); /* 1 is current: too old */
+	assert_int_equal(send_pk(ps, &p, 0), 1); /* 1 is current: too old, a notice */
 	p.iter = 0;
 	assert_int_equal(send_pk(ps, &p, 0), 1);
 	inart_ps_stats(ps, &st);
@@ -650,7 +660,8 @@ static void test_bad_input(void **state)
 	}
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.dropped, st.drop_malformed + st.drop_unknown + st.drop_mismatch +
-					 st.drop_stale + st.drop_limit + st.drop_nomem);
+					 st.drop_stale + st.drop_limit + st.drop_source +
+					 st.drop_window);
 	assert_true(st.rx >= st.dropped + st.absorbed + st.duplicates);
 	assert_true(st.drop_malformed > 1000 && st.drop_unknown > 100);
 	inart_ps_destroy(ps);

@@ -182,10 +182,37 @@ static int parse_out(const struct inart_frame *o, struct inart_pkt_info *pi,
 	return rc;
 }
 
+/* Storage for the variable parts of the entries tests build (entries point
+ * into them; a ring: an entry stays valid for the next 255 built). */
+static uint64_t *exp_buf(void)
+{
+	static uint64_t pool[256][INART_WIRE_MAX_BITMAP_WORDS];
+	static int next;
+	uint64_t *x = pool[next++ % 256];
+
+	memset(x, 0, sizeof(pool[0]));
+	return x;
+}
+
+static struct inart_label_down *down_buf(void)
+{
+	static struct inart_label_down pool[64][INART_SW_MAX_FANOUT + 1];
+	static int next;
+	struct inart_label_down *d = pool[next++ % 64];
+
+	memset(d, 0, sizeof(pool[0]));
+	return d;
+}
+
+/* The writable arrays behind an entry built here. */
+#define EXP(e) ((uint64_t *)(e).expected)
+#define DN(e) ((struct inart_label_down *)(e).down)
+
 static struct inart_label_entry up_agg(uint32_t label, uint32_t job, uint16_t tree, int base,
 				       int n_slots, int words, int n_ranks, uint32_t next)
 {
 	struct inart_label_entry e;
+	uint64_t *x = exp_buf();
 	int r;
 
 	memset(&e, 0, sizeof(e));
@@ -200,7 +227,9 @@ static struct inart_label_entry up_agg(uint32_t label, uint32_t job, uint16_t tr
 	e.n_slots = (uint16_t)n_slots;
 	e.bitmap_words = (uint8_t)words;
 	for (r = 0; r < n_ranks; r++)
-		e.expected[r / 64] |= 1ull << (r % 64);
+		x[r / 64] |= 1ull << (r % 64);
+	e.expected = x;
+	e.down = down_buf(); /* for tests that turn it into a DOWN entry */
 	return e;
 }
 
@@ -301,8 +330,9 @@ static void test_apply_validation(void **state)
 	e[3].kind = INART_LABEL_DOWN;
 	e[3].job = 1;
 	e[3].n_down = 2;
-	e[3].down[0].port = 1;
-	e[3].down[1].port = 4;
+	e[3].down = down_buf();
+	DN(e[3])[0].port = 1;
+	DN(e[3])[1].port = 4;
 	assert_int_equal(apply1(sw, e, 4, rt, 2, why), 0);
 	assert_int_equal(inart_switch_get_labels(sw, got, 8), 4);
 	assert_int_equal(inart_switch_get_routes(sw, rgot, 4), 2);
@@ -328,7 +358,7 @@ static void test_apply_validation(void **state)
 	REFUSE(bad.bitmap_words = 17, "label 60: bitmap_words 17", -EINVAL);
 	REFUSE(bad.n_slots = 0, "label 60: slot region", -EINVAL);
 	REFUSE(bad.slot_base = 30, "label 60: slot region 30+4 outside the pool of 32", -EINVAL);
-	REFUSE(bad.expected[0] = 0, "label 60: expected bitmap is empty", -EINVAL);
+	REFUSE(EXP(bad)[0] = 0, "label 60: expected bitmap is empty", -EINVAL);
 	REFUSE(bad.label = 50, "label 50: appears twice", -EINVAL);
 	/* overlap with another tree in the batch, and with the table */
 	REFUSE(bad.slot_base = 25, "overlaps label", -EINVAL);
@@ -340,7 +370,7 @@ static void test_apply_validation(void **state)
 	REFUSE(bad.kind = INART_LABEL_DOWN; bad.n_down = 0, "label 60: n_down 0", -EINVAL);
 	REFUSE(bad.kind = INART_LABEL_DOWN; bad.n_down = 65, "label 60: n_down 65", -EINVAL);
 	REFUSE(bad.kind = INART_LABEL_DOWN; bad.n_down = 2;
-	       bad.down[1].port = 9, "label 60: down[1] port 9", -EINVAL);
+	       DN(bad)[1].port = 9, "label 60: down[1] port 9", -EINVAL);
 	/* a non-aggregating UP entry needs no slots */
 	{
 		struct inart_label_entry f = up_agg(70, 5, 0, 0, 0, 0, 0, 71);
@@ -650,7 +680,7 @@ static void check_aggregation(int n_workers, int words)
 		assert_true(got[i] == ref[i]);
 	assert_int_equal(pi.dst_ip, PS_IP);
 	assert_int_equal(pi.src_ip, IP(10, 255, 0, 1)); /* the out port's address */
-	assert_int_equal(pi.ttl, 64);
+	assert_int_equal(pi.ttl, 63); /* one less than the contributions' smallest */
 	assert_int_equal(pi.dport, INART_WIRE_UDP_PORT);
 	assert_memory_equal(pi.dst_mac, peer0, 6);
 	port_mac(0, pm);
@@ -950,9 +980,10 @@ static void test_down_replication(void **state)
 	e.job = 42;
 	e.tree = 3;
 	e.n_down = 3;
-	e.down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
-	e.down[1] = (struct inart_label_down){2, 51, 0};
-	e.down[2] = (struct inart_label_down){4, 0, IP(10, 0, 4, 1)};
+	e.down = down_buf();
+	DN(e)[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	DN(e)[1] = (struct inart_label_down){2, 51, 0};
+	DN(e)[2] = (struct inart_label_down){4, 0, IP(10, 0, 4, 1)};
 	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.flags = INART_F_RESULT;
 	h.count = 4;
@@ -1140,8 +1171,9 @@ static void test_garbage(void **state)
 	e[2].job = 0x11111111;
 	e[2].tree = 1;
 	e[2].n_down = 4;
+	e[2].down = down_buf();
 	for (i = 0; i < 4; i++)
-		e[2].down[i] = (struct inart_label_down){(uint16_t)(i + 1), (uint32_t)i, 0};
+		DN(e[2])[i] = (struct inart_label_down){(uint16_t)(i + 1), (uint32_t)i, 0};
 	assert_int_equal(apply1(sw, e, 3, &rt, 1, why), 0);
 	/* tree B: ranks 0..2 of seq 5 go in first */
 	hb.count = 64;
@@ -1439,8 +1471,9 @@ static void test_nack_repair(void **state)
 	e[1].job = 42;
 	e[1].tree = 3;
 	e[1].n_down = 2;
-	e[1].down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
-	e[1].down[1] = (struct inart_label_down){2, 0, IP(10, 0, 2, 1)};
+	e[1].down = down_buf();
+	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	DN(e[1])[1] = (struct inart_label_down){2, 0, IP(10, 0, 2, 1)};
 	assert_int_equal(apply1(sw, e, 2, NULL, 0, why), 0);
 	h.count = 2;
 	for (int r = 0; r < 3; r++) {
@@ -1531,7 +1564,8 @@ static void test_probe_answer(void **state)
 	e[1].job = 42;
 	e[1].tree = 3;
 	e[1].n_down = 1;
-	e[1].down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	e[1].down = down_buf();
+	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
 	assert_int_equal(apply1(sw, e, 2, &rt, 1, why), 0);
 	h.flags = INART_F_RESULT;
 	h.seq = h.slot = 5;

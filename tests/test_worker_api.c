@@ -29,8 +29,8 @@
 
 /* Every counter word of struct inart_worker_stats maps to exactly one word
  * of struct inart_ctx_stats, and every counter word of the public struct is
- * either mapped or one of the context's own (allreduces, timeouts): a
- * counter added to the core but not to the public struct fails here. */
+ * either mapped or one of the context's own (allreduces, timeouts, stale):
+ * a counter added to the core but not to the public struct fails here. */
 static void test_counter_table(void **state)
 {
 	const size_t head = offsetof(struct inart_ctx_stats, allreduces);
@@ -45,6 +45,7 @@ static void test_counter_table(void **state)
 	assert_true(n_pub < sizeof(pub_seen));
 	pub_seen[(offsetof(struct inart_ctx_stats, allreduces) - head) / 8]++;
 	pub_seen[(offsetof(struct inart_ctx_stats, timeouts) - head) / 8]++;
+	pub_seen[(offsetof(struct inart_ctx_stats, stale) - head) / 8]++;
 	for (size_t w = 0; w < n_core; w++) {
 		int hits = 0;
 
