@@ -38,7 +38,7 @@ if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
 	exit 77
 fi
 
-P="inart$$-"
+P="inh7$$-"
 tmp=$(mktemp -d)
 pids=()
 nss=()
@@ -229,11 +229,11 @@ dump_stats() {
 allreduce() { # allreduce VALUES ITERS [keep]: three workers at once, all must be exact
 	local n=$1 iters=$2 r rc=0 wp=()
 	# a new run of the job: workers number all-reduces from 1 again, so
-	# the PS trees are restarted by installing again (unless "keep": then
-	# the PSs must see the restart themselves)
+	# the PS trees are restarted (--restart-jobs) (unless "keep": then the
+	# PSs must see the restart themselves)
 	if [ "${3:-}" != keep ]; then
 		"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-			--deploy "$tmp/deploy.json" >/dev/null 2>&1 || return 1
+			--deploy "$tmp/deploy.json" --restart-jobs >/dev/null 2>&1 || return 1
 	fi
 	for r in 0 1 2; do
 		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
