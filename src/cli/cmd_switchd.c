@@ -6,7 +6,7 @@
  * inart_switch_next_deadline for partial-aggregate flushes.  Frames are
  * received and sent in batches; nothing is allocated per frame.
  *
- * Control requests (dp/ctlmsg) are served by a control thread of their own
+ * Control requests (bridge/ctlmsg) are served by a control thread of their own
  * (io/ctlthread): it parses a request, builds what it installs aside (a new
  * core for an install with a configuration, else a new table set from the
  * tables in service: inart_switch_tables_build) and has the packet thread
@@ -31,7 +31,7 @@
 #include <time.h>
 
 #include "ctl.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 #include "io/ctlthread.h"

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 
 struct conn {
 	int fd;

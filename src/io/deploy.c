@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cp/formats.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 
 void inart_deploy_ctl_free(char **ctl, int n_nodes)
 {

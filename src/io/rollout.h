@@ -30,7 +30,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 
 enum inart_rollout_state {
 	INART_RO_UNTOUCHED = 0,
