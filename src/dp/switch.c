@@ -443,29 +443,39 @@ static int tree_find(const struct inart_sw_tables *t, uint32_t job, uint16_t tre
 	return -1;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The tree list of t (one zeroed counter set per distinct (job, tree),
  * sorted), every entry's tree_idx, and the DOWN -> aggregating UP map.
  * 0 or -ENOMEM. */
 static int build_trees(struct inart_sw_tables *t)
 {
-	int32_t *agg;
-	int n = 0;
+	uint64_t *keys = malloc(((size_t)t->n + 1) * sizeof(*keys));
+	int32_t *agg = NULL;
+	int n = 0, rc = -ENOMEM;
 
-	t->trees = calloc((size_t)t->n + 1, sizeof(*t->trees));
-	if (t->trees == NULL)
+	if (keys == NULL)
 		return -ENOMEM;
-	for (int k = 0; k < t->n; k++) {
-		t->trees[k].job = t->ent[k].job;
-		t->trees[k].tree = t->ent[k].tree;
-	}
-	qsort(t->trees, (size_t)t->n, sizeof(*t->trees), tree_cmp);
 	for (int k = 0; k < t->n; k++)
-		if (n == 0 || tree_cmp(&t->trees[n - 1], &t->trees[k]) != 0)
-			t->trees[n++] = t->trees[k];
-	t->n_trees = n;
+		keys[k] = (uint64_t)t->ent[k].job << 16 | t->ent[k].tree;
+	qsort(keys, (size_t)t->n, sizeof(*keys), u64_cmp);
+	for (int k = 0; k < t->n; k++)
+		if (n == 0 || keys[n - 1] != keys[k])
+			keys[n++] = keys[k];
+	t->trees = calloc((size_t)n + 1, sizeof(*t->trees));
 	agg = malloc(((size_t)n + 1) * sizeof(*agg));
-	if (agg == NULL)
-		return -ENOMEM;
+	if (t->trees == NULL || agg == NULL)
+		goto out;
+	t->n_trees = n;
+	for (int i = 0; i < n; i++) {
+		t->trees[i].job = (uint32_t)(keys[i] >> 16);
+		t->trees[i].tree = (uint16_t)keys[i];
+	}
 	memset(agg, 0xff, ((size_t)n + 1) * sizeof(*agg));
 	for (int k = 0; k < t->n; k++) {
 		struct lent *e = &t->ent[k];
@@ -479,8 +489,11 @@ static int build_trees(struct inart_sw_tables *t)
 
 		e->up_of = e->kind == INART_LABEL_DOWN ? agg[e->tree_idx] : -1;
 	}
+	rc = 0;
+out:
+	free(keys);
 	free(agg);
-	return 0;
+	return rc;
 }
 
 static int ing_cmp(const void *a, const void *b)
