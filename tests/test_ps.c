@@ -1174,10 +1174,8 @@ static void test_children_learned(void **state)
  * and a switch 10.0.9.9 (aggregates of any rank). */
 static struct inart_ps *make_ps_sources(uint32_t max_chunks)
 {
-	static const struct inart_ps_source src[4] = {{0x0a000000u, 0},
-						      {0x0a000001u, 1},
-						      {0x0a000002u, 2},
-						      {0x0a000909u, INART_PS_ANY_RANK}};
+	static const struct inart_ps_source src[4] = {
+	    {0x0a000000u, 0}, {0x0a000001u, 1}, {0x0a000002u, 2}, {0x0a000909u, INART_PS_ANY_RANK}};
 	struct inart_ps *ps = inart_ps_create();
 	struct inart_ps_tree_cfg *c = calloc(1, sizeof(*c));
 
@@ -1351,13 +1349,13 @@ static void test_memory_bound(void **state)
 	}
 	m1 = mallinfo2();
 	grew = (m1.uordblks + m1.hblkhd) - (m0.uordblks + m0.hblkhd);
-	print_message("4096 datagrams: the PS's heap grew by %zu bytes (%zu allocated for the tree)\n",
-		      grew, inart_ps_bytes(ps));
+	print_message(
+	    "4096 datagrams: the PS's heap grew by %zu bytes (%zu allocated for the tree)\n", grew,
+	    inart_ps_bytes(ps));
 	assert_true(grew < 4096);
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.drop_source, 2048);
-	assert_true(inart_ps_bytes(ps) >=
-		    2 * (size_t)INART_PS_DEFAULT_MAX_CHUNKS * (16 + 8 * 358));
+	assert_true(inart_ps_bytes(ps) >= 2 * (size_t)INART_PS_DEFAULT_MAX_CHUNKS * (16 + 8 * 358));
 	inart_ps_destroy(ps);
 }
 

@@ -1347,6 +1347,84 @@ static void test_e2e_scales(void **state)
 	net_free(&nt);
 }
 
+/* A worker facing a dead peer backs off (issue 7: before the fix it sent
+ * ~22k retransmissions and ~67k probes per second for as long as it
+ * waited).  One worker, two trees of 100 chunks, window 64; the first
+ * all-reduce is answered 20 us after each chunk (so the timers learn a
+ * short time to result), the second never: simulated time, packets counted
+ * per second.  After the first second of no progress it must send at most
+ * 1000 packets per second (the issue's target; bench/deadpeer_bench.sh
+ * measures it on real sockets), and the waits double: at most a few per
+ * second in the last seconds. */
+static void test_dead_peer(void **state)
+{
+	const size_t n = 2 * 100 * 358;
+	float *x = calloc(n, sizeof(float));
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	uint64_t t = 0, per_s[10] = {0};
+	int guard = 0;
+
+	(void)state;
+	assert_non_null(x);
+	out_init();
+	base_cfg(&c, 0, 1, 2);
+	c.window = 64;
+	c.slots = 64;
+	c.retx_timeout_ns = 50000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	/* 1: every chunk answered 20 us after it was sent */
+	assert_int_equal(inart_worker_begin(w, x, n, 1), 0);
+	while (!inart_worker_done(w) && guard++ < 100000) {
+		int k = inart_worker_poll(w, t, out, MAXOUT);
+		uint8_t buf[INART_DGRAM_MAX];
+		int32_t v[358] = {0};
+
+		for (int i = 0; i < k; i++) {
+			struct inart_wire_hdr h;
+
+			data_pkt(i, &h);
+			if (h.flags & INART_F_NACK)
+				continue;
+			wrx(w, buf,
+			    result_pkt(buf, 1, 1, h.tree, h.seq, h.scale_exp, 0, 1, v, h.count),
+			    t + 20000);
+		}
+		t += 20000;
+	}
+	assert_int_equal(inart_worker_done(w), 1);
+	/* 2: the PS is gone */
+	assert_int_equal(inart_worker_begin(w, x, n, 2), 0);
+	{
+		uint64_t t0 = t;
+
+		guard = 0;
+		while (t < t0 + 10000000000ull && guard++ < 10000000) {
+			uint64_t d = inart_worker_next_deadline(w);
+			int k;
+
+			if (d > t)
+				t = d;
+			if (t >= t0 + 10000000000ull)
+				break;
+			k = inart_worker_poll(w, t, out, MAXOUT);
+			per_s[(t - t0) / 1000000000ull] += (uint64_t)k;
+			if (k == 0 && d <= t)
+				t++; /* nothing due yet at this ns */
+		}
+	}
+	for (int i = 0; i < 10; i++)
+		print_message("dead peer, second %d: %llu packets\n", i,
+			      (unsigned long long)per_s[i]);
+	for (int i = 1; i < 10; i++)
+		assert_true(per_s[i] <= 1000);
+	for (int i = 5; i < 10; i++)
+		assert_true(per_s[i] <= 10);
+	inart_worker_destroy(w);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1356,6 +1434,7 @@ int main(void)
 	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_rescale),
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
+	    cmocka_unit_test(test_dead_peer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,7 +80,7 @@ static void test_counter_table(void **state)
 struct psrv {
 	struct inart_udp *u;
 	struct inart_ps *ps;
-	int to_drop; /* datagrams still to drop before the PS sees them */
+	int to_drop;	     /* datagrams still to drop before the PS sees them */
 	atomic_uint drop_to; /* drop what the PS sends to this address (0: none) */
 	atomic_int lose;     /* 1: lose the chunk state (a restarted PS) */
 	atomic_int stop;
@@ -636,12 +636,9 @@ static void test_foreign_results(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_counter_table),
-	    cmocka_unit_test(test_loopback),
-	    cmocka_unit_test(test_retry_after_timeout),
-	    cmocka_unit_test(test_einval_keeps_step),
-	    cmocka_unit_test(test_stale_resync),
-	    cmocka_unit_test(test_foreign_results),
+	    cmocka_unit_test(test_counter_table),	cmocka_unit_test(test_loopback),
+	    cmocka_unit_test(test_retry_after_timeout), cmocka_unit_test(test_einval_keeps_step),
+	    cmocka_unit_test(test_stale_resync),	cmocka_unit_test(test_foreign_results),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,6 +71,7 @@ struct wtree {
 	 * on, at stall_at, the wait doubling up to INART_WORKER_STALL_MAX_NS */
 	uint64_t heard, stall_at, stall_wait;
 	uint32_t stall_round;
+	uint32_t unheard; /* probes and resends since the PS was last heard */
 };
 
 struct inart_worker {
@@ -196,7 +197,7 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].last_res = tt[t].idle_from = 0;
 		tt[t].idle_rounds = 0;
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
-		tt[t].stall_round = 0;
+		tt[t].stall_round = tt[t].unheard = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -295,6 +296,35 @@ static uint64_t backoff(const struct wtree *tr, const struct wchunk *c)
 			       : INART_WORKER_MAX_BACKOFF_SHIFT);
 }
 
+/* Tree tr has chunks in flight and heard nothing from its PS for
+ * INART_WORKER_STALL_RTOS timeouts, or while it sent 2 windows' worth of
+ * probes and resends: the peer (or a switch on the way) is dead or cut
+ * off. */
+static int stalled(const struct inart_worker *w, const struct wtree *tr, uint64_t now)
+{
+	(void)w;
+	return tr->base < tr->next &&
+	       (tr->stall_wait != 0 ||
+		(tr->heard != 0 && now >= tr->heard + INART_WORKER_STALL_RTOS * tr->rto));
+}
+
+/* Stall now (the chunks' timers acted until now: the first round waits). */
+static void enter_stall(const struct inart_worker *w, struct wtree *tr, uint64_t now)
+{
+	if (tr->stall_wait != 0)
+		return;
+	tr->stall_wait = tr->rto ? tr->rto : w->retx_ns;
+	tr->stall_at = now + tr->stall_wait;
+}
+
+/* A probe or a resend went out without an answer since the last one heard:
+ * 2 windows' worth of them stall the tree. */
+static void note_unheard(const struct inart_worker *w, struct wtree *tr, uint64_t now)
+{
+	if (++tr->unheard >= 2 * (uint32_t)w->window)
+		enter_stall(w, tr, now);
+}
+
 /* Build the DATA packet of chunk seq of tree t into d. */
 static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, uint64_t now,
 		       struct inart_dgram *d)
@@ -336,6 +366,7 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.sent++;
 	if (retx) {
+		note_unheard(w, tr, now);
 		w->st.retransmitted++;
 		if (c->asked)
 			w->st.retx_asked++;
@@ -426,6 +457,7 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	d->peer_ip = w->cfg.trees[t].ps_ip;
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.probes++;
+	note_unheard(w, tr, now);
 	c->last_probe = now;
 	/* a probe or its answer may be lost: ask again after the usual answer
 	 * time, doubling per unanswered probe and per retransmission, up to 4x;
@@ -525,15 +557,6 @@ static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart
 	}
 }
 
-/* Tree tr has chunks in flight and heard nothing from its PS for
- * INART_WORKER_STALL_RTOS timeouts: the peer (or a switch on the way) is
- * dead or cut off. */
-static int stalled(const struct wtree *tr, uint64_t now)
-{
-	return tr->heard != 0 && tr->base < tr->next &&
-	       now >= tr->heard + INART_WORKER_STALL_RTOS * tr->rto;
-}
-
 /* A stalled tree: only its oldest unfinished chunk is acted on, once per
  * stall wait, which doubles up to INART_WORKER_STALL_MAX_NS (exponential
  * backoff while nothing progresses): a probe, and every
@@ -545,11 +568,7 @@ static void poll_stalled(struct inart_worker *w, int t, uint64_t now, struct ina
 	struct wtree *tr = &w->trees[t];
 	uint32_t s;
 
-	if (tr->stall_wait == 0) {
-		/* the chunks' timers acted until now: the first round waits */
-		tr->stall_wait = tr->rto ? tr->rto : w->retx_ns;
-		tr->stall_at = now + tr->stall_wait;
-	}
+	enter_stall(w, tr, now);
 	if (now < tr->stall_at || *n >= max_out)
 		return;
 	for (s = tr->base; s < tr->next; s++)
@@ -578,7 +597,7 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 	struct wtree *tr = &w->trees[t];
 	uint32_t lim;
 
-	if (stalled(tr, now)) {
+	if (stalled(w, tr, now)) {
 		poll_stalled(w, t, now, out, n, max_out);
 		return;
 	}
@@ -639,7 +658,7 @@ int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgra
 		poll_tree(w, (w->rr + i) % nt, now_ns, out, &n, max_out);
 	w->rr = (w->rr + 1) % nt;
 	for (int t = 0; t < nt && n < max_out; t++)
-		if (!stalled(&w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]))
+		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]))
 			idle_probe(w, t, now_ns, out, &n, max_out);
 	return n;
 }
@@ -948,6 +967,7 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 	tr->heard = now_ns;
 	tr->stall_wait = 0;
 	tr->stall_round = 0;
+	tr->unheard = 0;
 	if (h.flags & INART_F_STALE) {
 		/* a step notice for our rank: this step cannot complete here */
 		if (!(h.bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64) & 1)) {
