@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -815,6 +817,90 @@ static void test_deploy(void **state)
 	inart_topo_destroy(t);
 }
 
+/* Idle or slow control clients cannot lock the others out (issue 7: 32
+ * idle clients did).  A full server makes room for a new client by closing
+ * the one idle the longest; an idle client is closed after idle_ms; a
+ * request that does not arrive within request_ms is answered with an error
+ * and its client closed. */
+static int unix_connect(const char *path)
+{
+	struct sockaddr_un a;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Wait up to ms for fd to be closed by the peer (read 0). */
+static int closed_within(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	char b[256];
+
+	while (poll(&p, 1, ms) > 0) {
+		ssize_t r = read(fd, b, sizeof(b));
+
+		if (r <= 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void test_ctlsock_limits(void **state)
+{
+	char dir[] = "/tmp/inart-ctllim-XXXXXX", path[128], *rep = NULL;
+	struct inart_err err = {{0}};
+	struct inart_ctlsrv_opt opt;
+	struct srv_ctx c = {0};
+	int idle[40], fd;
+	pthread_t th;
+	size_t rlen;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	/* defaults: 32 clients, idle 10 s: 40 idle clients, then a real one */
+	c.srv = inart_ctlsrv_open(path, echo_handler, &c, &err);
+	assert_non_null(c.srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	for (int i = 0; i < 40; i++)
+		idle[i] = unix_connect(path);
+	usleep(100000);
+	assert_int_equal(inart_ctl_call(path, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
+	free(rep);
+	assert_true(inart_ctlsrv_clients(c.srv) <= INART_CTLSRV_MAX_CLIENTS);
+	c.stop = 1;
+	pthread_join(th, NULL);
+	for (int i = 0; i < 40; i++)
+		close(idle[i]);
+	inart_ctlsrv_close(c.srv);
+	/* short limits: idle clients and slow requests are closed */
+	inart_ctlsrv_opt_default(&opt);
+	opt.idle_ms = 200;
+	opt.request_ms = 300;
+	c.stop = 0;
+	c.srv = inart_ctlsrv_open_opt(path, echo_handler, &c, &opt, &err);
+	assert_non_null(c.srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	fd = unix_connect(path);
+	assert_int_equal(closed_within(fd, 2000), 1);
+	close(fd);
+	fd = unix_connect(path);
+	assert_int_equal(write(fd, "\0\0\0\x20{\"op\":", 10), 10); /* a request begun */
+	assert_int_equal(closed_within(fd, 2000), 1);
+	close(fd);
+	usleep(100000);
+	assert_int_equal(inart_ctlsrv_clients(c.srv), 0);
+	c.stop = 1;
+	pthread_join(th, NULL);
+	inart_ctlsrv_close(c.srv);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -830,6 +916,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_counters),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_ctlsock),
+	    cmocka_unit_test(test_ctlsock_limits),
 	    cmocka_unit_test(test_deploy),
 	};
 
