@@ -198,9 +198,16 @@ static void cmd_swap(void *arg)
 	}
 }
 
+struct lose_cmd {
+	struct sw_state *s;
+	int busy;
+};
+
 static void cmd_lose_state(void *arg)
 {
-	inart_switch_lose_state(((struct sw_state *)arg)->sw);
+	struct lose_cmd *c = arg;
+
+	c->busy = inart_switch_lose_state(c->s->sw);
 }
 
 /* The counters since the last reset. */
@@ -515,10 +522,16 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
 		inart_log_info("counters reset");
 		break;
-	case INART_CTL_LOSE_STATE:
-		inart_ctlthread_call(s->ctl, cmd_lose_state, s);
-		inart_log_warn("aggregation state dropped on request");
+	case INART_CTL_LOSE_STATE: {
+		struct lose_cmd c = {s, 0};
+
+		inart_ctlthread_call(s->ctl, cmd_lose_state, &c);
+		/* the partial sums of chunks in progress are gone */
+		*data = json_object();
+		json_object_set_new(*data, "busy_slots", json_integer(c.busy));
+		inart_log_warn("aggregation state dropped on request (%d slots in use)", c.busy);
 		break;
+	}
 	default:
 		snprintf(why, why_len, "'%s' is a PS request; this is a switch",
 			 inart_ctl_op_name(rq->op));

@@ -1615,9 +1615,12 @@ int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_fra
 	return c.n;
 }
 
-void inart_switch_lose_state(struct inart_switch *sw)
+int inart_switch_lose_state(struct inart_switch *sw)
 {
+	int busy = inart_agg_pool_busy(sw->pool);
+
 	inart_agg_pool_clear(sw->pool);
+	return busy;
 }
 
 int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,

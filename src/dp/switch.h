@@ -243,8 +243,9 @@ uint64_t inart_switch_next_deadline(const struct inart_switch *sw);
 int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_frame *out,
 		      int max_out);
 
-/* Forget all aggregation state (as after a restart); tables stay. */
-void inart_switch_lose_state(struct inart_switch *sw);
+/* Forget all aggregation state (as after a restart); tables stay.  Returns
+ * how many slots were aggregating a chunk (their partial sums are lost). */
+int inart_switch_lose_state(struct inart_switch *sw);
 
 /* Counters: drops[INART_DROP_N], per port (n_ports), per tree (up to
  * max_trees entries; returns how many trees there are). */

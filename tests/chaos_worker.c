@@ -1,0 +1,157 @@
+/*
+ * chaos_worker: a worker for the chaos test (tests/chaos.sh), on the public
+ * worker API (include/inart/worker.h) only.
+ *
+ *   chaos_worker TOPO JOBS PLAN DEPLOY JOB RANK --workers W [-n VALUES]
+ *                [--steps K] [--timeout-ms T] [--seconds S] [--job-seed J]
+ *
+ * Rank RANK of job JOB runs all-reduces until K of them returned 0 or S
+ * seconds passed, doing what the API says after each error: -ETIMEDOUT,
+ * call again (the same step, the same values); -ESTALE, inart_ctx_resync
+ * and go on with the step the data plane named; -EIO, wait 100 ms and call
+ * again.  Value i of step k at rank r is a multiple of 1/16 that depends on
+ * (J, r, i, k), so every worker knows the exact sum of any step: every call
+ * that returns 0 is checked bit for bit against the sum of *its* step.  A
+ * call that does not return within its timeout plus 1 s is a hang.
+ *
+ * Prints one line: "rank R: ok N wrong W timeouts T stale S errors E hung H
+ * max_call_ms M step K"; exit status 0 if nothing was wrong and nothing hung
+ * (progress is judged by the caller), 1 otherwise, 2 usage.
+ */
+#include <errno.h>
+#include <inart/worker.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static float value(long seed, int rank, size_t i, uint32_t step)
+{
+	uint64_t x = (uint64_t)seed * 1000003u + (uint64_t)rank * 7919u + i * 31u + step * 104729u;
+
+	return (float)((int)(x % 97) - 48) / 16.0f;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: chaos_worker TOPO JOBS PLAN DEPLOY JOB RANK --workers W [-n N]\n"
+			"                    [--steps K] [--timeout-ms T] [--seconds S] "
+			"[--job-seed J]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[6];
+	long n = 1000, steps = 100, timeout_ms = 2000, workers = 0, seconds = 60, seed = 1;
+	long ok = 0, wrong = 0, timeouts = 0, stale = 0, errors = 0, hung = 0;
+	double max_call = 0, t_end;
+	struct inart_err err = {{0}};
+	struct inart_ctx *c;
+	int npos = 0, rank;
+	uint32_t step = 0;
+	float *buf;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+			n = atol(argv[++i]);
+		else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
+			steps = atol(argv[++i]);
+		else if (strcmp(argv[i], "--timeout-ms") == 0 && i + 1 < argc)
+			timeout_ms = atol(argv[++i]);
+		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
+			workers = atol(argv[++i]);
+		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+			seconds = atol(argv[++i]);
+		else if (strcmp(argv[i], "--job-seed") == 0 && i + 1 < argc)
+			seed = atol(argv[++i]);
+		else if (argv[i][0] == '-' || npos == 6)
+			usage();
+		else
+			pos[npos++] = argv[i];
+	}
+	if (npos != 6 || n < 1 || steps < 1 || timeout_ms < 1 || workers < 1 || seconds < 1)
+		usage();
+	rank = atoi(pos[5]);
+	c = inart_ctx_create(pos[0], pos[1], pos[2], pos[3], pos[4], rank, &err);
+	if (c == NULL) {
+		fprintf(stderr, "chaos_worker: %s\n", err.msg);
+		return 1;
+	}
+	buf = malloc((size_t)n * sizeof(*buf));
+	if (buf == NULL)
+		return 1;
+	t_end = now_s() + (double)seconds;
+	while (ok < steps && now_s() < t_end) {
+		double t0, dt;
+		int rc;
+
+		inart_ctx_step(c, &step, NULL);
+		for (long i = 0; i < n; i++)
+			buf[i] = value(seed, rank, (size_t)i, step);
+		t0 = now_s();
+		rc = inart_allreduce(c, buf, (size_t)n, (int)timeout_ms);
+		dt = now_s() - t0;
+		if (dt > max_call)
+			max_call = dt;
+		if (dt > (double)timeout_ms / 1e3 + 1.0) {
+			hung++;
+			fprintf(stderr, "rank %d step %u: the call took %.3f s (timeout %ld ms)\n",
+				rank, step, dt, timeout_ms);
+		}
+		if (rc == -ETIMEDOUT) {
+			timeouts++;
+			continue;
+		}
+		if (rc == -ESTALE) {
+			uint32_t job_step = 0;
+
+			stale++;
+			inart_ctx_step(c, NULL, &job_step);
+			fprintf(stderr, "rank %d step %u: stale, the job is at step %u\n", rank,
+				step, job_step);
+			inart_ctx_resync(c);
+			continue;
+		}
+		if (rc < 0) {
+			errors++;
+			fprintf(stderr, "rank %d step %u: %s\n", rank, step, strerror(-rc));
+			usleep(100000);
+			continue;
+		}
+		ok++;
+		for (long i = 0; i < n; i++) {
+			float want = 0;
+
+			for (int r = 0; r < workers; r++)
+				want += value(seed, r, (size_t)i, step);
+			if (buf[i] != want) {
+				if (wrong < 5)
+					fprintf(stderr,
+						"rank %d step %u: value %ld is %.9g, the sum of step %u "
+						"is %.9g\n",
+						rank, step, i, buf[i], step, want);
+				wrong++;
+				break;
+			}
+		}
+	}
+	inart_ctx_step(c, &step, NULL);
+	printf("rank %d: ok %ld wrong %ld timeouts %ld stale %ld errors %ld hung %ld max_call_ms "
+	       "%.0f step %u\n",
+	       rank, ok, wrong, timeouts, stale, errors, hung, max_call * 1e3, step);
+	fflush(stdout);
+	free(buf);
+	inart_ctx_destroy(c);
+	return wrong || hung ? 1 : 0;
+}
