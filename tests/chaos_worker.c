@@ -3,10 +3,10 @@
  * worker API (include/inart/worker.h) only.
  *
  *   chaos_worker TOPO JOBS PLAN DEPLOY JOB RANK --workers W [-n VALUES]
- *                [--steps K] [--timeout-ms T] [--seconds S] [--job-seed J]
+ *                [--timeout-ms T] [--seconds S] [--pause-ms P] [--job-seed J]
  *
- * Rank RANK of job JOB runs all-reduces until K of them returned 0 or S
- * seconds passed, doing what the API says after each error: -ETIMEDOUT,
+ * Rank RANK of job JOB runs all-reduces for S seconds (P ms apart), doing
+ * what the API says after each error: -ETIMEDOUT,
  * call again (the same step, the same values); -ESTALE, inart_ctx_resync
  * and go on with the step the data plane named; -EIO, wait 100 ms and call
  * again.  Value i of step k at rank r is a multiple of 1/16 that depends on
@@ -15,8 +15,9 @@
  * call that does not return within its timeout plus 1 s is a hang.
  *
  * Prints one line: "rank R: ok N wrong W timeouts T stale S errors E hung H
- * max_call_ms M step K"; exit status 0 if nothing was wrong and nothing hung
- * (progress is judged by the caller), 1 otherwise, 2 usage.
+ * max_call_ms M step K last_ok_s_ago A" (A: seconds from the last call that
+ * returned 0 to the end); exit status 0 if nothing was wrong and nothing
+ * hung (progress is judged by the caller), 1 otherwise, 2 usage.
  */
 #include <errno.h>
 #include <inart/worker.h>
@@ -53,9 +54,9 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *pos[6];
-	long n = 1000, steps = 100, timeout_ms = 2000, workers = 0, seconds = 60, seed = 1;
+	long n = 1000, pause_ms = 0, timeout_ms = 2000, workers = 0, seconds = 60, seed = 1;
 	long ok = 0, wrong = 0, timeouts = 0, stale = 0, errors = 0, hung = 0;
-	double max_call = 0, t_end;
+	double max_call = 0, t_end, last_ok;
 	struct inart_err err = {{0}};
 	struct inart_ctx *c;
 	int npos = 0, rank;
@@ -65,8 +66,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
 			n = atol(argv[++i]);
-		else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
-			steps = atol(argv[++i]);
+		else if (strcmp(argv[i], "--pause-ms") == 0 && i + 1 < argc)
+			pause_ms = atol(argv[++i]);
 		else if (strcmp(argv[i], "--timeout-ms") == 0 && i + 1 < argc)
 			timeout_ms = atol(argv[++i]);
 		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 		else
 			pos[npos++] = argv[i];
 	}
-	if (npos != 6 || n < 1 || steps < 1 || timeout_ms < 1 || workers < 1 || seconds < 1)
+	if (npos != 6 || n < 1 || pause_ms < 0 || timeout_ms < 1 || workers < 1 || seconds < 1)
 		usage();
 	rank = atoi(pos[5]);
 	c = inart_ctx_create(pos[0], pos[1], pos[2], pos[3], pos[4], rank, &err);
@@ -91,8 +92,9 @@ int main(int argc, char **argv)
 	buf = malloc((size_t)n * sizeof(*buf));
 	if (buf == NULL)
 		return 1;
-	t_end = now_s() + (double)seconds;
-	while (ok < steps && now_s() < t_end) {
+	last_ok = now_s();
+	t_end = last_ok + (double)seconds;
+	while (now_s() < t_end) {
 		double t0, dt;
 		int rc;
 
@@ -130,6 +132,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		ok++;
+		last_ok = now_s();
+		if (pause_ms > 0)
+			usleep((useconds_t)pause_ms * 1000);
 		for (long i = 0; i < n; i++) {
 			float want = 0;
 
@@ -138,7 +143,8 @@ int main(int argc, char **argv)
 			if (buf[i] != want) {
 				if (wrong < 5)
 					fprintf(stderr,
-						"rank %d step %u: value %ld is %.9g, the sum of step %u "
+						"rank %d step %u: value %ld is %.9g, the sum of "
+						"step %u "
 						"is %.9g\n",
 						rank, step, i, buf[i], step, want);
 				wrong++;
@@ -148,8 +154,9 @@ int main(int argc, char **argv)
 	}
 	inart_ctx_step(c, &step, NULL);
 	printf("rank %d: ok %ld wrong %ld timeouts %ld stale %ld errors %ld hung %ld max_call_ms "
-	       "%.0f step %u\n",
-	       rank, ok, wrong, timeouts, stale, errors, hung, max_call * 1e3, step);
+	       "%.0f step %u last_ok_s_ago %.1f\n",
+	       rank, ok, wrong, timeouts, stale, errors, hung, max_call * 1e3, step,
+	       now_s() - last_ok);
 	fflush(stdout);
 	free(buf);
 	inart_ctx_destroy(c);
