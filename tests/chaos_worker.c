@@ -4,6 +4,7 @@
  *
  *   chaos_worker TOPO JOBS PLAN DEPLOY JOB RANK --workers W [-n VALUES]
  *                [--timeout-ms T] [--seconds S] [--pause-ms P] [--job-seed J]
+ *                [--stamps FILE]
  *
  * Rank RANK of job JOB runs all-reduces for S seconds (P ms apart), doing
  * what the API says after each error: -ETIMEDOUT,
@@ -13,6 +14,9 @@
  * (J, r, i, k), so every worker knows the exact sum of any step: every call
  * that returns 0 is checked bit for bit against the sum of *its* step.  A
  * call that does not return within its timeout plus 1 s is a hang.
+ *
+ * --stamps FILE appends "REALTIME STEP" for every call that returned 0
+ * (bench/recovery_bench.sh times recoveries with it).
  *
  * Prints one line: "rank R: ok N wrong W timeouts T stale S errors E hung H
  * max_call_ms M step K last_ok_s_ago A" (A: seconds from the last call that
@@ -57,6 +61,7 @@ int main(int argc, char **argv)
 	long n = 1000, pause_ms = 0, timeout_ms = 2000, workers = 0, seconds = 60, seed = 1;
 	long ok = 0, wrong = 0, timeouts = 0, stale = 0, errors = 0, hung = 0;
 	double max_call = 0, t_end, last_ok;
+	FILE *stamps = NULL;
 	struct inart_err err = {{0}};
 	struct inart_ctx *c;
 	int npos = 0, rank;
@@ -76,6 +81,13 @@ int main(int argc, char **argv)
 			seconds = atol(argv[++i]);
 		else if (strcmp(argv[i], "--job-seed") == 0 && i + 1 < argc)
 			seed = atol(argv[++i]);
+		else if (strcmp(argv[i], "--stamps") == 0 && i + 1 < argc) {
+			stamps = fopen(argv[++i], "a");
+			if (stamps == NULL) {
+				perror(argv[i]);
+				return 2;
+			}
+		}
 		else if (argv[i][0] == '-' || npos == 6)
 			usage();
 		else
@@ -133,6 +145,13 @@ int main(int argc, char **argv)
 		}
 		ok++;
 		last_ok = now_s();
+		if (stamps != NULL) {
+			struct timespec rt;
+
+			clock_gettime(CLOCK_REALTIME, &rt);
+			fprintf(stamps, "%ld.%09ld %u\n", (long)rt.tv_sec, rt.tv_nsec, step);
+			fflush(stamps);
+		}
 		if (pause_ms > 0)
 			usleep((useconds_t)pause_ms * 1000);
 		for (long i = 0; i < n; i++) {
@@ -158,6 +177,8 @@ int main(int argc, char **argv)
 	       rank, ok, wrong, timeouts, stale, errors, hung, max_call * 1e3, step,
 	       now_s() - last_ok);
 	fflush(stdout);
+	if (stamps != NULL)
+		fclose(stamps);
 	free(buf);
 	inart_ctx_destroy(c);
 	return wrong || hung ? 1 : 0;

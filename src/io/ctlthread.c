@@ -12,6 +12,7 @@
 #include "ctlthread.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -68,8 +69,10 @@ static void *loop(void *arg)
 			break;
 		if (p[1].revents & POLLIN)
 			break;
-		if (p[0].revents & POLLIN)
-			inart_ctlsrv_service(t->srv);
+		/* a large request's parse is freed by now: give the memory back
+		 * (the resident size then says what the daemon holds) */
+		if ((p[0].revents & POLLIN) && inart_ctlsrv_service(t->srv) > 0)
+			malloc_trim(0);
 	}
 	atomic_store_explicit(&t->exited, 1, memory_order_release);
 	ev_signal(t->to_data); /* wake a stopping packet thread */
