@@ -12,6 +12,12 @@
  *               or forward (out port, next label);
  *   DOWN entry: replicate the RESULT to every (port, label, dst ip) listed.
  * -> rewrite (MACs, label, IPv4 checksum, TTL; UDP checksum 0) -> emit.
+ * First hop (docs/wire.md, Ingress filtering): on a port whose peer is a
+ * host (peer_ip), every IPv4 and ARP frame must come from that address
+ * (SPOOFED), and INA DATA must carry exactly the host's rank in its job
+ * (the ingress table; RANK); every label entry names the ports it may
+ * arrive on (in_ports; INGRESS).  Every labelled INA packet needs TTL > 1;
+ * an aggregate carries one less than its contributions' smallest TTL.
  * Everything else: ARP requests are answered with the receiving port's MAC
  * for every target address except the asker's own (proxy ARP; every port is
  * a point-to-point link), IPv4 is forwarded by longest prefix match with TTL

@@ -21,9 +21,15 @@
  * at most 2^-(scale_exp+1), so the sum of n workers is within
  * n * 2^-(scale_exp+1) of the exact float sum.
  *
- * Scale protocol (docs/dataplane.md): every worker starts a chunk at the
- * same scale (cfg.scale_exp on the first all-reduce over a given layout; later
- * a deterministic function of the chunk's previous result); a worker whose
+ * Sources and steps: results, NACKs and notices are taken only from the
+ * tree's PS address and port (a switch answering a probe answers as the
+ * PS); a step notice (RESULT|STALE) for the current iteration means it cannot
+ * complete: poll sends nothing more, inart_worker_stale says so and names
+ * the step to resynchronise to (docs/dataplane.md, Steps).
+ *
+ * Scale protocol (docs/dataplane.md): every worker starts every chunk of
+ * every all-reduce at cfg.scale_exp (the scale depends on the step's values
+ * only); a worker whose
  * values do not fit sends DATA|OVERFLOW with zero values (label 0, straight
  * to the PS); an OVERFLOW result at scale s moves everyone to
  * inart_quant_lower(s); a scale notice from the PS (RESULT|RETX|OVERFLOW
@@ -45,6 +51,10 @@
  * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.  A
  * gap in the result chain probes the chunk it names, and, when the tree
  * sends nothing new, the older chunks in flight past the time to result.
+ * A tree that heard nothing from its PS for INART_WORKER_STALL_RTOS
+ * timeouts, or while it sent 2 windows of probes and resends, is stalled (a
+ * dead peer): only its oldest chunk is acted on, at waits doubling up to
+ * INART_WORKER_STALL_MAX_NS, until anything is heard.
  *
  * Window: a chunk seq is sent only while seq < base + window, base being
  * the lowest seq of the tree without a result, so live chunks of a tree
