@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp/formats.h"
+#include "common/file.h"
 #include "bridge/ctlmsg.h"
 
 void inart_deploy_ctl_free(char **ctl, int n_nodes)

@@ -32,7 +32,7 @@
 #include <time.h>
 
 #include "common/err.h"
-#include "cp/formats.h"
+#include "cp/load.h"
 #include "bridge/install.h"
 #include "dp/worker.h"
 #include "io/deploy.h"
