@@ -23,10 +23,7 @@ bdir=${BUILD:-$root/build}
 INART=$bdir/inart
 WORKER=$bdir/tests/chaos_worker
 for f in "$INART" "$WORKER"; do
-	if [ ! -x "$f" ]; then
-		echo "recovery_bench: $f missing (ninja -C $bdir; BUILD=dir selects the build)" >&2
-		exit 1
-	fi
+	[ -x "$f" ] || { echo "recovery_bench: $f missing (ninja -C $bdir; BUILD=dir selects the build)" >&2; exit 1; }
 done
 if [ "$(id -u)" -ne 0 ]; then
 	echo "recovery_bench: needs root (network namespaces)" >&2
@@ -70,28 +67,11 @@ if ! { fabric_ns w0 w1 w2 p0 p1 t0 t1 && fabric_host w0 t0 p0 && fabric_host w1 
 	exit 1
 fi
 declare -A DPID PORTS=([t0]=p0,p1,p2,p3 [t1]=p0,p1,p2)
-start() {
-	local n=$1
-	rm -f "$tmp/$n.sock"
-	case $n in
-	t*) ip netns exec "$(ns "$n")" "$INART" switchd --name "$n" --port "${PORTS[$n]}" \
-		--ctl "$tmp/$n.sock" --log-level warn 2>>"$tmp/$n.log" & ;;
-	p*) ip netns exec "$(ns "$n")" "$INART" ps --name "$n" --bind "${IP[$n]}" \
-		--ctl "$tmp/$n.sock" --log-level warn 2>>"$tmp/$n.log" & ;;
-	esac
-	DPID[$n]=$!
-	pids+=($!)
-	fabric_wait_socks "$tmp/$n.sock"
-}
-install() {
-	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-		--deploy "$tmp/deploy.json" >>"$tmp/install.log" 2>&1
-}
 for n in t0 t1 p0 p1; do
-	start $n
+	fabric_daemon $n
 done
 "$INART" plan "$tmp/topo.json" "$tmp/jobs.json" --algo inart -o "$tmp/plan.json" >/dev/null &&
-	install || { echo "recovery_bench: plan or install failed" >&2; cat "$tmp/install.log" >&2; exit 1; }
+	fabric_install || { echo "recovery_bench: plan or install failed" >&2; cat "$tmp/install.log" >&2; exit 1; }
 wpids=()
 for r in 0 1 2; do
 	ip netns exec "$(ns w$r)" "$WORKER" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
@@ -106,9 +86,9 @@ for k in $(seq "$rounds"); do
 	kill -9 "${DPID[t0]}"
 	wait "${DPID[t0]}" 2>/dev/null
 	sleep 1
-	start t0
+	fabric_daemon t0
 	t_a=$(date +%s.%N)
-	install
+	fabric_install
 	t_b=$(date +%s.%N)
 	sleep 2.5
 	rec=0

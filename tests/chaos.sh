@@ -129,23 +129,11 @@ if awk -v l="$LOSS" 'BEGIN {exit !(l > 0)}'; then
 	fi
 fi
 start() { # start NODE: its daemon
-	local n=$1 extra=("${SWOPT[@]}")
+	local extra=("${SWOPT[@]}")
 	[ ${#SWOPT[@]} -gt 0 ] && extra+=(--loss-seed $RANDOM)
-	rm -f "$tmp/$n.sock"
-	case $n in
-	t*) ip netns exec "$(ns "$n")" "$INART" switchd --name "$n" --port "${PORTS[$n]}" \
-		--ctl "$tmp/$n.sock" "${extra[@]}" --log-level warn 2>>"$tmp/$n.log" & ;;
-	p*) ip netns exec "$(ns "$n")" "$INART" ps --name "$n" --bind "${IP[$n]}" \
-		--ctl "$tmp/$n.sock" --log-level warn 2>>"$tmp/$n.log" & ;;
-	esac
-	DPID[$n]=$!
-	pids+=($!)
-	fabric_wait_socks "$tmp/$n.sock"
+	fabric_daemon "$1" "${extra[@]}"
 }
-install() { # the documented recovery, and the first install
-	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-		--deploy "$tmp/deploy.json" >>"$tmp/install.log" 2>&1
-}
+install() { fabric_install; } # the documented recovery, and the first install
 for n in t0 t1 p0 p1; do
 	start $n
 done
@@ -175,39 +163,9 @@ worker w4 j1 1 2 2
 
 # --- the driver ---------------------------------------------------------------------
 forge() { # x0 forges and replays for a second
-	ip netns exec "$(ns x0)" python3 - "${IP[p0]}" "${IP[p1]}" "${IP[w0]}" "${IP[w3]}" \
-		2>>"$tmp/forge.err" <<'PY'
-import random, socket, struct, sys, time
-p0, p1, w0, w3 = sys.argv[1:5]
-def ina(flags, job, tree, fan, label, it, seq, bits, vals):
-    return (struct.pack("!BBBbIHHIIIHHI", 1, flags, 1, 16, job, tree, fan, label, it, seq,
-                        seq % 64, len(vals), 0) + struct.pack("!Q", bits) +
-            b"".join(struct.pack("!i", v) for v in vals))
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xffff); s += s >> 16
-    return ~s & 0xffff
-def ip_udp(src, dst, payload):
-    udp = struct.pack("!HHHH", 47470, 47470, 8 + len(payload), 0) + payload
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
-                    socket.inet_aton(src), socket.inet_aton(dst))
-    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + udp
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-end = time.time() + 1
-while time.time() < end:
-    it = random.choice([1, 2, 50, 100, 200, 1 << 30])
-    seq = random.randrange(8)
-    for job, fan, ps in ((0, 3, p0), (0, 3, p1), (1, 2, p1)):
-        for label in (0, random.randrange(1, 64)):
-            for bits in (1, 2, (1 << fan) - 1):
-                u.sendto(ina(1, job, 0, fan, label, it, seq, bits, [10 ** 6] * 16), (ps, 47470))
-                u.sendto(ina(1 | 4, job, 0, fan, 0, it, seq, bits, [7] * 16), (ps, 47470))
-                raw.sendto(ip_udp(ps, w0 if job == 0 else w3,
-                                  ina(2, job, 0, fan, 0, it, seq, (1 << fan) - 1, [3] * 16)),
-                           (w0, 0))
-        u.sendto(ina(2, job, 0, fan, 0, it, seq, (1 << fan) - 1, [5] * 16), (w0, 47470))
-    time.sleep(0.002)
-PY
+	ip netns exec "$(ns x0)" python3 "$(dirname "${BASH_SOURCE[0]}")/forge.py" 1 r r \
+		"0:3:${IP[p0]}:${IP[w0]}" "0:3:${IP[p1]}:${IP[w0]}" "1:2:${IP[p1]}:${IP[w3]}" \
+		2>>"$tmp/forge.err"
 }
 flood() { # idle and half-sent clients on two control sockets; stats still answered
 	python3 - "$tmp/t0.sock" "$tmp/p1.sock" 2>>"$tmp/flood.err" <<'PY' &

@@ -50,8 +50,8 @@ static double now_s(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: chaos_worker TOPO JOBS PLAN DEPLOY JOB RANK --workers W [-n N]\n"
-			"                    [--steps K] [--timeout-ms T] [--seconds S] "
-			"[--job-seed J]\n");
+			"                    [--timeout-ms T] [--seconds S] [--pause-ms P]\n"
+			"                    [--job-seed J] [--stamps FILE]\n");
 	exit(2);
 }
 
@@ -87,8 +87,7 @@ int main(int argc, char **argv)
 				perror(argv[i]);
 				return 2;
 			}
-		}
-		else if (argv[i][0] == '-' || npos == 6)
+		} else if (argv[i][0] == '-' || npos == 6)
 			usage();
 		else
 			pos[npos++] = argv[i];

@@ -1,7 +1,8 @@
-# fabric.sh: sourced by the network-namespace tests (netns.sh, chaos.sh) to
-# build a fabric of namespaces and veth pairs and clean it up.  The caller
-# sets P (a per-run prefix of namespace names: include the helper name and
-# $$), and the associative arrays IP and MAC (addresses of the hosts); it
+# fabric.sh: sourced by the network-namespace tests (netns.sh, chaos.sh)
+# and benches (recovery_bench.sh, install_bench.sh) to build a fabric of
+# namespaces and veth pairs and clean it up.  The caller sets P (a per-run
+# prefix of namespace names: include the helper name and $$), and the
+# associative arrays IP and MAC (addresses of the hosts); it
 # gets $tmp (a scratch directory), pids (processes it started: killed at
 # exit, by PID), nss (namespaces: deleted at exit).
 #   ns NAME                the namespace of node NAME
@@ -10,6 +11,15 @@
 #   fabric_trunk S1 IF1 S2 IF2   a link between two switches
 #   fabric_wait_socks PATH...    wait up to 5 s for the control sockets
 #   fabric_stop PID        stop a process we started (TERM, then KILL)
+#   fabric_daemon NODE [OPTION...]  start NODE's daemon: switchd (t*: on the
+#                          interfaces ${PORTS[NODE]}, with the OPTIONs) or ps
+#                          (p*: bound to ${IP[NODE]}), as $INART, control
+#                          socket $tmp/NODE.sock, log $tmp/NODE.log;
+#                          DPID[NODE] = its PID (the caller declares the
+#                          associative arrays PORTS and DPID); waits for the socket
+#   fabric_install         `ctl install` of $tmp/{topo,jobs,plan,deploy}.json
+#                          (the first install, and the documented recovery),
+#                          output appended to $tmp/install.log
 # Setup steps return non-zero on failure (the caller decides).
 
 tmp=$(mktemp -d)
@@ -84,4 +94,24 @@ fabric_wait_socks() {
 			sleep 0.1
 		done
 	done
+}
+
+fabric_daemon() {
+	local n=$1
+	shift
+	rm -f "$tmp/$n.sock"
+	case $n in
+	t*) ip netns exec "$(ns "$n")" "$INART" switchd --name "$n" --port "${PORTS[$n]}" \
+		--ctl "$tmp/$n.sock" "$@" --log-level warn 2>>"$tmp/$n.log" & ;;
+	p*) ip netns exec "$(ns "$n")" "$INART" ps --name "$n" --bind "${IP[$n]}" \
+		--ctl "$tmp/$n.sock" --log-level warn 2>>"$tmp/$n.log" & ;;
+	esac
+	DPID[$n]=$!
+	pids+=($!)
+	fabric_wait_socks "$tmp/$n.sock"
+}
+
+fabric_install() {
+	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+		--deploy "$tmp/deploy.json" >>"$tmp/install.log" 2>&1
 }

@@ -427,6 +427,16 @@ static void check_sum(const float *buf, uint32_t k)
 				 a[i] + b[i]);
 }
 
+/* Rank 0 (ctx w) runs step k's all-reduce: exact. */
+static void step0_ok(struct inart_ctx *w, uint32_t k)
+{
+	float buf[N2];
+
+	fill(buf, 0, k);
+	assert_int_equal(inart_allreduce(w, buf, N2, 10000), 0);
+	check_sum(buf, k);
+}
+
 /* An all-reduce in a thread. */
 struct call {
 	struct inart_ctx *c;
@@ -481,12 +491,8 @@ static void test_retry_after_timeout(void **state)
 	check_sum(c1.buf, 1);
 	/* w1 goes on with step 2 while w0 retries step 1 (same values) */
 	call_start(&c1, j.w[1], 1, 2, 10000);
-	fill(buf, 0, 1);
-	assert_int_equal(inart_allreduce(j.w[0], buf, N2, 10000), 0);
-	check_sum(buf, 1);
-	fill(buf, 0, 2);
-	assert_int_equal(inart_allreduce(j.w[0], buf, N2, 10000), 0);
-	check_sum(buf, 2);
+	step0_ok(j.w[0], 1);
+	step0_ok(j.w[0], 2);
 	assert_int_equal(call_wait(&c1), 0);
 	check_sum(c1.buf, 2);
 	job2_down(&j);
@@ -512,9 +518,7 @@ static void test_einval_keeps_step(void **state)
 	assert_int_equal(step, 1);
 	assert_int_equal(job_step, 0);
 	call_start(&c1, j.w[1], 1, 1, 10000);
-	fill(buf, 0, 1);
-	assert_int_equal(inart_allreduce(j.w[0], buf, N2, 10000), 0);
-	check_sum(buf, 1);
+	step0_ok(j.w[0], 1);
 	assert_int_equal(call_wait(&c1), 0);
 	check_sum(c1.buf, 1);
 	/* explicit steps */
@@ -566,9 +570,7 @@ static void test_stale_resync(void **state)
 	assert_int_equal(inart_ctx_resync(j.w[0]), 0);
 	assert_int_equal(inart_ctx_step(j.w[0], &step, NULL), 0);
 	assert_int_equal(step, 2);
-	fill(buf, 0, 2);
-	assert_int_equal(inart_allreduce(j.w[0], buf, N2, 10000), 0);
-	check_sum(buf, 2);
+	step0_ok(j.w[0], 2);
 	assert_int_equal(call_wait(&c1), 0);
 	check_sum(c1.buf, 2);
 	assert_int_equal(inart_ctx_stats(j.w[0], &st), 0);

@@ -213,51 +213,37 @@ static void arrives_from(struct builder *b, int64_t label, int at, int from)
 		entry_of(b, label)->in_ports |= 1ull << port_to(b, at, from);
 }
 
-/* Room for `words` more expected words / `n` more copies at switch sw: the
- * offset of the first.  -ENOMEM. */
-static int64_t grow_exp(struct swb *sw, size_t words)
+/* Room for k more elements of `size` bytes at the end of the array *arr
+ * (n used, capacity *cap, doubling from 64): the index of the first, or
+ * -ENOMEM. */
+static int64_t arena_take(void **arr, size_t *n, size_t *cap, size_t k, size_t size)
 {
-	if (sw->n_exp + words > sw->cap_exp) {
-		size_t cap = sw->cap_exp ? 2 * sw->cap_exp : 64;
-		uint64_t *a;
+	if (*n + k > *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		void *a;
 
-		while (cap < sw->n_exp + words)
-			cap *= 2;
-		a = realloc(sw->exp, cap * sizeof(*a));
+		while (nc < *n + k)
+			nc *= 2;
+		a = realloc(*arr, nc * size);
 		if (a == NULL)
 			return -ENOMEM;
-		sw->exp = a;
-		sw->cap_exp = cap;
+		*arr = a;
+		*cap = nc;
 	}
-	sw->n_exp += words;
-	return (int64_t)(sw->n_exp - words);
+	*n += k;
+	return (int64_t)(*n - k);
 }
 
-static int64_t grow_dn(struct swb *sw, size_t n)
-{
-	if (sw->n_dn + n > sw->cap_dn) {
-		size_t cap = sw->cap_dn ? 2 * sw->cap_dn : 64;
-		struct inart_label_down *a;
-
-		while (cap < sw->n_dn + n)
-			cap *= 2;
-		a = realloc(sw->dn, cap * sizeof(*a));
-		if (a == NULL)
-			return -ENOMEM;
-		sw->dn = a;
-		sw->cap_dn = cap;
-	}
-	sw->n_dn += n;
-	return (int64_t)(sw->n_dn - n);
-}
-
-/* Give label's entry its variable part: words expected words or n copies,
- * copied from src.  0 or -ENOMEM. */
+/* Give label's entry its variable part: count expected words, or count
+ * copies, copied from src.  0 or -ENOMEM. */
 static int entry_var(struct builder *b, int64_t label, const void *src, size_t count, int copies)
 {
 	const struct key *k = &b->keys[label - 1];
 	struct swb *sw = &b->sw[k->sw];
-	int64_t off = copies ? grow_dn(sw, count) : grow_exp(sw, count);
+	int64_t off =
+	    copies
+		? arena_take((void **)&sw->dn, &sw->n_dn, &sw->cap_dn, count, sizeof(*sw->dn))
+		: arena_take((void **)&sw->exp, &sw->n_exp, &sw->cap_exp, count, sizeof(*sw->exp));
 
 	if (off < 0)
 		return (int)off;

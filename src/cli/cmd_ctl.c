@@ -473,6 +473,15 @@ static char *ctl_path(char **ctl, const char *dir, const struct inart_topo *t, i
 	return p;
 }
 
+/* Node v of a rollout (role "switch" or "ps"), reached over its control
+ * socket, with its request. */
+static struct inart_rollout_node ro_node(char **ctl, const char *dir, const struct inart_topo *t,
+					 int v, const char *role, struct inart_ctl_req *req)
+{
+	return (struct inart_rollout_node){
+	    .name = t->nodes[v].id, .path = ctl_path(ctl, dir, t, v), .role = role, .req = req};
+}
+
 /* The real transport of a rollout: one request over the node's socket. */
 static int rollout_call(void *ctx, const char *path, const struct inart_ctl_req *req,
 			json_t **reply, char *why, size_t why_len)
@@ -636,11 +645,7 @@ static int act_install(const char *cmd, int argc, char **argv)
 		    .n_ingress = si->n_ingress,
 		    .ingress = si->ingress,
 		};
-		nodes[n] =
-		    (struct inart_rollout_node){.name = t->nodes[si->node].id,
-						.path = ctl_path(ctl, a.ctl_dir, t, si->node),
-						.role = "switch",
-						.req = &reqs[n]};
+		nodes[n] = ro_node(ctl, a.ctl_dir, t, si->node, "switch", &reqs[n]);
 		n++;
 	}
 	for (int i = 0; i < in->n_ps; i++) {
@@ -651,22 +656,15 @@ static int act_install(const char *cmd, int argc, char **argv)
 						 .reset = a.restart,
 						 .n_trees = pi->n_trees,
 						 .trees = pi->trees};
-		nodes[n] =
-		    (struct inart_rollout_node){.name = t->nodes[pi->node].id,
-						.path = ctl_path(ctl, a.ctl_dir, t, pi->node),
-						.role = "ps",
-						.req = &reqs[n]};
+		nodes[n] = ro_node(ctl, a.ctl_dir, t, pi->node, "ps", &reqs[n]);
 		n++;
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
 		if (is_ps[v] != 1)
 			continue;
 		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES, .replace = 1};
-		nodes[n] = (struct inart_rollout_node){.name = t->nodes[v].id,
-						       .path = ctl_path(ctl, a.ctl_dir, t, v),
-						       .role = "ps",
-						       .optional = 1,
-						       .req = &reqs[n]};
+		nodes[n] = ro_node(ctl, a.ctl_dir, t, v, "ps", &reqs[n]);
+		nodes[n].optional = 1;
 		n++;
 	}
 	for (int i = 0; i < n; i++)

@@ -288,7 +288,7 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	struct ps_state *s = ctx;
 	char ip[16];
 	json_t *a;
-	int rc = 0, unchanged = 0;
+	int rc = 0, committed = 0;
 
 	switch (rq->op) {
 	case INART_CTL_INFO:
@@ -312,25 +312,10 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 				       s->cur->n_trees);
 		break;
 	case INART_CTL_COMMIT:
-		rc = cli_txn_commit(&s->txn, rq->install_id, &unchanged, why, why_len);
-		if (rc == 0) {
-			*data = json_object();
-			json_object_set_new(*data, "installed", json_string(s->txn.id));
-			json_object_set_new(*data, "unchanged", json_boolean(unchanged));
-			inart_log_info("install %s in service (%d trees)%s", s->txn.id,
-				       s->cur->n_trees, unchanged ? " (unchanged)" : "");
-		}
-		break;
 	case INART_CTL_ABORT:
-		rc = cli_txn_abort(&s->txn, rq->install_id, why, why_len);
-		break;
 	case INART_CTL_ROLLBACK:
-		rc = cli_txn_rollback(&s->txn, rq->install_id, why, why_len);
-		if (rc == 0) {
-			*data = json_object();
-			json_object_set_new(*data, "installed", json_string(s->txn.id));
-			inart_log_warn("rolled back to install '%s'", s->txn.id);
-		}
+		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
+				     why_len);
 		break;
 	case INART_CTL_SHOW:
 		*data = json_object();

@@ -472,7 +472,7 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **dat
 static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
 {
 	struct sw_state *s = ctx;
-	int rc = 0, unchanged = 0;
+	int rc = 0, committed = 0;
 
 	switch (rq->op) {
 	case INART_CTL_INFO:
@@ -489,26 +489,11 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 				       rq->install_id[0] ? ", install " : "", rq->install_id);
 		break;
 	case INART_CTL_COMMIT:
-		rc = cli_txn_commit(&s->txn, rq->install_id, &unchanged, why, why_len);
-		if (rc == 0) {
-			s->installs += !unchanged;
-			*data = json_object();
-			json_object_set_new(*data, "installed", json_string(s->txn.id));
-			json_object_set_new(*data, "unchanged", json_boolean(unchanged));
-			inart_log_info("install %s in service%s", s->txn.id,
-				       unchanged ? " (unchanged)" : "");
-		}
-		break;
 	case INART_CTL_ABORT:
-		rc = cli_txn_abort(&s->txn, rq->install_id, why, why_len);
-		break;
 	case INART_CTL_ROLLBACK:
-		rc = cli_txn_rollback(&s->txn, rq->install_id, why, why_len);
-		if (rc == 0) {
-			*data = json_object();
-			json_object_set_new(*data, "installed", json_string(s->txn.id));
-			inart_log_warn("rolled back to install '%s'", s->txn.id);
-		}
+		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
+				     why_len);
+		s->installs += committed;
 		break;
 	case INART_CTL_TABLES:
 		*data = tables_json(s, why, why_len);

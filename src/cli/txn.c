@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bridge/ctlmsg.h"
+#include "io/log.h"
+
 static void drop_prep(struct cli_txn *t)
 {
 	if (t->has_prep && t->prep != NULL)
@@ -115,6 +118,41 @@ int cli_txn_rollback(struct cli_txn *t, const char *id, char *why, size_t why_le
 	t->prev_id[0] = '\0';
 	t->commits++;
 	return 0;
+}
+
+int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, int *committed,
+		    char *why, size_t why_len)
+{
+	int rc, unchanged = 1;
+
+	*data = NULL;
+	*committed = 0;
+	switch (op) {
+	case INART_CTL_COMMIT:
+		rc = cli_txn_commit(t, id, &unchanged, why, why_len);
+		if (rc == 0) {
+			*committed = !unchanged;
+			*data = json_object();
+			json_object_set_new(*data, "installed", json_string(t->id));
+			json_object_set_new(*data, "unchanged", json_boolean(unchanged));
+			inart_log_info("install %s in service%s", t->id,
+				       unchanged ? " (unchanged)" : "");
+		}
+		return rc;
+	case INART_CTL_ABORT:
+		return cli_txn_abort(t, id, why, why_len);
+	case INART_CTL_ROLLBACK:
+		rc = cli_txn_rollback(t, id, why, why_len);
+		if (rc == 0) {
+			*data = json_object();
+			json_object_set_new(*data, "installed", json_string(t->id));
+			inart_log_warn("rolled back to install '%s'", t->id);
+		}
+		return rc;
+	default:
+		snprintf(why, why_len, "not a transaction op");
+		return -EINVAL;
+	}
 }
 
 void cli_txn_json(const struct cli_txn *t, json_t *o)
