@@ -1153,6 +1153,7 @@ static void run_iter(struct net *nt, int it)
 struct totals {
 	struct inart_worker_stats w;
 	struct inart_ps_stats ps;
+	uint64_t chunks; /* chunks of one all-reduce, over the trees */
 };
 
 static void run_scen(const struct scen *sc, struct totals *tot)
@@ -1163,6 +1164,13 @@ static void run_scen(const struct scen *sc, struct totals *tot)
 	for (int it = 0; it < sc->iters; it++)
 		run_iter(&nt, it);
 	memset(tot, 0, sizeof(*tot));
+	for (int t = 0; t < sc->n_trees; t++) {
+		size_t off, len;
+		uint32_t nc;
+
+		assert_int_equal(inart_worker_tree_range(nt.w[0], t, &off, &len, &nc), 0);
+		tot->chunks += nc;
+	}
 	for (int r = 0; r < sc->n_workers; r++) {
 		struct inart_worker_stats s;
 
@@ -1215,6 +1223,7 @@ static void test_e2e_one(void **state)
 
 	(void)state;
 	run_scen(&sc, &t);
+	assert_int_equal(t.chunks, 10);
 	assert_int_equal(t.w.results, 20);
 	assert_int_equal(t.w.retransmitted, 0);
 	assert_int_equal(t.ps.completed, 20);
@@ -1258,8 +1267,11 @@ static void test_e2e_lossy(void **state)
 		assert_true(t.ps.duplicates > 0);
 		assert_true(t.w.duplicates > 0);
 		assert_int_equal(t.w.dropped, 0);
-		/* every chunk completed once per iteration at its scale */
-		assert_true(t.ps.completed >= t.w.results / (uint64_t)sc.n_workers);
+		/* every chunk completed exactly once per iteration: at the PS,
+		 * and at every worker (one result stored per chunk; the copies
+		 * are counted as duplicates) */
+		assert_int_equal(t.ps.completed, t.chunks * (uint64_t)sc.iters);
+		assert_int_equal(t.w.results, t.chunks * (uint64_t)sc.iters * (uint64_t)sc.n_workers);
 		assert_int_equal(t.w.rescales, 0);
 		assert_int_equal(t.ps.overflows, 0);
 	}
@@ -1291,6 +1303,8 @@ static void test_e2e_overflow(void **state)
 
 	(void)state;
 	run_scen(&sc, &t);
+	/* one exact result stored per chunk, whatever the rescales */
+	assert_int_equal(t.w.results, t.chunks * (uint64_t)sc.iters * (uint64_t)sc.n_workers);
 	assert_true(t.w.local_overflows > 0);
 	assert_true(t.w.rescales > 0);
 	assert_true(t.ps.overflows > 0);
@@ -1301,6 +1315,7 @@ static void test_e2e_overflow(void **state)
 	sc.jitter = 0;
 	sc.seed = 78;
 	run_scen(&sc, &t);
+	assert_int_equal(t.w.results, t.chunks * (uint64_t)sc.iters * (uint64_t)sc.n_workers);
 	assert_true(t.ps.overflows > 0);
 	assert_int_equal(t.ps.notices, 0);
 	assert_int_equal(t.w.retransmitted, 0);
