@@ -1271,7 +1271,8 @@ static void test_e2e_lossy(void **state)
 		 * and at every worker (one result stored per chunk; the copies
 		 * are counted as duplicates) */
 		assert_int_equal(t.ps.completed, t.chunks * (uint64_t)sc.iters);
-		assert_int_equal(t.w.results, t.chunks * (uint64_t)sc.iters * (uint64_t)sc.n_workers);
+		assert_int_equal(t.w.results,
+				 t.chunks * (uint64_t)sc.iters * (uint64_t)sc.n_workers);
 		assert_int_equal(t.w.rescales, 0);
 		assert_int_equal(t.ps.overflows, 0);
 	}
