@@ -65,12 +65,15 @@ class JobInfo:
     def __init__(self, jobs_path, plan_path, deploy_path, job):
         self.job = job
         self.workers, self.ps, self.switches, self.ips = [], [], [], {}
+        self.max_values = None  # the job's gradient size in values (gradient_bytes / 4)
         self.plan_jobs = None
         js = _read_json(jobs_path)
         if isinstance(js, dict):
             for j in js.get("jobs", []):
                 if isinstance(j, dict) and j.get("id") == job:
                     self.workers = list(j.get("workers", []))
+                    if isinstance(j.get("gradient_bytes"), int):
+                        self.max_values = (j["gradient_bytes"] + 3) // 4
             self.job_ids = [j.get("id") for j in js.get("jobs", []) if isinstance(j, dict)]
         else:
             self.job_ids = None
@@ -378,6 +381,11 @@ class Context:
             return InartTimeoutError("%s: timed out after %.3g s; %s [%s]"
                                      % (who, tmo, hint, self.info.path_text()), errno=-rc)
         if -rc == errno.EINVAL:
+            if self.info.max_values is not None and n > self.info.max_values:
+                return InartValueError("%s: more values than the job's gradient (%d values: "
+                                       "its gradient_bytes in the jobs file, which sizes the "
+                                       "PSs' memory)" % (who, self.info.max_values),
+                                       errno=-rc)
             bad = _first_nonfinite(x)
             if bad is not None:
                 return InartValueError("%s: value %d is %r: NaN and infinities cannot be "

@@ -64,7 +64,8 @@ const char cmd_ctl_help[] =
     "  --flush-ms X        switches flush partial aggregates after X ms (default 10)\n"
     "  --learn-macs        switches learn their neighbours' MACs from traffic\n"
     "                      instead of taking them from the deployment\n"
-    "  --dry-run           print the requests (one JSON line per node), send nothing\n"
+    "  --dry-run           print the requests (a line per node: socket, JSON that\n"
+    "                      installs it at once), send nothing\n"
     "  --restart-jobs      the PSs forget their chunk state (a new run of every job:\n"
     "                      its workers number their steps from 1 again)\n"
     "\n"
@@ -490,13 +491,14 @@ static int rollout_call(void *ctx, const char *path, const struct inart_ctl_req 
 	return cli_ctl_call(path, req, reply, why, why_len);
 }
 
-/* install --dry-run: print "PATH REQUEST" per node (the prepare phase). */
+/* install --dry-run: print "PATH REQUEST" per node, each request one that
+ * installs the node at once under the identity (no "phase": `ctl send PATH
+ * REQUEST` applies it by hand, outside a transaction). */
 static void print_requests(struct inart_rollout_node *nodes, int n, const char *id)
 {
 	for (int i = 0; i < n; i++) {
 		char *s;
 
-		nodes[i].req->prepare = 1;
 		snprintf(nodes[i].req->install_id, sizeof(nodes[i].req->install_id), "%s", id);
 		snprintf(nodes[i].req->node, sizeof(nodes[i].req->node), "%s", nodes[i].name);
 		s = inart_ctl_req_encode(nodes[i].req);

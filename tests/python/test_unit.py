@@ -215,6 +215,8 @@ def loopback_checks(inart, inart_bin, tmp, paths, ip):
             check("loopback sum of %d values exact" % n,
                   all(isinstance(x, torch.Tensor) and bool((x == want).all()) for x in res),
                   repr(res)[:300])
+        raises("more values than the job's gradient (25000)", inart.InartValueError,
+               lambda: ctxs[0].allreduce(torch.zeros(25001)), ["gradient", "25000 values"])
         res = both(lambda r: ctxs[r].allreduce(np.full(500, 1.0 + r, np.float32), average=True))
         check("numpy, average", all(isinstance(x, np.ndarray) and (x == 1.5).all() for x in res),
               repr(res)[:200])
