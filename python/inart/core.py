@@ -321,6 +321,31 @@ class Context:
                 out[f] = getattr(st, f)
         return out
 
+    def step(self):
+        """(step, job_step): the step the next all-reduce runs, and the step
+        a PS named in a step notice (0 if none since the last success);
+        inart_ctx_step."""
+        s, j = ctypes.c_uint32(), ctypes.c_uint32()
+        with self._lock:
+            if not self._h:
+                raise InartStateError("context is closed")
+            self._lib.inart_ctx_step(self._h, ctypes.byref(s), ctypes.byref(j))
+        return s.value, j.value
+
+    def resync(self):
+        """After InartStaleError (C -ESTALE): go on at the step the data
+        plane named (inart_ctx_resync); the lost step's result is gone.
+        InartStateError if no step notice came."""
+        with self._lock:
+            if not self._h:
+                raise InartStateError("context is closed")
+            rc = self._lib.inart_ctx_resync(self._h)
+        if rc == -errno.EAGAIN:
+            raise InartStateError("resync: no step notice came (the context is not stale)")
+        if rc < 0:
+            raise error_for(rc, "inart_ctx_resync")
+        return self.step()[0]
+
     def allreduce(self, x, average=False, timeout=None, key=None):
         """Sum x (float32 torch.Tensor or numpy.ndarray) in place over the
         job's workers and return it; divided by the worker count if
