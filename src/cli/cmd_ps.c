@@ -288,8 +288,10 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	struct ps_state *s = ctx;
 	char ip[16];
 	json_t *a;
-	int rc = 0, committed = 0;
+	int rc = 0;
 
+	if (cli_txn_is_op(rq->op))
+		return cli_txn_request(&s->txn, rq->op, rq->install_id, data, NULL, why, why_len);
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = json_object();
@@ -310,12 +312,6 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 				       rq->prepare ? "prepared" : "configured", rq->n_trees,
 				       rq->replace ? " (replace)" : "", rq->reset ? " (reset)" : "",
 				       s->cur->n_trees);
-		break;
-	case INART_CTL_COMMIT:
-	case INART_CTL_ABORT:
-	case INART_CTL_ROLLBACK:
-		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
-				     why_len);
 		break;
 	case INART_CTL_SHOW:
 		*data = json_object();

@@ -474,6 +474,12 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	struct sw_state *s = ctx;
 	int rc = 0, committed = 0;
 
+	if (cli_txn_is_op(rq->op)) {
+		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
+				     why_len);
+		s->installs += committed;
+		return rc;
+	}
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = info_json(s);
@@ -487,13 +493,6 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 				       rq->replace ? " (replace)" : "",
 				       rq->has_cfg ? " with a new configuration" : "",
 				       rq->install_id[0] ? ", install " : "", rq->install_id);
-		break;
-	case INART_CTL_COMMIT:
-	case INART_CTL_ABORT:
-	case INART_CTL_ROLLBACK:
-		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
-				     why_len);
-		s->installs += committed;
 		break;
 	case INART_CTL_TABLES:
 		*data = tables_json(s, why, why_len);

@@ -120,18 +120,25 @@ int cli_txn_rollback(struct cli_txn *t, const char *id, char *why, size_t why_le
 	return 0;
 }
 
+int cli_txn_is_op(int op)
+{
+	return op == INART_CTL_COMMIT || op == INART_CTL_ABORT || op == INART_CTL_ROLLBACK;
+}
+
 int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, int *committed,
 		    char *why, size_t why_len)
 {
 	int rc, unchanged = 1;
 
 	*data = NULL;
-	*committed = 0;
+	if (committed != NULL)
+		*committed = 0;
 	switch (op) {
 	case INART_CTL_COMMIT:
 		rc = cli_txn_commit(t, id, &unchanged, why, why_len);
 		if (rc == 0) {
-			*committed = !unchanged;
+			if (committed != NULL)
+				*committed = !unchanged;
 			*data = json_object();
 			json_object_set_new(*data, "installed", json_string(t->id));
 			json_object_set_new(*data, "unchanged", json_boolean(unchanged));

@@ -60,10 +60,13 @@ int cli_txn_commit(struct cli_txn *t, const char *id, int *unchanged, char *why,
 int cli_txn_abort(struct cli_txn *t, const char *id, char *why, size_t why_len);
 int cli_txn_rollback(struct cli_txn *t, const char *id, char *why, size_t why_len);
 
-/* A control request's transaction op (INART_CTL_COMMIT, _ABORT or
- * _ROLLBACK of bridge/ctlmsg.h) on identity id, logged: 0 with the reply's
- * data in *data (NULL if none), or -EINVAL with why.  *committed = 1 when a
- * commit put a new state in service. */
+/* 1 if op (enum inart_ctl_op of bridge/ctlmsg.h) is a transaction op:
+ * commit, abort, rollback. */
+int cli_txn_is_op(int op);
+
+/* A control request's transaction op on identity id, logged: 0 with the
+ * reply's data in *data (NULL if none), or -EINVAL with why.  *committed
+ * (may be NULL) = 1 when a commit put a new state in service. */
 int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, int *committed,
 		    char *why, size_t why_len);
 
