@@ -23,7 +23,10 @@
 #include <unistd.h>
 
 #include "bg.h"
+#include "common/file.h"
 #include "common/sbuf.h"
+#include "cp/formats.h"
+#include "scale.h"
 #include "bridge/ctlmsg.h"
 #include "io/ctlsock.h"
 #include "spawn.h"
@@ -46,7 +49,8 @@ struct inart_emu {
 	int bg_fd; /* read end of the background report */
 	struct inart_emu_bg_flow *flows;
 	int n_flows;
-	char (*ctl)[128]; /* per node: control socket path */
+	char (*ctl)[128];   /* per node: control socket path */
+	char jobs_run[128]; /* the jobs file of the current run (sizes as run) */
 };
 
 void inart_emu_opt_default(struct inart_emu_opt *o)
@@ -577,8 +581,11 @@ static void workers_poll(struct worker *w, int n, int ms)
 	free(pf);
 }
 
-/* `inart ctl install` of plan_path on the network (only: one node's id, or
- * NULL for all); its output in out.  Its exit status, or -errno. */
+/* `inart ctl install` of plan_path on the network; its output in out.  Its
+ * exit status, or -errno.  only NULL: every node, and a new run of every job
+ * (--restart-jobs: the PSs forget the previous run's chunk state, the new
+ * workers number their steps from 1); else one node's id (a restarted
+ * switch: the same transaction on it alone, the jobs go on). */
 static int install(struct inart_emu *e, const char *plan_path, const char *only, char *out,
 		   size_t cap, struct inart_err *err)
 {
@@ -587,11 +594,11 @@ static int install(struct inart_emu *e, const char *plan_path, const char *only,
 			"ctl",
 			"install",
 			(char *)e->o.topo_path,
-			(char *)e->o.jobs_path,
+			e->jobs_run,
 			(char *)plan_path,
 			"--deploy",
 			dep,
-			only ? "--only" : NULL,
+			only ? "--only" : "--restart-jobs",
 			(char *)only,
 			NULL};
 
@@ -841,6 +848,25 @@ static void reset_counters(struct inart_emu *e)
 
 /* --- a run ------------------------------------------------------------------ */
 
+/* The jobs file of a run: the jobs with the gradient sizes the workers
+ * all-reduce (values[j] floats), in the run directory.  The install sizes
+ * the PSs' chunk records from it, and a worker refuses more values than its
+ * job's gradient (-EINVAL): so install and workers read this one, not the
+ * unscaled file.  0 or -errno with err. */
+static int write_jobs(struct inart_emu *e, const long *values, struct inart_err *err)
+{
+	struct inart_jobs *sj = inart_emu_scaled_jobs(e->js, values);
+	char *s = sj ? inart_jobs_dump(sj, e->t) : NULL;
+	int rc;
+
+	snprintf(e->jobs_run, sizeof(e->jobs_run), "%s/jobs-run.json", e->net->dir);
+	rc = s == NULL ? inart_err_set(err, -ENOMEM, "out of memory")
+		       : inart_file_write(e->jobs_run, s, err);
+	free(s);
+	inart_jobs_destroy(sj);
+	return rc;
+}
+
 static int spawn_workers(struct inart_emu *e, const char *plan_path, const long *values, int iters,
 			 struct worker *w, int *nw, struct inart_err *err)
 {
@@ -856,7 +882,7 @@ static int spawn_workers(struct inart_emu *e, const char *plan_path, const long 
 			char rank[16], nval[32], nwk[16], nit[16], tmo[32], name[96];
 			char *argv[] = {(char *)e->o.worker,
 					(char *)e->o.topo_path,
-					(char *)e->o.jobs_path,
+					e->jobs_run,
 					(char *)plan_path,
 					dep,
 					js->jobs[j].id,
@@ -1062,7 +1088,9 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = install(e, plan_path, NULL, out, sizeof(out), err);
+	rc = write_jobs(e, values, err);
+	if (rc == 0)
+		rc = install(e, plan_path, NULL, out, sizeof(out), err);
 	if (rc != 0) {
 		out[strcspn(out, "\n")] = '\0';
 		rc = rc > 0 ? inart_err_set(err, -EIO, "inart ctl install: %s", out) : rc;
