@@ -14,7 +14,8 @@
 # iterations and replay them, flood the control sockets with idle and
 # half-sent clients (and check that `ctl stats` is still answered); with
 # CHAOS_LOSS (default 0.01) every switchd also loses that fraction of the
-# frames it receives (switchd --rx-loss, when the build has it).
+# frames it receives (switchd --rx-loss, when the build has it; asserted:
+# the switches' gate counters show frames lost).
 # The workers run 15 s longer than the driver.  Asserts: every all-reduce
 # that returned 0 returned the exact sum of its step (the workers check bit
 # for bit), no call took longer than its timeout plus 1 s (the documented
@@ -268,6 +269,23 @@ if [ $forged -eq 1 ]; then
 		ok
 	else
 		bad "t0 counted no forgery dropped at the first hop"
+	fi
+fi
+# the loss was really injected: the gates' counters (since each switch's
+# last start) show frames lost
+if [ ${#SWOPT[@]} -gt 0 ]; then
+	if command -v python3 >/dev/null 2>&1; then
+		lost=0
+		for n in t0 t1; do
+			l=$("$INART" ctl stats "$tmp/$n.sock" --json 2>/dev/null | python3 -c \
+				'import json, sys; print(sum(json.load(sys.stdin).get("gate", {}).get("rx_lost", [])))' \
+				2>/dev/null)
+			echo "chaos.sh: $n lost ${l:-?} received frames since its last start (--rx-loss $LOSS)"
+			lost=$((lost + ${l:-0}))
+		done
+		if [ "$lost" -gt 0 ]; then ok; else bad "--rx-loss $LOSS given, but no switch counted a frame lost"; fi
+	else
+		skipped 1 "python3 missing: the injected loss is not checked"
 	fi
 fi
 for n in t0 t1 p0 p1; do
