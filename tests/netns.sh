@@ -17,7 +17,9 @@
 #     (x0) are dropped at the first hop while all-reduces stay exact; an
 #     install one node refuses changes nothing anywhere; a PS left out of a
 #     plan drops its trees; a 200k-label install does not stall forwarding;
-#     a crashed switchd is recovered by installing again, mid-all-reduce.
+#     a crashed switchd is recovered by installing again, mid-all-reduce;
+#     and with `ctl install --only t1` (the transaction on t1 alone, the
+#     identity the others hold; unknown or non-daemon ids refused).
 #
 # t0 uses PACKET_MMAP rings, t1 recvmmsg/sendmmsg: both back ends are tested.
 #
@@ -488,6 +490,34 @@ if grep -E '^t1 .* installed' "$tmp/out" >/dev/null && grep -E '^t0 .* unchanged
 	grep -E '^p0 .* unchanged' "$tmp/out" >/dev/null; then ok; else bad "only t1 was installed again: $(cat "$tmp/out")"; fi
 if wait $ap; then ok; else
 	bad "all-reduce exact across t1's crash and reinstall"
+	cat "$tmp"/w?.out | head -20
+fi
+
+# --- ctl install --only: the transaction on the nodes named, same identity ---------------------
+# (the emulator reinstalls a switch it restarted this way)
+full_id=$(awk '/^install /{print $2}' "$tmp/out")
+kill -9 "${DPID[t1]}" 2>/dev/null
+wait "${DPID[t1]}" 2>/dev/null
+rm -f "$tmp/t1.sock"
+start_t1
+fabric_wait_socks "$tmp/t1.sock"
+only() { "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" --deploy "$tmp/deploy.json" "$@"; }
+if only --only t1 >"$tmp/only.out" 2>&1 && [ -n "$full_id" ] &&
+	[ "$(awk '/^install /{print $2}' "$tmp/only.out")" = "$full_id" ] &&
+	[ "$(grep -cE '^(t0|t1|p0|p1) ' "$tmp/only.out")" = 1 ] &&
+	grep -qE "^t1 +switch +\(none\) +-> $full_id installed" "$tmp/only.out"; then ok; else
+	bad "ctl install --only t1 (identity $full_id): $(cat "$tmp/only.out")"
+fi
+if only --only t1,p0 --dry-run >"$tmp/only.out" 2>&1 && [ "$(wc -l <"$tmp/only.out")" = 2 ] &&
+	[ "$(grep -c "\"install_id\": *\"$full_id\"" "$tmp/only.out")" = 2 ]; then ok; else
+	bad "ctl install --only t1,p0 --dry-run: two requests under $full_id: $(head -c 300 "$tmp/only.out")"
+fi
+only --only nosuch >"$tmp/only.out" 2>&1
+if [ $? -eq 1 ] && grep -q "not in the topology" "$tmp/only.out"; then ok; else bad "--only nosuch: $(cat "$tmp/only.out")"; fi
+only --only w0 >"$tmp/only.out" 2>&1
+if [ $? -eq 1 ] && grep -q "no switch or PS" "$tmp/only.out"; then ok; else bad "--only w0: $(cat "$tmp/only.out")"; fi
+if allreduce 5000 2; then ok; else
+	bad "all-reduce exact after t1 was installed with --only"
 	cat "$tmp"/w?.out | head -20
 fi
 
