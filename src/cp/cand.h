@@ -24,6 +24,8 @@
 #ifndef INART_CAND_H
 #define INART_CAND_H
 
+#include <string.h>
+
 #include "paths.h"
 #include "plan.h"
 
@@ -102,6 +104,17 @@ void inart_assign_free(struct inart_assign *a);
  */
 int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
 		       struct inart_plan *plan);
+
+/* 1 if the path of choice a is a proper prefix of the path of choice b. */
+static inline int inart_cand_prefix(const struct inart_cand *c, int a, int b)
+{
+	int la = inart_pathset_len(&c->paths, c->choices[a].path);
+	int lb = inart_pathset_len(&c->paths, c->choices[b].path);
+
+	return lb > la && memcmp(inart_pathset_path(&c->paths, c->choices[a].path),
+				 inart_pathset_path(&c->paths, c->choices[b].path),
+				 sizeof(int) * (size_t)la) == 0;
+}
 
 /* Count, per node, the trees an assignment would install (for budget repair);
  * used_tree[t] receives 1 for each used cand tree.  Uses plan's split (trees of
