@@ -62,7 +62,7 @@ static void one_case(uint64_t seed)
 	struct inart_rng r;
 	struct inart_topo *t;
 	struct inart_jobs *js;
-	struct inart_planner_opt o;
+	struct inart_planner_opt o = {.size = sizeof(o)};
 	struct inart_err err;
 	double lp = NAN, milp = NAN, inart = NAN, best_base = INFINITY;
 	int milp_optimal = 0, inart_own = 0;

@@ -69,7 +69,7 @@ int cmd_run(int argc, char **argv)
 	};
 	const char *cmd = "run", *scenario = "default", *dir = NULL;
 	struct cli_compare_out co = CLI_COMPARE_OUT_INIT;
-	struct inart_planner_opt opt;
+	struct inart_planner_opt opt = {.size = sizeof(opt)};
 	struct inart_err err = {{0}};
 	struct inart_topo *t = NULL;
 	struct inart_jobs *js = NULL;

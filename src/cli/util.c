@@ -143,6 +143,9 @@ int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planne
 	case OPT_MILP_TIME:
 		o->milp_time_limit_s = cli_double(cmd, "--milp-time-limit", arg, 0, 1e7);
 		return 1;
+	case OPT_TIME_LIMIT:
+		o->time_limit_s = cli_double(cmd, "--time-limit", arg, 0, 1e7);
+		return 1;
 	case OPT_NO_GUARD:
 		o->no_baseline_guard = 1;
 		return 1;

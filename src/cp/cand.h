@@ -105,6 +105,25 @@ void inart_assign_free(struct inart_assign *a);
 int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
 		       struct inart_plan *plan);
 
+/* The values of an assignment in the form of a route LP result's x
+ * (n_choices): per flow choice the share of the group's members on it (the
+ * first choice for a PS with share 0 in plan), per tree choice 1 for the
+ * choice of a used tree, else 0. */
+void inart_cand_assign_x(const struct inart_cand *c, const struct inart_assign *a,
+			 const struct inart_plan *plan, double *x);
+
+/* The assignment of an integral x (as inart_cand_assign_x makes, or a MILP
+ * result): each group's members spread over its flow's choices by their
+ * counts, each tree on its largest value. */
+void inart_cand_assign_from_x(const struct inart_cand *c, const double *x, struct inart_assign *a);
+
+/* The assignment that realizes plan's routes: 0, or -ENOENT when some flow
+ * of a PS with a non-zero share, or some tree, is not among the candidates
+ * (a is then partly filled), -ENOMEM.  Flows of zero-share PSs and unused
+ * trees take their first choice. */
+int inart_cand_from_plan(const struct inart_cand *c, const struct inart_jobs *js,
+			 const struct inart_plan *plan, struct inart_assign *a);
+
 /* 1 if the path of choice a is a proper prefix of the path of choice b. */
 static inline int inart_cand_prefix(const struct inart_cand *c, int a, int b)
 {

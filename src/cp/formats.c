@@ -666,13 +666,63 @@ static int opt_array(struct rd *r, json_t *obj, const char *key, json_t **out)
 	return 0;
 }
 
+static int parse_split(struct rd *r, const struct inart_topo *t, const struct inart_job *job,
+		       double *split, json_t *v)
+{
+	json_t *obj = json_object_get(v, "split"), *sv;
+	const char *key;
+
+	if (obj == NULL)
+		return 0;
+	if (!json_is_object(obj))
+		return rd_fail(r, "'split' must be an object (PS id -> share), not %s", jtype(obj));
+	json_object_foreach(obj, key, sv)
+	{
+		int node = inart_topo_find(t, key), idx;
+
+		idx = node < 0 ? -1 : inart_job_ps_index(job, node);
+		if (idx < 0)
+			return rd_fail(r, "split: '%.64s' is not a PS of this job", key);
+		if (!json_is_number(sv))
+			return rd_fail(r, "split: the share of '%.64s' must be a number, not %s",
+				       key, jtype(sv));
+		split[idx] = json_number_value(sv);
+	}
+	return 0;
+}
+
+/* One element of "flows" (kind 0), "trees" (1) or "ring" (2) of job j. */
+static int parse_route(struct rd *r, const struct inart_topo *t, struct inart_plan *p, int j,
+		       int kind, json_t *e)
+{
+	static const char *const keys[3][3] = {
+	    {"worker", "ps", "agg"}, {"switch", "ps", "parent"}, {NULL, NULL, NULL}};
+	int node[3] = {-1, -1, -1}, *path = NULL, n_path = 0, rc = 0;
+
+	if (!json_is_object(e))
+		return rd_fail(r, "must be an object, not %s", jtype(e));
+	for (int k = 0; k < 3 && keys[kind][k] && rc == 0; k++)
+		rc = plan_node(r, t, e, keys[kind][k], &node[k]);
+	if (rc == 0)
+		rc = plan_path(r, t, e, &path, &n_path);
+	if (rc == 0 && kind == 0)
+		rc = inart_plan_add_flow(p, j, node[0], node[1], node[2], path, n_path);
+	else if (rc == 0 && kind == 1)
+		rc = inart_plan_add_tree(p, j, node[0], node[1], node[2], path, n_path);
+	else if (rc == 0)
+		rc = inart_plan_add_ring_hop(p, j, path, n_path);
+	free(path);
+	return rc == -ENOMEM ? rd_oom(r) : rc;
+}
+
 static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct inart_jobs *js,
 			  struct inart_plan *p, char *seen, json_t *v, size_t i)
 {
-	const struct inart_job *job;
-	const char *id, *key;
-	json_t *split, *flows, *trees, *e, *sv;
-	int *path = NULL, n_path = 0, j, rc;
+	static const char *const lists[3] = {"flows", "trees", "ring"};
+	static const char *const what[3] = {"flow", "tree", "ring hop"};
+	const char *id;
+	json_t *arr[3], *e;
+	int j, rc;
 	char base[128];
 	size_t k;
 
@@ -689,69 +739,65 @@ static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct
 	if (seen[j])
 		return rd_fail(r, "appears twice");
 	seen[j] = 1;
-	job = &js->jobs[j];
-	split = json_object_get(v, "split");
-	if (split != NULL && !json_is_object(split))
-		return rd_fail(r, "'split' must be an object (PS id -> share), not %s",
-			       jtype(split));
-	if (split != NULL) {
-		json_object_foreach(split, key, sv)
-		{
-			int node = inart_topo_find(t, key), idx;
-
-			idx = node < 0 ? -1 : inart_job_ps_index(job, node);
-			if (idx < 0)
-				return rd_fail(r, "split: '%.64s' is not a PS of this job", key);
-			if (!json_is_number(sv))
-				return rd_fail(
-				    r, "split: the share of '%.64s' must be a number, not %s", key,
-				    jtype(sv));
-			p->jobs[j].split[idx] = json_number_value(sv);
-		}
-	}
-	if ((rc = opt_array(r, v, "flows", &flows)) || (rc = opt_array(r, v, "trees", &trees)))
+	if ((rc = parse_split(r, t, &js->jobs[j], p->jobs[j].split, v)))
 		return rc;
-	json_array_foreach(flows, k, e)
-	{
-		int w, ps, agg;
-
-		rd_where(r, "%s: flow %zu", base, k);
-		if (!json_is_object(e))
-			return rd_fail(r, "must be an object, not %s", jtype(e));
-		if ((rc = plan_node(r, t, e, "worker", &w)) ||
-		    (rc = plan_node(r, t, e, "ps", &ps)) ||
-		    (rc = plan_node(r, t, e, "agg", &agg)) ||
-		    (rc = plan_path(r, t, e, &path, &n_path)))
-			goto out;
-		if (inart_plan_add_flow(p, j, w, ps, agg, path, n_path) < 0) {
-			rc = rd_oom(r);
-			goto out;
+	for (int kind = 0; kind < 3; kind++) {
+		if ((rc = opt_array(r, v, lists[kind], &arr[kind])))
+			return rc;
+		json_array_foreach(arr[kind], k, e)
+		{
+			rd_where(r, "%s: %s %zu", base, what[kind], k);
+			if ((rc = parse_route(r, t, p, j, kind, e)))
+				return rc;
 		}
-		free(path);
-		path = NULL;
 	}
-	json_array_foreach(trees, k, e)
-	{
-		int sw, ps, parent;
+	return 0;
+}
 
-		rd_where(r, "%s: tree %zu", base, k);
-		if (!json_is_object(e))
-			return rd_fail(r, "must be an object, not %s", jtype(e));
-		if ((rc = plan_node(r, t, e, "switch", &sw)) ||
-		    (rc = plan_node(r, t, e, "ps", &ps)) ||
-		    (rc = plan_node(r, t, e, "parent", &parent)) ||
-		    (rc = plan_path(r, t, e, &path, &n_path)))
-			goto out;
-		if (inart_plan_add_tree(p, j, sw, ps, parent, path, n_path) < 0) {
-			rc = rd_oom(r);
-			goto out;
-		}
-		free(path);
-		path = NULL;
-	}
-out:
-	free(path);
-	return rc;
+/* An optional member naming one of a fixed set (parse: name -> value >= 0,
+ * -1 unknown); null or absent leaves *out unchanged. */
+static int opt_enum(struct rd *r, json_t *obj, const char *key, int (*parse)(const char *),
+		    int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	int e;
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return rd_fail(r, "'%s' must be a string or null, not %s", key, jtype(v));
+	e = parse(json_string_value(v));
+	if (e < 0)
+		return rd_fail(r, "'%s': unknown value '%.64s'", key, json_string_value(v));
+	*out = e;
+	return 0;
+}
+
+/* The plan's statistics: times, bounds, origin. */
+static int parse_plan_stats(struct rd *r, json_t *root, struct inart_plan *p)
+{
+	json_t *origin = json_object_get(root, "origin");
+	int rc, has, src = 0, st = 0;
+
+	if ((rc = opt_time(r, root, "comm_time_s", &p->comm_time_s)) ||
+	    (rc = opt_time(r, root, "push_time_s", &p->push_time_s)) ||
+	    (rc = opt_time(r, root, "pull_time_s", &p->pull_time_s)) ||
+	    (rc = opt_time(r, root, "lp_bound_s", &p->lp_bound_s)) ||
+	    (rc = opt_time(r, root, "best_bound_s", &p->best_bound_s)) ||
+	    (rc = opt_enum(r, root, "bound_source", inart_bound_source_parse, &src)) ||
+	    (rc = opt_enum(r, root, "milp_status", inart_milp_status_parse, &st)) ||
+	    (rc = opt_time(r, root, "plan_time_s", &p->plan_time_s)) ||
+	    (rc = opt_time(r, root, "split_gap", &p->split_gap)) ||
+	    (rc = opt_int(r, root, "rounding_trials", 0, INT_MAX, &p->rounding_trials, &has)))
+		return rc;
+	p->bound_source = (enum inart_bound_source)src;
+	p->milp_status = (enum inart_milp_status)st;
+	if (origin != NULL && !json_is_null(origin) && !json_is_string(origin))
+		return rd_fail(r, "'origin' must be a string or null, not %s", jtype(origin));
+	if (origin != NULL && json_is_string(origin) &&
+	    (p->origin = strdup(json_string_value(origin))) == NULL)
+		return rd_oom(r);
+	return 0;
 }
 
 struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *name,
@@ -763,7 +809,7 @@ struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *nam
 	json_t *root, *jobs, *algo, *v;
 	char *seen = NULL;
 	size_t i;
-	int rc, has;
+	int rc;
 
 	if (t == NULL || js == NULL) {
 		inart_err_set(err, -EINVAL, "%s: a plan needs its topology and jobs", r.name);
@@ -784,14 +830,7 @@ struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *nam
 		rc = rd_oom(&r);
 		goto out;
 	}
-	if ((rc = opt_time(&r, root, "comm_time_s", &p->comm_time_s)) ||
-	    (rc = opt_time(&r, root, "push_time_s", &p->push_time_s)) ||
-	    (rc = opt_time(&r, root, "pull_time_s", &p->pull_time_s)) ||
-	    (rc = opt_time(&r, root, "lp_bound_s", &p->lp_bound_s)) ||
-	    (rc = opt_time(&r, root, "plan_time_s", &p->plan_time_s)) ||
-	    (rc = opt_time(&r, root, "split_gap", &p->split_gap)) ||
-	    (rc = opt_int(&r, root, "rounding_trials", 0, INT_MAX, &p->rounding_trials, &has)) ||
-	    (rc = need_array(&r, root, "jobs", &jobs)))
+	if ((rc = parse_plan_stats(&r, root, p)) || (rc = need_array(&r, root, "jobs", &jobs)))
 		goto out;
 	json_array_foreach(jobs, i, v)
 	{
@@ -1043,6 +1082,96 @@ static void sb_key_num(struct sb *s, const char *key, double v)
 	sb_puts(s, ",\n");
 }
 
+/* "key": "name" or null. */
+static void sb_key_name(struct sb *s, const char *key, const char *name)
+{
+	sb_puts(s, "  \"");
+	sb_puts(s, key);
+	sb_puts(s, "\": ");
+	if (name != NULL)
+		sb_str(s, name);
+	else
+		sb_puts(s, "null");
+	sb_puts(s, ",\n");
+}
+
+static void sb_flows(struct sb *s, const struct inart_topo *t, const struct inart_job_plan *jp)
+{
+	sb_puts(s, ",\n      \"flows\": [");
+	for (int i = 0; i < jp->n_flows; i++) {
+		const struct inart_flow *f = &jp->flows[i];
+
+		sb_item(s, i == 0, "        ");
+		sb_puts(s, "{\"worker\": ");
+		sb_node(s, t, f->worker);
+		sb_puts(s, ", \"ps\": ");
+		sb_node(s, t, f->ps);
+		sb_puts(s, ", \"agg\": ");
+		sb_node(s, t, f->agg);
+		sb_puts(s, ", \"path\": ");
+		sb_path(s, t, f->path, f->n_path);
+		sb_puts(s, "}");
+	}
+	sb_close(s, jp->n_flows == 0, "      ");
+}
+
+static void sb_trees(struct sb *s, const struct inart_topo *t, const struct inart_job_plan *jp)
+{
+	sb_puts(s, ",\n      \"trees\": [");
+	for (int i = 0; i < jp->n_trees; i++) {
+		const struct inart_tree *tr = &jp->trees[i];
+
+		sb_item(s, i == 0, "        ");
+		sb_puts(s, "{\"switch\": ");
+		sb_node(s, t, tr->sw);
+		sb_puts(s, ", \"ps\": ");
+		sb_node(s, t, tr->ps);
+		sb_puts(s, ", \"parent\": ");
+		sb_node(s, t, tr->parent);
+		sb_puts(s, ", \"path\": ");
+		sb_path(s, t, tr->path, tr->n_path);
+		sb_puts(s, "}");
+	}
+	sb_close(s, jp->n_trees == 0, "      ");
+}
+
+/* "ring": only for jobs planned as a ring all-reduce. */
+static void sb_ring(struct sb *s, const struct inart_topo *t, const struct inart_job_plan *jp)
+{
+	if (jp->n_ring == 0)
+		return;
+	sb_puts(s, ",\n      \"ring\": [");
+	for (int i = 0; i < jp->n_ring; i++) {
+		sb_item(s, i == 0, "        ");
+		sb_puts(s, "{\"path\": ");
+		sb_path(s, t, jp->ring[i].path, jp->ring[i].n_path);
+		sb_puts(s, "}");
+	}
+	sb_close(s, 0, "      ");
+}
+
+static void sb_plan_job(struct sb *s, const struct inart_topo *t, const struct inart_job *job,
+			const struct inart_job_plan *jp)
+{
+	int n_ps = jp->n_ps < job->n_ps ? jp->n_ps : job->n_ps;
+
+	sb_puts(s, "{\n      \"id\": ");
+	sb_str(s, job->id);
+	sb_puts(s, ",\n      \"split\": {");
+	for (int i = 0; i < n_ps; i++) {
+		if (i)
+			sb_puts(s, ", ");
+		sb_node(s, t, job->ps[i]);
+		sb_puts(s, ": ");
+		sb_num(s, jp->split[i]);
+	}
+	sb_puts(s, "}");
+	sb_flows(s, t, jp);
+	sb_trees(s, t, jp);
+	sb_ring(s, t, jp);
+	sb_puts(s, "\n    }");
+}
+
 char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 		      const struct inart_jobs *js)
 {
@@ -1052,64 +1181,22 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 	sb_puts(&s, "{\n  \"algorithm\": ");
 	sb_str(&s, p->algorithm ? p->algorithm : "");
 	sb_puts(&s, ",\n");
+	sb_key_name(&s, "origin", p->origin);
 	sb_key_num(&s, "comm_time_s", p->comm_time_s);
 	sb_key_num(&s, "push_time_s", p->push_time_s);
 	sb_key_num(&s, "pull_time_s", p->pull_time_s);
 	sb_key_num(&s, "lp_bound_s", p->lp_bound_s);
+	sb_key_num(&s, "best_bound_s", p->best_bound_s);
+	sb_key_name(&s, "bound_source", inart_bound_source_name(p->bound_source));
+	sb_key_name(&s, "milp_status", inart_milp_status_name(p->milp_status));
 	sb_key_num(&s, "plan_time_s", p->plan_time_s);
 	sb_key_num(&s, "split_gap", p->split_gap);
 	sb_puts(&s, "  \"rounding_trials\": ");
 	sb_int(&s, p->rounding_trials);
 	sb_puts(&s, ",\n  \"jobs\": [");
 	for (int j = 0; j < n_jobs; j++) {
-		const struct inart_job *job = &js->jobs[j];
-		const struct inart_job_plan *jp = &p->jobs[j];
-		int n_ps = jp->n_ps < job->n_ps ? jp->n_ps : job->n_ps;
-
 		sb_item(&s, j == 0, "    ");
-		sb_puts(&s, "{\n      \"id\": ");
-		sb_str(&s, job->id);
-		sb_puts(&s, ",\n      \"split\": {");
-		for (int i = 0; i < n_ps; i++) {
-			if (i)
-				sb_puts(&s, ", ");
-			sb_node(&s, t, job->ps[i]);
-			sb_puts(&s, ": ");
-			sb_num(&s, jp->split[i]);
-		}
-		sb_puts(&s, "},\n      \"flows\": [");
-		for (int i = 0; i < jp->n_flows; i++) {
-			const struct inart_flow *f = &jp->flows[i];
-
-			sb_item(&s, i == 0, "        ");
-			sb_puts(&s, "{\"worker\": ");
-			sb_node(&s, t, f->worker);
-			sb_puts(&s, ", \"ps\": ");
-			sb_node(&s, t, f->ps);
-			sb_puts(&s, ", \"agg\": ");
-			sb_node(&s, t, f->agg);
-			sb_puts(&s, ", \"path\": ");
-			sb_path(&s, t, f->path, f->n_path);
-			sb_puts(&s, "}");
-		}
-		sb_close(&s, jp->n_flows == 0, "      ");
-		sb_puts(&s, ",\n      \"trees\": [");
-		for (int i = 0; i < jp->n_trees; i++) {
-			const struct inart_tree *tr = &jp->trees[i];
-
-			sb_item(&s, i == 0, "        ");
-			sb_puts(&s, "{\"switch\": ");
-			sb_node(&s, t, tr->sw);
-			sb_puts(&s, ", \"ps\": ");
-			sb_node(&s, t, tr->ps);
-			sb_puts(&s, ", \"parent\": ");
-			sb_node(&s, t, tr->parent);
-			sb_puts(&s, ", \"path\": ");
-			sb_path(&s, t, tr->path, tr->n_path);
-			sb_puts(&s, "}");
-		}
-		sb_close(&s, jp->n_trees == 0, "      ");
-		sb_puts(&s, "\n    }");
+		sb_plan_job(&s, t, &js->jobs[j], &p->jobs[j]);
 	}
 	sb_close(&s, n_jobs == 0, "  ");
 	sb_puts(&s, "\n}\n");

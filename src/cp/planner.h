@@ -16,7 +16,7 @@
 
 /* struct inart_planner_opt is public: include/inart/inart.h. */
 
-void inart_planner_opt_default(struct inart_planner_opt *o);
+int inart_planner_opt_default(struct inart_planner_opt *o);
 
 /* Names of the algorithms in display order; NULL-terminated. */
 extern const char *const inart_algorithms[];
@@ -28,8 +28,8 @@ int inart_algorithm_known(const char *name);
  * with times, lp_bound_s and plan_time_s filled.  For "lp" the plan holds the
  * bound only (no routes): comm_time_s = lp_bound_s.  -errno on failure;
  * -ETIMEDOUT for "milp" without an integral solution in the time limit. */
-int inart_planner_run(const char *algo, const struct inart_topo *t,
-		      const struct inart_jobs *js, const struct inart_planner_opt *opt,
-		      struct inart_plan **out, struct inart_err *err);
+int inart_planner_run(const char *algo, const struct inart_topo *t, const struct inart_jobs *js,
+		      const struct inart_planner_opt *opt, struct inart_plan **out,
+		      struct inart_err *err);
 
 #endif

@@ -36,11 +36,7 @@
 
 #include "../common/clock.h"
 #include "colgen.h"
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes" /* ClpSolve_new() in CLP's header */
-#include <coin/Cbc_C_Interface.h>
-#pragma GCC diagnostic pop
+#include "milp.h"
 
 #define LP_INF DBL_MAX
 
@@ -461,6 +457,78 @@ static void build_budgets(struct lpb *b)
 	free(count);
 }
 
+/* 1 if flows fa and fb (single workers) have the same choices: the same
+ * aggregation points and paths but for their first node. */
+static int same_choices(const struct inart_cand *c, int fa, int fb)
+{
+	const struct inart_cand_flow *a = &c->flows[fa], *b = &c->flows[fb];
+
+	if (a->n_choices != b->n_choices)
+		return 0;
+	for (int i = 0; i < a->n_choices; i++) {
+		const struct inart_choice *x = &c->choices[a->first_choice + i];
+		const struct inart_choice *y = &c->choices[b->first_choice + i];
+		int len = inart_pathset_len(&c->paths, x->path);
+
+		if (x->agg != y->agg || x->tree != y->tree ||
+		    len != inart_pathset_len(&c->paths, y->path) ||
+		    memcmp(inart_pathset_path(&c->paths, x->path) + 1,
+			   inart_pathset_path(&c->paths, y->path) + 1,
+			   sizeof(int) * (size_t)(len - 1)))
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 if single-homed hosts u and v hang from the same switch over links of
+ * the same residual capacities. */
+static int twin_hosts(const struct inart_topo *t, int u, int v)
+{
+	int eu, ev;
+
+	if (t->out_off[u + 1] - t->out_off[u] != 1 || t->out_off[v + 1] - t->out_off[v] != 1)
+		return 0;
+	eu = t->arc_out[t->out_off[u]];
+	ev = t->arc_out[t->out_off[v]];
+	return t->arcs[eu].to == t->arcs[ev].to &&
+	       inart_arc_residual(&t->arcs[eu]) == inart_arc_residual(&t->arcs[ev]) &&
+	       inart_arc_residual(&t->arcs[eu ^ 1]) == inart_arc_residual(&t->arcs[ev ^ 1]);
+}
+
+/*
+ * Symmetry breaking (MILP with per-worker candidates): twin workers of a job
+ * (same switch, same access capacities, same choices) are interchangeable,
+ * so some optimum lists them with non-decreasing choice index for the
+ * job's first PS: sum_i i x_a[i] <= sum_i i x_b[i] for consecutive twins.
+ */
+static void build_symmetry(struct lpb *b)
+{
+	const struct inart_cand *c = b->c;
+
+	for (int fa = 0; fa < c->n_flows; fa++) {
+		const struct inart_cand_flow *a = &c->flows[fa];
+		int wa = c->groups[a->group].members[0], fb = -1, r;
+
+		if (a->ps_idx != 0 || c->groups[a->group].n_members != 1 ||
+		    b->col_x[a->first_choice] < 0)
+			continue;
+		for (int k = fa + 1; k < c->n_flows && fb < 0; k++) /* the next twin */
+			if (c->flows[k].job == a->job && c->flows[k].ps_idx == 0 &&
+			    twin_hosts(b->t, wa, c->groups[c->flows[k].group].members[0]) &&
+			    same_choices(c, fa, k))
+				fb = k;
+		if (fb < 0)
+			continue;
+		r = new_row(b, -LP_INF, 0, 0);
+		for (int i = 1; i < a->n_choices; i++) {
+			if (b->col_x[a->first_choice + i] >= 0)
+				add(b, r, b->col_x[a->first_choice + i], i);
+			if (b->col_x[c->flows[fb].first_choice + i] >= 0)
+				add(b, r, b->col_x[c->flows[fb].first_choice + i], -i);
+		}
+	}
+}
+
 static int same_route(const struct inart_cand *c, int a, int b)
 {
 	const struct inart_choice *x = &c->choices[a], *y = &c->choices[b];
@@ -591,6 +659,8 @@ static int build(struct lpb *b, struct inart_err *err)
 			return rc;
 	}
 	build_budgets(b);
+	if (b->integer && getenv("INART_SYM"))
+		build_symmetry(b);
 	if (b->oom)
 		return -ENOMEM;
 	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
@@ -792,6 +862,39 @@ static void fill_x(const struct lpb *b, const double *sol, double *x)
 	}
 }
 
+/* A tree configuration: u_t fixed to 0 or 1 where tree_fix says so. */
+static void apply_tree_fix(struct lpb *b, const signed char *tree_fix)
+{
+	for (int t = 0; tree_fix != NULL && t < b->c->n_trees; t++)
+		if (tree_fix[t] >= 0 && b->col_u[t] >= 0)
+			b->clb[b->col_u[t]] = b->cub[b->col_u[t]] = tree_fix[t];
+}
+
+/* Column generation's first columns: the warm start's, and the first choice
+ * of every tree forced open (its u = sum z = 1 needs a z column).  NULL when
+ * there are none; *owned says whether the caller frees it. */
+static const double *first_columns(const struct lpb *b, const struct inart_route_lp_opt *opt,
+				   double **owned)
+{
+	const struct inart_cand *c = b->c;
+	int any = 0;
+
+	*owned = NULL;
+	for (int t = 0; opt->tree_fix != NULL && t < c->n_trees; t++)
+		any |= opt->tree_fix[t] == 1;
+	if (!any)
+		return opt->warm_x;
+	*owned = calloc((size_t)c->n_choices + 1, sizeof(double));
+	if (*owned == NULL)
+		return opt->warm_x;
+	if (opt->warm_x != NULL)
+		memcpy(*owned, opt->warm_x, sizeof(double) * (size_t)c->n_choices);
+	for (int t = 0; t < c->n_trees; t++)
+		if (opt->tree_fix[t] == 1)
+			(*owned)[c->trees[t].first_choice] = 1;
+	return *owned;
+}
+
 /* The LP by column generation (colgen.h). */
 static int solve_lp(const struct lpb *b, const CoinBigIndex *start, const int *index,
 		    const double *value, const double *obj, const struct inart_route_lp_opt *opt,
@@ -815,7 +918,11 @@ static int solve_lp(const struct lpb *b, const CoinBigIndex *start, const int *i
 	    .unit_cols = b->joint ? 2 : 1,
 	};
 	struct inart_colgen_result cr;
-	int rc = inart_colgen_solve(&lp, opt->no_colgen, opt->warm_x, deadline, sol, &cr, err);
+	double *owned;
+	const double *first = first_columns(b, opt, &owned);
+	int rc = inart_colgen_solve(&lp, opt->no_colgen, first, deadline, sol, &cr, err);
+
+	free(owned);
 
 	if (rc < 0)
 		return rc;
@@ -828,48 +935,106 @@ static int solve_lp(const struct lpb *b, const CoinBigIndex *start, const int *i
 	return 0;
 }
 
-static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index,
-		      const double *value, const double *obj, double time_limit, double *sol,
-		      double *bound, int *optimal, struct inart_err *err)
+/* The start's columns: x / z from opt->start_x, the rest made consistent
+ * (and T' computed) by clean_integral. */
+static int start_columns(struct lpb *b, const struct inart_route_lp_opt *opt, double *mip)
 {
-	Cbc_Model *m = Cbc_newModel();
-	const double *best;
-	int rc = 0;
+	const struct inart_cand *c = b->c;
+	double *split = malloc(sizeof(double) * ((size_t)b->n_pairs + 1));
+	int rc;
 
-	if (m == NULL)
+	if (split == NULL)
 		return -ENOMEM;
-	Cbc_loadProblem(m, b->n_cols, b->n_rows, start, index, value, b->clb, b->cub, obj, b->rlb,
-			b->rub);
-	for (int i = 0; i < b->n_cols; i++)
-		if (b->cint[i])
-			Cbc_setInteger(m, i);
-	Cbc_setObjSense(m, 1.0);
-	Cbc_setLogLevel(m, 0);
-	Cbc_setParameter(m, "log", "0");
-	Cbc_setParameter(m, "slog", "0");
-	if (time_limit > 0) {
-		char buf[32];
+	memcpy(split, opt->start_split, sizeof(double) * (size_t)b->n_pairs);
+	memset(mip, 0, sizeof(double) * (size_t)b->n_cols);
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		int m = c->groups[cf->group].n_members;
 
-		snprintf(buf, sizeof(buf), "%g", time_limit);
-		Cbc_setMaximumSeconds(m, time_limit);
-		Cbc_setParameter(m, "timeMode", "elapsed");
-		Cbc_setParameter(m, "sec", buf);
+		for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++)
+			if (b->col_x[ci] >= 0)
+				mip[b->col_x[ci]] = round(opt->start_x[ci] * m);
 	}
-	Cbc_solve(m);
-	best = Cbc_bestSolution(m);
-	if (best == NULL) {
-		if (Cbc_isProvenInfeasible(m))
-			rc = inart_err_set(err, -EINVAL, "route_lp: MILP infeasible");
-		else
-			rc = inart_err_set(err, -ETIMEDOUT,
-					   "milp: no integral solution within %g s", time_limit);
-		goto out;
+	for (int t = 0; t < c->n_trees; t++)
+		for (int ci = c->trees[t].first_choice;
+		     ci < c->trees[t].first_choice + c->trees[t].n_choices; ci++)
+			if (b->col_x[ci] >= 0)
+				mip[b->col_x[ci]] = round(opt->start_x[ci]);
+	rc = clean_integral(b, mip, split);
+	free(split);
+	return rc;
+}
+
+static void fix_col(int col, const double *mip, double *lb, double *ub)
+{
+	if (col >= 0)
+		lb[col] = ub[col] = mip[col];
+}
+
+/* Fix the columns outside the neighbourhood to the start's values: the
+ * choices of fixed pairs (and their volumes when the job's shares are fixed
+ * too), and the shares of fixed jobs. */
+static void fix_columns(const struct lpb *b, const struct inart_route_lp_opt *opt,
+			const double *mip, double *lb, double *ub)
+{
+	const struct inart_cand *c = b->c;
+
+	for (int o = 0; o < c->n_flows + c->n_trees; o++) {
+		int is_tree = o >= c->n_flows, k = is_tree ? o - c->n_flows : o;
+		int job = is_tree ? c->trees[k].job : c->flows[k].job;
+		int pair = b->ps_base[job] + (is_tree ? c->trees[k].ps_idx : c->flows[k].ps_idx);
+		int first = is_tree ? c->trees[k].first_choice : c->flows[k].first_choice;
+		int n = is_tree ? c->trees[k].n_choices : c->flows[k].n_choices;
+		int vol = b->joint && opt->free_job != NULL && !opt->free_job[job];
+
+		if (opt->free_pair == NULL || opt->free_pair[pair])
+			continue;
+		for (int ci = first; ci < first + n; ci++) {
+			fix_col(b->col_x[ci], mip, lb, ub);
+			if (vol)
+				fix_col(b->col_v[ci], mip, lb, ub);
+		}
+		if (is_tree) {
+			fix_col(b->col_u[k], mip, lb, ub);
+			if (vol)
+				fix_col(b->col_w[k], mip, lb, ub);
+		}
 	}
-	memcpy(sol, best, sizeof(double) * (size_t)b->n_cols);
-	*optimal = Cbc_isProvenOptimal(m);
-	*bound = Cbc_getBestPossibleObjValue(m);
-out:
-	Cbc_deleteModel(m);
+	for (int j = 0; b->joint && opt->free_job != NULL && j < b->js->n_jobs; j++)
+		for (int i = 0; !opt->free_job[j] && i < b->js->jobs[j].n_ps; i++)
+			fix_col(b->col_a[b->ps_base[j] + i], mip, lb, ub);
+}
+
+static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index,
+		      const double *value, const double *obj, const struct inart_route_lp_opt *opt,
+		      double *sol, double *bound, int *optimal, struct inart_err *err)
+{
+	size_t n = (size_t)b->n_cols + 1;
+	double *mip = opt->start_x ? malloc(sizeof(double) * n) : NULL;
+	double *lb = malloc(sizeof(double) * n), *ub = malloc(sizeof(double) * n);
+	struct inart_milp_model mm = {b->n_rows, b->n_cols, start,  index,  value,   obj,
+				      lb,	 ub,	    b->rlb, b->rub, b->cint, mip};
+	struct inart_milp_opt mo = {opt->time_limit_s, opt->root_only};
+	struct inart_milp_result mr;
+	int rc = lb && ub && (mip || !opt->start_x) ? 0 : -ENOMEM;
+
+	if (rc == 0) {
+		memcpy(lb, b->clb, sizeof(double) * (size_t)b->n_cols);
+		memcpy(ub, b->cub, sizeof(double) * (size_t)b->n_cols);
+	}
+	if (rc == 0 && mip != NULL)
+		rc = start_columns(b, opt, mip);
+	if (rc == 0 && mip != NULL)
+		fix_columns(b, opt, mip, lb, ub);
+	if (rc == 0)
+		rc = inart_milp_solve(&mm, &mo, sol, &mr, err);
+	if (rc == 0) {
+		*optimal = mr.optimal;
+		*bound = mr.bound;
+	}
+	free(mip);
+	free(lb);
+	free(ub);
 	return rc;
 }
 
@@ -934,6 +1099,7 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	rc = build(&b, err);
 	if (rc < 0)
 		goto out;
+	apply_tree_fix(&b, opt->tree_fix);
 	rc = to_csc(&b, &start, &index, &value);
 	obj = calloc((size_t)b.n_cols, sizeof(double));
 	sol = calloc((size_t)b.n_cols, sizeof(double));
@@ -950,8 +1116,7 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	res->build_s = inart_now_s() - t0;
 	t0 = inart_now_s();
 	if (b.integer)
-		rc = solve_milp(&b, start, index, value, obj, opt->time_limit_s, sol, &bound,
-				&optimal, err);
+		rc = solve_milp(&b, start, index, value, obj, opt, sol, &bound, &optimal, err);
 	else
 		rc = solve_lp(&b, start, index, value, obj, opt, deadline, sol, &lp_val, &bound,
 			      &optimal, res, err);

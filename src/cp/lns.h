@@ -1,0 +1,30 @@
+/*
+ * lns: the anytime improvement of the "inart" algorithm -- a
+ * large-neighbourhood search that frees part of the best plan and re-solves
+ * that part exactly, the rest fixed, by CBC on the JOINT MILP over the
+ * candidates (route_lp.h: start_x, free_pair, free_job), with the best plan
+ * as CBC's starting incumbent, so a step never makes the plan worse.
+ *
+ * Neighbourhoods, in turn: the (job, PS) pairs whose routes cross the
+ * bottleneck resource (with their jobs' shares); one job (its flows, trees
+ * and shares); the pairs that compete for the tree budget of one INA switch
+ * (a tree-budget exchange between jobs, their shares free); after a full
+ * round without improvement, everything (small models: CBC then also proves
+ * a bound, or optimality) or a random half of the pairs.  After an
+ * improvement the phase-1 split is re-optimized for the new routes.  The
+ * search stops at the run's deadline, or when the best plan is within 1% of
+ * the best proven bound.
+ *
+ * With per-worker candidates (search.h) the sub-MILPs are exact; with groups
+ * they optimize a relaxation and only evaluated improvements are kept.
+ */
+#ifndef INART_LNS_H
+#define INART_LNS_H
+
+#include "search.h"
+
+/* Improve s->best (which must be set) until s->deadline or a 1% gap.
+ * 0 or -errno. */
+int inart_lns_run(struct inart_search *s);
+
+#endif
