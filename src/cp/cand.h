@@ -16,7 +16,9 @@
  * of the same (job, PS) strictly closer (in hops) to the PS, so parents form
  * no cycle.  The first choice of every cand flow and every cand tree is its
  * shortest path with the PS as aggregation point (no INA).  A choice's `tree` is the cand tree at
- * its end, -1 for the PS.
+ * its end, -1 for the PS.  Optionally the routes of given plans (the
+ * baselines') are candidates too, so that those plans are points of the
+ * search space.
  *
  * Ownership: the cand set owns all its arrays; it refers to, but does not own,
  * the topology and jobs it was built from.
@@ -33,6 +35,13 @@ struct inart_cand_opt {
 	int k_paths;	  /* candidate paths per (group, PS); default 4 */
 	int k_tree_paths; /* candidate paths per cand tree; default 2 */
 	int no_groups;	  /* 1: every worker is its own group (exact MILP) */
+	/* Plans whose routes become candidates too (the baselines'), where
+	 * they fit: a flow's path and aggregation point become a choice of its
+	 * (group, PS) -- for every member, with its own first node -- and a
+	 * tree's path and parent a choice of its cand tree when the parent is
+	 * the PS or a cand tree closer to it.  Ring jobs are skipped. */
+	const struct inart_plan *const *extra;
+	int n_extra;
 };
 
 struct inart_choice {

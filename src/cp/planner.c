@@ -162,16 +162,11 @@ static int guard_one(struct inart_plan **p, struct inart_plan *b, int keep_b, co
  */
 static int baseline_guard(struct inart_search *s, struct inart_plan **p)
 {
-	static const char *const names[] = {"ps", "byteps", "switchml", "atp", "inart-sp"};
 	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && rc >= 0; i++) {
-		struct inart_plan *b = NULL;
-
-		rc = run_baseline(s, names[i], &b);
-		if (rc == 0)
-			rc = guard_one(p, b, 0, names[i]);
-	}
+	for (int i = 0; i < 5 && rc >= 0; i++)
+		if (s->base[i] != NULL)
+			rc = guard_one(p, s->base[i], 1, inart_search_baselines[i]);
 	if (rc >= 0 && s->grid_plan != NULL)
 		rc = guard_one(p, s->grid_plan, 1, "grid");
 	if (rc >= 0 && s->even_plan != NULL)

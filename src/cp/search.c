@@ -59,6 +59,8 @@ void inart_search_free(struct inart_search *s)
 	inart_plan_destroy(s->best);
 	inart_plan_destroy(s->even_plan);
 	inart_plan_destroy(s->grid_plan);
+	for (int i = 0; i < 5; i++)
+		inart_plan_destroy(s->base[i]);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -67,19 +69,42 @@ static int big(const struct inart_search *s)
 	return s->cand->n_choices > LP_MAX_CHOICES;
 }
 
+const char *const inart_search_baselines[5] = {"ps", "byteps", "switchml", "atp", "inart-sp"};
+
+static int run_baselines(struct inart_search *s)
+{
+	typedef int (*base_fn)(const struct inart_topo *, const struct inart_jobs *,
+			       struct inart_paths *, struct inart_plan **, struct inart_err *);
+	static const base_fn fns[5] = {inart_baseline_ps, inart_baseline_byteps,
+				       inart_baseline_switchml, inart_baseline_atp,
+				       inart_baseline_inart_sp};
+	int rc = 0;
+
+	for (int i = 0; i < 5 && rc == 0; i++)
+		if (s->base[i] == NULL)
+			rc = fns[i](s->t, s->js, s->paths, &s->base[i], s->err);
+	return rc;
+}
+
 int inart_search_cand(struct inart_search *s, int force_no_groups)
 {
 	struct inart_cand_opt co;
 	long pairs = 0;
+	int rc;
 
 	if (s->cand != NULL)
 		return 0;
+	rc = run_baselines(s);
+	if (rc < 0)
+		return rc;
 	for (int j = 0; j < s->js->n_jobs; j++)
 		pairs += (long)s->js->jobs[j].n_workers * s->js->jobs[j].n_ps;
 	inart_cand_opt_default(&co);
 	/* Auto: more candidates where the LP is cheap. */
 	co.k_paths = s->opt->k_paths > 0 ? s->opt->k_paths : s->t->n_nodes < 512 ? 8 : 4;
 	co.no_groups = s->no_groups = force_no_groups || pairs <= NO_GROUPS_MAX_PAIRS;
+	co.extra = (const struct inart_plan *const *)s->base;
+	co.n_extra = 5;
 	return inart_cand_build(s->t, s->js, s->paths, &co, &s->cand, s->err);
 }
 
@@ -496,26 +521,20 @@ static int single_ps_starts(struct inart_search *s)
 	return rc;
 }
 
-/* Start 5: the baselines' plans, where their routes are candidates,
- * improved by the local search. */
+/* Start 5: the baselines' plans (their routes are candidates), improved by
+ * the local search. */
 static int baseline_starts(struct inart_search *s)
 {
-	typedef int (*base_fn)(const struct inart_topo *, const struct inart_jobs *,
-			       struct inart_paths *, struct inart_plan **, struct inart_err *);
-	static const base_fn fns[] = {inart_baseline_ps, inart_baseline_byteps,
-				      inart_baseline_switchml, inart_baseline_atp,
-				      inart_baseline_inart_sp};
 	struct inart_assign a = {0};
 	int rc = inart_assign_init(&a, s->cand);
 
-	for (size_t i = 0; rc == 0 && i < sizeof(fns) / sizeof(fns[0]) && time_left(s) && !met(s);
-	     i++) {
-		struct inart_plan *b = NULL;
-		struct inart_ls_opt lo = {64L * (s->cand->n_slots + s->cand->n_trees), s->deadline,
-					  s->opt->seed + i, 16};
+	for (int i = 0; rc == 0 && i < 5 && !met(s); i++) {
+		struct inart_plan *b = inart_plan_clone(s->base[i]);
+		struct inart_ls_opt lo = {64L * (s->cand->n_slots + s->cand->n_trees), 0,
+					  s->opt->seed + (uint64_t)i, 16};
 		double tls;
 
-		rc = fns[i](s->t, s->js, s->paths, &b, s->err);
+		rc = b ? 0 : -ENOMEM;
 		if (rc == 0 && inart_cand_from_plan(s->cand, s->js, b, &a) == 0) {
 			rc = inart_localsearch_run(s->t, s->js, s->cand, b, &a, &lo, &tls);
 			if (rc >= 0)
@@ -524,12 +543,11 @@ static int baseline_starts(struct inart_search *s)
 				rc = evaluate_into(s, b);
 			if (rc == 0 && inart_search_offer(s, b, "start baseline") < 0)
 				rc = -ENOMEM;
-			rc = rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
 		}
 		inart_plan_destroy(b);
 	}
 	inart_assign_free(&a);
-	return rc < 0 ? rc : 0;
+	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc < 0 ? rc : 0;
 }
 
 int inart_search_run(struct inart_search *s, struct inart_plan **out)
@@ -539,9 +557,9 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	if (rc == 0)
 		rc = required_starts(s);
 	if (rc == 0 && !met(s))
-		rc = single_ps_starts(s);
-	if (rc == 0 && !met(s))
 		rc = baseline_starts(s);
+	if (rc == 0 && !met(s))
+		rc = single_ps_starts(s);
 	if (rc == 0 && big(s)) { /* time-limited: a valid bound */
 		rc = inart_search_bound(s, &s->lp_bound_s, &s->bound_src, NULL);
 		s->bound_s = s->lp_bound_s;

@@ -9,10 +9,11 @@
  *   2. the even split -- its first phase 2 is exactly the `inart-even` plan;
  *   3. one PS per job as the `ps` baseline picks it -- exactly `grid`;
  *   4. each single PS (job j on its PS i mod n_ps), while time is left;
- *   5. the plans of the baselines whose routes are candidates, improved by
- *      the local search, while time is left.
- * Starts 1-3 always run, so the result is never worse than `grid` and
- * `inart-even` by construction.  The search stops early once the best plan
+ *   5. the plans of the baselines (ps, byteps, switchml, atp, inart-sp),
+ *      whose routes are candidates too, improved by the local search.
+ * Starts 1-3 and 5 always run, so the result is never worse than any
+ * baseline, `grid` or `inart-even` by construction (the guard in planner.c
+ * is a second line).  The search stops early once the best plan
  * meets the best bound.  Then the large-neighbourhood search (lns.h) improves
  * the plan until the time limit or until it is within 1% of the best bound.
  *
@@ -41,6 +42,8 @@ struct inart_search {
 	int no_groups; /* the candidates are per worker (sub-MILPs exact) */
 	double *warm;  /* the last LP solution (cand->n_choices), a warm start */
 
+	struct inart_plan *base[5]; /* ps, byteps, switchml, atp, inart-sp (owned):
+				     * their routes are candidates too */
 	struct inart_plan *best;		  /* best plan so far (owned) */
 	double bound_s;				  /* best proven bound, NaN if none */
 	enum inart_bound_source bound_src;	  /* its source */
@@ -56,8 +59,12 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 		       struct inart_err *err);
 void inart_search_free(struct inart_search *s);
 
+/* The baselines whose plans search and guard use, in this order. */
+extern const char *const inart_search_baselines[5];
+
 /* Build the candidates once (per worker when the instance is small enough
- * for exact sub-MILPs, or always with force_no_groups). 0 or -errno. */
+ * for exact sub-MILPs, or always with force_no_groups), with the routes of
+ * the baselines' plans among them (s->base, computed here).  0 or -errno. */
 int inart_search_cand(struct inart_search *s, int force_no_groups);
 
 /* Phase 2 for p's split: route LP (warm-started from the previous LP when
