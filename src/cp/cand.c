@@ -130,10 +130,10 @@ struct builder {
 	int *ps_base;  /* per job: index of its first PS in the flattened (job, ps) list */
 	int *tree_map; /* per (flattened job-ps, node): cand tree index, -1 none, -2 wanted */
 	/* extra routes (cand_opt.extra), bucketed by cand flow / cand tree */
-	int *xf_off;			/* n_flows + 1 */
-	const struct inart_flow **xf;	/* flows of the extra plans */
-	int *xt_off;			/* n_trees + 1 */
-	const struct inart_tree **xt;	/* trees of the extra plans */
+	int *xf_off;		      /* n_flows + 1 */
+	const struct inart_flow **xf; /* flows of the extra plans */
+	int *xt_off;		      /* n_trees + 1 */
+	const struct inart_tree **xt; /* trees of the extra plans */
 };
 
 static int *tree_slot(struct builder *b, int j, int ps_idx, int node)
@@ -218,8 +218,8 @@ static int extra_flow_index(const struct builder *b, int j, const int *node_grou
 {
 	int i = inart_job_ps_index(&b->js->jobs[j], fl->ps);
 
-	if (i < 0 || fl->worker < 0 || fl->worker >= b->t->n_nodes ||
-	    node_group[fl->worker] < 0 || fl->n_path < 2 || fl->path[0] != fl->worker)
+	if (i < 0 || fl->worker < 0 || fl->worker >= b->t->n_nodes || node_group[fl->worker] < 0 ||
+	    fl->n_path < 2 || fl->path[0] != fl->worker)
 		return -1;
 	return group_flow[node_group[fl->worker]] + i;
 }
@@ -248,7 +248,8 @@ static void extra_sweep(struct builder *b, const struct inart_cand_opt *opt, int
 
 				if (f < 0)
 					continue;
-				if (phase == 0 && fl->agg != fl->ps && ina_usable(&b->t->nodes[fl->agg]))
+				if (phase == 0 && fl->agg != fl->ps &&
+				    ina_usable(&b->t->nodes[fl->agg]))
 					*tree_slot(b, j, i, fl->agg) = -2;
 				if (phase == 0)
 					b->xf_off[f + 1]++;
@@ -338,7 +339,8 @@ out:
 static int has_choice(const struct inart_cand *c, int first, const int *path, int len, int agg)
 {
 	for (int ci = first; ci < c->n_choices; ci++)
-		if (c->choices[ci].agg == agg && inart_pathset_len(&c->paths, c->choices[ci].path) == len &&
+		if (c->choices[ci].agg == agg &&
+		    inart_pathset_len(&c->paths, c->choices[ci].path) == len &&
 		    memcmp(inart_pathset_path(&c->paths, c->choices[ci].path), path,
 			   sizeof(int) * (size_t)len) == 0)
 			return 1;
@@ -347,8 +349,7 @@ static int has_choice(const struct inart_cand *c, int first, const int *path, in
 
 /* The extra routes of cand flow f (group grp, PS index i) as choices: the
  * worker's path with the representative as its first node. */
-static int add_extra_flow(struct builder *b, int f, const struct inart_group *grp, int i,
-			  int first)
+static int add_extra_flow(struct builder *b, int f, const struct inart_group *grp, int i, int first)
 {
 	int rc = 0;
 
@@ -383,14 +384,14 @@ static int add_extra_tree(struct builder *b, int k)
 
 		if (tr->parent != ct->ps && (pt < 0 || b->c->trees[pt].depth >= ct->depth))
 			continue;
-		if (tr->n_path < 2 || tr->path[0] != ct->sw || tr->path[tr->n_path - 1] != tr->parent ||
+		if (tr->n_path < 2 || tr->path[0] != ct->sw ||
+		    tr->path[tr->n_path - 1] != tr->parent ||
 		    has_choice(b->c, first, tr->path, tr->n_path, tr->parent))
 			continue;
 		rc = add_choice(b, tr->path, tr->n_path, tr->parent, pt);
 	}
 	return rc;
 }
-
 
 /* Pass 1: paths of every (group, PS) into `scratch`; mark wanted trees. */
 static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,

@@ -193,6 +193,17 @@ out:
 	return rc;
 }
 
+/* A model whose columns are all fixed: optimal if every row holds. */
+static int all_fixed(const struct reduced *r, struct inart_milp_result *res, struct inart_err *err)
+{
+	for (int i = 0; i < r->m.n_rows; i++)
+		if (r->rlb[i] > 1e-7 || r->rub[i] < -1e-7)
+			return inart_err_set(err, -EINVAL, "milp: the model is infeasible");
+	res->optimal = 1;
+	res->value = res->bound = 0;
+	return 0;
+}
+
 /*
  * Fixed columns are taken out before CBC sees the model: its preprocessing
  * (CglPreProcess, CBC 2.10) crashed on neighbourhood models with many fixed
@@ -214,7 +225,10 @@ int inart_milp_solve(const struct inart_milp_model *mm, const struct inart_milp_
 		rc = inart_err_set(err, rc, "milp: out of memory");
 		goto out;
 	}
-	rc = solve_model(&r.m, o, rsol, res, err);
+	if (r.n_keep == 0) /* everything fixed: feasible or not */
+		rc = all_fixed(&r, res, err);
+	else
+		rc = solve_model(&r.m, o, rsol, res, err);
 	res->bound += r.obj_const;
 	if (rc < 0)
 		goto out;

@@ -274,7 +274,7 @@ static int algo_lp(struct inart_search *s, struct inart_plan **out)
 	enum inart_bound_source src;
 	int rc = p ? inart_search_cand(s, 0) : -ENOMEM;
 
-	if (rc == 0 && s->cand->n_choices <= 100000)
+	if (rc == 0 && s->cand->n_choices <= s->lp_max_choices)
 		rc = inart_search_warm_greedy(s);
 	if (rc == 0)
 		rc = inart_search_bound(s, &p->lp_bound_s, &src, NULL);

@@ -231,7 +231,7 @@ static void family_draw(struct inart_rng *r, struct family *f, struct inart_gen_
 
 	f->spines = 2 + (int)inart_rng_below(r, 2);
 	f->leaves = 3 + (int)inart_rng_below(r, 3);
-	f->hpl = 2 + (int)inart_rng_below(r, 2);
+	f->hpl = 2 + (int)inart_rng_below(r, 3);
 	f->n_jobs = 2 + (int)inart_rng_below(r, 2);
 	/* 2 PSs per job: the PS racks must hold 2 * n_jobs hosts. */
 	f->ps_leaves = (2 * f->n_jobs + f->hpl - 1) / f->hpl;
@@ -240,7 +240,7 @@ static void family_draw(struct inart_rng *r, struct family *f, struct inart_gen_
 	if (f->ps_leaves > f->leaves - 2)
 		f->leaves = f->ps_leaves + 2;
 	for (int j = 0; j < 3; j++)
-		f->n_workers[j] = j < f->n_jobs ? 2 + (int)inart_rng_below(r, 2) : 0;
+		f->n_workers[j] = j < f->n_jobs ? 2 + (int)inart_rng_below(r, 3) : 0;
 	/* Room for the workers outside the PS racks: more leaves (up to 6),
 	 * else fewer workers (at least 2 per job). */
 	for (int j = 0;;) {

@@ -50,6 +50,7 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 	s->deadline = s->t0 + (opt->time_limit_s > 0 ? opt->time_limit_s : 0);
 	s->bound_s = s->lp_bound_s = NAN;
 	s->last_report = -1;
+	s->lp_max_choices = LP_MAX_CHOICES;
 }
 
 void inart_search_free(struct inart_search *s)
@@ -66,7 +67,7 @@ void inart_search_free(struct inart_search *s)
 
 static int big(const struct inart_search *s)
 {
-	return s->cand->n_choices > LP_MAX_CHOICES;
+	return s->cand->n_choices > s->lp_max_choices;
 }
 
 const char *const inart_search_baselines[5] = {"ps", "byteps", "switchml", "atp", "inart-sp"};

@@ -39,11 +39,14 @@ struct inart_search {
 	double t0, deadline; /* inart_now_s() at the start; t0 + time limit */
 
 	struct inart_cand *cand;
-	int no_groups; /* the candidates are per worker (sub-MILPs exact) */
-	double *warm;  /* the last LP solution (cand->n_choices), a warm start */
+	int no_groups;	    /* the candidates are per worker (sub-MILPs exact) */
+	int lp_max_choices; /* above this many choices, phase 2 starts from a
+			     * greedy assignment and the bound is a
+			     * time-limited LP (set by init; tests lower it) */
+	double *warm;	    /* the last LP solution (cand->n_choices), a warm start */
 
-	struct inart_plan *base[5]; /* ps, byteps, switchml, atp, inart-sp (owned):
-				     * their routes are candidates too */
+	struct inart_plan *base[5];		  /* ps, byteps, switchml, atp, inart-sp (owned):
+						   * their routes are candidates too */
 	struct inart_plan *best;		  /* best plan so far (owned) */
 	double bound_s;				  /* best proven bound, NaN if none */
 	enum inart_bound_source bound_src;	  /* its source */
