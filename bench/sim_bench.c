@@ -24,9 +24,9 @@
 #include "common/rng.h"
 #include "cp/gen.h"
 #include "cp/planner.h"
-#include "dp/install.h"
+#include "bridge/install.h"
 #include "dp/quant.h"
-#include "dp/sim.h"
+#include "bridge/sim.h"
 
 static double cpu_s(void)
 {

@@ -1,5 +1,6 @@
 /*
- * allreduce: an example worker on the public API (include/inart/inart.h).
+ * allreduce: an example worker on the public worker API (include/inart/worker.h,
+ * libinart_worker).
  *
  *   allreduce TOPO JOBS PLAN JOB RANK [--deploy FILE] [-n VALUES]
  *             [--iters K] [--timeout-ms T] [--workers W] [-v]
@@ -14,7 +15,7 @@
  * tests/netns.sh runs it in network namespaces.
  */
 #include <errno.h>
-#include <inart/inart.h>
+#include <inart/worker.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# deps.sh: install the Debian 12 packages InArt needs, only those missing.
+# deps.sh: install the Debian 12 packages InArt needs, only those missing:
+# everything the build and every check of the test suite use, so that CI
+# (root, a fresh Debian 12, INART_NO_SKIP=1) skips nothing.
 # Uses sudo when not root.  Safe to run repeatedly: it does nothing (and
 # needs no network) when everything is installed.
 set -euo pipefail
@@ -9,9 +11,11 @@ packages=(
 	meson ninja-build pkg-config
 	coinor-libclp-dev coinor-libcbc-dev
 	libjansson-dev libcmocka-dev
-	graphviz python3
+	graphviz          # tests/cli.sh renders SVG with dot
+	python3           # scripts/check_layers.py (every build), tests/cli.sh, tests/netns.sh
+	binutils          # nm, readelf: tests/abi.sh
 	clang             # libFuzzer targets (scripts/fuzz.sh)
-	iproute2 ethtool iputils-ping # tests/netns.sh, bench/switchd_bench.sh
+	iproute2 ethtool iputils-ping procps # tests/netns.sh (ip, ethtool, ping, sysctl), bench/switchd_bench.sh
 )
 
 missing=()

@@ -21,7 +21,10 @@
 #
 # Needs root and `ip netns`; exits 77 (skipped) otherwise.  Always removes
 # its namespaces and kills the processes it started, by PID (trap EXIT).
-# Prints "N passed, N failed"; exits 1 if anything failed.
+# Prints "N passed, N failed, N skipped"; exits 1 if anything failed.  Checks
+# that cannot run here (no ping, no python3) are counted as skipped and named;
+# with INART_NO_SKIP=1 (CI: .ci/run) a skip, the whole script's included,
+# counts as a failure.
 set -u
 
 INART=${1:?usage: netns.sh PATH-TO-INART PATH-TO-ALLREDUCE}
@@ -29,13 +32,20 @@ ALLREDUCE=${2:?usage: netns.sh PATH-TO-INART PATH-TO-ALLREDUCE}
 case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
 case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "netns.sh: not root, skipped"
+skip_all() { # skip_all WHY: nothing can run here
+	echo "netns.sh: $1, all checks skipped"
+	if [ "${INART_NO_SKIP:-0}" = 1 ]; then
+		echo "0 passed, 1 failed, 0 skipped (INART_NO_SKIP=1)"
+		exit 1
+	fi
+	echo "0 passed, 0 failed, all skipped"
 	exit 77
+}
+if [ "$(id -u)" -ne 0 ]; then
+	skip_all "not root"
 fi
 if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
-	echo "netns.sh: 'ip netns' unavailable, skipped"
-	exit 77
+	skip_all "'ip netns' unavailable"
 fi
 
 P="inart$$-"
@@ -64,7 +74,9 @@ trap 'exit 1' INT TERM
 
 pass=0
 fail=0
+skip=0
 ok() { pass=$((pass + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL: $*"
@@ -166,7 +178,7 @@ host_link() { # host switch switch-ifname
 [ $setup_ok -eq 1 ] && host_link p0 t1 p1
 [ $setup_ok -eq 1 ] && host_link p1 t1 p2
 if [ $setup_ok -eq 0 ]; then
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed, $skip skipped"
 	exit 1
 fi
 if ! command -v ethtool >/dev/null 2>&1; then
@@ -214,7 +226,7 @@ if command -v ping >/dev/null 2>&1; then
 	check "ping w0 -> p1 through t0 and t1" -- ip netns exec "$(ns w0)" ping -c 3 -i 0.2 -W 2 "${IP[p1]}"
 	check "ping w2 -> w1 through t0" -- ip netns exec "$(ns w2)" ping -c 2 -i 0.2 -W 2 "${IP[w1]}"
 else
-	echo "netns.sh: ping missing, ping checks skipped (apt-get install iputils-ping)"
+	skipped 2 "ping missing, ping checks skipped (scripts/deps.sh installs iputils-ping)"
 fi
 
 dump_stats() {
@@ -344,6 +356,8 @@ for i in range(50):
 	"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.stats2" 2>&1
 	wire=$(grep -o '"wire": [0-9]*' "$tmp/t0.stats2" | awk '{print $2}')
 	if [ "${wire:-0}" -ge 100 ]; then ok; else bad "garbage counted as wire drops (got ${wire:-none})"; fi
+else
+	skipped 1 "python3 missing, garbage packets not sent (scripts/deps.sh installs python3)"
 fi
 if allreduce 1000 1; then ok; else bad "all-reduce after garbage"; fi
 
@@ -358,5 +372,5 @@ for f in t0 t1 p0 p1; do
 	fi
 done
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 #include "io/ctlsock.h"
 #include "io/deploy.h"
 #include "testutil.h"

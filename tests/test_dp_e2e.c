@@ -31,9 +31,9 @@
 #include "cp/gen.h"
 #include "cp/plan.h"
 #include "cp/planner.h"
-#include "dp/install.h"
+#include "bridge/install.h"
 #include "dp/quant.h"
-#include "dp/sim.h"
+#include "bridge/sim.h"
 
 struct e2e {
 	struct inart_topo *t;

@@ -23,7 +23,9 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
+#include "common/file.h"
 #include "cp/formats.h"
+#include "cp/load.h"
 #include "cp/gen.h"
 
 static char *data_path(const char *rel)
@@ -736,89 +738,6 @@ static void test_truncations_and_mutations(void **state)
 	inart_topo_destroy(t);
 }
 
-/* ------------------------------------------------------------ files */
-
-static void test_files(void **state)
-{
-	struct inart_err err = {{0}};
-	char dir[] = "/tmp/inart_test_formats_XXXXXX";
-	char path[512], bad[512];
-	size_t len;
-	char *s;
-	DIR *d;
-	struct dirent *de;
-	int entries = 0;
-
-	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/out.json", dir);
-	assert_int_equal(inart_file_write(path, "first\n", &err), 0);
-	assert_int_equal(inart_file_write(path, "{\"x\": 1}\n", &err), 0); /* replaces */
-	s = inart_file_read(path, &len, &err);
-	assert_non_null(s);
-	assert_int_equal(len, 9);
-	assert_string_equal(s, "{\"x\": 1}\n");
-	free(s);
-	/* No temporary file left behind. */
-	d = opendir(dir);
-	while ((de = readdir(d)) != NULL)
-		entries += de->d_name[0] != '.';
-	closedir(d);
-	assert_int_equal(entries, 1);
-
-	/* Empty file: an empty NUL-terminated buffer. */
-	assert_int_equal(inart_file_write(path, "", &err), 0);
-	s = inart_file_read(path, &len, &err);
-	assert_non_null(s);
-	assert_int_equal(len, 0);
-	assert_int_equal(s[0], '\0');
-	free(s);
-
-	/* "-" reads standard input. */
-	assert_int_equal(inart_file_write(path, "from stdin", &err), 0);
-	assert_non_null(freopen(path, "r", stdin));
-	s = inart_file_read("-", &len, &err);
-	assert_non_null(s);
-	assert_string_equal(s, "from stdin");
-	free(s);
-
-	/* Missing file, directory, unwritable place: errors naming the path. */
-	snprintf(bad, sizeof(bad), "%s/missing.json", dir);
-	errno = 0;
-	assert_null(inart_file_read(bad, &len, &err));
-	assert_int_equal(errno, ENOENT);
-	assert_non_null(strstr(err.msg, "missing.json"));
-	assert_null(inart_topo_load(bad, &err));
-	assert_int_equal(errno, ENOENT);
-	assert_null(inart_file_read(dir, &len, &err));
-	assert_non_null(strstr(err.msg, dir));
-	snprintf(bad, sizeof(bad), "%s/no/such/dir/out.json", dir);
-	assert_true(inart_file_write(bad, "x", &err) < 0);
-	assert_non_null(strstr(err.msg, "no/such/dir/out.json"));
-
-	unlink(path);
-	rmdir(dir);
-}
-
-/* Sparse file one byte over the cap: refused with EFBIG (no parse). */
-static void test_file_cap(void **state)
-{
-	struct inart_err err = {{0}};
-	char path[] = "/tmp/inart_test_big_XXXXXX";
-	int fd = mkstemp(path);
-	size_t len;
-
-	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)INART_FILE_MAX + 1), 0);
-	close(fd);
-	errno = 0;
-	assert_null(inart_file_read(path, &len, &err));
-	assert_int_equal(errno, EFBIG);
-	assert_non_null(strstr(err.msg, "larger than 256 MiB"));
-	unlink(path);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -833,8 +752,6 @@ int main(void)
 	    cmocka_unit_test(test_roundtrip_generated),
 	    cmocka_unit_test(test_roundtrip_plan_nan),
 	    cmocka_unit_test(test_truncations_and_mutations),
-	    cmocka_unit_test(test_files),
-	    cmocka_unit_test(test_file_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@
 #include "cp/gen.h"
 #include "cp/paths.h"
 #include "cp/plan.h"
-#include "dp/install.h"
+#include "bridge/install.h"
 
 static const struct inart_sw_install *sw_of(const struct inart_install *in, int v)
 {

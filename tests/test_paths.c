@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -565,17 +564,10 @@ static void test_cache_eviction(void **state)
 	paths_close(p, NULL, t);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Fat-tree k = 16 (1344 nodes): 4000 k-shortest calls towards 16 PSs and
- * 4000 ECMP paths.  Generous bound (well under a second when idle). */
-static void test_speed_fattree16(void **state)
+ * 4000 ECMP paths, each finding a path.  Its speed is a benchmark claim,
+ * not a test: bench/cp_bench (build/bench/cp_bench). */
+static void test_fattree16_many(void **state)
 {
 	int nh;
 	struct inart_topo *t = mk_fattree(16, &nh);
@@ -583,7 +575,6 @@ static void test_speed_fattree16(void **state)
 	struct inart_pathset ps;
 	struct inart_rng r;
 	int path[16];
-	double t0 = now_s(), el;
 
 	(void)state;
 	assert_int_equal(t->n_nodes, 1344);
@@ -597,8 +588,6 @@ static void test_speed_fattree16(void **state)
 		assert_true(inart_paths_k_shortest(p, s, d, 4, &ps) >= 1);
 		assert_true(inart_paths_shortest(p, s, d, (uint64_t)i, path, 16) >= 1);
 	}
-	el = now_s() - t0;
-	assert_true(el < 5.0);
 	paths_close(p, &ps, t);
 }
 
@@ -615,7 +604,7 @@ int main(void)
 	    cmocka_unit_test(test_ecmp),
 	    cmocka_unit_test(test_unusable_links),
 	    cmocka_unit_test(test_cache_eviction),
-	    cmocka_unit_test(test_speed_fattree16),
+	    cmocka_unit_test(test_fattree16_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

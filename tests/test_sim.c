@@ -13,9 +13,9 @@
 
 #include "common/rng.h"
 #include "cp/plan.h"
-#include "dp/install.h"
+#include "bridge/install.h"
 #include "dp/pkt.h"
-#include "dp/sim.h"
+#include "bridge/sim.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

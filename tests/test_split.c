@@ -676,8 +676,9 @@ static void fattree_case(int k, int nj, int n_workers, int np, uint64_t seed)
 	snprintf(what, sizeof(what), "fat-tree k=%d, %d job(s), %d PSs", k, nj, np);
 	cross_check(&f, what, 1);
 	{
-		/* All 3000 iterations (tol 0): stays finite, converges far,
-		 * and is fast (printed; asserted only against gross slowness). */
+		/* All 3000 iterations (tol 0): stays finite and converges
+		 * far.  The time is printed for information; the speed claim
+		 * is a benchmark's (bench/cp_bench). */
 		struct inart_split_opt so = {.max_iter = 3000, .tol = 0};
 		struct inart_split_result res;
 		struct timespec t0, t1;
@@ -692,7 +693,6 @@ static void fattree_case(int k, int nj, int n_workers, int np, uint64_t seed)
 		       res.polish_iters, res.gap, ms);
 		assert_int_equal(res.iters, 3000);
 		assert_true(res.gap >= 0 && res.gap <= 1e-6);
-		assert_true(ms < 5000);
 	}
 	fixture_free(&f);
 	free(perm);

@@ -62,11 +62,7 @@ int cmd_compare(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:a:o:h", longopts, NULL)) != -1) {
 		if (cli_planner_opt(cmd, c, optarg, &opt) || cli_compare_opt(cmd, c, optarg, &co))
 			continue;
-		if (c == 'h') {
-			fputs(cmd_compare_help, stdout);
-			return EXIT_OK;
-		}
-		cli_getopt_error(cmd, c, argv);
+		cli_common_opt(cmd, cmd_compare_help, c, argv, NULL);
 	}
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	t = cli_load_topo(argv[optind]);

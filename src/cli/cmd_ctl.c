@@ -1,6 +1,6 @@
 /*
  * cmd_ctl: `inart ctl ACTION ...` -- the control-plane client of switchd and
- * ps.  `install` turns a plan into table batches (dp/install) and sends
+ * ps.  `install` turns a plan into table batches (bridge/install) and sends
  * every switch its batch and every PS its trees over their control sockets,
  * after checking that every daemon is reachable and is the node it should
  * be; the other actions read or reset one daemon's state.
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "dp/install.h"
+#include "bridge/install.h"
 #include "io/ctlsock.h"
 #include "io/deploy.h"
 #include "io/log.h"

@@ -42,18 +42,8 @@ int cmd_dot(int argc, char **argv)
 	int c, n;
 
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(cmd_dot_help, stdout);
-			return EXIT_OK;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			cli_getopt_error(cmd, c, argv);
-		}
-	}
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1)
+		cli_common_opt(cmd, cmd_dot_help, c, argv, &out);
 	n = argc - optind;
 	if (n == 0)
 		cli_usage_error(cmd, "missing TOPO");

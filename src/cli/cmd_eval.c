@@ -218,9 +218,6 @@ int cmd_eval(int argc, char **argv)
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(cmd_eval_help, stdout);
-			return EXIT_OK;
 		case 'j':
 			json = 1;
 			break;
@@ -228,7 +225,7 @@ int cmd_eval(int argc, char **argv)
 			top = cli_int(cmd, "--top", optarg, 0, 1000000);
 			break;
 		default:
-			cli_getopt_error(cmd, c, argv);
+			cli_common_opt(cmd, cmd_eval_help, c, argv, NULL);
 		}
 	}
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", "PLAN", NULL});

@@ -102,19 +102,10 @@ int cmd_plan(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":a:o:h", longopts, NULL)) != -1) {
 		if (cli_planner_opt(cmd, c, optarg, &opt))
 			continue;
-		switch (c) {
-		case 'h':
-			fputs(cmd_plan_help, stdout);
-			return EXIT_OK;
-		case 'a':
+		if (c == 'a')
 			algo = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			cli_getopt_error(cmd, c, argv);
-		}
+		else
+			cli_common_opt(cmd, cmd_plan_help, c, argv, &out);
 	}
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	if (!inart_algorithm_known(algo))

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "ctl.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
 #include "io/ctlsock.h"

@@ -81,9 +81,6 @@ int cmd_run(int argc, char **argv)
 		if (cli_planner_opt(cmd, c, optarg, &opt) || cli_compare_opt(cmd, c, optarg, &co))
 			continue;
 		switch (c) {
-		case 'h':
-			fputs(cmd_run_help, stdout);
-			return EXIT_OK;
 		case 's':
 			scenario = optarg;
 			break;
@@ -97,7 +94,7 @@ int cmd_run(int argc, char **argv)
 			compare = 0;
 			break;
 		default:
-			cli_getopt_error(cmd, c, argv);
+			cli_common_opt(cmd, cmd_run_help, c, argv, NULL);
 		}
 	}
 	if (optind < argc)

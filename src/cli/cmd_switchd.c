@@ -6,7 +6,7 @@
  * inart_switch_next_deadline for partial-aggregate flushes.  Frames are
  * received and sent in batches; nothing is allocated per frame.
  *
- * Control requests (dp/ctlmsg): an install with a configuration builds a new
+ * Control requests (bridge/ctlmsg): an install with a configuration builds a new
  * core, applies the batch to it and swaps it in only if everything was
  * accepted; without one, the batch goes to the running core through
  * inart_switch_apply (all or nothing).  Counters are the core's and the
@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "ctl.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 #include "io/ctlsock.h"

@@ -38,6 +38,24 @@ const char cmd_topo_help[] =
     "Exit status: 0 valid, 1 invalid file (the message names file and line:column\n"
     "or id), 2 usage error.\n";
 
+/* --ina all|tor|none|random:FRACTION */
+static void ina_opt(const char *cmd, const char *arg, struct inart_gen_opt *o)
+{
+	if (strcmp(arg, "all") == 0) {
+		o->ina = INART_INA_ALL;
+	} else if (strcmp(arg, "tor") == 0) {
+		o->ina = INART_INA_TOR;
+	} else if (strcmp(arg, "none") == 0) {
+		o->ina = INART_INA_NONE;
+	} else if (strncmp(arg, "random:", 7) == 0) {
+		o->ina = INART_INA_RANDOM;
+		o->ina_fraction = cli_double(cmd, "--ina random", arg + 7, 0, 1);
+	} else {
+		cli_usage_error(cmd, "--ina: expected all, tor, none or random:FRACTION, got '%s'",
+				arg);
+	}
+}
+
 static int topo_gen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -61,69 +79,30 @@ static int topo_gen(int argc, char **argv)
 	struct inart_err err = {{0}};
 	struct inart_topo *t = NULL;
 	int k = -1, n = -1, spines = -1, leaves = -1, hosts = -1, c;
+	const struct cli_num nums[] = {
+	    {'k', "--k", 0, 1024, &k, NULL},
+	    {'n', "--n", 1, 1024, &n, NULL},
+	    {'S', "--spines", 1, 100000, &spines, NULL},
+	    {'L', "--leaves", 1, 100000, &leaves, NULL},
+	    {'H', "--hosts", 1, 100000, &hosts, NULL},
+	    {'t', "--trees", 0, 1000000, &o.trees, NULL},
+	    {'a', "--agg-gbps", 1e-9, 1e9, NULL, &o.agg_gbps},
+	    {'h' + 256, "--host-gbps", 1e-9, 1e9, NULL, &o.host_gbps},
+	    {'f', "--fabric-gbps", 1e-9, 1e9, NULL, &o.fabric_gbps},
+	};
 	char *text;
 
 	inart_gen_opt_default(&o);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(cmd_topo_help, stdout);
-			return EXIT_OK;
-		case 'k':
-			k = cli_int(cmd, "--k", optarg, 0, 1024);
-			break;
-		case 'n':
-			n = cli_int(cmd, "--n", optarg, 1, 1024);
-			break;
-		case 'S':
-			spines = cli_int(cmd, "--spines", optarg, 1, 100000);
-			break;
-		case 'L':
-			leaves = cli_int(cmd, "--leaves", optarg, 1, 100000);
-			break;
-		case 'H':
-			hosts = cli_int(cmd, "--hosts", optarg, 1, 100000);
-			break;
-		case 'i':
-			if (strcmp(optarg, "all") == 0) {
-				o.ina = INART_INA_ALL;
-			} else if (strcmp(optarg, "tor") == 0) {
-				o.ina = INART_INA_TOR;
-			} else if (strcmp(optarg, "none") == 0) {
-				o.ina = INART_INA_NONE;
-			} else if (strncmp(optarg, "random:", 7) == 0) {
-				o.ina = INART_INA_RANDOM;
-				o.ina_fraction = cli_double(cmd, "--ina random", optarg + 7, 0, 1);
-			} else {
-				cli_usage_error(
-				    cmd,
-				    "--ina: expected all, tor, none or random:FRACTION, "
-				    "got '%s'",
-				    optarg);
-			}
-			break;
-		case 's':
+		if (cli_num_opt(cmd, c, optarg, nums, sizeof(nums) / sizeof(nums[0])))
+			continue;
+		if (c == 'i')
+			ina_opt(cmd, optarg, &o);
+		else if (c == 's')
 			o.seed = cli_u64(cmd, "--seed", optarg);
-			break;
-		case 'a':
-			o.agg_gbps = cli_double(cmd, "--agg-gbps", optarg, 1e-9, 1e9);
-			break;
-		case 't':
-			o.trees = cli_int(cmd, "--trees", optarg, 0, 1000000);
-			break;
-		case 'h' + 256:
-			o.host_gbps = cli_double(cmd, "--host-gbps", optarg, 1e-9, 1e9);
-			break;
-		case 'f':
-			o.fabric_gbps = cli_double(cmd, "--fabric-gbps", optarg, 1e-9, 1e9);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			cli_getopt_error(cmd, c, argv);
-		}
+		else
+			cli_common_opt(cmd, cmd_topo_help, c, argv, &out);
 	}
 	if (optind >= argc)
 		cli_usage_error(cmd, "missing FAMILY (fattree, leafspine or bcube)");
@@ -181,8 +160,9 @@ static void count(const struct inart_topo *t, struct topo_counts *c)
 		c->bg_arcs += t->arcs[e].bg_gbps > 0;
 }
 
-/* Options: only --help.  Returns the index of the first operand. */
-static int simple_opts(const char *cmd, int argc, char **argv)
+/* Options: only --help.  Operands: TOPO and at most max_more others.
+ * Returns the index of TOPO. */
+static int simple_opts(const char *cmd, int argc, char **argv, int max_more)
 {
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
@@ -191,28 +171,23 @@ static int simple_opts(const char *cmd, int argc, char **argv)
 	int c;
 
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(cmd_topo_help, stdout);
-			exit(EXIT_OK);
-		}
-		cli_getopt_error(cmd, c, argv);
-	}
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
+		cli_common_opt(cmd, cmd_topo_help, c, argv, NULL);
+	if (optind >= argc)
+		cli_usage_error(cmd, "missing TOPO");
+	if (argc - optind > 1 + max_more)
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1 + max_more]);
 	return optind;
 }
 
 static int topo_check(int argc, char **argv)
 {
 	const char *cmd = "topo check";
-	int i = simple_opts(cmd, argc, argv), workers = 0, ps = 0;
+	int i = simple_opts(cmd, argc, argv, 1), workers = 0, ps = 0;
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	struct topo_counts c;
 
-	if (i >= argc)
-		cli_usage_error(cmd, "missing TOPO");
-	if (argc - i > 2)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[i + 2]);
 	t = cli_load_topo(argv[i]);
 	count(t, &c);
 	printf("%s: ok: %d nodes (%d hosts, %d switches, %d INA), %d links\n", argv[i], t->n_nodes,
@@ -268,15 +243,11 @@ static void tally_print(const char *what, const struct tally *ta, const char *un
 static int topo_describe(int argc, char **argv)
 {
 	const char *cmd = "topo describe";
-	int i = simple_opts(cmd, argc, argv), max_deg = 0, listed = 0;
+	int i = simple_opts(cmd, argc, argv, 0), max_deg = 0, listed = 0;
 	struct tally host_cap = {0}, fab_cap = {0}, agg = {0}, trees = {0};
 	struct inart_topo *t;
 	struct topo_counts c;
 
-	if (i >= argc)
-		cli_usage_error(cmd, "missing TOPO");
-	if (argc - i > 1)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[i + 1]);
 	t = cli_load_topo(argv[i]);
 	count(t, &c);
 	for (int e = 0; e < inart_topo_n_arcs(t); e++) {

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 
 #define CLI_CTL_TIMEOUT_MS 10000
 

@@ -62,6 +62,19 @@ void cli_getopt_error(const char *cmd, int c, char **argv)
 	cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
+void cli_common_opt(const char *cmd, const char *help, int c, char **argv, const char **out)
+{
+	if (c == 'o' && out != NULL) {
+		*out = optarg;
+		return;
+	}
+	if (c == 'h') {
+		fputs(help, stdout);
+		exit(EXIT_OK);
+	}
+	cli_getopt_error(cmd, c, argv);
+}
+
 void cli_operands(const char *cmd, int argc, char **argv, const char *const *names)
 {
 	int n = 0, have = argc - optind;
@@ -97,6 +110,22 @@ int cli_int(const char *cmd, const char *opt, const char *arg, long min, long ma
 	return (int)v;
 }
 
+int cli_num_opt(const char *cmd, int c, const char *arg, const struct cli_num *tab, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct cli_num *o = &tab[k];
+
+		if (o->c != c)
+			continue;
+		if (o->i != NULL)
+			*o->i = cli_int(cmd, o->name, arg, (long)o->min, (long)o->max);
+		else
+			*o->d = cli_double(cmd, o->name, arg, o->min, o->max);
+		return 1;
+	}
+	return 0;
+}
+
 uint64_t cli_u64(const char *cmd, const char *opt, const char *arg)
 {
 	char *end;
@@ -127,24 +156,19 @@ double cli_double(const char *cmd, const char *opt, const char *arg, double min,
 
 int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planner_opt *o)
 {
+	const struct cli_num nums[] = {
+	    {OPT_K_PATHS, "--k-paths", 1, 64, &o->k_paths, NULL},
+	    {OPT_TRIALS, "--trials", 1, 100000, &o->trials, NULL},
+	    {OPT_ROUNDS, "--rounds", 1, 1000, &o->max_rounds, NULL},
+	    {OPT_MILP_TIME, "--milp-time-limit", 0, 1e7, NULL, &o->milp_time_limit_s},
+	    {OPT_TIME_LIMIT, "--time-limit", 0, 1e7, NULL, &o->time_limit_s},
+	};
+
+	if (cli_num_opt(cmd, c, arg, nums, sizeof(nums) / sizeof(nums[0])))
+		return 1;
 	switch (c) {
 	case OPT_SEED:
 		o->seed = cli_u64(cmd, "--seed", arg);
-		return 1;
-	case OPT_K_PATHS:
-		o->k_paths = cli_int(cmd, "--k-paths", arg, 1, 64);
-		return 1;
-	case OPT_TRIALS:
-		o->trials = cli_int(cmd, "--trials", arg, 1, 100000);
-		return 1;
-	case OPT_ROUNDS:
-		o->max_rounds = cli_int(cmd, "--rounds", arg, 1, 1000);
-		return 1;
-	case OPT_MILP_TIME:
-		o->milp_time_limit_s = cli_double(cmd, "--milp-time-limit", arg, 0, 1e7);
-		return 1;
-	case OPT_TIME_LIMIT:
-		o->time_limit_s = cli_double(cmd, "--time-limit", arg, 0, 1e7);
 		return 1;
 	case OPT_NO_GUARD:
 		o->no_baseline_guard = 1;

@@ -16,7 +16,9 @@
 #include "common/err.h"
 #include "cp/compare.h"
 #include "cp/evaluate.h"
+#include "common/file.h"
 #include "cp/formats.h"
+#include "cp/load.h"
 
 enum {
 	EXIT_OK = 0,
@@ -52,6 +54,11 @@ _Noreturn void cli_failf(const char *fmt, ...) INART_PRINTF(1, 2);
 void cli_getopt_reset(void);
 /* Report a getopt error ('?' or ':') for cmd and exit 2. */
 _Noreturn void cli_getopt_error(const char *cmd, int c, char **argv);
+/* The default: of a subcommand's option switch, for the options every
+ * subcommand treats alike: -o/--output sets *out (when out is not NULL),
+ * -h/--help prints help and exits 0, anything else is a getopt error
+ * (exit 2). */
+void cli_common_opt(const char *cmd, const char *help, int c, char **argv, const char **out);
 
 /* The operands after the options (argv[optind..]): exactly the ones named
  * in names (NULL-terminated, e.g. TOPO, JOBS); otherwise a usage error,
@@ -63,6 +70,18 @@ void cli_operands(const char *cmd, int argc, char **argv, const char *const *nam
 int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max);
 uint64_t cli_u64(const char *cmd, const char *opt, const char *arg);
 double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max);
+/* Numeric options by table: the getopt code, the name in messages, the
+ * range, and the variable: an int (i) or a double (d). */
+struct cli_num {
+	int c;
+	const char *name;
+	double min, max;
+	int *i;
+	double *d;
+};
+/* If c is the code of one of tab[0..n), parse arg into its variable (with
+ * cli_int or cli_double) and return 1; else 0. */
+int cli_num_opt(const char *cmd, int c, const char *arg, const struct cli_num *tab, size_t n);
 /* A --log-level argument (error, warn, info, debug); a usage error otherwise. */
 int cli_log_level(const char *cmd, const char *arg);
 

@@ -9,7 +9,7 @@
  * ignore them (other tools add statistics).  Nothing read from a file is
  * trusted as a length: arrays are sized by what jansson actually parsed.
  *
- * Writers build the text with a small string builder so that the layout is
+ * Writers build the text with common/sbuf so that the layout is
  * fixed (one object per line inside arrays, 2-space indentation, keys in a
  * fixed order) and numbers print in the shortest form that reads back to the
  * same double.  Non-finite numbers are written as null.
@@ -19,7 +19,6 @@
 #include "formats.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -27,7 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/sbuf.h"
 
 /* ---------------------------------------------------------------- reading */
 
@@ -666,63 +666,44 @@ static int opt_array(struct rd *r, json_t *obj, const char *key, json_t **out)
 	return 0;
 }
 
-static int parse_split(struct rd *r, const struct inart_topo *t, const struct inart_job *job,
-		       double *split, json_t *v)
+/* The kinds of route in a plan job: a flow (worker, PS, aggregation point)
+ * and a tree (switch, PS, parent), each with a path; and a ring hop (a ring
+ * all-reduce job), a path only. */
+struct route_kind {
+	const char *what, *list, *keys[3];
+};
+
+static const struct route_kind route_kinds[3] = {
+    {"flow", "flows", {"worker", "ps", "agg"}},
+    {"tree", "trees", {"switch", "ps", "parent"}},
+    {"ring hop", "ring", {NULL, NULL, NULL}},
+};
+
+/* Element k of a job's "flows", "trees" or "ring": its nodes and its path
+ * (*path is malloc'ed once the path is reached, also on error: the caller
+ * frees it). */
+static int plan_route(struct rd *r, const struct inart_topo *t, const char *base,
+		      const struct route_kind *rk, json_t *e, size_t k, int n[3], int **path,
+		      int *n_path)
 {
-	json_t *obj = json_object_get(v, "split"), *sv;
-	const char *key;
+	int rc;
 
-	if (obj == NULL)
-		return 0;
-	if (!json_is_object(obj))
-		return rd_fail(r, "'split' must be an object (PS id -> share), not %s", jtype(obj));
-	json_object_foreach(obj, key, sv)
-	{
-		int node = inart_topo_find(t, key), idx;
-
-		idx = node < 0 ? -1 : inart_job_ps_index(job, node);
-		if (idx < 0)
-			return rd_fail(r, "split: '%.64s' is not a PS of this job", key);
-		if (!json_is_number(sv))
-			return rd_fail(r, "split: the share of '%.64s' must be a number, not %s",
-				       key, jtype(sv));
-		split[idx] = json_number_value(sv);
-	}
-	return 0;
-}
-
-/* One element of "flows" (kind 0), "trees" (1) or "ring" (2) of job j. */
-static int parse_route(struct rd *r, const struct inart_topo *t, struct inart_plan *p, int j,
-		       int kind, json_t *e)
-{
-	static const char *const keys[3][3] = {
-	    {"worker", "ps", "agg"}, {"switch", "ps", "parent"}, {NULL, NULL, NULL}};
-	int node[3] = {-1, -1, -1}, *path = NULL, n_path = 0, rc = 0;
-
+	rd_where(r, "%s: %s %zu", base, rk->what, k);
 	if (!json_is_object(e))
 		return rd_fail(r, "must be an object, not %s", jtype(e));
-	for (int k = 0; k < 3 && keys[kind][k] && rc == 0; k++)
-		rc = plan_node(r, t, e, keys[kind][k], &node[k]);
-	if (rc == 0)
-		rc = plan_path(r, t, e, &path, &n_path);
-	if (rc == 0 && kind == 0)
-		rc = inart_plan_add_flow(p, j, node[0], node[1], node[2], path, n_path);
-	else if (rc == 0 && kind == 1)
-		rc = inart_plan_add_tree(p, j, node[0], node[1], node[2], path, n_path);
-	else if (rc == 0)
-		rc = inart_plan_add_ring_hop(p, j, path, n_path);
-	free(path);
-	return rc == -ENOMEM ? rd_oom(r) : rc;
+	for (int i = 0; i < 3 && rk->keys[i] != NULL; i++)
+		if ((rc = plan_node(r, t, e, rk->keys[i], &n[i])))
+			return rc;
+	return plan_path(r, t, e, path, n_path);
 }
 
 static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct inart_jobs *js,
 			  struct inart_plan *p, char *seen, json_t *v, size_t i)
 {
-	static const char *const lists[3] = {"flows", "trees", "ring"};
-	static const char *const what[3] = {"flow", "tree", "ring hop"};
-	const char *id;
-	json_t *arr[3], *e;
-	int j, rc;
+	const struct inart_job *job;
+	const char *id, *key;
+	json_t *split, *lists[3], *e, *sv;
+	int *path = NULL, n_path = 0, j, rc;
 	char base[128];
 	size_t k;
 
@@ -739,19 +720,51 @@ static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct
 	if (seen[j])
 		return rd_fail(r, "appears twice");
 	seen[j] = 1;
-	if ((rc = parse_split(r, t, &js->jobs[j], p->jobs[j].split, v)))
-		return rc;
-	for (int kind = 0; kind < 3; kind++) {
-		if ((rc = opt_array(r, v, lists[kind], &arr[kind])))
-			return rc;
-		json_array_foreach(arr[kind], k, e)
+	job = &js->jobs[j];
+	split = json_object_get(v, "split");
+	if (split != NULL && !json_is_object(split))
+		return rd_fail(r, "'split' must be an object (PS id -> share), not %s",
+			       jtype(split));
+	if (split != NULL) {
+		json_object_foreach(split, key, sv)
 		{
-			rd_where(r, "%s: %s %zu", base, what[kind], k);
-			if ((rc = parse_route(r, t, p, j, kind, e)))
-				return rc;
+			int node = inart_topo_find(t, key), idx;
+
+			idx = node < 0 ? -1 : inart_job_ps_index(job, node);
+			if (idx < 0)
+				return rd_fail(r, "split: '%.64s' is not a PS of this job", key);
+			if (!json_is_number(sv))
+				return rd_fail(
+				    r, "split: the share of '%.64s' must be a number, not %s", key,
+				    jtype(sv));
+			p->jobs[j].split[idx] = json_number_value(sv);
 		}
 	}
-	return 0;
+	for (int kind = 0; kind < 3; kind++)
+		if ((rc = opt_array(r, v, route_kinds[kind].list, &lists[kind])))
+			return rc;
+	for (int kind = 0; kind < 3; kind++) {
+		json_array_foreach(lists[kind], k, e)
+		{
+			int n[3];
+
+			if ((rc = plan_route(r, t, base, &route_kinds[kind], e, k, n, &path,
+					     &n_path)))
+				goto out;
+			rc = kind == 2	 ? inart_plan_add_ring_hop(p, j, path, n_path)
+			     : kind == 1 ? inart_plan_add_tree(p, j, n[0], n[1], n[2], path, n_path)
+					 : inart_plan_add_flow(p, j, n[0], n[1], n[2], path, n_path);
+			free(path);
+			path = NULL;
+			if (rc < 0) {
+				rc = rd_oom(r);
+				goto out;
+			}
+		}
+	}
+out:
+	free(path);
+	return rc;
 }
 
 /* An optional member naming one of a fixed set (parse: name -> value >= 0,
@@ -773,7 +786,7 @@ static int opt_enum(struct rd *r, json_t *obj, const char *key, int (*parse)(con
 	return 0;
 }
 
-/* The plan's statistics: times, bounds, origin. */
+/* The plan's statistics: times, bounds, milp status, origin. */
 static int parse_plan_stats(struct rd *r, json_t *root, struct inart_plan *p)
 {
 	json_t *origin = json_object_get(root, "origin");
@@ -850,53 +863,27 @@ out:
 
 /* ---------------------------------------------------------------- writing */
 
-/* A growable string; oom latches so that callers check once at the end. */
-struct sb {
-	char *buf;
-	size_t len, cap;
-	int oom;
-};
+/* The writers' vocabulary: sb_* append pieces of JSON to an inart_sbuf
+ * (common/sbuf.h), whose allocation failure latches so that each writer
+ * checks once, at inart_sbuf_finish. */
 
-static void sb_put(struct sb *s, const char *str, size_t n)
+static void sb_puts(struct inart_sbuf *s, const char *str)
 {
-	if (s->oom)
-		return;
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap : 4096;
-		char *nb;
-
-		while (s->len + n + 1 > cap)
-			cap *= 2;
-		nb = realloc(s->buf, cap);
-		if (nb == NULL) {
-			s->oom = 1;
-			return;
-		}
-		s->buf = nb;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, str, n);
-	s->len += n;
-	s->buf[s->len] = '\0';
-}
-
-static void sb_puts(struct sb *s, const char *str)
-{
-	sb_put(s, str, strlen(str));
+	inart_sbuf_puts(s, str);
 }
 
 /* A JSON string literal. */
-static void sb_str(struct sb *s, const char *str)
+static void sb_str(struct inart_sbuf *s, const char *str)
 {
 	const unsigned char *c = (const unsigned char *)str, *start = c;
 
-	sb_put(s, "\"", 1);
+	inart_sbuf_put(s, "\"", 1);
 	for (; *c; c++) {
 		char esc[8];
 
 		if (*c >= 0x20 && *c != '"' && *c != '\\')
 			continue;
-		sb_put(s, (const char *)start, (size_t)(c - start));
+		inart_sbuf_put(s, (const char *)start, (size_t)(c - start));
 		if (*c == '"' || *c == '\\')
 			snprintf(esc, sizeof(esc), "\\%c", *c);
 		else
@@ -904,14 +891,14 @@ static void sb_str(struct sb *s, const char *str)
 		sb_puts(s, esc);
 		start = c + 1;
 	}
-	sb_put(s, (const char *)start, (size_t)(c - start));
-	sb_put(s, "\"", 1);
+	inart_sbuf_put(s, (const char *)start, (size_t)(c - start));
+	inart_sbuf_put(s, "\"", 1);
 }
 
 /* Integral values below 1e16 as integers, others in the shortest %g form
  * that reads back to the same double; null if not finite (JSON has no
  * infinities). */
-static void sb_num(struct sb *s, double v)
+static void sb_num(struct inart_sbuf *s, double v)
 {
 	char b[40];
 
@@ -933,7 +920,7 @@ static void sb_num(struct sb *s, double v)
 	sb_puts(s, b);
 }
 
-static void sb_int(struct sb *s, long long v)
+static void sb_int(struct inart_sbuf *s, long long v)
 {
 	char b[32];
 
@@ -942,7 +929,7 @@ static void sb_int(struct sb *s, long long v)
 }
 
 /* A node id by number; null for a number outside the topology. */
-static void sb_node(struct sb *s, const struct inart_topo *t, int v)
+static void sb_node(struct inart_sbuf *s, const struct inart_topo *t, int v)
 {
 	if (v >= 0 && v < t->n_nodes)
 		sb_str(s, t->nodes[v].id);
@@ -950,7 +937,7 @@ static void sb_node(struct sb *s, const struct inart_topo *t, int v)
 		sb_puts(s, "null");
 }
 
-static void sb_path(struct sb *s, const struct inart_topo *t, const int *path, int n)
+static void sb_path(struct inart_sbuf *s, const struct inart_topo *t, const int *path, int n)
 {
 	sb_puts(s, "[");
 	for (int i = 0; i < n; i++) {
@@ -961,24 +948,14 @@ static void sb_path(struct sb *s, const struct inart_topo *t, const int *path, i
 	sb_puts(s, "]");
 }
 
-static char *sb_finish(struct sb *s)
-{
-	if (s->oom) {
-		free(s->buf);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return s->buf;
-}
-
 /* Open/close an array whose elements are lines at `indent`. */
-static void sb_item(struct sb *s, int first, const char *indent)
+static void sb_item(struct inart_sbuf *s, int first, const char *indent)
 {
 	sb_puts(s, first ? "\n" : ",\n");
 	sb_puts(s, indent);
 }
 
-static void sb_close(struct sb *s, int empty, const char *indent)
+static void sb_close(struct inart_sbuf *s, int empty, const char *indent)
 {
 	if (!empty) {
 		sb_puts(s, "\n");
@@ -987,9 +964,27 @@ static void sb_close(struct sb *s, int empty, const char *indent)
 	sb_puts(s, "]");
 }
 
+/* A link's value per direction: `, "KEY": v` when both directions agree,
+ * else the two per-direction keys ("gbps" -> "ab_gbps", "ba_gbps";
+ * "background_gbps" -> "background_ab_gbps", "background_ba_gbps"). */
+static void sb_dir(struct inart_sbuf *s, const char *key, double ab, double ba)
+{
+	size_t stem = strlen(key) - strlen("gbps");
+
+	if (ab == ba) {
+		inart_sbuf_printf(s, ", \"%s\": ", key);
+		sb_num(s, ab);
+		return;
+	}
+	inart_sbuf_printf(s, ", \"%.*sab_gbps\": ", (int)stem, key);
+	sb_num(s, ab);
+	inart_sbuf_printf(s, ", \"%.*sba_gbps\": ", (int)stem, key);
+	sb_num(s, ba);
+}
+
 char *inart_topo_dump(const struct inart_topo *t)
 {
-	struct sb s = {0};
+	struct inart_sbuf s = {0};
 
 	sb_puts(&s, "{\n  \"nodes\": [");
 	for (int v = 0; v < t->n_nodes; v++) {
@@ -1019,34 +1014,18 @@ char *inart_topo_dump(const struct inart_topo *t)
 		sb_node(&s, t, ab->from);
 		sb_puts(&s, ", \"b\": ");
 		sb_node(&s, t, ab->to);
-		if (ab->gbps == ba->gbps) {
-			sb_puts(&s, ", \"gbps\": ");
-			sb_num(&s, ab->gbps);
-		} else {
-			sb_puts(&s, ", \"ab_gbps\": ");
-			sb_num(&s, ab->gbps);
-			sb_puts(&s, ", \"ba_gbps\": ");
-			sb_num(&s, ba->gbps);
-		}
-		if (ab->bg_gbps == ba->bg_gbps) {
-			sb_puts(&s, ", \"background_gbps\": ");
-			sb_num(&s, ab->bg_gbps);
-		} else {
-			sb_puts(&s, ", \"background_ab_gbps\": ");
-			sb_num(&s, ab->bg_gbps);
-			sb_puts(&s, ", \"background_ba_gbps\": ");
-			sb_num(&s, ba->bg_gbps);
-		}
+		sb_dir(&s, "gbps", ab->gbps, ba->gbps);
+		sb_dir(&s, "background_gbps", ab->bg_gbps, ba->bg_gbps);
 		sb_puts(&s, "}");
 	}
 	sb_close(&s, t->n_links == 0, "  ");
 	sb_puts(&s, "\n}\n");
-	return sb_finish(&s);
+	return inart_sbuf_finish(&s);
 }
 
 char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t)
 {
-	struct sb s = {0};
+	struct inart_sbuf s = {0};
 
 	sb_puts(&s, "{\n  \"jobs\": [");
 	for (int i = 0; i < js->n_jobs; i++) {
@@ -1070,10 +1049,10 @@ char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t)
 	}
 	sb_close(&s, js->n_jobs == 0, "  ");
 	sb_puts(&s, "\n}\n");
-	return sb_finish(&s);
+	return inart_sbuf_finish(&s);
 }
 
-static void sb_key_num(struct sb *s, const char *key, double v)
+static void sb_key_num(struct inart_sbuf *s, const char *key, double v)
 {
 	sb_puts(s, "  \"");
 	sb_puts(s, key);
@@ -1082,8 +1061,31 @@ static void sb_key_num(struct sb *s, const char *key, double v)
 	sb_puts(s, ",\n");
 }
 
+/* Flow (kind 0) or tree (kind 1) i of jp: its three nodes under the keys
+ * of route_kinds, then its path. */
+static void sb_route(struct inart_sbuf *s, const struct inart_topo *t,
+		     const struct inart_job_plan *jp, int kind, int i)
+{
+	const struct inart_flow *f = kind ? NULL : &jp->flows[i];
+	const struct inart_tree *tr = kind ? &jp->trees[i] : NULL;
+	const int n[3] = {f ? f->worker : tr->sw, f ? f->ps : tr->ps, f ? f->agg : tr->parent};
+
+	for (int k = 0; k < 3; k++) {
+		sb_puts(s, k ? ", \"" : "{\"");
+		sb_puts(s, route_kinds[kind].keys[k]);
+		sb_puts(s, "\": ");
+		sb_node(s, t, n[k]);
+	}
+	sb_puts(s, ", \"path\": ");
+	if (f)
+		sb_path(s, t, f->path, f->n_path);
+	else
+		sb_path(s, t, tr->path, tr->n_path);
+	sb_puts(s, "}");
+}
+
 /* "key": "name" or null. */
-static void sb_key_name(struct sb *s, const char *key, const char *name)
+static void sb_key_name(struct inart_sbuf *s, const char *key, const char *name)
 {
 	sb_puts(s, "  \"");
 	sb_puts(s, key);
@@ -1095,63 +1097,10 @@ static void sb_key_name(struct sb *s, const char *key, const char *name)
 	sb_puts(s, ",\n");
 }
 
-static void sb_flows(struct sb *s, const struct inart_topo *t, const struct inart_job_plan *jp)
-{
-	sb_puts(s, ",\n      \"flows\": [");
-	for (int i = 0; i < jp->n_flows; i++) {
-		const struct inart_flow *f = &jp->flows[i];
-
-		sb_item(s, i == 0, "        ");
-		sb_puts(s, "{\"worker\": ");
-		sb_node(s, t, f->worker);
-		sb_puts(s, ", \"ps\": ");
-		sb_node(s, t, f->ps);
-		sb_puts(s, ", \"agg\": ");
-		sb_node(s, t, f->agg);
-		sb_puts(s, ", \"path\": ");
-		sb_path(s, t, f->path, f->n_path);
-		sb_puts(s, "}");
-	}
-	sb_close(s, jp->n_flows == 0, "      ");
-}
-
-static void sb_trees(struct sb *s, const struct inart_topo *t, const struct inart_job_plan *jp)
-{
-	sb_puts(s, ",\n      \"trees\": [");
-	for (int i = 0; i < jp->n_trees; i++) {
-		const struct inart_tree *tr = &jp->trees[i];
-
-		sb_item(s, i == 0, "        ");
-		sb_puts(s, "{\"switch\": ");
-		sb_node(s, t, tr->sw);
-		sb_puts(s, ", \"ps\": ");
-		sb_node(s, t, tr->ps);
-		sb_puts(s, ", \"parent\": ");
-		sb_node(s, t, tr->parent);
-		sb_puts(s, ", \"path\": ");
-		sb_path(s, t, tr->path, tr->n_path);
-		sb_puts(s, "}");
-	}
-	sb_close(s, jp->n_trees == 0, "      ");
-}
-
-/* "ring": only for jobs planned as a ring all-reduce. */
-static void sb_ring(struct sb *s, const struct inart_topo *t, const struct inart_job_plan *jp)
-{
-	if (jp->n_ring == 0)
-		return;
-	sb_puts(s, ",\n      \"ring\": [");
-	for (int i = 0; i < jp->n_ring; i++) {
-		sb_item(s, i == 0, "        ");
-		sb_puts(s, "{\"path\": ");
-		sb_path(s, t, jp->ring[i].path, jp->ring[i].n_path);
-		sb_puts(s, "}");
-	}
-	sb_close(s, 0, "      ");
-}
-
-static void sb_plan_job(struct sb *s, const struct inart_topo *t, const struct inart_job *job,
-			const struct inart_job_plan *jp)
+/* One job: id, split (every PS), flows, trees, and the ring hops of a ring
+ * all-reduce job. */
+static void sb_plan_job(struct inart_sbuf *s, const struct inart_topo *t,
+			const struct inart_job *job, const struct inart_job_plan *jp)
 {
 	int n_ps = jp->n_ps < job->n_ps ? jp->n_ps : job->n_ps;
 
@@ -1165,17 +1114,33 @@ static void sb_plan_job(struct sb *s, const struct inart_topo *t, const struct i
 		sb_puts(s, ": ");
 		sb_num(s, jp->split[i]);
 	}
-	sb_puts(s, "}");
-	sb_flows(s, t, jp);
-	sb_trees(s, t, jp);
-	sb_ring(s, t, jp);
+	for (int kind = 0; kind < 2; kind++) {
+		int n = kind ? jp->n_trees : jp->n_flows;
+
+		sb_puts(s, kind ? ",\n      \"trees\": [" : "},\n      \"flows\": [");
+		for (int i = 0; i < n; i++) {
+			sb_item(s, i == 0, "        ");
+			sb_route(s, t, jp, kind, i);
+		}
+		sb_close(s, n == 0, "      ");
+	}
+	if (jp->n_ring > 0) {
+		sb_puts(s, ",\n      \"ring\": [");
+		for (int i = 0; i < jp->n_ring; i++) {
+			sb_item(s, i == 0, "        ");
+			sb_puts(s, "{\"path\": ");
+			sb_path(s, t, jp->ring[i].path, jp->ring[i].n_path);
+			sb_puts(s, "}");
+		}
+		sb_close(s, 0, "      ");
+	}
 	sb_puts(s, "\n    }");
 }
 
 char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 		      const struct inart_jobs *js)
 {
-	struct sb s = {0};
+	struct inart_sbuf s = {0};
 	int n_jobs = p->n_jobs < js->n_jobs ? p->n_jobs : js->n_jobs;
 
 	sb_puts(&s, "{\n  \"algorithm\": ");
@@ -1200,194 +1165,5 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 	}
 	sb_close(&s, n_jobs == 0, "  ");
 	sb_puts(&s, "\n}\n");
-	return sb_finish(&s);
-}
-
-/* ---------------------------------------------------------------- files */
-
-static const char *display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
-char *inart_file_read(const char *path, size_t *len, struct inart_err *err)
-{
-	int is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-
-	if (f == NULL) {
-		rc = -errno;
-		inart_err_set(err, rc, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 65536;
-			char *nb;
-
-			if (cap > INART_FILE_MAX) {
-				rc = inart_err_set(err, -EFBIG, "%s: file is larger than %zu MiB",
-						   display_name(path), INART_FILE_MAX >> 20);
-				goto out;
-			}
-			if (nc > INART_FILE_MAX + 1)
-				nc = INART_FILE_MAX + 1;
-			nb = realloc(buf, nc + 1);
-			if (nb == NULL) {
-				rc = inart_err_set(err, -ENOMEM, "%s: out of memory",
-						   display_name(path));
-				goto out;
-			}
-			buf = nb;
-			cap = nc;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0) {
-			if (ferror(f)) {
-				rc = -(errno ? errno : EIO);
-				inart_err_set(err, rc, "%s: read error: %s", display_name(path),
-					      strerror(-rc));
-				goto out;
-			}
-			break;
-		}
-	}
-	if (n > INART_FILE_MAX) {
-		rc = inart_err_set(err, -EFBIG, "%s: file is larger than %zu MiB",
-				   display_name(path), INART_FILE_MAX >> 20);
-		goto out;
-	}
-	if (buf == NULL && (buf = malloc(1)) == NULL) {
-		rc = inart_err_set(err, -ENOMEM, "%s: out of memory", display_name(path));
-		goto out;
-	}
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-out:
-	if (f != NULL && !is_stdin)
-		fclose(f);
-	if (rc < 0) {
-		free(buf);
-		errno = -rc;
-		return NULL;
-	}
-	return buf;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-int inart_file_write(const char *path, const char *text, struct inart_err *err)
-{
-	size_t n = strlen(text);
-	char *tmp = NULL;
-	int fd = -1, rc = 0;
-
-	if (strcmp(path, "-") == 0) {
-		if (fwrite(text, 1, n, stdout) != n || fflush(stdout) != 0)
-			return inart_err_set(err, -(errno ? errno : EIO),
-					     "<stdout>: write error: %s",
-					     strerror(errno ? errno : EIO));
-		return 0;
-	}
-	tmp = malloc(strlen(path) + 48);
-	if (tmp == NULL)
-		return inart_err_set(err, -ENOMEM, "%s: out of memory", path);
-	/* A fresh name next to the target (same file system, so rename is
-	 * atomic); O_EXCL so that two writers never share one. */
-	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-		sprintf(tmp, "%s.tmp.%ld.%d", path, (long)getpid(), attempt);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		rc = inart_err_set(err, -errno, "%s: cannot create a temporary file: %s", path,
-				   strerror(errno));
-		goto out;
-	}
-	rc = write_all(fd, text, n);
-	if (rc == 0 && fsync(fd) != 0)
-		rc = -errno;
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc < 0) {
-		inart_err_set(err, rc, "%s: write error: %s", path, strerror(-rc));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
-	return rc;
-}
-
-struct inart_topo *inart_topo_load(const char *path, struct inart_err *err)
-{
-	size_t len;
-	char *buf = inart_file_read(path, &len, err);
-	struct inart_topo *t;
-	int e;
-
-	if (buf == NULL)
-		return NULL;
-	t = inart_topo_parse(buf, len, display_name(path), err);
-	e = errno;
-	free(buf);
-	errno = e;
-	return t;
-}
-
-struct inart_jobs *inart_jobs_load(const char *path, const struct inart_topo *t,
-				   struct inart_err *err)
-{
-	size_t len;
-	char *buf = inart_file_read(path, &len, err);
-	struct inart_jobs *js;
-	int e;
-
-	if (buf == NULL)
-		return NULL;
-	js = inart_jobs_parse(buf, len, display_name(path), t, err);
-	e = errno;
-	free(buf);
-	errno = e;
-	return js;
-}
-
-struct inart_plan *inart_plan_load(const char *path, const struct inart_topo *t,
-				   const struct inart_jobs *js, struct inart_err *err)
-{
-	size_t len;
-	char *buf = inart_file_read(path, &len, err);
-	struct inart_plan *p;
-	int e;
-
-	if (buf == NULL)
-		return NULL;
-	p = inart_plan_parse(buf, len, display_name(path), t, js, err);
-	e = errno;
-	free(buf);
-	errno = e;
-	return p;
+	return inart_sbuf_finish(&s);
 }

@@ -24,14 +24,15 @@
 
 void inart_gen_opt_default(struct inart_gen_opt *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->ina = INART_INA_ALL;
-	o->ina_fraction = 0.5;
-	o->seed = 1;
-	o->agg_gbps = 400;
-	o->trees = 8;
-	o->host_gbps = 100;
-	o->fabric_gbps = 100;
+	*o = (struct inart_gen_opt){
+	    .ina = INART_INA_ALL,
+	    .ina_fraction = 0.5,
+	    .seed = 1,
+	    .agg_gbps = 400,
+	    .trees = 8,
+	    .host_gbps = 100,
+	    .fabric_gbps = 100,
+	};
 }
 
 static int check_opt(const struct inart_gen_opt *o, struct inart_err *err)
@@ -128,40 +129,28 @@ struct build {
 	int rc;
 };
 
-static int add_host(struct build *b, const char *fmt, int i)
+/* Add a node; a switch takes the next INA choice.  Errors latch in b->rc. */
+static void add_node(struct build *b, const char *id, enum inart_node_kind kind)
 {
-	char id[48];
-	int v;
+	int sw = kind == INART_NODE_SWITCH, v;
 
 	if (b->rc)
-		return -1;
-	snprintf(id, sizeof(id), fmt, i);
-	v = inart_topo_add_node(b->t, id, INART_NODE_HOST, 0, 0, 0, b->err);
+		return;
+	v = inart_topo_add_node(b->t, id, kind, sw ? b->ina[b->n_sw++] : 0, sw ? b->o->agg_gbps : 0,
+				sw ? b->o->trees : 0, b->err);
 	if (v < 0)
 		b->rc = v;
-	return v;
 }
 
-static int add_switch(struct build *b, const char *id)
+/* Nodes fmt % 0 .. fmt % (n - 1), e.g. "h%d". */
+static void add_nodes(struct build *b, const char *fmt, int n, enum inart_node_kind kind)
 {
-	int ina, v;
+	for (int i = 0; i < n; i++) {
+		char id[48];
 
-	if (b->rc)
-		return -1;
-	ina = b->ina[b->n_sw++];
-	v = inart_topo_add_node(b->t, id, INART_NODE_SWITCH, ina, b->o->agg_gbps, b->o->trees,
-				b->err);
-	if (v < 0)
-		b->rc = v;
-	return v;
-}
-
-static int add_switch_n(struct build *b, const char *fmt, int i)
-{
-	char id[48];
-
-	snprintf(id, sizeof(id), fmt, i);
-	return add_switch(b, id);
+		snprintf(id, sizeof(id), fmt, i);
+		add_node(b, id, kind);
+	}
 }
 
 static void add_link(struct build *b, int u, int v, double gbps)
@@ -252,14 +241,10 @@ struct inart_topo *inart_gen_fattree(int k, const struct inart_gen_opt *o, struc
 	if ((rc = build_begin(&b, o, &def, 2 * n_edge + n_core, n_edge, err)) < 0)
 		return gen_fail(rc);
 	/* Node numbers: hosts 0..n_host-1, edges, aggregations, cores. */
-	for (int i = 0; i < n_host; i++)
-		add_host(&b, "h%d", i);
-	for (int i = 0; i < n_edge; i++)
-		add_switch_n(&b, "e%d", i);
-	for (int i = 0; i < n_edge; i++)
-		add_switch_n(&b, "a%d", i);
-	for (int i = 0; i < n_core; i++)
-		add_switch_n(&b, "c%d", i);
+	add_nodes(&b, "h%d", n_host, INART_NODE_HOST);
+	add_nodes(&b, "e%d", n_edge, INART_NODE_SWITCH);
+	add_nodes(&b, "a%d", n_edge, INART_NODE_SWITCH);
+	add_nodes(&b, "c%d", n_core, INART_NODE_SWITCH);
 	if (b.rc == 0) {
 		int e0 = n_host, a0 = n_host + n_edge, c0 = n_host + 2 * n_edge;
 
@@ -302,12 +287,9 @@ struct inart_topo *inart_gen_leafspine(int spines, int leaves, int hosts_per_lea
 	if ((rc = build_begin(&b, o, &def, leaves + spines, leaves, err)) < 0)
 		return gen_fail(rc);
 	/* Node numbers: hosts, leaves, spines. */
-	for (int i = 0; i < n_host; i++)
-		add_host(&b, "h%d", i);
-	for (int i = 0; i < leaves; i++)
-		add_switch_n(&b, "l%d", i);
-	for (int i = 0; i < spines; i++)
-		add_switch_n(&b, "s%d", i);
+	add_nodes(&b, "h%d", n_host, INART_NODE_HOST);
+	add_nodes(&b, "l%d", leaves, INART_NODE_SWITCH);
+	add_nodes(&b, "s%d", spines, INART_NODE_SWITCH);
 	for (int i = 0; i < n_host; i++)
 		add_link(&b, i, n_host + i / hosts_per_leaf, b.o->host_gbps);
 	for (int l = 0; l < leaves; l++)
@@ -344,15 +326,12 @@ struct inart_topo *inart_gen_bcube(int n, int k, const struct inart_gen_opt *o,
 	if ((rc = build_begin(&b, o, &def, (k + 1) * n_per, n_per, err)) < 0)
 		return gen_fail(rc);
 	/* Node numbers: hosts, then level 0 switches, level 1, ... */
-	for (int i = 0; i < n_host; i++)
-		add_host(&b, "h%d", i);
+	add_nodes(&b, "h%d", n_host, INART_NODE_HOST);
 	for (int l = 0; l <= k; l++) {
-		for (int i = 0; i < n_per; i++) {
-			char id[48];
+		char fmt[32];
 
-			snprintf(id, sizeof(id), "s%d_%d", l, i);
-			add_switch(&b, id);
-		}
+		snprintf(fmt, sizeof(fmt), "s%d_%%d", l);
+		add_nodes(&b, fmt, n_per, INART_NODE_SWITCH);
 	}
 	/* Host address a_k..a_0 (base n); its level-l switch is the address
 	 * without digit l. */

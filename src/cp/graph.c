@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 static uint32_t hash_str(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -97,15 +99,8 @@ int inart_topo_add_node(struct inart_topo *t, const char *id, enum inart_node_ki
 				     "switch '%s': aggregation throughput must be > 0 Gbit/s", id);
 	if (ina && trees < 0)
 		return inart_err_set(err, -EINVAL, "switch '%s': tree budget must be >= 0", id);
-	if (t->n_nodes == t->cap_nodes) {
-		int cap = t->cap_nodes ? 2 * t->cap_nodes : 64;
-		struct inart_node *nn = realloc(t->nodes, sizeof(*nn) * (size_t)cap);
-
-		if (nn == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		t->nodes = nn;
-		t->cap_nodes = cap;
-	}
+	if (inart_grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes, sizeof(*t->nodes), 64) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
 	n = &t->nodes[t->n_nodes];
 	memset(n, 0, sizeof(*n));
 	n->id = strdup(id);
@@ -171,15 +166,9 @@ int inart_topo_add_link(struct inart_topo *t, int a, int b, double ab_gbps, doub
 		rc = check_dir(t, b, a, ba_gbps, bg_ba_gbps, err);
 	if (rc < 0)
 		return rc;
-	if (t->n_links == t->cap_links) {
-		int cap = t->cap_links ? 2 * t->cap_links : 64;
-		struct inart_arc *na = realloc(t->arcs, sizeof(*na) * 2 * (size_t)cap);
-
-		if (na == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		t->arcs = na;
-		t->cap_links = cap;
-	}
+	/* Two arcs per link. */
+	if (inart_grow((void **)&t->arcs, &t->cap_links, t->n_links, 2 * sizeof(*t->arcs), 64) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
 	t->arcs[2 * t->n_links] = (struct inart_arc){a, b, ab_gbps, bg_ab_gbps};
 	t->arcs[2 * t->n_links + 1] = (struct inart_arc){b, a, ba_gbps, bg_ba_gbps};
 	t->finalized = 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "paths.h"
 
 static const struct {
@@ -75,15 +76,8 @@ int inart_jobs_add(struct inart_jobs *js, const char *id, const int *workers, in
 		return inart_err_set(err, -EINVAL, "job with an empty id");
 	if (inart_jobs_find(js, id) >= 0)
 		return inart_err_set(err, -EEXIST, "duplicate job id '%s'", id);
-	if (js->n_jobs == js->cap_jobs) {
-		int cap = js->cap_jobs ? 2 * js->cap_jobs : 8;
-		struct inart_job *nj = realloc(js->jobs, sizeof(*nj) * (size_t)cap);
-
-		if (nj == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		js->jobs = nj;
-		js->cap_jobs = cap;
-	}
+	if (inart_grow((void **)&js->jobs, &js->cap_jobs, js->n_jobs, sizeof(*js->jobs), 8) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
 	j.id = strdup(id);
 	j.workers = dup_ints(workers, n_workers);
 	j.ps = dup_ints(ps, n_ps);

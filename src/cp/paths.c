@@ -286,19 +286,28 @@ const int *inart_paths_dist_to(struct inart_paths *p, int dst)
 	return p->dist[s];
 }
 
+/* The distances to dst when src can reach it; else NULL with *rc -EINVAL
+ * (a node out of range), -errno (no memory) or -EHOSTUNREACH. */
+static const int *reach(struct inart_paths *p, int src, int dst, int *rc)
+{
+	const int *d;
+
+	*rc = -EINVAL;
+	if (src < 0 || src >= p->n || dst < 0 || dst >= p->n)
+		return NULL;
+	d = inart_paths_dist_to(p, dst);
+	*rc = d == NULL ? -errno : -EHOSTUNREACH;
+	return d != NULL && d[src] >= 0 ? d : NULL;
+}
+
 int inart_paths_shortest(struct inart_paths *p, int src, int dst, uint64_t salt, int *path, int cap)
 {
 	const struct inart_topo *t = p->t;
 	const int *d;
-	int u, len;
+	int u, len, rc;
 
-	if (src < 0 || src >= p->n || dst < 0 || dst >= p->n)
-		return -EINVAL;
-	d = inart_paths_dist_to(p, dst);
-	if (d == NULL)
-		return -errno;
-	if (d[src] < 0)
-		return -EHOSTUNREACH;
+	if ((d = reach(p, src, dst, &rc)) == NULL)
+		return rc;
 	if (cap < d[src] + 1)
 		return -ENOSPC;
 	len = 0;
@@ -408,11 +417,9 @@ static int unrank(struct inart_paths *p, int src, int dst, const int *d, uint64_
 uint64_t inart_paths_count_shortest(struct inart_paths *p, int src, int dst)
 {
 	const int *d;
+	int rc;
 
-	if (src < 0 || src >= p->n || dst < 0 || dst >= p->n)
-		return 0;
-	d = inart_paths_dist_to(p, dst);
-	if (d == NULL || d[src] < 0)
+	if ((d = reach(p, src, dst, &rc)) == NULL)
 		return 0;
 	count_dag(p, src, dst, d);
 	return p->cnt[src];
@@ -544,20 +551,27 @@ int inart_paths_k_shortest(struct inart_paths *p, int src, int dst, int k,
 	return inart_paths_k_shortest_salted(p, src, dst, k, 0, out);
 }
 
+/* Append the shortest src->dst path of the given rank to out (d: the
+ * distances to dst, count_dag done).  >= 0, or -errno. */
+static int add_ranked(struct inart_paths *p, int src, int dst, const int *d, uint64_t rank,
+		      struct inart_pathset *out)
+{
+	int len = unrank(p, src, dst, d, rank);
+
+	return len < 0 ? len : inart_pathset_add(out, p->buf, len);
+}
+
 int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k, uint64_t salt,
 				  struct inart_pathset *out)
 {
 	const int *d;
 	uint64_t total;
-	int base = out->n, found = 0, expanded = 0, rc, len;
+	int base = out->n, found = 0, expanded = 0, rc;
 
-	if (src < 0 || src >= p->n || dst < 0 || dst >= p->n || k < 1)
+	if (k < 1)
 		return -EINVAL;
-	d = inart_paths_dist_to(p, dst);
-	if (d == NULL)
-		return -errno;
-	if (d[src] < 0)
-		return -EHOSTUNREACH;
+	if ((d = reach(p, src, dst, &rc)) == NULL)
+		return rc;
 	if (src == dst) {
 		rc = inart_pathset_add(out, &src, 1);
 		return rc < 0 ? rc : 1;
@@ -573,25 +587,16 @@ int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k
 		for (int i = 0; i < k; i++) {
 			uint64_t rank = (uint64_t)i * q + ((uint64_t)i * r) / (uint64_t)k;
 
-			rank = (rank + shift) % total;
-
-			len = unrank(p, src, dst, d, rank);
-			if (len < 0)
-				goto fail_rc;
-			rc = inart_pathset_add(out, p->buf, len);
+			rc = add_ranked(p, src, dst, d, (rank + shift) % total, out);
 			if (rc < 0)
 				goto fail;
 		}
 		return k;
 	}
-	for (uint64_t i = 0; i < total; i++) {
-		len = unrank(p, src, dst, d, i);
-		if (len < 0)
-			goto fail_rc;
-		rc = inart_pathset_add(out, p->buf, len);
+	for (uint64_t i = 0; i < total; i++, found++) {
+		rc = add_ranked(p, src, dst, d, i, out);
 		if (rc < 0)
 			goto fail;
-		found++;
 	}
 	inart_pathset_clear(&p->cand);
 	while (found < k) {
@@ -621,8 +626,6 @@ int inart_paths_k_shortest_salted(struct inart_paths *p, int src, int dst, int k
 		found++;
 	}
 	return found;
-fail_rc:
-	rc = len;
 fail:
 	/* Leave out as it was. */
 	out->n = base;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *algorithm)
 {
 	struct inart_plan *p = calloc(1, sizeof(*p));
@@ -85,51 +87,39 @@ static int *dup_path(const int *path, int n)
 	return r;
 }
 
-/* Grow an array of `size`-byte elements to hold one more. */
-static int grow(void **arr, int *cap, int n, size_t size)
+/* Append a flow (kind 0: worker, PS, aggregation point) or a tree (kind 1:
+ * switch, PS, parent) with a copy of its path.  0 or -ENOMEM. */
+static int add_route(struct inart_plan *p, int j, int kind, int a, int b, int c, const int *path,
+		     int n_path)
 {
-	void *na;
-	int nc;
+	struct inart_job_plan *jp = &p->jobs[j];
+	int *cp;
 
-	if (n < *cap)
-		return 0;
-	nc = *cap ? 2 * *cap : 8;
-	na = realloc(*arr, size * (size_t)nc);
-	if (na == NULL)
+	if ((kind ? inart_grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees),
+			       8)
+		  : inart_grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows),
+			       8)) < 0)
 		return -ENOMEM;
-	*arr = na;
-	*cap = nc;
+	cp = dup_path(path, n_path);
+	if (cp == NULL)
+		return -ENOMEM;
+	if (kind)
+		jp->trees[jp->n_trees++] = (struct inart_tree){a, b, c, n_path, cp};
+	else
+		jp->flows[jp->n_flows++] = (struct inart_flow){a, b, c, n_path, cp};
 	return 0;
 }
 
 int inart_plan_add_flow(struct inart_plan *p, int j, int worker, int ps, int agg, const int *path,
 			int n_path)
 {
-	struct inart_job_plan *jp = &p->jobs[j];
-	int *cp;
-
-	if (grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows)) < 0)
-		return -ENOMEM;
-	cp = dup_path(path, n_path);
-	if (cp == NULL)
-		return -ENOMEM;
-	jp->flows[jp->n_flows++] = (struct inart_flow){worker, ps, agg, n_path, cp};
-	return 0;
+	return add_route(p, j, 0, worker, ps, agg, path, n_path);
 }
 
 int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent, const int *path,
 			int n_path)
 {
-	struct inart_job_plan *jp = &p->jobs[j];
-	int *cp;
-
-	if (grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees)) < 0)
-		return -ENOMEM;
-	cp = dup_path(path, n_path);
-	if (cp == NULL)
-		return -ENOMEM;
-	jp->trees[jp->n_trees++] = (struct inart_tree){sw, ps, parent, n_path, cp};
-	return 0;
+	return add_route(p, j, 1, sw, ps, parent, path, n_path);
 }
 
 int inart_plan_add_ring_hop(struct inart_plan *p, int j, const int *path, int n_path)

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "dp/ctlmsg.h"
+#include "bridge/ctlmsg.h"
 
 struct conn {
 	int fd;

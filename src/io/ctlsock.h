@@ -1,6 +1,6 @@
 /*
  * ctlsock: the control socket of the daemons, a UNIX stream socket carrying
- * length-prefixed messages (dp/ctlmsg framing: 4-byte big-endian length,
+ * length-prefixed messages (bridge/ctlmsg framing: 4-byte big-endian length,
  * then the body).  Requests are answered in order, one reply per request.
  *
  * Server: non-blocking, single-threaded, meant for the daemon's event loop:

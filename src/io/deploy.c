@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp/formats.h"
-#include "dp/ctlmsg.h"
+#include "common/file.h"
+#include "bridge/ctlmsg.h"
 
 void inart_deploy_ctl_free(char **ctl, int n_nodes)
 {

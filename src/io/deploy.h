@@ -26,7 +26,7 @@
 
 #include <stddef.h>
 
-#include "dp/install.h"
+#include "bridge/install.h"
 
 /* Parse (name is used in messages).  *ctl (if ctl is non-NULL) gets a
  * per-node array of malloc'ed paths, NULL where absent.  NULL + errno. */

@@ -1,8 +1,9 @@
 /*
  * api: glue for the public API (include/inart/inart.h) that no internal
  * module defines.  The rest of the public surface is implemented where it
- * lives: loading/dumping in formats.c, destroy functions in graph.c, jobs.c
- * and plan.c, planning in planner.c, evaluation in evaluate.c.
+ * lives: loading in load.c, dumping in formats.c, destroy functions in
+ * graph.c, jobs.c and plan.c, planning in planner.c, evaluation in
+ * evaluate.c.
  */
 #include "inart/inart.h"
 

@@ -1,8 +1,8 @@
 /*
- * worker_api: the public worker API (include/inart/inart.h): a context runs
+ * worker_api: the public worker API (include/inart/worker.h): a context runs
  * the sans-I/O worker core (dp/worker) over a UDP socket (io/udp).
  *
- * inart_ctx_create rebuilds the installation (dp/install) from the files
+ * inart_ctx_create rebuilds the installation (bridge/install) from the files
  * `inart ctl install` used, so the worker's labels, shares, window and
  * slots match what the switches and PSs were given, and keeps only this
  * worker's configuration.  inart_allreduce drives the core: send what
@@ -19,7 +19,7 @@
  *
  * Ownership: the context owns its core, socket and buffers.
  */
-#include "inart/inart.h"
+#include "inart/worker.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -29,8 +29,8 @@
 #include <time.h>
 
 #include "common/err.h"
-#include "cp/formats.h"
-#include "dp/install.h"
+#include "cp/load.h"
+#include "bridge/install.h"
 #include "dp/worker.h"
 #include "io/deploy.h"
 #include "io/udp.h"

@@ -35,11 +35,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cp/graph.h"
+#include "cp/graph.h"
 #include "install.h"
-#include "ps.h"
-#include "switch.h"
-#include "worker.h"
+#include "dp/ps.h"
+#include "dp/switch.h"
+#include "dp/worker.h"
 
 struct inart_sim_opt {
 	double gbps_scale;	   /* link rate = topology capacity * this; default 1 */

@@ -39,8 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ps.h"
-#include "switch.h"
+#include "dp/ps.h"
+#include "dp/switch.h"
 
 #define INART_CTL_MAX_MSG (64u << 20) /* bytes of JSON in one message */
 #define INART_CTL_HDR_LEN 4

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/rng.h"
-#include "pkt.h"
+#include "common/rng.h"
+#include "dp/pkt.h"
 
 #define PS_PER_NS 1000ull
 #define NONE UINT64_MAX

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cp/evaluate.h"
+#include "cp/evaluate.h"
 
 #define DIR_UP 0
 #define DIR_DOWN 1

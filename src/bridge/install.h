@@ -31,10 +31,10 @@
 #ifndef INART_INSTALL_H
 #define INART_INSTALL_H
 
-#include "../cp/plan.h"
-#include "ps.h"
-#include "switch.h"
-#include "worker.h"
+#include "cp/plan.h"
+#include "dp/ps.h"
+#include "dp/switch.h"
+#include "dp/worker.h"
 
 /* Where every node is: IPv4 and MAC per node, port number per arc. */
 struct inart_deploy {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "dp/bytes.h"
 
 static const char *const op_names[] = {
     [INART_CTL_INFO] = "info",
