@@ -751,9 +751,10 @@ static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct
 			if ((rc = plan_route(r, t, base, &route_kinds[kind], e, k, n, &path,
 					     &n_path)))
 				goto out;
-			rc = kind == 2	 ? inart_plan_add_ring_hop(p, j, path, n_path)
-			     : kind == 1 ? inart_plan_add_tree(p, j, n[0], n[1], n[2], path, n_path)
-					 : inart_plan_add_flow(p, j, n[0], n[1], n[2], path, n_path);
+			rc = kind == 2 ? inart_plan_add_ring_hop(p, j, path, n_path)
+			     : kind == 1
+				 ? inart_plan_add_tree(p, j, n[0], n[1], n[2], path, n_path)
+				 : inart_plan_add_flow(p, j, n[0], n[1], n[2], path, n_path);
 			free(path);
 			path = NULL;
 			if (rc < 0) {

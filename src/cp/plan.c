@@ -87,23 +87,30 @@ static int *dup_path(const int *path, int n)
 	return r;
 }
 
-/* Append a flow (kind 0: worker, PS, aggregation point) or a tree (kind 1:
- * switch, PS, parent) with a copy of its path.  0 or -ENOMEM. */
+/* Append a flow (kind 0: worker, PS, aggregation point), a tree (kind 1:
+ * switch, PS, parent) or a ring hop (kind 2: no nodes) with a copy of its
+ * path.  0 or -ENOMEM. */
 static int add_route(struct inart_plan *p, int j, int kind, int a, int b, int c, const int *path,
 		     int n_path)
 {
 	struct inart_job_plan *jp = &p->jobs[j];
-	int *cp;
+	int *cp, rc;
 
-	if ((kind ? inart_grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees),
-			       8)
-		  : inart_grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows),
-			       8)) < 0)
-		return -ENOMEM;
-	cp = dup_path(path, n_path);
+	if (kind == 2)
+		rc =
+		    inart_grow((void **)&jp->ring, &jp->cap_ring, jp->n_ring, sizeof(*jp->ring), 8);
+	else if (kind == 1)
+		rc = inart_grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees,
+				sizeof(*jp->trees), 8);
+	else
+		rc = inart_grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows,
+				sizeof(*jp->flows), 8);
+	cp = rc == 0 ? dup_path(path, n_path) : NULL;
 	if (cp == NULL)
 		return -ENOMEM;
-	if (kind)
+	if (kind == 2)
+		jp->ring[jp->n_ring++] = (struct inart_ring_hop){n_path, cp};
+	else if (kind == 1)
 		jp->trees[jp->n_trees++] = (struct inart_tree){a, b, c, n_path, cp};
 	else
 		jp->flows[jp->n_flows++] = (struct inart_flow){a, b, c, n_path, cp};
@@ -124,16 +131,7 @@ int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent,
 
 int inart_plan_add_ring_hop(struct inart_plan *p, int j, const int *path, int n_path)
 {
-	struct inart_job_plan *jp = &p->jobs[j];
-	int *cp;
-
-	if (grow((void **)&jp->ring, &jp->cap_ring, jp->n_ring, sizeof(*jp->ring)) < 0)
-		return -ENOMEM;
-	cp = dup_path(path, n_path);
-	if (cp == NULL)
-		return -ENOMEM;
-	jp->ring[jp->n_ring++] = (struct inart_ring_hop){n_path, cp};
-	return 0;
+	return add_route(p, j, 2, -1, -1, -1, path, n_path);
 }
 
 int inart_plan_has_ring(const struct inart_plan *p)
