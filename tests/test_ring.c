@@ -29,6 +29,16 @@ static struct inart_plan *ring(const struct inart_topo *t, const struct inart_jo
 	return p;
 }
 
+/* A topology from links, one job of `workers` (PS h9, G = 1 Gbit) and its
+ * ring plan. */
+static struct inart_plan *ring_on(const char *links, const char *workers, struct inart_topo **t,
+				  struct inart_jobs **js)
+{
+	*t = tu_topo(links, "");
+	*js = tu_jobs1(*t, workers, "h9", 1.25e8);
+	return ring(*t, *js);
+}
+
 static void assert_near(double got, double want)
 {
 	if (!(fabs(got - want) <= 1e-9 * fabs(want)))
@@ -39,9 +49,9 @@ static void assert_near(double got, double want)
  * 2 * 3/4 * 1 = 1.5 Gbit each way: 15 ms; push and pull 7.5 ms each. */
 static void test_four_on_a_switch(void **state)
 {
-	struct inart_topo *t = tu_topo("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "");
-	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h2 h3", "h9", 1.25e8);
-	struct inart_plan *p = ring(t, js);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3", &t, &js);
 	struct inart_eval e;
 	struct inart_evaluator *ev = inart_evaluator_create(t, js);
 	struct inart_err err;
@@ -75,9 +85,9 @@ static void test_four_on_a_switch(void **state)
  */
 static void test_two_racks(void **state)
 {
-	struct inart_topo *t = tu_topo("h0-a h1-a h2-b h3-b a-b:10 b-h9", "");
-	struct inart_jobs *js = tu_jobs1(t, "h2 h0 h3 h1", "h9", 1.25e8);
-	struct inart_plan *p = ring(t, js);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = ring_on("h0-a h1-a h2-b h3-b a-b:10 b-h9", "h2 h0 h3 h1", &t, &js);
 	const struct inart_job_plan *jp = &p->jobs[0];
 
 	(void)state;
@@ -95,13 +105,13 @@ static void test_two_racks(void **state)
  * one, so each direction of each path carries one hop. */
 static void test_paths_spread(void **state)
 {
-	struct inart_topo *t = tu_topo("h0-a h1-a h2-b h3-b a-x:10 x-b:10 a-y:10 y-b:10 b-h9", "");
-	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h2 h3", "h9", 1.25e8);
-	struct inart_jobs *js2;
-	struct inart_plan *p = ring(t, js), *q;
+	struct inart_topo *t;
+	struct inart_jobs *js, *js2;
+	struct inart_plan *p, *q;
 	struct inart_err err;
 
 	(void)state;
+	p = ring_on("h0-a h1-a h2-b h3-b a-x:10 x-b:10 a-y:10 y-b:10 b-h9", "h0 h1 h2 h3", &t, &js);
 	assert_near(p->comm_time_s, 0.15);
 	/* a second job of the same shape: its crossings take the spine the
 	 * first job left free, so no arc carries two hops */
@@ -119,9 +129,9 @@ static void test_paths_spread(void **state)
 /* A single worker: one hop of one node, no traffic. */
 static void test_single_worker(void **state)
 {
-	struct inart_topo *t = tu_topo("h0-s0 s0-h9", "");
-	struct inart_jobs *js = tu_jobs1(t, "h0", "h9", 1e8);
-	struct inart_plan *p = ring(t, js);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = ring_on("h0-s0 s0-h9", "h0", &t, &js);
 
 	(void)state;
 	assert_int_equal(p->jobs[0].n_ring, 1);
@@ -185,9 +195,9 @@ static void test_rules(void **state)
 /* A ring plan survives the plan file round trip. */
 static void test_file_round_trip(void **state)
 {
-	struct inart_topo *t = tu_topo("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "");
-	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h2 h3", "h9", 1.25e8);
-	struct inart_plan *p = ring(t, js), *q;
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3", &t, &js), *q;
 	struct inart_err err;
 	char *text = inart_plan_dump(p, t, js);
 

@@ -5,7 +5,7 @@
  * any of them; the path for instances too large for the LP (greedy start,
  * time-limited bound) gives valid plans with a bound labelled by its source.
  */
-#include "testutil.h"
+#include "testplan.h"
 
 #include <errno.h>
 #include <math.h>
@@ -47,16 +47,10 @@ static void run_free(struct run *r)
 
 static double algo_time(const char *algo, const struct inart_topo *t, const struct inart_jobs *js)
 {
-	struct inart_planner_opt o = {.size = sizeof(o)};
-	struct inart_plan *p = NULL;
-	struct inart_err err;
-	double v;
+	struct inart_planner_opt o = tu_opt(8, 4, 0);
+	struct inart_plan *p = tu_plan(algo, t, js, &o);
+	double v = p->comm_time_s;
 
-	inart_planner_opt_default(&o);
-	o.trials = 8;
-	if (inart_planner_run(algo, t, js, &o, &p, &err) < 0)
-		fail_msg("%s: %s", algo, err.msg);
-	v = p->comm_time_s;
 	inart_plan_destroy(p);
 	return v;
 }

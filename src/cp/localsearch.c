@@ -112,19 +112,26 @@ static void child_inc(struct ls *s, int t);
 static void child_dec(struct ls *s, int t);
 
 /* A used tree's output: its path and its place at the parent. */
+/* A stream of vol ending at choice ch's aggregation point: if that is a
+ * tree, input at its switch and one child more (sign > 0) or less. */
+static void join_tree(struct ls *s, const struct inart_choice *ch, double vol, int sign)
+{
+	if (ch->tree < 0)
+		return;
+	bump(s, s->n_arcs + ch->agg, vol);
+	if (sign > 0)
+		child_inc(s, ch->tree);
+	else
+		child_dec(s, ch->tree);
+}
+
 static void tree_output(struct ls *s, int t, int sign)
 {
 	const struct inart_choice *ch = &s->c->choices[s->a->tree_choice[t]];
 	double vol = sign * s->vol_tree[t];
 
 	path_load(s, ch->path, -1, vol);
-	if (ch->tree >= 0) {
-		bump(s, s->n_arcs + ch->agg, vol);
-		if (sign > 0)
-			child_inc(s, ch->tree);
-		else
-			child_dec(s, ch->tree);
-	}
+	join_tree(s, ch, vol, sign);
 }
 
 static void child_inc(struct ls *s, int t)
@@ -155,13 +162,7 @@ static void slot_apply(struct ls *s, int slot, int ci, int sign)
 	double vol = sign * s->vol_flow[f];
 
 	path_load(s, ch->path, g->members[s->slot_member[slot]], vol);
-	if (ch->tree >= 0) {
-		bump(s, s->n_arcs + ch->agg, vol);
-		if (sign > 0)
-			child_inc(s, ch->tree);
-		else
-			child_dec(s, ch->tree);
-	}
+	join_tree(s, ch, vol, sign);
 }
 
 static void move_slot(struct ls *s, int slot, int to)

@@ -97,19 +97,6 @@ int inart_algorithm_known(const char *name)
 	return 0;
 }
 
-static int evaluate_into(struct inart_search *s, struct inart_plan *p)
-{
-	struct inart_eval e;
-	int rc = inart_evaluator_run(s->ev, p, &e, s->err);
-
-	if (rc == 0) {
-		p->comm_time_s = e.comm_time_s;
-		p->push_time_s = e.push_time_s;
-		p->pull_time_s = e.pull_time_s;
-	}
-	return rc;
-}
-
 static int run_baseline(struct inart_search *s, const char *algo, struct inart_plan **out)
 {
 	if (strcmp(algo, "ps") == 0)
@@ -213,7 +200,7 @@ static int algo_fixed_split(struct inart_search *s, const char *name, struct ina
 		p->best_bound_s = p->lp_bound_s;
 		p->bound_source = src;
 		inart_plan_prune_zero(p, s->js);
-		rc = evaluate_into(s, p);
+		rc = inart_search_evaluate(s, p);
 	}
 	if (rc < 0) {
 		inart_plan_destroy(p);
@@ -253,7 +240,7 @@ static int algo_milp(struct inart_search *s, struct inart_plan **out)
 	}
 	if (rc == 0) {
 		inart_plan_prune_zero(p, s->js);
-		rc = evaluate_into(s, p);
+		rc = inart_search_evaluate(s, p);
 		p->best_bound_s = res.bound_s;
 		p->bound_source = INART_BOUND_CBC;
 		p->milp_status = res.optimal ? INART_MILP_OPTIMAL : INART_MILP_TIME_LIMIT;

@@ -118,7 +118,7 @@ static void warm_keep(struct inart_search *s, const double *x)
 		memcpy(s->warm, x, sizeof(double) * (size_t)s->cand->n_choices);
 }
 
-static int evaluate_into(struct inart_search *s, struct inart_plan *p)
+int inart_search_evaluate(struct inart_search *s, struct inart_plan *p)
 {
 	struct inart_eval e;
 	int rc = inart_evaluator_run(s->ev, p, &e, s->err);
@@ -384,7 +384,7 @@ static int iterate(struct inart_search *s, struct inart_plan *p, int first_cold,
 		p->rounds = round + 1;
 		rc = inart_search_phase2(s, p, !(first_cold && round == 0));
 		if (rc == 0)
-			rc = evaluate_into(s, p);
+			rc = inart_search_evaluate(s, p);
 		if (rc == 0)
 			rc = inart_search_offer(s, p, step);
 		if (rc < 0)
@@ -397,7 +397,7 @@ static int iterate(struct inart_search *s, struct inart_plan *p, int first_cold,
 			break;
 		inart_plan_clean_split(p, 1e-6);
 		p->split_gap = sr.gap;
-		rc = evaluate_into(s, p);
+		rc = inart_search_evaluate(s, p);
 		if (rc == 0)
 			rc = inart_search_offer(s, p, step);
 		if (rc < 0)
@@ -418,7 +418,7 @@ static int keep_cover(struct inart_search *s, const struct inart_plan *p, struct
 	inart_plan_prune_zero(c, s->js);
 	inart_plan_destroy(*to);
 	*to = c;
-	return evaluate_into(s, c);
+	return inart_search_evaluate(s, c);
 }
 
 /*
@@ -433,7 +433,7 @@ static int start_split(struct inart_search *s, struct inart_plan *p, struct inar
 
 	p->rounds = 1;
 	if (rc == 0)
-		rc = evaluate_into(s, p);
+		rc = inart_search_evaluate(s, p);
 	if (rc == 0 && cover != NULL)
 		rc = keep_cover(s, p, cover);
 	if (rc == 0 && inart_search_offer(s, p, step) < 0)
@@ -541,7 +541,7 @@ static int baseline_starts(struct inart_search *s)
 			if (rc >= 0)
 				rc = inart_cand_realize(s->cand, &a, b);
 			if (rc == 0)
-				rc = evaluate_into(s, b);
+				rc = inart_search_evaluate(s, b);
 			if (rc == 0 && inart_search_offer(s, b, "start baseline") < 0)
 				rc = -ENOMEM;
 		}
@@ -572,7 +572,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	if (rc < 0)
 		return rc;
 	inart_plan_prune_zero(s->best, s->js);
-	rc = evaluate_into(s, s->best);
+	rc = inart_search_evaluate(s, s->best);
 	if (rc < 0)
 		return rc;
 	s->best->lp_bound_s = s->lp_bound_s;

@@ -81,6 +81,9 @@ int inart_search_phase2(struct inart_search *s, struct inart_plan *p, int warm);
 int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_source *src,
 		       struct inart_plan *split_out);
 
+/* Check p with the run's evaluator and store its times in it. */
+int inart_search_evaluate(struct inart_search *s, struct inart_plan *p);
+
 /* Warm start for a first LP: the greedy routes of the even split. */
 int inart_search_warm_greedy(struct inart_search *s);
 
