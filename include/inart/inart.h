@@ -62,7 +62,7 @@ struct inart_planner_progress {
 	double elapsed_s;	  /* since the start of inart_planner_run */
 	double best_s;		  /* communication time of the best plan so far */
 	double bound_s;		  /* best proven lower bound (NaN: none yet) */
-	const char *bound_source; /* "lp", "lp+cuts" or "cbc" (NULL: none) */
+	const char *bound_source; /* "lp", "cbc" or "lp-partial" (NULL: none) */
 	const char *step;	  /* what found best_s, e.g. "start even", "lns job j0" */
 };
 

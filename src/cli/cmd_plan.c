@@ -16,7 +16,7 @@ const char cmd_plan_help[] =
     "Plan the jobs of JOBS on topology TOPO with one algorithm and write the plan\n"
     "as JSON (docs/formats.md) to PLAN (default stdout).  A one-line summary goes\n"
     "to stderr: communication time, the best proven lower bound with its source\n"
-    "(lp, lp+cuts, cbc, lp-partial) and the gap to it, milp's status (optimal or\n"
+    "(lp, cbc, lp-partial) and the gap to it, milp's status (optimal or\n"
     "time limit), the baseline whose routes the guard kept if it did, planning\n"
     "time.  Runs longer than a second also print their progress (best time,\n"
     "best bound, gap) on stderr.\n"
@@ -46,7 +46,7 @@ const char cmd_plan_help[] =
 static void progress(const struct inart_planner_progress *pr, void *arg)
 {
 	(void)arg;
-	if (pr->elapsed_s < 1.0 && getenv("INART_DEBUG_PROGRESS") == NULL)
+	if (pr->elapsed_s < 1.0)
 		return;
 	fprintf(stderr, "inart plan: %6.1f s: best %.6g ms", pr->elapsed_s, pr->best_s * 1e3);
 	if (pr->bound_s > 0)

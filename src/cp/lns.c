@@ -28,7 +28,7 @@
 
 /* Models up to this many candidate choices get every route free in every
  * neighbourhood, and are finally solved whole (ALL). */
-#define LNS_SMALL_CHOICES 8000
+#define LNS_SMALL_CHOICES 2000
 /* Above this many, the search does not run (a model build alone is slow). */
 #define LNS_MAX_CHOICES 50000
 /* Time limit of one neighbourhood, seconds. */

@@ -26,19 +26,6 @@ static void set_limits(Cbc_Model *m, const struct inart_milp_opt *o)
 		Cbc_setParameter(m, "timeMode", "elapsed");
 		Cbc_setParameter(m, "sec", buf);
 	}
-	if (o->root_only)
-		Cbc_setParameter(m, "maxNodes", "0");
-	if (getenv("INART_CBC_OPTS")) { /* EXPERIMENT */
-		char *e = strdup(getenv("INART_CBC_OPTS"));
-		for (char *tok = strtok(e, ","); tok; tok = strtok(NULL, ",")) {
-			char *eq = strchr(tok, '=');
-			if (eq) {
-				*eq = 0;
-				Cbc_setParameter(m, tok, eq + 1);
-			}
-		}
-		free(e);
-	}
 }
 
 /* A start solution for CBC.  CBC 2.10's preprocessing crashed

@@ -1,8 +1,8 @@
 /*
- * milp: a mixed-integer program solved by COIN-OR CBC, with a time limit, an
- * optional start solution (a known incumbent) and an optional stop after the
- * root node, reporting honestly how the search ended: proven optimal or not,
- * and CBC's best bound.  route_lp.c builds the phase-2 models it solves.
+ * milp: a mixed-integer program solved by COIN-OR CBC, with a time limit and
+ * an optional start solution (a known incumbent), reporting honestly how the
+ * search ended: proven optimal or not, and CBC's best bound.  route_lp.c builds the phase-2 models
+ * it solves.
  */
 #ifndef INART_MILP_H
 #define INART_MILP_H
@@ -27,7 +27,6 @@ struct inart_milp_model {
 
 struct inart_milp_opt {
 	double time_limit_s; /* elapsed seconds, <= 0: none */
-	int root_only;	     /* 1: no branching (the root node's cuts only) */
 };
 
 struct inart_milp_result {

@@ -58,8 +58,6 @@ struct inart_job_plan {
 enum inart_bound_source {
 	INART_BOUND_NONE = 0,
 	INART_BOUND_LP,		/* the JOINT LP relaxation over the candidates */
-	INART_BOUND_LP_CUTS,	/* the same LP with valid inequalities added (CBC's
-				   root cuts) */
 	INART_BOUND_CBC,	/* CBC's best bound on the MILP over the candidates */
 	INART_BOUND_LP_PARTIAL, /* a column generation stopped by its time limit:
 				   its Lagrangian bound or the access-link bound,
@@ -73,7 +71,7 @@ enum inart_milp_status {
 	INART_MILP_TIME_LIMIT, /* the time limit ended the search: an incumbent */
 };
 
-/* Names as written in plan files ("lp", "lp+cuts", "cbc", "lp-partial"; "optimal",
+/* Names as written in plan files ("lp", "cbc", "lp-partial"; "optimal",
  * "time_limit"), NULL for NONE; the parsers return -1 for unknown names. */
 const char *inart_bound_source_name(enum inart_bound_source s);
 int inart_bound_source_parse(const char *name);

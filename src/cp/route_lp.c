@@ -457,78 +457,6 @@ static void build_budgets(struct lpb *b)
 	free(count);
 }
 
-/* 1 if flows fa and fb (single workers) have the same choices: the same
- * aggregation points and paths but for their first node. */
-static int same_choices(const struct inart_cand *c, int fa, int fb)
-{
-	const struct inart_cand_flow *a = &c->flows[fa], *b = &c->flows[fb];
-
-	if (a->n_choices != b->n_choices)
-		return 0;
-	for (int i = 0; i < a->n_choices; i++) {
-		const struct inart_choice *x = &c->choices[a->first_choice + i];
-		const struct inart_choice *y = &c->choices[b->first_choice + i];
-		int len = inart_pathset_len(&c->paths, x->path);
-
-		if (x->agg != y->agg || x->tree != y->tree ||
-		    len != inart_pathset_len(&c->paths, y->path) ||
-		    memcmp(inart_pathset_path(&c->paths, x->path) + 1,
-			   inart_pathset_path(&c->paths, y->path) + 1,
-			   sizeof(int) * (size_t)(len - 1)))
-			return 0;
-	}
-	return 1;
-}
-
-/* 1 if single-homed hosts u and v hang from the same switch over links of
- * the same residual capacities. */
-static int twin_hosts(const struct inart_topo *t, int u, int v)
-{
-	int eu, ev;
-
-	if (t->out_off[u + 1] - t->out_off[u] != 1 || t->out_off[v + 1] - t->out_off[v] != 1)
-		return 0;
-	eu = t->arc_out[t->out_off[u]];
-	ev = t->arc_out[t->out_off[v]];
-	return t->arcs[eu].to == t->arcs[ev].to &&
-	       inart_arc_residual(&t->arcs[eu]) == inart_arc_residual(&t->arcs[ev]) &&
-	       inart_arc_residual(&t->arcs[eu ^ 1]) == inart_arc_residual(&t->arcs[ev ^ 1]);
-}
-
-/*
- * Symmetry breaking (MILP with per-worker candidates): twin workers of a job
- * (same switch, same access capacities, same choices) are interchangeable,
- * so some optimum lists them with non-decreasing choice index for the
- * job's first PS: sum_i i x_a[i] <= sum_i i x_b[i] for consecutive twins.
- */
-static void build_symmetry(struct lpb *b)
-{
-	const struct inart_cand *c = b->c;
-
-	for (int fa = 0; fa < c->n_flows; fa++) {
-		const struct inart_cand_flow *a = &c->flows[fa];
-		int wa = c->groups[a->group].members[0], fb = -1, r;
-
-		if (a->ps_idx != 0 || c->groups[a->group].n_members != 1 ||
-		    b->col_x[a->first_choice] < 0)
-			continue;
-		for (int k = fa + 1; k < c->n_flows && fb < 0; k++) /* the next twin */
-			if (c->flows[k].job == a->job && c->flows[k].ps_idx == 0 &&
-			    twin_hosts(b->t, wa, c->groups[c->flows[k].group].members[0]) &&
-			    same_choices(c, fa, k))
-				fb = k;
-		if (fb < 0)
-			continue;
-		r = new_row(b, -LP_INF, 0, 0);
-		for (int i = 1; i < a->n_choices; i++) {
-			if (b->col_x[a->first_choice + i] >= 0)
-				add(b, r, b->col_x[a->first_choice + i], i);
-			if (b->col_x[c->flows[fb].first_choice + i] >= 0)
-				add(b, r, b->col_x[c->flows[fb].first_choice + i], -i);
-		}
-	}
-}
-
 static int same_route(const struct inart_cand *c, int a, int b)
 {
 	const struct inart_choice *x = &c->choices[a], *y = &c->choices[b];
@@ -659,8 +587,6 @@ static int build(struct lpb *b, struct inart_err *err)
 			return rc;
 	}
 	build_budgets(b);
-	if (b->integer && getenv("INART_SYM"))
-		build_symmetry(b);
 	if (b->oom)
 		return -ENOMEM;
 	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
@@ -1014,7 +940,7 @@ static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index
 	double *lb = malloc(sizeof(double) * n), *ub = malloc(sizeof(double) * n);
 	struct inart_milp_model mm = {b->n_rows, b->n_cols, start,  index,  value,   obj,
 				      lb,	 ub,	    b->rlb, b->rub, b->cint, mip};
-	struct inart_milp_opt mo = {opt->time_limit_s, opt->root_only};
+	struct inart_milp_opt mo = {opt->time_limit_s};
 	struct inart_milp_result mr;
 	int rc = lb && ub && (mip || !opt->start_x) ? 0 : -ENOMEM;
 

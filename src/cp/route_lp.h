@@ -57,7 +57,7 @@ struct inart_route_lp_opt {
 	const signed char *tree_fix; /* NULL, or per cand tree: -1 free, 0 closed
 				      * (u_t = 0), 1 open (u_t = 1): a tree
 				      * configuration (LP and MILP) */
-	/* MILP only: a start, a neighbourhood of it, and the root-only stop. */
+	/* MILP only: a start and a neighbourhood of it. */
 	const double *start_x;	   /* NULL, or an integral point: n_choices values
 				    * as in the result's x (flow choices: share of
 				    * the group's members; tree choices: 0/1); CBC
@@ -68,8 +68,6 @@ struct inart_route_lp_opt {
 				    * pair's flow and tree choices to start_x */
 	const char *free_job;	   /* NULL: all free; else per job: 0 fixes its
 				    * shares to start_split */
-	int root_only;		   /* stop after CBC's root node: bound_s is then
-				    * the LP strengthened by CBC's cuts */
 };
 
 struct inart_route_lp_result {
