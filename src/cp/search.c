@@ -34,6 +34,11 @@
  * JOINT MILP over them is exact, so the large-neighbourhood search can
  * re-solve parts of the plan exactly. */
 #define NO_GROUPS_MAX_PAIRS 512
+/* Above this many pairs the baselines' routes are not added to the
+ * candidates: they would grow by a third (fat-tree k = 32: 255 000 to
+ * 329 000 choices) where the LP is out of reach anyway; the guard covers the
+ * baselines there. */
+#define EXTRA_MAX_PAIRS 4096
 
 void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 		       const struct inart_jobs *js, const struct inart_planner_opt *opt,
@@ -105,7 +110,7 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	co.k_paths = s->opt->k_paths > 0 ? s->opt->k_paths : s->t->n_nodes < 512 ? 8 : 4;
 	co.no_groups = s->no_groups = force_no_groups || pairs <= NO_GROUPS_MAX_PAIRS;
 	co.extra = (const struct inart_plan *const *)s->base;
-	co.n_extra = 5;
+	co.n_extra = pairs <= EXTRA_MAX_PAIRS ? 5 : 0;
 	return inart_cand_build(s->t, s->js, s->paths, &co, &s->cand, s->err);
 }
 
@@ -482,7 +487,9 @@ static int required_starts(struct inart_search *s)
 			rc = iterate(s, p, 0, "start lp");
 		}
 	}
-	for (int k = 0; rc == 0 && k < 2; k++) {
+	/* Starts 2-3 (skipped once the bound is met: every candidate plan,
+	 * theirs included, is at least the bound) */
+	for (int k = 0; rc == 0 && k < 2 && !met(s); k++) {
 		inart_plan_destroy(p);
 		p = inart_plan_create(s->js, "inart");
 		if (p == NULL)
@@ -491,9 +498,6 @@ static int required_starts(struct inart_search *s)
 			split_even(p);
 		else
 			rc = grid_split(s, p);
-		/* A start whose cover plan is not needed (the bound is met and
-		 * the guard is off) could be skipped; it is cheap next to the
-		 * LP, and it keeps "never worse than grid / inart-even" exact. */
 		if (rc == 0)
 			rc = start_split(s, p, k == 0 ? &s->even_plan : &s->grid_plan,
 					 k == 0 ? "start even" : "start grid");
@@ -531,7 +535,7 @@ static int baseline_starts(struct inart_search *s)
 
 	for (int i = 0; rc == 0 && i < 5 && !met(s); i++) {
 		struct inart_plan *b = inart_plan_clone(s->base[i]);
-		struct inart_ls_opt lo = {64L * (s->cand->n_slots + s->cand->n_trees), 0,
+		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) * (s->cand->n_slots + s->cand->n_trees), 0,
 					  s->opt->seed + (uint64_t)i, 16};
 		double tls;
 
