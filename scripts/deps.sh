@@ -16,6 +16,10 @@ packages=(
 	binutils          # nm, readelf: tests/abi.sh
 	clang             # libFuzzer targets (scripts/fuzz.sh)
 	iproute2 ethtool iputils-ping procps # tests/netns.sh (ip, ethtool, ping, sysctl), bench/switchd_bench.sh
+	# the Python package (python/inart) and its tests, example and benchmark:
+	# Debian's torch 1.13 (gloo), numpy, scikit-learn (the digits data set),
+	# matplotlib (the loss-curve PNG), venv (pip install ./python in a venv)
+	python3-torch python3-numpy python3-sklearn python3-matplotlib python3-venv
 )
 
 missing=()

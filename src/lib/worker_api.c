@@ -5,11 +5,12 @@
  * inart_ctx_create rebuilds the installation (bridge/install) from the files
  * `inart ctl install` used, so the worker's labels, shares, window and
  * slots match what the switches and PSs were given, and keeps only this
- * worker's configuration.  inart_allreduce drives the core: send what
- * inart_worker_poll emits (waiting for the socket when it pushes back: a
- * datagram the core emitted is never dropped here), feed received results
- * to inart_worker_rx, sleep in poll() until the next datagram or the core's
- * next deadline.  After a timeout the core is recreated (an all-reduce in
+ * worker's configuration.  inart_allreduce drives the core: feed every
+ * received result to inart_worker_rx first, then send what inart_worker_poll
+ * emits (its timers see the results that arrived while we waited; waiting
+ * for the socket when it pushes back: a datagram the core emitted is never
+ * dropped here), sleep in poll() until the next datagram or the core's next
+ * deadline.  After a timeout the core is recreated (an all-reduce in
  * progress cannot be abandoned otherwise), so the context stays usable.
  *
  * Counters (inart_ctx_stats): the context's own (all-reduces, timeouts) plus
@@ -249,12 +250,9 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
 		int k, wait_ms;
 
-		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
-			if (send_all(c, k, deadline) < 0)
-				goto timeout;
-			if (k < CTX_OUT)
-				break;
-		}
+		/* what arrived first, then the core's timers: after a wait (or
+		 * the process not being scheduled) the results in the socket must
+		 * not look lost to timers that expired meanwhile */
 		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
 			now = now_ns();
 			for (int i = 0; i < k; i++)
@@ -264,6 +262,13 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 			return -EIO;
 		if (inart_worker_done(c->w))
 			break;
+		now = now_ns();
+		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
+			if (send_all(c, k, deadline) < 0)
+				goto timeout;
+			if (k < CTX_OUT)
+				break;
+		}
 		now = now_ns();
 		if (now >= deadline)
 			goto timeout;

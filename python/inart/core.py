@@ -1,0 +1,386 @@
+"""Context: one worker of an installed InArt plan, over libinart_worker.
+
+A Context is `inart_ctx_create` (the same topology, jobs, plan and
+deployment files `inart ctl install` used, the job id and this worker's
+rank) plus the checks that give a clear exception before anything is sent:
+the rank and world size against the job's workers, the job against the plan.
+`allreduce` sums a float32 buffer (torch.Tensor or numpy.ndarray, contiguous,
+in host memory) in place over the job's workers; every worker must call it
+with the same sizes in the same order.
+
+Precision (docs/python.md): values travel as int32 fixed point at scale s
+(16 unless the values need less), so each sum is within
+n_workers * 2^-(s+1) of the exact sum.  With `key`, the context multiplies
+the values by a power of two 2^g chosen from the previous result of the same
+key (the same on every worker, since results are identical bytes), so small
+gradients are summed at scale 16 + g; g = 0 on the first call of a key.
+
+Thread safety: calls on one Context are serialized by a lock.
+"""
+import ctypes
+import errno
+import json
+import math
+import os
+import threading
+import time
+
+from . import _lib
+from .errors import (InartConfigError, InartDtypeError, InartLayoutError, InartRankError,
+                     InartStateError, InartTimeoutError, InartValueError, error_for)
+
+DEFAULT_SCALE = 16   # INART_WORKER_DEFAULT_SCALE in src/dp/worker.h
+HEADROOM_BITS = 8    # the gain leaves this many bits of int32 free (as the C worker does)
+MAX_GAIN = 48        # x * 2^48 stays finite for every gradient that is (|x| < 2^79)
+# A new context numbers its all-reduces from 1 again; a PS takes that as a
+# new run of the job only after its trees were silent for a second
+# (docs/dataplane.md, PS rule 5), else as stale packets of the old run.  So
+# a context is not created within RESTART_GAP_S of this process closing one.
+RESTART_GAP_S = 2.0
+_closed_at = None
+
+
+def _read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None   # the C loader reports the file's problem with line:column
+
+
+def _env_int(name):
+    v = os.environ.get(name)
+    if v is None or v == "":
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        raise InartRankError("environment variable %s=%r is not an integer" % (name, v)) from None
+
+
+class JobInfo:
+    """What the Python side reads from the files (for checks and messages;
+    the C library validates them fully)."""
+
+    def __init__(self, jobs_path, plan_path, deploy_path, job):
+        self.job = job
+        self.workers, self.ps, self.switches, self.ips = [], [], [], {}
+        self.plan_jobs = None
+        js = _read_json(jobs_path)
+        if isinstance(js, dict):
+            for j in js.get("jobs", []):
+                if isinstance(j, dict) and j.get("id") == job:
+                    self.workers = list(j.get("workers", []))
+            self.job_ids = [j.get("id") for j in js.get("jobs", []) if isinstance(j, dict)]
+        else:
+            self.job_ids = None
+        pl = _read_json(plan_path)
+        if isinstance(pl, dict) and isinstance(pl.get("jobs"), list):
+            self.plan_jobs = [j.get("id") for j in pl["jobs"] if isinstance(j, dict)]
+            for j in pl["jobs"]:
+                if isinstance(j, dict) and j.get("id") == job:
+                    self.ps = sorted(k for k, v in (j.get("split") or {}).items() if v)
+                    self.switches = sorted({f.get("agg") for f in j.get("flows", [])
+                                            if f.get("agg") and f.get("agg") not in self.ps})
+        dp = _read_json(deploy_path) if deploy_path else None
+        if isinstance(dp, dict) and isinstance(dp.get("nodes"), dict):
+            self.ips = {k: v.get("ip") for k, v in dp["nodes"].items() if isinstance(v, dict)}
+
+    def node(self, n):
+        ip = self.ips.get(n)
+        return "%s (%s)" % (n, ip) if ip else n
+
+    def who(self, rank):
+        w = self.workers[rank] if 0 <= rank < len(self.workers) else "?"
+        return "job '%s' rank %d (worker %s)" % (self.job, rank, self.node(w))
+
+    def path_text(self):
+        ps = ", ".join(self.node(p) for p in self.ps) or "?"
+        sw = ", ".join(self.node(s) for s in self.switches) or "none"
+        return "PS %s; aggregating switches %s" % (ps, sw)
+
+
+def buffer_of(x):
+    """(address, number of float32 values) of a float32, contiguous,
+    writable host buffer x (torch.Tensor or numpy.ndarray); else the
+    exception naming what is wrong."""
+    mod = type(x).__module__ or ""
+    if mod.startswith("torch"):
+        import torch
+        if isinstance(x, torch.Tensor):
+            if x.dtype != torch.float32:
+                raise InartDtypeError(
+                    "tensor of dtype %s: InArt sums float32 only (convert with .float() and "
+                    "copy the result back; the DDP hook converts floating buckets itself)"
+                    % x.dtype)
+            if x.device.type != "cpu":
+                raise InartLayoutError("tensor on device %s: InArt sums host memory only "
+                                       "(move it with .cpu())" % x.device)
+            if not x.is_contiguous():
+                raise InartLayoutError(
+                    "tensor is not contiguous (shape %s, stride %s): call .contiguous() and "
+                    "copy the result back" % (tuple(x.shape), x.stride()))
+            return x.data_ptr(), x.numel()
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    if np is not None and isinstance(x, np.ndarray):
+        if x.dtype != np.float32:
+            raise InartDtypeError("array of dtype %s: InArt sums float32 only "
+                                  "(x.astype(numpy.float32))" % x.dtype)
+        if not x.flags.c_contiguous:
+            raise InartLayoutError("array is not C-contiguous (strides %s): use "
+                                   "numpy.ascontiguousarray and copy the result back"
+                                   % (x.strides,))
+        if not x.flags.writeable:
+            raise InartLayoutError("array is read-only: the all-reduce writes the sums in place")
+        return x.ctypes.data, x.size
+    raise InartDtypeError("expected a float32 torch.Tensor or numpy.ndarray, got %s"
+                          % type(x).__name__)
+
+
+def _scale_(x, f):
+    """x *= f in place (torch or numpy; f a power of two: exact)."""
+    if (type(x).__module__ or "").startswith("torch"):
+        x.detach().mul_(f)   # detach: also for a tensor that requires grad
+    else:
+        x *= f
+
+
+def _div_(x, n):
+    """x /= n in place (torch or numpy)."""
+    if (type(x).__module__ or "").startswith("torch"):
+        x.detach().div_(n)
+    else:
+        x /= n
+
+
+def _absmax(x):
+    mod = type(x).__module__ or ""
+    if mod.startswith("torch"):
+        return float(x.abs().max()) if x.numel() else 0.0
+    import numpy as np
+    return float(np.abs(x).max()) if x.size else 0.0
+
+
+def _first_nonfinite(x):
+    mod = type(x).__module__ or ""
+    if mod.startswith("torch"):
+        import torch
+        bad = (~torch.isfinite(x.reshape(-1))).nonzero()
+        return (int(bad[0]), float(x.reshape(-1)[int(bad[0])])) if len(bad) else None
+    import numpy as np
+    bad = np.flatnonzero(~np.isfinite(x.reshape(-1)))
+    return (int(bad[0]), float(x.reshape(-1)[bad[0]])) if len(bad) else None
+
+
+ZERO_STEP = 8         # a result of zeros only: the next call of the key 8 bits finer,
+ZERO_MAX_GAIN = 32    # up to this gain (values all below the scale's step)
+
+
+def gain_for(m, g=0):
+    """The power-of-two gain for the next call of a key whose result had
+    largest magnitude m (in the caller's units) at gain g: the highest gain
+    in 0..MAX_GAIN with m * 2^gain * 2^DEFAULT_SCALE below
+    2^(31 - HEADROOM_BITS); if the result was all zeros (every value below
+    the step of the scale used), g + ZERO_STEP, at most ZERO_MAX_GAIN."""
+    if m == 0:
+        return max(g, min(ZERO_MAX_GAIN, g + ZERO_STEP))
+    if not (m > 0) or math.isinf(m):
+        return 0
+    e = math.frexp(m)[1]   # m < 2^e
+    return max(0, min(MAX_GAIN, 31 - HEADROOM_BITS - DEFAULT_SCALE - e))
+
+
+class Context:
+    """One worker of an installed plan.
+
+    Context(topo, jobs, plan, deploy=None, job=None, rank=None,
+            world_size=None, timeout=10.0)
+
+    job: the job id (default: INART_JOB, or the only job of the jobs file).
+    rank: this worker's index in the job's worker list (default: RANK).
+    world_size: checked against the job's worker count (default: WORLD_SIZE
+    if set).  timeout: seconds an all-reduce may take before
+    InartTimeoutError (the context stays usable).
+    """
+
+    def __init__(self, topo, jobs, plan, deploy=None, job=None, rank=None, world_size=None,
+                 timeout=10.0):
+        self._lib = _lib.load()
+        self._h = None
+        self._lock = threading.Lock()
+        self.files = dict(topo=topo, jobs=jobs, plan=plan, deploy=deploy)
+        if rank is None:
+            rank = _env_int("RANK")
+            if rank is None:
+                raise InartRankError("no rank: pass rank= or set RANK (torchrun sets it)")
+        if world_size is None:
+            world_size = _env_int("WORLD_SIZE")
+        if job is None:
+            job = os.environ.get("INART_JOB") or None
+        js = _read_json(jobs)
+        if job is None and isinstance(js, dict) and isinstance(js.get("jobs"), list):
+            ids = [j.get("id") for j in js["jobs"] if isinstance(j, dict)]
+            if len(ids) != 1:
+                raise InartConfigError("%s has %d jobs (%s): give job= or INART_JOB"
+                                       % (jobs, len(ids), ", ".join(map(str, ids))))
+            job = ids[0]
+        self.job = job if job is not None else ""
+        self.rank = int(rank)
+        self.info = JobInfo(jobs, plan, deploy, self.job)
+        self._check(world_size)
+        err = _lib.Err()
+        h = self._lib.inart_ctx_create(topo.encode(), jobs.encode(), plan.encode(),
+                                       deploy.encode() if deploy else None,
+                                       self.job.encode(), self.rank, err)
+        if not h:
+            e = ctypes.get_errno() or errno.EINVAL
+            msg = err.msg.decode(errors="replace") or os.strerror(e)
+            raise error_for(e, "cannot start %s: %s" % (self.info.who(self.rank), msg),
+                            creating=True)
+        self._h = h
+        self.world_size = len(self.info.workers) or world_size
+        self.timeout = float(timeout)
+        self.calls = 0
+        self._not_before = _closed_at + RESTART_GAP_S if _closed_at is not None else 0.0
+        self.gains = {}
+        self.last = {}
+
+    def _check(self, world_size):
+        info, rank = self.info, self.rank
+        if info.job_ids is not None and self.job not in info.job_ids:
+            raise InartConfigError("job '%s' is not in %s (jobs: %s)"
+                                   % (self.job, self.files["jobs"],
+                                      ", ".join("'%s'" % j for j in info.job_ids)))
+        if info.plan_jobs is not None and self.job not in info.plan_jobs:
+            raise InartConfigError(
+                "plan %s is for job%s %s, not for job '%s': install and use the plan made "
+                "for this job" % (self.files["plan"], "s" if len(info.plan_jobs) != 1 else "",
+                                  ", ".join("'%s'" % j for j in info.plan_jobs) or "(none)",
+                                  self.job))
+        n = len(info.workers)
+        if n == 0:
+            return   # the C library names the problem (job missing, file unreadable)
+        if not 0 <= rank < n:
+            raise InartRankError("rank %d (RANK) is not a worker of job '%s': %s lists %d "
+                                 "workers (ranks 0..%d)" % (rank, self.job, self.files["jobs"],
+                                                           n, n - 1))
+        if world_size is not None and int(world_size) != n:
+            raise InartRankError("world size %d (WORLD_SIZE / the process group) does not "
+                                 "match job '%s': %s lists %d workers (%s)"
+                                 % (int(world_size), self.job, self.files["jobs"], n,
+                                    ", ".join(info.workers)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def close(self):
+        """Destroy the C context (its socket is closed).  Idempotent."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        global _closed_at
+        with lock:
+            if self._h:
+                self._lib.inart_ctx_destroy(self._h)
+                self._h = None
+                _closed_at = time.monotonic()
+
+    @property
+    def closed(self):
+        return not self._h
+
+    def stats(self):
+        """The context's counters since creation (inart_ctx_stats), a dict."""
+        st = _lib.CtxStats()
+        st.size = ctypes.sizeof(st)
+        with self._lock:
+            if not self._h:
+                raise InartStateError("context is closed")
+            rc = self._lib.inart_ctx_stats(self._h, st)
+        if rc < 0:
+            raise error_for(rc, "inart_ctx_stats")
+        filled = st.size
+        out = {}
+        for i, f in enumerate(_lib.STATS_FIELDS):
+            if 8 + 8 * (i + 1) <= filled:
+                out[f] = getattr(st, f)
+        return out
+
+    def allreduce(self, x, average=False, timeout=None, key=None):
+        """Sum x (float32 torch.Tensor or numpy.ndarray) in place over the
+        job's workers and return it; divided by the worker count if
+        `average`.  `key` (any hashable, the same on every worker) turns on
+        the adaptive power-of-two gain for buffers reduced repeatedly.
+        Raises InartTimeoutError (x unchanged), InartValueError (NaN/Inf),
+        InartDtypeError, InartLayoutError, InartIOError, InartStateError."""
+        ptr, n = buffer_of(x)
+        tmo = self.timeout if timeout is None else float(timeout)
+        ms = max(1, min(2**31 - 1, int(math.ceil(tmo * 1000))))
+        g = self.gains.get((key, n), 0) if key is not None else 0
+        with self._lock:
+            if not self._h:
+                raise InartStateError("context is closed")
+            if self.calls == 0 and n:
+                wait = self._not_before - time.monotonic()
+                if wait > 0:   # see RESTART_GAP_S
+                    time.sleep(wait)
+            self.calls += 1
+            before = self._stats_locked() if n else None
+            if g:
+                _scale_(x, 2.0 ** g)
+            t0 = time.perf_counter()
+            rc = self._lib.inart_allreduce(self._h, ptr, n, ms)
+            dt = time.perf_counter() - t0
+            if rc < 0:
+                if g:
+                    _scale_(x, 2.0 ** -g)   # exact: the C library left x unchanged
+                raise self._failure(rc, x, n, tmo, before)
+            m = _absmax(x) if key is not None and n else 0.0
+            if g:
+                _scale_(x, 2.0 ** -g)
+            after = self._stats_locked() if n else None
+        self.last = dict(values=n, seconds=dt, gain=g, scale=DEFAULT_SCALE + g,
+                         rescales=(after["rescales"] - before["rescales"]) if n else 0)
+        if key is not None and n:
+            self.gains[(key, n)] = gain_for(m * 2.0 ** -g, g)
+        if average:
+            _div_(x, self.world_size)
+        return x
+
+    def _stats_locked(self):
+        st = _lib.CtxStats()
+        st.size = ctypes.sizeof(st)
+        self._lib.inart_ctx_stats(self._h, st)
+        return {f: getattr(st, f) for f in _lib.STATS_FIELDS}
+
+    def _failure(self, rc, x, n, tmo, before):
+        who = "%s, all-reduce #%d of %d values" % (self.info.who(self.rank), self.calls, n)
+        if -rc == errno.ETIMEDOUT:
+            after = self._stats_locked()
+            got = after["results"] - before["results"]
+            hint = ("no result arrived at all: the PS or a switch on the trees does not "
+                    "answer (is 'inart ps'/'inart switchd' running, the plan installed with "
+                    "'inart ctl install', every worker of the job calling?)" if got == 0 else
+                    "%d chunk results arrived, the others did not: a PS or switch stopped "
+                    "answering, or a worker of the job is missing or behind" % got)
+            return InartTimeoutError("%s: timed out after %.3g s; %s [%s]"
+                                     % (who, tmo, hint, self.info.path_text()), errno=-rc)
+        if -rc == errno.EINVAL:
+            bad = _first_nonfinite(x)
+            if bad is not None:
+                return InartValueError("%s: value %d is %r: NaN and infinities cannot be "
+                                       "summed in fixed point" % (who, bad[0], bad[1]),
+                                       errno=-rc)
+        return error_for(rc, "%s failed" % who)
