@@ -307,7 +307,7 @@ static double left_s(const struct inart_search *s)
 
 static int stop(const struct inart_search *s)
 {
-	return left_s(s) <= 0.01 || inart_search_close(s, LNS_GAP);
+	return left_s(s) <= 0.1 || inart_search_close(s, LNS_GAP);
 }
 
 /* Solve the current neighbourhood (kind) within limit_s.  *proven: CBC
