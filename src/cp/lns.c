@@ -4,9 +4,9 @@
  * The incumbent is kept as a candidate assignment (cand.h), its split, and
  * its tree configuration (which cand trees it uses).  A neighbourhood frees
  * the tree configuration at some switches (u_t fixed to the incumbent's 0/1
- * elsewhere: route_lp's tree_fix), with the routes and shares free -- of all
- * pairs on small models, of the pairs involved on larger ones (free_pair,
- * free_job) -- and CBC solves it from the incumbent.  With the configuration
+ * elsewhere: route_lp's tree_fix), with the routes and shares of the (job,
+ * PS) pairs involved free (free_pair, free_job), and CBC solves it from the
+ * incumbent.  With the configuration
  * mostly fixed the MILP loses the tree-budget combinatorics that make the
  * whole model hard, and CBC usually proves each neighbourhood optimal in a
  * fraction of a second.  A neighbourhood proven optimal is not tried again
@@ -26,8 +26,8 @@
 #include "route_lp.h"
 #include "split.h"
 
-/* Models up to this many candidate choices get every route free in every
- * neighbourhood, and are finally solved whole (ALL). */
+/* Models up to this many candidate choices are finally solved whole (ALL)
+ * and their switches screened by the LP. */
 #define LNS_SMALL_CHOICES 2000
 /* Above this many, the search does not run (a model build alone is slow). */
 #define LNS_MAX_CHOICES 50000
@@ -241,7 +241,7 @@ static enum nb_kind nb_set(struct lns *l, int k)
 
 	nb_clear(l);
 	if (k == 0) {
-		if (!l->small && free_bottleneck(l) < 0)
+		if (free_bottleneck(l) < 0)
 			memset(l->free_pair, 1, (size_t)l->n_pairs);
 		return NB_ROUTES;
 	}
@@ -326,8 +326,8 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	lo.start_split = l->split;
 	if (kind != NB_ALL) {
 		lo.tree_fix = l->tree_fix;
-		lo.free_pair = l->small ? NULL : l->free_pair;
-		lo.free_job = l->small ? NULL : l->free_job;
+		lo.free_pair = l->free_pair;
+		lo.free_job = l->free_job;
 	}
 	rc = inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, s->err);
 	*proven = rc == 0 && res.optimal;

@@ -5,12 +5,13 @@
  * candidates (route_lp.h: start_x, free_pair, free_job), with the best plan
  * as CBC's starting incumbent, so a step never makes the plan worse.
  *
- * Neighbourhoods, in turn: the (job, PS) pairs whose routes cross the
- * bottleneck resource (with their jobs' shares); one job (its flows, trees
- * and shares); the pairs that compete for the tree budget of one INA switch
- * (a tree-budget exchange between jobs, their shares free); after a full
- * round without improvement, everything (small models: CBC then also proves
- * a bound, or optimality) or a random half of the pairs.  After an
+ * Neighbourhoods, in turn, each with the tree configuration (which (job,
+ * PS) holds a tree at which switch) fixed outside it and the routes and
+ * shares of the pairs involved free: the pairs whose routes cross the
+ * bottleneck ("routes"); the trees of one contended switch (a tree-budget
+ * exchange between jobs); the trees of one job; the trees of two contended
+ * switches; last, on models up to 2000 choices, everything, with the
+ * remaining time (CBC's bound is then valid for every plan).  After an
  * improvement the phase-1 split is re-optimized for the new routes.  The
  * search stops at the run's deadline, or when the best plan is within 1% of
  * the best proven bound.
