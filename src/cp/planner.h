@@ -1,12 +1,14 @@
 /*
  * planner: every algorithm behind one entry point.
  *
- * InArt proper ("inart") iterates phase 1 (split.h) and phase 2 (route_lp.h +
- * rounding.h) until the communication time stops improving, then guarantees
- * it is no worse than the best baseline it computed on the same input.  The
- * baselines (baselines.h) and the bounds ("lp": JOINT LP relaxation, "milp":
- * CBC on the integral model) share the evaluator.  Every returned plan has
- * passed the evaluator and carries its comm/push/pull times.
+ * InArt proper ("inart") is the search of search.h (phase 1, split.h, and
+ * phase 2, route_lp.h + rounding.h, iterated from several starts, then the
+ * large-neighbourhood search of lns.h within the time limit), followed by the
+ * baseline guard.  The baselines (baselines.h, ring.h) and the bounds ("lp":
+ * JOINT LP relaxation, "milp": CBC on the integral model, with its status)
+ * share the evaluator.  Every returned plan has passed the evaluator and
+ * carries its comm/push/pull times and its best proven bound with the
+ * bound's source.
  */
 #ifndef INART_PLANNER_H
 #define INART_PLANNER_H

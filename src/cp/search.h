@@ -2,20 +2,21 @@
  * search: InArt's search for one planning run (the "inart" algorithm) and the
  * phase-2 steps the other route-selecting algorithms share (planner.c).
  *
- * The search runs the phase iteration (phase 2: route LP + rounding for the
- * current split; phase 1: the Lagrangian split for the routes chosen) from
- * several starting splits and keeps the best plan:
+ * The search runs the phase iteration (phase 2: route LP + rounding + local
+ * search for the current split; phase 1: the Lagrangian split for the routes
+ * chosen) from several starts and keeps the best plan:
  *   1. the shares of the JOINT LP relaxation (which gives the LP bound);
  *   2. the even split -- its first phase 2 is exactly the `inart-even` plan;
  *   3. one PS per job as the `ps` baseline picks it -- exactly `grid`;
- *   4. each single PS (job j on its PS i mod n_ps), while time is left;
- *   5. the plans of the baselines (ps, byteps, switchml, atp, inart-sp),
- *      whose routes are candidates too, improved by the local search.
- * Starts 1-3 and 5 always run, so the result is never worse than any
- * baseline, `grid` or `inart-even` by construction (the guard in planner.c
- * is a second line).  The search stops early once the best plan
- * meets the best bound.  Then the large-neighbourhood search (lns.h) improves
- * the plan until the time limit or until it is within 1% of the best bound.
+ *   4. the plans of the baselines (ps, byteps, switchml, atp, inart-sp),
+ *      whose routes are candidates too, improved by the local search;
+ *   5. each single PS (job j on its PS i mod n_ps), while time is left.
+ * Starts 1-4 always run, so the result is never worse than any baseline,
+ * `grid` or `inart-even` by construction (the guard in planner.c is a
+ * second line) -- unless a start meets the best bound, which ends the
+ * starts (no candidate plan is better than the bound).  Then the
+ * large-neighbourhood search (lns.h) improves the plan until the time limit
+ * or until it is within 1% of the best bound.
  *
  * Ownership: struct inart_search holds one run's state and owns the
  * candidates, the warm start, the best plan and the plans of starts 2 and 3
