@@ -372,18 +372,18 @@ cat >jobsls.json <<'EOF'
            "model": "alexnet"}]}
 EOF
 for topo in ls bc; do
-	expect 0 "plan inart on $topo" -- "$INART" plan "$topo.json" jobsls.json --algo inart \
+	expect 0 "plan inart on $topo" -- "$INART" plan "$topo.json" jobsls.json --algo inart --time-limit 1 \
 		--trials 4 -o "plan_$topo.json"
 	expect 0 "eval inart on $topo" -- "$INART" eval "$topo.json" jobsls.json "plan_$topo.json"
 done
 
 # ---------------------------------------------------------------- compare
 algos=ps,byteps,switchml,atp,inart,lp
-expect 0 "compare table" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4
+expect 0 "compare table" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 --time-limit 1
 expect_out "vs best baseline" "table header"
 expect_out "best baseline:" "table footer"
 expect_out "LP lower bound" "table LP bound"
-expect 0 "compare csv" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 \
+expect 0 "compare csv" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 --time-limit 1 \
 	--format csv -o cmp.csv
 python3 - <<'EOF' >>"$err" 2>&1
 import csv
@@ -396,7 +396,7 @@ for r in rows:
     assert float(r["lp_ratio"]) >= 1 - 1e-6, r
 EOF
 if [ $? -eq 0 ]; then ok; else bad "compare csv content"; fi
-expect 0 "compare json" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 \
+expect 0 "compare json" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 --time-limit 1 \
 	--format json
 pycheck "compare json parses" "$out" \
 	'len(d["rows"]) == 6 and d["best_baseline"] in ("ps", "byteps", "switchml", "atp")'
@@ -418,7 +418,7 @@ expect_out "default" "scenario list"
 expect_out "scarce" "scenario list has scarce"
 expect 0 "run --write" -- "$INART" run --write sc --no-compare
 expect 0 "written scenario checks" -- "$INART" topo check sc/topo.json sc/jobs.json
-expect 0 "run default csv" -- "$INART" run --algos ps,atp,inart --trials 4 --format csv
+expect 0 "run default csv" -- "$INART" run --algos ps,atp,inart --trials 4 --time-limit 1 --format csv
 expect_out "algorithm,ok,comm_time_s" "run csv header"
 
 # ---------------------------------------------------------------- dot
