@@ -31,12 +31,20 @@ static struct inart_plan *ring(const struct inart_topo *t, const struct inart_jo
 
 /* A topology from links, one job of `workers` (PS h9, G = 1 Gbit) and its
  * ring plan. */
-static struct inart_plan *ring_on(const char *links, const char *workers, struct inart_topo **t,
-				  struct inart_jobs **js)
+struct fx {
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+};
+
+static struct fx ring_on(const char *links, const char *workers)
 {
-	*t = tu_topo(links, "");
-	*js = tu_jobs1(*t, workers, "h9", 1.25e8);
-	return ring(*t, *js);
+	struct fx f;
+
+	f.t = tu_topo(links, "");
+	f.js = tu_jobs1(f.t, workers, "h9", 1.25e8);
+	f.p = ring(f.t, f.js);
+	return f;
 }
 
 static void assert_near(double got, double want)
@@ -49,9 +57,10 @@ static void assert_near(double got, double want)
  * 2 * 3/4 * 1 = 1.5 Gbit each way: 15 ms; push and pull 7.5 ms each. */
 static void test_four_on_a_switch(void **state)
 {
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_plan *p = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3", &t, &js);
+	struct fx f = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3");
+	struct inart_topo *t = f.t;
+	struct inart_jobs *js = f.js;
+	struct inart_plan *p = f.p;
 	struct inart_eval e;
 	struct inart_evaluator *ev = inart_evaluator_create(t, js);
 	struct inart_err err;
@@ -85,59 +94,53 @@ static void test_four_on_a_switch(void **state)
  */
 static void test_two_racks(void **state)
 {
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_plan *p = ring_on("h0-a h1-a h2-b h3-b a-b:10 b-h9", "h2 h0 h3 h1", &t, &js);
-	const struct inart_job_plan *jp = &p->jobs[0];
+	struct fx f = ring_on("h0-a h1-a h2-b h3-b a-b:10 b-h9", "h2 h0 h3 h1");
+	const struct inart_job_plan *jp = &f.p->jobs[0];
+	static const char *const order[] = {"h0", "h1", "h2", "h3", "h0"};
 
 	(void)state;
-	assert_near(p->comm_time_s, 0.15);
-	/* order: h0 h1 (rack a), then h2 h3 (rack b) */
-	assert_int_equal(jp->ring[0].path[0], tu_find(t, "h0"));
-	assert_int_equal(jp->ring[1].path[0], tu_find(t, "h1"));
-	assert_int_equal(jp->ring[2].path[0], tu_find(t, "h2"));
-	assert_int_equal(jp->ring[3].path[0], tu_find(t, "h3"));
-	assert_int_equal(jp->ring[3].path[jp->ring[3].n_path - 1], tu_find(t, "h0"));
-	tu_free(t, js, NULL, p);
+	assert_near(f.p->comm_time_s, 0.15);
+	/* order: h0 h1 (rack a), then h2 h3 (rack b), back to h0 */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(jp->ring[i].path[0], tu_find(f.t, order[i]));
+	assert_int_equal(jp->ring[3].path[jp->ring[3].n_path - 1], tu_find(f.t, order[4]));
+	tu_free(f.t, f.js, NULL, f.p);
 }
 
 /* Two equal paths between the racks: the second hop across takes the other
  * one, so each direction of each path carries one hop. */
 static void test_paths_spread(void **state)
 {
-	struct inart_topo *t;
-	struct inart_jobs *js, *js2;
-	struct inart_plan *p, *q;
+	struct fx f =
+	    ring_on("h0-a h1-a h2-b h3-b a-x:10 x-b:10 a-y:10 y-b:10 b-h9", "h0 h1 h2 h3");
+	struct inart_jobs *js2 = inart_jobs_create();
 	struct inart_err err;
+	struct inart_plan *q;
 
 	(void)state;
-	p = ring_on("h0-a h1-a h2-b h3-b a-x:10 x-b:10 a-y:10 y-b:10 b-h9", "h0 h1 h2 h3", &t, &js);
-	assert_near(p->comm_time_s, 0.15);
+	assert_near(f.p->comm_time_s, 0.15);
 	/* a second job of the same shape: its crossings take the spine the
 	 * first job left free, so no arc carries two hops */
-	js2 = inart_jobs_create();
-	tu_job(js2, t, "a", "h0 h1 h2 h3", "h9", 1.25e8);
-	tu_job(js2, t, "b", "h1 h0 h3 h2", "h9", 1.25e8);
-	assert_int_equal(inart_jobs_validate(js2, t, &err), 0);
-	q = ring(t, js2);
+	tu_job(js2, f.t, "a", "h0 h1 h2 h3", "h9", 1.25e8);
+	tu_job(js2, f.t, "b", "h1 h0 h3 h2", "h9", 1.25e8);
+	assert_int_equal(inart_jobs_validate(js2, f.t, &err), 0);
+	q = ring(f.t, js2);
 	assert_near(q->comm_time_s, 0.15);
 	inart_plan_destroy(q);
 	inart_jobs_destroy(js2);
-	tu_free(t, js, NULL, p);
+	tu_free(f.t, f.js, NULL, f.p);
 }
 
 /* A single worker: one hop of one node, no traffic. */
 static void test_single_worker(void **state)
 {
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_plan *p = ring_on("h0-s0 s0-h9", "h0", &t, &js);
+	struct fx f = ring_on("h0-s0 s0-h9", "h0");
 
 	(void)state;
-	assert_int_equal(p->jobs[0].n_ring, 1);
-	assert_int_equal(p->jobs[0].ring[0].n_path, 1);
-	assert_true(p->comm_time_s == 0);
-	tu_free(t, js, NULL, p);
+	assert_int_equal(f.p->jobs[0].n_ring, 1);
+	assert_int_equal(f.p->jobs[0].ring[0].n_path, 1);
+	assert_true(f.p->comm_time_s == 0);
+	tu_free(f.t, f.js, NULL, f.p);
 }
 
 static void expect_invalid(const struct inart_topo *t, const struct inart_jobs *js,
@@ -150,40 +153,39 @@ static void expect_invalid(const struct inart_topo *t, const struct inart_jobs *
 		fail_msg("message '%s' lacks '%s'", err.msg, text);
 }
 
-static void add_hop(struct inart_plan *p, const struct inart_topo *t, const char *spec)
+/* Replace job 0's routes by the ring hops in `hops` ("h0 s0 h1, h1 s0 h0"). */
+static void set_ring(struct inart_plan *p, const struct inart_topo *t, const char *hops)
 {
-	int nodes[32], n = tu_path(t, spec, nodes);
+	char buf[256], *save = NULL;
 
-	assert_int_equal(inart_plan_add_ring_hop(p, 0, nodes, n), 0);
+	snprintf(buf, sizeof(buf), "%s", hops);
+	inart_plan_clear_routes(p, 0);
+	for (char *h = strtok_r(buf, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save)) {
+		int nodes[32], n = tu_path(t, h, nodes);
+
+		assert_int_equal(inart_plan_add_ring_hop(p, 0, nodes, n), 0);
+	}
 }
 
 /* The evaluator's rules for ring plans. */
 static void test_rules(void **state)
 {
+	static const char *const bad[][2] = {
+	    {"h0 s0 h1, h1 s0 h2", "the ring has 2 hops for 3 workers"},
+	    {"h0 s0 h1, h1 s0 h2, h2 s0 h1", "path ends at 'h1', not at 'h0'"},
+	    {"h0 s0 h1, h1 s0 h0, h0 s0 h2", "the ring visits 'h0' twice"},
+	    {"h0 s0 h1, h1 s0 h9, h9 s0 h0", "starts at 'h9', which is not a worker"},
+	};
 	struct inart_topo *t = tu_topo("h0-s0 h1-s0 h2-s0 s0-h9", "");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h2", "h9", 1.25e8);
 	struct inart_plan *p = inart_plan_create(js, "hand");
 
 	(void)state;
-	add_hop(p, t, "h0 s0 h1");
-	add_hop(p, t, "h1 s0 h2");
-	expect_invalid(t, js, p, "the ring has 2 hops for 3 workers");
-	add_hop(p, t, "h2 s0 h1");
-	expect_invalid(t, js, p, "path ends at 'h1', not at 'h0'");
-	inart_plan_clear_routes(p, 0);
-	add_hop(p, t, "h0 s0 h1");
-	add_hop(p, t, "h1 s0 h0");
-	add_hop(p, t, "h0 s0 h2");
-	expect_invalid(t, js, p, "the ring visits 'h0' twice");
-	inart_plan_clear_routes(p, 0);
-	add_hop(p, t, "h0 s0 h1");
-	add_hop(p, t, "h1 s0 h9");
-	add_hop(p, t, "h9 s0 h0");
-	expect_invalid(t, js, p, "starts at 'h9', which is not a worker");
-	inart_plan_clear_routes(p, 0);
-	add_hop(p, t, "h0 s0 h2");
-	add_hop(p, t, "h2 s0 h1");
-	add_hop(p, t, "h1 s0 h0");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		set_ring(p, t, bad[i][0]);
+		expect_invalid(t, js, p, bad[i][1]);
+	}
+	set_ring(p, t, "h0 s0 h2, h2 s0 h1, h1 s0 h0");
 	assert_int_equal(inart_evaluate(t, js, p, NULL), 0);
 	/* 3 workers: 2 * 2/3 Gbit over 100 Gbit/s */
 	assert_near(p->comm_time_s, 2.0 * 2 / 3 / 100);
@@ -195,9 +197,10 @@ static void test_rules(void **state)
 /* A ring plan survives the plan file round trip. */
 static void test_file_round_trip(void **state)
 {
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_plan *p = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3", &t, &js), *q;
+	struct fx f = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3");
+	struct inart_topo *t = f.t;
+	struct inart_jobs *js = f.js;
+	struct inart_plan *p = f.p, *q;
 	struct inart_err err;
 	char *text = inart_plan_dump(p, t, js);
 

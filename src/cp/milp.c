@@ -52,6 +52,7 @@ struct reduced {
 	CoinBigIndex *start;
 	int *index, *keep, n_keep;
 	double *value, *obj, *clb, *cub, *rlb, *rub, *mip, obj_const;
+	double *cols; /* one block: obj, clb, cub, mip per column; rlb, rub per row */
 	char *is_int;
 };
 
@@ -61,12 +62,7 @@ static void reduced_free(struct reduced *r)
 	free(r->index);
 	free(r->keep);
 	free(r->value);
-	free(r->obj);
-	free(r->clb);
-	free(r->cub);
-	free(r->rlb);
-	free(r->rub);
-	free(r->mip);
+	free(r->cols);
 	free(r->is_int);
 }
 
@@ -121,16 +117,16 @@ static int reduce(const struct inart_milp_model *mm, struct reduced *r)
 	r->start = malloc(sizeof(*r->start) * nc);
 	r->index = malloc(sizeof(int) * nz);
 	r->value = malloc(sizeof(double) * nz);
-	r->obj = malloc(sizeof(double) * nc);
-	r->clb = malloc(sizeof(double) * nc);
-	r->cub = malloc(sizeof(double) * nc);
+	r->cols = malloc(sizeof(double) * (4 * nc + 2 * nr));
 	r->is_int = malloc(nc);
-	r->rlb = malloc(sizeof(double) * nr);
-	r->rub = malloc(sizeof(double) * nr);
-	r->mip = mm->mip_start ? malloc(sizeof(double) * nc) : NULL;
-	if (!r->keep || !r->start || !r->index || !r->value || !r->obj || !r->clb || !r->cub ||
-	    !r->is_int || !r->rlb || !r->rub || (mm->mip_start && !r->mip))
+	if (!r->keep || !r->start || !r->index || !r->value || !r->cols || !r->is_int)
 		return -ENOMEM;
+	r->obj = r->cols;
+	r->clb = r->obj + nc;
+	r->cub = r->clb + nc;
+	r->mip = mm->mip_start ? r->cub + nc : NULL;
+	r->rlb = r->cub + 2 * nc;
+	r->rub = r->rlb + nr;
 	for (int j = 0; j < mm->n_cols; j++)
 		r->keep[j] = mm->clb[j] == mm->cub[j] ? -1 : r->n_keep++;
 	reduce_fill(mm, r);
