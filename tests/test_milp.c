@@ -43,7 +43,7 @@ static void small_init(struct small *s)
 static void solve(const struct small *s, double limit, double *sol, struct inart_milp_result *r,
 		  int want_rc)
 {
-	struct inart_milp_opt o = {limit};
+	struct inart_milp_opt o = {limit, 0};
 	struct inart_err err = {{0}};
 	int rc = inart_milp_solve(&s->m, &o, sol, r, &err);
 

@@ -13,37 +13,6 @@
 #include "cp/evaluate.h"
 #include "cp/planner.h"
 #include "cp/scenario.h"
-#include "cp/search.h"
-
-struct run {
-	struct inart_planner_opt o;
-	struct inart_paths *paths;
-	struct inart_evaluator *ev;
-	struct inart_search s;
-	struct inart_err err;
-};
-
-static void run_init(struct run *r, const struct inart_topo *t, const struct inart_jobs *js,
-		     double time_limit)
-{
-	r->o = (struct inart_planner_opt){.size = sizeof(r->o)};
-	assert_int_equal(inart_planner_opt_default(&r->o), 0);
-	r->o.trials = 8;
-	r->o.time_limit_s = time_limit;
-	r->o.no_baseline_guard = 1;
-	r->paths = inart_paths_create(t);
-	r->ev = inart_evaluator_create(t, js);
-	assert_non_null(r->paths);
-	assert_non_null(r->ev);
-	inart_search_init(&r->s, t, js, &r->o, r->paths, r->ev, &r->err);
-}
-
-static void run_free(struct run *r)
-{
-	inart_search_free(&r->s);
-	inart_evaluator_destroy(r->ev);
-	inart_paths_destroy(r->paths);
-}
 
 static double algo_time(const char *algo, const struct inart_topo *t, const struct inart_jobs *js)
 {
@@ -62,10 +31,11 @@ static void check_covers(const struct inart_topo *t, const struct inart_jobs *js
 {
 	static const char *const algos[] = {"ps",	"byteps", "switchml",  "atp",
 					    "inart-sp", "grid",	  "inart-even"};
-	struct run r;
+	struct inart_planner_opt o = tu_opt(8, 0, 1);
+	struct tu_search r;
 	struct inart_plan *p = NULL;
 
-	run_init(&r, t, js, 0);
+	tu_search_init(&r, t, js, &o);
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("%s: search: %s", what, r.err.msg);
 	assert_int_equal(inart_evaluate(t, js, p, NULL), 0);
@@ -85,7 +55,7 @@ static void check_covers(const struct inart_topo *t, const struct inart_jobs *js
 	assert_true(p->best_bound_s <= p->comm_time_s * (1 + 1e-9));
 	assert_int_equal(p->bound_source, INART_BOUND_LP);
 	inart_plan_destroy(p);
-	run_free(&r);
+	tu_search_free(&r);
 }
 
 static void test_starts_cover(void **state)
@@ -117,14 +87,15 @@ static void test_large_path(void **state)
 {
 	struct inart_topo *t;
 	struct inart_jobs *js;
+	struct inart_planner_opt o = tu_opt(8, 0, 1);
 	struct inart_plan *p = NULL;
 	struct inart_err err;
-	struct run r;
+	struct tu_search r;
 
 	(void)state;
 	if (inart_scenario_build("fattree8", 1, &t, &js, &err) < 0)
 		fail_msg("%s", err.msg);
-	run_init(&r, t, js, 0);
+	tu_search_init(&r, t, js, &o);
 	r.s.lp_max_choices = 10;
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("search: %s", r.err.msg);
@@ -136,7 +107,7 @@ static void test_large_path(void **state)
 	assert_true(p->comm_time_s <= algo_time("atp", t, js) * (1 + 1e-9));
 	assert_true(p->comm_time_s <= algo_time("byteps", t, js) * (1 + 1e-9));
 	inart_plan_destroy(p);
-	run_free(&r);
+	tu_search_free(&r);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 }

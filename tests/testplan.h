@@ -10,6 +10,7 @@
 
 #include "cp/evaluate.h"
 #include "cp/planner.h"
+#include "cp/search.h"
 #include "testutil.h"
 
 /* Options for tests: defaults, `trials` rounding trials, `time_limit`
@@ -48,6 +49,34 @@ static inline struct inart_plan *tu_plan(const char *algo, const struct inart_to
 		inart_plan_destroy(c);
 	}
 	return p;
+}
+
+/* A search (search.h) on (t, js) with options o, for tests that drive the
+ * search itself: run with inart_search_run, free with tu_search_free. */
+struct tu_search {
+	struct inart_planner_opt o;
+	struct inart_paths *paths;
+	struct inart_evaluator *ev;
+	struct inart_search s;
+	struct inart_err err;
+};
+
+static inline void tu_search_init(struct tu_search *r, const struct inart_topo *t,
+				  const struct inart_jobs *js, const struct inart_planner_opt *o)
+{
+	r->o = *o;
+	r->paths = inart_paths_create(t);
+	r->ev = inart_evaluator_create(t, js);
+	assert_non_null(r->paths);
+	assert_non_null(r->ev);
+	inart_search_init(&r->s, t, js, &r->o, r->paths, r->ev, &r->err);
+}
+
+static inline void tu_search_free(struct tu_search *r)
+{
+	inart_search_free(&r->s);
+	inart_evaluator_destroy(r->ev);
+	inart_paths_destroy(r->paths);
 }
 
 #endif

@@ -69,7 +69,8 @@ static void summary(const char *algo, const struct inart_plan *p)
 		fprintf(stderr, ", best bound %.6g ms (%s, gap %.2f%%)", p->best_bound_s * 1e3,
 			inart_bound_source_name(p->bound_source),
 			100.0 * (p->comm_time_s / p->best_bound_s - 1));
-	if (!isnan(p->lp_bound_s) && p->lp_bound_s > 0 && p->lp_bound_s != p->best_bound_s)
+	if (!isnan(p->lp_bound_s) && p->lp_bound_s > 0 &&
+	    !(fabs(p->lp_bound_s - p->best_bound_s) <= 1e-9 * p->lp_bound_s))
 		fprintf(stderr, ", LP bound %.6g ms (x%.4f)", p->lp_bound_s * 1e3,
 			p->comm_time_s / p->lp_bound_s);
 	if (p->origin != NULL)

@@ -31,8 +31,11 @@
 #define LNS_SMALL_CHOICES 2000
 /* Above this many, the search does not run (a model build alone is slow). */
 #define LNS_MAX_CHOICES 50000
-/* Time limit of one neighbourhood, seconds. */
-#define LNS_SUB_S 1.0
+/* Node limit of one neighbourhood: CBC's result then does not depend on the
+ * machine's speed ... */
+#define LNS_NODES 200
+/* ... unless this time limit (seconds) binds first: a safety net. */
+#define LNS_SUB_S 3.0
 #define LNS_GAP 0.01
 /* An improvement below this restarts nothing (noise). */
 #define LNS_IMPROVE_REL 1e-4
@@ -59,6 +62,8 @@ struct lns {
 	int n_done;	    /* entries of done */
 	double incumbent_s; /* time of the incumbent when the done flags were set */
 	double limit_s;	    /* CBC's time per neighbourhood */
+	int max_nodes;	    /* and its node limit */
+	int steps;	    /* neighbourhoods solved */
 };
 
 static void lns_free(struct lns *l)
@@ -110,6 +115,7 @@ static int lns_init(struct lns *l, struct inart_search *s)
 	l->c = s->cand;
 	l->small = l->c->n_choices <= LNS_SMALL_CHOICES;
 	l->limit_s = LNS_SUB_S;
+	l->max_nodes = LNS_NODES;
 	l->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
 	if (l->pair_base == NULL)
 		return -ENOMEM;
@@ -305,9 +311,17 @@ static double left_s(const struct inart_search *s)
 	return s->deadline - inart_now_s();
 }
 
-static int stop(const struct inart_search *s)
+static int stop(const struct lns *l)
 {
-	return left_s(s) <= 0.1 || inart_search_close(s, LNS_GAP);
+	return left_s(l->s) <= 0.1 || inart_search_close(l->s, LNS_GAP) ||
+	       (l->s->lns_steps > 0 && l->steps >= l->s->lns_steps);
+}
+
+/* A neighbourhood's time limit: the safety net, or with a step budget the
+ * whole time left (then only the node limit binds). */
+static double nb_limit(const struct lns *l, double want)
+{
+	return l->s->lns_steps > 0 ? left_s(l->s) : fmin(want, left_s(l->s));
 }
 
 /* Solve the current neighbourhood (kind) within limit_s.  *proven: CBC
@@ -322,6 +336,7 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	int rc;
 
 	lo.time_limit_s = limit_s;
+	lo.max_nodes = l->max_nodes;
 	lo.start_x = l->x;
 	lo.start_split = l->split;
 	if (kind != NB_ALL) {
@@ -330,6 +345,7 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 		lo.free_job = l->free_job;
 	}
 	rc = inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, s->err);
+	l->steps++;
 	*proven = rc == 0 && res.optimal;
 	if (rc == -ETIMEDOUT) /* CBC did not even keep the start */
 		return 0;
@@ -351,7 +367,7 @@ static void order_switches(struct lns *l)
 {
 	struct inart_search *s = l->s;
 
-	for (int i = 0; l->small && i < l->n_sw && !stop(s); i++) {
+	for (int i = 0; l->small && i < l->n_sw && !stop(l); i++) {
 		struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT};
 		struct inart_route_lp_result res = {0};
 
@@ -381,7 +397,7 @@ static void order_switches(struct lns *l)
  */
 static int pass(struct lns *l)
 {
-	for (int k = 0; k < l->n_done && !stop(l->s); k++) {
+	for (int k = 0; k < l->n_done && !stop(l); k++) {
 		enum nb_kind kind;
 		double limit;
 		int proven, rc;
@@ -392,7 +408,7 @@ static int pass(struct lns *l)
 		if (kind == NB_PAIR && (k - 1 - l->n_sw - l->s->js->n_jobs) / l->n_sw >=
 					   (k - 1 - l->n_sw - l->s->js->n_jobs) % l->n_sw)
 			continue; /* each unordered pair once */
-		limit = kind == NB_ALL ? left_s(l->s) : fmin(l->limit_s, left_s(l->s));
+		limit = kind == NB_ALL ? left_s(l->s) : nb_limit(l, l->limit_s);
 		rc = solve_nb(l, kind, limit, &proven);
 		if (rc != 0)
 			return rc;
@@ -411,13 +427,22 @@ int inart_lns_run(struct inart_search *s)
 		return 0;
 	rc = lns_init(&l, s);
 	if (rc == 0 && take_incumbent(&l) < 0)
-		goto out; /* the best plan is a baseline's, outside the candidates */
-	if (rc == 0)
+		goto out;	  /* the best plan is a baseline's, outside the candidates */
+	if (rc == 0 && l.small) { /* a first look at the whole model: often enough */
+		int proven;
+
+		nb_set(&l, l.n_done - 1);
+		rc = solve_nb(&l, NB_ALL, nb_limit(&l, fmin(LNS_SUB_S, left_s(s) / 4)), &proven);
+		l.done[l.n_done - 1] = (char)proven;
+	}
+	if (rc >= 0)
 		order_switches(&l);
-	while (rc >= 0 && !stop(s) && memchr(l.done, 0, (size_t)l.n_done) != NULL) {
+	while (rc >= 0 && !stop(&l) && memchr(l.done, 0, (size_t)l.n_done) != NULL) {
 		rc = pass(&l);
-		if (rc == 0) /* none improved: more time for the unproven ones */
+		if (rc == 0) { /* none improved: more for the unproven ones */
 			l.limit_s *= 2;
+			l.max_nodes *= 4;
+		}
 	}
 out:
 	lns_free(&l);

@@ -11,10 +11,18 @@
  * bottleneck ("routes"); the trees of one contended switch (a tree-budget
  * exchange between jobs); the trees of one job; the trees of two contended
  * switches; last, on models up to 2000 choices, everything, with the
- * remaining time (CBC's bound is then valid for every plan).  After an
+ * remaining time (CBC's bound is then valid for every plan) -- such models
+ * also get a first look at everything, for a quarter of the time or 1 s,
+ * before the others (CBC often proves them whole in that).  After an
  * improvement the phase-1 split is re-optimized for the new routes.  The
  * search stops at the run's deadline, or when the best plan is within 1% of
  * the best proven bound.
+ *
+ * Each neighbourhood is bounded by CBC's node limit (200 nodes, four times
+ * more after a pass without improvement), so its result does not depend on
+ * the machine's speed, and by a time limit as a safety net (3 s, and the
+ * run's deadline).  With a step budget (search.h: lns_steps) only the node
+ * limit binds and the search gives the same plan on any machine.
  *
  * With per-worker candidates (search.h) the sub-MILPs are exact; with groups
  * they optimize a relaxation and only evaluated improvements are kept.

@@ -26,6 +26,12 @@ static void set_limits(Cbc_Model *m, const struct inart_milp_opt *o)
 		Cbc_setParameter(m, "timeMode", "elapsed");
 		Cbc_setParameter(m, "sec", buf);
 	}
+	if (o->max_nodes > 0) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%d", o->max_nodes);
+		Cbc_setParameter(m, "maxNodes", buf);
+	}
 }
 
 /* A start solution for CBC.  CBC 2.10's preprocessing crashed

@@ -27,6 +27,9 @@ struct inart_milp_model {
 
 struct inart_milp_opt {
 	double time_limit_s; /* elapsed seconds, <= 0: none */
+	int max_nodes;	     /* branch-and-bound nodes at most, <= 0: no limit (a
+				limit that, unlike time, gives the same result on
+				any machine) */
 };
 
 struct inart_milp_result {

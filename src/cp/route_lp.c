@@ -940,7 +940,7 @@ static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index
 	double *lb = malloc(sizeof(double) * n), *ub = malloc(sizeof(double) * n);
 	struct inart_milp_model mm = {b->n_rows, b->n_cols, start,  index,  value,   obj,
 				      lb,	 ub,	    b->rlb, b->rub, b->cint, mip};
-	struct inart_milp_opt mo = {opt->time_limit_s};
+	struct inart_milp_opt mo = {opt->time_limit_s, opt->max_nodes};
 	struct inart_milp_result mr;
 	int rc = lb && ub && (mip || !opt->start_x) ? 0 : -ENOMEM;
 

@@ -66,6 +66,7 @@ struct inart_route_lp_opt {
 	const char *free_pair;	   /* NULL: all free; else per (job, PS) pair (jobs
 				    * in order, PSs in job order): 0 fixes the
 				    * pair's flow and tree choices to start_x */
+	int max_nodes;		   /* CBC's node limit, <= 0: none */
 	const char *free_job;	   /* NULL: all free; else per job: 0 fixes its
 				    * shares to start_split */
 };

@@ -41,6 +41,10 @@ struct inart_search {
 
 	struct inart_cand *cand;
 	int no_groups;	    /* the candidates are per worker (sub-MILPs exact) */
+	int lns_steps;	    /* > 0: the large-neighbourhood search solves at most
+			     * this many neighbourhoods, each bounded by CBC's
+			     * node limit only: a work budget that gives the
+			     * same plan on any machine (tests); 0: time only */
 	int lp_max_choices; /* above this many choices, phase 2 starts from a
 			     * greedy assignment and the bound is a
 			     * time-limited LP (set by init; tests lower it) */
