@@ -24,7 +24,7 @@
 #                            [--only NAME[,NAME..]] [--timeout S]
 #   --time-limit: inart's planning budget (default: the planner's, 4 s)
 #   --milp-time-limit: CBC's limit on the built-in scenarios (default 60)
-#   --family N: scarce-small/0..N-1 (default 14; 0: none)
+#   --family N: scarce-small/0..N-1 (default 18; 0: none)
 #   --family-milp-limit: CBC's limit on the family (default 300)
 #   --timeout: per algorithm and scenario (default 900)
 # env:   INART=path/to/inart to use an existing binary (implies --no-build),
@@ -38,7 +38,7 @@ seed=1
 trials=
 tlim=
 milp_limit=60
-family=14
+family=18
 family_milp=300
 tout=900
 only=
