@@ -15,7 +15,9 @@ packages=(
 	python3           # scripts/check_layers.py (every build), tests/cli.sh, tests/netns.sh
 	binutils          # nm, readelf: tests/abi.sh
 	clang             # libFuzzer targets (scripts/fuzz.sh)
-	iproute2 ethtool iputils-ping procps # tests/netns.sh (ip, ethtool, ping, sysctl), bench/switchd_bench.sh
+	iproute2 ethtool iputils-ping procps # tests/netns.sh (ip, ethtool, ping, sysctl), bench/switchd_bench.sh, inart emu
+	util-linux        # setpriv: tests/emu.sh
+	gnuplot-nox       # inart emu --png
 	# the Python package (python/inart) and its tests, example and benchmark:
 	# Debian's torch 1.13 (gloo), numpy, scikit-learn (the digits data set),
 	# matplotlib (the loss-curve PNG), venv (pip install ./python in a venv)

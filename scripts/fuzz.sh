@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fuzz the JSON readers (topology, jobs, plan), the INA header decoder (wire),
-# the switch pipeline (switch), the PS and worker cores (ps, worker) and the
-# control-message parser (ctlmsg) with libFuzzer.
+# the switch pipeline (switch), the PS and worker cores (ps, worker), the
+# control-message parser (ctlmsg), the emulation gate in front of the switch
+# core (gate) and the deployment reader (deploy) with libFuzzer.
 #
 #   scripts/fuzz.sh [SECONDS]      (default 10 seconds per target)
 #
@@ -38,11 +39,11 @@ if [ ! -f "$bdir/build.ninja" ]; then
 		-Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=all'
 fi
 ninja -C "$bdir" fuzz/fuzz_topo fuzz/fuzz_jobs fuzz/fuzz_plan fuzz/fuzz_wire fuzz/fuzz_switch fuzz/fuzz_ps \
-	fuzz/fuzz_worker fuzz/fuzz_ctlmsg
+	fuzz/fuzz_worker fuzz/fuzz_ctlmsg fuzz/fuzz_gate fuzz/fuzz_deploy
 
 status=0
 mkdir -p "$bdir/fuzz-artifacts"
-for t in topo jobs plan wire switch ps worker ctlmsg; do
+for t in topo jobs plan wire switch ps worker ctlmsg gate deploy; do
 	work=$bdir/fuzz-corpus/$t
 	mkdir -p "$work"
 	echo "== fuzz_$t for ${secs}s"

@@ -32,20 +32,12 @@ ALLREDUCE=${2:?usage: netns.sh PATH-TO-INART PATH-TO-ALLREDUCE}
 case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
 case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
 
-skip_all() { # skip_all WHY: nothing can run here
-	echo "netns.sh: $1, all checks skipped"
-	if [ "${INART_NO_SKIP:-0}" = 1 ]; then
-		echo "0 passed, 1 failed, 0 skipped (INART_NO_SKIP=1)"
-		exit 1
-	fi
-	echo "0 passed, 0 failed, all skipped"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY, skip_all NAME WHY
 if [ "$(id -u)" -ne 0 ]; then
-	skip_all "not root"
+	skip_all netns.sh "not root"
 fi
 if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
-	skip_all "'ip netns' unavailable"
+	skip_all netns.sh "'ip netns' unavailable"
 fi
 
 P="inart$$-"
@@ -76,7 +68,6 @@ pass=0
 fail=0
 skip=0
 ok() { pass=$((pass + 1)); }
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL: $*"

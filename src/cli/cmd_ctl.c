@@ -60,6 +60,8 @@ const char cmd_ctl_help[] =
     "  --learn-macs        switches learn their neighbours' MACs from traffic\n"
     "                      instead of taking them from the deployment\n"
     "  --dry-run           print the requests (one JSON line per node), send nothing\n"
+    "  --only IDS          only these nodes (comma-separated switch and PS ids; e.g.\n"
+    "                      a switch that restarted), the others are not contacted\n"
     "\n"
     "Exit status: 0 success, 1 invalid input, unreachable or refusing daemon,\n"
     "2 usage error.\n";
@@ -508,9 +510,28 @@ static int send_or_print(const char *path, const struct inart_ctl_req *req, int 
 	return 0;
 }
 
+/* --only IDS: a mark per node of the topology (exit 1 on an unknown id). */
+static unsigned char *only_nodes(const struct inart_topo *t, const char *arg)
+{
+	unsigned char *m = calloc((size_t)t->n_nodes + 1, 1);
+	char *copy = strdup(arg), *save = NULL;
+
+	if (m == NULL || copy == NULL)
+		cli_failf("out of memory");
+	for (char *id = strtok_r(copy, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+		int v = inart_topo_find(t, id);
+
+		if (v < 0)
+			cli_failf("--only: node '%s' is not in the topology", id);
+		m[v] = 1;
+	}
+	free(copy);
+	return m;
+}
+
 static int act_install(const char *cmd, int argc, char **argv)
 {
-	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY };
+	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY, O_ONLY };
 	static const struct option longopts[] = {
 	    {"deploy", required_argument, NULL, O_DEPLOY},
 	    {"auto-deploy", no_argument, NULL, O_AUTO},
@@ -518,10 +539,12 @@ static int act_install(const char *cmd, int argc, char **argv)
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"learn-macs", no_argument, NULL, O_LEARN},
 	    {"dry-run", no_argument, NULL, O_DRY},
+	    {"only", required_argument, NULL, O_ONLY},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *deploy = NULL, *ctl_dir = "/run/inart";
+	const char *deploy = NULL, *ctl_dir = "/run/inart", *only_arg = NULL;
+	unsigned char *only = NULL;
 	struct inart_install_opt opt;
 	struct inart_err err = {{0}};
 	struct inart_topo *t;
@@ -531,6 +554,7 @@ static int act_install(const char *cmd, int argc, char **argv)
 	struct inart_install *in = NULL;
 	char **ctl = NULL;
 	int c, aut = 0, learn = 0, dry = 0;
+	uint64_t flush_ns = 0;
 
 	inart_install_opt_default(&opt);
 	cli_getopt_reset();
@@ -549,7 +573,7 @@ static int act_install(const char *cmd, int argc, char **argv)
 			ctl_dir = optarg;
 			break;
 		case O_FLUSH:
-			opt.flush_timeout_ns =
+			flush_ns =
 			    (uint64_t)(cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3) * 1e6);
 			break;
 		case O_LEARN:
@@ -557,6 +581,9 @@ static int act_install(const char *cmd, int argc, char **argv)
 			break;
 		case O_DRY:
 			dry = 1;
+			break;
+		case O_ONLY:
+			only_arg = optarg;
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
@@ -572,12 +599,20 @@ static int act_install(const char *cmd, int argc, char **argv)
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
 	p = cli_load_plan(argv[optind + 2], t, js);
+	if (only_arg != NULL)
+		only = only_nodes(t, only_arg);
 	d = aut ? inart_deploy_auto(t) : inart_deploy_load(deploy, t, &ctl, &err);
 	if (d == NULL) {
 		if (aut)
 			cli_failf("automatic deployment: %s", strerror(errno));
 		cli_fail(&err);
 	}
+	/* the deployment's data-plane settings (shared with the workers), then
+	   the command line's */
+	if (deploy != NULL && inart_deploy_dataplane_load(deploy, &opt, &err) < 0)
+		cli_fail(&err);
+	if (flush_ns > 0)
+		opt.flush_timeout_ns = flush_ns;
 	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0) {
 		inart_err_prefix(&err, argv[optind + 2]);
 		cli_fail(&err);
@@ -586,14 +621,20 @@ static int act_install(const char *cmd, int argc, char **argv)
 	if (!dry) {
 		for (int i = 0; i < in->n_switches; i++) {
 			int v = in->sw[i].node;
-			char *path = ctl_path(ctl, ctl_dir, t, v);
+			char *path;
 
+			if (only != NULL && !only[v])
+				continue;
+			path = ctl_path(ctl, ctl_dir, t, v);
 			check_daemon(path, t->nodes[v].id, "switch", in->sw[i].cfg.n_ports);
 			free(path);
 		}
 		for (int i = 0; i < in->n_ps; i++) {
-			char *path = ctl_path(ctl, ctl_dir, t, in->ps[i].node);
+			char *path;
 
+			if (only != NULL && !only[in->ps[i].node])
+				continue;
+			path = ctl_path(ctl, ctl_dir, t, in->ps[i].node);
 			check_daemon(path, t->nodes[in->ps[i].node].id, "ps", 0);
 			free(path);
 		}
@@ -610,8 +651,11 @@ static int act_install(const char *cmd, int argc, char **argv)
 		    .n_routes = si->n_routes,
 		    .routes = si->routes,
 		};
-		char *path = ctl_path(ctl, ctl_dir, t, si->node);
+		char *path;
 
+		if (only != NULL && !only[si->node])
+			continue;
+		path = ctl_path(ctl, ctl_dir, t, si->node);
 		snprintf(req.node, sizeof(req.node), "%s", t->nodes[si->node].id);
 		if (learn)
 			for (int k = 0; k < req.cfg.n_ports; k++)
@@ -630,13 +674,17 @@ static int act_install(const char *cmd, int argc, char **argv)
 		    .n_trees = pi->n_trees,
 		    .trees = pi->trees,
 		};
-		char *path = ctl_path(ctl, ctl_dir, t, pi->node);
+		char *path;
 
+		if (only != NULL && !only[pi->node])
+			continue;
+		path = ctl_path(ctl, ctl_dir, t, pi->node);
 		if (send_or_print(path, &req, dry))
 			printf("%s: %d trees configured\n", t->nodes[pi->node].id, pi->n_trees);
 		free(path);
 	}
 	inart_install_destroy(in);
+	free(only);
 	inart_deploy_ctl_free(ctl, t->n_nodes);
 	inart_deploy_destroy(d);
 	inart_plan_destroy(p);

@@ -22,6 +22,7 @@
 
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
+#include "dp/gate.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 #include "io/ctlsock.h"
@@ -52,6 +53,16 @@ const char cmd_switchd_help[] =
     "  --io MODE            ring (PACKET_MMAP rings), mmsg (recvmmsg/sendmmsg) or\n"
     "                       auto: ring if the kernel allows it (default)\n"
     "  --log-level L        error, warn, info (default) or debug\n"
+    "  --ring-frames N      receive ring frames per port (default 4096, 2 KB each)\n"
+    "Emulation (inart emu; docs/emulator.md):\n"
+    "  --agg-mbps M         aggregate at most M Mbit/s of frames (a token bucket on\n"
+    "                       the INA contributions that reach an aggregation entry;\n"
+    "                       the others wait in a FIFO, everything else at line rate)\n"
+    "  --rx-loss P          lose each frame received on any port with probability P\n"
+    "  --tx-loss P          lose each frame sent on a --tx-loss-ports port with\n"
+    "                       probability P\n"
+    "  --tx-loss-ports L    ports (numbers, comma-separated) of --tx-loss (default all)\n"
+    "  --loss-seed S        seed of the losses (default 1)\n"
     "  --stats              print the counters of a running switch and exit\n"
     "  --json               with --stats: the JSON reply\n"
     "\n"
@@ -76,6 +87,7 @@ struct sw_state {
 	const char *ifnames[INART_SW_MAX_PORTS];
 	struct inart_switch *sw;
 	struct inart_sw_cfg cfg;
+	struct inart_gate *gate; /* loss and aggregation limit; NULL: none */
 	/* counters at the last reset */
 	uint64_t base_drops[INART_DROP_N];
 	struct inart_sw_port_stats base_ports[INART_SW_MAX_PORTS];
@@ -100,7 +112,7 @@ static void emit(struct sw_state *s, int n)
 	for (int i = 0; i < n; i++) {
 		const struct inart_frame *f = &s->out[i];
 
-		if (f->port < s->n_ports)
+		if (f->port < s->n_ports && !(s->gate && inart_gate_tx_drop(s->gate, f->port)))
 			inart_afp_queue(s->ports[f->port], f->data, f->len);
 	}
 }
@@ -151,6 +163,49 @@ static void stats_zero(struct sw_state *s)
 		inart_afp_stats(s->ports[i], &s->base_afp[i]);
 }
 
+/* The gate's counters (emulation: losses, aggregation limit), since start. */
+static json_t *gate_json(struct sw_state *s)
+{
+	struct inart_gate_stats g;
+	json_t *o = json_object(), *rx = json_array(), *tx = json_array();
+
+	inart_gate_stats(s->gate, &g);
+	for (int i = 0; i < s->n_ports; i++) {
+		json_array_append_new(rx, json_integer((json_int_t)g.rx_lost[i]));
+		json_array_append_new(tx, json_integer((json_int_t)g.tx_lost[i]));
+	}
+	json_object_set_new(o, "rx_lost", rx);
+	json_object_set_new(o, "tx_lost", tx);
+	json_object_set_new(o, "agg_frames", json_integer((json_int_t)g.agg_frames));
+	json_object_set_new(o, "agg_bytes", json_integer((json_int_t)g.agg_bytes));
+	json_object_set_new(o, "agg_held", json_integer((json_int_t)g.agg_held));
+	json_object_set_new(o, "agg_dropped", json_integer((json_int_t)g.agg_dropped));
+	return o;
+}
+
+/* Tell the gate which labels aggregate here (after a change of tables). */
+static void gate_labels(struct sw_state *s)
+{
+	int n = inart_switch_get_labels(s->sw, NULL, 0), k = 0;
+	struct inart_label_entry *l;
+	uint32_t *agg;
+
+	if (s->gate == NULL)
+		return;
+	l = calloc((size_t)n + 1, sizeof(*l));
+	agg = calloc((size_t)n + 1, sizeof(*agg));
+	if (l != NULL && agg != NULL) {
+		n = inart_switch_get_labels(s->sw, l, n);
+		for (int i = 0; i < n; i++)
+			if (l[i].kind == INART_LABEL_UP && l[i].aggregate)
+				agg[k++] = l[i].label;
+	}
+	if (l == NULL || agg == NULL || inart_gate_set_agg_labels(s->gate, agg, k) < 0)
+		inart_log_error("out of memory: the aggregation limit keeps its old labels");
+	free(l);
+	free(agg);
+}
+
 static json_t *stats_json(struct sw_state *s)
 {
 	uint64_t drops[INART_DROP_N];
@@ -195,6 +250,8 @@ static json_t *stats_json(struct sw_state *s)
 		json_object_set_new(p, "sock_tx_errors",
 				    json_integer((json_int_t)(a.tx_errors - b->tx_errors)));
 	}
+	if (s->gate != NULL)
+		json_object_set_new(o, "gate", gate_json(s));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
@@ -316,6 +373,8 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	case INART_CTL_INSTALL:
 		rc = do_install(s, rq, why, why_len);
 		if (rc == 0)
+			gate_labels(s);
+		if (rc == 0)
 			inart_log_info("installed %d labels, %d routes, %d deletions%s%s",
 				       rq->n_labels, rq->n_routes, rq->n_del_labels,
 				       rq->replace ? " (replace)" : "",
@@ -379,6 +438,41 @@ static int add_ports(const char *cmd, struct sw_state *s, char *list)
 	return 0;
 }
 
+/* Held contributions the aggregation limit lets through now go to the core. */
+static void gate_release(struct sw_state *s, uint64_t now)
+{
+	struct inart_frame in;
+	int n = 0;
+
+	while (inart_gate_next(s->gate, now, &in)) {
+		emit(s, inart_switch_rx(s->sw, &in, now, s->out, OUT_MAX));
+		if (++n % 32 == 0)
+			for (int k = 0; k < s->n_ports; k++)
+				if (inart_afp_pending(s->ports[k]))
+					inart_afp_flush(s->ports[k]);
+	}
+}
+
+/* --tx-loss-ports: a bit per port number listed. */
+static uint64_t port_mask(const char *cmd, const char *arg)
+{
+	uint64_t m = 0;
+	char *end;
+	const char *p = arg;
+
+	for (;;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v < 0 || v >= INART_SW_MAX_PORTS || (*end != ',' && *end != '\0'))
+			cli_usage_error(cmd, "--tx-loss-ports: '%s' is not a list of port numbers",
+					arg);
+		m |= 1ull << v;
+		if (*end == '\0')
+			return m;
+		p = end + 1;
+	}
+}
+
 static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 {
 	struct pollfd pfd[INART_SW_MAX_PORTS + 1];
@@ -394,6 +488,8 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 		uint64_t now = now_ns(), dl = inart_switch_next_deadline(s->sw);
 		int timeout = 1000, pending = 0, r;
 
+		if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
+			dl = inart_gate_deadline(s->gate, now);
 		if (dl != UINT64_MAX)
 			timeout = dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
 		if (timeout > 1000)
@@ -413,6 +509,15 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 			inart_log_error("poll: %s", strerror(errno));
 			return -errno;
 		}
+		/* a socket error (the interface went down) is reported once and
+		   cleared: poll() would return POLLERR for ever */
+		for (int i = 0; i < np; i++)
+			if (pfd[i].revents & POLLERR) {
+				int e = inart_afp_clear_error(s->ports[i]);
+
+				if (e != 0)
+					inart_log_warn("%s: %s", s->ifnames[i], strerror(e));
+			}
 		/* receive until the ready sockets are drained (bounded) */
 		for (int round = 0; round < RX_ROUNDS; round++) {
 			int got = 0;
@@ -435,6 +540,9 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 				for (int k = 0; k < n; k++) {
 					struct inart_frame in = {data[k], len[k], (uint16_t)i};
 
+					if (s->gate != NULL &&
+					    inart_gate_rx(s->gate, &in, now) != INART_GATE_PASS)
+						continue;
 					emit(s, inart_switch_rx(s->sw, &in, now, s->out, OUT_MAX));
 				}
 				for (int k = 0; k < np; k++)
@@ -448,6 +556,8 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 				break;
 		}
 		now = now_ns();
+		if (s->gate != NULL)
+			gate_release(s, now);
 		if (inart_switch_next_deadline(s->sw) <= now) {
 			int n;
 
@@ -470,7 +580,24 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 
 int cmd_switchd(int argc, char **argv)
 {
-	enum { O_NAME = 1, O_PORT, O_CTL, O_POOL, O_FLUSH, O_BATCH, O_IO, O_LOG, O_STATS, O_JSON };
+	enum {
+		O_NAME = 1,
+		O_PORT,
+		O_CTL,
+		O_POOL,
+		O_FLUSH,
+		O_BATCH,
+		O_IO,
+		O_LOG,
+		O_STATS,
+		O_JSON,
+		O_RING,
+		O_AGG,
+		O_RXLOSS,
+		O_TXLOSS,
+		O_TXPORTS,
+		O_SEED,
+	};
 	static const struct option longopts[] = {
 	    {"name", required_argument, NULL, O_NAME},
 	    {"port", required_argument, NULL, O_PORT},
@@ -482,9 +609,17 @@ int cmd_switchd(int argc, char **argv)
 	    {"log-level", required_argument, NULL, O_LOG},
 	    {"stats", no_argument, NULL, O_STATS},
 	    {"json", no_argument, NULL, O_JSON},
+	    {"ring-frames", required_argument, NULL, O_RING},
+	    {"agg-mbps", required_argument, NULL, O_AGG},
+	    {"rx-loss", required_argument, NULL, O_RXLOSS},
+	    {"tx-loss", required_argument, NULL, O_TXLOSS},
+	    {"tx-loss-ports", required_argument, NULL, O_TXPORTS},
+	    {"loss-seed", required_argument, NULL, O_SEED},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct inart_gate_cfg gc = {.tx_loss_ports = UINT64_MAX, .seed = 1};
+	int gated = 0;
 	const char *cmd = "switchd", *ctl = NULL;
 	static struct sw_state st;
 	struct sw_state *s = &st;
@@ -533,12 +668,34 @@ int cmd_switchd(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_RING:
+			afo.rx_frames = cli_int(cmd, "--ring-frames", optarg, 64, 65536);
+			break;
+		case O_AGG:
+			gc.agg_bytes_per_s =
+			    cli_double(cmd, "--agg-mbps", optarg, 1e-3, 1e7) * 1e6 / 8;
+			gated = 1;
+			break;
+		case O_RXLOSS:
+			gc.rx_loss = cli_double(cmd, "--rx-loss", optarg, 0, 1);
+			gated = 1;
+			break;
+		case O_TXLOSS:
+			gc.tx_loss = cli_double(cmd, "--tx-loss", optarg, 0, 1);
+			gated = 1;
+			break;
+		case O_TXPORTS:
+			gc.tx_loss_ports = port_mask(cmd, optarg);
+			break;
+		case O_SEED:
+			gc.seed = cli_u64(cmd, "--loss-seed", optarg);
+			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
 	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
-				 s->n_ports > 0 || s->name != NULL);
+				 s->n_ports > 0 || s->name != NULL || gated);
 	if (rc >= 0)
 		return rc;
 	if (s->name == NULL)
@@ -570,6 +727,12 @@ int cmd_switchd(int argc, char **argv)
 	s->sw = inart_switch_create(&s->cfg);
 	if (s->sw == NULL)
 		cli_failf("switch core: %s", strerror(errno));
+	if (gated) {
+		gc.n_ports = s->n_ports;
+		s->gate = inart_gate_create(&gc, now_ns());
+		if (s->gate == NULL)
+			cli_failf("loss / aggregation limit: %s", strerror(errno));
+	}
 	s->start_ns = now_ns();
 	srv = inart_ctlsrv_open(ctl, handle, s, &err);
 	if (srv == NULL)
@@ -585,6 +748,7 @@ int cmd_switchd(int argc, char **argv)
 	inart_log_info("stopping");
 	inart_ctlsrv_close(srv);
 	inart_switch_destroy(s->sw);
+	inart_gate_destroy(s->gate);
 	for (int i = 0; i < s->n_ports; i++)
 		inart_afp_close(s->ports[i]);
 	free(s->base_trees);

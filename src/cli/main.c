@@ -30,6 +30,8 @@ static const struct subcommand commands[] = {
      cmd_switchd_help},
     {"ps", cmd_ps, "run a parameter server over UDP", cmd_ps_help},
     {"ctl", cmd_ctl, "install a plan on switches and PSs; read their counters", cmd_ctl_help},
+    {"emu", cmd_emu, "emulated network: plans measured on packets beside the model",
+     cmd_emu_help},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

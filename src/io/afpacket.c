@@ -552,6 +552,16 @@ int inart_afp_flush(struct inart_afp *p)
 	return p->mode == INART_AFP_RING ? ring_flush(p) : mmsg_flush(p);
 }
 
+int inart_afp_clear_error(struct inart_afp *p)
+{
+	int e = 0;
+	socklen_t l = sizeof(e);
+
+	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0)
+		return errno;
+	return e;
+}
+
 void inart_afp_stats(struct inart_afp *p, struct inart_afp_stats *st)
 {
 	struct tpacket_stats ks;

@@ -93,6 +93,11 @@ int inart_afp_pending(const struct inart_afp *p);
  * sent; > 0: the device pushed back, poll for POLLOUT or retry soon). */
 int inart_afp_flush(struct inart_afp *p);
 
+/* Read and clear the socket's pending error (SO_ERROR; e.g. ENETDOWN after
+ * the interface went down).  In ring mode nothing else reads it, and poll()
+ * would report POLLERR for ever.  Returns the error (0 if none). */
+int inart_afp_clear_error(struct inart_afp *p);
+
 /* Counters since open (reads and accumulates the kernel's drop counter). */
 void inart_afp_stats(struct inart_afp *p, struct inart_afp_stats *st);
 

@@ -155,8 +155,11 @@ struct inart_deploy *inart_deploy_parse(const char *buf, size_t len, const char 
 		goto out;
 	}
 	nodes = json_object_get(root, "nodes");
-	if (!json_is_object(root) || !json_is_object(nodes) || json_object_size(root) != 1) {
-		rc = inart_err_set(err, -EINVAL, "%s: expected {\"nodes\": {...}}", name);
+	if (!json_is_object(root) || !json_is_object(nodes) ||
+	    json_object_size(root) != 1 + (json_object_get(root, "dataplane") != NULL)) {
+		rc = inart_err_set(err, -EINVAL,
+				   "%s: expected {\"nodes\": {...}} (and optionally \"dataplane\")",
+				   name);
 		goto out;
 	}
 	json_object_foreach(nodes, k, o)
@@ -202,6 +205,81 @@ struct inart_deploy *inart_deploy_load(const char *path, const struct inart_topo
 	d = inart_deploy_parse(buf, len, path, t, ctl, err);
 	free(buf);
 	return d;
+}
+
+/* A number of milliseconds in (0, 3600000] from key k of o, into *ns. */
+static int dp_ms(json_t *o, const char *k, const char *name, uint64_t *ns, struct inart_err *err)
+{
+	json_t *x = json_object_get(o, k);
+
+	if (x == NULL)
+		return 0;
+	if (!json_is_number(x) || !(json_number_value(x) > 0) || json_number_value(x) > 3600000)
+		return inart_err_set(err, -EINVAL,
+				     "%s: dataplane: '%s' must be a number of ms in "
+				     "(0, 3600000]",
+				     name, k);
+	*ns = (uint64_t)(json_number_value(x) * 1e6);
+	return 0;
+}
+
+int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
+				 struct inart_install_opt *o, struct inart_err *err)
+{
+	static const char *const keys[] = {"slots_per_tree", "retx_timeout_ms", "flush_timeout_ms",
+					   NULL};
+	struct inart_install_opt n = *o;
+	json_t *root = json_loadb(buf, len, 0, NULL), *dp, *x;
+	const char *k;
+	int rc = 0;
+
+	dp = json_object_get(root, "dataplane");
+	if (dp == NULL)
+		goto out;
+	if (!json_is_object(dp)) {
+		rc = inart_err_set(err, -EINVAL, "%s: 'dataplane' must be an object", name);
+		goto out;
+	}
+	json_object_foreach(dp, k, x)
+	{
+		if (!has_key(keys, k)) {
+			rc = inart_err_set(err, -EINVAL, "%s: dataplane: unknown key '%.64s'", name,
+					   k);
+			goto out;
+		}
+	}
+	x = json_object_get(dp, "slots_per_tree");
+	if (x != NULL) {
+		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+		    json_integer_value(x) > 65535) {
+			rc = inart_err_set(err, -EINVAL,
+					   "%s: dataplane: 'slots_per_tree' must be in 1..65535",
+					   name);
+			goto out;
+		}
+		n.slots_per_tree = (uint16_t)json_integer_value(x);
+	}
+	if ((rc = dp_ms(dp, "retx_timeout_ms", name, &n.retx_timeout_ns, err)) < 0 ||
+	    (rc = dp_ms(dp, "flush_timeout_ms", name, &n.flush_timeout_ns, err)) < 0)
+		goto out;
+	*o = n;
+out:
+	json_decref(root);
+	return rc;
+}
+
+int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
+				struct inart_err *err)
+{
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+	int rc;
+
+	if (buf == NULL)
+		return -(errno ? errno : EIO);
+	rc = inart_deploy_dataplane_parse(buf, len, path, o, err);
+	free(buf);
+	return rc;
 }
 
 static int mac_zero(const uint8_t m[6])

@@ -37,6 +37,18 @@ struct inart_deploy *inart_deploy_load(const char *path, const struct inart_topo
 				       struct inart_err *err);
 void inart_deploy_ctl_free(char **ctl, int n_nodes);
 
+/* The optional "dataplane" object of a deployment file: settings that
+ * `inart ctl install` and every worker (inart_ctx_create) must share, applied
+ * over o:
+ *   "dataplane": {"slots_per_tree": 16, "retx_timeout_ms": 50,
+ *                 "flush_timeout_ms": 10}
+ * slots_per_tree is also the workers' window (chunks in flight per tree).
+ * 0 (o unchanged if absent), or -EINVAL with err naming the key. */
+int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
+				 struct inart_install_opt *o, struct inart_err *err);
+int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
+				struct inart_err *err);
+
 /* Serialize (ctl may be NULL; ctl_dir, if non-NULL, gives every switch and
  * PS a path "<ctl_dir>/<id>.sock" where ctl has none).  Malloc'ed string or
  * NULL + errno.  is_ps marks PS nodes (may be NULL: none). */

@@ -114,6 +114,8 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 		goto out;
 	}
 	inart_install_opt_default(&opt);
+	if (deploy != NULL && (rc = inart_deploy_dataplane_load(deploy, &opt, err)) < 0)
+		goto out;
 	if ((rc = inart_install_build(t, js, p, d, &opt, &in, err)) < 0)
 		goto out;
 	c = calloc(1, sizeof(*c));

@@ -1,0 +1,201 @@
+/*
+ * window_sim: the emulator's scaled network in the packet-level simulator
+ * (bridge/sim), without the CPU noise of real processes: how the data
+ * plane's window and timers compare with the bandwidth-delay product and
+ * queueing delays of shaped links (docs/emulator.md, "The data plane's
+ * settings on a scaled network").  Not a test: it prints numbers.
+ *
+ *   window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS [W:RETX:FLUSH,...]]]]
+ *
+ * Links at MBPS for the fastest (default 20; all scaled alike), no
+ * per-frame wire overhead (tbf counts Ethernet frames only), 1 us
+ * propagation, deep queues (as the emulator's); every worker of every job
+ * reduces VALUES floats (default 20000) per iteration, ITERS iterations
+ * (default 3) on the same cores.  For each setting of (window, initial
+ * timeout, partial flush) it prints the simulated time of the last
+ * iteration, the evaluator's prediction for the same volumes times the
+ * header factor, their ratio, and the workers' resends, probes and NACKs.
+ * Settings: the data plane's defaults (64, 50 ms, 10 ms), the emulator's
+ * (16, scaled, scaled) and a few others, or the list given (RETX and FLUSH
+ * in ms; 0 = the emulator's scaled value).
+ * Results are checked (every worker of a job gets the same sums).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge/install.h"
+#include "bridge/sim.h"
+#include "cp/evaluate.h"
+#include "cp/formats.h"
+#include "dp/pkt.h"
+#include "dp/wire.h"
+
+struct setting {
+	int window;
+	double retx_ms, flush_ms;
+};
+
+int main(int argc, char **argv)
+{
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_deploy *d;
+	double mbps = argc > 4 ? atof(argv[4]) : 20, fast = 0, pred, f, slow = 1e30, workers = 0,
+	       qms;
+	size_t n = argc > 5 ? (size_t)strtoull(argv[5], NULL, 10) : 20000;
+	int iters = argc > 6 ? atoi(argv[6]) : 3, bw = 1;
+
+	if (argc < 4 || mbps <= 0 || n == 0 || iters < 1) {
+		fprintf(stderr, "usage: window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS "
+				"[W:RETX:FLUSH,...]]]]\n");
+		return 2;
+	}
+	if ((t = inart_topo_load(argv[1], &err)) == NULL ||
+	    (js = inart_jobs_load(argv[2], t, &err)) == NULL) {
+		fprintf(stderr, "window_sim: %s\n", err.msg);
+		return 1;
+	}
+	/* every job reduces n values per worker: the prediction for that volume */
+	for (int j = 0; j < js->n_jobs; j++) {
+		js->jobs[j].gradient_bytes = 4.0 * (double)n;
+		workers += js->jobs[j].n_workers;
+		if ((js->jobs[j].n_workers + 63) / 64 > bw)
+			bw = (js->jobs[j].n_workers + 63) / 64;
+	}
+	if ((p = inart_plan_load(argv[3], t, js, &err)) == NULL ||
+	    inart_evaluate(t, js, p, &err) < 0) {
+		fprintf(stderr, "window_sim: %s\n", err.msg);
+		return 1;
+	}
+	for (int e = 0; e < inart_topo_n_arcs(t); e++) {
+		fast = t->arcs[e].gbps > fast ? t->arcs[e].gbps : fast;
+		slow = t->arcs[e].gbps < slow ? t->arcs[e].gbps : slow;
+	}
+	f = (INART_PKT_UDP_HLEN + (double)inart_wire_hdr_len(bw) +
+	     4.0 * inart_wire_max_values(bw)) /
+	    (4.0 * inart_wire_max_values(bw));
+	pred = p->comm_time_s * (fast * 1e3 / mbps) * f;
+	/* the emulator's scaled timeout (cmd_emu.c): two windows of every worker
+	   through the slowest link */
+	qms = 2 * 16 * workers * 1514 * 8 / (slow * 1e9 * mbps / (fast * 1e3)) * 1e3;
+	if (qms < 50)
+		qms = 50;
+	d = inart_deploy_auto(t);
+	printf("%s, %s, plan %s: %zu values per worker, fastest link %.3g Mbit/s, %d iterations\n",
+	       argv[1], argv[2], argv[3], n, mbps, iters);
+	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
+	       pred * 1e3);
+	printf("%6s %8s %8s %12s %7s %8s %8s %8s %s\n", "window", "retx ms", "flush ms", "sim ms",
+	       "ratio", "resent", "probes", "nacks", "result");
+	{
+		struct setting set[32] = {
+		    {64, 50, 10},  {64, qms, qms}, {16, 50, 10},
+		    {16, qms, 10}, {16, qms, qms}, {8, qms, qms},
+		};
+		size_t nset = 6;
+
+		if (argc > 7) {
+			char *save = NULL, *list = strdup(argv[7]);
+
+			nset = 0;
+			for (char *tok = strtok_r(list, ",", &save); tok && nset < 32;
+			     tok = strtok_r(NULL, ",", &save)) {
+				struct setting *x = &set[nset];
+
+				if (sscanf(tok, "%d:%lf:%lf", &x->window, &x->retx_ms,
+					   &x->flush_ms) != 3 ||
+				    x->window < 1) {
+					fprintf(stderr, "window_sim: '%s' is not W:RETX:FLUSH\n",
+						tok);
+					return 2;
+				}
+				x->retx_ms = x->retx_ms > 0 ? x->retx_ms : qms;
+				x->flush_ms = x->flush_ms > 0 ? x->flush_ms : qms;
+				nset++;
+			}
+			free(list);
+		}
+		for (size_t si = 0; si < nset; si++) {
+			struct inart_install_opt io;
+			struct inart_install *in = NULL;
+			struct inart_sim_opt so;
+			struct inart_sim *s;
+			struct inart_sim_result r = {0};
+			struct inart_worker_stats ws, sum = {0};
+			float **x;
+			char why[256];
+			int rc = 0, bad = 0;
+
+			inart_install_opt_default(&io);
+			io.slots_per_tree = (uint16_t)set[si].window;
+			io.retx_timeout_ns = (uint64_t)(set[si].retx_ms * 1e6);
+			io.flush_timeout_ns = (uint64_t)(set[si].flush_ms * 1e6);
+			if (inart_install_build(t, js, p, d, &io, &in, &err) < 0) {
+				fprintf(stderr, "window_sim: %s\n", err.msg);
+				return 1;
+			}
+			inart_sim_opt_default(&so);
+			so.gbps_scale = mbps / (fast * 1e3);
+			so.overhead_bytes = 0;
+			so.queue_pkts = 100000;
+			s = inart_sim_create(t, d, &so);
+			if (s == NULL || inart_sim_install(s, in, why, sizeof(why)) < 0) {
+				fprintf(stderr, "window_sim: %s\n", s ? why : "sim");
+				return 1;
+			}
+			x = malloc((size_t)in->n_workers * sizeof(*x));
+			for (int w = 0; w < in->n_workers; w++) {
+				x[w] = malloc(n * sizeof(float));
+				for (size_t i = 0; i < n; i++)
+					x[w][i] =
+					    (float)((int)((w * 7 + i * 3) % 101) - 50) / 16.0f;
+			}
+			for (int k = 0; k < iters && rc == 0; k++)
+				rc = inart_sim_allreduce(s, (const float *const *)x, n,
+							 (uint32_t)k + 1,
+							 inart_sim_now(s) + 600000000000ull, &r);
+			for (int w = 0; w < in->n_workers; w++) {
+				inart_worker_stats(inart_sim_worker(s, w), &ws);
+				sum.retransmitted += ws.retransmitted;
+				sum.probes += ws.probes;
+				sum.nacks += ws.nacks;
+			}
+			/* workers of one job must hold the same sums */
+			for (int w = 1; w < in->n_workers && rc == 0 && !bad; w++) {
+				float *a = malloc(n * sizeof(float)),
+				      *b = malloc(n * sizeof(float));
+				int w0 = 0;
+
+				while (in->workers[w0].job != in->workers[w].job)
+					w0++;
+				if (w0 != w && (inart_sim_result(s, w0, a, n) < 0 ||
+						inart_sim_result(s, w, b, n) < 0 ||
+						memcmp(a, b, n * sizeof(float)) != 0))
+					bad = 1;
+				free(a);
+				free(b);
+			}
+			printf("%6d %8.1f %8.1f %12.3f %7.3f %8llu %8llu %8llu %s\n",
+			       set[si].window, set[si].retx_ms, set[si].flush_ms, r.time_s * 1e3,
+			       r.time_s / pred, (unsigned long long)sum.retransmitted,
+			       (unsigned long long)sum.probes, (unsigned long long)sum.nacks,
+			       rc < 0 ? "NOT DONE"
+			       : bad  ? "WRONG"
+				      : "consistent");
+			for (int w = 0; w < in->n_workers; w++)
+				free(x[w]);
+			free(x);
+			inart_sim_destroy(s);
+			inart_install_destroy(in);
+		}
+	}
+	inart_deploy_destroy(d);
+	inart_plan_destroy(p);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	return 0;
+}

@@ -1,0 +1,544 @@
+/*
+ * cmd_emu: `inart emu ACTION` -- the emulated network (docs/emulator.md).
+ * Dispatches to up, run, compare, down (one file each) and holds what they
+ * share (emu_cli.h): option parsing, the checks made before anything is
+ * built (root, input files, scales, machine limits, leftovers of the same
+ * prefix), and the execution of plans on one network with the report.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp/planner.h"
+#include "emu/scale.h"
+#include "emu/spawn.h"
+#include "emu_cli.h"
+
+const char cmd_emu_help[] =
+    "usage: inart emu up TOPO [JOBS] [OPTIONS]\n"
+    "       inart emu run TOPO JOBS PLAN [OPTIONS]\n"
+    "       inart emu compare TOPO JOBS [--algos A,B,..] [OPTIONS]\n"
+    "       inart emu down [--prefix P] [--force]\n"
+    "\n"
+    "Emulate the network of TOPO on this machine (root): one network namespace per\n"
+    "host and switch, veth pairs shaped with tbf at each link's capacity times a\n"
+    "rate scale, 'inart switchd' on every switch, 'inart ps' on every PS, plans\n"
+    "installed with 'inart ctl install', and worker processes running all-reduces\n"
+    "of every job at once through the public worker API.  'run' measures one plan,\n"
+    "'compare' every algorithm's plan (default inart,ps,byteps,switchml,atp), side\n"
+    "by side with the evaluator's prediction; both build the network, run, and\n"
+    "remove it.  'up' builds it and leaves it running, 'down' removes a run's\n"
+    "leftovers (default: of every run whose emulator is gone).\n"
+    "'inart emu ACTION --help' lists the options; docs/emulator.md explains the\n"
+    "scales, the header factor and the CPU-bound flag.\n"
+    "\n"
+    "Exit status: 0 success, 1 invalid input or a failed run (not finished or\n"
+    "not exact), 2 usage error.\n";
+
+int cmd_emu(int argc, char **argv)
+{
+	const char *act;
+
+	if (argc < 2)
+		cli_usage_error("emu", "missing ACTION (up, run, compare, down)");
+	act = argv[1];
+	if (strcmp(act, "--help") == 0 || strcmp(act, "-h") == 0) {
+		fputs(cmd_emu_help, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(act, "up") == 0)
+		return cmd_emu_up(argc - 1, argv + 1);
+	if (strcmp(act, "run") == 0)
+		return cmd_emu_run(argc - 1, argv + 1);
+	if (strcmp(act, "compare") == 0)
+		return cmd_emu_compare(argc - 1, argv + 1);
+	if (strcmp(act, "down") == 0)
+		return cmd_emu_down(argc - 1, argv + 1);
+	cli_usage_error("emu", "unknown action '%s' (up, run, compare, down)", act);
+}
+
+void emu_args_init(struct emu_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	inart_emu_opt_default(&a->o);
+	snprintf(a->prefix, sizeof(a->prefix), "%u", (unsigned)getpid() % 1000000000u);
+	a->mbps = 20;
+	a->target_s = 1;
+	a->iters = 5;
+	a->fmt = INART_FMT_TABLE;
+	a->out = "-";
+	a->o.iter_timeout_s = 0; /* auto */
+	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
+}
+
+int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
+{
+	const struct {
+		int code;
+		const char *name;
+		double min, max, *to;
+	} num[] = {
+	    {3002, "--mbps", 1e-6, 1e6, &a->mbps},
+	    {3003, "--rate-scale", 1e-12, 1, &a->rate_scale},
+	    {3004, "--size-scale", 1e-12, 1e3, &a->size_scale},
+	    {3005, "--target-s", 0.001, 3600, &a->target_s},
+	    {3008, "--loss", 0, 0.5, &a->o.loss},
+	    {3014, "--iter-timeout", 0.1, 86400, &a->o.iter_timeout_s},
+	    {3015, "--queue-ms", 0.1, 100000, &a->o.net.queue_ms},
+	    {3017, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
+	    {3018, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
+	};
+
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		if (c == num[i].code) {
+			*num[i].to = cli_double(cmd, num[i].name, arg, num[i].min, num[i].max);
+			if (c == 3002)
+				a->rate_scale = 0; /* --mbps sets the rate scale */
+			return 1;
+		}
+	switch (c) {
+	case 3001:
+		if (!inart_emu_prefix_ok(arg))
+			cli_usage_error(cmd, "--prefix: '%s' is not 1 to %d of [a-z0-9]", arg,
+					INART_EMU_PREFIX_MAX);
+		snprintf(a->prefix, sizeof(a->prefix), "%s", arg);
+		return 1;
+	case 3006:
+		a->iters = cli_int(cmd, "--iters", arg, 1, 100000);
+		return 1;
+	case 'f':
+		a->fmt = cli_format(cmd, arg);
+		return 1;
+	case 'o':
+		a->out = arg;
+		return 1;
+	case 3007:
+		a->png = arg;
+		return 1;
+	case 3009:
+		a->o.seed = cli_u64(cmd, "--seed", arg);
+		return 1;
+	case 3010:
+	case 3011:
+		if (a->n_fault_args == 16)
+			cli_usage_error(cmd, "at most 16 faults");
+		a->fault_kind[a->n_fault_args] =
+		    c == 3010 ? INART_EMU_FAULT_LINK : INART_EMU_FAULT_KILL;
+		a->fault_arg[a->n_fault_args++] = arg;
+		return 1;
+	case 3012:
+		a->o.background = 0;
+		return 1;
+	case 3013:
+		a->o.agg_limit = 0;
+		return 1;
+	case 3016:
+		a->o.net.window = cli_int(cmd, "--window", arg, 1, 4096);
+		return 1;
+	case 3019:
+		a->o.keep_dir = arg;
+		return 1;
+	case 'q':
+		a->quiet = 1;
+		return 1;
+	case 'a':
+		free(a->algos);
+		a->algos = cli_algos(cmd, arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void emu_parse(const char *cmd, int argc, char **argv, const char *help, int algos,
+	       struct emu_args *a)
+{
+	static const struct option longopts[] = {EMU_LONGOPTS, {NULL, 0, NULL, 0}};
+	int c;
+
+	emu_args_init(a);
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, EMU_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			exit(EXIT_OK);
+		}
+		if (c == 'a' && !algos)
+			cli_usage_error(cmd, "--algos goes with 'emu compare'");
+		if (!emu_opt(cmd, c, optarg, a))
+			cli_getopt_error(cmd, c, argv);
+	}
+}
+
+int emu_action(const char *cmd, int argc, char **argv, const char *help, int compare)
+{
+	static const char *const run_ops[] = {"TOPO", "JOBS", "PLAN", NULL};
+	static const char *const cmp_ops[] = {"TOPO", "JOBS", NULL};
+	struct emu_args a;
+
+	emu_parse(cmd, argc, argv, help, compare, &a);
+	cli_operands(cmd, argc, argv, compare ? cmp_ops : run_ops);
+	return emu_execute(cmd, &a, argv[optind], argv[optind + 1],
+			   compare ? NULL : argv[optind + 2]);
+}
+
+void emu_need_root(const char *cmd)
+{
+	if (geteuid() != 0)
+		cli_failf("emu %s: needs root (network namespaces, veth pairs, tc, AF_PACKET); run "
+			  "it as root or with sudo",
+			  cmd);
+}
+
+/* Faults "A-B@T+D" / "S@T+D" against the topology (exit 2 if malformed,
+ * 1 if a node or link is unknown). */
+static void resolve_faults(const char *cmd, struct emu_args *a, const struct inart_topo *t)
+{
+	for (int i = 0; i < a->n_fault_args; i++) {
+		struct inart_emu_fault *f = &a->faults[i];
+		char what[128], *dash;
+		double at, len;
+
+		if (sscanf(a->fault_arg[i], "%127[^@]@%lf+%lf", what, &at, &len) != 3 || at < 0 ||
+		    len < 0)
+			cli_usage_error(cmd, "'%s': expected %s@T+D (seconds)", a->fault_arg[i],
+					a->fault_kind[i] == INART_EMU_FAULT_LINK ? "A-B" : "S");
+		f->kind = a->fault_kind[i];
+		f->at_s = at;
+		f->for_s = len;
+		if (f->kind == INART_EMU_FAULT_KILL) {
+			f->node = inart_topo_find(t, what);
+			if (f->node < 0 || t->nodes[f->node].kind != INART_NODE_SWITCH)
+				cli_failf("--kill-switch: '%s' is not a switch of the topology",
+					  what);
+			continue;
+		}
+		/* A-B: node ids may hold '-': try every split */
+		f->arc = -1;
+		for (dash = strchr(what, '-'); dash != NULL && f->arc < 0;
+		     dash = strchr(dash + 1, '-')) {
+			int u, v;
+
+			*dash = '\0';
+			u = inart_topo_find(t, what);
+			v = inart_topo_find(t, dash + 1);
+			if (u >= 0 && v >= 0)
+				f->arc = inart_topo_arc_between(t, u, v);
+			*dash = '-';
+		}
+		if (f->arc < 0)
+			cli_failf("--link-down: '%s' is not a link of the topology (A-B)", what);
+	}
+	a->o.faults = a->faults;
+	a->o.n_faults = a->n_fault_args;
+}
+
+static void on_progress(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "inart emu: %s\n", msg);
+}
+
+/* This program's directory + name (the inart-emu-worker next to inart). */
+static char *sibling(const char *name)
+{
+	char self[PATH_MAX], *dir, *p;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	dir = dirname(self);
+	p = malloc(strlen(dir) + strlen(name) + 2);
+	if (p != NULL)
+		sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+static double max_gbps(const struct inart_topo *t)
+{
+	double m = 0;
+
+	for (int e = 0; e < inart_topo_n_arcs(t); e++)
+		m = t->arcs[e].gbps > m ? t->arcs[e].gbps : m;
+	return m;
+}
+
+/* The workers' initial timeout for the scaled network (docs/emulator.md):
+ * twice the time the slowest link needs to carry a full window of every
+ * worker of every job (the most a queue can hold), at least the data
+ * plane's 50 ms. */
+static double emu_retx_ms(const struct inart_topo *t, const struct inart_jobs *js, int window,
+			  double rate_scale)
+{
+	double slow = INFINITY, workers = 0, ms;
+
+	for (int e = 0; e < inart_topo_n_arcs(t); e++)
+		slow = t->arcs[e].gbps < slow ? t->arcs[e].gbps : slow;
+	for (int j = 0; j < js->n_jobs; j++)
+		workers += js->jobs[j].n_workers;
+	ms = 2 * window * workers * 1514 * 8 / (slow * 1e9 * rate_scale) * 1e3;
+	return ms > 50 ? ms : 50;
+}
+
+/* Per-arc predicted bytes of a run: (push + pull) of the scaled instance,
+ * times the header factor and the iterations. */
+static double *arc_pred(const struct inart_topo *t, const struct inart_jobs *sjs,
+			const struct inart_plan *p, double f, int iters)
+{
+	struct inart_evaluator *ev = inart_evaluator_create(t, sjs);
+	struct inart_eval r;
+	double *v = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(*v));
+
+	if (ev != NULL && v != NULL && inart_evaluator_run(ev, p, &r, NULL) == 0)
+		for (int e = 0; e < inart_topo_n_arcs(t); e++)
+			v[e] = (r.arc_push_gbit[e] + r.arc_pull_gbit[e]) * 1e9 / 8 * f * iters;
+	inart_evaluator_destroy(ev);
+	return v;
+}
+
+static double eval_time(const struct inart_topo *t, const struct inart_jobs *js,
+			const struct inart_plan *p, const char *name)
+{
+	struct inart_err err = {{0}};
+	struct inart_eval r;
+	struct inart_evaluator *ev = cli_evaluate(t, js, p, name, &r, &err);
+	double s;
+
+	if (ev == NULL)
+		cli_fail(&err);
+	s = r.comm_time_s;
+	inart_evaluator_destroy(ev);
+	return s;
+}
+
+static void emit(const struct emu_args *a, const struct inart_emu_report *rep)
+{
+	char *text = a->fmt == INART_FMT_JSON  ? inart_emu_report_json(rep)
+		     : a->fmt == INART_FMT_CSV ? inart_emu_report_csv(rep)
+					       : inart_emu_report_table(rep);
+
+	cli_write(a->out, text);
+	free(text);
+	if (a->png != NULL) {
+		char data[PATH_MAX], *d = inart_emu_report_plot_data(rep), *g;
+		char *argv[] = {"gnuplot", NULL};
+		struct inart_err err = {{0}};
+		char out[1024];
+		int rc;
+
+		snprintf(data, sizeof(data), "%s.dat", a->png);
+		cli_write(data, d);
+		g = inart_emu_report_gnuplot(rep, data, a->png);
+		rc = inart_emu_cmd(NULL, argv, g, out, sizeof(out), 60000, &err);
+		if (rc != 0)
+			fprintf(stderr, "inart emu: gnuplot failed (%s): %s\n",
+				rc < 0 ? err.msg : "exit status", out);
+		else if (!a->quiet)
+			fprintf(stderr, "inart emu: chart written to %s (data %s)\n", a->png, data);
+		free(d);
+		free(g);
+	}
+}
+
+int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, const char *jobs_path,
+		const char *plan_path)
+{
+	static const char *const def_algos[] = {"inart", "ps", "byteps", "switchml", "atp", NULL};
+	const char *const *algos = plan_path ? NULL : (a->algos ? a->algos : def_algos);
+	struct inart_err err = {{0}};
+	struct inart_emu_limits lim;
+	struct inart_topo *t;
+	struct inart_jobs *js, *sjs;
+	struct inart_plan **plans;
+	struct inart_emu_row *rows;
+	struct inart_emu_report rep;
+	struct inart_emu *e = NULL;
+	char *worker, **paths;
+	long *values;
+	int n = 0, rc = EXIT_OK, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	double f, best = INFINITY, slowest = 0;
+
+	emu_need_root(cmd);
+	if (strcmp(topo_path, "-") == 0 || strcmp(jobs_path, "-") == 0 ||
+	    (plan_path && strcmp(plan_path, "-") == 0))
+		cli_usage_error(cmd, "files must be named (the workers read them too), not '-'");
+	t = cli_load_topo(topo_path);
+	js = cli_load_jobs(jobs_path, t);
+	resolve_faults(cmd, a, t);
+	if (a->rate_scale == 0)
+		a->rate_scale = a->mbps / (max_gbps(t) * 1e3);
+	a->o.net.rate_scale = a->rate_scale;
+	if (a->o.net.retx_ms == 0)
+		a->o.net.retx_ms = emu_retx_ms(t, js, a->o.net.window, a->rate_scale);
+	if (a->o.net.flush_ms == 0)
+		a->o.net.flush_ms = a->o.net.retx_ms;
+	inart_emu_limits_default(&lim, cores);
+	if (inart_emu_check(t, a->rate_scale, &lim, &err) < 0)
+		cli_fail(&err);
+	if (inart_emu_leftovers(a->prefix, NULL) > 0)
+		cli_failf("leftovers of an earlier run with prefix '%s' exist: remove them with "
+			  "'inart emu down --prefix %s' or choose another --prefix",
+			  a->prefix, a->prefix);
+	worker = getenv("INART_EMU_WORKER") ? strdup(getenv("INART_EMU_WORKER"))
+					    : sibling("inart-emu-worker");
+	if (worker == NULL || access(worker, X_OK) != 0)
+		cli_failf("the worker program %s is missing (build it: ninja -C build; or set "
+			  "INART_EMU_WORKER)",
+			  worker ? worker : "inart-emu-worker");
+	a->o.worker = worker;
+	a->o.inart = sibling("inart");
+	a->o.topo_path = topo_path;
+	a->o.jobs_path = jobs_path;
+	a->o.net.prefix = a->prefix;
+	if (!a->quiet) {
+		a->o.progress = on_progress;
+	}
+	/* plans: given, or one per algorithm */
+	for (int i = 0; algos != NULL && algos[i]; i++)
+		n++;
+	if (plan_path)
+		n = 1;
+	plans = calloc((size_t)n + 1, sizeof(*plans));
+	rows = calloc((size_t)n + 1, sizeof(*rows));
+	paths = calloc((size_t)n + 1, sizeof(*paths));
+	values = calloc((size_t)js->n_jobs + 1, sizeof(*values));
+	if (!plans || !rows || !paths || !values)
+		cli_failf("out of memory");
+	for (int i = 0; i < n; i++) {
+		if (plan_path) {
+			plans[i] = cli_load_plan(plan_path, t, js);
+			rows[i].algorithm = plans[i]->algorithm ? plans[i]->algorithm : "plan";
+		} else {
+			struct inart_planner_opt po;
+
+			inart_planner_opt_default(&po);
+			rows[i].algorithm = algos[i];
+			if (a->o.progress)
+				fprintf(stderr, "inart emu: planning %s\n", algos[i]);
+			if (inart_planner_run(algos[i], t, js, &po, &plans[i], &err) < 0 ||
+			    plans[i] == NULL) {
+				rows[i].status = "no plan";
+				plans[i] = NULL;
+				continue;
+			}
+		}
+		rows[i].model_s = eval_time(t, js, plans[i], plan_path ? plan_path : algos[i]);
+		best = rows[i].model_s < best ? rows[i].model_s : best;
+		slowest = rows[i].model_s > slowest ? rows[i].model_s : slowest;
+	}
+	f = inart_emu_header_factor(js);
+	if (a->size_scale == 0)
+		a->size_scale = inart_emu_size_scale(best, a->target_s, a->rate_scale, f);
+	inart_emu_values(js, a->size_scale, values);
+	sjs = inart_emu_scaled_jobs(js, values);
+	if (sjs == NULL)
+		cli_failf("out of memory");
+	for (int i = 0; i < n; i++) {
+		if (plans[i] == NULL)
+			continue;
+		rows[i].to_unscaled =
+		    rows[i].model_s / (eval_time(t, sjs, plans[i], "scaled") / a->rate_scale);
+		rows[i].arc_pred = arc_pred(t, sjs, plans[i], f, a->iters);
+	}
+	if (a->o.iter_timeout_s == 0) {
+		double s = 10 * slowest * f * a->size_scale / a->rate_scale;
+
+		a->o.iter_timeout_s = s > 20 ? s : 20;
+	}
+	if (a->o.progress)
+		fprintf(stderr,
+			"inart emu: rate scale %.4g (fastest link %.3g Mbit/s), size scale %.4g, "
+			"header factor %.4f, %d iterations\n",
+			a->rate_scale, max_gbps(t) * 1e3 * a->rate_scale, a->size_scale, f,
+			a->iters);
+	if (inart_emu_start(t, js, &a->o, &e, &err) < 0)
+		cli_fail(&err);
+	for (int i = 0; i < n; i++) {
+		const struct inart_emu_net *net = inart_emu_network(e);
+		char path[256];
+
+		if (plans[i] == NULL)
+			continue;
+		if (plan_path) {
+			snprintf(path, sizeof(path), "%s", plan_path);
+		} else {
+			char *s = inart_plan_dump(plans[i], t, js);
+
+			snprintf(path, sizeof(path), "%s/plan-%s.json", net->dir,
+				 rows[i].algorithm);
+			if (s == NULL || inart_file_write(path, s, &err) < 0) {
+				free(s);
+				inart_emu_stop(e);
+				cli_fail(&err);
+			}
+			free(s);
+		}
+		if (a->o.progress)
+			fprintf(stderr,
+				"inart emu: running %s: predicted %.3f s per iteration on "
+				"packets\n",
+				rows[i].algorithm, rows[i].model_s * f / rows[i].to_unscaled);
+		rows[i].r = calloc(1, sizeof(*rows[i].r));
+		if (rows[i].r == NULL ||
+		    inart_emu_run_plan(e, path, values, a->iters, rows[i].r, &err) < 0) {
+			inart_emu_stop(e);
+			cli_fail(&err);
+		}
+		if (a->o.progress) {
+			struct inart_emu_row *r = &rows[i];
+
+			fprintf(stderr, "inart emu: %s: %s", r->algorithm,
+				!r->r->finished ? "FAILED"
+				: r->r->exact	? "exact"
+						: "WRONG");
+			if (r->r->finished)
+				fprintf(stderr, ", measured %.3f s (predicted %.3f s)%s",
+					inart_emu_row_measured(r) / r->to_unscaled,
+					r->model_s * f / r->to_unscaled,
+					r->r->cpu_bound ? ", CPU-bound" : "");
+			fprintf(stderr, "%s%s\n", r->r->why[0] ? ": " : "", r->r->why);
+		}
+		if (!rows[i].r->finished || !rows[i].r->exact)
+			rc = EXIT_INVALID;
+	}
+	inart_emu_stop(e);
+	if (a->o.progress)
+		fprintf(stderr, "inart emu: network removed\n");
+	memset(&rep, 0, sizeof(rep));
+	rep.t = t;
+	rep.js = js;
+	rep.rows = rows;
+	rep.n_rows = n;
+	rep.rate_scale = a->rate_scale;
+	rep.size_scale = a->size_scale;
+	rep.header_factor = f;
+	rep.loss = a->o.loss;
+	rep.values = values;
+	rep.iters = a->iters;
+	rep.cores = cores;
+	rep.prefix = a->prefix;
+	emit(a, &rep);
+	for (int i = 0; i < n; i++) {
+		inart_plan_destroy(plans[i]);
+		inart_emu_result_free(rows[i].r);
+		free(rows[i].r);
+		free(rows[i].arc_pred);
+	}
+	free(plans);
+	free(rows);
+	free(paths);
+	free(values);
+	free(worker);
+	free((char *)a->o.inart);
+	free(a->algos);
+	inart_jobs_destroy(sjs);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	return rc;
+}

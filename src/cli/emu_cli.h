@@ -1,0 +1,114 @@
+/*
+ * emu_cli: what the `inart emu` subcommands share (cmd_emu.c): the option
+ * table and its parsing, the checks made before anything is built, and the
+ * execution of a list of plans on one emulated network with the report.
+ */
+#ifndef INART_CLI_EMU_CLI_H
+#define INART_CLI_EMU_CLI_H
+
+#include "emu/report.h"
+#include "emu/run.h"
+#include "util.h"
+
+struct emu_args {
+	struct inart_emu_opt o;
+	char prefix[INART_EMU_PREFIX_MAX + 1];
+	double mbps, rate_scale, size_scale, target_s;
+	int iters, quiet;
+	enum inart_compare_format fmt;
+	const char *out, *png;
+	const char **algos;
+	/* faults as given, resolved against the topology by emu_load */
+	const char *fault_arg[16];
+	int fault_kind[16], n_fault_args;
+	struct inart_emu_fault faults[16];
+};
+
+void emu_args_init(struct emu_args *a);
+
+/* The actions (one file each). */
+int cmd_emu_up(int argc, char **argv);
+int cmd_emu_run(int argc, char **argv);
+int cmd_emu_compare(int argc, char **argv);
+int cmd_emu_down(int argc, char **argv);
+
+/* getopt codes of the shared options (emu_longopts) */
+#define EMU_LONGOPTS                                                                               \
+	{"prefix", required_argument, NULL, 3001}, {"mbps", required_argument, NULL, 3002},        \
+	    {"rate-scale", required_argument, NULL, 3003},                                         \
+	    {"size-scale", required_argument, NULL, 3004},                                         \
+	    {"target-s", required_argument, NULL, 3005}, {"iters", required_argument, NULL, 3006}, \
+	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},    \
+	    {"png", required_argument, NULL, 3007}, {"loss", required_argument, NULL, 3008},       \
+	    {"seed", required_argument, NULL, 3009}, {"link-down", required_argument, NULL, 3010}, \
+	    {"kill-switch", required_argument, NULL, 3011},                                        \
+	    {"no-background", no_argument, NULL, 3012}, {"no-agg-limit", no_argument, NULL, 3013}, \
+	    {"iter-timeout", required_argument, NULL, 3014},                                       \
+	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
+	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
+	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
+	    {"algos", required_argument, NULL, 'a'},                                               \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
+
+#define EMU_HELP_COMMON                                                                            \
+	"  --prefix P         names of the run: namespaces inart-emu-P-*, interfaces eP-*,\n"      \
+	"                     /run/inart-emu/P (1-9 of [a-z0-9]; default: the process id)\n"       \
+	"  --mbps M           the fastest link runs at M Mbit/s (default 20); every\n"             \
+	"                     capacity, background and agg_gbps scales alike\n"                    \
+	"  --rate-scale R     or give the scale itself (emulated / modelled bit/s)\n"              \
+	"  --target-s T       gradients scaled so the fastest plan's predicted iteration\n"        \
+	"                     takes T s on packets (default 1)\n"                                  \
+	"  --size-scale Z     or give the gradient scale itself\n"                                 \
+	"  --iters N          iterations of every job (default 5)\n"                               \
+	"  -f, --format F     table (default), csv or json\n"                                      \
+	"  -o, --output FILE  write the result there ('-' = stdout)\n"                             \
+	"  --png FILE         chart of measured vs predicted (gnuplot)\n"                          \
+	"  --loss P           lose each frame on every link direction with probability P\n"        \
+	"                     (switchd --rx-loss/--tx-loss; seeded by --seed S, default 1)\n"      \
+	"  --link-down A-B@T+D  take link A-B down T s into the run, for D s (repeatable)\n"       \
+	"  --kill-switch S@T+D  kill switchd S (SIGKILL) at T s, restart it D s later and\n"       \
+	"                     install its tables again (repeatable)\n"                             \
+	"  --no-background    no background traffic on links with background_gbps\n"               \
+	"  --no-agg-limit     switches aggregate at line rate (ignore agg_gbps)\n"                 \
+	"  --iter-timeout S   an iteration not done in S s fails the run (default: 10x its\n"      \
+	"                     prediction, at least 20 s)\n"                                        \
+	"  --queue-ms X       tbf queue of every interface in ms of its rate (default 200,\n"      \
+	"                     at least 512 KB)\n"                                                  \
+	"  --window N         chunks in flight per tree and slots per tree (the deployment's\n"    \
+	"                     dataplane.slots_per_tree; default 16, see docs/emulator.md)\n"       \
+	"  --retx-ms X        the workers' initial timeout (default: twice the time the\n"         \
+	"                     slowest link takes for a window of every worker, >= 50 ms)\n"        \
+	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"         \
+	"                     --retx-ms: it must exceed the skew between children)\n"              \
+	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
+	"                     plans) to DIR before removing it\n"                                  \
+	"  -q, --quiet        no progress on stderr\n"
+
+#define EMU_SHORTOPTS ":f:o:a:qh"
+#define EMU_HELP_EXIT                                                                              \
+	"Exit status: 0 success, 1 invalid input or a failed run (not finished or not\n"           \
+	"exact), 2 usage error.\n"
+
+/* 1 if c was a shared option (handled), else 0. */
+int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a);
+
+/* Parse argv into a (after emu_args_init): --help prints help and exits 0,
+ * --algos only where algos is allowed, other errors exit 2. */
+void emu_parse(const char *cmd, int argc, char **argv, const char *help, int algos,
+	       struct emu_args *a);
+
+/* `emu run` (compare 0: TOPO JOBS PLAN) and `emu compare` (1: TOPO JOBS):
+ * parse, check the operands, execute.  Exit status. */
+int emu_action(const char *cmd, int argc, char **argv, const char *help, int compare);
+
+/* Root, or exit 1 with a message. */
+void emu_need_root(const char *cmd);
+
+/* Run every plan (paths[i], or planned by algorithm algos[i] when paths is
+ * NULL) on one emulated network and print the report.  Exit status. */
+int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, const char *jobs_path,
+		const char *plan_path);
+
+#endif

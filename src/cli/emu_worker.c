@@ -1,0 +1,116 @@
+/*
+ * emu_worker: the worker program of `inart emu` -- one worker of one job,
+ * on the public API only (include/inart/inart.h), driven by the emulator
+ * through its standard streams so that every job's iterations start
+ * together:
+ *
+ *   inart-emu-worker TOPO JOBS PLAN DEPLOY JOB RANK VALUES WORKERS ITERS TIMEOUT_MS
+ *
+ *   out: ready K                      buffer of iteration K filled
+ *   in:  go K START_NS                start at CLOCK_MONOTONIC START_NS
+ *   out: done K T0_NS T1_NS RC        inart_allreduce from T0 to T1, its return
+ *   out: check K exact|wrong N        every value against the exact sum
+ *   out: stats SENT RETX PROBES NACKS TIMEOUTS   at the end (inart_ctx_stats)
+ *   out: error MESSAGE                and exit 1
+ *
+ * Every rank fills value i of iteration k with a multiple of 1/16 that
+ * depends on (rank, i, k), so that the sum of WORKERS ranks is exact in the
+ * int32 fixed point and known to every worker; the check is bit for bit.
+ * The check and the filling happen outside the timed interval.
+ */
+#include <errno.h>
+#include <inart/inart.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static float value(long rank, long i, long iter)
+{
+	return (float)((int)((rank * 7 + i * 3 + iter * 11) % 101) - 50) / 16.0f;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static void fill(float *buf, long n, long rank, long k)
+{
+	for (long i = 0; i < n; i++)
+		buf[i] = value(rank, i, k);
+}
+
+int main(int argc, char **argv)
+{
+	struct inart_err err = {{0}};
+	struct inart_ctx_stats st = {.size = sizeof(st)};
+	struct inart_ctx *c;
+	long rank, n, workers, iters, timeout_ms;
+	float *buf;
+	char line[256];
+
+	if (argc != 11) {
+		fprintf(stderr, "usage: inart-emu-worker TOPO JOBS PLAN DEPLOY JOB RANK VALUES "
+				"WORKERS ITERS TIMEOUT_MS\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rank = atol(argv[6]);
+	n = atol(argv[7]);
+	workers = atol(argv[8]);
+	iters = atol(argv[9]);
+	timeout_ms = atol(argv[10]);
+	if (rank < 0 || n < 1 || workers < 1 || iters < 1 || timeout_ms < 1) {
+		printf("error bad arguments\n");
+		return 2;
+	}
+	c = inart_ctx_create(argv[1], argv[2], argv[3], argv[4], argv[5], (int)rank, &err);
+	buf = malloc((size_t)n * sizeof(*buf));
+	if (c == NULL || buf == NULL) {
+		printf("error %s\n", c == NULL ? err.msg : "out of memory");
+		return 1;
+	}
+	for (long k = 0; k < iters; k++) {
+		unsigned long long start, t0, t1;
+		long wrong = 0, kk;
+		int rc;
+
+		fill(buf, n, rank, k);
+		printf("ready %ld\n", k);
+		if (fgets(line, sizeof(line), stdin) == NULL ||
+		    sscanf(line, "go %ld %llu", &kk, &start) != 2 || kk != k)
+			break; /* the emulator stopped the run */
+		while ((t0 = now_ns()) < start) {
+			struct timespec ts = {(time_t)(start / 1000000000ull),
+					      (long)(start % 1000000000ull)};
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
+		rc = inart_allreduce(c, buf, (size_t)n, (int)timeout_ms);
+		t1 = now_ns();
+		printf("done %ld %llu %llu %d\n", k, t0, t1, rc);
+		if (rc < 0) {
+			printf("error rank %ld iteration %ld: %s\n", rank, k, strerror(-rc));
+			break;
+		}
+		for (long i = 0; i < n; i++) {
+			float want = 0;
+
+			for (long r = 0; r < workers; r++)
+				want += value(r, i, k);
+			wrong += buf[i] != want;
+		}
+		printf("check %ld %s %ld\n", k, wrong ? "wrong" : "exact", wrong);
+	}
+	if (inart_ctx_stats(c, &st) == 0)
+		printf("stats %llu %llu %llu %llu %llu\n", (unsigned long long)st.sent,
+		       (unsigned long long)st.retransmitted, (unsigned long long)st.probes,
+		       (unsigned long long)st.nacks, (unsigned long long)st.timeouts);
+	free(buf);
+	inart_ctx_destroy(c);
+	return 0;
+}

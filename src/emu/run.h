@@ -1,0 +1,121 @@
+/*
+ * run: an emulation -- the network of net.c brought up with its daemons
+ * (`inart switchd` on every switch, `inart ps` on every PS host), its
+ * background traffic (bg.c) and a janitor, and plans run on it: each plan
+ * installed with `inart ctl install`, then N iterations of every job at
+ * once from worker processes (`inart-emu-worker`, the public worker API) in
+ * their namespaces, every iteration started together (a barrier through the
+ * workers' standard streams), timed, checked for exactness; switch and PS
+ * counters, CPU times and queueing-discipline drops around the iterations.
+ * Faults (a link down for a while, a switchd killed and restarted) are
+ * scheduled in seconds from the first iteration's start.
+ *
+ * Clean-up: every child dies with the emulator (PR_SET_PDEATHSIG); a
+ * janitor process removes the namespaces and run directory if the emulator
+ * ends without inart_emu_stop (a crash, SIGKILL); inart_emu_stop ends
+ * everything by PID and removes the network.
+ *
+ * Times in a result are of the scaled instance (seconds on packets); the
+ * caller converts them (scale.h).
+ */
+#ifndef INART_EMU_RUN_H
+#define INART_EMU_RUN_H
+
+#include <stdint.h>
+
+#include "cp/evaluate.h"
+#include "net.h"
+
+enum inart_emu_fault_kind { INART_EMU_FAULT_LINK = 1, INART_EMU_FAULT_KILL = 2 };
+
+struct inart_emu_fault {
+	enum inart_emu_fault_kind kind;
+	int arc;	  /* LINK: an arc of the link */
+	int node;	  /* KILL: a switch */
+	double at_s;	  /* from the first iteration's start */
+	double for_s;	  /* down for this long, then up / restarted */
+	int done, undone; /* progress (set by the run) */
+};
+
+typedef void inart_emu_progress_fn(void *ctx, const char *msg);
+
+struct inart_emu_opt {
+	const char *inart;  /* the inart program (switchd, ps, ctl) */
+	const char *worker; /* the inart-emu-worker program */
+	const char *topo_path, *jobs_path;
+	struct inart_emu_net_opt net;
+	double loss;	       /* per frame, every link direction */
+	uint64_t seed;	       /* of the losses */
+	int agg_limit;	       /* switchd --agg-mbps from agg_gbps (default 1) */
+	int background;	       /* generate background traffic (default 1) */
+	double iter_timeout_s; /* an iteration not done by then fails the run */
+	struct inart_emu_fault *faults;
+	int n_faults;
+	const char *keep_dir; /* copy the run directory (logs, files) there at the end */
+	int detach;	      /* daemons outlive the emulator (emu up; no background) */
+	inart_emu_progress_fn *progress;
+	void *progress_ctx;
+};
+
+void inart_emu_opt_default(struct inart_emu_opt *o);
+
+/* One plan's run. */
+struct inart_emu_result {
+	int finished;  /* every iteration done */
+	int exact;     /* every result of every worker exact */
+	char why[512]; /* why not finished or not exact */
+	int iters, n_jobs, n_arcs;
+	double *iter_s;	    /* per iteration: first start to last result, all jobs */
+	double *job_iter_s; /* [job * iters + k] */
+	double wall_s;	    /* first start to last result of the run */
+	/* per arc, bytes over the run from switch counters (background
+	   excluded: a switch's tx counters do not see the background sender;
+	   a host uplink with background is not counted) */
+	double *arc_bytes;
+	int *arc_known;	      /* 1 if a switch counts the arc */
+	uint64_t *arc_qdrops; /* per arc: frames its tbf dropped (queue full) */
+	/* CPU and drops over the iterations */
+	double switchd_cpu_max; /* cores, the busiest switchd */
+	char switchd_cpu_node[64];
+	double cpu_total; /* cores, every process of the run */
+	double host_busy; /* fraction of the machine's CPU time not idle */
+	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
+	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors;	 /* hosts' UDP (/proc/net/snmp) */
+	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
+	/* switches' tree counters and PSs' counters, summed (docs/programs.md) */
+	uint64_t sw_aggregated, sw_emitted, sw_partial, sw_early, sw_fallback, sw_repaired;
+	uint64_t ps_absorbed, ps_nacks, ps_replaced, ps_duplicates, ps_probes;
+	int cpu_bound;
+	char cpu_why[256];
+};
+
+void inart_emu_result_free(struct inart_emu_result *r);
+
+struct inart_emu;
+
+/* Build the network, start the janitor, daemons and background traffic.
+ * Refuses (before building anything) leftovers of the same prefix.  0 or
+ * -errno with err; nothing is left behind on failure. */
+int inart_emu_start(const struct inart_topo *t, const struct inart_jobs *js,
+		    const struct inart_emu_opt *o, struct inart_emu **out, struct inart_err *err);
+
+/* The network of a started emulation (names, deployment). */
+const struct inart_emu_net *inart_emu_network(const struct inart_emu *e);
+
+/* Install plan (its file plan_path) and run iters iterations with values[j]
+ * float values per worker of job j.  0 with r filled (r->finished,
+ * r->exact say how it went), or -errno for a failure of the emulator
+ * itself (err). */
+int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *values, int iters,
+		       struct inart_emu_result *r, struct inart_err *err);
+
+/* End everything (workers, daemons, background, janitor) by PID and remove
+ * the network.  e may be NULL. */
+void inart_emu_stop(struct inart_emu *e);
+
+/* Leave the network and daemons running (for `emu up`, started with
+ * opt.detach: the daemons do not die with the emulator): the janitor is
+ * dismissed; `inart emu down --prefix P` removes them later. */
+void inart_emu_detach(struct inart_emu *e);
+
+#endif

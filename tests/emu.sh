@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# emu.sh INART: the emulated network end to end (inart emu, docs/emulator.md).
+#   - bad inputs refused before anything is built (a plan for another
+#     topology, a scale below 1 Mbit/s, a topology too large for the
+#     machine, not root, leftovers of the same prefix), nothing left behind;
+#   - a k=4 fat-tree with two jobs (the built-in default scenario, where the
+#     evaluator predicts InArt at least 30% faster than ps, atp and
+#     switchml): every result exact, InArt measured faster than each;
+#   - 1% loss on every link direction: exact;
+#   - a link down and up, and a switchd killed and restarted, during a run:
+#     exact, or a clear message within the bounded time;
+#   - clean-up after a normal run, after SIGKILL of the emulator midway
+#     (its janitor), and after 'emu up' + 'emu down': no namespace,
+#     interface, run directory (sockets) or process of the run is left.
+# Every run has its own prefix (h12t<pid><n>); only those are ever removed.
+# Needs root; exits 77 (skipped) otherwise.  Prints "N passed, N failed".
+set -u
+
+INART=${1:?usage: emu.sh PATH-TO-INART}
+case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skip_all NAME WHY
+if [ "$(id -u)" -ne 0 ]; then
+	skip_all emu.sh "not root"
+fi
+if ! ip netns list >/dev/null 2>&1 || ! command -v tc >/dev/null 2>&1 ||
+	! command -v setpriv >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+	skip_all emu.sh "'ip netns', tc, setpriv or python3 unavailable"
+fi
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+base="t$(($$ % 100000))"
+pass=0
+fail=0
+prefixes=()
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+cleanup() {
+	for p in "${prefixes[@]}"; do
+		"$INART" emu down --prefix "$p" >/dev/null 2>&1
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+n=0
+newprefix() { n=$((n + 1)); P="${base}x$n"; prefixes+=("$P"); }
+
+# nothing of prefix $1 is left: namespaces, run directory, processes, links
+left() {
+	local p=$1 what=""
+	ip netns list | grep -q "^inart-emu-$p-" && what="$what namespaces"
+	[ -e "/run/inart-emu/$p" ] && what="$what run-directory"
+	ps -eo args | grep -v grep | grep -q "/run/inart-emu/$p/" && what="$what processes"
+	ip -o link | grep -q ": e$p-p" && what="$what interfaces"
+	echo "$what"
+}
+clean_check() { # DESC PREFIX
+	local l
+	l=$(left "$2")
+	if [ -z "$l" ]; then ok; else bad "$1: left behind:$l"; fi
+}
+
+"$INART" run --scenario default --write "$tmp/def" --no-compare >/dev/null 2>&1 || bad "write the default scenario"
+T=$tmp/def/topo.json J=$tmp/def/jobs.json
+"$INART" plan "$T" "$J" --algo inart -o "$tmp/inart.json" >/dev/null 2>&1 || bad "plan"
+
+# --- bad inputs: refused before anything is built ------------------------------
+refused() { # DESC PATTERN -- ARGS...
+	local desc=$1 pat=$2 rc
+	shift 3
+	newprefix
+	"$@" --prefix "$P" >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q -- "$pat" "$tmp/out"; then ok; else
+		bad "$desc: exit $rc, want 1 and '$pat': $(head -c 300 "$tmp/out")"
+	fi
+	clean_check "$desc" "$P"
+}
+cat >"$tmp/other_topo.json" <<'X'
+{"nodes": [{"id": "w0", "kind": "host"}, {"id": "w1", "kind": "host"}, {"id": "p0", "kind": "host"},
+           {"id": "s0", "kind": "switch", "ina": {"agg_gbps": 100, "trees": 2}}],
+ "links": [{"a": "w0", "b": "s0", "gbps": 10}, {"a": "w1", "b": "s0", "gbps": 10},
+           {"a": "p0", "b": "s0", "gbps": 10}]}
+X
+cat >"$tmp/other_jobs.json" <<'X'
+{"jobs": [{"id": "j0", "workers": ["w0", "w1"], "ps": ["p0"], "gradient_bytes": 100000}]}
+X
+"$INART" plan "$tmp/other_topo.json" "$tmp/other_jobs.json" --algo inart -o "$tmp/other_plan.json" >/dev/null 2>&1
+refused "plan for another topology" "other_plan.json" -- "$INART" emu run "$T" "$J" "$tmp/other_plan.json" -q
+refused "scale below 1 Mbit/s" "below the 1 Mbit/s" -- "$INART" emu run "$T" "$J" "$tmp/inart.json" --mbps 0.5 -q
+"$INART" topo gen fattree --k 8 -o "$tmp/ft8.json" >/dev/null 2>&1
+refused "topology too large" "too large for this machine" -- "$INART" emu up "$tmp/ft8.json" -q
+newprefix
+setpriv --reuid 65534 --regid 65534 --clear-groups "$INART" emu run "$T" "$J" "$tmp/inart.json" \
+	--prefix "$P" -q >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "needs root" "$tmp/out"; then ok; else bad "not root: exit $rc: $(cat "$tmp/out")"; fi
+clean_check "not root" "$P"
+newprefix
+ip netns add "inart-emu-$P-x"
+"$INART" emu run "$T" "$J" "$tmp/inart.json" --prefix "$P" -q >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "leftovers" "$tmp/out"; then ok; else bad "leftovers: exit $rc: $(head -c 300 "$tmp/out")"; fi
+if ip netns list | grep -q "^inart-emu-$P-x"; then ok; else bad "leftovers: the other run's namespace was touched"; fi
+"$INART" emu down --prefix "$P" >/dev/null 2>&1
+clean_check "down of leftovers" "$P"
+
+# --- k=4 fat-tree, two jobs: exact, InArt faster than ps, atp, switchml ---------------
+# A run that did not finish (a data-plane stall, reported with its reason;
+# docs/emulator.md, "Known problems") is tried once more, visibly; a result
+# that was not exact never is.
+compare4() {
+	newprefix
+	"$INART" emu compare "$T" "$J" --algos inart,ps,atp,switchml --iters 3 --target-s 0.4 \
+		--prefix "$P" -f json -o "$tmp/cmp.json" 2>"$tmp/cmp.err"
+}
+compare4
+rc=$?
+if [ $rc -ne 0 ] && ! grep -q '"status": "WRONG"' "$tmp/cmp.json" 2>/dev/null; then
+	echo "emu.sh: NOTE: k=4 compare did not finish, tried again: $(grep -h '"why"' "$tmp/cmp.json" | head -2 | tr -s ' ')"
+	clean_check "after a run that did not finish" "$P"
+	compare4
+	rc=$?
+fi
+if [ $rc -eq 0 ]; then ok; else bad "emu compare: exit $rc"; tail -5 "$tmp/cmp.err"; fi
+clean_check "after a normal run" "$P"
+python3 - "$tmp/cmp.json" <<'X' >"$tmp/cmp.out" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = {r["algorithm"]: r for r in d["runs"]}
+bad = []
+for a, r in runs.items():
+    for k in ("algorithm", "predicted_comm_s", "measured_comm_s", "exact", "cpu_bound"):
+        if k not in r:
+            bad.append("%s: no %s" % (a, k))
+    if r["exact"] is not True:
+        bad.append("%s not exact: %s" % (a, r.get("why")))
+inart = runs["inart"]
+for b in ("ps", "atp", "switchml"):
+    gain = 1 - inart["predicted_comm_s"] / runs[b]["predicted_comm_s"]
+    if gain < 0.3:
+        bad.append("predicted gain vs %s only %.2f" % (b, gain))
+    if not (runs[b]["measured_comm_s"] and inart["measured_comm_s"] < runs[b]["measured_comm_s"]):
+        bad.append("inart (%s s) not measured faster than %s (%s s)"
+                   % (inart["measured_comm_s"], b, runs[b]["measured_comm_s"]))
+for a, r in runs.items():
+    print("%s predicted %.4f measured %s ratio %s cpu_bound %s" % (a, r["predicted_comm_s"],
+          r["measured_comm_s"], r["ratio"], r["cpu_bound"]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+X
+if [ $? -eq 0 ]; then ok; else bad "k=4 fat-tree, two jobs:"; sed 's/^/  | /' "$tmp/cmp.out"; fi
+
+# --- 1% loss on every link: exact -----------------------------------------------------
+newprefix
+"$INART" emu run "$T" "$J" "$tmp/inart.json" --loss 0.01 --seed 3 --iters 2 --target-s 0.3 \
+	--prefix "$P" -f json -o "$tmp/loss.json" 2>"$tmp/loss.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '"exact": true' "$tmp/loss.json" &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['runs'][0]['drops']['emulated_loss'] > 0 else 1)" "$tmp/loss.json"; then
+	ok
+else
+	bad "1% loss: exit $rc"
+	tail -5 "$tmp/loss.err"
+fi
+clean_check "after the loss run" "$P"
+
+# --- faults: a link down and up, a switchd killed and restarted ---------------------------
+newprefix
+start=$(date +%s)
+"$INART" emu run "$T" "$J" "$tmp/inart.json" --iters 3 --target-s 0.3 --iter-timeout 20 \
+	--link-down e0-a0@0.1+0.4 --kill-switch a2@0.2+0.5 --prefix "$P" -f json \
+	-o "$tmp/fault.json" 2>"$tmp/fault.err"
+rc=$?
+took=$(($(date +%s) - start))
+if [ $rc -eq 0 ] && grep -q '"exact": true' "$tmp/fault.json"; then
+	ok
+elif [ $rc -eq 1 ] && grep -q '"why"' "$tmp/fault.json" && [ $took -lt 120 ]; then
+	ok
+	echo "emu.sh: faults: the run did not finish, with a message: $(grep '"why"' "$tmp/fault.json" | head -1)"
+else
+	bad "faults: exit $rc after $took s"
+	tail -5 "$tmp/fault.err"
+fi
+grep -q "fault: link e0-a0 down" "$tmp/fault.err" && grep -q "fault: switchd of a2 restarted" "$tmp/fault.err" &&
+	ok || bad "faults were injected: $(grep fault "$tmp/fault.err")"
+clean_check "after the fault run" "$P"
+
+# --- SIGKILL of the emulator midway: its janitor removes everything -----------------------
+newprefix
+"$INART" emu run "$T" "$J" "$tmp/inart.json" --iters 200 --target-s 0.2 --prefix "$P" \
+	>/dev/null 2>"$tmp/kill.err" &
+epid=$!
+for _ in $(seq 300); do
+	grep -q "iteration 1:" "$tmp/kill.err" && break
+	sleep 0.1
+done
+if ip netns list | grep -q "^inart-emu-$P-"; then ok; else bad "SIGKILL test: the run did not start"; fi
+kill -9 $epid
+wait $epid 2>/dev/null
+for _ in $(seq 200); do
+	[ -z "$(left "$P")" ] && break
+	sleep 0.1
+done
+clean_check "after SIGKILL of the emulator" "$P"
+
+# --- up, then down ---------------------------------------------------------------------
+newprefix
+if "$INART" emu up "$T" "$J" --prefix "$P" -q >"$tmp/up.out" 2>&1 &&
+	[ "$(ip netns list | grep -c "^inart-emu-$P-")" -eq 36 ] &&
+	ps -eo args | grep -v grep | grep -q "/run/inart-emu/$P/"; then
+	ok
+else
+	bad "emu up: $(cat "$tmp/up.out")"
+fi
+"$INART" emu down --prefix "$P" >/dev/null 2>&1 || bad "emu down"
+clean_check "after emu down" "$P"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
