@@ -535,8 +535,9 @@ static int baseline_starts(struct inart_search *s)
 
 	for (int i = 0; rc == 0 && i < 5 && !met(s); i++) {
 		struct inart_plan *b = inart_plan_clone(s->base[i]);
-		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) * (s->cand->n_slots + s->cand->n_trees), 0,
-					  s->opt->seed + (uint64_t)i, 16};
+		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) *
+					      (s->cand->n_slots + s->cand->n_trees),
+					  0, s->opt->seed + (uint64_t)i, 16};
 		double tls;
 
 		rc = b ? 0 : -ENOMEM;
