@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	printf("%-9s %12s %12s %10s %12s %s\n", "planner", "sim time", "model time", "events",
 	       "events/cpu-s", "result");
 	for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++) {
-		struct inart_planner_opt po;
+		struct inart_planner_opt po = {.size = sizeof(po)};
 		struct inart_plan *p = NULL;
 		struct inart_install *in = NULL;
 		struct inart_sim_opt so;

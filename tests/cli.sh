@@ -129,6 +129,7 @@ expect 2 "plan bad seed" -- "$INART" plan t.json j.json --seed -1
 expect 2 "plan bad trials" -- "$INART" plan t.json j.json --trials 0
 expect 2 "plan bad k-paths" -- "$INART" plan t.json j.json --k-paths abc
 expect 2 "plan bad time limit" -- "$INART" plan t.json j.json --milp-time-limit -3
+expect 2 "plan bad --time-limit" -- "$INART" plan t.json j.json --time-limit -1
 expect 2 "eval missing plan" -- "$INART" eval t.json j.json
 expect 2 "eval bad --top" -- "$INART" eval t.json j.json p.json --top x
 expect 2 "compare bad format" -- "$INART" compare t.json j.json --format xml
@@ -303,9 +304,10 @@ cat >jobs4.json <<'EOF'
   {"id": "j1", "workers": ["h9", "h13", "h3"], "ps": ["h7", "h14"], "gradient_bytes": 50000000}]}
 EOF
 expect 0 "check fat-tree jobs" -- "$INART" topo check ft4tor.json jobs4.json
-for algo in inart inart-even inart-sp grid ps byteps switchml atp milp; do
+# (inart without a time limit: a seed then reproduces the plan, checked below)
+for algo in inart inart-even inart-sp grid ps byteps switchml atp ring milp; do
 	expect 0 "plan $algo" -- "$INART" plan ft4tor.json jobs4.json --algo "$algo" --seed 3 \
-		--trials 8 --milp-time-limit 20 -o "plan_$algo.json"
+		--trials 8 --milp-time-limit 20 --time-limit 0 -o "plan_$algo.json"
 	expect_stderr "inart plan: $algo: comm" "plan $algo summary"
 	if [ -s "plan_$algo.json" ]; then ok; else bad "plan $algo wrote nothing"; fi
 	expect 0 "eval $algo" -- "$INART" eval ft4tor.json jobs4.json "plan_$algo.json" --json
@@ -321,22 +323,39 @@ EOF
 	if [ $? -eq 0 ]; then ok; else bad "plan $algo: file and evaluator disagree"; fi
 done
 expect 0 "plan lp (bound only)" -- "$INART" plan ft4tor.json jobs4.json --algo lp -o plan_lp.json
+# InArt's own search, without the guard, against every baseline and the bounds
+expect 0 "plan inart, no guard" -- "$INART" plan ft4tor.json jobs4.json --algo inart --seed 3 \
+	--trials 8 --time-limit 2 --no-baseline-guard -o plan_inart_ng.json
 python3 - <<'EOF' >>"$err" 2>&1
 import json
 c = {a: json.load(open("plan_%s.json" % a))["comm_time_s"]
-     for a in ["inart", "ps", "byteps", "switchml", "atp", "milp", "lp"]}
-best = min(c[a] for a in ["ps", "byteps", "switchml", "atp"])
-assert c["inart"] <= best * (1 + 1e-9), (c["inart"], best)
+     for a in ["inart_ng", "ps", "byteps", "switchml", "atp", "inart-sp", "grid", "inart-even",
+               "milp", "lp"]}
+best = min(c[a] for a in ["ps", "byteps", "switchml", "atp", "inart-sp", "grid", "inart-even"])
+assert c["inart_ng"] <= best * (1 + 1e-9), (c["inart_ng"], best)
 assert c["lp"] <= c["milp"] * (1 + 1e-6), (c["lp"], c["milp"])
-assert c["lp"] <= c["inart"] * (1 + 1e-6), (c["lp"], c["inart"])
+assert c["lp"] <= c["inart_ng"] * (1 + 1e-6), (c["lp"], c["inart_ng"])
+assert json.load(open("plan_inart_ng.json"))["origin"] is None
 EOF
-if [ $? -eq 0 ]; then ok; else bad "lp <= milp, lp <= inart <= best baseline"; fi
+if [ $? -eq 0 ]; then ok; else bad "lp <= milp, lp <= inart (no guard) <= every baseline"; fi
+# milp's status, bound and gap, both ways: proven on this small instance, and
+# stopped by a 1 s limit on scarce-small/1 (CBC needs minutes to prove it)
+pycheck "milp proven optimal" plan_milp.json \
+	'd["milp_status"] == "optimal" and d["bound_source"] == "cbc" and abs(d["best_bound_s"] - d["comm_time_s"]) <= 1e-6 * d["comm_time_s"]'
+expect 0 "scarce-small/1 written" -- "$INART" run --scenario scarce-small/1 --write ss1 --no-compare
+expect 0 "milp with a 1 s limit" -- "$INART" plan ss1/topo.json ss1/jobs.json --algo milp \
+	--milp-time-limit 1 -o plan_milp_limit.json
+pycheck "milp stopped by its limit" plan_milp_limit.json \
+	'd["milp_status"] == "time_limit" and d["best_bound_s"] < d["comm_time_s"] * (1 - 1e-6)'
+expect_stderr "time limit, best bound" "milp summary says time limit and bound"
+pycheck "ring plan: one hop per worker, no flows" plan_ring.json \
+	'[len(j["ring"]) for j in d["jobs"]] == [6, 3] and d["jobs"][0]["flows"] == []'
 expect 0 "plan to stdout" -- "$INART" plan ft4tor.json jobs4.json --algo ps
 pycheck "plan on stdout is JSON" "$out" 'd["algorithm"] == "ps" and len(d["jobs"]) == 2'
 expect 0 "plan reads stdin" -- sh -c "\"$INART\" plan ft4tor.json - --algo atp <jobs4.json"
 # the same seed gives the same plan
 expect 0 "plan again" -- "$INART" plan ft4tor.json jobs4.json --algo inart --seed 3 --trials 8 \
-	-o plan_inart2.json
+	--time-limit 0 -o plan_inart2.json
 # (everything but the wall-clock planning time)
 python3 - <<'EOF2' >>"$err" 2>&1
 import json
@@ -353,18 +372,18 @@ cat >jobsls.json <<'EOF'
            "model": "alexnet"}]}
 EOF
 for topo in ls bc; do
-	expect 0 "plan inart on $topo" -- "$INART" plan "$topo.json" jobsls.json --algo inart \
+	expect 0 "plan inart on $topo" -- "$INART" plan "$topo.json" jobsls.json --algo inart --time-limit 1 \
 		--trials 4 -o "plan_$topo.json"
 	expect 0 "eval inart on $topo" -- "$INART" eval "$topo.json" jobsls.json "plan_$topo.json"
 done
 
 # ---------------------------------------------------------------- compare
 algos=ps,byteps,switchml,atp,inart,lp
-expect 0 "compare table" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4
+expect 0 "compare table" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 --time-limit 1
 expect_out "vs best baseline" "table header"
 expect_out "best baseline:" "table footer"
 expect_out "LP lower bound" "table LP bound"
-expect 0 "compare csv" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 \
+expect 0 "compare csv" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 --time-limit 1 \
 	--format csv -o cmp.csv
 python3 - <<'EOF' >>"$err" 2>&1
 import csv
@@ -377,16 +396,20 @@ for r in rows:
     assert float(r["lp_ratio"]) >= 1 - 1e-6, r
 EOF
 if [ $? -eq 0 ]; then ok; else bad "compare csv content"; fi
-expect 0 "compare json" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 \
+expect 0 "compare json" -- "$INART" compare ft4tor.json jobs4.json --algos $algos --trials 4 --time-limit 1 \
 	--format json
 pycheck "compare json parses" "$out" \
 	'len(d["rows"]) == 6 and d["best_baseline"] in ("ps", "byteps", "switchml", "atp")'
 pycheck "compare json inart not worse than baselines" "$out" \
 	'[r for r in d["rows"] if r["algorithm"] == "inart"][0]["reduction"] >= -1e-9'
-expect 0 "compare milp with tiny time limit" -- "$INART" compare ft4tor.json jobs4.json \
-	--algos atp,milp --milp-time-limit 0.001 --format json
-pycheck "milp row present (ok or with a reason)" "$out" \
-	'd["rows"][1]["algorithm"] == "milp" and (d["rows"][1]["ok"] or d["rows"][1]["status"] != "ok")'
+expect 0 "compare milp, proven" -- "$INART" compare ft4tor.json jobs4.json \
+	--algos atp,milp --milp-time-limit 20 --format json
+pycheck "compare: milp status optimal" "$out" \
+	'd["rows"][1]["algorithm"] == "milp" and d["rows"][1]["status"] == "optimal" and d["rows"][1]["milp_status"] == "optimal"'
+expect 0 "compare milp, time limit" -- "$INART" compare ss1/topo.json ss1/jobs.json \
+	--algos milp,ring,inart --milp-time-limit 1 --time-limit 1
+expect_out "limit (gap " "compare: milp status says limit and gap"
+expect_out "ring all-reduce" "compare: ring line under the table"
 expect_err 1 "syntax.json" "compare bad topology" -- "$INART" compare syntax.json jobs4.json
 
 # ---------------------------------------------------------------- run
@@ -395,7 +418,7 @@ expect_out "default" "scenario list"
 expect_out "scarce" "scenario list has scarce"
 expect 0 "run --write" -- "$INART" run --write sc --no-compare
 expect 0 "written scenario checks" -- "$INART" topo check sc/topo.json sc/jobs.json
-expect 0 "run default csv" -- "$INART" run --algos ps,atp,inart --trials 4 --format csv
+expect 0 "run default csv" -- "$INART" run --algos ps,atp,inart --trials 4 --time-limit 1 --format csv
 expect_out "algorithm,ok,comm_time_s" "run csv header"
 
 # ---------------------------------------------------------------- dot

@@ -32,6 +32,7 @@ static void set_row(struct inart_compare_row *r, const char *name, int ok, doubl
 	r->lp_ratio = lp_ratio;
 	r->plan_time_s = plan_s;
 	r->is_baseline = baseline;
+	r->vs_ring = r->bound_ratio = r->best_bound_s = NAN;
 }
 
 /* inart 2 ms, atp 4 ms (best baseline), ps 8 ms, lp 1.6 ms, milp failed. */
@@ -52,6 +53,7 @@ static int setup(void **state)
 	c->lp_bound_s = 1.6e-3;
 	c->best_baseline_s = 4e-3;
 	snprintf(c->best_baseline, sizeof(c->best_baseline), "atp");
+	c->ring_s = c->best_bound_s = NAN;
 	*state = c;
 	return 0;
 }
@@ -87,7 +89,8 @@ static void test_table(void **state)
 	assert_int_equal(n, 1 + 5 + 1);
 	/* header */
 	assert_true(strncmp(l[0], "algorithm", 9) == 0);
-	for (const char *h = "comm ms\0push ms\0pull ms\0vs best baseline\0/LP\0plan s\0status\0";
+	for (const char *h = "comm ms\0push ms\0pull ms\0vs best baseline\0vs "
+			     "ring\0/LP\0/bound\0plan s\0status\0";
 	     *h; h += strlen(h) + 1)
 		assert_non_null(strstr(l[0], h));
 	col_status = (int)(strstr(l[0], "status") - l[0]);
@@ -148,14 +151,16 @@ static void test_csv(void **state)
 	assert_non_null(s);
 	n = lines(s, l, 16);
 	assert_int_equal(n, 6);
-	assert_string_equal(l[0], "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,"
-				  "lp_ratio,plan_time_s,is_baseline,status");
-	assert_string_equal(l[1], "inart,1,0.002,0.0015,0.002,0.5,1.25,0.125,0,ok");
-	assert_string_equal(l[2], "atp,1,0.004,0.004,0.003,0,2.5,0.001,1,ok");
-	assert_string_equal(l[3], "ps,1,0.008,0.008,0.008,-1,5,0.002,1,ok");
+	assert_string_equal(l[0],
+			    "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,"
+			    "vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,"
+			    "bound_source,milp_status,origin,status");
+	assert_string_equal(l[1], "inart,1,0.002,0.0015,0.002,0.5,,1.25,,0.125,0,,,,,ok");
+	assert_string_equal(l[2], "atp,1,0.004,0.004,0.003,0,,2.5,,0.001,1,,,,,ok");
+	assert_string_equal(l[3], "ps,1,0.008,0.008,0.008,-1,,5,,0.002,1,,,,,ok");
 	/* NaN -> empty field; a status with a comma and quotes is quoted */
-	assert_string_equal(l[4], "milp,0,,,,,,30.5,0,\"timed out, \"\"30 s\"\"\"");
-	assert_string_equal(l[5], "lp,1,0.0016,0.0016,0.0016,0.6,1,0.25,0,ok");
+	assert_string_equal(l[4], "milp,0,,,,,,,,30.5,0,,,,,\"timed out, \"\"30 s\"\"\"");
+	assert_string_equal(l[5], "lp,1,0.0016,0.0016,0.0016,0.6,,1,,0.25,0,,,,,ok");
 	free(s);
 }
 
@@ -247,7 +252,7 @@ static void build_tiny(struct inart_topo **tp, struct inart_jobs **jp)
 static void test_run_consistency(void **state)
 {
 	static const char *const algos[] = {"ps", "byteps", "atp", "inart", "lp", NULL};
-	struct inart_planner_opt opt;
+	struct inart_planner_opt opt = {.size = sizeof(opt)};
 	struct inart_err err = {{0}};
 	struct inart_compare c;
 	struct inart_topo *t;
@@ -298,7 +303,7 @@ static void test_run_unknown_and_subset(void **state)
 {
 	static const char *const bad[] = {"ps", "nosuch", NULL};
 	static const char *const only_inart[] = {"inart", NULL};
-	struct inart_planner_opt opt;
+	struct inart_planner_opt opt = {.size = sizeof(opt)};
 	struct inart_err err = {{0}};
 	struct inart_compare c;
 	struct inart_topo *t;

@@ -69,7 +69,7 @@ static void e2e_up(struct e2e *e, const struct inart_install_opt *io,
 
 static void e2e_plan(struct e2e *e, const char *algo)
 {
-	struct inart_planner_opt po;
+	struct inart_planner_opt po = {.size = sizeof(po)};
 	struct inart_err err = {{0}};
 
 	inart_planner_opt_default(&po);

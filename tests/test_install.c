@@ -373,6 +373,18 @@ static void test_errors(void **state)
 	d->n_arcs--;
 	expect_fail(t, js, p, d, NULL, -EINVAL, "deployment has");
 	d->n_arcs++;
+	/* a ring all-reduce plan (the `ring` baseline) has nothing to install */
+	inart_plan_clear_routes(p, 0);
+	{
+		int hop0[] = {tu_find(t, "h0"), tu_find(t, "e0"), tu_find(t, "h1")};
+		int hop1[] = {tu_find(t, "h1"), tu_find(t, "e0"), tu_find(t, "h0")};
+
+		assert_int_equal(inart_plan_add_ring_hop(p, 0, hop0, 3), 0);
+		assert_int_equal(inart_plan_add_ring_hop(p, 0, hop1, 3), 0);
+	}
+	expect_fail(t, js, p, d, NULL, -EINVAL, "ring all-reduce");
+	inart_plan_clear_routes(p, 0);
+	tu_tiny_routes(p, t);
 
 	/* a dual-homed host */
 	t2 = tu_topo("h0-e0 h0-e1 h1-e0 e0-e1 e1-h2", "");

@@ -1,38 +1,21 @@
 /* Tests of the planner: every algorithm on small instances with known
- * answers, and the relations between them. */
-#include "testutil.h"
+ * answers, the relations between them (InArt with the baseline guard off:
+ * the quality is its own search's), milp's status both ways, and the
+ * options' versioning by size. */
+#include "testplan.h"
 
 #include <errno.h>
-#include <math.h>
+#include <stddef.h>
 
-#include "cp/evaluate.h"
-#include "cp/planner.h"
 #include "cp/scenario.h"
 
+/* The test's options: 32 trials, 2 s of improvement, guard off. */
 static struct inart_plan *plan(const char *algo, const struct inart_topo *t,
 			       const struct inart_jobs *js)
 {
-	struct inart_planner_opt o;
-	struct inart_plan *p = NULL;
-	struct inart_err err;
-	int rc;
+	struct inart_planner_opt o = tu_opt(32, 2, 1);
 
-	inart_planner_opt_default(&o);
-	o.milp_time_limit_s = 20;
-	rc = inart_planner_run(algo, t, js, &o, &p, &err);
-	if (rc < 0)
-		fail_msg("%s: %s", algo, err.msg);
-	assert_string_equal(p->algorithm, algo);
-	assert_true(p->plan_time_s >= 0);
-	if (strcmp(algo, "lp") != 0) {
-		struct inart_plan *c = inart_plan_clone(p);
-
-		if (inart_evaluate(t, js, c, &err) < 0)
-			fail_msg("%s gave an invalid plan: %s", algo, err.msg);
-		assert_true(fabs(c->comm_time_s - p->comm_time_s) <= 1e-12 * c->comm_time_s);
-		inart_plan_destroy(c);
-	}
-	return p;
+	return tu_plan(algo, t, js, &o);
 }
 
 static void test_unknown(void **state)
@@ -48,12 +31,13 @@ static void test_unknown(void **state)
 	assert_null(p);
 	assert_false(inart_algorithm_known("nope"));
 	assert_true(inart_algorithm_known("milp"));
+	assert_true(inart_algorithm_known("ring"));
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 }
 
 /* Two PSs behind two core paths, INA at the workers' rack:
- * LP <= MILP <= inart <= every single-PS algorithm. */
+ * LP <= MILP <= inart <= every single-PS algorithm; milp proven optimal. */
 static void test_split_pays(void **state)
 {
 	struct inart_topo *t =
@@ -66,14 +50,20 @@ static void test_split_pays(void **state)
 	(void)state;
 	p = plan("lp", t, js);
 	lp = p->comm_time_s;
+	assert_int_equal(p->bound_source, INART_BOUND_LP);
 	inart_plan_destroy(p);
 	p = plan("milp", t, js);
 	milp = p->comm_time_s;
-	assert_true(p->lp_bound_s <= milp * (1 + 1e-9));
+	assert_int_equal(p->milp_status, INART_MILP_OPTIMAL);
+	assert_int_equal(p->bound_source, INART_BOUND_CBC);
+	assert_true(fabs(p->best_bound_s - milp) <= 1e-6 * milp);
 	inart_plan_destroy(p);
 	p = plan("inart", t, js);
 	inart = p->comm_time_s;
-	assert_true(p->lp_bound_s > 0 && p->lp_bound_s <= inart * (1 + 1e-9));
+	assert_null(p->origin);
+	assert_int_equal(p->milp_status, INART_MILP_NONE);
+	assert_true(p->best_bound_s > 0 && p->best_bound_s <= inart * (1 + 1e-9));
+	assert_true(p->lp_bound_s > 0 && p->lp_bound_s <= p->best_bound_s * (1 + 1e-9));
 	inart_plan_destroy(p);
 	for (size_t i = 0; i < sizeof(single) / sizeof(single[0]); i++) {
 		p = plan(single[i], t, js);
@@ -82,9 +72,33 @@ static void test_split_pays(void **state)
 	}
 	assert_true(lp <= milp * (1 + 1e-9));
 	assert_true(milp <= inart * (1 + 1e-6));
+	assert_true(inart <= milp * 1.05); /* the search finds the optimum here */
 	assert_true(inart <= best_single * (1 + 1e-9));
 	/* Host links carry a whole gradient each way whatever the plan. */
 	assert_true(lp >= 0.08 * (1 - 1e-9));
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
+/* milp stopped by its time limit: an incumbent, never labelled optimal, with
+ * CBC's bound below it (scarce-small/1 needs minutes of branching). */
+static void test_milp_time_limit(void **state)
+{
+	struct inart_planner_opt o = tu_opt(8, 0, 1);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_err err;
+
+	(void)state;
+	if (inart_scenario_build("scarce-small/1", 1, &t, &js, &err) < 0)
+		fail_msg("%s", err.msg);
+	o.milp_time_limit_s = 1;
+	p = tu_plan("milp", t, js, &o);
+	assert_int_equal(p->milp_status, INART_MILP_TIME_LIMIT);
+	assert_int_equal(p->bound_source, INART_BOUND_CBC);
+	assert_true(p->best_bound_s > 0 && p->best_bound_s < p->comm_time_s * (1 - 1e-6));
+	inart_plan_destroy(p);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 }
@@ -116,7 +130,8 @@ static void test_two_ps_halve(void **state)
 	inart_topo_destroy(t);
 }
 
-/* Every algorithm on the built-in default scenario. */
+/* Every algorithm on the built-in default scenario; inart (guard off) at
+ * most every baseline. */
 static void test_default_scenario(void **state)
 {
 	struct inart_topo *t;
@@ -137,7 +152,8 @@ static void test_default_scenario(void **state)
 			inart = p->comm_time_s;
 		else if (strcmp(a, "ps") == 0 || strcmp(a, "byteps") == 0 ||
 			 strcmp(a, "switchml") == 0 || strcmp(a, "atp") == 0 ||
-			 strcmp(a, "inart-sp") == 0)
+			 strcmp(a, "inart-sp") == 0 || strcmp(a, "grid") == 0 ||
+			 strcmp(a, "inart-even") == 0)
 			best_base = fmin(best_base, p->comm_time_s);
 		inart_plan_destroy(p);
 	}
@@ -147,9 +163,10 @@ static void test_default_scenario(void **state)
 	inart_topo_destroy(t);
 }
 
-/* Same seed, same plan. */
+/* Same seed, same plan (without the time-dependent improvement phase). */
 static void test_deterministic(void **state)
 {
+	struct inart_planner_opt o = tu_opt(32, 0, 0);
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	struct inart_err err;
@@ -158,8 +175,8 @@ static void test_deterministic(void **state)
 	(void)state;
 	if (inart_scenario_build("default", 7, &t, &js, &err) < 0)
 		fail_msg("scenario: %s", err.msg);
-	a = plan("inart", t, js);
-	b = plan("inart", t, js);
+	a = tu_plan("inart", t, js, &o);
+	b = tu_plan("inart", t, js, &o);
 	assert_true(a->comm_time_s == b->comm_time_s);
 	for (int j = 0; j < a->n_jobs; j++) {
 		assert_int_equal(a->jobs[j].n_flows, b->jobs[j].n_flows);
@@ -173,12 +190,61 @@ static void test_deterministic(void **state)
 	inart_topo_destroy(t);
 }
 
+static int progress_calls;
+
+static void count_progress(const struct inart_planner_progress *pr, void *arg)
+{
+	(void)arg;
+	assert_true(pr->best_s > 0 && pr->elapsed_s >= 0 && pr->step != NULL);
+	progress_calls++;
+}
+
+/*
+ * The options are versioned by size: a caller compiled with fewer fields
+ * gets the defaults of the others, and fields past its size are never read
+ * (here: a progress callback left in memory past a short size is not
+ * called); a size below the first two fields is refused.
+ */
+static void test_opt_size(void **state)
+{
+	struct inart_planner_opt o;
+	struct inart_topo *t = tu_topo("h0-e0 h1-e0 e0-h2", "e0:100:1");
+	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e9);
+	struct inart_plan *p = NULL;
+	struct inart_err err;
+
+	(void)state;
+	memset(&o, 0x5a, sizeof(o));
+	o.size = (uint32_t)offsetof(struct inart_planner_opt, time_limit_s);
+	assert_int_equal(inart_planner_opt_default(&o), 0);
+	assert_true(o.trials == 32 && o.seed == 1);
+	assert_true(*(const unsigned char *)&o.time_limit_s == 0x5a); /* past the size */
+	o.progress = count_progress;
+	progress_calls = 0;
+	assert_int_equal(inart_planner_run("inart", t, js, &o, &p, &err), 0);
+	assert_int_equal(progress_calls, 0);
+	inart_plan_destroy(p);
+	o.size = sizeof(o);
+	o.time_limit_s = 0;
+	assert_int_equal(inart_planner_run("inart", t, js, &o, &p, &err), 0);
+	assert_true(progress_calls > 0); /* within the size now */
+	inart_plan_destroy(p);
+	o.size = 4;
+	assert_int_equal(inart_planner_opt_default(&o), -EINVAL);
+	assert_int_equal(inart_planner_run("inart", t, js, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "size"));
+	assert_int_equal(inart_planner_opt_default(NULL), -EINVAL);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_unknown),	  cmocka_unit_test(test_split_pays),
-	    cmocka_unit_test(test_two_ps_halve),  cmocka_unit_test(test_default_scenario),
-	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_unknown),	     cmocka_unit_test(test_split_pays),
+	    cmocka_unit_test(test_milp_time_limit),  cmocka_unit_test(test_two_ps_halve),
+	    cmocka_unit_test(test_default_scenario), cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_opt_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

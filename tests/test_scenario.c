@@ -197,13 +197,58 @@ static void test_names_and_unknown(void **state)
 		assert_non_null(d);
 		assert_true(strlen(d) > 10);
 	}
-	assert_int_equal(n, 8);
+	assert_int_equal(n, 9); /* the last is the family "scarce-small/N" */
 	assert_null(inart_scenario_describe("nosuch"));
 	assert_null(inart_scenario_describe(""));
 	assert_int_equal(inart_scenario_build("nosuch", 1, &t, &js, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "unknown scenario 'nosuch'"));
 	assert_null(t);
 	assert_null(js);
+}
+
+/* The scarce family: instance N by name, seeded by (seed, N); leaf-spines
+ * with INA at the leaves only (1-2 trees), 2-3 jobs of 2-4 workers with two
+ * PSs each in the first leaves, whose uplinks are thinner. */
+static void test_scarce_family(void **state)
+{
+	struct inart_topo *t = NULL, *t2 = NULL;
+	struct inart_jobs *js = NULL, *js2 = NULL;
+	struct inart_err err;
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < 16; i++) {
+		int hosts = 0, ina = 0;
+
+		snprintf(name, sizeof(name), "scarce-small/%d", i);
+		assert_true(inart_scenario_known(name));
+		assert_non_null(inart_scenario_describe(name));
+		if (inart_scenario_build(name, 1, &t, &js, &err) < 0)
+			fail_msg("%s: %s", name, err.msg);
+		assert_true(js->n_jobs >= 2 && js->n_jobs <= 3);
+		for (int j = 0; j < js->n_jobs; j++) {
+			assert_int_equal(js->jobs[j].n_ps, 2);
+			assert_true(js->jobs[j].n_workers >= 2 && js->jobs[j].n_workers <= 4);
+		}
+		for (int v = 0; v < t->n_nodes; v++) {
+			hosts += t->nodes[v].kind == INART_NODE_HOST;
+			if (t->nodes[v].ina)
+				assert_true(t->nodes[v].trees >= 1 && t->nodes[v].trees <= 2);
+			ina += t->nodes[v].ina;
+		}
+		assert_true(ina >= 3 && ina <= 6); /* the leaves */
+		assert_true(hosts >= 6);
+		/* reproducible by name and seed; another seed, another instance */
+		assert_int_equal(inart_scenario_build(name, 1, &t2, &js2, &err), 0);
+		assert_int_equal(t2->n_links, t->n_links);
+		assert_int_equal(js2->jobs[0].workers[0], js->jobs[0].workers[0]);
+		tu_free(t2, js2, NULL, NULL);
+		tu_free(t, js, NULL, NULL);
+	}
+	assert_false(inart_scenario_known("scarce-small/"));
+	assert_false(inart_scenario_known("scarce-small/x1"));
+	assert_false(inart_scenario_known("scarce-small/N"));
+	assert_int_equal(inart_scenario_build("scarce-small/1x", 1, &t, &js, &err), -EINVAL);
 }
 
 static void test_random_jobs(void **state)
@@ -255,7 +300,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sizes),	cmocka_unit_test(test_default),
 	    cmocka_unit_test(test_seed),	cmocka_unit_test(test_names_and_unknown),
-	    cmocka_unit_test(test_random_jobs),
+	    cmocka_unit_test(test_random_jobs), cmocka_unit_test(test_scarce_family),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,20 +46,53 @@ void inart_plan_destroy(struct inart_plan *p);
 char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 		      const struct inart_jobs *js);
 
-/* Planning. */
+/*
+ * Planning.  The options are versioned by size like struct inart_ctx_stats:
+ * the caller sets `size` to sizeof(struct inart_planner_opt) as it was
+ * compiled, then calls inart_planner_opt_default, which fills the defaults
+ * of the fields it knows within that size; inart_planner_run reads at most
+ * `size` bytes and takes the defaults for fields past it.  New fields are
+ * only ever appended.
+ *
+ *   struct inart_planner_opt o = {.size = sizeof(o)};
+ *   inart_planner_opt_default(&o);
+ *   o.time_limit_s = 10;
+ */
+struct inart_planner_progress {
+	double elapsed_s;	  /* since the start of inart_planner_run */
+	double best_s;		  /* communication time of the best plan so far */
+	double bound_s;		  /* best proven lower bound (NaN: none yet) */
+	const char *bound_source; /* "lp", "cbc" or "lp-partial" (NULL: none) */
+	const char *step;	  /* what found best_s, e.g. "start even", "lns job j0" */
+};
+
 struct inart_planner_opt {
+	uint32_t size;		  /* in: sizeof(struct inart_planner_opt) */
+	uint32_t reserved;	  /* 0 */
 	uint64_t seed;		  /* default 1 */
 	int k_paths;		  /* candidate paths per flow; default 0: auto,
 				     8 below 512 nodes, else 4 */
 	int trials;		  /* rounding trials, default 32 */
 	int max_rounds;		  /* phase 1/2 iterations, default 4 */
-	double milp_time_limit_s; /* default 30 */
 	int no_baseline_guard;	  /* 1: skip the "never worse than a baseline" check */
+	double milp_time_limit_s; /* milp: CBC's limit, default 30 */
+	double time_limit_s;	  /* inart: keep improving the plan until this many
+				     seconds after the start (or within 1% of the
+				     best bound); default 4.  0: no improvement
+				     phase (the starts and their local search only) */
+	/* inart: called when the best plan or bound improves, and at least
+	 * every second while improving (NULL: none). */
+	void (*progress)(const struct inart_planner_progress *p, void *arg);
+	void *progress_arg;
 };
-void inart_planner_opt_default(struct inart_planner_opt *o);
+
+/* Defaults for the fields within o->size (see above).  0, or -EINVAL if o is
+ * NULL or o->size is smaller than the first two fields. */
+int inart_planner_opt_default(struct inart_planner_opt *o);
 
 /* Algorithms: "inart", "inart-even", "inart-sp", "grid", "ps", "byteps",
- * "switchml", "atp", "milp", "lp" (inart_algorithms lists them). */
+ * "switchml", "atp", "ring", "milp", "lp" (inart_algorithms lists them).
+ * -EINVAL also when opt is not NULL and opt->size is too small. */
 extern const char *const inart_algorithms[];
 int inart_planner_run(const char *algo, const struct inart_topo *t, const struct inart_jobs *js,
 		      const struct inart_planner_opt *opt, struct inart_plan **out,

@@ -52,7 +52,7 @@ int cmd_compare(int argc, char **argv)
 	};
 	const char *cmd = "compare";
 	struct cli_compare_out co = CLI_COMPARE_OUT_INIT;
-	struct inart_planner_opt opt;
+	struct inart_planner_opt opt = {.size = sizeof(opt)};
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	int c, rc;

@@ -415,7 +415,7 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 			plans[i] = cli_load_plan(plan_path, t, js);
 			rows[i].algorithm = plans[i]->algorithm ? plans[i]->algorithm : "plan";
 		} else {
-			struct inart_planner_opt po;
+			struct inart_planner_opt po = {.size = sizeof(po)};
 
 			inart_planner_opt_default(&po);
 			rows[i].algorithm = algos[i];

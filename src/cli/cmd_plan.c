@@ -14,8 +14,12 @@ const char cmd_plan_help[] =
     "usage: inart plan TOPO JOBS --algo NAME [OPTIONS] [-o PLAN]\n"
     "\n"
     "Plan the jobs of JOBS on topology TOPO with one algorithm and write the plan\n"
-    "as JSON (docs/formats.md) to PLAN (default stdout).  A one-line summary\n"
-    "(communication time, LP bound, planning time) goes to stderr.\n"
+    "as JSON (docs/formats.md) to PLAN (default stdout).  A one-line summary goes\n"
+    "to stderr: communication time, the best proven lower bound with its source\n"
+    "(lp, cbc, lp-partial) and the gap to it, milp's status (optimal or\n"
+    "time limit), the baseline whose routes the guard kept if it did, planning\n"
+    "time.  Runs longer than a second also print their progress (best time,\n"
+    "best bound, gap) on stderr.\n"
     "\n"
     "Algorithms:\n"
     "  inart       phase-1 split (Lagrange multipliers) + phase-2 routes (LP + rounding)\n"
@@ -26,6 +30,7 @@ const char cmd_plan_help[] =
     "  byteps      all candidate PSs, even split, no INA\n"
     "  switchml    one aggregation switch for all workers, one PS\n"
     "  atp         one PS, aggregation at each worker's first INA switch with budget\n"
+    "  ring        ring all-reduce among each job's workers (no PS, no INA)\n"
     "  milp        exact integral optimum over the candidates by CBC (small inputs)\n"
     "  lp          the LP lower bound only (no routes)\n"
     "\n"
@@ -35,6 +40,44 @@ const char cmd_plan_help[] =
     "\n"
     "Exit status: 0 success, 1 invalid input or no plan (e.g. milp timed out),\n"
     "2 usage error.\n";
+
+/* Progress of runs longer than a second (the planner reports improvements
+ * and, while it improves, at least every second). */
+static void progress(const struct inart_planner_progress *pr, void *arg)
+{
+	(void)arg;
+	if (pr->elapsed_s < 1.0)
+		return;
+	fprintf(stderr, "inart plan: %6.1f s: best %.6g ms", pr->elapsed_s, pr->best_s * 1e3);
+	if (pr->bound_s > 0)
+		fprintf(stderr, ", bound %.6g ms (%s), gap %.2f%%", pr->bound_s * 1e3,
+			pr->bound_source ? pr->bound_source : "?",
+			100.0 * (pr->best_s / pr->bound_s - 1));
+	fprintf(stderr, " [%s]\n", pr->step ? pr->step : "");
+}
+
+/* The one-line summary on stderr: times, bounds (with their source and the
+ * gap), milp's status, the guard's replacement, planning time. */
+static void summary(const char *algo, const struct inart_plan *p)
+{
+	fprintf(stderr, "inart plan: %s: comm %.6g ms (push %.6g ms, pull %.6g ms)", algo,
+		p->comm_time_s * 1e3, p->push_time_s * 1e3, p->pull_time_s * 1e3);
+	if (p->milp_status != INART_MILP_NONE)
+		fprintf(stderr, ", %s",
+			p->milp_status == INART_MILP_OPTIMAL ? "optimal" : "time limit");
+	if (p->best_bound_s > 0)
+		fprintf(stderr, ", best bound %.6g ms (%s, gap %.2f%%)", p->best_bound_s * 1e3,
+			inart_bound_source_name(p->bound_source),
+			100.0 * (p->comm_time_s / p->best_bound_s - 1));
+	if (!isnan(p->lp_bound_s) && p->lp_bound_s > 0 &&
+	    !(fabs(p->lp_bound_s - p->best_bound_s) <= 1e-9 * p->lp_bound_s))
+		fprintf(stderr, ", LP bound %.6g ms (x%.4f)", p->lp_bound_s * 1e3,
+			p->comm_time_s / p->lp_bound_s);
+	if (p->origin != NULL)
+		fprintf(stderr, ", routes of '%s' (the baseline guard replaced the search's plan)",
+			p->origin);
+	fprintf(stderr, ", planned in %.3f s\n", p->plan_time_s);
+}
 
 int cmd_plan(int argc, char **argv)
 {
@@ -46,7 +89,7 @@ int cmd_plan(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *cmd = "plan", *algo = "inart", *out = "-";
-	struct inart_planner_opt opt;
+	struct inart_planner_opt opt = {.size = sizeof(opt)};
 	struct inart_err err = {{0}};
 	struct inart_topo *t;
 	struct inart_jobs *js;
@@ -55,6 +98,7 @@ int cmd_plan(int argc, char **argv)
 	int c, rc;
 
 	inart_planner_opt_default(&opt);
+	opt.progress = progress;
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":a:o:h", longopts, NULL)) != -1) {
 		if (cli_planner_opt(cmd, c, optarg, &opt))
@@ -78,12 +122,7 @@ int cmd_plan(int argc, char **argv)
 	text = inart_plan_dump(p, t, js);
 	cli_write(out, text);
 	free(text);
-	fprintf(stderr, "inart plan: %s: comm %.6g ms (push %.6g ms, pull %.6g ms)", algo,
-		p->comm_time_s * 1e3, p->push_time_s * 1e3, p->pull_time_s * 1e3);
-	if (!isnan(p->lp_bound_s) && p->lp_bound_s > 0)
-		fprintf(stderr, ", LP bound %.6g ms (x%.4f)", p->lp_bound_s * 1e3,
-			p->comm_time_s / p->lp_bound_s);
-	fprintf(stderr, ", planned in %.3f s\n", p->plan_time_s);
+	summary(algo, p);
 	inart_plan_destroy(p);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);

@@ -55,14 +55,6 @@ static void write_scenario(const char *dir, const struct inart_topo *t, const st
 	free(path);
 }
 
-static int known_scenario(const char *name)
-{
-	for (int i = 0; inart_scenario_names[i]; i++)
-		if (strcmp(inart_scenario_names[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -77,7 +69,7 @@ int cmd_run(int argc, char **argv)
 	};
 	const char *cmd = "run", *scenario = "default", *dir = NULL;
 	struct cli_compare_out co = CLI_COMPARE_OUT_INIT;
-	struct inart_planner_opt opt;
+	struct inart_planner_opt opt = {.size = sizeof(opt)};
 	struct inart_err err = {{0}};
 	struct inart_topo *t = NULL;
 	struct inart_jobs *js = NULL;
@@ -111,12 +103,12 @@ int cmd_run(int argc, char **argv)
 		for (int i = 0; inart_scenario_names[i]; i++) {
 			const char *d = inart_scenario_describe(inart_scenario_names[i]);
 
-			printf("%-12s %s\n", inart_scenario_names[i], d ? d : "");
+			printf("%-16s %s\n", inart_scenario_names[i], d ? d : "");
 		}
 		free(co.algos);
 		return EXIT_OK;
 	}
-	if (!known_scenario(scenario))
+	if (!inart_scenario_known(scenario))
 		cli_usage_error(cmd, "unknown scenario '%s' (see 'inart run --list')", scenario);
 	if (inart_scenario_build(scenario, opt.seed, &t, &js, &err) < 0)
 		cli_fail(&err);

@@ -161,6 +161,7 @@ int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planne
 	    {OPT_TRIALS, "--trials", 1, 100000, &o->trials, NULL},
 	    {OPT_ROUNDS, "--rounds", 1, 1000, &o->max_rounds, NULL},
 	    {OPT_MILP_TIME, "--milp-time-limit", 0, 1e7, NULL, &o->milp_time_limit_s},
+	    {OPT_TIME_LIMIT, "--time-limit", 0, 1e7, NULL, &o->time_limit_s},
 	};
 
 	if (cli_num_opt(cmd, c, arg, nums, sizeof(nums) / sizeof(nums[0])))

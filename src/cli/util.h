@@ -97,6 +97,7 @@ enum {
 	OPT_ROUNDS,
 	OPT_MILP_TIME,
 	OPT_NO_GUARD,
+	OPT_TIME_LIMIT,
 	OPT_FORMAT,
 	OPT_ALGOS,
 };
@@ -106,6 +107,7 @@ enum {
 	    {"trials", required_argument, NULL, OPT_TRIALS},                                       \
 	    {"rounds", required_argument, NULL, OPT_ROUNDS},                                       \
 	    {"milp-time-limit", required_argument, NULL, OPT_MILP_TIME},                           \
+	    {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},                               \
 	{                                                                                          \
 		"no-baseline-guard", no_argument, NULL, OPT_NO_GUARD                               \
 	}
@@ -115,6 +117,9 @@ enum {
 	"                         512 nodes, else 4)\n"                                            \
 	"  --trials N             randomized-rounding trials (default 32)\n"                       \
 	"  --rounds R             phase-1/phase-2 iterations at most (default 4)\n"                \
+	"  --time-limit S         inart: keep improving the plan for S seconds from the\n"         \
+	"                         start, or until it is within 1% of its best bound\n"             \
+	"                         (default 4; 0: no improvement phase)\n"                          \
 	"  --milp-time-limit S    CBC time limit in seconds for milp (default 30)\n"               \
 	"  --no-baseline-guard    do not fall back to a better baseline plan\n"
 int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planner_opt *o);

@@ -14,6 +14,7 @@
 #include "cand.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@ void inart_cand_opt_default(struct inart_cand_opt *o)
 	o->k_paths = 4;
 	o->k_tree_paths = 2;
 	o->no_groups = 0;
+	o->extra = NULL;
+	o->n_extra = 0;
 }
 
 void inart_cand_destroy(struct inart_cand *c)
@@ -126,6 +129,11 @@ struct builder {
 	int cap_choices, cap_trees;
 	int *ps_base;  /* per job: index of its first PS in the flattened (job, ps) list */
 	int *tree_map; /* per (flattened job-ps, node): cand tree index, -1 none, -2 wanted */
+	/* extra routes (cand_opt.extra), bucketed by cand flow / cand tree */
+	int *xf_off;		      /* n_flows + 1 */
+	const struct inart_flow **xf; /* flows of the extra plans */
+	int *xt_off;		      /* n_trees + 1 */
+	const struct inart_tree **xt; /* trees of the extra plans */
 };
 
 static int *tree_slot(struct builder *b, int j, int ps_idx, int node)
@@ -196,6 +204,193 @@ static int cmp_tree(const void *pa, const void *pb)
 	if (a->depth != b->depth)
 		return a->depth > b->depth ? -1 : 1;
 	return (a->sw > b->sw) - (a->sw < b->sw);
+}
+
+/* ---------------------------------------------------------------------------
+ * Extra routes (cand_opt.extra): bucketed by the cand flow or tree they
+ * belong to, then appended to its choices where they fit.
+ */
+
+/* Cand flow of a plan flow of job j (group of its worker, its PS), or -1.
+ * node_group: per node, the group of job j's worker there. */
+static int extra_flow_index(const struct builder *b, int j, const int *node_group,
+			    const int *group_flow, const struct inart_flow *fl)
+{
+	int i = inart_job_ps_index(&b->js->jobs[j], fl->ps);
+
+	if (i < 0 || fl->worker < 0 || fl->worker >= b->t->n_nodes || node_group[fl->worker] < 0 ||
+	    fl->n_path < 2 || fl->path[0] != fl->worker)
+		return -1;
+	return group_flow[node_group[fl->worker]] + i;
+}
+
+/* One sweep over the extra plans: phase 0 marks the wanted trees and counts
+ * the flows per cand flow, phase 3 fills the flow buckets; after pass 2,
+ * phase 1 counts the trees per cand tree and phase 2 fills their buckets. */
+static void extra_sweep(struct builder *b, const struct inart_cand_opt *opt, int *node_group,
+			const int *group_flow, int phase, int *fill)
+{
+	const struct inart_cand *c = b->c;
+
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		for (int v = 0; v < b->t->n_nodes; v++)
+			node_group[v] = -1;
+		for (int g = 0; g < c->n_groups; g++)
+			for (int k = 0; c->groups[g].job == j && k < c->groups[g].n_members; k++)
+				node_group[c->groups[g].members[k]] = g;
+		for (int e = 0; e < opt->n_extra; e++) {
+			const struct inart_job_plan *jp = &opt->extra[e]->jobs[j];
+
+			for (int k = 0; (phase == 0 || phase == 3) && k < jp->n_flows; k++) {
+				const struct inart_flow *fl = &jp->flows[k];
+				int f = extra_flow_index(b, j, node_group, group_flow, fl);
+				int i = inart_job_ps_index(&b->js->jobs[j], fl->ps);
+
+				if (f < 0)
+					continue;
+				if (phase == 0 && fl->agg != fl->ps &&
+				    ina_usable(&b->t->nodes[fl->agg]))
+					*tree_slot(b, j, i, fl->agg) = -2;
+				if (phase == 0)
+					b->xf_off[f + 1]++;
+				else
+					b->xf[fill[f]++] = fl;
+			}
+			for (int k = 0; phase != 3 && k < jp->n_trees; k++) {
+				const struct inart_tree *tr = &jp->trees[k];
+				int i = inart_job_ps_index(&b->js->jobs[j], tr->ps), ti;
+
+				if (i < 0 || !ina_usable(&b->t->nodes[tr->sw]))
+					continue;
+				if (phase == 0) {
+					*tree_slot(b, j, i, tr->sw) = -2;
+					continue;
+				}
+				ti = *tree_slot(b, j, i, tr->sw);
+				if (phase == 1 && ti >= 0)
+					b->xt_off[ti + 1]++;
+				else if (phase == 2 && ti >= 0)
+					b->xt[fill[ti]++] = tr;
+			}
+		}
+	}
+}
+
+/* Prefix sums of counts[1..n] into offsets; fill gets a copy. */
+static int *offsets(int *off, int n)
+{
+	int *fill = malloc(sizeof(int) * ((size_t)n + 1));
+
+	for (int i = 0; i < n; i++)
+		off[i + 1] += off[i];
+	if (fill != NULL)
+		memcpy(fill, off, sizeof(int) * (size_t)n);
+	return fill;
+}
+
+/*
+ * step 0 (before pass 2): mark the trees the extra routes need and bucket
+ * their flows by cand flow; step 1 (after pass 2): bucket their trees.
+ */
+static int extra_routes(struct builder *b, const struct inart_cand_opt *opt, int step)
+{
+	const struct inart_cand *c = b->c;
+	int n_flows = 0, *group_flow = malloc(sizeof(int) * ((size_t)c->n_groups + 1));
+	int *node_group = malloc(sizeof(int) * ((size_t)b->t->n_nodes + 1)), *fill = NULL, rc = 0;
+
+	if (group_flow == NULL || node_group == NULL)
+		goto oom;
+	for (int g = 0; g < c->n_groups; g++) {
+		group_flow[g] = n_flows;
+		n_flows += b->js->jobs[c->groups[g].job].n_ps;
+	}
+	if (step == 0) {
+		b->xf_off = calloc((size_t)n_flows + 2, sizeof(int));
+		if (b->xf_off == NULL)
+			goto oom;
+		extra_sweep(b, opt, node_group, group_flow, 0, NULL);
+		fill = offsets(b->xf_off, n_flows);
+		b->xf = malloc(sizeof(*b->xf) * ((size_t)b->xf_off[n_flows] + 1));
+		if (fill == NULL || b->xf == NULL)
+			goto oom;
+		extra_sweep(b, opt, node_group, group_flow, 3, fill);
+	} else {
+		b->xt_off = calloc((size_t)c->n_trees + 2, sizeof(int));
+		if (b->xt_off == NULL)
+			goto oom;
+		extra_sweep(b, opt, node_group, group_flow, 1, NULL);
+		fill = offsets(b->xt_off, c->n_trees);
+		b->xt = malloc(sizeof(*b->xt) * ((size_t)b->xt_off[c->n_trees] + 1));
+		if (fill == NULL || b->xt == NULL)
+			goto oom;
+		extra_sweep(b, opt, node_group, group_flow, 2, fill);
+	}
+	goto out;
+oom:
+	rc = -ENOMEM;
+out:
+	free(group_flow);
+	free(node_group);
+	free(fill);
+	return rc;
+}
+
+/* 1 if owner choices [first, c->n_choices) hold (path, agg) already. */
+static int has_choice(const struct inart_cand *c, int first, const int *path, int len, int agg)
+{
+	for (int ci = first; ci < c->n_choices; ci++)
+		if (c->choices[ci].agg == agg &&
+		    inart_pathset_len(&c->paths, c->choices[ci].path) == len &&
+		    memcmp(inart_pathset_path(&c->paths, c->choices[ci].path), path,
+			   sizeof(int) * (size_t)len) == 0)
+			return 1;
+	return 0;
+}
+
+/* The extra routes of cand flow f (group grp, PS index i) as choices: the
+ * worker's path with the representative as its first node. */
+static int add_extra_flow(struct builder *b, int f, const struct inart_group *grp, int i, int first)
+{
+	int rc = 0;
+
+	for (int k = b->xf_off[f]; k < b->xf_off[f + 1] && rc == 0; k++) {
+		const struct inart_flow *fl = b->xf[k];
+		int *p = malloc(sizeof(int) * (size_t)fl->n_path), tree = -1;
+
+		if (p == NULL)
+			return -ENOMEM;
+		memcpy(p, fl->path, sizeof(int) * (size_t)fl->n_path);
+		p[0] = grp->members[0];
+		if (fl->agg != fl->ps)
+			tree = *tree_slot(b, grp->job, i, fl->agg);
+		if ((fl->agg == fl->ps || tree >= 0) && p[fl->n_path - 1] == fl->agg &&
+		    !has_choice(b->c, first, p, fl->n_path, fl->agg))
+			rc = add_choice(b, p, fl->n_path, fl->agg, tree);
+		free(p);
+	}
+	return rc;
+}
+
+/* The extra routes of cand tree k whose parent is the PS or a cand tree of
+ * the same (job, PS) closer to the PS. */
+static int add_extra_tree(struct builder *b, int k)
+{
+	const struct inart_cand_tree *ct = &b->c->trees[k];
+	int first = ct->first_choice, rc = 0;
+
+	for (int x = b->xt_off[k]; x < b->xt_off[k + 1] && rc == 0; x++) {
+		const struct inart_tree *tr = b->xt[x];
+		int pt = tr->parent == ct->ps ? -1 : *tree_slot(b, ct->job, ct->ps_idx, tr->parent);
+
+		if (tr->parent != ct->ps && (pt < 0 || b->c->trees[pt].depth >= ct->depth))
+			continue;
+		if (tr->n_path < 2 || tr->path[0] != ct->sw ||
+		    tr->path[tr->n_path - 1] != tr->parent ||
+		    has_choice(b->c, first, tr->path, tr->n_path, tr->parent))
+			continue;
+		rc = add_choice(b, tr->path, tr->n_path, tr->parent, pt);
+	}
+	return rc;
 }
 
 /* Pass 1: paths of every (group, PS) into `scratch`; mark wanted trees. */
@@ -297,6 +492,8 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 						       .first_slot = c->n_slots};
 			rc = add_choices(b, scratch, flow_first[f], flow_n[f], grp->job, i, NULL,
 					 -1);
+			if (rc == 0)
+				rc = add_extra_flow(b, f, grp, i, cf->first_choice);
 			if (rc < 0)
 				goto out;
 			cf->n_choices = c->n_choices - cf->first_choice;
@@ -324,6 +521,8 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 		}
 		ct->first_choice = c->n_choices;
 		rc = add_choices(b, &tp, 0, n, ct->job, ct->ps_idx, dist, ct->depth);
+		if (rc == 0)
+			rc = add_extra_tree(b, k);
 		if (rc < 0)
 			goto out;
 		ct->n_choices = c->n_choices - ct->first_choice;
@@ -385,7 +584,11 @@ int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
 	}
 	rc = pass_flow_paths(&b, opt, &scratch, flow_first, flow_n, err);
 	if (rc == 0)
+		rc = extra_routes(&b, opt, 0);
+	if (rc == 0)
 		rc = pass_trees(&b, err);
+	if (rc == 0)
+		rc = extra_routes(&b, opt, 1);
 	if (rc == 0)
 		rc = pass_choices(&b, opt, &scratch, flow_first, flow_n, err);
 	if (rc < 0)
@@ -403,6 +606,10 @@ out:
 	free(flow_n);
 	free(b.ps_base);
 	free(b.tree_map);
+	free(b.xf_off);
+	free(b.xf);
+	free(b.xt_off);
+	free(b.xt);
 	return rc;
 }
 
@@ -513,4 +720,168 @@ int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
 	free(used);
 	free(buf);
 	return rc;
+}
+
+void inart_cand_assign_x(const struct inart_cand *c, const struct inart_assign *a,
+			 const struct inart_plan *plan, double *x)
+{
+	char *used = malloc((size_t)c->n_trees + 1);
+
+	memset(x, 0, sizeof(double) * (size_t)c->n_choices);
+	for (int f = 0; f < c->n_flows; f++) {
+		int m = c->groups[c->flows[f].group].n_members;
+
+		for (int k = 0; k < m; k++)
+			x[slot_effective(c, a, plan, f, k)] += 1.0 / m;
+	}
+	if (used == NULL) /* out of memory: every tree's choice (a superset) */
+		for (int t = 0; t < c->n_trees; t++)
+			x[a->tree_choice[t]] = 1;
+	if (used == NULL)
+		return;
+	inart_cand_used_trees(c, a, plan, used);
+	for (int t = 0; t < c->n_trees; t++)
+		if (used[t])
+			x[a->tree_choice[t]] = 1;
+	free(used);
+}
+
+/* The choice among [first, first + n) with aggregation point agg whose path
+ * is path[0..len) (node 0 compared only if check0), or -1. */
+static int find_choice(const struct inart_cand *c, int first, int n, int agg, const int *path,
+		       int len, int check0)
+{
+	for (int ci = first; ci < first + n; ci++) {
+		const struct inart_choice *ch = &c->choices[ci];
+		const int *q = inart_pathset_path(&c->paths, ch->path);
+
+		if (ch->agg == agg && inart_pathset_len(&c->paths, ch->path) == len &&
+		    (!check0 || q[0] == path[0]) &&
+		    memcmp(q + 1, path + 1, sizeof(int) * (size_t)(len - 1)) == 0)
+			return ci;
+	}
+	return -1;
+}
+
+/* Slots of job j's flows from its plan (fidx: per worker index and PS index,
+ * the plan's flow or -1; filled here). */
+static int slots_from_plan(const struct inart_cand *c, const struct inart_job *job, int j,
+			   const struct inart_job_plan *jp, const int *widx, int nodes, int *fidx,
+			   struct inart_assign *a)
+{
+	for (int i = 0; i < job->n_workers * job->n_ps; i++)
+		fidx[i] = -1;
+	for (int i = 0; i < jp->n_flows; i++) {
+		int v = jp->flows[i].worker, w = v >= 0 && v < nodes ? widx[v] : -1, p = -1;
+
+		for (int k = 0; k < job->n_ps; k++)
+			p = job->ps[k] == jp->flows[i].ps ? k : p;
+		if (w >= 0 && p >= 0)
+			fidx[w * job->n_ps + p] = i;
+	}
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		const struct inart_group *g = &c->groups[cf->group];
+
+		for (int k = 0; cf->job == j && k < g->n_members; k++) {
+			int fi = fidx[widx[g->members[k]] * job->n_ps + cf->ps_idx], ci;
+			const struct inart_flow *fl = fi >= 0 ? &jp->flows[fi] : NULL;
+
+			ci = fl ? find_choice(c, cf->first_choice, cf->n_choices, fl->agg, fl->path,
+					      fl->n_path, 0)
+				: -1;
+			if (ci < 0 && jp->split[cf->ps_idx] > 0)
+				return -ENOENT;
+			a->slot_choice[cf->first_slot + k] = ci >= 0 ? ci : cf->first_choice;
+		}
+	}
+	return 0;
+}
+
+static int trees_from_plan(const struct inart_cand *c, int j, const struct inart_job *job,
+			   const struct inart_job_plan *jp, struct inart_assign *a)
+{
+	for (int i = 0; i < jp->n_trees; i++) {
+		const struct inart_tree *tr = &jp->trees[i];
+		int ci = -1;
+
+		for (int t = 0; t < c->n_trees && ci < 0; t++) {
+			const struct inart_cand_tree *ct = &c->trees[t];
+
+			if (ct->job != j || ct->sw != tr->sw || job->ps[ct->ps_idx] != tr->ps)
+				continue;
+			ci = find_choice(c, ct->first_choice, ct->n_choices, tr->parent, tr->path,
+					 tr->n_path, 1);
+			if (ci >= 0)
+				a->tree_choice[t] = ci;
+		}
+		if (ci < 0)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+int inart_cand_from_plan(const struct inart_cand *c, const struct inart_jobs *js,
+			 const struct inart_plan *plan, struct inart_assign *a)
+{
+	int n = 0, rc = 0, *widx = NULL, *fidx = NULL, nodes = 0;
+
+	for (int j = 0; j < js->n_jobs; j++) {
+		n = js->jobs[j].n_workers * js->jobs[j].n_ps > n
+			? js->jobs[j].n_workers * js->jobs[j].n_ps
+			: n;
+		for (int k = 0; k < js->jobs[j].n_workers; k++)
+			nodes =
+			    js->jobs[j].workers[k] + 1 > nodes ? js->jobs[j].workers[k] + 1 : nodes;
+	}
+	widx = malloc(sizeof(int) * ((size_t)nodes + 1));
+	fidx = malloc(sizeof(int) * ((size_t)n + 1));
+	if (widx == NULL || fidx == NULL)
+		rc = -ENOMEM;
+	for (int t = 0; t < c->n_trees; t++)
+		a->tree_choice[t] = c->trees[t].first_choice;
+	for (int j = 0; j < js->n_jobs && rc == 0; j++) {
+		const struct inart_job *job = &js->jobs[j];
+
+		if (plan->jobs[j].n_ring > 0) {
+			rc = -ENOENT;
+			break;
+		}
+		for (int v = 0; v < nodes; v++)
+			widx[v] = -1;
+		for (int k = 0; k < job->n_workers; k++)
+			widx[job->workers[k]] = k;
+		rc = slots_from_plan(c, job, j, &plan->jobs[j], widx, nodes, fidx, a);
+		if (rc == 0)
+			rc = trees_from_plan(c, j, job, &plan->jobs[j], a);
+	}
+	free(widx);
+	free(fidx);
+	return rc;
+}
+
+void inart_cand_assign_from_x(const struct inart_cand *c, const double *x, struct inart_assign *a)
+{
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		int m = c->groups[cf->group].n_members, k = 0;
+
+		for (int ch = cf->first_choice; ch < cf->first_choice + cf->n_choices; ch++) {
+			int cnt = (int)lround(x[ch] * m);
+
+			for (; cnt > 0 && k < m; cnt--, k++)
+				a->slot_choice[cf->first_slot + k] = ch;
+		}
+		for (; k < m; k++)
+			a->slot_choice[cf->first_slot + k] = cf->first_choice;
+	}
+	for (int t = 0; t < c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+		int best = ct->first_choice;
+
+		for (int ch = ct->first_choice; ch < ct->first_choice + ct->n_choices; ch++)
+			if (x[ch] > x[best])
+				best = ch;
+		a->tree_choice[t] = best;
+	}
 }

@@ -16,13 +16,17 @@
  * of the same (job, PS) strictly closer (in hops) to the PS, so parents form
  * no cycle.  The first choice of every cand flow and every cand tree is its
  * shortest path with the PS as aggregation point (no INA).  A choice's `tree` is the cand tree at
- * its end, -1 for the PS.
+ * its end, -1 for the PS.  Optionally the routes of given plans (the
+ * baselines') are candidates too, so that those plans are points of the
+ * search space.
  *
  * Ownership: the cand set owns all its arrays; it refers to, but does not own,
  * the topology and jobs it was built from.
  */
 #ifndef INART_CAND_H
 #define INART_CAND_H
+
+#include <string.h>
 
 #include "paths.h"
 #include "plan.h"
@@ -31,6 +35,13 @@ struct inart_cand_opt {
 	int k_paths;	  /* candidate paths per (group, PS); default 4 */
 	int k_tree_paths; /* candidate paths per cand tree; default 2 */
 	int no_groups;	  /* 1: every worker is its own group (exact MILP) */
+	/* Plans whose routes become candidates too (the baselines'), where
+	 * they fit: a flow's path and aggregation point become a choice of its
+	 * (group, PS) -- for every member, with its own first node -- and a
+	 * tree's path and parent a choice of its cand tree when the parent is
+	 * the PS or a cand tree closer to it.  Ring jobs are skipped. */
+	const struct inart_plan *const *extra;
+	int n_extra;
 };
 
 struct inart_choice {
@@ -102,6 +113,36 @@ void inart_assign_free(struct inart_assign *a);
  */
 int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
 		       struct inart_plan *plan);
+
+/* The values of an assignment in the form of a route LP result's x
+ * (n_choices): per flow choice the share of the group's members on it (the
+ * first choice for a PS with share 0 in plan), per tree choice 1 for the
+ * choice of a used tree, else 0. */
+void inart_cand_assign_x(const struct inart_cand *c, const struct inart_assign *a,
+			 const struct inart_plan *plan, double *x);
+
+/* The assignment of an integral x (as inart_cand_assign_x makes, or a MILP
+ * result): each group's members spread over its flow's choices by their
+ * counts, each tree on its largest value. */
+void inart_cand_assign_from_x(const struct inart_cand *c, const double *x, struct inart_assign *a);
+
+/* The assignment that realizes plan's routes: 0, or -ENOENT when some flow
+ * of a PS with a non-zero share, or some tree, is not among the candidates
+ * (a is then partly filled), -ENOMEM.  Flows of zero-share PSs and unused
+ * trees take their first choice. */
+int inart_cand_from_plan(const struct inart_cand *c, const struct inart_jobs *js,
+			 const struct inart_plan *plan, struct inart_assign *a);
+
+/* 1 if the path of choice a is a proper prefix of the path of choice b. */
+static inline int inart_cand_prefix(const struct inart_cand *c, int a, int b)
+{
+	int la = inart_pathset_len(&c->paths, c->choices[a].path);
+	int lb = inart_pathset_len(&c->paths, c->choices[b].path);
+
+	return lb > la && memcmp(inart_pathset_path(&c->paths, c->choices[a].path),
+				 inart_pathset_path(&c->paths, c->choices[b].path),
+				 sizeof(int) * (size_t)la) == 0;
+}
 
 /* Count, per node, the trees an assignment would install (for budget repair);
  * used_tree[t] receives 1 for each used cand tree.  Uses plan's split (trees of

@@ -5,10 +5,11 @@
  * Every algorithm goes through inart_planner_run; a failure becomes a row
  * with ok = 0 and the reason as status.  The best baseline is the fastest of
  * the rows flagged is_baseline (ps, byteps, switchml, atp) that succeeded;
- * the LP bound comes from the "lp" row.  Formatting builds a string and never
+ * the LP bound comes from the "lp" row, the ring time from the "ring" row,
+ * the best proven bound is the highest bound of any row (every one is a
+ * lower bound on the plans over the same candidates).  Formatting builds a string and never
  * prints.  Ownership: the compare struct owns its rows array.
  */
-#include "../common/sbuf.h"
 #include "compare.h"
 
 #include <errno.h>
@@ -19,6 +20,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
+#include "../common/sbuf.h"
+
 static const char *const baseline_names[] = {"ps", "byteps", "switchml", "atp", NULL};
 
 static int is_baseline(const char *name)
@@ -27,14 +31,6 @@ static int is_baseline(const char *name)
 		if (strcmp(baseline_names[i], name) == 0)
 			return 1;
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void row_fail(struct inart_compare_row *r, int rc, const struct inart_err *e)
@@ -50,12 +46,12 @@ static void row_fail(struct inart_compare_row *r, int rc, const struct inart_err
 		snprintf(r->status, sizeof(r->status), "%.*s", (int)sizeof(r->status) - 1, why);
 }
 
-/* Fill best baseline, LP bound, reductions and ratios from the rows. */
-static void compare_summarize(struct inart_compare *c)
+/* The comparison-wide values from the rows: best baseline, LP bound, ring
+ * time, best proven bound. */
+static void compare_totals(struct inart_compare *c)
 {
-	c->best_baseline_s = NAN;
-	c->best_baseline[0] = '\0';
-	c->lp_bound_s = NAN;
+	c->best_baseline_s = c->lp_bound_s = c->ring_s = c->best_bound_s = NAN;
+	c->best_baseline[0] = c->best_bound_source[0] = '\0';
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct inart_compare_row *r = &c->rows[i];
 
@@ -63,23 +59,70 @@ static void compare_summarize(struct inart_compare *c)
 			continue;
 		if (strcmp(r->algorithm, "lp") == 0)
 			c->lp_bound_s = r->comm_time_s;
+		if (strcmp(r->algorithm, "ring") == 0)
+			c->ring_s = r->comm_time_s;
 		if (r->is_baseline &&
 		    (isnan(c->best_baseline_s) || r->comm_time_s < c->best_baseline_s)) {
 			c->best_baseline_s = r->comm_time_s;
 			snprintf(c->best_baseline, sizeof(c->best_baseline), "%s", r->algorithm);
 		}
+		if (r->best_bound_s > 0 &&
+		    (isnan(c->best_bound_s) || r->best_bound_s > c->best_bound_s)) {
+			c->best_bound_s = r->best_bound_s;
+			snprintf(c->best_bound_source, sizeof(c->best_bound_source),
+				 "%.15s (%.31s)", r->bound_source[0] ? r->bound_source : "?",
+				 r->algorithm);
+		}
 	}
+}
+
+/* Fill the totals, reductions and ratios from the rows. */
+static void compare_summarize(struct inart_compare *c)
+{
+	compare_totals(c);
 	for (int i = 0; i < c->n_rows; i++) {
 		struct inart_compare_row *r = &c->rows[i];
 
-		r->reduction = r->lp_ratio = NAN;
+		r->reduction = r->vs_ring = r->lp_ratio = r->bound_ratio = NAN;
 		if (!r->ok)
 			continue;
-		if (!isnan(c->best_baseline_s) && c->best_baseline_s > 0)
+		if (c->best_baseline_s > 0)
 			r->reduction = 1.0 - r->comm_time_s / c->best_baseline_s;
-		if (!isnan(c->lp_bound_s) && c->lp_bound_s > 0)
+		if (c->ring_s > 0)
+			r->vs_ring = 1.0 - r->comm_time_s / c->ring_s;
+		if (c->lp_bound_s > 0)
 			r->lp_ratio = r->comm_time_s / c->lp_bound_s;
+		if (c->best_bound_s > 0)
+			r->bound_ratio = r->comm_time_s / c->best_bound_s;
 	}
+}
+
+/* A successful row from plan p: times, bound, status. */
+static void row_ok(struct inart_compare_row *r, const struct inart_plan *p)
+{
+	const char *src = inart_bound_source_name(p->bound_source);
+
+	r->ok = 1;
+	r->comm_time_s = p->comm_time_s;
+	r->push_time_s = p->push_time_s;
+	r->pull_time_s = p->pull_time_s;
+	if (p->plan_time_s > 0)
+		r->plan_time_s = p->plan_time_s;
+	r->best_bound_s = p->best_bound_s;
+	snprintf(r->bound_source, sizeof(r->bound_source), "%s", src ? src : "");
+	r->milp_status = p->milp_status;
+	snprintf(r->origin, sizeof(r->origin), "%s", p->origin ? p->origin : "");
+	if (p->milp_status == INART_MILP_OPTIMAL)
+		snprintf(r->status, sizeof(r->status), "optimal");
+	else if (p->milp_status == INART_MILP_TIME_LIMIT)
+		snprintf(r->status, sizeof(r->status), "limit (gap %.1f%%)",
+			 p->best_bound_s > 0 ? 100.0 * (p->comm_time_s / p->best_bound_s - 1)
+					     : NAN);
+	else if (p->origin != NULL)
+		snprintf(r->status, sizeof(r->status), "ok, routes of %.32s (baseline guard)",
+			 p->origin);
+	else
+		snprintf(r->status, sizeof(r->status), "ok");
 }
 
 int inart_compare_run(const struct inart_topo *t, const struct inart_jobs *js,
@@ -107,25 +150,20 @@ int inart_compare_run(const struct inart_topo *t, const struct inart_jobs *js,
 		struct inart_compare_row *r = &out->rows[i];
 		struct inart_err e = {{0}};
 		struct inart_plan *p = NULL;
-		double t0 = now_s();
+		double t0 = inart_now_s();
 		int rc;
 
 		snprintf(r->algorithm, sizeof(r->algorithm), "%s", list[i]);
 		r->is_baseline = is_baseline(list[i]);
+		r->best_bound_s = NAN;
 		rc = inart_planner_run(list[i], t, js, opt, &p, &e);
-		r->plan_time_s = now_s() - t0;
+		r->plan_time_s = inart_now_s() - t0;
 		if (rc < 0 || p == NULL) {
 			row_fail(r, rc < 0 ? rc : -EIO, &e);
 			inart_plan_destroy(p);
 			continue;
 		}
-		r->ok = 1;
-		snprintf(r->status, sizeof(r->status), "ok");
-		r->comm_time_s = p->comm_time_s;
-		r->push_time_s = p->push_time_s;
-		r->pull_time_s = p->pull_time_s;
-		if (p->plan_time_s > 0)
-			r->plan_time_s = p->plan_time_s;
+		row_ok(r, p);
 		inart_plan_destroy(p);
 	}
 	compare_summarize(out);
@@ -141,14 +179,33 @@ void inart_compare_free(struct inart_compare *c)
 	c->n_rows = 0;
 }
 
-enum { N_COLS = 8 };
+enum { N_COLS = 10 };
+
+static void pct_cell(char *cell, double frac)
+{
+	double pct = frac * 100.0;
+
+	if (fabs(pct) < 0.05) /* no "-0.0%" for rounding noise */
+		pct = 0;
+	if (!isfinite(pct))
+		snprintf(cell, 160, "-");
+	else
+		snprintf(cell, 160, "%+.1f%%", pct);
+}
+
+static void ratio_cell(char *cell, double r)
+{
+	if (!isfinite(r))
+		snprintf(cell, 160, "-");
+	else
+		snprintf(cell, 160, "%.3f", r);
+}
 
 static void table_cells(const struct inart_compare *c, int i, char cell[N_COLS][160])
 {
 	const struct inart_compare_row *r = &c->rows[i];
 	int best = r->ok && r->is_baseline && strcmp(r->algorithm, c->best_baseline) == 0;
 	double ms[3] = {r->comm_time_s * 1e3, r->push_time_s * 1e3, r->pull_time_s * 1e3};
-	double pct = r->reduction * 100.0;
 
 	snprintf(cell[0], 160, "%s%s", r->algorithm, best ? " *" : "");
 	for (int k = 1; k <= 3; k++) {
@@ -157,59 +214,31 @@ static void table_cells(const struct inart_compare *c, int i, char cell[N_COLS][
 		else
 			snprintf(cell[k], 160, "-");
 	}
-	if (fabs(pct) < 0.05) /* no "-0.0%" for rounding noise */
-		pct = 0;
-	if (!isfinite(pct))
-		snprintf(cell[4], 160, "-");
-	else
-		snprintf(cell[4], 160, "%+.1f%%", pct);
-	if (!isfinite(r->lp_ratio))
-		snprintf(cell[5], 160, "-");
-	else
-		snprintf(cell[5], 160, "%.3f", r->lp_ratio);
-	snprintf(cell[6], 160, "%.3f", r->plan_time_s);
-	snprintf(cell[7], 160, "%s", r->status);
+	pct_cell(cell[4], r->reduction);
+	pct_cell(cell[5], r->vs_ring);
+	ratio_cell(cell[6], r->lp_ratio);
+	ratio_cell(cell[7], r->bound_ratio);
+	snprintf(cell[8], 160, "%.3f", r->plan_time_s);
+	snprintf(cell[9], 160, "%s", r->status);
 }
 
-static void format_table(const struct inart_compare *c, struct inart_sbuf *b)
+static void table_line(struct inart_sbuf *b, const int *width, char cell[N_COLS][160])
 {
-	static const char *const head[N_COLS] = {
-	    "algorithm",	"comm ms", "push ms", "pull ms",
-	    "vs best baseline", "/LP",	   "plan s",  "status",
-	};
-	int width[N_COLS];
-	char cell[N_COLS][160];
-
-	for (int k = 0; k < N_COLS; k++)
-		width[k] = (int)strlen(head[k]);
-	for (int i = 0; i < c->n_rows; i++) {
-		table_cells(c, i, cell);
-		for (int k = 0; k < N_COLS; k++)
-			if ((int)strlen(cell[k]) > width[k])
-				width[k] = (int)strlen(cell[k]);
-	}
 	/* Column 0 and the status are left-aligned, numbers right-aligned. */
 	for (int k = 0; k < N_COLS; k++) {
 		if (k == 0)
-			inart_sbuf_printf(b, "%-*s", width[k], head[k]);
+			inart_sbuf_printf(b, "%-*s", width[k], cell[k]);
 		else if (k == N_COLS - 1)
-			inart_sbuf_printf(b, "  %s", head[k]);
+			inart_sbuf_printf(b, "  %s", cell[k]);
 		else
-			inart_sbuf_printf(b, "  %*s", width[k], head[k]);
+			inart_sbuf_printf(b, "  %*s", width[k], cell[k]);
 	}
 	inart_sbuf_printf(b, "\n");
-	for (int i = 0; i < c->n_rows; i++) {
-		table_cells(c, i, cell);
-		for (int k = 0; k < N_COLS; k++) {
-			if (k == 0)
-				inart_sbuf_printf(b, "%-*s", width[k], cell[k]);
-			else if (k == N_COLS - 1)
-				inart_sbuf_printf(b, "  %s", cell[k]);
-			else
-				inart_sbuf_printf(b, "  %*s", width[k], cell[k]);
-		}
-		inart_sbuf_printf(b, "\n");
-	}
+}
+
+/* The lines under the table: best baseline, bounds, ring. */
+static void table_footer(const struct inart_compare *c, struct inart_sbuf *b)
+{
 	if (c->best_baseline[0])
 		inart_sbuf_printf(b, "* best baseline: %s, %.3f ms", c->best_baseline,
 				  c->best_baseline_s * 1e3);
@@ -217,7 +246,53 @@ static void format_table(const struct inart_compare *c, struct inart_sbuf *b)
 		inart_sbuf_printf(b, "no baseline result");
 	if (!isnan(c->lp_bound_s))
 		inart_sbuf_printf(b, "; LP lower bound %.3f ms", c->lp_bound_s * 1e3);
+	if (c->best_bound_s > 0 && c->best_bound_s != c->lp_bound_s)
+		inart_sbuf_printf(b, "; best proven bound %.3f ms, %s", c->best_bound_s * 1e3,
+				  c->best_bound_source);
 	inart_sbuf_printf(b, "\n");
+	for (int i = 0; c->ring_s > 0 && i < c->n_rows; i++) {
+		const struct inart_compare_row *r = &c->rows[i];
+
+		if (!r->ok || strcmp(r->algorithm, "inart") != 0)
+			continue;
+		if (r->comm_time_s > c->ring_s)
+			inart_sbuf_printf(b, "ring all-reduce (%.3f ms) beats inart by %.1f%%\n",
+					  c->ring_s * 1e3,
+					  100.0 * (r->comm_time_s / c->ring_s - 1));
+		else
+			inart_sbuf_printf(b,
+					  "inart is %.1f%% below the ring all-reduce (%.3f ms)\n",
+					  100.0 * r->vs_ring, c->ring_s * 1e3);
+	}
+}
+
+static void format_table(const struct inart_compare *c, struct inart_sbuf *b)
+{
+	static const char *const head[N_COLS] = {
+	    "algorithm", "comm ms", "push ms", "pull ms", "vs best baseline",
+	    "vs ring",	 "/LP",	    "/bound",  "plan s",  "status",
+	};
+	int width[N_COLS];
+	char cell[N_COLS][160];
+
+	for (int k = 0; k < N_COLS; k++) {
+		width[k] = (int)strlen(head[k]);
+		snprintf(cell[k], 160, "%s", head[k]);
+	}
+	for (int i = 0; i < c->n_rows; i++) {
+		table_cells(c, i, cell);
+		for (int k = 0; k < N_COLS; k++)
+			if ((int)strlen(cell[k]) > width[k])
+				width[k] = (int)strlen(cell[k]);
+	}
+	for (int k = 0; k < N_COLS; k++)
+		snprintf(cell[k], 160, "%s", head[k]);
+	table_line(b, width, cell);
+	for (int i = 0; i < c->n_rows; i++) {
+		table_cells(c, i, cell);
+		table_line(b, width, cell);
+	}
+	table_footer(c, b);
 }
 
 static void csv_num(struct inart_sbuf *b, double v)
@@ -242,10 +317,12 @@ static void csv_str(struct inart_sbuf *b, const char *s)
 
 static void format_csv(const struct inart_compare *c, struct inart_sbuf *b)
 {
-	inart_sbuf_printf(b, "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,lp_ratio,"
-			     "plan_time_s,is_baseline,status\n");
+	inart_sbuf_printf(b, "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,"
+			     "lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,"
+			     "bound_source,milp_status,origin,status\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct inart_compare_row *r = &c->rows[i];
+		const char *ms = inart_milp_status_name(r->milp_status);
 
 		csv_str(b, r->algorithm);
 		inart_sbuf_printf(b, ",%d", r->ok);
@@ -253,9 +330,17 @@ static void format_csv(const struct inart_compare *c, struct inart_sbuf *b)
 		csv_num(b, r->push_time_s);
 		csv_num(b, r->pull_time_s);
 		csv_num(b, r->reduction);
+		csv_num(b, r->vs_ring);
 		csv_num(b, r->lp_ratio);
+		csv_num(b, r->bound_ratio);
 		csv_num(b, r->plan_time_s);
-		inart_sbuf_printf(b, ",%d,", r->is_baseline);
+		inart_sbuf_printf(b, ",%d", r->is_baseline);
+		csv_num(b, r->best_bound_s);
+		inart_sbuf_printf(b, ",");
+		csv_str(b, r->bound_source);
+		inart_sbuf_printf(b, ",%s,", ms ? ms : "");
+		csv_str(b, r->origin);
+		inart_sbuf_printf(b, ",");
 		csv_str(b, r->status);
 		inart_sbuf_printf(b, "\n");
 	}
@@ -264,6 +349,12 @@ static void format_csv(const struct inart_compare *c, struct inart_sbuf *b)
 static json_t *jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A string, or null for NULL or "". */
+static json_t *jstr(const char *s)
+{
+	return s != NULL && s[0] ? json_string(s) : json_null();
 }
 
 static char *format_json(const struct inart_compare *c)
@@ -277,6 +368,9 @@ static char *format_json(const struct inart_compare *c)
 	json_object_set_new(root, "best_baseline",
 			    c->best_baseline[0] ? json_string(c->best_baseline) : json_null());
 	json_object_set_new(root, "best_baseline_s", jnum(c->best_baseline_s));
+	json_object_set_new(root, "ring_s", jnum(c->ring_s));
+	json_object_set_new(root, "best_bound_s", jnum(c->best_bound_s));
+	json_object_set_new(root, "best_bound_source", jstr(c->best_bound_source));
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct inart_compare_row *r = &c->rows[i];
 		json_t *o = json_object();
@@ -290,9 +384,15 @@ static char *format_json(const struct inart_compare *c)
 		json_object_set_new(o, "push_time_s", jnum(r->push_time_s));
 		json_object_set_new(o, "pull_time_s", jnum(r->pull_time_s));
 		json_object_set_new(o, "reduction", jnum(r->reduction));
+		json_object_set_new(o, "vs_ring", jnum(r->vs_ring));
 		json_object_set_new(o, "lp_ratio", jnum(r->lp_ratio));
+		json_object_set_new(o, "bound_ratio", jnum(r->bound_ratio));
 		json_object_set_new(o, "plan_time_s", jnum(r->plan_time_s));
 		json_object_set_new(o, "is_baseline", json_boolean(r->is_baseline));
+		json_object_set_new(o, "best_bound_s", jnum(r->best_bound_s));
+		json_object_set_new(o, "bound_source", jstr(r->bound_source));
+		json_object_set_new(o, "milp_status", jstr(inart_milp_status_name(r->milp_status)));
+		json_object_set_new(o, "origin", jstr(r->origin));
 		json_array_append_new(rows, o);
 	}
 	json_object_set(root, "rows", rows);

@@ -229,7 +229,8 @@ static int find_tree(const struct inart_evaluator *ev, int sw, int pi)
 
 /* What a path belongs to, formatted only when a message needs it. */
 struct who {
-	int is_tree, a, b; /* flow: worker, PS; tree: switch, PS */
+	int is_tree, a, b; /* flow (0): worker, PS; tree (1): switch, PS; ring hop (2):
+			      from, to */
 };
 
 #define WHO_MAX (INART_ERR_MAX / 2)
@@ -238,7 +239,10 @@ struct who {
 static const char *who_str(const struct inart_evaluator *ev, const struct who *w, char *buf,
 			   size_t n)
 {
-	if (w->is_tree)
+	if (w->is_tree == 2)
+		snprintf(buf, n, "ring hop '%s'->'%s'", ev->t->nodes[w->a].id,
+			 ev->t->nodes[w->b].id);
+	else if (w->is_tree)
 		snprintf(buf, n, "tree at '%s' for PS '%s'", ev->t->nodes[w->a].id,
 			 ev->t->nodes[w->b].id);
 	else
@@ -249,7 +253,9 @@ static const char *who_str(const struct inart_evaluator *ev, const struct who *w
 /*
  * Check one path (from `from` to `to`: contiguous, simple, residual capacity
  * in both directions of every link) and add its push (forward) and pull
- * (reverse) load.  who names the flow or tree in messages.
+ * (reverse) load.  who names the flow or tree in messages.  A ring hop
+ * (who->is_tree == 2) carries both phases forward (reduce-scatter as push,
+ * all-gather as pull) and needs capacity in that direction only.
  */
 static int walk_path(struct inart_evaluator *ev, const char *job, const struct who *who,
 		     const int *path, int n, int from, int to, double vol, struct inart_err *err)
@@ -291,7 +297,7 @@ static int walk_path(struct inart_evaluator *ev, const char *job, const struct w
 			return inart_err_set(
 			    err, -EINVAL, "job '%s': %s: arc '%s'->'%s' has no residual capacity",
 			    job, WHO(who), nid(ev, u), nid(ev, path[i + 1]));
-		if (!(inart_arc_residual(&t->arcs[e ^ 1]) > 0))
+		if (who->is_tree != 2 && !(inart_arc_residual(&t->arcs[e ^ 1]) > 0))
 			return inart_err_set(
 			    err, -EINVAL,
 			    "job '%s': %s: arc '%s'->'%s' has no residual capacity "
@@ -300,7 +306,7 @@ static int walk_path(struct inart_evaluator *ev, const char *job, const struct w
 		touch_arc(ev, e);
 		touch_arc(ev, e ^ 1);
 		ev->arc_push[e] += vol;
-		ev->arc_pull[e ^ 1] += vol;
+		ev->arc_pull[who->is_tree == 2 ? e : e ^ 1] += vol;
 	}
 	return 0;
 }
@@ -506,6 +512,57 @@ static int walk_flows(struct inart_evaluator *ev, const struct inart_job *job,
 	return 0;
 }
 
+/* Start node of ring hop i, -1 if the hop has no valid first node. */
+static int hop_start(const struct inart_evaluator *ev, const struct inart_job_plan *jp, int i)
+{
+	const struct inart_ring_hop *h = &jp->ring[i];
+
+	return h->n_path >= 1 && h->path != NULL && in_range(ev, h->path[0]) ? h->path[0] : -1;
+}
+
+/*
+ * A ring all-reduce: hop i goes from its first node, a worker, to the first
+ * node of hop i + 1 (the last hop to that of hop 0); every worker starts
+ * exactly one hop.  Each hop carries (N - 1) / N of the gradient forward in
+ * each phase (ev->seen marks the workers; the caller stamped wgen/widx).
+ */
+static int walk_ring(struct inart_evaluator *ev, const struct inart_job *job,
+		     const struct inart_job_plan *jp, double gbit, struct inart_err *err)
+{
+	int n = job->n_workers;
+	double vol = (double)(n - 1) / n * gbit;
+
+	if (jp->n_flows > 0 || jp->n_trees > 0)
+		return inart_err_set(err, -EINVAL,
+				     "job '%s': a ring all-reduce has no flows or trees (%d, %d)",
+				     job->id, jp->n_flows, jp->n_trees);
+	if (jp->n_ring != n)
+		return inart_err_set(err, -EINVAL, "job '%s': the ring has %d hops for %d workers",
+				     job->id, jp->n_ring, n);
+	memset(ev->seen, 0, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		int from = hop_start(ev, jp, i), to = hop_start(ev, jp, (i + 1) % n), rc;
+		struct who w = {2, from, to};
+
+		if (from < 0 || to < 0)
+			return inart_err_set(err, -EINVAL, "job '%s': ring hop %d: empty path",
+					     job->id, from < 0 ? i : (i + 1) % n);
+		if (ev->wgen[from] != ev->jgen)
+			return inart_err_set(err, -EINVAL,
+					     "job '%s': ring hop %d starts at '%s', which is not "
+					     "a worker of the job",
+					     job->id, i, nid(ev, from));
+		if (ev->seen[ev->widx[from]]++)
+			return inart_err_set(err, -EINVAL, "job '%s': the ring visits '%s' twice",
+					     job->id, nid(ev, from));
+		rc = walk_path(ev, job->id, &w, jp->ring[i].path, jp->ring[i].n_path, from, to, vol,
+			       err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int run_job(struct inart_evaluator *ev, const struct inart_job *job,
 		   const struct inart_job_plan *jp, struct inart_err *err)
 {
@@ -513,7 +570,7 @@ static int run_job(struct inart_evaluator *ev, const struct inart_job *job,
 	double gbit = inart_job_gbit(job);
 	int rc;
 
-	rc = check_split(job, jp, ev->t, err);
+	rc = jp->n_ring > 0 ? 0 : check_split(job, jp, ev->t, err);
 	if (rc < 0)
 		return rc;
 	if (need > ev->cap_seen) { /* the jobs changed since creation */
@@ -535,6 +592,8 @@ static int run_job(struct inart_evaluator *ev, const struct inart_job *job,
 		ev->pgen[job->ps[k]] = ev->jgen;
 		ev->pidx[job->ps[k]] = k;
 	}
+	if (jp->n_ring > 0)
+		return walk_ring(ev, job, jp, gbit, err);
 	rc = index_trees(ev, job, jp, err);
 	if (rc == 0)
 		rc = walk_trees(ev, job, jp, gbit, err);

@@ -16,6 +16,9 @@
  *    both directions of a full-duplex link pipeline independently but the two
  *    phases overlap chunk by chunk) and switches.  When no directed link
  *    carries both push and pull traffic, comm = max(push, pull).
+ *  - a ring all-reduce job (plan.h: ring hops, no PS) with N workers loads
+ *    every forward arc of every hop with (N-1)/N * G_j as push
+ *    (reduce-scatter) and as much as pull (all-gather).
  *
  * Validity (first error reported, naming the job, node ids and reason): every
  * path contiguous, simple, with the right endpoints and residual capacity on

@@ -666,18 +666,20 @@ static int opt_array(struct rd *r, json_t *obj, const char *key, json_t **out)
 	return 0;
 }
 
-/* The two kinds of route in a plan job: a flow (worker, PS, aggregation
- * point) and a tree (switch, PS, parent), each with a path. */
+/* The kinds of route in a plan job: a flow (worker, PS, aggregation point)
+ * and a tree (switch, PS, parent), each with a path; and a ring hop (a ring
+ * all-reduce job), a path only. */
 struct route_kind {
-	const char *what, *keys[3];
+	const char *what, *list, *keys[3];
 };
 
-static const struct route_kind route_kinds[2] = {
-    {"flow", {"worker", "ps", "agg"}},
-    {"tree", {"switch", "ps", "parent"}},
+static const struct route_kind route_kinds[3] = {
+    {"flow", "flows", {"worker", "ps", "agg"}},
+    {"tree", "trees", {"switch", "ps", "parent"}},
+    {"ring hop", "ring", {NULL, NULL, NULL}},
 };
 
-/* Element k of a job's "flows" or "trees": its three nodes and its path
+/* Element k of a job's "flows", "trees" or "ring": its nodes and its path
  * (*path is malloc'ed once the path is reached, also on error: the caller
  * frees it). */
 static int plan_route(struct rd *r, const struct inart_topo *t, const char *base,
@@ -689,7 +691,7 @@ static int plan_route(struct rd *r, const struct inart_topo *t, const char *base
 	rd_where(r, "%s: %s %zu", base, rk->what, k);
 	if (!json_is_object(e))
 		return rd_fail(r, "must be an object, not %s", jtype(e));
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3 && rk->keys[i] != NULL; i++)
 		if ((rc = plan_node(r, t, e, rk->keys[i], &n[i])))
 			return rc;
 	return plan_path(r, t, e, path, n_path);
@@ -700,7 +702,7 @@ static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct
 {
 	const struct inart_job *job;
 	const char *id, *key;
-	json_t *split, *flows, *trees, *e, *sv;
+	json_t *split, *lists[3], *e, *sv;
 	int *path = NULL, n_path = 0, j, rc;
 	char base[128];
 	size_t k;
@@ -738,18 +740,21 @@ static int parse_plan_job(struct rd *r, const struct inart_topo *t, const struct
 			p->jobs[j].split[idx] = json_number_value(sv);
 		}
 	}
-	if ((rc = opt_array(r, v, "flows", &flows)) || (rc = opt_array(r, v, "trees", &trees)))
-		return rc;
-	for (int kind = 0; kind < 2; kind++) {
-		json_array_foreach(kind ? trees : flows, k, e)
+	for (int kind = 0; kind < 3; kind++)
+		if ((rc = opt_array(r, v, route_kinds[kind].list, &lists[kind])))
+			return rc;
+	for (int kind = 0; kind < 3; kind++) {
+		json_array_foreach(lists[kind], k, e)
 		{
 			int n[3];
 
 			if ((rc = plan_route(r, t, base, &route_kinds[kind], e, k, n, &path,
 					     &n_path)))
 				goto out;
-			rc = kind ? inart_plan_add_tree(p, j, n[0], n[1], n[2], path, n_path)
-				  : inart_plan_add_flow(p, j, n[0], n[1], n[2], path, n_path);
+			rc = kind == 2 ? inart_plan_add_ring_hop(p, j, path, n_path)
+			     : kind == 1
+				 ? inart_plan_add_tree(p, j, n[0], n[1], n[2], path, n_path)
+				 : inart_plan_add_flow(p, j, n[0], n[1], n[2], path, n_path);
 			free(path);
 			path = NULL;
 			if (rc < 0) {
@@ -763,6 +768,52 @@ out:
 	return rc;
 }
 
+/* An optional member naming one of a fixed set (parse: name -> value >= 0,
+ * -1 unknown); null or absent leaves *out unchanged. */
+static int opt_enum(struct rd *r, json_t *obj, const char *key, int (*parse)(const char *),
+		    int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	int e;
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return rd_fail(r, "'%s' must be a string or null, not %s", key, jtype(v));
+	e = parse(json_string_value(v));
+	if (e < 0)
+		return rd_fail(r, "'%s': unknown value '%.64s'", key, json_string_value(v));
+	*out = e;
+	return 0;
+}
+
+/* The plan's statistics: times, bounds, milp status, origin. */
+static int parse_plan_stats(struct rd *r, json_t *root, struct inart_plan *p)
+{
+	json_t *origin = json_object_get(root, "origin");
+	int rc, has, src = 0, st = 0;
+
+	if ((rc = opt_time(r, root, "comm_time_s", &p->comm_time_s)) ||
+	    (rc = opt_time(r, root, "push_time_s", &p->push_time_s)) ||
+	    (rc = opt_time(r, root, "pull_time_s", &p->pull_time_s)) ||
+	    (rc = opt_time(r, root, "lp_bound_s", &p->lp_bound_s)) ||
+	    (rc = opt_time(r, root, "best_bound_s", &p->best_bound_s)) ||
+	    (rc = opt_enum(r, root, "bound_source", inart_bound_source_parse, &src)) ||
+	    (rc = opt_enum(r, root, "milp_status", inart_milp_status_parse, &st)) ||
+	    (rc = opt_time(r, root, "plan_time_s", &p->plan_time_s)) ||
+	    (rc = opt_time(r, root, "split_gap", &p->split_gap)) ||
+	    (rc = opt_int(r, root, "rounding_trials", 0, INT_MAX, &p->rounding_trials, &has)))
+		return rc;
+	p->bound_source = (enum inart_bound_source)src;
+	p->milp_status = (enum inart_milp_status)st;
+	if (origin != NULL && !json_is_null(origin) && !json_is_string(origin))
+		return rd_fail(r, "'origin' must be a string or null, not %s", jtype(origin));
+	if (origin != NULL && json_is_string(origin) &&
+	    (p->origin = strdup(json_string_value(origin))) == NULL)
+		return rd_oom(r);
+	return 0;
+}
+
 struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *name,
 				    const struct inart_topo *t, const struct inart_jobs *js,
 				    struct inart_err *err)
@@ -772,7 +823,7 @@ struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *nam
 	json_t *root, *jobs, *algo, *v;
 	char *seen = NULL;
 	size_t i;
-	int rc, has;
+	int rc;
 
 	if (t == NULL || js == NULL) {
 		inart_err_set(err, -EINVAL, "%s: a plan needs its topology and jobs", r.name);
@@ -793,14 +844,7 @@ struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *nam
 		rc = rd_oom(&r);
 		goto out;
 	}
-	if ((rc = opt_time(&r, root, "comm_time_s", &p->comm_time_s)) ||
-	    (rc = opt_time(&r, root, "push_time_s", &p->push_time_s)) ||
-	    (rc = opt_time(&r, root, "pull_time_s", &p->pull_time_s)) ||
-	    (rc = opt_time(&r, root, "lp_bound_s", &p->lp_bound_s)) ||
-	    (rc = opt_time(&r, root, "plan_time_s", &p->plan_time_s)) ||
-	    (rc = opt_time(&r, root, "split_gap", &p->split_gap)) ||
-	    (rc = opt_int(&r, root, "rounding_trials", 0, INT_MAX, &p->rounding_trials, &has)) ||
-	    (rc = need_array(&r, root, "jobs", &jobs)))
+	if ((rc = parse_plan_stats(&r, root, p)) || (rc = need_array(&r, root, "jobs", &jobs)))
 		goto out;
 	json_array_foreach(jobs, i, v)
 	{
@@ -1041,6 +1085,59 @@ static void sb_route(struct inart_sbuf *s, const struct inart_topo *t,
 	sb_puts(s, "}");
 }
 
+/* "key": "name" or null. */
+static void sb_key_name(struct inart_sbuf *s, const char *key, const char *name)
+{
+	sb_puts(s, "  \"");
+	sb_puts(s, key);
+	sb_puts(s, "\": ");
+	if (name != NULL)
+		sb_str(s, name);
+	else
+		sb_puts(s, "null");
+	sb_puts(s, ",\n");
+}
+
+/* One job: id, split (every PS), flows, trees, and the ring hops of a ring
+ * all-reduce job. */
+static void sb_plan_job(struct inart_sbuf *s, const struct inart_topo *t,
+			const struct inart_job *job, const struct inart_job_plan *jp)
+{
+	int n_ps = jp->n_ps < job->n_ps ? jp->n_ps : job->n_ps;
+
+	sb_puts(s, "{\n      \"id\": ");
+	sb_str(s, job->id);
+	sb_puts(s, ",\n      \"split\": {");
+	for (int i = 0; i < n_ps; i++) {
+		if (i)
+			sb_puts(s, ", ");
+		sb_node(s, t, job->ps[i]);
+		sb_puts(s, ": ");
+		sb_num(s, jp->split[i]);
+	}
+	for (int kind = 0; kind < 2; kind++) {
+		int n = kind ? jp->n_trees : jp->n_flows;
+
+		sb_puts(s, kind ? ",\n      \"trees\": [" : "},\n      \"flows\": [");
+		for (int i = 0; i < n; i++) {
+			sb_item(s, i == 0, "        ");
+			sb_route(s, t, jp, kind, i);
+		}
+		sb_close(s, n == 0, "      ");
+	}
+	if (jp->n_ring > 0) {
+		sb_puts(s, ",\n      \"ring\": [");
+		for (int i = 0; i < jp->n_ring; i++) {
+			sb_item(s, i == 0, "        ");
+			sb_puts(s, "{\"path\": ");
+			sb_path(s, t, jp->ring[i].path, jp->ring[i].n_path);
+			sb_puts(s, "}");
+		}
+		sb_close(s, 0, "      ");
+	}
+	sb_puts(s, "\n    }");
+}
+
 char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 		      const struct inart_jobs *js)
 {
@@ -1050,42 +1147,22 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 	sb_puts(&s, "{\n  \"algorithm\": ");
 	sb_str(&s, p->algorithm ? p->algorithm : "");
 	sb_puts(&s, ",\n");
+	sb_key_name(&s, "origin", p->origin);
 	sb_key_num(&s, "comm_time_s", p->comm_time_s);
 	sb_key_num(&s, "push_time_s", p->push_time_s);
 	sb_key_num(&s, "pull_time_s", p->pull_time_s);
 	sb_key_num(&s, "lp_bound_s", p->lp_bound_s);
+	sb_key_num(&s, "best_bound_s", p->best_bound_s);
+	sb_key_name(&s, "bound_source", inart_bound_source_name(p->bound_source));
+	sb_key_name(&s, "milp_status", inart_milp_status_name(p->milp_status));
 	sb_key_num(&s, "plan_time_s", p->plan_time_s);
 	sb_key_num(&s, "split_gap", p->split_gap);
 	sb_puts(&s, "  \"rounding_trials\": ");
 	sb_int(&s, p->rounding_trials);
 	sb_puts(&s, ",\n  \"jobs\": [");
 	for (int j = 0; j < n_jobs; j++) {
-		const struct inart_job *job = &js->jobs[j];
-		const struct inart_job_plan *jp = &p->jobs[j];
-		int n_ps = jp->n_ps < job->n_ps ? jp->n_ps : job->n_ps;
-
 		sb_item(&s, j == 0, "    ");
-		sb_puts(&s, "{\n      \"id\": ");
-		sb_str(&s, job->id);
-		sb_puts(&s, ",\n      \"split\": {");
-		for (int i = 0; i < n_ps; i++) {
-			if (i)
-				sb_puts(&s, ", ");
-			sb_node(&s, t, job->ps[i]);
-			sb_puts(&s, ": ");
-			sb_num(&s, jp->split[i]);
-		}
-		for (int kind = 0; kind < 2; kind++) {
-			int n = kind ? jp->n_trees : jp->n_flows;
-
-			sb_puts(&s, kind ? ",\n      \"trees\": [" : "},\n      \"flows\": [");
-			for (int i = 0; i < n; i++) {
-				sb_item(&s, i == 0, "        ");
-				sb_route(&s, t, jp, kind, i);
-			}
-			sb_close(&s, n == 0, "      ");
-		}
-		sb_puts(&s, "\n    }");
+		sb_plan_job(&s, t, &js->jobs[j], &p->jobs[j]);
 	}
 	sb_close(&s, n_jobs == 0, "  ");
 	sb_puts(&s, "\n}\n");

@@ -15,7 +15,7 @@ struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *al
 	if (p == NULL)
 		return NULL;
 	p->comm_time_s = p->push_time_s = p->pull_time_s = NAN;
-	p->lp_bound_s = p->split_gap = p->phase2_lp_s = NAN;
+	p->lp_bound_s = p->split_gap = p->phase2_lp_s = p->best_bound_s = NAN;
 	p->plan_time_s = 0;
 	p->algorithm = strdup(algorithm ? algorithm : "");
 	p->jobs = calloc((size_t)(js->n_jobs > 0 ? js->n_jobs : 1), sizeof(*p->jobs));
@@ -43,8 +43,11 @@ void inart_plan_clear_routes(struct inart_plan *p, int j)
 		free(jp->flows[i].path);
 	for (int i = 0; i < jp->n_trees; i++)
 		free(jp->trees[i].path);
+	for (int i = 0; i < jp->n_ring; i++)
+		free(jp->ring[i].path);
 	jp->n_flows = 0;
 	jp->n_trees = 0;
+	jp->n_ring = 0;
 }
 
 void inart_plan_destroy(struct inart_plan *p)
@@ -55,6 +58,7 @@ void inart_plan_destroy(struct inart_plan *p)
 		inart_plan_clear_routes(p, j);
 		free(p->jobs[j].flows);
 		free(p->jobs[j].trees);
+		free(p->jobs[j].ring);
 		free(p->jobs[j].split);
 	}
 	free(p->jobs);
@@ -83,23 +87,30 @@ static int *dup_path(const int *path, int n)
 	return r;
 }
 
-/* Append a flow (kind 0: worker, PS, aggregation point) or a tree (kind 1:
- * switch, PS, parent) with a copy of its path.  0 or -ENOMEM. */
+/* Append a flow (kind 0: worker, PS, aggregation point), a tree (kind 1:
+ * switch, PS, parent) or a ring hop (kind 2: no nodes) with a copy of its
+ * path.  0 or -ENOMEM. */
 static int add_route(struct inart_plan *p, int j, int kind, int a, int b, int c, const int *path,
 		     int n_path)
 {
 	struct inart_job_plan *jp = &p->jobs[j];
-	int *cp;
+	int *cp, rc;
 
-	if ((kind ? inart_grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees, sizeof(*jp->trees),
-			       8)
-		  : inart_grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows, sizeof(*jp->flows),
-			       8)) < 0)
-		return -ENOMEM;
-	cp = dup_path(path, n_path);
+	if (kind == 2)
+		rc =
+		    inart_grow((void **)&jp->ring, &jp->cap_ring, jp->n_ring, sizeof(*jp->ring), 8);
+	else if (kind == 1)
+		rc = inart_grow((void **)&jp->trees, &jp->cap_trees, jp->n_trees,
+				sizeof(*jp->trees), 8);
+	else
+		rc = inart_grow((void **)&jp->flows, &jp->cap_flows, jp->n_flows,
+				sizeof(*jp->flows), 8);
+	cp = rc == 0 ? dup_path(path, n_path) : NULL;
 	if (cp == NULL)
 		return -ENOMEM;
-	if (kind)
+	if (kind == 2)
+		jp->ring[jp->n_ring++] = (struct inart_ring_hop){n_path, cp};
+	else if (kind == 1)
 		jp->trees[jp->n_trees++] = (struct inart_tree){a, b, c, n_path, cp};
 	else
 		jp->flows[jp->n_flows++] = (struct inart_flow){a, b, c, n_path, cp};
@@ -116,6 +127,50 @@ int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent,
 			int n_path)
 {
 	return add_route(p, j, 1, sw, ps, parent, path, n_path);
+}
+
+int inart_plan_add_ring_hop(struct inart_plan *p, int j, const int *path, int n_path)
+{
+	return add_route(p, j, 2, -1, -1, -1, path, n_path);
+}
+
+int inart_plan_has_ring(const struct inart_plan *p)
+{
+	for (int j = 0; j < p->n_jobs; j++)
+		if (p->jobs[j].n_ring > 0)
+			return 1;
+	return 0;
+}
+
+static const char *const bound_names[] = {NULL, "lp", "cbc", "lp-partial"};
+static const char *const milp_names[] = {NULL, "optimal", "time_limit"};
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 1; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *inart_bound_source_name(enum inart_bound_source s)
+{
+	return (unsigned)s < 4 ? bound_names[s] : NULL;
+}
+
+int inart_bound_source_parse(const char *name)
+{
+	return name_index(bound_names, 4, name);
+}
+
+const char *inart_milp_status_name(enum inart_milp_status s)
+{
+	return (unsigned)s < 3 ? milp_names[s] : NULL;
+}
+
+int inart_milp_status_parse(const char *name)
+{
+	return name_index(milp_names, 3, name);
 }
 
 struct inart_plan *inart_plan_clone(const struct inart_plan *p)
@@ -143,6 +198,9 @@ struct inart_plan *inart_plan_clone(const struct inart_plan *p)
 		d->split = malloc(sizeof(double) * (size_t)(s->n_ps + 1));
 		if (d->split == NULL)
 			goto fail;
+		for (int i = 0; i < s->n_ring; i++)
+			if (inart_plan_add_ring_hop(c, j, s->ring[i].path, s->ring[i].n_path))
+				goto fail;
 		memcpy(d->split, s->split, sizeof(double) * (size_t)s->n_ps);
 		for (int i = 0; i < s->n_flows; i++) {
 			const struct inart_flow *f = &s->flows[i];

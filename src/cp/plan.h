@@ -11,6 +11,11 @@
  * the path from the switch to the parent.  Paths are node-number sequences
  * from the first to the last node, both included.
  *
+ * A job may instead be planned as a ring all-reduce (the `ring` baseline: no
+ * PS, no INA): `ring` lists one hop per worker, hop i being the path from the
+ * i-th worker of the ring to the next one (the last hop closes the ring); such
+ * a job has no flows and no trees, and its split is not used.
+ *
  * Plans are built by planners and by the plan reader and are not checked
  * here: inart_evaluate() is the one judge of validity.
  *
@@ -33,6 +38,11 @@ struct inart_tree {
 	int *path;
 };
 
+struct inart_ring_hop {
+	int n_path;
+	int *path; /* from one worker of the ring to the next */
+};
+
 struct inart_job_plan {
 	int n_ps;
 	double *split; /* n_ps shares, in the order of job->ps */
@@ -40,7 +50,33 @@ struct inart_job_plan {
 	struct inart_flow *flows;
 	int n_trees, cap_trees;
 	struct inart_tree *trees;
+	int n_ring, cap_ring; /* > 0: a ring all-reduce (no flows, no trees) */
+	struct inart_ring_hop *ring;
 };
+
+/* What the best lower bound a planner proved comes from. */
+enum inart_bound_source {
+	INART_BOUND_NONE = 0,
+	INART_BOUND_LP,		/* the JOINT LP relaxation over the candidates */
+	INART_BOUND_CBC,	/* CBC's best bound on the MILP over the candidates */
+	INART_BOUND_LP_PARTIAL, /* a column generation stopped by its time limit:
+				   its Lagrangian bound or the access-link bound,
+				   weaker than the LP optimum */
+};
+
+/* How CBC's search for the `milp` plan ended. */
+enum inart_milp_status {
+	INART_MILP_NONE = 0,   /* not a milp plan */
+	INART_MILP_OPTIMAL,    /* proven optimal (within the candidates) */
+	INART_MILP_TIME_LIMIT, /* the time limit ended the search: an incumbent */
+};
+
+/* Names as written in plan files ("lp", "cbc", "lp-partial"; "optimal",
+ * "time_limit"), NULL for NONE; the parsers return -1 for unknown names. */
+const char *inart_bound_source_name(enum inart_bound_source s);
+int inart_bound_source_parse(const char *name);
+const char *inart_milp_status_name(enum inart_milp_status s);
+int inart_milp_status_parse(const char *name);
 
 struct inart_plan {
 	char *algorithm;
@@ -56,6 +92,9 @@ struct inart_plan {
 	int rounds;	     /* phase 1/2 iterations run, 0 if none */
 	char *origin;	     /* NULL, or the baseline whose routes the planner
 				kept because they beat its own (owned) */
+	double best_bound_s; /* the best proven lower bound, NaN if none */
+	enum inart_bound_source bound_source; /* where best_bound_s comes from */
+	enum inart_milp_status milp_status;   /* milp plans only */
 };
 
 /* An empty plan shaped after the jobs: split all zero, no flows, no trees. */
@@ -74,7 +113,13 @@ int inart_plan_add_flow(struct inart_plan *p, int j, int worker, int ps, int agg
 int inart_plan_add_tree(struct inart_plan *p, int j, int sw, int ps, int parent, const int *path,
 			int n_path);
 
-/* Drop every flow and tree of job j (the split stays). */
+/* Append a ring hop to job j (path copied).  0 or -ENOMEM. */
+int inart_plan_add_ring_hop(struct inart_plan *p, int j, const int *path, int n_path);
+
+/* 1 if some job of p is planned as a ring all-reduce. */
+int inart_plan_has_ring(const struct inart_plan *p);
+
+/* Drop every flow, tree and ring hop of job j (the split stays). */
 void inart_plan_clear_routes(struct inart_plan *p, int j);
 
 /* Drop the flows and trees of every PS whose share is 0 (a plan may route

@@ -33,23 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes" /* ClpSolve_new() in CLP's header */
-#include <coin/Cbc_C_Interface.h>
-#include <coin/Clp_C_Interface.h>
-#pragma GCC diagnostic pop
+#include "../common/clock.h"
+#include "colgen.h"
+#include "milp.h"
 
 #define LP_INF DBL_MAX
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 struct lpb {
 	const struct inart_topo *t;
@@ -64,7 +53,7 @@ struct lpb {
 	double *clb, *cub;
 	char *cint;
 
-	int n_rows, cap_rows, n_rows_used;
+	int n_rows, cap_rows;
 	double *rlb, *rub;
 	char *rres;  /* 1: resource row (contains T') */
 	char *rlazy; /* 1: redundant while its choice columns are all 0 (column
@@ -799,467 +788,179 @@ static void fill_x(const struct lpb *b, const double *sol, double *x)
 	}
 }
 
-/*
- * LP by column generation.  Base columns (T', a, u) and the first choice of
- * every active flow are loaded; then, repeatedly, the reduced cost
- * d = obj - A^T y of every column not loaded is priced from the row duals y,
- * and per owner (flow or tree) the choice with the most negative d is added
- * (with v/w, and with the first choice of the tree it aggregates at, so that
- * the tree can open).  When no column prices out below -CG_TOL the loaded LP
- * is optimal for the whole model.  Columns are never removed, so this ends.
- */
-#define CG_TOL 1e-9
-
-struct lpcg {
-	struct lpb *b;
-	const CoinBigIndex *start;
-	const int *index;
-	const double *value;
-	const double *obj;
-	int *loaded;  /* per column: CLP column, -1 not loaded, -2 queued */
-	int *clp_col; /* per CLP column: model column */
-	int n_loaded;
-	int *rmap; /* per row: CLP row, -1 not loaded, -2 queued */
-	int n_rows_loaded;
-	/* base-column entries by row (CSR), for rows added later */
-	int *bstart, *bcol;
-	double *bval;
-	char *is_base; /* per column: 1 for T', a, u */
-	/* columns and rows to add this round */
-	int n_add, n_add_rows;
-	int *add_cols, *add_rows;
-};
-
-static int unit_cols(const struct lpb *b)
+/* A tree configuration: u_t fixed to 0 or 1 where tree_fix says so. */
+static void apply_tree_fix(struct lpb *b, const signed char *tree_fix)
 {
-	return b->joint ? 2 : 1;
+	for (int t = 0; tree_fix != NULL && t < b->c->n_trees; t++)
+		if (tree_fix[t] >= 0 && b->col_u[t] >= 0)
+			b->clb[b->col_u[t]] = b->cub[b->col_u[t]] = tree_fix[t];
 }
 
-static void want(struct lpcg *g, int col)
+/* Column generation's first columns: the warm start's, and the first choice
+ * of every tree forced open (its u = sum z = 1 needs a z column).  NULL when
+ * there are none; *owned says whether the caller frees it. */
+static const double *first_columns(const struct lpb *b, const struct inart_route_lp_opt *opt,
+				   double **owned)
 {
-	if (g->loaded[col] != -1)
-		return;
-	g->loaded[col] = -2; /* queued */
-	g->add_cols[g->n_add++] = col;
-}
-
-static void want_choice(struct lpcg *g, int ci)
-{
-	struct lpb *b = g->b;
-	const struct inart_choice *ch = &b->c->choices[ci];
-
-	if (b->col_x[ci] < 0)
-		return;
-	for (int k = 0; k < unit_cols(b); k++)
-		want(g, b->col_x[ci] + k);
-	if (ch->tree >= 0)
-		want_choice(g, b->c->trees[ch->tree].first_choice);
-}
-
-/* Queue the rows that the queued columns touch and are not loaded yet. */
-static void queue_rows(struct lpcg *g)
-{
-	for (int i = 0; i < g->n_add; i++) {
-		int col = g->add_cols[i];
-
-		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
-			int r = g->index[k];
-
-			if (g->rmap[r] == -1 && !(g->is_base[col] && g->b->rlazy[r])) {
-				g->rmap[r] = -2;
-				g->add_rows[g->n_add_rows++] = r;
-			}
-		}
-	}
-}
-
-/* Append the queued columns (and the rows they need) to the CLP model, or
- * load it the first time. */
-static int flush(struct lpcg *g, Clp_Simplex *m, int first)
-{
-	struct lpb *b = g->b;
-	size_t na = (size_t)g->n_add + 1, nr;
-	CoinBigIndex *st = malloc(sizeof(*st) * na);
-	double *lb = malloc(sizeof(double) * na);
-	double *ub = malloc(sizeof(double) * na);
-	double *ob = malloc(sizeof(double) * na);
-	CoinBigIndex *rst = NULL;
-	double *rlb = NULL, *rub = NULL, *rva = NULL, *va = NULL;
-	int *rix = NULL, *ix = NULL, rc = 0, r0 = g->n_rows_loaded, c0 = g->n_loaded;
-	size_t nz = 0, rnz = 0;
-
-	queue_rows(g);
-	nr = (size_t)g->n_add_rows + 1;
-	for (int i = 0; i < g->n_add; i++)
-		nz += (size_t)(g->start[g->add_cols[i] + 1] - g->start[g->add_cols[i]]);
-	for (int i = 0; i < g->n_add_rows && !first; i++)
-		rnz += (size_t)(g->bstart[g->add_rows[i] + 1] - g->bstart[g->add_rows[i]]);
-	ix = malloc(sizeof(int) * (nz + 1));
-	va = malloc(sizeof(double) * (nz + 1));
-	rst = malloc(sizeof(*rst) * nr);
-	rlb = malloc(sizeof(double) * nr);
-	rub = malloc(sizeof(double) * nr);
-	rix = malloc(sizeof(int) * (rnz + 1));
-	rva = malloc(sizeof(double) * (rnz + 1));
-	if (!st || !lb || !ub || !ob || !ix || !va || !rst || !rlb || !rub || !rix || !rva) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	/* New rows, with the entries of columns loaded earlier (base columns). */
-	rnz = 0;
-	for (int i = 0; i < g->n_add_rows; i++) {
-		int r = g->add_rows[i];
-
-		g->rmap[r] = g->n_rows_loaded++;
-		rst[i] = (CoinBigIndex)rnz;
-		rlb[i] = b->rlb[r];
-		rub[i] = b->rub[r];
-		for (int k = g->bstart[r]; k < g->bstart[r + 1] && !first; k++) {
-			rix[rnz] = g->loaded[g->bcol[k]];
-			rva[rnz++] = g->bval[k];
-		}
-	}
-	rst[g->n_add_rows] = (CoinBigIndex)rnz;
-	if (!first && g->n_add_rows > 0)
-		Clp_addRows(m, g->n_add_rows, rlb, rub, rst, rix, rva);
-	/* New columns. */
-	nz = 0;
-	for (int i = 0; i < g->n_add; i++) {
-		int col = g->add_cols[i];
-
-		st[i] = (CoinBigIndex)nz;
-		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
-			if (g->rmap[g->index[k]] < 0)
-				continue; /* a lazy row of a base column, not loaded yet */
-			ix[nz] = g->rmap[g->index[k]];
-			va[nz++] = g->value[k];
-		}
-		lb[i] = b->clb[col];
-		ub[i] = b->cub[col];
-		ob[i] = g->obj[col];
-		g->loaded[col] = g->n_loaded;
-		g->clp_col[g->n_loaded++] = col;
-	}
-	st[g->n_add] = (CoinBigIndex)nz;
-	if (first)
-		Clp_loadProblem(m, g->n_add, g->n_add_rows, st, ix, va, lb, ub, ob, rlb, rub);
-	else
-		Clp_addColumns(m, g->n_add, lb, ub, ob, st, ix, va);
-	(void)r0;
-	(void)c0;
-	g->n_add = 0;
-	g->n_add_rows = 0;
-out:
-	free(st);
-	free(lb);
-	free(ub);
-	free(ob);
-	free(ix);
-	free(va);
-	free(rst);
-	free(rlb);
-	free(rub);
-	free(rix);
-	free(rva);
-	return rc;
-}
-
-static double reduced_cost(const struct lpcg *g, int col, const double *y)
-{
-	double d = g->obj[col];
-
-	for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
-		int r = g->rmap[g->index[k]];
-
-		if (r >= 0) /* rows not loaded are slack: dual 0 */
-			d -= g->value[k] * y[r];
-	}
-	return d;
-}
-
-struct cand_col {
-	double d;
-	int choice;
-};
-
-/* Queue, for each owner, its best negatively priced choice.  Returns how many. */
-static int price(struct lpcg *g, const double *y, double *lagr)
-{
-	struct lpb *b = g->b;
 	const struct inart_cand *c = b->c;
-	int n_best = 0;
-	struct cand_col *best_of = malloc(sizeof(*best_of) * ((size_t)c->n_flows + c->n_trees + 1));
+	int any = 0;
 
-	if (best_of == NULL)
-		return -ENOMEM;
-	*lagr = 0;
-	for (int o = 0; o < c->n_flows + c->n_trees; o++) {
-		int first = o < c->n_flows ? c->flows[o].first_choice
-					   : c->trees[o - c->n_flows].first_choice;
-		int n = o < c->n_flows ? c->flows[o].n_choices : c->trees[o - c->n_flows].n_choices;
-		int best = -1;
-		double best_d = -CG_TOL, owner_min = 0;
-
-		for (int ci = first; ci < first + n; ci++) {
-			double d = 0;
-
-			if (b->col_x[ci] < 0 || g->loaded[b->col_x[ci]] != -1)
-				continue;
-			for (int k = 0; k < unit_cols(b); k++)
-				d = fmin(d, reduced_cost(g, b->col_x[ci] + k, y));
-			owner_min = fmin(owner_min, d);
-			if (d < best_d) {
-				best_d = d;
-				best = ci;
-			}
-		}
-		/* The owner's columns sum to at most 1 (sum x = 1; sum z = u <= 1;
-		 * JOINT: x = s + v, z = s + w), so they can lower the objective by
-		 * at most owner_min: Lagrangian bound z_RMP + sum of owner_min. */
-		*lagr += owner_min;
-		if (best >= 0)
-			best_of[n_best++] = (struct cand_col){best_d, best};
-	}
-	for (int i = 0; i < n_best; i++)
-		want_choice(g, best_of[i].choice);
-	free(best_of);
-	return n_best;
+	*owned = NULL;
+	for (int t = 0; opt->tree_fix != NULL && t < c->n_trees; t++)
+		any |= opt->tree_fix[t] == 1;
+	if (!any)
+		return opt->warm_x;
+	*owned = calloc((size_t)c->n_choices + 1, sizeof(double));
+	if (*owned == NULL)
+		return opt->warm_x;
+	if (opt->warm_x != NULL)
+		memcpy(*owned, opt->warm_x, sizeof(double) * (size_t)c->n_choices);
+	for (int t = 0; t < c->n_trees; t++)
+		if (opt->tree_fix[t] == 1)
+			(*owned)[c->trees[t].first_choice] = 1;
+	return *owned;
 }
 
-static int clp_run(Clp_Simplex *m, int warm)
+/* The LP by column generation (colgen.h). */
+static int solve_lp(const struct lpb *b, const CoinBigIndex *start, const int *index,
+		    const double *value, const double *obj, const struct inart_route_lp_opt *opt,
+		    double deadline, double *sol, double *val, double *lower, int *optimal,
+		    struct inart_route_lp_result *res, struct inart_err *err)
 {
-	/* After adding columns the basis stays primal feasible: primal simplex.
-	 * From scratch the dual simplex was faster on our instances. */
-	if (warm)
-		Clp_primal(m, 0);
-	else
-		Clp_dual(m, 0);
-	if (Clp_status(m) != 0)
-		Clp_primal(m, 0);
-	return Clp_status(m);
-}
+	struct inart_colgen_lp lp = {
+	    .n_rows = b->n_rows,
+	    .n_cols = b->n_cols,
+	    .start = start,
+	    .index = index,
+	    .value = value,
+	    .obj = obj,
+	    .clb = b->clb,
+	    .cub = b->cub,
+	    .rlb = b->rlb,
+	    .rub = b->rub,
+	    .rlazy = b->rlazy,
+	    .c = b->c,
+	    .col_x = b->col_x,
+	    .unit_cols = b->joint ? 2 : 1,
+	};
+	struct inart_colgen_result cr;
+	double *owned;
+	const double *first = first_columns(b, opt, &owned);
+	int rc = inart_colgen_solve(&lp, opt->no_colgen, first, deadline, sol, &cr, err);
 
-/* Base-column entries of every row (CSR), for rows loaded after their base
- * columns. */
-static int base_csr(struct lpcg *g)
-{
-	struct lpb *b = g->b;
-	int *pos;
-	size_t n = 0;
+	free(owned);
 
-	g->bstart = calloc((size_t)b->n_rows + 2, sizeof(int));
-	pos = malloc(sizeof(int) * ((size_t)b->n_rows + 1));
-	if (g->bstart == NULL || pos == NULL) {
-		free(pos);
-		return -ENOMEM;
-	}
-	for (int col = 0; col < b->n_cols; col++)
-		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1] && g->is_base[col];
-		     k++) {
-			g->bstart[g->index[k] + 1]++;
-			n++;
-		}
-	for (int r = 0; r < b->n_rows; r++)
-		g->bstart[r + 1] += g->bstart[r];
-	g->bcol = malloc(sizeof(int) * (n + 1));
-	g->bval = malloc(sizeof(double) * (n + 1));
-	if (g->bcol == NULL || g->bval == NULL) {
-		free(pos);
-		return -ENOMEM;
-	}
-	memcpy(pos, g->bstart, sizeof(int) * (size_t)b->n_rows);
-	for (int col = 0; col < b->n_cols; col++)
-		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1] && g->is_base[col];
-		     k++) {
-			int p = pos[g->index[k]]++;
-
-			g->bcol[p] = col;
-			g->bval[p] = g->value[k];
-		}
-	free(pos);
+	if (rc < 0)
+		return rc;
+	*val = cr.value;
+	*lower = cr.lower;
+	*optimal = cr.optimal;
+	res->n_cols_used = cr.n_cols_used;
+	res->n_rows_used = cr.n_rows_used;
+	res->colgen_rounds = cr.rounds;
 	return 0;
 }
 
-/* The loaded columns' values into sol (model columns; others 0). */
-static void take_solution(const struct lpcg *g, Clp_Simplex *m, double *sol)
+/* The start's columns: x / z from opt->start_x, the rest made consistent
+ * (and T' computed) by clean_integral. */
+static int start_columns(struct lpb *b, const struct inart_route_lp_opt *opt, double *mip)
 {
-	const double *cs = Clp_getColSolution(m);
+	const struct inart_cand *c = b->c;
+	double *split = malloc(sizeof(double) * ((size_t)b->n_pairs + 1));
+	int rc;
 
-	memset(sol, 0, sizeof(double) * (size_t)g->b->n_cols);
-	for (int i = 0; i < g->n_loaded; i++)
-		sol[g->clp_col[i]] = cs[i];
-}
+	if (split == NULL)
+		return -ENOMEM;
+	memcpy(split, opt->start_split, sizeof(double) * (size_t)b->n_pairs);
+	memset(mip, 0, sizeof(double) * (size_t)b->n_cols);
+	for (int f = 0; f < c->n_flows; f++) {
+		const struct inart_cand_flow *cf = &c->flows[f];
+		int m = c->groups[cf->group].n_members;
 
-/*
- * CLP with a CPU-second limit for this call (CLP's clock); status 3 when hit.
- */
-static int clp_run_limited(Clp_Simplex *m, int warm, double deadline)
-{
-	if (deadline > 0)
-		Clp_setMaximumSeconds(m, fmax(deadline - now_s(), 0.01));
-	return clp_run(m, warm);
-}
-
-/*
- * The LP by column generation.  *value: T' of the final solution; *lower: a
- * valid lower bound on the LP optimum (= *value when *optimal).  With a
- * deadline (> 0, monotonic seconds) the generation may stop early with a
- * feasible solution: *optimal = 0 and *lower the best Lagrangian bound of a
- * round that was solved to optimality (or -inf).
- */
-static int solve_lp(struct lpb *b, const CoinBigIndex *start, const int *index, const double *value,
-		    const double *obj, int full, const double *warm_x, double deadline, double *sol,
-		    double *val, double *lower, int *optimal, int *n_used, int *rounds,
-		    struct inart_err *err)
-{
-	struct lpcg g = {.b = b, .start = start, .index = index, .value = value, .obj = obj};
-	size_t nc = (size_t)b->n_cols + 1, nr = (size_t)b->n_rows + 1;
-	Clp_Simplex *m = NULL;
-	int rc = 0, status, have = 0;
-
-	*rounds = 0;
-	*optimal = 0;
-	*lower = -LP_INF;
-	g.loaded = malloc(sizeof(int) * nc);
-	g.clp_col = malloc(sizeof(int) * nc);
-	g.add_cols = malloc(sizeof(int) * nc);
-	g.is_base = malloc(nc);
-	g.rmap = malloc(sizeof(int) * nr);
-	g.add_rows = malloc(sizeof(int) * nr);
-	m = Clp_newModel();
-	if (!g.loaded || !g.clp_col || !g.add_cols || !g.is_base || !g.rmap || !g.add_rows || !m) {
-		rc = -ENOMEM;
-		goto out;
+		for (int ci = cf->first_choice; ci < cf->first_choice + cf->n_choices; ci++)
+			if (b->col_x[ci] >= 0)
+				mip[b->col_x[ci]] = round(opt->start_x[ci] * m);
 	}
-	Clp_setLogLevel(m, 0);
-	memset(g.loaded, -1, sizeof(int) * nc);
-	memset(g.rmap, -1, sizeof(int) * nr);
-	memset(g.is_base, 1, nc);
-	for (int ci = 0; ci < b->c->n_choices; ci++)
-		for (int k = 0; k < unit_cols(b) && b->col_x[ci] >= 0; k++)
-			g.is_base[b->col_x[ci] + k] = 0;
-	rc = base_csr(&g);
-	if (rc < 0)
-		goto out;
-	for (int col = 0; col < b->n_cols; col++)
-		if (g.is_base[col] || full)
-			want(&g, col);
-	for (int f = 0; f < b->c->n_flows; f++)
-		want_choice(&g, b->c->flows[f].first_choice);
-	for (int ci = 0; warm_x && ci < b->c->n_choices; ci++)
-		if (warm_x[ci] > 1e-9)
-			want_choice(&g, ci);
-	rc = flush(&g, m, 1);
-	if (rc < 0)
-		goto out;
-	Clp_setOptimizationDirection(m, 1.0);
-	status = clp_run_limited(m, 0, deadline);
-	while (status == 0) {
-		double lagr;
-		int n_new;
-
-		take_solution(&g, m, sol); /* optimal for the loaded columns */
-		have = 1;
-		n_new = full ? 0 : price(&g, Clp_getRowPrice(m), &lagr);
-
-		if (n_new < 0) {
-			rc = n_new;
-			goto out;
-		}
-		if (n_new == 0) {
-			*optimal = 1;
-			break;
-		}
-		*lower = fmax(*lower, Clp_getObjValue(m) + lagr);
-		if (deadline > 0 && now_s() >= deadline)
-			break; /* time is up: keep this feasible solution */
-		rc = flush(&g, m, 0);
-		if (rc < 0)
-			goto out;
-		++*rounds;
-		status = clp_run_limited(m, 1, deadline);
-	}
-	if (status == 3 && deadline > 0) {
-		/* Stopped on time: the better of this feasible point and the last
-		 * round's optimum (both feasible for the whole LP). */
-		if (Clp_primalFeasible(m) && (!have || Clp_getColSolution(m)[0] < sol[0])) {
-			take_solution(&g, m, sol);
-			have = 1;
-		}
-		if (!have) {
-			rc = inart_err_set(err, -ETIMEDOUT,
-					   "route_lp: no feasible LP solution in time");
-			goto out;
-		}
-		status = 0;
-	}
-	if (status != 0) {
-		rc = inart_err_set(err, -EINVAL, "route_lp: CLP status %d (%s)", status,
-				   status == 1 ? "infeasible" : "not solved");
-		goto out;
-	}
-	*val = sol[0];
-	if (*optimal)
-		*val = *lower = Clp_getObjValue(m);
-	*n_used = g.n_loaded;
-	b->n_rows_used = g.n_rows_loaded;
-out:
-	if (m)
-		Clp_deleteModel(m);
-	free(g.loaded);
-	free(g.clp_col);
-	free(g.add_cols);
-	free(g.is_base);
-	free(g.rmap);
-	free(g.add_rows);
-	free(g.bstart);
-	free(g.bcol);
-	free(g.bval);
+	for (int t = 0; t < c->n_trees; t++)
+		for (int ci = c->trees[t].first_choice;
+		     ci < c->trees[t].first_choice + c->trees[t].n_choices; ci++)
+			if (b->col_x[ci] >= 0)
+				mip[b->col_x[ci]] = round(opt->start_x[ci]);
+	rc = clean_integral(b, mip, split);
+	free(split);
 	return rc;
 }
 
-static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index,
-		      const double *value, const double *obj, double time_limit, double *sol,
-		      double *bound, int *optimal, struct inart_err *err)
+static void fix_col(int col, const double *mip, double *lb, double *ub)
 {
-	Cbc_Model *m = Cbc_newModel();
-	const double *best;
-	int rc = 0;
+	if (col >= 0)
+		lb[col] = ub[col] = mip[col];
+}
 
-	if (m == NULL)
-		return -ENOMEM;
-	Cbc_loadProblem(m, b->n_cols, b->n_rows, start, index, value, b->clb, b->cub, obj, b->rlb,
-			b->rub);
-	for (int i = 0; i < b->n_cols; i++)
-		if (b->cint[i])
-			Cbc_setInteger(m, i);
-	Cbc_setObjSense(m, 1.0);
-	Cbc_setLogLevel(m, 0);
-	Cbc_setParameter(m, "log", "0");
-	Cbc_setParameter(m, "slog", "0");
-	if (time_limit > 0) {
-		char buf[32];
+/* Fix the columns outside the neighbourhood to the start's values: the
+ * choices of fixed pairs (and their volumes when the job's shares are fixed
+ * too), and the shares of fixed jobs. */
+static void fix_columns(const struct lpb *b, const struct inart_route_lp_opt *opt,
+			const double *mip, double *lb, double *ub)
+{
+	const struct inart_cand *c = b->c;
 
-		snprintf(buf, sizeof(buf), "%g", time_limit);
-		Cbc_setMaximumSeconds(m, time_limit);
-		Cbc_setParameter(m, "timeMode", "elapsed");
-		Cbc_setParameter(m, "sec", buf);
+	for (int o = 0; o < c->n_flows + c->n_trees; o++) {
+		int is_tree = o >= c->n_flows, k = is_tree ? o - c->n_flows : o;
+		int job = is_tree ? c->trees[k].job : c->flows[k].job;
+		int pair = b->ps_base[job] + (is_tree ? c->trees[k].ps_idx : c->flows[k].ps_idx);
+		int first = is_tree ? c->trees[k].first_choice : c->flows[k].first_choice;
+		int n = is_tree ? c->trees[k].n_choices : c->flows[k].n_choices;
+		int vol = b->joint && opt->free_job != NULL && !opt->free_job[job];
+
+		if (opt->free_pair == NULL || opt->free_pair[pair])
+			continue;
+		for (int ci = first; ci < first + n; ci++) {
+			fix_col(b->col_x[ci], mip, lb, ub);
+			if (vol)
+				fix_col(b->col_v[ci], mip, lb, ub);
+		}
+		if (is_tree) {
+			fix_col(b->col_u[k], mip, lb, ub);
+			if (vol)
+				fix_col(b->col_w[k], mip, lb, ub);
+		}
 	}
-	Cbc_solve(m);
-	best = Cbc_bestSolution(m);
-	if (best == NULL) {
-		if (Cbc_isProvenInfeasible(m))
-			rc = inart_err_set(err, -EINVAL, "route_lp: MILP infeasible");
-		else
-			rc = inart_err_set(err, -ETIMEDOUT,
-					   "milp: no integral solution within %g s", time_limit);
-		goto out;
+	for (int j = 0; b->joint && opt->free_job != NULL && j < b->js->n_jobs; j++)
+		for (int i = 0; !opt->free_job[j] && i < b->js->jobs[j].n_ps; i++)
+			fix_col(b->col_a[b->ps_base[j] + i], mip, lb, ub);
+}
+
+static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index,
+		      const double *value, const double *obj, const struct inart_route_lp_opt *opt,
+		      double *sol, double *bound, int *optimal, struct inart_err *err)
+{
+	size_t n = (size_t)b->n_cols + 1;
+	double *mip = opt->start_x ? malloc(sizeof(double) * n) : NULL;
+	double *lb = malloc(sizeof(double) * n), *ub = malloc(sizeof(double) * n);
+	struct inart_milp_model mm = {b->n_rows, b->n_cols, start,  index,  value,   obj,
+				      lb,	 ub,	    b->rlb, b->rub, b->cint, mip};
+	struct inart_milp_opt mo = {opt->time_limit_s, opt->max_nodes};
+	struct inart_milp_result mr;
+	int rc = lb && ub && (mip || !opt->start_x) ? 0 : -ENOMEM;
+
+	if (rc == 0) {
+		memcpy(lb, b->clb, sizeof(double) * (size_t)b->n_cols);
+		memcpy(ub, b->cub, sizeof(double) * (size_t)b->n_cols);
 	}
-	memcpy(sol, best, sizeof(double) * (size_t)b->n_cols);
-	*optimal = Cbc_isProvenOptimal(m);
-	*bound = Cbc_getBestPossibleObjValue(m);
-out:
-	Cbc_deleteModel(m);
+	if (rc == 0 && mip != NULL)
+		rc = start_columns(b, opt, mip);
+	if (rc == 0 && mip != NULL)
+		fix_columns(b, opt, mip, lb, ub);
+	if (rc == 0)
+		rc = inart_milp_solve(&mm, &mo, sol, &mr, err);
+	if (rc == 0) {
+		*optimal = mr.optimal;
+		*bound = mr.bound;
+	}
+	free(mip);
+	free(lb);
+	free(ub);
 	return rc;
 }
 
@@ -1305,7 +1006,7 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	struct lpb b = {0};
 	CoinBigIndex *start = NULL;
 	int *index = NULL;
-	double *value = NULL, *obj = NULL, *sol = NULL, bound = 0, lp_val = 0, t0 = now_s();
+	double *value = NULL, *obj = NULL, *sol = NULL, bound = 0, lp_val = 0, t0 = inart_now_s();
 	double deadline = opt->time_limit_s > 0 ? t0 + opt->time_limit_s : 0;
 	int rc, optimal = 1;
 
@@ -1324,6 +1025,7 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	rc = build(&b, err);
 	if (rc < 0)
 		goto out;
+	apply_tree_fix(&b, opt->tree_fix);
 	rc = to_csc(&b, &start, &index, &value);
 	obj = calloc((size_t)b.n_cols, sizeof(double));
 	sol = calloc((size_t)b.n_cols, sizeof(double));
@@ -1337,16 +1039,14 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	res->n_rows = b.n_rows;
 	res->n_cols = b.n_cols;
 	res->n_nonzeros = (long)b.n_nz;
-	res->build_s = now_s() - t0;
-	t0 = now_s();
+	res->build_s = inart_now_s() - t0;
+	t0 = inart_now_s();
 	if (b.integer)
-		rc = solve_milp(&b, start, index, value, obj, opt->time_limit_s, sol, &bound,
-				&optimal, err);
+		rc = solve_milp(&b, start, index, value, obj, opt, sol, &bound, &optimal, err);
 	else
-		rc = solve_lp(&b, start, index, value, obj, opt->no_colgen, opt->warm_x, deadline,
-			      sol, &lp_val, &bound, &optimal, &res->n_cols_used,
-			      &res->colgen_rounds, err);
-	res->solve_s = now_s() - t0;
+		rc = solve_lp(&b, start, index, value, obj, opt, deadline, sol, &lp_val, &bound,
+			      &optimal, res, err);
+	res->solve_s = inart_now_s() - t0;
 	if (rc < 0)
 		goto out;
 	fill_split(&b, sol, res->split);
@@ -1365,7 +1065,8 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	res->optimal = optimal;
 	if (b.integer)
 		res->n_cols_used = b.n_cols;
-	res->n_rows_used = b.integer ? b.n_rows : b.n_rows_used;
+	if (b.integer)
+		res->n_rows_used = b.n_rows;
 	fill_x(&b, sol, res->x);
 out:
 	if (rc == -ENOMEM)
@@ -1395,7 +1096,7 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 	struct inart_route_lp_opt fo = *opt, jo = *opt;
 	struct inart_route_lp_result fr;
 	struct inart_plan *even;
-	double t0 = now_s(), pre;
+	double t0 = inart_now_s(), pre;
 	int rc;
 
 	if (opt->mode != INART_LP_JOINT || opt->integer || opt->no_colgen || opt->warm_x != NULL)
@@ -1412,7 +1113,7 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 	fo.time_limit_s = opt->time_limit_s > 0 ? opt->time_limit_s / 2 : 0;
 	rc = solve_model(t, js, c, even, &fo, &fr, err);
 	inart_plan_destroy(even);
-	pre = now_s() - t0;
+	pre = inart_now_s() - t0;
 	if (rc == -ENOMEM)
 		return rc;
 	jo.warm_x = rc == 0 ? fr.x : NULL;

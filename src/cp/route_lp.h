@@ -38,28 +38,44 @@ enum inart_lp_mode {
 
 struct inart_route_lp_opt {
 	enum inart_lp_mode mode;
-	int integer;	      /* 1: MILP by CBC */
-	double time_limit_s;  /* <= 0: none.  MILP: CBC's limit (elapsed time).
-			       * LP: a limit on the whole call; column
-			       * generation may then stop early with a feasible
-			       * solution: optimal = 0, objective_s its value (an
-			       * upper bound on the LP optimum) and bound_s a valid
-			       * but weaker bound (Lagrangian, access links) */
-	int no_colgen;	      /* LP: 1 loads every column at once instead of
-			       * pricing them in (same optimum; for tests) */
-	const double *warm_x; /* LP: NULL, or cand->n_choices values (a previous
-			       * result's x, e.g. for another split or mode):
-			       * choices with a positive value are loaded from
-			       * the start.  Same optimum, fewer pricing rounds.
-			       * A JOINT LP without it starts from the FIXED LP
-			       * at the even split (solved first, included in
-			       * solve_s) */
+	int integer;		     /* 1: MILP by CBC */
+	double time_limit_s;	     /* <= 0: none.  MILP: CBC's limit (elapsed time).
+				      * LP: a limit on the whole call; column
+				      * generation may then stop early with a feasible
+				      * solution: optimal = 0, objective_s its value (an
+				      * upper bound on the LP optimum) and bound_s a valid
+				      * but weaker bound (Lagrangian, access links) */
+	int no_colgen;		     /* LP: 1 loads every column at once instead of
+				      * pricing them in (same optimum; for tests) */
+	const double *warm_x;	     /* LP: NULL, or cand->n_choices values (a previous
+				      * result's x, e.g. for another split or mode):
+				      * choices with a positive value are loaded from
+				      * the start.  Same optimum, fewer pricing rounds.
+				      * A JOINT LP without it starts from the FIXED LP
+				      * at the even split (solved first, included in
+				      * solve_s) */
+	const signed char *tree_fix; /* NULL, or per cand tree: -1 free, 0 closed
+				      * (u_t = 0), 1 open (u_t = 1): a tree
+				      * configuration (LP and MILP) */
+	/* MILP only: a start and a neighbourhood of it. */
+	const double *start_x;	   /* NULL, or an integral point: n_choices values
+				    * as in the result's x (flow choices: share of
+				    * the group's members; tree choices: 0/1); CBC
+				    * starts from it, so the result is never worse */
+	const double *start_split; /* with start_x: shares per job then PS */
+	const char *free_pair;	   /* NULL: all free; else per (job, PS) pair (jobs
+				    * in order, PSs in job order): 0 fixes the
+				    * pair's flow and tree choices to start_x */
+	int max_nodes;		   /* CBC's node limit, <= 0: none */
+	const char *free_job;	   /* NULL: all free; else per job: 0 fixes its
+				    * shares to start_split */
 };
 
 struct inart_route_lp_result {
 	double objective_s; /* LP optimum, or MILP best integral solution */
-	double bound_s;	    /* a lower bound: LP optimum, or CBC's best bound */
-	int optimal;	    /* 1 if solved to optimality */
+	double bound_s;	    /* a lower bound: LP optimum, or CBC's best bound
+			     * (with a neighbourhood: only for that neighbourhood) */
+	int optimal;	    /* 1 if solved to optimality (MILP: proven by CBC) */
 	double *x;	    /* cand->n_choices values: x for flow choices, z for
 			     * tree choices (owned; free with _result_free) */
 	double *split;	    /* JOINT: shares, per job then per PS (owned);

@@ -58,9 +58,15 @@ static const struct scenario scenarios[] = {
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
+#define FAMILY_PREFIX "scarce-small/"
+#define FAMILY_DESC                                                                                \
+	"instance N of the scarce family: a small oversubscribed leaf-spine (2-3 spines, 3-5 "     \
+	"leaves, 2-4 hosts each), INA only at leaves with 1-2 trees, 2-3 jobs whose PSs are "      \
+	"packed in 1-2 racks behind thin uplinks"
+
 const char *const inart_scenario_names[] = {
-    "default",	 "scarce",    "fattree4", "fattree8", "fattree16",
-    "fattree32", "leafspine", "bcube",	  NULL,
+    "default",	 "scarce",    "fattree4", "fattree8",	    "fattree16",
+    "fattree32", "leafspine", "bcube",	  "scarce-small/N", NULL,
 };
 
 static const struct scenario *find(const char *name)
@@ -71,10 +77,36 @@ static const struct scenario *find(const char *name)
 	return NULL;
 }
 
+/* "scarce-small/N" with N a non-negative decimal integer: *index = N. */
+static int family_index(const char *name, int *index)
+{
+	const char *p = name + strlen(FAMILY_PREFIX);
+	char *end;
+	long v;
+
+	if (strncmp(name, FAMILY_PREFIX, strlen(FAMILY_PREFIX)) != 0 || *p < '0' || *p > '9')
+		return 0;
+	v = strtol(p, &end, 10);
+	if (*end != '\0' || v > 1000000)
+		return 0;
+	*index = (int)v;
+	return 1;
+}
+
+int inart_scenario_known(const char *name)
+{
+	int i;
+
+	return find(name) != NULL || family_index(name, &i);
+}
+
 const char *inart_scenario_describe(const char *name)
 {
 	const struct scenario *s = find(name);
+	int i;
 
+	if (s == NULL && (family_index(name, &i) || strcmp(name, FAMILY_PREFIX "N") == 0))
+		return FAMILY_DESC;
 	return s ? s->desc : NULL;
 }
 
@@ -178,6 +210,139 @@ static struct inart_jobs *default_jobs(const struct inart_topo *t, uint64_t seed
 	return js;
 }
 
+/*
+ * The scarce family (issue 11): instance `index` of small oversubscribed
+ * leaf-spines where INA is scarce and jobs compete for it.  Every parameter is
+ * drawn from a generator seeded by (seed, index): 2-3 spines, 3-5 leaves of
+ * 2-4 hosts, 100 Gbit/s host links, 25-50 Gbit/s leaf uplinks, INA at the
+ * leaves only with 1-2 trees and 100-400 Gbit/s, 2-3 jobs of 2-4 workers
+ * (any rack but the PS racks) with 2 candidate PSs each, all PSs packed in
+ * the first 1-2 leaves, whose uplinks are a further 2-4x thinner.  Sized so
+ * that CBC proves the optimum in about a second.
+ */
+struct family {
+	int spines, leaves, hpl, ps_leaves, n_jobs, n_workers[3];
+};
+
+static void family_draw(struct inart_rng *r, struct family *f, struct inart_gen_opt *o)
+{
+	static const double agg[] = {100, 200, 400};
+	static const double fabric[] = {25, 40, 50};
+
+	f->spines = 2 + (int)inart_rng_below(r, 2);
+	f->leaves = 3 + (int)inart_rng_below(r, 3);
+	f->hpl = 2 + (int)inart_rng_below(r, 3);
+	f->n_jobs = 2 + (int)inart_rng_below(r, 2);
+	/* 2 PSs per job: the PS racks must hold 2 * n_jobs hosts. */
+	f->ps_leaves = (2 * f->n_jobs + f->hpl - 1) / f->hpl;
+	if (f->ps_leaves < 2 && inart_rng_below(r, 2))
+		f->ps_leaves = 2;
+	if (f->ps_leaves > f->leaves - 2)
+		f->leaves = f->ps_leaves + 2;
+	for (int j = 0; j < 3; j++)
+		f->n_workers[j] = j < f->n_jobs ? 2 + (int)inart_rng_below(r, 3) : 0;
+	/* Room for the workers outside the PS racks: more leaves (up to 6),
+	 * else fewer workers (at least 2 per job). */
+	for (int j = 0;;) {
+		int need = f->n_workers[0] + f->n_workers[1] + f->n_workers[2];
+
+		if ((f->leaves - f->ps_leaves) * f->hpl >= need)
+			break;
+		if (f->leaves < 6)
+			f->leaves++;
+		else if (f->n_workers[j % 3] > 2)
+			f->n_workers[j++ % 3]--;
+		else
+			j++;
+	}
+	inart_gen_opt_default(o);
+	o->ina = INART_INA_TOR;
+	o->trees = 1 + (int)inart_rng_below(r, 2);
+	o->agg_gbps = agg[inart_rng_below(r, 3)];
+	o->host_gbps = 100;
+	o->fabric_gbps = fabric[inart_rng_below(r, 3)];
+}
+
+/* Thin the uplinks of the first ps_leaves leaves by a factor 2-4. */
+static void family_thin(struct inart_topo *t, const struct family *f, struct inart_rng *r)
+{
+	int n_host = f->leaves * f->hpl;
+	double div = 2 + (double)inart_rng_below(r, 3);
+
+	for (int l = 0; l < t->n_links; l++) {
+		struct inart_arc *a = &t->arcs[2 * l];
+
+		if (a->from >= n_host && a->from < n_host + f->ps_leaves && a->to >= n_host) {
+			a->gbps /= div;
+			t->arcs[2 * l + 1].gbps /= div;
+		}
+	}
+}
+
+/* Draw n distinct hosts from pool[0..*n_pool) (removing them). */
+static void family_take(struct inart_rng *r, int *pool, int *n_pool, int *out, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int k = (int)inart_rng_below(r, (uint64_t)*n_pool);
+
+		out[i] = pool[k];
+		pool[k] = pool[--*n_pool];
+	}
+}
+
+static struct inart_jobs *family_jobs(const struct family *f, struct inart_rng *r,
+				      struct inart_err *err)
+{
+	int n_ps_hosts = f->ps_leaves * f->hpl, n_host = f->leaves * f->hpl;
+	int ps_pool[32], w_pool[32], n_ps = n_ps_hosts, n_w = n_host - n_ps_hosts;
+	struct inart_jobs *js = inart_jobs_create();
+	static const char *const models[] = {"resnet50", "vgg16", "bert-base"};
+
+	for (int h = 0; h < n_host; h++) {
+		if (h < n_ps_hosts)
+			ps_pool[h] = h;
+		else
+			w_pool[h - n_ps_hosts] = h;
+	}
+	for (int j = 0; js != NULL && j < f->n_jobs; j++) {
+		int w[4], p[2], nw = f->n_workers[j] < n_w ? f->n_workers[j] : n_w;
+		const char *m = models[inart_rng_below(r, 3)];
+		char id[8];
+
+		family_take(r, ps_pool, &n_ps, p, 2);
+		family_take(r, w_pool, &n_w, w, nw);
+		snprintf(id, sizeof(id), "j%d", j);
+		if (nw < 1 ||
+		    inart_jobs_add(js, id, w, nw, p, 2, inart_model_bytes(m), m, err) < 0) {
+			inart_jobs_destroy(js);
+			js = NULL;
+		}
+	}
+	if (js == NULL && err != NULL && err->msg[0] == '\0')
+		inart_err_set(err, -ENOMEM, "scarce family: cannot place the jobs");
+	return js;
+}
+
+static int family_build(int index, uint64_t seed, struct inart_topo **tp, struct inart_jobs **jsp,
+			struct inart_err *err)
+{
+	struct inart_rng r;
+	struct family f;
+	struct inart_gen_opt o;
+	uint64_t s = inart_hash2(seed, (uint64_t)index);
+
+	inart_rng_seed(&r, s);
+	family_draw(&r, &f, &o);
+	*tp = inart_gen_leafspine(f.spines, f.leaves, f.hpl, &o, err);
+	if (*tp == NULL)
+		return -errno;
+	family_thin(*tp, &f, &r);
+	*jsp = family_jobs(&f, &r, err);
+	if (*jsp == NULL)
+		return -EINVAL;
+	return 0;
+}
+
 int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **tp,
 			 struct inart_jobs **jsp, struct inart_err *err)
 {
@@ -187,6 +352,14 @@ int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **tp
 	struct inart_jobs *js = NULL;
 	int rc = 0;
 
+	int index;
+
+	if (s == NULL && family_index(name, &index)) {
+		rc = family_build(index, seed, &t, &js, err);
+		if (rc == 0)
+			rc = inart_jobs_validate(js, t, err);
+		goto out;
+	}
 	if (s == NULL)
 		return inart_err_set(err, -EINVAL, "unknown scenario '%s'", name);
 	inart_gen_opt_default(&o);

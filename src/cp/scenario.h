@@ -13,6 +13,10 @@
 int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **t,
 			 struct inart_jobs **js, struct inart_err *err);
 
+/* 1 if name is a scenario: one of inart_scenario_names, or "scarce-small/N"
+ * (N = 0, 1, ...: instance N of the scarce family, drawn from (seed, N)). */
+int inart_scenario_known(const char *name);
+
 /* NULL-terminated list of names and one-line descriptions. */
 extern const char *const inart_scenario_names[];
 const char *inart_scenario_describe(const char *name);
@@ -20,8 +24,8 @@ const char *inart_scenario_describe(const char *name);
 /* Random jobs on a topology: n_jobs jobs, each with n_workers workers and
  * n_ps candidate PSs drawn (seeded) from the hosts without repetition across
  * jobs, gradient `bytes`.  Used by property tests and benchmarks. */
-struct inart_jobs *inart_scenario_random_jobs(const struct inart_topo *t, int n_jobs,
-					      int n_workers, int n_ps, double bytes,
-					      uint64_t seed, struct inart_err *err);
+struct inart_jobs *inart_scenario_random_jobs(const struct inart_topo *t, int n_jobs, int n_workers,
+					      int n_ps, double bytes, uint64_t seed,
+					      struct inart_err *err);
 
 #endif

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""plan_summary.py OUT K32 FAMILY: the summary of bench/plan_bench.sh.
+
+Reads OUT/<scenario>.csv (one row per algorithm, as `inart compare --format
+csv` writes them; `inart-ng` is InArt without the baseline guard), prints a
+table per scenario and the targets of issues 2 and 11 as PASS or MISS, each
+MISS with its reason (no exemptions), and writes OUT/summary.json.
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+out, k32, family = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3])
+builtin = ["fattree4", "bcube", "default", "fattree8", "leafspine", "scarce", "fattree16"]
+if k32:
+    builtin.append("fattree32")
+names = builtin + ["scarce-small/%d" % i for i in range(family)]
+baselines = ["ps", "byteps", "switchml", "atp"]
+guard_covered = baselines + ["inart-sp", "grid", "inart-even"]
+single_ps_ina = ["switchml", "atp", "grid"]
+
+
+def load(name):
+    path = os.path.join(out, name.replace("/", "-") + ".csv")
+    if not os.path.exists(path):
+        return None
+    return {r["algorithm"]: r for r in csv.DictReader(open(path))}
+
+
+def val(row, key):
+    if row is None or row.get("ok") != "1" or row.get(key, "") == "":
+        return math.nan
+    return float(row[key])
+
+
+def fmt(x, spec):
+    return "-" if math.isnan(x) else format(x, spec)
+
+
+def pct(x):
+    return fmt(x * 100, "+.1f") + "%" if not math.isnan(x) else "-"
+
+
+def best_bound(rows):
+    """The highest bound any row proved, with its source."""
+    best, src = math.nan, "-"
+    order = ["lp", "milp", "inart"] + [a for a in rows if a not in ("lp", "milp", "inart")]
+    for a in order:
+        b = val(rows.get(a), "best_bound_s")
+        if b > 0 and (math.isnan(best) or b > best * (1 + 1e-9)):
+            best, src = b, "%s (%s)" % (rows[a]["bound_source"], a)
+    return best, src
+
+
+def summarize(name, rows):
+    t = val(rows.get("inart"), "comm_time_s")
+    tng = val(rows.get("inart-ng"), "comm_time_s")
+    milp = rows.get("milp")
+    bound, src = best_bound(rows)
+    base = [(val(rows.get(b), "comm_time_s"), b) for b in baselines]
+    base = [x for x in base if not math.isnan(x[0])]
+    best = min(base) if base else (math.nan, "-")
+    covered = [(val(rows.get(b), "comm_time_s"), b) for b in guard_covered]
+    covered = [x for x in covered if not math.isnan(x[0])]
+    ring = val(rows.get("ring"), "comm_time_s")
+    return {
+        "comm_s": t,
+        "comm_noguard_s": tng,
+        "plan_s": val(rows.get("inart"), "plan_time_s"),
+        "inart_status": rows["inart"]["status"] if "inart" in rows else "not run",
+        "origin": rows["inart"]["origin"] if "inart" in rows else "",
+        "milp_s": val(milp, "comm_time_s"),
+        "milp_status": (milp["milp_status"] or milp["status"]) if milp else None,
+        "milp_detail": milp["status"] if milp else None,
+        "bound_s": bound,
+        "bound_source": src,
+        "bound_ratio": t / bound if bound > 0 else math.nan,
+        "best_baseline": best,
+        "best_covered": min(covered) if covered else (math.nan, "-"),
+        "vs_best": 1 - t / best[0] if best[0] > 0 else math.nan,
+        "ring_s": ring,
+        "vs_ring": 1 - t / ring if ring > 0 else math.nan,
+        "single": {b: 1 - t / val(rows.get(b), "comm_time_s")
+                   if val(rows.get(b), "comm_time_s") > 0 else math.nan for b in single_ps_ina},
+    }
+
+
+res = {n: load(n) for n in names}
+summary = {}
+print()
+hdr = "%-16s %9s %7s %7s %7s %-18s %8s %8s" % (
+    "scenario", "inart ms", "plan s", "/opt", "/bound", "bound source", "vs best", "vs ring")
+hdr += "".join(" %8s" % ("vs " + b) for b in single_ps_ina) + "  best baseline"
+print(hdr)
+for name in names:
+    rows = res[name]
+    if rows is None:
+        continue
+    s = summary[name] = summarize(name, rows)
+    opt = s["milp_s"] if s["milp_status"] == "optimal" else math.nan
+    s["opt_ratio"] = s["comm_s"] / opt if opt > 0 else math.nan
+    line = "%-16s %9s %7s %7s %7s %-18s %8s %8s" % (
+        name, fmt(s["comm_s"] * 1e3, ".3f"), fmt(s["plan_s"], ".2f"), fmt(s["opt_ratio"], ".3f"),
+        fmt(s["bound_ratio"], ".3f"), s["bound_source"][:18], pct(s["vs_best"]), pct(s["vs_ring"]))
+    line += "".join(" %8s" % pct(s["single"][b]) for b in single_ps_ina)
+    line += "  %s %s ms" % (s["best_baseline"][1], fmt(s["best_baseline"][0] * 1e3, ".3f"))
+    print(line)
+    if s["inart_status"] != "ok":
+        print("   inart: " + s["inart_status"])
+    if s["milp_detail"] not in (None, "optimal"):
+        print("   milp: " + s["milp_detail"])
+
+print()
+print("Targets (issues 2 and 11):")
+verdicts = []
+
+
+def target(ok, text, why=""):
+    v = "PASS" if ok else "MISS"
+    verdicts.append(v)
+    print("  %s %s%s" % (v, text, "" if ok or not why else " -- " + why))
+
+
+for name, s in summary.items():
+    # issue 11: within 1.05x of CBC's proven optimum (family and built-in scenarios)
+    if s["milp_status"] == "optimal":
+        target(s["opt_ratio"] <= 1.05, "%s: inart within 1.05x of the proven optimum (%s)" %
+               (name, fmt(s["opt_ratio"], ".3f")))
+    else:
+        target(False, "%s: inart within 1.05x of the proven optimum" % name,
+               "no proven optimum: milp %s" % (s["milp_detail"] or "not run (too large for CBC)"))
+for name, s in summary.items():
+    # issue 11: within 1.15x of the best proven bound
+    r = s["bound_ratio"]
+    target(not math.isnan(r) and r <= 1.15,
+           "%s: inart within 1.15x of the best proven bound (%s, %s)" %
+           (name, fmt(r, ".3f"), s["bound_source"]),
+           "" if not math.isnan(r) else "no bound")
+for name, s in summary.items():
+    # issue 11: never worse than any baseline with the guard off (default, scarce, family)
+    if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
+        continue
+    b = s["best_covered"]
+    ok = not math.isnan(s["comm_noguard_s"]) and s["comm_noguard_s"] <= b[0] * (1 + 1e-9)
+    target(ok, "%s: inart without the guard (%s ms) never worse than any baseline (best %s %s ms)"
+           % (name, fmt(s["comm_noguard_s"] * 1e3, ".3f"), b[1], fmt(b[0] * 1e3, ".3f")))
+for label, name, limit in (("fat-tree k=16, 256 workers, 8 PSs", "fattree16", 5),
+                           ("fat-tree k=32, 1024 workers, 16 PSs", "fattree32", 60)):
+    s = summary.get(name)
+    if s is None:
+        target(False, "%s planned in under %d s" % (label, limit),
+               "not run" + (" (run with --k32)" if name == "fattree32" else ""))
+    else:
+        target(not math.isnan(s["plan_s"]) and s["plan_s"] < limit,
+               "%s planned in under %d s (%s s)" % (label, limit, fmt(s["plan_s"], ".2f")),
+               s["inart_status"] if s["inart_status"] != "ok" else "")
+s = summary.get("scarce")
+if s is not None:
+    worst = min(s["single"].values())
+    target(not math.isnan(worst) and worst >= 0.20,
+           "scarce INA: inart at least 20%% below every single-PS INA baseline (%s)" %
+           ", ".join("%s %s" % (b, pct(v)) for b, v in s["single"].items()))
+for name, s in summary.items():
+    if s["vs_ring"] < 0:
+        print("  info %s: the ring all-reduce (%s ms) beats inart by %.1f%%" % (
+            name, fmt(s["ring_s"] * 1e3, ".3f"), -100 * s["vs_ring"]))
+    if s["origin"]:
+        print("  info %s: the guard kept the routes of %s (the search alone: %s ms)" % (
+            name, s["origin"], fmt(s["comm_noguard_s"] * 1e3, ".3f")))
+print()
+print("%d PASS, %d MISS" % (verdicts.count("PASS"), verdicts.count("MISS")))
+
+
+def clean(x):
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [clean(v) for v in x]
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+json.dump(clean(summary), open(os.path.join(out, "summary.json"), "w"), indent=2)

@@ -1,0 +1,452 @@
+/*
+ * lns: large-neighbourhood search over the best plan (see lns.h).
+ *
+ * The incumbent is kept as a candidate assignment (cand.h), its split, and
+ * its tree configuration (which cand trees it uses).  A neighbourhood frees
+ * the tree configuration at some switches (u_t fixed to the incumbent's 0/1
+ * elsewhere: route_lp's tree_fix), with the routes and shares of the (job,
+ * PS) pairs involved free (free_pair, free_job), and CBC solves it from the
+ * incumbent.  With the configuration
+ * mostly fixed the MILP loses the tree-budget combinatorics that make the
+ * whole model hard, and CBC usually proves each neighbourhood optimal in a
+ * fraction of a second.  A neighbourhood proven optimal is not tried again
+ * until the incumbent changes.
+ *
+ * Ownership: struct lns is local to one call.
+ */
+#include "lns.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/clock.h"
+#include "../common/rng.h"
+#include "route_lp.h"
+#include "split.h"
+
+/* Models up to this many candidate choices are finally solved whole (ALL)
+ * and their switches screened by the LP. */
+#define LNS_SMALL_CHOICES 2000
+/* Above this many, the search does not run (a model build alone is slow). */
+#define LNS_MAX_CHOICES 50000
+/* Node limit of one neighbourhood: CBC's result then does not depend on the
+ * machine's speed ... */
+#define LNS_NODES 200
+/* ... unless this time limit (seconds) binds first: a safety net. */
+#define LNS_SUB_S 3.0
+#define LNS_GAP 0.01
+/* An improvement below this restarts nothing (noise). */
+#define LNS_IMPROVE_REL 1e-4
+
+enum nb_kind { NB_ROUTES, NB_SWITCH, NB_JOB, NB_PAIR, NB_ALL };
+
+static const char *const nb_names[] = {"lns routes", "lns switch", "lns job", "lns two switches",
+				       "lns all"};
+
+struct lns {
+	struct inart_search *s;
+	const struct inart_cand *c;
+	int small;
+	struct inart_assign a; /* scratch: the incumbent's routes, or a result's */
+	double *x, *split;     /* the incumbent as a MILP start */
+	char *used;	       /* the incumbent's tree configuration */
+	signed char *tree_fix; /* the neighbourhood's */
+	char *free_pair, *free_job;
+	int n_pairs;
+	int *pair_base;	    /* per job: first pair */
+	int *sw, n_sw;	    /* contended INA switches, in the order to try */
+	double *sw_key;	    /* per node: screening value (LP) */
+	char *done;	    /* per neighbourhood index: proven optimal for this incumbent */
+	int n_done;	    /* entries of done */
+	double incumbent_s; /* time of the incumbent when the done flags were set */
+	double limit_s;	    /* CBC's time per neighbourhood */
+	int max_nodes;	    /* and its node limit */
+	int steps;	    /* neighbourhoods solved */
+};
+
+static void lns_free(struct lns *l)
+{
+	inart_assign_free(&l->a);
+	free(l->x);
+	free(l->split);
+	free(l->used);
+	free(l->tree_fix);
+	free(l->free_pair);
+	free(l->free_job);
+	free(l->pair_base);
+	free(l->sw);
+	free(l->sw_key);
+	free(l->done);
+}
+
+/* Switches where more (job, PS) pairs have cand trees than the budget. */
+static int find_contended(struct lns *l)
+{
+	const struct inart_topo *t = l->s->t;
+	int *count = calloc((size_t)t->n_nodes + 1, sizeof(int));
+
+	l->sw = malloc(sizeof(int) * ((size_t)t->n_nodes + 1));
+	l->sw_key = calloc((size_t)t->n_nodes + 1, sizeof(double));
+	if (count == NULL || l->sw == NULL || l->sw_key == NULL) {
+		free(count);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < l->c->n_trees; k++)
+		count[l->c->trees[k].sw]++;
+	for (int v = 0; v < t->n_nodes; v++)
+		if (t->nodes[v].ina && count[v] > t->nodes[v].trees)
+			l->sw[l->n_sw++] = v;
+	free(count);
+	/* neighbourhoods: routes, switches, jobs, switch pairs, all */
+	l->n_done = 2 + l->n_sw + l->s->js->n_jobs + l->n_sw * l->n_sw;
+	l->done = calloc((size_t)l->n_done, 1);
+	return l->done ? 0 : -ENOMEM;
+}
+
+static int lns_init(struct lns *l, struct inart_search *s)
+{
+	const struct inart_jobs *js = s->js;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	l->s = s;
+	l->c = s->cand;
+	l->small = l->c->n_choices <= LNS_SMALL_CHOICES;
+	l->limit_s = LNS_SUB_S;
+	l->max_nodes = LNS_NODES;
+	l->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
+	if (l->pair_base == NULL)
+		return -ENOMEM;
+	for (int j = 0; j < js->n_jobs; j++) {
+		l->pair_base[j] = l->n_pairs;
+		l->n_pairs += js->jobs[j].n_ps;
+	}
+	l->x = malloc(sizeof(double) * ((size_t)l->c->n_choices + 1));
+	l->split = malloc(sizeof(double) * ((size_t)l->n_pairs + 1));
+	l->used = malloc((size_t)l->c->n_trees + 1);
+	l->tree_fix = malloc((size_t)l->c->n_trees + 1);
+	l->free_pair = malloc((size_t)l->n_pairs + 1);
+	l->free_job = malloc((size_t)js->n_jobs + 1);
+	rc = inart_assign_init(&l->a, l->c);
+	if (rc < 0 || !l->x || !l->split || !l->used || !l->tree_fix || !l->free_pair ||
+	    !l->free_job)
+		return -ENOMEM;
+	return find_contended(l);
+}
+
+/* The incumbent (s->best) as assignment, x, split and tree configuration.
+ * -ENOENT when its routes are not candidates (a baseline's plan). */
+static int take_incumbent(struct lns *l)
+{
+	const struct inart_plan *b = l->s->best;
+	int rc = inart_cand_from_plan(l->c, l->s->js, b, &l->a);
+
+	if (rc < 0)
+		return rc;
+	inart_cand_assign_x(l->c, &l->a, b, l->x);
+	inart_cand_used_trees(l->c, &l->a, b, l->used);
+	for (int j = 0; j < b->n_jobs; j++)
+		memcpy(l->split + l->pair_base[j], b->jobs[j].split,
+		       sizeof(double) * (size_t)b->jobs[j].n_ps);
+	if (!(b->comm_time_s >= l->incumbent_s * (1 - LNS_IMPROVE_REL)))
+		memset(l->done, 0, (size_t)l->n_done);
+	l->incumbent_s = b->comm_time_s;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Neighbourhoods
+ */
+
+/* Everything fixed: the incumbent's configuration, no pair free. */
+static void nb_clear(struct lns *l)
+{
+	for (int k = 0; k < l->c->n_trees; k++)
+		l->tree_fix[k] = (signed char)l->used[k];
+	memset(l->free_pair, 0, (size_t)l->n_pairs);
+	memset(l->free_job, 0, (size_t)l->s->js->n_jobs);
+}
+
+static void free_pair(struct lns *l, int job, int ps_idx)
+{
+	l->free_pair[l->pair_base[job] + ps_idx] = 1;
+	l->free_job[job] = 1;
+}
+
+/* Free the trees at switch v, and (for large models) the routes of their
+ * pairs. */
+static void free_switch(struct lns *l, int v)
+{
+	for (int k = 0; k < l->c->n_trees; k++) {
+		if (l->c->trees[k].sw != v)
+			continue;
+		l->tree_fix[k] = -1;
+		free_pair(l, l->c->trees[k].job, l->c->trees[k].ps_idx);
+	}
+}
+
+static void free_job(struct lns *l, int j)
+{
+	for (int k = 0; k < l->c->n_trees; k++)
+		if (l->c->trees[k].job == j)
+			l->tree_fix[k] = -1;
+	for (int i = 0; i < l->s->js->jobs[j].n_ps; i++)
+		free_pair(l, j, i);
+}
+
+/* 1 if path p[0..n) crosses the link of arc e. */
+static int crosses(const struct inart_topo *t, const int *p, int n, int e)
+{
+	for (int i = 0; i + 1 < n; i++) {
+		int a = inart_topo_arc_between(t, p[i], p[i + 1]);
+
+		if (a >= 0 && (a & ~1) == (e & ~1))
+			return 1;
+	}
+	return 0;
+}
+
+/* The routes of the pairs that load the incumbent's bottleneck (large
+ * models: the routes free in the "routes" neighbourhood). */
+static int free_bottleneck(struct lns *l)
+{
+	const struct inart_plan *b = l->s->best;
+	struct inart_eval e;
+	int rc = inart_evaluator_run(l->s->ev, b, &e, NULL);
+
+	for (int j = 0; rc == 0 && j < b->n_jobs; j++) {
+		const struct inart_job_plan *jp = &b->jobs[j];
+		const struct inart_job *job = &l->s->js->jobs[j];
+
+		for (int i = 0; i < jp->n_flows; i++) {
+			const struct inart_flow *f = &jp->flows[i];
+
+			if ((e.bottleneck_arc >= 0 &&
+			     crosses(l->s->t, f->path, f->n_path, e.bottleneck_arc)) ||
+			    (e.bottleneck_node >= 0 && f->agg == e.bottleneck_node))
+				free_pair(l, j, inart_job_ps_index(job, f->ps));
+		}
+		for (int i = 0; i < jp->n_trees; i++) {
+			const struct inart_tree *tr = &jp->trees[i];
+
+			if (e.bottleneck_arc >= 0 &&
+			    crosses(l->s->t, tr->path, tr->n_path, e.bottleneck_arc))
+				free_pair(l, j, inart_job_ps_index(job, tr->ps));
+		}
+	}
+	return rc;
+}
+
+/* Neighbourhood number k: 0 routes, 1..n_sw a switch, then the jobs, then
+ * pairs of switches, last everything. */
+static enum nb_kind nb_set(struct lns *l, int k)
+{
+	int n_jobs = l->s->js->n_jobs;
+
+	nb_clear(l);
+	if (k == 0) {
+		if (free_bottleneck(l) < 0)
+			memset(l->free_pair, 1, (size_t)l->n_pairs);
+		return NB_ROUTES;
+	}
+	if (k <= l->n_sw) {
+		free_switch(l, l->sw[k - 1]);
+		return NB_SWITCH;
+	}
+	if (k <= l->n_sw + n_jobs) {
+		free_job(l, k - 1 - l->n_sw);
+		return NB_JOB;
+	}
+	if (k < l->n_done - 1) {
+		int p = k - 1 - l->n_sw - n_jobs;
+
+		free_switch(l, l->sw[p / l->n_sw]);
+		free_switch(l, l->sw[p % l->n_sw]);
+		return NB_PAIR;
+	}
+	return NB_ALL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Solving a neighbourhood
+ */
+
+/* Plan from a MILP result, offered as the best; then phase 1 for its
+ * routes.  1 if kept. */
+static int take_result(struct lns *l, const struct inart_route_lp_result *res, const char *step)
+{
+	struct inart_search *s = l->s;
+	struct inart_plan *p = inart_plan_create(s->js, "inart");
+	struct inart_split_opt so;
+	struct inart_split_result sr;
+	int rc = p ? 0 : -ENOMEM, kept = 0;
+
+	for (int j = 0, off = 0; rc == 0 && j < s->js->n_jobs; j++)
+		for (int i = 0; i < s->js->jobs[j].n_ps; i++)
+			p->jobs[j].split[i] = res->split[off++];
+	if (rc == 0) {
+		inart_plan_clean_split(p, 1e-9);
+		inart_cand_assign_from_x(l->c, res->x, &l->a);
+		rc = inart_cand_realize(l->c, &l->a, p);
+	}
+	if (rc == 0)
+		rc = inart_evaluate(s->t, s->js, p, s->err);
+	if (rc == 0)
+		rc = kept = inart_search_offer(s, p, step);
+	/* Phase 1 for the new routes (realize routes every PS). */
+	inart_split_opt_default(&so);
+	if (kept > 0 && inart_split_optimize(s->t, s->js, p, &so, &sr, s->err) == 0) {
+		inart_plan_clean_split(p, 1e-6);
+		if (inart_evaluate(s->t, s->js, p, s->err) == 0)
+			rc = inart_search_offer(s, p, "lns split");
+	}
+	inart_plan_destroy(p);
+	return rc < 0 ? rc : kept;
+}
+
+static double left_s(const struct inart_search *s)
+{
+	return s->deadline - inart_now_s();
+}
+
+static int stop(const struct lns *l)
+{
+	return left_s(l->s) <= 0.1 || inart_search_close(l->s, LNS_GAP) ||
+	       (l->s->lns_steps > 0 && l->steps >= l->s->lns_steps);
+}
+
+/* A neighbourhood's time limit: the safety net, or with a step budget the
+ * whole time left (then only the node limit binds). */
+static double nb_limit(const struct lns *l, double want)
+{
+	return l->s->lns_steps > 0 ? left_s(l->s) : fmin(want, left_s(l->s));
+}
+
+/* Solve the current neighbourhood (kind) within limit_s.  *proven: CBC
+ * proved it optimal.  Returns 1 if the best plan improved, 0 if not,
+ * -errno. */
+static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *proven)
+{
+	struct inart_search *s = l->s;
+	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT, .integer = 1};
+	struct inart_route_lp_result res = {0};
+	double before = s->best->comm_time_s;
+	int rc;
+
+	lo.time_limit_s = limit_s;
+	lo.max_nodes = l->max_nodes;
+	lo.start_x = l->x;
+	lo.start_split = l->split;
+	if (kind != NB_ALL) {
+		lo.tree_fix = l->tree_fix;
+		lo.free_pair = l->free_pair;
+		lo.free_job = l->free_job;
+	}
+	rc = inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, s->err);
+	l->steps++;
+	*proven = rc == 0 && res.optimal;
+	if (rc == -ETIMEDOUT) /* CBC did not even keep the start */
+		return 0;
+	if (rc == 0 && kind == NB_ALL) /* nothing fixed: a bound for every plan */
+		inart_search_raise_bound(s, res.bound_s, INART_BOUND_CBC);
+	if (rc == 0)
+		rc = take_result(l, &res, nb_names[kind]);
+	inart_route_lp_result_free(&res);
+	if (rc > 0 && take_incumbent(l) < 0)
+		rc = -ENOMEM;
+	if (rc > 0 && !(s->best->comm_time_s < before * (1 - LNS_IMPROVE_REL)))
+		rc = 0; /* kept, but too little to start over */
+	return rc;
+}
+
+/* Screen the contended switches by the JOINT LP with the incumbent's
+ * configuration fixed elsewhere (small models): most promising first. */
+static void order_switches(struct lns *l)
+{
+	struct inart_search *s = l->s;
+
+	for (int i = 0; l->small && i < l->n_sw && !stop(l); i++) {
+		struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT};
+		struct inart_route_lp_result res = {0};
+
+		nb_clear(l);
+		free_switch(l, l->sw[i]);
+		lo.tree_fix = l->tree_fix;
+		lo.warm_x = l->x;
+		l->sw_key[l->sw[i]] =
+		    inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, NULL) == 0
+			? res.objective_s
+			: INFINITY;
+		inart_route_lp_result_free(&res);
+	}
+	for (int i = 1; i < l->n_sw; i++) /* insertion sort by key */
+		for (int k = i; k > 0 && l->sw_key[l->sw[k]] < l->sw_key[l->sw[k - 1]]; k--) {
+			int tmp = l->sw[k];
+
+			l->sw[k] = l->sw[k - 1];
+			l->sw[k - 1] = tmp;
+		}
+}
+
+/*
+ * One pass over the neighbourhoods not yet proven for this incumbent, in
+ * order; it returns at the first improvement (1), or 0 when none improved,
+ * or -errno.  ALL runs last with the whole remaining time, on small models.
+ */
+static int pass(struct lns *l)
+{
+	for (int k = 0; k < l->n_done && !stop(l); k++) {
+		enum nb_kind kind;
+		double limit;
+		int proven, rc;
+
+		if (l->done[k] || (k == l->n_done - 1 && !l->small))
+			continue;
+		kind = nb_set(l, k);
+		if (kind == NB_PAIR && (k - 1 - l->n_sw - l->s->js->n_jobs) / l->n_sw >=
+					   (k - 1 - l->n_sw - l->s->js->n_jobs) % l->n_sw)
+			continue; /* each unordered pair once */
+		limit = kind == NB_ALL ? left_s(l->s) : nb_limit(l, l->limit_s);
+		rc = solve_nb(l, kind, limit, &proven);
+		if (rc != 0)
+			return rc;
+		l->done[k] = (char)proven;
+		inart_search_tick(l->s, nb_names[kind]);
+	}
+	return 0;
+}
+
+int inart_lns_run(struct inart_search *s)
+{
+	struct lns l;
+	int rc;
+
+	if (s->cand->n_choices > LNS_MAX_CHOICES)
+		return 0;
+	rc = lns_init(&l, s);
+	if (rc == 0 && take_incumbent(&l) < 0)
+		goto out;	  /* the best plan is a baseline's, outside the candidates */
+	if (rc == 0 && l.small) { /* a first look at the whole model: often enough */
+		int proven;
+
+		nb_set(&l, l.n_done - 1);
+		rc = solve_nb(&l, NB_ALL, nb_limit(&l, fmin(LNS_SUB_S, left_s(s) / 4)), &proven);
+		l.done[l.n_done - 1] = (char)proven;
+	}
+	if (rc >= 0)
+		order_switches(&l);
+	while (rc >= 0 && !stop(&l) && memchr(l.done, 0, (size_t)l.n_done) != NULL) {
+		rc = pass(&l);
+		if (rc == 0) { /* none improved: more for the unproven ones */
+			l.limit_s *= 2;
+			l.max_nodes *= 4;
+		}
+	}
+out:
+	lns_free(&l);
+	if (rc == -ENOMEM)
+		return inart_err_set(s->err, rc, "out of memory");
+	return rc < 0 ? rc : 0;
+}
