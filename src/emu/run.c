@@ -35,6 +35,8 @@
 #define READY_WAIT_MS 30000
 #define GO_AHEAD_NS 30000000ull
 #define CTL_MS 10000
+#define QUIET_WAIT_MS 30000 /* wait_quiet: at most */
+#define QUIET_LOOK_MS 50
 
 struct inart_emu {
 	const struct inart_topo *t;
@@ -682,6 +684,18 @@ static void cpu_stat(uint64_t *busy, uint64_t *total)
 	fclose(f);
 }
 
+/* The queueing disciplines of node v with their counters (`tc -s -j qdisc
+ * show` in its namespace): a JSON array (new reference), NULL if unread. */
+static json_t *qdiscs(struct inart_emu *e, int v)
+{
+	char *argv[] = {"tc", "-n", e->net->ns[v], "-s", "-j", "qdisc", "show", NULL};
+	static char out[65536];
+
+	if (inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), 10000, NULL) != 0)
+		return NULL;
+	return json_loads(out, 0, NULL);
+}
+
 /* Drops counted by every queueing discipline of the network; per arc into
  * per_arc (may be NULL). */
 static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
@@ -690,14 +704,9 @@ static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 	uint64_t sum = 0;
 
 	for (int v = 0; v < t->n_nodes; v++) {
-		char *argv[] = {"tc", "-n", e->net->ns[v], "-s", "-j", "qdisc", "show", NULL};
-		static char out[65536];
-		json_t *r, *q;
+		json_t *r = qdiscs(e, v), *q;
 		size_t i;
 
-		if (inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), 10000, NULL) != 0)
-			continue;
-		r = json_loads(out, 0, NULL);
 		json_array_foreach(r, i, q)
 		{
 			const char *dev = json_string_value(json_object_get(q, "dev"));
@@ -710,6 +719,59 @@ static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 		json_decref(r);
 	}
 	return sum;
+}
+
+/* The largest queue (frames) of any queueing discipline of the network; -1
+ * if none could be read. */
+static int qdisc_max_qlen(struct inart_emu *e)
+{
+	int m = -1;
+
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		json_t *r = qdiscs(e, v), *q;
+		size_t i;
+
+		json_array_foreach(r, i, q)
+		{
+			int n = (int)jint(q, "qlen");
+
+			m = n > m ? n : m;
+		}
+		json_decref(r);
+	}
+	return m;
+}
+
+/* Before a plan is installed: wait until the previous run's packets have
+ * left the network -- twice the switches' partial-flush time (slots of the
+ * last chunks flush their partial aggregates), then (up to QUIET_WAIT_MS)
+ * until every qdisc holds at most one frame (the background's) in two looks
+ * QUIET_LOOK_MS apart.  Resends and probes
+ * of a run that ended in a recovery storm can sit for seconds in the
+ * shaped queues; a PS whose trees were just reset takes the step of the
+ * first packet it sees, so one of them arriving after the install would make
+ * the new run's workers (steps from 1 again) stale. */
+static void wait_quiet(struct inart_emu *e)
+{
+	uint64_t t0 = inart_emu_now_ns(), end = t0 + QUIET_WAIT_MS * 1000000ull;
+	int quiet = 0, q = 0;
+	double flush_ms = e->o.net.flush_ms > 0 ? e->o.net.flush_ms : 10;
+
+	usleep((useconds_t)(2 * flush_ms * 1000));
+	while (quiet < 2 && inart_emu_now_ns() < end) {
+		q = qdisc_max_qlen(e);
+		quiet = q <= 1 ? quiet + 1 : 0;
+		if (quiet < 2)
+			usleep(QUIET_LOOK_MS * 1000);
+	}
+	if (quiet < 2)
+		progress(e,
+			 "the network is not quiet after %.1f s (a queue holds %d frames): "
+			 "installing anyway",
+			 QUIET_WAIT_MS / 1e3, q);
+	else if (inart_emu_now_ns() - t0 > 1000000000ull)
+		progress(e, "waited %.1f s for the previous run's packets to leave the network",
+			 (double)(inart_emu_now_ns() - t0) / 1e9);
 }
 
 /* UDP receive and send buffer errors of every host (its namespace's
@@ -1088,6 +1150,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		rc = -ENOMEM;
 		goto out;
 	}
+	wait_quiet(e);
 	rc = write_jobs(e, values, err);
 	if (rc == 0)
 		rc = install(e, plan_path, NULL, out, sizeof(out), err);
