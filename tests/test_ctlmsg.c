@@ -449,7 +449,7 @@ static void test_replies(void **state)
 static void test_stats_json(void **state)
 {
 	uint64_t drops[INART_DROP_N] = {0};
-	struct inart_sw_port_stats ports[2] = {{1, 100, 2, 200}, {3, 300, 4, 400}};
+	struct inart_sw_port_stats ports[2] = {{1, 100, 2, 200, 50, 60}, {3, 300, 4, 400, 70, 80}};
 	struct inart_sw_tree_stats tr = {.job = 1, .tree = 2, .aggregated = 10, .emitted = 5};
 	const char *names[2] = {"eth0", "eth1"};
 	struct inart_ps_stats ps = {.rx = 7, .completed = 3};
