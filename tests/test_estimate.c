@@ -27,7 +27,7 @@ static struct inart_estimator *est(const struct inart_topo *t, double tau)
 
 	inart_est_opt_default(&o);
 	o.tau_s = tau;
-	e = inart_estimator_create(t, &o);
+	e = inart_estimator_create(t, &o, NULL);
 	assert_non_null(e);
 	return e;
 }
@@ -160,13 +160,44 @@ static void test_silent_and_clamp(void **state)
 	inart_topo_destroy(t);
 }
 
+/* A deployment that numbers e1's ports the other way round: its port 1
+ * faces e0.  A numbering that is not 0..degree-1 once each is refused. */
+static void test_port_map(void **state)
+{
+	struct inart_topo *t = line();
+	struct inart_est_opt o;
+	struct inart_estimator *e;
+	struct inart_port_sample p[2] = {{0}};
+	int port[8], e1 = tu_find(t, "e1"), a_in = arc(t, "e0", "e1");
+	int a_e1e0 = arc(t, "e1", "e0"), a_e1h1 = arc(t, "e1", "h1");
+
+	for (int a = 0; a < inart_topo_n_arcs(t); a++)
+		port[a] = t->nodes[t->arcs[a].from].kind == INART_NODE_SWITCH ? 0 : -1;
+	port[arc(t, "e0", "h0")] = 0;
+	port[arc(t, "e0", "e1")] = 1;
+	port[a_e1e0] = 1;
+	port[a_e1h1] = 0;
+	inart_est_opt_default(&o);
+	o.tau_s = 0;
+	e = inart_estimator_create(t, &o, port);
+	assert_non_null(e);
+	assert_int_equal(inart_estimator_feed(e, e1, 1.0, p, 2), 0);
+	p[1].rx_bytes = 2e9 / 8; /* port 1: from e0 */
+	assert_int_equal(inart_estimator_feed(e, e1, 2.0, p, 2), 0);
+	assert_true(fabs(inart_estimator_bg(e)[a_in] - 2.0) < 1e-6);
+	inart_estimator_destroy(e);
+	port[a_e1h1] = 1; /* twice port 1 */
+	assert_null(inart_estimator_create(t, &o, port));
+	assert_int_equal(errno, EINVAL);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_which_counter),
-	    cmocka_unit_test(test_smoothing),
-	    cmocka_unit_test(test_backwards),
-	    cmocka_unit_test(test_silent_and_clamp),
+	    cmocka_unit_test(test_which_counter), cmocka_unit_test(test_smoothing),
+	    cmocka_unit_test(test_backwards),	  cmocka_unit_test(test_silent_and_clamp),
+	    cmocka_unit_test(test_port_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,9 +244,10 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 		    c->o.replan_timeout_s);
 		return 1;
 	}
+	/* the hold is of the gain, whichever candidate offers it: a load still
+	 * rising re-plans every period and must not restart it */
 	inart_plan_destroy(c->cand);
 	c->cand = p;
-	c->pend_since = -1; /* a new candidate waits out its own hold */
 	return 0;
 }
 

@@ -22,6 +22,7 @@ struct inart_estimator {
 	struct inart_est_opt o;
 	int n_arcs;
 	int *meas_node, *meas_port, *meas_rx; /* per arc: switch, its port, 1: rx side */
+	int *out_arc;			      /* [out_off[v] + k]: the arc leaving v on port k */
 	double *bg;			      /* per arc, model Gbit/s */
 	char *known;			      /* per arc */
 	struct sw_state *sw;		      /* per node */
@@ -47,6 +48,7 @@ void inart_estimator_destroy(struct inart_estimator *e)
 	free(e->meas_node);
 	free(e->meas_port);
 	free(e->meas_rx);
+	free(e->out_arc);
 	free(e->bg);
 	free(e->known);
 	free(e);
@@ -57,8 +59,33 @@ static int degree(const struct inart_topo *t, int v)
 	return t->out_off[v + 1] - t->out_off[v];
 }
 
+/* The arc leaving each switch on each port: port[a] (a switch's arcs must
+ * number its ports 0..degree-1, each once) or adjacency order.  0 or
+ * -EINVAL. */
+static int map_ports(struct inart_estimator *e, const int *port)
+{
+	const struct inart_topo *t = e->t;
+
+	for (int v = 0; v < t->n_nodes; v++) {
+		int d = degree(t, v), base = t->out_off[v];
+
+		if (t->nodes[v].kind != INART_NODE_SWITCH)
+			continue;
+		for (int k = 0; k < d; k++)
+			e->out_arc[base + k] = port == NULL ? t->arc_out[base + k] : -1;
+		for (int k = 0; port != NULL && k < d; k++) {
+			int a = t->arc_out[base + k], p = port[a];
+
+			if (p < 0 || p >= d || e->out_arc[base + p] >= 0)
+				return -EINVAL;
+			e->out_arc[base + p] = a;
+		}
+	}
+	return 0;
+}
+
 struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
-					       const struct inart_est_opt *o)
+					       const struct inart_est_opt *o, const int *port)
 {
 	struct inart_estimator *e;
 	int n;
@@ -79,10 +106,16 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 	e->meas_rx = calloc((size_t)n + 1, sizeof(int));
 	e->bg = calloc((size_t)n + 1, sizeof(double));
 	e->known = calloc((size_t)n + 1, 1);
+	e->out_arc = calloc((size_t)n + 1, sizeof(int));
 	e->sw = calloc((size_t)t->n_nodes + 1, sizeof(*e->sw));
 	if (e->meas_node == NULL || e->meas_port == NULL || e->meas_rx == NULL || e->bg == NULL ||
-	    e->known == NULL || e->sw == NULL)
+	    e->known == NULL || e->out_arc == NULL || e->sw == NULL)
 		goto fail;
+	if (map_ports(e, port) < 0) {
+		inart_estimator_destroy(e);
+		errno = EINVAL;
+		return NULL;
+	}
 	for (int a = 0; a < n; a++) {
 		e->meas_node[a] = -1;
 		e->bg[a] = t->arcs[a].bg_gbps;
@@ -94,7 +127,7 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 		if (e->sw[v].last == NULL)
 			goto fail;
 		for (int k = 0; k < degree(t, v); k++) {
-			int out = t->arc_out[t->out_off[v] + k], in = out ^ 1;
+			int out = e->out_arc[t->out_off[v] + k], in = out ^ 1;
 
 			/* arriving at v on port k: v's rx counter */
 			e->meas_node[in] = v;
@@ -156,7 +189,7 @@ int inart_estimator_feed(struct inart_estimator *e, int node, double now_s,
 	dt = now_s - s->t;
 	alpha = e->o.tau_s > 0 ? 1.0 - exp(-dt / e->o.tau_s) : 1.0;
 	for (int k = 0; k < n_ports; k++) {
-		int out = t->arc_out[t->out_off[node] + k];
+		int out = e->out_arc[t->out_off[node] + k];
 		int arcs[2] = {out ^ 1, out};
 
 		if (went_back(&s->last[k], &ports[k])) {

@@ -7,7 +7,8 @@
  * received on its port facing u (rx_bytes: every frame that crossed the
  * link, whoever sent it); else (v a host) the bytes switch u sent on its
  * port toward v (tx_bytes).  Port k of a switch is its k-th arc, as `inart
- * ctl install` numbers ports.  The jobs' INA traffic (UDP to the INA port,
+ * ctl install` numbers ports by default (a deployment may number them
+ * otherwise: the caller passes its numbering).  The jobs' INA traffic (UDP to the INA port,
  * counted by the switch core as rx_ina_bytes / tx_ina_bytes) is subtracted:
  * background = (bytes - ina_bytes) x 8 / dt.  A measured rate is divided by
  * the rate scale (bit/s on the wire per model Gbit/s: 1e9 on a real network,
@@ -57,9 +58,12 @@ struct inart_estimator;
 /* Defaults for every field. */
 void inart_est_opt_default(struct inart_est_opt *o);
 
-/* NULL + errno (EINVAL: a bad option or a topology not finalized, ENOMEM). */
+/* port: per arc leaving a switch, its port number there (a deployment's
+ * numbering, install.h struct inart_deploy's port); NULL: adjacency order.
+ * NULL + errno (EINVAL: a bad option, a topology not finalized, a switch
+ * whose ports are not 0..degree-1 each once; ENOMEM). */
 struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
-					       const struct inart_est_opt *o);
+					       const struct inart_est_opt *o, const int *port);
 void inart_estimator_destroy(struct inart_estimator *e);
 
 /* Feed switch `node`'s counters taken at now_s (n_ports must be its degree).

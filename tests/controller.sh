@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# controller.sh INART ALLREDUCE: `inart controller` on real daemons (issue 10).
+# A fabric of network namespaces with two parallel paths:
+#
+#     w0 --\            /-- ta --\
+#           t0 (INA) --<          >-- t1 -- p0
+#     w1 --/            \-- tb --/
+#
+# switchd on t0, ta, tb, t1, a PS on p0, a plan whose tree goes t0 ta t1.
+# Checks:
+#   - background frames (another EtherType, ~15 Mbit/s on t0 -> ta, whose
+#     nominal capacity is 20 Mbit/s) are measured (the decision's loads),
+#     the controller switches to a plan through tb, installs it with the
+#     transaction (every node holds the new identity), writes it, and the
+#     workers' all-reduces on the new plan are exact;
+#   - a switch that stops answering (SIGSTOP) keeps the plan: said on
+#     stderr and in the log ("silent"); a switch whose counters go back to
+#     zero (reset-stats) is counted as a counter reset, not a load;
+#   - usage errors exit 2.
+# Needs root and `ip netns`; exits 77 (skipped) otherwise.  Removes its
+# namespaces and processes (by PID) at exit.
+set -u
+
+INART=${1:?usage: controller.sh PATH-TO-INART PATH-TO-ALLREDUCE}
+ALLREDUCE=${2:?usage: controller.sh PATH-TO-INART PATH-TO-ALLREDUCE}
+case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
+case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
+
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # pass/fail/skip, ok, bad, skipped, skip_all
+
+# usage errors (no root needed)
+for args in "" "a b" "a b c" "a b c --deploy x --auto-deploy" "a b c --auto-deploy --period-ms 1" \
+	"a b c --auto-deploy --bogus"; do
+	# shellcheck disable=SC2086
+	"$INART" controller $args >/dev/null 2>&1
+	if [ $? -eq 2 ]; then ok; else bad "inart controller $args: exit 2 expected"; fi
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "controller.sh: not root, network checks skipped"
+	echo "$pass passed, $fail failed, 1 skipped"
+	[ "$fail" -eq 0 ] || exit 1
+	exit 77
+fi
+if ! ip netns list >/dev/null 2>&1; then
+	skip_all controller.sh "'ip netns' unavailable"
+fi
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+P="inh10c$$-"
+declare -A IP=([w0]=10.78.0.1 [w1]=10.78.0.2 [p0]=10.78.0.4 [t0]=10.78.0.101 [ta]=10.78.0.102
+	[tb]=10.78.0.103 [t1]=10.78.0.104)
+declare -A MAC=([w0]=02:78:00:00:00:01 [w1]=02:78:00:00:00:02 [p0]=02:78:00:00:00:04)
+declare -A PORTS=([t0]=p0,p1,p2,p3 [ta]=p0,p1 [tb]=p0,p1 [t1]=p0,p1,p2)
+declare -A DPID
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh"
+
+cat >"$tmp/topo.json" <<'EOF'
+{"nodes": [
+  {"id": "w0", "kind": "host"}, {"id": "w1", "kind": "host"}, {"id": "p0", "kind": "host"},
+  {"id": "t0", "kind": "switch", "ina": {"agg_gbps": 1, "trees": 4}},
+  {"id": "ta", "kind": "switch"}, {"id": "tb", "kind": "switch"}, {"id": "t1", "kind": "switch"}],
+ "links": [
+  {"a": "w0", "b": "t0", "gbps": 0.02}, {"a": "w1", "b": "t0", "gbps": 0.02},
+  {"a": "t0", "b": "ta", "gbps": 0.02}, {"a": "t0", "b": "tb", "gbps": 0.02},
+  {"a": "ta", "b": "t1", "gbps": 0.02}, {"a": "tb", "b": "t1", "gbps": 0.02},
+  {"a": "t1", "b": "p0", "gbps": 0.02}]}
+EOF
+cat >"$tmp/jobs.json" <<'EOF'
+{"jobs": [{"id": "j0", "workers": ["w0", "w1"], "ps": ["p0"], "gradient_bytes": 400000}]}
+EOF
+cat >"$tmp/plan.json" <<'EOF'
+{"jobs": [{"id": "j0", "split": {"p0": 1},
+  "flows": [{"worker": "w0", "ps": "p0", "agg": "t0", "path": ["w0", "t0"]},
+            {"worker": "w1", "ps": "p0", "agg": "t0", "path": ["w1", "t0"]}],
+  "trees": [{"switch": "t0", "ps": "p0", "parent": "p0", "path": ["t0", "ta", "t1", "p0"]}]}]}
+EOF
+cat >"$tmp/deploy.json" <<EOF
+{"nodes": {
+  "w0": {"ip": "${IP[w0]}", "mac": "${MAC[w0]}"},
+  "w1": {"ip": "${IP[w1]}", "mac": "${MAC[w1]}"},
+  "p0": {"ip": "${IP[p0]}", "mac": "${MAC[p0]}", "ctl": "$tmp/p0.sock"},
+  "t0": {"ip": "${IP[t0]}", "ctl": "$tmp/t0.sock",
+         "ports": {"w0": {"port": 0}, "w1": {"port": 1}, "ta": {"port": 2}, "tb": {"port": 3}}},
+  "ta": {"ip": "${IP[ta]}", "ctl": "$tmp/ta.sock", "ports": {"t0": {"port": 0}, "t1": {"port": 1}}},
+  "tb": {"ip": "${IP[tb]}", "ctl": "$tmp/tb.sock", "ports": {"t0": {"port": 0}, "t1": {"port": 1}}},
+  "t1": {"ip": "${IP[t1]}", "ctl": "$tmp/t1.sock",
+         "ports": {"ta": {"port": 0}, "tb": {"port": 1}, "p0": {"port": 2}}}},
+ "dataplane": {"slots_per_tree": 16, "retx_timeout_ms": 200, "flush_timeout_ms": 200}}
+EOF
+
+setup() {
+	fabric_ns w0 w1 p0 t0 ta tb t1 &&
+		fabric_host w0 t0 p0 && fabric_host w1 t0 p1 &&
+		fabric_trunk t0 p2 ta p0 && fabric_trunk t0 p3 tb p0 &&
+		fabric_trunk ta p1 t1 p0 && fabric_trunk tb p1 t1 p1 &&
+		fabric_host p0 t1 p2 || return 1
+	for n in t0 ta tb t1 p0; do
+		fabric_daemon $n || return 1
+	done
+	fabric_install
+}
+if ! setup >"$tmp/setup.log" 2>&1; then
+	bad "setup"
+	sed 's/^/  | /' "$tmp/setup.log" "$tmp/install.log" 2>/dev/null | tail -20
+	echo "$pass passed, $fail failed, $skip skipped"
+	exit 1
+fi
+id0=$("$INART" ctl send "$tmp/t0.sock" '{"op": "info"}' | sed -n 's/.*"install_id": *"\([0-9a-f]*\)".*/\1/p')
+
+# background: 1514-byte frames of EtherType 0x88b5 from t0's p2 (towards ta),
+# paced at RATE bit/s, for SECS seconds
+background() { # background RATE SECS
+	ip netns exec "$(ns t0)" "$PY" - "$1" "$2" <<'EOF' &
+import socket, sys, time
+rate, secs = float(sys.argv[1]), float(sys.argv[2])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("p2", 0))
+frame = b"\xff" * 6 + b"\x02\x78\x00\x00\x00\x99" + b"\x88\xb5" + bytes(1500)
+per_tick, tick = rate / (8 * len(frame)) * 0.01, 0.01
+t0 = time.monotonic(); sent = 0.0; owed = 0.0
+while time.monotonic() - t0 < secs:
+    owed += per_tick
+    while owed >= 1:
+        try:
+            s.send(frame)
+        except OSError:
+            pass
+        owed -= 1
+    time.sleep(tick)
+EOF
+	BGPID=$!
+	pids+=($BGPID)
+}
+
+"$INART" controller "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" --deploy "$tmp/deploy.json" \
+	--duration 5 --log "$tmp/ctl.log" --plan-dir "$tmp" --restart-jobs \
+	>"$tmp/ctl.out" 2>"$tmp/ctl.err" &
+CPID=$!
+pids+=($CPID)
+sleep 1
+background 15e6 3.5
+wait $CPID
+rc=$?
+if [ $rc -eq 0 ]; then ok; else bad "controller exit $rc: $(tail -3 "$tmp/ctl.err")"; fi
+sw=$(grep '"action": "switch"' "$tmp/ctl.log" | head -1)
+echo "controller's log (background from t = 1 s):"
+grep -E '"replanned": true|"action": "(hold|switch)"|"event"' "$tmp/ctl.log" | cut -c1-300 | sed 's/^/  | /'
+tail -1 "$tmp/ctl.err" | sed 's/^/  | /'
+if [ -n "$sw" ]; then ok; else
+	bad "no switch in the controller's log"
+	tail -5 "$tmp/ctl.log" | sed 's/^/  | /'
+fi
+# the measured load of t0 -> ta: 15 Mbit/s sent, within 10..20
+load=$(echo "$sw" | "$PY" -c '
+import json, sys
+d = json.loads(sys.stdin.read() or "{}")
+print(max([l["bg_gbps"] for l in d.get("loads", []) if l["from"] == "t0" and l["to"] == "ta"] or [0]))')
+if "$PY" -c "import sys; sys.exit(not (0.010 <= $load <= 0.020))"; then ok; else
+	bad "measured load t0->ta $load Gbit/s, 0.015 sent"
+fi
+if grep -q '"event":"install".*"ok":true' "$tmp/ctl.log"; then ok; else
+	bad "install record: $(grep install "$tmp/ctl.log")"
+	sed 's/^/  | /' "$tmp/ctl.err" | tail -15
+fi
+id1=$(sed -n 's/.*"event":"install".*"id":"\([0-9a-f]*\)".*/\1/p' "$tmp/ctl.log" | tail -1)
+for n in t0 ta tb t1 p0; do
+	got=$("$INART" ctl send "$tmp/$n.sock" '{"op": "info"}' | sed -n 's/.*"install_id": *"\([0-9a-f]*\)".*/\1/p')
+	if [ -n "$id1" ] && [ "$got" = "$id1" ] && [ "$id1" != "$id0" ]; then ok; else
+		bad "$n holds '$got', the controller installed '$id1' (before: '$id0')"
+	fi
+done
+if [ -f "$tmp/plan-1.json" ] && grep -q '"tb"' "$tmp/plan-1.json" && ! grep -q '"ta"' "$tmp/plan-1.json"; then
+	ok
+else
+	bad "plan-1.json goes through tb only"
+fi
+# the workers on the new plan: exact
+wp=()
+for r in 0 1; do
+	ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-1.json" \
+		j0 $r --deploy "$tmp/deploy.json" -n 20000 --iters 3 --workers 2 --timeout-ms 20000 \
+		>"$tmp/w$r.out" 2>&1 &
+	wp+=($!)
+	pids+=($!)
+done
+arc=0
+for r in 0 1; do wait "${wp[$r]}" || arc=1; done
+if [ $arc -eq 0 ] && [ "$(grep -c exact "$tmp/w0.out")" -eq 3 ]; then ok; else
+	bad "all-reduce on the controller's plan"
+	sed 's/^/  | /' "$tmp/w0.out" | tail -5
+fi
+
+# a switch that stops answering, a switch whose counters start again
+kill -STOP "${DPID[ta]}"
+"$INART" controller "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-1.json" --deploy "$tmp/deploy.json" \
+	--duration 2 --log "$tmp/ctl2.log" --dry-run >"$tmp/ctl2.out" 2>"$tmp/ctl2.err" &
+CPID=$!
+pids+=($CPID)
+sleep 1
+kill -CONT "${DPID[ta]}"
+"$INART" ctl reset-stats "$tmp/t1.sock" >/dev/null 2>&1
+wait $CPID
+if grep -q "switch 'ta' does not answer" "$tmp/ctl2.err" && grep -q '"why": "silent"' "$tmp/ctl2.log"; then
+	ok
+else
+	bad "silent switch not reported"
+	sed 's/^/  | /' "$tmp/ctl2.err" | tail -5
+fi
+if grep -q "every switch answers again" "$tmp/ctl2.err"; then ok; else bad "ta's return not reported"; fi
+if grep -qE "[1-9][0-9]* counter resets" "$tmp/ctl2.err"; then ok; else
+	bad "reset-stats not counted as a counter reset: $(tail -1 "$tmp/ctl2.err")"
+fi
+if ! grep -q '"action": "switch"' "$tmp/ctl2.log"; then ok; else bad "switched while a switch was silent"; fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
