@@ -214,5 +214,59 @@ if grep -qE "[1-9][0-9]* counter resets" "$tmp/ctl2.err"; then ok; else
 fi
 if ! grep -q '"action": "switch"' "$tmp/ctl2.log"; then ok; else bad "switched while a switch was silent"; fi
 
+# --- hitless: a plan of an epoch, workers running across the switch ----------
+# The plan file carries an epoch: the controller installs the new epoch's
+# tables beside the old ones, rewrites the file with the step each job moves
+# at, and removes the old epoch once the PSs saw that step; the workers
+# (started before) follow the file at an all-reduce boundary.
+"$PY" -c 'import json,sys; p=json.load(open(sys.argv[1])); p["epoch"]={"n": 0}; json.dump(p, open(sys.argv[2], "w"))' \
+	"$tmp/plan.json" "$tmp/plan-e.json"
+if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" --deploy "$tmp/deploy.json" \
+	--restart-jobs >"$tmp/inst-e.out" 2>&1; then ok; else bad "ctl install of a plan of epoch 0: $(tail -2 "$tmp/inst-e.out")"; fi
+wp=()
+for r in 0 1; do
+	ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" \
+		j0 $r --deploy "$tmp/deploy.json" -n 20000 --iters 1500 --workers 2 --timeout-ms 5000 -v \
+		>"$tmp/e$r.out" 2>"$tmp/e$r.err" &
+	wp+=($!)
+	pids+=($!)
+done
+"$INART" controller "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" --deploy "$tmp/deploy.json" \
+	--duration 7 --log "$tmp/ctl3.log" >"$tmp/ctl3.out" 2>"$tmp/ctl3.err" &
+CPID=$!
+pids+=($CPID)
+sleep 1
+background 15e6 4
+arc=0
+for r in 0 1; do wait "${wp[$r]}" || arc=1; done
+wait $CPID
+echo "epoch switch with workers running:"
+grep -E '"event"|"action": "switch"' "$tmp/ctl3.log" | cut -c1-200 | sed 's/^/  | /'
+grep -h counters "$tmp"/e?.err | sed 's/^/  | /'
+awk '/ms, exact/ { if ($6 > m) { m = $6; at = $4 } } END { printf "  | slowest iteration of worker 0: %s ms (iter %s)\n", m, at }' "$tmp/e0.out"
+for r in 0 1; do
+	n=$(grep -c exact "$tmp/e$r.out")
+	if [ $arc -eq 0 ] && [ "$n" -eq 1500 ]; then ok; else
+		bad "worker $r across the epoch switch: $n of 1500 exact"
+		tail -3 "$tmp/e$r.err" | sed 's/^/  | /'
+	fi
+	if grep -q "timeouts 0 .*epochs 1" "$tmp/e$r.err"; then ok; else
+		bad "worker $r: no timeout and one epoch expected: $(grep counters "$tmp/e$r.err")"
+	fi
+done
+if grep -q '"event":"install","epoch":1,.*"ok":true' "$tmp/ctl3.log" &&
+	grep -q '"event":"drain","epoch":1,.*"ok":true' "$tmp/ctl3.log"; then ok; else
+	bad "epoch 1 installed beside epoch 0, then epoch 0 removed"
+	sed 's/^/  | /' "$tmp/ctl3.err" | tail -8
+fi
+if grep -q '"n": 1' "$tmp/plan-e.json" && grep -q '"from_step"' "$tmp/plan-e.json"; then ok; else
+	bad "plan-e.json names epoch 1 and its step"
+fi
+# epoch 0 is gone: p0 holds one tree, of epoch 1's jobs (bit 31)
+trees=$("$INART" ctl send "$tmp/p0.sock" '{"op": "show"}' | "$PY" -c '
+import json, sys
+print(" ".join(str(t["job"]) for t in json.load(sys.stdin)["trees"]))')
+if [ "$trees" = "2147483648" ]; then ok; else bad "p0 holds trees of jobs '$trees', epoch 1's alone expected"; fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

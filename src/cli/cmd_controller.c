@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/file.h"
+#include "bridge/epoch.h"
 #include "cp/formats.h"
 #include "ctl.h"
 #include "ctl/controller.h"
@@ -197,6 +198,14 @@ struct run {
 	struct inart_controller *c;
 	double t0;
 	int installs, install_failures;
+	/* epoch mode (the plan file has an epoch): the file the workers follow,
+	 * its first epoch, the installations in service (old: until drained),
+	 * the step of each job from which its workers use the new epoch */
+	const char *plan_path;
+	int64_t base_epoch;
+	struct inart_install *cur_in, *old_in;
+	int64_t *from; /* per job; 0: from the workers' next call */
+	double drain_since;
 };
 
 static void log_line(struct run *r, const char *s)
@@ -206,14 +215,174 @@ static void log_line(struct run *r, const char *s)
 	fflush(r->log);
 }
 
-/* Install the controller's plan (epoch e); a failure reverts.  One record. */
-static void install(struct run *r, uint64_t epoch)
+static void log_event(struct run *r, const char *event, uint64_t epoch, const char *id, int ok,
+		      double dt, const char *reason)
+{
+	json_t *o = json_pack("{s:f, s:s, s:I, s:s, s:b, s:f, s:s}", "t", inart_now_s() - r->t0,
+			      "event", event, "epoch", (json_int_t)epoch, "id", id, "ok", ok,
+			      "install_s", dt, "reason", reason);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	if (s != NULL)
+		log_line(r, s);
+	free(s);
+	json_decref(o);
+}
+
+/* Each job's newest step at its PSs (steps[j], -1: unknown), from the
+ * `stats` of the PSs of installation in. */
+static void job_steps(struct run *r, const struct inart_install *in, int64_t *steps)
+{
+	const struct inart_topo *t = r->ci.t;
+
+	for (int j = 0; j < r->ci.js->n_jobs; j++)
+		steps[j] = -1;
+	for (int k = 0; k < in->n_ps; k++) {
+		struct inart_ctl_req rq = {.op = INART_CTL_STATS};
+		int v = in->ps[k].node;
+		char *path = NULL, why[256];
+		json_t *rep = NULL, *e;
+		size_t i;
+
+		if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
+			path = strdup(r->ci.ctl[v]);
+		else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, t->nodes[v].id) < 0)
+			path = NULL;
+		if (path != NULL && cli_ctl_call(path, &rq, &rep, why, sizeof(why)) == 0)
+			json_array_foreach(json_object_get(rep, "steps"), i, e)
+			{
+				json_int_t job = json_integer_value(json_object_get(e, "job"));
+				json_int_t st = json_integer_value(json_object_get(e, "step"));
+				int j = (int)(job & ~(json_int_t)INART_EPOCH_JOB_BIT);
+
+				if (j >= 0 && j < r->ci.js->n_jobs && st > steps[j])
+					steps[j] = st;
+			}
+		json_decref(rep);
+		free(path);
+	}
+}
+
+/* The plan file the workers follow: p with "epoch": {"n", "from_step"}. */
+static int write_plan(struct run *r, const struct inart_plan *p, uint64_t epoch,
+		      struct inart_err *err)
+{
+	char *text = inart_plan_dump(p, r->ci.t, r->ci.js), *out = NULL;
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL, *fs = json_object();
+	int rc = -ENOMEM;
+
+	for (int j = 0; j < r->ci.js->n_jobs; j++)
+		if (r->from[j] > 0)
+			json_object_set_new(fs, r->ci.js->jobs[j].id, json_integer(r->from[j]));
+	if (o != NULL) {
+		json_object_set_new(
+		    o, "epoch", json_pack("{s:I, s:o}", "n", (json_int_t)epoch, "from_step", fs));
+		fs = NULL;
+		out = json_dumps(o, JSON_INDENT(1));
+	}
+	rc = out != NULL ? inart_file_write(r->plan_path, out, err)
+			 : inart_err_set(err, -ENOMEM, "out of memory");
+	json_decref(fs);
+	json_decref(o);
+	free(out);
+	free(text);
+	return rc;
+}
+
+/* Epoch mode: the old epoch's tables go when every job's PS trees of the
+ * new epoch reached its from_step (its workers moved), or after 5 s, or
+ * now (force). */
+static void drain(struct run *r, int force)
 {
 	const struct inart_plan *p = inart_controller_plan(r->c);
+	uint64_t epoch = (uint64_t)r->base_epoch + inart_controller_epoch(r->c);
 	struct inart_err err = {{0}};
-	double t1 = inart_now_s(), t2;
-	char id[17], *s;
-	json_t *o;
+	int64_t *steps;
+	double t1 = inart_now_s();
+	char id[17];
+	int done = 1, rc;
+
+	if (r->old_in == NULL)
+		return;
+	steps = calloc((size_t)r->ci.js->n_jobs + 1, sizeof(*steps));
+	if (steps == NULL)
+		return;
+	if (!force && t1 - r->drain_since < 5.0) {
+		job_steps(r, r->cur_in, steps);
+		for (int j = 0; j < r->ci.js->n_jobs; j++)
+			if (r->from[j] == 0 || steps[j] < r->from[j])
+				done = 0;
+	}
+	free(steps);
+	if (!done)
+		return;
+	r->ci.epoch = (int64_t)epoch;
+	r->ci.old = NULL;
+	r->ci.tables_only = 1;
+	rc = cli_ctl_install(&r->ci, p, stderr, id, NULL, &err);
+	log_event(r, "drain", epoch, id, rc == 0, inart_now_s() - t1, rc == 0 ? "" : err.msg);
+	if (rc == 0) {
+		inart_install_destroy(r->old_in);
+		r->old_in = NULL;
+	}
+}
+
+/* Epoch mode: both epochs' tables, then the plan file with the step each
+ * job moves at: its PSs' newest step (read after the install) + 3 + the
+ * steps it runs in 0.2 s at the rate seen across the install (every worker
+ * reads the file at the start of each call, so all have read it by then).
+ * 0 or -errno. */
+static int install_epoch(struct run *r, const struct inart_plan *p, uint64_t epoch, char id[17],
+			 struct inart_err *err)
+{
+	struct inart_install *built = NULL;
+	int nj = r->ci.js->n_jobs;
+	int64_t *s1 = calloc((size_t)nj + 1, sizeof(*s1)), *s2 = calloc((size_t)nj + 1, sizeof(*s2));
+	double t1, t2;
+	int rc;
+
+	if (s1 == NULL || s2 == NULL) {
+		free(s1);
+		free(s2);
+		return inart_err_set(err, -ENOMEM, "out of memory");
+	}
+	drain(r, 1);
+	t1 = inart_now_s();
+	job_steps(r, r->cur_in, s1);
+	r->ci.epoch = (int64_t)epoch;
+	r->ci.old = r->cur_in;
+	r->ci.tables_only = 1;
+	rc = cli_ctl_install(&r->ci, p, stderr, id, &built, err);
+	r->ci.old = NULL;
+	if (rc == 0) {
+		job_steps(r, r->cur_in, s2);
+		t2 = inart_now_s();
+		for (int j = 0; j < nj; j++) {
+			double rate = s1[j] >= 0 && s2[j] > s1[j] && t2 > t1
+					  ? (double)(s2[j] - s1[j]) / (t2 - t1)
+					  : 0;
+
+			r->from[j] = s2[j] >= 0 ? s2[j] + 3 + (int64_t)(rate * 0.2 + 0.999) : 0;
+		}
+		rc = write_plan(r, p, epoch, err);
+		r->old_in = r->cur_in;
+		r->cur_in = built;
+		r->drain_since = inart_now_s();
+	}
+	free(s1);
+	free(s2);
+	return rc;
+}
+
+/* Install the controller's plan (its epoch e); a failure reverts.  One
+ * record. */
+static void install(struct run *r, uint64_t e)
+{
+	const struct inart_plan *p = inart_controller_plan(r->c);
+	uint64_t epoch = r->base_epoch >= 0 ? (uint64_t)r->base_epoch + e : e;
+	struct inart_err err = {{0}};
+	double t1 = inart_now_s();
+	char id[17] = "";
 	int rc = 0;
 
 	if (r->a->plan_dir != NULL) {
@@ -227,25 +396,20 @@ static void install(struct run *r, uint64_t epoch)
 				text == NULL ? "out of memory" : err.msg);
 		free(text);
 	}
-	rc = cli_ctl_install(&r->ci, p, stderr, id, &err);
-	t2 = inart_now_s();
+	if (r->base_epoch >= 0)
+		rc = install_epoch(r, p, epoch, id, &err);
+	else
+		rc = cli_ctl_install(&r->ci, p, stderr, id, NULL, &err);
 	r->installs++;
 	if (rc < 0) {
 		r->install_failures++;
 		inart_controller_revert(r->c);
 		fprintf(stderr,
-			"inart controller: installing epoch %llu failed (%s); back to epoch %llu\n",
-			(unsigned long long)epoch, err.msg,
-			(unsigned long long)inart_controller_epoch(r->c));
+			"inart controller: installing epoch %llu failed (%s); back to the previous "
+			"plan\n",
+			(unsigned long long)epoch, err.msg);
 	}
-	o = json_pack("{s:f, s:s, s:I, s:s, s:b, s:f, s:s}", "t", t2 - r->t0, "event", "install",
-		      "epoch", (json_int_t)epoch, "id", id, "ok", rc == 0, "install_s", t2 - t1,
-		      "reason", rc == 0 ? "" : err.msg);
-	s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-	if (s != NULL)
-		log_line(r, s);
-	free(s);
-	json_decref(o);
+	log_event(r, "install", epoch, id, rc == 0, inart_now_s() - t1, rc == 0 ? "" : err.msg);
 }
 
 static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *e,
@@ -294,6 +458,8 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		last_why = d.why;
 		if (d.action == INART_CTL_SWITCH && !r->a->d.dry)
 			install(r, d.epoch);
+		else
+			drain(r, 0);
 		periods++;
 		next += period;
 		if (next < inart_now_s())
@@ -325,6 +491,7 @@ int cmd_controller(int argc, char **argv)
 	struct inart_poller *pl;
 	struct sigaction sa;
 	char **ctl = NULL, **paths;
+	uint32_t from0;
 	int rc;
 
 	parse(argc, argv, &a);
@@ -340,7 +507,23 @@ int cmd_controller(int argc, char **argv)
 				    .ctl_dir = a.d.ctl_dir,
 				    .opt = &opt,
 				    .learn = a.d.learn,
-				    .restart = a.d.restart};
+				    .restart = a.d.restart,
+				    .epoch = -1};
+	/* epoch mode: the plan file carries an epoch; the workers follow it */
+	if (inart_epoch_load(argv[optind + 2], NULL, &r.base_epoch, &from0, &err) < 0)
+		cli_fail(&err);
+	r.plan_path = argv[optind + 2];
+	r.from = calloc((size_t)js->n_jobs + 1, sizeof(*r.from));
+	if (r.from == NULL)
+		cli_failf("out of memory");
+	if (r.base_epoch >= 0) {
+		r.ci.epoch = r.base_epoch;
+		if (cli_ctl_build(&r.ci, p, &r.cur_in, &err) < 0)
+			cli_fail(&err);
+		if (a.d.restart)
+			cli_usage_error("controller", "--restart-jobs: not with a plan of an epoch "
+						      "(its workers move to the next epoch)");
+	}
 	r.log = stdout;
 	if (a.log != NULL && strcmp(a.log, "-") != 0) {
 		r.log = fopen(a.log, "w");
@@ -385,6 +568,9 @@ int cmd_controller(int argc, char **argv)
 	free(paths);
 	inart_poller_destroy(pl);
 	inart_controller_destroy(r.c);
+	inart_install_destroy(r.cur_in);
+	inart_install_destroy(r.old_in);
+	free(r.from);
 	inart_estimator_destroy(e);
 	inart_deploy_ctl_free(ctl, t->n_nodes);
 	inart_deploy_destroy(d);

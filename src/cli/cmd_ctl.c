@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "bridge/epoch.h"
 #include "bridge/install.h"
 #include "io/ctlsock.h"
 #include "io/deploy.h"
@@ -649,11 +650,33 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 				"install: give exactly one of --deploy FILE and --auto-deploy");
 }
 
+int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
+		  struct inart_install **out, struct inart_err *err)
+{
+	struct inart_install *in = NULL;
+	int rc = inart_install_build(ci->t, ci->js, p, ci->d, ci->opt, &in, err);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	if (ci->learn)
+		for (int i = 0; i < in->n_switches; i++)
+			for (int k = 0; k < in->sw[i].cfg.n_ports; k++)
+				memset(in->sw[i].cfg.ports[k].peer_mac, 0, 6);
+	/* a plan of an epoch: in its half of the data plane's identifiers */
+	if (ci->epoch >= 0 && (rc = inart_epoch_apply(in, (uint32_t)ci->epoch, err)) < 0) {
+		inart_install_destroy(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
 int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
-		    char id[17], struct inart_err *err)
+		    char id[17], struct inart_install **built, struct inart_err *err)
 {
 	const struct inart_topo *t = ci->t;
-	struct inart_install *in = NULL;
+	struct inart_install *in = NULL, *u = NULL, *src;
 	struct inart_rollout_node *nodes = NULL;
 	struct inart_ctl_req *reqs = NULL;
 	unsigned char *is_ps = NULL;
@@ -661,14 +684,13 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 	int n = 0, rc = 0;
 
 	id[0] = 0;
-	rc = inart_install_build(t, ci->js, p, ci->d, ci->opt, &in, err);
-	if (rc < 0)
+	if ((rc = cli_ctl_build(ci, p, &in, err)) < 0)
 		goto out;
-	if (ci->learn)
-		for (int i = 0; i < in->n_switches; i++)
-			for (int k = 0; k < in->sw[i].cfg.n_ports; k++)
-				memset(in->sw[i].cfg.ports[k].peer_mac, 0, 6);
-	inart_install_id_fmt(inart_install_digest(in), id);
+	/* with the previous epoch: both side by side (epoch.h) */
+	if (ci->old != NULL && (rc = inart_epoch_union(ci->old, in, &u, err)) < 0)
+		goto out;
+	src = u != NULL ? u : in;
+	inart_install_id_fmt(inart_install_digest(src), id);
 	/* every switch, every PS of the plan, and every other PS node (of a job,
 	 * or with a control socket in the deployment): told to drop its trees */
 	is_ps = ps_nodes(t, ci->js);
@@ -681,22 +703,22 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 	for (int v = 0; ci->ctl != NULL && v < t->n_nodes; v++)
 		if (ci->ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
 			is_ps[v] = 1;
-	for (int i = 0; i < in->n_ps; i++)
-		is_ps[in->ps[i].node] = 2;
+	for (int i = 0; i < src->n_ps; i++)
+		is_ps[src->ps[i].node] = 2;
 	/* --only: the same transaction under the same identity (a digest of the
 	 * whole installation) on those nodes alone; the others are not contacted */
 	for (int v = 0; ci->only != NULL && v < t->n_nodes; v++)
 		if (!ci->only[v])
 			is_ps[v] = 0;
-	for (int i = 0; i < in->n_switches; i++) {
-		struct inart_sw_install *si = &in->sw[i];
+	for (int i = 0; i < src->n_switches; i++) {
+		struct inart_sw_install *si = &src->sw[i];
 
 		if (ci->only != NULL && !ci->only[si->node])
 			continue;
 		reqs[n] = (struct inart_ctl_req){
 		    .op = INART_CTL_INSTALL,
 		    .replace = 1,
-		    .has_cfg = 1,
+		    .has_cfg = !ci->tables_only, /* an epoch switch keeps the core */
 		    .cfg = si->cfg,
 		    .n_labels = si->n_labels,
 		    .labels = si->labels,
@@ -708,8 +730,8 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, si->node, "switch", &reqs[n]);
 		n++;
 	}
-	for (int i = 0; i < in->n_ps; i++) {
-		struct inart_ps_install *pi = &in->ps[i];
+	for (int i = 0; i < src->n_ps; i++) {
+		struct inart_ps_install *pi = &src->ps[i];
 
 		if (ci->only != NULL && !ci->only[pi->node])
 			continue;
@@ -758,7 +780,11 @@ out:
 	free(nodes);
 	free(reqs);
 	free(is_ps);
-	inart_install_destroy(in);
+	inart_epoch_union_destroy(u);
+	if (built != NULL && rc == 0)
+		*built = in;
+	else
+		inart_install_destroy(in);
 	return rc;
 }
 
@@ -772,6 +798,8 @@ static int act_install(const char *cmd, int argc, char **argv)
 	struct inart_deploy *d;
 	unsigned char *only = NULL;
 	char **ctl = NULL, id[17];
+	int64_t epoch;
+	uint32_t from;
 	int rc;
 
 	install_options(cmd, argc, argv, &a);
@@ -781,6 +809,8 @@ static int act_install(const char *cmd, int argc, char **argv)
 	if (a.only != NULL)
 		only = only_nodes(ci.t, a.only);
 	d = cli_deploy_load(&a.d, ci.t, &ctl, &opt);
+	if (inart_epoch_load(argv[optind + 2], NULL, &epoch, &from, &err) < 0)
+		cli_fail(&err);
 	if (a.flush_ns > 0) /* the command line over the deployment */
 		opt.flush_timeout_ns = a.flush_ns;
 	ci.d = d;
@@ -791,7 +821,8 @@ static int act_install(const char *cmd, int argc, char **argv)
 	ci.learn = a.d.learn;
 	ci.restart = a.d.restart;
 	ci.dry = a.d.dry;
-	rc = cli_ctl_install(&ci, p, stdout, id, &err);
+	ci.epoch = epoch;
+	rc = cli_ctl_install(&ci, p, stdout, id, NULL, &err);
 	if (rc == -EIO) { /* the transaction failed: the table says where */
 		fprintf(stderr, "inart ctl install: %s\n", err.msg);
 	} else if (rc < 0 && id[0] == 0) { /* the plan did not build */

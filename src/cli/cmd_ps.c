@@ -193,6 +193,7 @@ struct stats_cmd {
 	struct ps_state *s;
 	struct inart_ps_stats st;
 	uint64_t send_blocked;
+	int64_t *steps; /* per tree of s->cur: its newest step, -1: none (room: the caller's) */
 };
 
 static void cmd_stats(void *arg)
@@ -200,6 +201,14 @@ static void cmd_stats(void *arg)
 	struct stats_cmd *c = arg;
 
 	inart_ps_stats(c->s->ps, &c->st);
+	for (int i = 0; c->steps != NULL && i < c->s->cur->n_trees; i++) {
+		uint32_t st;
+
+		c->steps[i] = inart_ps_tree_step(c->s->ps, c->s->cur->trees[i].job,
+						 c->s->cur->trees[i].tree, &st) == 0
+				  ? (int64_t)st
+				  : -1;
+	}
 	inart_ctl_counters_sub(&c->st, &c->s->base, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
 	c->send_blocked = c->s->send_blocked - c->s->base_send_blocked;
 }
@@ -236,9 +245,17 @@ static void obj_destroy(void *ctx, void *obj)
 static json_t *stats_json(struct ps_state *s)
 {
 	struct stats_cmd c = {.s = s};
-	json_t *o;
+	json_t *o, *steps = json_array();
 
+	c.steps = calloc((size_t)s->cur->n_trees + 1, sizeof(*c.steps));
 	inart_ctlthread_call(s->ctl, cmd_stats, &c);
+	for (int i = 0; c.steps != NULL && i < s->cur->n_trees; i++)
+		if (c.steps[i] >= 0)
+			json_array_append_new(steps, json_pack("{s:I, s:i, s:I}", "job",
+							       (json_int_t)s->cur->trees[i].job,
+							       "tree", (int)s->cur->trees[i].tree,
+							       "step", (json_int_t)c.steps[i]));
+	free(c.steps);
 	o = json_object();
 	json_object_set_new(o, "role", json_string("ps"));
 	json_object_set_new(o, "name", json_string(s->name ? s->name : ""));
@@ -246,6 +263,7 @@ static json_t *stats_json(struct ps_state *s)
 	json_object_set_new(o, "trees", json_integer(s->cur->n_trees));
 	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&c.st));
 	json_object_set_new(o, "send_blocked", json_integer((json_int_t)c.send_blocked));
+	json_object_set_new(o, "steps", steps);
 	return o;
 }
 
