@@ -16,6 +16,12 @@
 #   - a switch that stops answering (SIGSTOP) keeps the plan: said on
 #     stderr and in the log ("silent"); a switch whose counters go back to
 #     zero (reset-stats) is counted as a counter reset, not a load;
+#   - hitless: with a plan of an epoch, two workers run 1500 all-reduces
+#     while the controller installs epoch 1 beside epoch 0, rewrites the
+#     plan file and removes epoch 0: all exact, no timeout, one move each;
+#   - control over TCP (--ctl-tcp, --ctl-key): the right key is served, a
+#     wrong key or a request without the handshake is refused and counted,
+#     the PS's trees unchanged; the UNIX socket has mode 600;
 #   - usage errors exit 2.
 # Needs root and `ip netns`; exits 77 (skipped) otherwise.  Removes its
 # namespaces and processes (by PID) at exit.
@@ -267,6 +273,54 @@ trees=$("$INART" ctl send "$tmp/p0.sock" '{"op": "show"}' | "$PY" -c '
 import json, sys
 print(" ".join(str(t["job"]) for t in json.load(sys.stdin)["trees"]))')
 if [ "$trees" = "2147483648" ]; then ok; else bad "p0 holds trees of jobs '$trees', epoch 1's alone expected"; fi
+
+# --- control over TCP with a key -------------------------------------------
+# p0's PS again, with a TCP control listener on its namespace's loopback:
+# the right key changes its trees; a wrong key, or no handshake at all, is
+# refused and counted, and the trees stay as they were.
+fabric_stop "${DPID[p0]}"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/ctl.key"
+chmod 600 "$tmp/ctl.key"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/bad.key"
+chmod 600 "$tmp/bad.key"
+ip netns exec "$(ns p0)" "$INART" ps --name p0 --bind "${IP[p0]}" --ctl "$tmp/p0t.sock" \
+	--ctl-tcp 127.0.0.1:7470 --ctl-key "$tmp/ctl.key" --log-level warn 2>"$tmp/p0t.log" &
+pids+=($!)
+fabric_wait_socks "$tmp/p0t.sock"
+if [ "$(stat -c %a "$tmp/p0t.sock")" = 600 ]; then ok; else bad "control socket mode $(stat -c %a "$tmp/p0t.sock"), 600 expected"; fi
+tcpctl() { # tcpctl KEYFILE REQUEST: ctl send over TCP in p0's namespace
+	INART_CTL_KEY=$1 ip netns exec "$(ns p0)" "$INART" ctl send tcp:127.0.0.1:7470 "$2"
+}
+ntrees() {
+	"$INART" ctl send "$tmp/p0t.sock" '{"op": "show"}' |
+		"$PY" -c 'import json,sys; print(len(json.load(sys.stdin)["trees"]))'
+}
+sleep 0.2
+if tcpctl "$tmp/ctl.key" '{"op": "trees", "trees": [{"job": 5, "tree": 0, "fan_in": 1}]}' >"$tmp/t1.out" 2>&1 &&
+	[ "$(ntrees)" = 1 ]; then ok; else bad "trees over TCP with the key: $(cat "$tmp/t1.out")"; fi
+if ! tcpctl "$tmp/bad.key" '{"op": "trees", "replace": true, "trees": []}' >"$tmp/t2.out" 2>&1 &&
+	grep -q "does not accept this key" "$tmp/t2.out" && [ "$(ntrees)" = 1 ]; then ok; else
+	bad "a wrong key must be refused and change nothing: $(cat "$tmp/t2.out"), $(ntrees) trees"
+fi
+# a request without the handshake (a frame straight away)
+ip netns exec "$(ns p0)" "$PY" -c '
+import socket, struct
+s = socket.create_connection(("127.0.0.1", 7470))
+s.recv(40)
+body = b"{\"op\": \"trees\", \"replace\": true, \"trees\": []}"
+s.sendall(struct.pack(">I", len(body)) + body + bytes(32))
+s.settimeout(5)
+try:
+    while s.recv(100):
+        pass
+except OSError:
+    pass
+'
+fails=$("$INART" ctl send "$tmp/p0t.sock" '{"op": "info"}' |
+	"$PY" -c 'import json,sys; print(json.load(sys.stdin)["ctl_auth_failures"])')
+if [ "$fails" = 2 ] && [ "$(ntrees)" = 1 ]; then ok; else
+	bad "refused connections counted: $fails (2 expected), $(ntrees) trees (1 expected)"
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -101,6 +101,33 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	return rc;
 }
 
+int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t)
+{
+	if (c == CLI_OPT_CTL_TCP)
+		t->tcp = arg;
+	else if (c == CLI_OPT_CTL_KEY)
+		t->key_file = arg;
+	else
+		return 0;
+	return 1;
+}
+
+const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t)
+{
+	struct inart_err err = {{0}};
+
+	if (t->tcp == NULL && t->key_file == NULL)
+		return NULL;
+	if (t->tcp == NULL || t->key_file == NULL)
+		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
+	if (inart_ctl_key_load(t->key_file, &t->key, &err) < 0)
+		cli_fail(&err);
+	inart_ctlsrv_opt_default(&t->opt);
+	t->opt.tcp = t->tcp;
+	t->opt.key = &t->key;
+	return &t->opt;
+}
+
 int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
 			int json, int others)
 {

@@ -48,6 +48,9 @@ const char cmd_ps_help[] =
     "Options:\n"
     "  --bind IP          address to bind (this PS's address in the deployment)\n"
     "  --ctl PATH         control socket\n"
+    "  --ctl-tcp H:P      also listen for control on TCP (HOST:PORT),\n"
+    "                     clients authenticated with the key of\n"
+    "  --ctl-key FILE     FILE (mode 600; docs/programs.md)\n"
     "  --name ID          node id of this PS (checked against the requests)\n"
     "  --batch N          datagrams per recvmmsg/sendmmsg (default 64)\n"
     "  --log-level L      error, warn, info (default) or debug\n"
@@ -318,6 +321,9 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		json_object_set_new(*data, "name", json_string(s->name ? s->name : ""));
 		json_object_set_new(*data, "bind", json_string(ip));
 		json_object_set_new(*data, "trees", json_integer(s->cur->n_trees));
+		json_object_set_new(
+		    *data, "ctl_auth_failures",
+		    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
 		json_object_set_new(*data, "tree_bytes",
 				    json_integer((json_int_t)inart_ps_bytes(s->cur->core)));
 		cli_txn_json(&s->txn, *data);
@@ -452,6 +458,7 @@ int cmd_ps(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"bind", required_argument, NULL, O_BIND},
 	    {"ctl", required_argument, NULL, O_CTL},
+	    CLI_CTL_TCP_LONGOPTS,
 	    {"name", required_argument, NULL, O_NAME},
 	    {"batch", required_argument, NULL, O_BATCH},
 	    {"log-level", required_argument, NULL, O_LOG},
@@ -465,10 +472,13 @@ int cmd_ps(int argc, char **argv)
 	struct inart_err err = {{0}};
 	struct inart_udp *u;
 	struct sigaction sa;
+	static struct cli_ctl_tcp tcp;
 	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
 
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (cli_ctl_tcp_opt(c, optarg, &tcp))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(cmd_ps_help, stdout);
@@ -501,7 +511,7 @@ int cmd_ps(int argc, char **argv)
 		}
 	}
 	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
-				 bind_s != NULL || st.name != NULL);
+				 bind_s != NULL || st.name != NULL || tcp.tcp || tcp.key_file);
 	if (rc >= 0)
 		return rc;
 	if (bind_s == NULL)
@@ -519,7 +529,7 @@ int cmd_ps(int argc, char **argv)
 	if (u == NULL)
 		cli_fail(&err);
 	st.start_ns = now_ns();
-	st.ctl = inart_ctlthread_start(ctl, handle, &st, NULL, &err);
+	st.ctl = inart_ctlthread_start(ctl, handle, &st, cli_ctl_tcp_setup(cmd, &tcp), &err);
 	if (st.ctl == NULL)
 		cli_fail(&err);
 	memset(&sa, 0, sizeof(sa));

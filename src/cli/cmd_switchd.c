@@ -64,6 +64,9 @@ const char cmd_switchd_help[] =
     "                       the installs it receives)\n"
     "  --port IF[,IF...]    interfaces, in port order (repeatable)\n"
     "  --ctl PATH           control socket\n"
+    "  --ctl-tcp H:P        also listen for control on TCP (HOST:PORT),\n"
+    "                       clients authenticated with the key of\n"
+    "  --ctl-key FILE       FILE (mode 600; docs/programs.md)\n"
     "  --pool-slots N       aggregator slots until a configuration arrives\n"
     "                       (default 4096)\n"
     "  --flush-ms X         partial aggregates flushed after X ms (default 10)\n"
@@ -395,6 +398,8 @@ static json_t *stats_json(struct sw_state *s)
 		json_object_set_new(o, "gate", gate_json(s, &c.gate));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "ctl_auth_failures",
+			    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
 	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
 	return o;
 }
@@ -412,6 +417,8 @@ static json_t *info_json(struct sw_state *s)
 	}
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "ctl_auth_failures",
+			    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
 	json_object_set_new(o, "ports", names);
 	json_object_set_new(o, "macs", macs);
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
@@ -806,6 +813,7 @@ int cmd_switchd(int argc, char **argv)
 	    {"name", required_argument, NULL, O_NAME},
 	    {"port", required_argument, NULL, O_PORT},
 	    {"ctl", required_argument, NULL, O_CTL},
+	    CLI_CTL_TCP_LONGOPTS,
 	    {"pool-slots", required_argument, NULL, O_POOL},
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"batch", required_argument, NULL, O_BATCH},
@@ -833,10 +841,13 @@ int cmd_switchd(int argc, char **argv)
 	int c, pool = 4096, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
 	static uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
 	struct inart_afp_opt afo;
+	static struct cli_ctl_tcp tcp;
 
 	inart_afp_opt_default(&afo);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (cli_ctl_tcp_opt(c, optarg, &tcp))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(cmd_switchd_help, stdout);
@@ -898,7 +909,8 @@ int cmd_switchd(int argc, char **argv)
 		}
 	}
 	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
-				 s->n_ports > 0 || s->name != NULL || gated);
+				 s->n_ports > 0 || s->name != NULL || gated || tcp.tcp ||
+				     tcp.key_file);
 	if (rc >= 0)
 		return rc;
 	if (s->name == NULL)
@@ -941,7 +953,7 @@ int cmd_switchd(int argc, char **argv)
 	s->txn.ctx = s;
 	s->txn.swap = obj_swap;
 	s->txn.destroy = obj_destroy;
-	s->ctl = inart_ctlthread_start(ctl, handle, s, NULL, &err);
+	s->ctl = inart_ctlthread_start(ctl, handle, s, cli_ctl_tcp_setup(cmd, &tcp), &err);
 	if (s->ctl == NULL)
 		cli_fail(&err);
 	memset(&sa, 0, sizeof(sa));

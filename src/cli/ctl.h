@@ -12,6 +12,8 @@
 
 #include "bridge/ctlmsg.h"
 #include "bridge/install.h"
+#include "io/ctlauth.h"
+#include "io/ctlsock.h"
 #include "io/deploy.h"
 
 #define CLI_CTL_TIMEOUT_MS 10000
@@ -98,6 +100,26 @@ int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
  * (err says why). */
 int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
 		    char id[17], struct inart_install **built, struct inart_err *err);
+
+/* Daemons: the optional TCP control listener, --ctl-tcp HOST:PORT with
+ * --ctl-key FILE (io/ctlauth.h).  The UNIX socket (--ctl) stays. */
+enum { CLI_OPT_CTL_TCP = 2100, CLI_OPT_CTL_KEY };
+#define CLI_CTL_TCP_LONGOPTS                                                                       \
+	{"ctl-tcp", required_argument, NULL, CLI_OPT_CTL_TCP},                                     \
+	{                                                                                          \
+		"ctl-key", required_argument, NULL, CLI_OPT_CTL_KEY                                \
+	}
+struct cli_ctl_tcp {
+	const char *tcp, *key_file;
+	struct inart_ctl_key key;
+	struct inart_ctlsrv_opt opt;
+};
+/* 1 if c is one of CLI_CTL_TCP_LONGOPTS (handled), else 0. */
+int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t);
+/* The server options for inart_ctlthread_start (NULL: UNIX socket only);
+ * a usage error if only one of the two options was given, exit 1 if the key
+ * file is refused. */
+const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t);
 
 /* Daemon side.  The work of one request addressed to this daemon: 0 with the
  * reply's data in *data (stolen; NULL = none), or -errno with the reason in
