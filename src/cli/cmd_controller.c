@@ -290,8 +290,9 @@ static int write_plan(struct run *r, const struct inart_plan *p, uint64_t epoch,
 }
 
 /* Epoch mode: the old epoch's tables go when every job's PS trees of the
- * new epoch reached its from_step (its workers moved), or after 5 s, or
- * now (force). */
+ * new epoch reached its from_step (its workers moved; a job whose step was
+ * unknown at the switch does not hold it back, but then not before 5 s),
+ * or now (force: before the next switch). */
 static void drain(struct run *r, int force)
 {
 	const struct inart_plan *p = inart_controller_plan(r->c);
@@ -307,11 +308,18 @@ static void drain(struct run *r, int force)
 	steps = calloc((size_t)r->ci.js->n_jobs + 1, sizeof(*steps));
 	if (steps == NULL)
 		return;
-	if (!force && t1 - r->drain_since < 5.0) {
+	if (!force) {
+		int known = 0;
+
 		job_steps(r, r->cur_in, steps);
 		for (int j = 0; j < r->ci.js->n_jobs; j++)
-			if (r->from[j] == 0 || steps[j] < r->from[j])
-				done = 0;
+			if (r->from[j] > 0) {
+				known = 1;
+				if (steps[j] < r->from[j])
+					done = 0; /* its workers have not all moved */
+			}
+		if (!known && t1 - r->drain_since < 5.0)
+			done = 0; /* no job was running: give late workers 5 s */
 	}
 	free(steps);
 	if (!done)
@@ -328,7 +336,7 @@ static void drain(struct run *r, int force)
 }
 
 /* Epoch mode: both epochs' tables, then the plan file with the step each
- * job moves at: its PSs' newest step (read after the install) + 3 + the
+ * job moves at: its PSs' newest step (read after the install) + 2 + the
  * steps it runs in 0.2 s at the rate seen across the install (every worker
  * reads the file at the start of each call, so all have read it by then).
  * 0 or -errno. */
@@ -337,7 +345,8 @@ static int install_epoch(struct run *r, const struct inart_plan *p, uint64_t epo
 {
 	struct inart_install *built = NULL;
 	int nj = r->ci.js->n_jobs;
-	int64_t *s1 = calloc((size_t)nj + 1, sizeof(*s1)), *s2 = calloc((size_t)nj + 1, sizeof(*s2));
+	int64_t *s1 = calloc((size_t)nj + 1, sizeof(*s1)),
+		*s2 = calloc((size_t)nj + 1, sizeof(*s2));
 	double t1, t2;
 	int rc;
 
@@ -362,7 +371,7 @@ static int install_epoch(struct run *r, const struct inart_plan *p, uint64_t epo
 					  ? (double)(s2[j] - s1[j]) / (t2 - t1)
 					  : 0;
 
-			r->from[j] = s2[j] >= 0 ? s2[j] + 3 + (int64_t)(rate * 0.2 + 0.999) : 0;
+			r->from[j] = s2[j] >= 0 ? s2[j] + 2 + (int64_t)(rate * 0.2 + 0.999) : 0;
 		}
 		rc = write_plan(r, p, epoch, err);
 		r->old_in = r->cur_in;

@@ -22,6 +22,13 @@ struct emu_args {
 	const char *fault_arg[16];
 	int fault_kind[16], n_fault_args;
 	struct inart_emu_fault faults[16];
+	/* issue 10: background changes as given (--bg-at), resolved; the
+	 * controller: 0 off, 1 on, 2 both (a run each); the dynamics chart */
+	const char *bg_arg[32];
+	int n_bg_args;
+	struct inart_emu_bg_change bg[32];
+	int controller;
+	const char *dyn_png;
 };
 
 void emu_args_init(struct emu_args *a);
@@ -47,7 +54,10 @@ int cmd_emu_down(int argc, char **argv);
 	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
 	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
 	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
-	    {"algos", required_argument, NULL, 'a'},                                               \
+	    {"algos", required_argument, NULL, 'a'}, {"bg-at", required_argument, NULL, 3020},     \
+	    {"controller", required_argument, NULL, 3021},                                         \
+	    {"controller-args", required_argument, NULL, 3022},                                    \
+	    {"dynamics-png", required_argument, NULL, 3023},                                       \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -84,6 +94,14 @@ int cmd_emu_down(int argc, char **argv);
 	"                     --retx-ms: it must exceed the skew between children)\n"              \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
 	"                     plans) to DIR before removing it\n"                                  \
+	"  --bg-at A-B@T=G    from T s after the first iteration starts, link direction\n"         \
+	"                     A->B carries G Gbit/s of background (model units, scaled;\n"         \
+	"                     repeatable; docs/emulator.md)\n"                                     \
+	"  --controller M     run 'inart controller' beside each run: on, off (default) or\n"      \
+	"                     both (the plan twice: off, then on)\n"                               \
+	"  --controller-args S  more arguments for it (space-separated)\n"                         \
+	"  --dynamics-png F   chart of every run's per-iteration time over time, with the\n"       \
+	"                     background changes (gnuplot)\n"                                      \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"
