@@ -204,6 +204,8 @@ struct run {
 	const char *plan_path;
 	int64_t base_epoch;
 	struct inart_install *cur_in, *old_in;
+	struct inart_plan *cur_plan; /* cur_in's plan */
+	uint64_t cur_epoch;
 	int64_t *from; /* per job; 0: from the workers' next call */
 	double drain_since;
 };
@@ -292,11 +294,11 @@ static int write_plan(struct run *r, const struct inart_plan *p, uint64_t epoch,
 /* Epoch mode: the old epoch's tables go when every job's PS trees of the
  * new epoch reached its from_step (its workers moved; a job whose step was
  * unknown at the switch does not hold it back, but then not before 5 s),
- * or now (force: before the next switch). */
+ * or now (force). */
 static void drain(struct run *r, int force)
 {
-	const struct inart_plan *p = inart_controller_plan(r->c);
-	uint64_t epoch = (uint64_t)r->base_epoch + inart_controller_epoch(r->c);
+	const struct inart_plan *p = r->cur_plan;
+	uint64_t epoch = r->cur_epoch;
 	struct inart_err err = {{0}};
 	int64_t *steps;
 	double t1 = inart_now_s();
@@ -355,7 +357,6 @@ static int install_epoch(struct run *r, const struct inart_plan *p, uint64_t epo
 		free(s2);
 		return inart_err_set(err, -ENOMEM, "out of memory");
 	}
-	drain(r, 1);
 	t1 = inart_now_s();
 	job_steps(r, r->cur_in, s1);
 	r->ci.epoch = (int64_t)epoch;
@@ -376,6 +377,9 @@ static int install_epoch(struct run *r, const struct inart_plan *p, uint64_t epo
 		rc = write_plan(r, p, epoch, err);
 		r->old_in = r->cur_in;
 		r->cur_in = built;
+		inart_plan_destroy(r->cur_plan);
+		r->cur_plan = inart_plan_clone(p);
+		r->cur_epoch = epoch;
 		r->drain_since = inart_now_s();
 	}
 	free(s1);
@@ -404,6 +408,13 @@ static void install(struct run *r, uint64_t e)
 			fprintf(stderr, "inart controller: warning: %s: %s\n", path,
 				text == NULL ? "out of memory" : err.msg);
 		free(text);
+	}
+	if (r->base_epoch >= 0 && r->old_in != NULL) {
+		/* two epochs in service and a job not moved yet: no third */
+		inart_controller_revert(r->c);
+		log_event(r, "deferred", epoch, "", 0, 0,
+			  "the previous epoch is still in use (a job has not moved yet)");
+		return;
 	}
 	if (r->base_epoch >= 0)
 		rc = install_epoch(r, p, epoch, id, &err);
@@ -529,6 +540,10 @@ int cmd_controller(int argc, char **argv)
 		r.ci.epoch = r.base_epoch;
 		if (cli_ctl_build(&r.ci, p, &r.cur_in, &err) < 0)
 			cli_fail(&err);
+		r.cur_plan = inart_plan_clone(p);
+		r.cur_epoch = (uint64_t)r.base_epoch;
+		if (r.cur_plan == NULL)
+			cli_failf("out of memory");
 		if (a.d.restart)
 			cli_usage_error("controller", "--restart-jobs: not with a plan of an epoch "
 						      "(its workers move to the next epoch)");
@@ -579,6 +594,7 @@ int cmd_controller(int argc, char **argv)
 	inart_controller_destroy(r.c);
 	inart_install_destroy(r.cur_in);
 	inart_install_destroy(r.old_in);
+	inart_plan_destroy(r.cur_plan);
 	free(r.from);
 	inart_estimator_destroy(e);
 	inart_deploy_ctl_free(ctl, t->n_nodes);
