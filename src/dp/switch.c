@@ -541,6 +541,52 @@ static void chunk_key(struct inart_agg_key *key, const struct inart_wire_hdr *h,
 	key->scale_exp = h->scale_exp;
 }
 
+/* Every contributor bit of h is one the entry expects (x). */
+static int bits_within(const struct inart_wire_hdr *h, const uint64_t *x)
+{
+	for (int w = 0; w < h->bitmap_words; w++)
+		if (h->bitmap[w] & ~x[w])
+			return 0;
+	return 1;
+}
+
+/* A contribution (pi, h) went into slot (fresh: the slot's first): note its
+ * addresses, flags and TTL; emit the aggregate if complete, flush it if the
+ * ranks it misses are gone. */
+static void absorbed(struct rxctx *c, int slot, const struct lent *e,
+		     const struct inart_pkt_info *pi, const struct inart_wire_hdr *h, int complete,
+		     int fresh, struct inart_sw_tree_stats *ts)
+{
+	struct inart_switch *sw = c->sw;
+	struct slot_meta *m = &sw->meta[slot];
+
+	ts->aggregated++;
+	if (fresh) {
+		m->src_ip = pi->src_ip;
+		m->dst_ip = pi->dst_ip;
+		m->sport = pi->sport;
+		m->flags = 0;
+		m->repaired = 0;
+		m->ttl = pi->ttl;
+	}
+	m->flags |= h->flags & INART_F_OVERFLOW;
+	if (pi->ttl < m->ttl)
+		m->ttl = pi->ttl;
+	if (complete) {
+		int ovf =
+		    inart_agg_pool_slot(sw->pool, slot)->overflow || (m->flags & INART_F_OVERFLOW);
+
+		if (emit_slot(c, slot, e, 0)) {
+			ts->emitted++;
+			ts->overflows += ovf ? 1 : 0;
+		}
+		/* no room: the slot stays busy and is flushed by tick */
+	} else if (slot_settled(sw, slot, e)) {
+		/* the missing ranks are gone: do not wait for the timeout */
+		flush_slot(c, slot, e, ts);
+	}
+}
+
 static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
 		      const struct inart_wire_hdr *h, const uint8_t *payload, const struct lent *e,
 		      struct inart_sw_tree_stats *ts)
@@ -548,8 +594,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	struct inart_switch *sw = c->sw;
 	const uint64_t *x;
 	struct inart_agg_key key;
-	struct slot_meta *m;
-	int w, slot, rc, fresh;
+	int slot, rc, fresh;
 
 	if (!(h->flags & INART_F_DATA)) {
 		sw->drops[INART_DROP_MISMATCH]++;
@@ -566,11 +611,9 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 		return;
 	}
 	x = expected_of(sw->tab, e);
-	for (w = 0; w < h->bitmap_words; w++) {
-		if (h->bitmap[w] & ~x[w]) {
-			sw->drops[INART_DROP_BITS]++;
-			return;
-		}
+	if (!bits_within(h, x)) {
+		sw->drops[INART_DROP_BITS]++;
+		return;
 	}
 	if (h->count > sw->max_values) {
 		ts->fallback++;
@@ -607,32 +650,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	switch (rc) {
 	case INART_AGG_ABSORBED:
 	case INART_AGG_COMPLETE:
-		ts->aggregated++;
-		m = &sw->meta[slot];
-		if (fresh) {
-			m->src_ip = pi->src_ip;
-			m->dst_ip = pi->dst_ip;
-			m->sport = pi->sport;
-			m->flags = 0;
-			m->repaired = 0;
-			m->ttl = pi->ttl;
-		}
-		m->flags |= h->flags & INART_F_OVERFLOW;
-		if (pi->ttl < m->ttl)
-			m->ttl = pi->ttl;
-		if (rc == INART_AGG_COMPLETE) {
-			int ovf = inart_agg_pool_slot(sw->pool, slot)->overflow ||
-				  (m->flags & INART_F_OVERFLOW);
-
-			if (emit_slot(c, slot, e, 0)) {
-				ts->emitted++;
-				ts->overflows += ovf ? 1 : 0;
-			}
-			/* no room: the slot stays busy and is flushed by tick */
-		} else if (slot_settled(sw, slot, e)) {
-			/* the missing ranks are gone: do not wait for the timeout */
-			flush_slot(c, slot, e, ts);
-		}
+		absorbed(c, slot, e, pi, h, rc == INART_AGG_COMPLETE, fresh, ts);
 		return;
 	case INART_AGG_BUSY:
 		ts->fallback++;

@@ -531,36 +531,23 @@ static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_up
 	return 0;
 }
 
-int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_sw_tables *old,
-			    const struct inart_sw_update *u, struct inart_sw_tables **out,
-			    char *why, size_t why_len)
+/* The update's arrays are consistent with its counts. */
+static int update_ok(const struct inart_sw_update *u)
 {
-	struct inart_sw_tables *t = NULL;
-	uint8_t *gone = NULL;
-	size_t n_exp = 0, n_dn = 0, n_rk = 0;
-	int n_keep = 0, k, rc = 0;
+	return u->n_labels >= 0 && u->n_del_labels >= 0 && u->n_routes >= 0 && u->n_ingress >= 0 &&
+	       (u->n_labels == 0 || u->labels != NULL) &&
+	       (u->n_del_labels == 0 || u->del_labels != NULL) &&
+	       (u->n_routes == 0 || u->routes != NULL) && (u->n_ingress == 0 || u->ingress != NULL);
+}
 
-	why_set(why, why_len, "%s", "");
-	if (out != NULL)
-		*out = NULL;
-	if (cfg == NULL || old == NULL || u == NULL || out == NULL || u->n_labels < 0 ||
-	    u->n_del_labels < 0 || u->n_routes < 0 || u->n_ingress < 0 ||
-	    (u->n_labels > 0 && u->labels == NULL) ||
-	    (u->n_del_labels > 0 && u->del_labels == NULL) ||
-	    (u->n_routes > 0 && u->routes == NULL) || (u->n_ingress > 0 && u->ingress == NULL)) {
-		why_set(why, why_len, "malformed update");
-		return -EINVAL;
-	}
-	/* 1. every new entry on its own, and unique labels within the batch */
-	rc = check_update(cfg, u, why, why_len);
-	if (rc == 0)
-		rc = check_unique(u, why, why_len);
-	if (rc < 0)
-		return rc;
-	/* 2. which old entries stay: not replaced, not deleted, not updated */
-	gone = calloc((size_t)old->n + 1, 1);
-	if (gone == NULL)
-		return -ENOMEM;
+/* Mark in gone[0..old->n) the old entries that do not stay: all (replace),
+ * deleted, or updated by a label of u.  0 or -EINVAL (a deleted label is not
+ * in the table). */
+static int mark_gone(const struct inart_sw_tables *old, const struct inart_sw_update *u,
+		     uint8_t *gone, char *why, size_t why_len)
+{
+	int k;
+
 	if (u->replace)
 		memset(gone, 1, (size_t)old->n);
 	for (int i = 0; i < u->n_del_labels; i++) {
@@ -568,50 +555,69 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 		if (u->replace || k < 0 || gone[k]) {
 			why_set(why, why_len, "delete label %u: not in the table",
 				u->del_labels[i]);
-			rc = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 		gone[k] = 1;
 	}
 	for (int i = 0; i < u->n_labels; i++)
 		if ((k = inart_sw_tables_find(old, u->labels[i].label)) >= 0)
 			gone[k] = 1;
-	for (k = 0; k < old->n; k++) {
+	return 0;
+}
+
+/* Sizes of a table set: entries, expected words, DOWN copies. */
+struct sizes {
+	int n;
+	size_t n_exp, n_dn;
+};
+
+static void sizes_add(struct sizes *z, uint8_t kind, uint8_t aggregate, uint8_t bitmap_words,
+		      uint16_t n_down)
+{
+	z->n++;
+	z->n_exp += kind == INART_LABEL_UP && aggregate ? bitmap_words : 0;
+	z->n_dn += kind == INART_LABEL_DOWN ? n_down : 0;
+}
+
+/* The sizes of the new set: the old entries that stay and u's. */
+static struct sizes new_sizes(const struct inart_sw_tables *old, const uint8_t *gone,
+			      const struct inart_sw_update *u)
+{
+	struct sizes z = {0, 0, 0};
+
+	for (int k = 0; k < old->n; k++) {
 		const struct lent *e = &old->ent[k];
 
-		if (gone[k])
-			continue;
-		n_keep++;
-		n_exp += e->kind == INART_LABEL_UP && e->aggregate ? e->bitmap_words : 0;
-		n_dn += e->kind == INART_LABEL_DOWN ? e->n_down : 0;
-	}
-	if (n_keep + u->n_labels > INART_SW_MAX_LABELS) {
-		why_set(why, why_len, "table full: %d labels (at most %d)", n_keep + u->n_labels,
-			INART_SW_MAX_LABELS);
-		rc = -ENOSPC;
-		goto out;
+		if (!gone[k])
+			sizes_add(&z, e->kind, e->aggregate, e->bitmap_words, e->n_down);
 	}
 	for (int i = 0; i < u->n_labels; i++) {
 		const struct inart_label_entry *v = &u->labels[i];
 
-		n_exp += v->kind == INART_LABEL_UP && v->aggregate ? v->bitmap_words : 0;
-		n_dn += v->kind == INART_LABEL_DOWN ? v->n_down : 0;
+		sizes_add(&z, v->kind, v->aggregate, v->bitmap_words, v->n_down);
 	}
-	/* 3. the new table set */
-	rc = -ENOMEM;
-	t = calloc(1, sizeof(*t));
+	return z;
+}
+
+/* A new set of z's sizes holding the old entries that stay, then u's, with
+ * their index, progress records and tree list.  NULL on ENOMEM. */
+static struct inart_sw_tables *labels_build(const struct inart_sw_tables *old, const uint8_t *gone,
+					    const struct inart_sw_update *u, struct sizes z)
+{
+	struct inart_sw_tables *t = calloc(1, sizeof(*t));
+	size_t n_exp = 0, n_dn = 0, n_rk = 0;
+	int k = 0;
+
 	if (t == NULL)
-		goto out;
-	t->n = n_keep + u->n_labels;
+		return NULL;
+	t->n = z.n;
 	t->ent = malloc(((size_t)t->n + 1) * sizeof(*t->ent));
-	t->exp = malloc((n_exp + 1) * sizeof(*t->exp));
-	t->dn = malloc((n_dn + 1) * sizeof(*t->dn));
+	t->exp = malloc((z.n_exp + 1) * sizeof(*t->exp));
+	t->dn = malloc((z.n_dn + 1) * sizeof(*t->dn));
 	if (t->ent == NULL || t->exp == NULL || t->dn == NULL)
-		goto out;
-	t->n_exp = n_exp;
-	t->n_dn = n_dn;
-	n_exp = n_dn = 0;
-	k = 0;
+		goto fail;
+	t->n_exp = z.n_exp;
+	t->n_dn = z.n_dn;
 	for (int i = 0; i < old->n; i++) {
 		struct inart_label_entry v;
 
@@ -625,28 +631,79 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 	t->n_rk = n_rk;
 	t->rk = calloc(n_rk + 1, sizeof(*t->rk));
 	if (t->rk == NULL || lt_index(t) < 0 || build_trees(t) < 0)
-		goto out;
-	/* 4. whole-table checks */
-	rc = check_regions(t, why, why_len);
-	if (rc < 0)
-		goto out;
-	/* 5. routes and ingress */
-	rc = -ENOMEM;
+		goto fail;
+	return t;
+fail:
+	inart_sw_tables_destroy(t);
+	return NULL;
+}
+
+/* t's routes: old's (unless replace) and u's.  0 or -ENOMEM. */
+static int build_routes(struct inart_sw_tables *t, const struct inart_sw_tables *old,
+			const struct inart_sw_update *u)
+{
+	int rc = 0;
+
 	t->lpm = u->replace ? inart_lpm_create() : inart_lpm_clone(old->lpm);
 	if (t->lpm == NULL)
-		goto out;
-	for (int i = 0; i < u->n_routes; i++) {
+		return -ENOMEM;
+	for (int i = 0; i < u->n_routes && rc == 0; i++)
 		rc =
 		    inart_lpm_add(t->lpm, u->routes[i].prefix, u->routes[i].len, u->routes[i].port);
-		if (rc < 0)
-			goto out;
+	return rc;
+}
+
+int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_sw_tables *old,
+			    const struct inart_sw_update *u, struct inart_sw_tables **out,
+			    char *why, size_t why_len)
+{
+	struct inart_sw_tables *t = NULL;
+	uint8_t *gone = NULL;
+	struct sizes z;
+	int rc = 0;
+
+	why_set(why, why_len, "%s", "");
+	if (out != NULL)
+		*out = NULL;
+	if (cfg == NULL || old == NULL || u == NULL || out == NULL || !update_ok(u)) {
+		why_set(why, why_len, "malformed update");
+		return -EINVAL;
 	}
-	rc = build_ingress(t, old, u);
+	/* 1. every new entry on its own, and unique labels within the batch */
+	rc = check_update(cfg, u, why, why_len);
+	if (rc == 0)
+		rc = check_unique(u, why, why_len);
+	if (rc < 0)
+		return rc;
+	/* 2. which old entries stay: not replaced, not deleted, not updated */
+	gone = calloc((size_t)old->n + 1, 1);
+	if (gone == NULL)
+		return -ENOMEM;
+	rc = mark_gone(old, u, gone, why, why_len);
 	if (rc < 0)
 		goto out;
-	*out = t;
-	t = NULL;
-	rc = 0;
+	z = new_sizes(old, gone, u);
+	if (z.n > INART_SW_MAX_LABELS) {
+		why_set(why, why_len, "table full: %d labels (at most %d)", z.n,
+			INART_SW_MAX_LABELS);
+		rc = -ENOSPC;
+		goto out;
+	}
+	/* 3. the new table set */
+	t = labels_build(old, gone, u, z);
+	rc = t == NULL ? -ENOMEM : 0;
+	/* 4. whole-table checks */
+	if (rc == 0)
+		rc = check_regions(t, why, why_len);
+	/* 5. routes and ingress */
+	if (rc == 0)
+		rc = build_routes(t, old, u);
+	if (rc == 0)
+		rc = build_ingress(t, old, u);
+	if (rc == 0) {
+		*out = t;
+		t = NULL;
+	}
 out:
 	if (rc == -ENOMEM)
 		why_set(why, why_len, "out of memory");
