@@ -333,18 +333,108 @@ static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mas
 	return rc;
 }
 
+/* The fields of an UP entry (after the common ones). */
+static int parse_label_up(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
+			  char *why, size_t why_len)
+{
+	json_t *arr;
+	int64_t x;
+	size_t n;
+	int agg = 0, rc;
+
+	if (json_object_get(j, "down") != NULL)
+		return fail(why, why_len, "%s: 'down' in an up entry", what);
+	if ((rc = get_int(j, what, "out_port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	e->out_port = (uint16_t)x;
+	if ((rc = get_int(j, what, "next_label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	e->next_label = (uint32_t)x;
+	if ((rc = get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
+		return rc;
+	e->aggregate = (uint8_t)agg;
+	if ((rc = get_int(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	e->slot_base = (uint16_t)x;
+	if ((rc = get_int(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &x, why, why_len)) <
+	    0)
+		return rc;
+	e->n_slots = (uint16_t)x;
+	if ((rc = get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n, why,
+			    why_len)) < 0)
+		return rc;
+	if (agg && n == 0)
+		return fail(why, why_len, "%s: an aggregating entry needs 'expected'", what);
+	e->bitmap_words = (uint8_t)n;
+	e->expected = n > 0 ? exp : NULL;
+	for (size_t i = 0; i < n; i++) {
+		json_t *w = json_array_get(arr, i);
+
+		if (!json_is_string(w) || parse_u64_hex(json_string_value(w), &exp[i]) < 0)
+			return fail(why, why_len,
+				    "%s: expected[%zu] must be a hex string of at most 16 digits",
+				    what, i);
+	}
+	return 0;
+}
+
+/* One copy of a DOWN entry (what: its place, for messages). */
+static int parse_down_copy(json_t *d, const char *what, struct inart_label_down *dn, char *why,
+			   size_t why_len)
+{
+	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
+	int64_t x;
+	int rc;
+
+	memset(dn, 0, sizeof(*dn));
+	if ((rc = check_keys(d, what, dkeys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_int(d, what, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	dn->port = (uint16_t)x;
+	if ((rc = get_int(d, what, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		return rc;
+	dn->label = (uint32_t)x;
+	return get_ip(d, what, "dst_ip", 0, &dn->dst_ip, why, why_len);
+}
+
+/* The fields of a DOWN entry (after the common ones). */
+static int parse_label_down(json_t *j, const char *what, struct inart_label_entry *e,
+			    struct inart_label_down *down, char *why, size_t why_len)
+{
+	static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
+					      "slot_base", "n_slots",	 "expected"};
+	char sub[96];
+	json_t *arr;
+	size_t n;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(up_only) / sizeof(up_only[0]); i++)
+		if (json_object_get(j, up_only[i]) != NULL)
+			return fail(why, why_len, "%s: '%s' in a down entry", what, up_only[i]);
+	if ((rc = get_array(j, what, "down", INART_SW_MAX_FANOUT, &arr, &n, why, why_len)) < 0)
+		return rc;
+	if (n == 0)
+		return fail(why, why_len, "%s: a down entry needs a non-empty 'down'", what);
+	e->n_down = (uint16_t)n;
+	e->down = down;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
+		if ((rc = parse_down_copy(json_array_get(arr, i), sub, &down[i], why, why_len)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
 			  struct inart_label_down *down, char *why, size_t why_len)
 {
 	static const char *const keys[] = {
 	    "label",	 "kind",      "job",	 "tree",     "in_ports", "out_port", "next_label",
 	    "aggregate", "slot_base", "n_slots", "expected", "down",	 NULL};
-	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
-	json_t *kind, *arr;
+	json_t *kind;
 	int64_t x;
-	size_t n;
-	char sub[96];
-	int agg = 0, rc;
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
@@ -369,82 +459,9 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	e->tree = (uint16_t)x;
 	if ((rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
 		return rc;
-	if (e->kind == INART_LABEL_UP) {
-		if (json_object_get(j, "down") != NULL)
-			return fail(why, why_len, "%s: 'down' in an up entry", what);
-		if ((rc = get_int(j, what, "out_port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
-			return rc;
-		e->out_port = (uint16_t)x;
-		if ((rc = get_int(j, what, "next_label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) <
-		    0)
-			return rc;
-		e->next_label = (uint32_t)x;
-		if ((rc = get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
-			return rc;
-		e->aggregate = (uint8_t)agg;
-		if ((rc = get_int(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &x, why, why_len)) <
-		    0)
-			return rc;
-		e->slot_base = (uint16_t)x;
-		if ((rc = get_int(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &x, why,
-				  why_len)) < 0)
-			return rc;
-		e->n_slots = (uint16_t)x;
-		if ((rc = get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n, why,
-				    why_len)) < 0)
-			return rc;
-		if (agg && n == 0)
-			return fail(why, why_len, "%s: an aggregating entry needs 'expected'",
-				    what);
-		e->bitmap_words = (uint8_t)n;
-		e->expected = n > 0 ? exp : NULL;
-		for (size_t i = 0; i < n; i++) {
-			json_t *w = json_array_get(arr, i);
-
-			if (!json_is_string(w) || parse_u64_hex(json_string_value(w), &exp[i]) < 0)
-				return fail(why, why_len,
-					    "%s: expected[%zu] must be a hex string of at most 16 "
-					    "digits",
-					    what, i);
-		}
-	} else {
-		static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
-						      "slot_base", "n_slots",	 "expected"};
-
-		for (size_t i = 0; i < sizeof(up_only) / sizeof(up_only[0]); i++)
-			if (json_object_get(j, up_only[i]) != NULL)
-				return fail(why, why_len, "%s: '%s' in a down entry", what,
-					    up_only[i]);
-		if ((rc = get_array(j, what, "down", INART_SW_MAX_FANOUT, &arr, &n, why, why_len)) <
-		    0)
-			return rc;
-		if (n == 0)
-			return fail(why, why_len, "%s: a down entry needs a non-empty 'down'",
-				    what);
-		e->n_down = (uint16_t)n;
-		e->down = down;
-		for (size_t i = 0; i < n; i++) {
-			json_t *d = json_array_get(arr, i);
-			struct inart_label_down *dn = &down[i];
-
-			memset(dn, 0, sizeof(*dn));
-
-			snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
-			if ((rc = check_keys(d, sub, dkeys, why, why_len)) < 0)
-				return rc;
-			if ((rc = get_int(d, sub, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) <
-			    0)
-				return rc;
-			dn->port = (uint16_t)x;
-			if ((rc = get_int(d, sub, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) <
-			    0)
-				return rc;
-			dn->label = (uint32_t)x;
-			if ((rc = get_ip(d, sub, "dst_ip", 0, &dn->dst_ip, why, why_len)) < 0)
-				return rc;
-		}
-	}
-	return 0;
+	if (e->kind == INART_LABEL_UP)
+		return parse_label_up(j, what, e, exp, why, why_len);
+	return parse_label_down(j, what, e, down, why, why_len);
 }
 
 int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
