@@ -97,6 +97,12 @@ run ctl_install_noplan --stderr ctl install sc/topo.json sc/jobs.json missing.js
 	--auto-deploy --dry-run
 run ctl_install_usage --stderr ctl install sc/topo.json
 run ctl_send_usage --stderr ctl send
+run switchd_help switchd --help
+run switchd_noname --stderr switchd --ctl /nonexistent/s.sock --port lo
+run switchd_noport --stderr switchd --ctl /nonexistent/s.sock --name s
+run switchd_badopt --stderr switchd --name s --port lo --tx-loss-ports 1,x
+run switchd_stats_noctl --stderr switchd --stats
+run ctl_help ctl --help
 run eval_bad --stderr eval sc/topo.json sc/jobs.json sc/jobs.json
 
 if [ "$UPDATE" = --update ]; then
