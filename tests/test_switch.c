@@ -311,6 +311,41 @@ static void test_create(void **state)
 	inart_switch_destroy(NULL);
 }
 
+/* The reason a configuration is refused names the field and its bounds. */
+static void test_cfg_reason(void **state)
+{
+	struct inart_sw_cfg cfg;
+	char why[160];
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(inart_switch_cfg_check(NULL, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "no configuration");
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "n_ports 0 not in 1..64");
+	cfg.n_ports = 2;
+	cfg.pool_slots = -1;
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "pool_slots -1 not in 0..16777216");
+	cfg.pool_slots = 0;
+	cfg.max_values = INART_SW_MAX_SLOT_VALUES + 1;
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "max_values 1025 not in 0..1024");
+	cfg.max_values = 358;
+	cfg.pool_slots = (int)(INART_SW_MAX_POOL_VALUES / 358) + 1;
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "pool of 374910 slots x 358 values above 134217728 values");
+	assert_null(inart_switch_create(&cfg));
+	assert_int_equal(errno, EINVAL);
+	cfg.pool_slots = 4;
+	why[0] = 'x';
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), 0);
+	assert_int_equal(why[0], 'x'); /* untouched when accepted */
+	assert_int_equal(inart_switch_cfg_check(&cfg, NULL, 0), 0);
+	cfg.n_ports = 0;
+	assert_int_equal(inart_switch_cfg_check(&cfg, NULL, 0), -EINVAL);
+}
+
 static void test_apply_validation(void **state)
 {
 	struct inart_switch *sw = mk_switch(32, 16, 1000);
@@ -1928,6 +1963,7 @@ int main(void)
 	    cmocka_unit_test(test_ttl_label_switched),
 	    cmocka_unit_test(test_pool_cap),
 	    cmocka_unit_test(test_table_memory),
+	    cmocka_unit_test(test_cfg_reason),
 	    cmocka_unit_test(test_probe_answer),
 	};
 

@@ -699,6 +699,7 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 					    .n_ingress = si->n_ingress,
 					    .ingress = si->ingress};
 		struct node *nd;
+		char r[160];
 
 		if (si->node < 0 || si->node >= t->n_nodes || !s->nodes[si->node].is_sw ||
 		    si->cfg.n_ports != s->nodes[si->node].n_ports) {
@@ -707,14 +708,16 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 				 si->node, si->cfg.n_ports);
 			return -EINVAL;
 		}
+		rc = inart_switch_cfg_check(&si->cfg, r, sizeof(r));
+		if (rc < 0) {
+			snprintf(why, why_len, "switch '%s': %s", t->nodes[si->node].id, r);
+			return rc;
+		}
 		nd = &s->nodes[si->node];
 		inart_switch_destroy(nd->sw);
 		nd->sw = inart_switch_create(&si->cfg);
-		if (nd->sw == NULL) {
-			rc = errno > 0 ? -errno : -EINVAL;
-			snprintf(why, why_len, "switch '%s': create failed", t->nodes[si->node].id);
-			return rc;
-		}
+		if (nd->sw == NULL)
+			return -ENOMEM;
 		rc = inart_switch_apply(nd->sw, &u, why, why_len);
 	}
 	return rc;

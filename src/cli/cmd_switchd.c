@@ -40,6 +40,7 @@
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
 #include "dp/gate.h"
+#include "dp/pkt.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 #include "io/ctlthread.h"
@@ -480,6 +481,7 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 	    .ingress = rq->ingress,
 	};
 	struct sw_obj *o = calloc(1, sizeof(*o));
+	char r[160];
 	int rc;
 
 	*obj = NULL;
@@ -500,17 +502,19 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 		rc = -EINVAL;
 		goto fail;
 	}
-	for (int i = 0; i < s->n_ports; i++) {
-		static const uint8_t z[6];
-
-		if (memcmp(rq->cfg.ports[i].mac, z, 6) == 0)
+	for (int i = 0; i < s->n_ports; i++)
+		if (inart_mac_is_zero(rq->cfg.ports[i].mac))
 			memcpy(rq->cfg.ports[i].mac, s->macs[i], 6);
-	}
 	o->cfg = rq->cfg;
+	rc = inart_switch_cfg_check(&rq->cfg, r, sizeof(r));
+	if (rc < 0) {
+		snprintf(why, why_len, "config refused by the switch core: %s", r);
+		goto fail;
+	}
 	o->core = inart_switch_create(&rq->cfg);
 	if (o->core == NULL) {
-		snprintf(why, why_len, "config refused by the switch core: %s", strerror(errno));
-		rc = -EINVAL;
+		rc = -ENOMEM;
+		snprintf(why, why_len, "out of memory");
 		goto fail;
 	}
 	rc = inart_switch_apply(o->core, &u, why, why_len);
@@ -941,6 +945,7 @@ static void switchd_open(struct sw_state *s, struct switchd_args *a)
 	static uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
 	struct inart_afp_opt *afo = &a->afo;
 	struct inart_err err = {{0}};
+	char r[160];
 
 	memset(&s->cfg, 0, sizeof(s->cfg));
 	s->cfg.n_ports = s->n_ports;
@@ -963,6 +968,8 @@ static void switchd_open(struct sw_state *s, struct switchd_args *a)
 	}
 	for (int i = 0; i < OUT_MAX; i++)
 		s->out[i].data = outbuf[i];
+	if (inart_switch_cfg_check(&s->cfg, r, sizeof(r)) < 0)
+		cli_failf("switch core: %s", r);
 	s->sw = inart_switch_create(&s->cfg);
 	if (s->sw == NULL)
 		cli_failf("switch core: %s", strerror(errno));

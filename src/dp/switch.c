@@ -36,6 +36,7 @@
 
 #include "agg_pool.h"
 #include "bytes.h"
+#include "common/err.h"
 #include "lpm.h"
 #include "pkt.h"
 #include "progress.h"
@@ -63,11 +64,6 @@ struct inart_switch {
 };
 
 static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-
-static int mac_zero(const uint8_t m[6])
-{
-	return (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0;
-}
 
 /* ---- table sets (compiled by switch_table.c) ---- */
 
@@ -126,30 +122,55 @@ int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
 
 /* ---- creation ---- */
 
+/* Values per slot and slots of the pool of a (checked) configuration. */
+static int cfg_values(const struct inart_sw_cfg *cfg)
+{
+	return cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1);
+}
+
+static int cfg_slots(const struct inart_sw_cfg *cfg)
+{
+	return cfg->pool_slots > 0 ? cfg->pool_slots : 1;
+}
+
+int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, char *why, size_t why_len)
+{
+	if (cfg == NULL)
+		return inart_why(why, why_len, -EINVAL, "no configuration");
+	if (cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS)
+		return inart_why(why, why_len, -EINVAL, "n_ports %d not in 1..%d", cfg->n_ports,
+				 INART_SW_MAX_PORTS);
+	if (cfg->pool_slots < 0 || cfg->pool_slots > INART_SW_MAX_POOL_SLOTS)
+		return inart_why(why, why_len, -EINVAL, "pool_slots %d not in 0..%d",
+				 cfg->pool_slots, INART_SW_MAX_POOL_SLOTS);
+	if (cfg->max_values < 0 || cfg->max_values > INART_SW_MAX_SLOT_VALUES)
+		return inart_why(why, why_len, -EINVAL, "max_values %d not in 0..%d",
+				 cfg->max_values, INART_SW_MAX_SLOT_VALUES);
+	if ((uint64_t)cfg_slots(cfg) * (uint64_t)cfg_values(cfg) > INART_SW_MAX_POOL_VALUES)
+		return inart_why(why, why_len, -EINVAL,
+				 "pool of %d slots x %d values above %u values", cfg_slots(cfg),
+				 cfg_values(cfg), INART_SW_MAX_POOL_VALUES);
+	return 0;
+}
+
 struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
 {
 	struct inart_switch *sw;
 	int i, slots, mv;
 
-	if (cfg == NULL || cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS ||
-	    cfg->pool_slots < 0 || cfg->pool_slots > INART_SW_MAX_POOL_SLOTS ||
-	    cfg->max_values < 0 || cfg->max_values > INART_SW_MAX_SLOT_VALUES) {
+	if (inart_switch_cfg_check(cfg, NULL, 0) < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	mv = cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1);
-	slots = cfg->pool_slots > 0 ? cfg->pool_slots : 1;
-	if ((uint64_t)slots * (uint64_t)mv > INART_SW_MAX_POOL_VALUES) {
-		errno = EINVAL;
-		return NULL;
-	}
+	mv = cfg_values(cfg);
+	slots = cfg_slots(cfg);
 	sw = calloc(1, sizeof(*sw));
 	if (sw == NULL)
 		return NULL;
 	sw->cfg = *cfg;
 	sw->max_values = mv;
 	for (i = 0; i < cfg->n_ports; i++) {
-		if (!mac_zero(cfg->ports[i].peer_mac)) {
+		if (!inart_mac_is_zero(cfg->ports[i].peer_mac)) {
 			memcpy(sw->peer[i], cfg->ports[i].peer_mac, 6);
 			sw->peer_known[i] = sw->peer_fixed[i] = 1;
 		}
@@ -274,7 +295,7 @@ static void rx_arp(struct rxctx *c, const struct inart_frame *in, const struct i
 	struct inart_frame *o;
 	size_t len;
 
-	if (pi->arp_op != 1 || pi->arp_tpa == pi->arp_spa || mac_zero(pi->arp_sha) ||
+	if (pi->arp_op != 1 || pi->arp_tpa == pi->arp_spa || inart_mac_is_zero(pi->arp_sha) ||
 	    (pi->arp_sha[0] & 1)) {
 		sw->drops[INART_DROP_OTHER]++;
 		return;
@@ -889,7 +910,7 @@ int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint6
 		sw->drops[INART_DROP_SPOOFED]++;
 		return 0;
 	}
-	if (!sw->peer_fixed[in->port] && !mac_zero(pi.src_mac) && !(pi.src_mac[0] & 1)) {
+	if (!sw->peer_fixed[in->port] && !inart_mac_is_zero(pi.src_mac) && !(pi.src_mac[0] & 1)) {
 		memcpy(sw->peer[in->port], pi.src_mac, 6);
 		sw->peer_known[in->port] = 1;
 	}

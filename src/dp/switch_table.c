@@ -28,27 +28,12 @@
 #include "switch_table.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "lpm.h"
 #include "progress.h"
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || why_len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
 
 /* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
 static int lt_index(struct inart_sw_tables *t)
@@ -154,62 +139,62 @@ static int check_entry(const struct inart_sw_cfg *cfg, const struct inart_label_
 	int i, w;
 
 	if (e->label == 0) {
-		why_set(why, why_len, "label 0: labels must be non-zero");
+		inart_why(why, why_len, 0, "label 0: labels must be non-zero");
 		return -EINVAL;
 	}
 	if (cfg->n_ports < 64 && (e->in_ports >> cfg->n_ports) != 0) {
-		why_set(why, why_len, "label %u: in_ports names a port >= %d ports", e->label,
-			cfg->n_ports);
+		inart_why(why, why_len, 0, "label %u: in_ports names a port >= %d ports", e->label,
+			  cfg->n_ports);
 		return -EINVAL;
 	}
 	if (e->kind == INART_LABEL_UP) {
 		if (e->out_port >= cfg->n_ports) {
-			why_set(why, why_len, "label %u: out_port %u >= %d ports", e->label,
-				e->out_port, cfg->n_ports);
+			inart_why(why, why_len, 0, "label %u: out_port %u >= %d ports", e->label,
+				  e->out_port, cfg->n_ports);
 			return -EINVAL;
 		}
 		if (e->aggregate > 1) {
-			why_set(why, why_len, "label %u: aggregate must be 0 or 1", e->label);
+			inart_why(why, why_len, 0, "label %u: aggregate must be 0 or 1", e->label);
 			return -EINVAL;
 		}
 		if (!e->aggregate)
 			return 0;
 		if (e->bitmap_words < 1 || e->bitmap_words > INART_WIRE_MAX_BITMAP_WORDS) {
-			why_set(why, why_len, "label %u: bitmap_words %u not in 1..%d", e->label,
-				e->bitmap_words, INART_WIRE_MAX_BITMAP_WORDS);
+			inart_why(why, why_len, 0, "label %u: bitmap_words %u not in 1..%d",
+				  e->label, e->bitmap_words, INART_WIRE_MAX_BITMAP_WORDS);
 			return -EINVAL;
 		}
 		if (e->n_slots < 1 || (int)e->slot_base + (int)e->n_slots > cfg->pool_slots) {
-			why_set(why, why_len,
-				"label %u: slot region %u+%u outside the pool of %d slots",
-				e->label, e->slot_base, e->n_slots, cfg->pool_slots);
+			inart_why(why, why_len, 0,
+				  "label %u: slot region %u+%u outside the pool of %d slots",
+				  e->label, e->slot_base, e->n_slots, cfg->pool_slots);
 			return -EINVAL;
 		}
 		for (w = 0; e->expected != NULL && w < e->bitmap_words; w++)
 			if (e->expected[w])
 				break;
 		if (e->expected == NULL || w == e->bitmap_words) {
-			why_set(why, why_len, "label %u: expected bitmap is empty", e->label);
+			inart_why(why, why_len, 0, "label %u: expected bitmap is empty", e->label);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (e->kind == INART_LABEL_DOWN) {
 		if (e->n_down < 1 || e->n_down > INART_SW_MAX_FANOUT || e->down == NULL) {
-			why_set(why, why_len, "label %u: n_down %u not in 1..%d", e->label,
-				e->n_down, INART_SW_MAX_FANOUT);
+			inart_why(why, why_len, 0, "label %u: n_down %u not in 1..%d", e->label,
+				  e->n_down, INART_SW_MAX_FANOUT);
 			return -EINVAL;
 		}
 		for (i = 0; i < e->n_down; i++) {
 			if (e->down[i].port >= cfg->n_ports) {
-				why_set(why, why_len, "label %u: down[%d] port %u >= %d ports",
-					e->label, i, e->down[i].port, cfg->n_ports);
+				inart_why(why, why_len, 0, "label %u: down[%d] port %u >= %d ports",
+					  e->label, i, e->down[i].port, cfg->n_ports);
 				return -EINVAL;
 			}
 		}
 		return 0;
 	}
-	why_set(why, why_len, "label %u: unknown kind %u", e->label, e->kind);
+	inart_why(why, why_len, 0, "label %u: unknown kind %u", e->label, e->kind);
 	return -EINVAL;
 }
 
@@ -263,11 +248,12 @@ static int check_regions(const struct inart_sw_tables *t, char *why, size_t why_
 			other = b2;
 		}
 		if (other >= 0) {
-			why_set(why, why_len,
-				"label %u: slot region %d..%d of job %u tree %u overlaps label %u "
-				"(job %u tree %u)",
-				r[i].label, r[i].lo, r[i].hi - 1, r[i].job, r[i].tree,
-				r[other].label, r[other].job, r[other].tree);
+			inart_why(
+			    why, why_len, 0,
+			    "label %u: slot region %d..%d of job %u tree %u overlaps label %u "
+			    "(job %u tree %u)",
+			    r[i].label, r[i].lo, r[i].hi - 1, r[i].job, r[i].tree, r[other].label,
+			    r[other].job, r[other].tree);
 			rc = -EINVAL;
 			break;
 		}
@@ -308,7 +294,7 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 	qsort(l, (size_t)u->n_labels, sizeof(*l), u32_cmp);
 	for (i = 1; i < u->n_labels; i++) {
 		if (l[i] == l[i - 1]) {
-			why_set(why, why_len, "label %u: appears twice in the update", l[i]);
+			inart_why(why, why_len, 0, "label %u: appears twice in the update", l[i]);
 			rc = -EINVAL;
 			break;
 		}
@@ -506,15 +492,15 @@ static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_up
 		const struct inart_route *r = &u->routes[i];
 
 		if (r->len > 32) {
-			why_set(why, why_len, "route %u.%u.%u.%u/%u: length > 32", r->prefix >> 24,
-				(r->prefix >> 16) & 255, (r->prefix >> 8) & 255, r->prefix & 255,
-				r->len);
+			inart_why(why, why_len, 0, "route %u.%u.%u.%u/%u: length > 32",
+				  r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
+				  r->prefix & 255, r->len);
 			return -EINVAL;
 		}
 		if (r->port >= cfg->n_ports) {
-			why_set(why, why_len, "route %u.%u.%u.%u/%u: port %u >= %d ports",
-				r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
-				r->prefix & 255, r->len, r->port, cfg->n_ports);
+			inart_why(why, why_len, 0, "route %u.%u.%u.%u/%u: port %u >= %d ports",
+				  r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
+				  r->prefix & 255, r->len, r->port, cfg->n_ports);
 			return -EINVAL;
 		}
 	}
@@ -522,9 +508,9 @@ static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_up
 		const struct inart_sw_ingress *g = &u->ingress[i];
 
 		if (g->port >= cfg->n_ports || g->rank >= INART_WIRE_MAX_CONTRIB) {
-			why_set(why, why_len,
-				"ingress[%d]: port %u (of %d) or rank %u (< %d) out of range", i,
-				g->port, cfg->n_ports, g->rank, INART_WIRE_MAX_CONTRIB);
+			inart_why(why, why_len, 0,
+				  "ingress[%d]: port %u (of %d) or rank %u (< %d) out of range", i,
+				  g->port, cfg->n_ports, g->rank, INART_WIRE_MAX_CONTRIB);
 			return -EINVAL;
 		}
 	}
@@ -553,8 +539,8 @@ static int mark_gone(const struct inart_sw_tables *old, const struct inart_sw_up
 	for (int i = 0; i < u->n_del_labels; i++) {
 		k = inart_sw_tables_find(old, u->del_labels[i]);
 		if (u->replace || k < 0 || gone[k]) {
-			why_set(why, why_len, "delete label %u: not in the table",
-				u->del_labels[i]);
+			inart_why(why, why_len, 0, "delete label %u: not in the table",
+				  u->del_labels[i]);
 			return -EINVAL;
 		}
 		gone[k] = 1;
@@ -662,11 +648,11 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 	struct sizes z;
 	int rc = 0;
 
-	why_set(why, why_len, "%s", "");
+	inart_why(why, why_len, 0, "%s", "");
 	if (out != NULL)
 		*out = NULL;
 	if (cfg == NULL || old == NULL || u == NULL || out == NULL || !update_ok(u)) {
-		why_set(why, why_len, "malformed update");
+		inart_why(why, why_len, 0, "malformed update");
 		return -EINVAL;
 	}
 	/* 1. every new entry on its own, and unique labels within the batch */
@@ -684,8 +670,8 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 		goto out;
 	z = new_sizes(old, gone, u);
 	if (z.n > INART_SW_MAX_LABELS) {
-		why_set(why, why_len, "table full: %d labels (at most %d)", z.n,
-			INART_SW_MAX_LABELS);
+		inart_why(why, why_len, 0, "table full: %d labels (at most %d)", z.n,
+			  INART_SW_MAX_LABELS);
 		rc = -ENOSPC;
 		goto out;
 	}
@@ -706,7 +692,7 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 	}
 out:
 	if (rc == -ENOMEM)
-		why_set(why, why_len, "out of memory");
+		inart_why(why, why_len, 0, "out of memory");
 	inart_sw_tables_destroy(t);
 	free(gone);
 	return rc;
