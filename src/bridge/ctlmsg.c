@@ -184,6 +184,22 @@ static int get_int(json_t *o, const char *what, const char *key, int required, i
 	return 0;
 }
 
+/* get_int into a field of the type (min..max within it). */
+#define GET_UINT(name, type)                                                                       \
+	static int name(json_t *o, const char *what, const char *key, int required, int64_t min,   \
+			int64_t max, int64_t dflt, type *out, char *why, size_t why_len)           \
+	{                                                                                          \
+		int64_t x;                                                                         \
+		int rc = get_int(o, what, key, required, min, max, dflt, &x, why, why_len);        \
+                                                                                                   \
+		if (rc == 0)                                                                       \
+			*out = (type)x;                                                            \
+		return rc;                                                                         \
+	}
+GET_UINT(get_u16, uint16_t)
+GET_UINT(get_u32, uint32_t)
+GET_UINT(get_u64, uint64_t)
+
 static int get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
 		    size_t why_len)
 {
@@ -326,28 +342,26 @@ static int parse_label_up(json_t *j, const char *what, struct inart_label_entry 
 			  char *why, size_t why_len)
 {
 	json_t *arr;
-	int64_t x;
 	size_t n;
 	int agg = 0, rc;
 
 	if (json_object_get(j, "down") != NULL)
 		return inart_why(why, why_len, -EINVAL, "%s: 'down' in an up entry", what);
-	if ((rc = get_int(j, what, "out_port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "out_port", 1, 0, UINT16_MAX, 0, &e->out_port, why, why_len)) <
+	    0)
 		return rc;
-	e->out_port = (uint16_t)x;
-	if ((rc = get_int(j, what, "next_label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(j, what, "next_label", 0, 0, UINT32_MAX, 0, &e->next_label, why,
+			  why_len)) < 0)
 		return rc;
-	e->next_label = (uint32_t)x;
 	if ((rc = get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
 		return rc;
 	e->aggregate = (uint8_t)agg;
-	if ((rc = get_int(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &e->slot_base, why,
+			  why_len)) < 0)
 		return rc;
-	e->slot_base = (uint16_t)x;
-	if ((rc = get_int(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &x, why, why_len)) <
-	    0)
+	if ((rc = get_u16(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &e->n_slots, why,
+			  why_len)) < 0)
 		return rc;
-	e->n_slots = (uint16_t)x;
 	if ((rc = get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n, why,
 			    why_len)) < 0)
 		return rc;
@@ -372,18 +386,15 @@ static int parse_down_copy(json_t *d, const char *what, struct inart_label_down 
 			   size_t why_len)
 {
 	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
-	int64_t x;
 	int rc;
 
 	memset(dn, 0, sizeof(*dn));
 	if ((rc = check_keys(d, what, dkeys, why, why_len)) < 0)
 		return rc;
-	if ((rc = get_int(d, what, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(d, what, "port", 1, 0, UINT16_MAX, 0, &dn->port, why, why_len)) < 0)
 		return rc;
-	dn->port = (uint16_t)x;
-	if ((rc = get_int(d, what, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(d, what, "label", 0, 0, UINT32_MAX, 0, &dn->label, why, why_len)) < 0)
 		return rc;
-	dn->label = (uint32_t)x;
 	return get_ip(d, what, "dst_ip", 0, &dn->dst_ip, why, why_len);
 }
 
@@ -424,15 +435,13 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	    "label",	 "kind",      "job",	 "tree",     "in_ports", "out_port", "next_label",
 	    "aggregate", "slot_base", "n_slots", "expected", "down",	 NULL};
 	json_t *kind;
-	int64_t x;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
-	if ((rc = get_int(j, what, "label", 1, 1, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(j, what, "label", 1, 1, UINT32_MAX, 0, &e->label, why, why_len)) < 0)
 		return rc;
-	e->label = (uint32_t)x;
 	kind = json_object_get(j, "kind");
 	if (!json_is_string(kind))
 		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
@@ -444,12 +453,10 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	else
 		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
 				 what);
-	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(j, what, "job", 1, 0, UINT32_MAX, 0, &e->job, why, why_len)) < 0)
 		return rc;
-	e->job = (uint32_t)x;
-	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "tree", 1, 0, UINT16_MAX, 0, &e->tree, why, why_len)) < 0)
 		return rc;
-	e->tree = (uint16_t)x;
 	if ((rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
 		return rc;
 	if (e->kind == INART_LABEL_UP)
@@ -464,7 +471,6 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 	json_t *p;
 	char buf[32], *slash, *end;
 	long len;
-	int64_t x;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -487,9 +493,8 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 		return inart_why(why, why_len, -EINVAL,
 				 "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32", what);
 	r->len = (uint8_t)len;
-	if ((rc = get_int(j, what, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "port", 1, 0, UINT16_MAX, 0, &r->port, why, why_len)) < 0)
 		return rc;
-	r->port = (uint16_t)x;
 	return 0;
 }
 
@@ -533,9 +538,9 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 			  why_len)) < 0)
 		return rc;
 	cfg->max_values = (int)x;
-	if ((rc = get_int(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u64(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0, &cfg->flush_timeout_ns,
+			  why, why_len)) < 0)
 		return rc;
-	cfg->flush_timeout_ns = (uint64_t)x;
 	if ((uint64_t)(cfg->pool_slots ? cfg->pool_slots : 1) *
 		(uint64_t)(cfg->max_values ? cfg->max_values : INART_SW_MAX_SLOT_VALUES) >
 	    INART_SW_MAX_POOL_VALUES)
@@ -562,27 +567,22 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 	static const char *const skeys[] = {"ip", "rank", NULL};
 	json_t *arr;
 	size_t n;
-	int64_t x;
 	char sub[96];
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
-	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(j, what, "job", 1, 0, UINT32_MAX, 0, &cfg->job, why, why_len)) < 0)
 		return rc;
-	cfg->job = (uint32_t)x;
-	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "tree", 1, 0, UINT16_MAX, 0, &cfg->tree, why, why_len)) < 0)
 		return rc;
-	cfg->tree = (uint16_t)x;
-	if ((rc = get_int(j, what, "fan_in", 1, 1, INART_WIRE_MAX_CONTRIB, 0, &x, why, why_len)) <
-	    0)
-		return rc;
-	cfg->fan_in = (uint16_t)x;
-	if ((rc = get_int(j, what, "max_chunks", 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0, &x, why,
+	if ((rc = get_u16(j, what, "fan_in", 1, 1, INART_WIRE_MAX_CONTRIB, 0, &cfg->fan_in, why,
 			  why_len)) < 0)
 		return rc;
-	cfg->max_chunks = (uint32_t)x;
+	if ((rc = get_u32(j, what, "max_chunks", 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0,
+			  &cfg->max_chunks, why, why_len)) < 0)
+		return rc;
 	if ((rc = get_array(j, what, "children", INART_PS_MAX_CHILDREN, &arr, &n, why, why_len)) <
 	    0)
 		return rc;
@@ -594,9 +594,9 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 		if ((rc = check_keys(c, sub, ckeys, why, why_len)) < 0 ||
 		    (rc = get_ip(c, sub, "ip", 1, &cfg->children[i].ip, why, why_len)) < 0)
 			return rc;
-		if ((rc = get_int(c, sub, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		if ((rc = get_u32(c, sub, "label", 0, 0, UINT32_MAX, 0, &cfg->children[i].label,
+				  why, why_len)) < 0)
 			return rc;
-		cfg->children[i].label = (uint32_t)x;
 	}
 	if ((rc = get_array(j, what, "sources", INART_PS_MAX_SOURCES, &arr, &n, why, why_len)) < 0)
 		return rc;
@@ -610,10 +610,9 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 		    (rc = get_ip(c, sub, "ip", 1, &src[i].ip, why, why_len)) < 0)
 			return rc;
 		/* absent rank: a switch of the tree (any rank) */
-		if ((rc = get_int(c, sub, "rank", 0, 0, cfg->fan_in - 1, INART_PS_ANY_RANK, &x, why,
-				  why_len)) < 0)
+		if ((rc = get_u16(c, sub, "rank", 0, 0, cfg->fan_in - 1, INART_PS_ANY_RANK,
+				  &src[i].rank, why, why_len)) < 0)
 			return rc;
-		src[i].rank = (uint16_t)x;
 	}
 	return 0;
 }
@@ -704,7 +703,6 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	void *mem;
 	size_t n;
 	char what[48];
-	int64_t x;
 	int rc;
 
 	if ((rc = check_keys(o, "install", keys, why, why_len)) < 0 ||
@@ -759,17 +757,15 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 		snprintf(what, sizeof(what), "ingress[%zu]", i);
 		if ((rc = check_keys(g, what, gkeys, why, why_len)) < 0)
 			return rc;
-		if ((rc = get_int(g, what, "port", 1, 0, INART_SW_MAX_PORTS - 1, 0, &x, why,
+		if ((rc = get_u16(g, what, "port", 1, 0, INART_SW_MAX_PORTS - 1, 0,
+				  &r->ingress[i].port, why, why_len)) < 0)
+			return rc;
+		if ((rc = get_u32(g, what, "job", 1, 0, UINT32_MAX, 0, &r->ingress[i].job, why,
 				  why_len)) < 0)
 			return rc;
-		r->ingress[i].port = (uint16_t)x;
-		if ((rc = get_int(g, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		if ((rc = get_u16(g, what, "rank", 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0,
+				  &r->ingress[i].rank, why, why_len)) < 0)
 			return rc;
-		r->ingress[i].job = (uint32_t)x;
-		if ((rc = get_int(g, what, "rank", 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0, &x, why,
-				  why_len)) < 0)
-			return rc;
-		r->ingress[i].rank = (uint16_t)x;
 	}
 	return 0;
 }

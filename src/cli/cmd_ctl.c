@@ -154,6 +154,25 @@ char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *
 	return reply;
 }
 
+volatile sig_atomic_t cli_daemon_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	cli_daemon_stop = 1;
+}
+
+void cli_daemon_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)
 {
 	char why[INART_CTL_WHY_MAX + 256];

@@ -59,14 +59,6 @@ const char cmd_ps_help[] =
 #define OUT_CAP 2048
 #define OUT_ROOM (INART_PS_MAX_CHILDREN + 1) /* most datagrams one rx can emit */
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 /* A PS state: a core and the configurations of its trees (deep copies:
  * each tree's sources in srcs). */
 struct ps_obj {
@@ -370,7 +362,7 @@ static void outq_flush(struct ps_state *s, struct inart_udp *u, struct outq *q)
 /* Wait until one more datagram's worth of output fits. */
 static void outq_room(struct ps_state *s, struct inart_udp *u, struct outq *q)
 {
-	while (OUT_CAP - q->used < OUT_ROOM && !stop_flag) {
+	while (OUT_CAP - q->used < OUT_ROOM && !cli_daemon_stop) {
 		struct pollfd w = {inart_udp_fd(u), POLLOUT, 0};
 
 		outq_flush(s, u, q);
@@ -391,7 +383,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 	pfd[0].fd = inart_udp_fd(u);
 	pfd[1].fd = inart_ctlthread_fd(s->ctl);
 	pfd[1].events = POLLIN;
-	while (!stop_flag) {
+	while (!cli_daemon_stop) {
 		int r;
 
 		pfd[0].events = POLLIN | (q.used > 0 ? POLLOUT : 0);
@@ -403,7 +395,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 			return -errno;
 		}
 		outq_flush(s, u, &q);
-		for (int round = 0; round < 8 && !stop_flag; round++) {
+		for (int round = 0; round < 8 && !cli_daemon_stop; round++) {
 			int n = inart_udp_recv(u, in, batch);
 			uint64_t now;
 
@@ -446,7 +438,6 @@ int cmd_ps(int argc, char **argv)
 	struct ps_state st = {0};
 	struct inart_err err = {{0}};
 	struct inart_udp *u;
-	struct sigaction sa;
 	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
 
 	cli_getopt_reset();
@@ -504,11 +495,7 @@ int cmd_ps(int argc, char **argv)
 	st.ctl = inart_ctlthread_start(ctl, handle, &st, NULL, &err);
 	if (st.ctl == NULL)
 		cli_fail(&err);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	cli_daemon_signals();
 	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", bind_s,
 		       INART_WIRE_UDP_PORT, ctl);
 	rc = run(&st, u, batch);

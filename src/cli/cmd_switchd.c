@@ -91,14 +91,6 @@ const char cmd_switchd_help[] =
 #define OUT_MAX (INART_SW_MAX_FANOUT + 8)
 #define RX_ROUNDS 8
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 struct sw_state {
 	const char *name;
 	int n_ports;
@@ -783,7 +775,7 @@ static int run(struct sw_state *s, int batch)
 		pfd[i].fd = inart_afp_fd(s->ports[i]);
 	pfd[np].fd = inart_ctlthread_fd(s->ctl);
 	pfd[np].events = POLLIN;
-	while (!stop_flag) {
+	while (!cli_daemon_stop) {
 		int r = poll(pfd, (nfds_t)np + 1, poll_timeout(s, pfd));
 
 		if (r < 0) {
@@ -988,7 +980,6 @@ int cmd_switchd(int argc, char **argv)
 	struct sw_state *s = &st;
 	struct switchd_args a;
 	struct inart_err err = {{0}};
-	struct sigaction sa;
 	int rc;
 
 	rc = switchd_options(cmd, argc, argv, s, &a);
@@ -1012,11 +1003,7 @@ int cmd_switchd(int argc, char **argv)
 	s->ctl = inart_ctlthread_start(a.ctl, handle, s, NULL, &err);
 	if (s->ctl == NULL)
 		cli_fail(&err);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	cli_daemon_signals();
 	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
 		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), a.ctl);
 	rc = run(s, a.batch);

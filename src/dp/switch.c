@@ -334,6 +334,25 @@ static const uint64_t *expected_of(const struct inart_sw_tables *t, const struct
 	return t->exp + e->var;
 }
 
+/* The INA header of the chunk slot s holds (its key and contributors),
+ * with flags; label and prev 0. */
+static void slot_hdr(struct inart_wire_hdr *h, const struct inart_agg_slot *s, uint8_t flags)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = INART_WIRE_VERSION;
+	h->flags = flags;
+	h->bitmap_words = s->key.bitmap_words;
+	h->scale_exp = s->key.scale_exp;
+	h->job = s->key.job;
+	h->tree = s->key.tree;
+	h->fan_in = s->key.fan_in;
+	h->iter = s->key.iter;
+	h->seq = s->key.seq;
+	h->slot = s->key.slot;
+	h->count = s->key.count;
+	memcpy(h->bitmap, s->bitmap, sizeof(h->bitmap));
+}
+
 /* Emit the aggregate in pool slot `slot` upward along entry e and stop
  * aggregating in it (the slot keeps the aggregate: INART_AGG_KEPT_SENT).
  * extra: INART_F_PARTIAL for a flush; INART_F_RETX to send a kept aggregate
@@ -354,21 +373,10 @@ static int emit_slot(struct rxctx *c, int slot, const struct lent *e, uint8_t ex
 	o = out_next(c);
 	if (o == NULL)
 		return 0;
-	memset(&h, 0, sizeof(h));
-	h.version = INART_WIRE_VERSION;
-	h.flags = (uint8_t)(INART_F_DATA | extra | (m->flags & INART_F_OVERFLOW) |
-			    (s->overflow ? INART_F_OVERFLOW : 0));
-	h.bitmap_words = s->key.bitmap_words;
-	h.scale_exp = s->key.scale_exp;
-	h.job = s->key.job;
-	h.tree = s->key.tree;
-	h.fan_in = s->key.fan_in;
+	slot_hdr(&h, s,
+		 (uint8_t)(INART_F_DATA | extra | (m->flags & INART_F_OVERFLOW) |
+			   (s->overflow ? INART_F_OVERFLOW : 0)));
 	h.label = e->next_label;
-	h.iter = s->key.iter;
-	h.seq = s->key.seq;
-	h.slot = s->key.slot;
-	h.count = s->key.count;
-	memcpy(h.bitmap, s->bitmap, sizeof(h.bitmap));
 	ina = o->data + INART_PKT_UDP_HLEN;
 	hl = inart_wire_encode_hdr(&h, ina, INART_FRAME_MAX - INART_PKT_UDP_HLEN);
 	if (hl == 0 || hl + 4 * (size_t)h.count > INART_FRAME_MAX - INART_PKT_UDP_HLEN) {
@@ -517,20 +525,8 @@ static int probe_answer(struct rxctx *c, const struct inart_pkt_info *pi,
 	o = out_next(c);
 	if (o == NULL)
 		return 0;
-	memset(&r, 0, sizeof(r));
-	r.version = INART_WIRE_VERSION;
-	r.flags = INART_F_RESULT | INART_F_RETX;
-	r.bitmap_words = s->key.bitmap_words;
-	r.scale_exp = s->key.scale_exp;
-	r.job = s->key.job;
-	r.tree = s->key.tree;
-	r.fan_in = s->key.fan_in;
-	r.iter = s->key.iter;
-	r.seq = s->key.seq;
-	r.slot = s->key.slot;
-	r.count = s->key.count;
+	slot_hdr(&r, s, INART_F_RESULT | INART_F_RETX);
 	r.prev = s->aux;
-	memcpy(r.bitmap, s->bitmap, sizeof(r.bitmap));
 	ina = o->data + INART_PKT_UDP_HLEN;
 	hl = inart_wire_encode_hdr(&r, ina, INART_FRAME_MAX - INART_PKT_UDP_HLEN);
 	if (hl == 0 || hl + 4 * (size_t)r.count > INART_FRAME_MAX - INART_PKT_UDP_HLEN)

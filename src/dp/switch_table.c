@@ -35,6 +35,12 @@
 #include "lpm.h"
 #include "progress.h"
 
+/* -1, 0 or 1 as x is below, equal to or above y (the sort orders). */
+static int cmp_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? -1 : x > y;
+}
+
 /* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
 static int lt_index(struct inart_sw_tables *t)
 {
@@ -207,10 +213,9 @@ struct region {
 static int region_cmp(const void *a, const void *b)
 {
 	const struct region *x = a, *y = b;
+	int c = cmp_u64((uint64_t)x->lo, (uint64_t)y->lo);
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->label < y->label ? -1 : x->label > y->label;
+	return c != 0 ? c : cmp_u64(x->label, y->label);
 }
 
 /* Slot regions of different (job, tree) must be disjoint.  Sweep by start,
@@ -273,9 +278,7 @@ static int check_regions(const struct inart_sw_tables *t, char *why, size_t why_
 
 static int u32_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
+	return cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* Labels of the batch unique (sorted copy).  0, -EINVAL or -ENOMEM. */
@@ -306,10 +309,9 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 static int tree_cmp(const void *a, const void *b)
 {
 	const struct inart_sw_tree_stats *x = a, *y = b;
+	int c = cmp_u64(x->job, y->job);
 
-	if (x->job != y->job)
-		return x->job < y->job ? -1 : 1;
-	return x->tree < y->tree ? -1 : x->tree > y->tree;
+	return c != 0 ? c : cmp_u64(x->tree, y->tree);
 }
 
 /* Index of (job, tree) in the sorted tree list, -1. */
@@ -333,9 +335,7 @@ static int tree_find(const struct inart_sw_tables *t, uint32_t job, uint16_t tre
 
 static int u64_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
 /* The tree list of t (one zeroed counter set per distinct (job, tree),
@@ -387,10 +387,9 @@ out:
 static int ing_cmp(const void *a, const void *b)
 {
 	const struct inart_sw_ingress *x = a, *y = b;
+	int c = cmp_u64(x->port, y->port);
 
-	if (x->port != y->port)
-		return x->port < y->port ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;
+	return c != 0 ? c : cmp_u64(x->job, y->job);
 }
 
 /* The ingress table: old (unless replace) then the update's; an entry
