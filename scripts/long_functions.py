@@ -8,13 +8,17 @@ character literals are blanked before braces are counted, so a brace inside
 them does not count.  A function's length is the number of lines from its
 name's line to its closing brace, both included.
 
-Usage: long_functions.py [--max N] [--check] [--allow FILE:FUNC ...] PATH...
+Usage: long_functions.py [--max N] [--check] [--allow FILE:FUNC ...]
+                         [--allow-file F] PATH...
   PATH: files or folders (every .c under a folder).
-  --max N      report functions of more than N lines (default 100)
-  --check      exit 1 when a reported function is not in --allow
-  --allow X    FILE:FUNC (FILE as printed) that --check accepts; repeatable.
-               Option parsing and the files of other branches' work go here.
+  --max N         report functions of more than N lines (default 100)
+  --check         exit 1 when a reported function is not allowed
+  --allow X       FILE:FUNC (FILE as printed) that --check accepts; repeatable
+  --allow-file F  one FILE:FUNC a line, '#' starts a comment (the reason:
+                  option parsing, or a function still to split)
 Output: one line per long function, longest first: FILE:LINE: FUNC LINES
+(" (allowed)" when allowed); with --check, allowed entries that name no long
+function any more are listed too (so that the list shrinks).
 """
 import argparse
 import os
@@ -125,6 +129,7 @@ def main():
     ap.add_argument('--max', type=int, default=100)
     ap.add_argument('--check', action='store_true')
     ap.add_argument('--allow', action='append', default=[])
+    ap.add_argument('--allow-file')
     ap.add_argument('paths', nargs='+')
     a = ap.parse_args()
     files = []
@@ -142,10 +147,19 @@ def main():
     long.sort(key=lambda x: (-x[0], x[1], x[2]))
     bad = 0
     allow = set(a.allow)
+    if a.allow_file:
+        with open(a.allow_file, encoding='utf-8') as f:
+            for line in f:
+                line = line.split('#', 1)[0].strip()
+                if line:
+                    allow.add(line)
     for n, f, start, name in long:
         ok = '%s:%s' % (f, name) in allow
         bad += not ok
         print('%s:%d: %s %d%s' % (f, start, name, n, ' (allowed)' if ok else ''))
+    found = set('%s:%s' % (f, name) for _, f, _, name in long)
+    for x in sorted(allow - found):
+        print('%s: allowed but not over %d lines (remove it from the list)' % (x, a.max))
     if a.check and bad:
         print('long_functions: %d function(s) over %d lines' % (bad, a.max),
               file=sys.stderr)
