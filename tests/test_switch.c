@@ -20,6 +20,8 @@
 #include "dp/bytes.h"
 #include "dp/pkt.h"
 #include "dp/switch.h"
+#include "dp/progress.h"
+#include "dp/switch_table.h" /* the entry layout: test_entry_memory */
 #include "dp/wire.h"
 
 #define NP 5
@@ -1938,6 +1940,76 @@ static void test_table_memory(void **state)
 	free(e);
 }
 
+/* The memory of each kind of label entry, as docs/dataplane.md ("Memory of
+ * a switch") states it: 56 bytes an entry, 12 a DOWN copy, 8 an expected
+ * bitmap word and 8 an expected rank's progress, 88 a (job, tree), 4 an
+ * index cell (cells: the power of two >= 2 x entries, at least 16).  A
+ * table of one kind of entry counts exactly that. */
+static void test_entry_memory(void **state)
+{
+	const int n = 1000, cells = 2048;
+	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
+	static const uint64_t four[1] = {0xf};
+	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
+	struct inart_sw_cfg cfg;
+	struct inart_sw_update u;
+	char why[256];
+	size_t base, per[3];
+
+	(void)state;
+	assert_non_null(e);
+	assert_int_equal(sizeof(struct lent), 56);
+	assert_int_equal(sizeof(struct inart_label_down), 12);
+	assert_int_equal(sizeof(struct inart_rank_pos), 8);
+	assert_int_equal(sizeof(struct inart_sw_tree_stats), 88);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = 4;
+	cfg.pool_slots = n;
+	cfg.max_values = 358;
+	/* the fixed part and the ingress offsets, counted by an empty set */
+	{
+		struct inart_switch *sw = inart_switch_create(&cfg);
+
+		assert_non_null(sw);
+		base = inart_sw_tables_bytes(inart_switch_tables(sw)) - 16 * 4;
+		inart_switch_destroy(sw);
+	}
+	for (int kind = 0; kind < 3; kind++) {
+		struct inart_switch *sw = inart_switch_create(&cfg);
+		size_t bytes;
+
+		assert_non_null(sw);
+		for (int i = 0; i < n; i++) {
+			memset(&e[i], 0, sizeof(e[i]));
+			e[i].label = (uint32_t)i + 1;
+			e[i].job = (uint32_t)i; /* a tree each */
+			e[i].kind = kind == 1 ? INART_LABEL_DOWN : INART_LABEL_UP;
+			e[i].out_port = 3;
+			e[i].n_down = kind == 1 ? 2 : 0;
+			e[i].down = kind == 1 ? two : NULL;
+			if (kind == 2) {
+				e[i].aggregate = 1;
+				e[i].slot_base = (uint16_t)i;
+				e[i].n_slots = 1;
+				e[i].bitmap_words = 1;
+				e[i].expected = four;
+			}
+		}
+		memset(&u, 0, sizeof(u));
+		u.n_labels = n;
+		u.labels = e;
+		assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+		bytes = inart_sw_tables_bytes(inart_switch_tables(sw));
+		assert_true(bytes > base + (size_t)cells * 4 + (size_t)n * 88);
+		per[kind] = bytes - base - (size_t)cells * 4 - (size_t)n * 88;
+		inart_switch_destroy(sw);
+	}
+	assert_int_equal(per[0], (size_t)n * 56);		/* forwarding UP */
+	assert_int_equal(per[1], (size_t)n * (56 + 2 * 12));	/* DOWN, 2 copies */
+	assert_int_equal(per[2], (size_t)n * (56 + 8 + 4 * 8)); /* aggregating, 4 ranks */
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1964,6 +2036,7 @@ int main(void)
 	    cmocka_unit_test(test_pool_cap),
 	    cmocka_unit_test(test_table_memory),
 	    cmocka_unit_test(test_cfg_reason),
+	    cmocka_unit_test(test_entry_memory),
 	    cmocka_unit_test(test_probe_answer),
 	};
 
