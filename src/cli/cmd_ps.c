@@ -27,6 +27,7 @@
 
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
+#include "common/clock.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
 #include "io/ctlthread.h"
@@ -82,14 +83,6 @@ struct ps_state {
 	struct inart_ps_stats base;
 	uint64_t start_ns, send_blocked, base_send_blocked;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void obj_free(struct ps_obj *o)
 {
@@ -234,7 +227,7 @@ static json_t *stats_json(struct ps_state *s)
 	o = json_object();
 	json_object_set_new(o, "role", json_string("ps"));
 	json_object_set_new(o, "name", json_string(s->name ? s->name : ""));
-	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
 	json_object_set_new(o, "trees", json_integer(s->cur->n_trees));
 	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&c.st));
 	json_object_set_new(o, "send_blocked", json_integer((json_int_t)c.send_blocked));
@@ -404,7 +397,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 					inart_log_error("receive: %s", strerror(-n));
 				break;
 			}
-			now = now_ns();
+			now = inart_now_ns();
 			for (int i = 0; i < n; i++) {
 				outq_room(s, u, &q);
 				q.used += inart_ps_rx(s->ps, in[i].data, in[i].len, in[i].peer_ip,
@@ -491,7 +484,7 @@ int cmd_ps(int argc, char **argv)
 	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, batch, &err);
 	if (u == NULL)
 		cli_fail(&err);
-	st.start_ns = now_ns();
+	st.start_ns = inart_now_ns();
 	st.ctl = inart_ctlthread_start(ctl, handle, &st, NULL, &err);
 	if (st.ctl == NULL)
 		cli_fail(&err);

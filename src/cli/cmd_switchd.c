@@ -39,6 +39,7 @@
 
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
+#include "common/clock.h"
 #include "dp/gate.h"
 #include "dp/pkt.h"
 #include "dp/switch.h"
@@ -126,14 +127,6 @@ struct sw_obj {
 	uint32_t *agg; /* with a gate: its aggregating labels (inart_gate_agg_labels_of) */
 	int n_agg;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void emit(struct sw_state *s, int n)
 {
@@ -388,7 +381,7 @@ static json_t *stats_json(struct sw_state *s)
 		json_object_set_new(o, "gate", gate_json(s, &c.gate));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
-	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
 	return o;
 }
 
@@ -697,7 +690,7 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
 			if (n == 0)
 				continue;
 			got += n;
-			now = now_ns();
+			now = inart_now_ns();
 			for (int k = 0; k < n; k++) {
 				struct inart_frame in = {data[k], len[k], (uint16_t)i};
 
@@ -722,7 +715,7 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
  * pending frame is sent. */
 static void timers(struct sw_state *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = inart_now_ns();
 
 	if (s->gate != NULL)
 		gate_release(s, now);
@@ -746,7 +739,7 @@ static void timers(struct sw_state *s)
  * at most 1 s, 1 ms while a port has frames the device pushed back. */
 static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
 {
-	uint64_t now = now_ns(), dl = inart_switch_next_deadline(s->sw);
+	uint64_t now = inart_now_ns(), dl = inart_switch_next_deadline(s->sw);
 	int timeout = 1000, pending = 0;
 
 	if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
@@ -967,7 +960,7 @@ static void switchd_open(struct sw_state *s, struct switchd_args *a)
 		cli_failf("switch core: %s", strerror(errno));
 	if (a->gated) {
 		a->gc.n_ports = s->n_ports;
-		s->gate = inart_gate_create(&a->gc, now_ns());
+		s->gate = inart_gate_create(&a->gc, inart_now_ns());
 		if (s->gate == NULL)
 			cli_failf("loss / aggregation limit: %s", strerror(errno));
 	}
@@ -996,7 +989,7 @@ int cmd_switchd(int argc, char **argv)
 
 	inart_log_init("inart-switchd", a.level);
 	switchd_open(s, &a);
-	s->start_ns = now_ns();
+	s->start_ns = inart_now_ns();
 	s->txn.ctx = s;
 	s->txn.swap = obj_swap;
 	s->txn.destroy = obj_destroy;

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "bridge/ctlmsg.h"
 
@@ -56,10 +57,7 @@ static char timer_tag;
 
 static int64_t mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(inart_now_ns() / 1000000);
 }
 
 void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o)
