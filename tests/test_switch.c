@@ -1875,14 +1875,39 @@ static void test_pool_cap(void **state)
  * states the formula), both as the table counts it and as the heap grew.
  * Before the fix every entry took about 0.9 KB (the 64-copy array inline),
  * and an update copied the whole table. */
+/* Entry e of the memory tests: kind 0 forwarding UP, 1 DOWN with 2 copies,
+ * 2 aggregating UP with 4 ranks at slot. */
+static void mem_entry(struct inart_label_entry *e, uint32_t label, uint32_t job, int kind,
+		      uint16_t slot)
+{
+	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
+	static const uint64_t four[1] = {0xf};
+
+	memset(e, 0, sizeof(*e));
+	e->label = label;
+	e->job = job;
+	e->kind = kind == 1 ? INART_LABEL_DOWN : INART_LABEL_UP;
+	if (kind == 0) {
+		e->out_port = 3;
+		e->next_label = label + 1;
+	} else if (kind == 1) {
+		e->n_down = 2;
+		e->down = two;
+	} else {
+		e->aggregate = 1;
+		e->slot_base = slot;
+		e->n_slots = 1;
+		e->bitmap_words = 1;
+		e->expected = four;
+	}
+}
+
 static void test_table_memory(void **state)
 {
 	const int n = 1 << 20, jobs = 1000;
 	struct inart_sw_cfg cfg;
 	struct inart_switch *sw;
 	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
-	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
-	static const uint64_t four[1] = {0xf};
 	struct inart_sw_update u;
 	struct mallinfo2 m0, m1;
 	size_t bytes, heap;
@@ -1896,26 +1921,12 @@ static void test_table_memory(void **state)
 	cfg.max_values = 358;
 	sw = inart_switch_create(&cfg);
 	assert_non_null(sw);
-	for (int i = 0; i < n; i++) {
-		e[i].label = (uint32_t)i + 1;
-		e[i].job = (uint32_t)(i % jobs);
-		if (i % 10 < 6) {
-			e[i].kind = INART_LABEL_UP;
-			e[i].out_port = 3;
-			e[i].next_label = (uint32_t)i + 2;
-		} else if (i % 10 < 9) {
-			e[i].kind = INART_LABEL_DOWN;
-			e[i].n_down = 2;
-			e[i].down = two;
-		} else {
-			e[i].kind = INART_LABEL_UP;
-			e[i].aggregate = 1;
-			e[i].slot_base = (uint16_t)(i % jobs);
-			e[i].n_slots = 1;
-			e[i].bitmap_words = 1;
-			e[i].expected = four;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		mem_entry(&e[i], (uint32_t)i + 1, (uint32_t)(i % jobs),
+			  i % 10 < 6   ? 0
+			  : i % 10 < 9 ? 1
+				       : 2,
+			  (uint16_t)(i % jobs));
 	memset(&u, 0, sizeof(u));
 	u.n_labels = n;
 	u.labels = e;
@@ -1948,8 +1959,6 @@ static void test_table_memory(void **state)
 static void test_entry_memory(void **state)
 {
 	const int n = 1000, cells = 2048;
-	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
-	static const uint64_t four[1] = {0xf};
 	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
 	struct inart_sw_cfg cfg;
 	struct inart_sw_update u;
@@ -1979,22 +1988,8 @@ static void test_entry_memory(void **state)
 		size_t bytes;
 
 		assert_non_null(sw);
-		for (int i = 0; i < n; i++) {
-			memset(&e[i], 0, sizeof(e[i]));
-			e[i].label = (uint32_t)i + 1;
-			e[i].job = (uint32_t)i; /* a tree each */
-			e[i].kind = kind == 1 ? INART_LABEL_DOWN : INART_LABEL_UP;
-			e[i].out_port = 3;
-			e[i].n_down = kind == 1 ? 2 : 0;
-			e[i].down = kind == 1 ? two : NULL;
-			if (kind == 2) {
-				e[i].aggregate = 1;
-				e[i].slot_base = (uint16_t)i;
-				e[i].n_slots = 1;
-				e[i].bitmap_words = 1;
-				e[i].expected = four;
-			}
-		}
+		for (int i = 0; i < n; i++) /* a tree each */
+			mem_entry(&e[i], (uint32_t)i + 1, (uint32_t)i, kind, (uint16_t)i);
 		memset(&u, 0, sizeof(u));
 		u.n_labels = n;
 		u.labels = e;
