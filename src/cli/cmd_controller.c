@@ -496,6 +496,53 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 	return EXIT_OK;
 }
 
+/* Epoch mode (the plan file carries an epoch; the workers follow it): the
+ * installation in service and its plan.  Exits on an error. */
+static void epoch_setup(struct run *r, const char *plan_path, const struct inart_plan *p)
+{
+	struct inart_err err = {{0}};
+	uint32_t from0;
+
+	if (inart_epoch_load(plan_path, NULL, &r->base_epoch, &from0, &err) < 0)
+		cli_fail(&err);
+	r->plan_path = plan_path;
+	r->from = calloc((size_t)r->ci.js->n_jobs + 1, sizeof(*r->from));
+	if (r->from == NULL)
+		cli_failf("out of memory");
+	if (r->base_epoch < 0)
+		return;
+	if (r->a->d.restart)
+		cli_usage_error("controller", "--restart-jobs: not with a plan of an epoch (its "
+					      "workers move to the next epoch)");
+	r->ci.epoch = r->base_epoch;
+	if (cli_ctl_build(&r->ci, p, &r->cur_in, &err) < 0)
+		cli_fail(&err);
+	r->cur_plan = inart_plan_clone(p);
+	r->cur_epoch = (uint64_t)r->base_epoch;
+	if (r->cur_plan == NULL)
+		cli_failf("out of memory");
+}
+
+/* Every switch's control socket: the deployment's, else DIR/<id>.sock. */
+static char **switch_paths(const struct inart_topo *t, char **ctl, const char *dir)
+{
+	char **paths = calloc((size_t)t->n_nodes + 1, sizeof(char *));
+
+	if (paths == NULL)
+		cli_failf("out of memory");
+	for (int v = 0; v < t->n_nodes; v++) {
+		if (t->nodes[v].kind != INART_NODE_SWITCH)
+			continue;
+		if (ctl != NULL && ctl[v] != NULL)
+			paths[v] = strdup(ctl[v]);
+		else if (asprintf(&paths[v], "%s/%s.sock", dir, t->nodes[v].id) < 0)
+			paths[v] = NULL;
+		if (paths[v] == NULL)
+			cli_failf("out of memory");
+	}
+	return paths;
+}
+
 int cmd_controller(int argc, char **argv)
 {
 	struct ctl_args a;
@@ -511,7 +558,6 @@ int cmd_controller(int argc, char **argv)
 	struct inart_poller *pl;
 	struct sigaction sa;
 	char **ctl = NULL, **paths;
-	uint32_t from0;
 	int rc;
 
 	parse(argc, argv, &a);
@@ -529,25 +575,7 @@ int cmd_controller(int argc, char **argv)
 				    .learn = a.d.learn,
 				    .restart = a.d.restart,
 				    .epoch = -1};
-	/* epoch mode: the plan file carries an epoch; the workers follow it */
-	if (inart_epoch_load(argv[optind + 2], NULL, &r.base_epoch, &from0, &err) < 0)
-		cli_fail(&err);
-	r.plan_path = argv[optind + 2];
-	r.from = calloc((size_t)js->n_jobs + 1, sizeof(*r.from));
-	if (r.from == NULL)
-		cli_failf("out of memory");
-	if (r.base_epoch >= 0) {
-		r.ci.epoch = r.base_epoch;
-		if (cli_ctl_build(&r.ci, p, &r.cur_in, &err) < 0)
-			cli_fail(&err);
-		r.cur_plan = inart_plan_clone(p);
-		r.cur_epoch = (uint64_t)r.base_epoch;
-		if (r.cur_plan == NULL)
-			cli_failf("out of memory");
-		if (a.d.restart)
-			cli_usage_error("controller", "--restart-jobs: not with a plan of an epoch "
-						      "(its workers move to the next epoch)");
-	}
+	epoch_setup(&r, argv[optind + 2], p);
 	r.log = stdout;
 	if (a.log != NULL && strcmp(a.log, "-") != 0) {
 		r.log = fopen(a.log, "w");
@@ -564,19 +592,7 @@ int cmd_controller(int argc, char **argv)
 		cli_failf("controller: %s", strerror(errno));
 	if (r.c == NULL)
 		cli_fail(&err);
-	paths = calloc((size_t)t->n_nodes + 1, sizeof(char *));
-	if (paths == NULL)
-		cli_failf("out of memory");
-	for (int v = 0; v < t->n_nodes; v++) {
-		if (t->nodes[v].kind != INART_NODE_SWITCH)
-			continue;
-		if (ctl != NULL && ctl[v] != NULL)
-			paths[v] = strdup(ctl[v]);
-		else if (asprintf(&paths[v], "%s/%s.sock", a.d.ctl_dir, t->nodes[v].id) < 0)
-			paths[v] = NULL;
-		if (paths[v] == NULL)
-			cli_failf("out of memory");
-	}
+	paths = switch_paths(t, ctl, a.d.ctl_dir);
 	pl = inart_poller_create(t, paths, a.period_ms < 50 ? 50 : (int)a.period_ms);
 	if (pl == NULL)
 		cli_failf("controller: %s", strerror(errno));

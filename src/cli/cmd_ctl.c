@@ -182,6 +182,25 @@ char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *
 	return reply;
 }
 
+volatile sig_atomic_t cli_daemon_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	cli_daemon_stop = 1;
+}
+
+void cli_daemon_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)
 {
 	char why[INART_CTL_WHY_MAX + 256];
@@ -699,46 +718,31 @@ int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
 	return 0;
 }
 
-int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
-		    char id[17], struct inart_install **built, struct inart_err *err)
+/* The transaction's nodes and requests for src (into nodes and reqs, room
+ * for every node): every switch, every PS of the plan, and every other PS
+ * node (of a job, or with a control socket in the deployment), told to
+ * drop its trees; with --only, those nodes alone (the same transaction
+ * under the same identity, a digest of the whole installation).  The
+ * number of nodes, or -ENOMEM. */
+static int install_nodes(const struct cli_install *ci, const struct inart_install *src,
+			 struct inart_rollout_node *nodes, struct inart_ctl_req *reqs)
 {
 	const struct inart_topo *t = ci->t;
-	struct inart_install *in = NULL, *u = NULL, *src;
-	struct inart_rollout_node *nodes = NULL;
-	struct inart_ctl_req *reqs = NULL;
-	unsigned char *is_ps = NULL;
-	char why[1024];
-	int n = 0, rc = 0;
+	unsigned char *is_ps = ps_nodes(t, ci->js);
+	int n = 0;
 
-	id[0] = 0;
-	if ((rc = cli_ctl_build(ci, p, &in, err)) < 0)
-		goto out;
-	/* with the previous epoch: both side by side (epoch.h) */
-	if (ci->old != NULL && (rc = inart_epoch_union(ci->old, in, &u, err)) < 0)
-		goto out;
-	src = u != NULL ? u : in;
-	inart_install_id_fmt(inart_install_digest(src), id);
-	/* every switch, every PS of the plan, and every other PS node (of a job,
-	 * or with a control socket in the deployment): told to drop its trees */
-	is_ps = ps_nodes(t, ci->js);
-	nodes = calloc((size_t)t->n_nodes + 1, sizeof(*nodes));
-	reqs = calloc((size_t)t->n_nodes + 1, sizeof(*reqs));
-	if (is_ps == NULL || nodes == NULL || reqs == NULL) {
-		rc = inart_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
+	if (is_ps == NULL)
+		return -ENOMEM;
 	for (int v = 0; ci->ctl != NULL && v < t->n_nodes; v++)
 		if (ci->ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
 			is_ps[v] = 1;
 	for (int i = 0; i < src->n_ps; i++)
 		is_ps[src->ps[i].node] = 2;
-	/* --only: the same transaction under the same identity (a digest of the
-	 * whole installation) on those nodes alone; the others are not contacted */
 	for (int v = 0; ci->only != NULL && v < t->n_nodes; v++)
 		if (!ci->only[v])
 			is_ps[v] = 0;
 	for (int i = 0; i < src->n_switches; i++) {
-		struct inart_sw_install *si = &src->sw[i];
+		const struct inart_sw_install *si = &src->sw[i];
 
 		if (ci->only != NULL && !ci->only[si->node])
 			continue;
@@ -758,7 +762,7 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 		n++;
 	}
 	for (int i = 0; i < src->n_ps; i++) {
-		struct inart_ps_install *pi = &src->ps[i];
+		const struct inart_ps_install *pi = &src->ps[i];
 
 		if (ci->only != NULL && !ci->only[pi->node])
 			continue;
@@ -778,35 +782,71 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 		nodes[n].optional = 1;
 		n++;
 	}
-	for (int i = 0; i < n; i++)
-		if (nodes[i].path == NULL) {
-			rc = inart_err_set(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-	if (ci->only != NULL && n == 0) {
-		rc = inart_err_set(err, -EINVAL, "no switch or PS of the installation");
-		goto out;
-	}
+	free(is_ps);
+	return n;
+}
+
+/* Run the transaction over nodes[0..n) (or print the requests), with the
+ * table of what each node holds on out.  0 or -EIO (err: why). */
+static int install_transaction(const struct cli_install *ci, struct inart_rollout_node *nodes,
+			       int n, const char *id, FILE *out, struct inart_err *err)
+{
+	char why[1024];
+
 	if (ci->dry) {
 		print_requests(out, nodes, n, id);
-	} else if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
+		return 0;
+	}
+	if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
 		print_rollout(out, nodes, n, id);
-		rc = inart_err_set(err, -EIO, "%s", why);
+		return inart_err_set(err, -EIO, "%s", why);
+	}
+	print_rollout(out, nodes, n, id);
+	for (int i = 0; i < n; i++)
+		if (nodes[i].state == INART_RO_SKIPPED)
+			fprintf(
+			    stderr,
+			    "inart ctl install: warning: %s (left out of the plan) not reachable: "
+			    "%s\n",
+			    nodes[i].name, nodes[i].why);
+	return 0;
+}
+
+int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
+		    char id[17], struct inart_install **built, struct inart_err *err)
+{
+	struct inart_install *in = NULL, *u = NULL, *src;
+	struct inart_rollout_node *nodes = NULL;
+	struct inart_ctl_req *reqs = NULL;
+	int n = 0, rc = 0;
+
+	id[0] = 0;
+	if ((rc = cli_ctl_build(ci, p, &in, err)) < 0)
+		goto out;
+	/* with the previous epoch: both side by side (epoch.h) */
+	if (ci->old != NULL && (rc = inart_epoch_union(ci->old, in, &u, err)) < 0)
+		goto out;
+	src = u != NULL ? u : in;
+	inart_install_id_fmt(inart_install_digest(src), id);
+	nodes = calloc((size_t)ci->t->n_nodes + 1, sizeof(*nodes));
+	reqs = calloc((size_t)ci->t->n_nodes + 1, sizeof(*reqs));
+	n = nodes && reqs ? install_nodes(ci, src, nodes, reqs) : -ENOMEM;
+	for (int i = 0; i < n && rc == 0; i++)
+		if (nodes[i].path == NULL)
+			rc = -ENOMEM;
+	if (n < 0 || rc < 0) {
+		n = n < 0 ? 0 : n;
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+	} else if (ci->only != NULL && n == 0) {
+		rc = inart_err_set(err, -EINVAL, "no switch or PS of the installation");
 	} else {
-		print_rollout(out, nodes, n, id);
-		for (int i = 0; i < n; i++)
-			if (nodes[i].state == INART_RO_SKIPPED)
-				fprintf(stderr,
-					"inart ctl install: warning: %s (left out of the plan) "
-					"not reachable: %s\n",
-					nodes[i].name, nodes[i].why);
+		rc = install_transaction(ci, nodes, n, id, out, err);
 	}
 out:
 	for (int i = 0; i < n; i++)
 		free((char *)nodes[i].path);
 	free(nodes);
 	free(reqs);
-	free(is_ps);
 	inart_epoch_union_destroy(u);
 	if (built != NULL && rc == 0)
 		*built = in;

@@ -29,7 +29,7 @@
 #define BG_FRAME 1514
 #define SILENT_NS 10000000ull /* a silent flow looks at its schedule every 10 ms */
 
-static volatile sig_atomic_t bg_stop, bg_mark;
+static volatile sig_atomic_t bg_stop, bg_mark, bg_unmark;
 
 static void on_term(int sig)
 {
@@ -39,8 +39,10 @@ static void on_term(int sig)
 
 static void on_mark(int sig)
 {
-	(void)sig;
-	bg_mark = 1;
+	if (sig == SIGUSR2)
+		bg_unmark = 1;
+	else
+		bg_mark = 1;
 }
 
 /* Flow f's rate at time now (ns), with the mark at t0 (0: none). */
@@ -114,6 +116,7 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_mark;
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	for (int i = 0; i < n; i++) {
 		uint16_t et = htons(INART_EMU_BG_ETHERTYPE);
 
@@ -134,6 +137,10 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 		if (bg_mark) { /* a run starts: its schedule from now */
 			bg_mark = 0;
 			t0 = now;
+		}
+		if (bg_unmark) { /* a run ended: the base rates until the next */
+			bg_unmark = 0;
+			t0 = 0;
 		}
 		for (int i = 0; i < n; i++) {
 			uint64_t iv = interval_of(rate_at(&f[i], t0, now));

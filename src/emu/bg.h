@@ -13,8 +13,8 @@
  * A flow may carry a schedule (issue 10: emulated dynamics): from at_s
  * seconds after the mark, the rate is bps (0: silent).  SIGUSR1 sets the
  * mark (the emulator sends it when a run's first iteration starts; each
- * run replays the schedule); before the first mark the flow runs at its
- * base rate.
+ * run replays the schedule), SIGUSR2 clears it (the run ended); without a
+ * mark the flow runs at its base rate.
  *
  * On SIGTERM the process writes one line per arc, "ARC FRAMES BYTES", to
  * its output and exits.

@@ -1396,6 +1396,8 @@ done:
 		cpu_verdict(r, cores > 0 ? cores : 1);
 	}
 	fault_step(e, 1e9, plan_path, 1);
+	if (run_t0 > 0 && e->bg_pid > 0) /* the schedule ends with the run */
+		kill(e->bg_pid, SIGUSR2);
 	end_workers(w, nw);
 	if (ctl_pid > 0) {
 		controller_result(e, ctl_pid, ctl_spawn, run_t0, r);
