@@ -192,12 +192,38 @@ static void test_port_map(void **state)
 	inart_topo_destroy(t);
 }
 
+/* The switch's own clock times the intervals: replies that arrive late or
+ * early (now_s jitters by up to 80 ms) give the exact rate; a clock that
+ * goes back (a restart) starts a new baseline. */
+static void test_switch_clock(void **state)
+{
+	struct inart_topo *t = line();
+	struct inart_estimator *e = est(t, 0);
+	struct inart_port_sample p[2] = {{0}};
+	const double jitter[5] = {0, 0.08, 0.01, 0.07, 0.0};
+	int v = tu_find(t, "e1"), a = arc(t, "e0", "e1");
+
+	for (int i = 0; i < 5; i++) {
+		p[0].rx_bytes = (uint64_t)(i * 0.1 * 3e9 / 8); /* 3 Gbit/s by the switch's clock */
+		assert_int_equal(
+		    inart_estimator_feed_at(e, v, 10.0 + 0.1 * i + jitter[i], 0.1 * i, p, 2), 0);
+		if (i > 0)
+			assert_true(fabs(inart_estimator_bg(e)[a] - 3.0) < 1e-6);
+	}
+	p[0].rx_bytes = 5; /* restarted: its clock and counters from 0 */
+	assert_int_equal(inart_estimator_feed_at(e, v, 11.0, 0.05, p, 2), 0);
+	assert_int_equal(inart_estimator_resets(e), 1);
+	assert_true(fabs(inart_estimator_bg(e)[a] - 3.0) < 1e-6);
+	inart_estimator_destroy(e);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_which_counter), cmocka_unit_test(test_smoothing),
 	    cmocka_unit_test(test_backwards),	  cmocka_unit_test(test_silent_and_clamp),
-	    cmocka_unit_test(test_port_map),
+	    cmocka_unit_test(test_port_map),	  cmocka_unit_test(test_switch_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,8 @@
 
 struct sw_state {
 	int sampled;
-	double t;
+	double t;			/* when the last sample arrived (the caller's clock) */
+	double clock;			/* the switch's own time of it (intervals) */
 	struct inart_port_sample *last; /* degree entries */
 };
 
@@ -167,6 +168,12 @@ static double bg_bytes(const struct inart_port_sample *o, const struct inart_por
 int inart_estimator_feed(struct inart_estimator *e, int node, double now_s,
 			 const struct inart_port_sample *ports, int n_ports)
 {
+	return inart_estimator_feed_at(e, node, now_s, now_s, ports, n_ports);
+}
+
+int inart_estimator_feed_at(struct inart_estimator *e, int node, double now_s, double clock_s,
+			    const struct inart_port_sample *ports, int n_ports)
+{
 	const struct inart_topo *t;
 	struct sw_state *s;
 	double dt, alpha;
@@ -175,18 +182,21 @@ int inart_estimator_feed(struct inart_estimator *e, int node, double now_s,
 		return -EINVAL;
 	t = e->t;
 	if (node < 0 || node >= t->n_nodes || t->nodes[node].kind != INART_NODE_SWITCH ||
-	    n_ports != degree(t, node) || !isfinite(now_s))
+	    n_ports != degree(t, node) || !isfinite(now_s) || !isfinite(clock_s))
 		return -EINVAL;
 	s = &e->sw[node];
 	if (s->sampled && !(now_s > s->t))
 		return -EINVAL;
-	if (!s->sampled) {
+	if (s->sampled && !(clock_s > s->clock))
+		e->resets++; /* the switch's clock went back: it restarted */
+	if (!s->sampled || !(clock_s > s->clock)) {
 		memcpy(s->last, ports, (size_t)n_ports * sizeof(*ports));
 		s->sampled = 1;
 		s->t = now_s;
+		s->clock = clock_s;
 		return 0;
 	}
-	dt = now_s - s->t;
+	dt = clock_s - s->clock;
 	alpha = e->o.tau_s > 0 ? 1.0 - exp(-dt / e->o.tau_s) : 1.0;
 	for (int k = 0; k < n_ports; k++) {
 		int out = e->out_arc[t->out_off[node] + k];
@@ -219,6 +229,7 @@ int inart_estimator_feed(struct inart_estimator *e, int node, double now_s,
 	}
 	memcpy(s->last, ports, (size_t)n_ports * sizeof(*ports));
 	s->t = now_s;
+	s->clock = clock_s;
 	return 0;
 }
 

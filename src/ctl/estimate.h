@@ -71,6 +71,13 @@ void inart_estimator_destroy(struct inart_estimator *e);
  * sample of that switch). */
 int inart_estimator_feed(struct inart_estimator *e, int node, double now_s,
 			 const struct inart_port_sample *ports, int n_ports);
+/* The same, with the switch's own time of the counters (clock_s, e.g. its
+ * uptime when it read them) for the intervals, so that the delays of the
+ * replies do not distort the rates; now_s (the caller's clock) still says
+ * when the switch last answered.  A clock_s not after the previous one (the
+ * switch restarted) starts a new baseline, counted as a reset. */
+int inart_estimator_feed_at(struct inart_estimator *e, int node, double now_s, double clock_s,
+			    const struct inart_port_sample *ports, int n_ports);
 
 /* Estimated background per arc in model Gbit/s (n_arcs entries; an arc not
  * measured yet holds the topology's own background). */

@@ -120,7 +120,7 @@ static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, st
 	static const char body[] = "{\"op\": \"stats\"}";
 	char *rep = NULL, why[256];
 	size_t rlen = 0;
-	json_t *o = NULL;
+	json_t *o = NULL, *up;
 	int rc, n;
 	double now;
 
@@ -138,7 +138,11 @@ static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, st
 		rc = n;
 		goto out;
 	}
-	rc = inart_estimator_feed(e, v, now, p->buf, n);
+	/* the switch's uptime when it read the counters times the intervals */
+	up = json_object_get(o, "uptime_s");
+	rc = json_is_number(up)
+		 ? inart_estimator_feed_at(e, v, now, json_number_value(up), p->buf, n)
+		 : inart_estimator_feed(e, v, now, p->buf, n);
 	if (rc < 0)
 		inart_err_set(err, rc, "%d ports, the topology gives it %d", n,
 			      p->t->out_off[v + 1] - p->t->out_off[v]);
