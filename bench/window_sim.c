@@ -34,7 +34,7 @@
 
 struct setting {
 	int window;
-	double retx_ms, flush_ms;
+	double retx_ms, flush_ms, pace;
 };
 
 int main(int argc, char **argv)
@@ -89,12 +89,12 @@ int main(int argc, char **argv)
 	       argv[1], argv[2], argv[3], n, mbps, iters);
 	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
 	       pred * 1e3);
-	printf("%6s %8s %8s %12s %7s %8s %8s %8s %s\n", "window", "retx ms", "flush ms", "sim ms",
-	       "ratio", "resent", "probes", "nacks", "result");
+	printf("%6s %8s %8s %5s %12s %7s %8s %8s %8s %s\n", "window", "retx ms", "flush ms",
+	       "pace", "sim ms", "ratio", "resent", "probes", "nacks", "result");
 	{
 		struct setting set[32] = {
-		    {64, 50, 10},  {64, qms, qms}, {16, 50, 10},
-		    {16, qms, 10}, {16, qms, qms}, {8, qms, qms},
+		    {64, 50, 10, 0},  {64, qms, qms, 0}, {16, 50, 10, 0},
+		    {16, qms, 10, 0}, {16, qms, qms, 0}, {8, qms, qms, 0},
 		};
 		size_t nset = 6;
 
@@ -106,10 +106,12 @@ int main(int argc, char **argv)
 			     tok = strtok_r(NULL, ",", &save)) {
 				struct setting *x = &set[nset];
 
-				if (sscanf(tok, "%d:%lf:%lf", &x->window, &x->retx_ms,
-					   &x->flush_ms) != 3 ||
-				    x->window < 1) {
-					fprintf(stderr, "window_sim: '%s' is not W:RETX:FLUSH\n",
+				x->pace = 0;
+				if (sscanf(tok, "%d:%lf:%lf:%lf", &x->window, &x->retx_ms,
+					   &x->flush_ms, &x->pace) < 3 ||
+				    x->window < 1 || !(x->pace >= 0)) {
+					fprintf(stderr,
+						"window_sim: '%s' is not W:RETX:FLUSH[:PACE]\n",
 						tok);
 					return 2;
 				}
@@ -134,6 +136,8 @@ int main(int argc, char **argv)
 			io.slots_per_tree = (uint16_t)set[si].window;
 			io.retx_timeout_ns = (uint64_t)(set[si].retx_ms * 1e6);
 			io.flush_timeout_ns = (uint64_t)(set[si].flush_ms * 1e6);
+			/* PACE: workers paced at PACE x their plan rates */
+			io.pace_scale = set[si].pace * mbps / (fast * 1e3);
 			if (inart_install_build(t, js, p, d, &io, &in, &err) < 0) {
 				fprintf(stderr, "window_sim: %s\n", err.msg);
 				return 1;
@@ -179,8 +183,9 @@ int main(int argc, char **argv)
 				free(a);
 				free(b);
 			}
-			printf("%6d %8.1f %8.1f %12.3f %7.3f %8llu %8llu %8llu %s\n",
-			       set[si].window, set[si].retx_ms, set[si].flush_ms, r.time_s * 1e3,
+			printf("%6d %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %s\n",
+			       set[si].window, set[si].retx_ms, set[si].flush_ms, set[si].pace,
+			       r.time_s * 1e3,
 			       r.time_s / pred, (unsigned long long)sum.retransmitted,
 			       (unsigned long long)sum.probes, (unsigned long long)sum.nacks,
 			       rc < 0 ? "NOT DONE"

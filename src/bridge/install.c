@@ -71,6 +71,7 @@ struct builder {
 	uint64_t *exp; /* per tree of the job plan: expected bitmap words */
 	int words;
 	int *path_buf;
+	double comm_s; /* the plan's communication time (evaluator) */
 };
 
 static const char *nid(const struct builder *b, int v)
@@ -797,6 +798,13 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 		for (int i = 0; i < job->n_ps; i++) {
 			c->trees[i].ps_ip = b->d->ip[job->ps[i]];
 			c->trees[i].share = jp->split[i];
+			/* the plan's rate of this flow: its share of the gradient
+			   in the plan's communication time, as frame bytes (the
+			   header factor cancels: the plan's time on frames is F
+			   times the model's, and so are the bytes) */
+			if (b->opt.pace_scale > 0 && b->comm_s > 0)
+				c->trees[i].pace_Bps = job->gradient_bytes * jp->split[i] /
+						       b->comm_s * b->opt.pace_scale;
 		}
 		c->values_per_packet = b->opt.values_per_packet;
 		c->slots = b->opt.slots_per_tree;
@@ -828,6 +836,7 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 	struct builder b;
 	struct inart_install *in = NULL;
 	struct inart_evaluator *ev = NULL;
+	struct inart_eval ee;
 	int *ps_of = NULL, *ps_count = NULL, rc, n = t->n_nodes, max_trees = 1, wbase = 0;
 
 	*out = NULL;
@@ -850,7 +859,8 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 	ev = inart_evaluator_create(t, js);
 	if (ev == NULL)
 		return inart_err_set(err, -ENOMEM, "out of memory");
-	rc = inart_evaluator_run(ev, plan, NULL, err);
+	rc = inart_evaluator_run(ev, plan, &ee, err);
+	b.comm_s = rc == 0 ? ee.comm_time_s : 0;
 	inart_evaluator_destroy(ev);
 	if (rc < 0) {
 		inart_err_prefix(err, "plan");
@@ -1080,6 +1090,8 @@ uint64_t inart_install_digest(const struct inart_install *in)
 			memcpy(&share, &c->trees[t].share, 8);
 			fnv(&h, c->trees[t].ps_ip, 4);
 			fnv(&h, c->trees[t].label, 4);
+			fnv(&h, share, 8);
+			memcpy(&share, &c->trees[t].pace_Bps, 8);
 			fnv(&h, share, 8);
 		}
 		fnv(&h, c->values_per_packet, 2);

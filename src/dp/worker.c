@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "pkt.h"
 #include "quant.h"
 
 enum { C_IDLE = 0, C_INFLIGHT = 1, C_RESEND = 2, C_DONE = 3 };
@@ -72,6 +73,7 @@ struct wtree {
 	uint64_t heard, stall_at, stall_wait;
 	uint32_t stall_round;
 	uint32_t unheard; /* probes and resends since the PS was last heard */
+	uint64_t pace_at; /* paced: the next DATA packet may go then */
 };
 
 struct inart_worker {
@@ -198,6 +200,7 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].idle_rounds = 0;
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
+		tt[t].pace_at = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -268,6 +271,32 @@ static size_t chunk_len(const struct inart_worker *w, const struct wtree *tr, ui
 
 static int sending(const struct inart_worker *w, const struct wtree *tr);
 static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr);
+
+/* ns a frame of `bytes` takes at tree t's planned rate (0: not paced). */
+static uint64_t pace_ns(const struct inart_worker *w, int t, size_t bytes)
+{
+	double r = w->cfg.trees[t].pace_Bps;
+
+	return r > 0 ? (uint64_t)((double)(bytes + INART_PKT_UDP_HLEN) * 1e9 / r) : 0;
+}
+
+/* A DATA packet of sz bytes (UDP payload) of tree t went out at now: the
+ * next may go one frame time later at the tree's rate; a tree that was
+ * idle gets a credit of INART_WORKER_PACE_BURST full frames (so a sender
+ * woken late catches up, and no more). */
+static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
+{
+	struct wtree *tr = &w->trees[t];
+	uint64_t f = pace_ns(w, t, sz),
+		 credit = INART_WORKER_PACE_BURST *
+			  pace_ns(w, t, inart_wire_hdr_len(w->bw) + 4 * (size_t)w->vpp);
+
+	if (f == 0)
+		return;
+	if (tr->pace_at + credit < now)
+		tr->pace_at = now - credit;
+	tr->pace_at += f;
+}
 
 /* Chunk c's timeout expired at now.  The first timeout of a chunk sent once
  * means the tree's timeout was too short: double it (once per expired value:
@@ -362,6 +391,7 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	}
 	sz = inart_wire_encode(&h, w->q, d->data, INART_DGRAM_MAX);
 	d->len = (uint16_t)sz;
+	pace_charge(w, t, sz, now);
 	d->peer_ip = w->cfg.trees[t].ps_ip;
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.sent++;
@@ -641,8 +671,11 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 	if (lim > tr->n_chunks)
 		lim = tr->n_chunks;
 	while (tr->next < lim && *n < max_out) {
-		if (w->ch[tr->chunk0 + tr->next].state == C_IDLE)
+		if (w->ch[tr->chunk0 + tr->next].state == C_IDLE) {
+			if (now < tr->pace_at)
+				break; /* paced: not yet */
 			send_chunk(w, t, tr->next, 0, now, &out[(*n)++]);
+		}
 		tr->next++;
 	}
 }
@@ -680,8 +713,11 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 				d = tr->stall_at;
 			continue;
 		}
-		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window)
-			return 0;
+		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window) {
+			if (tr->pace_at == 0)
+				return 0;
+			dt = tr->pace_at; /* paced: the next new chunk's time */
+		}
 		for (uint32_t s = tr->base; s < tr->next; s++) {
 			const struct wchunk *c = &w->ch[tr->chunk0 + s];
 

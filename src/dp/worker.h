@@ -60,6 +60,14 @@
  * the lowest seq of the tree without a result, so live chunks of a tree
  * have distinct slots (window <= slots).
  *
+ * Pacing: a tree with pace_Bps > 0 sends its DATA packets (first
+ * transmissions and resent values; each counted as its Ethernet frame:
+ * INART_PKT_UDP_HLEN + header + values) at that rate, with a credit of
+ * INART_WORKER_PACE_BURST frames after an idle time.  The plan's rate of
+ * every flow keeps every link at or below its capacity (install.h), so
+ * shaped FIFO queues do not fill with the window of every stream; probes
+ * are not paced (a header each).
+ *
  * Ownership: the worker keeps a pointer to the input buffer until the
  * all-reduce is done; the caller keeps it alive.  Datagram buffers are the
  * caller's.
@@ -79,6 +87,8 @@ struct inart_worker_tree {
 	uint32_t ps_ip; /* host order */
 	uint32_t label; /* first UP label (0: plain IPv4 to the PS) */
 	double share;	/* fraction of the buffer; shares sum to 1 */
+	double pace_Bps; /* the tree's planned rate: frame bytes per second of its
+			    DATA packets (0: not paced, only the window limits) */
 };
 
 struct inart_worker_cfg {
@@ -127,6 +137,7 @@ struct inart_worker_stats {
 #define INART_WORKER_STALL_RTOS 2	  /* nothing heard from a tree for 2 timeouts: stalled */
 #define INART_WORKER_STALL_MAX_NS 500000000ull /* a stalled tree acts at most every 0.5 s */
 #define INART_WORKER_STALL_VALUES 3	       /* every 3rd stall round resends the values */
+#define INART_WORKER_PACE_BURST 4 /* frames a paced tree may send at once after idling */
 
 struct inart_worker;
 
