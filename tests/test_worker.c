@@ -21,6 +21,7 @@
 
 #include "common/rng.h"
 #include "dp/bytes.h"
+#include "dp/pkt.h"
 #include "dp/ps.h"
 #include "dp/quant.h"
 #include "dp/worker.h"
@@ -532,6 +533,55 @@ static void test_timers(void **state)
 		assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
 		assert_int_equal(h.seq, 8);
 	}
+	inart_worker_destroy(w);
+}
+
+/* Pacing: a tree with pace_Bps sends INART_WORKER_PACE_BURST frames at
+ * once, then one frame time apart (frame = UDP header + datagram), the next
+ * deadline is the next frame's time, the window still limits, and a resend
+ * of values is charged too. */
+static void test_pacing(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_wire_hdr h;
+	float x[40] = {0};
+	uint64_t now = 1000000, frame;
+	int n;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 8;
+	c.slots = 8;
+	c.retx_timeout_ns = 1000000000ull;
+	/* a frame of one value: 42 + header + 4 bytes, at 1e6 B/s: 1 ns per byte */
+	c.trees[0].pace_Bps = 1e9;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 40, 1), 0);
+	frame = INART_PKT_UDP_HLEN + inart_wire_hdr_len(1) + 4;
+	n = inart_worker_poll(w, now, out, MAXOUT);
+	assert_int_equal(n, INART_WORKER_PACE_BURST + 1);
+	/* the credit is used: the next one frame time after the last */
+	assert_true(inart_worker_next_deadline(w) == now + frame);
+	assert_int_equal(inart_worker_poll(w, now + frame - 1, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_poll(w, now + frame, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.seq, INART_WORKER_PACE_BURST + 1);
+	/* late by 2 frames: both go now, and no more */
+	assert_int_equal(inart_worker_poll(w, now + 3 * frame, out, MAXOUT), 2);
+	/* the window (8) stops it whatever the pace */
+	assert_int_equal(inart_worker_poll(w, now + 100 * frame, out, MAXOUT), 0);
+	assert_true(inart_worker_next_deadline(w) > now + 100 * frame);
+	inart_worker_destroy(w);
+	/* unpaced: the whole window at once */
+	c.trees[0].pace_Bps = 0;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 40, 1), 0);
+	assert_int_equal(inart_worker_poll(w, now, out, MAXOUT), 8);
 	inart_worker_destroy(w);
 }
 
@@ -1450,7 +1500,7 @@ int main(void)
 	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_rescale),
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
-	    cmocka_unit_test(test_dead_peer),
+	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
