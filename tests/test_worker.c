@@ -758,7 +758,8 @@ static void test_idle(void **state)
 		assert_int_equal(rx_prev(w, s, 16, 0, 3, v, 1, s, 100000 + 10000 * s), 0);
 	}
 	/* results came every 10 us; the smallest time to result is 100 us: the
-	 * idle period is half of it, well before chunk 3's timeout */
+	 * idle period is half of it, well before chunk 3's timeout (the end of
+	 * the share: the smallest time to result, not the smoothed one) */
 	d = inart_worker_next_deadline(w);
 	assert_true(d == 120000 + 50000);
 	assert_int_equal(inart_worker_poll(w, d, out, MAXOUT), 1);

@@ -501,13 +501,30 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 		c->unanswered++;
 }
 
+/* The time a chunk's result is expected after its transmission, for idle
+ * probing, 0 before any was measured.  While the tree's window is stuck
+ * (chunks wait to be sent), the smoothed time to result (at least the
+ * smallest): behind shaped FIFO queues a window-limited stream is stuck most
+ * of the time and its results come a queueing delay after the smallest time
+ * to result; a probe sent earlier finds the contribution only queued, the PS
+ * names it missing and the values go again for nothing, adding load to the
+ * queues that delayed them (a livelock in the simulator, docs/emulator.md).
+ * At the end of the tree's share, the smallest time to result: nothing later
+ * reveals a loss of the last chunks, and the queues are draining. */
+static uint64_t expected(const struct wtree *tr)
+{
+	if (tr->next < tr->n_chunks && tr->srtt > tr->min_rtt)
+		return tr->srtt;
+	return tr->min_rtt;
+}
+
 /* How long without any result of tree tr means something was lost:
- * IDLE_GAPS inter-result gaps, at least half the smallest time to result
+ * IDLE_GAPS inter-result gaps, at least half the expected time to result
  * (the initial timeout before any was measured), doubled per idle round. */
 static uint64_t idle_period(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t g = INART_WORKER_IDLE_GAPS * tr->gap,
-		 m = tr->min_rtt ? tr->min_rtt / 2 : w->retx_ns;
+		 m = expected(tr) ? expected(tr) / 2 : w->retx_ns;
 	int k = tr->idle_rounds < INART_WORKER_IDLE_BACKOFF_SHIFT ? tr->idle_rounds
 								  : INART_WORKER_IDLE_BACKOFF_SHIFT;
 
@@ -550,7 +567,7 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 	if (tr->idle_from == 0 || sending(w, tr))
 		return UINT64_MAX;
 	per = idle_period(w, tr);
-	age = tr->min_rtt ? tr->min_rtt : per;
+	age = expected(tr) ? expected(tr) : per;
 	t = tr->idle_from + per;
 	for (uint32_t s = tr->base, k = 0; s < tr->next && k < INART_WORKER_IDLE_PROBES; s++) {
 		uint64_t r = idle_ready(&w->ch[tr->chunk0 + s], age, per);
@@ -571,7 +588,7 @@ static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart
 		       int max_out)
 {
 	struct wtree *tr = &w->trees[t];
-	uint64_t per = idle_period(w, tr), age = tr->min_rtt ? tr->min_rtt : per;
+	uint64_t per = idle_period(w, tr), age = expected(tr) ? expected(tr) : per;
 	int k = 0;
 
 	for (uint32_t s = tr->base; s < tr->next && *n < max_out && k < INART_WORKER_IDLE_PROBES;
