@@ -974,9 +974,10 @@ static double scaled_run(const char *algo, int window, double pace, size_t n)
 	struct inart_sim_opt so;
 	struct inart_err err = {{0}};
 	struct e2e e = {0};
-	double fast = 0, pred, f = (INART_PKT_UDP_HLEN + (double)inart_wire_hdr_len(1) +
-				    4.0 * inart_wire_max_values(1)) /
-				   (4.0 * inart_wire_max_values(1));
+	double fast = 0, pred,
+	       f = (INART_PKT_UDP_HLEN + (double)inart_wire_hdr_len(1) +
+		    4.0 * inart_wire_max_values(1)) /
+		   (4.0 * inart_wire_max_values(1));
 	uint64_t retx = 193800000ull;
 
 	if (inart_scenario_build("default", 1, &e.t, &e.js, &err) < 0)
@@ -1004,8 +1005,8 @@ static double scaled_run(const char *algo, int window, double pace, size_t n)
 		e2e_run(&e, k, inart_sim_now(e.s) + (uint64_t)(20 * pred * 1e9));
 	e2e_check(&e, -1);
 	pred = e.r.time_s / pred;
-	print_message("%s, window %d, pace %.2f, %zu values: %.3f x the prediction\n", algo,
-		      window, pace, n, pred);
+	print_message("%s, window %d, pace %.2f, %zu values: %.3f x the prediction\n", algo, window,
+		      pace, n, pred);
 	e2e_down(&e);
 	return pred;
 }

@@ -100,9 +100,8 @@ static void test_net(void **state)
 		struct inart_install_opt io;
 
 		inart_install_opt_default(&io);
-		assert_int_equal(inart_deploy_dataplane_parse(n->deploy_json,
-							      strlen(n->deploy_json), "d", &io,
-							      &err),
+		assert_int_equal(inart_deploy_dataplane_parse(
+				     n->deploy_json, strlen(n->deploy_json), "d", &io, &err),
 				 0);
 		assert_int_equal(io.slots_per_tree, 16);
 		assert_true(fabs(io.pace_scale - 2.1e-4) < 1e-12);

@@ -202,7 +202,8 @@ static void test_tiny(void **state)
 		o.pace_scale = 0.5;
 		pin = build(t, js, p, d, &o);
 		for (int r = 0; r < 2; r++)
-			assert_true(fabs(pin->workers[r].cfg.trees[0].pace_Bps - want) <= 1e-9 * want);
+			assert_true(fabs(pin->workers[r].cfg.trees[0].pace_Bps - want) <=
+				    1e-9 * want);
 		assert_true(inart_install_digest(pin) != inart_install_digest(in));
 		inart_install_destroy(pin);
 		o.pace_scale = 0;

@@ -83,9 +83,9 @@ int cmd_emu_down(int argc, char **argv);
 	"                     slowest link takes for a window of every worker, >= 50 ms)\n"        \
 	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"         \
 	"                     --retx-ms: it must exceed the skew between children)\n"              \
-	"  --pace G           workers send every flow at G x its rate in the plan (the flow's\n"    \
+	"  --pace G           workers send every flow at G x its rate in the plan (the flow's\n"   \
 	"                     share of the gradient in the plan's predicted time; default\n"       \
-	"                     1.05; 0: not paced, only the window limits a flow)\n"                 \
+	"                     1.05; 0: not paced, only the window limits a flow)\n"                \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
 	"                     plans) to DIR before removing it\n"                                  \
 	"  -q, --quiet        no progress on stderr\n"

@@ -84,9 +84,9 @@
 #define INART_WORKER_MAX_TREES 64
 
 struct inart_worker_tree {
-	uint32_t ps_ip; /* host order */
-	uint32_t label; /* first UP label (0: plain IPv4 to the PS) */
-	double share;	/* fraction of the buffer; shares sum to 1 */
+	uint32_t ps_ip;	 /* host order */
+	uint32_t label;	 /* first UP label (0: plain IPv4 to the PS) */
+	double share;	 /* fraction of the buffer; shares sum to 1 */
 	double pace_Bps; /* the tree's planned rate: frame bytes per second of its
 			    DATA packets (0: not paced, only the window limits) */
 };

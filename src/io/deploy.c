@@ -266,9 +266,9 @@ int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 	if (x != NULL) {
 		if (!json_is_number(x) || !(json_number_value(x) >= 0) ||
 		    json_number_value(x) > 1e6) {
-			rc = inart_err_set(err, -EINVAL,
-					   "%s: dataplane: 'pace_scale' must be a number in [0, 1e6]",
-					   name);
+			rc = inart_err_set(
+			    err, -EINVAL,
+			    "%s: dataplane: 'pace_scale' must be a number in [0, 1e6]", name);
 			goto out;
 		}
 		n.pace_scale = json_number_value(x);
