@@ -585,6 +585,48 @@ static void test_pacing(void **state)
 	inart_worker_destroy(w);
 }
 
+/* Each all-reduce starts with the initial timeout again (its pipeline fill
+ * is not the previous one's steady state): after 8 samples of 100 us the
+ * timeout is 300 us, but the first chunk of the next all-reduce does not
+ * time out after 300 us. */
+static void test_warmup_each(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	uint8_t buf[INART_DGRAM_MAX];
+	float x[8] = {0};
+	int32_t v[1] = {0};
+	uint64_t t = 0;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 1;
+	c.slots = 1;
+	c.retx_timeout_ns = 1000000;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	for (uint32_t it = 1; it <= 2; it++) {
+		assert_int_equal(inart_worker_begin(w, x, 8, it), 0);
+		for (uint32_t s = 0; s < 8; s++) {
+			size_t len;
+
+			assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 1);
+			/* the steady state's 300 us timeout would probe at 300 us
+			   (the next all-reduce's idle probing of its stuck window
+			   comes at 4 gaps, 400 us) */
+			if (it == 2 && s == 0)
+				assert_int_equal(inart_worker_poll(w, t + 350000, out, MAXOUT), 0);
+			t += 100000;
+			len = result_pkt_prev(buf, 2, it, s, 16, 0, 3, v, 1, 0);
+			assert_int_equal(wrx(w, buf, len, t), 0);
+		}
+		assert_true(inart_worker_done(w));
+	}
+	inart_worker_destroy(w);
+}
+
 /* Answers to probes and NACKs: a NACK naming us gets our values again, one
  * without us says the PS holds them (then only probes), a result ends the
  * chunk; multicast NACK rounds are acted on once; an answer's scale below
@@ -1502,6 +1544,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
+	    cmocka_unit_test(test_warmup_each),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -191,10 +191,17 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].base = tt[t].next = 0;
 		tt[t].srtt = w->trees[t].srtt;
 		tt[t].rttvar = w->trees[t].rttvar;
-		tt[t].rto = w->trees[t].rto ? w->trees[t].rto : w->retx_ns;
+		/* every all-reduce starts with a pipeline fill (all workers at
+		 * once, through queues still empty, aggregation waiting for every
+		 * child): the first results of the previous one's steady state
+		 * do not apply to it, so the initial timeout holds again until
+		 * INART_WORKER_RTO_WARMUP new samples (else a timeout adapted to
+		 * a paced steady state fires on the fill of the next all-reduce,
+		 * and probes and resends add to the queues that delayed it) */
+		tt[t].rto = w->trees[t].rto > w->retx_ns ? w->trees[t].rto : w->retx_ns;
 		tt[t].min_rtt = w->trees[t].min_rtt;
 		tt[t].prtt = w->trees[t].prtt;
-		tt[t].samples = w->trees[t].samples;
+		tt[t].samples = 0;
 		tt[t].gap = w->trees[t].gap;
 		tt[t].last_res = tt[t].idle_from = 0;
 		tt[t].idle_rounds = 0;

@@ -43,12 +43,18 @@
  * chunk to its result (RFC 6298 smoothing, samples only from chunks sent
  * once): max(srtt + 4 rttvar, INART_WORKER_RTO_SRTT_MULT srtt), clamped to
  * [retx_timeout_ns / INART_WORKER_RTO_MIN_DIV, retx_timeout_ns *
- * INART_WORKER_RTO_MAX_MUL]; a chunk's first timeout doubles it until the
- * next sample (Karn); each chunk doubles its own timeout per timeout up to
+ * INART_WORKER_RTO_MAX_MUL]; every all-reduce warms up again (the timeout
+ * is at least the initial one until its own first samples: its pipeline
+ * fill is not the previous one's steady state); a chunk's first timeout
+ * doubles it until the next sample (Karn); each chunk doubles its own timeout per timeout up to
  * 16x.  Probes are retried after twice the measured answer time (at least
  * the smallest time to result), doubling up to 4x while the tree still sends
  * new chunks (not doubling at the end of its share); idle probing of a tree
- * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.  A
+ * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result, and
+ * at least half the expected time to result: the smoothed one while the
+ * window is stuck (chunks wait to be sent: behind shaped queues results come
+ * a queueing delay after the smallest time), the smallest at the end of the
+ * share.  A
  * gap in the result chain probes the chunk it names, and, when the tree
  * sends nothing new, the older chunks in flight past the time to result.
  * A tree that heard nothing from its PS for INART_WORKER_STALL_RTOS
