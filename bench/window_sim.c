@@ -21,6 +21,9 @@
  * Results are checked: every worker holds the exact sums of its job.
  * PACE (optional 4th field): workers paced at PACE x their plan rates
  * (install's pace_scale = PACE x the rate scale; 0: not paced).
+ * WSTALL=PERIOD:DUR:SEED: every PERIOD ms of simulated time a node drawn at
+ * random (seeded) stalls for up to DUR ms (its frames and timers wait: a
+ * process starved of CPU, as on a busy machine).
  * WTRACE=FROM:TO (ms of simulated time) prints every frame delivered in that
  * interval (arc, flags, job, tree, iteration, seq, slot, label, bitmap).
  */
@@ -169,6 +172,24 @@ int main(int argc, char **argv)
 			so.overhead_bytes = 0;
 			so.queue_pkts = 100000;
 			s = inart_sim_create(t, d, &so);
+			if (getenv("WSTALL")) {
+				/* a starved CPU: every PERIOD ms of simulated time
+				   (for 600 s) a node drawn at random stalls for up to
+				   DUR ms */
+				double per = 0, dur = 0;
+				unsigned long long seed = 1;
+
+				sscanf(getenv("WSTALL"), "%lf:%lf:%llu", &per, &dur, &seed);
+				for (double at = per; per > 0 && at < 600e3; at += per) {
+					seed =
+					    seed * 6364136223846793005ull + 1442695040888963407ull;
+					inart_sim_stall_node(
+					    s, (int)((seed >> 33) % (unsigned)t->n_nodes),
+					    (uint64_t)(at * 1e6),
+					    (uint64_t)(dur * 1e6 * (double)((seed >> 13) & 1023) /
+						       1023));
+				}
+			}
 			if (getenv("WTRACE")) {
 				sscanf(getenv("WTRACE"), "%lf:%lf", &tr_from, &tr_to);
 				tr_t = t;

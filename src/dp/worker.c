@@ -494,6 +494,7 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	d->peer_ip = w->cfg.trees[t].ps_ip;
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.probes++;
+	pace_charge(w, t, inart_wire_hdr_len(w->bw) + 4 * (size_t)w->vpp, now);
 	note_unheard(w, tr, now);
 	c->last_probe = now;
 	/* a probe or its answer may be lost: ask again after the usual answer
@@ -655,7 +656,11 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 		poll_stalled(w, t, now, out, n, max_out);
 		return;
 	}
-	for (uint32_t s = tr->base; s < tr->next && *n < max_out; s++) {
+	/* paced: probes and resends wait for the rate as new chunks do (a
+	 * probe is charged a full frame: its answer may be a whole result) */
+	if (now < tr->pace_at)
+		return;
+	for (uint32_t s = tr->base; s < tr->next && *n < max_out && now >= tr->pace_at; s++) {
 		struct wchunk *c = &w->ch[tr->chunk0 + s];
 
 		int due_rto, due_probe;
@@ -715,7 +720,8 @@ int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgra
 		poll_tree(w, (w->rr + i) % nt, now_ns, out, &n, max_out);
 	w->rr = (w->rr + 1) % nt;
 	for (int t = 0; t < nt && n < max_out; t++)
-		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]))
+		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]) &&
+		    now_ns >= w->trees[t].pace_at)
 			idle_probe(w, t, now_ns, out, &n, max_out);
 	return n;
 }
@@ -746,7 +752,7 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 			const struct wchunk *c = &w->ch[tr->chunk0 + s];
 
 			if (c->state == C_RESEND)
-				return 0;
+				dt = 0;
 			if (c->state != C_INFLIGHT)
 				continue;
 			inflight = 1;
@@ -757,6 +763,8 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 		}
 		if (inflight && idle_next(w, tr) < dt)
 			dt = idle_next(w, tr);
+		if (dt < tr->pace_at)
+			dt = tr->pace_at; /* paced: nothing goes before */
 		/* the stall starts then, whatever the chunks' timers say */
 		stall = tr->heard + INART_WORKER_STALL_RTOS * tr->rto;
 		if (inflight && tr->heard != 0 && stall < dt)

@@ -71,8 +71,11 @@
  * INART_PKT_UDP_HLEN + header + values) at that rate, with a credit of
  * INART_WORKER_PACE_BURST frames after an idle time.  The plan's rate of
  * every flow keeps every link at or below its capacity (install.h), so
- * shaped FIFO queues do not fill with the window of every stream; probes
- * are not paced (a header each).
+ * shaped FIFO queues do not fill with the window of every stream.  Probes
+ * wait for the rate too and are charged a full frame (the answer to one may
+ * be a whole result): recovery traffic of a paced tree never exceeds its
+ * rate, so results merely late (a starved CPU, a stalled peer) cannot turn
+ * into a storm of probes whose answers fill the PS's link.
  *
  * Ownership: the worker keeps a pointer to the input buffer until the
  * all-reduce is done; the caller keeps it alive.  Datagram buffers are the
