@@ -461,6 +461,18 @@ static struct inart_worker *small_worker(float *x, int n, int window)
 	return w;
 }
 
+/* Rank 0 of 2 on one tree, one value a packet, one chunk at a time, a 1 ms
+ * initial timeout. */
+static void one_cfg(struct inart_worker_cfg *c)
+{
+	out_init();
+	base_cfg(c, 0, 2, 1);
+	c->values_per_packet = 1;
+	c->window = 1;
+	c->slots = 1;
+	c->retx_timeout_ns = 1000000;
+}
+
 /* Run one chunk at a time (window 1), each answered 100 us after it was
  * sent, for `answered` chunks; the next one gets no answer.  Returns the
  * time of its send; out[0] holds what the worker sends at its first
@@ -494,12 +506,7 @@ static void test_timers(void **state)
 	uint64_t sent, at;
 
 	(void)state;
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = 1;
-	c.slots = 1;
-	c.retx_timeout_ns = 1000000;
+	one_cfg(&c);
 	/* 3 samples: still the initial timeout (not 3 srtt = 300 us); first
 	 * comes the idle probe, 4 inter-result gaps (400 us) after the last
 	 * result */
@@ -599,12 +606,7 @@ static void test_warmup_each(void **state)
 	uint64_t t = 0;
 
 	(void)state;
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = 1;
-	c.slots = 1;
-	c.retx_timeout_ns = 1000000;
+	one_cfg(&c);
 	w = inart_worker_create(&c);
 	assert_non_null(w);
 	for (uint32_t it = 1; it <= 2; it++) {

@@ -837,24 +837,9 @@ int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_
 	return inart_sim_fail_node(s, node, at_ns, down_ns);
 }
 
-int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
-{
-	uint64_t *down;
-
-	if (node < 0 || node >= s->t->n_nodes)
-		return -EINVAL;
-	down = malloc(sizeof(*down));
-	if (down == NULL)
-		return -ENOMEM;
-	*down = down_ns * PS_PER_NS;
-	if (schedule(s, at_ns * PS_PER_NS, EV_FAIL, node, down) < 0) {
-		free(down);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t dur_ns)
+/* An event of `type` for node at at_ns carrying a duration (owned by the
+ * event). */
+static int schedule_for(struct inart_sim *s, int type, int node, uint64_t at_ns, uint64_t dur_ns)
 {
 	uint64_t *dur;
 
@@ -864,11 +849,21 @@ int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t
 	if (dur == NULL)
 		return -ENOMEM;
 	*dur = dur_ns * PS_PER_NS;
-	if (schedule(s, at_ns * PS_PER_NS, EV_STALL, node, dur) < 0) {
+	if (schedule(s, at_ns * PS_PER_NS, type, node, dur) < 0) {
 		free(dur);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
+{
+	return schedule_for(s, EV_FAIL, node, at_ns, down_ns);
+}
+
+int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t dur_ns)
+{
+	return schedule_for(s, EV_STALL, node, at_ns, dur_ns);
 }
 
 int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n, uint32_t iter,
