@@ -1134,8 +1134,11 @@ uint64_t inart_install_digest(const struct inart_install *in)
 			fnv(&h, c->trees[t].ps_ip, 4);
 			fnv(&h, c->trees[t].label, 4);
 			fnv(&h, share, 8);
+			/* (only when paced: unpaced installations keep their
+			   identities) */
 			memcpy(&share, &c->trees[t].pace_Bps, 8);
-			fnv(&h, share, 8);
+			if (c->trees[t].pace_Bps > 0)
+				fnv(&h, share, 8);
 		}
 		fnv(&h, c->values_per_packet, 2);
 		fnv(&h, c->window, 2);
