@@ -124,6 +124,11 @@ int inart_sim_tables_failed(const struct inart_sim *s, char *why, size_t why_len
  * with why. */
 int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, char *why,
 			  size_t why_len);
+/* At absolute simulated time at_ns, node `node` (host or switch) stalls for
+ * dur_ns: the frames it receives and its timers wait until the stall ends
+ * and are then handled in order, nothing is lost (a process starved of
+ * CPU).  0 or -EINVAL/-ENOMEM. */
+int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t dur_ns);
 
 /* One all-reduce: worker number k of the installation (in->workers[k])
  * reduces bufs[k][0..n).  Runs until every worker is done (or got a step

@@ -14,6 +14,7 @@ struct emu_args {
 	struct inart_emu_opt o;
 	char prefix[INART_EMU_PREFIX_MAX + 1];
 	double mbps, rate_scale, size_scale, target_s;
+	double pace; /* workers paced at pace x their plan rates (0: not paced) */
 	int iters, quiet;
 	enum inart_compare_format fmt;
 	const char *out, *png;
@@ -54,10 +55,11 @@ int cmd_emu_down(int argc, char **argv);
 	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
 	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
 	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
-	    {"algos", required_argument, NULL, 'a'}, {"bg-at", required_argument, NULL, 3020},     \
-	    {"controller", required_argument, NULL, 3021},                                         \
-	    {"controller-args", required_argument, NULL, 3022},                                    \
-	    {"dynamics-png", required_argument, NULL, 3023},                                       \
+	    {"algos", required_argument, NULL, 'a'}, {"pace", required_argument, NULL, 3020},      \
+	    {"bg-at", required_argument, NULL, 3030},                                              \
+	    {"controller", required_argument, NULL, 3031},                                         \
+	    {"controller-args", required_argument, NULL, 3032},                                    \
+	    {"dynamics-png", required_argument, NULL, 3033},                                       \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -92,6 +94,9 @@ int cmd_emu_down(int argc, char **argv);
 	"                     slowest link takes for a window of every worker, >= 50 ms)\n"        \
 	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"         \
 	"                     --retx-ms: it must exceed the skew between children)\n"              \
+	"  --pace G           workers send every flow at G x its rate in the plan (the flow's\n"   \
+	"                     share of the gradient in the plan's predicted time; default\n"       \
+	"                     1.05; 0: not paced, only the window limits a flow)\n"                \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
 	"                     plans) to DIR before removing it\n"                                  \
 	"  --bg-at A-B@T=G    from T s after the first iteration starts, link direction\n"         \
