@@ -17,7 +17,7 @@
 struct fx {
 	struct inart_topo *t;
 	struct inart_jobs *js;
-	struct inart_plan *a, *b; /* via s0, via s1 */
+	struct inart_plan *a, *b, *c; /* via s0, via s1, via s2 (fx_init3 only) */
 	int calls, fail, slow;
 };
 
@@ -44,10 +44,24 @@ static void fx_init(struct fx *f)
 	f->b = via(f, "s1");
 }
 
+/* The same with a third path, e0 -- s2 -- e1. */
+static void fx_init3(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->t = tu_topo("h0-e0:10 h1-e0:10 e0-s0:10 e0-s1:10 e0-s2:10 s0-e1:10 s1-e1:10 s2-e1:10 "
+		       "e1-h2:10",
+		       "");
+	f->js = tu_jobs1(f->t, "h0 h1", "h2", 1e8);
+	f->a = via(f, "s0");
+	f->b = via(f, "s1");
+	f->c = via(f, "s2");
+}
+
 static void fx_free(struct fx *f)
 {
 	inart_plan_destroy(f->a);
 	inart_plan_destroy(f->b);
+	inart_plan_destroy(f->c);
 	tu_free(f->t, f->js, NULL, NULL);
 }
 
@@ -63,21 +77,25 @@ static double eval_on(const struct inart_topo *t, const struct inart_jobs *js,
 	return s;
 }
 
-/* A planner that knows two plans: the faster under t's loads (ties: the
- * current one's). */
+/* A planner that knows two plans (three with fx_init3): the fastest under
+ * t's loads (ties: the current one's). */
 static int two_plans(void *arg, const struct inart_topo *t, const struct inart_jobs *js,
 		     const struct inart_plan *current, double limit_s, struct inart_plan **out,
 		     double *elapsed_s, struct inart_err *err)
 {
 	struct fx *f = arg;
 	double ta = eval_on(t, js, f->a), tb = eval_on(t, js, f->b), tc = eval_on(t, js, current);
+	double t3 = f->c ? eval_on(t, js, f->c) : INFINITY;
 
 	f->calls++;
 	*elapsed_s = f->slow ? 2.0 : 0.01;
 	*out = NULL;
 	if (f->fail)
 		return inart_err_set(err, -EIO, "the solver broke");
-	*out = inart_plan_clone(tc <= ta && tc <= tb ? current : ta <= tb ? f->a : f->b);
+	*out = inart_plan_clone(tc <= ta && tc <= tb && tc <= t3 ? current
+				: t3 < ta && t3 < tb		 ? f->c
+				: ta <= tb			 ? f->a
+								 : f->b);
 	return 0;
 }
 
@@ -92,7 +110,8 @@ static int uses(const struct inart_topo *t, const struct inart_plan *p, const ch
 	return 0;
 }
 
-static struct inart_controller *ctl(struct fx *f, double hold, double window)
+static struct inart_controller *ctl_settle(struct fx *f, double hold, double window,
+					   double settle_s)
 {
 	struct inart_ctl_opt o;
 	struct inart_err err;
@@ -103,10 +122,16 @@ static struct inart_controller *ctl(struct fx *f, double hold, double window)
 	o.window_s = window;
 	o.replan = two_plans;
 	o.replan_arg = f;
+	o.settle_s = settle_s;
 	c = inart_controller_create(f->t, f->js, f->a, &o, &err);
 	if (c == NULL)
 		fail_msg("%s", err.msg);
 	return c;
+}
+
+static struct inart_controller *ctl(struct fx *f, double hold, double window)
+{
+	return ctl_settle(f, hold, window, 0.1);
 }
 
 static void loads(const struct fx *f, double *bg, double s0, double s1)
@@ -178,6 +203,69 @@ static void test_surge(void **state)
 	assert_int_equal(inart_controller_epoch(c), 0);
 	assert_true(uses(f.t, inart_controller_plan(c), "s0"));
 	assert_int_equal(inart_controller_revert(c), -ENOENT);
+	inart_controller_destroy(c);
+	fx_free(&f);
+}
+
+static double ramp(double t, double t0, double t1, double top)
+{
+	return t <= t0 ? 0 : t >= t1 ? top : top * (t - t0) / (t1 - t0);
+}
+
+/* A surge that ramps (as an estimate rises, over several periods) on s0 to
+ * 9 Gbit/s over [1, 2] s and, a little later, on s1 to 8 Gbit/s over
+ * [1.5, 2.5] s; s2 carries 4 Gbit/s throughout.  Halfway, s1 looks best;
+ * once settled s2 is.  Returns the switches over 10 s (5 s window); the
+ * plan in service at the end is *last. */
+static int ramp_switches(double settle_s, const struct inart_plan **last, struct fx *f,
+			 struct inart_controller **cp)
+{
+	struct inart_controller *c;
+	struct inart_ctl_decision d;
+	double bg[32];
+	int n = 0, e0, settling = 0;
+
+	fx_init3(f);
+	e0 = tu_find(f->t, "e0");
+	c = ctl_settle(f, 0.2, 5, settle_s);
+	for (int i = 0; i <= 100; i++) {
+		double now = 0.1 * i;
+
+		memset(bg, 0, sizeof(bg));
+		bg[inart_topo_arc_between(f->t, e0, tu_find(f->t, "s0"))] = ramp(now, 1, 2, 9);
+		bg[inart_topo_arc_between(f->t, e0, tu_find(f->t, "s1"))] = ramp(now, 1.5, 2.5, 8);
+		bg[inart_topo_arc_between(f->t, e0, tu_find(f->t, "s2"))] = 4;
+		assert_int_equal(inart_controller_decide(c, now, bg, 1, -1, &d), 0);
+		if (d.action == INART_CTL_SWITCH) {
+			n++;
+			/* the loads stopped moving at 2.5 s: a switch after settling
+			 * is at most settle + one period later, hold included */
+			if (settle_s > 0)
+				assert_true(now >= 2.5 + settle_s - 1e-9 && now <= 2.7 + 1e-9);
+		}
+		settling += d.action == INART_CTL_HOLD && !strcmp(d.why, "settling");
+	}
+	assert_true(settle_s > 0 ? settling > 0 : settling == 0);
+	assert_int_equal(inart_controller_switches(c), n);
+	*last = inart_controller_plan(c);
+	*cp = c;
+	return n;
+}
+
+static void test_ramp(void **state)
+{
+	struct fx f;
+	struct inart_controller *c;
+	const struct inart_plan *p;
+
+	/* waiting for the loads to settle: one switch, straight to s2 */
+	assert_int_equal(ramp_switches(0.1, &p, &f, &c), 1);
+	assert_true(uses(f.t, p, "s2"));
+	inart_controller_destroy(c);
+	fx_free(&f);
+	/* not waiting (so the test can fail): s1 halfway, s2 a window later */
+	assert_int_equal(ramp_switches(0, &p, &f, &c), 2);
+	assert_true(uses(f.t, p, "s2"));
 	inart_controller_destroy(c);
 	fx_free(&f);
 }
@@ -274,6 +362,10 @@ static void test_silent(void **state)
 	assert_int_equal(f.calls, 0);
 	assert_int_equal(inart_controller_decide(c, 0.05, bg, 1, -1, &d), -EINVAL); /* backwards */
 	assert_int_equal(inart_controller_decide(c, 0.2, bg, 1, -1, &d), 0);
+	/* hold 0, but no loads 0.1 s old to say they settled */
+	assert_int_equal(d.action, INART_CTL_HOLD);
+	assert_string_equal(d.why, "settling");
+	assert_int_equal(inart_controller_decide(c, 0.3, bg, 1, -1, &d), 0);
 	assert_int_equal(d.action, INART_CTL_SWITCH); /* hold 0: at once */
 	inart_controller_destroy(c);
 	inart_controller_destroy(NULL);
@@ -316,7 +408,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_surge),	 cmocka_unit_test(test_flapping),
 	    cmocka_unit_test(test_replan_fails), cmocka_unit_test(test_silent),
-	    cmocka_unit_test(test_planner),
+	    cmocka_unit_test(test_planner),	 cmocka_unit_test(test_ramp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,9 @@ const char cmd_controller_help[] =
     "  --window-s S           at most one switch per S seconds (default 5)\n"
     "  --replan-limit-ms N    the planner's time limit (default 200)\n"
     "  --replan-timeout-ms N  a re-plan slower than this is discarded (default 500)\n"
+    "  --settle-ms N          switch only when no link's load moved by more than\n"
+    "  --settle-frac F        F x its capacity over the last N ms (defaults 100,\n"
+    "                         0.05; --settle-ms 0: do not wait)\n"
     "  --duration S           stop after S seconds (default: at SIGINT/SIGTERM)\n"
     "  --log FILE             decision records, one JSON object a line (default\n"
     "                         stdout)\n"
@@ -99,6 +102,8 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 		O_LOG,
 		O_VERBOSE,
 		O_PLANDIR,
+		O_SETTLE,
+		O_SETTLEF,
 	};
 	static const struct option longopts[] = {
 	    CLI_DEPLOY_LONGOPTS,
@@ -114,11 +119,13 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {"log", required_argument, NULL, O_LOG},
 	    {"verbose", no_argument, NULL, O_VERBOSE},
 	    {"plan-dir", required_argument, NULL, O_PLANDIR},
+	    {"settle-ms", required_argument, NULL, O_SETTLE},
+	    {"settle-frac", required_argument, NULL, O_SETTLEF},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *cmd = "controller";
-	double hold = 200, rlimit = 200, rtimeout = 500;
+	double hold = 200, rlimit = 200, rtimeout = 500, settle = 100;
 	const struct cli_num nums[] = {
 	    {O_PERIOD, "--period-ms", 10, 60000, NULL, &a->period_ms},
 	    {O_TAU, "--tau-ms", 0, 600000, NULL, &a->tau_ms},
@@ -129,6 +136,8 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {O_RLIMIT, "--replan-limit-ms", 0, 3600e3, NULL, &rlimit},
 	    {O_RTIMEOUT, "--replan-timeout-ms", 1, 3600e3, NULL, &rtimeout},
 	    {O_DURATION, "--duration", 0, 1e9, NULL, &a->duration},
+	    {O_SETTLE, "--settle-ms", 0, 3600e3, NULL, &settle},
+	    {O_SETTLEF, "--settle-frac", 0, 1, NULL, &a->o.settle_frac},
 	};
 	int c;
 
@@ -168,6 +177,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	a->o.hold_s = hold / 1e3;
 	a->o.replan_limit_s = rlimit / 1e3;
 	a->o.replan_timeout_s = rtimeout / 1e3;
+	a->o.settle_s = settle / 1e3;
 }
 
 static void sleep_until(double t)

@@ -2,8 +2,9 @@
  * controller: hysteresis over predicted gains, re-plans under measured
  * loads, a decision record per period (controller.h).  Owns a copy of the
  * topology whose background it overwrites with the measured loads, an
- * evaluator on that copy, and three plans: installed, previous (for
- * revert) and the candidate of the last re-plan.
+ * evaluator on that copy, three plans: installed, previous (for
+ * revert) and the candidate of the last re-plan, and a ring of past
+ * loads (HIST snapshots at least settle_s / 8 apart) for the settling test.
  */
 #include "controller.h"
 
@@ -18,6 +19,8 @@
 #include "cp/evaluate.h"
 #include "cp/planner.h"
 
+#define HIST 16
+
 struct inart_controller {
 	struct inart_topo *t; /* copy; bg = measured */
 	const struct inart_jobs *js;
@@ -31,6 +34,9 @@ struct inart_controller {
 	double last_switch; /* time of the last switch, or -inf */
 	double last_t;
 	int switches;
+	double *hist; /* HIST x n_arcs past loads */
+	double hist_t[HIST];
+	int hist_n, hist_head; /* entries, next slot */
 };
 
 void inart_ctl_opt_default(struct inart_ctl_opt *o)
@@ -42,6 +48,8 @@ void inart_ctl_opt_default(struct inart_ctl_opt *o)
 	o->replan_change = 0.05;
 	o->replan_limit_s = 0.2;
 	o->replan_timeout_s = 0.5;
+	o->settle_s = 0.1;
+	o->settle_frac = 0.05;
 	o->algorithm = "inart";
 }
 
@@ -96,6 +104,7 @@ void inart_controller_destroy(struct inart_controller *c)
 	inart_plan_destroy(c->cand);
 	inart_topo_destroy(c->t);
 	free(c->bg_replan);
+	free(c->hist);
 	free(c);
 }
 
@@ -109,7 +118,8 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 
 	if (t == NULL || js == NULL || installed == NULL || o == NULL || !(o->threshold > 0) ||
 	    !(o->hold_s >= 0) || !(o->window_s >= 0) || !(o->replan_change >= 0) ||
-	    !(o->replan_limit_s >= 0) || !(o->replan_timeout_s > 0)) {
+	    !(o->replan_limit_s >= 0) || !(o->replan_timeout_s > 0) || !(o->settle_s >= 0) ||
+	    !(o->settle_frac >= 0)) {
 		inart_err_set(err, -EINVAL, "controller: bad arguments or options");
 		errno = EINVAL;
 		return NULL;
@@ -128,9 +138,10 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 	if (c->t == NULL)
 		goto fail;
 	c->bg_replan = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(double));
+	c->hist = calloc((size_t)HIST * ((size_t)inart_topo_n_arcs(t) + 1), sizeof(double));
 	c->ev = inart_evaluator_create(c->t, js);
 	c->cur = inart_plan_clone(installed);
-	if (c->bg_replan == NULL || c->ev == NULL || c->cur == NULL) {
+	if (c->bg_replan == NULL || c->hist == NULL || c->ev == NULL || c->cur == NULL) {
 		inart_err_set(err, -ENOMEM, "controller: out of memory");
 		errno = ENOMEM;
 		goto fail;
@@ -194,6 +205,50 @@ static int loads_moved(const struct inart_controller *c)
 	return 0;
 }
 
+/* Remember the current loads (at most one snapshot per settle_s / 8). */
+static void hist_push(struct inart_controller *c, double now_s)
+{
+	int n = inart_topo_n_arcs(c->t), last = (c->hist_head + HIST - 1) % HIST;
+
+	if (c->hist_n > 0 && now_s - c->hist_t[last] < c->o.settle_s / 8)
+		return;
+	for (int a = 0; a < n; a++)
+		c->hist[(size_t)c->hist_head * (size_t)n + (size_t)a] = c->t->arcs[a].bg_gbps;
+	c->hist_t[c->hist_head] = now_s;
+	c->hist_head = (c->hist_head + 1) % HIST;
+	if (c->hist_n < HIST)
+		c->hist_n++;
+}
+
+/* 1 when no arc's load moved by more than settle_frac x capacity since the
+ * newest snapshot at least settle_s old; 0 when one did or there is none.
+ * *moved = the largest move as a fraction of capacity. */
+static int settled(const struct inart_controller *c, double now_s, double *moved)
+{
+	int n = inart_topo_n_arcs(c->t);
+
+	*moved = 0;
+	if (c->o.settle_s <= 0)
+		return 1;
+	for (int k = 1; k <= c->hist_n; k++) {
+		int i = (c->hist_head + HIST - k) % HIST;
+		const double *old = &c->hist[(size_t)i * (size_t)n];
+
+		if (now_s - c->hist_t[i] < c->o.settle_s - 1e-9)
+			continue;
+		for (int a = 0; a < n; a++) {
+			double cap = c->t->arcs[a].gbps,
+			       m = cap > 0 ? fabs(c->t->arcs[a].bg_gbps - old[a]) / cap : 0;
+
+			if (m > *moved)
+				*moved = m;
+		}
+		return *moved <= c->o.settle_frac;
+	}
+	*moved = NAN;
+	return 0;
+}
+
 static void say(struct inart_ctl_decision *d, enum inart_ctl_action a, const char *why,
 		const char *fmt, ...) INART_PRINTF(4, 5);
 
@@ -254,7 +309,8 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 int inart_controller_decide(struct inart_controller *c, double now_s, const double *bg, int ready,
 			    int silent_node, struct inart_ctl_decision *d)
 {
-	int n, rc;
+	double moved;
+	int n, rc, calm;
 
 	if (c == NULL || d == NULL || !isfinite(now_s) || now_s < c->last_t)
 		return -EINVAL;
@@ -282,6 +338,8 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 		c->t->arcs[a].bg_gbps = !(b > 0) ? 0 : b < cap ? b : cap;
 	}
 	d->bg = bg;
+	calm = settled(c, now_s, &moved);
+	hist_push(c, now_s);
 	d->cur_s = predict(c, c->cur);
 	rc = maybe_replan(c, d);
 	if (rc != 0)
@@ -304,6 +362,15 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 	if (now_s - c->pend_since < c->o.hold_s) {
 		say(d, INART_CTL_HOLD, "holding", "predicted gain %.1f%% held %.3f s of %.3f s",
 		    100 * d->gain, now_s - c->pend_since, c->o.hold_s);
+		return 0;
+	}
+	if (!calm) {
+		say(d, INART_CTL_HOLD, "settling",
+		    "predicted gain %.1f%% held %.3f s, but the loads are still moving (%.1f%% of "
+		    "a "
+		    "capacity in %.3f s, settled below %.1f%%)",
+		    100 * d->gain, now_s - c->pend_since, 100 * moved, c->o.settle_s,
+		    100 * c->o.settle_frac);
 		return 0;
 	}
 	if (now_s - c->last_switch < c->o.window_s) {

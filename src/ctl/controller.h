@@ -20,7 +20,13 @@
  *  4. the candidate is evaluated under the same loads (`new_s`) and
  *     gain = (cur_s - new_s) / cur_s; hysteresis: a switch needs gain >=
  *     threshold continuously for hold_s, and at most one switch happens per
- *     window_s (the first switch is not delayed by the window).
+ *     window_s (the first switch is not delayed by the window);
+ *  5. settling: a switch also waits until the loads have settled -- no
+ *     arc's load moved by more than settle_frac x its capacity since the
+ *     decision settle_s earlier (the latest at least settle_s old) -- so
+ *     that a plan is not chosen for a load still rising (the estimate's
+ *     EWMA ramps over ~4 periods after a step) and replaced a window later.
+ *     The hold counts while the loads settle.
  * Warm start: the re-plan sees the installed plan (the default keeps it when
  * the planner's plan is not better under the measured loads); the planner's
  * own search does not take a starting plan (planner.h has no such entry).
@@ -59,6 +65,10 @@ struct inart_ctl_opt {
 	double replan_change;	    /* re-plan when a load moved by this x capacity, default 0.05 */
 	double replan_limit_s;	    /* the planner's time limit, default 0.2 */
 	double replan_timeout_s;    /* a re-plan slower than this is discarded, default 0.5 */
+	double settle_s;	    /* the loads must have settled over this long, default
+				       0.1 (0: do not wait) */
+	double settle_frac;	    /* settled: no arc moved by more than this x capacity over
+				       settle_s, default 0.05 */
 	const char *algorithm;	    /* default "inart" */
 	inart_ctl_replan_fn replan; /* NULL: inart_ctl_replan_planner */
 	void *replan_arg;
@@ -74,8 +84,8 @@ struct inart_ctl_decision {
 	double t_s;
 	enum inart_ctl_action action;
 	const char *why;	       /* a short code: "no-gain", "holding", "window", "gain",
-					  "silent", "not-ready", "replan-failed", "replan-timeout",
-					  "no-candidate" */
+					  "settling", "silent", "not-ready", "replan-failed",
+					  "replan-timeout", "no-candidate" */
 	char reason[256];	       /* one line for people */
 	double cur_s;		       /* installed plan's predicted time under measured loads */
 	double new_s;		       /* candidate's, NaN when none */
