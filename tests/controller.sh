@@ -214,6 +214,7 @@ if ! grep -q '"action": "switch"' "$tmp/ctl2.log"; then ok; else bad "switched w
 if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" --deploy "$tmp/deploy.json" \
 	--restart-jobs >"$tmp/inst-e.out" 2>&1; then ok; else bad "ctl install of a plan of epoch 0: $(tail -2 "$tmp/inst-e.out")"; fi
 wp=()
+w_t0=$(date +%s.%N)
 for r in 0 1; do
 	ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" \
 		j0 $r --deploy "$tmp/deploy.json" -n 20000 --iters 1500 --workers 2 --timeout-ms 5000 -v \
@@ -222,13 +223,14 @@ for r in 0 1; do
 	pids+=($!)
 done
 "$INART" controller "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" --deploy "$tmp/deploy.json" \
-	--rate-scale 0.002 --duration 7 --log "$tmp/ctl3.log" >"$tmp/ctl3.out" 2>"$tmp/ctl3.err" &
+	--rate-scale 0.002 --duration 7 --verbose --log "$tmp/ctl3.log" >"$tmp/ctl3.out" 2>"$tmp/ctl3.err" &
 CPID=$!
 pids+=($CPID)
 sleep 1
 background 15e6 4
 arc=0
 for r in 0 1; do wait "${wp[$r]}" || arc=1; done
+w_t1=$(date +%s.%N)
 wait $CPID
 echo "epoch switch with workers running:"
 grep -E '"event"|"action": "switch"' "$tmp/ctl3.log" | cut -c1-200 | sed 's/^/  | /'
@@ -248,6 +250,34 @@ if grep -q '"event":"install","epoch":1,.*"ok":true' "$tmp/ctl3.log" &&
 	grep -q '"event":"drain","epoch":1,.*"ok":true' "$tmp/ctl3.log"; then ok; else
 	bad "epoch 1 installed beside epoch 0, then epoch 0 removed"
 	sed 's/^/  | /' "$tmp/ctl3.err" | tail -8
+fi
+# the jobs' iteration times from the PSs' steps (every period's record,
+# --verbose) against the workers' pace (their wall time / 1500, process
+# start included): the median of the records in the first 60% of the run
+# (the workers end at ~70%; after that the records show the stall) within
+# 25% of it
+itc=$("$PY" - "$tmp/ctl3.log" "$w_t0" "$w_t1" <<'PYEOF'
+import json, statistics, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"t"')]
+its = [r["iter_s"]["j0"] for r in recs if r.get("iter_s", {}).get("j0") is not None]
+pace = (float(sys.argv[3]) - float(sys.argv[2])) / 1500
+if len(its) < 5:
+    print("bad: %d records with an iteration time" % len(its))
+    sys.exit()
+c = statistics.median(its[: int(len(its) * 0.6)])
+print("controller %.5f s, workers' pace %.5f s (%d records)" % (c, pace, len(its)))
+PYEOF
+)
+echo "  | iteration times of j0: $itc"
+case "$itc" in
+bad*) bad "iteration times: $itc" ;;
+*)
+	if "$PY" -c 'import sys, re; c, w = map(float, re.findall(r"([0-9.]+) s", sys.argv[1])[:2]); sys.exit(0 if abs(c - w) <= 0.25 * w else 1)' "$itc"; then ok; else
+		bad "the controller's iteration time of j0 is off: $itc"
+	fi ;;
+esac
+if grep -q "iteration times (PS steps, last 2.0 s): j0 " "$tmp/ctl3.err"; then ok; else
+	bad "no iteration times in the controller's summary: $(tail -1 "$tmp/ctl3.err")"
 fi
 if grep -q '"n": 1' "$tmp/plan-e.json" && grep -q '"from_step"' "$tmp/plan-e.json"; then ok; else
 	bad "plan-e.json names epoch 1 and its step"

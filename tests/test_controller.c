@@ -193,7 +193,26 @@ static void test_surge(void **state)
 	assert_non_null(
 	    strstr(js, "\"loads\": [{\"from\": \"e0\", \"to\": \"s0\", \"bg_gbps\": 8"));
 	assert_non_null(strstr(js, "\"epoch\": 1"));
+	assert_null(strstr(js, "iter_s"));
 	free(js);
+	/* with the jobs' measured iteration times */
+	{
+		double it = 0.625;
+
+		d.iter_s = &it;
+		b = (struct inart_sbuf){0};
+		inart_ctl_decision_json(&d, f.t, &b);
+		js = inart_sbuf_finish(&b);
+		assert_non_null(strstr(js, "\"iter_s\": {\""));
+		assert_non_null(strstr(js, "\": 0.625}}"));
+		free(js);
+		it = NAN;
+		b = (struct inart_sbuf){0};
+		inart_ctl_decision_json(&d, f.t, &b);
+		js = inart_sbuf_finish(&b);
+		assert_non_null(strstr(js, "\": null}}"));
+		free(js);
+	}
 	/* nothing moves any more: keep, no re-plan */
 	assert_int_equal(inart_controller_decide(c, 0.4, bg, 1, -1, &d), 0);
 	assert_int_equal(d.action, INART_CTL_KEEP);

@@ -19,12 +19,15 @@
 
 #include "common/clock.h"
 #include "common/file.h"
+#include "bridge/ctlmsg.h"
 #include "bridge/epoch.h"
 #include "cp/formats.h"
 #include "ctl.h"
 #include "ctl/controller.h"
 #include "ctl/estimate.h"
+#include "ctl/itertime.h"
 #include "ctl/poll.h"
+#include "io/ctlsock.h"
 #include "util.h"
 
 const char cmd_controller_help[] =
@@ -56,6 +59,9 @@ const char cmd_controller_help[] =
     "  --settle-ms N          switch only when no link's load moved by more than\n"
     "  --settle-frac F        F x its capacity over the last N ms (defaults 100,\n"
     "                         0.05; --settle-ms 0: do not wait)\n"
+    "  --iter-window-s S      the jobs' iteration times (from the PSs' steps, in\n"
+    "                         every decision record and at the end) average over\n"
+    "                         S seconds (default 2)\n"
     "  --duration S           stop after S seconds (default: at SIGINT/SIGTERM)\n"
     "  --log FILE             decision records, one JSON object a line (default\n"
     "                         stdout)\n"
@@ -83,7 +89,7 @@ struct ctl_args {
 	struct cli_deploy_args d;
 	const char *log, *plan_dir;
 	int verbose;
-	double period_ms, tau_ms, scale, duration;
+	double period_ms, tau_ms, scale, duration, iter_window_s;
 	struct inart_ctl_opt o;
 };
 
@@ -104,6 +110,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 		O_PLANDIR,
 		O_SETTLE,
 		O_SETTLEF,
+		O_ITERW,
 	};
 	static const struct option longopts[] = {
 	    CLI_DEPLOY_LONGOPTS,
@@ -121,6 +128,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {"plan-dir", required_argument, NULL, O_PLANDIR},
 	    {"settle-ms", required_argument, NULL, O_SETTLE},
 	    {"settle-frac", required_argument, NULL, O_SETTLEF},
+	    {"iter-window-s", required_argument, NULL, O_ITERW},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -138,6 +146,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {O_DURATION, "--duration", 0, 1e9, NULL, &a->duration},
 	    {O_SETTLE, "--settle-ms", 0, 3600e3, NULL, &settle},
 	    {O_SETTLEF, "--settle-frac", 0, 1, NULL, &a->o.settle_frac},
+	    {O_ITERW, "--iter-window-s", 0.01, 3600, NULL, &a->iter_window_s},
 	};
 	int c;
 
@@ -146,6 +155,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	cli_deploy_args_init(&a->d);
 	a->period_ms = 100;
 	a->tau_ms = 150;
+	a->iter_window_s = 2;
 	a->scale = 1;
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -218,6 +228,12 @@ struct run {
 	uint64_t cur_epoch;
 	int64_t *from; /* per job; 0: from the workers' next call */
 	double drain_since;
+	/* the jobs' iteration times (ctl/itertime): the PS nodes polled, per
+	 * job its step this period and its seconds per iteration */
+	struct inart_itertime *it;
+	char *ps_node;
+	int64_t *steps;
+	double *iter;
 };
 
 static void log_line(struct run *r, const char *s)
@@ -241,37 +257,74 @@ static void log_event(struct run *r, const char *event, uint64_t epoch, const ch
 	json_decref(o);
 }
 
+/* Merge PS node v's newest steps per job (its `stats` "steps", the epoch
+ * bit of a job number cleared) into steps[j] (the largest wins).  A PS
+ * that does not answer within timeout_ms adds nothing. */
+static void node_steps(struct run *r, int v, int timeout_ms, int64_t *steps)
+{
+	const struct inart_topo *t = r->ci.t;
+	struct inart_ctl_req rq = {.op = INART_CTL_STATS};
+	struct inart_err err = {{0}};
+	char *path = NULL, *body = inart_ctl_req_encode(&rq), *text = NULL, why[256];
+	json_t *rep = NULL, *e;
+	size_t i, len;
+
+	if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
+		path = strdup(r->ci.ctl[v]);
+	else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, t->nodes[v].id) < 0)
+		path = NULL;
+	if (path != NULL && body != NULL &&
+	    inart_ctl_call(path, body, strlen(body), &text, &len, timeout_ms, &err) == 0 &&
+	    inart_ctl_reply_parse(text, len, &rep, why, sizeof(why)) == 0)
+		json_array_foreach(json_object_get(rep, "steps"), i, e)
+		{
+			json_int_t job = json_integer_value(json_object_get(e, "job"));
+			json_int_t st = json_integer_value(json_object_get(e, "step"));
+			int j = (int)(job & ~(json_int_t)INART_EPOCH_JOB_BIT);
+
+			if (j >= 0 && j < r->ci.js->n_jobs && st > steps[j])
+				steps[j] = st;
+		}
+	json_decref(rep);
+	free(text);
+	free(body);
+	free(path);
+}
+
 /* Each job's newest step at its PSs (steps[j], -1: unknown), from the
  * `stats` of the PSs of installation in. */
 static void job_steps(struct run *r, const struct inart_install *in, int64_t *steps)
 {
-	const struct inart_topo *t = r->ci.t;
-
 	for (int j = 0; j < r->ci.js->n_jobs; j++)
 		steps[j] = -1;
-	for (int k = 0; k < in->n_ps; k++) {
-		struct inart_ctl_req rq = {.op = INART_CTL_STATS};
-		int v = in->ps[k].node;
-		char *path = NULL, why[256];
-		json_t *rep = NULL, *e;
-		size_t i;
+	for (int k = 0; k < in->n_ps; k++)
+		node_steps(r, in->ps[k].node, CLI_CTL_TIMEOUT_MS, steps);
+}
 
-		if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
-			path = strdup(r->ci.ctl[v]);
-		else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, t->nodes[v].id) < 0)
-			path = NULL;
-		if (path != NULL && cli_ctl_call(path, &rq, &rep, why, sizeof(why)) == 0)
-			json_array_foreach(json_object_get(rep, "steps"), i, e)
-			{
-				json_int_t job = json_integer_value(json_object_get(e, "job"));
-				json_int_t st = json_integer_value(json_object_get(e, "step"));
-				int j = (int)(job & ~(json_int_t)INART_EPOCH_JOB_BIT);
+/* Remember the PSs that plan p gives a share (they are polled for steps). */
+static void mark_ps(struct run *r, const struct inart_plan *p)
+{
+	for (int j = 0; j < r->ci.js->n_jobs && j < p->n_jobs; j++)
+		for (int k = 0; k < p->jobs[j].n_ps && k < r->ci.js->jobs[j].n_ps; k++)
+			if (p->jobs[j].split[k] > 0)
+				r->ps_node[r->ci.js->jobs[j].ps[k]] = 1;
+}
 
-				if (j >= 0 && j < r->ci.js->n_jobs && st > steps[j])
-					steps[j] = st;
-			}
-		json_decref(rep);
-		free(path);
+/* The jobs' iteration times: every PS that a plan in service gave a share
+ * (since the start) asked for its steps, each job's fed to the tracker. */
+static void poll_iters(struct run *r, double now)
+{
+	int nj = r->ci.js->n_jobs;
+
+	for (int j = 0; j < nj; j++)
+		r->steps[j] = -1;
+	for (int v = 0; v < r->ci.t->n_nodes; v++)
+		if (r->ps_node[v])
+			node_steps(r, v, r->a->period_ms < 50 ? 50 : (int)r->a->period_ms,
+				   r->steps);
+	for (int j = 0; j < nj; j++) {
+		inart_itertime_feed(r->it, j, now, r->steps[j]);
+		r->iter[j] = inart_itertime_get(r->it, j, now);
 	}
 }
 
@@ -438,7 +491,8 @@ static void install(struct run *r, uint64_t e)
 			"inart controller: installing epoch %llu failed (%s); back to the previous "
 			"plan\n",
 			(unsigned long long)epoch, err.msg);
-	}
+	} else
+		mark_ps(r, p);
 	log_event(r, "install", epoch, id, rc == 0, inart_now_s() - t1, rc == 0 ? "" : err.msg);
 }
 
@@ -473,9 +527,11 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 				fprintf(stderr, "inart controller: every switch answers again\n");
 			last_silent = silent;
 		}
+		poll_iters(r, now - r->t0);
 		if (inart_controller_decide(r->c, now - r->t0, inart_estimator_bg(e),
 					    inart_estimator_ready(e), silent, &d) < 0)
 			cli_failf("controller: cannot decide (out of memory)");
+		d.iter_s = r->iter;
 		if (r->a->verbose || d.action != last_act || d.why != last_why || d.replanned ||
 		    d.action != INART_CTL_KEEP) {
 			inart_ctl_decision_json(&d, t, &b);
@@ -503,6 +559,14 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		r->install_failures, inart_poller_failures(pl),
 		(unsigned long long)inart_estimator_resets(e), cpu_s() - cpu0,
 		100 * (cpu_s() - cpu0) / (inart_now_s() - r->t0));
+	fputs("inart controller: iteration times (PS steps, last", stderr);
+	fprintf(stderr, " %.1f s):", r->a->iter_window_s);
+	for (int j = 0; j < r->ci.js->n_jobs; j++)
+		if (isfinite(r->iter[j]))
+			fprintf(stderr, " %s %.4f s", r->ci.js->jobs[j].id, r->iter[j]);
+		else
+			fprintf(stderr, " %s unknown", r->ci.js->jobs[j].id);
+	fputc('\n', stderr);
 	return EXIT_OK;
 }
 
@@ -586,6 +650,13 @@ int cmd_controller(int argc, char **argv)
 				    .restart = a.d.restart,
 				    .epoch = -1};
 	epoch_setup(&r, argv[optind + 2], p);
+	r.it = inart_itertime_create(js->n_jobs, a.iter_window_s);
+	r.ps_node = calloc((size_t)t->n_nodes + 1, 1);
+	r.steps = calloc((size_t)js->n_jobs + 1, sizeof(*r.steps));
+	r.iter = calloc((size_t)js->n_jobs + 1, sizeof(*r.iter));
+	if (r.it == NULL || r.ps_node == NULL || r.steps == NULL || r.iter == NULL)
+		cli_failf("out of memory");
+	mark_ps(&r, p);
 	r.log = stdout;
 	if (a.log != NULL && strcmp(a.log, "-") != 0) {
 		r.log = fopen(a.log, "w");
@@ -622,6 +693,10 @@ int cmd_controller(int argc, char **argv)
 	inart_install_destroy(r.old_in);
 	inart_plan_destroy(r.cur_plan);
 	free(r.from);
+	inart_itertime_destroy(r.it);
+	free(r.ps_node);
+	free(r.steps);
+	free(r.iter);
 	inart_estimator_destroy(e);
 	inart_deploy_ctl_free(ctl, t->n_nodes);
 	inart_deploy_destroy(d);

@@ -320,6 +320,7 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 	d->cur_s = d->new_s = d->gain = d->replan_s = NAN;
 	d->silent_node = silent_node;
 	d->epoch = c->epoch;
+	d->js = c->js;
 	n = inart_topo_n_arcs(c->t);
 	if (silent_node >= 0) {
 		c->pend_since = -1;
@@ -480,5 +481,19 @@ void inart_ctl_decision_json(const struct inart_ctl_decision *d, const struct in
 				  t->arcs[a].gbps);
 		first = 0;
 	}
-	inart_sbuf_puts(b, "]}");
+	inart_sbuf_puts(b, "]");
+	if (d->iter_s != NULL && d->js != NULL) {
+		inart_sbuf_puts(b, ", \"iter_s\": {");
+		for (int j = 0; j < d->js->n_jobs; j++) {
+			if (j > 0)
+				inart_sbuf_puts(b, ", ");
+			json_str(b, d->js->jobs[j].id);
+			if (isfinite(d->iter_s[j]))
+				inart_sbuf_printf(b, ": %.6g", d->iter_s[j]);
+			else
+				inart_sbuf_puts(b, ": null");
+		}
+		inart_sbuf_puts(b, "}");
+	}
+	inart_sbuf_puts(b, "}");
 }

@@ -96,6 +96,9 @@ struct inart_ctl_decision {
 	int silent_node;	       /* the silent switch, or -1 */
 	const double *bg;	       /* measured loads per arc (model Gbit/s) */
 	const struct inart_plan *plan; /* SWITCH: the plan to install */
+	const struct inart_jobs *js;   /* the controller's jobs */
+	const double *iter_s;	       /* per job: measured seconds per iteration (NaN:
+					  unknown), set by the caller; NULL: not measured */
 };
 
 void inart_ctl_opt_default(struct inart_ctl_opt *o);
@@ -138,7 +141,7 @@ int inart_ctl_replan_planner(void *arg, const struct inart_topo *t, const struct
 /* The decision as one JSON object (no newline): t, action, why, reason,
  * cur_s, new_s, gain, epoch, replanned, replan_s, silent (node id or null),
  * loads: [{"from", "to", "bg_gbps", "cap_gbps"}] for every arc with a
- * non-zero load. */
+ * non-zero load; with d->iter_s, iter_s: {job id: seconds or null}. */
 void inart_ctl_decision_json(const struct inart_ctl_decision *d, const struct inart_topo *t,
 			     struct inart_sbuf *b);
 

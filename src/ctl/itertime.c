@@ -1,0 +1,113 @@
+/*
+ * itertime: per-job iteration times from PS steps (itertime.h).  Per job a
+ * ring of its last HIST step advances (time, step) and the last time fed.
+ */
+#include "itertime.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define HIST 64
+
+struct job_hist {
+	double t[HIST];
+	int64_t step[HIST];
+	int n, head; /* entries, next slot */
+	double last_t;
+};
+
+struct inart_itertime {
+	int n_jobs;
+	double window_s;
+	uint64_t resets;
+	struct job_hist *j;
+};
+
+struct inart_itertime *inart_itertime_create(int n_jobs, double window_s)
+{
+	struct inart_itertime *it;
+
+	if (n_jobs < 0 || !(window_s > 0) || !isfinite(window_s)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	it = calloc(1, sizeof(*it));
+	if (it == NULL)
+		return NULL;
+	it->n_jobs = n_jobs;
+	it->window_s = window_s;
+	it->j = calloc((size_t)n_jobs + 1, sizeof(*it->j));
+	if (it->j == NULL) {
+		free(it);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (int i = 0; i < n_jobs; i++)
+		it->j[i].last_t = -INFINITY;
+	return it;
+}
+
+void inart_itertime_destroy(struct inart_itertime *it)
+{
+	if (it == NULL)
+		return;
+	free(it->j);
+	free(it);
+}
+
+/* The k-th newest advance (k = 0: the newest). */
+static int slot(const struct job_hist *h, int k)
+{
+	return (h->head + HIST - 1 - k) % HIST;
+}
+
+int inart_itertime_feed(struct inart_itertime *it, int j, double now_s, int64_t step)
+{
+	struct job_hist *h;
+
+	if (it == NULL || j < 0 || j >= it->n_jobs || !isfinite(now_s))
+		return -EINVAL;
+	h = &it->j[j];
+	if (now_s < h->last_t)
+		return -EINVAL;
+	h->last_t = now_s;
+	if (step < 0)
+		return 0;
+	if (h->n > 0 && step < h->step[slot(h, 0)]) {
+		h->n = 0; /* restarted */
+		it->resets++;
+	}
+	if (h->n > 0 && step == h->step[slot(h, 0)])
+		return 0;
+	h->t[h->head] = now_s;
+	h->step[h->head] = step;
+	h->head = (h->head + 1) % HIST;
+	if (h->n < HIST)
+		h->n++;
+	return 0;
+}
+
+double inart_itertime_get(const struct inart_itertime *it, int j, double now_s)
+{
+	const struct job_hist *h;
+	int nw, old;
+	double per;
+
+	if (it == NULL || j < 0 || j >= it->n_jobs)
+		return NAN;
+	h = &it->j[j];
+	if (h->n < 2)
+		return NAN;
+	nw = slot(h, 0);
+	old = slot(h, 1);
+	for (int k = 2; k < h->n && h->t[nw] - h->t[slot(h, k)] <= it->window_s; k++)
+		old = slot(h, k);
+	per = (h->t[nw] - h->t[old]) / (double)(h->step[nw] - h->step[old]);
+	return now_s - h->t[nw] > per ? now_s - h->t[nw] : per;
+}
+
+uint64_t inart_itertime_resets(const struct inart_itertime *it)
+{
+	return it == NULL ? 0 : it->resets;
+}
