@@ -3,7 +3,10 @@
 # docs/emulator.md "Dynamics", docs/controller.md).  Two workers under t0
 # reach the PS p0 through ta or tb; the plan goes through ta.  One second
 # into the run, 6 of ta's 10 Gbit/s of t0 -> ta fill with background frames
-# (--bg-at, the emulator's background sender).  With the controller on
+# between two extra hosts x0 (under t0) and x1 (under ta) (--bg-at x0-x1,
+# routed along the shortest path; the emulator's background sender).
+# Bad schedules (a link or pair unknown, over a capacity, also when a pair
+# and a link add up) are refused.  With the controller on
 # (`inart emu run --controller on`):
 #   - the surge is detected and a new plan installed (a plan epoch: tables
 #     side by side, the workers move at an all-reduce boundary) within 2 s;
@@ -35,9 +38,19 @@ trap '"$INART" emu down --prefix "$prefix" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 data=$(dirname "${BASH_SOURCE[0]}")/data/twopath
 cp "$data/topo.json" "$data/jobs.json" "$data/plan.json" "$tmp/"
+# two more hosts, x0 under t0 and x1 under ta: the surge is background
+# between them (--bg-at x0-x1, routed x0 -> t0 -> ta -> x1)
+"$PY" - "$tmp/topo.json" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["nodes"] += [{"id": "x0", "kind": "host"}, {"id": "x1", "kind": "host"}]
+t["links"] += [{"a": "x0", "b": "t0", "gbps": 10}, {"a": "ta", "b": "x1", "gbps": 10}]
+json.dump(t, open(sys.argv[1], "w"))
+EOF
 
 # bad schedules: refused before anything is built
-for args in "--bg-at t0-ta" "--bg-at t0-zz@1=2" "--bg-at t0-ta@1=10" "--controller maybe"; do
+for args in "--bg-at t0-ta" "--bg-at t0-zz@1=2" "--bg-at t0-ta@1=10" "--bg-at x0-x1@1=10" \
+	"--bg-at x0-x1@1=5 --bg-at t0-ta@2=5" "--controller maybe"; do
 	# shellcheck disable=SC2086
 	"$INART" emu run "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" --prefix "$prefix" $args \
 		>"$tmp/bad.out" 2>&1
@@ -46,7 +59,7 @@ for args in "--bg-at t0-ta" "--bg-at t0-zz@1=2" "--bg-at t0-ta@1=10" "--controll
 done
 
 "$INART" emu run "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" --prefix "$prefix" \
-	--iters 10 --target-s 0.3 --queue-ms 5000 --iter-timeout 60 --bg-at t0-ta@1=6 \
+	--iters 10 --target-s 0.3 --queue-ms 5000 --iter-timeout 60 --bg-at x0-x1@1=6 \
 	--controller on --dynamics-png "$tmp/dyn.png" --keep "$tmp/keep" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -54,6 +67,11 @@ sed -n '/per-iteration/,$p' "$tmp/err" | sed 's/^/  | /'
 if [ $rc -eq 0 ] && grep -q " yes " "$tmp/out"; then ok; else
 	bad "the run with the controller: exit $rc, not finished or not exact"
 	tail -5 "$tmp/err" | sed 's/^/  | /'
+fi
+# the pair's route: x0->t0, t0->ta (the plan's link), ta->x1
+n=$(grep -cE "background (x0->t0|t0->ta|ta->x1) from 1 s: 6 Gbit/s" "$tmp/err")
+if [ "$n" -eq 3 ] && [ "$(grep -c "inart emu: background .* from .* Gbit/s" "$tmp/err")" -eq 3 ]; then ok; else
+	bad "the schedule of x0-x1: $(grep "inart emu: background" "$tmp/err" | tr '\n' ';')"
 fi
 first=$(sed -n 's/.*installed \([0-9]*\) plan(s), the first at \([-0-9.]*\) s.*/\2/p' "$tmp/err")
 if [ -n "$first" ] && "$PY" -c "import sys; sys.exit(not (1.0 < $first < 3.0))"; then ok; else

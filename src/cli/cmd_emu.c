@@ -16,6 +16,7 @@
 
 #include "cp/planner.h"
 #include "emu/scale.h"
+#include "emu/schedule.h"
 #include "emu/spawn.h"
 #include "emu_cli.h"
 #include "common/sbuf.h"
@@ -238,10 +239,30 @@ static int find_arc(const struct inart_topo *t, char *what)
 	return arc;
 }
 
+/* "A-B" as two hosts (the first '-' that splits it so). 0 or -1. */
+static int find_hosts(const struct inart_topo *t, char *what, int *src, int *dst)
+{
+	int rc = -1;
+
+	for (char *dash = strchr(what, '-'); dash != NULL && rc < 0; dash = strchr(dash + 1, '-')) {
+		*dash = '\0';
+		*src = inart_topo_find(t, what);
+		*dst = inart_topo_find(t, dash + 1);
+		if (*src >= 0 && *dst >= 0 && t->nodes[*src].kind == INART_NODE_HOST &&
+		    t->nodes[*dst].kind == INART_NODE_HOST)
+			rc = 0;
+		*dash = '-';
+	}
+	return rc;
+}
+
 /* Faults "A-B@T+D" / "S@T+D" against the topology (exit 2 if malformed,
  * 1 if a node or link is unknown). */
 static void resolve_faults(const char *cmd, struct emu_args *a, const struct inart_topo *t)
 {
+	struct inart_emu_bg_entry bg[32];
+	struct inart_err err = {{0}};
+
 	for (int i = 0; i < a->n_fault_args; i++) {
 		struct inart_emu_fault *f = &a->faults[i];
 		char what[128];
@@ -267,7 +288,7 @@ static void resolve_faults(const char *cmd, struct emu_args *a, const struct ina
 	}
 	a->o.faults = a->faults;
 	a->o.n_faults = a->n_fault_args;
-	/* background changes "A-B@T=G" */
+	/* background changes "A-B@T=G": a link direction, else two hosts */
 	for (int i = 0; i < a->n_bg_args; i++) {
 		char what[128];
 		double at, g;
@@ -275,17 +296,24 @@ static void resolve_faults(const char *cmd, struct emu_args *a, const struct ina
 		if (sscanf(a->bg_arg[i], "%127[^@]@%lf=%lf", what, &at, &g) != 3 || at < 0 || g < 0)
 			cli_usage_error(cmd, "--bg-at '%s': expected A-B@T=G (seconds, Gbit/s)",
 					a->bg_arg[i]);
-		a->bg[i].arc = find_arc(t, what);
-		if (a->bg[i].arc < 0)
-			cli_failf("--bg-at: '%s' is not a link of the topology (A-B)", what);
-		if (g >= t->arcs[a->bg[i].arc].gbps)
-			cli_failf("--bg-at '%s': %g Gbit/s is not below the link's %g",
-				  a->bg_arg[i], g, t->arcs[a->bg[i].arc].gbps);
-		a->bg[i].at_s = at;
-		a->bg[i].gbps = g;
+		bg[i] =
+		    (struct inart_emu_bg_entry){.arc = find_arc(t, what), .at_s = at, .gbps = g};
+		a->bg_at[i] = at;
+		if (bg[i].arc < 0 && find_hosts(t, what, &bg[i].src, &bg[i].dst) < 0)
+			cli_failf("--bg-at: '%s' is neither a link nor two hosts of the topology "
+				  "(A-B)",
+				  what);
 	}
+	a->n_bg = inart_emu_schedule_resolve(t, bg, a->n_bg_args, a->bg,
+					     (int)(sizeof(a->bg) / sizeof(a->bg[0])), &err);
+	if (a->n_bg < 0)
+		cli_failf("--bg-at: %s", err.msg);
+	for (int i = 0; i < a->n_bg && !a->quiet; i++)
+		fprintf(stderr, "inart emu: background %s->%s from %g s: %g Gbit/s\n",
+			t->nodes[t->arcs[a->bg[i].arc].from].id,
+			t->nodes[t->arcs[a->bg[i].arc].to].id, a->bg[i].at_s, a->bg[i].gbps);
 	a->o.bg_changes = a->bg;
-	a->o.n_bg_changes = a->n_bg_args;
+	a->o.n_bg_changes = a->n_bg;
 }
 
 static void on_progress(void *ctx, const char *msg)
@@ -447,7 +475,7 @@ static void dynamics(const struct emu_args *a, const struct inart_emu_row *rows,
 		    &g,
 		    "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb "
 		    "'gray40'\nset label '%s' at %g, graph 0.03 rotate left font ',8'\n",
-		    a->bg[i].at_s, a->bg[i].at_s, a->bg_arg[i], a->bg[i].at_s);
+		    a->bg_at[i], a->bg_at[i], a->bg_arg[i], a->bg_at[i]);
 	inart_sbuf_puts(&g, "plot ");
 	for (int i = 0; i < n; i++)
 		inart_sbuf_printf(&g, "%s'%s' index %d using 1:2 with linespoints title '%s'",

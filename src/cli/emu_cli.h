@@ -26,8 +26,9 @@ struct emu_args {
 	/* issue 10: background changes as given (--bg-at), resolved; the
 	 * controller: 0 off, 1 on, 2 both (a run each); the dynamics chart */
 	const char *bg_arg[32];
-	int n_bg_args;
-	struct inart_emu_bg_change bg[32];
+	double bg_at[32];
+	int n_bg_args, n_bg;
+	struct inart_emu_bg_change bg[256];
 	int controller;
 	const char *dyn_png;
 };
@@ -101,7 +102,8 @@ int cmd_emu_down(int argc, char **argv);
 	"                     plans) to DIR before removing it\n"                                  \
 	"  --bg-at A-B@T=G    from T s after the first iteration starts, link direction\n"         \
 	"                     A->B carries G Gbit/s of background (model units, scaled;\n"         \
-	"                     repeatable; docs/emulator.md)\n"                                     \
+	"                     repeatable; docs/emulator.md); A and B two hosts: G more\n"          \
+	"                     on every link direction of the shortest path from A to B\n"          \
 	"  --controller M     run 'inart controller' beside each run: on, off (default) or\n"      \
 	"                     both (the plan twice: off, then on)\n"                               \
 	"  --controller-args S  more arguments for it (space-separated)\n"                         \
