@@ -87,8 +87,8 @@ if m is None or not c.get("controller on") or not t:
     sys.exit(1)
 first, cpu = float(m.group(2)), float(m.group(3))
 lat = first - at
-print("1. background change -> new plan installed: %.3f s (target < 1 s): %s"
-      % (lat, verdict(0 <= lat < 1)))
+print("1. background change -> new plan installed: %.3f s (target < 1 s): %s; plans "
+      "installed in the run: %s" % (lat, verdict(0 <= lat < 1), m.group(1)))
 on = [s for (st, s) in c["controller on"] if st >= first + 1]
 off = [s for (st, s) in c.get("controller off", []) if st >= at + 1]
 tr = [s for (st, s) in list(t.values())[0] if st >= at + 1]

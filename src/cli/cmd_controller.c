@@ -58,10 +58,12 @@ const char cmd_controller_help[] =
     "  --replan-timeout-ms N  a re-plan slower than this is discarded (default 500)\n"
     "  --settle-ms N          switch only when no link's load moved by more than\n"
     "  --settle-frac F        F x its capacity over the last N ms (defaults 100,\n"
-    "                         0.05; --settle-ms 0: do not wait)\n"
+    "                         0.1; --settle-ms 0: do not wait)\n"
     "  --iter-window-s S      the jobs' iteration times (from the PSs' steps, in\n"
     "                         every decision record and at the end) average over\n"
     "                         S seconds (default 2)\n"
+    "  --iter-period-ms N     ask the PSs for their steps every N ms (at most once a\n"
+    "                         period; default 250; 0: every period)\n"
     "  --duration S           stop after S seconds (default: at SIGINT/SIGTERM)\n"
     "  --log FILE             decision records, one JSON object a line (default\n"
     "                         stdout)\n"
@@ -89,7 +91,7 @@ struct ctl_args {
 	struct cli_deploy_args d;
 	const char *log, *plan_dir;
 	int verbose;
-	double period_ms, tau_ms, scale, duration, iter_window_s;
+	double period_ms, tau_ms, scale, duration, iter_window_s, iter_period_ms;
 	struct inart_ctl_opt o;
 };
 
@@ -111,6 +113,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 		O_SETTLE,
 		O_SETTLEF,
 		O_ITERW,
+		O_ITERP,
 	};
 	static const struct option longopts[] = {
 	    CLI_DEPLOY_LONGOPTS,
@@ -129,6 +132,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {"settle-ms", required_argument, NULL, O_SETTLE},
 	    {"settle-frac", required_argument, NULL, O_SETTLEF},
 	    {"iter-window-s", required_argument, NULL, O_ITERW},
+	    {"iter-period-ms", required_argument, NULL, O_ITERP},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -147,6 +151,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {O_SETTLE, "--settle-ms", 0, 3600e3, NULL, &settle},
 	    {O_SETTLEF, "--settle-frac", 0, 1, NULL, &a->o.settle_frac},
 	    {O_ITERW, "--iter-window-s", 0.01, 3600, NULL, &a->iter_window_s},
+	    {O_ITERP, "--iter-period-ms", 0, 3600e3, NULL, &a->iter_period_ms},
 	};
 	int c;
 
@@ -156,6 +161,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	a->period_ms = 100;
 	a->tau_ms = 150;
 	a->iter_window_s = 2;
+	a->iter_period_ms = 250;
 	a->scale = 1;
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -233,7 +239,7 @@ struct run {
 	struct inart_itertime *it;
 	char *ps_node;
 	int64_t *steps;
-	double *iter;
+	double *iter, iter_last; /* iter_last: the last poll of the PSs */
 };
 
 static void log_line(struct run *r, const char *s)
@@ -315,6 +321,10 @@ static void mark_ps(struct run *r, const struct inart_plan *p)
 static void poll_iters(struct run *r, double now)
 {
 	int nj = r->ci.js->n_jobs;
+
+	if (now - r->iter_last < r->a->iter_period_ms / 1e3)
+		return;
+	r->iter_last = now;
 
 	for (int j = 0; j < nj; j++)
 		r->steps[j] = -1;
@@ -656,6 +666,9 @@ int cmd_controller(int argc, char **argv)
 	r.iter = calloc((size_t)js->n_jobs + 1, sizeof(*r.iter));
 	if (r.it == NULL || r.ps_node == NULL || r.steps == NULL || r.iter == NULL)
 		cli_failf("out of memory");
+	r.iter_last = -INFINITY;
+	for (int j = 0; j < js->n_jobs; j++)
+		r.iter[j] = NAN;
 	mark_ps(&r, p);
 	r.log = stdout;
 	if (a.log != NULL && strcmp(a.log, "-") != 0) {

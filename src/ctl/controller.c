@@ -49,7 +49,7 @@ void inart_ctl_opt_default(struct inart_ctl_opt *o)
 	o->replan_limit_s = 0.2;
 	o->replan_timeout_s = 0.5;
 	o->settle_s = 0.1;
-	o->settle_frac = 0.05;
+	o->settle_frac = 0.10;
 	o->algorithm = "inart";
 }
 

@@ -68,7 +68,7 @@ struct inart_ctl_opt {
 	double settle_s;	    /* the loads must have settled over this long, default
 				       0.1 (0: do not wait) */
 	double settle_frac;	    /* settled: no arc moved by more than this x capacity over
-				       settle_s, default 0.05 */
+				       settle_s, default 0.10 */
 	const char *algorithm;	    /* default "inart" */
 	inart_ctl_replan_fn replan; /* NULL: inart_ctl_replan_planner */
 	void *replan_arg;
