@@ -110,8 +110,8 @@ static int uses(const struct inart_topo *t, const struct inart_plan *p, const ch
 	return 0;
 }
 
-static struct inart_controller *ctl_settle(struct fx *f, double hold, double window,
-					   double settle_s)
+static struct inart_controller *ctl_rise(struct fx *f, double hold, double window, double settle_s,
+					 double rise_s)
 {
 	struct inart_ctl_opt o;
 	struct inart_err err;
@@ -123,10 +123,17 @@ static struct inart_controller *ctl_settle(struct fx *f, double hold, double win
 	o.replan = two_plans;
 	o.replan_arg = f;
 	o.settle_s = settle_s;
+	o.rise_s = rise_s;
 	c = inart_controller_create(f->t, f->js, f->a, &o, &err);
 	if (c == NULL)
 		fail_msg("%s", err.msg);
 	return c;
+}
+
+static struct inart_controller *ctl_settle(struct fx *f, double hold, double window,
+					   double settle_s)
+{
+	return ctl_rise(f, hold, window, settle_s, 0.5);
 }
 
 static struct inart_controller *ctl(struct fx *f, double hold, double window)
@@ -290,6 +297,59 @@ static void test_ramp(void **state)
 	fx_free(&f);
 }
 
+/* A rise that pauses: s0 (the plan's path) 0 -> 6 Gbit/s and s1 0 -> 2
+ * over [1, 1.3] s, both still for 0.4 s (long enough to settle), then s0
+ * -> 9 and s1 -> 8 over [1.7, 2] s; s2 carries 5 throughout.  At the
+ * pause s1 is the fastest path (residual 8), in the end s2 (5).  Returns
+ * the switches over 10 s (5 s window); *last: the plan in the end. */
+static int pause_switches(double rise_s, const struct inart_plan **last, struct fx *f,
+			  struct inart_controller **cp)
+{
+	struct inart_controller *c;
+	struct inart_ctl_decision d;
+	double bg[32];
+	int n = 0, e0;
+
+	fx_init3(f);
+	e0 = tu_find(f->t, "e0");
+	c = ctl_rise(f, 0.2, 5, 0.1, rise_s);
+	for (int i = 0; i <= 100; i++) {
+		double now = 0.1 * i;
+
+		memset(bg, 0, sizeof(bg));
+		bg[inart_topo_arc_between(f->t, e0, tu_find(f->t, "s0"))] =
+		    ramp(now, 1, 1.3, 6) + ramp(now, 1.7, 2, 3);
+		bg[inart_topo_arc_between(f->t, e0, tu_find(f->t, "s1"))] =
+		    ramp(now, 1, 1.3, 2) + ramp(now, 1.7, 2, 6);
+		bg[inart_topo_arc_between(f->t, e0, tu_find(f->t, "s2"))] = 5;
+		assert_int_equal(inart_controller_decide(c, now, bg, 1, -1, &d), 0);
+		n += d.action == INART_CTL_SWITCH;
+	}
+	*last = inart_controller_plan(c);
+	*cp = c;
+	return n;
+}
+
+static void test_pause(void **state)
+{
+	struct fx f;
+	struct inart_controller *c;
+	const struct inart_plan *p;
+
+	/* the rising s0 and s1 planned for at 95% of their capacity: the
+	 * candidate at the pause is already s2 */
+	assert_int_equal(pause_switches(0.5, &p, &f, &c), 1);
+	assert_true(uses(f.t, p, "s2"));
+	inart_controller_destroy(c);
+	fx_free(&f);
+	/* planned for the measured loads (so the test can fail): s1 at the
+	 * pause, s2 a window later */
+	assert_int_equal(pause_switches(0, &p, &f, &c), 2);
+	assert_true(uses(f.t, p, "s2"));
+	inart_controller_destroy(c);
+	fx_free(&f);
+}
+
 /* Background moving between the two paths every half second, the gain of
  * each switch just above the 10% threshold (12.5%).  Returns the switches
  * over 30 s and checks the window between any two. */
@@ -429,6 +489,7 @@ int main(void)
 	    cmocka_unit_test(test_surge),	 cmocka_unit_test(test_flapping),
 	    cmocka_unit_test(test_replan_fails), cmocka_unit_test(test_silent),
 	    cmocka_unit_test(test_planner),	 cmocka_unit_test(test_ramp),
+	    cmocka_unit_test(test_pause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,9 @@ const char cmd_controller_help[] =
     "  --settle-ms N          switch only when no link's load moved by more than\n"
     "  --settle-frac F        F x its capacity over the last N ms (defaults 100,\n"
     "                         0.1; --settle-ms 0: do not wait)\n"
+    "  --rise-ms N            a link whose load rose by more than F x its capacity\n"
+    "                         within N ms is re-planned for at 95% of it (default\n"
+    "                         500; 0: off)\n"
     "  --iter-window-s S      the jobs' iteration times (from the PSs' steps, in\n"
     "                         every decision record and at the end) average over\n"
     "                         S seconds (default 2)\n"
@@ -114,6 +117,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 		O_SETTLEF,
 		O_ITERW,
 		O_ITERP,
+		O_RISE,
 	};
 	static const struct option longopts[] = {
 	    CLI_DEPLOY_LONGOPTS,
@@ -133,11 +137,12 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {"settle-frac", required_argument, NULL, O_SETTLEF},
 	    {"iter-window-s", required_argument, NULL, O_ITERW},
 	    {"iter-period-ms", required_argument, NULL, O_ITERP},
+	    {"rise-ms", required_argument, NULL, O_RISE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *cmd = "controller";
-	double hold = 200, rlimit = 200, rtimeout = 500, settle = 100;
+	double hold = 200, rlimit = 200, rtimeout = 500, settle = 100, rise = 500;
 	const struct cli_num nums[] = {
 	    {O_PERIOD, "--period-ms", 10, 60000, NULL, &a->period_ms},
 	    {O_TAU, "--tau-ms", 0, 600000, NULL, &a->tau_ms},
@@ -149,6 +154,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {O_RTIMEOUT, "--replan-timeout-ms", 1, 3600e3, NULL, &rtimeout},
 	    {O_DURATION, "--duration", 0, 1e9, NULL, &a->duration},
 	    {O_SETTLE, "--settle-ms", 0, 3600e3, NULL, &settle},
+	    {O_RISE, "--rise-ms", 0, 3600e3, NULL, &rise},
 	    {O_SETTLEF, "--settle-frac", 0, 1, NULL, &a->o.settle_frac},
 	    {O_ITERW, "--iter-window-s", 0.01, 3600, NULL, &a->iter_window_s},
 	    {O_ITERP, "--iter-period-ms", 0, 3600e3, NULL, &a->iter_period_ms},
@@ -194,6 +200,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	a->o.replan_limit_s = rlimit / 1e3;
 	a->o.replan_timeout_s = rtimeout / 1e3;
 	a->o.settle_s = settle / 1e3;
+	a->o.rise_s = rise / 1e3;
 }
 
 static void sleep_until(double t)

@@ -20,9 +20,12 @@
 #include "cp/planner.h"
 
 #define HIST 16
+#define RISE_RESIDUAL 0.05 /* a rising arc is planned for at 95% of its capacity */
 
 struct inart_controller {
-	struct inart_topo *t; /* copy; bg = measured */
+	struct inart_topo *t;  /* copy; bg = measured */
+	struct inart_topo *tp; /* copy; bg = what the re-plan sees (rising arcs high) */
+	unsigned char *rising, *rising_replan; /* per arc: now, at the last re-plan */
 	const struct inart_jobs *js;
 	struct inart_ctl_opt o;
 	struct inart_evaluator *ev;
@@ -50,6 +53,7 @@ void inart_ctl_opt_default(struct inart_ctl_opt *o)
 	o->replan_timeout_s = 0.5;
 	o->settle_s = 0.1;
 	o->settle_frac = 0.10;
+	o->rise_s = 0.5;
 	o->algorithm = "inart";
 }
 
@@ -103,6 +107,9 @@ void inart_controller_destroy(struct inart_controller *c)
 	inart_plan_destroy(c->prev);
 	inart_plan_destroy(c->cand);
 	inart_topo_destroy(c->t);
+	inart_topo_destroy(c->tp);
+	free(c->rising);
+	free(c->rising_replan);
 	free(c->bg_replan);
 	free(c->hist);
 	free(c);
@@ -119,7 +126,7 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 	if (t == NULL || js == NULL || installed == NULL || o == NULL || !(o->threshold > 0) ||
 	    !(o->hold_s >= 0) || !(o->window_s >= 0) || !(o->replan_change >= 0) ||
 	    !(o->replan_limit_s >= 0) || !(o->replan_timeout_s > 0) || !(o->settle_s >= 0) ||
-	    !(o->settle_frac >= 0)) {
+	    !(o->settle_frac >= 0) || !(o->rise_s >= 0)) {
 		inart_err_set(err, -EINVAL, "controller: bad arguments or options");
 		errno = EINVAL;
 		return NULL;
@@ -137,11 +144,17 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 	c->t = topo_copy(t, err);
 	if (c->t == NULL)
 		goto fail;
+	c->tp = topo_copy(t, err);
+	if (c->tp == NULL)
+		goto fail;
 	c->bg_replan = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(double));
+	c->rising = calloc((size_t)inart_topo_n_arcs(t) + 1, 1);
+	c->rising_replan = calloc((size_t)inart_topo_n_arcs(t) + 1, 1);
 	c->hist = calloc((size_t)HIST * ((size_t)inart_topo_n_arcs(t) + 1), sizeof(double));
 	c->ev = inart_evaluator_create(c->t, js);
 	c->cur = inart_plan_clone(installed);
-	if (c->bg_replan == NULL || c->hist == NULL || c->ev == NULL || c->cur == NULL) {
+	if (c->bg_replan == NULL || c->rising == NULL || c->rising_replan == NULL ||
+	    c->hist == NULL || c->ev == NULL || c->cur == NULL) {
 		inart_err_set(err, -ENOMEM, "controller: out of memory");
 		errno = ENOMEM;
 		goto fail;
@@ -200,9 +213,36 @@ static int loads_moved(const struct inart_controller *c)
 		return 1;
 	for (int a = 0; a < inart_topo_n_arcs(c->t); a++)
 		if (fabs(c->t->arcs[a].bg_gbps - c->bg_replan[a]) >
-		    c->o.replan_change * c->t->arcs[a].gbps)
+			c->o.replan_change * c->t->arcs[a].gbps ||
+		    c->rising[a] != c->rising_replan[a])
 			return 1;
 	return 0;
+}
+
+/* rising[a]: arc a's load now exceeds its lowest within the last rise_s
+ * (the snapshots) by more than settle_frac x capacity.  The re-plan's
+ * topology tp: the measured loads, rising arcs at (1 - RISE_RESIDUAL) x
+ * capacity (never below the measured load). */
+static void rising_loads(struct inart_controller *c, double now_s)
+{
+	int n = inart_topo_n_arcs(c->t);
+
+	for (int a = 0; a < n; a++) {
+		double cap = c->t->arcs[a].gbps, now = c->t->arcs[a].bg_gbps, lo = now;
+
+		for (int k = 0; c->o.rise_s > 0 && k < c->hist_n; k++) {
+			int i = (c->hist_head + HIST - 1 - k) % HIST;
+
+			if (now_s - c->hist_t[i] > c->o.rise_s + 1e-9)
+				break;
+			if (c->hist[(size_t)i * (size_t)n + (size_t)a] < lo)
+				lo = c->hist[(size_t)i * (size_t)n + (size_t)a];
+		}
+		c->rising[a] = c->o.rise_s > 0 && now - lo > c->o.settle_frac * cap;
+		c->tp->arcs[a].bg_gbps = c->rising[a] && now < (1 - RISE_RESIDUAL) * cap
+					     ? (1 - RISE_RESIDUAL) * cap
+					     : now;
+	}
 }
 
 /* Remember the current loads (at most one snapshot per settle_s / 8). */
@@ -210,7 +250,8 @@ static void hist_push(struct inart_controller *c, double now_s)
 {
 	int n = inart_topo_n_arcs(c->t), last = (c->hist_head + HIST - 1) % HIST;
 
-	if (c->hist_n > 0 && now_s - c->hist_t[last] < c->o.settle_s / 8)
+	if (c->hist_n > 0 && now_s - c->hist_t[last] <
+				 (c->o.settle_s > c->o.rise_s ? c->o.settle_s : c->o.rise_s) / 8)
 		return;
 	for (int a = 0; a < n; a++)
 		c->hist[(size_t)c->hist_head * (size_t)n + (size_t)a] = c->t->arcs[a].bg_gbps;
@@ -278,10 +319,12 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 
 	if (!loads_moved(c))
 		return 0;
-	for (int a = 0; a < n; a++)
+	for (int a = 0; a < n; a++) {
 		c->bg_replan[a] = c->t->arcs[a].bg_gbps;
+		c->rising_replan[a] = c->rising[a];
+	}
 	c->replanned_once = 1;
-	rc = fn(arg, c->t, c->js, c->cur, c->o.replan_limit_s, &p, &el, &err);
+	rc = fn(arg, c->tp, c->js, c->cur, c->o.replan_limit_s, &p, &el, &err);
 	d->replanned = 1;
 	d->replan_s = el;
 	if (rc < 0 || p == NULL) {
@@ -340,6 +383,7 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 	}
 	d->bg = bg;
 	calm = settled(c, now_s, &moved);
+	rising_loads(c, now_s);
 	hist_push(c, now_s);
 	d->cur_s = predict(c, c->cur);
 	rc = maybe_replan(c, d);

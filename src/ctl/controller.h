@@ -27,6 +27,11 @@
  *     that a plan is not chosen for a load still rising (the estimate's
  *     EWMA ramps over ~4 periods after a step) and replaced a window later.
  *     The hold counts while the loads settle.
+ *  Rising arcs: the re-plan (not the evaluation) sees an arc whose load rose
+ *  by more than settle_frac x capacity within the last rise_s at (1 -
+ *  RISE_RESIDUAL) x its capacity, so that a candidate chosen during a pause
+ *  of a rise does not lean on the rising link; a change of the set of
+ *  rising arcs re-plans too.
  * Warm start: the re-plan sees the installed plan (the default keeps it when
  * the planner's plan is not better under the measured loads); the planner's
  * own search does not take a starting plan (planner.h has no such entry).
@@ -50,7 +55,7 @@
 #include "cp/jobs.h"
 #include "cp/plan.h"
 
-/* Re-plan on t (its background = the measured loads), the installed plan
+/* Re-plan on t (its background = the measured loads, rising arcs high), the installed plan
  * given as a warm start.  *out = a new plan (the caller's), *elapsed_s = the
  * time it took.  0 or -errno (err says why). */
 typedef int (*inart_ctl_replan_fn)(void *arg, const struct inart_topo *t,
@@ -69,6 +74,9 @@ struct inart_ctl_opt {
 				       0.1 (0: do not wait) */
 	double settle_frac;	    /* settled: no arc moved by more than this x capacity over
 				       settle_s, default 0.10 */
+	double rise_s;		    /* an arc whose load rose by more than settle_frac x
+				       capacity within this long is planned for at a
+				       pessimistic load, default 0.5 (0: off) */
 	const char *algorithm;	    /* default "inart" */
 	inart_ctl_replan_fn replan; /* NULL: inart_ctl_replan_planner */
 	void *replan_arg;
