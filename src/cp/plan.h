@@ -62,6 +62,8 @@ enum inart_bound_source {
 	INART_BOUND_LP_PARTIAL, /* a column generation stopped by its time limit:
 				   its Lagrangian bound or the access-link bound,
 				   weaker than the LP optimum */
+	INART_BOUND_BNB,	/* the branch-and-bound over share boxes and tree
+				   configurations (bnb.h): min over its open nodes */
 };
 
 /* How CBC's search for the `milp` plan ended. */
@@ -71,7 +73,7 @@ enum inart_milp_status {
 	INART_MILP_TIME_LIMIT, /* the time limit ended the search: an incumbent */
 };
 
-/* Names as written in plan files ("lp", "cbc", "lp-partial"; "optimal",
+/* Names as written in plan files ("lp", "cbc", "lp-partial", "bnb"; "optimal",
  * "time_limit"), NULL for NONE; the parsers return -1 for unknown names. */
 const char *inart_bound_source_name(enum inart_bound_source s);
 int inart_bound_source_parse(const char *name);

@@ -56,6 +56,7 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 	s->bound_s = s->lp_bound_s = NAN;
 	s->last_report = -1;
 	s->lp_max_choices = LP_MAX_CHOICES;
+	s->big_bound_s = BIG_BOUND_TIME_S;
 }
 
 void inart_search_free(struct inart_search *s)
@@ -210,6 +211,16 @@ static int greedy_x(const struct inart_search *s, const struct inart_plan *p, do
 		share[f] = p->jobs[c->flows[f].job].split[c->flows[f].ps_idx];
 	}
 	qsort_r(order, (size_t)c->n_flows, sizeof(int), cmp_share_desc, share);
+	/* First the tree next to each PS: every stream of the pair can merge
+	 * there, so it saves the most. */
+	for (int t = 0; t < c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+
+		if (ct->depth == 1 && p->jobs[ct->job].split[ct->ps_idx] > 0 && left[ct->sw] > 0) {
+			held[t] = 1;
+			left[ct->sw]--;
+		}
+	}
 	for (int k = 0; k < c->n_flows; k++) {
 		const struct inart_cand_flow *cf = &c->flows[order[k]];
 		int ch = cf->first_choice;
@@ -218,14 +229,13 @@ static int greedy_x(const struct inart_search *s, const struct inart_plan *p, do
 			ch = greedy_pick(c, cf->first_choice, cf->n_choices, left, held);
 		x[ch] = 1;
 	}
-	/* Trees are sorted deepest first within a (job, PS): parents come later. */
+	/* Trees are sorted deepest first within a (job, PS): parents come later.
+	 * Trees not held stay at 0 (u_t = 0). */
 	for (int t = 0; t < c->n_trees; t++) {
 		const struct inart_cand_tree *ct = &c->trees[t];
-		int ch = ct->first_choice;
 
 		if (held[t])
-			ch = greedy_pick(c, ct->first_choice, ct->n_choices, left, held);
-		x[ch] = 1;
+			x[greedy_pick(c, ct->first_choice, ct->n_choices, left, held)] = 1;
 	}
 out:
 	free(left);
@@ -301,9 +311,15 @@ int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_s
 
 	lo.warm_x = s->warm;
 	if (rc == 0 && big(s))
-		lo.time_limit_s = BIG_BOUND_TIME_S;
+		lo.time_limit_s = s->big_bound_s;
 	if (rc == 0)
 		rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
+	if (rc == -ETIMEDOUT && lo.time_limit_s > 0) {
+		/* no feasible LP point in time: the access-link bound, valid */
+		*bound = inart_route_lp_access_bound(s->t, s->js, NULL);
+		*src = INART_BOUND_LP_PARTIAL;
+		return *bound > 0 ? 0 : rc;
+	}
 	if (rc == 0) {
 		if (res.optimal)
 			warm_keep(s, res.x);

@@ -48,6 +48,8 @@ struct inart_search {
 	int lp_max_choices; /* above this many choices, phase 2 starts from a
 			     * greedy assignment and the bound is a
 			     * time-limited LP (set by init; tests lower it) */
+	double big_bound_s; /* above lp_max_choices: the JOINT LP's time limit
+			     * (set by init; 0: none, the `lp` algorithm) */
 	double *warm;	    /* the last LP solution (cand->n_choices), a warm start */
 
 	struct inart_plan *base[5];		  /* ps, byteps, switchml, atp, inart-sp (owned):
@@ -81,8 +83,9 @@ int inart_search_cand(struct inart_search *s, int force_no_groups);
 int inart_search_phase2(struct inart_search *s, struct inart_plan *p, int warm);
 
 /* The JOINT LP relaxation over the candidates: *bound (and *src: LP, or
- * LP_PARTIAL when a time limit stopped it on large instances); its shares
- * into split_out when not NULL. */
+ * LP_PARTIAL when big_bound_s stopped it on large instances: the better of
+ * its Lagrangian bound and the access-link bound); its shares into split_out
+ * when not NULL. */
 int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_source *src,
 		       struct inart_plan *split_out);
 
