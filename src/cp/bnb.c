@@ -451,7 +451,6 @@ int inart_bnb_run(const struct inart_topo *t, const struct inart_jobs *js,
 			lb = fmin(lb, b.cutoff);
 		res->bound_s = fmin(lb, b.floor);
 		res->open = b.nh;
-		res->complete = b.nh == 0 || (b.cutoff > 0 && b.heap[0]->lb >= b.cutoff);
 		if (isinf(res->bound_s)) /* nothing open, no cutoff: every region closed */
 			res->bound_s = res->root_s;
 	}

@@ -49,7 +49,6 @@ struct inart_bnb_result {
 	long lps;	/* LPs solved */
 	long nodes;	/* nodes branched */
 	long open;	/* nodes left open */
-	int complete;	/* 1: no node left below the cutoff (bound = cutoff) */
 };
 
 /* 0, -ENOMEM, -EINVAL (err: no cutoff nor limit), -EIO (CLP failed at the
