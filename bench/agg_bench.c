@@ -143,6 +143,8 @@ static struct inart_switch *bench_switch_make(void)
 {
 	struct inart_sw_cfg cfg;
 	struct inart_label_entry e[2];
+	static uint64_t expected[1];
+	static struct inart_label_down down[4];
 	struct inart_route rt = {0x0a000000, 8, 5};
 	struct inart_sw_update u;
 	struct inart_switch *sw;
@@ -175,15 +177,17 @@ static struct inart_switch *bench_switch_make(void)
 	e[0].slot_base = 0;
 	e[0].n_slots = SLOTS;
 	e[0].bitmap_words = 1;
-	e[0].expected[0] = (1u << WORKERS) - 1;
+	expected[0] = (1u << WORKERS) - 1;
+	e[0].expected = expected;
 	e[1].label = 9;
 	e[1].kind = INART_LABEL_DOWN;
 	e[1].job = 1;
 	e[1].n_down = 4;
 	for (p = 0; p < 4; p++) {
-		e[1].down[p].port = (uint16_t)p;
-		e[1].down[p].dst_ip = 0x0a000001u + (uint32_t)p;
+		down[p].port = (uint16_t)p;
+		down[p].dst_ip = 0x0a000001u + (uint32_t)p;
 	}
+	e[1].down = down;
 	memset(&u, 0, sizeof(u));
 	u.n_labels = 2;
 	u.labels = e;

@@ -7,7 +7,9 @@
  * stranger), ctl >> 2 advances the clock by 2^(ctl >> 2) ns when non-zero
  * (so the NACK timers, drains and the one-second restart rule are reached).
  * A fresh PS serves tree A (job 7, tree 1, fan-in 3, two children), which
- * the input drives freely, and tree B (job 9, tree 2, fan-in 2), which the
+ * the input drives freely (its sources: 10.0.0.1 as rank 0, 10.0.0.2 as
+ * rank 1, 10.0.0.3 a switch of any rank; the stranger is none of them), and
+ * tree B (job 9, tree 2, fan-in 2, any source), which the
  * input must not touch: before the input, rank 0's contribution to B's
  * chunk is absorbed; input datagrams of job 9 are skipped; after the input,
  * rank 1's contribution must complete the chunk with the exact sum.  (It
@@ -16,7 +18,10 @@
  * not complete it -- so the final check sends rank 0 again in that case.)
  * Checked: no crash or sanitizer report; every output
  * datagram fits INART_DGRAM_MAX, decodes, is a RESULT (or a NACK/notice)
- * of a served tree; the output count never exceeds max_out.
+ * of a served tree; the output count never exceeds max_out; a datagram
+ * from the stranger, or a DATA of tree A from a worker that names ranks
+ * other than its own, changes nothing (no output, nothing absorbed,
+ * completed or sent, counted drop_source).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +46,9 @@ static void die(const char *what)
 	abort();
 }
 
+static const struct inart_ps_source a_src[3] = {
+    {0x0a000001u, 0}, {0x0a000002u, 1}, {0x0a000003u, INART_PS_ANY_RANK}};
+
 static struct inart_ps *make(void)
 {
 	struct inart_ps *ps = inart_ps_create();
@@ -56,6 +64,8 @@ static struct inart_ps *make(void)
 	c->children[0].ip = 0x0a000101u;
 	c->children[0].label = 5;
 	c->children[1].ip = 0x0a000003u;
+	c->n_sources = 3;
+	c->sources = a_src;
 	if (inart_ps_tree_set(ps, c) != 0)
 		die("tree A");
 	memset(c, 0, sizeof(*c));
@@ -135,6 +145,23 @@ static int check_out(int n)
 	return nb;
 }
 
+/* 1 if tree A must refuse d from src: the stranger, or a worker's DATA
+ * naming ranks other than its own (as far as the bytes tell: job 7, tree 1,
+ * one bitmap word at offset 32; see docs/wire.md). */
+static int foreign_to_a(const uint8_t *d, size_t len, uint32_t src)
+{
+	uint64_t bm;
+
+	if (len < 40 || inart_get_be32(d + 4) != 7 || inart_get_be16(d + 8) != 1)
+		return 0;
+	if (src == 0xc0a80001u)
+		return 1;
+	if (src == 0x0a000003u || d[2] != 1)
+		return 0;
+	bm = inart_get_be64(d + 32);
+	return bm != 1ull << (src - 0x0a000001u);
+}
+
 static int is_job_b(const uint8_t *d, size_t len)
 {
 	/* job at offset 4, big-endian, whatever the rest says */
@@ -163,8 +190,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = size - off;
 		if (ctl >> 2)
 			now += (uint64_t)1 << (ctl >> 2);
-		if (!is_job_b(data + off, len))
-			check_out(inart_ps_rx(ps, data + off, len, src, 5000, now, outv, MAXOUT));
+		if (!is_job_b(data + off, len)) {
+			struct inart_ps_stats a, b;
+			int n;
+
+			inart_ps_stats(ps, &a);
+			n = inart_ps_rx(ps, data + off, len, src, 5000, now, outv, MAXOUT);
+			check_out(n);
+			inart_ps_stats(ps, &b);
+			if (foreign_to_a(data + off, len, src) &&
+			    (n != 0 || b.absorbed != a.absorbed || b.completed != a.completed ||
+			     b.results_sent != a.results_sent || b.probes != a.probes))
+				die("a datagram from outside tree A's sources had an effect");
+		}
 		off += len;
 	}
 	nb = check_out(b_send(ps, 1, now));

@@ -40,9 +40,14 @@ static void die(const char *what)
 	abort();
 }
 
+/* The expected bitmaps and down-replication list the entries point at. */
+static uint64_t expv[4];
+static struct inart_label_down downv[3];
+
 static struct inart_label_entry up(uint32_t label, uint32_t job, int base, int ranks, uint32_t next)
 {
 	struct inart_label_entry e;
+	uint64_t *x = &expv[label & 3];
 	int r;
 
 	memset(&e, 0, sizeof(e));
@@ -55,8 +60,10 @@ static struct inart_label_entry up(uint32_t label, uint32_t job, int base, int r
 	e.slot_base = (uint16_t)base;
 	e.n_slots = 16;
 	e.bitmap_words = 1;
+	*x = 0;
 	for (r = 0; r < ranks; r++)
-		e.expected[0] |= 1ull << r;
+		*x |= 1ull << r;
+	e.expected = x;
 	return e;
 }
 
@@ -96,10 +103,11 @@ static struct inart_switch *make(void)
 	e[2].tree = 1;
 	e[2].n_down = 3;
 	for (p = 0; p < 3; p++) {
-		e[2].down[p].port = (uint16_t)(p + 1);
-		e[2].down[p].label = (uint32_t)p;
-		e[2].down[p].dst_ip = p == 1 ? 0x0a000102u : 0;
+		downv[p].port = (uint16_t)(p + 1);
+		downv[p].label = (uint32_t)p;
+		downv[p].dst_ip = p == 1 ? 0x0a000102u : 0;
 	}
+	e[2].down = downv;
 	e[3] = up(0x0b, JOB_B, 32, 2, 0x0f);
 	memset(&u, 0, sizeof(u));
 	u.n_labels = 4;

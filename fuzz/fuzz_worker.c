@@ -11,14 +11,20 @@
  * read: 0 as a raw datagram, 1 as a compact description of a RESULT packet
  * for this worker (flags, tree, seq, scale, prev, bitmap, count, iter,
  * values; see synth()) so that deep states are reached without guessing the
- * job; ctl bit 1 skips the poll after the record.
+ * job; ctl bit 1 skips the poll after the record.  A raw datagram comes from
+ * its tree's PS (ip, port 47470); a synthesized one from there or, by one
+ * bit, from a forger (another tree's PS, or the right host on another port).
  *
  * Oracle (sound by the accept rule of worker.h/docs/dataplane.md: a chunk
  * becomes DONE once, only from a complete clean result of the current
- * iteration with the chunk's exact count, at whatever scale it carries): a
- * model takes the first such result of every chunk, whoever sent it, and
+ * iteration with the chunk's exact count, at whatever scale it carries,
+ * from the tree's PS address and port): a model takes the first such result
+ * of every chunk, and
  * the worker's stored-result count and done flag must match the model after
- * every datagram; when done, the worker's result must be bit-identical to
+ * every datagram.  A step notice (RESULT|STALE) from the PS, for the current
+ * iteration, an existing chunk and this rank makes the all-reduce stale:
+ * inart_worker_stale then names the highest step noticed and poll sends
+ * nothing more; the model follows.  When done, the worker's result must be bit-identical to
  * the model's (value * 2^-scale rounded once to float).  Every datagram
  * polled must fit INART_DGRAM_MAX, decode, be a DATA of this worker's job,
  * iteration, rank-only bitmap, fan-in and tree, go to that tree's PS, have
@@ -32,8 +38,8 @@
  * input a correct PS answers every datagram the worker sends (the exact sum
  * of 3 workers holding the same buffer, or an OVERFLOW result when it does
  * not fit), jumping the clock to the worker's next deadline: the worker must
- * be done within 2000 polls, then start all-reduce 6 and finish it the same
- * way (start scales carried over from the fuzzed results).
+ * be done within 2000 polls (unless stale: then nothing more is sent), then
+ * start all-reduce 6 and finish it the same way.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -75,6 +81,8 @@ struct model {
 	float res[NVAL];
 	uint64_t results; /* chunk results stored over all all-reduces */
 	size_t n_done, total;
+	int stale;	     /* a step notice arrived for this all-reduce */
+	uint32_t stale_step; /* the highest step named */
 };
 
 static float buf[NVAL];
@@ -121,6 +129,7 @@ static void model_begin(struct inart_worker *w, struct model *m, uint32_t iter)
 		die("begin refused");
 	m->iter = iter;
 	m->n_done = m->total = 0;
+	m->stale = 0;
 	memset(m->done, 0, sizeof(m->done));
 	memset(m->scale, 127, sizeof(m->scale));
 	for (int t = 0; t < NT; t++) {
@@ -152,8 +161,10 @@ static uint32_t base_of(const struct model *m, int t)
 	return s;
 }
 
-/* The accept rule: 1 if the worker must store this datagram as a result. */
-static int model_rx(struct model *m, const uint8_t *d, size_t len)
+/* The accept rule: 1 if the worker must store this datagram, sent from
+ * src_ip:src_port, as a result. */
+static int model_rx(struct model *m, const uint8_t *d, size_t len, uint32_t src_ip,
+		    uint16_t src_port)
 {
 	struct inart_wire_hdr h;
 	const uint8_t *pl;
@@ -161,9 +172,19 @@ static int model_rx(struct model *m, const uint8_t *d, size_t len)
 
 	if (inart_wire_decode(d, len, &h, &pl) != INART_WIRE_OK)
 		return 0;
-	if (!(h.flags & INART_F_RESULT) || (h.flags & (INART_F_NACK | INART_F_OVERFLOW)) ||
-	    h.job != JOB || h.fan_in != NW || h.bitmap_words != 1 || h.tree >= NT ||
-	    h.iter != m->iter || h.seq >= m->n_chunks[h.tree] || m->done[h.tree][h.seq] ||
+	if (!(h.flags & INART_F_RESULT) || h.job != JOB || h.fan_in != NW || h.bitmap_words != 1 ||
+	    h.tree >= NT || src_ip != ps_ips[h.tree] || src_port != INART_WIRE_UDP_PORT ||
+	    h.iter != m->iter || h.seq >= m->n_chunks[h.tree])
+		return 0;
+	if (h.flags & INART_F_STALE) {
+		if (h.bitmap[0] >> RANK & 1) {
+			if (!m->stale || (int32_t)(h.prev - m->stale_step) > 0)
+				m->stale_step = h.prev;
+			m->stale = 1;
+		}
+		return 0;
+	}
+	if ((h.flags & (INART_F_NACK | INART_F_OVERFLOW)) || m->done[h.tree][h.seq] ||
 	    h.bitmap[0] != FULL || h.count != clen(m, h.tree, h.seq))
 		return 0;
 	off = m->off[h.tree] + (size_t)h.seq * VPP;
@@ -179,10 +200,12 @@ static int model_rx(struct model *m, const uint8_t *d, size_t len)
 }
 
 static void deliver(struct inart_worker *w, struct model *m, const uint8_t *d, size_t len,
-		    uint64_t now)
+		    uint32_t src_ip, uint16_t src_port, uint64_t now)
 {
 	struct inart_worker_stats st;
-	int take = model_rx(m, d, len), rc = inart_worker_rx(w, d, len, now);
+	uint32_t step;
+	int take = model_rx(m, d, len, src_ip, src_port),
+	    rc = inart_worker_rx(w, d, len, src_ip, src_port, now);
 
 	if (take && rc != 0)
 		die("a complete clean result was refused");
@@ -191,6 +214,21 @@ static void deliver(struct inart_worker *w, struct model *m, const uint8_t *d, s
 		die("results stored differ from the accept rule");
 	if (inart_worker_done(w) != (m->n_done == m->total))
 		die("done flag differs from the accept rule");
+	if (inart_worker_stale(w, &step) != m->stale || (m->stale && step != m->stale_step))
+		die("stale state differs from the step notices received");
+}
+
+/* Where a datagram of tree t's PS comes from: its address and port. */
+static void deliver_ps(struct inart_worker *w, struct model *m, const uint8_t *d, size_t len,
+		       uint64_t now)
+{
+	struct inart_wire_hdr h;
+	const uint8_t *pl;
+	int t = 0;
+
+	if (inart_wire_decode(d, len, &h, &pl) == INART_WIRE_OK && h.tree < NT)
+		t = h.tree;
+	deliver(w, m, d, len, ps_ips[t], INART_WIRE_UDP_PORT, now);
 }
 
 /* Check the n datagrams just polled. */
@@ -198,6 +236,8 @@ static void check_out(struct model *m, int n, int max_out)
 {
 	if (n < 0 || n > max_out)
 		die("bad output count");
+	if (m->stale && n != 0)
+		die("a stale all-reduce still sends");
 	for (int i = 0; i < n; i++) {
 		struct inart_wire_hdr h;
 		const uint8_t *pl;
@@ -263,13 +303,15 @@ static int poll_check(struct inart_worker *w, struct model *m, uint64_t now, int
 }
 
 /* A RESULT for this worker from the record's bytes (missing bytes are 0):
- * b[0] flags besides RESULT, b[1] tree (3: a tree it does not have), b[2]
+ * b[0] flags besides RESULT, b[1] tree (% 4; 3: a tree it does not have;
+ * bit 7: sent by a forger, *src the source), b[2]
  * seq (0..9, past every tree's chunks), b[3] scale (16 - b[3] % 24; from
  * 0xf0 on (int8)(b[3] << 4): -128..112 in steps of 16), b[4] prev, b[5] bitmap (0: all ranks, 1:
  * ours, 2: the others, else b[5] & 7), b[6] count (0: the chunk's; NACK: 0), b[7] iter (1: the one
  * before, 2: the next), b[8..] values (big-endian; then a pattern). 0 if the header cannot be
  * encoded. */
-static size_t synth(const struct model *m, const uint8_t *d, size_t len, uint8_t *out)
+static size_t synth(const struct model *m, const uint8_t *d, size_t len, uint8_t *out,
+		    uint32_t *src_ip, uint16_t *src_port)
 {
 	uint8_t b[8] = {0};
 	struct inart_wire_hdr h;
@@ -280,11 +322,19 @@ static size_t synth(const struct model *m, const uint8_t *d, size_t len, uint8_t
 	memset(&h, 0, sizeof(h));
 	h.flags =
 	    (uint8_t)(INART_F_RESULT | (b[0] & (INART_F_RETX | INART_F_PARTIAL | INART_F_FALLBACK |
-						INART_F_OVERFLOW | INART_F_NACK)));
+						INART_F_OVERFLOW | INART_F_NACK | INART_F_STALE)));
 	h.bitmap_words = 1;
 	h.scale_exp = (int8_t)(b[3] >= 0xf0 ? (int8_t)(b[3] << 4) : 16 - b[3] % 24);
 	h.job = JOB;
 	h.tree = (uint16_t)(b[1] % (NT + 1));
+	*src_ip = ps_ips[h.tree % NT];
+	*src_port = INART_WIRE_UDP_PORT;
+	if (b[1] & 0x80) { /* a forger: another tree's PS, or the PS's host on another port */
+		if (b[1] & 0x40)
+			*src_port = INART_WIRE_UDP_PORT + 1;
+		else
+			*src_ip = ps_ips[(h.tree + 1) % NT];
+	}
 	h.fan_in = NW;
 	h.iter = m->iter + (b[7] == 1 ? (uint32_t)-1 : b[7] == 2 ? 1u : 0u);
 	h.seq = b[2] % (MAXCH + 2u);
@@ -348,7 +398,7 @@ static void ps_answer(struct inart_worker *w, struct model *m, const struct inar
 	n = inart_wire_encode(&h, q, pkt, sizeof(pkt));
 	if (n == 0)
 		die("encode");
-	deliver(w, m, pkt, n, now);
+	deliver(w, m, pkt, n, ps_ips[h.tree], INART_WIRE_UDP_PORT, now);
 }
 
 /* Act as a correct PS until the all-reduce is done; check the result. */
@@ -357,6 +407,12 @@ static void finish(struct inart_worker *w, struct model *m, uint64_t *now)
 	float got[NVAL];
 	int scale;
 
+	if (m->stale && !inart_worker_done(w)) {
+		if (inart_worker_poll(w, *now + 1000000000ull, outv, MAXOUT) != 0 ||
+		    inart_worker_next_deadline(w) != UINT64_MAX)
+			die("a stale all-reduce still sends");
+		return;
+	}
 	for (int round = 0; !inart_worker_done(w); round++) {
 		uint64_t d = inart_worker_next_deadline(w);
 		int n;
@@ -414,12 +470,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sh)
 			now += (uint64_t)1 << (sh < 40 ? sh : 40);
 		if (ctl & 1) {
-			size_t n = synth(&m, data + off, len, pkt);
+			uint32_t ip;
+			uint16_t port;
+			size_t n = synth(&m, data + off, len, pkt, &ip, &port);
 
 			if (n > 0)
-				deliver(w, &m, pkt, n, now);
+				deliver(w, &m, pkt, n, ip, port, now);
 		} else {
-			deliver(w, &m, data + off, len, now);
+			deliver_ps(w, &m, data + off, len, now);
 		}
 		if (!(ctl & 2))
 			poll_check(w, &m, now, 1 + rec % MAXOUT);

@@ -4,14 +4,22 @@
 # per-run prefix), runs `inart switchd` for each switch (AF_PACKET), `inart
 # ps` for two PSs and the example worker (examples/allreduce.c, public API)
 # on three hosts, installs a plan with `inart ctl install`, and checks:
-#   - ping works through both switches (plain IPv4 forwarding, proxy ARP);
+#   - ping works through both switches (plain IPv4 forwarding, proxy ARP),
+#     also after a trunk went down (frames refused) and up again;
 #   - all-reduces are bit-exact (several iterations, several sizes);
 #   - the switch aggregated (per-tree counters) and counts per port;
 #   - the all-reduce stays exact while a switch loses its aggregation state
 #     repeatedly (`inart ctl lose-state`);
 #   - malformed or inconsistent control messages are refused with a reason
 #     and leave the tables as they were;
-#   - a bad/unknown label packet is dropped and counted, never crashes.
+#   - a bad/unknown label packet is dropped and counted, never crashes;
+#   - issue 7: forged contributions and results from a host outside the job
+#     (x0) are dropped at the first hop while all-reduces stay exact; an
+#     install one node refuses changes nothing anywhere; a PS left out of a
+#     plan drops its trees; a 200k-label install does not stall forwarding;
+#     a crashed switchd is recovered by installing again, mid-all-reduce;
+#     and with `ctl install --only t1` (the transaction on t1 alone, the
+#     identity the others hold; unknown or non-daemon ids refused).
 #
 # t0 uses PACKET_MMAP rings, t1 recvmmsg/sendmmsg: both back ends are tested.
 #
@@ -40,29 +48,8 @@ if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
 	skip_all netns.sh "'ip netns' unavailable"
 fi
 
-P="inart$$-"
-tmp=$(mktemp -d)
-pids=()
-nss=()
-
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null
-	done
-	for pid in "${pids[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null
-	done
-	for ns in "${nss[@]}"; do
-		ip netns del "$ns" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+P="inh7n$$-"
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 pass=0
 fail=0
@@ -93,7 +80,6 @@ run() { # setup step: any failure aborts the test
 	fi
 }
 
-ns() { echo "${P}$1"; }
 
 # --- topology, jobs, deployment -------------------------------------------
 cat >"$tmp/topo.json" <<'EOF'
@@ -104,6 +90,7 @@ cat >"$tmp/topo.json" <<'EOF'
     {"id": "w2", "kind": "host"},
     {"id": "p0", "kind": "host"},
     {"id": "p1", "kind": "host"},
+    {"id": "x0", "kind": "host"},
     {"id": "t0", "kind": "switch", "ina": {"agg_gbps": 100, "trees": 4}},
     {"id": "t1", "kind": "switch"}
   ],
@@ -113,7 +100,8 @@ cat >"$tmp/topo.json" <<'EOF'
     {"a": "w2", "b": "t0", "gbps": 10},
     {"a": "t0", "b": "t1", "gbps": 10},
     {"a": "t1", "b": "p0", "gbps": 10},
-    {"a": "t1", "b": "p1", "gbps": 10}
+    {"a": "t1", "b": "p1", "gbps": 10},
+    {"a": "x0", "b": "t0", "gbps": 10}
   ]
 }
 EOF
@@ -123,9 +111,9 @@ cat >"$tmp/jobs.json" <<'EOF'
 EOF
 # hosts: address, MAC; switches: port order = the --port order below
 declare -A IP=([w0]=10.77.0.1 [w1]=10.77.0.2 [w2]=10.77.0.3 [p0]=10.77.0.4 [p1]=10.77.0.5
-	[t0]=10.77.0.101 [t1]=10.77.0.102)
+	[x0]=10.77.0.9 [t0]=10.77.0.101 [t1]=10.77.0.102)
 declare -A MAC=([w0]=02:77:00:00:00:01 [w1]=02:77:00:00:00:02 [w2]=02:77:00:00:00:03
-	[p0]=02:77:00:00:00:04 [p1]=02:77:00:00:00:05)
+	[p0]=02:77:00:00:00:04 [p1]=02:77:00:00:00:05 [x0]=02:77:00:00:00:09)
 cat >"$tmp/deploy.json" <<EOF
 {"nodes": {
   "w0": {"ip": "${IP[w0]}", "mac": "${MAC[w0]}"},
@@ -133,41 +121,24 @@ cat >"$tmp/deploy.json" <<EOF
   "w2": {"ip": "${IP[w2]}", "mac": "${MAC[w2]}"},
   "p0": {"ip": "${IP[p0]}", "mac": "${MAC[p0]}", "ctl": "$tmp/p0.sock"},
   "p1": {"ip": "${IP[p1]}", "mac": "${MAC[p1]}", "ctl": "$tmp/p1.sock"},
+  "x0": {"ip": "${IP[x0]}", "mac": "${MAC[x0]}"},
   "t0": {"ip": "${IP[t0]}", "ctl": "$tmp/t0.sock",
-         "ports": {"w0": {"port": 0}, "w1": {"port": 1}, "w2": {"port": 2}, "t1": {"port": 3}}},
+         "ports": {"w0": {"port": 0}, "w1": {"port": 1}, "w2": {"port": 2}, "t1": {"port": 3},
+                   "x0": {"port": 4}}},
   "t1": {"ip": "${IP[t1]}", "ctl": "$tmp/t1.sock",
          "ports": {"t0": {"port": 0}, "p0": {"port": 1}, "p1": {"port": 2}}}
 }}
 EOF
 
 # --- namespaces and links ----------------------------------------------------
-for n in w0 w1 w2 p0 p1 t0 t1; do
-	run ip netns add "$(ns $n)" || break
-	nss+=("$(ns $n)")
-	ip -n "$(ns $n)" link set lo up
-	ip netns exec "$(ns $n)" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
-	ip netns exec "$(ns $n)" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
-done
-host_link() { # host switch switch-ifname
-	local h=$1 s=$2 sif=$3
-	run ip link add name eth0 netns "$(ns $h)" type veth peer name "$sif" netns "$(ns $s)" &&
-		run ip -n "$(ns $h)" link set eth0 address "${MAC[$h]}" &&
-		run ip -n "$(ns $h)" addr add "${IP[$h]}/24" dev eth0 &&
-		run ip -n "$(ns $h)" link set eth0 up &&
-		run ip -n "$(ns $s)" link set "$sif" up
-	# a user-space switch passes frames on as they are: checksums must be
-	# complete when they leave the host
-	if command -v ethtool >/dev/null 2>&1; then
-		ip netns exec "$(ns $h)" ethtool -K eth0 tx off >/dev/null 2>&1
-	fi
-}
-[ $setup_ok -eq 1 ] && host_link w0 t0 p0
-[ $setup_ok -eq 1 ] && host_link w1 t0 p1
-[ $setup_ok -eq 1 ] && host_link w2 t0 p2
-[ $setup_ok -eq 1 ] && run ip link add name p3 netns "$(ns t0)" type veth peer name p0 netns "$(ns t1)" &&
-	run ip -n "$(ns t0)" link set p3 up && run ip -n "$(ns t1)" link set p0 up
-[ $setup_ok -eq 1 ] && host_link p0 t1 p1
-[ $setup_ok -eq 1 ] && host_link p1 t1 p2
+run fabric_ns w0 w1 w2 p0 p1 x0 t0 t1
+[ $setup_ok -eq 1 ] && run fabric_host w0 t0 p0
+[ $setup_ok -eq 1 ] && run fabric_host w1 t0 p1
+[ $setup_ok -eq 1 ] && run fabric_host w2 t0 p2
+[ $setup_ok -eq 1 ] && run fabric_trunk t0 p3 t1 p0
+[ $setup_ok -eq 1 ] && run fabric_host p0 t1 p1
+[ $setup_ok -eq 1 ] && run fabric_host p1 t1 p2
+[ $setup_ok -eq 1 ] && run fabric_host x0 t0 p4 # a host outside the job
 if [ $setup_ok -eq 0 ]; then
 	echo "0 passed, 1 failed, $skip skipped"
 	exit 1
@@ -177,23 +148,25 @@ if ! command -v ethtool >/dev/null 2>&1; then
 fi
 
 # --- daemons -------------------------------------------------------------------
-ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3 --ctl "$tmp/t0.sock" \
+declare -A DPID
+start_t1() { # t1's switchd (also after a crash)
+	ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 \
+		--ctl "$tmp/t1.sock" --io mmsg --log-level warn 2>>"$tmp/t1.log" &
+	DPID[t1]=$!
+	pids+=($!)
+}
+ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
 	--io ring --log-level warn 2>"$tmp/t0.log" &
+DPID[t0]=$!
 pids+=($!)
-ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 --ctl "$tmp/t1.sock" \
-	--io mmsg --log-level warn 2>"$tmp/t1.log" &
-pids+=($!)
+start_t1
 for p in p0 p1; do
 	ip netns exec "$(ns $p)" "$INART" ps --name $p --bind "${IP[$p]}" --ctl "$tmp/$p.sock" \
 		--log-level warn 2>"$tmp/$p.log" &
+	DPID[$p]=$!
 	pids+=($!)
 done
-for s in t0 t1 p0 p1; do
-	for _ in $(seq 50); do
-		[ -S "$tmp/$s.sock" ] && break
-		sleep 0.1
-	done
-done
+fabric_wait_socks "$tmp/t0.sock" "$tmp/t1.sock" "$tmp/p0.sock" "$tmp/p1.sock"
 for s in t0 t1 p0 p1; do
 	check "daemon $s listening" -- test -S "$tmp/$s.sock"
 done
@@ -216,8 +189,18 @@ check "ctl show (ps)" -- "$INART" ctl show "$tmp/p0.sock"
 if command -v ping >/dev/null 2>&1; then
 	check "ping w0 -> p1 through t0 and t1" -- ip netns exec "$(ns w0)" ping -c 3 -i 0.2 -W 2 "${IP[p1]}"
 	check "ping w2 -> w1 through t0" -- ip netns exec "$(ns w2)" ping -c 2 -i 0.2 -W 2 "${IP[w1]}"
+	# frames for a port whose link is down are refused (ENETDOWN) and
+	# dropped; the port's transmit ring must stay in step with the kernel's
+	# (before: the ring dropped one frame per refusal, the kernel resumed
+	# behind it and the port sent nothing until the ring wrapped)
+	ip -n "$(ns t0)" link set p3 down
+	ip netns exec "$(ns w0)" ping -c 5 -i 0.2 -W 1 "${IP[p1]}" >/dev/null 2>&1
+	ip -n "$(ns t0)" link set p3 up
+	sleep 0.5
+	check "ping w0 -> p1 after t0's trunk went down and up" -- \
+		ip netns exec "$(ns w0)" ping -c 3 -i 0.2 -w 5 "${IP[p1]}"
 else
-	skipped 2 "ping missing, ping checks skipped (scripts/deps.sh installs iputils-ping)"
+	skipped 3 "ping missing, ping checks skipped (scripts/deps.sh installs iputils-ping)"
 fi
 
 dump_stats() {
@@ -232,11 +215,11 @@ dump_stats() {
 allreduce() { # allreduce VALUES ITERS [keep]: three workers at once, all must be exact
 	local n=$1 iters=$2 r rc=0 wp=()
 	# a new run of the job: workers number all-reduces from 1 again, so
-	# the PS trees are restarted by installing again (unless "keep": then
-	# the PSs must see the restart themselves)
+	# the PS trees are restarted (--restart-jobs) (unless "keep": then the
+	# PSs must see the restart themselves)
 	if [ "${3:-}" != keep ]; then
 		"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-			--deploy "$tmp/deploy.json" >/dev/null 2>&1 || return 1
+			--deploy "$tmp/deploy.json" --restart-jobs >/dev/null 2>&1 || return 1
 	fi
 	for r in 0 1 2; do
 		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
@@ -293,19 +276,31 @@ for d in t0 p0; do
 done
 
 # --- aggregation state lost mid-run ------------------------------------------------------
-(
-	for _ in $(seq 20); do
-		"$INART" ctl lose-state "$tmp/t0.sock" >/dev/null 2>&1
-		sleep 0.05
+# t0 is told to lose its state again and again for as long as the
+# all-reduces run; every reply says how many slots were aggregating a chunk
+# at that moment: the state lost must not be nothing (else the check would
+# prove nothing), so the run is repeated (up to 5 times) until some was
+rm -f "$tmp/lost"
+lost=0
+exact=1
+runs=0
+while [ "$lost" -eq 0 ] && [ $runs -lt 5 ]; do
+	runs=$((runs + 1))
+	allreduce 200000 20 &
+	ap=$!
+	pids+=($ap)
+	while kill -0 $ap 2>/dev/null; do
+		"$INART" ctl send "$tmp/t0.sock" '{"op": "lose_state"}' >>"$tmp/lost" 2>&1
 	done
-) &
-lp=$!
-pids+=($lp)
-if allreduce 200000 4; then ok; else
-	bad "all-reduce exact while t0 loses its state"
-	cat "$tmp"/w?.out | head -20
-fi
-wait $lp
+	if ! wait $ap; then
+		exact=0
+		cat "$tmp"/w?.out | head -20
+	fi
+	lost=$(grep -o '"busy_slots": *[0-9]*' "$tmp/lost" | awk -F: '{s += $2} END {print s + 0}')
+done
+if [ $exact -eq 1 ]; then ok; else bad "all-reduce exact while t0 loses its state"; fi
+echo "netns.sh: t0 lost $lost busy slots in $(wc -l <"$tmp/lost") lose_state requests ($runs runs)"
+if [ "$lost" -gt 0 ]; then ok; else bad "t0 lost aggregation state during the all-reduces (busy slots dropped: $lost in $(wc -l <"$tmp/lost") requests, $runs runs)"; fi
 
 # --- control messages refused, tables unchanged ----------------------------------------------
 "$INART" ctl show "$tmp/t0.sock" --json >"$tmp/before" 2>&1
@@ -352,9 +347,183 @@ else
 fi
 if allreduce 1000 1; then ok; else bad "all-reduce after garbage"; fi
 
+# --- forged packets from a host outside the job ----------------------------------------------
+# x0 forges contributions with the workers' ranks along t0's aggregating
+# label, results "from" the PS (a spoofed source, raw socket) and from itself
+# to w0, while an all-reduce runs: t0 drops them at the first hop (rank,
+# spoofed), w0 ignores results not from its PSs, the all-reduce stays exact
+if command -v python3 >/dev/null 2>&1; then
+	agg=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+print([l["label"] for l in t["labels"] if l.get("aggregate")][0])' "$tmp/t0.tables")
+	"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
+	ip netns exec "$(ns x0)" python3 "$(dirname "${BASH_SOURCE[0]}")/forge.py" 4 "$agg" \
+		1,2,3,1000000 "0:3:${IP[p0]}:${IP[w0]}" &
+	fp=$!
+	pids+=($fp)
+	sleep 0.3
+	if allreduce 100000 3; then ok; else
+		bad "all-reduce exact while x0 forges packets"
+		cat "$tmp"/w?.out | head -20
+	fi
+	wait $fp
+	"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.forged" 2>&1
+	rank=$(grep -o '"rank": [0-9]*' "$tmp/t0.forged" | awk '{print $2}')
+	spoofed=$(grep -o '"spoofed": [0-9]*' "$tmp/t0.forged" | awk '{print $2}')
+	if [ "${rank:-0}" -ge 100 ] && [ "${spoofed:-0}" -ge 100 ]; then ok; else
+		bad "t0 dropped the forgeries at the first hop (rank ${rank:-?}, spoofed ${spoofed:-?})"
+	fi
+else
+	skipped 2 "python3 missing, no forged packets (scripts/deps.sh installs python3)"
+fi
+
+# --- an install refused by one node changes nothing -------------------------------------------
+# p1's control socket is a fake daemon that answers info and refuses every
+# batch; the new install (another flush timeout: another identity) must not
+# reach t0, t1 or p0
+if command -v python3 >/dev/null 2>&1; then
+	for d in t0 t1 p0; do
+		"$INART" ctl send "$tmp/$d.sock" '{"op": "info"}' | grep -o '"install_id": *"[0-9a-f]*"' >"$tmp/$d.id0"
+	done
+	"$INART" ctl show "$tmp/t0.sock" --json >"$tmp/t0.before" 2>&1
+	sed "s|$tmp/p1.sock|$tmp/fake.sock|" "$tmp/deploy.json" >"$tmp/deploy_fake.json"
+	python3 - "$tmp/fake.sock" <<'PY' &
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(4); s.settimeout(15)
+try:
+    while True:
+        c, _ = s.accept()
+        n = struct.unpack("!I", c.recv(4, socket.MSG_WAITALL))[0]
+        body = b""
+        while len(body) < n:
+            body += c.recv(n - len(body))
+        op = json.loads(body)["op"]
+        r = ({"ok": True, "role": "ps", "name": "p1", "install_id": ""} if op == "info" else
+             {"ok": True} if op == "abort" else {"ok": False, "reason": "refused by the test"})
+        out = json.dumps(r).encode()
+        c.sendall(struct.pack("!I", len(out)) + out); c.close()
+except socket.timeout:
+    pass
+PY
+	fk=$!
+	pids+=($fk)
+	fabric_wait_socks "$tmp/fake.sock"
+	if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+		--deploy "$tmp/deploy_fake.json" --flush-ms 7 >"$tmp/out" 2>&1; then
+		bad "ctl install fails when a PS refuses its batch"
+	elif grep -q "refused by the test" "$tmp/out"; then ok; else bad "ctl install names the refusal: $(cat "$tmp/out")"; fi
+	fabric_stop $fk
+	for d in t0 t1 p0; do
+		"$INART" ctl send "$tmp/$d.sock" '{"op": "info"}' | grep -o '"install_id": *"[0-9a-f]*"' >"$tmp/$d.id1"
+		if cmp -s "$tmp/$d.id0" "$tmp/$d.id1"; then ok; else bad "$d still holds its install after the refusal"; fi
+	done
+	"$INART" ctl show "$tmp/t0.sock" --json >"$tmp/t0.after" 2>&1
+	if cmp -s "$tmp/t0.before" "$tmp/t0.after"; then ok; else bad "t0's tables unchanged after the refused install"; fi
+else
+	skipped 5 "python3 missing, no fake daemon (scripts/deps.sh installs python3)"
+fi
+
+# --- a PS left out of a new plan drops its trees ----------------------------------------------
+echo '{"jobs": [{"id": "j0", "workers": ["w0", "w1", "w2"], "ps": ["p0"], "gradient_bytes": 1000000}]}' \
+	>"$tmp/jobs_p0.json"
+if "$INART" plan "$tmp/topo.json" "$tmp/jobs_p0.json" --algo inart -o "$tmp/plan_p0.json" >/dev/null 2>&1 &&
+	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs_p0.json" "$tmp/plan_p0.json" \
+		--deploy "$tmp/deploy.json" >"$tmp/out" 2>&1; then ok; else bad "install of a plan without p1: $(cat "$tmp/out")"; fi
+"$INART" ctl show "$tmp/p1.sock" >"$tmp/out" 2>&1
+if grep -q "^0 trees" "$tmp/out"; then ok; else bad "p1 dropped its trees: $(head -3 "$tmp/out")"; fi
+check "back to the plan with p0 and p1" -- "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" \
+	"$tmp/plan.json" --deploy "$tmp/deploy.json" --restart-jobs
+
+# --- a large install does not stall forwarding -------------------------------------------------
+# 200000 more labels (about 20 MB of JSON) to t0 while w0 pings p0 through it
+# every 5 ms: the control thread parses and builds them, the packet thread
+# only swaps; before, the request was parsed in the forwarding loop
+if command -v python3 >/dev/null 2>&1 && command -v ping >/dev/null 2>&1; then
+	python3 - "$tmp/t0.sock" <<'PY' >"$tmp/big.out" 2>&1 &
+import json, socket, struct, sys, time
+time.sleep(0.5)
+labels = [{"label": 5000000 + i, "kind": "up", "job": 999, "tree": 0, "out_port": 3,
+           "next_label": 0} for i in range(200000)]
+body = json.dumps({"op": "install", "labels": labels}).encode()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(sys.argv[1])
+t = time.time()
+s.sendall(struct.pack("!I", len(body)) + body)
+n = struct.unpack("!I", s.recv(4, socket.MSG_WAITALL))[0]
+r = s.recv(n, socket.MSG_WAITALL)
+print("%d bytes installed in %.2f s: %s" % (len(body), time.time() - t, r[:60]))
+PY
+	bp=$!
+	pids+=($bp)
+	ip netns exec "$(ns w0)" ping -i 0.005 -c 700 -q "${IP[p0]}" >"$tmp/ping.out" 2>&1
+	wait $bp
+	maxrtt=$(grep -o 'rtt min/avg/max/mdev = [0-9./]*' "$tmp/ping.out" | cut -d/ -f6)
+	echo "netns.sh: large install: $(cat "$tmp/big.out"); ping max rtt ${maxrtt:-?} ms"
+	if grep -q '"ok": *true' "$tmp/big.out"; then ok; else bad "the big install went through: $(cat "$tmp/big.out")"; fi
+	if awk -v m="${maxrtt:-99999}" 'BEGIN {exit !(m < 500)}'; then ok; else
+		bad "forwarding during the big install: max rtt ${maxrtt:-?} ms (limit 500)"
+	fi
+	check "t0 back to the plan" -- "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" \
+		"$tmp/plan.json" --deploy "$tmp/deploy.json"
+else
+	skipped 3 "python3 or ping missing, no large install (scripts/deps.sh installs them)"
+fi
+
+# --- a switch that crashed is recovered by installing again --------------------------------------
+# t1's switchd is killed during an all-reduce and started again; the same
+# `ctl install` puts its tables back (the other nodes hold the install
+# already and are left as they are) and the all-reduce completes exact
+sleep 1.2 # (a new run without --restart-jobs: the PSs see the restart)
+allreduce 200000 3 keep &
+ap=$!
+sleep 0.3
+kill -9 "${DPID[t1]}" 2>/dev/null
+wait "${DPID[t1]}" 2>/dev/null
+rm -f "$tmp/t1.sock"
+sleep 0.5
+start_t1
+fabric_wait_socks "$tmp/t1.sock"
+if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+	--deploy "$tmp/deploy.json" >"$tmp/out" 2>&1; then ok; else bad "reinstall after t1 crashed: $(cat "$tmp/out")"; fi
+if grep -E '^t1 .* installed' "$tmp/out" >/dev/null && grep -E '^t0 .* unchanged' "$tmp/out" >/dev/null &&
+	grep -E '^p0 .* unchanged' "$tmp/out" >/dev/null; then ok; else bad "only t1 was installed again: $(cat "$tmp/out")"; fi
+if wait $ap; then ok; else
+	bad "all-reduce exact across t1's crash and reinstall"
+	cat "$tmp"/w?.out | head -20
+fi
+
+# --- ctl install --only: the transaction on the nodes named, same identity ---------------------
+# (the emulator reinstalls a switch it restarted this way)
+full_id=$(awk '/^install /{print $2}' "$tmp/out")
+kill -9 "${DPID[t1]}" 2>/dev/null
+wait "${DPID[t1]}" 2>/dev/null
+rm -f "$tmp/t1.sock"
+start_t1
+fabric_wait_socks "$tmp/t1.sock"
+only() { "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" --deploy "$tmp/deploy.json" "$@"; }
+if only --only t1 >"$tmp/only.out" 2>&1 && [ -n "$full_id" ] &&
+	[ "$(awk '/^install /{print $2}' "$tmp/only.out")" = "$full_id" ] &&
+	[ "$(grep -cE '^(t0|t1|p0|p1) ' "$tmp/only.out")" = 1 ] &&
+	grep -qE "^t1 +switch +\(none\) +-> $full_id installed" "$tmp/only.out"; then ok; else
+	bad "ctl install --only t1 (identity $full_id): $(cat "$tmp/only.out")"
+fi
+if only --only t1,p0 --dry-run >"$tmp/only.out" 2>&1 && [ "$(wc -l <"$tmp/only.out")" = 2 ] &&
+	[ "$(grep -c "\"install_id\": *\"$full_id\"" "$tmp/only.out")" = 2 ]; then ok; else
+	bad "ctl install --only t1,p0 --dry-run: two requests under $full_id: $(head -c 300 "$tmp/only.out")"
+fi
+only --only nosuch >"$tmp/only.out" 2>&1
+if [ $? -eq 1 ] && grep -q "not in the topology" "$tmp/only.out"; then ok; else bad "--only nosuch: $(cat "$tmp/only.out")"; fi
+only --only w0 >"$tmp/only.out" 2>&1
+if [ $? -eq 1 ] && grep -q "no switch or PS" "$tmp/only.out"; then ok; else bad "--only w0: $(cat "$tmp/only.out")"; fi
+if allreduce 5000 2; then ok; else
+	bad "all-reduce exact after t1 was installed with --only"
+	cat "$tmp"/w?.out | head -20
+fi
+
 # daemons still alive
-for i in 0 1 2 3; do
-	if kill -0 "${pids[$i]}" 2>/dev/null; then ok; else bad "daemon $i still running"; fi
+for d in t0 t1 p0 p1; do
+	if kill -0 "${DPID[$d]}" 2>/dev/null; then ok; else bad "daemon $d still running"; fi
 done
 for f in t0 t1 p0 p1; do
 	if grep -qiE "error|sanitizer" "$tmp/$f.log"; then

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -78,10 +80,38 @@ static void test_text_helpers(void **state)
 	assert_int_equal(inart_ctl_parse_mac("0g:00:0a:ff:10:01", mac), -1);
 }
 
+/* Two label entries are equal: fields and the arrays they point to. */
+static void label_eq(const struct inart_label_entry *a, const struct inart_label_entry *b)
+{
+	assert_int_equal(a->label, b->label);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->job, b->job);
+	assert_int_equal(a->tree, b->tree);
+	assert_int_equal(a->in_ports, b->in_ports);
+	assert_int_equal(a->out_port, b->out_port);
+	assert_int_equal(a->next_label, b->next_label);
+	assert_int_equal(a->aggregate, b->aggregate);
+	assert_int_equal(a->slot_base, b->slot_base);
+	assert_int_equal(a->n_slots, b->n_slots);
+	assert_int_equal(a->bitmap_words, b->bitmap_words);
+	if (a->bitmap_words > 0)
+		assert_memory_equal(a->expected, b->expected, 8 * (size_t)a->bitmap_words);
+	assert_int_equal(a->n_down, b->n_down);
+	for (int i = 0; i < a->n_down; i++) {
+		assert_int_equal(a->down[i].port, b->down[i].port);
+		assert_int_equal(a->down[i].label, b->down[i].label);
+		assert_int_equal(a->down[i].dst_ip, b->down[i].dst_ip);
+	}
+}
+
 /* A request with every kind of entry. */
 static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
 			   struct inart_route *rt, uint32_t *del)
 {
+	static uint64_t exp[2] = {0xffffffffffffffffull, 0x8000000000000001ull};
+	static struct inart_label_down dn[3];
+	static struct inart_sw_ingress ing[2] = {{0, 3, 7}, {1, 1023, 4000000000u}};
+
 	memset(r, 0, sizeof(*r));
 	memset(l, 0, 3 * sizeof(*l));
 	r->op = INART_CTL_INSTALL;
@@ -94,6 +124,7 @@ static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
 	r->cfg.ports[0].ip = IP(10, 0, 0, 1);
 	r->cfg.ports[2].peer_mac[0] = 2;
 	r->cfg.ports[2].peer_mac[1] = 0xab;
+	r->cfg.ports[1].peer_ip = IP(10, 0, 1, 9);
 	r->cfg.pool_slots = 128;
 	r->cfg.max_values = 300;
 	r->cfg.flush_timeout_ns = 10000000;
@@ -107,8 +138,8 @@ static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
 	l[0].slot_base = 64;
 	l[0].n_slots = 64;
 	l[0].bitmap_words = 2;
-	l[0].expected[0] = 0xffffffffffffffffull;
-	l[0].expected[1] = 0x8000000000000001ull;
+	l[0].expected = exp;
+	l[0].in_ports = 0x3;
 	l[1].label = 4000000000u;
 	l[1].kind = INART_LABEL_UP;
 	l[1].job = 4000000000u;
@@ -119,13 +150,20 @@ static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
 	l[2].job = 3;
 	l[2].tree = 1;
 	l[2].n_down = 3;
-	l[2].down[0].port = 0;
-	l[2].down[0].label = 0;
-	l[2].down[0].dst_ip = IP(10, 0, 1, 1);
-	l[2].down[1].port = 1;
-	l[2].down[1].label = 13;
-	l[2].down[2].port = 2;
-	l[2].down[2].label = 14;
+	l[2].in_ports = 1ull << 2;
+	memset(dn, 0, sizeof(dn));
+	dn[0].port = 0;
+	dn[0].label = 0;
+	dn[0].dst_ip = IP(10, 0, 1, 1);
+	dn[1].port = 1;
+	dn[1].label = 13;
+	dn[2].port = 2;
+	dn[2].label = 14;
+	l[2].down = dn;
+	r->n_ingress = 2;
+	r->ingress = ing;
+	strcpy(r->install_id, "0123456789abcdef");
+	r->prepare = 1;
 	r->n_labels = 3;
 	r->labels = l;
 	rt[0].prefix = IP(10, 0, 1, 1);
@@ -166,7 +204,11 @@ static void test_install_roundtrip(void **state)
 	assert_int_equal(p.cfg.flush_timeout_ns, 10000000);
 	assert_int_equal(p.n_labels, 3);
 	for (int i = 0; i < 3; i++)
-		assert_memory_equal(&p.labels[i], &l[i], sizeof(l[i]));
+		label_eq(&p.labels[i], &l[i]);
+	assert_int_equal(p.n_ingress, 2);
+	assert_memory_equal(p.ingress, r.ingress, 2 * sizeof(r.ingress[0]));
+	assert_string_equal(p.install_id, "0123456789abcdef");
+	assert_int_equal(p.prepare, 1);
 	assert_int_equal(p.n_routes, 2);
 	assert_memory_equal(p.routes, rt, sizeof(rt));
 	assert_int_equal(p.n_del_labels, 2);
@@ -183,6 +225,8 @@ static void test_install_roundtrip(void **state)
 static void test_trees_roundtrip(void **state)
 {
 	struct inart_ps_tree_cfg t[2];
+	static const struct inart_ps_source src[3] = {
+	    {IP(10, 0, 0, 7), 0}, {IP(10, 0, 0, 8), 63}, {IP(10, 0, 0, 9), INART_PS_ANY_RANK}};
 	struct inart_ctl_req r = {.op = INART_CTL_TREES,
 				  .replace = 1,
 				  .reset = 1,
@@ -204,6 +248,8 @@ static void test_trees_roundtrip(void **state)
 	t[1].tree = 1;
 	t[1].fan_in = 1024;
 	t[1].max_chunks = 4096;
+	t[0].n_sources = 3;
+	t[0].sources = src;
 	s = inart_ctl_req_encode(&r);
 	assert_non_null(s);
 	assert_int_equal(parse(s, &p, why), 0);
@@ -211,6 +257,10 @@ static void test_trees_roundtrip(void **state)
 	assert_int_equal(p.replace, 1);
 	assert_int_equal(p.reset, 1);
 	assert_int_equal(p.n_trees, 2);
+	assert_int_equal(p.trees[0].n_sources, 3);
+	assert_memory_equal(p.trees[0].sources, src, sizeof(src));
+	assert_null(p.trees[1].sources);
+	p.trees[0].sources = t[0].sources; /* the rest byte for byte */
 	assert_memory_equal(p.trees, t, sizeof(t));
 	free(s);
 	inart_ctl_req_free(&p);
@@ -669,9 +719,12 @@ static void test_ctlsock(void **state)
 	big.n_labels = 20000;
 	big.labels = calloc(20000, sizeof(*big.labels));
 	for (int i = 0; i < 20000; i++) {
+		static const struct inart_label_down four[4];
+
 		big.labels[i].label = (uint32_t)i + 1;
 		big.labels[i].kind = INART_LABEL_DOWN;
 		big.labels[i].n_down = 4;
+		big.labels[i].down = four;
 	}
 	body = inart_ctl_req_encode(&big);
 	assert_non_null(body);
@@ -764,6 +817,90 @@ static void test_deploy(void **state)
 	inart_topo_destroy(t);
 }
 
+/* Idle or slow control clients cannot lock the others out (issue 7: 32
+ * idle clients did).  A full server makes room for a new client by closing
+ * the one idle the longest; an idle client is closed after idle_ms; a
+ * request that does not arrive within request_ms is answered with an error
+ * and its client closed. */
+static int unix_connect(const char *path)
+{
+	struct sockaddr_un a;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Wait up to ms for fd to be closed by the peer (read 0). */
+static int closed_within(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	char b[256];
+
+	while (poll(&p, 1, ms) > 0) {
+		ssize_t r = read(fd, b, sizeof(b));
+
+		if (r <= 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void test_ctlsock_limits(void **state)
+{
+	char dir[] = "/tmp/inart-ctllim-XXXXXX", path[128], *rep = NULL;
+	struct inart_err err = {{0}};
+	struct inart_ctlsrv_opt opt;
+	struct srv_ctx c = {0};
+	int idle[40], fd;
+	pthread_t th;
+	size_t rlen;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	/* defaults: 32 clients, idle 10 s: 40 idle clients, then a real one */
+	c.srv = inart_ctlsrv_open(path, echo_handler, &c, &err);
+	assert_non_null(c.srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	for (int i = 0; i < 40; i++)
+		idle[i] = unix_connect(path);
+	usleep(100000);
+	assert_int_equal(inart_ctl_call(path, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
+	free(rep);
+	assert_true(inart_ctlsrv_clients(c.srv) <= INART_CTLSRV_MAX_CLIENTS);
+	c.stop = 1;
+	pthread_join(th, NULL);
+	for (int i = 0; i < 40; i++)
+		close(idle[i]);
+	inart_ctlsrv_close(c.srv);
+	/* short limits: idle clients and slow requests are closed */
+	inart_ctlsrv_opt_default(&opt);
+	opt.idle_ms = 200;
+	opt.request_ms = 300;
+	c.stop = 0;
+	c.srv = inart_ctlsrv_open_opt(path, echo_handler, &c, &opt, &err);
+	assert_non_null(c.srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	fd = unix_connect(path);
+	assert_int_equal(closed_within(fd, 2000), 1);
+	close(fd);
+	fd = unix_connect(path);
+	assert_int_equal(write(fd, "\0\0\0\x20{\"op\":", 10), 10); /* a request begun */
+	assert_int_equal(closed_within(fd, 2000), 1);
+	close(fd);
+	usleep(100000);
+	assert_int_equal(inart_ctlsrv_clients(c.srv), 0);
+	c.stop = 1;
+	pthread_join(th, NULL);
+	inart_ctlsrv_close(c.srv);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +916,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_counters),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_ctlsock),
+	    cmocka_unit_test(test_ctlsock_limits),
 	    cmocka_unit_test(test_deploy),
 	};
 

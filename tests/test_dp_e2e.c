@@ -18,8 +18,8 @@
  * tiny slot payloads -> fallbacks); loss up to 10%, duplication, reordering,
  * all together; a switch losing its state mid-iteration; rescaling after an
  * overflow; several iterations.  Also the goodput at 1% loss against none
- * (the issue's >= 80% target, asserted on a fixed plan and seeds 1-4;
- * INART_GOODPUT_SEEDS=N sweeps seeds 1..N).
+ * (a sweep over seeds 1-20 of two plans asserted against the thresholds
+ * docs/dataplane.md states; INART_GOODPUT_SEEDS=N sweeps seeds 1..N).
  */
 #include <errno.h>
 #include <math.h>
@@ -736,10 +736,11 @@ static void test_overflow(void **state)
  * at s0 with h12 sent straight to h14), so that the figure does not move with
  * the planner.  In it PS h14's link is as loaded as a worker's (2 packets in
  * and 2 out per chunk), so every recovery packet there costs time.  The
- * simulator is deterministic: the ratio is a fixed number per seed; the
- * issue's target (>= 80%) is asserted for seeds 1-4, the planner's current
- * plan is printed, and INART_GOODPUT_SEEDS=N runs seeds 1..N on both plans
- * (goodput_sweep: the distribution docs/dataplane.md reports). */
+ * simulator is deterministic: the ratio is a fixed number per seed;
+ * test_goodput sweeps seeds 1-20 of this plan and of the planner's current
+ * one and asserts the thresholds docs/dataplane.md states
+ * (INART_GOODPUT_SEEDS=N runs seeds 1..N: the distribution the docs
+ * report). */
 static void goodput_plan(struct e2e *e)
 {
 	static const char *const fl[][4] = {
@@ -825,14 +826,78 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Precision comes back at once (issue 7): the scale of a step depends on
+ * that step's values only.  Step 1 holds values near FLT_MAX (summed at a
+ * very low scale); step 2's ordinary values are all summed at scale 16, so
+ * exact to the usual bound.  Before the fix step 2 started at the scale
+ * step 1's results allowed and returned about a third of its values as 0. */
+static void test_precision_recovers(void **state)
+{
+	struct e2e e = {0};
+
+	(void)state;
+	multilevel(&e);
+	e2e_up(&e, NULL, NULL);
+	e2e_inputs(&e, 5000, 71, 1.0f);
+	for (int k = 0; k < e.in->n_workers; k++)
+		for (size_t i = 0; i < e.n; i += 97)
+			e.x[k][i] = (k % 2 ? -1 : 1) * 3.0e38f / (float)e.in->n_workers;
+	e2e_run(&e, 1, 1000000000ull);
+	assert_true(e2e_check(&e, 16) > 0); /* rescaled a long way down */
+	e2e_inputs(&e, 5000, 72, 1.0f);
+	e2e_run(&e, 2, 1000000000ull);
+	assert_int_equal(e2e_check(&e, 16), 0);
+	e2e_down(&e);
+}
+
+/* A PS that loses its state mid-all-reduce (a restart: it comes back with the
+ * same trees) and drops what reaches it while down: the workers' recovery
+ * rebuilds every chunk from their contributions and the all-reduce ends
+ * exact; the next one too. */
+static void test_ps_restart(void **state)
+{
+	struct install_opt_pair {
+		struct inart_install_opt io;
+		struct inart_sim_opt so;
+	} o;
+	struct e2e e = {0};
+	double t0;
+
+	(void)state;
+	fault_opts(&o.io, &o.so, 0, 0, 0, 81);
+	multilevel_skewed(&e);
+	e2e_up(&e, &o.io, &o.so);
+	e2e_inputs(&e, 20000, 81, 1.0f);
+	t0 = e2e_run(&e, 1, 1000000000ull);
+	e2e_check(&e, 16);
+	e2e_inputs(&e, 20000, 82, 1.0f);
+	assert_int_equal(inart_sim_fail_node(e.s, tu_find(e.t, "h4"),
+					     inart_sim_now(e.s) + (uint64_t)(t0 * 1e9 / 2), 20000),
+			 0);
+	e2e_run(&e, 2, 10000000000ull);
+	assert_int_equal(e2e_check(&e, 16), 0);
+	print_message("PS h4 restarted mid-all-reduce: %.1f us instead of %.1f us\n",
+		      e.r.time_s * 1e6, t0 * 1e6);
+	e2e_inputs(&e, 20000, 83, 1.0f);
+	e2e_run(&e, 3, 1000000000ull);
+	assert_int_equal(e2e_check(&e, 16), 0);
+	e2e_down(&e);
+}
+
+struct sweep {
+	double mean, p10, worst;
+	int below;
+};
+
 /* The goodput ratio over seeds 1..n for the fixed plan (planner 0) or the
  * planner's (1): mean, 10th percentile (nearest rank), worst, how many below
  * the 80% target, and the seeds below it. */
-static void goodput_sweep(int n, int planner)
+static struct sweep goodput_sweep(int n, int planner)
 {
 	double t0 = goodput_run(0, 1, planner, 0), sum = 0, *r = malloc((size_t)n * sizeof(*r));
 	int below = 0, p10 = (n + 9) / 10 - 1;
 	char low[512] = "";
+	struct sweep sw;
 
 	assert_non_null(r);
 	for (int k = 0; k < n; k++) {
@@ -848,18 +913,28 @@ static void goodput_sweep(int n, int planner)
 			print_message("  seed %d: %.1f%%\n", k + 1, 100 * r[k]);
 	}
 	qsort(r, (size_t)n, sizeof(*r), cmp_double);
+	sw.mean = sum / n;
+	sw.p10 = r[p10];
+	sw.worst = r[0];
+	sw.below = below;
 	print_message("goodput with 1%% loss, %s plan, seeds 1-%d: mean %.1f%%, 10th percentile "
 		      "%.1f%%, worst %.1f%%, %d below 80%%%s%s\n",
-		      planner ? "the planner's" : "the fixed", n, 100 * sum / n, 100 * r[p10],
-		      100 * r[0], below, below ? ":" : "", low);
+		      planner ? "the planner's" : "the fixed", n, 100 * sw.mean, 100 * sw.p10,
+		      100 * sw.worst, below, below ? ":" : "", low);
 	free(r);
+	return sw;
 }
 
-/* INART_GOODPUT_SEEDS=N also runs seeds 1..N on both plans (goodput_sweep;
- * about 0.1 s of CPU per run; INART_GOODPUT_VERBOSE=1 prints every seed). */
+/* The goodput at 1% loss against none, on both plans, over seeds 1-20 (a
+ * shortened sweep; about 0.1 s of CPU per run): the suite asserts the
+ * thresholds docs/dataplane.md states -- mean at least 85%, 10th percentile
+ * (the 2nd worst of 20) at least 80% (the issue's target), and seed 1 of the
+ * fixed plan at least 80%.  INART_GOODPUT_SEEDS=N sweeps seeds 1..N instead
+ * (INART_GOODPUT_VERBOSE=1 prints every seed). */
 static void test_goodput(void **state)
 {
-	const char *sweep = getenv("INART_GOODPUT_SEEDS");
+	const char *env = getenv("INART_GOODPUT_SEEDS");
+	int n = env && atoi(env) > 0 ? atoi(env) : 20;
 	double t0, t1, ratio;
 
 	(void)state;
@@ -872,31 +947,31 @@ static void test_goodput(void **state)
 	print_message("goodput with 1%% loss: %.1f%% of the loss-free goodput (target 80%%)\n",
 		      ratio * 100);
 	assert_true(ratio >= 0.8);
-	for (uint64_t seed = 2; seed <= 4; seed++) {
-		ratio = t0 / goodput_run(0.01, seed, 0, 0);
-		print_message("goodput with 1%% loss, seed %llu: %.1f%%\n",
-			      (unsigned long long)seed, 100 * ratio);
-		assert_true(ratio >= 0.8);
-	}
-	/* the planner's current plan: reported, not asserted */
-	t0 = goodput_run(0, 1, 1, 0);
-	print_message("goodput with 1%% loss, the planner's plan: %.1f%%\n",
-		      100 * t0 / goodput_run(0.01, 1, 1, 0));
-	if (sweep && atoi(sweep) > 0) {
-		goodput_sweep(atoi(sweep), 0);
-		goodput_sweep(atoi(sweep), 1);
+	for (int planner = 0; planner <= 1; planner++) {
+		struct sweep sw = goodput_sweep(n, planner);
+
+		assert_true(sw.mean >= 0.85);
+		assert_true(sw.p10 >= 0.8);
 	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_two_workers),	   cmocka_unit_test(test_one_worker),
-	    cmocka_unit_test(test_multilevel),	   cmocka_unit_test(test_planners_8_workers),
-	    cmocka_unit_test(test_two_jobs),	   cmocka_unit_test(test_64_workers),
-	    cmocka_unit_test(test_loss),	   cmocka_unit_test(test_dup_reorder),
-	    cmocka_unit_test(test_all_faults),	   cmocka_unit_test(test_pool_exhaustion),
-	    cmocka_unit_test(test_switch_failure), cmocka_unit_test(test_overflow),
+	    cmocka_unit_test(test_two_workers),
+	    cmocka_unit_test(test_one_worker),
+	    cmocka_unit_test(test_multilevel),
+	    cmocka_unit_test(test_planners_8_workers),
+	    cmocka_unit_test(test_two_jobs),
+	    cmocka_unit_test(test_64_workers),
+	    cmocka_unit_test(test_loss),
+	    cmocka_unit_test(test_dup_reorder),
+	    cmocka_unit_test(test_all_faults),
+	    cmocka_unit_test(test_pool_exhaustion),
+	    cmocka_unit_test(test_switch_failure),
+	    cmocka_unit_test(test_overflow),
+	    cmocka_unit_test(test_precision_recovers),
+	    cmocka_unit_test(test_ps_restart),
 	    cmocka_unit_test(test_goodput),
 	};
 

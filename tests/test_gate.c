@@ -1,12 +1,15 @@
 /* Tests of gate: seeded loss rates per direction and port, which frames
  * are charged to the aggregation bucket (aggregating labels only, DATA with
  * values, never RETX or other traffic), holding and releasing at the
- * bucket's rate in arrival order, the FIFO limit, refusals. */
+ * bucket's rate in arrival order, the FIFO limit, refusals; the label set
+ * taken from a switch's compact label tables (in service and built aside)
+ * and exchanged without allocation. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -167,12 +170,95 @@ static void test_agg_limit(void **state)
 	inart_gate_destroy(g);
 }
 
+/* The aggregating labels of a switch's tables (entries that point at their
+ * expected bitmap and down copies), read from the switch and from a table
+ * set built aside; swapped in and out of the gate as the switch swaps its
+ * tables. */
+static void test_agg_labels_of(void **state)
+{
+	struct inart_sw_cfg sc = {.n_ports = 2, .pool_slots = 32, .max_values = 360};
+	struct inart_switch *sw = inart_switch_create(&sc);
+	static const uint64_t expect[1] = {3};
+	static const struct inart_label_down dn[2] = {{.port = 0}, {.port = 1}};
+	struct inart_label_entry e[4], got[8];
+	struct inart_sw_update u = {.replace = 1, .n_labels = 4, .labels = e};
+	struct inart_sw_tables *tab = NULL, *old;
+	struct inart_gate_cfg c = {.n_ports = 2, .agg_bytes_per_s = 1e3, .agg_burst = 1514};
+	struct inart_gate *g = inart_gate_create(&c, 0);
+	uint8_t b[INART_FRAME_MAX];
+	struct inart_frame f = {b, 0, 0};
+	uint32_t *l = NULL, del = 40;
+	int n = 0, k;
+	char why[256];
+
+	(void)state;
+	assert_non_null(sw);
+	assert_non_null(g);
+	memset(e, 0, sizeof(e));
+	for (int i = 0; i < 3; i++) { /* 40 and 10 aggregate, 30 forwards */
+		e[i].label = (uint32_t[]){40, 30, 10}[i];
+		e[i].kind = INART_LABEL_UP;
+		e[i].job = 1;
+		e[i].tree = (uint16_t)i;
+		e[i].next_label = 77;
+		e[i].aggregate = i != 1;
+		e[i].slot_base = (uint16_t)(8 * i);
+		e[i].n_slots = 8;
+		e[i].bitmap_words = 1;
+		e[i].expected = expect;
+	}
+	e[3].label = 20;
+	e[3].kind = INART_LABEL_DOWN;
+	e[3].job = 1;
+	e[3].n_down = 2;
+	e[3].down = dn;
+	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	k = inart_switch_get_labels(sw, got, 8);
+	assert_int_equal(k, 4);
+	assert_int_equal(inart_gate_agg_labels_of(got, k, &l, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(l[0], 10);
+	assert_int_equal(l[1], 40);
+	/* in service without allocation; the gate had no set */
+	inart_gate_swap_agg_labels(g, &l, &n);
+	assert_null(l);
+	assert_int_equal(n, 0);
+	f.len = ina_frame(b, 40, INART_F_DATA, 358, 0);
+	assert_int_equal(inart_gate_rx(g, &f, 0), INART_GATE_PASS); /* burst */
+	assert_int_equal(inart_gate_rx(g, &f, 0), INART_GATE_HELD);
+	f.len = ina_frame(b, 30, INART_F_DATA, 358, 0); /* forwarding entry: not charged */
+	assert_int_equal(inart_gate_rx(g, &f, 0), INART_GATE_PASS);
+	/* new tables built aside without label 40: its set, from the table set */
+	u = (struct inart_sw_update){.n_del_labels = 1, .del_labels = &del};
+	assert_int_equal(inart_switch_tables_build(sw, &u, &tab, why, sizeof(why)), 0);
+	k = inart_sw_tables_labels(tab, got, 8);
+	assert_int_equal(k, 3);
+	assert_int_equal(inart_gate_agg_labels_of(got, k, &l, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0], 10);
+	old = inart_switch_tables_swap(sw, tab);
+	inart_gate_swap_agg_labels(g, &l, &n);
+	assert_int_equal(n, 2); /* the old set comes back to the caller */
+	assert_int_equal(l[1], 40);
+	free(l);
+	inart_sw_tables_destroy(old);
+	f.len = ina_frame(b, 40, INART_F_DATA, 358, 1);
+	assert_int_equal(inart_gate_rx(g, &f, 0), INART_GATE_PASS); /* no longer charged */
+	/* no aggregating entry at all: an empty set */
+	assert_int_equal(inart_gate_agg_labels_of(got, 0, &l, &n), 0);
+	assert_null(l);
+	assert_int_equal(n, 0);
+	inart_gate_destroy(g);
+	inart_switch_destroy(sw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_refused),
 	    cmocka_unit_test(test_loss),
 	    cmocka_unit_test(test_agg_limit),
+	    cmocka_unit_test(test_agg_labels_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

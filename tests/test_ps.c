@@ -6,6 +6,7 @@
  * probes and their answers, results sent down again, children learned;
  * a job restarted after an idle time. */
 #include <errno.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,7 +156,9 @@ static uint64_t nack_bits(int i, uint32_t seq, uint8_t flags, uint32_t prev)
 	return h.bitmap[0];
 }
 
-static struct inart_ps *make_ps(uint16_t fan_in, int n_children, uint32_t max_chunks)
+/* A PS with tree (7, 1); n_sources 0: any sender. */
+static struct inart_ps *make_ps_src(uint16_t fan_in, int n_children, uint32_t max_chunks,
+				    uint16_t n_sources, const struct inart_ps_source *sources)
 {
 	struct inart_ps *ps = inart_ps_create();
 	struct inart_ps_tree_cfg *c = calloc(1, sizeof(*c));
@@ -170,9 +173,16 @@ static struct inart_ps *make_ps(uint16_t fan_in, int n_children, uint32_t max_ch
 		c->children[i].ip = 0x0a010000u + (uint32_t)i;
 		c->children[i].label = 1000u + (uint32_t)i;
 	}
+	c->n_sources = n_sources;
+	c->sources = sources;
 	assert_int_equal(inart_ps_tree_set(ps, c), 0);
 	free(c);
 	return ps;
+}
+
+static struct inart_ps *make_ps(uint16_t fan_in, int n_children, uint32_t max_chunks)
+{
+	return make_ps_src(fan_in, n_children, max_chunks, 0, NULL);
 }
 
 /* Decode out[i] and check it is a result for (iter, seq). */
@@ -466,9 +476,13 @@ static void test_iterations(void **state)
 			p.vals[0] = (int32_t)it * 100 + r;
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
-	/* iteration 5 is too old now (7 is current) */
+	/* iteration 5 is too old now (7 is current): its worker is out of step
+	 * and told which step the tree is at (8: 7 is complete) */
 	pk_rank(&p, 2, 5, 3, 1, 0, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(send_pk(ps, &p, 0), 0);
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 5, 3, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.count, 0);
+	assert_int_equal(h.prev, 8);
 	/* iteration 6 still answers retransmissions */
 	p.iter = 6;
 	assert_int_equal(send_pk(ps, &p, 0), 1);
@@ -479,13 +493,19 @@ static void test_iterations(void **state)
 	assert_int_equal(send_pk(ps, &p, 0), 1);
 	check_result(0, 7, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	assert_int_equal(v[0], 1401);
-	/* a jump ahead: 10 becomes current, 7 too old, 9 fresh */
+	/* a jump ahead (10, three past the current 7) is out of the window:
+	 * dropped with a step notice (8), and 7 is still served */
 	pk_rank(&p, 2, 10, 0, 1, 1, INART_F_DATA);
-	assert_int_equal(send_pk(ps, &p, 1), 0);
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 10, 0, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.prev, 8);
 	pk_rank(&p, 2, 7, 3, 1, 0, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(send_pk(ps, &p, 0), 0);
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 7, 3, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
 	inart_ps_stats(ps, &st);
-	assert_int_equal(st.drop_stale, 2);
+	assert_int_equal(st.drop_stale, 1);
+	assert_int_equal(st.drop_window, 1);
+	assert_int_equal(st.step_notices, 2);
 	assert_int_equal(st.completed, 3);
 	inart_ps_destroy(ps);
 	/* iteration numbers wrap around (serial arithmetic) */
@@ -497,7 +517,7 @@ static void test_iterations(void **state)
 			assert_int_equal(send_pk(ps, &p, r), r);
 		}
 	pk_rank(&p, 2, 0xffffffffu, 0, 1, 0, INART_F_DATA | INART_F_RETX);
-	assert_int_equal(send_pk(ps, &p, 0), 0); /* 1 is current: too old */
+	assert_int_equal(send_pk(ps, &p, 0), 1); /* 1 is current: too old, a notice */
 	p.iter = 0;
 	assert_int_equal(send_pk(ps, &p, 0), 1);
 	inart_ps_stats(ps, &st);
@@ -650,7 +670,8 @@ static void test_bad_input(void **state)
 	}
 	inart_ps_stats(ps, &st);
 	assert_int_equal(st.dropped, st.drop_malformed + st.drop_unknown + st.drop_mismatch +
-					 st.drop_stale + st.drop_limit + st.drop_nomem);
+					 st.drop_stale + st.drop_limit + st.drop_source +
+					 st.drop_window);
 	assert_true(st.rx >= st.dropped + st.absorbed + st.duplicates);
 	assert_true(st.drop_malformed > 1000 && st.drop_unknown > 100);
 	inart_ps_destroy(ps);
@@ -1156,6 +1177,189 @@ static void test_children_learned(void **state)
 	inart_ps_destroy(ps);
 }
 
+/* ---- sources, the acceptance window, memory (issue 7) ---- */
+
+/* A tree of fan-in 3 whose sources are workers 10.0.0.0..2 (ranks 0..2)
+ * and a switch 10.0.9.9 (aggregates of any rank). */
+static struct inart_ps *make_ps_sources(uint32_t max_chunks)
+{
+	static const struct inart_ps_source src[4] = {
+	    {0x0a000000u, 0}, {0x0a000001u, 1}, {0x0a000002u, 2}, {0x0a000909u, INART_PS_ANY_RANK}};
+
+	return make_ps_src(3, 1, max_chunks, 4, src);
+}
+
+/* Only the tree's sources count, and each worker only for its own rank: a
+ * host outside the job cannot replace, complete, restart or advance
+ * anything; a worker cannot contribute for another rank.  Before the fix a
+ * forged superset from anywhere replaced the counted contributions. */
+static void test_sources(void **state)
+{
+	struct inart_ps *ps = make_ps_sources(64);
+	const uint64_t s1 = 1000000000ull;
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	/* rank 0's contribution to chunk 0 */
+	pk_rank(&p, 3, 1, 0, 1, 0, INART_F_DATA);
+	p.vals[0] = 1;
+	assert_int_equal(send_at(ps, &p, 0x0a000000u, 10), 0);
+	/* a non-member's superset (would replace it), complete set (would
+	 * complete the chunk), far-future iteration (would advance the tree) */
+	pk_init(&p, 3, 1, 0, 1);
+	pk_bit(&p, 0);
+	pk_bit(&p, 1);
+	p.vals[0] = 1000;
+	assert_int_equal(send_at(ps, &p, 0x0a000032u, 11), 0);
+	pk_bit(&p, 2);
+	assert_int_equal(send_at(ps, &p, 0x0a000032u, 12), 0);
+	p.iter = 1000000;
+	assert_int_equal(send_at(ps, &p, 0x0a000032u, 13), 0);
+	/* members beyond their rank: rank 0 sending rank 1's, a superset */
+	pk_rank(&p, 3, 1, 0, 1, 1, INART_F_DATA);
+	assert_int_equal(send_at(ps, &p, 0x0a000000u, 14), 0);
+	pk_bit(&p, 0);
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, 15), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_source, 5);
+	assert_int_equal(st.absorbed, 1);
+	/* ranks 1 and 2 complete the chunk with the real values only */
+	pk_rank(&p, 3, 1, 0, 1, 1, INART_F_DATA);
+	p.vals[0] = 10;
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, 16), 0);
+	pk_rank(&p, 3, 1, 0, 1, 2, INART_F_DATA);
+	p.vals[0] = 100;
+	assert_int_equal(send_at(ps, &p, 0x0a000002u, 17), 1);
+	check_result(0, 1, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 111);
+	/* a switch of the tree sends aggregates of any ranks */
+	pk_init(&p, 3, 1, 1, 1);
+	pk_bit(&p, 0);
+	pk_bit(&p, 1);
+	p.vals[0] = 5;
+	assert_int_equal(send_at(ps, &p, 0x0a000909u, 18), 0);
+	/* a non-member's fresh DATA of an old iteration after a second of
+	 * silence does not restart the tree */
+	pk_rank(&p, 3, 1, 0, 1, 0, INART_F_DATA);
+	assert_int_equal(send_at(ps, &p, 0x0a000032u, 20 + 2 * s1), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restarts, 0);
+	assert_int_equal(st.drop_source, 6);
+	inart_ps_destroy(ps);
+}
+
+/* Ranks 0..2 of a fan-in 3 tree send chunk 0 of iteration it (value it
+ * each); the last completes it with the exact sum. */
+static void complete_chunk(struct inart_ps *ps, uint32_t it)
+{
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	for (int r = 0; r < 3; r++) {
+		pk_rank(&p, 3, it, 0, 1, r, INART_F_DATA);
+		p.vals[0] = (int32_t)it;
+		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 1 : 0);
+	}
+	check_result(0, it, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 3 * (int32_t)it);
+}
+
+/* A far-future iteration from a valid source is outside the acceptance
+ * window [cur - 1, cur + 1]: dropped with a step notice, and the job goes on.
+ * Before the fix it became the current iteration and every later packet of
+ * the job was dropped as stale: the job hung. */
+static void test_far_future(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	complete_chunk(ps, 1);
+	pk_rank(&p, 3, 0x7fffffffu, 0, 1, 1, INART_F_DATA);
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 0x7fffffffu, 0, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h,
+		     v);
+	assert_int_equal(h.prev, 2);
+	/* iterations 2 and 3 complete as usual */
+	complete_chunk(ps, 2);
+	complete_chunk(ps, 3);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_window, 1);
+	assert_int_equal(st.completed, 3);
+	inart_ps_destroy(ps);
+}
+
+/* After a restart (state lost), a worker still at the previous iteration
+ * is told that its records can never complete (the others moved on): the
+ * step to resynchronise to is the one being collected, if it sent nothing of
+ * it, else the next. */
+static void test_stale_after_restart(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 1, 0);
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	inart_ps_lose_state(ps);
+	/* rank 0 retries iteration 1 (it missed its results), ranks 1 and 2
+	 * are in iteration 2 */
+	pk_rank(&p, 3, 1, 0, 1, 0, INART_F_DATA | INART_F_RETX);
+	assert_int_equal(send_pk(ps, &p, 0), 0);
+	pk_rank(&p, 3, 2, 0, 1, 1, INART_F_DATA);
+	assert_int_equal(send_pk(ps, &p, 1), 0);
+	pk_rank(&p, 3, 1, 0, 1, 0, INART_F_DATA | INART_F_RETX);
+	assert_int_equal(send_pk(ps, &p, 0), 1);
+	check_result(0, 1, 0, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.prev, 2);
+	/* rank 1 asking about iteration 1: it has sent 2 already, so 3 */
+	pk_rank(&p, 3, 1, 0, 0, 1, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(send_pk(ps, &p, 1), 1);
+	check_result(0, 1, 0, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.prev, 3);
+	inart_ps_destroy(ps);
+}
+
+/* Memory is the installation's: chunk records are allocated when the tree
+ * is set, and datagrams -- from outside the tree or from its workers --
+ * never make the PS allocate.  Before the fix 2048 datagrams from a host
+ * outside the job grew the PS by hundreds of MB (a block per new seq). */
+static void test_memory_bound(void **state)
+{
+	struct inart_ps *ps = make_ps_sources(0);
+	struct mallinfo2 m0, m1;
+	struct inart_ps_stats st;
+	struct pk p;
+	size_t grew;
+
+	(void)state;
+	m0 = mallinfo2();
+	for (uint32_t i = 0; i < 2048; i++) {
+		pk_rank(&p, 3, 1, i * 64 % INART_PS_LIMIT_MAX_CHUNKS, 358, (int)(i % 3),
+			INART_F_DATA);
+		send_at(ps, &p, 0x0a000032u, i); /* outside the job */
+		p.seq = i % INART_PS_DEFAULT_MAX_CHUNKS;
+		send_at(ps, &p, 0x0a000000u + i % 3, i); /* the job's workers */
+	}
+	m1 = mallinfo2();
+	grew = (m1.uordblks + m1.hblkhd) - (m0.uordblks + m0.hblkhd);
+	print_message(
+	    "4096 datagrams: the PS's heap grew by %zu bytes (%zu allocated for the tree)\n", grew,
+	    inart_ps_bytes(ps));
+	assert_true(grew < 4096);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.drop_source, 2048);
+	assert_true(inart_ps_bytes(ps) >= 2 * (size_t)INART_PS_DEFAULT_MAX_CHUNKS * (16 + 8 * 358));
+	inart_ps_destroy(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1176,6 +1380,10 @@ int main(void)
 	    cmocka_unit_test(test_children_learned),
 	    cmocka_unit_test(test_drain),
 	    cmocka_unit_test(test_answers_children),
+	    cmocka_unit_test(test_sources),
+	    cmocka_unit_test(test_far_future),
+	    cmocka_unit_test(test_stale_after_restart),
+	    cmocka_unit_test(test_memory_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
  * recovery: early flushes on rank progress, partial aggregates and
  * eviction, repairs on NACKs, probes answered from kept results. */
 #include <errno.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,10 +183,37 @@ static int parse_out(const struct inart_frame *o, struct inart_pkt_info *pi,
 	return rc;
 }
 
+/* Storage for the variable parts of the entries tests build (entries point
+ * into them; a ring: an entry stays valid for the next 255 built). */
+static uint64_t *exp_buf(void)
+{
+	static uint64_t pool[256][INART_WIRE_MAX_BITMAP_WORDS];
+	static int next;
+	uint64_t *x = pool[next++ % 256];
+
+	memset(x, 0, sizeof(pool[0]));
+	return x;
+}
+
+static struct inart_label_down *down_buf(void)
+{
+	static struct inart_label_down pool[64][INART_SW_MAX_FANOUT + 1];
+	static int next;
+	struct inart_label_down *d = pool[next++ % 64];
+
+	memset(d, 0, sizeof(pool[0]));
+	return d;
+}
+
+/* The writable arrays behind an entry built here. */
+#define EXP(e) ((uint64_t *)(e).expected)
+#define DN(e) ((struct inart_label_down *)(e).down)
+
 static struct inart_label_entry up_agg(uint32_t label, uint32_t job, uint16_t tree, int base,
 				       int n_slots, int words, int n_ranks, uint32_t next)
 {
 	struct inart_label_entry e;
+	uint64_t *x = exp_buf();
 	int r;
 
 	memset(&e, 0, sizeof(e));
@@ -200,7 +228,9 @@ static struct inart_label_entry up_agg(uint32_t label, uint32_t job, uint16_t tr
 	e.n_slots = (uint16_t)n_slots;
 	e.bitmap_words = (uint8_t)words;
 	for (r = 0; r < n_ranks; r++)
-		e.expected[r / 64] |= 1ull << (r % 64);
+		x[r / 64] |= 1ull << (r % 64);
+	e.expected = x;
+	e.down = down_buf(); /* for tests that turn it into a DOWN entry */
 	return e;
 }
 
@@ -301,8 +331,9 @@ static void test_apply_validation(void **state)
 	e[3].kind = INART_LABEL_DOWN;
 	e[3].job = 1;
 	e[3].n_down = 2;
-	e[3].down[0].port = 1;
-	e[3].down[1].port = 4;
+	e[3].down = down_buf();
+	DN(e[3])[0].port = 1;
+	DN(e[3])[1].port = 4;
 	assert_int_equal(apply1(sw, e, 4, rt, 2, why), 0);
 	assert_int_equal(inart_switch_get_labels(sw, got, 8), 4);
 	assert_int_equal(inart_switch_get_routes(sw, rgot, 4), 2);
@@ -328,7 +359,7 @@ static void test_apply_validation(void **state)
 	REFUSE(bad.bitmap_words = 17, "label 60: bitmap_words 17", -EINVAL);
 	REFUSE(bad.n_slots = 0, "label 60: slot region", -EINVAL);
 	REFUSE(bad.slot_base = 30, "label 60: slot region 30+4 outside the pool of 32", -EINVAL);
-	REFUSE(bad.expected[0] = 0, "label 60: expected bitmap is empty", -EINVAL);
+	REFUSE(EXP(bad)[0] = 0, "label 60: expected bitmap is empty", -EINVAL);
 	REFUSE(bad.label = 50, "label 50: appears twice", -EINVAL);
 	/* overlap with another tree in the batch, and with the table */
 	REFUSE(bad.slot_base = 25, "overlaps label", -EINVAL);
@@ -340,7 +371,7 @@ static void test_apply_validation(void **state)
 	REFUSE(bad.kind = INART_LABEL_DOWN; bad.n_down = 0, "label 60: n_down 0", -EINVAL);
 	REFUSE(bad.kind = INART_LABEL_DOWN; bad.n_down = 65, "label 60: n_down 65", -EINVAL);
 	REFUSE(bad.kind = INART_LABEL_DOWN; bad.n_down = 2;
-	       bad.down[1].port = 9, "label 60: down[1] port 9", -EINVAL);
+	       DN(bad)[1].port = 9, "label 60: down[1] port 9", -EINVAL);
 	/* a non-aggregating UP entry needs no slots */
 	{
 		struct inart_label_entry f = up_agg(70, 5, 0, 0, 0, 0, 0, 71);
@@ -650,7 +681,7 @@ static void check_aggregation(int n_workers, int words)
 		assert_true(got[i] == ref[i]);
 	assert_int_equal(pi.dst_ip, PS_IP);
 	assert_int_equal(pi.src_ip, IP(10, 255, 0, 1)); /* the out port's address */
-	assert_int_equal(pi.ttl, 64);
+	assert_int_equal(pi.ttl, 63); /* one less than the contributions' smallest */
 	assert_int_equal(pi.dport, INART_WIRE_UDP_PORT);
 	assert_memory_equal(pi.dst_mac, peer0, 6);
 	port_mac(0, pm);
@@ -950,9 +981,10 @@ static void test_down_replication(void **state)
 	e.job = 42;
 	e.tree = 3;
 	e.n_down = 3;
-	e.down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
-	e.down[1] = (struct inart_label_down){2, 51, 0};
-	e.down[2] = (struct inart_label_down){4, 0, IP(10, 0, 4, 1)};
+	e.down = down_buf();
+	DN(e)[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	DN(e)[1] = (struct inart_label_down){2, 51, 0};
+	DN(e)[2] = (struct inart_label_down){4, 0, IP(10, 0, 4, 1)};
 	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
 	h.flags = INART_F_RESULT;
 	h.count = 4;
@@ -1140,8 +1172,9 @@ static void test_garbage(void **state)
 	e[2].job = 0x11111111;
 	e[2].tree = 1;
 	e[2].n_down = 4;
+	e[2].down = down_buf();
 	for (i = 0; i < 4; i++)
-		e[2].down[i] = (struct inart_label_down){(uint16_t)(i + 1), (uint32_t)i, 0};
+		DN(e[2])[i] = (struct inart_label_down){(uint16_t)(i + 1), (uint32_t)i, 0};
 	assert_int_equal(apply1(sw, e, 3, &rt, 1, why), 0);
 	/* tree B: ranks 0..2 of seq 5 go in first */
 	hb.count = 64;
@@ -1439,8 +1472,9 @@ static void test_nack_repair(void **state)
 	e[1].job = 42;
 	e[1].tree = 3;
 	e[1].n_down = 2;
-	e[1].down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
-	e[1].down[1] = (struct inart_label_down){2, 0, IP(10, 0, 2, 1)};
+	e[1].down = down_buf();
+	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	DN(e[1])[1] = (struct inart_label_down){2, 0, IP(10, 0, 2, 1)};
 	assert_int_equal(apply1(sw, e, 2, NULL, 0, why), 0);
 	h.count = 2;
 	for (int r = 0; r < 3; r++) {
@@ -1531,7 +1565,8 @@ static void test_probe_answer(void **state)
 	e[1].job = 42;
 	e[1].tree = 3;
 	e[1].n_down = 1;
-	e[1].down[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	e[1].down = down_buf();
+	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
 	assert_int_equal(apply1(sw, e, 2, &rt, 1, why), 0);
 	h.flags = INART_F_RESULT;
 	h.seq = h.slot = 5;
@@ -1586,6 +1621,288 @@ static void test_probe_answer(void **state)
 	inart_switch_destroy(sw);
 }
 
+/* ---- ingress filtering, TTL, memory (issue 7, issue 8) ---- */
+
+/* mk_switch with hosts on ports 1..3 (host p has address 10.0.1.p: the
+ * first hop of its traffic) and a switch on port 0 (no check). */
+static struct inart_switch *mk_switch_hosts(void)
+{
+	struct inart_sw_cfg cfg;
+	struct inart_switch *sw;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = NP;
+	for (int p = 0; p < NP; p++) {
+		port_mac(p, cfg.ports[p].mac);
+		cfg.ports[p].ip = IP(10, 255, 0, p + 1);
+		if (p >= 1 && p <= 3)
+			cfg.ports[p].peer_ip = IP(10, 0, 1, p);
+	}
+	memcpy(cfg.ports[0].peer_mac, peer0, 6);
+	cfg.pool_slots = 64;
+	cfg.max_values = 360;
+	cfg.flush_timeout_ns = 1000000;
+	sw = inart_switch_create(&cfg);
+	assert_non_null(sw);
+	return sw;
+}
+
+/* A host can contribute only as its own rank, from its own address, along
+ * labels that may arrive on its port: forged contributions of another rank
+ * (which could replace or complete the real ones), spoofed sources and
+ * results injected from a host port are dropped, counted by reason, and
+ * change no state.  Before the fix the switch took a contribution of any
+ * rank in the subtree from any port and address. */
+static void test_ingress_filter(void **state)
+{
+	struct inart_switch *sw = mk_switch_hosts();
+	struct inart_label_entry e[2];
+	struct inart_sw_ingress ing[3] = {{1, 0, 42}, {2, 1, 42}, {3, 2, 42}};
+	struct inart_route rt = {IP(10, 0, 0, 0), 8, 0};
+	struct inart_sw_update u;
+	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3);
+	struct inart_sw_tree_stats ts;
+	struct inart_pkt_info pi;
+	struct inart_wire_hdr o;
+	uint8_t f[INART_FRAME_MAX];
+	int32_t v[4] = {1, 2, 3, 4}, got[4];
+	char why[256];
+	size_t len;
+
+	(void)state;
+	e[0] = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
+	e[0].in_ports = 0xe; /* ports 1..3: the workers */
+	memset(&e[1], 0, sizeof(e[1]));
+	e[1].label = 50;
+	e[1].kind = INART_LABEL_DOWN;
+	e[1].job = 42;
+	e[1].tree = 3;
+	e[1].in_ports = 0x1; /* from the PS side only */
+	e[1].n_down = 1;
+	e[1].down = down_buf();
+	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
+	memset(&u, 0, sizeof(u));
+	u.n_labels = 2;
+	u.labels = e;
+	u.n_routes = 1;
+	u.routes = &rt;
+	u.n_ingress = 3;
+	u.ingress = ing;
+	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_get_ingress(sw, NULL, 0), 3);
+	h.count = 4;
+	h.seq = h.slot = 1;
+	/* rank 0's real contribution */
+	set_rank(&h, 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 10), 0);
+	/* host 1 forging rank 1, or ranks 0 and 1 (a superset) */
+	set_rank(&h, 1);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 11), 0);
+	h.bitmap[0] = 3;
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 12), 0);
+	/* ... or rank 2's retransmission straight to the PS (label 0) */
+	set_rank(&h, 2);
+	h.label = 0;
+	h.flags = INART_F_DATA | INART_F_RETX;
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 13), 0);
+	h.label = 7;
+	h.flags = INART_F_DATA;
+	/* a job the host is not a worker of */
+	h.job = 43;
+	set_rank(&h, 0);
+	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 14), 0);
+	h.job = 42;
+	assert_int_equal(drops_of(sw, INART_DROP_RANK), 4);
+	/* host 2 sending as host 1 (spoofed source address), for its own rank */
+	set_rank(&h, 1);
+	assert_int_equal(rx_up(sw, &h, v, 2, IP(10, 0, 1, 1), 15), 0);
+	assert_int_equal(drops_of(sw, INART_DROP_SPOOFED), 1);
+	/* a result injected from a host port on a DOWN label */
+	{
+		struct inart_wire_hdr r = data_hdr(42, 3, 50, 1, 3);
+
+		r.flags = INART_F_RESULT;
+		r.bitmap[0] = 7;
+		r.count = 4;
+		len = ina_frame(f, &r, v, 2, IP(10, 0, 1, 2), IP(10, 0, 1, 1));
+		assert_int_equal(rx(sw, f, len, 2, 16), 0);
+		assert_int_equal(drops_of(sw, INART_DROP_INGRESS), 1);
+		/* from the PS side it goes down */
+		len = ina_frame(f, &r, v, 0, PS_IP, IP(10, 0, 1, 1));
+		assert_int_equal(rx(sw, f, len, 0, 17), 1);
+	}
+	/* plain IPv4 and ARP from a host keep to its address too */
+	{
+		uint8_t sm[6], dm[6], pl[8] = {0};
+		uint8_t arp[64];
+
+		host_mac(3, sm);
+		port_mac(3, dm);
+		len = inart_pkt_build_udp(f, sizeof(f), sm, dm, IP(10, 0, 1, 9), IP(10, 0, 5, 5), 1,
+					  2, pl, sizeof(pl));
+		assert_int_equal(rx(sw, f, len, 3, 18), 0);
+		len = inart_pkt_build_udp(f, sizeof(f), sm, dm, IP(10, 0, 1, 3), IP(10, 0, 5, 5), 1,
+					  2, pl, sizeof(pl));
+		assert_int_equal(rx(sw, f, len, 3, 19), 1); /* its own address: routed */
+		len = inart_pkt_build_arp_reply(arp, sizeof(arp), sm, IP(10, 0, 1, 1), dm,
+						IP(10, 0, 1, 7));
+		arp[21] = 1; /* a request from 10.0.1.1 (not host 3) */
+		assert_int_equal(rx(sw, arp, len, 3, 20), 0);
+		assert_int_equal(drops_of(sw, INART_DROP_SPOOFED), 3);
+	}
+	/* nothing of that touched the slot: ranks 1 and 2 complete it with
+	 * exactly the real contributions */
+	ts = tree_of(sw, 42, 3);
+	assert_int_equal(ts.aggregated, 1);
+	v[0] = 10;
+	set_rank(&h, 1);
+	assert_int_equal(rx_up(sw, &h, v, 2, IP(10, 0, 1, 2), 21), 0);
+	v[0] = 100;
+	set_rank(&h, 2);
+	assert_int_equal(rx_up(sw, &h, v, 3, IP(10, 0, 1, 3), 22), 1);
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_true(o.bitmap[0] == 7);
+	assert_int_equal(got[0], 1 + 10 + 100);
+	assert_int_equal(got[1], 6);
+	/* a switch port is not filtered: any source */
+	set_rank(&h, 0);
+	h.seq = h.slot = 2;
+	assert_int_equal(rx_up(sw, &h, v, 0, IP(10, 9, 9, 9), 23), 0);
+	assert_int_equal(drops_of(sw, INART_DROP_INGRESS), 2); /* label 7 not from port 0 */
+	inart_switch_destroy(sw);
+}
+
+/* Label-switched packets obey the IPv4 TTL like routed ones: a contribution
+ * with TTL 1 is dropped (not aggregated), and an aggregate leaves with one
+ * less than the smallest TTL of what it sums, so a loop in the tables ends.
+ * Before the fix a TTL-1 contribution was aggregated and every aggregate
+ * left with TTL 64. */
+static void test_ttl_label_switched(void **state)
+{
+	struct inart_switch *sw = agg_switch(1000000, 8, 3);
+	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
+	struct inart_pkt_info pi;
+	uint8_t f[INART_FRAME_MAX];
+	int32_t v[2] = {5, 6}, got[2];
+	static const uint8_t ttl[3] = {10, 5, 64};
+	size_t len;
+
+	(void)state;
+	h.count = 2;
+	h.seq = h.slot = 3;
+	set_rank(&h, 0);
+	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
+	f[22] = 1;
+	fix_ip_csum(f, 20);
+	assert_int_equal(rx(sw, f, len, 1, 10), 0);
+	assert_int_equal(drops_of(sw, INART_DROP_TTL), 1);
+	assert_int_equal(tree_of(sw, 42, 3).aggregated, 0);
+	for (int r = 0; r < 3; r++) {
+		set_rank(&h, r);
+		len = ina_frame(f, &h, v, 1 + r, IP(10, 0, 1, 1 + r), PS_IP);
+		f[22] = ttl[r];
+		fix_ip_csum(f, 20);
+		assert_int_equal(rx(sw, f, len, 1 + r, 11 + (uint64_t)r), r == 2 ? 1 : 0);
+	}
+	assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+	assert_int_equal(pi.ttl, 4);
+	assert_int_equal(got[0], 15);
+	inart_switch_destroy(sw);
+}
+
+/* The aggregator pool is capped: pool_slots x max_values at most
+ * INART_SW_MAX_POOL_VALUES int32 sums (512 MiB). */
+static void test_pool_cap(void **state)
+{
+	struct inart_sw_cfg cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = 2;
+	cfg.pool_slots = INART_SW_MAX_POOL_SLOTS;
+	cfg.max_values = 358;
+	assert_null(inart_switch_create(&cfg));
+	cfg.pool_slots = (int)(INART_SW_MAX_POOL_VALUES / 358) + 1;
+	assert_null(inart_switch_create(&cfg));
+	cfg.max_values = INART_SW_MAX_SLOT_VALUES + 1;
+	cfg.pool_slots = 4;
+	assert_null(inart_switch_create(&cfg));
+	cfg.max_values = 358;
+	inart_switch_destroy(inart_switch_create(&cfg));
+}
+
+/* Memory of the label table (issue 8): an entry takes what its kind uses,
+ * the table is not copied whole on an update.  1M labels (60% forwarding UP
+ * entries, 30% DOWN entries with 2 copies, 10% aggregating entries of 4
+ * ranks) must take at most 80 bytes each on average (docs/dataplane.md
+ * states the formula), both as the table counts it and as the heap grew.
+ * Before the fix every entry took about 0.9 KB (the 64-copy array inline),
+ * and an update copied the whole table. */
+static void test_table_memory(void **state)
+{
+	const int n = 1 << 20, jobs = 1000;
+	struct inart_sw_cfg cfg;
+	struct inart_switch *sw;
+	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
+	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
+	static const uint64_t four[1] = {0xf};
+	struct inart_sw_update u;
+	struct mallinfo2 m0, m1;
+	size_t bytes, heap;
+	char why[256];
+
+	(void)state;
+	assert_non_null(e);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = 4;
+	cfg.pool_slots = jobs;
+	cfg.max_values = 358;
+	sw = inart_switch_create(&cfg);
+	assert_non_null(sw);
+	for (int i = 0; i < n; i++) {
+		e[i].label = (uint32_t)i + 1;
+		e[i].job = (uint32_t)(i % jobs);
+		if (i % 10 < 6) {
+			e[i].kind = INART_LABEL_UP;
+			e[i].out_port = 3;
+			e[i].next_label = (uint32_t)i + 2;
+		} else if (i % 10 < 9) {
+			e[i].kind = INART_LABEL_DOWN;
+			e[i].n_down = 2;
+			e[i].down = two;
+		} else {
+			e[i].kind = INART_LABEL_UP;
+			e[i].aggregate = 1;
+			e[i].slot_base = (uint16_t)(i % jobs);
+			e[i].n_slots = 1;
+			e[i].bitmap_words = 1;
+			e[i].expected = four;
+		}
+	}
+	memset(&u, 0, sizeof(u));
+	u.n_labels = n;
+	u.labels = e;
+	m0 = mallinfo2();
+	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	m1 = mallinfo2();
+	bytes = inart_sw_tables_bytes(inart_switch_tables(sw));
+	heap = (m1.uordblks + m1.hblkhd) - (m0.uordblks + m0.hblkhd);
+	print_message("1M labels: the table counts %.1f MB (%.1f B/label), the heap grew by "
+		      "%.1f MB\n",
+		      bytes / 1e6, (double)bytes / n, heap / 1e6);
+	assert_true(bytes <= 80u * (size_t)n);
+	assert_true(heap <= 80u * (size_t)n);
+	/* a small update does not copy the whole table's worth twice over */
+	u.n_labels = 1;
+	e[0].next_label = 99;
+	m0 = mallinfo2();
+	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	m1 = mallinfo2();
+	assert_true((m1.uordblks + m1.hblkhd) <= (m0.uordblks + m0.hblkhd) + 4096);
+	inart_switch_destroy(sw);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1607,6 +1924,10 @@ int main(void)
 	    cmocka_unit_test(test_early_flush),
 	    cmocka_unit_test(test_partial_and_evict),
 	    cmocka_unit_test(test_nack_repair),
+	    cmocka_unit_test(test_ingress_filter),
+	    cmocka_unit_test(test_ttl_label_switched),
+	    cmocka_unit_test(test_pool_cap),
+	    cmocka_unit_test(test_table_memory),
 	    cmocka_unit_test(test_probe_answer),
 	};
 

@@ -26,8 +26,15 @@ extern "C" {
  * it rebuilds the installation from the same topology, jobs, plan and
  * deployment files that `inart ctl install` used (deploy NULL: the automatic
  * deployment), and sends over a UDP socket bound to this worker's address in
- * the deployment, port 47470 (so one worker per address).  Every worker of
- * the job must call inart_allreduce with the same n, in the same order.
+ * the deployment, port 47470 (so one worker per address).  It accepts
+ * results only from the addresses of the job's PSs.
+ *
+ * Steps.  Every all-reduce has a step number, its identity on the wire: a
+ * result is only ever the sum of contributions to the same step.  A context
+ * starts at step 1; a call that returns 0 moves it to the next step; a call
+ * that fails leaves it at the same step (nothing is ever skipped silently).
+ * Every worker of the job must run the same steps with the same n, in the
+ * same order.
  */
 struct inart_ctx;
 
@@ -35,12 +42,43 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 				   const char *deploy, const char *job_id, int rank,
 				   struct inart_err *err);
 
-/* In-place sum of buf[0..n) over the job's workers (quantized to int32 on the
- * wire: each value is within n_workers * 2^-(s+1) of the exact sum, s the
- * scale used, 16 unless values needed less).  0, -ETIMEDOUT if the
- * all-reduce did not finish within timeout_ms (buf unchanged; the context
- * stays usable), -EINVAL (NaN/Inf values, NULL buf), -EIO (socket). */
+/*
+ * In-place sum of buf[0..n) over the job's workers, for the context's current
+ * step (quantized to int32 on the wire: each value is within
+ * n_workers * 2^-(s+1) of the exact sum, s the scale the step's values allow,
+ * 16 unless they needed less).  n must be at most the job's gradient size
+ * (jobs file: the PSs are sized for it).  Returns:
+ *   0           buf holds the sum of this step; the context moves to the next.
+ *   -ETIMEDOUT  not complete within timeout_ms; buf unchanged; the context
+ *               stays at the step.  Call again with the SAME values to go on
+ *               waiting (what the PSs already counted of this worker stays
+ *               counted, never twice), or leave the step with
+ *               inart_ctx_set_step (all workers must then leave it: the
+ *               others cannot complete it without this one).
+ *   -ESTALE     the data plane says this step cannot complete for this worker
+ *               (the job moved past it, e.g. after a PS lost its state, or has
+ *               not reached it); buf unchanged; the context stays at the step.
+ *               inart_ctx_step tells the step the job is at: call
+ *               inart_ctx_resync (or inart_ctx_set_step) and go on with that
+ *               step's values.  The result of the lost step is gone.
+ *   -EINVAL     c or buf NULL, n above the job's gradient size, or a NaN or
+ *               infinite value: nothing was sent, the context stays at the step.
+ *   -EIO        socket error: the context stays at the step.
+ */
 int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms);
+
+/* The step the next inart_allreduce runs (*step) and the step a PS named in
+ * the last step notice (*job_step, 0 if none since the last call that
+ * returned 0).  Either pointer may be NULL.  0 or -EINVAL. */
+int inart_ctx_step(const struct inart_ctx *c, uint32_t *step, uint32_t *job_step);
+
+/* Run step `step` next (>= 1): skip a step, or rejoin the job at a step of
+ * the caller's choice.  0 or -EINVAL. */
+int inart_ctx_set_step(struct inart_ctx *c, uint32_t step);
+
+/* After -ESTALE: move to the step the data plane named (inart_ctx_step's
+ * job_step).  0, -EAGAIN if no step notice came, -EINVAL. */
+int inart_ctx_resync(struct inart_ctx *c);
 
 /*
  * Counters of a context since inart_ctx_create, over all its all-reduces
@@ -71,7 +109,12 @@ struct inart_ctx_stats {
 	uint64_t duplicates;	  /* results for chunks already done, or stale */
 	uint64_t rescales;	  /* chunks moved to a lower fixed-point scale */
 	uint64_t local_overflows; /* chunks whose values did not fit int32 here */
-	uint64_t dropped;	  /* received datagrams that were malformed or foreign */
+	uint64_t dropped;	  /* received datagrams that were malformed or not for us */
+	/* appended (steps, sources, backoff) */
+	uint64_t stale;	       /* calls that returned -ESTALE */
+	uint64_t step_notices; /* step notices received from PSs */
+	uint64_t foreign;      /* datagrams not from the job's PS addresses (dropped) */
+	uint64_t stalls;       /* backoff rounds of trees that heard nothing for 2 timeouts */
 };
 
 /* Fill *st (see above).  0, or -EINVAL if c or st is NULL or st->size is

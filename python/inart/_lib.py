@@ -30,7 +30,7 @@ class Err(ctypes.Structure):
 # struct inart_ctx_stats, in header order (counters are only ever appended)
 STATS_FIELDS = ("allreduces", "timeouts", "sent", "retransmitted", "retx_asked", "probes",
                 "nacks", "chain_gaps", "results", "duplicates", "rescales",
-                "local_overflows", "dropped")
+                "local_overflows", "dropped", "stale", "step_notices", "foreign", "stalls")
 
 
 class CtxStats(ctypes.Structure):
@@ -100,5 +100,10 @@ def _prototypes(lib, p):
         lib.inart_ctx_stats.restype = ctypes.c_int
         lib.inart_ctx_destroy.argtypes = [ctypes.c_void_p]
         lib.inart_ctx_destroy.restype = None
+        lib.inart_ctx_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32),
+                                       ctypes.POINTER(ctypes.c_uint32)]
+        lib.inart_ctx_step.restype = ctypes.c_int
+        lib.inart_ctx_resync.argtypes = [ctypes.c_void_p]
+        lib.inart_ctx_resync.restype = ctypes.c_int
     except AttributeError as e:
         raise InartLibraryError("%s is not libinart_worker: %s" % (p, e)) from None

@@ -65,12 +65,15 @@ class JobInfo:
     def __init__(self, jobs_path, plan_path, deploy_path, job):
         self.job = job
         self.workers, self.ps, self.switches, self.ips = [], [], [], {}
+        self.max_values = None  # the job's gradient size in values (gradient_bytes / 4)
         self.plan_jobs = None
         js = _read_json(jobs_path)
         if isinstance(js, dict):
             for j in js.get("jobs", []):
                 if isinstance(j, dict) and j.get("id") == job:
                     self.workers = list(j.get("workers", []))
+                    if isinstance(j.get("gradient_bytes"), int):
+                        self.max_values = (j["gradient_bytes"] + 3) // 4
             self.job_ids = [j.get("id") for j in js.get("jobs", []) if isinstance(j, dict)]
         else:
             self.job_ids = None
@@ -318,6 +321,31 @@ class Context:
                 out[f] = getattr(st, f)
         return out
 
+    def step(self):
+        """(step, job_step): the step the next all-reduce runs, and the step
+        a PS named in a step notice (0 if none since the last success);
+        inart_ctx_step."""
+        s, j = ctypes.c_uint32(), ctypes.c_uint32()
+        with self._lock:
+            if not self._h:
+                raise InartStateError("context is closed")
+            self._lib.inart_ctx_step(self._h, ctypes.byref(s), ctypes.byref(j))
+        return s.value, j.value
+
+    def resync(self):
+        """After InartStaleError (C -ESTALE): go on at the step the data
+        plane named (inart_ctx_resync); the lost step's result is gone.
+        InartStateError if no step notice came."""
+        with self._lock:
+            if not self._h:
+                raise InartStateError("context is closed")
+            rc = self._lib.inart_ctx_resync(self._h)
+        if rc == -errno.EAGAIN:
+            raise InartStateError("resync: no step notice came (the context is not stale)")
+        if rc < 0:
+            raise error_for(rc, "inart_ctx_resync")
+        return self.step()[0]
+
     def allreduce(self, x, average=False, timeout=None, key=None):
         """Sum x (float32 torch.Tensor or numpy.ndarray) in place over the
         job's workers and return it; divided by the worker count if
@@ -378,6 +406,11 @@ class Context:
             return InartTimeoutError("%s: timed out after %.3g s; %s [%s]"
                                      % (who, tmo, hint, self.info.path_text()), errno=-rc)
         if -rc == errno.EINVAL:
+            if self.info.max_values is not None and n > self.info.max_values:
+                return InartValueError("%s: more values than the job's gradient (%d values: "
+                                       "its gradient_bytes in the jobs file, which sizes the "
+                                       "PSs' memory)" % (who, self.info.max_values),
+                                       errno=-rc)
             bad = _first_nonfinite(x)
             if bad is not None:
                 return InartValueError("%s: value %d is %r: NaN and infinities cannot be "

@@ -30,6 +30,9 @@ static const char *const op_names[] = {
     [INART_CTL_TREES] = "trees",
     [INART_CTL_TREE_DEL] = "tree_del",
     [INART_CTL_SHOW] = "show",
+    [INART_CTL_COMMIT] = "commit",
+    [INART_CTL_ABORT] = "abort",
+    [INART_CTL_ROLLBACK] = "rollback",
 };
 #define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
 
@@ -297,12 +300,45 @@ static int parse_u64_hex(const char *s, uint64_t *out)
 
 /* ---- entries: JSON -> C ---- */
 
-int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, char *why,
-			  size_t why_len)
+void inart_ctl_label_sizes(json_t *j, size_t *words, size_t *copies)
 {
-	static const char *const keys[] = {"label",    "kind",	     "job",	  "tree",
-					   "out_port", "next_label", "aggregate", "slot_base",
-					   "n_slots",  "expected",   "down",	  NULL};
+	json_t *e = json_object_get(j, "expected"), *d = json_object_get(j, "down");
+
+	*words = json_is_array(e) ? json_array_size(e) : 0;
+	*copies = json_is_array(d) ? json_array_size(d) : 0;
+	if (*words > INART_WIRE_MAX_BITMAP_WORDS)
+		*words = INART_WIRE_MAX_BITMAP_WORDS;
+	if (*copies > INART_SW_MAX_FANOUT)
+		*copies = INART_SW_MAX_FANOUT;
+}
+
+/* in_ports: an array of port numbers 0..63, or absent (any port). */
+static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mask, char *why,
+		     size_t why_len)
+{
+	json_t *arr;
+	size_t n;
+	int rc = get_array(o, what, key, INART_SW_MAX_PORTS, &arr, &n, why, why_len);
+
+	*mask = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		json_t *v = json_array_get(arr, i);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) >= INART_SW_MAX_PORTS)
+			return fail(why, why_len, "%s: %s[%zu] must be a port 0..%d", what, key, i,
+				    INART_SW_MAX_PORTS - 1);
+		*mask |= 1ull << json_integer_value(v);
+	}
+	return rc;
+}
+
+int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
+			  struct inart_label_down *down, char *why, size_t why_len)
+{
+	static const char *const keys[] = {
+	    "label",	 "kind",      "job",	 "tree",     "in_ports", "out_port", "next_label",
+	    "aggregate", "slot_base", "n_slots", "expected", "down",	 NULL};
 	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
 	json_t *kind, *arr;
 	int64_t x;
@@ -331,6 +367,8 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
 		return rc;
 	e->tree = (uint16_t)x;
+	if ((rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
+		return rc;
 	if (e->kind == INART_LABEL_UP) {
 		if (json_object_get(j, "down") != NULL)
 			return fail(why, why_len, "%s: 'down' in an up entry", what);
@@ -359,11 +397,11 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 			return fail(why, why_len, "%s: an aggregating entry needs 'expected'",
 				    what);
 		e->bitmap_words = (uint8_t)n;
+		e->expected = n > 0 ? exp : NULL;
 		for (size_t i = 0; i < n; i++) {
 			json_t *w = json_array_get(arr, i);
 
-			if (!json_is_string(w) ||
-			    parse_u64_hex(json_string_value(w), &e->expected[i]) < 0)
+			if (!json_is_string(w) || parse_u64_hex(json_string_value(w), &exp[i]) < 0)
 				return fail(why, why_len,
 					    "%s: expected[%zu] must be a hex string of at most 16 "
 					    "digits",
@@ -384,9 +422,12 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 			return fail(why, why_len, "%s: a down entry needs a non-empty 'down'",
 				    what);
 		e->n_down = (uint16_t)n;
+		e->down = down;
 		for (size_t i = 0; i < n; i++) {
 			json_t *d = json_array_get(arr, i);
-			struct inart_label_down *dn = &e->down[i];
+			struct inart_label_down *dn = &down[i];
+
+			memset(dn, 0, sizeof(*dn));
 
 			snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
 			if ((rc = check_keys(d, sub, dkeys, why, why_len)) < 0)
@@ -445,7 +486,7 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 {
 	static const char *const keys[] = {"ports", "pool_slots", "max_values", "flush_timeout_ns",
 					   NULL};
-	static const char *const pkeys[] = {"mac", "ip", "peer_mac", NULL};
+	static const char *const pkeys[] = {"mac", "ip", "peer_mac", "peer_ip", NULL};
 	json_t *arr;
 	size_t n;
 	int64_t x;
@@ -468,26 +509,45 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 		if ((rc = check_keys(p, sub, pkeys, why, why_len)) < 0 ||
 		    (rc = get_mac(p, sub, "mac", cfg->ports[i].mac, why, why_len)) < 0 ||
 		    (rc = get_ip(p, sub, "ip", 0, &cfg->ports[i].ip, why, why_len)) < 0 ||
-		    (rc = get_mac(p, sub, "peer_mac", cfg->ports[i].peer_mac, why, why_len)) < 0)
+		    (rc = get_mac(p, sub, "peer_mac", cfg->ports[i].peer_mac, why, why_len)) < 0 ||
+		    (rc = get_ip(p, sub, "peer_ip", 0, &cfg->ports[i].peer_ip, why, why_len)) < 0)
 			return rc;
 	}
-	if ((rc = get_int(j, what, "pool_slots", 1, 0, 1 << 24, 0, &x, why, why_len)) < 0)
+	if ((rc = get_int(j, what, "pool_slots", 1, 0, INART_SW_MAX_POOL_SLOTS, 0, &x, why,
+			  why_len)) < 0)
 		return rc;
 	cfg->pool_slots = (int)x;
-	if ((rc = get_int(j, what, "max_values", 0, 0, 65535, 0, &x, why, why_len)) < 0)
+	if ((rc = get_int(j, what, "max_values", 0, 0, INART_SW_MAX_SLOT_VALUES, 0, &x, why,
+			  why_len)) < 0)
 		return rc;
 	cfg->max_values = (int)x;
 	if ((rc = get_int(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0, &x, why, why_len)) < 0)
 		return rc;
 	cfg->flush_timeout_ns = (uint64_t)x;
+	if ((uint64_t)(cfg->pool_slots ? cfg->pool_slots : 1) *
+		(uint64_t)(cfg->max_values ? cfg->max_values : INART_SW_MAX_SLOT_VALUES) >
+	    INART_SW_MAX_POOL_VALUES)
+		return fail(why, why_len,
+			    "%s: pool_slots x max_values above %u values (the pool's limit)", what,
+			    INART_SW_MAX_POOL_VALUES);
 	return 0;
 }
 
-int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg, char *why,
-			    size_t why_len)
+size_t inart_ctl_ps_tree_sources(json_t *j)
 {
-	static const char *const keys[] = {"job", "tree", "fan_in", "max_chunks", "children", NULL};
+	json_t *a = json_object_get(j, "sources");
+	size_t n = json_is_array(a) ? json_array_size(a) : 0;
+
+	return n > INART_PS_MAX_SOURCES ? INART_PS_MAX_SOURCES : n;
+}
+
+int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,
+			    struct inart_ps_source *src, char *why, size_t why_len)
+{
+	static const char *const keys[] = {"job",      "tree",	  "fan_in", "max_chunks",
+					   "children", "sources", NULL};
 	static const char *const ckeys[] = {"ip", "label", NULL};
+	static const char *const skeys[] = {"ip", "rank", NULL};
 	json_t *arr;
 	size_t n;
 	int64_t x;
@@ -526,6 +586,23 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 			return rc;
 		cfg->children[i].label = (uint32_t)x;
 	}
+	if ((rc = get_array(j, what, "sources", INART_PS_MAX_SOURCES, &arr, &n, why, why_len)) < 0)
+		return rc;
+	cfg->n_sources = (uint16_t)n;
+	cfg->sources = n > 0 ? src : NULL;
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(arr, i);
+
+		snprintf(sub, sizeof(sub), "%s: sources[%zu]", what, i);
+		if ((rc = check_keys(c, sub, skeys, why, why_len)) < 0 ||
+		    (rc = get_ip(c, sub, "ip", 1, &src[i].ip, why, why_len)) < 0)
+			return rc;
+		/* absent rank: a switch of the tree (any rank) */
+		if ((rc = get_int(c, sub, "rank", 0, 0, cfg->fan_in - 1, INART_PS_ANY_RANK, &x, why,
+				  why_len)) < 0)
+			return rc;
+		src[i].rank = (uint16_t)x;
+	}
 	return 0;
 }
 
@@ -539,17 +616,86 @@ static int op_from_name(const char *s)
 	return 0;
 }
 
+/* "install_id" (16 hex digits) and "phase" ("prepare": keep aside until a
+ * commit; absent: apply now). */
+static int parse_ident(json_t *o, const char *what, struct inart_ctl_req *r, int phase, char *why,
+		       size_t why_len)
+{
+	json_t *v = json_object_get(o, "install_id");
+	uint64_t id;
+
+	if (v != NULL) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) != 16 ||
+		    parse_u64_hex(json_string_value(v), &id) < 0)
+			return fail(why, why_len, "%s: 'install_id' must be 16 hex digits", what);
+		strcpy(r->install_id, json_string_value(v));
+	}
+	v = json_object_get(o, "phase");
+	if (v == NULL)
+		return 0;
+	if (!phase || !json_is_string(v) || strcmp(json_string_value(v), "prepare") != 0)
+		return fail(why, why_len, "%s: 'phase' must be \"prepare\"", what);
+	r->prepare = 1;
+	return 0;
+}
+
+static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
+{
+	json_t *arr;
+	void *mem;
+	size_t n, words = 0, copies = 0;
+	char what[48];
+	int rc;
+
+	rc = get_array_alloc(o, "install", "labels", INART_SW_MAX_LABELS, sizeof(*r->labels), &arr,
+			     &n, &mem, why, why_len);
+	r->labels = mem;
+	if (rc < 0)
+		return rc;
+	r->n_labels = (int)n;
+	/* one array each for the expected bitmaps and the copies */
+	for (size_t i = 0; i < n; i++) {
+		size_t w, c;
+
+		inart_ctl_label_sizes(json_array_get(arr, i), &w, &c);
+		words += w;
+		copies += c;
+	}
+	r->exp = calloc(words + 1, sizeof(*r->exp));
+	r->downs = calloc(copies + 1, sizeof(*r->downs));
+	if (r->exp == NULL || r->downs == NULL)
+		return -ENOMEM;
+	words = copies = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *j = json_array_get(arr, i);
+		size_t w, c;
+
+		inart_ctl_label_sizes(j, &w, &c);
+		snprintf(what, sizeof(what), "labels[%zu]", i);
+		if ((rc = inart_ctl_label_parse(j, what, &r->labels[i], r->exp + words,
+						r->downs + copies, why, why_len)) < 0)
+			return rc;
+		words += w;
+		copies += c;
+	}
+	return 0;
+}
+
 static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
 {
-	static const char *const keys[] = {"op",     "node",	   "config", "replace",
-					   "labels", "del_labels", "routes", NULL};
+	static const char *const keys[] = {"op",	 "node",       "config", "replace",
+					   "labels",	 "del_labels", "routes", "ingress",
+					   "install_id", "phase",      NULL};
+	static const char *const gkeys[] = {"port", "job", "rank", NULL};
 	json_t *arr, *cfg;
 	void *mem;
 	size_t n;
 	char what[48];
+	int64_t x;
 	int rc;
 
-	if ((rc = check_keys(o, "install", keys, why, why_len)) < 0)
+	if ((rc = check_keys(o, "install", keys, why, why_len)) < 0 ||
+	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0)
 		return rc;
 	if ((rc = get_bool(o, "install", "replace", &r->replace, why, why_len)) < 0)
 		return rc;
@@ -559,18 +705,8 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 			return rc;
 		r->has_cfg = 1;
 	}
-	rc = get_array_alloc(o, "install", "labels", INART_SW_MAX_LABELS, sizeof(*r->labels), &arr,
-			     &n, &mem, why, why_len);
-	r->labels = mem;
-	if (rc < 0)
+	if ((rc = parse_labels(o, r, why, why_len)) < 0)
 		return rc;
-	r->n_labels = (int)n;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(what, sizeof(what), "labels[%zu]", i);
-		if ((rc = inart_ctl_label_parse(json_array_get(arr, i), what, &r->labels[i], why,
-						why_len)) < 0)
-			return rc;
-	}
 	rc = get_array_alloc(o, "install", "del_labels", INART_SW_MAX_LABELS,
 			     sizeof(*r->del_labels), &arr, &n, &mem, why, why_len);
 	r->del_labels = mem;
@@ -598,19 +734,45 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 						why_len)) < 0)
 			return rc;
 	}
+	rc = get_array_alloc(o, "install", "ingress", INART_CTL_MAX_ROUTES, sizeof(*r->ingress),
+			     &arr, &n, &mem, why, why_len);
+	r->ingress = mem;
+	if (rc < 0)
+		return rc;
+	r->n_ingress = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *g = json_array_get(arr, i);
+
+		snprintf(what, sizeof(what), "ingress[%zu]", i);
+		if ((rc = check_keys(g, what, gkeys, why, why_len)) < 0)
+			return rc;
+		if ((rc = get_int(g, what, "port", 1, 0, INART_SW_MAX_PORTS - 1, 0, &x, why,
+				  why_len)) < 0)
+			return rc;
+		r->ingress[i].port = (uint16_t)x;
+		if ((rc = get_int(g, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+			return rc;
+		r->ingress[i].job = (uint32_t)x;
+		if ((rc = get_int(g, what, "rank", 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0, &x, why,
+				  why_len)) < 0)
+			return rc;
+		r->ingress[i].rank = (uint16_t)x;
+	}
 	return 0;
 }
 
 static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
 {
-	static const char *const keys[] = {"op", "node", "replace", "reset", "trees", NULL};
+	static const char *const keys[] = {"op",    "node",	  "replace", "reset",
+					   "trees", "install_id", "phase",   NULL};
 	json_t *arr;
 	void *mem;
-	size_t n;
+	size_t n, ns = 0;
 	char what[48];
 	int rc;
 
-	if ((rc = check_keys(o, "trees", keys, why, why_len)) < 0)
+	if ((rc = check_keys(o, "trees", keys, why, why_len)) < 0 ||
+	    (rc = parse_ident(o, "trees", r, 1, why, why_len)) < 0)
 		return rc;
 	if ((rc = get_bool(o, "trees", "replace", &r->replace, why, why_len)) < 0 ||
 	    (rc = get_bool(o, "trees", "reset", &r->reset, why, why_len)) < 0)
@@ -623,11 +785,20 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 	if (rc < 0)
 		return rc;
 	r->n_trees = (int)n;
+	for (size_t i = 0; i < n; i++)
+		ns += inart_ctl_ps_tree_sources(json_array_get(arr, i));
+	r->srcs = calloc(ns + 1, sizeof(*r->srcs));
+	if (r->srcs == NULL)
+		return -ENOMEM;
+	ns = 0;
 	for (size_t i = 0; i < n; i++) {
+		json_t *j = json_array_get(arr, i);
+
 		snprintf(what, sizeof(what), "trees[%zu]", i);
-		if ((rc = inart_ctl_ps_tree_parse(json_array_get(arr, i), what, &r->trees[i], why,
+		if ((rc = inart_ctl_ps_tree_parse(j, what, &r->trees[i], r->srcs + ns, why,
 						  why_len)) < 0)
 			return rc;
+		ns += inart_ctl_ps_tree_sources(j);
 		for (size_t k = 0; k < i; k++)
 			if (r->trees[k].job == r->trees[i].job &&
 			    r->trees[k].tree == r->trees[i].tree)
@@ -644,6 +815,7 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 	static const char *const plain_keys[] = {"op", "node", NULL};
 	static const char *const level_keys[] = {"op", "node", "level", NULL};
 	static const char *const del_keys[] = {"op", "node", "job", "tree", NULL};
+	static const char *const id_keys[] = {"op", "node", "install_id", NULL};
 	json_error_t jerr;
 	json_t *o, *v;
 	int64_t x;
@@ -664,7 +836,7 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 		rc = fail(why, why_len,
 			  "'op' must name an operation (info, install, tables, "
 			  "stats, reset_stats, lose_state, log_level, trees, "
-			  "tree_del, show)");
+			  "tree_del, show, commit, abort, rollback)");
 		goto out;
 	}
 	v = json_object_get(o, "node");
@@ -706,6 +878,16 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 			break;
 		req->tree = (uint16_t)x;
 		break;
+	case INART_CTL_COMMIT:
+	case INART_CTL_ABORT:
+	case INART_CTL_ROLLBACK:
+		if ((rc = check_keys(o, inart_ctl_op_name(req->op), id_keys, why, why_len)) < 0 ||
+		    (rc = parse_ident(o, inart_ctl_op_name(req->op), req, 0, why, why_len)) < 0)
+			break;
+		if (req->op != INART_CTL_ABORT && req->install_id[0] == '\0')
+			rc = fail(why, why_len, "%s: missing 'install_id'",
+				  inart_ctl_op_name(req->op));
+		break;
 	default:
 		rc = check_keys(o, inart_ctl_op_name(req->op), plain_keys, why, why_len);
 		break;
@@ -722,9 +904,13 @@ void inart_ctl_req_free(struct inart_ctl_req *req)
 	if (req == NULL)
 		return;
 	free(req->labels);
+	free(req->exp);
+	free(req->downs);
 	free(req->del_labels);
 	free(req->routes);
+	free(req->ingress);
 	free(req->trees);
+	free(req->srcs);
 	memset(req, 0, sizeof(*req));
 }
 
@@ -761,6 +947,14 @@ json_t *inart_ctl_label_json(const struct inart_label_entry *e)
 	json_object_set_new(o, "kind", json_string(e->kind == INART_LABEL_UP ? "up" : "down"));
 	json_object_set_new(o, "job", json_integer(e->job));
 	json_object_set_new(o, "tree", json_integer(e->tree));
+	if (e->in_ports != 0) {
+		json_t *ports = json_array();
+
+		for (int p = 0; p < INART_SW_MAX_PORTS; p++)
+			if (e->in_ports >> p & 1)
+				json_array_append_new(ports, json_integer(p));
+		json_object_set_new(o, "in_ports", ports);
+	}
 	if (e->kind == INART_LABEL_UP) {
 		json_t *exp = json_array();
 
@@ -771,7 +965,8 @@ json_t *inart_ctl_label_json(const struct inart_label_entry *e)
 			json_object_set_new(o, "slot_base", json_integer(e->slot_base));
 			json_object_set_new(o, "n_slots", json_integer(e->n_slots));
 		}
-		for (int i = 0; i < e->bitmap_words && i < INART_WIRE_MAX_BITMAP_WORDS; i++) {
+		for (int i = 0;
+		     e->expected && i < e->bitmap_words && i < INART_WIRE_MAX_BITMAP_WORDS; i++) {
 			char s[20];
 
 			snprintf(s, sizeof(s), "%016" PRIx64, e->expected[i]);
@@ -784,7 +979,7 @@ json_t *inart_ctl_label_json(const struct inart_label_entry *e)
 	} else {
 		json_t *down = json_array();
 
-		for (int i = 0; i < e->n_down && i < INART_SW_MAX_FANOUT; i++) {
+		for (int i = 0; e->down && i < e->n_down && i < INART_SW_MAX_FANOUT; i++) {
 			json_t *d = json_object();
 
 			json_object_set_new(d, "port", json_integer(e->down[i].port));
@@ -795,6 +990,16 @@ json_t *inart_ctl_label_json(const struct inart_label_entry *e)
 		}
 		json_object_set_new(o, "down", down);
 	}
+	return o;
+}
+
+json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "port", json_integer(g->port));
+	json_object_set_new(o, "job", json_integer(g->job));
+	json_object_set_new(o, "rank", json_integer(g->rank));
 	return o;
 }
 
@@ -824,6 +1029,8 @@ json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg)
 			json_object_set_new(p, "ip", jip(pc->ip));
 		if (!mac_zero(pc->peer_mac))
 			json_object_set_new(p, "peer_mac", jmac(pc->peer_mac));
+		if (pc->peer_ip)
+			json_object_set_new(p, "peer_ip", jip(pc->peer_ip));
 		json_array_append_new(ports, p);
 	}
 	json_object_set_new(o, "ports", ports);
@@ -849,6 +1056,19 @@ json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg)
 		json_array_append_new(ch, c);
 	}
 	json_object_set_new(o, "children", ch);
+	if (cfg->n_sources > 0) {
+		json_t *sa = json_array();
+
+		for (int i = 0; i < cfg->n_sources; i++) {
+			json_t *c = json_object();
+
+			json_object_set_new(c, "ip", jip(cfg->sources[i].ip));
+			if (cfg->sources[i].rank != INART_PS_ANY_RANK)
+				json_object_set_new(c, "rank", json_integer(cfg->sources[i].rank));
+			json_array_append_new(sa, c);
+		}
+		json_object_set_new(o, "sources", sa);
+	}
 	return o;
 }
 
@@ -892,7 +1112,8 @@ const struct inart_ctl_counter inart_ctl_ps_counters[] = {
     C(inart_ps_stats, drop_mismatch),
     C(inart_ps_stats, drop_stale),
     C(inart_ps_stats, drop_limit),
-    C(inart_ps_stats, drop_nomem),
+    C(inart_ps_stats, drop_source),
+    C(inart_ps_stats, drop_window),
     C(inart_ps_stats, out_full),
     C(inart_ps_stats, rescales),
     C(inart_ps_stats, notices),
@@ -903,6 +1124,7 @@ const struct inart_ctl_counter inart_ctl_ps_counters[] = {
     C(inart_ps_stats, resent_down),
     C(inart_ps_stats, answers_held),
     C(inart_ps_stats, restarts),
+    C(inart_ps_stats, step_notices),
 };
 #undef C
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -992,6 +1214,10 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 	json_object_set_new(o, "op", json_string(name));
 	if (req->node[0])
 		json_object_set_new(o, "node", json_string(req->node));
+	if (req->install_id[0])
+		json_object_set_new(o, "install_id", json_string(req->install_id));
+	if (req->prepare && (req->op == INART_CTL_INSTALL || req->op == INART_CTL_TREES))
+		json_object_set_new(o, "phase", json_string("prepare"));
 	switch (req->op) {
 	case INART_CTL_INSTALL: {
 		json_t *a;
@@ -1014,6 +1240,12 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 		for (int i = 0; i < req->n_routes; i++)
 			json_array_append_new(a, inart_ctl_route_json(&req->routes[i]));
 		json_object_set_new(o, "routes", a);
+		if (req->n_ingress > 0) {
+			a = json_array();
+			for (int i = 0; i < req->n_ingress; i++)
+				json_array_append_new(a, inart_ctl_ingress_json(&req->ingress[i]));
+			json_object_set_new(o, "ingress", a);
+		}
 		break;
 	}
 	case INART_CTL_TREES: {

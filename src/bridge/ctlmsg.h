@@ -10,14 +10,20 @@
  * {"ok": false, "reason": "..."}.  Requests:
  *   info                      -> role, name, ports (interface names) / bind
  *   install  [node] [config] [replace] [labels] [del_labels] [routes]
- *                             switch: one batch, all or nothing
+ *            [ingress] [install_id] [phase]
+ *                             switch: one batch, all or nothing; with
+ *                             "phase": "prepare" built aside until commit
  *   tables                    -> labels, routes
  *   stats                     -> counters (since the last reset_stats)
  *   reset_stats, lose_state   (lose_state: forget aggregation state, tests)
  *   log_level level           ("error" | "warn" | "info" | "debug")
- *   trees    [node] [replace] [reset] trees
+ *   trees    [node] [replace] [reset] trees [install_id] [phase]
  *                             PS: add/replace trees, all or nothing; reset:
  *                             forget their chunk state (a new run of the job)
+ *   commit install_id         both: put the prepared batch in service
+ *   abort [install_id]        both: drop the prepared batch
+ *   rollback install_id       both: back to what was in service before the
+ *                             commit of install_id
  *   tree_del job tree          PS
  *   show                      -> PS trees
  * Addresses are dotted quads ("10.0.0.1"), MACs "02:00:00:00:00:01",
@@ -59,24 +65,34 @@ enum inart_ctl_op {
 	INART_CTL_TREES,
 	INART_CTL_TREE_DEL,
 	INART_CTL_SHOW,
+	INART_CTL_COMMIT,   /* put the prepared batch with this install_id in service */
+	INART_CTL_ABORT,    /* drop the prepared batch */
+	INART_CTL_ROLLBACK, /* back to the state before the commit of install_id */
 };
 
 struct inart_ctl_req {
-	int op;		/* enum inart_ctl_op */
-	char node[128]; /* "node": the target's expected name ("" = any) */
-	int replace;	/* install: clear tables first; trees: drop other trees */
-	int reset;	/* trees: restart the listed trees' chunk state */
-	int has_cfg;	/* install: a switch configuration came with the batch */
+	int op;		     /* enum inart_ctl_op */
+	char node[128];	     /* "node": the target's expected name ("" = any) */
+	char install_id[17]; /* "install_id": 16 hex digits, "" = none */
+	int prepare;	     /* install/trees: "phase": "prepare" (keep aside until commit) */
+	int replace;	     /* install: clear tables first; trees: drop other trees */
+	int reset;	     /* trees: restart the listed trees' chunk state */
+	int has_cfg;	     /* install: a switch configuration came with the batch */
 	struct inart_sw_cfg cfg;
 	int n_labels;
-	struct inart_label_entry *labels;
+	struct inart_label_entry *labels; /* pointing into exp and downs */
+	uint64_t *exp;
+	struct inart_label_down *downs;
 	int n_del_labels;
 	uint32_t *del_labels;
 	int n_routes;
 	struct inart_route *routes;
+	int n_ingress;
+	struct inart_sw_ingress *ingress;
 	int level; /* log_level */
 	int n_trees;
-	struct inart_ps_tree_cfg *trees;
+	struct inart_ps_tree_cfg *trees; /* their sources point into srcs */
+	struct inart_ps_source *srcs;
 	uint32_t job; /* tree_del */
 	uint16_t tree;
 };
@@ -113,17 +129,23 @@ int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why,
  * encoders, by switchd/ps for replies and by `inart ctl show`). */
 json_t *inart_ctl_label_json(const struct inart_label_entry *e);
 json_t *inart_ctl_route_json(const struct inart_route *r);
+json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g);
 json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg);
 json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg);
-/* The reverse, for one entry; 0 or -EINVAL with why ("what" prefixes it). */
-int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, char *why,
-			  size_t why_len);
+/* The reverse, for one entry; 0 or -EINVAL with why ("what" prefixes it).
+ * A label entry's expected words and copies go into exp and down, which have
+ * room for what inart_ctl_label_sizes says (at most 16 words, 64 copies); a
+ * tree's sources into src (inart_ctl_ps_tree_sources of them). */
+void inart_ctl_label_sizes(json_t *j, size_t *words, size_t *copies);
+int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
+			  struct inart_label_down *down, char *why, size_t why_len);
+size_t inart_ctl_ps_tree_sources(json_t *j);
 int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
 			  size_t why_len);
 int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
 			   size_t why_len);
-int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg, char *why,
-			    size_t why_len);
+int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,
+			    struct inart_ps_source *src, char *why, size_t why_len);
 
 /* The counters of a stats struct, each a uint64_t at offset off, with its
  * JSON key (= the field's name).  The stats serializers below walk these

@@ -20,6 +20,7 @@
 #include "install.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,11 @@ struct swb {
 	int node;
 	int n_labels, cap_labels;
 	struct inart_label_entry *labels;
+	size_t *var;   /* per label: first word of its expected bitmap / first copy */
+	uint64_t *exp; /* expected bitmaps of the aggregating entries */
+	size_t n_exp, cap_exp;
+	struct inart_label_down *dn; /* copies of the DOWN entries */
+	size_t n_dn, cap_dn;
 	int regions; /* trees given a slot region so far */
 };
 
@@ -153,10 +159,15 @@ static int64_t key_get(struct builder *b, int dir, const int *nodes, int n, int 
 	if (sw->n_labels == sw->cap_labels) {
 		int cap = sw->cap_labels ? 2 * sw->cap_labels : 16;
 		struct inart_label_entry *nl = realloc(sw->labels, (size_t)cap * sizeof(*nl));
+		size_t *nv;
 
 		if (nl == NULL)
 			return -ENOMEM;
 		sw->labels = nl;
+		nv = realloc(sw->var, (size_t)cap * sizeof(*nv));
+		if (nv == NULL)
+			return -ENOMEM;
+		sw->var = nv;
 		sw->cap_labels = cap;
 	}
 	k = &b->keys[b->n_keys];
@@ -170,6 +181,7 @@ static int64_t key_get(struct builder *b, int dir, const int *nodes, int n, int 
 	k->n = n;
 	k->sw = b->sw_index[nodes[0]];
 	k->entry = sw->n_labels;
+	sw->var[sw->n_labels] = 0;
 	e = &sw->labels[sw->n_labels++];
 	memset(e, 0, sizeof(*e));
 	e->label = (uint32_t)(b->n_keys + 1);
@@ -194,24 +206,77 @@ static int port_to(const struct builder *b, int u, int v)
 	return b->d->port[inart_topo_arc_between(b->t, u, v)];
 }
 
+/* Label `label` (at switch `at`) is also reached from neighbour `from`. */
+static void arrives_from(struct builder *b, int64_t label, int at, int from)
+{
+	if (label > 0)
+		entry_of(b, label)->in_ports |= 1ull << port_to(b, at, from);
+}
+
+/* Room for k more elements of `size` bytes at the end of the array *arr
+ * (n used, capacity *cap, doubling from 64): the index of the first, or
+ * -ENOMEM. */
+static int64_t arena_take(void **arr, size_t *n, size_t *cap, size_t k, size_t size)
+{
+	if (*n + k > *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		void *a;
+
+		while (nc < *n + k)
+			nc *= 2;
+		a = realloc(*arr, nc * size);
+		if (a == NULL)
+			return -ENOMEM;
+		*arr = a;
+		*cap = nc;
+	}
+	*n += k;
+	return (int64_t)(*n - k);
+}
+
+/* Give label's entry its variable part: count expected words, or count
+ * copies, copied from src.  0 or -ENOMEM. */
+static int entry_var(struct builder *b, int64_t label, const void *src, size_t count, int copies)
+{
+	const struct key *k = &b->keys[label - 1];
+	struct swb *sw = &b->sw[k->sw];
+	int64_t off =
+	    copies
+		? arena_take((void **)&sw->dn, &sw->n_dn, &sw->cap_dn, count, sizeof(*sw->dn))
+		: arena_take((void **)&sw->exp, &sw->n_exp, &sw->cap_exp, count, sizeof(*sw->exp));
+
+	if (off < 0)
+		return (int)off;
+	if (copies)
+		memcpy(sw->dn + off, src, count * sizeof(*sw->dn));
+	else
+		memcpy(sw->exp + off, src, count * sizeof(*sw->exp));
+	sw->var[k->entry] = (size_t)off;
+	return 0;
+}
+
 static int64_t agg_label(struct builder *b, int s);
 static int64_t rep_label(struct builder *b, int c);
 
-/* Label of the remaining path nodes[0..n) in direction dir, creating the
- * labels of the whole path: 0 if nodes[0] is a host (delivered there).  UP
- * paths end at their aggregation point (a switch: aggregate there; or the
- * PS), DOWN paths at a replication switch or a worker. */
-static int64_t path_label(struct builder *b, int dir, const int *nodes, int n)
+/* Label of the remaining path nodes[0..n) in direction dir, reached from
+ * node `from`, creating the labels of the whole path: 0 if nodes[0] is a host
+ * (delivered there).  UP paths end at their aggregation point (a switch:
+ * aggregate there; or the PS), DOWN paths at a replication switch or a
+ * worker.  Every entry notes the ports it is reached on (in_ports). */
+static int64_t path_label(struct builder *b, int dir, int from, const int *nodes, int n)
 {
 	int64_t next;
 	int last = nodes[n - 1], created;
 
 	if (!is_switch(b, nodes[0]))
 		return 0;
-	if (is_switch(b, last))
+	if (is_switch(b, last)) {
 		next = dir == DIR_UP ? agg_label(b, last) : rep_label(b, last);
-	else
+		if (next > 0)
+			arrives_from(b, next, last, n >= 2 ? nodes[n - 2] : from);
+	} else {
 		next = 0;
+	}
 	for (int m = n - 2; m >= 0 && next >= 0; m--) {
 		int64_t lab;
 		struct inart_label_entry *e;
@@ -226,17 +291,20 @@ static int64_t path_label(struct builder *b, int dir, const int *nodes, int n)
 		if (lab < 0)
 			return lab;
 		if (created) {
-			e = entry_of(b, lab);
 			port = port_to(b, nodes[m], nodes[m + 1]);
 			if (dir == DIR_UP) {
+				e = entry_of(b, lab);
 				e->out_port = (uint16_t)port;
 				e->next_label = (uint32_t)next;
 			} else {
-				e->n_down = 1;
-				e->down[0].port = (uint16_t)port;
-				e->down[0].label = (uint32_t)next;
+				struct inart_label_down d = {(uint16_t)port, (uint32_t)next, 0};
+
+				if (entry_var(b, lab, &d, 1, 1) < 0)
+					return -ENOMEM;
+				entry_of(b, lab)->n_down = 1;
 			}
 		}
+		arrives_from(b, lab, nodes[m], m >= 1 ? nodes[m - 1] : from);
 		next = lab;
 	}
 	return next;
@@ -257,9 +325,12 @@ static int64_t agg_label(struct builder *b, int s)
 	if (lab < 0 || !created)
 		return lab;
 	tr = &b->jp->trees[ti];
-	next = path_label(b, DIR_UP, tr->path + 1, tr->n_path - 1);
+	next = path_label(b, DIR_UP, s, tr->path + 1, tr->n_path - 1);
 	if (next < 0)
 		return next;
+	if (entry_var(b, lab, b->exp + (size_t)ti * INART_WIRE_MAX_BITMAP_WORDS, (size_t)b->words,
+		      0) < 0)
+		return -ENOMEM;
 	e = entry_of(b, lab);
 	e->out_port = (uint16_t)port_to(b, s, tr->path[1]);
 	e->next_label = (uint32_t)next;
@@ -267,7 +338,6 @@ static int64_t agg_label(struct builder *b, int s)
 	e->slot_base = (uint16_t)(b->region[ti] * b->opt.slots_per_tree);
 	e->n_slots = b->opt.slots_per_tree;
 	e->bitmap_words = (uint8_t)b->words;
-	memcpy(e->expected, b->exp + (size_t)ti * INART_WIRE_MAX_BITMAP_WORDS, sizeof(e->expected));
 	return lab;
 }
 
@@ -333,7 +403,7 @@ static int64_t rep_label(struct builder *b, int c)
 					     "(switch fan-out limit)",
 					     b->job, b->tree, nid(b, c), INART_SW_MAX_FANOUT);
 		}
-		l = path_label(b, DIR_DOWN, rev + 1, n_rev - 1);
+		l = path_label(b, DIR_DOWN, c, rev + 1, n_rev - 1);
 		down[n].port = (uint16_t)port_to(b, c, rev[1]);
 		free(rev);
 		if (l < 0)
@@ -344,9 +414,10 @@ static int64_t rep_label(struct builder *b, int c)
 	}
 	if (rc < 0)
 		return rc;
+	if (entry_var(b, lab, down, (size_t)n, 1) < 0)
+		return -ENOMEM;
 	e = entry_of(b, lab);
 	e->n_down = (uint16_t)n;
-	memcpy(e->down, down, (size_t)n * sizeof(down[0]));
 	return lab;
 }
 
@@ -452,10 +523,16 @@ void inart_install_destroy(struct inart_install *in)
 		return;
 	for (int k = 0; k < in->n_switches && in->sw; k++) {
 		free(in->sw[k].labels);
+		free(in->sw[k].exp);
+		free(in->sw[k].downs);
 		free(in->sw[k].routes);
+		free(in->sw[k].ingress);
 	}
-	for (int k = 0; k < in->n_ps && in->ps; k++)
+	for (int k = 0; k < in->n_ps && in->ps; k++) {
+		for (int i = 0; i < in->ps[k].n_trees && in->ps[k].trees; i++)
+			free((void *)in->ps[k].trees[i].sources);
 		free(in->ps[k].trees);
+	}
 	free(in->sw);
 	free(in->ps);
 	free(in->workers);
@@ -544,15 +621,90 @@ static void switch_cfg(struct builder *b, int s, struct inart_sw_cfg *cfg)
 
 		memcpy(pc->mac, d->port_mac[e], 6);
 		pc->ip = d->ip[s];
-		if (is_switch(b, v))
+		if (is_switch(b, v)) {
 			memcpy(pc->peer_mac, d->port_mac[e ^ 1], 6);
-		else
+		} else {
 			memcpy(pc->peer_mac, d->mac[v], 6);
+			pc->peer_ip = d->ip[v]; /* the first hop filters its sources */
+		}
 	}
 	cfg->pool_slots = t->nodes[s].ina ? t->nodes[s].trees * b->opt.slots_per_tree : 0;
 	cfg->max_values =
 	    b->opt.values_per_packet ? b->opt.values_per_packet : inart_wire_max_values(1);
 	cfg->flush_timeout_ns = b->opt.flush_timeout_ns;
+}
+
+/* Chunks of PS pi's shard for the job's gradient size: the tree's range of
+ * n values is at most n * share + 1 (inart_worker's layout), cut into
+ * chunks of values_per_packet; one more for rounding. */
+static uint32_t max_chunks_of(const struct builder *b, int pi)
+{
+	const struct inart_job *job = &b->js->jobs[b->job];
+	const struct inart_job_plan *jp = b->jp;
+	double total = 0, values = ceil(job->gradient_bytes / 4), c;
+	int vpp = b->opt.values_per_packet ? b->opt.values_per_packet
+					   : inart_wire_max_values((job->n_workers + 63) / 64);
+
+	for (int i = 0; i < job->n_ps; i++)
+		total += jp->split[i];
+	c = ceil((values * jp->split[pi] / total + 1) / vpp) + 1;
+	return c >= INART_PS_LIMIT_MAX_CHUNKS ? INART_PS_LIMIT_MAX_CHUNKS : (uint32_t)c;
+}
+
+/* The sources of the current tree: every worker of the job (its own rank)
+ * and every switch aggregating in the tree (any rank).  0 or -ENOMEM/E2BIG. */
+static int tree_sources(struct builder *b, struct inart_ps_tree_cfg *pc)
+{
+	const struct inart_job *job = &b->js->jobs[b->job];
+	const struct inart_job_plan *jp = b->jp;
+	struct inart_ps_source *src;
+	int n = 0;
+
+	src = malloc(((size_t)job->n_workers + (size_t)jp->n_trees + 1) * sizeof(*src));
+	if (src == NULL)
+		return -ENOMEM;
+	for (int r = 0; r < job->n_workers; r++)
+		src[n++] = (struct inart_ps_source){b->d->ip[job->workers[r]], (uint16_t)r};
+	for (int i = 0; i < jp->n_trees; i++)
+		if (jp->trees[i].ps == b->ps)
+			src[n++] =
+			    (struct inart_ps_source){b->d->ip[jp->trees[i].sw], INART_PS_ANY_RANK};
+	if (n > INART_PS_MAX_SOURCES) {
+		free(src);
+		return inart_err_set(b->err, -E2BIG,
+				     "job '%s': PS '%s' has %d sources (at most %d)", job->id,
+				     nid(b, b->ps), n, INART_PS_MAX_SOURCES);
+	}
+	pc->sources = src;
+	pc->n_sources = (uint16_t)n;
+	return 0;
+}
+
+/* Ingress entries: every worker's switch port, its rank in its job. */
+static int build_ingress(struct builder *b, struct inart_install *in)
+{
+	const struct inart_topo *t = b->t;
+
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		const struct inart_job *job = &b->js->jobs[j];
+
+		for (int r = 0; r < job->n_workers; r++) {
+			int w = job->workers[r], e = t->arc_out[t->out_off[w]], s = t->arcs[e].to;
+			struct inart_sw_install *si = &in->sw[b->sw_index[s]];
+			struct inart_sw_ingress *g;
+
+			if (t->out_off[w + 1] - t->out_off[w] != 1)
+				continue;
+			/* a host on one port can be a worker of several jobs */
+			g = realloc(si->ingress, ((size_t)si->n_ingress + 1) * sizeof(*g));
+			if (g == NULL)
+				return -ENOMEM;
+			si->ingress = g;
+			g[si->n_ingress++] = (struct inart_sw_ingress){(uint16_t)b->d->port[e ^ 1],
+								       (uint16_t)r, (uint32_t)j};
+		}
+	}
+	return 0;
 }
 
 /* Labels and configurations of PS number pi of job j. */
@@ -582,7 +734,7 @@ static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, i
 
 		if (f->ps != b->ps)
 			continue;
-		lab = path_label(b, DIR_UP, f->path + 1, f->n_path - 1);
+		lab = path_label(b, DIR_UP, f->path[0], f->path + 1, f->n_path - 1);
 		if (lab < 0)
 			rc = (int)lab;
 		else
@@ -593,6 +745,8 @@ static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, i
 	pc->job = (uint32_t)b->job;
 	pc->tree = (uint16_t)pi;
 	pc->fan_in = (uint16_t)job->n_workers;
+	pc->max_chunks = max_chunks_of(b, pi);
+	rc = tree_sources(b, pc);
 	while (rc == 0 && (rc = child_next(b, b->ps, &it, &node, &rev, &n_rev)) > 0) {
 		int64_t lab;
 
@@ -602,7 +756,7 @@ static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, i
 					   "job '%s': PS '%s' has more than %d children", job->id,
 					   nid(b, b->ps), INART_PS_MAX_CHILDREN);
 		} else {
-			lab = path_label(b, DIR_DOWN, rev + 1, n_rev - 1);
+			lab = path_label(b, DIR_DOWN, b->ps, rev + 1, n_rev - 1);
 			if (lab < 0)
 				rc = (int)lab;
 			pc->children[pc->n_children].ip = b->d->ip[node];
@@ -613,6 +767,8 @@ static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, i
 	}
 	if (rc == 0)
 		pin->n_trees++;
+	else
+		free((void *)pc->sources);
 	for (int i = 0; i < jp->n_trees; i++)
 		if (jp->trees[i].ps == b->ps)
 			b->tree_at[jp->trees[i].sw] = -1;
@@ -759,12 +915,28 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 		wbase += js->jobs[j].n_workers;
 	}
 	for (int k = 0; k < b.n_sw; k++) {
+		struct swb *sw = &b.sw[k];
+
 		switch_cfg(&b, in->sw[k].node, &in->sw[k].cfg);
-		in->sw[k].n_labels = b.sw[k].n_labels;
-		in->sw[k].labels = b.sw[k].labels;
-		b.sw[k].labels = NULL;
+		for (int i = 0; i < sw->n_labels; i++) {
+			struct inart_label_entry *e = &sw->labels[i];
+
+			if (e->kind == INART_LABEL_DOWN)
+				e->down = sw->dn + sw->var[i];
+			else if (e->aggregate)
+				e->expected = sw->exp + sw->var[i];
+		}
+		in->sw[k].n_labels = sw->n_labels;
+		in->sw[k].labels = sw->labels;
+		in->sw[k].exp = sw->exp;
+		in->sw[k].downs = sw->dn;
+		sw->labels = NULL;
+		sw->exp = NULL;
+		sw->dn = NULL;
 	}
 	rc = build_routes(&b, in);
+	if (rc == 0)
+		rc = build_ingress(&b, in);
 	if (rc < 0)
 		goto out;
 	*out = in;
@@ -772,8 +944,12 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 out:
 	if (rc == -ENOMEM)
 		inart_err_set(err, rc, "out of memory");
-	for (int k = 0; k < b.n_sw && b.sw; k++)
+	for (int k = 0; k < b.n_sw && b.sw; k++) {
 		free(b.sw[k].labels);
+		free(b.sw[k].var);
+		free(b.sw[k].exp);
+		free(b.sw[k].dn);
+	}
 	for (int i = 0; i < b.n_keys; i++)
 		free(b.keys[i].nodes);
 	free(b.keys);
@@ -788,6 +964,140 @@ out:
 	free(ps_count);
 	inart_install_destroy(in);
 	return rc;
+}
+
+/* ---- identity ---- */
+
+static void fnv(uint64_t *h, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++) {
+		*h ^= (v >> (8 * i)) & 0xff;
+		*h *= 1099511628211ull;
+	}
+}
+
+static void fnv_mac(uint64_t *h, const uint8_t m[6])
+{
+	for (int i = 0; i < 6; i++)
+		fnv(h, m[i], 1);
+}
+
+static void digest_switch(uint64_t *h, const struct inart_sw_install *si)
+{
+	const struct inart_sw_cfg *c = &si->cfg;
+
+	fnv(h, (uint64_t)si->node, 4);
+	fnv(h, (uint64_t)c->n_ports, 4);
+	for (int p = 0; p < c->n_ports; p++) {
+		fnv_mac(h, c->ports[p].mac);
+		fnv(h, c->ports[p].ip, 4);
+		fnv_mac(h, c->ports[p].peer_mac);
+		fnv(h, c->ports[p].peer_ip, 4);
+	}
+	fnv(h, (uint64_t)c->pool_slots, 4);
+	fnv(h, (uint64_t)c->max_values, 4);
+	fnv(h, c->flush_timeout_ns, 8);
+	fnv(h, (uint64_t)si->n_labels, 4);
+	for (int i = 0; i < si->n_labels; i++) {
+		const struct inart_label_entry *e = &si->labels[i];
+
+		fnv(h, e->label, 4);
+		fnv(h, e->kind, 1);
+		fnv(h, e->job, 4);
+		fnv(h, e->tree, 2);
+		fnv(h, e->in_ports, 8);
+		fnv(h, e->out_port, 2);
+		fnv(h, e->next_label, 4);
+		fnv(h, e->aggregate, 1);
+		fnv(h, e->slot_base, 2);
+		fnv(h, e->n_slots, 2);
+		fnv(h, e->bitmap_words, 1);
+		for (int w = 0; e->aggregate && w < e->bitmap_words; w++)
+			fnv(h, e->expected[w], 8);
+		fnv(h, e->n_down, 2);
+		for (int k = 0; k < e->n_down; k++) {
+			fnv(h, e->down[k].port, 2);
+			fnv(h, e->down[k].label, 4);
+			fnv(h, e->down[k].dst_ip, 4);
+		}
+	}
+	fnv(h, (uint64_t)si->n_routes, 4);
+	for (int i = 0; i < si->n_routes; i++) {
+		fnv(h, si->routes[i].prefix, 4);
+		fnv(h, si->routes[i].len, 1);
+		fnv(h, si->routes[i].port, 2);
+	}
+	fnv(h, (uint64_t)si->n_ingress, 4);
+	for (int i = 0; i < si->n_ingress; i++) {
+		fnv(h, si->ingress[i].port, 2);
+		fnv(h, si->ingress[i].rank, 2);
+		fnv(h, si->ingress[i].job, 4);
+	}
+}
+
+uint64_t inart_install_digest(const struct inart_install *in)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	fnv(&h, (uint64_t)in->n_switches, 4);
+	for (int k = 0; k < in->n_switches; k++)
+		digest_switch(&h, &in->sw[k]);
+	fnv(&h, (uint64_t)in->n_ps, 4);
+	for (int k = 0; k < in->n_ps; k++) {
+		fnv(&h, (uint64_t)in->ps[k].node, 4);
+		fnv(&h, (uint64_t)in->ps[k].n_trees, 4);
+		for (int i = 0; i < in->ps[k].n_trees; i++) {
+			const struct inart_ps_tree_cfg *c = &in->ps[k].trees[i];
+
+			fnv(&h, c->job, 4);
+			fnv(&h, c->tree, 2);
+			fnv(&h, c->fan_in, 2);
+			fnv(&h, c->max_chunks, 4);
+			fnv(&h, c->n_children, 2);
+			for (int q = 0; q < c->n_children; q++) {
+				fnv(&h, c->children[q].ip, 4);
+				fnv(&h, c->children[q].label, 4);
+			}
+			fnv(&h, c->n_sources, 2);
+			for (int q = 0; q < c->n_sources; q++) {
+				fnv(&h, c->sources[q].ip, 4);
+				fnv(&h, c->sources[q].rank, 2);
+			}
+		}
+	}
+	fnv(&h, (uint64_t)in->n_workers, 4);
+	for (int k = 0; k < in->n_workers; k++) {
+		const struct inart_worker_cfg *c = &in->workers[k].cfg;
+
+		fnv(&h, (uint64_t)in->workers[k].node, 4);
+		fnv(&h, c->job, 4);
+		fnv(&h, c->rank, 2);
+		fnv(&h, c->n_workers, 2);
+		fnv(&h, c->n_trees, 2);
+		for (int t = 0; t < c->n_trees; t++) {
+			uint64_t share;
+
+			memcpy(&share, &c->trees[t].share, 8);
+			fnv(&h, c->trees[t].ps_ip, 4);
+			fnv(&h, c->trees[t].label, 4);
+			fnv(&h, share, 8);
+		}
+		fnv(&h, c->values_per_packet, 2);
+		fnv(&h, c->window, 2);
+		fnv(&h, c->slots, 2);
+		fnv(&h, c->retx_timeout_ns, 8);
+		fnv(&h, (uint8_t)c->scale_exp, 1);
+	}
+	return h;
+}
+
+void inart_install_id_fmt(uint64_t id, char out[17])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (int i = 0; i < 16; i++)
+		out[i] = hex[(id >> (60 - 4 * i)) & 15];
+	out[16] = '\0';
 }
 
 struct inart_deploy *inart_deploy_create(const struct inart_topo *t)

@@ -26,7 +26,12 @@
  * installed for it).  Slot regions: the i-th tree (jobs, then plan order)
  * at a switch gets slots [i * slots_per_tree, (i + 1) * slots_per_tree);
  * the switch's pool is its tree budget * slots_per_tree.  Switch ports carry
- * the node's address and their peers' MACs (no learning needed).
+ * the node's address and their peers' MACs (no learning needed), and host
+ * ports the host's address (ingress filtering); every entry names the ports
+ * it arrives on (in_ports: the previous hops of its paths); every worker's
+ * switch gets an ingress entry (port, job, rank); every PS tree its sources
+ * (the job's workers with their ranks, the switches aggregating in the tree)
+ * and max_chunks for the job's gradient size (jobs file).
  */
 #ifndef INART_INSTALL_H
 #define INART_INSTALL_H
@@ -71,15 +76,19 @@ struct inart_sw_install {
 	int node;
 	struct inart_sw_cfg cfg;
 	int n_labels;
-	struct inart_label_entry *labels;
+	struct inart_label_entry *labels; /* pointing into exp and downs */
+	uint64_t *exp;
+	struct inart_label_down *downs;
 	int n_routes;
 	struct inart_route *routes;
+	int n_ingress; /* the switch's worker ports: (port, job, rank) */
+	struct inart_sw_ingress *ingress;
 };
 
 struct inart_ps_install {
 	int node;
 	int n_trees;
-	struct inart_ps_tree_cfg *trees;
+	struct inart_ps_tree_cfg *trees; /* each owns its sources */
 };
 
 struct inart_worker_install {
@@ -104,5 +113,15 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 			const struct inart_install_opt *opt, struct inart_install **out,
 			struct inart_err *err);
 void inart_install_destroy(struct inart_install *in);
+
+/* The identity of an installation: a 64-bit digest (FNV-1a) of everything
+ * it installs -- every switch's configuration, labels, routes and ingress
+ * entries, every PS's trees, every worker's configuration -- so of its
+ * inputs and options as far as they change anything installed.  Every
+ * node's batch carries it (`install_id`, 16 hex digits); `inart ctl install`
+ * compares what the nodes hold with it. */
+uint64_t inart_install_digest(const struct inart_install *in);
+/* "%016llx" of an identity into out[17]. */
+void inart_install_id_fmt(uint64_t id, char out[17]);
 
 #endif

@@ -86,6 +86,7 @@ struct inart_sim {
 	int n_workers;
 	struct wrk *workers;
 	int remaining;
+	int stale;	    /* workers whose all-reduce got a step notice */
 	uint64_t last_done; /* ps */
 	struct pkt *free_pkts;
 	inart_sim_tap_fn tap;
@@ -383,10 +384,12 @@ static void host_wake(struct inart_sim *s, int v)
 
 static void worker_check_done(struct inart_sim *s, struct wrk *wk)
 {
-	if (wk->active && inart_worker_done(wk->w)) {
+	if (wk->active && (inart_worker_done(wk->w) || inart_worker_stale(wk->w, NULL))) {
 		wk->active = 0;
 		s->remaining--;
 		s->last_done = s->now;
+		if (!inart_worker_done(wk->w))
+			s->stale++;
 	}
 }
 
@@ -398,6 +401,10 @@ static void host_rx(struct inart_sim *s, int v, const uint8_t *frame, size_t len
 	const uint8_t *payload, *udp;
 
 	nd->st.rx++;
+	if (s->now < nd->down_until) {
+		nd->fail_drops++;
+		goto drop;
+	}
 	if (inart_pkt_parse(frame, len, &pi) < 0 || pi.ethertype != INART_ETHERTYPE_IPV4 ||
 	    !pi.is_udp || pi.dst_ip != s->d->ip[v] || pi.dport != INART_WIRE_UDP_PORT)
 		goto drop;
@@ -420,7 +427,7 @@ static void host_rx(struct inart_sim *s, int v, const uint8_t *frame, size_t len
 
 		if (wk->job != h.job)
 			continue;
-		inart_worker_rx(wk->w, udp, pi.l4_payload_len, now_ns(s));
+		inart_worker_rx(wk->w, udp, pi.l4_payload_len, pi.src_ip, pi.sport, now_ns(s));
 		worker_check_done(s, wk);
 		wake_at(s, v, inart_worker_next_deadline(wk->w), 1);
 		return;
@@ -492,6 +499,8 @@ static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 		nd = &s->nodes[ev->a];
 		if (nd->sw)
 			inart_switch_lose_state(nd->sw);
+		if (nd->ps)
+			inart_ps_lose_state(nd->ps);
 		nd->down_until = s->now + *(uint64_t *)ev->p;
 		free(ev->p);
 		if (nd->sw)
@@ -684,8 +693,13 @@ int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char 
 	drop_cores(s);
 	for (int k = 0; k < in->n_switches; k++) {
 		const struct inart_sw_install *si = &in->sw[k];
-		struct inart_sw_update u = {1,	  si->n_labels, si->labels, 0,
-					    NULL, si->n_routes, si->routes};
+		struct inart_sw_update u = {.replace = 1,
+					    .n_labels = si->n_labels,
+					    .labels = si->labels,
+					    .n_routes = si->n_routes,
+					    .routes = si->routes,
+					    .n_ingress = si->n_ingress,
+					    .ingress = si->ingress};
 		struct node *nd;
 
 		if (si->node < 0 || si->node >= t->n_nodes || !s->nodes[si->node].is_sw ||
@@ -789,9 +803,16 @@ void inart_sim_arc_faults(struct inart_sim *s, int arc, double loss, double dup,
 
 int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
 {
+	if (node < 0 || node >= s->t->n_nodes || !s->nodes[node].is_sw)
+		return -EINVAL;
+	return inart_sim_fail_node(s, node, at_ns, down_ns);
+}
+
+int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
+{
 	uint64_t *down;
 
-	if (node < 0 || node >= s->t->n_nodes || !s->nodes[node].is_sw)
+	if (node < 0 || node >= s->t->n_nodes)
 		return -EINVAL;
 	down = malloc(sizeof(*down));
 	if (down == NULL)
@@ -815,6 +836,7 @@ int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n,
 	memset(res, 0, sizeof(*res));
 	res->start_ns = start / PS_PER_NS;
 	s->remaining = 0;
+	s->stale = 0;
 	for (int k = 0; k < s->n_workers; k++) {
 		struct wrk *wk = &s->workers[k];
 
@@ -837,7 +859,8 @@ int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n,
 	res->end_ns = (res->done ? s->last_done : s->now) / PS_PER_NS;
 	res->time_s = (double)((res->done ? s->last_done : s->now) - start) * 1e-12;
 	res->events = s->events - ev0;
-	return res->done ? 0 : -ETIMEDOUT;
+	res->stale = s->stale;
+	return !res->done ? -ETIMEDOUT : s->stale ? -ESTALE : 0;
 }
 
 int inart_sim_result(const struct inart_sim *s, int k, float *out, size_t n)

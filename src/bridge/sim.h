@@ -77,6 +77,7 @@ struct inart_sim_result {
 	uint64_t end_ns;   /* last worker done (or where the run stopped) */
 	double time_s;	   /* (end - start) in seconds */
 	uint64_t events;   /* events processed */
+	int stale;	   /* workers whose all-reduce ended with a step notice */
 };
 
 struct inart_sim;
@@ -101,9 +102,17 @@ void inart_sim_arc_faults(struct inart_sim *s, int arc, double loss, double dup,
  * receives during down_ns (a restart).  0 or -EINVAL (not a switch). */
 int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns);
 
+/* At absolute simulated time at_ns, node `node` loses its state (a switch
+ * its aggregation state, a PS host its chunk state: inart_ps_lose_state, as
+ * a restarted PS reinstalled with the same trees) and drops every frame it
+ * receives during down_ns.  0 or -EINVAL. */
+int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns);
+
 /* One all-reduce: worker number k of the installation (in->workers[k])
- * reduces bufs[k][0..n).  Runs until every worker is done, the event queue
- * runs dry, or limit_ns of simulated time passed.  Returns 0 if done,
+ * reduces bufs[k][0..n).  Runs until every worker is done (or got a step
+ * notice: inart_worker_stale), the event queue runs dry, or limit_ns of
+ * simulated time passed.  Returns 0 if all are done, -ESTALE if every
+ * worker finished but some with a step notice (res->stale of them),
  * -ETIMEDOUT otherwise (res filled either way), -EINVAL/-EBUSY when a worker
  * refused to begin. */
 int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n, uint32_t iter,

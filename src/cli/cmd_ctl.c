@@ -18,6 +18,7 @@
 #include "io/ctlsock.h"
 #include "io/deploy.h"
 #include "io/log.h"
+#include "io/rollout.h"
 #include "util.h"
 
 const char cmd_ctl_help[] =
@@ -36,11 +37,15 @@ const char cmd_ctl_help[] =
     "  install      build the tables of PLAN (label and route entries of every\n"
     "               switch, trees of every PS) for the deployment DEPLOY (addresses,\n"
     "               MACs, ports, control sockets; docs/programs.md) or the automatic\n"
-    "               one (10.x.y.1 addresses, sockets DIR/<node>.sock), check that\n"
-    "               every daemon answers as the right node, then replace each one's\n"
-    "               tables (each switch's batch is applied all or nothing) and\n"
-    "               restart the PSs' trees (workers number their all-reduces from 1:\n"
-    "               install again before a new run of a job).\n"
+    "               one (10.x.y.1 addresses, sockets DIR/<node>.sock) and put them\n"
+    "               in service as one transaction under the installation's identity\n"
+    "               (a digest of everything installed): every daemon must answer as\n"
+    "               the right node, prepares its batch aside, and only when all\n"
+    "               accepted do they commit; else every node is put back.  Nodes\n"
+    "               that already hold the identity are left as they are (so the\n"
+    "               same command is the recovery of a restarted daemon), PSs the\n"
+    "               plan leaves out drop their trees.  Prints what each node held\n"
+    "               before and holds now.\n"
     "  stats        counters of a switch (per port, per tree, drops by reason) or\n"
     "               of a PS; --reset zeroes them after printing\n"
     "  show         the tables of a switch, the trees of a PS\n"
@@ -56,12 +61,17 @@ const char cmd_ctl_help[] =
     "  --auto-deploy       the automatic deployment\n"
     "  --ctl-dir DIR       control sockets of nodes the deployment gives none\n"
     "                      (default /run/inart)\n"
-    "  --flush-ms X        switches flush partial aggregates after X ms (default 10)\n"
+    "  --flush-ms X        switches flush partial aggregates after X ms (default: the\n"
+    "                      deployment's \"dataplane\" settings, else 10)\n"
     "  --learn-macs        switches learn their neighbours' MACs from traffic\n"
     "                      instead of taking them from the deployment\n"
-    "  --dry-run           print the requests (one JSON line per node), send nothing\n"
+    "  --dry-run           print the requests (a line per node: socket, JSON that\n"
+    "                      installs it at once), send nothing\n"
+    "  --restart-jobs      the PSs forget their chunk state (a new run of every job:\n"
+    "                      its workers number their steps from 1 again)\n"
     "  --only IDS          only these nodes (comma-separated switch and PS ids; e.g.\n"
-    "                      a switch that restarted), the others are not contacted\n"
+    "                      a switch that restarted): the same transaction under the\n"
+    "                      same identity, the other nodes are not contacted\n"
     "\n"
     "Exit status: 0 success, 1 invalid input, unreachable or refusing daemon,\n"
     "2 usage error.\n";
@@ -468,47 +478,57 @@ static char *ctl_path(char **ctl, const char *dir, const struct inart_topo *t, i
 	return p;
 }
 
-static void check_daemon(const char *path, const char *id, const char *role, int n_ports)
+/* Node v of a rollout (role "switch" or "ps"), reached over its control
+ * socket, with its request. */
+static struct inart_rollout_node ro_node(char **ctl, const char *dir, const struct inart_topo *t,
+					 int v, const char *role, struct inart_ctl_req *req)
 {
-	struct inart_ctl_req req = {.op = INART_CTL_INFO};
-	json_t *r = call_or_fail(path, &req);
-	const char *got = json_string_value(json_object_get(r, "role"));
-	const char *name = json_string_value(json_object_get(r, "name"));
-
-	if (got == NULL || strcmp(got, role) != 0)
-		cli_failf("%s: node '%s' should be a %s, the daemon there is a %s", path, id, role,
-			  got ? got : "?");
-	if (strcmp(role, "switch") == 0) {
-		size_t np = json_array_size(json_object_get(r, "ports"));
-
-		if (name == NULL || strcmp(name, id) != 0)
-			cli_failf("%s: expected switch '%s', found '%s'", path, id,
-				  name ? name : "?");
-		if ((int)np != n_ports)
-			cli_failf("%s: switch '%s' has %zu interfaces, the topology gives it %d "
-				  "links",
-				  path, id, np, n_ports);
-	} else if (name != NULL && name[0] && strcmp(name, id) != 0) {
-		cli_failf("%s: expected PS '%s', found '%s'", path, id, name);
-	}
-	json_decref(r);
+	return (struct inart_rollout_node){
+	    .name = t->nodes[v].id, .path = ctl_path(ctl, dir, t, v), .role = role, .req = req};
 }
 
-/* install: send req to the daemon at path (exit 1 if it refuses) and return
- * 1, or with --dry-run print "PATH REQUEST" instead and return 0. */
-static int send_or_print(const char *path, const struct inart_ctl_req *req, int dry)
+/* The real transport of a rollout: one request over the node's socket. */
+static int rollout_call(void *ctx, const char *path, const struct inart_ctl_req *req,
+			json_t **reply, char *why, size_t why_len)
 {
-	char *s;
-
-	if (!dry) {
-		json_decref(call_or_fail(path, req));
-		return 1;
-	}
-	s = inart_ctl_req_encode(req);
-	printf("%s %s\n", path, s ? s : "(out of memory)");
-	free(s);
-	return 0;
+	(void)ctx;
+	return cli_ctl_call(path, req, reply, why, why_len);
 }
+
+/* install --dry-run: print "PATH REQUEST" per node, each request one that
+ * installs the node at once under the identity (no "phase": `ctl send PATH
+ * REQUEST` applies it by hand, outside a transaction). */
+static void print_requests(struct inart_rollout_node *nodes, int n, const char *id)
+{
+	for (int i = 0; i < n; i++) {
+		char *s;
+
+		snprintf(nodes[i].req->install_id, sizeof(nodes[i].req->install_id), "%s", id);
+		snprintf(nodes[i].req->node, sizeof(nodes[i].req->node), "%s", nodes[i].name);
+		s = inart_ctl_req_encode(nodes[i].req);
+		printf("%s %s\n", nodes[i].path, s ? s : "(out of memory)");
+		free(s);
+	}
+}
+
+static void print_rollout(const struct inart_rollout_node *nodes, int n, const char *id)
+{
+	printf("install %s\n", id);
+	printf("%-12s %-6s %-16s    %-16s %s\n", "node", "role", "held before", "holds now", "");
+	for (int i = 0; i < n; i++) {
+		const struct inart_rollout_node *nd = &nodes[i];
+
+		printf("%-12s %-6s %-16s -> %-16s %s%s%s\n", nd->name, nd->role,
+		       nd->before[0] ? nd->before : "(none)", nd->after[0] ? nd->after : "(none)",
+		       inart_rollout_state_name(nd->state), nd->why[0] ? ": " : "", nd->why);
+	}
+}
+
+struct install_args {
+	const char *deploy, *ctl_dir, *only;
+	int aut, learn, dry, restart;
+	uint64_t flush_ns; /* --flush-ms, 0 if not given */
+};
 
 /* --only IDS: a mark per node of the topology (exit 1 on an unknown id). */
 static unsigned char *only_nodes(const struct inart_topo *t, const char *arg)
@@ -529,9 +549,9 @@ static unsigned char *only_nodes(const struct inart_topo *t, const char *arg)
 	return m;
 }
 
-static int act_install(const char *cmd, int argc, char **argv)
+static void install_options(const char *cmd, int argc, char **argv, struct install_args *a)
 {
-	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY, O_ONLY };
+	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY, O_RESTART, O_ONLY };
 	static const struct option longopts[] = {
 	    {"deploy", required_argument, NULL, O_DEPLOY},
 	    {"auto-deploy", no_argument, NULL, O_AUTO},
@@ -539,51 +559,45 @@ static int act_install(const char *cmd, int argc, char **argv)
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"learn-macs", no_argument, NULL, O_LEARN},
 	    {"dry-run", no_argument, NULL, O_DRY},
+	    {"restart-jobs", no_argument, NULL, O_RESTART},
 	    {"only", required_argument, NULL, O_ONLY},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *deploy = NULL, *ctl_dir = "/run/inart", *only_arg = NULL;
-	unsigned char *only = NULL;
-	struct inart_install_opt opt;
-	struct inart_err err = {{0}};
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_plan *p;
-	struct inart_deploy *d;
-	struct inart_install *in = NULL;
-	char **ctl = NULL;
-	int c, aut = 0, learn = 0, dry = 0;
-	uint64_t flush_ns = 0;
+	int c;
 
-	inart_install_opt_default(&opt);
+	memset(a, 0, sizeof(*a));
+	a->ctl_dir = "/run/inart";
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_ctl_help, stdout);
-			return EXIT_OK;
+			exit(EXIT_OK);
 		case O_DEPLOY:
-			deploy = optarg;
+			a->deploy = optarg;
 			break;
 		case O_AUTO:
-			aut = 1;
+			a->aut = 1;
 			break;
 		case O_CTLDIR:
-			ctl_dir = optarg;
+			a->ctl_dir = optarg;
 			break;
 		case O_FLUSH:
-			flush_ns =
+			a->flush_ns =
 			    (uint64_t)(cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3) * 1e6);
 			break;
 		case O_LEARN:
-			learn = 1;
+			a->learn = 1;
 			break;
 		case O_DRY:
-			dry = 1;
+			a->dry = 1;
+			break;
+		case O_RESTART:
+			a->restart = 1;
 			break;
 		case O_ONLY:
-			only_arg = optarg;
+			a->only = optarg;
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
@@ -593,55 +607,78 @@ static int act_install(const char *cmd, int argc, char **argv)
 		cli_usage_error(cmd, "install: expected TOPO JOBS PLAN");
 	if (argc - optind > 3)
 		cli_usage_error(cmd, "install: unexpected argument '%s'", argv[optind + 3]);
-	if ((deploy == NULL) == !aut)
+	if ((a->deploy == NULL) == !a->aut)
 		cli_usage_error(cmd,
 				"install: give exactly one of --deploy FILE and --auto-deploy");
+}
+
+static int act_install(const char *cmd, int argc, char **argv)
+{
+	struct install_args a;
+	struct inart_install_opt opt;
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_deploy *d;
+	struct inart_install *in = NULL;
+	struct inart_rollout_node *nodes;
+	struct inart_ctl_req *reqs;
+	unsigned char *is_ps, *only = NULL;
+	char **ctl = NULL, id[17], why[1024];
+	int n = 0, rc = EXIT_OK;
+
+	install_options(cmd, argc, argv, &a);
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
 	p = cli_load_plan(argv[optind + 2], t, js);
-	if (only_arg != NULL)
-		only = only_nodes(t, only_arg);
-	d = aut ? inart_deploy_auto(t) : inart_deploy_load(deploy, t, &ctl, &err);
+	if (a.only != NULL)
+		only = only_nodes(t, a.only);
+	d = a.aut ? inart_deploy_auto(t) : inart_deploy_load(a.deploy, t, &ctl, &err);
 	if (d == NULL) {
-		if (aut)
+		if (a.aut)
 			cli_failf("automatic deployment: %s", strerror(errno));
 		cli_fail(&err);
 	}
-	/* the deployment's data-plane settings (shared with the workers), then
-	   the command line's */
-	if (deploy != NULL && inart_deploy_dataplane_load(deploy, &opt, &err) < 0)
+	/* the deployment's data-plane settings (the workers read the same), then
+	 * the command line's */
+	inart_install_opt_default(&opt);
+	if (a.deploy != NULL && inart_deploy_dataplane_load(a.deploy, &opt, &err) < 0)
 		cli_fail(&err);
-	if (flush_ns > 0)
-		opt.flush_timeout_ns = flush_ns;
+	if (a.flush_ns > 0)
+		opt.flush_timeout_ns = a.flush_ns;
 	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0) {
 		inart_err_prefix(&err, argv[optind + 2]);
 		cli_fail(&err);
 	}
-	/* check every daemon before changing any */
-	if (!dry) {
-		for (int i = 0; i < in->n_switches; i++) {
-			int v = in->sw[i].node;
-			char *path;
-
-			if (only != NULL && !only[v])
-				continue;
-			path = ctl_path(ctl, ctl_dir, t, v);
-			check_daemon(path, t->nodes[v].id, "switch", in->sw[i].cfg.n_ports);
-			free(path);
-		}
-		for (int i = 0; i < in->n_ps; i++) {
-			char *path;
-
-			if (only != NULL && !only[in->ps[i].node])
-				continue;
-			path = ctl_path(ctl, ctl_dir, t, in->ps[i].node);
-			check_daemon(path, t->nodes[in->ps[i].node].id, "ps", 0);
-			free(path);
-		}
-	}
+	if (a.learn)
+		for (int i = 0; i < in->n_switches; i++)
+			for (int k = 0; k < in->sw[i].cfg.n_ports; k++)
+				memset(in->sw[i].cfg.ports[k].peer_mac, 0, 6);
+	inart_install_id_fmt(inart_install_digest(in), id);
+	/* every switch, every PS of the plan, and every other PS node (of a job,
+	 * or with a control socket in the deployment): told to drop its trees */
+	is_ps = ps_nodes(t, js);
+	for (int v = 0; ctl != NULL && v < t->n_nodes; v++)
+		if (ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
+			is_ps[v] = 1;
+	for (int i = 0; i < in->n_ps; i++)
+		is_ps[in->ps[i].node] = 2;
+	/* --only: the same transaction under the same identity (a digest of the
+	 * whole installation) on those nodes alone; the others are not contacted */
+	for (int v = 0; only != NULL && v < t->n_nodes; v++)
+		if (!only[v])
+			is_ps[v] = 0;
+	nodes = calloc((size_t)t->n_nodes + 1, sizeof(*nodes));
+	reqs = calloc((size_t)t->n_nodes + 1, sizeof(*reqs));
+	if (nodes == NULL || reqs == NULL)
+		cli_failf("out of memory");
 	for (int i = 0; i < in->n_switches; i++) {
 		struct inart_sw_install *si = &in->sw[i];
-		struct inart_ctl_req req = {
+
+		if (only != NULL && !only[si->node])
+			continue;
+		reqs[n] = (struct inart_ctl_req){
 		    .op = INART_CTL_INSTALL,
 		    .replace = 1,
 		    .has_cfg = 1,
@@ -650,47 +687,66 @@ static int act_install(const char *cmd, int argc, char **argv)
 		    .labels = si->labels,
 		    .n_routes = si->n_routes,
 		    .routes = si->routes,
+		    .n_ingress = si->n_ingress,
+		    .ingress = si->ingress,
 		};
-		char *path;
-
-		if (only != NULL && !only[si->node])
-			continue;
-		path = ctl_path(ctl, ctl_dir, t, si->node);
-		snprintf(req.node, sizeof(req.node), "%s", t->nodes[si->node].id);
-		if (learn)
-			for (int k = 0; k < req.cfg.n_ports; k++)
-				memset(req.cfg.ports[k].peer_mac, 0, 6);
-		if (send_or_print(path, &req, dry))
-			printf("%s: %d labels, %d routes installed\n", t->nodes[si->node].id,
-			       si->n_labels, si->n_routes);
-		free(path);
+		nodes[n] = ro_node(ctl, a.ctl_dir, t, si->node, "switch", &reqs[n]);
+		n++;
 	}
 	for (int i = 0; i < in->n_ps; i++) {
 		struct inart_ps_install *pi = &in->ps[i];
-		struct inart_ctl_req req = {
-		    .op = INART_CTL_TREES,
-		    .replace = 1,
-		    .reset = 1,
-		    .n_trees = pi->n_trees,
-		    .trees = pi->trees,
-		};
-		char *path;
 
 		if (only != NULL && !only[pi->node])
 			continue;
-		path = ctl_path(ctl, ctl_dir, t, pi->node);
-		if (send_or_print(path, &req, dry))
-			printf("%s: %d trees configured\n", t->nodes[pi->node].id, pi->n_trees);
-		free(path);
+		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES,
+						 .replace = 1,
+						 .reset = a.restart,
+						 .n_trees = pi->n_trees,
+						 .trees = pi->trees};
+		nodes[n] = ro_node(ctl, a.ctl_dir, t, pi->node, "ps", &reqs[n]);
+		n++;
 	}
-	inart_install_destroy(in);
+	for (int v = 0; v < t->n_nodes; v++) {
+		if (is_ps[v] != 1)
+			continue;
+		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES, .replace = 1};
+		nodes[n] = ro_node(ctl, a.ctl_dir, t, v, "ps", &reqs[n]);
+		nodes[n].optional = 1;
+		n++;
+	}
+	for (int i = 0; i < n; i++)
+		if (nodes[i].path == NULL)
+			cli_failf("out of memory");
+	if (only != NULL && n == 0)
+		cli_failf("--only %s: no switch or PS of the installation", a.only);
+	if (a.dry) {
+		print_requests(nodes, n, id);
+	} else if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
+		print_rollout(nodes, n, id);
+		fprintf(stderr, "inart ctl install: %s\n", why);
+		rc = EXIT_INVALID;
+	} else {
+		print_rollout(nodes, n, id);
+		for (int i = 0; i < n; i++)
+			if (nodes[i].state == INART_RO_SKIPPED)
+				fprintf(stderr,
+					"inart ctl install: warning: %s (left out of the plan) "
+					"not reachable: %s\n",
+					nodes[i].name, nodes[i].why);
+	}
+	for (int i = 0; i < n; i++)
+		free((char *)nodes[i].path);
+	free(nodes);
+	free(reqs);
+	free(is_ps);
 	free(only);
+	inart_install_destroy(in);
 	inart_deploy_ctl_free(ctl, t->n_nodes);
 	inart_deploy_destroy(d);
 	inart_plan_destroy(p);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
-	return EXIT_OK;
+	return rc;
 }
 
 int cmd_ctl(int argc, char **argv)

@@ -1,13 +1,22 @@
 /*
  * cmd_ps: `inart ps` -- the parameter server daemon.  The sans-I/O PS core
- * (dp/ps) runs over one UDP socket bound to IP:47470, in one thread: poll()
- * on the socket and the control socket; datagrams are received and sent in
- * batches (recvmmsg/sendmmsg) from preallocated buffers.  When the socket
- * pushes back, input is not read until the pending results are out (the
- * kernel's receive buffer holds it meanwhile).
+ * (dp/ps) runs over one UDP socket bound to IP:47470, in the packet thread:
+ * poll() on the socket and the control mailbox; datagrams are received and
+ * sent in batches (recvmmsg/sendmmsg) from preallocated buffers.  When the
+ * socket pushes back, input is not read until the pending results are out
+ * (the kernel's receive buffer holds it meanwhile).
  *
- * Control requests: trees (add/replace a batch of trees, all checked before
- * any is applied), tree_del, show, stats, reset_stats, log_level, info.
+ * Control requests are served by a control thread (io/ctlthread): a `trees`
+ * request builds a new core with every tree the PS will hold (all checked
+ * and all chunk records allocated there, off the packet path); the packet
+ * thread puts it in service with one command, which moves the chunk state
+ * of the trees that stay (inart_ps_carry) and restarts those asked to
+ * (reset).  Installs are transactions (cli/txn).  Also tree_del, show,
+ * stats, reset_stats, log_level, info.
+ *
+ * Threads: the packet thread owns the core in service and the counters'
+ * baseline; the control thread owns the configurations, the transaction
+ * state and every core not in service.
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,9 +29,10 @@
 #include "bridge/ctlmsg.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
-#include "io/ctlsock.h"
+#include "io/ctlthread.h"
 #include "io/log.h"
 #include "io/udp.h"
+#include "txn.h"
 #include "util.h"
 
 const char cmd_ps_help[] =
@@ -57,12 +67,26 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* A PS state: a core and the configurations of its trees (deep copies:
+ * each tree's sources in srcs). */
+struct ps_obj {
+	struct inart_ps *core;
+	struct inart_ps_tree_cfg *trees;
+	int n_trees;
+	struct inart_ps_source *srcs;
+	/* the trees to restart when it goes in service (a copy of the request's) */
+	int reset;
+};
+
 struct ps_state {
 	const char *name;
 	uint32_t ip;
-	struct inart_ps *ps;
-	struct inart_ps_tree_cfg *trees; /* as configured, for show */
-	int n_trees, cap_trees;
+	struct inart_ps *ps;	     /* in service (changed by commands only) */
+	struct inart_ctlthread *ctl; /* the control thread */
+	/* control thread */
+	struct ps_obj *cur; /* the configurations in service (its core is ps) */
+	struct cli_txn txn;
+	/* packet thread */
 	struct inart_ps_stats base;
 	uint64_t start_ns, send_blocked, base_send_blocked;
 };
@@ -75,97 +99,187 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int tree_index(const struct ps_state *s, uint32_t job, uint16_t tree)
+static void obj_free(struct ps_obj *o)
 {
-	for (int i = 0; i < s->n_trees; i++)
-		if (s->trees[i].job == job && s->trees[i].tree == tree)
+	if (o == NULL)
+		return;
+	inart_ps_destroy(o->core);
+	free(o->trees);
+	free(o->srcs);
+	free(o);
+}
+
+static int find_tree(const struct inart_ps_tree_cfg *t, int n, uint32_t job, uint16_t tree)
+{
+	for (int i = 0; i < n; i++)
+		if (t[i].job == job && t[i].tree == tree)
 			return i;
 	return -1;
 }
 
-static int trees_apply(struct ps_state *s, const struct inart_ctl_req *rq, char *why,
-		       size_t why_len)
+/* A new state: the trees of `from` (unless replace; without the tree `del`
+ * if del_job >= 0) then those of rq (replacing the same (job, tree)), each
+ * set in a new core.  NULL with why. */
+static struct ps_obj *obj_build(const struct ps_obj *from, const struct inart_ctl_req *rq,
+				int replace, int64_t del_job, uint16_t del_tree, char *why,
+				size_t why_len)
 {
-	struct inart_ps *probe = inart_ps_create();
-	int rc = 0;
+	struct ps_obj *o = calloc(1, sizeof(*o));
+	int cap = (replace || from == NULL ? 0 : from->n_trees) + (rq ? rq->n_trees : 0) + 1;
+	size_t ns = 0, k = 0;
+	int rc;
 
-	if (probe == NULL) {
-		snprintf(why, why_len, "out of memory");
-		return -ENOMEM;
+	if (o == NULL || (o->trees = calloc((size_t)cap, sizeof(*o->trees))) == NULL)
+		goto oom;
+	for (int i = 0; !replace && from != NULL && i < from->n_trees; i++) {
+		const struct inart_ps_tree_cfg *c = &from->trees[i];
+
+		if ((del_job >= 0 && c->job == (uint32_t)del_job && c->tree == del_tree) ||
+		    (rq != NULL && find_tree(rq->trees, rq->n_trees, c->job, c->tree) >= 0))
+			continue;
+		o->trees[o->n_trees++] = *c;
 	}
-	/* every tree must be accepted by a core before the live one changes */
-	for (int i = 0; i < rq->n_trees; i++) {
-		rc = inart_ps_tree_set(probe, &rq->trees[i]);
+	for (int i = 0; rq != NULL && i < rq->n_trees; i++)
+		o->trees[o->n_trees++] = rq->trees[i];
+	for (int i = 0; i < o->n_trees; i++)
+		ns += o->trees[i].n_sources;
+	o->srcs = calloc(ns + 1, sizeof(*o->srcs));
+	o->core = inart_ps_create();
+	if (o->srcs == NULL || o->core == NULL)
+		goto oom;
+	for (int i = 0; i < o->n_trees; i++) {
+		struct inart_ps_tree_cfg *c = &o->trees[i];
+
+		memcpy(o->srcs + k, c->sources, c->n_sources * sizeof(*o->srcs));
+		c->sources = c->n_sources ? o->srcs + k : NULL;
+		k += c->n_sources;
+		rc = inart_ps_tree_set(o->core, c);
 		if (rc < 0) {
-			snprintf(why, why_len, "trees[%d] (job %u tree %u): refused: %s", i,
-				 rq->trees[i].job, rq->trees[i].tree, strerror(-rc));
-			inart_ps_destroy(probe);
-			return rc;
+			snprintf(why, why_len, "trees: job %u tree %u refused: %s", c->job, c->tree,
+				 strerror(-rc));
+			obj_free(o);
+			return NULL;
 		}
 	}
-	inart_ps_destroy(probe);
-	if (rq->replace) {
-		for (int i = 0; i < s->n_trees;) {
-			int keep = 0;
+	return o;
+oom:
+	snprintf(why, why_len, "out of memory");
+	obj_free(o);
+	return NULL;
+}
 
-			for (int k = 0; k < rq->n_trees; k++)
-				if (rq->trees[k].job == s->trees[i].job &&
-				    rq->trees[k].tree == s->trees[i].tree)
-					keep = 1;
-			if (keep) {
-				i++;
-				continue;
-			}
-			inart_ps_tree_del(s->ps, s->trees[i].job, s->trees[i].tree);
-			s->trees[i] = s->trees[--s->n_trees];
-		}
-	}
-	for (int i = 0; i < rq->n_trees; i++) {
-		const struct inart_ps_tree_cfg *c = &rq->trees[i];
-		int k = tree_index(s, c->job, c->tree);
+/* ---- commands (run in the packet thread) ---- */
 
-		if (k < 0 && s->n_trees == s->cap_trees) {
-			int cap = s->cap_trees ? 2 * s->cap_trees : 16;
-			struct inart_ps_tree_cfg *nt = realloc(s->trees, (size_t)cap * sizeof(*nt));
+struct swap_cmd {
+	struct ps_state *s;
+	struct ps_obj *in;
+	struct inart_ps *out;
+};
 
-			if (nt == NULL) {
-				snprintf(why, why_len, "out of memory after %d trees", i);
-				return -ENOMEM;
-			}
-			s->trees = nt;
-			s->cap_trees = cap;
-		}
-		if (rq->reset && k >= 0)
-			inart_ps_tree_del(s->ps, c->job, c->tree); /* fresh chunk state */
-		rc = inart_ps_tree_set(s->ps, c);
-		if (rc < 0) {
-			snprintf(why, why_len, "trees[%d]: %s (after %d trees were applied)", i,
-				 strerror(-rc), i);
-			return rc;
-		}
-		if (k < 0)
-			k = s->n_trees++;
-		s->trees[k] = *c;
-	}
-	return 0;
+/* Put in->core in service, with the chunk state of the trees that stay;
+ * restart the trees in->reset names (all of them: reset). */
+static void cmd_swap(void *arg)
+{
+	struct swap_cmd *c = arg;
+
+	inart_ps_carry(c->in->core, c->s->ps, 0);
+	if (c->in->reset)
+		inart_ps_lose_state(c->in->core);
+	c->out = c->s->ps;
+	c->s->ps = c->in->core;
+}
+
+struct stats_cmd {
+	struct ps_state *s;
+	struct inart_ps_stats st;
+	uint64_t send_blocked;
+};
+
+static void cmd_stats(void *arg)
+{
+	struct stats_cmd *c = arg;
+
+	inart_ps_stats(c->s->ps, &c->st);
+	inart_ctl_counters_sub(&c->st, &c->s->base, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
+	c->send_blocked = c->s->send_blocked - c->s->base_send_blocked;
+}
+
+static void cmd_reset_stats(void *arg)
+{
+	struct ps_state *s = arg;
+
+	inart_ps_stats(s->ps, &s->base);
+	s->base_send_blocked = s->send_blocked;
+}
+
+/* ---- the control thread ---- */
+
+static void *obj_swap(void *ctx, void *obj)
+{
+	struct ps_state *s = ctx;
+	struct ps_obj *in = obj, *old = s->cur;
+	struct swap_cmd c = {s, in, NULL};
+
+	inart_ctlthread_call(s->ctl, cmd_swap, &c);
+	in->reset = 0;
+	old->core = c.out;
+	s->cur = in;
+	return old;
+}
+
+static void obj_destroy(void *ctx, void *obj)
+{
+	(void)ctx;
+	obj_free(obj);
 }
 
 static json_t *stats_json(struct ps_state *s)
 {
-	struct inart_ps_stats st;
+	struct stats_cmd c = {.s = s};
 	json_t *o;
 
-	inart_ps_stats(s->ps, &st);
-	inart_ctl_counters_sub(&st, &s->base, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
+	inart_ctlthread_call(s->ctl, cmd_stats, &c);
 	o = json_object();
 	json_object_set_new(o, "role", json_string("ps"));
 	json_object_set_new(o, "name", json_string(s->name ? s->name : ""));
 	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
-	json_object_set_new(o, "trees", json_integer(s->n_trees));
-	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&st));
-	json_object_set_new(o, "send_blocked",
-			    json_integer((json_int_t)(s->send_blocked - s->base_send_blocked)));
+	json_object_set_new(o, "trees", json_integer(s->cur->n_trees));
+	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&c.st));
+	json_object_set_new(o, "send_blocked", json_integer((json_int_t)c.send_blocked));
 	return o;
+}
+
+/* trees / tree_del: build the new state, then prepare it or put it in
+ * service now. */
+static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data, char *why,
+		    size_t why_len)
+{
+	int del = rq->op == INART_CTL_TREE_DEL;
+	int unchanged = rq->prepare && !rq->reset && cli_txn_unchanged(&s->txn, rq->install_id);
+	struct ps_obj *o = NULL;
+
+	if (del && find_tree(s->cur->trees, s->cur->n_trees, rq->job, rq->tree) < 0) {
+		snprintf(why, why_len, "no tree (job %u, tree %u)", rq->job, rq->tree);
+		return -ENOENT;
+	}
+	if (!unchanged) {
+		o = obj_build(s->cur, del ? NULL : rq, !del && rq->replace,
+			      del ? (int64_t)rq->job : -1, rq->tree, why, why_len);
+		if (o == NULL)
+			return -EINVAL;
+		o->reset = !del && rq->reset;
+	}
+	*data = json_object();
+	if (rq->prepare) {
+		/* built from the trees in service unless they are all replaced */
+		cli_txn_prepare(&s->txn, rq->install_id, o, o != NULL && !rq->replace);
+		json_object_set_new(*data, "prepared", json_string(rq->install_id));
+		json_object_set_new(*data, "unchanged", json_boolean(unchanged));
+		return 0;
+	}
+	cli_txn_install(&s->txn, del ? s->txn.id : rq->install_id, o);
+	json_object_set_new(*data, "installed", json_string(s->txn.id));
+	return 0;
 }
 
 /* One control request for this PS (cli_ctl_serve does the rest). */
@@ -176,6 +290,8 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	json_t *a;
 	int rc = 0;
 
+	if (cli_txn_is_op(rq->op))
+		return cli_txn_request(&s->txn, rq->op, rq->install_id, data, NULL, why, why_len);
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = json_object();
@@ -183,40 +299,32 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		json_object_set_new(*data, "role", json_string("ps"));
 		json_object_set_new(*data, "name", json_string(s->name ? s->name : ""));
 		json_object_set_new(*data, "bind", json_string(ip));
-		json_object_set_new(*data, "trees", json_integer(s->n_trees));
+		json_object_set_new(*data, "trees", json_integer(s->cur->n_trees));
+		json_object_set_new(*data, "tree_bytes",
+				    json_integer((json_int_t)inart_ps_bytes(s->cur->core)));
+		cli_txn_json(&s->txn, *data);
 		break;
 	case INART_CTL_TREES:
-		rc = trees_apply(s, rq, why, why_len);
+	case INART_CTL_TREE_DEL:
+		rc = do_trees(s, rq, data, why, why_len);
 		if (rc == 0)
-			inart_log_info("configured %d trees%s%s (%d in all)", rq->n_trees,
+			inart_log_info("%s %d trees%s%s (%d in service)",
+				       rq->prepare ? "prepared" : "configured", rq->n_trees,
 				       rq->replace ? " (replace)" : "", rq->reset ? " (reset)" : "",
-				       s->n_trees);
+				       s->cur->n_trees);
 		break;
-	case INART_CTL_TREE_DEL: {
-		int k = tree_index(s, rq->job, rq->tree);
-
-		if (k < 0) {
-			snprintf(why, why_len, "no tree (job %u, tree %u)", rq->job, rq->tree);
-			rc = -ENOENT;
-			break;
-		}
-		inart_ps_tree_del(s->ps, rq->job, rq->tree);
-		s->trees[k] = s->trees[--s->n_trees];
-		break;
-	}
 	case INART_CTL_SHOW:
 		*data = json_object();
 		a = json_array();
-		for (int i = 0; i < s->n_trees; i++)
-			json_array_append_new(a, inart_ctl_ps_tree_json(&s->trees[i]));
+		for (int i = 0; i < s->cur->n_trees; i++)
+			json_array_append_new(a, inart_ctl_ps_tree_json(&s->cur->trees[i]));
 		json_object_set_new(*data, "trees", a);
 		break;
 	case INART_CTL_STATS:
 		*data = stats_json(s);
 		break;
 	case INART_CTL_RESET_STATS:
-		inart_ps_stats(s->ps, &s->base);
-		s->base_send_blocked = s->send_blocked;
+		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
 		break;
 	default:
 		snprintf(why, why_len, "'%s' is a switch request; this is a PS",
@@ -271,7 +379,7 @@ static void outq_room(struct ps_state *s, struct inart_udp *u, struct outq *q)
 	}
 }
 
-static int run(struct ps_state *s, struct inart_udp *u, struct inart_ctlsrv *srv, int batch)
+static int run(struct ps_state *s, struct inart_udp *u, int batch)
 {
 	static uint8_t bufs[OUT_CAP][INART_DGRAM_MAX];
 	static struct outq q;
@@ -281,7 +389,7 @@ static int run(struct ps_state *s, struct inart_udp *u, struct inart_ctlsrv *srv
 	for (int i = 0; i < OUT_CAP; i++)
 		q.d[i].data = bufs[i];
 	pfd[0].fd = inart_udp_fd(u);
-	pfd[1].fd = inart_ctlsrv_fd(srv);
+	pfd[1].fd = inart_ctlthread_fd(s->ctl);
 	pfd[1].events = POLLIN;
 	while (!stop_flag) {
 		int r;
@@ -313,8 +421,9 @@ static int run(struct ps_state *s, struct inart_udp *u, struct inart_ctlsrv *srv
 			}
 			outq_flush(s, u, &q);
 		}
+		/* a command of the control thread: between two batches */
 		if (pfd[1].revents & POLLIN)
-			inart_ctlsrv_service(srv);
+			inart_ctlthread_run(s->ctl);
 	}
 	return 0;
 }
@@ -336,7 +445,6 @@ int cmd_ps(int argc, char **argv)
 	const char *cmd = "ps", *ctl = NULL, *bind_s = NULL;
 	struct ps_state st = {0};
 	struct inart_err err = {{0}};
-	struct inart_ctlsrv *srv;
 	struct inart_udp *u;
 	struct sigaction sa;
 	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
@@ -382,15 +490,19 @@ int cmd_ps(int argc, char **argv)
 		cli_usage_error(cmd, "--bind IP is required");
 
 	inart_log_init("inart-ps", level);
-	st.ps = inart_ps_create();
-	if (st.ps == NULL)
+	st.cur = calloc(1, sizeof(*st.cur));
+	if (st.cur == NULL || (st.cur->core = inart_ps_create()) == NULL)
 		cli_failf("out of memory");
+	st.ps = st.cur->core;
+	st.txn.ctx = &st;
+	st.txn.swap = obj_swap;
+	st.txn.destroy = obj_destroy;
 	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, batch, &err);
 	if (u == NULL)
 		cli_fail(&err);
 	st.start_ns = now_ns();
-	srv = inart_ctlsrv_open(ctl, handle, &st, &err);
-	if (srv == NULL)
+	st.ctl = inart_ctlthread_start(ctl, handle, &st, NULL, &err);
+	if (st.ctl == NULL)
 		cli_fail(&err);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -399,11 +511,11 @@ int cmd_ps(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", bind_s,
 		       INART_WIRE_UDP_PORT, ctl);
-	rc = run(&st, u, srv, batch);
+	rc = run(&st, u, batch);
 	inart_log_info("stopping");
-	inart_ctlsrv_close(srv);
+	inart_ctlthread_stop(st.ctl);
+	cli_txn_free(&st.txn);
 	inart_udp_close(u);
-	inart_ps_destroy(st.ps);
-	free(st.trees);
+	obj_free(st.cur);
 	return rc < 0 ? EXIT_INVALID : EXIT_OK;
 }

@@ -1,17 +1,34 @@
 /*
  * cmd_switchd: `inart switchd` -- the software INA switch on real
  * interfaces.  The sans-I/O switch core (dp/switch) runs over one AF_PACKET
- * socket per interface (port i = the i-th --port), in one thread: poll() on
- * the packet sockets and the control socket, with a timeout from
+ * socket per interface (port i = the i-th --port), in the packet thread:
+ * poll() on the packet sockets and the control mailbox, with a timeout from
  * inart_switch_next_deadline for partial-aggregate flushes.  Frames are
  * received and sent in batches; nothing is allocated per frame.
  *
- * Control requests (bridge/ctlmsg): an install with a configuration builds a new
- * core, applies the batch to it and swaps it in only if everything was
- * accepted; without one, the batch goes to the running core through
- * inart_switch_apply (all or nothing).  Counters are the core's and the
- * sockets', reported since the last reset_stats (a baseline is kept here;
- * the core's counters only grow).
+ * Control requests (bridge/ctlmsg) are served by a control thread of their own
+ * (io/ctlthread): it parses a request, builds what it installs aside (a new
+ * core for an install with a configuration, else a new table set from the
+ * tables in service: inart_switch_tables_build) and has the packet thread
+ * put it in service with one command (a pointer swap) between two batches,
+ * so a large install never stalls forwarding.  Installs are transactions
+ * (cli/txn: prepare, commit, abort, rollback under an install identity).
+ * Counters are the core's and the sockets', reported since the last
+ * reset_stats (a baseline kept here, read and written by commands in the
+ * packet thread); the core's counters only grow.
+ *
+ * Emulation (inart emu): a gate (dp/gate: seeded loss, aggregation-rate
+ * limit) stands between the sockets and the core, in the packet thread.  Its
+ * set of aggregating labels belongs to the tables: the control thread builds
+ * it with them, cmd_swap exchanges both in one command, and the set that
+ * goes out of service leaves with the tables it belonged to (kept for a
+ * rollback, freed by the control thread).
+ *
+ * Threads: the packet thread owns the core's mutable state, the gate, the
+ * sockets and the baselines; the control thread owns the configuration copy, the
+ * transaction state and every object not in service.  The control thread
+ * reads the core only where the packet thread never writes (the tables in
+ * service, which change only through its own commands).
  */
 #include <errno.h>
 #include <poll.h>
@@ -25,8 +42,9 @@
 #include "dp/gate.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
-#include "io/ctlsock.h"
+#include "io/ctlthread.h"
 #include "io/log.h"
+#include "txn.h"
 #include "util.h"
 
 const char cmd_switchd_help[] =
@@ -85,18 +103,35 @@ struct sw_state {
 	int n_ports;
 	struct inart_afp *ports[INART_SW_MAX_PORTS];
 	const char *ifnames[INART_SW_MAX_PORTS];
-	struct inart_switch *sw;
-	struct inart_sw_cfg cfg;
-	struct inart_gate *gate; /* loss and aggregation limit; NULL: none */
-	/* counters at the last reset */
+	uint8_t macs[INART_SW_MAX_PORTS][6];
+	struct inart_switch *sw;     /* in service (changed by commands only) */
+	struct inart_ctlthread *ctl; /* the control thread */
+	/* packet thread: loss and aggregation limit (NULL: none); its label set
+	 * is exchanged by cmd_swap with the tables' */
+	struct inart_gate *gate;
+	/* control thread */
+	struct inart_sw_cfg cfg; /* of the core in service */
+	struct cli_txn txn;
+	uint64_t installs;
+	/* packet thread: counters at the last reset */
 	uint64_t base_drops[INART_DROP_N];
 	struct inart_sw_port_stats base_ports[INART_SW_MAX_PORTS];
 	struct inart_afp_stats base_afp[INART_SW_MAX_PORTS];
 	struct inart_sw_tree_stats *base_trees;
 	int n_base_trees;
-	uint64_t start_ns, installs;
+	uint64_t start_ns;
 	/* output frames of the core */
 	struct inart_frame out[OUT_MAX];
+};
+
+/* What an install puts in service: a new core (with its configuration), or a
+ * table set for the core in service. */
+struct sw_obj {
+	struct inart_switch *core;
+	struct inart_sw_cfg cfg;
+	struct inart_sw_tables *tab;
+	uint32_t *agg; /* with a gate: its aggregating labels (inart_gate_agg_labels_of) */
+	int n_agg;
 };
 
 static uint64_t now_ns(void)
@@ -143,14 +178,19 @@ static struct inart_sw_tree_stats *tree_stats(const struct inart_switch *sw, uin
 	return t;
 }
 
-static void stats_reset(struct sw_state *s)
+/* ---- commands (run in the packet thread) ---- */
+
+static void cmd_reset_stats(void *arg)
 {
+	struct sw_state *s = arg;
+
 	free(s->base_trees);
 	s->base_trees = tree_stats(s->sw, s->base_drops, s->base_ports, &s->n_base_trees);
 	for (int i = 0; i < s->n_ports; i++)
 		inart_afp_stats(s->ports[i], &s->base_afp[i]);
 }
 
+/* A new core: its counters start at zero (socket counters go on). */
 static void stats_zero(struct sw_state *s)
 {
 	free(s->base_trees);
@@ -158,100 +198,201 @@ static void stats_zero(struct sw_state *s)
 	s->n_base_trees = 0;
 	memset(s->base_drops, 0, sizeof(s->base_drops));
 	memset(s->base_ports, 0, sizeof(s->base_ports));
-	/* socket counters continue across a new core */
 	for (int i = 0; i < s->n_ports; i++)
 		inart_afp_stats(s->ports[i], &s->base_afp[i]);
 }
 
-/* The gate's counters (emulation: losses, aggregation limit), since start. */
-static json_t *gate_json(struct sw_state *s)
-{
-	struct inart_gate_stats g;
-	json_t *o = json_object(), *rx = json_array(), *tx = json_array();
+struct swap_cmd {
+	struct sw_state *s;
+	struct sw_obj *in, *out;
+};
 
-	inart_gate_stats(s->gate, &g);
-	for (int i = 0; i < s->n_ports; i++) {
-		json_array_append_new(rx, json_integer((json_int_t)g.rx_lost[i]));
-		json_array_append_new(tx, json_integer((json_int_t)g.tx_lost[i]));
+/* Put c->in in service; what it replaces goes to c->out (the gate's label
+ * set with the tables it was built from: a rollback brings both back). */
+static void cmd_swap(void *arg)
+{
+	struct swap_cmd *c = arg;
+	struct sw_state *s = c->s;
+
+	if (c->in->core != NULL) {
+		c->out->core = s->sw;
+		s->sw = c->in->core;
+		stats_zero(s);
+	} else {
+		c->out->tab = inart_switch_tables_swap(s->sw, c->in->tab);
 	}
-	json_object_set_new(o, "rx_lost", rx);
-	json_object_set_new(o, "tx_lost", tx);
-	json_object_set_new(o, "agg_frames", json_integer((json_int_t)g.agg_frames));
-	json_object_set_new(o, "agg_bytes", json_integer((json_int_t)g.agg_bytes));
-	json_object_set_new(o, "agg_held", json_integer((json_int_t)g.agg_held));
-	json_object_set_new(o, "agg_dropped", json_integer((json_int_t)g.agg_dropped));
-	return o;
+	if (s->gate != NULL) {
+		inart_gate_swap_agg_labels(s->gate, &c->in->agg, &c->in->n_agg);
+		c->out->agg = c->in->agg;
+		c->out->n_agg = c->in->n_agg;
+		c->in->agg = NULL;
+	}
 }
 
-/* Tell the gate which labels aggregate here (after a change of tables). */
-static void gate_labels(struct sw_state *s)
-{
-	int n = inart_switch_get_labels(s->sw, NULL, 0), k = 0;
-	struct inart_label_entry *l;
-	uint32_t *agg;
+struct lose_cmd {
+	struct sw_state *s;
+	int busy;
+};
 
-	if (s->gate == NULL)
-		return;
-	l = calloc((size_t)n + 1, sizeof(*l));
-	agg = calloc((size_t)n + 1, sizeof(*agg));
-	if (l != NULL && agg != NULL) {
-		n = inart_switch_get_labels(s->sw, l, n);
-		for (int i = 0; i < n; i++)
-			if (l[i].kind == INART_LABEL_UP && l[i].aggregate)
-				agg[k++] = l[i].label;
-	}
-	if (l == NULL || agg == NULL || inart_gate_set_agg_labels(s->gate, agg, k) < 0)
-		inart_log_error("out of memory: the aggregation limit keeps its old labels");
-	free(l);
-	free(agg);
+static void cmd_lose_state(void *arg)
+{
+	struct lose_cmd *c = arg;
+
+	c->busy = inart_switch_lose_state(c->s->sw);
 }
 
-static json_t *stats_json(struct sw_state *s)
-{
+/* The counters since the last reset (the gate's: since start). */
+struct stats_cmd {
+	struct sw_state *s;
+	struct inart_gate_stats gate;
 	uint64_t drops[INART_DROP_N];
 	struct inart_sw_port_stats ports[INART_SW_MAX_PORTS];
+	struct inart_afp_stats afp[INART_SW_MAX_PORTS];
 	struct inart_sw_tree_stats *trees;
-	json_t *o, *pa;
 	int n;
+};
 
-	trees = tree_stats(s->sw, drops, ports, &n);
+static void cmd_stats(void *arg)
+{
+	struct stats_cmd *c = arg;
+	struct sw_state *s = c->s;
+
+	c->trees = tree_stats(s->sw, c->drops, c->ports, &c->n);
+	if (s->gate != NULL)
+		inart_gate_stats(s->gate, &c->gate);
 	for (int i = 0; i < INART_DROP_N; i++)
-		drops[i] -= s->base_drops[i];
-	for (int i = 0; i < s->n_ports; i++)
-		inart_ctl_counters_sub(&ports[i], &s->base_ports[i], inart_ctl_sw_port_counters,
+		c->drops[i] -= s->base_drops[i];
+	for (int i = 0; i < s->n_ports; i++) {
+		struct inart_afp_stats a;
+		const struct inart_afp_stats *b = &s->base_afp[i];
+
+		inart_ctl_counters_sub(&c->ports[i], &s->base_ports[i], inart_ctl_sw_port_counters,
 				       inart_ctl_n_sw_port_counters);
-	for (int i = 0; i < n; i++)
+		inart_afp_stats(s->ports[i], &a);
+		c->afp[i].rx_kernel_drops = a.rx_kernel_drops - b->rx_kernel_drops;
+		c->afp[i].rx_trunc = a.rx_trunc - b->rx_trunc;
+		c->afp[i].tx_blocked = a.tx_blocked - b->tx_blocked;
+		c->afp[i].tx_drops = a.tx_drops - b->tx_drops;
+		c->afp[i].tx_errors = a.tx_errors - b->tx_errors;
+	}
+	for (int i = 0; i < c->n; i++)
 		for (int k = 0; k < s->n_base_trees; k++) {
 			const struct inart_sw_tree_stats *b = &s->base_trees[k];
-			struct inart_sw_tree_stats *t = &trees[i];
+			struct inart_sw_tree_stats *t = &c->trees[i];
 
 			if (b->job == t->job && b->tree == t->tree)
 				inart_ctl_counters_sub(t, b, inart_ctl_sw_tree_counters,
 						       inart_ctl_n_sw_tree_counters);
 		}
-	o = inart_ctl_sw_stats_json(drops, ports, s->n_ports, s->ifnames, trees, n);
-	free(trees);
+}
+
+/* ---- the control thread ---- */
+
+static void *obj_swap(void *ctx, void *obj)
+{
+	struct sw_state *s = ctx;
+	struct sw_obj *in = obj, *out = calloc(1, sizeof(*out));
+	struct swap_cmd c = {s, in, out};
+
+	if (out == NULL) {
+		/* cannot keep what goes out of service: it is lost, not leaked
+		 * into service */
+		static struct sw_obj sink;
+
+		memset(&sink, 0, sizeof(sink));
+		c.out = &sink;
+		inart_ctlthread_call(s->ctl, cmd_swap, &c);
+		inart_switch_destroy(sink.core);
+		inart_sw_tables_destroy(sink.tab);
+		free(sink.agg);
+		out = NULL;
+	} else {
+		inart_ctlthread_call(s->ctl, cmd_swap, &c);
+		out->cfg = s->cfg;
+	}
+	if (in->core != NULL)
+		s->cfg = in->cfg;
+	free(in); /* its contents are in service now */
+	return out;
+}
+
+static void obj_destroy(void *ctx, void *obj)
+{
+	struct sw_obj *o = obj;
+
+	(void)ctx;
+	if (o == NULL)
+		return;
+	inart_switch_destroy(o->core);
+	inart_sw_tables_destroy(o->tab);
+	free(o->agg);
+	free(o);
+}
+
+/* The gate's counters (emulation: losses, aggregation limit), since start. */
+static json_t *gate_json(const struct sw_state *s, const struct inart_gate_stats *g)
+{
+	json_t *o = json_object(), *rx = json_array(), *tx = json_array();
+
+	for (int i = 0; i < s->n_ports; i++) {
+		json_array_append_new(rx, json_integer((json_int_t)g->rx_lost[i]));
+		json_array_append_new(tx, json_integer((json_int_t)g->tx_lost[i]));
+	}
+	json_object_set_new(o, "rx_lost", rx);
+	json_object_set_new(o, "tx_lost", tx);
+	json_object_set_new(o, "agg_frames", json_integer((json_int_t)g->agg_frames));
+	json_object_set_new(o, "agg_bytes", json_integer((json_int_t)g->agg_bytes));
+	json_object_set_new(o, "agg_held", json_integer((json_int_t)g->agg_held));
+	json_object_set_new(o, "agg_dropped", json_integer((json_int_t)g->agg_dropped));
+	return o;
+}
+
+/* With a gate: the aggregating labels of what o puts in service (its new
+ * core's tables or its table set), for cmd_swap to hand to the gate.  Runs
+ * in the control thread on objects not in service. */
+static int gate_labels(struct sw_state *s, struct sw_obj *o, char *why, size_t why_len)
+{
+	int n = o->core ? inart_switch_get_labels(o->core, NULL, 0)
+			: inart_sw_tables_labels(o->tab, NULL, 0);
+	struct inart_label_entry *l;
+	int rc = -ENOMEM;
+
+	if (s->gate == NULL)
+		return 0;
+	l = calloc((size_t)n + 1, sizeof(*l));
+	if (l != NULL) {
+		n = o->core ? inart_switch_get_labels(o->core, l, n)
+			    : inart_sw_tables_labels(o->tab, l, n);
+		rc = inart_gate_agg_labels_of(l, n, &o->agg, &o->n_agg);
+	}
+	free(l);
+	if (rc < 0)
+		snprintf(why, why_len, "out of memory (the aggregation limit's labels)");
+	return rc;
+}
+
+static json_t *stats_json(struct sw_state *s)
+{
+	struct stats_cmd c = {.s = s};
+	json_t *o, *pa;
+
+	inart_ctlthread_call(s->ctl, cmd_stats, &c);
+	o = inart_ctl_sw_stats_json(c.drops, c.ports, s->n_ports, s->ifnames, c.trees, c.n);
+	free(c.trees);
 	pa = json_object_get(o, "ports");
 	for (int i = 0; i < s->n_ports; i++) {
-		struct inart_afp_stats a;
-		const struct inart_afp_stats *b = &s->base_afp[i];
+		const struct inart_afp_stats *a = &c.afp[i];
 		json_t *p = json_array_get(pa, (size_t)i);
 
-		inart_afp_stats(s->ports[i], &a);
-		json_object_set_new(
-		    p, "sock_rx_kernel_drops",
-		    json_integer((json_int_t)(a.rx_kernel_drops - b->rx_kernel_drops)));
-		json_object_set_new(p, "sock_rx_trunc",
-				    json_integer((json_int_t)(a.rx_trunc - b->rx_trunc)));
-		json_object_set_new(p, "sock_tx_blocked",
-				    json_integer((json_int_t)(a.tx_blocked - b->tx_blocked)));
-		json_object_set_new(p, "sock_tx_drops",
-				    json_integer((json_int_t)(a.tx_drops - b->tx_drops)));
-		json_object_set_new(p, "sock_tx_errors",
-				    json_integer((json_int_t)(a.tx_errors - b->tx_errors)));
+		json_object_set_new(p, "sock_rx_kernel_drops",
+				    json_integer((json_int_t)a->rx_kernel_drops));
+		json_object_set_new(p, "sock_rx_trunc", json_integer((json_int_t)a->rx_trunc));
+		json_object_set_new(p, "sock_tx_blocked", json_integer((json_int_t)a->tx_blocked));
+		json_object_set_new(p, "sock_tx_drops", json_integer((json_int_t)a->tx_drops));
+		json_object_set_new(p, "sock_tx_errors", json_integer((json_int_t)a->tx_errors));
 	}
 	if (s->gate != NULL)
-		json_object_set_new(o, "gate", gate_json(s));
+		json_object_set_new(o, "gate", gate_json(s, &c.gate));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
@@ -263,11 +404,9 @@ static json_t *info_json(struct sw_state *s)
 	json_t *o = json_object(), *names = json_array(), *macs = json_array();
 
 	for (int i = 0; i < s->n_ports; i++) {
-		uint8_t mac[6];
 		char m[18];
 
-		inart_afp_mac(s->ports[i], mac);
-		inart_ctl_fmt_mac(mac, m);
+		inart_ctl_fmt_mac(s->macs[i], m);
 		json_array_append_new(names, json_string(s->ifnames[i]));
 		json_array_append_new(macs, json_string(m));
 	}
@@ -277,41 +416,57 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(o, "macs", macs);
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
 	json_object_set_new(o, "installs", json_integer((json_int_t)s->installs));
+	json_object_set_new(o, "labels", json_integer(inart_switch_get_labels(s->sw, NULL, 0)));
+	json_object_set_new(
+	    o, "table_bytes",
+	    json_integer((json_int_t)inart_sw_tables_bytes(inart_switch_tables(s->sw))));
 	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
+	cli_txn_json(&s->txn, o);
 	return o;
 }
 
 static json_t *tables_json(struct sw_state *s, char *why, size_t why_len)
 {
 	int nl = inart_switch_get_labels(s->sw, NULL, 0),
-	    nr = inart_switch_get_routes(s->sw, NULL, 0);
+	    nr = inart_switch_get_routes(s->sw, NULL, 0),
+	    ng = inart_switch_get_ingress(s->sw, NULL, 0);
 	struct inart_label_entry *l = calloc((size_t)nl + 1, sizeof(*l));
 	struct inart_route *r = calloc((size_t)nr + 1, sizeof(*r));
-	json_t *o = NULL, *la, *ra;
+	struct inart_sw_ingress *g = calloc((size_t)ng + 1, sizeof(*g));
+	json_t *o = NULL, *la, *ra, *ga;
 
-	if (l == NULL || r == NULL) {
+	if (l == NULL || r == NULL || g == NULL) {
 		snprintf(why, why_len, "out of memory");
 		goto out;
 	}
 	nl = inart_switch_get_labels(s->sw, l, nl);
 	nr = inart_switch_get_routes(s->sw, r, nr);
+	ng = inart_switch_get_ingress(s->sw, g, ng);
 	o = json_object();
 	la = json_array();
 	ra = json_array();
+	ga = json_array();
 	for (int i = 0; i < nl; i++)
 		json_array_append_new(la, inart_ctl_label_json(&l[i]));
 	for (int i = 0; i < nr; i++)
 		json_array_append_new(ra, inart_ctl_route_json(&r[i]));
+	for (int i = 0; i < ng; i++)
+		json_array_append_new(ga, inart_ctl_ingress_json(&g[i]));
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
 	json_object_set_new(o, "labels", la);
 	json_object_set_new(o, "routes", ra);
+	json_object_set_new(o, "ingress", ga);
 out:
 	free(l);
 	free(r);
+	free(g);
 	return o;
 }
 
-static int do_install(struct sw_state *s, struct inart_ctl_req *rq, char *why, size_t why_len)
+/* Build what request rq installs, aside: a core (with a configuration) or a
+ * table set for the core in service.  0 and *obj, or -errno with why. */
+static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj, char *why,
+		 size_t why_len)
 {
 	struct inart_sw_update u = {
 	    .replace = rq->replace,
@@ -321,42 +476,78 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, char *why, s
 	    .del_labels = rq->del_labels,
 	    .n_routes = rq->n_routes,
 	    .routes = rq->routes,
+	    .n_ingress = rq->n_ingress,
+	    .ingress = rq->ingress,
 	};
-	struct inart_switch *nsw;
+	struct sw_obj *o = calloc(1, sizeof(*o));
 	int rc;
 
+	*obj = NULL;
+	if (o == NULL) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
 	if (!rq->has_cfg) {
-		rc = inart_switch_apply(s->sw, &u, why, why_len);
-		if (rc == 0)
-			s->installs++;
-		return rc;
+		/* reads only the tables in service, which only this thread changes */
+		rc = inart_switch_tables_build(s->sw, &u, &o->tab, why, why_len);
+		if (rc < 0)
+			goto fail;
+		goto built;
 	}
 	if (rq->cfg.n_ports != s->n_ports) {
 		snprintf(why, why_len, "config has %d ports, this switch has %d interfaces",
 			 rq->cfg.n_ports, s->n_ports);
-		return -EINVAL;
+		rc = -EINVAL;
+		goto fail;
 	}
 	for (int i = 0; i < s->n_ports; i++) {
 		static const uint8_t z[6];
 
 		if (memcmp(rq->cfg.ports[i].mac, z, 6) == 0)
-			inart_afp_mac(s->ports[i], rq->cfg.ports[i].mac);
+			memcpy(rq->cfg.ports[i].mac, s->macs[i], 6);
 	}
-	nsw = inart_switch_create(&rq->cfg);
-	if (nsw == NULL) {
+	o->cfg = rq->cfg;
+	o->core = inart_switch_create(&rq->cfg);
+	if (o->core == NULL) {
 		snprintf(why, why_len, "config refused by the switch core: %s", strerror(errno));
-		return -EINVAL;
+		rc = -EINVAL;
+		goto fail;
 	}
-	rc = inart_switch_apply(nsw, &u, why, why_len);
-	if (rc < 0) {
-		inart_switch_destroy(nsw);
-		return rc;
+	rc = inart_switch_apply(o->core, &u, why, why_len);
+	if (rc < 0)
+		goto fail;
+built:
+	rc = gate_labels(s, o, why, why_len);
+	if (rc < 0)
+		goto fail;
+	*obj = o;
+	return 0;
+fail:
+	obj_destroy(s, o);
+	return rc;
+}
+
+static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **data, char *why,
+		      size_t why_len)
+{
+	struct sw_obj *o = NULL;
+	int rc, unchanged = rq->prepare && cli_txn_unchanged(&s->txn, rq->install_id);
+
+	if (!unchanged) {
+		rc = build(s, rq, &o, why, why_len);
+		if (rc < 0)
+			return rc;
 	}
-	inart_switch_destroy(s->sw);
-	s->sw = nsw;
-	s->cfg = rq->cfg;
+	*data = json_object();
+	if (rq->prepare) {
+		cli_txn_prepare(&s->txn, rq->install_id, o, o != NULL && o->core == NULL);
+		json_object_set_new(*data, "prepared", json_string(rq->install_id));
+		json_object_set_new(*data, "unchanged", json_boolean(unchanged));
+		return 0;
+	}
+	cli_txn_install(&s->txn, rq->install_id, o);
 	s->installs++;
-	stats_zero(s);
+	json_object_set_new(*data, "installed", json_string(s->txn.id));
 	return 0;
 }
 
@@ -364,21 +555,27 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, char *why, s
 static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
 {
 	struct sw_state *s = ctx;
-	int rc = 0;
+	int rc = 0, committed = 0;
 
+	if (cli_txn_is_op(rq->op)) {
+		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
+				     why_len);
+		s->installs += committed;
+		return rc;
+	}
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = info_json(s);
 		break;
 	case INART_CTL_INSTALL:
-		rc = do_install(s, rq, why, why_len);
+		rc = do_install(s, rq, data, why, why_len);
 		if (rc == 0)
-			gate_labels(s);
-		if (rc == 0)
-			inart_log_info("installed %d labels, %d routes, %d deletions%s%s",
-				       rq->n_labels, rq->n_routes, rq->n_del_labels,
+			inart_log_info("%s %d labels, %d routes, %d deletions%s%s%s%s",
+				       rq->prepare ? "prepared" : "installed", rq->n_labels,
+				       rq->n_routes, rq->n_del_labels,
 				       rq->replace ? " (replace)" : "",
-				       rq->has_cfg ? " with a new configuration" : "");
+				       rq->has_cfg ? " with a new configuration" : "",
+				       rq->install_id[0] ? ", install " : "", rq->install_id);
 		break;
 	case INART_CTL_TABLES:
 		*data = tables_json(s, why, why_len);
@@ -389,13 +586,19 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		*data = stats_json(s);
 		break;
 	case INART_CTL_RESET_STATS:
-		stats_reset(s);
+		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
 		inart_log_info("counters reset");
 		break;
-	case INART_CTL_LOSE_STATE:
-		inart_switch_lose_state(s->sw);
-		inart_log_warn("aggregation state dropped on request");
+	case INART_CTL_LOSE_STATE: {
+		struct lose_cmd c = {s, 0};
+
+		inart_ctlthread_call(s->ctl, cmd_lose_state, &c);
+		/* the partial sums of chunks in progress are gone */
+		*data = json_object();
+		json_object_set_new(*data, "busy_slots", json_integer(c.busy));
+		inart_log_warn("aggregation state dropped on request (%d slots in use)", c.busy);
 		break;
+	}
 	default:
 		snprintf(why, why_len, "'%s' is a PS request; this is a switch",
 			 inart_ctl_op_name(rq->op));
@@ -473,7 +676,7 @@ static uint64_t port_mask(const char *cmd, const char *arg)
 	}
 }
 
-static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
+static int run(struct sw_state *s, int batch)
 {
 	struct pollfd pfd[INART_SW_MAX_PORTS + 1];
 	uint8_t *data[1024];
@@ -482,7 +685,7 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 
 	for (int i = 0; i < np; i++)
 		pfd[i].fd = inart_afp_fd(s->ports[i]);
-	pfd[np].fd = inart_ctlsrv_fd(srv);
+	pfd[np].fd = inart_ctlthread_fd(s->ctl);
 	pfd[np].events = POLLIN;
 	while (!stop_flag) {
 		uint64_t now = now_ns(), dl = inart_switch_next_deadline(s->sw);
@@ -572,8 +775,9 @@ static int run(struct sw_state *s, struct inart_ctlsrv *srv, int batch)
 		for (int k = 0; k < np; k++)
 			if (inart_afp_pending(s->ports[k]))
 				inart_afp_flush(s->ports[k]);
+		/* a command of the control thread: between two batches */
 		if (pfd[np].revents & POLLIN)
-			inart_ctlsrv_service(srv);
+			inart_ctlthread_run(s->ctl);
 	}
 	return 0;
 }
@@ -624,7 +828,6 @@ int cmd_switchd(int argc, char **argv)
 	static struct sw_state st;
 	struct sw_state *s = &st;
 	struct inart_err err = {{0}};
-	struct inart_ctlsrv *srv;
 	struct sigaction sa;
 	double flush_ms = 10;
 	int c, pool = 4096, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
@@ -721,6 +924,7 @@ int cmd_switchd(int argc, char **argv)
 				       "recvmmsg/sendmmsg",
 				       s->ifnames[i]);
 		inart_afp_mac(s->ports[i], s->cfg.ports[i].mac);
+		memcpy(s->macs[i], s->cfg.ports[i].mac, 6);
 	}
 	for (int i = 0; i < OUT_MAX; i++)
 		s->out[i].data = outbuf[i];
@@ -734,8 +938,11 @@ int cmd_switchd(int argc, char **argv)
 			cli_failf("loss / aggregation limit: %s", strerror(errno));
 	}
 	s->start_ns = now_ns();
-	srv = inart_ctlsrv_open(ctl, handle, s, &err);
-	if (srv == NULL)
+	s->txn.ctx = s;
+	s->txn.swap = obj_swap;
+	s->txn.destroy = obj_destroy;
+	s->ctl = inart_ctlthread_start(ctl, handle, s, NULL, &err);
+	if (s->ctl == NULL)
 		cli_fail(&err);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -744,9 +951,10 @@ int cmd_switchd(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
 		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), ctl);
-	rc = run(s, srv, batch);
+	rc = run(s, batch);
 	inart_log_info("stopping");
-	inart_ctlsrv_close(srv);
+	inart_ctlthread_stop(s->ctl);
+	cli_txn_free(&s->txn);
 	inart_switch_destroy(s->sw);
 	inart_gate_destroy(s->gate);
 	for (int i = 0; i < s->n_ports; i++)

@@ -13,6 +13,14 @@
  *   out: stats SENT RETX PROBES NACKS TIMEOUTS   at the end (inart_ctx_stats)
  *   out: error MESSAGE                and exit 1
  *
+ * A failed inart_allreduce ends the worker's run (the emulator reports the
+ * first error): it is never called again for the step.  The message names
+ * the cause: -ESTALE with the step the worker was at and the step the PS
+ * named (a PS lost its state or the job moved on: the emulator's runs have
+ * no way to resynchronise the job, so the run fails instead of looping),
+ * -EINVAL with the values asked for (more than the job's gradient in the
+ * jobs file), -ETIMEDOUT with the timeout.
+ *
  * Every rank fills value i of iteration k with a multiple of 1/16 that
  * depends on (rank, i, k), so that the sum of WORKERS ranks is exact in the
  * int32 fixed point and known to every worker; the check is bit for bit.
@@ -36,6 +44,28 @@ static unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* The "error" line of a failed all-reduce. */
+static void report(const struct inart_ctx *c, int rc, long rank, long k, long n, long timeout_ms)
+{
+	uint32_t step = 0, job_step = 0;
+
+	printf("error rank %ld iteration %ld: ", rank, k);
+	if (rc == -ESTALE) {
+		inart_ctx_step(c, &step, &job_step);
+		printf("-ESTALE: step %u cannot complete for this worker (the PS named step %u; "
+		       "a PS lost its state or the job moved on)\n",
+		       step, job_step);
+	} else if (rc == -EINVAL) {
+		printf("-EINVAL: %ld values refused (more than the job's gradient in the jobs "
+		       "file, or a value not finite)\n",
+		       n);
+	} else if (rc == -ETIMEDOUT) {
+		printf("-ETIMEDOUT: not complete within %ld ms\n", timeout_ms);
+	} else {
+		printf("%s\n", strerror(-rc));
+	}
 }
 
 static void fill(float *buf, long n, long rank, long k)
@@ -94,7 +124,7 @@ int main(int argc, char **argv)
 		t1 = now_ns();
 		printf("done %ld %llu %llu %d\n", k, t0, t1, rc);
 		if (rc < 0) {
-			printf("error rank %ld iteration %ld: %s\n", rank, k, strerror(-rc));
+			report(c, rc, rank, k, n, timeout_ms);
 			break;
 		}
 		for (long i = 0; i < n; i++) {

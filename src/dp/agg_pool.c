@@ -420,6 +420,15 @@ int inart_agg_pool_expired(const struct inart_agg_pool *p, uint64_t now_ns)
 	return -1;
 }
 
+int inart_agg_pool_busy_next(const struct inart_agg_pool *p, int slot)
+{
+	if (slot < 0)
+		return p->head;
+	if (slot >= p->n_slots || !p->view[slot].busy)
+		return -1;
+	return p->link[slot].next;
+}
+
 uint64_t inart_agg_pool_next_deadline(const struct inart_agg_pool *p)
 {
 	return p->head >= 0 ? p->view[p->head].deadline : UINT64_MAX;

@@ -115,6 +115,10 @@ void inart_agg_pool_release(struct inart_agg_pool *p, int slot);
  * else -1. */
 int inart_agg_pool_expired(const struct inart_agg_pool *p, uint64_t now_ns);
 
+/* Walk the busy slots in deadline order: the first (slot -1) or the one after
+ * busy slot `slot`; -1 at the end.  Fetch the next before releasing one. */
+int inart_agg_pool_busy_next(const struct inart_agg_pool *p, int slot);
+
 /* Earliest deadline of an occupied slot, UINT64_MAX if none. */
 uint64_t inart_agg_pool_next_deadline(const struct inart_agg_pool *p);
 

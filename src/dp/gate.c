@@ -93,10 +93,42 @@ int inart_gate_set_agg_labels(struct inart_gate *g, const uint32_t *labels, int 
 		memcpy(l, labels, (size_t)n * sizeof(*l));
 		qsort(l, (size_t)n, sizeof(*l), cmp_u32);
 	}
-	free(g->labels);
-	g->labels = l;
-	g->n_labels = n > 0 ? n : 0;
+	inart_gate_swap_agg_labels(g, &l, &n);
+	free(l);
 	return 0;
+}
+
+int inart_gate_agg_labels_of(const struct inart_label_entry *l, int n, uint32_t **out, int *n_out)
+{
+	uint32_t *a = NULL;
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += l[i].kind == INART_LABEL_UP && l[i].aggregate;
+	if (k > 0) {
+		a = malloc((size_t)k * sizeof(*a));
+		if (a == NULL)
+			return -ENOMEM;
+		k = 0;
+		for (int i = 0; i < n; i++)
+			if (l[i].kind == INART_LABEL_UP && l[i].aggregate)
+				a[k++] = l[i].label;
+		qsort(a, (size_t)k, sizeof(*a), cmp_u32);
+	}
+	*out = a;
+	*n_out = k;
+	return 0;
+}
+
+void inart_gate_swap_agg_labels(struct inart_gate *g, uint32_t **labels, int *n)
+{
+	uint32_t *old = g->labels;
+	int n_old = g->n_labels;
+
+	g->labels = *labels;
+	g->n_labels = *n > 0 ? *n : 0;
+	*labels = old;
+	*n = n_old;
 }
 
 /* 1 if the frame is a contribution this switch aggregates (its label is an

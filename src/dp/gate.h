@@ -18,7 +18,14 @@
  *
  * Invariants: a frame is passed, dropped or held, never duplicated; held
  * frames leave in arrival order; the FIFO and the label set are allocated at
- * creation and by set_agg_labels only, never per frame.
+ * creation, by set_agg_labels and by agg_labels_of only, never per frame.
+ *
+ * Threads (switchd): everything on a gate runs in the packet thread.  A label
+ * set for new tables is built elsewhere (agg_labels_of, in the control
+ * thread, from the tables built aside) and exchanged for the one in service
+ * by swap_agg_labels when the tables are swapped in: no allocation or
+ * sorting in the packet thread, and the set that goes out is freed by the
+ * control thread with the tables it belonged to.
  *
  * Ownership: the gate owns its FIFO copies; a frame returned by
  * inart_gate_next stays valid until the next call on the gate.
@@ -64,6 +71,16 @@ void inart_gate_destroy(struct inart_gate *g);
 /* The labels of this switch's aggregating UP entries (copied).  0 or
  * -ENOMEM (the previous set stays). */
 int inart_gate_set_agg_labels(struct inart_gate *g, const uint32_t *labels, int n);
+
+/* The labels of the aggregating UP entries among l[0..n) (a label table as
+ * inart_switch_get_labels or inart_sw_tables_labels reads it back), sorted:
+ * 0 with *out (malloc'ed; NULL if there is none) and *n_out, or -ENOMEM. */
+int inart_gate_agg_labels_of(const struct inart_label_entry *l, int n, uint32_t **out, int *n_out);
+
+/* Put the sorted set (*labels, *n) -- from inart_gate_agg_labels_of -- in
+ * service and hand back the one it replaces in (*labels, *n) (the caller
+ * frees it).  Allocates nothing. */
+void inart_gate_swap_agg_labels(struct inart_gate *g, uint32_t **labels, int *n);
 
 /* A frame received on in->port. */
 enum inart_gate_verdict inart_gate_rx(struct inart_gate *g, const struct inart_frame *in,

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "progress.h"
 #include "quant.h"
 
 enum { REC_EMPTY = 0, REC_OPEN = 1, REC_DONE = 2 };
@@ -47,18 +48,12 @@ struct rec {
 	uint32_t prev;	     /* DONE: 1 + seq of the result sent down before this one, 0 */
 	uint32_t ans_ip;     /* DONE: the address the last unicast answer went to */
 	uint32_t remc_ip;    /* DONE: the asker that made the PS send the result down again */
-	uint32_t pad4;
-	uint64_t nack_ns;  /* time of the last NACK */
-	uint64_t ans_ns;   /* DONE: last unicast answer with the result */
-	uint64_t remc_ns;  /* DONE: last time the result was sent down again */
-	uint64_t touch_ns; /* last contribution absorbed (DONE: when it completed) */
+	uint32_t gen;	     /* the tree's generation the record belongs to */
+	uint64_t nack_ns;    /* time of the last NACK */
+	uint64_t ans_ns;     /* DONE: last unicast answer with the result */
+	uint64_t remc_ns;    /* DONE: last time the result was sent down again */
+	uint64_t touch_ns;   /* last contribution absorbed (DONE: when it completed) */
 	/* uint64_t bitmap[bw]; uint64_t nacked[bw]; int64_t sums[vmax]; follow */
-};
-
-/* The newest chunk (iter, seq) a rank's contribution arrived with along the
- * tree (not retransmissions); pos = seq + 1, 0: none yet. */
-struct rank_pos {
-	uint32_t iter, pos;
 };
 
 #define NACK_PENDING 64 /* NACKed records watched for a repeat, per tree */
@@ -73,7 +68,17 @@ struct tree {
 	int have_iter;
 	uint32_t cur_iter;
 	uint64_t full[INART_WIRE_MAX_BITMAP_WORDS];
-	struct rank_pos *rk; /* fan_in */
+	struct inart_rank_pos *rk; /* fan_in: progress along the tree (progress.h) */
+	/* per rank: the newest iteration of any DATA it sent (step notices) */
+	uint32_t *last_iter;
+	uint8_t *last_any;
+	uint32_t cur_open; /* records of cur_iter that are open */
+	uint32_t gen;	   /* records of another generation are empty (a restart) */
+	/* sources (sorted by address) and the last one looked up */
+	struct inart_ps_source *src;
+	int n_src;
+	uint32_t src_ip;
+	int src_idx;
 	/* NACKed records still open, oldest NACK first; a NACK is repeated after
 	 * twice the measured time from a NACK to a retransmission it caused */
 	uint32_t pend_iter[NACK_PENDING], pend_seq[NACK_PENDING];
@@ -185,7 +190,10 @@ static void tree_free(struct tree *t)
 		free(t->blocks[p]);
 	}
 	free(t->rk);
+	free(t->last_iter);
+	free(t->last_any);
 	free(t->child_of);
+	free(t->src);
 	free(t);
 }
 
@@ -209,6 +217,36 @@ void inart_ps_destroy(struct inart_ps *ps)
 	free(ps);
 }
 
+static int src_cmp(const void *a, const void *b)
+{
+	const struct inart_ps_source *x = a, *y = b;
+
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* Take the sources of cfg (sorted copy; the configuration then points at
+ * it).  0 or -ENOMEM (nothing changed). */
+static int set_sources(struct tree *t, const struct inart_ps_tree_cfg *cfg)
+{
+	struct inart_ps_source *a = NULL;
+
+	if (cfg->n_sources > 0) {
+		a = malloc((size_t)cfg->n_sources * sizeof(*a));
+		if (a == NULL)
+			return -ENOMEM;
+		memcpy(a, cfg->sources, (size_t)cfg->n_sources * sizeof(*a));
+		qsort(a, cfg->n_sources, sizeof(*a), src_cmp);
+	}
+	free(t->src);
+	t->src = a;
+	t->n_src = cfg->n_sources;
+	t->cfg.sources = a;
+	t->cfg.n_sources = cfg->n_sources;
+	t->src_ip = 0;
+	t->src_idx = -1;
+	return 0;
+}
+
 static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_chunks)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -217,6 +255,8 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 		return NULL;
 	t->cfg = *cfg;
 	t->cfg.max_chunks = max_chunks;
+	t->cfg.sources = NULL;
+	t->cfg.n_sources = 0;
 	t->bw = (cfg->fan_in + 63) / 64;
 	t->vmax = inart_wire_max_values(t->bw);
 	t->stride = sizeof(struct rec) + 16 * (size_t)t->bw + 8 * (size_t)t->vmax;
@@ -224,20 +264,54 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 	t->n_blocks = (max_chunks + INART_PS_BLOCK_CHUNKS - 1) / INART_PS_BLOCK_CHUNKS;
 	for (int p = 0; p < 2; p++) {
 		t->blocks[p] = calloc(t->n_blocks, sizeof(*t->blocks[p]));
-		if (t->blocks[p] == NULL) {
-			tree_free(t);
-			return NULL;
+		if (t->blocks[p] == NULL)
+			goto fail;
+		/* all records now: the network never makes the PS allocate */
+		for (uint32_t b = 0; b < t->n_blocks; b++) {
+			t->blocks[p][b] = calloc(INART_PS_BLOCK_CHUNKS, t->stride);
+			if (t->blocks[p][b] == NULL)
+				goto fail;
 		}
 	}
 	t->rk = calloc(cfg->fan_in, sizeof(*t->rk));
+	t->last_iter = calloc(cfg->fan_in, sizeof(*t->last_iter));
+	t->last_any = calloc(cfg->fan_in, sizeof(*t->last_any));
 	t->child_of = calloc(cfg->fan_in, sizeof(*t->child_of));
-	if (t->rk == NULL || t->child_of == NULL) {
-		tree_free(t);
-		return NULL;
-	}
+	if (t->rk == NULL || t->last_iter == NULL || t->last_any == NULL || t->child_of == NULL ||
+	    set_sources(t, cfg) < 0)
+		goto fail;
 	for (int r = 0; r < cfg->fan_in; r++)
 		t->full[r / 64] |= (uint64_t)1 << (r % 64);
 	return t;
+fail:
+	tree_free(t);
+	return NULL;
+}
+
+/* Forget the tree's chunk state (a new run of the job): a new generation of
+ * records (the old ones read as empty), progress and bookkeeping cleared;
+ * the configuration, sources and the records' memory stay. */
+static void tree_clear(struct tree *t)
+{
+	int n = t->cfg.fan_in;
+
+	t->gen++;
+	t->have_iter = 0;
+	t->cur_iter = t->cur_open = 0;
+	memset(t->rk, 0, (size_t)n * sizeof(*t->rk));
+	memset(t->last_iter, 0, (size_t)n * sizeof(*t->last_iter));
+	memset(t->last_any, 0, (size_t)n * sizeof(*t->last_any));
+	memset(t->child_of, 0, (size_t)n * sizeof(*t->child_of));
+	memset(t->child_known, 0, sizeof(t->child_known));
+	t->learn_ip = 0;
+	t->learn_child = 0;
+	t->pend_head = t->pend_n = 0;
+	t->nack_rtt = 0;
+	t->chain_iter = t->chain_last = 0;
+	t->data_ns = t->data_gap = t->sweep_ns = 0;
+	t->hi_iter = t->hi_pos = 0;
+	t->rx_ns = 0;
+	t->have_rx = 0;
 }
 
 /* Replace tree i by a fresh one with configuration cfg (which may be the
@@ -255,30 +329,60 @@ static struct tree *tree_renew(struct inart_ps *ps, int i, const struct inart_ps
 	return t;
 }
 
+static int cfg_ok(const struct inart_ps_tree_cfg *cfg)
+{
+	if (cfg == NULL || cfg->fan_in < 1 || cfg->fan_in > INART_WIRE_MAX_CONTRIB ||
+	    cfg->n_children > INART_PS_MAX_CHILDREN ||
+	    cfg->max_chunks > INART_PS_LIMIT_MAX_CHUNKS || cfg->n_sources > INART_PS_MAX_SOURCES ||
+	    (cfg->n_sources > 0 && cfg->sources == NULL))
+		return 0;
+	for (int i = 0; i < cfg->n_sources; i++)
+		if (cfg->sources[i].rank != INART_PS_ANY_RANK &&
+		    cfg->sources[i].rank >= cfg->fan_in)
+			return 0;
+	return 1;
+}
+
+/* A tree of the same shape keeps its chunk state: take the new children and
+ * sources (and learn again where the ranks are). 0 or -ENOMEM. */
+static int tree_reconf(struct tree *t, const struct inart_ps_tree_cfg *cfg)
+{
+	int rc = set_sources(t, cfg);
+	const struct inart_ps_source *src = t->cfg.sources;
+	uint16_t n_src = t->cfg.n_sources;
+
+	if (rc < 0)
+		return rc;
+	t->cfg = *cfg;
+	t->cfg.max_chunks = t->max_chunks;
+	t->cfg.sources = src;
+	t->cfg.n_sources = n_src;
+	memset(t->child_of, 0, cfg->fan_in * sizeof(*t->child_of));
+	memset(t->child_known, 0, sizeof(t->child_known));
+	t->learn_ip = 0;
+	t->learn_child = 0;
+	return 0;
+}
+
+static uint32_t max_chunks_of(const struct inart_ps_tree_cfg *cfg)
+{
+	return cfg->max_chunks ? cfg->max_chunks : INART_PS_DEFAULT_MAX_CHUNKS;
+}
+
 int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg)
 {
 	uint32_t max_chunks;
 	struct tree *t;
 	int i;
 
-	if (ps == NULL || cfg == NULL || cfg->fan_in < 1 || cfg->fan_in > INART_WIRE_MAX_CONTRIB ||
-	    cfg->n_children > INART_PS_MAX_CHILDREN || cfg->max_chunks > INART_PS_LIMIT_MAX_CHUNKS)
+	if (ps == NULL || !cfg_ok(cfg))
 		return -EINVAL;
-	max_chunks = cfg->max_chunks ? cfg->max_chunks : INART_PS_DEFAULT_MAX_CHUNKS;
+	max_chunks = max_chunks_of(cfg);
 	i = tree_find(ps, cfg->job, cfg->tree);
 	if (i >= 0) {
 		t = ps->trees[i];
-		if (t->cfg.fan_in == cfg->fan_in && t->max_chunks == max_chunks) {
-			/* same shape: keep the chunk state, take the new children
-			 * (and learn again where the ranks are) */
-			t->cfg = *cfg;
-			t->cfg.max_chunks = max_chunks;
-			memset(t->child_of, 0, cfg->fan_in * sizeof(*t->child_of));
-			memset(t->child_known, 0, sizeof(t->child_known));
-			t->learn_ip = 0;
-			t->learn_child = 0;
-			return 0;
-		}
+		if (t->cfg.fan_in == cfg->fan_in && t->max_chunks == max_chunks)
+			return tree_reconf(t, cfg);
 		return tree_renew(ps, i, cfg, max_chunks) ? 0 : -ENOMEM;
 	}
 	if (ps->n_trees == ps->cap_trees) {
@@ -300,6 +404,80 @@ int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int inart_ps_tree_reset(struct inart_ps *ps, uint32_t job, uint16_t tree)
+{
+	int i = ps ? tree_find(ps, job, tree) : -1;
+
+	if (i < 0)
+		return -ENOENT;
+	tree_clear(ps->trees[i]);
+	return 0;
+}
+
+void inart_ps_carry(struct inart_ps *to, struct inart_ps *from, int reset)
+{
+	if (to == NULL || from == NULL)
+		return;
+	to->st = from->st;
+	for (int i = 0; i < to->n_trees && !reset; i++) {
+		struct tree *n = to->trees[i], *o;
+		int k = tree_find(from, n->cfg.job, n->cfg.tree);
+
+		if (k < 0)
+			continue;
+		o = from->trees[k];
+		if (o->cfg.fan_in != n->cfg.fan_in || o->max_chunks != n->max_chunks)
+			continue;
+		/* the old tree's state with the new tree's configuration: swap
+		 * the configuration parts (children, sources, learning) */
+		{
+			struct inart_ps_tree_cfg c = o->cfg;
+			struct inart_ps_source *src = o->src;
+			int n_src = o->n_src;
+
+			o->cfg = n->cfg;
+			o->src = n->src;
+			o->n_src = n->n_src;
+			o->src_ip = 0;
+			o->src_idx = -1;
+			memset(o->child_of, 0, o->cfg.fan_in * sizeof(*o->child_of));
+			memset(o->child_known, 0, sizeof(o->child_known));
+			o->learn_ip = 0;
+			o->learn_child = 0;
+			n->cfg = c;
+			n->src = src;
+			n->n_src = n_src;
+		}
+		to->trees[i] = o;
+		from->trees[k] = n;
+	}
+}
+
+void inart_ps_lose_state(struct inart_ps *ps)
+{
+	for (int i = 0; ps != NULL && i < ps->n_trees; i++)
+		tree_clear(ps->trees[i]);
+}
+
+int inart_ps_n_trees(const struct inart_ps *ps)
+{
+	return ps ? ps->n_trees : 0;
+}
+
+size_t inart_ps_bytes(const struct inart_ps *ps)
+{
+	size_t b = 0;
+
+	for (int i = 0; ps != NULL && i < ps->n_trees; i++) {
+		const struct tree *t = ps->trees[i];
+
+		b += sizeof(*t) + 2 * (size_t)t->n_blocks * INART_PS_BLOCK_CHUNKS * t->stride +
+		     (size_t)t->cfg.fan_in * (sizeof(*t->rk) + 4 + 1 + 2) +
+		     (size_t)t->n_src * sizeof(*t->src);
+	}
+	return b;
 }
 
 int inart_ps_tree_del(struct inart_ps *ps, uint32_t job, uint16_t tree)
@@ -339,22 +517,26 @@ void inart_ps_stats(const struct inart_ps *ps, struct inart_ps_stats *st)
 	*st = ps->st;
 }
 
-/* The record of (iter, seq), allocating its block if needed; NULL on ENOMEM. */
+/* The record of (iter, seq) (any iteration; one of an older generation is
+ * made empty). */
 static struct rec *rec_get(struct tree *t, uint32_t iter, uint32_t seq)
 {
-	uint8_t **blocks = t->blocks[iter & 1];
-	uint32_t b = seq / INART_PS_BLOCK_CHUNKS;
+	uint8_t *blk = t->blocks[iter & 1][seq / INART_PS_BLOCK_CHUNKS];
+	struct rec *r = (struct rec *)(blk + (size_t)(seq % INART_PS_BLOCK_CHUNKS) * t->stride);
 
-	if (blocks[b] == NULL) {
-		blocks[b] = calloc(INART_PS_BLOCK_CHUNKS, t->stride);
-		if (blocks[b] == NULL)
-			return NULL;
+	if (r->gen != t->gen) {
+		r->gen = t->gen;
+		r->state = REC_EMPTY;
 	}
-	return (struct rec *)(blocks[b] + (size_t)(seq % INART_PS_BLOCK_CHUNKS) * t->stride);
+	return r;
 }
 
-static void rec_start(const struct tree *t, struct rec *r, const struct inart_wire_hdr *h)
+/* (Re)start record r for chunk h (open, empty), counting the open records
+ * of the current iteration. */
+static void rec_start(struct tree *t, struct rec *r, const struct inart_wire_hdr *h)
 {
+	int was_open = r->state == REC_OPEN && r->iter == t->cur_iter;
+
 	r->iter = h->iter;
 	r->state = REC_OPEN;
 	r->scale = h->scale_exp;
@@ -370,19 +552,18 @@ static void rec_start(const struct tree *t, struct rec *r, const struct inart_wi
 	r->prev = 0;
 	memset(rec_bitmap(r), 0, 16 * (size_t)t->bw); /* bitmap and nacked */
 	memset(rec_sums(r, t->bw), 0, 8 * (size_t)h->count);
+	if (!was_open && r->iter == t->cur_iter)
+		t->cur_open++;
 }
 
-/* The record of (iter, seq) if it exists and belongs to iter, else NULL
- * (never allocates). */
+/* The record of (iter, seq) if it is of this generation and belongs to
+ * iter, else NULL. */
 static struct rec *rec_peek(const struct tree *t, uint32_t iter, uint32_t seq)
 {
 	const uint8_t *blk = t->blocks[iter & 1][seq / INART_PS_BLOCK_CHUNKS];
-	struct rec *r;
+	struct rec *r = (struct rec *)(blk + (size_t)(seq % INART_PS_BLOCK_CHUNKS) * t->stride);
 
-	if (blk == NULL)
-		return NULL;
-	r = (struct rec *)(blk + (size_t)(seq % INART_PS_BLOCK_CHUNKS) * t->stride);
-	return r->state != REC_EMPTY && r->iter == iter ? r : NULL;
+	return r->gen == t->gen && r->state != REC_EMPTY && r->iter == iter ? r : NULL;
 }
 
 /* Send header h (label and flags as given; vals: h->count host-order values)
@@ -712,10 +893,12 @@ static void replace(const struct tree *t, struct rec *r, const struct inart_wire
 	r->flags |= flags;
 }
 
-static void complete(const struct tree *t, struct rec *r)
+static void complete(struct tree *t, struct rec *r)
 {
 	const int64_t *sums = rec_sums(r, t->bw);
 
+	if (r->state == REC_OPEN && r->iter == t->cur_iter && t->cur_open > 0)
+		t->cur_open--;
 	r->state = REC_DONE;
 	for (int i = 0; i < r->count; i++)
 		if (sums[i] > INT32_MAX || sums[i] < INT32_MIN) {
@@ -725,20 +908,12 @@ static void complete(const struct tree *t, struct rec *r)
 }
 
 /* Note that the ranks of h->bitmap contributed chunk (iter, seq) along the
- * tree (the newest wins, iterations compared in serial arithmetic). */
+ * tree (progress.h). */
 static void ranks_note(struct tree *t, const struct inart_wire_hdr *h)
 {
-	for (int w = 0; w < t->bw; w++) {
-		for (uint64_t b = h->bitmap[w]; b; b &= b - 1) {
-			struct rank_pos *p = &t->rk[64 * w + __builtin_ctzll(b)];
-
-			if (p->pos == 0 || (int32_t)(h->iter - p->iter) > 0 ||
-			    (h->iter == p->iter && h->seq + 1 > p->pos)) {
-				p->iter = h->iter;
-				p->pos = h->seq + 1;
-			}
-		}
-	}
+	for (int w = 0; w < t->bw; w++)
+		for (uint64_t b = h->bitmap[w]; b; b &= b - 1)
+			inart_progress_note(&t->rk[64 * w + __builtin_ctzll(b)], h->iter, h->seq);
 }
 
 /* DATA of chunk (h->iter, h->seq) arrived along the tree at now (not a
@@ -763,18 +938,10 @@ static void data_note(struct tree *t, const struct inart_wire_hdr *h, uint64_t n
 }
 
 /* Rank r's contribution to chunk (iter, seq) will not arrive along the tree
- * any more: the rank's newer chunks arrived INART_PS_LOST_AFTER or more
- * chunks later (contributions of one rank travel one path in order), or it
- * is in a later iteration. */
+ * any more (progress.h). */
 static int rank_gone(const struct tree *t, int r, uint32_t iter, uint32_t seq)
 {
-	const struct rank_pos *p = &t->rk[r];
-
-	if (p->pos == 0)
-		return 0;
-	if (p->iter != iter)
-		return (int32_t)(p->iter - iter) > 0;
-	return p->pos - 1 >= seq + INART_PS_LOST_AFTER;
+	return inart_progress_gone(&t->rk[r], iter, seq, INART_PS_LOST_AFTER);
 }
 
 /* The ranks record r (chunk c of iter) misses whose contributions are gone
@@ -817,8 +984,6 @@ static struct rec *placeholder(struct tree *t, const struct inart_wire_hdr *h, u
 	if (!any || (c > 0 && rec_peek(t, h->iter, c - 1) == NULL))
 		return NULL;
 	r = rec_get(t, h->iter, c);
-	if (r == NULL)
-		return NULL;
 	rec_start(t, r, h);
 	r->count = 0;
 	r->slot = (uint16_t)(h->slot - (h->seq - c));
@@ -1032,14 +1197,6 @@ static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_
 	int retx, ask;
 
 	r = rec_get(t, h->iter, h->seq);
-	if (r == NULL) {
-		drop(ps, &ps->st.drop_nomem);
-		return 0;
-	}
-	if (!t->have_iter || (int32_t)(h->iter - t->cur_iter) > 0) {
-		t->have_iter = 1;
-		t->cur_iter = h->iter;
-	}
 	if (r->state == REC_EMPTY || r->iter != h->iter) {
 		rec_start(t, r, h);
 	} else if (r->state == REC_OPEN && r->nbits == 0) {
@@ -1124,13 +1281,135 @@ static int rx_data(struct inart_ps *ps, struct tree *t, const struct inart_wire_
 	return emit(ps, t, r, h->seq, 0, 1, NULL, 0, 0, out, max_out);
 }
 
+/* The source entry of address ip, or NULL. */
+static const struct inart_ps_source *source_of(struct tree *t, uint32_t ip)
+{
+	int lo = 0, hi = t->n_src - 1;
+
+	if (t->src_idx >= 0 && t->src_ip == ip)
+		return &t->src[t->src_idx];
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (t->src[mid].ip == ip) {
+			t->src_ip = ip;
+			t->src_idx = mid;
+			return &t->src[mid];
+		}
+		if (t->src[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+/* May h come from src?  *worker = 1 if the sender is the worker of the
+ * packet's single rank (it gets step notices). */
+static int source_ok(struct tree *t, const struct inart_wire_hdr *h, uint32_t src, int *worker)
+{
+	const struct inart_ps_source *s;
+	int single = bits_count(h->bitmap, t->bw) == 1;
+
+	*worker = single;
+	if (t->n_src == 0)
+		return 1;
+	s = source_of(t, src);
+	if (s == NULL)
+		return 0;
+	if (s->rank == INART_PS_ANY_RANK) {
+		*worker = 0;
+		return 1;
+	}
+	return single && (h->bitmap[s->rank / 64] >> (s->rank % 64) & 1);
+}
+
+/* The step a worker of rank r out of step resynchronises to: the current
+ * iteration while it is being collected and r sent nothing of it, else the
+ * next one. */
+static uint32_t step_target(const struct tree *t, int r)
+{
+	if (t->cur_open > 0 && !(t->last_any[r] && t->last_iter[r] == t->cur_iter))
+		return t->cur_iter;
+	return t->cur_iter + 1;
+}
+
+/* A step notice to the worker of h's (single) rank: RESULT|STALE, header
+ * only, h's chunk, prev = the step to resynchronise to. */
+static int emit_stale(struct inart_ps *ps, const struct tree *t, const struct inart_wire_hdr *h,
+		      uint32_t src_ip, uint16_t src_port, struct inart_dgram *out, int max_out)
+{
+	struct inart_wire_hdr n;
+	int r = 0;
+
+	for (int w = 0; w < t->bw; w++)
+		if (h->bitmap[w]) {
+			r = 64 * w + __builtin_ctzll(h->bitmap[w]);
+			break;
+		}
+	memset(&n, 0, sizeof(n));
+	n.flags = INART_F_RESULT | INART_F_STALE | INART_F_RETX;
+	n.bitmap_words = (uint8_t)t->bw;
+	n.scale_exp = h->scale_exp;
+	n.job = t->cfg.job;
+	n.tree = t->cfg.tree;
+	n.fan_in = t->cfg.fan_in;
+	n.iter = h->iter;
+	n.seq = h->seq;
+	n.slot = h->slot;
+	n.prev = step_target(t, r);
+	memcpy(n.bitmap, h->bitmap, 8 * (size_t)t->bw);
+	if (emit_hdr(ps, t, &n, NULL, 0, NULL, src_ip, src_port, out, max_out) == 0)
+		return 0;
+	ps->st.step_notices++;
+	return 1;
+}
+
+/* The acceptance window (ps.h): 1 if h may go on (cur advanced if h is the
+ * next iteration), else 0 with the packet counted as dropped and, to a
+ * worker, a step notice in out (*n). */
+static int step_check(struct inart_ps *ps, struct tree *t, const struct inart_wire_hdr *h,
+		      int worker, uint32_t src_ip, uint16_t src_port, struct inart_dgram *out,
+		      int max_out, int *n)
+{
+	int32_t d;
+
+	*n = 0;
+	if (!t->have_iter) {
+		t->have_iter = 1;
+		t->cur_iter = h->iter;
+		t->cur_open = 0;
+		return 1;
+	}
+	d = (int32_t)(h->iter - t->cur_iter);
+	if (d == 0)
+		return 1;
+	if (d == 1) {
+		t->cur_iter = h->iter;
+		t->cur_open = 0;
+		return 1;
+	}
+	if (d == -1) {
+		const struct rec *r = rec_peek(t, h->iter, h->seq);
+
+		/* results of the previous iteration are still served; an
+		 * incomplete record of it can never complete (some rank moved on) */
+		if (r != NULL && r->state == REC_DONE && !(r->flags & INART_F_OVERFLOW))
+			return 1;
+	}
+	drop(ps, d > 0 ? &ps->st.drop_window : &ps->st.drop_stale);
+	if (worker)
+		*n = emit_stale(ps, t, h, src_ip, src_port, out, max_out);
+	return 0;
+}
+
 int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t src_ip,
 		uint16_t src_port, uint64_t now_ns, struct inart_dgram *out, int max_out)
 {
 	struct inart_wire_hdr h;
 	const uint8_t *payload;
 	struct tree *t;
-	int ti, n, nack;
+	int ti, n, nack, worker;
 
 	if (ps == NULL)
 		return 0;
@@ -1154,6 +1433,11 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		drop(ps, &ps->st.drop_mismatch);
 		return 0;
 	}
+	/* nothing from outside the tree touches any state */
+	if (!source_ok(t, &h, src_ip, &worker)) {
+		drop(ps, &ps->st.drop_source);
+		return 0;
+	}
 	if (h.seq >= t->max_chunks) {
 		drop(ps, &ps->st.drop_limit);
 		return 0;
@@ -1162,19 +1446,18 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 	    !(h.flags & (INART_F_RETX | INART_F_NACK)) && t->have_rx && now_ns > t->rx_ns &&
 	    now_ns - t->rx_ns >= INART_PS_RESTART_IDLE_NS) {
 		/* the job started again (see ps.h): a fresh tree, same config */
-		t = tree_renew(ps, ti, &t->cfg, t->max_chunks);
-		if (t == NULL) {
-			drop(ps, &ps->st.drop_nomem);
-			return 0;
-		}
+		tree_clear(t);
 		ps->st.restarts++;
 	}
 	t->rx_ns = now_ns;
 	t->have_rx = 1;
-	if (t->have_iter && (int32_t)(h.iter - t->cur_iter) < -1) {
-		drop(ps, &ps->st.drop_stale);
-		return 0;
-	}
+	if (!step_check(ps, t, &h, worker, src_ip, src_port, out, max_out, &n))
+		return n;
+	for (int w = 0; w < t->bw; w++)
+		for (uint64_t b = h.bitmap[w]; b; b &= b - 1) {
+			t->last_iter[64 * w + __builtin_ctzll(b)] = h.iter;
+			t->last_any[64 * w + __builtin_ctzll(b)] = 1;
+		}
 	learn_children(t, &h, src_ip);
 	if (nack) {
 		/* (one datagram left for the prober's answer) */

@@ -27,12 +27,26 @@
  * different scale arrives).
  * Results of the last completed iteration are kept for retransmissions.
  *
- * Iterations: the newest iteration seen with a valid packet is "current";
- * state is kept for it and the one before (records are indexed by iter & 1
- * and seq, in blocks of INART_PS_BLOCK_CHUNKS allocated on first use and
- * reused by later iterations); packets for older iterations are dropped as
- * stale.  A seq >= max_chunks is dropped (memory bound: at most
- * 2 * ceil(max_chunks / INART_PS_BLOCK_CHUNKS) blocks per tree).
+ * Sources: a tree accepts DATA only from the sources it was given (its
+ * workers, each with its own rank only, and the switches of the tree);
+ * anything else is dropped (drop_source) before it can touch any state.
+ *
+ * Iterations (steps): the tree's current iteration `cur` is the newest one
+ * accepted.  The acceptance window is [cur - 1, cur + 1]: cur + 1 becomes
+ * cur (every worker moves on only with every result of cur, so nothing of
+ * cur is needed by a worker that sends cur + 1... except by one that missed
+ * results of a PS that lost them); cur - 1 is served only from complete
+ * records (answers to workers that missed results); anything else is out of
+ * step.  A worker out of step (its packet is older than cur - 1, is for a
+ * record of cur - 1 that is not complete, or is 2 or more ahead of cur) gets
+ * a step notice (RESULT|STALE, prev = the step to resynchronise to: cur if
+ * cur is still being collected and the worker has sent nothing of it, else
+ * cur + 1), and its all-reduce fails with -ESTALE instead of waiting for a
+ * step nobody else will send.  Packets out of the window never touch state.
+ * Records are indexed by iter & 1 and seq, in blocks of
+ * INART_PS_BLOCK_CHUNKS all allocated when the tree is set (2 * max_chunks
+ * records); a seq >= max_chunks is dropped: the network never makes the PS
+ * allocate.
  *
  * Restarts: a job started again (new worker contexts count iterations from
  * 1 again) would find its iterations stale or, worse, already complete.  So
@@ -63,10 +77,22 @@
 #include "wire.h"
 
 #define INART_PS_MAX_CHILDREN 256
+#define INART_PS_MAX_SOURCES 4096
+#define INART_PS_ANY_RANK 0xffff
 
 struct inart_ps_child {
 	uint32_t ip;	/* destination of the RESULT copy (host order) */
 	uint32_t label; /* first DOWN label (0: plain IPv4) */
+};
+
+/* Who may send DATA to a tree: a worker (its address and rank: its packets
+ * must carry exactly that rank), or a switch of the tree (rank
+ * INART_PS_ANY_RANK: aggregates, partial aggregates and repairs of any of
+ * the job's ranks; switches are trusted, and the first hop keeps hosts from
+ * using their addresses). */
+struct inart_ps_source {
+	uint32_t ip; /* host order */
+	uint16_t rank;
 };
 
 struct inart_ps_tree_cfg {
@@ -76,10 +102,16 @@ struct inart_ps_tree_cfg {
 	uint16_t n_children;
 	struct inart_ps_child children[INART_PS_MAX_CHILDREN];
 	uint32_t max_chunks; /* chunks per iteration; 0: INART_PS_DEFAULT_MAX_CHUNKS */
+	/* the only senders accepted (the caller's array, copied by tree_set);
+	 * n_sources 0: any sender (tests, hand-made trees) */
+	uint16_t n_sources;
+	const struct inart_ps_source *sources;
 };
 
-#define INART_PS_DEFAULT_MAX_CHUNKS (1u << 16)
-#define INART_PS_LIMIT_MAX_CHUNKS (1u << 24)
+/* chunk records are allocated when the tree is set, two iterations' worth:
+ * 2 * max_chunks * (64 + 16 * bw + 8 * vmax) bytes (docs/dataplane.md) */
+#define INART_PS_DEFAULT_MAX_CHUNKS 4096u
+#define INART_PS_LIMIT_MAX_CHUNKS (1u << 20)
 #define INART_PS_BLOCK_CHUNKS 64
 /* A rank whose contribution to chunk seq + INART_PS_LOST_AFTER (or to a later
  * iteration) arrived along the tree is taken to have lost its contribution to
@@ -94,14 +126,15 @@ struct inart_ps_tree_cfg {
 
 struct inart_ps_stats {
 	uint64_t rx, absorbed, duplicates, completed, results_sent, retx_answered, overflows;
-	uint64_t dropped; /* malformed, unknown tree, bits outside fan-in, stale iteration */
+	uint64_t dropped; /* the sum of the drop_* counters */
 	/* dropped, by reason (they add up to dropped) */
 	uint64_t drop_malformed; /* failed inart_wire_decode, or not DATA */
 	uint64_t drop_unknown;	 /* unknown (job, tree) */
 	uint64_t drop_mismatch;	 /* fan_in, bitmap_words or count disagree with the tree/chunk */
-	uint64_t drop_stale;	 /* old iteration, or old scale without RETX */
+	uint64_t drop_stale;	 /* an iteration the tree moved past, or old scale without RETX */
 	uint64_t drop_limit;	 /* seq >= max_chunks */
-	uint64_t drop_nomem;	 /* a block could not be allocated */
+	uint64_t drop_source;	 /* not a source of the tree, or ranks not the sender's */
+	uint64_t drop_window;	 /* an iteration 2 or more ahead of the tree's */
 	uint64_t out_full;	 /* datagrams not emitted: max_out too small */
 	uint64_t rescales;	 /* chunks restarted at a lower scale */
 	uint64_t notices;	 /* scale notices sent (RETX at an old scale) */
@@ -112,6 +145,7 @@ struct inart_ps_stats {
 	uint64_t resent_down;	 /* complete results sent down the tree again (several askers) */
 	uint64_t answers_held;	 /* askers not answered: the result was just sent down again */
 	uint64_t restarts;	 /* trees started afresh: a job restarted after an idle time */
+	uint64_t step_notices;	 /* step notices (RESULT|STALE) sent to workers out of step */
 };
 
 struct inart_ps;
@@ -119,9 +153,28 @@ struct inart_ps;
 struct inart_ps *inart_ps_create(void);
 void inart_ps_destroy(struct inart_ps *ps);
 
-/* Add or replace a tree. 0 or -EINVAL/-ENOMEM. */
+/* Add or replace a tree (its chunk records are allocated here).  A tree of
+ * the same (job, tree), fan-in and max_chunks keeps its chunk state and takes
+ * the new children and sources.  0 or -EINVAL/-ENOMEM. */
 int inart_ps_tree_set(struct inart_ps *ps, const struct inart_ps_tree_cfg *cfg);
 int inart_ps_tree_del(struct inart_ps *ps, uint32_t job, uint16_t tree);
+/* Restart a tree's chunk state (a new run of the job; no allocation).
+ * 0 or -ENOENT. */
+int inart_ps_tree_reset(struct inart_ps *ps, uint32_t job, uint16_t tree);
+
+/* Move the state of every tree of `from` that `to` has with the same
+ * (job, tree), fan-in and max_chunks (and that is not to be reset: reset
+ * 1) into `to`, with `to`'s configuration; the counters too.  O(trees),
+ * no allocation: `to` is built off the packet path, the move is the
+ * commit.  from keeps fresh trees in their place. */
+void inart_ps_carry(struct inart_ps *to, struct inart_ps *from, int reset);
+/* Forget the chunk state of every tree (as a restarted PS given the same
+ * trees again); configurations stay. */
+void inart_ps_lose_state(struct inart_ps *ps);
+
+/* Number of trees, and bytes allocated for chunk records in all. */
+int inart_ps_n_trees(const struct inart_ps *ps);
+size_t inart_ps_bytes(const struct inart_ps *ps);
 
 /* One received datagram (src = sender).  Emits up to max_out datagrams
  * (out[i].data: INART_DGRAM_MAX bytes each).  Returns the number emitted. */

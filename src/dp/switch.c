@@ -1,30 +1,42 @@
 /*
  * switch: the software programmable switch, sans I/O (see switch.h).
  *
- * State: the configuration and per-port peer MACs; the label table (an
- * array of entries plus an open-addressing index label -> entry, rebuilt
- * whole on every update, with per aggregating entry the newest chunk of
- * each rank and per DOWN entry an aggregating UP entry of its (job, tree));
- * the IPv4 LPM table; the aggregator pool with per-slot metadata (addresses
- * and flags needed to emit the aggregate, the NACK round last repaired);
- * drop, port and per-(job, tree) counters.  Everything is allocated by
- * create and apply; rx/tick/lose_state never allocate.
+ * State: the configuration and per-port peer MACs; the current table set
+ * (struct inart_sw_tables: compact label entries with an open-addressing
+ * index label -> entry, their variable parts in two shared arrays -- the
+ * expected bitmaps of aggregating entries, the copies of DOWN entries --,
+ * per aggregating entry the newest chunk of each expected rank, per DOWN
+ * entry an aggregating UP entry of its (job, tree), the per-(job, tree)
+ * counters, the IPv4 LPM table and the ingress table (port, job) -> rank);
+ * the aggregator pool with per-slot metadata (addresses, flags and the
+ * smallest TTL of the contributions, the NACK round last repaired); drop and
+ * port counters.  Everything is allocated by create and by table builds;
+ * rx/tick/lose_state/swap never allocate.
+ *
+ * A label entry takes what its kind uses: LENT_BYTES for the entry, plus
+ * 8 * bitmap_words (expected) + 8 per expected rank (progress) if it
+ * aggregates, plus 12 per copy if DOWN; the index adds 4 bytes per cell
+ * (cells: the power of two >= 2 * entries).  docs/dataplane.md states the
+ * memory of a switch with N labels; tests/test_switch.c checks it.
  *
  * Invariants:
  *   - every UP aggregate entry's slot region [slot_base, slot_base+n_slots)
  *     lies inside the pool, and regions of entries of different (job, tree)
  *     are disjoint, so a packet can only touch its own tree's slots;
  *   - a busy pool slot's key.label names an UP aggregate entry of the same
- *     (job, tree) and bitmap width whose region holds the slot (apply frees
+ *     (job, tree) and bitmap width whose region holds the slot (a swap frees
  *     slots that lose their entry);
- *   - entries' expected bitmaps are zero beyond bitmap_words;
+ *   - a table set is immutable once built except for its rank progress and
+ *     tree counters, which only the packet path writes (builds of the next
+ *     set never read them);
  *   - a slot's kept contents (not busy) are the aggregate it last emitted or
  *     a clean result of the PS that passed down, keyed like a busy slot;
  *     repairs resend exactly the kept aggregate, answers the kept result;
- *   - apply builds new tables aside and swaps them in only when the whole
- *     batch is valid and all memory is allocated: on error nothing changes.
- * Ownership: the switch owns its tables, pool and counters; frames are the
- * caller's.
+ *   - every INA packet with a label needs TTL > 1 to be handled; what a
+ *     switch sends on (forwarded, replicated, an aggregate) carries a TTL
+ *     lower than every packet it came from, so a loop in the tables ends.
+ * Ownership: the switch owns its current table set, pool and counters;
+ * table sets returned by swap are the caller's; frames are the caller's.
  */
 #include "switch.h"
 
@@ -34,26 +46,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "agg_pool.h"
+#include "bytes.h"
 #include "lpm.h"
 #include "pkt.h"
+#include "progress.h"
 
-struct label_tab {
-	struct inart_label_entry *ent;
-	int *tree_idx;	 /* per entry: index into the tree stats */
-	int32_t *rk_off; /* per entry: first rank record in rk (aggregating entries), -1 */
-	int32_t *up_of;	 /* per DOWN entry: an aggregating UP entry of its (job, tree), -1 */
-	struct rank_pos *rk;
+/* A compiled label entry. */
+struct lent {
+	uint32_t label, job, next_label;
+	uint16_t tree, out_port, slot_base, n_slots;
+	uint8_t kind, aggregate, bitmap_words;
+	uint16_t n_down;
+	int32_t tree_idx; /* into the tree counters */
+	int32_t rk_off;	  /* aggregating: first progress record (one per expected rank) */
+	int32_t up_of;	  /* DOWN: an aggregating UP entry of its (job, tree), -1 */
+	uint32_t var;	  /* aggregating: first word in exp[]; DOWN: first copy in dn[] */
+	uint64_t in_ports;
+};
+
+#define LENT_BYTES sizeof(struct lent)
+
+struct inart_sw_tables {
+	struct lent *ent;
 	int n;
 	int32_t *index; /* hcap cells: entry index or -1 */
 	uint32_t hcap;	/* power of two, >= 2 * n */
-};
-
-/* The newest chunk (iter, seq) of a rank seen at an aggregating entry; pos =
- * seq + 1, 0: none yet. */
-struct rank_pos {
-	uint32_t iter, pos;
+	uint64_t *exp;
+	size_t n_exp;
+	struct inart_label_down *dn;
+	size_t n_dn;
+	struct inart_rank_pos *rk; /* written by the packet path */
+	size_t n_rk;
+	struct inart_sw_tree_stats *trees; /* sorted by (job, tree); written by the packet path */
+	int n_trees;
+	struct inart_lpm *lpm;
+	struct inart_sw_ingress *ing; /* sorted by (port, job) */
+	int n_ing;
+	int32_t ing_off[INART_SW_MAX_PORTS + 1];
 };
 
 struct slot_meta {
@@ -61,6 +91,7 @@ struct slot_meta {
 	uint16_t sport;
 	uint8_t flags;	  /* INART_F_OVERFLOW carried by contributions */
 	uint8_t repaired; /* NACK round the kept aggregate was last sent again for */
+	uint8_t ttl;	  /* smallest TTL of the contributions */
 };
 
 struct inart_switch {
@@ -68,13 +99,10 @@ struct inart_switch {
 	uint8_t peer[INART_SW_MAX_PORTS][6];
 	uint8_t peer_known[INART_SW_MAX_PORTS];
 	uint8_t peer_fixed[INART_SW_MAX_PORTS];
-	struct label_tab lt;
-	struct inart_lpm *lpm;
+	struct inart_sw_tables *tab;
 	struct inart_agg_pool *pool;
 	struct slot_meta *meta;
 	int max_values;
-	struct inart_sw_tree_stats *trees;
-	int n_trees;
 	uint64_t drops[INART_DROP_N];
 	struct inart_sw_port_stats port_stats[INART_SW_MAX_PORTS];
 };
@@ -85,112 +113,6 @@ static int mac_zero(const uint8_t m[6])
 {
 	return (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0;
 }
-
-/* ---- label table ---- */
-
-static uint32_t label_hash(uint32_t label)
-{
-	return (uint32_t)(((uint64_t)label * 0x9E3779B97F4A7C15ull) >> 32);
-}
-
-static void lt_free(struct label_tab *t)
-{
-	free(t->ent);
-	free(t->tree_idx);
-	free(t->rk_off);
-	free(t->rk);
-	free(t->up_of);
-	free(t->index);
-	memset(t, 0, sizeof(*t));
-}
-
-static int lt_find(const struct label_tab *t, uint32_t label)
-{
-	uint32_t m, i;
-
-	if (t->hcap == 0)
-		return -1;
-	m = t->hcap - 1;
-	for (i = label_hash(label) & m; t->index[i] >= 0; i = (i + 1) & m)
-		if (t->ent[t->index[i]].label == label)
-			return t->index[i];
-	return -1;
-}
-
-/* (Re)build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
-static int lt_index(struct label_tab *t)
-{
-	uint32_t cap = 16, m, i;
-	int k;
-
-	while (cap < 2 * (uint32_t)t->n)
-		cap *= 2;
-	free(t->index);
-	t->index = malloc(cap * sizeof(*t->index));
-	if (t->index == NULL) {
-		t->hcap = 0;
-		return -ENOMEM;
-	}
-	t->hcap = cap;
-	m = cap - 1;
-	memset(t->index, 0xff, cap * sizeof(*t->index));
-	for (k = 0; k < t->n; k++) {
-		for (i = label_hash(t->ent[k].label) & m; t->index[i] >= 0; i = (i + 1) & m)
-			;
-		t->index[i] = k;
-	}
-	return 0;
-}
-
-/* ---- creation ---- */
-
-struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
-{
-	struct inart_switch *sw;
-	int i, slots;
-
-	if (cfg == NULL || cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS ||
-	    cfg->pool_slots < 0 || cfg->pool_slots > (1 << 24) || cfg->max_values < 0 ||
-	    cfg->max_values > 65535) {
-		errno = EINVAL;
-		return NULL;
-	}
-	sw = calloc(1, sizeof(*sw));
-	if (sw == NULL)
-		return NULL;
-	sw->cfg = *cfg;
-	sw->max_values = cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1);
-	for (i = 0; i < cfg->n_ports; i++) {
-		if (!mac_zero(cfg->ports[i].peer_mac)) {
-			memcpy(sw->peer[i], cfg->ports[i].peer_mac, 6);
-			sw->peer_known[i] = sw->peer_fixed[i] = 1;
-		}
-	}
-	slots = cfg->pool_slots > 0 ? cfg->pool_slots : 1;
-	sw->pool = inart_agg_pool_create(slots, sw->max_values, cfg->flush_timeout_ns);
-	sw->meta = calloc((size_t)slots, sizeof(*sw->meta));
-	sw->lpm = inart_lpm_create();
-	if (sw->pool == NULL || sw->meta == NULL || sw->lpm == NULL || lt_index(&sw->lt) < 0) {
-		inart_switch_destroy(sw);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return sw;
-}
-
-void inart_switch_destroy(struct inart_switch *sw)
-{
-	if (sw == NULL)
-		return;
-	lt_free(&sw->lt);
-	inart_lpm_destroy(sw->lpm);
-	inart_agg_pool_destroy(sw->pool);
-	free(sw->meta);
-	free(sw->trees);
-	free(sw);
-}
-
-/* ---- table updates ---- */
 
 static void why_set(char *why, size_t why_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -206,7 +128,125 @@ static void why_set(char *why, size_t why_len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int check_entry(const struct inart_switch *sw, const struct inart_label_entry *e, char *why,
+/* ---- table sets ---- */
+
+static uint32_t label_hash(uint32_t label)
+{
+	return (uint32_t)(((uint64_t)label * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static int lt_find(const struct inart_sw_tables *t, uint32_t label)
+{
+	uint32_t m, i;
+
+	if (t->hcap == 0)
+		return -1;
+	m = t->hcap - 1;
+	for (i = label_hash(label) & m; t->index[i] >= 0; i = (i + 1) & m)
+		if (t->ent[t->index[i]].label == label)
+			return t->index[i];
+	return -1;
+}
+
+/* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
+static int lt_index(struct inart_sw_tables *t)
+{
+	uint32_t cap = 16, m, i;
+
+	while (cap < 2 * (uint32_t)t->n)
+		cap *= 2;
+	t->index = malloc(cap * sizeof(*t->index));
+	if (t->index == NULL)
+		return -ENOMEM;
+	t->hcap = cap;
+	m = cap - 1;
+	memset(t->index, 0xff, cap * sizeof(*t->index));
+	for (int k = 0; k < t->n; k++) {
+		for (i = label_hash(t->ent[k].label) & m; t->index[i] >= 0; i = (i + 1) & m)
+			;
+		t->index[i] = k;
+	}
+	return 0;
+}
+
+void inart_sw_tables_destroy(struct inart_sw_tables *t)
+{
+	if (t == NULL)
+		return;
+	free(t->ent);
+	free(t->index);
+	free(t->exp);
+	free(t->dn);
+	free(t->rk);
+	free(t->trees);
+	inart_lpm_destroy(t->lpm);
+	free(t->ing);
+	free(t);
+}
+
+size_t inart_sw_tables_bytes(const struct inart_sw_tables *t)
+{
+	if (t == NULL)
+		return 0;
+	/* the LPM table: a hash of 16-byte cells, at most half full */
+	return sizeof(*t) + (size_t)t->n * sizeof(*t->ent) + (size_t)t->hcap * sizeof(*t->index) +
+	       t->n_exp * sizeof(*t->exp) + t->n_dn * sizeof(*t->dn) + t->n_rk * sizeof(*t->rk) +
+	       (size_t)t->n_trees * sizeof(*t->trees) + (size_t)t->n_ing * sizeof(*t->ing) +
+	       32 * inart_lpm_count(t->lpm);
+}
+
+/* An empty table set. NULL on ENOMEM. */
+static struct inart_sw_tables *tables_empty(void)
+{
+	struct inart_sw_tables *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	t->lpm = inart_lpm_create();
+	if (t->lpm == NULL || lt_index(t) < 0) {
+		inart_sw_tables_destroy(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Entry k of t in the public form (pointing into t). */
+static void entry_view(const struct inart_sw_tables *t, int k, struct inart_label_entry *v)
+{
+	const struct lent *e = &t->ent[k];
+
+	memset(v, 0, sizeof(*v));
+	v->label = e->label;
+	v->kind = e->kind;
+	v->job = e->job;
+	v->tree = e->tree;
+	v->in_ports = e->in_ports;
+	if (e->kind == INART_LABEL_UP) {
+		v->out_port = e->out_port;
+		v->next_label = e->next_label;
+		v->aggregate = e->aggregate;
+		if (e->aggregate) {
+			v->slot_base = e->slot_base;
+			v->n_slots = e->n_slots;
+			v->bitmap_words = e->bitmap_words;
+			v->expected = t->exp + e->var;
+		}
+	} else {
+		v->n_down = e->n_down;
+		v->down = t->dn + e->var;
+	}
+}
+
+static int bits_count(const uint64_t *a, int words)
+{
+	int n = 0;
+
+	for (int i = 0; i < words; i++)
+		n += __builtin_popcountll(a[i]);
+	return n;
+}
+
+static int check_entry(const struct inart_sw_cfg *cfg, const struct inart_label_entry *e, char *why,
 		       size_t why_len)
 {
 	int i, w;
@@ -215,10 +255,15 @@ static int check_entry(const struct inart_switch *sw, const struct inart_label_e
 		why_set(why, why_len, "label 0: labels must be non-zero");
 		return -EINVAL;
 	}
+	if (cfg->n_ports < 64 && (e->in_ports >> cfg->n_ports) != 0) {
+		why_set(why, why_len, "label %u: in_ports names a port >= %d ports", e->label,
+			cfg->n_ports);
+		return -EINVAL;
+	}
 	if (e->kind == INART_LABEL_UP) {
-		if (e->out_port >= sw->cfg.n_ports) {
+		if (e->out_port >= cfg->n_ports) {
 			why_set(why, why_len, "label %u: out_port %u >= %d ports", e->label,
-				e->out_port, sw->cfg.n_ports);
+				e->out_port, cfg->n_ports);
 			return -EINVAL;
 		}
 		if (e->aggregate > 1) {
@@ -232,31 +277,31 @@ static int check_entry(const struct inart_switch *sw, const struct inart_label_e
 				e->bitmap_words, INART_WIRE_MAX_BITMAP_WORDS);
 			return -EINVAL;
 		}
-		if (e->n_slots < 1 || (int)e->slot_base + (int)e->n_slots > sw->cfg.pool_slots) {
+		if (e->n_slots < 1 || (int)e->slot_base + (int)e->n_slots > cfg->pool_slots) {
 			why_set(why, why_len,
 				"label %u: slot region %u+%u outside the pool of %d slots",
-				e->label, e->slot_base, e->n_slots, sw->cfg.pool_slots);
+				e->label, e->slot_base, e->n_slots, cfg->pool_slots);
 			return -EINVAL;
 		}
-		for (w = 0; w < e->bitmap_words; w++)
+		for (w = 0; e->expected != NULL && w < e->bitmap_words; w++)
 			if (e->expected[w])
 				break;
-		if (w == e->bitmap_words) {
+		if (e->expected == NULL || w == e->bitmap_words) {
 			why_set(why, why_len, "label %u: expected bitmap is empty", e->label);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (e->kind == INART_LABEL_DOWN) {
-		if (e->n_down < 1 || e->n_down > INART_SW_MAX_FANOUT) {
+		if (e->n_down < 1 || e->n_down > INART_SW_MAX_FANOUT || e->down == NULL) {
 			why_set(why, why_len, "label %u: n_down %u not in 1..%d", e->label,
 				e->n_down, INART_SW_MAX_FANOUT);
 			return -EINVAL;
 		}
 		for (i = 0; i < e->n_down; i++) {
-			if (e->down[i].port >= sw->cfg.n_ports) {
+			if (e->down[i].port >= cfg->n_ports) {
 				why_set(why, why_len, "label %u: down[%d] port %u >= %d ports",
-					e->label, i, e->down[i].port, sw->cfg.n_ports);
+					e->label, i, e->down[i].port, cfg->n_ports);
 				return -EINVAL;
 			}
 		}
@@ -284,7 +329,7 @@ static int region_cmp(const void *a, const void *b)
 /* Slot regions of different (job, tree) must be disjoint.  Sweep by start,
  * keeping the interval reaching farthest and the farthest one of a
  * different owner than it. */
-static int check_regions(const struct label_tab *t, char *why, size_t why_len)
+static int check_regions(const struct inart_sw_tables *t, char *why, size_t why_len)
 {
 	struct region *r;
 	int n = 0, i, rc = 0;
@@ -294,7 +339,7 @@ static int check_regions(const struct label_tab *t, char *why, size_t why_len)
 	if (r == NULL)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
-		const struct inart_label_entry *e = &t->ent[i];
+		const struct lent *e = &t->ent[i];
 
 		if (e->kind != INART_LABEL_UP || !e->aggregate)
 			continue;
@@ -338,82 +383,6 @@ static int check_regions(const struct label_tab *t, char *why, size_t why_len)
 	return rc;
 }
 
-struct route_copy {
-	struct inart_route *out;
-	int n, max;
-};
-
-static int route_copy_fn(void *ctx, uint32_t prefix, int len, uint32_t value)
-{
-	struct route_copy *c = ctx;
-
-	if (c->n < c->max) {
-		c->out[c->n].prefix = prefix;
-		c->out[c->n].len = (uint8_t)len;
-		c->out[c->n].port = (uint16_t)value;
-	}
-	c->n++;
-	return 0;
-}
-
-/* Tree stats for the new table: one per distinct (job, tree), counters
- * carried over from the old list. */
-static int build_trees(const struct inart_switch *sw, struct label_tab *t,
-		       struct inart_sw_tree_stats **trees_out, int *n_out)
-{
-	struct inart_sw_tree_stats *tr;
-	int n = 0, i, j;
-
-	tr = calloc((size_t)t->n + 1, sizeof(*tr));
-	if (tr == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		const struct inart_label_entry *e = &t->ent[i];
-
-		for (j = 0; j < n; j++)
-			if (tr[j].job == e->job && tr[j].tree == e->tree)
-				break;
-		if (j == n) {
-			int k;
-
-			tr[n].job = e->job;
-			tr[n].tree = e->tree;
-			for (k = 0; k < sw->n_trees; k++)
-				if (sw->trees[k].job == e->job && sw->trees[k].tree == e->tree)
-					tr[n] = sw->trees[k];
-			n++;
-		}
-		t->tree_idx[i] = j;
-	}
-	*trees_out = tr;
-	*n_out = n;
-	return 0;
-}
-
-/* Free busy slots whose owning entry is gone or changed. */
-static void drop_orphan_slots(struct inart_switch *sw)
-{
-	int i, n = inart_agg_pool_n_slots(sw->pool);
-
-	if (inart_agg_pool_busy(sw->pool) == 0)
-		return;
-	for (i = 0; i < n; i++) {
-		const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, i);
-		const struct inart_label_entry *e;
-		int k;
-
-		if (!s->busy)
-			continue;
-		k = lt_find(&sw->lt, s->key.label);
-		e = k >= 0 ? &sw->lt.ent[k] : NULL;
-		if (e == NULL || e->kind != INART_LABEL_UP || !e->aggregate ||
-		    e->job != s->key.job || e->tree != s->key.tree ||
-		    e->bitmap_words != s->key.bitmap_words || i < e->slot_base ||
-		    i >= e->slot_base + e->n_slots)
-			inart_agg_pool_release(sw->pool, i);
-	}
-}
-
 static int u32_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -446,130 +415,188 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 	return rc;
 }
 
-static uint32_t jt_hash(uint32_t job, uint16_t tree)
+static int tree_cmp(const void *a, const void *b)
 {
-	return (uint32_t)((((uint64_t)job << 16 | tree) * 0x9E3779B97F4A7C15ull) >> 32);
+	const struct inart_sw_tree_stats *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return x->tree < y->tree ? -1 : x->tree > y->tree;
 }
 
-/* For every DOWN entry of t, the first aggregating UP entry of the same
- * (job, tree) (where results and NACKs passing down can use the slots).
- * 0 or -ENOMEM. */
-static int lt_up_of(struct label_tab *t)
+/* Index of (job, tree) in the sorted tree list, -1. */
+static int tree_find(const struct inart_sw_tables *t, uint32_t job, uint16_t tree)
 {
-	uint32_t cap = 16, m, i;
-	int32_t *map;
+	int lo = 0, hi = t->n_trees - 1;
 
-	free(t->up_of);
-	t->up_of = malloc(((size_t)t->n + 1) * sizeof(*t->up_of));
-	while (cap < 2 * (uint32_t)t->n)
-		cap *= 2;
-	map = malloc(cap * sizeof(*map));
-	if (t->up_of == NULL || map == NULL) {
-		free(map);
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		const struct inart_sw_tree_stats *x = &t->trees[mid];
+
+		if (x->job == job && x->tree == tree)
+			return mid;
+		if (x->job < job || (x->job == job && x->tree < tree))
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The tree list of t (one zeroed counter set per distinct (job, tree),
+ * sorted), every entry's tree_idx, and the DOWN -> aggregating UP map.
+ * 0 or -ENOMEM. */
+static int build_trees(struct inart_sw_tables *t)
+{
+	uint64_t *keys = malloc(((size_t)t->n + 1) * sizeof(*keys));
+	int32_t *agg = NULL;
+	int n = 0, rc = -ENOMEM;
+
+	if (keys == NULL)
+		return -ENOMEM;
+	for (int k = 0; k < t->n; k++)
+		keys[k] = (uint64_t)t->ent[k].job << 16 | t->ent[k].tree;
+	qsort(keys, (size_t)t->n, sizeof(*keys), u64_cmp);
+	for (int k = 0; k < t->n; k++)
+		if (n == 0 || keys[n - 1] != keys[k])
+			keys[n++] = keys[k];
+	t->trees = calloc((size_t)n + 1, sizeof(*t->trees));
+	agg = malloc(((size_t)n + 1) * sizeof(*agg));
+	if (t->trees == NULL || agg == NULL)
+		goto out;
+	t->n_trees = n;
+	for (int i = 0; i < n; i++) {
+		t->trees[i].job = (uint32_t)(keys[i] >> 16);
+		t->trees[i].tree = (uint16_t)keys[i];
+	}
+	memset(agg, 0xff, ((size_t)n + 1) * sizeof(*agg));
+	for (int k = 0; k < t->n; k++) {
+		struct lent *e = &t->ent[k];
+
+		e->tree_idx = tree_find(t, e->job, e->tree);
+		if (e->kind == INART_LABEL_UP && e->aggregate && agg[e->tree_idx] < 0)
+			agg[e->tree_idx] = k;
+	}
+	for (int k = 0; k < t->n; k++) {
+		struct lent *e = &t->ent[k];
+
+		e->up_of = e->kind == INART_LABEL_DOWN ? agg[e->tree_idx] : -1;
+	}
+	rc = 0;
+out:
+	free(keys);
+	free(agg);
+	return rc;
+}
+
+static int ing_cmp(const void *a, const void *b)
+{
+	const struct inart_sw_ingress *x = a, *y = b;
+
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* The ingress table: old (unless replace) then the update's; an entry
+ * replaces an earlier one of the same (port, job).  0 or -ENOMEM. */
+static int build_ingress(struct inart_sw_tables *t, const struct inart_sw_tables *old,
+			 const struct inart_sw_update *u)
+{
+	int n0 = u->replace ? 0 : old->n_ing, n = 0;
+	struct {
+		struct inart_sw_ingress e;
+		int order;
+	} *tmp = malloc(((size_t)n0 + (size_t)u->n_ingress + 1) * sizeof(*tmp));
+
+	t->ing = malloc(((size_t)n0 + (size_t)u->n_ingress + 1) * sizeof(*t->ing));
+	if (tmp == NULL || t->ing == NULL) {
+		free(tmp);
 		return -ENOMEM;
 	}
-	m = cap - 1;
-	memset(map, 0xff, cap * sizeof(*map));
-	for (int k = 0; k < t->n; k++) {
-		const struct inart_label_entry *e = &t->ent[k];
+	for (int i = 0; i < n0; i++)
+		tmp[i].e = old->ing[i], tmp[i].order = i;
+	for (int i = 0; i < u->n_ingress; i++)
+		tmp[n0 + i].e = u->ingress[i], tmp[n0 + i].order = n0 + i;
+	/* by (port, job), later entries last: a stable order without a stable sort */
+	for (int i = 0; i < n0 + u->n_ingress; i++)
+		t->ing[i] = tmp[i].e;
+	free(tmp);
+	for (int i = 1; i < n0 + u->n_ingress; i++) { /* insertion sort: small tables */
+		struct inart_sw_ingress x = t->ing[i];
+		int j = i - 1;
 
-		if (e->kind != INART_LABEL_UP || !e->aggregate)
-			continue;
-		for (i = jt_hash(e->job, e->tree) & m; map[i] >= 0; i = (i + 1) & m)
-			if (t->ent[map[i]].job == e->job && t->ent[map[i]].tree == e->tree)
-				break;
-		if (map[i] < 0)
-			map[i] = k;
-	}
-	for (int k = 0; k < t->n; k++) {
-		const struct inart_label_entry *e = &t->ent[k];
-
-		t->up_of[k] = -1;
-		if (e->kind != INART_LABEL_DOWN)
-			continue;
-		for (i = jt_hash(e->job, e->tree) & m; map[i] >= 0; i = (i + 1) & m) {
-			if (t->ent[map[i]].job == e->job && t->ent[map[i]].tree == e->tree) {
-				t->up_of[k] = map[i];
-				break;
-			}
+		while (j >= 0 && ing_cmp(&t->ing[j], &x) > 0) {
+			t->ing[j + 1] = t->ing[j];
+			j--;
 		}
+		t->ing[j + 1] = x;
 	}
-	free(map);
+	for (int i = 0; i < n0 + u->n_ingress; i++) {
+		if (n > 0 && ing_cmp(&t->ing[n - 1], &t->ing[i]) == 0)
+			t->ing[n - 1] = t->ing[i]; /* the later one wins */
+		else
+			t->ing[n++] = t->ing[i];
+	}
+	t->n_ing = n;
+	for (int p = 0, i = 0; p <= INART_SW_MAX_PORTS; p++) {
+		while (i < n && t->ing[i].port < p)
+			i++;
+		t->ing_off[p] = i;
+	}
 	return 0;
 }
 
-/* Rank progress records for every aggregating entry of t (all zero: nothing
- * seen yet), and the DOWN -> UP map.  0 or -ENOMEM. */
-static int lt_ranks(struct label_tab *t)
+/* Append entry v (checked) to t at index k, its variable parts at *n_exp /
+ * *n_dn; its progress records at *n_rk. */
+static void put_entry(struct inart_sw_tables *t, int k, const struct inart_label_entry *v,
+		      size_t *n_exp, size_t *n_dn, size_t *n_rk)
 {
-	size_t total = 0;
+	struct lent *e = &t->ent[k];
 
-	free(t->rk_off);
-	free(t->rk);
-	t->rk = NULL;
-	t->rk_off = malloc(((size_t)t->n + 1) * sizeof(*t->rk_off));
-	if (t->rk_off == NULL || lt_up_of(t) < 0)
-		return -ENOMEM;
-	for (int k = 0; k < t->n; k++) {
-		const struct inart_label_entry *e = &t->ent[k];
-
-		t->rk_off[k] = -1;
-		if (e->kind == INART_LABEL_UP && e->aggregate) {
-			t->rk_off[k] = (int32_t)total;
-			total += 64 * (size_t)e->bitmap_words;
+	memset(e, 0, sizeof(*e));
+	e->label = v->label;
+	e->kind = v->kind;
+	e->job = v->job;
+	e->tree = v->tree;
+	e->in_ports = v->in_ports;
+	e->rk_off = -1;
+	if (v->kind == INART_LABEL_UP) {
+		e->out_port = v->out_port;
+		e->next_label = v->next_label;
+		e->aggregate = v->aggregate;
+		if (v->aggregate) {
+			e->slot_base = v->slot_base;
+			e->n_slots = v->n_slots;
+			e->bitmap_words = v->bitmap_words;
+			e->var = (uint32_t)*n_exp;
+			memcpy(t->exp + *n_exp, v->expected, 8 * (size_t)v->bitmap_words);
+			*n_exp += v->bitmap_words;
+			e->rk_off = (int32_t)*n_rk;
+			*n_rk += (size_t)bits_count(v->expected, v->bitmap_words);
 		}
-	}
-	t->rk = calloc(total + 1, sizeof(*t->rk));
-	return t->rk == NULL ? -ENOMEM : 0;
-}
-
-/* Zero the fields an entry's kind does not use (so tables compare and dump
- * cleanly and expected bitmaps are zero beyond bitmap_words). */
-static void normalize(struct inart_label_entry *d)
-{
-	int w;
-
-	if (d->kind == INART_LABEL_UP) {
-		d->n_down = 0;
-		memset(d->down, 0, sizeof(d->down));
-		if (!d->aggregate) {
-			d->slot_base = d->n_slots = 0;
-			d->bitmap_words = 0;
-		}
-		for (w = d->aggregate ? d->bitmap_words : 0; w < INART_WIRE_MAX_BITMAP_WORDS; w++)
-			d->expected[w] = 0;
 	} else {
-		d->out_port = 0;
-		d->next_label = 0;
-		d->aggregate = 0;
-		d->slot_base = d->n_slots = 0;
-		d->bitmap_words = 0;
-		memset(d->expected, 0, sizeof(d->expected));
-		for (w = d->n_down; w < INART_SW_MAX_FANOUT; w++)
-			memset(&d->down[w], 0, sizeof(d->down[w]));
+		e->n_down = v->n_down;
+		e->var = (uint32_t)*n_dn;
+		memcpy(t->dn + *n_dn, v->down, (size_t)v->n_down * sizeof(*v->down));
+		*n_dn += v->n_down;
 	}
 }
 
-int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why,
-		       size_t why_len)
+static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_update *u, char *why,
+			size_t why_len)
 {
-	struct label_tab nt = {0};
-	struct inart_lpm *nl = NULL;
-	struct inart_sw_tree_stats *trees = NULL;
-	uint8_t *gone = NULL;
-	int n_trees = 0, i, j, k, cap, n_old, rc = 0;
+	int i, rc;
 
-	why_set(why, why_len, "%s", "");
-	if (sw == NULL || u == NULL || u->n_labels < 0 || u->n_del_labels < 0 || u->n_routes < 0 ||
-	    (u->n_labels > 0 && u->labels == NULL) ||
-	    (u->n_del_labels > 0 && u->del_labels == NULL) ||
-	    (u->n_routes > 0 && u->routes == NULL)) {
-		why_set(why, why_len, "malformed update");
-		return -EINVAL;
-	}
-	/* 1. every new entry on its own, and unique labels within the batch */
 	for (i = 0; i < u->n_labels; i++) {
-		rc = check_entry(sw, &u->labels[i], why, why_len);
+		rc = check_entry(cfg, &u->labels[i], why, why_len);
 		if (rc < 0)
 			return rc;
 	}
@@ -582,33 +609,61 @@ int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
 				r->len);
 			return -EINVAL;
 		}
-		if (r->port >= sw->cfg.n_ports) {
+		if (r->port >= cfg->n_ports) {
 			why_set(why, why_len, "route %u.%u.%u.%u/%u: port %u >= %d ports",
 				r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
-				r->prefix & 255, r->len, r->port, sw->cfg.n_ports);
+				r->prefix & 255, r->len, r->port, cfg->n_ports);
 			return -EINVAL;
 		}
 	}
-	/* 2. the new label table: old (unless replace) - deletes + upserts; the
-	 * index is rebuilt once after the deletes and once at the end */
-	cap = (u->replace ? 0 : sw->lt.n) + u->n_labels + 1;
-	nt.ent = malloc((size_t)cap * sizeof(*nt.ent));
-	nt.tree_idx = malloc((size_t)cap * sizeof(*nt.tree_idx));
-	gone = calloc((size_t)cap, 1);
-	if (nt.ent == NULL || nt.tree_idx == NULL || gone == NULL) {
-		rc = -ENOMEM;
-		goto out;
+	for (i = 0; i < u->n_ingress; i++) {
+		const struct inart_sw_ingress *g = &u->ingress[i];
+
+		if (g->port >= cfg->n_ports || g->rank >= INART_WIRE_MAX_CONTRIB) {
+			why_set(why, why_len,
+				"ingress[%d]: port %u (of %d) or rank %u (< %d) out of range", i,
+				g->port, cfg->n_ports, g->rank, INART_WIRE_MAX_CONTRIB);
+			return -EINVAL;
+		}
 	}
-	if (!u->replace && sw->lt.n > 0) {
-		memcpy(nt.ent, sw->lt.ent, (size_t)sw->lt.n * sizeof(*nt.ent));
-		nt.n = sw->lt.n;
+	return 0;
+}
+
+int inart_switch_tables_build(const struct inart_switch *sw, const struct inart_sw_update *u,
+			      struct inart_sw_tables **out, char *why, size_t why_len)
+{
+	const struct inart_sw_tables *old;
+	struct inart_sw_tables *t = NULL;
+	uint8_t *gone = NULL;
+	size_t n_exp = 0, n_dn = 0, n_rk = 0;
+	int n_keep = 0, k, rc = 0;
+
+	why_set(why, why_len, "%s", "");
+	if (out != NULL)
+		*out = NULL;
+	if (sw == NULL || u == NULL || out == NULL || u->n_labels < 0 || u->n_del_labels < 0 ||
+	    u->n_routes < 0 || u->n_ingress < 0 || (u->n_labels > 0 && u->labels == NULL) ||
+	    (u->n_del_labels > 0 && u->del_labels == NULL) ||
+	    (u->n_routes > 0 && u->routes == NULL) || (u->n_ingress > 0 && u->ingress == NULL)) {
+		why_set(why, why_len, "malformed update");
+		return -EINVAL;
 	}
-	rc = lt_index(&nt);
+	old = sw->tab;
+	/* 1. every new entry on its own, and unique labels within the batch */
+	rc = check_update(&sw->cfg, u, why, why_len);
+	if (rc == 0)
+		rc = check_unique(u, why, why_len);
 	if (rc < 0)
-		goto out;
-	for (i = 0; i < u->n_del_labels; i++) {
-		k = lt_find(&nt, u->del_labels[i]);
-		if (k < 0 || gone[k]) {
+		return rc;
+	/* 2. which old entries stay: not replaced, not deleted, not updated */
+	gone = calloc((size_t)old->n + 1, 1);
+	if (gone == NULL)
+		return -ENOMEM;
+	if (u->replace)
+		memset(gone, 1, (size_t)old->n);
+	for (int i = 0; i < u->n_del_labels; i++) {
+		k = lt_find(old, u->del_labels[i]);
+		if (u->replace || k < 0 || gone[k]) {
 			why_set(why, why_len, "delete label %u: not in the table",
 				u->del_labels[i]);
 			rc = -EINVAL;
@@ -616,83 +671,195 @@ int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
 		}
 		gone[k] = 1;
 	}
-	if (u->n_del_labels > 0) {
-		for (i = j = 0; i < nt.n; i++)
-			if (!gone[i])
-				nt.ent[j++] = nt.ent[i];
-		nt.n = j;
-		rc = lt_index(&nt);
-		if (rc < 0)
-			goto out;
-	}
-	rc = check_unique(u, why, why_len);
-	if (rc < 0)
-		goto out;
-	n_old = nt.n;
-	for (i = 0; i < u->n_labels; i++) {
-		struct inart_label_entry *d;
+	for (int i = 0; i < u->n_labels; i++)
+		if ((k = lt_find(old, u->labels[i].label)) >= 0)
+			gone[k] = 1;
+	for (k = 0; k < old->n; k++) {
+		const struct lent *e = &old->ent[k];
 
-		k = lt_find(&nt, u->labels[i].label); /* finds old entries only */
-		if (k < 0) {
-			if (nt.n >= INART_SW_MAX_LABELS) {
-				why_set(why, why_len, "label %u: table full (%d labels)",
-					u->labels[i].label, INART_SW_MAX_LABELS);
-				rc = -ENOSPC;
-				goto out;
-			}
-			k = nt.n++;
-		}
-		d = &nt.ent[k];
-		*d = u->labels[i];
-		normalize(d);
+		if (gone[k])
+			continue;
+		n_keep++;
+		n_exp += e->kind == INART_LABEL_UP && e->aggregate ? e->bitmap_words : 0;
+		n_dn += e->kind == INART_LABEL_DOWN ? e->n_down : 0;
 	}
-	if (nt.n != n_old || u->n_labels > 0) {
-		rc = lt_index(&nt);
+	if (n_keep + u->n_labels > INART_SW_MAX_LABELS) {
+		why_set(why, why_len, "table full: %d labels (at most %d)", n_keep + u->n_labels,
+			INART_SW_MAX_LABELS);
+		rc = -ENOSPC;
+		goto out;
+	}
+	for (int i = 0; i < u->n_labels; i++) {
+		const struct inart_label_entry *v = &u->labels[i];
+
+		n_exp += v->kind == INART_LABEL_UP && v->aggregate ? v->bitmap_words : 0;
+		n_dn += v->kind == INART_LABEL_DOWN ? v->n_down : 0;
+	}
+	/* 3. the new table set */
+	rc = -ENOMEM;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		goto out;
+	t->n = n_keep + u->n_labels;
+	t->ent = malloc(((size_t)t->n + 1) * sizeof(*t->ent));
+	t->exp = malloc((n_exp + 1) * sizeof(*t->exp));
+	t->dn = malloc((n_dn + 1) * sizeof(*t->dn));
+	if (t->ent == NULL || t->exp == NULL || t->dn == NULL)
+		goto out;
+	t->n_exp = n_exp;
+	t->n_dn = n_dn;
+	n_exp = n_dn = 0;
+	k = 0;
+	for (int i = 0; i < old->n; i++) {
+		struct inart_label_entry v;
+
+		if (gone[i])
+			continue;
+		entry_view(old, i, &v);
+		put_entry(t, k++, &v, &n_exp, &n_dn, &n_rk);
+	}
+	for (int i = 0; i < u->n_labels; i++)
+		put_entry(t, k++, &u->labels[i], &n_exp, &n_dn, &n_rk);
+	t->n_rk = n_rk;
+	t->rk = calloc(n_rk + 1, sizeof(*t->rk));
+	if (t->rk == NULL || lt_index(t) < 0 || build_trees(t) < 0)
+		goto out;
+	/* 4. whole-table checks */
+	rc = check_regions(t, why, why_len);
+	if (rc < 0)
+		goto out;
+	/* 5. routes and ingress */
+	rc = -ENOMEM;
+	t->lpm = u->replace ? inart_lpm_create() : inart_lpm_clone(old->lpm);
+	if (t->lpm == NULL)
+		goto out;
+	for (int i = 0; i < u->n_routes; i++) {
+		rc =
+		    inart_lpm_add(t->lpm, u->routes[i].prefix, u->routes[i].len, u->routes[i].port);
 		if (rc < 0)
 			goto out;
 	}
-	/* 3. whole-table checks */
-	rc = check_regions(&nt, why, why_len);
+	rc = build_ingress(t, old, u);
 	if (rc < 0)
 		goto out;
-	/* 4. routes */
-	nl = u->replace ? inart_lpm_create() : inart_lpm_clone(sw->lpm);
-	if (nl == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < u->n_routes; i++) {
-		rc = inart_lpm_add(nl, u->routes[i].prefix, u->routes[i].len, u->routes[i].port);
-		if (rc < 0)
-			goto out;
-	}
-	rc = build_trees(sw, &nt, &trees, &n_trees);
-	if (rc < 0)
-		goto out;
-	rc = lt_ranks(&nt);
-	if (rc < 0)
-		goto out;
-	/* 5. commit */
-	lt_free(&sw->lt);
-	sw->lt = nt;
-	memset(&nt, 0, sizeof(nt));
-	inart_lpm_destroy(sw->lpm);
-	sw->lpm = nl;
-	nl = NULL;
-	free(sw->trees);
-	sw->trees = trees;
-	sw->n_trees = n_trees;
-	trees = NULL;
-	drop_orphan_slots(sw);
+	*out = t;
+	t = NULL;
 	rc = 0;
 out:
 	if (rc == -ENOMEM)
 		why_set(why, why_len, "out of memory");
-	lt_free(&nt);
-	inart_lpm_destroy(nl);
-	free(trees);
+	inart_sw_tables_destroy(t);
 	free(gone);
 	return rc;
+}
+
+/* Free busy slots whose owning entry is gone or changed (O(busy slots)). */
+static void drop_orphan_slots(struct inart_switch *sw)
+{
+	int i = inart_agg_pool_busy_next(sw->pool, -1);
+
+	while (i >= 0) {
+		const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, i);
+		int k = lt_find(sw->tab, s->key.label),
+		    next = inart_agg_pool_busy_next(sw->pool, i);
+		const struct lent *e = k >= 0 ? &sw->tab->ent[k] : NULL;
+
+		if (e == NULL || e->kind != INART_LABEL_UP || !e->aggregate ||
+		    e->job != s->key.job || e->tree != s->key.tree ||
+		    e->bitmap_words != s->key.bitmap_words || i < e->slot_base ||
+		    i >= e->slot_base + e->n_slots)
+			inart_agg_pool_release(sw->pool, i);
+		i = next;
+	}
+}
+
+struct inart_sw_tables *inart_switch_tables_swap(struct inart_switch *sw, struct inart_sw_tables *t)
+{
+	struct inart_sw_tables *old = sw->tab;
+	int i = 0, j = 0;
+
+	/* counters of the trees that stay (both lists sorted by (job, tree)) */
+	while (i < old->n_trees && j < t->n_trees) {
+		int c = tree_cmp(&old->trees[i], &t->trees[j]);
+
+		if (c == 0)
+			t->trees[j++] = old->trees[i++];
+		else if (c < 0)
+			i++;
+		else
+			j++;
+	}
+	sw->tab = t;
+	drop_orphan_slots(sw);
+	return old;
+}
+
+const struct inart_sw_tables *inart_switch_tables(const struct inart_switch *sw)
+{
+	return sw->tab;
+}
+
+int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why,
+		       size_t why_len)
+{
+	struct inart_sw_tables *t;
+	int rc = inart_switch_tables_build(sw, u, &t, why, why_len);
+
+	if (rc < 0)
+		return rc;
+	inart_sw_tables_destroy(inart_switch_tables_swap(sw, t));
+	return 0;
+}
+
+/* ---- creation ---- */
+
+struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
+{
+	struct inart_switch *sw;
+	int i, slots, mv;
+
+	if (cfg == NULL || cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS ||
+	    cfg->pool_slots < 0 || cfg->pool_slots > INART_SW_MAX_POOL_SLOTS ||
+	    cfg->max_values < 0 || cfg->max_values > INART_SW_MAX_SLOT_VALUES) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mv = cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1);
+	slots = cfg->pool_slots > 0 ? cfg->pool_slots : 1;
+	if ((uint64_t)slots * (uint64_t)mv > INART_SW_MAX_POOL_VALUES) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (sw == NULL)
+		return NULL;
+	sw->cfg = *cfg;
+	sw->max_values = mv;
+	for (i = 0; i < cfg->n_ports; i++) {
+		if (!mac_zero(cfg->ports[i].peer_mac)) {
+			memcpy(sw->peer[i], cfg->ports[i].peer_mac, 6);
+			sw->peer_known[i] = sw->peer_fixed[i] = 1;
+		}
+	}
+	sw->pool = inart_agg_pool_create(slots, sw->max_values, cfg->flush_timeout_ns);
+	sw->meta = calloc((size_t)slots, sizeof(*sw->meta));
+	sw->tab = tables_empty();
+	if (sw->pool == NULL || sw->meta == NULL || sw->tab == NULL) {
+		inart_switch_destroy(sw);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return sw;
+}
+
+void inart_switch_destroy(struct inart_switch *sw)
+{
+	if (sw == NULL)
+		return;
+	inart_sw_tables_destroy(sw->tab);
+	inart_agg_pool_destroy(sw->pool);
+	free(sw->meta);
+	free(sw);
 }
 
 /* ---- data path ---- */
@@ -771,7 +938,8 @@ static void rx_ipv4_plain(struct rxctx *c, const uint8_t *frame, const struct in
 		sw->drops[INART_DROP_OTHER]++;
 		return;
 	}
-	if (!inart_lpm_lookup(sw->lpm, pi->dst_ip, &port) || port >= (uint32_t)sw->cfg.n_ports) {
+	if (!inart_lpm_lookup(sw->tab->lpm, pi->dst_ip, &port) ||
+	    port >= (uint32_t)sw->cfg.n_ports) {
 		sw->drops[INART_DROP_NO_ROUTE]++;
 		return;
 	}
@@ -808,17 +976,13 @@ static void rx_arp(struct rxctx *c, const struct inart_frame *in, const struct i
 
 /* Forward an INA packet along an UP entry (label rewrite, optional flag). */
 static void ina_forward_up(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
-			   const struct inart_label_entry *e, uint8_t add_flags)
+			   const struct lent *e, uint8_t add_flags)
 {
 	struct inart_switch *sw = c->sw;
 	struct inart_frame *o;
 	uint8_t *ina;
 	size_t len;
 
-	if (pi->ttl <= 1) {
-		sw->drops[INART_DROP_TTL]++;
-		return;
-	}
 	o = out_next(c);
 	if (o == NULL)
 		return;
@@ -831,19 +995,25 @@ static void ina_forward_up(struct rxctx *c, const uint8_t *frame, const struct i
 	out_commit(c, o, e->out_port, len);
 }
 
+static const uint64_t *expected_of(const struct inart_sw_tables *t, const struct lent *e)
+{
+	return t->exp + e->var;
+}
+
 /* Emit the aggregate in pool slot `slot` upward along entry e and stop
  * aggregating in it (the slot keeps the aggregate: INART_AGG_KEPT_SENT).
  * extra: INART_F_PARTIAL for a flush; INART_F_RETX to send a kept aggregate
- * again (the slot is not changed).  Returns 1 if emitted, 0 if no room (the
- * slot stays as it was). */
-static int emit_slot(struct rxctx *c, int slot, const struct inart_label_entry *e, uint8_t extra)
+ * again (the slot is not changed).  The aggregate's TTL is one less than its
+ * contributions' smallest.  Returns 1 if emitted, 0 if no room (the slot
+ * stays as it was). */
+static int emit_slot(struct rxctx *c, int slot, const struct lent *e, uint8_t extra)
 {
 	struct inart_switch *sw = c->sw;
 	const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
 	const struct slot_meta *m = &sw->meta[slot];
 	struct inart_wire_hdr h;
 	struct inart_frame *o;
-	uint8_t *ina;
+	uint8_t *ina, *ip;
 	size_t hl, len;
 	uint32_t src;
 
@@ -881,6 +1051,10 @@ static int emit_slot(struct rxctx *c, int slot, const struct inart_label_entry *
 	len = inart_pkt_build_udp(o->data, INART_FRAME_MAX, sw->cfg.ports[e->out_port].mac,
 				  peer_of(sw, e->out_port), src, m->dst_ip, m->sport,
 				  INART_WIRE_UDP_PORT, ina, hl + 4 * (size_t)h.count);
+	ip = o->data + INART_ETH_HLEN;
+	ip[8] = (uint8_t)(m->ttl > 1 ? m->ttl - 1 : 1);
+	inart_put_be16(ip + 10, 0);
+	inart_put_be16(ip + 10, inart_pkt_ip_csum(ip, 20));
 	out_commit(c, o, e->out_port, len);
 	return 1;
 }
@@ -893,55 +1067,48 @@ static int key_eq(const struct inart_agg_key *a, const struct inart_agg_key *b)
 	       a->scale_exp == b->scale_exp;
 }
 
-/* Record that the ranks of bits sent chunk (iter, seq) (the newest wins,
- * iterations compared in serial arithmetic). */
-static void ranks_note(struct rank_pos *rk, const uint64_t *bits, int words, uint32_t iter,
-		       uint32_t seq)
+/* The progress record of rank r (bit b of word w) at aggregating entry e:
+ * records exist for the expected ranks only, in rank order. */
+static struct inart_rank_pos *rank_rec(const struct inart_sw_tables *t, const struct lent *e, int w,
+				       int b)
 {
-	for (int w = 0; w < words; w++) {
-		for (uint64_t b = bits[w]; b; b &= b - 1) {
-			struct rank_pos *p = &rk[64 * w + __builtin_ctzll(b)];
+	const uint64_t *x = expected_of(t, e);
+	int k = 0;
 
-			if (p->pos == 0 || (int32_t)(iter - p->iter) > 0 ||
-			    (iter == p->iter && seq + 1 > p->pos)) {
-				p->iter = iter;
-				p->pos = seq + 1;
-			}
-		}
-	}
+	for (int i = 0; i < w; i++)
+		k += __builtin_popcountll(x[i]);
+	k += __builtin_popcountll(x[w] & (((uint64_t)1 << b) - 1));
+	return &t->rk[e->rk_off + k];
 }
 
-/* A rank whose newest chunk is INART_SW_LOST_AFTER or more past seq (or in a
- * later iteration) will not send chunk (iter, seq) any more: its
- * contribution was lost, or already went into an earlier (flushed) instance
- * of the slot. */
-static int rank_gone(const struct rank_pos *p, uint32_t iter, uint32_t seq)
+/* The ranks of bits (all expected) sent chunk (iter, seq) along entry e. */
+static void ranks_note(const struct inart_sw_tables *t, const struct lent *e, const uint64_t *bits,
+		       uint32_t iter, uint32_t seq)
 {
-	if (p->pos == 0)
-		return 0;
-	if (p->iter != iter)
-		return (int32_t)(p->iter - iter) > 0;
-	return p->pos - 1 >= seq + INART_SW_LOST_AFTER;
+	for (int w = 0; w < e->bitmap_words; w++)
+		for (uint64_t b = bits[w]; b; b &= b - 1)
+			inart_progress_note(rank_rec(t, e, w, __builtin_ctzll(b)), iter, seq);
 }
 
-/* Every expected rank missing from busy slot `slot` of entry e is gone:
- * waiting longer cannot complete it. */
-static int slot_settled(const struct inart_switch *sw, int slot, const struct inart_label_entry *e,
-			const struct rank_pos *rk)
+/* Every expected rank missing from busy slot `slot` of entry e is gone
+ * (progress.h): waiting longer cannot complete it. */
+static int slot_settled(const struct inart_switch *sw, int slot, const struct lent *e)
 {
 	const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
+	const uint64_t *x = expected_of(sw->tab, e);
 
-	if (rk == NULL || !s->busy || s->key.label != e->label)
+	if (!s->busy || s->key.label != e->label)
 		return 0;
 	for (int w = 0; w < e->bitmap_words; w++)
-		for (uint64_t m = e->expected[w] & ~s->bitmap[w]; m; m &= m - 1)
-			if (!rank_gone(&rk[64 * w + __builtin_ctzll(m)], s->key.iter, s->key.seq))
+		for (uint64_t m = x[w] & ~s->bitmap[w]; m; m &= m - 1)
+			if (!inart_progress_gone(rank_rec(sw->tab, e, w, __builtin_ctzll(m)),
+						 s->key.iter, s->key.seq, INART_SW_LOST_AFTER))
 				return 0;
 	return 1;
 }
 
 /* Flush slot (busy, entry e) as a partial aggregate now. */
-static void flush_slot(struct rxctx *c, int slot, const struct inart_label_entry *e,
+static void flush_slot(struct rxctx *c, int slot, const struct lent *e,
 		       struct inart_sw_tree_stats *ts)
 {
 	const struct inart_agg_slot *s = inart_agg_pool_slot(c->sw->pool, slot);
@@ -959,9 +1126,8 @@ static void flush_slot(struct rxctx *c, int slot, const struct inart_label_entry
  * seq - d is slot - d modulo the region (workers use slot = seq % slots with
  * slots = the region size; if not, the key check below fails and nothing
  * happens). */
-static void flush_behind(struct rxctx *c, const struct inart_wire_hdr *h,
-			 const struct inart_label_entry *e, struct inart_sw_tree_stats *ts,
-			 const struct rank_pos *rk)
+static void flush_behind(struct rxctx *c, const struct inart_wire_hdr *h, const struct lent *e,
+			 struct inart_sw_tree_stats *ts)
 {
 	const int d = INART_SW_LOST_AFTER;
 	const struct inart_agg_slot *s;
@@ -973,13 +1139,13 @@ static void flush_behind(struct rxctx *c, const struct inart_wire_hdr *h,
 	    e->slot_base + (int)(((uint32_t)h->slot + (uint32_t)e->n_slots * d - d) % e->n_slots);
 	s = inart_agg_pool_slot(c->sw->pool, slot);
 	if (s->busy && s->key.label == e->label && s->key.iter == h->iter &&
-	    s->key.seq == h->seq - d && slot_settled(c->sw, slot, e, rk))
+	    s->key.seq == h->seq - d && slot_settled(c->sw, slot, e))
 		flush_slot(c, slot, e, ts);
 }
 
 /* The slot of up entry u for chunk h (DOWN packets carry the chunk's slot
- * field), and whether it holds (kept or busy) that chunk of u. */
-static int chunk_slot(const struct inart_switch *sw, const struct inart_label_entry *u,
+ * field), and whether it holds (kept or busy) that chunk of u's tree. */
+static int chunk_slot(const struct inart_switch *sw, const struct lent *u,
 		      const struct inart_wire_hdr *h, const struct inart_agg_slot **sp)
 {
 	int slot = u->slot_base + h->slot % u->n_slots;
@@ -987,7 +1153,8 @@ static int chunk_slot(const struct inart_switch *sw, const struct inart_label_en
 
 	*sp = s;
 	if ((!s->busy && s->kept == INART_AGG_KEPT_NONE) || s->key.label != u->label ||
-	    s->key.iter != h->iter || s->key.seq != h->seq)
+	    s->key.job != h->job || s->key.tree != h->tree || s->key.iter != h->iter ||
+	    s->key.seq != h->seq)
 		return -1;
 	return slot;
 }
@@ -996,7 +1163,7 @@ static int chunk_slot(const struct inart_switch *sw, const struct inart_label_en
  * prober with it (RESULT|RETX, label 0, routed by IPv4 as if from the PS).
  * Returns 1 if answered. */
 static int probe_answer(struct rxctx *c, const struct inart_pkt_info *pi,
-			const struct inart_wire_hdr *h, const struct inart_label_entry *e,
+			const struct inart_wire_hdr *h, const struct lent *e,
 			struct inart_sw_tree_stats *ts)
 {
 	struct inart_switch *sw = c->sw;
@@ -1011,7 +1178,7 @@ static int probe_answer(struct rxctx *c, const struct inart_pkt_info *pi,
 	if (slot < 0 || s->kept != INART_AGG_KEPT_RESULT || s->key.fan_in != h->fan_in ||
 	    s->key.bitmap_words != h->bitmap_words)
 		return 0;
-	if (!inart_lpm_lookup(sw->lpm, pi->src_ip, &port) || port >= (uint32_t)sw->cfg.n_ports)
+	if (!inart_lpm_lookup(sw->tab->lpm, pi->src_ip, &port) || port >= (uint32_t)sw->cfg.n_ports)
 		return 0;
 	o = out_next(c);
 	if (o == NULL)
@@ -1062,12 +1229,13 @@ static void chunk_key(struct inart_agg_key *key, const struct inart_wire_hdr *h,
 }
 
 static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
-		      const struct inart_wire_hdr *h, const uint8_t *payload,
-		      const struct inart_label_entry *e, struct inart_sw_tree_stats *ts,
-		      struct rank_pos *rk)
+		      const struct inart_wire_hdr *h, const uint8_t *payload, const struct lent *e,
+		      struct inart_sw_tree_stats *ts)
 {
 	struct inart_switch *sw = c->sw;
+	const uint64_t *x;
 	struct inart_agg_key key;
+	struct slot_meta *m;
 	int w, slot, rc, fresh;
 
 	if (!(h->flags & INART_F_DATA)) {
@@ -1084,8 +1252,9 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 		sw->drops[INART_DROP_MISMATCH]++;
 		return;
 	}
+	x = expected_of(sw->tab, e);
 	for (w = 0; w < h->bitmap_words; w++) {
-		if (h->bitmap[w] & ~e->expected[w]) {
+		if (h->bitmap[w] & ~x[w]) {
 			sw->drops[INART_DROP_BITS]++;
 			return;
 		}
@@ -1100,10 +1269,10 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	/* a fallback may overtake contributions of its ranks still held in a
 	 * slot below: it says nothing about their progress */
 	if (!(h->flags & INART_F_FALLBACK))
-		ranks_note(rk, h->bitmap, h->bitmap_words, h->iter, h->seq);
+		ranks_note(sw->tab, e, h->bitmap, h->iter, h->seq);
 	/* an older chunk this packet shows incomplete for good leaves first,
 	 * so that it reaches the PS before the evidence does */
-	flush_behind(c, h, e, ts, rk);
+	flush_behind(c, h, e, ts);
 	if (h->flags & INART_F_PARTIAL) {
 		/* its sender stopped waiting: it joins the chunk's aggregate if
 		 * one is open here, else goes on at once (never waits here) */
@@ -1114,37 +1283,40 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 			return;
 		}
 	}
-	rc = inart_agg_pool_absorb(sw->pool, slot, &key, h->bitmap, payload, e->expected, c->now,
-				   &fresh);
-	if (rc == INART_AGG_BUSY && slot_settled(sw, slot, e, rk)) {
+	rc = inart_agg_pool_absorb(sw->pool, slot, &key, h->bitmap, payload, x, c->now, &fresh);
+	if (rc == INART_AGG_BUSY && slot_settled(sw, slot, e)) {
 		/* the slot's chunk cannot complete any more: make room */
 		flush_slot(c, slot, e, ts);
 		if (!inart_agg_pool_slot(sw->pool, slot)->busy)
-			rc = inart_agg_pool_absorb(sw->pool, slot, &key, h->bitmap, payload,
-						   e->expected, c->now, &fresh);
+			rc = inart_agg_pool_absorb(sw->pool, slot, &key, h->bitmap, payload, x,
+						   c->now, &fresh);
 	}
 	switch (rc) {
 	case INART_AGG_ABSORBED:
 	case INART_AGG_COMPLETE:
 		ts->aggregated++;
+		m = &sw->meta[slot];
 		if (fresh) {
-			sw->meta[slot].src_ip = pi->src_ip;
-			sw->meta[slot].dst_ip = pi->dst_ip;
-			sw->meta[slot].sport = pi->sport;
-			sw->meta[slot].flags = 0;
-			sw->meta[slot].repaired = 0;
+			m->src_ip = pi->src_ip;
+			m->dst_ip = pi->dst_ip;
+			m->sport = pi->sport;
+			m->flags = 0;
+			m->repaired = 0;
+			m->ttl = pi->ttl;
 		}
-		sw->meta[slot].flags |= h->flags & INART_F_OVERFLOW;
+		m->flags |= h->flags & INART_F_OVERFLOW;
+		if (pi->ttl < m->ttl)
+			m->ttl = pi->ttl;
 		if (rc == INART_AGG_COMPLETE) {
 			int ovf = inart_agg_pool_slot(sw->pool, slot)->overflow ||
-				  (sw->meta[slot].flags & INART_F_OVERFLOW);
+				  (m->flags & INART_F_OVERFLOW);
 
 			if (emit_slot(c, slot, e, 0)) {
 				ts->emitted++;
 				ts->overflows += ovf ? 1 : 0;
 			}
 			/* no room: the slot stays busy and is flushed by tick */
-		} else if (slot_settled(sw, slot, e, rk)) {
+		} else if (slot_settled(sw, slot, e)) {
 			/* the missing ranks are gone: do not wait for the timeout */
 			flush_slot(c, slot, e, ts);
 		}
@@ -1169,9 +1341,8 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
  * need not retransmit; if the slot still aggregates the chunk and holds a
  * rank the PS asks for, flush it now (partial) and take its ranks out.
  * Returns 1 if something was sent. */
-static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h,
-		       const struct inart_label_entry *u, struct inart_sw_tree_stats *ts,
-		       uint64_t *bits)
+static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h, const struct lent *u,
+		       struct inart_sw_tree_stats *ts, uint64_t *bits)
 {
 	const struct inart_agg_slot *s;
 	int slot = chunk_slot(c->sw, u, h, &s), w, any = 0;
@@ -1219,7 +1390,7 @@ static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h,
 /* A clean result passing down: keep it in the chunk's slot (unless another
  * chunk aggregates there) to answer probes of workers that miss it. */
 static void result_keep(struct inart_switch *sw, const struct inart_wire_hdr *h,
-			const uint8_t *payload, const struct inart_label_entry *u)
+			const uint8_t *payload, const struct lent *u)
 {
 	int slot = u->slot_base + h->slot % u->n_slots;
 	const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
@@ -1237,19 +1408,15 @@ static void result_keep(struct inart_switch *sw, const struct inart_wire_hdr *h,
 
 static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
 			const struct inart_wire_hdr *h, const uint8_t *payload,
-			const struct inart_label_entry *e, const struct inart_label_entry *u,
-			struct inart_sw_tree_stats *ts)
+			const struct lent *e, const struct lent *u, struct inart_sw_tree_stats *ts)
 {
 	struct inart_switch *sw = c->sw;
+	const struct inart_label_down *dn = sw->tab->dn + e->var;
 	uint64_t bits[INART_WIRE_MAX_BITMAP_WORDS];
 	int i, w, nack = (h->flags & (INART_F_NACK | INART_F_RETX)) == INART_F_NACK;
 
 	if (!(h->flags & INART_F_RESULT)) {
 		sw->drops[INART_DROP_MISMATCH]++;
-		return;
-	}
-	if (pi->ttl <= 1) {
-		sw->drops[INART_DROP_TTL]++;
 		return;
 	}
 	memcpy(bits, h->bitmap, sizeof(bits));
@@ -1262,13 +1429,14 @@ static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inar
 				any |= bits[w];
 			if (!any)
 				return; /* every rank named is repaired here */
-		} else if (!(h->flags & (INART_F_NACK | INART_F_RETX | INART_F_OVERFLOW)) &&
+		} else if (!(h->flags &
+			     (INART_F_NACK | INART_F_RETX | INART_F_OVERFLOW | INART_F_STALE)) &&
 			   h->count > 0 && h->count <= sw->max_values) {
 			result_keep(sw, h, payload, u);
 		}
 	}
 	for (i = 0; i < e->n_down; i++) {
-		const struct inart_label_down *d = &e->down[i];
+		const struct inart_label_down *d = &dn[i];
 		struct inart_frame *o = out_next(c);
 		size_t len;
 
@@ -1290,12 +1458,38 @@ static void rx_ina_down(struct rxctx *c, const uint8_t *frame, const struct inar
 	}
 }
 
+/* Ingress filtering of an INA packet from a host port (the first hop): DATA
+ * must carry exactly the rank the installation gives the port's host in the
+ * packet's job.  1 if it may go on. */
+static int ingress_ok(struct inart_switch *sw, int port, const struct inart_wire_hdr *h)
+{
+	const struct inart_sw_tables *t = sw->tab;
+
+	if (!(h->flags & INART_F_DATA))
+		return 1; /* results are checked by the DOWN entry's in_ports, or by
+			     their receiver (label 0) */
+	for (int i = t->ing_off[port]; i < t->ing_off[port + 1]; i++) {
+		if (t->ing[i].job != h->job)
+			continue;
+		for (int w = 0; w < h->bitmap_words; w++) {
+			int r = t->ing[i].rank;
+			uint64_t want = r / 64 == w ? (uint64_t)1 << (r % 64) : 0;
+
+			if (h->bitmap[w] != want)
+				return 0;
+		}
+		return t->ing[i].rank < 64 * h->bitmap_words;
+	}
+	return 0;
+}
+
 static void rx_ina(struct rxctx *c, const struct inart_frame *in, const struct inart_pkt_info *pi)
 {
 	struct inart_switch *sw = c->sw;
+	const struct inart_sw_tables *t = sw->tab;
 	struct inart_wire_hdr h;
 	const uint8_t *payload;
-	const struct inart_label_entry *e;
+	const struct lent *e;
 	int k;
 
 	if (inart_wire_decode(in->data + pi->l4_payload_off, pi->l4_payload_len, &h, &payload) !=
@@ -1303,27 +1497,37 @@ static void rx_ina(struct rxctx *c, const struct inart_frame *in, const struct i
 		sw->drops[INART_DROP_WIRE]++;
 		return;
 	}
+	if (sw->cfg.ports[in->port].peer_ip != 0 && !ingress_ok(sw, in->port, &h)) {
+		sw->drops[INART_DROP_RANK]++;
+		return;
+	}
 	if (h.label == 0) {
 		rx_ipv4_plain(c, in->data, pi);
 		return;
 	}
-	k = lt_find(&sw->lt, h.label);
+	if (pi->ttl <= 1) {
+		sw->drops[INART_DROP_TTL]++;
+		return;
+	}
+	k = lt_find(t, h.label);
 	if (k < 0) {
 		sw->drops[INART_DROP_NO_LABEL]++;
 		return;
 	}
-	e = &sw->lt.ent[k];
+	e = &t->ent[k];
+	if (e->in_ports != 0 && !(e->in_ports >> in->port & 1)) {
+		sw->drops[INART_DROP_INGRESS]++;
+		return;
+	}
 	if (e->job != h.job || e->tree != h.tree) {
 		sw->drops[INART_DROP_MISMATCH]++;
 		return;
 	}
 	if (e->kind == INART_LABEL_UP)
-		rx_ina_up(c, in->data, pi, &h, payload, e, &sw->trees[sw->lt.tree_idx[k]],
-			  sw->lt.rk_off[k] >= 0 ? sw->lt.rk + sw->lt.rk_off[k] : NULL);
+		rx_ina_up(c, in->data, pi, &h, payload, e, &t->trees[e->tree_idx]);
 	else
 		rx_ina_down(c, in->data, pi, &h, payload, e,
-			    sw->lt.up_of[k] >= 0 ? &sw->lt.ent[sw->lt.up_of[k]] : NULL,
-			    &sw->trees[sw->lt.tree_idx[k]]);
+			    e->up_of >= 0 ? &t->ent[e->up_of] : NULL, &t->trees[e->tree_idx]);
 }
 
 int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint64_t now_ns,
@@ -1331,6 +1535,7 @@ int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint6
 {
 	struct rxctx c = {sw, out, 0, max_out < 0 ? 0 : max_out, now_ns};
 	struct inart_pkt_info pi;
+	uint32_t host;
 
 	if (sw == NULL || in == NULL || in->data == NULL)
 		return 0;
@@ -1342,6 +1547,15 @@ int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint6
 	sw->port_stats[in->port].rx_bytes += in->len;
 	if (in->len > INART_FRAME_MAX || inart_pkt_parse(in->data, in->len, &pi) < 0) {
 		sw->drops[INART_DROP_MALFORMED]++;
+		return 0;
+	}
+	/* the first hop: a host sends from its own address (0 only in ARP
+	 * probes) */
+	host = sw->cfg.ports[in->port].peer_ip;
+	if (host != 0 &&
+	    ((pi.ethertype == INART_ETHERTYPE_IPV4 && pi.src_ip != host) ||
+	     (pi.ethertype == INART_ETHERTYPE_ARP && pi.arp_spa != host && pi.arp_spa != 0))) {
+		sw->drops[INART_DROP_SPOOFED]++;
 		return 0;
 	}
 	if (!sw->peer_fixed[in->port] && !mac_zero(pi.src_mac) && !(pi.src_mac[0] & 1)) {
@@ -1370,25 +1584,26 @@ int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_fra
 		      int max_out)
 {
 	struct rxctx c = {sw, out, 0, max_out < 0 ? 0 : max_out, now_ns};
+	const struct inart_sw_tables *t = sw->tab;
 	int slot;
 
 	while ((slot = inart_agg_pool_expired(sw->pool, now_ns)) >= 0) {
 		const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
-		const struct inart_label_entry *e;
+		const struct lent *e;
 		struct inart_sw_tree_stats *ts;
-		int k = lt_find(&sw->lt, s->key.label), ovf, complete;
+		int k = lt_find(t, s->key.label), ovf, complete;
 
-		if (k < 0) { /* cannot happen: apply frees orphaned slots */
+		if (k < 0) { /* cannot happen: a swap frees orphaned slots */
 			inart_agg_pool_release(sw->pool, slot);
 			continue;
 		}
 		if (c.n >= c.max)
 			break; /* not counted: the flush waits for the next tick */
-		e = &sw->lt.ent[k];
-		ts = &sw->trees[sw->lt.tree_idx[k]];
+		e = &t->ent[k];
+		ts = &t->trees[e->tree_idx];
 		ovf = s->overflow || (sw->meta[slot].flags & INART_F_OVERFLOW);
 		/* complete but not emitted by rx for lack of room: not partial */
-		complete = memcmp(s->bitmap, e->expected, sizeof(e->expected)) == 0;
+		complete = memcmp(s->bitmap, expected_of(t, e), 8 * (size_t)e->bitmap_words) == 0;
 		if (emit_slot(&c, slot, e, complete ? 0 : INART_F_PARTIAL)) {
 			if (complete)
 				ts->emitted++;
@@ -1400,9 +1615,12 @@ int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_fra
 	return c.n;
 }
 
-void inart_switch_lose_state(struct inart_switch *sw)
+int inart_switch_lose_state(struct inart_switch *sw)
 {
+	int busy = inart_agg_pool_busy(sw->pool);
+
 	inart_agg_pool_clear(sw->pool);
+	return busy;
 }
 
 int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,
@@ -1416,9 +1634,9 @@ int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,
 	if (ports != NULL)
 		memcpy(ports, sw->port_stats, (size_t)sw->cfg.n_ports * sizeof(*ports));
 	if (trees != NULL)
-		for (i = 0; i < sw->n_trees && i < max_trees; i++)
-			trees[i] = sw->trees[i];
-	return sw->n_trees;
+		for (i = 0; i < sw->tab->n_trees && i < max_trees; i++)
+			trees[i] = sw->tab->trees[i];
+	return sw->tab->n_trees;
 }
 
 const char *inart_switch_drop_name(int reason)
@@ -1429,6 +1647,8 @@ const char *inart_switch_drop_name(int reason)
 	    [INART_DROP_BITS] = "bits",		  [INART_DROP_DUPLICATE] = "duplicate",
 	    [INART_DROP_NO_ROUTE] = "no_route",	  [INART_DROP_TTL] = "ttl",
 	    [INART_DROP_OUT_FULL] = "out_full",	  [INART_DROP_OTHER] = "other",
+	    [INART_DROP_SPOOFED] = "spoofed",	  [INART_DROP_INGRESS] = "ingress",
+	    [INART_DROP_RANK] = "rank",
 	};
 
 	if (reason < 0 || reason >= INART_DROP_N)
@@ -1436,21 +1656,49 @@ const char *inart_switch_drop_name(int reason)
 	return names[reason];
 }
 
+int inart_sw_tables_labels(const struct inart_sw_tables *t, struct inart_label_entry *out, int max)
+{
+	for (int i = 0; out != NULL && i < t->n && i < max; i++)
+		entry_view(t, i, &out[i]);
+	return t->n;
+}
+
 int inart_switch_get_labels(const struct inart_switch *sw, struct inart_label_entry *out, int max)
 {
-	int i;
+	return inart_sw_tables_labels(sw->tab, out, max);
+}
 
-	for (i = 0; out != NULL && i < sw->lt.n && i < max; i++)
-		out[i] = sw->lt.ent[i];
-	return sw->lt.n;
+struct route_copy {
+	struct inart_route *out;
+	int n, max;
+};
+
+static int route_copy_fn(void *ctx, uint32_t prefix, int len, uint32_t value)
+{
+	struct route_copy *c = ctx;
+
+	if (c->n < c->max) {
+		c->out[c->n].prefix = prefix;
+		c->out[c->n].len = (uint8_t)len;
+		c->out[c->n].port = (uint16_t)value;
+	}
+	c->n++;
+	return 0;
 }
 
 int inart_switch_get_routes(const struct inart_switch *sw, struct inart_route *out, int max)
 {
 	struct route_copy c = {out, 0, out != NULL && max > 0 ? max : 0};
 
-	inart_lpm_walk(sw->lpm, route_copy_fn, &c);
+	inart_lpm_walk(sw->tab->lpm, route_copy_fn, &c);
 	return c.n;
+}
+
+int inart_switch_get_ingress(const struct inart_switch *sw, struct inart_sw_ingress *out, int max)
+{
+	for (int i = 0; out != NULL && i < sw->tab->n_ing && i < max; i++)
+		out[i] = sw->tab->ing[i];
+	return sw->tab->n_ing;
 }
 
 int inart_switch_peer_mac(const struct inart_switch *sw, int port, uint8_t mac[6])

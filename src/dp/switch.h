@@ -12,6 +12,12 @@
  *               or forward (out port, next label);
  *   DOWN entry: replicate the RESULT to every (port, label, dst ip) listed.
  * -> rewrite (MACs, label, IPv4 checksum, TTL; UDP checksum 0) -> emit.
+ * First hop (docs/wire.md, Ingress filtering): on a port whose peer is a
+ * host (peer_ip), every IPv4 and ARP frame must come from that address
+ * (SPOOFED), and INA DATA must carry exactly the host's rank in its job
+ * (the ingress table; RANK); every label entry names the ports it may
+ * arrive on (in_ports; INGRESS).  Every labelled INA packet needs TTL > 1;
+ * an aggregate carries one less than its contributions' smallest TTL.
  * Everything else: ARP requests are answered with the receiving port's MAC
  * for every target address except the asker's own (proxy ARP; every port is
  * a point-to-point link), IPv4 is forwarded by longest prefix match with TTL
@@ -52,11 +58,27 @@
 #define INART_SW_MAX_PORTS 64
 #define INART_SW_MAX_FANOUT 64
 #define INART_FRAME_MAX 1518 /* Ethernet frame without FCS, room for a VLAN tag */
+#define INART_SW_MAX_LABELS (1 << 20)
+#define INART_SW_MAX_POOL_SLOTS (1 << 24)
+/* pool_slots x max_values: the aggregator pool's int32 sums are at most this
+ * many (512 MiB), whatever the configuration asks */
+#define INART_SW_MAX_POOL_VALUES (1u << 27)
+/* values per slot at most (a packet carries at most 358) */
+#define INART_SW_MAX_SLOT_VALUES 1024
+
+/* A rank that contributed chunk seq + INART_SW_LOST_AFTER (or a later
+ * iteration) at an aggregating entry is taken not to contribute chunk seq
+ * any more (contributions of one rank travel one path in order). */
+#define INART_SW_LOST_AFTER 2
 
 struct inart_sw_port_cfg {
 	uint8_t mac[6];
 	uint32_t ip;	     /* host order; 0: none */
 	uint8_t peer_mac[6]; /* all zero: learn it */
+	uint32_t peer_ip;    /* host order: the host on this port (the first hop of
+				its traffic): every IPv4 or ARP frame received here must
+				come from this address (ingress filtering); 0: the peer
+				is a switch (trusted) or not known, no check */
 };
 
 struct inart_sw_cfg {
@@ -78,21 +100,28 @@ struct inart_label_down {
 	uint32_t dst_ip; /* host order; 0: keep the destination */
 };
 
+/* A label table entry as updates carry it and inart_switch_get_labels
+ * returns it.  The arrays are the caller's (in an update) or the switch's
+ * (read back: valid until the tables change); an entry uses only what its
+ * kind needs, and the switch stores it in that much memory. */
 struct inart_label_entry {
 	uint32_t label; /* != 0 */
 	uint8_t kind;	/* enum inart_label_kind */
 	uint32_t job;
 	uint16_t tree;
+	uint64_t in_ports; /* bit p: the label may arrive on port p (the previous hops:
+			      the tree's children for UP, its parent for DOWN);
+			      0: any port */
 	/* UP */
 	uint16_t out_port;
 	uint32_t next_label;
 	uint8_t aggregate; /* 1: aggregation point of (job, tree) */
 	uint16_t slot_base, n_slots;
 	uint8_t bitmap_words;
-	uint64_t expected[INART_WIRE_MAX_BITMAP_WORDS]; /* contributors below */
+	const uint64_t *expected; /* aggregating: bitmap_words words, the contributors below */
 	/* DOWN */
 	uint16_t n_down;
-	struct inart_label_down down[INART_SW_MAX_FANOUT];
+	const struct inart_label_down *down; /* n_down copies */
 };
 
 struct inart_route {
@@ -101,15 +130,27 @@ struct inart_route {
 	uint16_t port;
 };
 
+/* The host on `port` is worker `rank` of `job`: DATA of that job received on
+ * the port must carry exactly that rank (ingress filtering at the first
+ * hop).  A DATA packet from a host port (peer_ip set) of a job the port has
+ * no entry for is dropped. */
+struct inart_sw_ingress {
+	uint16_t port;
+	uint16_t rank;
+	uint32_t job;
+};
+
 /* A batch of table changes, applied all or nothing. */
 struct inart_sw_update {
-	int replace; /* 1: clear both tables first */
+	int replace; /* 1: clear the tables (labels, routes, ingress) first */
 	int n_labels;
 	const struct inart_label_entry *labels;
 	int n_del_labels;
 	const uint32_t *del_labels;
 	int n_routes;
 	const struct inart_route *routes;
+	int n_ingress; /* added, or replacing the entry of the same (port, job) */
+	const struct inart_sw_ingress *ingress;
 };
 
 struct inart_frame {
@@ -129,6 +170,9 @@ enum inart_sw_drop {
 	INART_DROP_TTL,	      /* TTL expired */
 	INART_DROP_OUT_FULL,  /* more output frames than the caller gave room for */
 	INART_DROP_OTHER,     /* not IPv4 nor ARP, or ARP not for us */
+	INART_DROP_SPOOFED,   /* from a host port with a source address not the host's */
+	INART_DROP_INGRESS,   /* a label on a port it may not arrive on */
+	INART_DROP_RANK,      /* DATA from a host port not carrying exactly the host's rank */
 	INART_DROP_N
 };
 
@@ -154,13 +198,44 @@ struct inart_sw_tree_stats {
 
 struct inart_switch;
 
+/* NULL + errno (EINVAL: ports, pool_slots above INART_SW_MAX_POOL_SLOTS,
+ * max_values above INART_SW_MAX_SLOT_VALUES or their product above
+ * INART_SW_MAX_POOL_VALUES; ENOMEM). */
 struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg);
 void inart_switch_destroy(struct inart_switch *sw);
 
 /* Validate the whole batch, then apply it; on error nothing changes and why
- * names the offending entry.  0 or -EINVAL / -ENOSPC. */
+ * names the offending entry.  0 or -EINVAL / -ENOSPC / -ENOMEM.  The same
+ * as inart_switch_tables_build + inart_switch_tables_swap + destroy. */
 int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why,
 		       size_t why_len);
+
+/*
+ * Tables built off the packet path.  A table set (labels, routes, ingress,
+ * and the per-entry state the pipeline keeps: rank progress, tree
+ * counters) is compiled from the switch's current tables and an update
+ * without changing the switch; swapping it in is O(trees + busy slots).
+ * Threads: build reads only what the pipeline never writes (the current
+ * tables' entries and routes), so it may run in another thread while
+ * inart_switch_rx runs, as long as no swap happens meanwhile; the swap and
+ * everything else run in the packet thread.
+ */
+struct inart_sw_tables;
+
+/* 0 and *out, or -EINVAL/-ENOSPC/-ENOMEM with why (nothing allocated). */
+int inart_switch_tables_build(const struct inart_switch *sw, const struct inart_sw_update *u,
+			      struct inart_sw_tables **out, char *why, size_t why_len);
+/* Put t in service (tree counters carried over by (job, tree); slots whose
+ * entry is gone are freed); returns the previous table set (the caller
+ * destroys it, e.g. in another thread). */
+struct inart_sw_tables *inart_switch_tables_swap(struct inart_switch *sw,
+						 struct inart_sw_tables *t);
+void inart_sw_tables_destroy(struct inart_sw_tables *t);
+/* Bytes allocated for a table set (entries, index, copies, bitmaps, rank
+ * progress, counters, routes); docs/dataplane.md states it per entry. */
+size_t inart_sw_tables_bytes(const struct inart_sw_tables *t);
+/* The switch's current table set (read-only). */
+const struct inart_sw_tables *inart_switch_tables(const struct inart_switch *sw);
 
 /* Process one received frame; emit up to max_out frames into out[] (each
  * out[i].data has INART_FRAME_MAX bytes).  Returns the number emitted. */
@@ -174,8 +249,9 @@ uint64_t inart_switch_next_deadline(const struct inart_switch *sw);
 int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_frame *out,
 		      int max_out);
 
-/* Forget all aggregation state (as after a restart); tables stay. */
-void inart_switch_lose_state(struct inart_switch *sw);
+/* Forget all aggregation state (as after a restart); tables stay.  Returns
+ * how many slots were aggregating a chunk (their partial sums are lost). */
+int inart_switch_lose_state(struct inart_switch *sw);
 
 /* Counters: drops[INART_DROP_N], per port (n_ports), per tree (up to
  * max_trees entries; returns how many trees there are). */
@@ -186,19 +262,16 @@ int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,
 const char *inart_switch_drop_name(int reason);
 
 /* Reading the tables back (control socket): copy up to max entries, return
- * how many there are in all.  Labels come in no particular order; routes too. */
+ * how many there are in all.  Labels come in no particular order; routes too;
+ * label entries point into the switch's tables (valid until they change). */
 int inart_switch_get_labels(const struct inart_switch *sw, struct inart_label_entry *out, int max);
 int inart_switch_get_routes(const struct inart_switch *sw, struct inart_route *out, int max);
+int inart_switch_get_ingress(const struct inart_switch *sw, struct inart_sw_ingress *out, int max);
+/* The same on a table set. */
+int inart_sw_tables_labels(const struct inart_sw_tables *t, struct inart_label_entry *out, int max);
 
 /* The peer MAC of a port as currently known (configured or learned); 0, or
  * -1 if port is out of range or the MAC is not known yet. */
 int inart_switch_peer_mac(const struct inart_switch *sw, int port, uint8_t mac[6]);
-
-#define INART_SW_MAX_LABELS (1 << 20)
-
-/* A rank that contributed chunk seq + INART_SW_LOST_AFTER (or a later
- * iteration) at an aggregating entry is taken not to contribute chunk seq
- * any more (contributions of one rank travel one path in order). */
-#define INART_SW_LOST_AFTER 2
 
 #endif

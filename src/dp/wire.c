@@ -16,13 +16,15 @@
 
 #define FLAGS_KNOWN                                                                                \
 	(INART_F_DATA | INART_F_RESULT | INART_F_RETX | INART_F_PARTIAL | INART_F_FALLBACK |       \
-	 INART_F_OVERFLOW | INART_F_NACK)
+	 INART_F_OVERFLOW | INART_F_NACK | INART_F_STALE)
 
 static int check_flags(uint8_t flags)
 {
 	unsigned dr = flags & (INART_F_DATA | INART_F_RESULT);
 
 	if ((flags & ~FLAGS_KNOWN) != 0 || (dr != INART_F_DATA && dr != INART_F_RESULT))
+		return INART_WIRE_EFLAGS;
+	if ((flags & INART_F_STALE) && dr != INART_F_RESULT)
 		return INART_WIRE_EFLAGS;
 	return INART_WIRE_OK;
 }
@@ -88,7 +90,7 @@ int inart_wire_decode(const uint8_t *buf, size_t len, struct inart_wire_hdr *h,
 		return INART_WIRE_ELENGTH;
 	if (h->fan_in == 0 || h->fan_in > 64u * h->bitmap_words)
 		return INART_WIRE_EFANIN;
-	if ((h->flags & INART_F_NACK) && h->count != 0)
+	if ((h->flags & (INART_F_NACK | INART_F_STALE)) && h->count != 0)
 		return INART_WIRE_EFLAGS;
 	for (i = 0; i < INART_WIRE_MAX_BITMAP_WORDS; i++)
 		h->bitmap[i] =
@@ -115,7 +117,7 @@ static size_t encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_t ca
 		return 0;
 	if (check_flags(h->flags) != INART_WIRE_OK)
 		return 0;
-	if ((h->flags & INART_F_NACK) && h->count != 0)
+	if ((h->flags & (INART_F_NACK | INART_F_STALE)) && h->count != 0)
 		return 0;
 	if (!(h->flags & INART_F_RESULT) && h->prev != 0)
 		return 0;

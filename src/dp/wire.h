@@ -18,7 +18,8 @@
  *   24 u16 slot (aggregator slot within the tree's region at a switch)
  *   26 u16 count (int32 values in the payload)
  *   28 u32 prev: RESULT from a PS: 1 + seq of the result it sent down the
- *          tree before this one (same tree and iter; 0: none); DATA: 0
+ *          tree before this one (same tree and iter; 0: none); a step notice
+ *          (STALE): the step to resynchronise to; DATA: 0
  *   32 u64 bitmap[bitmap_words]: bit r = worker rank r contributed
  *   .. i32 values[count]
  * Contributors are the job's worker ranks, so exactly-once is a bitmap
@@ -52,6 +53,10 @@ enum inart_wire_flag {
 				    bitmap the ranks whose contributions it misses (they
 				    retransmit); DATA|RETX|NACK from a worker is a probe
 				    (bitmap: its rank) answered with the result or a NACK */
+	INART_F_STALE = 0x80,	 /* RESULT only, header only (count 0): a step notice from a
+				    PS: the receiver's all-reduce number `iter` cannot
+				    complete (the tree moved past it, or has not reached it);
+				    `prev` = the step to resynchronise to (docs/wire.md) */
 };
 
 struct inart_wire_hdr {
@@ -73,8 +78,8 @@ enum inart_wire_err {
 	INART_WIRE_ELENGTH = -4,   /* length does not match count */
 	INART_WIRE_EFANIN = -5,	   /* fan_in 0 or above the bitmap's width */
 	INART_WIRE_EBITS = -6,	   /* bitmap empty or bits at ranks >= fan_in */
-	INART_WIRE_EFLAGS = -7,	   /* neither/both DATA and RESULT, reserved bits, NACK with
-				      values */
+	INART_WIRE_EFLAGS = -7,	   /* neither/both DATA and RESULT, STALE without RESULT,
+				      NACK or STALE with values */
 	INART_WIRE_ERESERVED = -8, /* prev not 0 in a DATA packet */
 };
 

@@ -65,6 +65,13 @@ struct wtree {
 	 * chunks or results were lost where nothing later reveals it */
 	uint64_t last_res, gap, idle_from;
 	int idle_rounds;
+	/* progress: the last packet accepted from the tree's PS (or a switch
+	 * answering for it); none for 2 timeouts while chunks are in flight:
+	 * the tree is stalled (a dead peer), and only its oldest chunk is acted
+	 * on, at stall_at, the wait doubling up to INART_WORKER_STALL_MAX_NS */
+	uint64_t heard, stall_at, stall_wait;
+	uint32_t stall_round;
+	uint32_t unheard; /* probes and resends since the PS was last heard */
 };
 
 struct inart_worker {
@@ -76,14 +83,14 @@ struct inart_worker {
 
 	int active, have_iter;
 	uint32_t iter;
+	int stale;	       /* a step notice: this all-reduce cannot complete */
+	uint32_t stale_target; /* the step it named (the highest, if several) */
 	const float *buf;
 	size_t n;
 	float *res;
 	size_t res_cap;
 	struct wchunk *ch;
-	int8_t *next_scale; /* start scale per chunk for the next all-reduce */
 	size_t n_ch, ch_cap;
-	size_t layout_n; /* n the chunk layout (and next_scale) was built for */
 	size_t done_chunks;
 	struct wtree trees[INART_WORKER_MAX_TREES];
 	int rr; /* tree to serve first in poll (fairness when out[] is short) */
@@ -149,7 +156,6 @@ void inart_worker_destroy(struct inart_worker *w)
 		return;
 	free(w->res);
 	free(w->ch);
-	free(w->next_scale);
 	free(w);
 }
 
@@ -190,28 +196,19 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].gap = w->trees[t].gap;
 		tt[t].last_res = tt[t].idle_from = 0;
 		tt[t].idle_rounds = 0;
+		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
+		tt[t].stall_round = tt[t].unheard = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
 	if (n_ch > w->ch_cap) {
 		struct wchunk *a = malloc(n_ch * sizeof(*a));
-		int8_t *s = malloc(n_ch);
 
-		if (a == NULL || s == NULL) {
-			free(a);
-			free(s);
+		if (a == NULL)
 			return -ENOMEM;
-		}
 		free(w->ch);
-		free(w->next_scale);
 		w->ch = a;
-		w->next_scale = s;
 		w->ch_cap = n_ch;
-		w->layout_n = (size_t)-1; /* start scales are gone */
-	}
-	if (n != w->layout_n) {
-		memset(w->next_scale, w->scale0, n_ch);
-		w->layout_n = n;
 	}
 	memcpy(w->trees, tt, (size_t)c->n_trees * sizeof(tt[0]));
 	w->n_ch = n_ch;
@@ -224,8 +221,9 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 
 	if (w == NULL || (buf == NULL && n > 0))
 		return -EINVAL;
-	if (w->active && w->done_chunks < w->n_ch)
+	if (w->active && w->done_chunks < w->n_ch && !w->stale)
 		return -EBUSY;
+	/* late copies of an earlier iteration would be taken for this one's */
 	if (w->have_iter && (int32_t)(iter - w->iter) <= 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
@@ -244,15 +242,19 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 	rc = layout(w, n);
 	if (rc < 0)
 		return rc;
+	/* every chunk starts at cfg.scale_exp: the scale of a step depends on
+	 * that step's values only (an overflow lowers it, docs/dataplane.md) */
 	for (size_t k = 0; k < w->n_ch; k++) {
 		memset(&w->ch[k], 0, sizeof(w->ch[k]));
-		w->ch[k].scale = w->next_scale[k];
+		w->ch[k].scale = (int8_t)w->scale0;
 	}
 	w->buf = buf;
 	w->n = n;
 	w->iter = iter;
 	w->have_iter = 1;
 	w->active = 1;
+	w->stale = 0;
+	w->stale_target = 0;
 	w->done_chunks = 0;
 	return 0;
 }
@@ -292,6 +294,35 @@ static uint64_t backoff(const struct wtree *tr, const struct wchunk *c)
 	return tr->rto << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
 			       ? c->retries
 			       : INART_WORKER_MAX_BACKOFF_SHIFT);
+}
+
+/* Tree tr has chunks in flight and heard nothing from its PS for
+ * INART_WORKER_STALL_RTOS timeouts, or while it sent 2 windows' worth of
+ * probes and resends: the peer (or a switch on the way) is dead or cut
+ * off. */
+static int stalled(const struct inart_worker *w, const struct wtree *tr, uint64_t now)
+{
+	(void)w;
+	return tr->base < tr->next &&
+	       (tr->stall_wait != 0 ||
+		(tr->heard != 0 && now >= tr->heard + INART_WORKER_STALL_RTOS * tr->rto));
+}
+
+/* Stall now (the chunks' timers acted until now: the first round waits). */
+static void enter_stall(const struct inart_worker *w, struct wtree *tr, uint64_t now)
+{
+	if (tr->stall_wait != 0)
+		return;
+	tr->stall_wait = tr->rto ? tr->rto : w->retx_ns;
+	tr->stall_at = now + tr->stall_wait;
+}
+
+/* A probe or a resend went out without an answer since the last one heard:
+ * 2 windows' worth of them stall the tree. */
+static void note_unheard(const struct inart_worker *w, struct wtree *tr, uint64_t now)
+{
+	if (++tr->unheard >= 2 * (uint32_t)w->window)
+		enter_stall(w, tr, now);
 }
 
 /* Build the DATA packet of chunk seq of tree t into d. */
@@ -335,6 +366,7 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.sent++;
 	if (retx) {
+		note_unheard(w, tr, now);
 		w->st.retransmitted++;
 		if (c->asked)
 			w->st.retx_asked++;
@@ -347,6 +379,8 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 		c->sent_at = now;
 	if (tr->idle_from == 0)
 		tr->idle_from = now;
+	if (tr->heard == 0)
+		tr->heard = now; /* a stall is counted from the first send */
 	c->last_tx = now;
 	c->open = 0;
 	c->asked = 0;
@@ -423,6 +457,7 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	d->peer_ip = w->cfg.trees[t].ps_ip;
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.probes++;
+	note_unheard(w, tr, now);
 	c->last_probe = now;
 	/* a probe or its answer may be lost: ask again after the usual answer
 	 * time, doubling per unanswered probe and per retransmission, up to 4x;
@@ -522,6 +557,39 @@ static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart
 	}
 }
 
+/* A stalled tree: only its oldest unfinished chunk is acted on, once per
+ * stall wait, which doubles up to INART_WORKER_STALL_MAX_NS (exponential
+ * backoff while nothing progresses): a probe, and every
+ * INART_WORKER_STALL_VALUES-th round its values (label 0, in case only the
+ * tree's labels are broken).  Anything heard from the PS ends the stall. */
+static void poll_stalled(struct inart_worker *w, int t, uint64_t now, struct inart_dgram *out,
+			 int *n, int max_out)
+{
+	struct wtree *tr = &w->trees[t];
+	uint32_t s;
+
+	enter_stall(w, tr, now);
+	if (now < tr->stall_at || *n >= max_out)
+		return;
+	for (s = tr->base; s < tr->next; s++)
+		if (w->ch[tr->chunk0 + s].state == C_INFLIGHT ||
+		    w->ch[tr->chunk0 + s].state == C_RESEND)
+			break;
+	if (s == tr->next)
+		return;
+	tr->stall_round++;
+	if (w->ch[tr->chunk0 + s].state == C_RESEND)
+		send_chunk(w, t, s, 0, now, &out[(*n)++]);
+	else if (tr->stall_round % INART_WORKER_STALL_VALUES == 0 && !w->ch[tr->chunk0 + s].counted)
+		send_chunk(w, t, s, 1, now, &out[(*n)++]);
+	else
+		send_probe(w, t, s, now, &out[(*n)++]);
+	w->st.stalls++;
+	tr->stall_wait = 2 * tr->stall_wait < INART_WORKER_STALL_MAX_NS ? 2 * tr->stall_wait
+									: INART_WORKER_STALL_MAX_NS;
+	tr->stall_at = now + tr->stall_wait;
+}
+
 /* Emit what tree t has to send now into out[*n..max_out). */
 static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_dgram *out, int *n,
 		      int max_out)
@@ -529,6 +597,10 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 	struct wtree *tr = &w->trees[t];
 	uint32_t lim;
 
+	if (stalled(w, tr, now)) {
+		poll_stalled(w, t, now, out, n, max_out);
+		return;
+	}
 	for (uint32_t s = tr->base; s < tr->next && *n < max_out; s++) {
 		struct wchunk *c = &w->ch[tr->chunk0 + s];
 
@@ -579,14 +651,14 @@ int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgra
 {
 	int n = 0, nt;
 
-	if (w == NULL || !w->active || w->done_chunks == w->n_ch || out == NULL)
+	if (w == NULL || !w->active || w->done_chunks == w->n_ch || out == NULL || w->stale)
 		return 0;
 	nt = w->cfg.n_trees;
 	for (int i = 0; i < nt && n < max_out; i++)
 		poll_tree(w, (w->rr + i) % nt, now_ns, out, &n, max_out);
 	w->rr = (w->rr + 1) % nt;
 	for (int t = 0; t < nt && n < max_out; t++)
-		if (now_ns >= idle_next(w, &w->trees[t]))
+		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]))
 			idle_probe(w, t, now_ns, out, &n, max_out);
 	return n;
 }
@@ -595,12 +667,19 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 {
 	uint64_t d = UINT64_MAX;
 
-	if (w == NULL || !w->active || w->done_chunks == w->n_ch)
+	if (w == NULL || !w->active || w->done_chunks == w->n_ch || w->stale)
 		return UINT64_MAX;
 	for (int t = 0; t < w->cfg.n_trees; t++) {
 		const struct wtree *tr = &w->trees[t];
+		uint64_t dt = UINT64_MAX, stall;
 		int inflight = 0;
 
+		if (tr->stall_wait != 0 && tr->base < tr->next) {
+			/* stalled: its schedule alone */
+			if (tr->stall_at < d)
+				d = tr->stall_at;
+			continue;
+		}
 		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window)
 			return 0;
 		for (uint32_t s = tr->base; s < tr->next; s++) {
@@ -611,15 +690,30 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 			if (c->state != C_INFLIGHT)
 				continue;
 			inflight = 1;
-			if (c->deadline < d)
-				d = c->deadline;
-			if (c->probe_at && c->probe_at < d)
-				d = c->probe_at;
+			if (c->deadline < dt)
+				dt = c->deadline;
+			if (c->probe_at && c->probe_at < dt)
+				dt = c->probe_at;
 		}
-		if (inflight && idle_next(w, tr) < d)
-			d = idle_next(w, tr);
+		if (inflight && idle_next(w, tr) < dt)
+			dt = idle_next(w, tr);
+		/* the stall starts then, whatever the chunks' timers say */
+		stall = tr->heard + INART_WORKER_STALL_RTOS * tr->rto;
+		if (inflight && tr->heard != 0 && stall < dt)
+			dt = stall;
+		if (dt < d)
+			d = dt;
 	}
 	return d;
+}
+
+int inart_worker_stale(const struct inart_worker *w, uint32_t *step)
+{
+	if (w == NULL || !w->active || !w->stale)
+		return 0;
+	if (step != NULL)
+		*step = w->stale_target;
+	return 1;
 }
 
 int inart_worker_done(const struct inart_worker *w)
@@ -680,24 +774,6 @@ int inart_worker_tree_range(const struct inart_worker *w, int t, size_t *off, si
 	if (n_chunks)
 		*n_chunks = w->trees[t].n_chunks;
 	return 0;
-}
-
-/* Start scale of the chunk in the next all-reduce, from its clean result at
- * scale s with largest magnitude m (common knowledge of all workers): the
- * highest scale <= cfg.scale_exp at which m would still leave
- * INART_WORKER_RAISE_HEADROOM bits free, but never below s (no preemptive
- * lowering: overflow is detected and repaired anyway). */
-static int8_t next_start(const struct inart_worker *w, int s, uint32_t m)
-{
-	const uint64_t lim = (uint64_t)1 << (31 - INART_WORKER_RAISE_HEADROOM);
-	int k = 0;
-
-	if (s >= w->scale0 || m == 0)
-		return (int8_t)w->scale0;
-	/* m >= 1, so the shift stays below 24 */
-	while (s + k < w->scale0 && ((uint64_t)m << (k + 1)) <= lim)
-		k++;
-	return (int8_t)(s + k);
 }
 
 /* A result (clean or OVERFLOW) for chunk c of tree tr arrived at now: take
@@ -853,7 +929,8 @@ static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, 
 	}
 }
 
-int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint64_t now_ns)
+int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint32_t src_ip,
+		    uint16_t src_port, uint64_t now_ns)
 {
 	struct inart_wire_hdr h;
 	const uint8_t *payload;
@@ -869,6 +946,14 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 		w->st.dropped++;
 		return -EINVAL;
 	}
+	/* results, NACKs and notices of a tree come from its PS's address (a
+	 * switch answering a probe answers as the PS; the first hop keeps hosts
+	 * from sending as the PS) */
+	if (w->cfg.trees[h.tree].ps_ip != 0 &&
+	    (src_ip != w->cfg.trees[h.tree].ps_ip || src_port != INART_WIRE_UDP_PORT)) {
+		w->st.foreign++;
+		return -EPERM;
+	}
 	if (!w->active || h.iter != w->iter) {
 		w->st.duplicates++; /* a late copy from an earlier all-reduce */
 		return -EALREADY;
@@ -877,6 +962,23 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 	if (h.seq >= tr->n_chunks) {
 		w->st.dropped++;
 		return -EINVAL;
+	}
+	/* the PS is alive: the tree is not stalled */
+	tr->heard = now_ns;
+	tr->stall_wait = 0;
+	tr->stall_round = 0;
+	tr->unheard = 0;
+	if (h.flags & INART_F_STALE) {
+		/* a step notice for our rank: this step cannot complete here */
+		if (!(h.bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64) & 1)) {
+			w->st.dropped++;
+			return -EINVAL;
+		}
+		w->st.step_notices++;
+		if (!w->stale || (int32_t)(h.prev - w->stale_target) > 0)
+			w->stale_target = h.prev;
+		w->stale = 1;
+		return 0;
 	}
 	c = &w->ch[tr->chunk0 + h.seq];
 	if (c->state == C_DONE) {
@@ -897,7 +999,6 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 	if (!(h.flags & INART_F_OVERFLOW)) {
 		size_t off = tr->off + (size_t)h.seq * (size_t)w->vpp;
 		double f = ldexp(1.0, -h.scale_exp);
-		uint32_t m = 0;
 
 		if (!full || h.count != chunk_len(w, tr, h.seq)) {
 			w->st.dropped++;
@@ -905,11 +1006,8 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 		}
 		for (int i = 0; i < h.count; i++) {
 			int32_t v = (int32_t)inart_get_be32(payload + 4 * (size_t)i);
-			uint32_t a = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
 
 			w->res[off + (size_t)i] = (float)((double)v * f);
-			if (a > m)
-				m = a;
 		}
 		answered(w, tr, c, now_ns);
 		if (tr->last_res && now_ns > tr->last_res) {
@@ -924,7 +1022,6 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 		tr->idle_rounds = 0;
 		c->state = C_DONE;
 		c->scale = h.scale_exp;
-		w->next_scale[tr->chunk0 + h.seq] = next_start(w, h.scale_exp, m);
 		w->done_chunks++;
 		w->st.results++;
 		while (tr->base < tr->n_chunks && w->ch[tr->chunk0 + tr->base].state == C_DONE)

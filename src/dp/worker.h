@@ -21,9 +21,15 @@
  * at most 2^-(scale_exp+1), so the sum of n workers is within
  * n * 2^-(scale_exp+1) of the exact float sum.
  *
- * Scale protocol (docs/dataplane.md): every worker starts a chunk at the
- * same scale (cfg.scale_exp on the first all-reduce over a given layout; later
- * a deterministic function of the chunk's previous result); a worker whose
+ * Sources and steps: results, NACKs and notices are taken only from the
+ * tree's PS address and port (a switch answering a probe answers as the
+ * PS); a step notice (RESULT|STALE) for the current iteration means it cannot
+ * complete: poll sends nothing more, inart_worker_stale says so and names
+ * the step to resynchronise to (docs/dataplane.md, Steps).
+ *
+ * Scale protocol (docs/dataplane.md): every worker starts every chunk of
+ * every all-reduce at cfg.scale_exp (the scale depends on the step's values
+ * only); a worker whose
  * values do not fit sends DATA|OVERFLOW with zero values (label 0, straight
  * to the PS); an OVERFLOW result at scale s moves everyone to
  * inart_quant_lower(s); a scale notice from the PS (RESULT|RETX|OVERFLOW
@@ -45,6 +51,10 @@
  * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.  A
  * gap in the result chain probes the chunk it names, and, when the tree
  * sends nothing new, the older chunks in flight past the time to result.
+ * A tree that heard nothing from its PS for INART_WORKER_STALL_RTOS
+ * timeouts, or while it sent 2 windows of probes and resends, is stalled (a
+ * dead peer): only its oldest chunk is acted on, at waits doubling up to
+ * INART_WORKER_STALL_MAX_NS, until anything is heard.
  *
  * Window: a chunk seq is sent only while seq < base + window, base being
  * the lowest seq of the tree without a result, so live chunks of a tree
@@ -95,6 +105,10 @@ struct inart_worker_stats {
 	uint64_t probes;	  /* header-only probes sent (DATA|RETX|NACK) */
 	uint64_t nacks;		  /* NACKs received for chunks in flight */
 	uint64_t chain_gaps;	  /* results found missing from the PS's result chain */
+	uint64_t foreign;	  /* datagrams not from the tree's PS address (dropped) */
+	uint64_t step_notices;	  /* step notices received (the all-reduce cannot complete) */
+	uint64_t stalls;	  /* rounds of a stalled tree (no answer for 2 timeouts):
+				     its oldest chunk probed or resent, backing off */
 };
 
 #define INART_WORKER_DEFAULT_WINDOW 64
@@ -110,6 +124,9 @@ struct inart_worker_stats {
 #define INART_WORKER_IDLE_PROBES 4	  /* oldest chunks probed per tree and idle round */
 #define INART_WORKER_PROBE_TRIES 3	  /* unanswered probes, then the values are resent */
 #define INART_WORKER_IDLE_BACKOFF_SHIFT 2 /* idle period doubles up to 4x without answers */
+#define INART_WORKER_STALL_RTOS 2	  /* nothing heard from a tree for 2 timeouts: stalled */
+#define INART_WORKER_STALL_MAX_NS 500000000ull /* a stalled tree acts at most every 0.5 s */
+#define INART_WORKER_STALL_VALUES 3	       /* every 3rd stall round resends the values */
 
 struct inart_worker;
 
@@ -117,16 +134,25 @@ struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg);
 void inart_worker_destroy(struct inart_worker *w);
 
 /* Start all-reduce number `iter` over buf[0..n). 0 or -EBUSY (one in
- * progress), -EINVAL (NULL buf with n > 0, a NaN or infinite value, iter not
- * after the previous one), -ENOMEM. */
+ * progress and not stale), -EINVAL (NULL buf with n > 0, a NaN or infinite
+ * value, iter not after the previous one: a worker that must go back to an
+ * earlier step is created again), -ENOMEM. */
 int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint32_t iter);
 
 /* Datagrams to send now (up to max_out; out[i].data has INART_DGRAM_MAX bytes). */
 int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgram *out,
 		      int max_out);
 
-/* A received datagram (results). 0, or a negative code if dropped. */
-int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint64_t now_ns);
+/* A received datagram (results) from src_ip:src_port.  0, or a negative
+ * code if dropped (-EPERM: not from the tree's PS address and port). */
+int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint32_t src_ip,
+		    uint16_t src_port, uint64_t now_ns);
+
+/* 1 and *step if a PS sent a step notice for the current all-reduce: it
+ * cannot complete (the job is at another step; *step = the step to
+ * resynchronise to, the highest named); poll sends nothing more for it.
+ * 0 otherwise.  begin() may then start another all-reduce. */
+int inart_worker_stale(const struct inart_worker *w, uint32_t *step);
 
 /* Earliest time poll has something to do, UINT64_MAX if nothing. */
 uint64_t inart_worker_next_deadline(const struct inart_worker *w);

@@ -23,7 +23,10 @@
 #include <unistd.h>
 
 #include "bg.h"
+#include "common/file.h"
 #include "common/sbuf.h"
+#include "cp/formats.h"
+#include "scale.h"
 #include "bridge/ctlmsg.h"
 #include "io/ctlsock.h"
 #include "spawn.h"
@@ -32,6 +35,8 @@
 #define READY_WAIT_MS 30000
 #define GO_AHEAD_NS 30000000ull
 #define CTL_MS 10000
+#define QUIET_WAIT_MS 30000 /* wait_quiet: at most */
+#define QUIET_LOOK_MS 50
 
 struct inart_emu {
 	const struct inart_topo *t;
@@ -46,7 +51,8 @@ struct inart_emu {
 	int bg_fd; /* read end of the background report */
 	struct inart_emu_bg_flow *flows;
 	int n_flows;
-	char (*ctl)[128]; /* per node: control socket path */
+	char (*ctl)[128];   /* per node: control socket path */
+	char jobs_run[128]; /* the jobs file of the current run (sizes as run) */
 };
 
 void inart_emu_opt_default(struct inart_emu_opt *o)
@@ -577,8 +583,11 @@ static void workers_poll(struct worker *w, int n, int ms)
 	free(pf);
 }
 
-/* `inart ctl install` of plan_path on the network (only: one node's id, or
- * NULL for all); its output in out.  Its exit status, or -errno. */
+/* `inart ctl install` of plan_path on the network; its output in out.  Its
+ * exit status, or -errno.  only NULL: every node, and a new run of every job
+ * (--restart-jobs: the PSs forget the previous run's chunk state, the new
+ * workers number their steps from 1); else one node's id (a restarted
+ * switch: the same transaction on it alone, the jobs go on). */
 static int install(struct inart_emu *e, const char *plan_path, const char *only, char *out,
 		   size_t cap, struct inart_err *err)
 {
@@ -587,11 +596,11 @@ static int install(struct inart_emu *e, const char *plan_path, const char *only,
 			"ctl",
 			"install",
 			(char *)e->o.topo_path,
-			(char *)e->o.jobs_path,
+			e->jobs_run,
 			(char *)plan_path,
 			"--deploy",
 			dep,
-			only ? "--only" : NULL,
+			only ? "--only" : "--restart-jobs",
 			(char *)only,
 			NULL};
 
@@ -675,6 +684,18 @@ static void cpu_stat(uint64_t *busy, uint64_t *total)
 	fclose(f);
 }
 
+/* The queueing disciplines of node v with their counters (`tc -s -j qdisc
+ * show` in its namespace): a JSON array (new reference), NULL if unread. */
+static json_t *qdiscs(struct inart_emu *e, int v)
+{
+	char *argv[] = {"tc", "-n", e->net->ns[v], "-s", "-j", "qdisc", "show", NULL};
+	static char out[65536];
+
+	if (inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), 10000, NULL) != 0)
+		return NULL;
+	return json_loads(out, 0, NULL);
+}
+
 /* Drops counted by every queueing discipline of the network; per arc into
  * per_arc (may be NULL). */
 static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
@@ -683,14 +704,9 @@ static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 	uint64_t sum = 0;
 
 	for (int v = 0; v < t->n_nodes; v++) {
-		char *argv[] = {"tc", "-n", e->net->ns[v], "-s", "-j", "qdisc", "show", NULL};
-		static char out[65536];
-		json_t *r, *q;
+		json_t *r = qdiscs(e, v), *q;
 		size_t i;
 
-		if (inart_emu_cmd(NULL, argv, NULL, out, sizeof(out), 10000, NULL) != 0)
-			continue;
-		r = json_loads(out, 0, NULL);
 		json_array_foreach(r, i, q)
 		{
 			const char *dev = json_string_value(json_object_get(q, "dev"));
@@ -703,6 +719,59 @@ static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 		json_decref(r);
 	}
 	return sum;
+}
+
+/* The largest queue (frames) of any queueing discipline of the network; -1
+ * if none could be read. */
+static int qdisc_max_qlen(struct inart_emu *e)
+{
+	int m = -1;
+
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		json_t *r = qdiscs(e, v), *q;
+		size_t i;
+
+		json_array_foreach(r, i, q)
+		{
+			int n = (int)jint(q, "qlen");
+
+			m = n > m ? n : m;
+		}
+		json_decref(r);
+	}
+	return m;
+}
+
+/* Before a plan is installed: wait until the previous run's packets have
+ * left the network -- twice the switches' partial-flush time (slots of the
+ * last chunks flush their partial aggregates), then (up to QUIET_WAIT_MS)
+ * until every qdisc holds at most one frame (the background's) in two looks
+ * QUIET_LOOK_MS apart.  Resends and probes
+ * of a run that ended in a recovery storm can sit for seconds in the
+ * shaped queues; a PS whose trees were just reset takes the step of the
+ * first packet it sees, so one of them arriving after the install would make
+ * the new run's workers (steps from 1 again) stale. */
+static void wait_quiet(struct inart_emu *e)
+{
+	uint64_t t0 = inart_emu_now_ns(), end = t0 + QUIET_WAIT_MS * 1000000ull;
+	int quiet = 0, q = 0;
+	double flush_ms = e->o.net.flush_ms > 0 ? e->o.net.flush_ms : 10;
+
+	usleep((useconds_t)(2 * flush_ms * 1000));
+	while (quiet < 2 && inart_emu_now_ns() < end) {
+		q = qdisc_max_qlen(e);
+		quiet = q <= 1 ? quiet + 1 : 0;
+		if (quiet < 2)
+			usleep(QUIET_LOOK_MS * 1000);
+	}
+	if (quiet < 2)
+		progress(e,
+			 "the network is not quiet after %.1f s (a queue holds %d frames): "
+			 "installing anyway",
+			 QUIET_WAIT_MS / 1e3, q);
+	else if (inart_emu_now_ns() - t0 > 1000000000ull)
+		progress(e, "waited %.1f s for the previous run's packets to leave the network",
+			 (double)(inart_emu_now_ns() - t0) / 1e9);
 }
 
 /* UDP receive and send buffer errors of every host (its namespace's
@@ -841,6 +910,25 @@ static void reset_counters(struct inart_emu *e)
 
 /* --- a run ------------------------------------------------------------------ */
 
+/* The jobs file of a run: the jobs with the gradient sizes the workers
+ * all-reduce (values[j] floats), in the run directory.  The install sizes
+ * the PSs' chunk records from it, and a worker refuses more values than its
+ * job's gradient (-EINVAL): so install and workers read this one, not the
+ * unscaled file.  0 or -errno with err. */
+static int write_jobs(struct inart_emu *e, const long *values, struct inart_err *err)
+{
+	struct inart_jobs *sj = inart_emu_scaled_jobs(e->js, values);
+	char *s = sj ? inart_jobs_dump(sj, e->t) : NULL;
+	int rc;
+
+	snprintf(e->jobs_run, sizeof(e->jobs_run), "%s/jobs-run.json", e->net->dir);
+	rc = s == NULL ? inart_err_set(err, -ENOMEM, "out of memory")
+		       : inart_file_write(e->jobs_run, s, err);
+	free(s);
+	inart_jobs_destroy(sj);
+	return rc;
+}
+
 static int spawn_workers(struct inart_emu *e, const char *plan_path, const long *values, int iters,
 			 struct worker *w, int *nw, struct inart_err *err)
 {
@@ -856,7 +944,7 @@ static int spawn_workers(struct inart_emu *e, const char *plan_path, const long 
 			char rank[16], nval[32], nwk[16], nit[16], tmo[32], name[96];
 			char *argv[] = {(char *)e->o.worker,
 					(char *)e->o.topo_path,
-					(char *)e->o.jobs_path,
+					e->jobs_run,
 					(char *)plan_path,
 					dep,
 					js->jobs[j].id,
@@ -1062,7 +1150,10 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = install(e, plan_path, NULL, out, sizeof(out), err);
+	wait_quiet(e);
+	rc = write_jobs(e, values, err);
+	if (rc == 0)
+		rc = install(e, plan_path, NULL, out, sizeof(out), err);
 	if (rc != 0) {
 		out[strcspn(out, "\n")] = '\0';
 		rc = rc > 0 ? inart_err_set(err, -EIO, "inart ctl install: %s", out) : rc;

@@ -494,14 +494,21 @@ static int ring_flush(struct inart_afp *p)
 			p->st.tx_blocked++;
 			return p->tx_n;
 		}
-		/* refused for another reason (e.g. link down): drop the oldest
-		   frame so the queue moves on.  No send is running: the frame is
-		   ours until we mark it again. */
-		__atomic_store_n(&tx_frame(p, p->tx_head)->tp_status, TP_STATUS_AVAILABLE,
-				 __ATOMIC_RELEASE);
-		p->st.tx_errors++;
-		p->tx_head = (p->tx_head + 1) % p->txq;
-		p->tx_n--;
+		/* refused before the kernel looked at a frame (e.g. the link is
+		   down: ENETDOWN; malformed frames are skipped by the kernel itself,
+		   PACKET_LOSS): drop every pending frame and fill again from
+		   tx_head.  The kernel resumes at the frame where it stopped, which
+		   is tx_head (ring_taken); dropping only the oldest would leave our
+		   head past the kernel's, which then finds an AVAILABLE frame, sends
+		   nothing and never reaches ours again (a wedged port after a link
+		   flap until the ring wrapped).  No send is running: the frames are
+		   ours until we mark them again. */
+		for (int i = 0; i < p->tx_n; i++)
+			__atomic_store_n(&tx_frame(p, (p->tx_head + i) % p->txq)->tp_status,
+					 TP_STATUS_AVAILABLE, __ATOMIC_RELEASE);
+		p->st.tx_errors += (uint64_t)p->tx_n;
+		p->tx_n = 0;
+		p->tx_next = p->tx_head;
 	}
 	return 0;
 }

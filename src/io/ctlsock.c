@@ -1,14 +1,16 @@
 /*
  * ctlsock: UNIX stream control socket, server and client (see ctlsock.h).
  *
- * Server state: the listening socket and up to INART_CTLSRV_MAX_CLIENTS
- * connections, each with an input buffer (grown up to one whole message,
- * never beyond INART_CTL_MAX_MSG + header: the length is checked before the
- * body is buffered) and an output buffer of pending reply bytes.  While a
- * connection has output pending, its input is not read (one request at a
- * time, replies in order).  All sockets are non-blocking and registered in
- * the server's own epoll instance (data.ptr = the connection, NULL = the
- * listener).
+ * Server state: the listening socket, a periodic timer and up to
+ * max_clients connections, each with an input buffer (grown up to one whole
+ * message, never beyond INART_CTL_MAX_MSG + header: the length is checked
+ * before the body is buffered), an output buffer of pending reply bytes, the
+ * time of its last activity and the time its current request (or reply)
+ * began.  While a connection has output pending, its input is not read (one
+ * request at a time, replies in order).  All sockets are non-blocking and
+ * registered in the server's own epoll instance (data.ptr = the connection,
+ * NULL = the listener, &timer_tag = the timer, which fires every quarter of
+ * the shortest limit so that expiry needs no help from the caller).
  */
 #include "ctlsock.h"
 
@@ -21,6 +23,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,17 +37,37 @@ struct conn {
 	size_t in_len, in_cap;
 	uint8_t *out;
 	size_t out_len, out_off;
-	int closing; /* close once the output is flushed */
-	int dead;    /* peer gone or error: close now */
+	int closing;	  /* close once the output is flushed */
+	int dead;	  /* peer gone or error: close now */
+	int64_t last_ms;  /* last byte in or out */
+	int64_t begun_ms; /* the current request's first byte, or its reply's queueing; 0 */
 };
 
 struct inart_ctlsrv {
-	int lfd, ep;
+	int lfd, ep, tfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	inart_ctl_handler_fn fn;
 	void *ctx;
+	struct inart_ctlsrv_opt opt;
 	struct conn *conns[INART_CTLSRV_MAX_CLIENTS];
 };
+
+static char timer_tag;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o)
+{
+	o->max_clients = INART_CTLSRV_MAX_CLIENTS;
+	o->idle_ms = 10000;
+	o->request_ms = 30000;
+}
 
 static int fill_addr(struct sockaddr_un *a, const char *path)
 {
@@ -58,6 +81,31 @@ static int fill_addr(struct sockaddr_un *a, const char *path)
 
 struct inart_ctlsrv *inart_ctlsrv_open(const char *path, inart_ctl_handler_fn fn, void *ctx,
 				       struct inart_err *err)
+{
+	return inart_ctlsrv_open_opt(path, fn, ctx, NULL, err);
+}
+
+/* The timer: every quarter of the shortest limit (at least 10 ms). */
+static int timer_start(struct inart_ctlsrv *s)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &timer_tag};
+	int ms = s->opt.idle_ms < s->opt.request_ms ? s->opt.idle_ms : s->opt.request_ms;
+	struct itimerspec it;
+
+	ms = ms / 4 < 10 ? 10 : ms / 4;
+	it.it_interval.tv_sec = ms / 1000;
+	it.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
+	it.it_value = it.it_interval;
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->tfd < 0 || timerfd_settime(s->tfd, 0, &it, NULL) < 0 ||
+	    epoll_ctl(s->ep, EPOLL_CTL_ADD, s->tfd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_fn fn, void *ctx,
+					   const struct inart_ctlsrv_opt *opt,
+					   struct inart_err *err)
 {
 	struct inart_ctlsrv *s;
 	struct sockaddr_un a;
@@ -74,9 +122,18 @@ struct inart_ctlsrv *inart_ctlsrv_open(const char *path, inart_ctl_handler_fn fn
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return NULL;
-	s->lfd = s->ep = -1;
+	s->lfd = s->ep = s->tfd = -1;
 	s->fn = fn;
 	s->ctx = ctx;
+	inart_ctlsrv_opt_default(&s->opt);
+	if (opt != NULL) {
+		if (opt->max_clients >= 1 && opt->max_clients <= INART_CTLSRV_MAX_CLIENTS)
+			s->opt.max_clients = opt->max_clients;
+		if (opt->idle_ms > 0)
+			s->opt.idle_ms = opt->idle_ms;
+		if (opt->request_ms > 0)
+			s->opt.request_ms = opt->request_ms;
+	}
 	strcpy(s->path, path);
 	if (lstat(path, &st) == 0) {
 		int probe;
@@ -107,7 +164,7 @@ struct inart_ctlsrv *inart_ctlsrv_open(const char *path, inart_ctl_handler_fn fn
 	}
 	chmod(path, 0660);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0) {
+	if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0 || timer_start(s) < 0) {
 		rc = errno;
 		inart_err_set(err, -rc, "%s: epoll: %s", path, strerror(rc));
 		unlink(path);
@@ -119,6 +176,8 @@ fail:
 		close(s->lfd);
 	if (s->ep >= 0)
 		close(s->ep);
+	if (s->tfd >= 0)
+		close(s->tfd);
 	free(s);
 	errno = rc;
 	return NULL;
@@ -146,6 +205,7 @@ void inart_ctlsrv_close(struct inart_ctlsrv *s)
 		conn_close(s, i);
 	close(s->lfd);
 	close(s->ep);
+	close(s->tfd);
 	unlink(s->path);
 	free(s);
 }
@@ -182,6 +242,7 @@ static void conn_reply(struct conn *c, char *body)
 		c->out = o;
 		c->out_len = n + INART_CTL_HDR_LEN;
 	}
+	c->begun_ms = mono_ms(); /* the reply must leave within request_ms */
 	free(body);
 }
 
@@ -197,10 +258,12 @@ static int conn_flush(struct conn *c)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 		}
 		c->out_off += (size_t)w;
+		c->last_ms = mono_ms();
 	}
 	free(c->out);
 	c->out = NULL;
 	c->out_len = c->out_off = 0;
+	c->begun_ms = c->in_len > 0 ? c->last_ms : 0;
 	return c->closing ? -1 : 0;
 }
 
@@ -223,6 +286,8 @@ static int conn_dispatch(struct inart_ctlsrv *s, struct conn *c)
 	conn_reply(c, s->fn(s->ctx, (const char *)c->in + INART_CTL_HDR_LEN, n));
 	memmove(c->in, c->in + total, c->in_len - total);
 	c->in_len -= total;
+	if (c->in_len == 0 && c->out_len == c->out_off)
+		c->begun_ms = 0;
 	return 1;
 }
 
@@ -271,8 +336,31 @@ static int conn_read(struct inart_ctlsrv *s, struct conn *c)
 				c->dead = 1;
 			return handled;
 		}
+		c->last_ms = mono_ms();
+		if (c->in_len == 0)
+			c->begun_ms = c->last_ms;
 		c->in_len += (size_t)r;
 	}
+}
+
+/* A free connection slot: an empty one, else the place of the client idle
+ * the longest (nothing in progress), which is closed; -1 if all are busy. */
+static int free_slot(struct inart_ctlsrv *s)
+{
+	int best = -1;
+
+	for (int i = 0; i < s->opt.max_clients; i++) {
+		const struct conn *c = s->conns[i];
+
+		if (c == NULL)
+			return i;
+		if (c->begun_ms == 0 && c->out_len == c->out_off && c->in_len == 0 &&
+		    (best < 0 || c->last_ms < s->conns[best]->last_ms))
+			best = i;
+	}
+	if (best >= 0)
+		conn_close(s, best);
+	return best;
 }
 
 static void accept_all(struct inart_ctlsrv *s)
@@ -284,14 +372,14 @@ static void accept_all(struct inart_ctlsrv *s)
 
 		if (fd < 0)
 			return;
-		for (i = 0; i < INART_CTLSRV_MAX_CLIENTS && s->conns[i] != NULL; i++)
-			;
-		c = i < INART_CTLSRV_MAX_CLIENTS ? calloc(1, sizeof(*c)) : NULL;
+		i = free_slot(s);
+		c = i >= 0 ? calloc(1, sizeof(*c)) : NULL;
 		if (c == NULL) {
-			close(fd); /* too many clients */
+			close(fd); /* every client is in the middle of a request */
 			continue;
 		}
 		c->fd = fd;
+		c->last_ms = mono_ms();
 		ev.events = EPOLLIN;
 		ev.data.ptr = c;
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -301,6 +389,43 @@ static void accept_all(struct inart_ctlsrv *s)
 		}
 		s->conns[i] = c;
 	}
+}
+
+/* Close clients idle for idle_ms; answer a request not complete within
+ * request_ms with an error and close its client; drop a reply its client did
+ * not read within request_ms. */
+static void expire(struct inart_ctlsrv *s)
+{
+	int64_t now = mono_ms();
+
+	for (int i = 0; i < INART_CTLSRV_MAX_CLIENTS; i++) {
+		struct conn *c = s->conns[i];
+
+		if (c == NULL)
+			continue;
+		if (c->out_len > c->out_off) {
+			if (now - c->begun_ms >= s->opt.request_ms)
+				conn_close(s, i);
+		} else if (c->in_len > 0) {
+			if (now - c->begun_ms >= s->opt.request_ms) {
+				conn_reply(c, inart_ctl_reply_err("request not complete in time"));
+				c->closing = 1;
+				if (conn_flush(c) < 0 || c->out_len > c->out_off)
+					conn_close(s, i);
+			}
+		} else if (now - c->last_ms >= s->opt.idle_ms) {
+			conn_close(s, i);
+		}
+	}
+}
+
+int inart_ctlsrv_clients(const struct inart_ctlsrv *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < INART_CTLSRV_MAX_CLIENTS; i++)
+		n += s->conns[i] != NULL;
+	return n;
 }
 
 int inart_ctlsrv_service(struct inart_ctlsrv *s)
@@ -313,6 +438,15 @@ int inart_ctlsrv_service(struct inart_ctlsrv *s)
 		struct conn *c = evs[k].data.ptr;
 		int i;
 
+		if (evs[k].data.ptr == &timer_tag) {
+			uint64_t ticks;
+
+			if (read(s->tfd, &ticks, sizeof(ticks)) < 0) {
+				/* nothing to read: a spurious wake-up */
+			}
+			expire(s);
+			continue;
+		}
 		if (c == NULL) {
 			accept_all(s);
 			continue;
@@ -334,14 +468,6 @@ int inart_ctlsrv_service(struct inart_ctlsrv *s)
 }
 
 /* ---- client ---- */
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Wait for fd to be ready for events until the deadline. 0 or -ETIMEDOUT. */
 static int wait_fd(int fd, short events, int64_t deadline)

@@ -3,12 +3,19 @@
  * length-prefixed messages (bridge/ctlmsg framing: 4-byte big-endian length,
  * then the body).  Requests are answered in order, one reply per request.
  *
- * Server: non-blocking, single-threaded, meant for the daemon's event loop:
- * it keeps its listening socket and clients in an epoll instance of its own
- * whose descriptor the daemon polls for POLLIN; inart_ctlsrv_service then
- * accepts, reads, calls the handler for every complete request and writes
- * replies (buffered; a slow client never blocks the daemon).  A client that
- * sends a malformed frame is answered with an error and disconnected.
+ * Server: non-blocking, single-threaded, meant for an event loop (the
+ * daemons run it in a control thread of its own): it keeps its listening
+ * socket, clients and a timer in an epoll instance of its own whose
+ * descriptor the caller polls for POLLIN; inart_ctlsrv_service then accepts,
+ * reads, calls the handler for every complete request, writes replies
+ * (buffered; a slow client never blocks the server) and expires clients.  A
+ * client that sends a malformed frame is answered with an error and
+ * disconnected.  Limits (struct inart_ctlsrv_opt): at most max_clients
+ * connections -- when full, a new client takes the place of the one idle the
+ * longest (no request in progress), or is refused if every one is busy --; a
+ * client that sends nothing for idle_ms is closed; a request (or a reply)
+ * not through within request_ms is answered with an error / dropped and its
+ * client closed.  So idle or slow clients never lock the others out.
  *
  * Client: inart_ctl_call sends one request and waits for its reply.
  *
@@ -23,6 +30,14 @@
 
 #define INART_CTLSRV_MAX_CLIENTS 32
 
+struct inart_ctlsrv_opt {
+	int max_clients; /* 1..INART_CTLSRV_MAX_CLIENTS; default 32 */
+	int idle_ms;	 /* close a client idle this long; default 10000 */
+	int request_ms;	 /* a request must arrive (and its reply leave) within; default 30000 */
+};
+
+void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o);
+
 /* Handle one request body; return a malloc'ed NUL-terminated reply body
  * (NULL: the server answers "out of memory"). */
 typedef char *(*inart_ctl_handler_fn)(void *ctx, const char *body, size_t len);
@@ -33,6 +48,12 @@ struct inart_ctlsrv;
  * replaced; a live one is EADDRINUSE).  NULL + errno, err says why. */
 struct inart_ctlsrv *inart_ctlsrv_open(const char *path, inart_ctl_handler_fn fn, void *ctx,
 				       struct inart_err *err);
+/* The same with limits (opt NULL: the defaults). */
+struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_fn fn, void *ctx,
+					   const struct inart_ctlsrv_opt *opt,
+					   struct inart_err *err);
+/* Connections open now (tests). */
+int inart_ctlsrv_clients(const struct inart_ctlsrv *s);
 /* Close every connection, unlink the path. */
 void inart_ctlsrv_close(struct inart_ctlsrv *s);
 /* A descriptor that becomes readable when the server has work. */

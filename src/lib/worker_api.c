@@ -10,8 +10,11 @@
  * emits (its timers see the results that arrived while we waited; waiting
  * for the socket when it pushes back: a datagram the core emitted is never
  * dropped here), sleep in poll() until the next datagram or the core's next
- * deadline.  After a timeout the core is recreated (an all-reduce in
- * progress cannot be abandoned otherwise), so the context stays usable.
+ * deadline.  The context's step (the wire's iteration number) moves on only
+ * when a call returns 0; after any failure the core is recreated (an
+ * all-reduce in progress cannot be abandoned otherwise) and the next call
+ * runs the same step again, unless the caller moves it (set_step, resync
+ * after a step notice: -ESTALE).
  *
  * Counters (inart_ctx_stats): the context's own (all-reduces, timeouts) plus
  * the worker core's, mapped field by field through worker_counters; the
@@ -47,9 +50,9 @@
 static const struct {
 	size_t core, pub;
 } worker_counters[] = {
-    WC(sent),	  WC(retransmitted),   WC(retx_asked), WC(probes),
-    WC(nacks),	  WC(chain_gaps),      WC(results),    WC(duplicates),
-    WC(rescales), WC(local_overflows), WC(dropped),
+    WC(sent),	    WC(retransmitted), WC(retx_asked), WC(probes),   WC(nacks),
+    WC(chain_gaps), WC(results),       WC(duplicates), WC(rescales), WC(local_overflows),
+    WC(dropped),    WC(step_notices),  WC(foreign),    WC(stalls),
 };
 #undef WC
 #define N_WORKER_COUNTERS ((int)(sizeof(worker_counters) / sizeof(worker_counters[0])))
@@ -59,7 +62,9 @@ struct inart_ctx {
 	struct inart_worker *w;
 	struct inart_ctx_stats acc; /* own counters + those of dropped cores */
 	struct inart_udp *u;
-	uint32_t iter;
+	uint32_t step;	   /* the step the next call runs (>= 1) */
+	uint32_t job_step; /* named by the last step notice, 0: none */
+	size_t max_n;	   /* the job's gradient size in values */
 	struct inart_dgram out[CTX_OUT];
 	uint8_t bufs[CTX_OUT][INART_DGRAM_MAX];
 };
@@ -132,6 +137,8 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 		goto out;
 	}
 	c->cfg = in->workers[k].cfg;
+	c->step = 1;
+	c->max_n = (size_t)((js->jobs[j].gradient_bytes + 3) / 4);
 	node = in->workers[k].node;
 	c->w = inart_worker_create(&c->cfg);
 	if (c->w == NULL) {
@@ -233,20 +240,50 @@ int inart_ctx_stats(const struct inart_ctx *c, struct inart_ctx_stats *st)
 	return 0;
 }
 
+int inart_ctx_step(const struct inart_ctx *c, uint32_t *step, uint32_t *job_step)
+{
+	if (c == NULL)
+		return -EINVAL;
+	if (step != NULL)
+		*step = c->step;
+	if (job_step != NULL)
+		*job_step = c->job_step;
+	return 0;
+}
+
+int inart_ctx_set_step(struct inart_ctx *c, uint32_t step)
+{
+	if (c == NULL || step == 0)
+		return -EINVAL;
+	c->step = step;
+	return 0;
+}
+
+int inart_ctx_resync(struct inart_ctx *c)
+{
+	if (c == NULL)
+		return -EINVAL;
+	if (c->job_step == 0)
+		return -EAGAIN;
+	c->step = c->job_step;
+	return 0;
+}
+
 int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 {
 	struct inart_dgram in[CTX_BATCH];
 	uint64_t deadline;
+	uint32_t target;
 	int rc;
 
-	if (c == NULL || (buf == NULL && n > 0))
+	if (c == NULL || (buf == NULL && n > 0) || n > c->max_n)
 		return -EINVAL;
 	if (n == 0)
 		return 0;
 	deadline = now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
-	rc = inart_worker_begin(c->w, buf, n, ++c->iter);
+	rc = inart_worker_begin(c->w, buf, n, c->step);
 	if (rc < 0)
-		return rc;
+		return rc; /* nothing sent: the same step next time */
 	while (!inart_worker_done(c->w)) {
 		uint64_t now = now_ns(), next;
 		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
@@ -258,10 +295,19 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
 			now = now_ns();
 			for (int i = 0; i < k; i++)
-				inart_worker_rx(c->w, in[i].data, in[i].len, now);
+				inart_worker_rx(c->w, in[i].data, in[i].len, in[i].peer_ip,
+						in[i].peer_port, now);
 		}
-		if (k < 0)
+		if (k < 0) {
+			reset_core(c);
 			return -EIO;
+		}
+		if (inart_worker_stale(c->w, &target)) {
+			c->job_step = target;
+			reset_core(c);
+			c->acc.stale++;
+			return -ESTALE;
+		}
 		if (inart_worker_done(c->w))
 			break;
 		now = now_ns();
@@ -280,12 +326,17 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		wait_ms = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 		if (wait_ms > 1000)
 			wait_ms = 1000;
-		if (poll(&p, 1, wait_ms) < 0 && errno != EINTR)
+		if (poll(&p, 1, wait_ms) < 0 && errno != EINTR) {
+			reset_core(c);
 			return -EIO;
+		}
 	}
 	rc = inart_worker_result(c->w, buf, n);
-	if (rc == 0)
+	if (rc == 0) {
 		c->acc.allreduces++;
+		c->step++;
+		c->job_step = 0;
+	}
 	return rc;
 timeout:
 	reset_core(c);

@@ -215,6 +215,8 @@ def loopback_checks(inart, inart_bin, tmp, paths, ip):
             check("loopback sum of %d values exact" % n,
                   all(isinstance(x, torch.Tensor) and bool((x == want).all()) for x in res),
                   repr(res)[:300])
+        raises("more values than the job's gradient (25000)", inart.InartValueError,
+               lambda: ctxs[0].allreduce(torch.zeros(25001)), ["gradient", "25000 values"])
         res = both(lambda r: ctxs[r].allreduce(np.full(500, 1.0 + r, np.float32), average=True))
         check("numpy, average", all(isinstance(x, np.ndarray) and (x == 1.5).all() for x in res),
               repr(res)[:200])
@@ -227,6 +229,10 @@ def loopback_checks(inart, inart_bin, tmp, paths, ip):
         # the second goes 8 bits finer (24); the third from its result (41)
         check("gain: zero result -> 8 bits finer, then from the result, more exact",
               [e[1] for e in errs] == [16, 24, 41] and errs[2][0] < errs[0][0] / 1000, str(errs))
+        check("step: 9 all-reduces done, the 10th next, no step notice",
+              ctxs[0].step() == (10, 0), str(ctxs[0].step()))
+        raises("resync without a step notice", inart.InartStateError, ctxs[0].resync,
+               ["no step notice"])
         st = ctxs[0].stats()
         check("stats counts the all-reduces", st["allreduces"] == 9 and st["timeouts"] == 0, str(st))
         for c in ctxs:
