@@ -105,7 +105,7 @@ opts=(--seed "$seed")
 [ -n "$trials" ] && opts+=(--trials "$trials")
 [ -n "$tlim" ] && opts+=(--time-limit "$tlim")
 
-header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status"
+header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s"
 echo "InArt planning benchmark: $("$INART" --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), results in $out" | tee "$out/summary.txt"
 
 # run_algo NAME FILE ALGO: one algorithm on one scenario into FILE.csv rows

@@ -10,6 +10,12 @@
  *  - With a cutoff the bound never exceeds it; where the LP meets the
  *    optimum the bound does too.
  *  - A time limit holds; neither limit is refused.
+ *  - The `bound` algorithm (planner.c): with --no-ring its time is its
+ *    bound over PS plans (bnb's, or CBC's from the search's neighbourhoods,
+ *    whichever is higher -- that depends on the machine's speed), at least
+ *    the LP and at most the optimum (scarce-small/3 and /8); with rings
+ *    (scarce-small/8, where rings beat every PS plan) the bound over the
+ *    whole space, min(PS bound, ring bound), at most InArt's plan.
  */
 #include "testplan.h"
 
@@ -218,13 +224,57 @@ static void test_limits(void **state)
 	inst_close(&in);
 }
 
+/* The bound algorithm without rings on scarce-small/index. */
+static void check_bound_ps(struct inst *in, int index)
+{
+	struct inart_planner_opt on = tu_opt(8, 4, 1);
+	struct inart_plan *b;
+	double opt = optimum(index);
+
+	on.no_ring = 1;
+	b = tu_plan("bound", in->t, in->js, &on);
+	print_message("scarce-small/%d: lp %.3f ms, bound %.3f ms (%s), optimum %.3f ms\n", index,
+		      in->lp_s * 1e3, b->comm_time_s * 1e3,
+		      inart_bound_source_name(b->bound_source), opt * 1e3);
+	assert_true(isnan(b->ring_bound_s));
+	assert_true(b->comm_time_s == b->best_bound_s);
+	assert_true(b->bound_source == INART_BOUND_BNB || b->bound_source == INART_BOUND_CBC ||
+		    b->bound_source == INART_BOUND_LP);
+	assert_true(b->comm_time_s >= in->lp_s * (1 - 1e-6));
+	assert_true(b->comm_time_s <= opt * (1 + 1e-6));
+	inart_plan_destroy(b);
+}
+
+static void test_bound_algorithm(void **state)
+{
+	struct inst in;
+	struct inart_planner_opt o = tu_opt(8, 4, 1);
+	struct inart_plan *br, *mix;
+	double opt = optimum(8);
+
+	(void)state;
+	inst_open(&in, "scarce-small/3");
+	check_bound_ps(&in, 3);
+	inst_close(&in);
+	inst_open(&in, "scarce-small/8");
+	check_bound_ps(&in, 8);
+	br = tu_plan("bound", in.t, in.js, &o);
+	mix = tu_plan("inart", in.t, in.js, &o);
+	assert_true(inart_plan_has_ring(mix) && mix->comm_time_s < opt);
+	assert_true(br->ring_bound_s > 0);
+	assert_true(br->comm_time_s == fmin(br->best_bound_s, br->ring_bound_s));
+	assert_true(br->comm_time_s <= mix->comm_time_s * (1 + 1e-9));
+	inart_plan_destroy(br);
+	inart_plan_destroy(mix);
+	inst_close(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_model_agrees),
-	    cmocka_unit_test(test_valid_and_stronger),
-	    cmocka_unit_test(test_tight),
-	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_model_agrees),    cmocka_unit_test(test_valid_and_stronger),
+	    cmocka_unit_test(test_tight),	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_bound_algorithm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -843,7 +843,8 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 		inart_install_opt_default(&b.opt);
 	if (inart_plan_has_ring(plan))
 		return inart_err_set(err, -EINVAL,
-				     "plan: a ring all-reduce plan has no PS or switch tables to install");
+				     "plan: a ring all-reduce plan has no PS or switch tables to "
+				     "install (plan with --no-ring)");
 	rc = check_inputs(&b);
 	if (rc < 0)
 		return rc;

@@ -16,6 +16,7 @@ struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *al
 		return NULL;
 	p->comm_time_s = p->push_time_s = p->pull_time_s = NAN;
 	p->lp_bound_s = p->split_gap = p->phase2_lp_s = p->best_bound_s = NAN;
+	p->ring_bound_s = NAN;
 	p->plan_time_s = 0;
 	p->algorithm = strdup(algorithm ? algorithm : "");
 	p->jobs = calloc((size_t)(js->n_jobs > 0 ? js->n_jobs : 1), sizeof(*p->jobs));

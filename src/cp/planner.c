@@ -134,6 +134,7 @@ static int guard_one(struct inart_plan **p, struct inart_plan *b, int keep_b, co
 	q->lp_bound_s = (*p)->lp_bound_s;
 	q->best_bound_s = (*p)->best_bound_s;
 	q->bound_source = (*p)->bound_source;
+	q->ring_bound_s = (*p)->ring_bound_s;
 	q->phase2_lp_s = (*p)->phase2_lp_s;
 	q->rounds = (*p)->rounds;
 	q->split_gap = (*p)->split_gap;
@@ -290,8 +291,9 @@ static int algo_lp(struct inart_search *s, struct inart_plan **out)
  * "bound": the best lower bound within the time limit.  InArt's search runs
  * first (a quarter of the limit, at most BOUND_SEARCH_S): its plan's time is
  * the branch-and-bound's cutoff and its bound (LP, or CBC's) a start; then
- * the branch-and-bound of bnb.h until the limit.  The plan has no routes:
- * its time is the bound, labelled by its source.
+ * the branch-and-bound of bnb.h until the limit (over the plans without ring
+ * jobs).  The plan has no routes: its time is the bound over InArt's whole
+ * search space, min(best_bound_s, ring_bound_s), each labelled.
  */
 static int algo_bound(struct inart_search *s, struct inart_plan **out)
 {
@@ -308,6 +310,7 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 		p->lp_bound_s = best->lp_bound_s;
 		p->best_bound_s = best->best_bound_s;
 		p->bound_source = best->bound_source;
+		p->ring_bound_s = best->ring_bound_s;
 		bo.cutoff_s = best->comm_time_s;
 		bo.time_limit_s = s->t0 + limit - inart_now_s();
 		/* nothing to gain when the plan meets the bound */
@@ -325,7 +328,8 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 		inart_plan_destroy(p);
 		return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
 	}
-	p->comm_time_s = p->best_bound_s;
+	/* over the whole search space: plans with ring jobs too */
+	p->comm_time_s = fmin(p->best_bound_s, p->ring_bound_s);
 	*out = p;
 	return 0;
 }

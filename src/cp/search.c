@@ -18,6 +18,7 @@
 #include "baselines.h"
 #include "lns.h"
 #include "localsearch.h"
+#include "ringmix.h"
 #include "rounding.h"
 #include "route_lp.h"
 #include "split.h"
@@ -574,6 +575,7 @@ static int baseline_starts(struct inart_search *s)
 
 int inart_search_run(struct inart_search *s, struct inart_plan **out)
 {
+	double ring_bound = NAN;
 	int rc = inart_search_cand(s, 0);
 
 	if (rc == 0)
@@ -590,6 +592,10 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 		rc = inart_lns_run(s);
 	if (rc == 0 && s->best == NULL)
 		rc = inart_err_set(s->err, -EINVAL, "inart: no plan");
+	/* jobs as ring all-reduces: after the time limit too (a few
+	 * evaluations, and LPs of subsets of the jobs where affordable) */
+	if (rc == 0 && !s->opt->no_ring)
+		rc = inart_ringmix_run(s, &ring_bound);
 	if (rc < 0)
 		return rc;
 	inart_plan_prune_zero(s->best, s->js);
@@ -599,6 +605,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	s->best->lp_bound_s = s->lp_bound_s;
 	s->best->best_bound_s = s->bound_s;
 	s->best->bound_source = s->bound_src;
+	s->best->ring_bound_s = ring_bound;
 	*out = s->best;
 	s->best = NULL;
 	return 0;
