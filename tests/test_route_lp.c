@@ -571,6 +571,45 @@ static double space_size(const struct inart_cand *c)
 
 /* MILP (FIXED, per-worker candidates) = brute force; its objective = the
  * evaluated time of its realized plan; LP <= MILP. */
+/*
+ * link_extra: a fixed load on a link's row.  One worker h0 -> PS h1 through
+ * e0, 100G links, G = 1 Gbit: 10 ms; 1 Gbit fixed on h0-e0 makes it 20 ms
+ * (JOINT and MILP), 0.5 Gbit on e0-h1 15 ms; none changes nothing.
+ */
+static void test_link_extra(void **state)
+{
+	struct inart_topo *t = tu_topo("h0-e0 e0-h1", "");
+	struct inart_jobs *js = tu_jobs1(t, "h0", "h1", 1.25e8);
+	struct inart_cand *c = tu_cand(t, js, 4, 1);
+	double extra[8] = {0};
+	int l0 = inart_topo_arc_between(t, tu_find(t, "h0"), tu_find(t, "e0")) & ~1;
+	int l1 = inart_topo_arc_between(t, tu_find(t, "e0"), tu_find(t, "h1")) & ~1;
+	struct inart_route_lp_opt o = {.mode = INART_LP_JOINT, .link_extra = extra};
+	struct inart_route_lp_result r;
+	struct inart_err err;
+
+	(void)state;
+	assert_true(inart_topo_n_arcs(t) <= 8);
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.010) < 1e-9);
+	inart_route_lp_result_free(&r);
+	extra[l0] = 1.0;
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.020) < 1e-9);
+	inart_route_lp_result_free(&r);
+	o.integer = 1;
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.020) < 1e-9 && fabs(r.bound_s - 0.020) < 1e-9);
+	inart_route_lp_result_free(&r);
+	o.integer = 0;
+	extra[l0] = 0;
+	extra[l1] = 0.5;
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.015) < 1e-9);
+	inart_route_lp_result_free(&r);
+	tu_free(t, js, c, NULL);
+}
+
 static void test_milp_brute_force(void **state)
 {
 	int checked = 0;
@@ -741,19 +780,13 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_star_budget),
-	    cmocka_unit_test(test_star_agg_throughput),
-	    cmocka_unit_test(test_two_level),
-	    cmocka_unit_test(test_joint_halves),
-	    cmocka_unit_test(test_background),
-	    cmocka_unit_test(test_zero_share),
-	    cmocka_unit_test(test_colgen_equals_full),
-	    cmocka_unit_test(test_lp_lower_bound),
-	    cmocka_unit_test(test_share_box),
-	    cmocka_unit_test(test_milp_brute_force),
-	    cmocka_unit_test(test_joint_milp_exact),
-	    cmocka_unit_test(test_warm_and_time_limit),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_star_budget),		cmocka_unit_test(test_star_agg_throughput),
+	    cmocka_unit_test(test_two_level),		cmocka_unit_test(test_joint_halves),
+	    cmocka_unit_test(test_background),		cmocka_unit_test(test_zero_share),
+	    cmocka_unit_test(test_colgen_equals_full),	cmocka_unit_test(test_lp_lower_bound),
+	    cmocka_unit_test(test_share_box),		cmocka_unit_test(test_link_extra),
+	    cmocka_unit_test(test_milp_brute_force),	cmocka_unit_test(test_joint_milp_exact),
+	    cmocka_unit_test(test_warm_and_time_limit), cmocka_unit_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

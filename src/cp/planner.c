@@ -47,6 +47,9 @@ const char *const inart_algorithms[] = {
 /* "bound": InArt's search first, for at most this many seconds (and a
  * quarter of the time limit), for the cutoff. */
 #define BOUND_SEARCH_S 4.0
+/* "bound": CBC's limit on each ring subset's MILP (ringmix.h), at most this
+ * and a sixteenth of the time limit. */
+#define BOUND_RING_CBC_S 10.0
 #define OPT_MIN_SIZE (offsetof(struct inart_planner_opt, seed))
 
 static void fill_defaults(struct inart_planner_opt *o, size_t n)
@@ -304,6 +307,7 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 	int rc = p ? 0 : -ENOMEM, run = 0;
 
 	s->deadline = s->t0 + fmin(BOUND_SEARCH_S, limit / 4);
+	s->ringmix_cbc_s = fmin(BOUND_RING_CBC_S, limit / 16);
 	if (rc == 0)
 		rc = inart_search_run(s, &best);
 	if (rc == 0) {

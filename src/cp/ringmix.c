@@ -110,13 +110,39 @@ static double min_load_bound(const struct inart_topo *t, const struct inart_jobs
 	return max_time(t, load);
 }
 
+/* Per link (even arc): the fixed ring load of in[]'s jobs on the direction
+ * with the smaller residual (both when equal: the larger load), the value
+ * route_lp's link rows take (route_lp.h: link_extra).  ring_arc: scratch. */
+static void ring_links(const struct inart_topo *t, const struct inart_jobs *js,
+		       const struct inart_plan *ring, const char *in, double *ring_arc,
+		       double *link)
+{
+	int na = inart_topo_n_arcs(t);
+
+	memset(ring_arc, 0, sizeof(double) * (size_t)na);
+	for (int j = 0; j < js->n_jobs; j++)
+		if (in[j])
+			job_load(t, js, ring, j, 1, ring_arc);
+	for (int l = 0; l + 1 < na; l += 2) {
+		double r0 = inart_arc_residual(&t->arcs[l]),
+		       r1 = inart_arc_residual(&t->arcs[l + 1]);
+
+		link[l] = r0 < r1   ? ring_arc[l]
+			  : r1 < r0 ? ring_arc[l + 1]
+				    : fmax(ring_arc[l], ring_arc[l + 1]);
+		link[l + 1] = 0;
+	}
+}
+
 /* The bound for ring subset in[] (not empty): the larger of the load bound
- * and, when that is below cut and the LP affordable, the PS jobs' LP. */
+ * and, when that is below cut and the LP affordable, the JOINT LP of the PS
+ * jobs with the rings' loads fixed on the links.  load: 3 n_arcs scratch. */
 static int subset_bound(struct inart_search *s, const struct inart_plan *ring, const char *in,
 			double cut, double *load, double *out)
 {
 	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT};
 	struct inart_route_lp_result res = {0};
+	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1;
 	char *off = malloc((size_t)s->js->n_jobs);
 	int rc = off ? 0 : -ENOMEM, any = 0;
 
@@ -126,11 +152,27 @@ static int subset_bound(struct inart_search *s, const struct inart_plan *ring, c
 		any |= off[j];
 	}
 	if (rc == 0 && any && *out < cut && s->cand->n_choices <= s->lp_max_choices) {
+		ring_links(s->t, s->js, ring, in, load + na, load + 2 * na);
 		lo.job_on = off;
+		lo.link_extra = load + 2 * na;
 		rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
 		if (rc == 0)
 			*out = fmax(*out, res.bound_s);
 		inart_route_lp_result_free(&res);
+		if (rc < 0 && rc != -ENOMEM)
+			rc = 0; /* the load bound alone: valid, weaker */
+		/* CBC's bound on the same MILP (exact over per-worker candidates) */
+		lo.integer = 1;
+		lo.time_limit_s = s->ringmix_cbc_s;
+		if (rc == 0 && s->ringmix_cbc_s > 0 && s->no_groups && *out < cut &&
+		    s->cand->n_choices <= RINGMIX_CBC_MAX_CHOICES) {
+			rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
+			if (rc == 0 && res.bound_s > 0)
+				*out = fmax(*out, res.bound_s);
+			inart_route_lp_result_free(&res);
+			if (rc < 0 && rc != -ENOMEM)
+				rc = 0; /* no integral point in time: the LP's bound */
+		}
 	}
 	free(off);
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
@@ -216,6 +258,10 @@ int inart_ringmix_run(struct inart_search *s, double *ring_bound)
 	*ring_bound = INFINITY;
 	if (rc == 0)
 		rc = inart_ring_plan(s->t, s->js, s->paths, &ring, s->err);
+	if (rc < 0 && rc != -ENOMEM) { /* no ring candidate: no plan with ring jobs */
+		rc = 0;
+		goto out;
+	}
 	if (rc == 0 && s->js->n_jobs <= RINGMIX_ENUM_MAX_JOBS) {
 		rc = enumerate(s, base, ring, in, load, ring_bound);
 	} else if (rc == 0) {
@@ -224,6 +270,7 @@ int inart_ringmix_run(struct inart_search *s, double *ring_bound)
 			*ring_bound =
 			    min_load_bound(s->t, s->js, ring, load, load + na, load + 2 * na);
 	}
+out:
 	inart_plan_destroy(ring);
 	inart_plan_destroy(base);
 	free(load);

@@ -14,9 +14,10 @@
  *
  * The bound over plans with at least one ring job: for a plan whose ring jobs
  * are S (non-empty),
- *   T >= LP(jobs not in S)                  the JOINT LP of the PS jobs alone
- *                                           (route_lp.h, job_on): their
- *                                           load alone is a plan of them
+ *   T >= LP(jobs not in S | S)              the JOINT LP of the PS jobs alone
+ *                                           (route_lp.h, job_on) with the
+ *                                           rings' loads fixed on the links
+ *                                           (link_extra)
  *   T >= max_e (ring(S, e) + access(e)) / res(e)
  *                                           ring(S, e): the fixed load of S's
  *                                           hops, 2 (N-1)/N G per hop arc;
@@ -26,10 +27,11 @@
  * and the bound is the minimum over S of the larger of the two.  The LP is
  * solved only for the subsets whose second term is below the best plan's
  * time (no bound can exceed that), and not on instances too large for the
- * LP; above RINGMIX_ENUM_MAX_JOBS jobs the bound is max_e sum_j min(ring_j,
- * access_j)(e) / res(e), below every subset's second term.  With the bound
- * B over plans without ring jobs (LP, CBC, bnb), min(B, ring bound) bounds
- * the whole search space.
+ * LP; with s->ringmix_cbc_s (the `bound` algorithm) the first term is also
+ * CBC's bound on that MILP, time-limited.  Above RINGMIX_ENUM_MAX_JOBS jobs
+ * the bound is max_e sum_j min(ring_j, access_j)(e) / res(e), below every
+ * subset's second term.  With the bound B over plans without ring jobs (LP,
+ * CBC, bnb), min(B, ring bound) bounds the whole search space.
  *
  * Ownership: the search's state (search.h); the ring plan is local.
  */
@@ -40,10 +42,14 @@
 
 /* Up to this many jobs every subset is tried and bounded. */
 #define RINGMIX_ENUM_MAX_JOBS 6
+/* CBC's bound on a subset's MILP (s->ringmix_cbc_s > 0) up to this many
+ * candidate choices (planner.c's limit for `milp`). */
+#define RINGMIX_CBC_MAX_CHOICES 20000
 
 /* Try the subsets after the search (s->best set; plans offered through
  * inart_search_offer) and store the bound over plans with ring jobs in
- * *ring_bound (seconds; +inf when no job can be a ring).  0 or -errno. */
+ * *ring_bound (seconds; +inf when there is no ring candidate: no such plan).
+ * An LP that fails leaves a subset its load bound.  0 or -errno. */
 int inart_ringmix_run(struct inart_search *s, double *ring_bound);
 
 /* The load bound of the second term above for the subset in[] (per job, 1:

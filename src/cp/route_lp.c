@@ -46,11 +46,12 @@ struct lpb {
 	const struct inart_cand *c;
 	const struct inart_plan *plan;
 	int joint, integer;
-	int subst;		 /* JOINT LP: x = s + v, z = s + w (no v <= x rows) */
-	double scale;		 /* seconds per unit of T' */
-	const double *slo, *shi; /* JOINT: box of the shares per pair, or NULL */
-	const char *job_on;	 /* per job: 0 left out; NULL: all in */
-	int *box_row;		 /* kept model: per cand tree its 4 McCormick rows */
+	int subst;		  /* JOINT LP: x = s + v, z = s + w (no v <= x rows) */
+	double scale;		  /* seconds per unit of T' */
+	const double *slo, *shi;  /* JOINT: box of the shares per pair, or NULL */
+	const char *job_on;	  /* per job: 0 left out; NULL: all in */
+	const double *link_extra; /* per link (even arc): fixed load (Gbit), or NULL */
+	int *box_row;		  /* kept model: per cand tree its 4 McCormick rows */
 
 	int n_cols, cap_cols;
 	double *clb, *cub;
@@ -646,6 +647,13 @@ static int build(struct lpb *b, struct inart_err *err)
 			return rc;
 	}
 	build_budgets(b);
+	for (int l = 0; b->link_extra != NULL && l < inart_topo_n_arcs(b->t); l += 2) {
+		if (!(b->link_extra[l] > 0))
+			continue;
+		if (b->arc_row[l] < 0)
+			b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+		b->arc_const[l] += b->link_extra[l];
+	}
 	if (b->oom)
 		return -ENOMEM;
 	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
@@ -1087,6 +1095,7 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	b.subst = b.joint && !b.integer;
 	b.scale = pick_scale(t, js);
 	b.job_on = opt->job_on;
+	b.link_extra = opt->link_extra;
 	if (b.joint) {
 		b.slo = opt->share_lo;
 		b.shi = opt->share_hi;

@@ -80,6 +80,12 @@ struct inart_route_lp_opt {
 	 * load).  Leaving jobs out relaxes the model: every plan of all jobs,
 	 * restricted to the others, is a plan of them at most as slow. */
 	const char *job_on;
+	/* NULL, or per link (indexed by its even arc; inart_topo_n_arcs values):
+	 * a fixed load in Gbit added to the link's row, e.g. other jobs' fixed
+	 * routes (ringmix.h).  The row is per link with the smaller residual of
+	 * the two directions, so a valid value is the fixed load of the
+	 * direction(s) with that residual. */
+	const double *link_extra;
 };
 
 struct inart_route_lp_result {

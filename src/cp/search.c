@@ -605,7 +605,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	s->best->lp_bound_s = s->lp_bound_s;
 	s->best->best_bound_s = s->bound_s;
 	s->best->bound_source = s->bound_src;
-	s->best->ring_bound_s = ring_bound;
+	s->best->ring_bound_s = isinf(ring_bound) ? NAN : ring_bound; /* inf: no such plan */
 	*out = s->best;
 	s->best = NULL;
 	return 0;
