@@ -371,12 +371,38 @@ static void test_create_errors(void **state)
 	inart_topo_destroy(t);
 }
 
+/* A switch configuration the core refuses: the install names the switch
+ * and the reason; the same install with the configuration repaired works. */
+static void test_install_refused(void **state)
+{
+	struct inart_sim_opt o;
+	struct net n;
+	char why[256];
+	int pool;
+
+	(void)state;
+	inart_sim_opt_default(&o);
+	net_up(&n, "h0-e0 e0-h1", &o);
+	assert_true(n.in->n_switches == 1);
+	pool = n.in->sw[0].cfg.pool_slots;
+	n.in->sw[0].cfg.pool_slots = INART_SW_MAX_POOL_SLOTS + 1;
+	assert_int_equal(inart_sim_install(n.s, n.in, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "switch 'e0': pool_slots 16777217 not in 0..16777216");
+	n.in->sw[0].cfg.pool_slots = pool;
+	assert_int_equal(inart_sim_install(n.s, n.in, why, sizeof(why)), 0);
+	net_down(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_evq),		cmocka_unit_test(test_link_timing),
-	    cmocka_unit_test(test_queue_drop),	cmocka_unit_test(test_fault_stats),
-	    cmocka_unit_test(test_fail_window), cmocka_unit_test(test_create_errors),
+	    cmocka_unit_test(test_evq),
+	    cmocka_unit_test(test_link_timing),
+	    cmocka_unit_test(test_queue_drop),
+	    cmocka_unit_test(test_fault_stats),
+	    cmocka_unit_test(test_fail_window),
+	    cmocka_unit_test(test_create_errors),
+	    cmocka_unit_test(test_install_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,8 @@
 #include "dp/bytes.h"
 #include "dp/pkt.h"
 #include "dp/switch.h"
+#include "dp/progress.h"
+#include "dp/switch_table.h" /* the entry layout: test_entry_memory */
 #include "dp/wire.h"
 
 #define NP 5
@@ -309,6 +311,41 @@ static void test_create(void **state)
 	cfg.max_values = 0;
 	inart_switch_destroy(inart_switch_create(&cfg));
 	inart_switch_destroy(NULL);
+}
+
+/* The reason a configuration is refused names the field and its bounds. */
+static void test_cfg_reason(void **state)
+{
+	struct inart_sw_cfg cfg;
+	char why[160];
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(inart_switch_cfg_check(NULL, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "no configuration");
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "n_ports 0 not in 1..64");
+	cfg.n_ports = 2;
+	cfg.pool_slots = -1;
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "pool_slots -1 not in 0..16777216");
+	cfg.pool_slots = 0;
+	cfg.max_values = INART_SW_MAX_SLOT_VALUES + 1;
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "max_values 1025 not in 0..1024");
+	cfg.max_values = 358;
+	cfg.pool_slots = (int)(INART_SW_MAX_POOL_VALUES / 358) + 1;
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "pool of 374910 slots x 358 values above 134217728 values");
+	assert_null(inart_switch_create(&cfg));
+	assert_int_equal(errno, EINVAL);
+	cfg.pool_slots = 4;
+	why[0] = 'x';
+	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), 0);
+	assert_int_equal(why[0], 'x'); /* untouched when accepted */
+	assert_int_equal(inart_switch_cfg_check(&cfg, NULL, 0), 0);
+	cfg.n_ports = 0;
+	assert_int_equal(inart_switch_cfg_check(&cfg, NULL, 0), -EINVAL);
 }
 
 static void test_apply_validation(void **state)
@@ -1838,14 +1875,39 @@ static void test_pool_cap(void **state)
  * states the formula), both as the table counts it and as the heap grew.
  * Before the fix every entry took about 0.9 KB (the 64-copy array inline),
  * and an update copied the whole table. */
+/* Entry e of the memory tests: kind 0 forwarding UP, 1 DOWN with 2 copies,
+ * 2 aggregating UP with 4 ranks at slot. */
+static void mem_entry(struct inart_label_entry *e, uint32_t label, uint32_t job, int kind,
+		      uint16_t slot)
+{
+	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
+	static const uint64_t four[1] = {0xf};
+
+	memset(e, 0, sizeof(*e));
+	e->label = label;
+	e->job = job;
+	e->kind = kind == 1 ? INART_LABEL_DOWN : INART_LABEL_UP;
+	if (kind == 0) {
+		e->out_port = 3;
+		e->next_label = label + 1;
+	} else if (kind == 1) {
+		e->n_down = 2;
+		e->down = two;
+	} else {
+		e->aggregate = 1;
+		e->slot_base = slot;
+		e->n_slots = 1;
+		e->bitmap_words = 1;
+		e->expected = four;
+	}
+}
+
 static void test_table_memory(void **state)
 {
 	const int n = 1 << 20, jobs = 1000;
 	struct inart_sw_cfg cfg;
 	struct inart_switch *sw;
 	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
-	static const struct inart_label_down two[2] = {{1, 5, 0}, {2, 6, 0}};
-	static const uint64_t four[1] = {0xf};
 	struct inart_sw_update u;
 	struct mallinfo2 m0, m1;
 	size_t bytes, heap;
@@ -1859,26 +1921,12 @@ static void test_table_memory(void **state)
 	cfg.max_values = 358;
 	sw = inart_switch_create(&cfg);
 	assert_non_null(sw);
-	for (int i = 0; i < n; i++) {
-		e[i].label = (uint32_t)i + 1;
-		e[i].job = (uint32_t)(i % jobs);
-		if (i % 10 < 6) {
-			e[i].kind = INART_LABEL_UP;
-			e[i].out_port = 3;
-			e[i].next_label = (uint32_t)i + 2;
-		} else if (i % 10 < 9) {
-			e[i].kind = INART_LABEL_DOWN;
-			e[i].n_down = 2;
-			e[i].down = two;
-		} else {
-			e[i].kind = INART_LABEL_UP;
-			e[i].aggregate = 1;
-			e[i].slot_base = (uint16_t)(i % jobs);
-			e[i].n_slots = 1;
-			e[i].bitmap_words = 1;
-			e[i].expected = four;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		mem_entry(&e[i], (uint32_t)i + 1, (uint32_t)(i % jobs),
+			  i % 10 < 6   ? 0
+			  : i % 10 < 9 ? 1
+				       : 2,
+			  (uint16_t)(i % jobs));
 	memset(&u, 0, sizeof(u));
 	u.n_labels = n;
 	u.labels = e;
@@ -1900,6 +1948,60 @@ static void test_table_memory(void **state)
 	m1 = mallinfo2();
 	assert_true((m1.uordblks + m1.hblkhd) <= (m0.uordblks + m0.hblkhd) + 4096);
 	inart_switch_destroy(sw);
+	free(e);
+}
+
+/* The memory of each kind of label entry, as docs/dataplane.md ("Memory of
+ * a switch") states it: 56 bytes an entry, 12 a DOWN copy, 8 an expected
+ * bitmap word and 8 an expected rank's progress, 88 a (job, tree), 4 an
+ * index cell (cells: the power of two >= 2 x entries, at least 16).  A
+ * table of one kind of entry counts exactly that. */
+static void test_entry_memory(void **state)
+{
+	const int n = 1000, cells = 2048;
+	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
+	struct inart_sw_cfg cfg;
+	struct inart_sw_update u;
+	char why[256];
+	size_t base, per[3];
+
+	(void)state;
+	assert_non_null(e);
+	assert_int_equal(sizeof(struct lent), 56);
+	assert_int_equal(sizeof(struct inart_label_down), 12);
+	assert_int_equal(sizeof(struct inart_rank_pos), 8);
+	assert_int_equal(sizeof(struct inart_sw_tree_stats), 88);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = 4;
+	cfg.pool_slots = n;
+	cfg.max_values = 358;
+	/* the fixed part and the ingress offsets, counted by an empty set */
+	{
+		struct inart_switch *sw = inart_switch_create(&cfg);
+
+		assert_non_null(sw);
+		base = inart_sw_tables_bytes(inart_switch_tables(sw)) - 16 * 4;
+		inart_switch_destroy(sw);
+	}
+	for (int kind = 0; kind < 3; kind++) {
+		struct inart_switch *sw = inart_switch_create(&cfg);
+		size_t bytes;
+
+		assert_non_null(sw);
+		for (int i = 0; i < n; i++) /* a tree each */
+			mem_entry(&e[i], (uint32_t)i + 1, (uint32_t)i, kind, (uint16_t)i);
+		memset(&u, 0, sizeof(u));
+		u.n_labels = n;
+		u.labels = e;
+		assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+		bytes = inart_sw_tables_bytes(inart_switch_tables(sw));
+		assert_true(bytes > base + (size_t)cells * 4 + (size_t)n * 88);
+		per[kind] = bytes - base - (size_t)cells * 4 - (size_t)n * 88;
+		inart_switch_destroy(sw);
+	}
+	assert_int_equal(per[0], (size_t)n * 56);		/* forwarding UP */
+	assert_int_equal(per[1], (size_t)n * (56 + 2 * 12));	/* DOWN, 2 copies */
+	assert_int_equal(per[2], (size_t)n * (56 + 8 + 4 * 8)); /* aggregating, 4 ranks */
 	free(e);
 }
 
@@ -1928,6 +2030,8 @@ int main(void)
 	    cmocka_unit_test(test_ttl_label_switched),
 	    cmocka_unit_test(test_pool_cap),
 	    cmocka_unit_test(test_table_memory),
+	    cmocka_unit_test(test_cfg_reason),
+	    cmocka_unit_test(test_entry_memory),
 	    cmocka_unit_test(test_probe_answer),
 	};
 

@@ -109,7 +109,7 @@ static void *ps_loop(void *arg)
 					continue;
 				}
 				n = inart_ps_rx(s->ps, in[i].data, in[i].len, in[i].peer_ip,
-						in[i].peer_port, now_ns(), s->out, PS_OUT);
+						in[i].peer_port, inart_now_ns(), s->out, PS_OUT);
 				for (int j = 0; j < n; j++) /* a copy that does not arrive */
 					if (s->out[j].peer_ip == atomic_load(&s->drop_to))
 						s->out[j].peer_ip = 0x7f0000feu; /* nobody */

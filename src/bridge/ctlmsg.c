@@ -11,13 +11,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "dp/bytes.h"
+#include "dp/pkt.h"
 
 static const char *const op_names[] = {
     [INART_CTL_INFO] = "info",
@@ -136,21 +137,6 @@ void inart_ctl_fmt_mac(const uint8_t mac[6], char out[18])
 
 /* ---- checked field access ---- */
 
-static int fail(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL && why_len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, why_len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 /* o must be an object whose keys are all in the NULL-terminated list. */
 static int check_keys(json_t *o, const char *what, const char *const *allowed, char *why,
 		      size_t why_len)
@@ -159,7 +145,7 @@ static int check_keys(json_t *o, const char *what, const char *const *allowed, c
 	json_t *v;
 
 	if (!json_is_object(o))
-		return fail(why, why_len, "%s: must be an object", what);
+		return inart_why(why, why_len, -EINVAL, "%s: must be an object", what);
 	json_object_foreach(o, key, v)
 	{
 		int ok = 0;
@@ -168,7 +154,8 @@ static int check_keys(json_t *o, const char *what, const char *const *allowed, c
 			if (strcmp(key, allowed[i]) == 0)
 				ok = 1;
 		if (!ok)
-			return fail(why, why_len, "%s: unknown key '%.64s'", what, key);
+			return inart_why(why, why_len, -EINVAL, "%s: unknown key '%.64s'", what,
+					 key);
 	}
 	return 0;
 }
@@ -183,19 +170,35 @@ static int get_int(json_t *o, const char *what, const char *key, int required, i
 
 	if (v == NULL) {
 		if (required)
-			return fail(why, why_len, "%s: missing '%s'", what, key);
+			return inart_why(why, why_len, -EINVAL, "%s: missing '%s'", what, key);
 		*out = dflt;
 		return 0;
 	}
 	if (!json_is_integer(v))
-		return fail(why, why_len, "%s: '%s' must be an integer", what, key);
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' must be an integer", what, key);
 	x = json_integer_value(v);
 	if (x < min || x > max)
-		return fail(why, why_len, "%s: '%s' %lld out of range [%lld, %lld]", what, key,
-			    (long long)x, (long long)min, (long long)max);
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' %lld out of range [%lld, %lld]",
+				 what, key, (long long)x, (long long)min, (long long)max);
 	*out = x;
 	return 0;
 }
+
+/* get_int into a field of the type (min..max within it). */
+#define GET_UINT(name, type)                                                                       \
+	static int name(json_t *o, const char *what, const char *key, int required, int64_t min,   \
+			int64_t max, int64_t dflt, type *out, char *why, size_t why_len)           \
+	{                                                                                          \
+		int64_t x;                                                                         \
+		int rc = get_int(o, what, key, required, min, max, dflt, &x, why, why_len);        \
+                                                                                                   \
+		if (rc == 0)                                                                       \
+			*out = (type)x;                                                            \
+		return rc;                                                                         \
+	}
+GET_UINT(get_u16, uint16_t)
+GET_UINT(get_u32, uint32_t)
+GET_UINT(get_u64, uint64_t)
 
 static int get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
 		    size_t why_len)
@@ -207,7 +210,8 @@ static int get_bool(json_t *o, const char *what, const char *key, int *out, char
 		return 0;
 	}
 	if (!json_is_boolean(v))
-		return fail(why, why_len, "%s: '%s' must be true or false", what, key);
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' must be true or false", what,
+				 key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -219,13 +223,13 @@ static int get_ip(json_t *o, const char *what, const char *key, int required, ui
 
 	if (v == NULL) {
 		if (required)
-			return fail(why, why_len, "%s: missing '%s'", what, key);
+			return inart_why(why, why_len, -EINVAL, "%s: missing '%s'", what, key);
 		*ip = 0;
 		return 0;
 	}
 	if (!json_is_string(v) || inart_ctl_parse_ip(json_string_value(v), ip) < 0)
-		return fail(why, why_len, "%s: '%s' must be an IPv4 address \"a.b.c.d\"", what,
-			    key);
+		return inart_why(why, why_len, -EINVAL,
+				 "%s: '%s' must be an IPv4 address \"a.b.c.d\"", what, key);
 	return 0;
 }
 
@@ -239,8 +243,8 @@ static int get_mac(json_t *o, const char *what, const char *key, uint8_t mac[6],
 		return 0;
 	}
 	if (!json_is_string(v) || inart_ctl_parse_mac(json_string_value(v), mac) < 0)
-		return fail(why, why_len, "%s: '%s' must be a MAC \"xx:xx:xx:xx:xx:xx\"", what,
-			    key);
+		return inart_why(why, why_len, -EINVAL,
+				 "%s: '%s' must be a MAC \"xx:xx:xx:xx:xx:xx\"", what, key);
 	return 0;
 }
 
@@ -255,10 +259,10 @@ static int get_array(json_t *o, const char *what, const char *key, size_t max, j
 	if (v == NULL)
 		return 0;
 	if (!json_is_array(v))
-		return fail(why, why_len, "%s: '%s' must be an array", what, key);
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' must be an array", what, key);
 	if (json_array_size(v) > max)
-		return fail(why, why_len, "%s: '%s' has %zu entries, at most %zu", what, key,
-			    json_array_size(v), max);
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' has %zu entries, at most %zu",
+				 what, key, json_array_size(v), max);
 	*arr = v;
 	*n = json_array_size(v);
 	return 0;
@@ -326,11 +330,102 @@ static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mas
 
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) >= INART_SW_MAX_PORTS)
-			return fail(why, why_len, "%s: %s[%zu] must be a port 0..%d", what, key, i,
-				    INART_SW_MAX_PORTS - 1);
+			return inart_why(why, why_len, -EINVAL, "%s: %s[%zu] must be a port 0..%d",
+					 what, key, i, INART_SW_MAX_PORTS - 1);
 		*mask |= 1ull << json_integer_value(v);
 	}
 	return rc;
+}
+
+/* The fields of an UP entry (after the common ones). */
+static int parse_label_up(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
+			  char *why, size_t why_len)
+{
+	json_t *arr;
+	size_t n;
+	int agg = 0, rc;
+
+	if (json_object_get(j, "down") != NULL)
+		return inart_why(why, why_len, -EINVAL, "%s: 'down' in an up entry", what);
+	if ((rc = get_u16(j, what, "out_port", 1, 0, UINT16_MAX, 0, &e->out_port, why, why_len)) <
+	    0)
+		return rc;
+	if ((rc = get_u32(j, what, "next_label", 0, 0, UINT32_MAX, 0, &e->next_label, why,
+			  why_len)) < 0)
+		return rc;
+	if ((rc = get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
+		return rc;
+	e->aggregate = (uint8_t)agg;
+	if ((rc = get_u16(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &e->slot_base, why,
+			  why_len)) < 0)
+		return rc;
+	if ((rc = get_u16(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &e->n_slots, why,
+			  why_len)) < 0)
+		return rc;
+	if ((rc = get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n, why,
+			    why_len)) < 0)
+		return rc;
+	if (agg && n == 0)
+		return inart_why(why, why_len, -EINVAL, "%s: an aggregating entry needs 'expected'",
+				 what);
+	e->bitmap_words = (uint8_t)n;
+	e->expected = n > 0 ? exp : NULL;
+	for (size_t i = 0; i < n; i++) {
+		json_t *w = json_array_get(arr, i);
+
+		if (!json_is_string(w) || parse_u64_hex(json_string_value(w), &exp[i]) < 0)
+			return inart_why(
+			    why, why_len, -EINVAL,
+			    "%s: expected[%zu] must be a hex string of at most 16 digits", what, i);
+	}
+	return 0;
+}
+
+/* One copy of a DOWN entry (what: its place, for messages). */
+static int parse_down_copy(json_t *d, const char *what, struct inart_label_down *dn, char *why,
+			   size_t why_len)
+{
+	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
+	int rc;
+
+	memset(dn, 0, sizeof(*dn));
+	if ((rc = check_keys(d, what, dkeys, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_u16(d, what, "port", 1, 0, UINT16_MAX, 0, &dn->port, why, why_len)) < 0)
+		return rc;
+	if ((rc = get_u32(d, what, "label", 0, 0, UINT32_MAX, 0, &dn->label, why, why_len)) < 0)
+		return rc;
+	return get_ip(d, what, "dst_ip", 0, &dn->dst_ip, why, why_len);
+}
+
+/* The fields of a DOWN entry (after the common ones). */
+static int parse_label_down(json_t *j, const char *what, struct inart_label_entry *e,
+			    struct inart_label_down *down, char *why, size_t why_len)
+{
+	static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
+					      "slot_base", "n_slots",	 "expected"};
+	char sub[96];
+	json_t *arr;
+	size_t n;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(up_only) / sizeof(up_only[0]); i++)
+		if (json_object_get(j, up_only[i]) != NULL)
+			return inart_why(why, why_len, -EINVAL, "%s: '%s' in a down entry", what,
+					 up_only[i]);
+	if ((rc = get_array(j, what, "down", INART_SW_MAX_FANOUT, &arr, &n, why, why_len)) < 0)
+		return rc;
+	if (n == 0)
+		return inart_why(why, why_len, -EINVAL, "%s: a down entry needs a non-empty 'down'",
+				 what);
+	e->n_down = (uint16_t)n;
+	e->down = down;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
+		if ((rc = parse_down_copy(json_array_get(arr, i), sub, &down[i], why, why_len)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
@@ -339,112 +434,34 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	static const char *const keys[] = {
 	    "label",	 "kind",      "job",	 "tree",     "in_ports", "out_port", "next_label",
 	    "aggregate", "slot_base", "n_slots", "expected", "down",	 NULL};
-	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
-	json_t *kind, *arr;
-	int64_t x;
-	size_t n;
-	char sub[96];
-	int agg = 0, rc;
+	json_t *kind;
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
-	if ((rc = get_int(j, what, "label", 1, 1, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(j, what, "label", 1, 1, UINT32_MAX, 0, &e->label, why, why_len)) < 0)
 		return rc;
-	e->label = (uint32_t)x;
 	kind = json_object_get(j, "kind");
 	if (!json_is_string(kind))
-		return fail(why, why_len, "%s: 'kind' must be \"up\" or \"down\"", what);
+		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
+				 what);
 	if (strcmp(json_string_value(kind), "up") == 0)
 		e->kind = INART_LABEL_UP;
 	else if (strcmp(json_string_value(kind), "down") == 0)
 		e->kind = INART_LABEL_DOWN;
 	else
-		return fail(why, why_len, "%s: 'kind' must be \"up\" or \"down\"", what);
-	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
+				 what);
+	if ((rc = get_u32(j, what, "job", 1, 0, UINT32_MAX, 0, &e->job, why, why_len)) < 0)
 		return rc;
-	e->job = (uint32_t)x;
-	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "tree", 1, 0, UINT16_MAX, 0, &e->tree, why, why_len)) < 0)
 		return rc;
-	e->tree = (uint16_t)x;
 	if ((rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
 		return rc;
-	if (e->kind == INART_LABEL_UP) {
-		if (json_object_get(j, "down") != NULL)
-			return fail(why, why_len, "%s: 'down' in an up entry", what);
-		if ((rc = get_int(j, what, "out_port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
-			return rc;
-		e->out_port = (uint16_t)x;
-		if ((rc = get_int(j, what, "next_label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) <
-		    0)
-			return rc;
-		e->next_label = (uint32_t)x;
-		if ((rc = get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
-			return rc;
-		e->aggregate = (uint8_t)agg;
-		if ((rc = get_int(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &x, why, why_len)) <
-		    0)
-			return rc;
-		e->slot_base = (uint16_t)x;
-		if ((rc = get_int(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0, &x, why,
-				  why_len)) < 0)
-			return rc;
-		e->n_slots = (uint16_t)x;
-		if ((rc = get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n, why,
-				    why_len)) < 0)
-			return rc;
-		if (agg && n == 0)
-			return fail(why, why_len, "%s: an aggregating entry needs 'expected'",
-				    what);
-		e->bitmap_words = (uint8_t)n;
-		e->expected = n > 0 ? exp : NULL;
-		for (size_t i = 0; i < n; i++) {
-			json_t *w = json_array_get(arr, i);
-
-			if (!json_is_string(w) || parse_u64_hex(json_string_value(w), &exp[i]) < 0)
-				return fail(why, why_len,
-					    "%s: expected[%zu] must be a hex string of at most 16 "
-					    "digits",
-					    what, i);
-		}
-	} else {
-		static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
-						      "slot_base", "n_slots",	 "expected"};
-
-		for (size_t i = 0; i < sizeof(up_only) / sizeof(up_only[0]); i++)
-			if (json_object_get(j, up_only[i]) != NULL)
-				return fail(why, why_len, "%s: '%s' in a down entry", what,
-					    up_only[i]);
-		if ((rc = get_array(j, what, "down", INART_SW_MAX_FANOUT, &arr, &n, why, why_len)) <
-		    0)
-			return rc;
-		if (n == 0)
-			return fail(why, why_len, "%s: a down entry needs a non-empty 'down'",
-				    what);
-		e->n_down = (uint16_t)n;
-		e->down = down;
-		for (size_t i = 0; i < n; i++) {
-			json_t *d = json_array_get(arr, i);
-			struct inart_label_down *dn = &down[i];
-
-			memset(dn, 0, sizeof(*dn));
-
-			snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
-			if ((rc = check_keys(d, sub, dkeys, why, why_len)) < 0)
-				return rc;
-			if ((rc = get_int(d, sub, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) <
-			    0)
-				return rc;
-			dn->port = (uint16_t)x;
-			if ((rc = get_int(d, sub, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) <
-			    0)
-				return rc;
-			dn->label = (uint32_t)x;
-			if ((rc = get_ip(d, sub, "dst_ip", 0, &dn->dst_ip, why, why_len)) < 0)
-				return rc;
-		}
-	}
-	return 0;
+	if (e->kind == INART_LABEL_UP)
+		return parse_label_up(j, what, e, exp, why, why_len);
+	return parse_label_down(j, what, e, down, why, why_len);
 }
 
 int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
@@ -454,7 +471,6 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 	json_t *p;
 	char buf[32], *slash, *end;
 	long len;
-	int64_t x;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -462,22 +478,23 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 		return rc;
 	p = json_object_get(j, "prefix");
 	if (!json_is_string(p) || strlen(json_string_value(p)) >= sizeof(buf))
-		return fail(why, why_len, "%s: 'prefix' must be \"a.b.c.d/len\"", what);
+		return inart_why(why, why_len, -EINVAL, "%s: 'prefix' must be \"a.b.c.d/len\"",
+				 what);
 	strcpy(buf, json_string_value(p));
 	slash = strchr(buf, '/');
 	if (slash == NULL)
-		return fail(why, why_len, "%s: 'prefix' must be \"a.b.c.d/len\"", what);
+		return inart_why(why, why_len, -EINVAL, "%s: 'prefix' must be \"a.b.c.d/len\"",
+				 what);
 	*slash = '\0';
 	errno = 0;
 	len = strtol(slash + 1, &end, 10);
 	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || len < 0 || len > 32 ||
 	    inart_ctl_parse_ip(buf, &r->prefix) < 0)
-		return fail(why, why_len, "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32",
-			    what);
+		return inart_why(why, why_len, -EINVAL,
+				 "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32", what);
 	r->len = (uint8_t)len;
-	if ((rc = get_int(j, what, "port", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "port", 1, 0, UINT16_MAX, 0, &r->port, why, why_len)) < 0)
 		return rc;
-	r->port = (uint16_t)x;
 	return 0;
 }
 
@@ -499,8 +516,8 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 	if ((rc = get_array(j, what, "ports", INART_SW_MAX_PORTS, &arr, &n, why, why_len)) < 0)
 		return rc;
 	if (n == 0)
-		return fail(why, why_len, "%s: 'ports' must list 1..%d ports", what,
-			    INART_SW_MAX_PORTS);
+		return inart_why(why, why_len, -EINVAL, "%s: 'ports' must list 1..%d ports", what,
+				 INART_SW_MAX_PORTS);
 	cfg->n_ports = (int)n;
 	for (size_t i = 0; i < n; i++) {
 		json_t *p = json_array_get(arr, i);
@@ -521,15 +538,15 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 			  why_len)) < 0)
 		return rc;
 	cfg->max_values = (int)x;
-	if ((rc = get_int(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u64(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0, &cfg->flush_timeout_ns,
+			  why, why_len)) < 0)
 		return rc;
-	cfg->flush_timeout_ns = (uint64_t)x;
 	if ((uint64_t)(cfg->pool_slots ? cfg->pool_slots : 1) *
 		(uint64_t)(cfg->max_values ? cfg->max_values : INART_SW_MAX_SLOT_VALUES) >
 	    INART_SW_MAX_POOL_VALUES)
-		return fail(why, why_len,
-			    "%s: pool_slots x max_values above %u values (the pool's limit)", what,
-			    INART_SW_MAX_POOL_VALUES);
+		return inart_why(why, why_len, -EINVAL,
+				 "%s: pool_slots x max_values above %u values (the pool's limit)",
+				 what, INART_SW_MAX_POOL_VALUES);
 	return 0;
 }
 
@@ -550,27 +567,22 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 	static const char *const skeys[] = {"ip", "rank", NULL};
 	json_t *arr;
 	size_t n;
-	int64_t x;
 	char sub[96];
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
 	if ((rc = check_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
-	if ((rc = get_int(j, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u32(j, what, "job", 1, 0, UINT32_MAX, 0, &cfg->job, why, why_len)) < 0)
 		return rc;
-	cfg->job = (uint32_t)x;
-	if ((rc = get_int(j, what, "tree", 1, 0, UINT16_MAX, 0, &x, why, why_len)) < 0)
+	if ((rc = get_u16(j, what, "tree", 1, 0, UINT16_MAX, 0, &cfg->tree, why, why_len)) < 0)
 		return rc;
-	cfg->tree = (uint16_t)x;
-	if ((rc = get_int(j, what, "fan_in", 1, 1, INART_WIRE_MAX_CONTRIB, 0, &x, why, why_len)) <
-	    0)
-		return rc;
-	cfg->fan_in = (uint16_t)x;
-	if ((rc = get_int(j, what, "max_chunks", 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0, &x, why,
+	if ((rc = get_u16(j, what, "fan_in", 1, 1, INART_WIRE_MAX_CONTRIB, 0, &cfg->fan_in, why,
 			  why_len)) < 0)
 		return rc;
-	cfg->max_chunks = (uint32_t)x;
+	if ((rc = get_u32(j, what, "max_chunks", 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0,
+			  &cfg->max_chunks, why, why_len)) < 0)
+		return rc;
 	if ((rc = get_array(j, what, "children", INART_PS_MAX_CHILDREN, &arr, &n, why, why_len)) <
 	    0)
 		return rc;
@@ -582,9 +594,9 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 		if ((rc = check_keys(c, sub, ckeys, why, why_len)) < 0 ||
 		    (rc = get_ip(c, sub, "ip", 1, &cfg->children[i].ip, why, why_len)) < 0)
 			return rc;
-		if ((rc = get_int(c, sub, "label", 0, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		if ((rc = get_u32(c, sub, "label", 0, 0, UINT32_MAX, 0, &cfg->children[i].label,
+				  why, why_len)) < 0)
 			return rc;
-		cfg->children[i].label = (uint32_t)x;
 	}
 	if ((rc = get_array(j, what, "sources", INART_PS_MAX_SOURCES, &arr, &n, why, why_len)) < 0)
 		return rc;
@@ -598,10 +610,9 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 		    (rc = get_ip(c, sub, "ip", 1, &src[i].ip, why, why_len)) < 0)
 			return rc;
 		/* absent rank: a switch of the tree (any rank) */
-		if ((rc = get_int(c, sub, "rank", 0, 0, cfg->fan_in - 1, INART_PS_ANY_RANK, &x, why,
-				  why_len)) < 0)
+		if ((rc = get_u16(c, sub, "rank", 0, 0, cfg->fan_in - 1, INART_PS_ANY_RANK,
+				  &src[i].rank, why, why_len)) < 0)
 			return rc;
-		src[i].rank = (uint16_t)x;
 	}
 	return 0;
 }
@@ -627,14 +638,15 @@ static int parse_ident(json_t *o, const char *what, struct inart_ctl_req *r, int
 	if (v != NULL) {
 		if (!json_is_string(v) || strlen(json_string_value(v)) != 16 ||
 		    parse_u64_hex(json_string_value(v), &id) < 0)
-			return fail(why, why_len, "%s: 'install_id' must be 16 hex digits", what);
+			return inart_why(why, why_len, -EINVAL,
+					 "%s: 'install_id' must be 16 hex digits", what);
 		strcpy(r->install_id, json_string_value(v));
 	}
 	v = json_object_get(o, "phase");
 	if (v == NULL)
 		return 0;
 	if (!phase || !json_is_string(v) || strcmp(json_string_value(v), "prepare") != 0)
-		return fail(why, why_len, "%s: 'phase' must be \"prepare\"", what);
+		return inart_why(why, why_len, -EINVAL, "%s: 'phase' must be \"prepare\"", what);
 	r->prepare = 1;
 	return 0;
 }
@@ -691,7 +703,6 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	void *mem;
 	size_t n;
 	char what[48];
-	int64_t x;
 	int rc;
 
 	if ((rc = check_keys(o, "install", keys, why, why_len)) < 0 ||
@@ -718,8 +729,8 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 
 		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 		    json_integer_value(v) > UINT32_MAX)
-			return fail(why, why_len, "del_labels[%zu]: must be a label 1..%u", i,
-				    UINT32_MAX);
+			return inart_why(why, why_len, -EINVAL,
+					 "del_labels[%zu]: must be a label 1..%u", i, UINT32_MAX);
 		r->del_labels[i] = (uint32_t)json_integer_value(v);
 	}
 	rc = get_array_alloc(o, "install", "routes", INART_CTL_MAX_ROUTES, sizeof(*r->routes), &arr,
@@ -746,17 +757,15 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 		snprintf(what, sizeof(what), "ingress[%zu]", i);
 		if ((rc = check_keys(g, what, gkeys, why, why_len)) < 0)
 			return rc;
-		if ((rc = get_int(g, what, "port", 1, 0, INART_SW_MAX_PORTS - 1, 0, &x, why,
+		if ((rc = get_u16(g, what, "port", 1, 0, INART_SW_MAX_PORTS - 1, 0,
+				  &r->ingress[i].port, why, why_len)) < 0)
+			return rc;
+		if ((rc = get_u32(g, what, "job", 1, 0, UINT32_MAX, 0, &r->ingress[i].job, why,
 				  why_len)) < 0)
 			return rc;
-		r->ingress[i].port = (uint16_t)x;
-		if ((rc = get_int(g, what, "job", 1, 0, UINT32_MAX, 0, &x, why, why_len)) < 0)
+		if ((rc = get_u16(g, what, "rank", 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0,
+				  &r->ingress[i].rank, why, why_len)) < 0)
 			return rc;
-		r->ingress[i].job = (uint32_t)x;
-		if ((rc = get_int(g, what, "rank", 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0, &x, why,
-				  why_len)) < 0)
-			return rc;
-		r->ingress[i].rank = (uint16_t)x;
 	}
 	return 0;
 }
@@ -778,7 +787,7 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 	    (rc = get_bool(o, "trees", "reset", &r->reset, why, why_len)) < 0)
 		return rc;
 	if (json_object_get(o, "trees") == NULL)
-		return fail(why, why_len, "trees: missing 'trees'");
+		return inart_why(why, why_len, -EINVAL, "trees: missing 'trees'");
 	rc = get_array_alloc(o, "trees", "trees", INART_CTL_MAX_TREES, sizeof(*r->trees), &arr, &n,
 			     &mem, why, why_len);
 	r->trees = mem;
@@ -802,9 +811,9 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 		for (size_t k = 0; k < i; k++)
 			if (r->trees[k].job == r->trees[i].job &&
 			    r->trees[k].tree == r->trees[i].tree)
-				return fail(why, why_len,
-					    "trees[%zu]: job %" PRIu32 " tree %u listed twice", i,
-					    r->trees[i].job, r->trees[i].tree);
+				return inart_why(why, why_len, -EINVAL,
+						 "trees[%zu]: job %" PRIu32 " tree %u listed twice",
+						 i, r->trees[i].job, r->trees[i].tree);
 	}
 	return 0;
 }
@@ -826,24 +835,26 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 		why[0] = '\0';
 	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (o == NULL)
-		return fail(why, why_len, "not JSON: %d:%d: %s", jerr.line, jerr.column, jerr.text);
+		return inart_why(why, why_len, -EINVAL, "not JSON: %d:%d: %s", jerr.line,
+				 jerr.column, jerr.text);
 	if (!json_is_object(o)) {
-		rc = fail(why, why_len, "a request must be a JSON object");
+		rc = inart_why(why, why_len, -EINVAL, "a request must be a JSON object");
 		goto out;
 	}
 	v = json_object_get(o, "op");
 	if (!json_is_string(v) || (req->op = op_from_name(json_string_value(v))) == 0) {
-		rc = fail(why, why_len,
-			  "'op' must name an operation (info, install, tables, "
-			  "stats, reset_stats, lose_state, log_level, trees, "
-			  "tree_del, show, commit, abort, rollback)");
+		rc = inart_why(why, why_len, -EINVAL,
+			       "'op' must name an operation (info, install, tables, "
+			       "stats, reset_stats, lose_state, log_level, trees, "
+			       "tree_del, show, commit, abort, rollback)");
 		goto out;
 	}
 	v = json_object_get(o, "node");
 	if (v != NULL) {
 		if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof(req->node)) {
-			rc = fail(why, why_len, "'node' must be a string of at most %zu bytes",
-				  sizeof(req->node) - 1);
+			rc = inart_why(why, why_len, -EINVAL,
+				       "'node' must be a string of at most %zu bytes",
+				       sizeof(req->node) - 1);
 			goto out;
 		}
 		strcpy(req->node, json_string_value(v));
@@ -864,8 +875,8 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 			if (strcmp(json_string_value(v), level_names[i]) == 0)
 				req->level = i;
 		if (req->level < 0)
-			rc = fail(why, why_len,
-				  "log_level: 'level' must be error, warn, info or debug");
+			rc = inart_why(why, why_len, -EINVAL,
+				       "log_level: 'level' must be error, warn, info or debug");
 		break;
 	case INART_CTL_TREE_DEL:
 		if ((rc = check_keys(o, "tree_del", del_keys, why, why_len)) < 0)
@@ -885,8 +896,8 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 		    (rc = parse_ident(o, inart_ctl_op_name(req->op), req, 0, why, why_len)) < 0)
 			break;
 		if (req->op != INART_CTL_ABORT && req->install_id[0] == '\0')
-			rc = fail(why, why_len, "%s: missing 'install_id'",
-				  inart_ctl_op_name(req->op));
+			rc = inart_why(why, why_len, -EINVAL, "%s: missing 'install_id'",
+				       inart_ctl_op_name(req->op));
 		break;
 	default:
 		rc = check_keys(o, inart_ctl_op_name(req->op), plain_keys, why, why_len);
@@ -930,13 +941,6 @@ static json_t *jmac(const uint8_t mac[6])
 
 	inart_ctl_fmt_mac(mac, s);
 	return json_string(s);
-}
-
-static int mac_zero(const uint8_t mac[6])
-{
-	static const uint8_t z[6];
-
-	return memcmp(mac, z, 6) == 0;
 }
 
 json_t *inart_ctl_label_json(const struct inart_label_entry *e)
@@ -1023,11 +1027,11 @@ json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg)
 		json_t *p = json_object();
 		const struct inart_sw_port_cfg *pc = &cfg->ports[i];
 
-		if (!mac_zero(pc->mac))
+		if (!inart_mac_is_zero(pc->mac))
 			json_object_set_new(p, "mac", jmac(pc->mac));
 		if (pc->ip)
 			json_object_set_new(p, "ip", jip(pc->ip));
-		if (!mac_zero(pc->peer_mac))
+		if (!inart_mac_is_zero(pc->peer_mac))
 			json_object_set_new(p, "peer_mac", jmac(pc->peer_mac));
 		if (pc->peer_ip)
 			json_object_set_new(p, "peer_ip", jip(pc->peer_ip));
@@ -1323,16 +1327,16 @@ int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why,
 	*obj = NULL;
 	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (o == NULL)
-		return fail(why, why_len, "reply is not JSON: %s", jerr.text);
+		return inart_why(why, why_len, -EINVAL, "reply is not JSON: %s", jerr.text);
 	ok = json_object_get(o, "ok");
 	if (!json_is_object(o) || !json_is_boolean(ok)) {
 		json_decref(o);
-		return fail(why, why_len, "reply without 'ok'");
+		return inart_why(why, why_len, -EINVAL, "reply without 'ok'");
 	}
 	if (json_is_false(ok)) {
 		reason = json_object_get(o, "reason");
-		fail(why, why_len, "%s",
-		     json_is_string(reason) ? json_string_value(reason) : "refused");
+		inart_why(why, why_len, -EINVAL, "%s",
+			  json_is_string(reason) ? json_string_value(reason) : "refused");
 		json_decref(o);
 		return -EPERM;
 	}

@@ -820,105 +820,95 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 	return rc;
 }
 
-int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
-			const struct inart_plan *plan, const struct inart_deploy *d,
-			const struct inart_install_opt *opt, struct inart_install **out,
-			struct inart_err *err)
+/* The plan is one whose tables can be installed: not a ring, its inputs
+ * fit a deployment (check_inputs) and the evaluator accepts it. */
+static int check_plan(struct builder *b)
 {
-	struct builder b;
-	struct inart_install *in = NULL;
-	struct inart_evaluator *ev = NULL;
-	int *ps_of = NULL, *ps_count = NULL, rc, n = t->n_nodes, max_trees = 1, wbase = 0;
+	struct inart_evaluator *ev;
+	int rc;
 
-	*out = NULL;
-	memset(&b, 0, sizeof(b));
-	b.t = t;
-	b.js = js;
-	b.plan = plan;
-	b.d = d;
-	b.err = err;
-	if (opt)
-		b.opt = *opt;
-	else
-		inart_install_opt_default(&b.opt);
-	if (inart_plan_has_ring(plan))
-		return inart_err_set(err, -EINVAL,
+	if (inart_plan_has_ring(b->plan))
+		return inart_err_set(b->err, -EINVAL,
 				     "plan: a ring all-reduce plan has no PS or switch tables to "
 				     "install (plan with --no-ring)");
-	rc = check_inputs(&b);
+	rc = check_inputs(b);
 	if (rc < 0)
 		return rc;
-	ev = inart_evaluator_create(t, js);
+	ev = inart_evaluator_create(b->t, b->js);
 	if (ev == NULL)
-		return inart_err_set(err, -ENOMEM, "out of memory");
-	rc = inart_evaluator_run(ev, plan, NULL, err);
+		return inart_err_set(b->err, -ENOMEM, "out of memory");
+	rc = inart_evaluator_run(ev, b->plan, NULL, b->err);
 	inart_evaluator_destroy(ev);
-	if (rc < 0) {
-		inart_err_prefix(err, "plan");
-		return rc;
-	}
-	rc = -ENOMEM;
-	in = calloc(1, sizeof(*in));
-	b.sw_index = malloc((size_t)n * sizeof(int));
-	b.rank = malloc((size_t)n * sizeof(int));
-	b.tree_at = malloc((size_t)n * sizeof(int));
-	ps_of = malloc((size_t)n * sizeof(int));
-	ps_count = calloc((size_t)n, sizeof(int));
-	b.hash_size = 1024;
-	b.hash = calloc(b.hash_size, sizeof(int));
-	if (!in || !b.sw_index || !b.rank || !b.tree_at || !ps_of || !ps_count || !b.hash)
-		goto out;
+	if (rc < 0)
+		inart_err_prefix(b->err, "plan");
+	return rc;
+}
+
+/* Number the switches (b->sw_index) and the PSs with a tree (ps_of, trees
+ * per PS in ps_count), count the workers; the most trees of a job. */
+static int number_nodes(struct builder *b, struct inart_install *in, int *ps_of, int *ps_count)
+{
+	int n = b->t->n_nodes, max_trees = 1;
+
 	for (int v = 0; v < n; v++) {
-		b.sw_index[v] = is_switch(&b, v) ? b.n_sw++ : -1;
-		b.rank[v] = b.tree_at[v] = ps_of[v] = -1;
+		b->sw_index[v] = is_switch(b, v) ? b->n_sw++ : -1;
+		b->rank[v] = b->tree_at[v] = ps_of[v] = -1;
 	}
-	for (int j = 0; j < js->n_jobs; j++) {
-		const struct inart_job *job = &js->jobs[j];
+	for (int j = 0; j < b->js->n_jobs; j++) {
+		const struct inart_job *job = &b->js->jobs[j];
+		const struct inart_job_plan *jp = &b->plan->jobs[j];
 
 		in->n_workers += job->n_workers;
-		if (plan->jobs[j].n_trees > max_trees)
-			max_trees = plan->jobs[j].n_trees;
+		if (jp->n_trees > max_trees)
+			max_trees = jp->n_trees;
 		for (int i = 0; i < job->n_ps; i++)
-			if (plan->jobs[j].split[i] > 0)
+			if (jp->split[i] > 0)
 				ps_count[job->ps[i]]++;
 	}
 	for (int v = 0; v < n; v++)
 		if (ps_count[v] > 0)
 			ps_of[v] = in->n_ps++;
-	b.sw = calloc((size_t)b.n_sw + 1, sizeof(*b.sw));
-	in->sw = calloc((size_t)b.n_sw + 1, sizeof(*in->sw));
+	return max_trees;
+}
+
+/* The switches, PSs and workers of in and the builder's per-switch and
+ * per-tree arrays.  0 or -ENOMEM. */
+static int alloc_nodes(struct builder *b, struct inart_install *in, const int *ps_of,
+		       const int *ps_count, int max_trees)
+{
+	b->sw = calloc((size_t)b->n_sw + 1, sizeof(*b->sw));
+	in->sw = calloc((size_t)b->n_sw + 1, sizeof(*in->sw));
 	in->ps = calloc((size_t)in->n_ps + 1, sizeof(*in->ps));
 	in->workers = calloc((size_t)in->n_workers + 1, sizeof(*in->workers));
-	b.region = malloc((size_t)max_trees * sizeof(int));
-	b.exp = malloc((size_t)max_trees * INART_WIRE_MAX_BITMAP_WORDS * sizeof(uint64_t));
-	if (!b.sw || !in->sw || !in->ps || !in->workers || !b.region || !b.exp)
-		goto out;
-	in->n_switches = b.n_sw;
-	for (int v = 0; v < n; v++) {
-		if (b.sw_index[v] >= 0) {
-			b.sw[b.sw_index[v]].node = v;
-			in->sw[b.sw_index[v]].node = v;
+	b->region = malloc((size_t)max_trees * sizeof(int));
+	b->exp = malloc((size_t)max_trees * INART_WIRE_MAX_BITMAP_WORDS * sizeof(uint64_t));
+	if (!b->sw || !in->sw || !in->ps || !in->workers || !b->region || !b->exp)
+		return -ENOMEM;
+	in->n_switches = b->n_sw;
+	for (int v = 0; v < b->t->n_nodes; v++) {
+		if (b->sw_index[v] >= 0) {
+			b->sw[b->sw_index[v]].node = v;
+			in->sw[b->sw_index[v]].node = v;
 		}
 		if (ps_of[v] >= 0) {
 			in->ps[ps_of[v]].node = v;
 			in->ps[ps_of[v]].trees =
 			    calloc((size_t)ps_count[v], sizeof(struct inart_ps_tree_cfg));
 			if (in->ps[ps_of[v]].trees == NULL)
-				goto out;
+				return -ENOMEM;
 		}
 	}
-	for (int j = 0; j < js->n_jobs; j++) {
-		b.job = j;
-		b.jp = &plan->jobs[j];
-		rc = build_job(&b, in, ps_of, wbase);
-		if (rc < 0)
-			goto out;
-		wbase += js->jobs[j].n_workers;
-	}
-	for (int k = 0; k < b.n_sw; k++) {
-		struct swb *sw = &b.sw[k];
+	return 0;
+}
 
-		switch_cfg(&b, in->sw[k].node, &in->sw[k].cfg);
+/* Hand every switch's built labels (pointers into its arrays set now) and
+ * its configuration to in. */
+static void give_switches(struct builder *b, struct inart_install *in)
+{
+	for (int k = 0; k < b->n_sw; k++) {
+		struct swb *sw = &b->sw[k];
+
+		switch_cfg(b, in->sw[k].node, &in->sw[k].cfg);
 		for (int i = 0; i < sw->n_labels; i++) {
 			struct inart_label_entry *e = &sw->labels[i];
 
@@ -935,6 +925,73 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 		sw->exp = NULL;
 		sw->dn = NULL;
 	}
+}
+
+static void builder_free(struct builder *b)
+{
+	for (int k = 0; k < b->n_sw && b->sw; k++) {
+		free(b->sw[k].labels);
+		free(b->sw[k].var);
+		free(b->sw[k].exp);
+		free(b->sw[k].dn);
+	}
+	for (int i = 0; i < b->n_keys; i++)
+		free(b->keys[i].nodes);
+	free(b->keys);
+	free(b->hash);
+	free(b->sw);
+	free(b->sw_index);
+	free(b->rank);
+	free(b->tree_at);
+	free(b->region);
+	free(b->exp);
+}
+
+int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
+			const struct inart_plan *plan, const struct inart_deploy *d,
+			const struct inart_install_opt *opt, struct inart_install **out,
+			struct inart_err *err)
+{
+	struct builder b;
+	struct inart_install *in = NULL;
+	int *ps_of = NULL, *ps_count = NULL, rc, n = t->n_nodes, max_trees, wbase = 0;
+
+	*out = NULL;
+	memset(&b, 0, sizeof(b));
+	b.t = t;
+	b.js = js;
+	b.plan = plan;
+	b.d = d;
+	b.err = err;
+	if (opt)
+		b.opt = *opt;
+	else
+		inart_install_opt_default(&b.opt);
+	rc = check_plan(&b);
+	if (rc < 0)
+		return rc;
+	rc = -ENOMEM;
+	in = calloc(1, sizeof(*in));
+	b.sw_index = malloc((size_t)n * sizeof(int));
+	b.rank = malloc((size_t)n * sizeof(int));
+	b.tree_at = malloc((size_t)n * sizeof(int));
+	ps_of = malloc((size_t)n * sizeof(int));
+	ps_count = calloc((size_t)n, sizeof(int));
+	b.hash_size = 1024;
+	b.hash = calloc(b.hash_size, sizeof(int));
+	if (!in || !b.sw_index || !b.rank || !b.tree_at || !ps_of || !ps_count || !b.hash)
+		goto out;
+	max_trees = number_nodes(&b, in, ps_of, ps_count);
+	rc = alloc_nodes(&b, in, ps_of, ps_count, max_trees);
+	for (int j = 0; j < js->n_jobs && rc == 0; j++) {
+		b.job = j;
+		b.jp = &plan->jobs[j];
+		rc = build_job(&b, in, ps_of, wbase);
+		wbase += js->jobs[j].n_workers;
+	}
+	if (rc < 0)
+		goto out;
+	give_switches(&b, in);
 	rc = build_routes(&b, in);
 	if (rc == 0)
 		rc = build_ingress(&b, in);
@@ -945,22 +1002,7 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 out:
 	if (rc == -ENOMEM)
 		inart_err_set(err, rc, "out of memory");
-	for (int k = 0; k < b.n_sw && b.sw; k++) {
-		free(b.sw[k].labels);
-		free(b.sw[k].var);
-		free(b.sw[k].exp);
-		free(b.sw[k].dn);
-	}
-	for (int i = 0; i < b.n_keys; i++)
-		free(b.keys[i].nodes);
-	free(b.keys);
-	free(b.hash);
-	free(b.sw);
-	free(b.sw_index);
-	free(b.rank);
-	free(b.tree_at);
-	free(b.region);
-	free(b.exp);
+	builder_free(&b);
 	free(ps_of);
 	free(ps_count);
 	inart_install_destroy(in);

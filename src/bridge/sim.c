@@ -682,16 +682,14 @@ void inart_sim_destroy(struct inart_sim *s)
 	free(s);
 }
 
-int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len)
+/* A switch core per switch of in, holding its tables. */
+static int install_switches(struct inart_sim *s, const struct inart_install *in, char *why,
+			    size_t why_len)
 {
 	const struct inart_topo *t = s->t;
 	int rc = 0;
 
-	if (why_len)
-		why[0] = '\0';
-	drop_cores(s);
-	for (int k = 0; k < in->n_switches; k++) {
+	for (int k = 0; k < in->n_switches && rc == 0; k++) {
 		const struct inart_sw_install *si = &in->sw[k];
 		struct inart_sw_update u = {.replace = 1,
 					    .n_labels = si->n_labels,
@@ -701,58 +699,72 @@ int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char 
 					    .n_ingress = si->n_ingress,
 					    .ingress = si->ingress};
 		struct node *nd;
+		char r[160];
 
 		if (si->node < 0 || si->node >= t->n_nodes || !s->nodes[si->node].is_sw ||
 		    si->cfg.n_ports != s->nodes[si->node].n_ports) {
 			snprintf(why, why_len,
 				 "switch install %d: node %d is not a switch with %d ports", k,
 				 si->node, si->cfg.n_ports);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
+		}
+		rc = inart_switch_cfg_check(&si->cfg, r, sizeof(r));
+		if (rc < 0) {
+			snprintf(why, why_len, "switch '%s': %s", t->nodes[si->node].id, r);
+			return rc;
 		}
 		nd = &s->nodes[si->node];
 		inart_switch_destroy(nd->sw);
 		nd->sw = inart_switch_create(&si->cfg);
-		if (nd->sw == NULL) {
-			rc = -errno;
-			snprintf(why, why_len, "switch '%s': create failed", t->nodes[si->node].id);
-			goto fail;
-		}
+		if (nd->sw == NULL)
+			return -ENOMEM;
 		rc = inart_switch_apply(nd->sw, &u, why, why_len);
-		if (rc < 0)
-			goto fail;
 	}
+	return rc;
+}
+
+/* A PS core per PS of in, holding its trees. */
+static int install_ps(struct inart_sim *s, const struct inart_install *in, char *why,
+		      size_t why_len)
+{
+	const struct inart_topo *t = s->t;
+
 	for (int k = 0; k < in->n_ps; k++) {
 		const struct inart_ps_install *pi = &in->ps[k];
 		struct node *nd;
 
 		if (pi->node < 0 || pi->node >= t->n_nodes || s->nodes[pi->node].is_sw) {
 			snprintf(why, why_len, "PS install %d: node %d is not a host", k, pi->node);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		nd = &s->nodes[pi->node];
 		if (nd->ps == NULL)
 			nd->ps = inart_ps_create();
-		if (nd->ps == NULL) {
-			rc = -ENOMEM;
-			goto fail;
-		}
+		if (nd->ps == NULL)
+			return -ENOMEM;
 		for (int i = 0; i < pi->n_trees; i++) {
-			rc = inart_ps_tree_set(nd->ps, &pi->trees[i]);
+			int rc = inart_ps_tree_set(nd->ps, &pi->trees[i]);
+
 			if (rc < 0) {
 				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
 					 t->nodes[pi->node].id, pi->trees[i].job,
 					 pi->trees[i].tree);
-				goto fail;
+				return rc;
 			}
 		}
 	}
+	return 0;
+}
+
+/* A worker core per worker of in, listed at its host. */
+static int install_workers(struct inart_sim *s, const struct inart_install *in, char *why,
+			   size_t why_len)
+{
+	const struct inart_topo *t = s->t;
+
 	s->workers = calloc((size_t)in->n_workers + 1, sizeof(*s->workers));
-	if (s->workers == NULL) {
-		rc = -ENOMEM;
-		goto fail;
-	}
+	if (s->workers == NULL)
+		return -ENOMEM;
 	for (int k = 0; k < in->n_workers; k++) {
 		const struct inart_worker_install *wi = &in->workers[k];
 		struct node *nd;
@@ -761,8 +773,7 @@ int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char 
 		if (wi->node < 0 || wi->node >= t->n_nodes || s->nodes[wi->node].is_sw) {
 			snprintf(why, why_len, "worker install %d: node %d is not a host", k,
 				 wi->node);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		nd = &s->nodes[wi->node];
 		s->workers[k].node = wi->node;
@@ -770,22 +781,37 @@ int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char 
 		s->workers[k].w = inart_worker_create(&wi->cfg);
 		s->n_workers = k + 1;
 		if (s->workers[k].w == NULL) {
-			rc = -errno;
+			int rc = errno > 0 ? -errno : -EINVAL;
+
 			snprintf(why, why_len,
 				 "worker %d (job %u rank %u at '%s') refused its config", k,
 				 wi->cfg.job, wi->cfg.rank, t->nodes[wi->node].id);
-			goto fail;
+			return rc;
 		}
 		nw = realloc(nd->workers, (size_t)(nd->n_workers + 1) * sizeof(int));
-		if (nw == NULL) {
-			rc = -ENOMEM;
-			goto fail;
-		}
+		if (nw == NULL)
+			return -ENOMEM;
 		nd->workers = nw;
 		nd->workers[nd->n_workers++] = k;
 	}
 	return 0;
-fail:
+}
+
+int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char *why,
+		      size_t why_len)
+{
+	int rc;
+
+	if (why_len)
+		why[0] = '\0';
+	drop_cores(s);
+	rc = install_switches(s, in, why, why_len);
+	if (rc == 0)
+		rc = install_ps(s, in, why, why_len);
+	if (rc == 0)
+		rc = install_workers(s, in, why, why_len);
+	if (rc == 0)
+		return 0;
 	if (rc == -ENOMEM && why_len)
 		snprintf(why, why_len, "out of memory");
 	drop_cores(s);

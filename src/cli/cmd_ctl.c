@@ -154,6 +154,25 @@ char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *
 	return reply;
 }
 
+volatile sig_atomic_t cli_daemon_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	cli_daemon_stop = 1;
+}
+
+void cli_daemon_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)
 {
 	char why[INART_CTL_WHY_MAX + 256];
@@ -612,53 +631,43 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 				"install: give exactly one of --deploy FILE and --auto-deploy");
 }
 
-static int act_install(const char *cmd, int argc, char **argv)
+/* The installation of plan p for deployment d: the deployment's data-plane
+ * settings (the workers read the same), then the command line's.  Exits on
+ * an error. */
+static struct inart_install *install_tables(const struct install_args *a, const char *plan_path,
+					    const struct inart_topo *t, const struct inart_jobs *js,
+					    const struct inart_plan *p,
+					    const struct inart_deploy *d)
 {
-	struct install_args a;
 	struct inart_install_opt opt;
-	struct inart_err err = {{0}};
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_plan *p;
-	struct inart_deploy *d;
 	struct inart_install *in = NULL;
-	struct inart_rollout_node *nodes;
-	struct inart_ctl_req *reqs;
-	unsigned char *is_ps, *only = NULL;
-	char **ctl = NULL, id[17], why[1024];
-	int n = 0, rc = EXIT_OK;
+	struct inart_err err = {{0}};
 
-	install_options(cmd, argc, argv, &a);
-	t = cli_load_topo(argv[optind]);
-	js = cli_load_jobs(argv[optind + 1], t);
-	p = cli_load_plan(argv[optind + 2], t, js);
-	if (a.only != NULL)
-		only = only_nodes(t, a.only);
-	d = a.aut ? inart_deploy_auto(t) : inart_deploy_load(a.deploy, t, &ctl, &err);
-	if (d == NULL) {
-		if (a.aut)
-			cli_failf("automatic deployment: %s", strerror(errno));
-		cli_fail(&err);
-	}
-	/* the deployment's data-plane settings (the workers read the same), then
-	 * the command line's */
 	inart_install_opt_default(&opt);
-	if (a.deploy != NULL && inart_deploy_dataplane_load(a.deploy, &opt, &err) < 0)
+	if (a->deploy != NULL && inart_deploy_dataplane_load(a->deploy, &opt, &err) < 0)
 		cli_fail(&err);
-	if (a.flush_ns > 0)
-		opt.flush_timeout_ns = a.flush_ns;
+	if (a->flush_ns > 0)
+		opt.flush_timeout_ns = a->flush_ns;
 	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0) {
-		inart_err_prefix(&err, argv[optind + 2]);
+		inart_err_prefix(&err, plan_path);
 		cli_fail(&err);
 	}
-	if (a.learn)
+	if (a->learn)
 		for (int i = 0; i < in->n_switches; i++)
 			for (int k = 0; k < in->sw[i].cfg.n_ports; k++)
 				memset(in->sw[i].cfg.ports[k].peer_mac, 0, 6);
-	inart_install_id_fmt(inart_install_digest(in), id);
-	/* every switch, every PS of the plan, and every other PS node (of a job,
-	 * or with a control socket in the deployment): told to drop its trees */
-	is_ps = ps_nodes(t, js);
+	return in;
+}
+
+/* Per node: 2 a PS of the plan, 1 a PS node the plan leaves out (of a job,
+ * or with a control socket in the deployment: told to drop its trees), 0
+ * else; with --only (only != NULL) 0 for the nodes not named. */
+static unsigned char *install_ps_nodes(const struct inart_topo *t, const struct inart_jobs *js,
+				       char **ctl, const struct inart_install *in,
+				       const unsigned char *only)
+{
+	unsigned char *is_ps = ps_nodes(t, js);
+
 	for (int v = 0; ctl != NULL && v < t->n_nodes; v++)
 		if (ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
 			is_ps[v] = 1;
@@ -669,12 +678,21 @@ static int act_install(const char *cmd, int argc, char **argv)
 	for (int v = 0; only != NULL && v < t->n_nodes; v++)
 		if (!only[v])
 			is_ps[v] = 0;
-	nodes = calloc((size_t)t->n_nodes + 1, sizeof(*nodes));
-	reqs = calloc((size_t)t->n_nodes + 1, sizeof(*reqs));
-	if (nodes == NULL || reqs == NULL)
-		cli_failf("out of memory");
+	return is_ps;
+}
+
+/* The request of every node to contact into nodes[] and reqs[] (room for
+ * one per node): switches, PSs of the plan, then the other PS nodes
+ * (optional).  Returns how many. */
+static int install_requests(const struct install_args *a, const struct inart_topo *t, char **ctl,
+			    const struct inart_install *in, const unsigned char *only,
+			    const unsigned char *is_ps, struct inart_rollout_node *nodes,
+			    struct inart_ctl_req *reqs)
+{
+	int n = 0;
+
 	for (int i = 0; i < in->n_switches; i++) {
-		struct inart_sw_install *si = &in->sw[i];
+		const struct inart_sw_install *si = &in->sw[i];
 
 		if (only != NULL && !only[si->node])
 			continue;
@@ -690,50 +708,100 @@ static int act_install(const char *cmd, int argc, char **argv)
 		    .n_ingress = si->n_ingress,
 		    .ingress = si->ingress,
 		};
-		nodes[n] = ro_node(ctl, a.ctl_dir, t, si->node, "switch", &reqs[n]);
+		nodes[n] = ro_node(ctl, a->ctl_dir, t, si->node, "switch", &reqs[n]);
 		n++;
 	}
 	for (int i = 0; i < in->n_ps; i++) {
-		struct inart_ps_install *pi = &in->ps[i];
+		const struct inart_ps_install *pi = &in->ps[i];
 
 		if (only != NULL && !only[pi->node])
 			continue;
 		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES,
 						 .replace = 1,
-						 .reset = a.restart,
+						 .reset = a->restart,
 						 .n_trees = pi->n_trees,
 						 .trees = pi->trees};
-		nodes[n] = ro_node(ctl, a.ctl_dir, t, pi->node, "ps", &reqs[n]);
+		nodes[n] = ro_node(ctl, a->ctl_dir, t, pi->node, "ps", &reqs[n]);
 		n++;
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
 		if (is_ps[v] != 1)
 			continue;
 		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES, .replace = 1};
-		nodes[n] = ro_node(ctl, a.ctl_dir, t, v, "ps", &reqs[n]);
+		nodes[n] = ro_node(ctl, a->ctl_dir, t, v, "ps", &reqs[n]);
 		nodes[n].optional = 1;
 		n++;
 	}
+	return n;
+}
+
+/* Print the requests (--dry-run) or run the transaction and print its
+ * outcome.  EXIT_OK or EXIT_INVALID. */
+static int install_run(const struct install_args *a, struct inart_rollout_node *nodes, int n,
+		       const char *id)
+{
+	char why[1024];
+
+	if (a->dry) {
+		print_requests(nodes, n, id);
+		return EXIT_OK;
+	}
+	if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
+		print_rollout(nodes, n, id);
+		fprintf(stderr, "inart ctl install: %s\n", why);
+		return EXIT_INVALID;
+	}
+	print_rollout(nodes, n, id);
+	for (int i = 0; i < n; i++)
+		if (nodes[i].state == INART_RO_SKIPPED)
+			fprintf(stderr,
+				"inart ctl install: warning: %s (left out of the plan) "
+				"not reachable: %s\n",
+				nodes[i].name, nodes[i].why);
+	return EXIT_OK;
+}
+
+static int act_install(const char *cmd, int argc, char **argv)
+{
+	struct install_args a;
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_deploy *d;
+	struct inart_install *in;
+	struct inart_rollout_node *nodes;
+	struct inart_ctl_req *reqs;
+	unsigned char *is_ps, *only = NULL;
+	char **ctl = NULL, id[17];
+	int n, rc;
+
+	install_options(cmd, argc, argv, &a);
+	t = cli_load_topo(argv[optind]);
+	js = cli_load_jobs(argv[optind + 1], t);
+	p = cli_load_plan(argv[optind + 2], t, js);
+	if (a.only != NULL)
+		only = only_nodes(t, a.only);
+	d = a.aut ? inart_deploy_auto(t) : inart_deploy_load(a.deploy, t, &ctl, &err);
+	if (d == NULL) {
+		if (a.aut)
+			cli_failf("automatic deployment: %s", strerror(errno));
+		cli_fail(&err);
+	}
+	in = install_tables(&a, argv[optind + 2], t, js, p, d);
+	inart_install_id_fmt(inart_install_digest(in), id);
+	is_ps = install_ps_nodes(t, js, ctl, in, only);
+	nodes = calloc((size_t)t->n_nodes + 1, sizeof(*nodes));
+	reqs = calloc((size_t)t->n_nodes + 1, sizeof(*reqs));
+	if (nodes == NULL || reqs == NULL)
+		cli_failf("out of memory");
+	n = install_requests(&a, t, ctl, in, only, is_ps, nodes, reqs);
 	for (int i = 0; i < n; i++)
 		if (nodes[i].path == NULL)
 			cli_failf("out of memory");
 	if (only != NULL && n == 0)
 		cli_failf("--only %s: no switch or PS of the installation", a.only);
-	if (a.dry) {
-		print_requests(nodes, n, id);
-	} else if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
-		print_rollout(nodes, n, id);
-		fprintf(stderr, "inart ctl install: %s\n", why);
-		rc = EXIT_INVALID;
-	} else {
-		print_rollout(nodes, n, id);
-		for (int i = 0; i < n; i++)
-			if (nodes[i].state == INART_RO_SKIPPED)
-				fprintf(stderr,
-					"inart ctl install: warning: %s (left out of the plan) "
-					"not reachable: %s\n",
-					nodes[i].name, nodes[i].why);
-	}
+	rc = install_run(&a, nodes, n, id);
 	for (int i = 0; i < n; i++)
 		free((char *)nodes[i].path);
 	free(nodes);

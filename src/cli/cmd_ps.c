@@ -27,6 +27,7 @@
 
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
+#include "common/clock.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
 #include "io/ctlthread.h"
@@ -59,14 +60,6 @@ const char cmd_ps_help[] =
 #define OUT_CAP 2048
 #define OUT_ROOM (INART_PS_MAX_CHILDREN + 1) /* most datagrams one rx can emit */
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 /* A PS state: a core and the configurations of its trees (deep copies:
  * each tree's sources in srcs). */
 struct ps_obj {
@@ -90,14 +83,6 @@ struct ps_state {
 	struct inart_ps_stats base;
 	uint64_t start_ns, send_blocked, base_send_blocked;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void obj_free(struct ps_obj *o)
 {
@@ -242,7 +227,7 @@ static json_t *stats_json(struct ps_state *s)
 	o = json_object();
 	json_object_set_new(o, "role", json_string("ps"));
 	json_object_set_new(o, "name", json_string(s->name ? s->name : ""));
-	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
 	json_object_set_new(o, "trees", json_integer(s->cur->n_trees));
 	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&c.st));
 	json_object_set_new(o, "send_blocked", json_integer((json_int_t)c.send_blocked));
@@ -370,7 +355,7 @@ static void outq_flush(struct ps_state *s, struct inart_udp *u, struct outq *q)
 /* Wait until one more datagram's worth of output fits. */
 static void outq_room(struct ps_state *s, struct inart_udp *u, struct outq *q)
 {
-	while (OUT_CAP - q->used < OUT_ROOM && !stop_flag) {
+	while (OUT_CAP - q->used < OUT_ROOM && !cli_daemon_stop) {
 		struct pollfd w = {inart_udp_fd(u), POLLOUT, 0};
 
 		outq_flush(s, u, q);
@@ -391,7 +376,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 	pfd[0].fd = inart_udp_fd(u);
 	pfd[1].fd = inart_ctlthread_fd(s->ctl);
 	pfd[1].events = POLLIN;
-	while (!stop_flag) {
+	while (!cli_daemon_stop) {
 		int r;
 
 		pfd[0].events = POLLIN | (q.used > 0 ? POLLOUT : 0);
@@ -403,7 +388,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 			return -errno;
 		}
 		outq_flush(s, u, &q);
-		for (int round = 0; round < 8 && !stop_flag; round++) {
+		for (int round = 0; round < 8 && !cli_daemon_stop; round++) {
 			int n = inart_udp_recv(u, in, batch);
 			uint64_t now;
 
@@ -412,7 +397,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 					inart_log_error("receive: %s", strerror(-n));
 				break;
 			}
-			now = now_ns();
+			now = inart_now_ns();
 			for (int i = 0; i < n; i++) {
 				outq_room(s, u, &q);
 				q.used += inart_ps_rx(s->ps, in[i].data, in[i].len, in[i].peer_ip,
@@ -446,7 +431,6 @@ int cmd_ps(int argc, char **argv)
 	struct ps_state st = {0};
 	struct inart_err err = {{0}};
 	struct inart_udp *u;
-	struct sigaction sa;
 	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
 
 	cli_getopt_reset();
@@ -500,15 +484,11 @@ int cmd_ps(int argc, char **argv)
 	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, batch, &err);
 	if (u == NULL)
 		cli_fail(&err);
-	st.start_ns = now_ns();
+	st.start_ns = inart_now_ns();
 	st.ctl = inart_ctlthread_start(ctl, handle, &st, NULL, &err);
 	if (st.ctl == NULL)
 		cli_fail(&err);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	cli_daemon_signals();
 	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", bind_s,
 		       INART_WIRE_UDP_PORT, ctl);
 	rc = run(&st, u, batch);

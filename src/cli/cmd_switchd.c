@@ -39,7 +39,9 @@
 
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
+#include "common/clock.h"
 #include "dp/gate.h"
+#include "dp/pkt.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 #include "io/ctlthread.h"
@@ -90,14 +92,6 @@ const char cmd_switchd_help[] =
 #define OUT_MAX (INART_SW_MAX_FANOUT + 8)
 #define RX_ROUNDS 8
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 struct sw_state {
 	const char *name;
 	int n_ports;
@@ -133,14 +127,6 @@ struct sw_obj {
 	uint32_t *agg; /* with a gate: its aggregating labels (inart_gate_agg_labels_of) */
 	int n_agg;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void emit(struct sw_state *s, int n)
 {
@@ -395,7 +381,7 @@ static json_t *stats_json(struct sw_state *s)
 		json_object_set_new(o, "gate", gate_json(s, &c.gate));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
-	json_object_set_new(o, "uptime_s", json_real((double)(now_ns() - s->start_ns) / 1e9));
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
 	return o;
 }
 
@@ -480,6 +466,7 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 	    .ingress = rq->ingress,
 	};
 	struct sw_obj *o = calloc(1, sizeof(*o));
+	char r[160];
 	int rc;
 
 	*obj = NULL;
@@ -500,17 +487,19 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 		rc = -EINVAL;
 		goto fail;
 	}
-	for (int i = 0; i < s->n_ports; i++) {
-		static const uint8_t z[6];
-
-		if (memcmp(rq->cfg.ports[i].mac, z, 6) == 0)
+	for (int i = 0; i < s->n_ports; i++)
+		if (inart_mac_is_zero(rq->cfg.ports[i].mac))
 			memcpy(rq->cfg.ports[i].mac, s->macs[i], 6);
-	}
 	o->cfg = rq->cfg;
+	rc = inart_switch_cfg_check(&rq->cfg, r, sizeof(r));
+	if (rc < 0) {
+		snprintf(why, why_len, "config refused by the switch core: %s", r);
+		goto fail;
+	}
 	o->core = inart_switch_create(&rq->cfg);
 	if (o->core == NULL) {
-		snprintf(why, why_len, "config refused by the switch core: %s", strerror(errno));
-		rc = -EINVAL;
+		rc = -ENOMEM;
+		snprintf(why, why_len, "out of memory");
 		goto fail;
 	}
 	rc = inart_switch_apply(o->core, &u, why, why_len);
@@ -676,36 +665,112 @@ static uint64_t port_mask(const char *cmd, const char *arg)
 	}
 }
 
+/* Receive until the ready sockets are drained (bounded: RX_ROUNDS), each
+ * frame through the gate (if any) and the core, the outputs sent. */
+static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
+{
+	uint8_t *data[1024];
+	uint16_t len[1024];
+	int np = s->n_ports;
+
+	for (int round = 0; round < RX_ROUNDS; round++) {
+		int got = 0;
+
+		for (int i = 0; i < np; i++) {
+			uint64_t now;
+			int n;
+
+			if (round == 0 && !(pfd[i].revents & POLLIN))
+				continue;
+			n = inart_afp_recv(s->ports[i], data, len, batch);
+			if (n < 0) {
+				inart_log_error("%s: receive: %s", s->ifnames[i], strerror(-n));
+				continue;
+			}
+			if (n == 0)
+				continue;
+			got += n;
+			now = inart_now_ns();
+			for (int k = 0; k < n; k++) {
+				struct inart_frame in = {data[k], len[k], (uint16_t)i};
+
+				if (s->gate != NULL &&
+				    inart_gate_rx(s->gate, &in, now) != INART_GATE_PASS)
+					continue;
+				emit(s, inart_switch_rx(s->sw, &in, now, s->out, OUT_MAX));
+			}
+			for (int k = 0; k < np; k++)
+				if (inart_afp_pending(s->ports[k]) >= batch)
+					inart_afp_flush(s->ports[k]);
+		}
+		for (int k = 0; k < np; k++)
+			if (inart_afp_pending(s->ports[k]))
+				inart_afp_flush(s->ports[k]);
+		if (got == 0)
+			break;
+	}
+}
+
+/* Timers: frames the gate holds back, the core's flushes; then every
+ * pending frame is sent. */
+static void timers(struct sw_state *s)
+{
+	uint64_t now = inart_now_ns();
+
+	if (s->gate != NULL)
+		gate_release(s, now);
+	if (inart_switch_next_deadline(s->sw) <= now) {
+		int n;
+
+		while ((n = inart_switch_tick(s->sw, now, s->out, OUT_MAX)) > 0) {
+			emit(s, n);
+			for (int k = 0; k < s->n_ports; k++)
+				inart_afp_flush(s->ports[k]);
+			if (n < OUT_MAX)
+				break;
+		}
+	}
+	for (int k = 0; k < s->n_ports; k++)
+		if (inart_afp_pending(s->ports[k]))
+			inart_afp_flush(s->ports[k]);
+}
+
+/* How long poll may wait: until the next deadline of the core or the gate,
+ * at most 1 s, 1 ms while a port has frames the device pushed back. */
+static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
+{
+	uint64_t now = inart_now_ns(), dl = inart_switch_next_deadline(s->sw);
+	int timeout = 1000, pending = 0;
+
+	if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
+		dl = inart_gate_deadline(s->gate, now);
+	if (dl != UINT64_MAX)
+		timeout = dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
+	if (timeout > 1000)
+		timeout = 1000;
+	for (int i = 0; i < s->n_ports; i++) {
+		int p = inart_afp_pending(s->ports[i]);
+
+		pfd[i].events = POLLIN | (p ? POLLOUT : 0);
+		pending += p;
+	}
+	if (pending && timeout > 1)
+		timeout = 1; /* a device that pushed back may not signal POLLOUT */
+	return timeout;
+}
+
 static int run(struct sw_state *s, int batch)
 {
 	struct pollfd pfd[INART_SW_MAX_PORTS + 1];
-	uint8_t *data[1024];
-	uint16_t len[1024];
 	int np = s->n_ports;
 
 	for (int i = 0; i < np; i++)
 		pfd[i].fd = inart_afp_fd(s->ports[i]);
 	pfd[np].fd = inart_ctlthread_fd(s->ctl);
 	pfd[np].events = POLLIN;
-	while (!stop_flag) {
-		uint64_t now = now_ns(), dl = inart_switch_next_deadline(s->sw);
-		int timeout = 1000, pending = 0, r;
+	while (!cli_daemon_stop) {
+		int r = poll(pfd, (nfds_t)np + 1, poll_timeout(s, pfd));
 
-		if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
-			dl = inart_gate_deadline(s->gate, now);
-		if (dl != UINT64_MAX)
-			timeout = dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
-		if (timeout > 1000)
-			timeout = 1000;
-		for (int i = 0; i < np; i++) {
-			int p = inart_afp_pending(s->ports[i]);
-
-			pfd[i].events = POLLIN | (p ? POLLOUT : 0);
-			pending += p;
-		}
-		if (pending && timeout > 1)
-			timeout = 1; /* a device that pushed back may not signal POLLOUT */
-		r = poll(pfd, (nfds_t)np + 1, timeout);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -721,60 +786,8 @@ static int run(struct sw_state *s, int batch)
 				if (e != 0)
 					inart_log_warn("%s: %s", s->ifnames[i], strerror(e));
 			}
-		/* receive until the ready sockets are drained (bounded) */
-		for (int round = 0; round < RX_ROUNDS; round++) {
-			int got = 0;
-
-			for (int i = 0; i < np; i++) {
-				int n;
-
-				if (round == 0 && !(pfd[i].revents & POLLIN))
-					continue;
-				n = inart_afp_recv(s->ports[i], data, len, batch);
-				if (n < 0) {
-					inart_log_error("%s: receive: %s", s->ifnames[i],
-							strerror(-n));
-					continue;
-				}
-				if (n == 0)
-					continue;
-				got += n;
-				now = now_ns();
-				for (int k = 0; k < n; k++) {
-					struct inart_frame in = {data[k], len[k], (uint16_t)i};
-
-					if (s->gate != NULL &&
-					    inart_gate_rx(s->gate, &in, now) != INART_GATE_PASS)
-						continue;
-					emit(s, inart_switch_rx(s->sw, &in, now, s->out, OUT_MAX));
-				}
-				for (int k = 0; k < np; k++)
-					if (inart_afp_pending(s->ports[k]) >= batch)
-						inart_afp_flush(s->ports[k]);
-			}
-			for (int k = 0; k < np; k++)
-				if (inart_afp_pending(s->ports[k]))
-					inart_afp_flush(s->ports[k]);
-			if (got == 0)
-				break;
-		}
-		now = now_ns();
-		if (s->gate != NULL)
-			gate_release(s, now);
-		if (inart_switch_next_deadline(s->sw) <= now) {
-			int n;
-
-			while ((n = inart_switch_tick(s->sw, now, s->out, OUT_MAX)) > 0) {
-				emit(s, n);
-				for (int k = 0; k < np; k++)
-					inart_afp_flush(s->ports[k]);
-				if (n < OUT_MAX)
-					break;
-			}
-		}
-		for (int k = 0; k < np; k++)
-			if (inart_afp_pending(s->ports[k]))
-				inart_afp_flush(s->ports[k]);
+		rx_rounds(s, pfd, batch);
+		timers(s);
 		/* a command of the control thread: between two batches */
 		if (pfd[np].revents & POLLIN)
 			inart_ctlthread_run(s->ctl);
@@ -782,7 +795,20 @@ static int run(struct sw_state *s, int batch)
 	return 0;
 }
 
-int cmd_switchd(int argc, char **argv)
+/* The command line of switchd. */
+struct switchd_args {
+	const char *ctl;
+	struct inart_gate_cfg gc;
+	int gated, pool, batch, level, stats, json;
+	double flush_ms;
+	struct inart_afp_opt afo;
+};
+
+/* Parse the options into a and s (name, ports).  Returns an exit status
+ * when the command is done (--help), -1 to go on; exits 2 on a usage
+ * error. */
+static int switchd_options(const char *cmd, int argc, char **argv, struct sw_state *s,
+			   struct switchd_args *a)
 {
 	enum {
 		O_NAME = 1,
@@ -822,19 +848,16 @@ int cmd_switchd(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct inart_gate_cfg gc = {.tx_loss_ports = UINT64_MAX, .seed = 1};
-	int gated = 0;
-	const char *cmd = "switchd", *ctl = NULL;
-	static struct sw_state st;
-	struct sw_state *s = &st;
-	struct inart_err err = {{0}};
-	struct sigaction sa;
-	double flush_ms = 10;
-	int c, pool = 4096, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
-	static uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
-	struct inart_afp_opt afo;
+	int c;
 
-	inart_afp_opt_default(&afo);
+	memset(a, 0, sizeof(*a));
+	a->gc.tx_loss_ports = UINT64_MAX;
+	a->gc.seed = 1;
+	a->flush_ms = 10;
+	a->pool = 4096;
+	a->batch = 64;
+	a->level = INART_LOG_INFO;
+	inart_afp_opt_default(&a->afo);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -848,78 +871,80 @@ int cmd_switchd(int argc, char **argv)
 			add_ports(cmd, s, optarg);
 			break;
 		case O_CTL:
-			ctl = optarg;
+			a->ctl = optarg;
 			break;
 		case O_POOL:
-			pool = cli_int(cmd, "--pool-slots", optarg, 1, 1 << 24);
+			a->pool = cli_int(cmd, "--pool-slots", optarg, 1, 1 << 24);
 			break;
 		case O_FLUSH:
-			flush_ms = cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3);
+			a->flush_ms = cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3);
 			break;
 		case O_BATCH:
-			batch = cli_int(cmd, "--batch", optarg, 1, 1024);
+			a->batch = cli_int(cmd, "--batch", optarg, 1, 1024);
 			break;
 		case O_IO:
-			afo.mode = io_mode(cmd, optarg);
+			a->afo.mode = io_mode(cmd, optarg);
 			break;
 		case O_LOG:
-			level = cli_log_level(cmd, optarg);
+			a->level = cli_log_level(cmd, optarg);
 			break;
 		case O_STATS:
-			stats = 1;
+			a->stats = 1;
 			break;
 		case O_JSON:
-			json = 1;
+			a->json = 1;
 			break;
 		case O_RING:
-			afo.rx_frames = cli_int(cmd, "--ring-frames", optarg, 64, 65536);
+			a->afo.rx_frames = cli_int(cmd, "--ring-frames", optarg, 64, 65536);
 			break;
 		case O_AGG:
-			gc.agg_bytes_per_s =
+			a->gc.agg_bytes_per_s =
 			    cli_double(cmd, "--agg-mbps", optarg, 1e-3, 1e7) * 1e6 / 8;
-			gated = 1;
+			a->gated = 1;
 			break;
 		case O_RXLOSS:
-			gc.rx_loss = cli_double(cmd, "--rx-loss", optarg, 0, 1);
-			gated = 1;
+			a->gc.rx_loss = cli_double(cmd, "--rx-loss", optarg, 0, 1);
+			a->gated = 1;
 			break;
 		case O_TXLOSS:
-			gc.tx_loss = cli_double(cmd, "--tx-loss", optarg, 0, 1);
-			gated = 1;
+			a->gc.tx_loss = cli_double(cmd, "--tx-loss", optarg, 0, 1);
+			a->gated = 1;
 			break;
 		case O_TXPORTS:
-			gc.tx_loss_ports = port_mask(cmd, optarg);
+			a->gc.tx_loss_ports = port_mask(cmd, optarg);
 			break;
 		case O_SEED:
-			gc.seed = cli_u64(cmd, "--loss-seed", optarg);
+			a->gc.seed = cli_u64(cmd, "--loss-seed", optarg);
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
-				 s->n_ports > 0 || s->name != NULL || gated);
-	if (rc >= 0)
-		return rc;
-	if (s->name == NULL)
-		cli_usage_error(cmd, "--name ID is required");
-	if (s->n_ports == 0)
-		cli_usage_error(cmd, "--port IF[,IF...] is required");
+	return -1;
+}
 
-	inart_log_init("inart-switchd", level);
+/* Open the ports (their MACs into the core's config), the core and the
+ * gate (if any); exits on a failure. */
+static void switchd_open(struct sw_state *s, struct switchd_args *a)
+{
+	static uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
+	struct inart_afp_opt *afo = &a->afo;
+	struct inart_err err = {{0}};
+	char r[160];
+
 	memset(&s->cfg, 0, sizeof(s->cfg));
 	s->cfg.n_ports = s->n_ports;
-	s->cfg.pool_slots = pool;
-	s->cfg.flush_timeout_ns = (uint64_t)(flush_ms * 1e6);
-	afo.batch = batch;
-	afo.tx_queue = 4 * batch + OUT_MAX;
-	if (afo.tx_frames < afo.tx_queue)
-		afo.tx_frames = afo.tx_queue;
+	s->cfg.pool_slots = a->pool;
+	s->cfg.flush_timeout_ns = (uint64_t)(a->flush_ms * 1e6);
+	afo->batch = a->batch;
+	afo->tx_queue = 4 * a->batch + OUT_MAX;
+	if (afo->tx_frames < afo->tx_queue)
+		afo->tx_frames = afo->tx_queue;
 	for (int i = 0; i < s->n_ports; i++) {
-		s->ports[i] = inart_afp_open(s->ifnames[i], &afo, &err);
+		s->ports[i] = inart_afp_open(s->ifnames[i], afo, &err);
 		if (s->ports[i] == NULL)
 			cli_fail(&err);
-		if (afo.mode == INART_AFP_AUTO && inart_afp_mode(s->ports[i]) != INART_AFP_RING)
+		if (afo->mode == INART_AFP_AUTO && inart_afp_mode(s->ports[i]) != INART_AFP_RING)
 			inart_log_warn("%s: the kernel refused PACKET_MMAP rings; using "
 				       "recvmmsg/sendmmsg",
 				       s->ifnames[i]);
@@ -928,30 +953,53 @@ int cmd_switchd(int argc, char **argv)
 	}
 	for (int i = 0; i < OUT_MAX; i++)
 		s->out[i].data = outbuf[i];
+	if (inart_switch_cfg_check(&s->cfg, r, sizeof(r)) < 0)
+		cli_failf("switch core: %s", r);
 	s->sw = inart_switch_create(&s->cfg);
 	if (s->sw == NULL)
 		cli_failf("switch core: %s", strerror(errno));
-	if (gated) {
-		gc.n_ports = s->n_ports;
-		s->gate = inart_gate_create(&gc, now_ns());
+	if (a->gated) {
+		a->gc.n_ports = s->n_ports;
+		s->gate = inart_gate_create(&a->gc, inart_now_ns());
 		if (s->gate == NULL)
 			cli_failf("loss / aggregation limit: %s", strerror(errno));
 	}
-	s->start_ns = now_ns();
+}
+
+int cmd_switchd(int argc, char **argv)
+{
+	const char *cmd = "switchd";
+	static struct sw_state st;
+	struct sw_state *s = &st;
+	struct switchd_args a;
+	struct inart_err err = {{0}};
+	int rc;
+
+	rc = switchd_options(cmd, argc, argv, s, &a);
+	if (rc >= 0)
+		return rc;
+	rc = cli_ctl_daemon_args(cmd, argc, argv, a.ctl, a.stats, a.json,
+				 s->n_ports > 0 || s->name != NULL || a.gated);
+	if (rc >= 0)
+		return rc;
+	if (s->name == NULL)
+		cli_usage_error(cmd, "--name ID is required");
+	if (s->n_ports == 0)
+		cli_usage_error(cmd, "--port IF[,IF...] is required");
+
+	inart_log_init("inart-switchd", a.level);
+	switchd_open(s, &a);
+	s->start_ns = inart_now_ns();
 	s->txn.ctx = s;
 	s->txn.swap = obj_swap;
 	s->txn.destroy = obj_destroy;
-	s->ctl = inart_ctlthread_start(ctl, handle, s, NULL, &err);
+	s->ctl = inart_ctlthread_start(a.ctl, handle, s, NULL, &err);
 	if (s->ctl == NULL)
 		cli_fail(&err);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	cli_daemon_signals();
 	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
-		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), ctl);
-	rc = run(s, batch);
+		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), a.ctl);
+	rc = run(s, a.batch);
 	inart_log_info("stopping");
 	inart_ctlthread_stop(s->ctl);
 	cli_txn_free(&s->txn);

@@ -8,6 +8,7 @@
 #define INART_CLI_CTL_H
 
 #include <jansson.h>
+#include <signal.h>
 
 #include "bridge/ctlmsg.h"
 
@@ -42,5 +43,12 @@ typedef int cli_ctl_op_fn(void *ctx, struct inart_ctl_req *rq, json_t **data, ch
  * reply to send (inart_ctl_handler_fn). */
 char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *name,
 		    cli_ctl_op_fn *op, void *ctx);
+
+/* Set by SIGINT and SIGTERM once cli_daemon_signals ran: a daemon's loop
+ * ends when it is set. */
+extern volatile sig_atomic_t cli_daemon_stop;
+
+/* SIGINT and SIGTERM set cli_daemon_stop; SIGPIPE is ignored. */
+void cli_daemon_signals(void);
 
 #endif

@@ -308,14 +308,6 @@ const char *cli_node_id(const struct inart_topo *t, int v)
 	return t->nodes[v].id;
 }
 
-double cli_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int cli_log_level(const char *cmd, const char *arg)
 {
 	int level = inart_log_parse_level(arg);

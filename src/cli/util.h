@@ -174,7 +174,4 @@ void cli_write(const char *path, const char *text);
 /* Node id for a node number. */
 const char *cli_node_id(const struct inart_topo *t, int v);
 
-/* Wall-clock seconds (monotonic). */
-double cli_now(void);
-
 #endif

@@ -25,6 +25,11 @@
  * `return inart_err_set(err, -EINVAL, "...")` reads naturally. */
 int inart_err_set(struct inart_err *err, int code, const char *fmt, ...) INART_PRINTF(3, 4);
 
+/* The same for a reason buffer of the caller (why, why_len bytes; NULL or 0:
+ * not wanted), the convention of the data plane cores and the control
+ * messages.  Returns code. */
+int inart_why(char *why, size_t why_len, int code, const char *fmt, ...) INART_PRINTF(4, 5);
+
 /* Prefix the existing message with "prefix: " (used to add a file name). */
 void inart_err_prefix(struct inart_err *err, const char *prefix);
 

@@ -20,9 +20,9 @@ struct inart_pkt_info {
 	uint8_t dst_mac[6], src_mac[6];
 	uint16_t ethertype;
 	/* IPv4 (ethertype 0x0800) */
-	size_t l3_off;    /* offset of the IPv4 header */
-	size_t ip_hlen;   /* IPv4 header length */
-	uint16_t ip_len;  /* IPv4 total length */
+	size_t l3_off;	 /* offset of the IPv4 header */
+	size_t ip_hlen;	 /* IPv4 header length */
+	uint16_t ip_len; /* IPv4 total length */
 	uint8_t ttl, proto;
 	uint32_t src_ip, dst_ip;
 	/* UDP (proto 17, not a fragment) */
@@ -54,5 +54,11 @@ size_t inart_pkt_build_arp_reply(uint8_t *frame, size_t cap, const uint8_t mac[6
 
 /* RFC 1071 checksum of an IPv4 header (returns the value to store). */
 uint16_t inart_pkt_ip_csum(const uint8_t *hdr, size_t hlen);
+
+/* An all-zero MAC address (configurations: "none given"). */
+static inline int inart_mac_is_zero(const uint8_t m[6])
+{
+	return (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0;
+}
 
 #endif

@@ -1,34 +1,24 @@
 /*
- * switch: the software programmable switch, sans I/O (see switch.h).
+ * switch: the software programmable switch's packet pipeline, sans I/O (see
+ * switch.h): frames in, frames and deadlines out, aggregation in the pool.
+ * The table sets it reads are compiled by switch_table.c (switch_table.h).
  *
- * State: the configuration and per-port peer MACs; the current table set
- * (struct inart_sw_tables: compact label entries with an open-addressing
- * index label -> entry, their variable parts in two shared arrays -- the
- * expected bitmaps of aggregating entries, the copies of DOWN entries --,
- * per aggregating entry the newest chunk of each expected rank, per DOWN
- * entry an aggregating UP entry of its (job, tree), the per-(job, tree)
- * counters, the IPv4 LPM table and the ingress table (port, job) -> rank);
+ * State: the configuration and per-port peer MACs; the current table set;
  * the aggregator pool with per-slot metadata (addresses, flags and the
  * smallest TTL of the contributions, the NACK round last repaired); drop and
  * port counters.  Everything is allocated by create and by table builds;
  * rx/tick/lose_state/swap never allocate.
  *
- * A label entry takes what its kind uses: LENT_BYTES for the entry, plus
- * 8 * bitmap_words (expected) + 8 per expected rank (progress) if it
- * aggregates, plus 12 per copy if DOWN; the index adds 4 bytes per cell
- * (cells: the power of two >= 2 * entries).  docs/dataplane.md states the
- * memory of a switch with N labels; tests/test_switch.c checks it.
- *
  * Invariants:
  *   - every UP aggregate entry's slot region [slot_base, slot_base+n_slots)
  *     lies inside the pool, and regions of entries of different (job, tree)
- *     are disjoint, so a packet can only touch its own tree's slots;
+ *     are disjoint, so a packet can only touch its own tree's slots (the
+ *     compiler checks both);
  *   - a busy pool slot's key.label names an UP aggregate entry of the same
  *     (job, tree) and bitmap width whose region holds the slot (a swap frees
  *     slots that lose their entry);
- *   - a table set is immutable once built except for its rank progress and
- *     tree counters, which only the packet path writes (builds of the next
- *     set never read them);
+ *   - the packet path writes only the current set's rank progress and tree
+ *     counters; a swap carries the counters of the trees that stay;
  *   - a slot's kept contents (not busy) are the aggregate it last emitted or
  *     a clean result of the PS that passed down, keyed like a busy slot;
  *     repairs resend exactly the kept aggregate, answers the kept result;
@@ -41,50 +31,16 @@
 #include "switch.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg_pool.h"
 #include "bytes.h"
+#include "common/err.h"
 #include "lpm.h"
 #include "pkt.h"
 #include "progress.h"
-
-/* A compiled label entry. */
-struct lent {
-	uint32_t label, job, next_label;
-	uint16_t tree, out_port, slot_base, n_slots;
-	uint8_t kind, aggregate, bitmap_words;
-	uint16_t n_down;
-	int32_t tree_idx; /* into the tree counters */
-	int32_t rk_off;	  /* aggregating: first progress record (one per expected rank) */
-	int32_t up_of;	  /* DOWN: an aggregating UP entry of its (job, tree), -1 */
-	uint32_t var;	  /* aggregating: first word in exp[]; DOWN: first copy in dn[] */
-	uint64_t in_ports;
-};
-
-#define LENT_BYTES sizeof(struct lent)
-
-struct inart_sw_tables {
-	struct lent *ent;
-	int n;
-	int32_t *index; /* hcap cells: entry index or -1 */
-	uint32_t hcap;	/* power of two, >= 2 * n */
-	uint64_t *exp;
-	size_t n_exp;
-	struct inart_label_down *dn;
-	size_t n_dn;
-	struct inart_rank_pos *rk; /* written by the packet path */
-	size_t n_rk;
-	struct inart_sw_tree_stats *trees; /* sorted by (job, tree); written by the packet path */
-	int n_trees;
-	struct inart_lpm *lpm;
-	struct inart_sw_ingress *ing; /* sorted by (port, job) */
-	int n_ing;
-	int32_t ing_off[INART_SW_MAX_PORTS + 1];
-};
+#include "switch_table.h"
 
 struct slot_meta {
 	uint32_t src_ip, dst_ip;
@@ -109,658 +65,15 @@ struct inart_switch {
 
 static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
-static int mac_zero(const uint8_t m[6])
-{
-	return (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0;
-}
+/* ---- table sets (compiled by switch_table.c) ---- */
 
-static void why_set(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || why_len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
-
-/* ---- table sets ---- */
-
-static uint32_t label_hash(uint32_t label)
-{
-	return (uint32_t)(((uint64_t)label * 0x9E3779B97F4A7C15ull) >> 32);
-}
-
-static int lt_find(const struct inart_sw_tables *t, uint32_t label)
-{
-	uint32_t m, i;
-
-	if (t->hcap == 0)
-		return -1;
-	m = t->hcap - 1;
-	for (i = label_hash(label) & m; t->index[i] >= 0; i = (i + 1) & m)
-		if (t->ent[t->index[i]].label == label)
-			return t->index[i];
-	return -1;
-}
-
-/* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
-static int lt_index(struct inart_sw_tables *t)
-{
-	uint32_t cap = 16, m, i;
-
-	while (cap < 2 * (uint32_t)t->n)
-		cap *= 2;
-	t->index = malloc(cap * sizeof(*t->index));
-	if (t->index == NULL)
-		return -ENOMEM;
-	t->hcap = cap;
-	m = cap - 1;
-	memset(t->index, 0xff, cap * sizeof(*t->index));
-	for (int k = 0; k < t->n; k++) {
-		for (i = label_hash(t->ent[k].label) & m; t->index[i] >= 0; i = (i + 1) & m)
-			;
-		t->index[i] = k;
-	}
-	return 0;
-}
-
-void inart_sw_tables_destroy(struct inart_sw_tables *t)
-{
-	if (t == NULL)
-		return;
-	free(t->ent);
-	free(t->index);
-	free(t->exp);
-	free(t->dn);
-	free(t->rk);
-	free(t->trees);
-	inart_lpm_destroy(t->lpm);
-	free(t->ing);
-	free(t);
-}
-
-size_t inart_sw_tables_bytes(const struct inart_sw_tables *t)
-{
-	if (t == NULL)
-		return 0;
-	/* the LPM table: a hash of 16-byte cells, at most half full */
-	return sizeof(*t) + (size_t)t->n * sizeof(*t->ent) + (size_t)t->hcap * sizeof(*t->index) +
-	       t->n_exp * sizeof(*t->exp) + t->n_dn * sizeof(*t->dn) + t->n_rk * sizeof(*t->rk) +
-	       (size_t)t->n_trees * sizeof(*t->trees) + (size_t)t->n_ing * sizeof(*t->ing) +
-	       32 * inart_lpm_count(t->lpm);
-}
-
-/* An empty table set. NULL on ENOMEM. */
-static struct inart_sw_tables *tables_empty(void)
-{
-	struct inart_sw_tables *t = calloc(1, sizeof(*t));
-
-	if (t == NULL)
-		return NULL;
-	t->lpm = inart_lpm_create();
-	if (t->lpm == NULL || lt_index(t) < 0) {
-		inart_sw_tables_destroy(t);
-		return NULL;
-	}
-	return t;
-}
-
-/* Entry k of t in the public form (pointing into t). */
-static void entry_view(const struct inart_sw_tables *t, int k, struct inart_label_entry *v)
-{
-	const struct lent *e = &t->ent[k];
-
-	memset(v, 0, sizeof(*v));
-	v->label = e->label;
-	v->kind = e->kind;
-	v->job = e->job;
-	v->tree = e->tree;
-	v->in_ports = e->in_ports;
-	if (e->kind == INART_LABEL_UP) {
-		v->out_port = e->out_port;
-		v->next_label = e->next_label;
-		v->aggregate = e->aggregate;
-		if (e->aggregate) {
-			v->slot_base = e->slot_base;
-			v->n_slots = e->n_slots;
-			v->bitmap_words = e->bitmap_words;
-			v->expected = t->exp + e->var;
-		}
-	} else {
-		v->n_down = e->n_down;
-		v->down = t->dn + e->var;
-	}
-}
-
-static int bits_count(const uint64_t *a, int words)
-{
-	int n = 0;
-
-	for (int i = 0; i < words; i++)
-		n += __builtin_popcountll(a[i]);
-	return n;
-}
-
-static int check_entry(const struct inart_sw_cfg *cfg, const struct inart_label_entry *e, char *why,
-		       size_t why_len)
-{
-	int i, w;
-
-	if (e->label == 0) {
-		why_set(why, why_len, "label 0: labels must be non-zero");
-		return -EINVAL;
-	}
-	if (cfg->n_ports < 64 && (e->in_ports >> cfg->n_ports) != 0) {
-		why_set(why, why_len, "label %u: in_ports names a port >= %d ports", e->label,
-			cfg->n_ports);
-		return -EINVAL;
-	}
-	if (e->kind == INART_LABEL_UP) {
-		if (e->out_port >= cfg->n_ports) {
-			why_set(why, why_len, "label %u: out_port %u >= %d ports", e->label,
-				e->out_port, cfg->n_ports);
-			return -EINVAL;
-		}
-		if (e->aggregate > 1) {
-			why_set(why, why_len, "label %u: aggregate must be 0 or 1", e->label);
-			return -EINVAL;
-		}
-		if (!e->aggregate)
-			return 0;
-		if (e->bitmap_words < 1 || e->bitmap_words > INART_WIRE_MAX_BITMAP_WORDS) {
-			why_set(why, why_len, "label %u: bitmap_words %u not in 1..%d", e->label,
-				e->bitmap_words, INART_WIRE_MAX_BITMAP_WORDS);
-			return -EINVAL;
-		}
-		if (e->n_slots < 1 || (int)e->slot_base + (int)e->n_slots > cfg->pool_slots) {
-			why_set(why, why_len,
-				"label %u: slot region %u+%u outside the pool of %d slots",
-				e->label, e->slot_base, e->n_slots, cfg->pool_slots);
-			return -EINVAL;
-		}
-		for (w = 0; e->expected != NULL && w < e->bitmap_words; w++)
-			if (e->expected[w])
-				break;
-		if (e->expected == NULL || w == e->bitmap_words) {
-			why_set(why, why_len, "label %u: expected bitmap is empty", e->label);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (e->kind == INART_LABEL_DOWN) {
-		if (e->n_down < 1 || e->n_down > INART_SW_MAX_FANOUT || e->down == NULL) {
-			why_set(why, why_len, "label %u: n_down %u not in 1..%d", e->label,
-				e->n_down, INART_SW_MAX_FANOUT);
-			return -EINVAL;
-		}
-		for (i = 0; i < e->n_down; i++) {
-			if (e->down[i].port >= cfg->n_ports) {
-				why_set(why, why_len, "label %u: down[%d] port %u >= %d ports",
-					e->label, i, e->down[i].port, cfg->n_ports);
-				return -EINVAL;
-			}
-		}
-		return 0;
-	}
-	why_set(why, why_len, "label %u: unknown kind %u", e->label, e->kind);
-	return -EINVAL;
-}
-
-struct region {
-	uint32_t job, label;
-	uint16_t tree;
-	int lo, hi; /* [lo, hi) */
-};
-
-static int region_cmp(const void *a, const void *b)
-{
-	const struct region *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->label < y->label ? -1 : x->label > y->label;
-}
-
-/* Slot regions of different (job, tree) must be disjoint.  Sweep by start,
- * keeping the interval reaching farthest and the farthest one of a
- * different owner than it. */
-static int check_regions(const struct inart_sw_tables *t, char *why, size_t why_len)
-{
-	struct region *r;
-	int n = 0, i, rc = 0;
-	int b1 = -1, b2 = -1; /* indices of the two farthest-reaching, different owners */
-
-	r = malloc(((size_t)t->n + 1) * sizeof(*r));
-	if (r == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		const struct lent *e = &t->ent[i];
-
-		if (e->kind != INART_LABEL_UP || !e->aggregate)
-			continue;
-		r[n].job = e->job;
-		r[n].tree = e->tree;
-		r[n].label = e->label;
-		r[n].lo = e->slot_base;
-		r[n].hi = e->slot_base + e->n_slots;
-		n++;
-	}
-	qsort(r, (size_t)n, sizeof(*r), region_cmp);
-	for (i = 0; i < n; i++) {
-		int other = -1;
-
-		if (b1 >= 0 && (r[b1].job != r[i].job || r[b1].tree != r[i].tree)) {
-			if (r[b1].hi > r[i].lo)
-				other = b1;
-		} else if (b2 >= 0 && r[b2].hi > r[i].lo) {
-			other = b2;
-		}
-		if (other >= 0) {
-			why_set(why, why_len,
-				"label %u: slot region %d..%d of job %u tree %u overlaps label %u "
-				"(job %u tree %u)",
-				r[i].label, r[i].lo, r[i].hi - 1, r[i].job, r[i].tree,
-				r[other].label, r[other].job, r[other].tree);
-			rc = -EINVAL;
-			break;
-		}
-		/* update the two farthest-reaching of distinct owners */
-		if (b1 < 0 || r[i].hi > r[b1].hi) {
-			if (b1 >= 0 && (r[b1].job != r[i].job || r[b1].tree != r[i].tree))
-				b2 = b1;
-			b1 = i;
-		} else if (r[b1].job != r[i].job || r[b1].tree != r[i].tree) {
-			if (b2 < 0 || r[i].hi > r[b2].hi)
-				b2 = i;
-		}
-	}
-	free(r);
-	return rc;
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Labels of the batch unique (sorted copy).  0, -EINVAL or -ENOMEM. */
-static int check_unique(const struct inart_sw_update *u, char *why, size_t why_len)
-{
-	uint32_t *l;
-	int i, rc = 0;
-
-	if (u->n_labels < 2)
-		return 0;
-	l = malloc((size_t)u->n_labels * sizeof(*l));
-	if (l == NULL)
-		return -ENOMEM;
-	for (i = 0; i < u->n_labels; i++)
-		l[i] = u->labels[i].label;
-	qsort(l, (size_t)u->n_labels, sizeof(*l), u32_cmp);
-	for (i = 1; i < u->n_labels; i++) {
-		if (l[i] == l[i - 1]) {
-			why_set(why, why_len, "label %u: appears twice in the update", l[i]);
-			rc = -EINVAL;
-			break;
-		}
-	}
-	free(l);
-	return rc;
-}
-
-static int tree_cmp(const void *a, const void *b)
-{
-	const struct inart_sw_tree_stats *x = a, *y = b;
-
-	if (x->job != y->job)
-		return x->job < y->job ? -1 : 1;
-	return x->tree < y->tree ? -1 : x->tree > y->tree;
-}
-
-/* Index of (job, tree) in the sorted tree list, -1. */
-static int tree_find(const struct inart_sw_tables *t, uint32_t job, uint16_t tree)
-{
-	int lo = 0, hi = t->n_trees - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		const struct inart_sw_tree_stats *x = &t->trees[mid];
-
-		if (x->job == job && x->tree == tree)
-			return mid;
-		if (x->job < job || (x->job == job && x->tree < tree))
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The tree list of t (one zeroed counter set per distinct (job, tree),
- * sorted), every entry's tree_idx, and the DOWN -> aggregating UP map.
- * 0 or -ENOMEM. */
-static int build_trees(struct inart_sw_tables *t)
-{
-	uint64_t *keys = malloc(((size_t)t->n + 1) * sizeof(*keys));
-	int32_t *agg = NULL;
-	int n = 0, rc = -ENOMEM;
-
-	if (keys == NULL)
-		return -ENOMEM;
-	for (int k = 0; k < t->n; k++)
-		keys[k] = (uint64_t)t->ent[k].job << 16 | t->ent[k].tree;
-	qsort(keys, (size_t)t->n, sizeof(*keys), u64_cmp);
-	for (int k = 0; k < t->n; k++)
-		if (n == 0 || keys[n - 1] != keys[k])
-			keys[n++] = keys[k];
-	t->trees = calloc((size_t)n + 1, sizeof(*t->trees));
-	agg = malloc(((size_t)n + 1) * sizeof(*agg));
-	if (t->trees == NULL || agg == NULL)
-		goto out;
-	t->n_trees = n;
-	for (int i = 0; i < n; i++) {
-		t->trees[i].job = (uint32_t)(keys[i] >> 16);
-		t->trees[i].tree = (uint16_t)keys[i];
-	}
-	memset(agg, 0xff, ((size_t)n + 1) * sizeof(*agg));
-	for (int k = 0; k < t->n; k++) {
-		struct lent *e = &t->ent[k];
-
-		e->tree_idx = tree_find(t, e->job, e->tree);
-		if (e->kind == INART_LABEL_UP && e->aggregate && agg[e->tree_idx] < 0)
-			agg[e->tree_idx] = k;
-	}
-	for (int k = 0; k < t->n; k++) {
-		struct lent *e = &t->ent[k];
-
-		e->up_of = e->kind == INART_LABEL_DOWN ? agg[e->tree_idx] : -1;
-	}
-	rc = 0;
-out:
-	free(keys);
-	free(agg);
-	return rc;
-}
-
-static int ing_cmp(const void *a, const void *b)
-{
-	const struct inart_sw_ingress *x = a, *y = b;
-
-	if (x->port != y->port)
-		return x->port < y->port ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;
-}
-
-/* The ingress table: old (unless replace) then the update's; an entry
- * replaces an earlier one of the same (port, job).  0 or -ENOMEM. */
-static int build_ingress(struct inart_sw_tables *t, const struct inart_sw_tables *old,
-			 const struct inart_sw_update *u)
-{
-	int n0 = u->replace ? 0 : old->n_ing, n = 0;
-	struct {
-		struct inart_sw_ingress e;
-		int order;
-	} *tmp = malloc(((size_t)n0 + (size_t)u->n_ingress + 1) * sizeof(*tmp));
-
-	t->ing = malloc(((size_t)n0 + (size_t)u->n_ingress + 1) * sizeof(*t->ing));
-	if (tmp == NULL || t->ing == NULL) {
-		free(tmp);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < n0; i++)
-		tmp[i].e = old->ing[i], tmp[i].order = i;
-	for (int i = 0; i < u->n_ingress; i++)
-		tmp[n0 + i].e = u->ingress[i], tmp[n0 + i].order = n0 + i;
-	/* by (port, job), later entries last: a stable order without a stable sort */
-	for (int i = 0; i < n0 + u->n_ingress; i++)
-		t->ing[i] = tmp[i].e;
-	free(tmp);
-	for (int i = 1; i < n0 + u->n_ingress; i++) { /* insertion sort: small tables */
-		struct inart_sw_ingress x = t->ing[i];
-		int j = i - 1;
-
-		while (j >= 0 && ing_cmp(&t->ing[j], &x) > 0) {
-			t->ing[j + 1] = t->ing[j];
-			j--;
-		}
-		t->ing[j + 1] = x;
-	}
-	for (int i = 0; i < n0 + u->n_ingress; i++) {
-		if (n > 0 && ing_cmp(&t->ing[n - 1], &t->ing[i]) == 0)
-			t->ing[n - 1] = t->ing[i]; /* the later one wins */
-		else
-			t->ing[n++] = t->ing[i];
-	}
-	t->n_ing = n;
-	for (int p = 0, i = 0; p <= INART_SW_MAX_PORTS; p++) {
-		while (i < n && t->ing[i].port < p)
-			i++;
-		t->ing_off[p] = i;
-	}
-	return 0;
-}
-
-/* Append entry v (checked) to t at index k, its variable parts at *n_exp /
- * *n_dn; its progress records at *n_rk. */
-static void put_entry(struct inart_sw_tables *t, int k, const struct inart_label_entry *v,
-		      size_t *n_exp, size_t *n_dn, size_t *n_rk)
-{
-	struct lent *e = &t->ent[k];
-
-	memset(e, 0, sizeof(*e));
-	e->label = v->label;
-	e->kind = v->kind;
-	e->job = v->job;
-	e->tree = v->tree;
-	e->in_ports = v->in_ports;
-	e->rk_off = -1;
-	if (v->kind == INART_LABEL_UP) {
-		e->out_port = v->out_port;
-		e->next_label = v->next_label;
-		e->aggregate = v->aggregate;
-		if (v->aggregate) {
-			e->slot_base = v->slot_base;
-			e->n_slots = v->n_slots;
-			e->bitmap_words = v->bitmap_words;
-			e->var = (uint32_t)*n_exp;
-			memcpy(t->exp + *n_exp, v->expected, 8 * (size_t)v->bitmap_words);
-			*n_exp += v->bitmap_words;
-			e->rk_off = (int32_t)*n_rk;
-			*n_rk += (size_t)bits_count(v->expected, v->bitmap_words);
-		}
-	} else {
-		e->n_down = v->n_down;
-		e->var = (uint32_t)*n_dn;
-		memcpy(t->dn + *n_dn, v->down, (size_t)v->n_down * sizeof(*v->down));
-		*n_dn += v->n_down;
-	}
-}
-
-static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_update *u, char *why,
-			size_t why_len)
-{
-	int i, rc;
-
-	for (i = 0; i < u->n_labels; i++) {
-		rc = check_entry(cfg, &u->labels[i], why, why_len);
-		if (rc < 0)
-			return rc;
-	}
-	for (i = 0; i < u->n_routes; i++) {
-		const struct inart_route *r = &u->routes[i];
-
-		if (r->len > 32) {
-			why_set(why, why_len, "route %u.%u.%u.%u/%u: length > 32", r->prefix >> 24,
-				(r->prefix >> 16) & 255, (r->prefix >> 8) & 255, r->prefix & 255,
-				r->len);
-			return -EINVAL;
-		}
-		if (r->port >= cfg->n_ports) {
-			why_set(why, why_len, "route %u.%u.%u.%u/%u: port %u >= %d ports",
-				r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
-				r->prefix & 255, r->len, r->port, cfg->n_ports);
-			return -EINVAL;
-		}
-	}
-	for (i = 0; i < u->n_ingress; i++) {
-		const struct inart_sw_ingress *g = &u->ingress[i];
-
-		if (g->port >= cfg->n_ports || g->rank >= INART_WIRE_MAX_CONTRIB) {
-			why_set(why, why_len,
-				"ingress[%d]: port %u (of %d) or rank %u (< %d) out of range", i,
-				g->port, cfg->n_ports, g->rank, INART_WIRE_MAX_CONTRIB);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-int inart_switch_tables_build(const struct inart_switch *sw, const struct inart_sw_update *u,
-			      struct inart_sw_tables **out, char *why, size_t why_len)
-{
-	const struct inart_sw_tables *old;
-	struct inart_sw_tables *t = NULL;
-	uint8_t *gone = NULL;
-	size_t n_exp = 0, n_dn = 0, n_rk = 0;
-	int n_keep = 0, k, rc = 0;
-
-	why_set(why, why_len, "%s", "");
-	if (out != NULL)
-		*out = NULL;
-	if (sw == NULL || u == NULL || out == NULL || u->n_labels < 0 || u->n_del_labels < 0 ||
-	    u->n_routes < 0 || u->n_ingress < 0 || (u->n_labels > 0 && u->labels == NULL) ||
-	    (u->n_del_labels > 0 && u->del_labels == NULL) ||
-	    (u->n_routes > 0 && u->routes == NULL) || (u->n_ingress > 0 && u->ingress == NULL)) {
-		why_set(why, why_len, "malformed update");
-		return -EINVAL;
-	}
-	old = sw->tab;
-	/* 1. every new entry on its own, and unique labels within the batch */
-	rc = check_update(&sw->cfg, u, why, why_len);
-	if (rc == 0)
-		rc = check_unique(u, why, why_len);
-	if (rc < 0)
-		return rc;
-	/* 2. which old entries stay: not replaced, not deleted, not updated */
-	gone = calloc((size_t)old->n + 1, 1);
-	if (gone == NULL)
-		return -ENOMEM;
-	if (u->replace)
-		memset(gone, 1, (size_t)old->n);
-	for (int i = 0; i < u->n_del_labels; i++) {
-		k = lt_find(old, u->del_labels[i]);
-		if (u->replace || k < 0 || gone[k]) {
-			why_set(why, why_len, "delete label %u: not in the table",
-				u->del_labels[i]);
-			rc = -EINVAL;
-			goto out;
-		}
-		gone[k] = 1;
-	}
-	for (int i = 0; i < u->n_labels; i++)
-		if ((k = lt_find(old, u->labels[i].label)) >= 0)
-			gone[k] = 1;
-	for (k = 0; k < old->n; k++) {
-		const struct lent *e = &old->ent[k];
-
-		if (gone[k])
-			continue;
-		n_keep++;
-		n_exp += e->kind == INART_LABEL_UP && e->aggregate ? e->bitmap_words : 0;
-		n_dn += e->kind == INART_LABEL_DOWN ? e->n_down : 0;
-	}
-	if (n_keep + u->n_labels > INART_SW_MAX_LABELS) {
-		why_set(why, why_len, "table full: %d labels (at most %d)", n_keep + u->n_labels,
-			INART_SW_MAX_LABELS);
-		rc = -ENOSPC;
-		goto out;
-	}
-	for (int i = 0; i < u->n_labels; i++) {
-		const struct inart_label_entry *v = &u->labels[i];
-
-		n_exp += v->kind == INART_LABEL_UP && v->aggregate ? v->bitmap_words : 0;
-		n_dn += v->kind == INART_LABEL_DOWN ? v->n_down : 0;
-	}
-	/* 3. the new table set */
-	rc = -ENOMEM;
-	t = calloc(1, sizeof(*t));
-	if (t == NULL)
-		goto out;
-	t->n = n_keep + u->n_labels;
-	t->ent = malloc(((size_t)t->n + 1) * sizeof(*t->ent));
-	t->exp = malloc((n_exp + 1) * sizeof(*t->exp));
-	t->dn = malloc((n_dn + 1) * sizeof(*t->dn));
-	if (t->ent == NULL || t->exp == NULL || t->dn == NULL)
-		goto out;
-	t->n_exp = n_exp;
-	t->n_dn = n_dn;
-	n_exp = n_dn = 0;
-	k = 0;
-	for (int i = 0; i < old->n; i++) {
-		struct inart_label_entry v;
-
-		if (gone[i])
-			continue;
-		entry_view(old, i, &v);
-		put_entry(t, k++, &v, &n_exp, &n_dn, &n_rk);
-	}
-	for (int i = 0; i < u->n_labels; i++)
-		put_entry(t, k++, &u->labels[i], &n_exp, &n_dn, &n_rk);
-	t->n_rk = n_rk;
-	t->rk = calloc(n_rk + 1, sizeof(*t->rk));
-	if (t->rk == NULL || lt_index(t) < 0 || build_trees(t) < 0)
-		goto out;
-	/* 4. whole-table checks */
-	rc = check_regions(t, why, why_len);
-	if (rc < 0)
-		goto out;
-	/* 5. routes and ingress */
-	rc = -ENOMEM;
-	t->lpm = u->replace ? inart_lpm_create() : inart_lpm_clone(old->lpm);
-	if (t->lpm == NULL)
-		goto out;
-	for (int i = 0; i < u->n_routes; i++) {
-		rc =
-		    inart_lpm_add(t->lpm, u->routes[i].prefix, u->routes[i].len, u->routes[i].port);
-		if (rc < 0)
-			goto out;
-	}
-	rc = build_ingress(t, old, u);
-	if (rc < 0)
-		goto out;
-	*out = t;
-	t = NULL;
-	rc = 0;
-out:
-	if (rc == -ENOMEM)
-		why_set(why, why_len, "out of memory");
-	inart_sw_tables_destroy(t);
-	free(gone);
-	return rc;
-}
-
-/* Free busy slots whose owning entry is gone or changed (O(busy slots)). */
 static void drop_orphan_slots(struct inart_switch *sw)
 {
 	int i = inart_agg_pool_busy_next(sw->pool, -1);
 
 	while (i >= 0) {
 		const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, i);
-		int k = lt_find(sw->tab, s->key.label),
+		int k = inart_sw_tables_find(sw->tab, s->key.label),
 		    next = inart_agg_pool_busy_next(sw->pool, i);
 		const struct lent *e = k >= 0 ? &sw->tab->ent[k] : NULL;
 
@@ -776,19 +89,8 @@ static void drop_orphan_slots(struct inart_switch *sw)
 struct inart_sw_tables *inart_switch_tables_swap(struct inart_switch *sw, struct inart_sw_tables *t)
 {
 	struct inart_sw_tables *old = sw->tab;
-	int i = 0, j = 0;
 
-	/* counters of the trees that stay (both lists sorted by (job, tree)) */
-	while (i < old->n_trees && j < t->n_trees) {
-		int c = tree_cmp(&old->trees[i], &t->trees[j]);
-
-		if (c == 0)
-			t->trees[j++] = old->trees[i++];
-		else if (c < 0)
-			i++;
-		else
-			j++;
-	}
+	inart_sw_tables_keep_counters(t, old);
 	sw->tab = t;
 	drop_orphan_slots(sw);
 	return old;
@@ -797,6 +99,13 @@ struct inart_sw_tables *inart_switch_tables_swap(struct inart_switch *sw, struct
 const struct inart_sw_tables *inart_switch_tables(const struct inart_switch *sw)
 {
 	return sw->tab;
+}
+
+int inart_switch_tables_build(const struct inart_switch *sw, const struct inart_sw_update *u,
+			      struct inart_sw_tables **out, char *why, size_t why_len)
+{
+	return inart_sw_tables_compile(sw != NULL ? &sw->cfg : NULL, sw != NULL ? sw->tab : NULL, u,
+				       out, why, why_len);
 }
 
 int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why,
@@ -813,37 +122,62 @@ int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
 
 /* ---- creation ---- */
 
+/* Values per slot and slots of the pool of a (checked) configuration. */
+static int cfg_values(const struct inart_sw_cfg *cfg)
+{
+	return cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1);
+}
+
+static int cfg_slots(const struct inart_sw_cfg *cfg)
+{
+	return cfg->pool_slots > 0 ? cfg->pool_slots : 1;
+}
+
+int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, char *why, size_t why_len)
+{
+	if (cfg == NULL)
+		return inart_why(why, why_len, -EINVAL, "no configuration");
+	if (cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS)
+		return inart_why(why, why_len, -EINVAL, "n_ports %d not in 1..%d", cfg->n_ports,
+				 INART_SW_MAX_PORTS);
+	if (cfg->pool_slots < 0 || cfg->pool_slots > INART_SW_MAX_POOL_SLOTS)
+		return inart_why(why, why_len, -EINVAL, "pool_slots %d not in 0..%d",
+				 cfg->pool_slots, INART_SW_MAX_POOL_SLOTS);
+	if (cfg->max_values < 0 || cfg->max_values > INART_SW_MAX_SLOT_VALUES)
+		return inart_why(why, why_len, -EINVAL, "max_values %d not in 0..%d",
+				 cfg->max_values, INART_SW_MAX_SLOT_VALUES);
+	if ((uint64_t)cfg_slots(cfg) * (uint64_t)cfg_values(cfg) > INART_SW_MAX_POOL_VALUES)
+		return inart_why(why, why_len, -EINVAL,
+				 "pool of %d slots x %d values above %u values", cfg_slots(cfg),
+				 cfg_values(cfg), INART_SW_MAX_POOL_VALUES);
+	return 0;
+}
+
 struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
 {
 	struct inart_switch *sw;
 	int i, slots, mv;
 
-	if (cfg == NULL || cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS ||
-	    cfg->pool_slots < 0 || cfg->pool_slots > INART_SW_MAX_POOL_SLOTS ||
-	    cfg->max_values < 0 || cfg->max_values > INART_SW_MAX_SLOT_VALUES) {
+	if (inart_switch_cfg_check(cfg, NULL, 0) < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	mv = cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1);
-	slots = cfg->pool_slots > 0 ? cfg->pool_slots : 1;
-	if ((uint64_t)slots * (uint64_t)mv > INART_SW_MAX_POOL_VALUES) {
-		errno = EINVAL;
-		return NULL;
-	}
+	mv = cfg_values(cfg);
+	slots = cfg_slots(cfg);
 	sw = calloc(1, sizeof(*sw));
 	if (sw == NULL)
 		return NULL;
 	sw->cfg = *cfg;
 	sw->max_values = mv;
 	for (i = 0; i < cfg->n_ports; i++) {
-		if (!mac_zero(cfg->ports[i].peer_mac)) {
+		if (!inart_mac_is_zero(cfg->ports[i].peer_mac)) {
 			memcpy(sw->peer[i], cfg->ports[i].peer_mac, 6);
 			sw->peer_known[i] = sw->peer_fixed[i] = 1;
 		}
 	}
 	sw->pool = inart_agg_pool_create(slots, sw->max_values, cfg->flush_timeout_ns);
 	sw->meta = calloc((size_t)slots, sizeof(*sw->meta));
-	sw->tab = tables_empty();
+	sw->tab = inart_sw_tables_empty();
 	if (sw->pool == NULL || sw->meta == NULL || sw->tab == NULL) {
 		inart_switch_destroy(sw);
 		errno = ENOMEM;
@@ -961,7 +295,7 @@ static void rx_arp(struct rxctx *c, const struct inart_frame *in, const struct i
 	struct inart_frame *o;
 	size_t len;
 
-	if (pi->arp_op != 1 || pi->arp_tpa == pi->arp_spa || mac_zero(pi->arp_sha) ||
+	if (pi->arp_op != 1 || pi->arp_tpa == pi->arp_spa || inart_mac_is_zero(pi->arp_sha) ||
 	    (pi->arp_sha[0] & 1)) {
 		sw->drops[INART_DROP_OTHER]++;
 		return;
@@ -1000,6 +334,25 @@ static const uint64_t *expected_of(const struct inart_sw_tables *t, const struct
 	return t->exp + e->var;
 }
 
+/* The INA header of the chunk slot s holds (its key and contributors),
+ * with flags; label and prev 0. */
+static void slot_hdr(struct inart_wire_hdr *h, const struct inart_agg_slot *s, uint8_t flags)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = INART_WIRE_VERSION;
+	h->flags = flags;
+	h->bitmap_words = s->key.bitmap_words;
+	h->scale_exp = s->key.scale_exp;
+	h->job = s->key.job;
+	h->tree = s->key.tree;
+	h->fan_in = s->key.fan_in;
+	h->iter = s->key.iter;
+	h->seq = s->key.seq;
+	h->slot = s->key.slot;
+	h->count = s->key.count;
+	memcpy(h->bitmap, s->bitmap, sizeof(h->bitmap));
+}
+
 /* Emit the aggregate in pool slot `slot` upward along entry e and stop
  * aggregating in it (the slot keeps the aggregate: INART_AGG_KEPT_SENT).
  * extra: INART_F_PARTIAL for a flush; INART_F_RETX to send a kept aggregate
@@ -1020,21 +373,10 @@ static int emit_slot(struct rxctx *c, int slot, const struct lent *e, uint8_t ex
 	o = out_next(c);
 	if (o == NULL)
 		return 0;
-	memset(&h, 0, sizeof(h));
-	h.version = INART_WIRE_VERSION;
-	h.flags = (uint8_t)(INART_F_DATA | extra | (m->flags & INART_F_OVERFLOW) |
-			    (s->overflow ? INART_F_OVERFLOW : 0));
-	h.bitmap_words = s->key.bitmap_words;
-	h.scale_exp = s->key.scale_exp;
-	h.job = s->key.job;
-	h.tree = s->key.tree;
-	h.fan_in = s->key.fan_in;
+	slot_hdr(&h, s,
+		 (uint8_t)(INART_F_DATA | extra | (m->flags & INART_F_OVERFLOW) |
+			   (s->overflow ? INART_F_OVERFLOW : 0)));
 	h.label = e->next_label;
-	h.iter = s->key.iter;
-	h.seq = s->key.seq;
-	h.slot = s->key.slot;
-	h.count = s->key.count;
-	memcpy(h.bitmap, s->bitmap, sizeof(h.bitmap));
 	ina = o->data + INART_PKT_UDP_HLEN;
 	hl = inart_wire_encode_hdr(&h, ina, INART_FRAME_MAX - INART_PKT_UDP_HLEN);
 	if (hl == 0 || hl + 4 * (size_t)h.count > INART_FRAME_MAX - INART_PKT_UDP_HLEN) {
@@ -1183,20 +525,8 @@ static int probe_answer(struct rxctx *c, const struct inart_pkt_info *pi,
 	o = out_next(c);
 	if (o == NULL)
 		return 0;
-	memset(&r, 0, sizeof(r));
-	r.version = INART_WIRE_VERSION;
-	r.flags = INART_F_RESULT | INART_F_RETX;
-	r.bitmap_words = s->key.bitmap_words;
-	r.scale_exp = s->key.scale_exp;
-	r.job = s->key.job;
-	r.tree = s->key.tree;
-	r.fan_in = s->key.fan_in;
-	r.iter = s->key.iter;
-	r.seq = s->key.seq;
-	r.slot = s->key.slot;
-	r.count = s->key.count;
+	slot_hdr(&r, s, INART_F_RESULT | INART_F_RETX);
 	r.prev = s->aux;
-	memcpy(r.bitmap, s->bitmap, sizeof(r.bitmap));
 	ina = o->data + INART_PKT_UDP_HLEN;
 	hl = inart_wire_encode_hdr(&r, ina, INART_FRAME_MAX - INART_PKT_UDP_HLEN);
 	if (hl == 0 || hl + 4 * (size_t)r.count > INART_FRAME_MAX - INART_PKT_UDP_HLEN)
@@ -1228,6 +558,52 @@ static void chunk_key(struct inart_agg_key *key, const struct inart_wire_hdr *h,
 	key->scale_exp = h->scale_exp;
 }
 
+/* Every contributor bit of h is one the entry expects (x). */
+static int bits_within(const struct inart_wire_hdr *h, const uint64_t *x)
+{
+	for (int w = 0; w < h->bitmap_words; w++)
+		if (h->bitmap[w] & ~x[w])
+			return 0;
+	return 1;
+}
+
+/* A contribution (pi, h) went into slot (fresh: the slot's first): note its
+ * addresses, flags and TTL; emit the aggregate if complete, flush it if the
+ * ranks it misses are gone. */
+static void absorbed(struct rxctx *c, int slot, const struct lent *e,
+		     const struct inart_pkt_info *pi, const struct inart_wire_hdr *h, int complete,
+		     int fresh, struct inart_sw_tree_stats *ts)
+{
+	struct inart_switch *sw = c->sw;
+	struct slot_meta *m = &sw->meta[slot];
+
+	ts->aggregated++;
+	if (fresh) {
+		m->src_ip = pi->src_ip;
+		m->dst_ip = pi->dst_ip;
+		m->sport = pi->sport;
+		m->flags = 0;
+		m->repaired = 0;
+		m->ttl = pi->ttl;
+	}
+	m->flags |= h->flags & INART_F_OVERFLOW;
+	if (pi->ttl < m->ttl)
+		m->ttl = pi->ttl;
+	if (complete) {
+		int ovf =
+		    inart_agg_pool_slot(sw->pool, slot)->overflow || (m->flags & INART_F_OVERFLOW);
+
+		if (emit_slot(c, slot, e, 0)) {
+			ts->emitted++;
+			ts->overflows += ovf ? 1 : 0;
+		}
+		/* no room: the slot stays busy and is flushed by tick */
+	} else if (slot_settled(sw, slot, e)) {
+		/* the missing ranks are gone: do not wait for the timeout */
+		flush_slot(c, slot, e, ts);
+	}
+}
+
 static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_pkt_info *pi,
 		      const struct inart_wire_hdr *h, const uint8_t *payload, const struct lent *e,
 		      struct inart_sw_tree_stats *ts)
@@ -1235,8 +611,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	struct inart_switch *sw = c->sw;
 	const uint64_t *x;
 	struct inart_agg_key key;
-	struct slot_meta *m;
-	int w, slot, rc, fresh;
+	int slot, rc, fresh;
 
 	if (!(h->flags & INART_F_DATA)) {
 		sw->drops[INART_DROP_MISMATCH]++;
@@ -1253,11 +628,9 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 		return;
 	}
 	x = expected_of(sw->tab, e);
-	for (w = 0; w < h->bitmap_words; w++) {
-		if (h->bitmap[w] & ~x[w]) {
-			sw->drops[INART_DROP_BITS]++;
-			return;
-		}
+	if (!bits_within(h, x)) {
+		sw->drops[INART_DROP_BITS]++;
+		return;
 	}
 	if (h->count > sw->max_values) {
 		ts->fallback++;
@@ -1294,32 +667,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	switch (rc) {
 	case INART_AGG_ABSORBED:
 	case INART_AGG_COMPLETE:
-		ts->aggregated++;
-		m = &sw->meta[slot];
-		if (fresh) {
-			m->src_ip = pi->src_ip;
-			m->dst_ip = pi->dst_ip;
-			m->sport = pi->sport;
-			m->flags = 0;
-			m->repaired = 0;
-			m->ttl = pi->ttl;
-		}
-		m->flags |= h->flags & INART_F_OVERFLOW;
-		if (pi->ttl < m->ttl)
-			m->ttl = pi->ttl;
-		if (rc == INART_AGG_COMPLETE) {
-			int ovf = inart_agg_pool_slot(sw->pool, slot)->overflow ||
-				  (m->flags & INART_F_OVERFLOW);
-
-			if (emit_slot(c, slot, e, 0)) {
-				ts->emitted++;
-				ts->overflows += ovf ? 1 : 0;
-			}
-			/* no room: the slot stays busy and is flushed by tick */
-		} else if (slot_settled(sw, slot, e)) {
-			/* the missing ranks are gone: do not wait for the timeout */
-			flush_slot(c, slot, e, ts);
-		}
+		absorbed(c, slot, e, pi, h, rc == INART_AGG_COMPLETE, fresh, ts);
 		return;
 	case INART_AGG_BUSY:
 		ts->fallback++;
@@ -1509,7 +857,7 @@ static void rx_ina(struct rxctx *c, const struct inart_frame *in, const struct i
 		sw->drops[INART_DROP_TTL]++;
 		return;
 	}
-	k = lt_find(t, h.label);
+	k = inart_sw_tables_find(t, h.label);
 	if (k < 0) {
 		sw->drops[INART_DROP_NO_LABEL]++;
 		return;
@@ -1558,7 +906,7 @@ int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint6
 		sw->drops[INART_DROP_SPOOFED]++;
 		return 0;
 	}
-	if (!sw->peer_fixed[in->port] && !mac_zero(pi.src_mac) && !(pi.src_mac[0] & 1)) {
+	if (!sw->peer_fixed[in->port] && !inart_mac_is_zero(pi.src_mac) && !(pi.src_mac[0] & 1)) {
 		memcpy(sw->peer[in->port], pi.src_mac, 6);
 		sw->peer_known[in->port] = 1;
 	}
@@ -1591,7 +939,7 @@ int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_fra
 		const struct inart_agg_slot *s = inart_agg_pool_slot(sw->pool, slot);
 		const struct lent *e;
 		struct inart_sw_tree_stats *ts;
-		int k = lt_find(t, s->key.label), ovf, complete;
+		int k = inart_sw_tables_find(t, s->key.label), ovf, complete;
 
 		if (k < 0) { /* cannot happen: a swap frees orphaned slots */
 			inart_agg_pool_release(sw->pool, slot);
@@ -1656,49 +1004,19 @@ const char *inart_switch_drop_name(int reason)
 	return names[reason];
 }
 
-int inart_sw_tables_labels(const struct inart_sw_tables *t, struct inart_label_entry *out, int max)
-{
-	for (int i = 0; out != NULL && i < t->n && i < max; i++)
-		entry_view(t, i, &out[i]);
-	return t->n;
-}
-
 int inart_switch_get_labels(const struct inart_switch *sw, struct inart_label_entry *out, int max)
 {
 	return inart_sw_tables_labels(sw->tab, out, max);
 }
 
-struct route_copy {
-	struct inart_route *out;
-	int n, max;
-};
-
-static int route_copy_fn(void *ctx, uint32_t prefix, int len, uint32_t value)
-{
-	struct route_copy *c = ctx;
-
-	if (c->n < c->max) {
-		c->out[c->n].prefix = prefix;
-		c->out[c->n].len = (uint8_t)len;
-		c->out[c->n].port = (uint16_t)value;
-	}
-	c->n++;
-	return 0;
-}
-
 int inart_switch_get_routes(const struct inart_switch *sw, struct inart_route *out, int max)
 {
-	struct route_copy c = {out, 0, out != NULL && max > 0 ? max : 0};
-
-	inart_lpm_walk(sw->tab->lpm, route_copy_fn, &c);
-	return c.n;
+	return inart_sw_tables_routes(sw->tab, out, max);
 }
 
 int inart_switch_get_ingress(const struct inart_switch *sw, struct inart_sw_ingress *out, int max)
 {
-	for (int i = 0; out != NULL && i < sw->tab->n_ing && i < max; i++)
-		out[i] = sw->tab->ing[i];
-	return sw->tab->n_ing;
+	return inart_sw_tables_ingress(sw->tab, out, max);
 }
 
 int inart_switch_peer_mac(const struct inart_switch *sw, int port, uint8_t mac[6])

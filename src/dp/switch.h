@@ -198,9 +198,15 @@ struct inart_sw_tree_stats {
 
 struct inart_switch;
 
-/* NULL + errno (EINVAL: ports, pool_slots above INART_SW_MAX_POOL_SLOTS,
+/* Whether a switch can be created with cfg: 0, or -EINVAL with the reason
+ * in why (the field, its value and its bounds): n_ports not in
+ * 1..INART_SW_MAX_PORTS, pool_slots above INART_SW_MAX_POOL_SLOTS,
  * max_values above INART_SW_MAX_SLOT_VALUES or their product above
- * INART_SW_MAX_POOL_VALUES; ENOMEM). */
+ * INART_SW_MAX_POOL_VALUES. */
+int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, char *why, size_t why_len);
+
+/* NULL + errno (EINVAL: cfg refused by inart_switch_cfg_check, which
+ * names the reason; ENOMEM). */
 struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg);
 void inart_switch_destroy(struct inart_switch *sw);
 

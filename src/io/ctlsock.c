@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "bridge/ctlmsg.h"
 
@@ -56,10 +57,7 @@ static char timer_tag;
 
 static int64_t mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(inart_now_ns() / 1000000);
 }
 
 void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o)
@@ -487,13 +485,98 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	}
 }
 
+/* Send the frame of body (len bytes) on the non-blocking fd by the
+ * deadline. */
+static int send_request(int fd, const char *path, const char *body, size_t len, int64_t deadline,
+			struct inart_err *err)
+{
+	uint8_t hdr[INART_CTL_HDR_LEN];
+	size_t off = 0;
+	int rc;
+
+	inart_ctl_frame_hdr(hdr, (uint32_t)len);
+	while (off < len + INART_CTL_HDR_LEN) {
+		ssize_t w;
+
+		if (off < INART_CTL_HDR_LEN)
+			w = send(fd, hdr + off, INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
+		else
+			w = send(fd, body + (off - INART_CTL_HDR_LEN),
+				 len + INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return inart_err_set(err, -errno, "%s: send: %s", path,
+						     strerror(errno));
+			if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0)
+				return inart_err_set(err, rc, "%s: timed out sending the request",
+						     path);
+			continue;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* Receive one reply frame on the non-blocking fd by the deadline: its body
+ * in *buf (n bytes, NUL-terminated, the caller's; set as soon as the header
+ * is read). */
+static int recv_reply(int fd, const char *path, int timeout_ms, int64_t deadline, char **buf,
+		      uint32_t *np, struct inart_err *err)
+{
+	uint8_t hdr[INART_CTL_HDR_LEN];
+	size_t got = 0;
+	uint32_t n = 0;
+	int rc;
+
+	/* header, then body */
+	for (;;) {
+		size_t want = got < INART_CTL_HDR_LEN ? INART_CTL_HDR_LEN : INART_CTL_HDR_LEN + n;
+		ssize_t r;
+
+		if (got == want && got >= INART_CTL_HDR_LEN) {
+			if (got == INART_CTL_HDR_LEN && n == 0) {
+				if (inart_ctl_frame_check(hdr, got, &n) < 0)
+					return inart_err_set(err, -EPROTO, "%s: bad reply frame",
+							     path);
+				*buf = malloc((size_t)n + 1);
+				if (*buf == NULL)
+					return -ENOMEM;
+				continue;
+			}
+			break;
+		}
+		if (got < INART_CTL_HDR_LEN)
+			r = recv(fd, hdr + got, INART_CTL_HDR_LEN - got, 0);
+		else
+			r = recv(fd, *buf + (got - INART_CTL_HDR_LEN), want - got, 0);
+		if (r == 0)
+			return inart_err_set(err, -ECONNRESET,
+					     "%s: connection closed before the reply", path);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return inart_err_set(err, -errno, "%s: recv: %s", path,
+						     strerror(errno));
+			if ((rc = wait_fd(fd, POLLIN, deadline)) < 0)
+				return inart_err_set(err, rc, "%s: no reply within %d ms", path,
+						     timeout_ms);
+			continue;
+		}
+		got += (size_t)r;
+	}
+	(*buf)[n] = '\0';
+	*np = n;
+	return 0;
+}
+
 int inart_ctl_call(const char *path, const char *body, size_t len, char **reply, size_t *reply_len,
 		   int timeout_ms, struct inart_err *err)
 {
 	struct sockaddr_un a;
 	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 1);
-	uint8_t hdr[INART_CTL_HDR_LEN];
-	size_t off = 0, got = 0;
 	uint32_t n = 0;
 	char *buf = NULL;
 	int fd = -1, rc;
@@ -512,83 +595,14 @@ int inart_ctl_call(const char *path, const char *body, size_t len, char **reply,
 		goto out;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	inart_ctl_frame_hdr(hdr, (uint32_t)len);
-	while (off < len + INART_CTL_HDR_LEN) {
-		ssize_t w;
-
-		if (off < INART_CTL_HDR_LEN)
-			w = send(fd, hdr + off, INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
-		else
-			w = send(fd, body + (off - INART_CTL_HDR_LEN),
-				 len + INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				rc = inart_err_set(err, -errno, "%s: send: %s", path,
-						   strerror(errno));
-				goto out;
-			}
-			if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0) {
-				inart_err_set(err, rc, "%s: timed out sending the request", path);
-				goto out;
-			}
-			continue;
-		}
-		off += (size_t)w;
-	}
-	/* header, then body */
-	for (;;) {
-		size_t want = got < INART_CTL_HDR_LEN ? INART_CTL_HDR_LEN : INART_CTL_HDR_LEN + n;
-		ssize_t r;
-
-		if (got == want && got >= INART_CTL_HDR_LEN) {
-			if (got == INART_CTL_HDR_LEN && n == 0) {
-				if (inart_ctl_frame_check(hdr, got, &n) < 0) {
-					rc = inart_err_set(err, -EPROTO, "%s: bad reply frame",
-							   path);
-					goto out;
-				}
-				buf = malloc((size_t)n + 1);
-				if (buf == NULL) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				continue;
-			}
-			break;
-		}
-		if (got < INART_CTL_HDR_LEN)
-			r = recv(fd, hdr + got, INART_CTL_HDR_LEN - got, 0);
-		else
-			r = recv(fd, buf + (got - INART_CTL_HDR_LEN), want - got, 0);
-		if (r == 0) {
-			rc = inart_err_set(err, -ECONNRESET,
-					   "%s: connection closed before the reply", path);
-			goto out;
-		}
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				rc = inart_err_set(err, -errno, "%s: recv: %s", path,
-						   strerror(errno));
-				goto out;
-			}
-			if ((rc = wait_fd(fd, POLLIN, deadline)) < 0) {
-				inart_err_set(err, rc, "%s: no reply within %d ms", path,
-					      timeout_ms);
-				goto out;
-			}
-			continue;
-		}
-		got += (size_t)r;
-	}
-	buf[n] = '\0';
+	rc = send_request(fd, path, body, len, deadline, err);
+	if (rc == 0)
+		rc = recv_reply(fd, path, timeout_ms, deadline, &buf, &n, err);
+	if (rc < 0)
+		goto out;
 	*reply = buf;
 	*reply_len = n;
 	buf = NULL;
-	rc = 0;
 out:
 	free(buf);
 	close(fd);

@@ -13,6 +13,7 @@
 
 #include "common/file.h"
 #include "bridge/ctlmsg.h"
+#include "dp/pkt.h"
 
 void inart_deploy_ctl_free(char **ctl, int n_nodes)
 {
@@ -282,11 +283,6 @@ int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
 	return rc;
 }
 
-static int mac_zero(const uint8_t m[6])
-{
-	return !(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]);
-}
-
 char *inart_deploy_dump(const struct inart_deploy *d, const struct inart_topo *t, char *const *ctl,
 			const char *ctl_dir, const unsigned char *is_ps)
 {
@@ -300,7 +296,7 @@ char *inart_deploy_dump(const struct inart_deploy *d, const struct inart_topo *t
 
 		inart_ctl_fmt_ip(d->ip[v], ip);
 		json_object_set_new(o, "ip", json_string(ip));
-		if (!sw && !mac_zero(d->mac[v])) {
+		if (!sw && !inart_mac_is_zero(d->mac[v])) {
 			inart_ctl_fmt_mac(d->mac[v], mac);
 			json_object_set_new(o, "mac", json_string(mac));
 		}
@@ -323,7 +319,7 @@ char *inart_deploy_dump(const struct inart_deploy *d, const struct inart_topo *t
 				json_t *p = json_object();
 
 				json_object_set_new(p, "port", json_integer(d->port[e]));
-				if (!mac_zero(d->port_mac[e])) {
+				if (!inart_mac_is_zero(d->port_mac[e])) {
 					inart_ctl_fmt_mac(d->port_mac[e], mac);
 					json_object_set_new(p, "mac", json_string(mac));
 				}

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "cp/load.h"
 #include "bridge/install.h"
@@ -68,14 +69,6 @@ struct inart_ctx {
 	struct inart_dgram out[CTX_OUT];
 	uint8_t bufs[CTX_OUT][INART_DGRAM_MAX];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const char *plan,
 				   const char *deploy, const char *job_id, int rank,
@@ -189,7 +182,7 @@ static int send_all(struct inart_ctx *c, int n, uint64_t deadline)
 		off += inart_udp_send(c->u, c->out + off, n - off);
 		if (off == n)
 			break;
-		now = now_ns();
+		now = inart_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		poll(&p, 1, 1);
@@ -280,12 +273,12 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		return -EINVAL;
 	if (n == 0)
 		return 0;
-	deadline = now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	deadline = inart_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
 	rc = inart_worker_begin(c->w, buf, n, c->step);
 	if (rc < 0)
 		return rc; /* nothing sent: the same step next time */
 	while (!inart_worker_done(c->w)) {
-		uint64_t now = now_ns(), next;
+		uint64_t now = inart_now_ns(), next;
 		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
 		int k, wait_ms;
 
@@ -293,7 +286,7 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		 * the process not being scheduled) the results in the socket must
 		 * not look lost to timers that expired meanwhile */
 		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
-			now = now_ns();
+			now = inart_now_ns();
 			for (int i = 0; i < k; i++)
 				inart_worker_rx(c->w, in[i].data, in[i].len, in[i].peer_ip,
 						in[i].peer_port, now);
@@ -310,14 +303,14 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		}
 		if (inart_worker_done(c->w))
 			break;
-		now = now_ns();
+		now = inart_now_ns();
 		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
 			if (send_all(c, k, deadline) < 0)
 				goto timeout;
 			if (k < CTX_OUT)
 				break;
 		}
-		now = now_ns();
+		now = inart_now_ns();
 		if (now >= deadline)
 			goto timeout;
 		next = inart_worker_next_deadline(c->w);

@@ -1,0 +1,118 @@
+#!/bin/sh
+# cli_golden: the outputs of a fixed set of `inart` invocations, byte for
+# byte, against golden files (issue 8: refactors keep the CLI's outputs).
+#
+# Usage: tests/cli_golden.sh INART [--update]
+#   INART     the inart program (build/inart)
+#   --update  rewrite the golden files from INART (after a change that is
+#             meant to change an output; say so in the commit)
+#
+# Every invocation is deterministic: built-in scenarios and generators are
+# seeded, planners run without a time limit on their improvement phase
+# (--time-limit 0; the plans' "plan_time_s" is replaced by T), and only stdout and the exit status are compared, plus
+# stderr for invocations that fail (their message; planners print timings on
+# stderr when they succeed).  Golden files: tests/data/cli_golden/NAME.
+set -u
+INART=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+UPDATE=${2:-}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+GOLD=$SRC/tests/data/cli_golden
+W=$(mktemp -d "${TMPDIR:-/tmp}/cli_golden.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+fails=0
+n=0
+if [ ! -x "$INART" ]; then
+	echo "cli_golden: no program $1"
+	exit 1
+fi
+
+# run NAME [--stderr] ARGS...: run inart ARGS in $W, compare with NAME.
+run() {
+	name=$1
+	shift
+	with_err=0
+	if [ "$1" = --stderr ]; then
+		with_err=1
+		shift
+	fi
+	n=$((n + 1))
+	(cd "$W" && "$INART" "$@" >"$W/out" 2>"$W/err")
+	rc=$?
+	{
+		echo "# inart $*"
+		echo "# exit $rc"
+		# the one field that is a wall-clock time
+		sed 's/"plan_time_s": [0-9.e+-]*/"plan_time_s": T/' "$W/out"
+		if [ $with_err = 1 ]; then
+			echo "# stderr"
+			cat "$W/err"
+		fi
+	} >"$W/got.$name"
+	if [ "$UPDATE" = --update ]; then
+		cp "$W/got.$name" "$GOLD/$name"
+	elif [ ! -f "$GOLD/$name" ]; then
+		echo "FAIL $name: no golden file $GOLD/$name"
+		fails=$((fails + 1))
+	elif ! cmp -s "$W/got.$name" "$GOLD/$name"; then
+		echo "FAIL $name: output differs from $GOLD/$name:"
+		diff -u "$GOLD/$name" "$W/got.$name" | cut -c1-240 | head -40
+		fails=$((fails + 1))
+	fi
+}
+
+[ "$UPDATE" = --update ] && mkdir -p "$GOLD"
+
+# the default scenario's inputs (and a small fat-tree)
+run scenario_write run --write sc --no-compare
+run topo_gen topo gen fattree --k 4 --ina tor --trees 4
+run topo_describe topo describe sc/topo.json
+run topo_check topo check sc/topo.json sc/jobs.json
+(cd "$W" && "$INART" topo gen fattree --k 4 -o ft4.json)
+
+# plans of every algorithm that has no wall-clock limit, and their evaluation
+for a in inart inart-even inart-sp grid ps byteps switchml atp ring lp; do
+	run "plan_$a" plan sc/topo.json sc/jobs.json --algo $a --time-limit 0
+	cp "$W/out" "$W/p_$a.json"
+done
+for a in inart ps atp ring; do
+	run "eval_$a" eval sc/topo.json sc/jobs.json "p_$a.json"
+	run "eval_${a}_json" eval sc/topo.json sc/jobs.json "p_$a.json" --json
+done
+run dot_inart dot sc/topo.json sc/jobs.json p_inart.json
+
+# tables and control requests built from the plans (bridge: install, ctlmsg)
+run ctl_deploy ctl deploy sc/topo.json sc/jobs.json --ctl-dir /run/g
+for a in inart atp switchml ring; do
+	run "ctl_install_$a" --stderr ctl install sc/topo.json sc/jobs.json "p_$a.json" --auto-deploy \
+		--ctl-dir /run/g --dry-run
+done
+run ctl_install_learn ctl install sc/topo.json sc/jobs.json p_inart.json --auto-deploy \
+	--ctl-dir /run/g --dry-run --learn-macs --flush-ms 3 --restart-jobs
+(cd "$W" && "$INART" ctl deploy sc/topo.json sc/jobs.json --ctl-dir /run/g -o dep.json)
+run ctl_install_deploy ctl install sc/topo.json sc/jobs.json p_inart.json --deploy dep.json \
+	--dry-run
+run ctl_install_only --stderr ctl install sc/topo.json sc/jobs.json p_inart.json --auto-deploy \
+	--ctl-dir /run/g --dry-run --only nosuchnode
+run ctl_install_noplan --stderr ctl install sc/topo.json sc/jobs.json missing.json \
+	--auto-deploy --dry-run
+run ctl_install_usage --stderr ctl install sc/topo.json
+run ctl_send_usage --stderr ctl send
+run switchd_help switchd --help
+run switchd_noname --stderr switchd --ctl /nonexistent/s.sock --port lo
+run switchd_noport --stderr switchd --ctl /nonexistent/s.sock --name s
+run switchd_badopt --stderr switchd --name s --port lo --tx-loss-ports 1,x
+run switchd_stats_noctl --stderr switchd --stats
+run ctl_help ctl --help
+run eval_bad --stderr eval sc/topo.json sc/jobs.json sc/jobs.json
+
+if [ "$UPDATE" = --update ]; then
+	echo "cli_golden: wrote $n golden files to $GOLD"
+	exit 0
+fi
+if [ $fails -gt 0 ]; then
+	echo "cli_golden: $fails of $n outputs differ (if the change is meant: $0 $1 --update," \
+		"and say so in the commit)"
+	exit 1
+fi
+echo "cli_golden: $n outputs as golden"
+exit 0
