@@ -244,7 +244,8 @@ def compare(args):
     nodes = jobs["jobs"][0]["workers"]
     out = dict(workers=args.workers, mbps=args.mbps, params=params, epochs=args.epochs,
                batch=args.batch, seed=args.seed)
-    with Fabric(tp, jp, queue_ms=args.queue_ms) as fab:
+    dp = {"pace_scale": args.pace} if args.pace > 0 else None
+    with Fabric(tp, jp, queue_ms=args.queue_ms, dataplane=dp) as fab:
         plan = fab.plan("inart")
         ev = fab.evaluate(plan)
         n = args.workers
@@ -342,6 +343,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=20.0, help="InArt all-reduce timeout (s)")
     ap.add_argument("--warmup", type=int, default=3, help="iterations left out of the times")
     ap.add_argument("--queue-ms", type=float, default=50.0)
+    ap.add_argument("--pace", type=float, default=1.05,
+                    help="InArt workers send each flow at this factor of its plan rate "
+                         "(0: not paced; docs/dataplane.md, Pacing)")
     ap.add_argument("--backends", default="inart,gloo")
     ap.add_argument("--run-timeout", type=float, default=900.0)
     ap.add_argument("--png", default="ddp_digits.png")

@@ -13,6 +13,9 @@
 
 #include <cmocka.h>
 
+#include "io/deploy.h"
+#include "bridge/install.h"
+
 #include "cp/gen.h"
 #include "cp/jobs.h"
 #include "emu/net.h"
@@ -57,6 +60,7 @@ static void test_net(void **state)
 	o.rate_scale = 2e-4;
 	o.window = 16;
 	o.retx_ms = 200;
+	o.pace_scale = 2.1e-4;
 	assert_int_equal(inart_emu_net_create(t, &o, &n, &err), 0);
 	assert_string_equal(n->ns[h0], "inart-emu-abc123-h0");
 	assert_string_equal(n->dir, "/run/inart-emu/abc123");
@@ -91,6 +95,22 @@ static void test_net(void **state)
 	    json_integer_value(json_object_get(json_object_get(d, "dataplane"), "slots_per_tree")),
 	    16);
 	json_decref(d);
+	/* ... which the workers and the install read back (pace_scale) */
+	{
+		struct inart_install_opt io;
+
+		inart_install_opt_default(&io);
+		assert_int_equal(inart_deploy_dataplane_parse(
+				     n->deploy_json, strlen(n->deploy_json), "d", &io, &err),
+				 0);
+		assert_int_equal(io.slots_per_tree, 16);
+		assert_true(fabs(io.pace_scale - 2.1e-4) < 1e-12);
+		assert_true(io.retx_timeout_ns == 200000000ull);
+		assert_int_equal(inart_deploy_dataplane_parse("{\"dataplane\":{\"pace_scale\":-1}}",
+							      31, "d", &io, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "pace_scale"));
+	}
 	inart_emu_net_destroy(n);
 	inart_emu_net_destroy(NULL);
 	inart_topo_destroy(t);

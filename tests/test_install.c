@@ -8,6 +8,7 @@
  * shortest paths.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "testutil.h"
@@ -186,6 +187,26 @@ static void test_tiny(void **state)
 		assert_int_equal(wi->cfg.window, 8);
 		assert_int_equal(wi->cfg.retx_timeout_ns, 50000000ull);
 		assert_int_equal(wi->cfg.scale_exp, 16);
+		assert_true(wi->cfg.trees[0].pace_Bps == 0); /* not paced by default */
+	}
+	/* paced: the flow's share of the gradient in the plan's evaluated time,
+	   times pace_scale */
+	{
+		struct inart_err err = {{0}};
+		struct inart_install *pin;
+		double want;
+
+		assert_int_equal(inart_evaluate(t, js, p, &err), 0);
+		assert_true(p->comm_time_s > 0);
+		want = js->jobs[0].gradient_bytes * 1.0 / p->comm_time_s * 0.5;
+		o.pace_scale = 0.5;
+		pin = build(t, js, p, d, &o);
+		for (int r = 0; r < 2; r++)
+			assert_true(fabs(pin->workers[r].cfg.trees[0].pace_Bps - want) <=
+				    1e-9 * want);
+		assert_true(inart_install_digest(pin) != inart_install_digest(in));
+		inart_install_destroy(pin);
+		o.pace_scale = 0;
 	}
 
 	/* routes: e0 reaches h0, h1 directly, e1 and h2 via port 2 */

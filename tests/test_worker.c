@@ -21,6 +21,7 @@
 
 #include "common/rng.h"
 #include "dp/bytes.h"
+#include "dp/pkt.h"
 #include "dp/ps.h"
 #include "dp/quant.h"
 #include "dp/worker.h"
@@ -460,6 +461,18 @@ static struct inart_worker *small_worker(float *x, int n, int window)
 	return w;
 }
 
+/* Rank 0 of 2 on one tree, one value a packet, one chunk at a time, a 1 ms
+ * initial timeout. */
+static void one_cfg(struct inart_worker_cfg *c)
+{
+	out_init();
+	base_cfg(c, 0, 2, 1);
+	c->values_per_packet = 1;
+	c->window = 1;
+	c->slots = 1;
+	c->retx_timeout_ns = 1000000;
+}
+
 /* Run one chunk at a time (window 1), each answered 100 us after it was
  * sent, for `answered` chunks; the next one gets no answer.  Returns the
  * time of its send; out[0] holds what the worker sends at its first
@@ -493,12 +506,7 @@ static void test_timers(void **state)
 	uint64_t sent, at;
 
 	(void)state;
-	out_init();
-	base_cfg(&c, 0, 2, 1);
-	c.values_per_packet = 1;
-	c.window = 1;
-	c.slots = 1;
-	c.retx_timeout_ns = 1000000;
+	one_cfg(&c);
 	/* 3 samples: still the initial timeout (not 3 srtt = 300 us); first
 	 * comes the idle probe, 4 inter-result gaps (400 us) after the last
 	 * result */
@@ -531,6 +539,92 @@ static void test_timers(void **state)
 		data_pkt(0, &h);
 		assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX);
 		assert_int_equal(h.seq, 8);
+	}
+	inart_worker_destroy(w);
+}
+
+/* Pacing: a tree with pace_Bps sends INART_WORKER_PACE_BURST frames at
+ * once, then one frame time apart (frame = UDP header + datagram), the next
+ * deadline is the next frame's time, the window still limits, and a resend
+ * of values is charged too. */
+static void test_pacing(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	struct inart_wire_hdr h;
+	float x[40] = {0};
+	uint64_t now = 1000000, frame;
+	int n;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 8;
+	c.slots = 8;
+	c.retx_timeout_ns = 1000000000ull;
+	/* a frame of one value: 42 + header + 4 bytes, at 1e6 B/s: 1 ns per byte */
+	c.trees[0].pace_Bps = 1e9;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 40, 1), 0);
+	frame = INART_PKT_UDP_HLEN + inart_wire_hdr_len(1) + 4;
+	n = inart_worker_poll(w, now, out, MAXOUT);
+	assert_int_equal(n, INART_WORKER_PACE_BURST + 1);
+	/* the credit is used: the next one frame time after the last */
+	assert_true(inart_worker_next_deadline(w) == now + frame);
+	assert_int_equal(inart_worker_poll(w, now + frame - 1, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_poll(w, now + frame, out, MAXOUT), 1);
+	data_pkt(0, &h);
+	assert_int_equal(h.seq, INART_WORKER_PACE_BURST + 1);
+	/* late by 2 frames: both go now, and no more */
+	assert_int_equal(inart_worker_poll(w, now + 3 * frame, out, MAXOUT), 2);
+	/* the window (8) stops it whatever the pace */
+	assert_int_equal(inart_worker_poll(w, now + 100 * frame, out, MAXOUT), 0);
+	assert_true(inart_worker_next_deadline(w) > now + 100 * frame);
+	inart_worker_destroy(w);
+	/* unpaced: the whole window at once */
+	c.trees[0].pace_Bps = 0;
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 40, 1), 0);
+	assert_int_equal(inart_worker_poll(w, now, out, MAXOUT), 8);
+	inart_worker_destroy(w);
+}
+
+/* Each all-reduce starts with the initial timeout again (its pipeline fill
+ * is not the previous one's steady state): after 8 samples of 100 us the
+ * timeout is 300 us, but the first chunk of the next all-reduce does not
+ * time out after 300 us. */
+static void test_warmup_each(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker *w;
+	uint8_t buf[INART_DGRAM_MAX];
+	float x[8] = {0};
+	int32_t v[1] = {0};
+	uint64_t t = 0;
+
+	(void)state;
+	one_cfg(&c);
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	for (uint32_t it = 1; it <= 2; it++) {
+		assert_int_equal(inart_worker_begin(w, x, 8, it), 0);
+		for (uint32_t s = 0; s < 8; s++) {
+			size_t len;
+
+			assert_int_equal(inart_worker_poll(w, t, out, MAXOUT), 1);
+			/* the steady state's 300 us timeout would probe at 300 us
+			   (the next all-reduce's idle probing of its stuck window
+			   comes at 4 gaps, 400 us) */
+			if (it == 2 && s == 0)
+				assert_int_equal(inart_worker_poll(w, t + 350000, out, MAXOUT), 0);
+			t += 100000;
+			len = result_pkt_prev(buf, 2, it, s, 16, 0, 3, v, 1, 0);
+			assert_int_equal(wrx(w, buf, len, t), 0);
+		}
+		assert_true(inart_worker_done(w));
 	}
 	inart_worker_destroy(w);
 }
@@ -708,7 +802,8 @@ static void test_idle(void **state)
 		assert_int_equal(rx_prev(w, s, 16, 0, 3, v, 1, s, 100000 + 10000 * s), 0);
 	}
 	/* results came every 10 us; the smallest time to result is 100 us: the
-	 * idle period is half of it, well before chunk 3's timeout */
+	 * idle period is half of it, well before chunk 3's timeout (the end of
+	 * the share: the smallest time to result, not the smoothed one) */
 	d = inart_worker_next_deadline(w);
 	assert_true(d == 120000 + 50000);
 	assert_int_equal(inart_worker_poll(w, d, out, MAXOUT), 1);
@@ -1450,7 +1545,8 @@ int main(void)
 	    cmocka_unit_test(test_idle),	   cmocka_unit_test(test_rescale),
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
-	    cmocka_unit_test(test_dead_peer),
+	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
+	    cmocka_unit_test(test_warmup_each),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

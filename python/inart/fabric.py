@@ -53,15 +53,20 @@ def _run(argv, check=True, quiet=False):
 
 
 class Fabric:
-    """Fabric(topo_path, jobs_path, inart=None, shape=True, queue_ms=50, log_level="warn")
+    """Fabric(topo_path, jobs_path, inart=None, shape=True, queue_ms=50, log_level="warn",
+    dataplane=None)
 
+    dataplane: the deployment's "dataplane" object (docs/programs.md), e.g.
+    {"pace_scale": 1.05}: workers paced at 1.05x their plan rates (the links
+    are shaped at the topology's capacities, so the scale is the factor).
     Use as a context manager, or call start() and close()."""
 
     def __init__(self, topo_path, jobs_path, inart=None, shape=True, queue_ms=50,
-                 log_level="warn", workdir=None):
+                 log_level="warn", workdir=None, dataplane=None):
         self.topo_path, self.jobs_path = os.path.abspath(topo_path), os.path.abspath(jobs_path)
         self.inart = inart or find_inart()
         self.shape, self.queue_ms, self.log_level = shape, queue_ms, log_level
+        self.dataplane = dataplane
         with open(topo_path) as f:
             self.topo = json.load(f)
         with open(jobs_path) as f:
@@ -177,7 +182,10 @@ class Fabric:
                 if self.shape and link.get("gbps"):
                     self._tbf(ns, ifn, float(link["gbps"]))
         with open(self.deploy_path, "w") as f:
-            json.dump({"nodes": deploy}, f, indent=1)
+            d = {"nodes": deploy}
+            if self.dataplane:
+                d["dataplane"] = self.dataplane
+            json.dump(d, f, indent=1)
 
     def _tbf(self, ns, ifn, gbps):
         bps = gbps * 1e9

@@ -71,6 +71,7 @@ struct builder {
 	uint64_t *exp; /* per tree of the job plan: expected bitmap words */
 	int words;
 	int *path_buf;
+	double comm_s; /* the plan's communication time (evaluator) */
 };
 
 static const char *nid(const struct builder *b, int v)
@@ -797,6 +798,13 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 		for (int i = 0; i < job->n_ps; i++) {
 			c->trees[i].ps_ip = b->d->ip[job->ps[i]];
 			c->trees[i].share = jp->split[i];
+			/* the plan's rate of this flow: its share of the gradient
+			   in the plan's communication time, as frame bytes (the
+			   header factor cancels: the plan's time on frames is F
+			   times the model's, and so are the bytes) */
+			if (b->opt.pace_scale > 0 && b->comm_s > 0)
+				c->trees[i].pace_Bps = job->gradient_bytes * jp->split[i] /
+						       b->comm_s * b->opt.pace_scale;
 		}
 		c->values_per_packet = b->opt.values_per_packet;
 		c->slots = b->opt.slots_per_tree;
@@ -825,6 +833,7 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 static int check_plan(struct builder *b)
 {
 	struct inart_evaluator *ev;
+	struct inart_eval ee;
 	int rc;
 
 	if (inart_plan_has_ring(b->plan))
@@ -837,7 +846,8 @@ static int check_plan(struct builder *b)
 	ev = inart_evaluator_create(b->t, b->js);
 	if (ev == NULL)
 		return inart_err_set(b->err, -ENOMEM, "out of memory");
-	rc = inart_evaluator_run(ev, b->plan, NULL, b->err);
+	rc = inart_evaluator_run(ev, b->plan, &ee, b->err);
+	b->comm_s = rc == 0 ? ee.comm_time_s : 0;
 	inart_evaluator_destroy(ev);
 	if (rc < 0)
 		inart_err_prefix(b->err, "plan");
@@ -1124,6 +1134,11 @@ uint64_t inart_install_digest(const struct inart_install *in)
 			fnv(&h, c->trees[t].ps_ip, 4);
 			fnv(&h, c->trees[t].label, 4);
 			fnv(&h, share, 8);
+			/* (only when paced: unpaced installations keep their
+			   identities) */
+			memcpy(&share, &c->trees[t].pace_Bps, 8);
+			if (c->trees[t].pace_Bps > 0)
+				fnv(&h, share, 8);
 		}
 		fnv(&h, c->values_per_packet, 2);
 		fnv(&h, c->window, 2);

@@ -70,6 +70,12 @@ struct inart_install_opt {
 				       split every chunk in two at the PS) */
 	uint64_t retx_timeout_ns;   /* default 50 ms */
 	int8_t scale_exp;	    /* default 16 */
+	double pace_scale;	    /* 0 (default): workers are not paced; else every
+				       tree of every worker is paced at its plan rate
+				       (share x gradient bytes / the plan's evaluated
+				       communication time) x pace_scale, as frame
+				       bytes per second: 1 on the modelled network,
+				       the rate scale on a scaled one (emulator) */
 };
 
 struct inart_sw_install {

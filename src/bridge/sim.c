@@ -31,7 +31,7 @@
 #define PS_MAX_OUT (INART_PS_MAX_CHILDREN + 1)
 #define STALL_PS (1000 * PS_PER_NS) /* a core that asks to run but does nothing */
 
-enum { EV_DELIVER = 1, EV_WAKE_HOST, EV_WAKE_SW, EV_FAIL };
+enum { EV_DELIVER = 1, EV_WAKE_HOST, EV_WAKE_SW, EV_FAIL, EV_STALL };
 
 struct pkt {
 	struct pkt *next;
@@ -56,7 +56,8 @@ struct node {
 	struct inart_switch *sw;
 	int n_ports;
 	int *port_arc;
-	uint64_t down_until; /* ps: frames received before this are dropped */
+	uint64_t down_until;  /* ps: frames received before this are dropped */
+	uint64_t stall_until; /* ps: frames and timers wait until then (a starved CPU) */
 	uint64_t fail_drops;
 	/* host */
 	int arc; /* the host's link out, -1 */
@@ -463,12 +464,34 @@ static void sw_wake(struct inart_sim *s, int v)
 	wake_at(s, v, inart_switch_next_deadline(nd->sw), n > 0);
 }
 
+/* Event ev for node v arrived while v is stalled (its process had no CPU):
+ * it waits until the stall ends, in order.  1 if deferred. */
+static int stalled(struct inart_sim *s, const struct inart_sim_ev *ev, int v)
+{
+	struct node *nd = &s->nodes[v];
+
+	if (s->now >= nd->stall_until)
+		return 0;
+	if (ev->type == EV_DELIVER) {
+		schedule(s, nd->stall_until, EV_DELIVER, ev->a, ev->p);
+		return 1;
+	}
+	if (nd->wake != ev->t)
+		return 1; /* superseded anyway */
+	nd->wake = nd->stall_until;
+	schedule(s, nd->stall_until, ev->type, v, NULL);
+	return 1;
+}
+
 static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 {
 	struct node *nd;
 
 	s->now = ev->t;
 	s->events++;
+	if ((ev->type == EV_DELIVER && stalled(s, ev, s->t->arcs[ev->a].to)) ||
+	    ((ev->type == EV_WAKE_HOST || ev->type == EV_WAKE_SW) && stalled(s, ev, ev->a)))
+		return;
 	switch (ev->type) {
 	case EV_DELIVER: {
 		struct pkt *p = ev->p;
@@ -505,6 +528,12 @@ static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 		free(ev->p);
 		if (nd->sw)
 			wake_at(s, ev->a, inart_switch_next_deadline(nd->sw), 1);
+		break;
+	case EV_STALL:
+		nd = &s->nodes[ev->a];
+		if (s->now + *(uint64_t *)ev->p > nd->stall_until)
+			nd->stall_until = s->now + *(uint64_t *)ev->p;
+		free(ev->p);
 		break;
 	}
 }
@@ -661,7 +690,7 @@ void inart_sim_destroy(struct inart_sim *s)
 	if (s->nodes)
 		drop_cores(s);
 	while (inart_sim_evq_pop(&s->q, &ev)) {
-		if (ev.type == EV_DELIVER || ev.type == EV_FAIL)
+		if (ev.type == EV_DELIVER || ev.type == EV_FAIL || ev.type == EV_STALL)
 			free(ev.p);
 	}
 	inart_sim_evq_free(&s->q);
@@ -834,21 +863,33 @@ int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_
 	return inart_sim_fail_node(s, node, at_ns, down_ns);
 }
 
-int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
+/* An event of `type` for node at at_ns carrying a duration (owned by the
+ * event). */
+static int schedule_for(struct inart_sim *s, int type, int node, uint64_t at_ns, uint64_t dur_ns)
 {
-	uint64_t *down;
+	uint64_t *dur;
 
 	if (node < 0 || node >= s->t->n_nodes)
 		return -EINVAL;
-	down = malloc(sizeof(*down));
-	if (down == NULL)
+	dur = malloc(sizeof(*dur));
+	if (dur == NULL)
 		return -ENOMEM;
-	*down = down_ns * PS_PER_NS;
-	if (schedule(s, at_ns * PS_PER_NS, EV_FAIL, node, down) < 0) {
-		free(down);
+	*dur = dur_ns * PS_PER_NS;
+	if (schedule(s, at_ns * PS_PER_NS, type, node, dur) < 0) {
+		free(dur);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)
+{
+	return schedule_for(s, EV_FAIL, node, at_ns, down_ns);
+}
+
+int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t dur_ns)
+{
+	return schedule_for(s, EV_STALL, node, at_ns, dur_ns);
 }
 
 int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n, uint32_t iter,

@@ -108,6 +108,12 @@ int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_
  * receives during down_ns.  0 or -EINVAL. */
 int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns);
 
+/* At absolute simulated time at_ns, node `node` (host or switch) stalls for
+ * dur_ns: the frames it receives and its timers wait until the stall ends
+ * and are then handled in order, nothing is lost (a process starved of
+ * CPU).  0 or -EINVAL/-ENOMEM. */
+int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t dur_ns);
+
 /* One all-reduce: worker number k of the installation (in->workers[k])
  * reduces bufs[k][0..n).  Runs until every worker is done (or got a step
  * notice: inart_worker_stale), the event queue runs dry, or limit_ns of

@@ -74,6 +74,7 @@ void emu_args_init(struct emu_args *a)
 	a->out = "-";
 	a->o.iter_timeout_s = 0; /* auto */
 	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
+	a->pace = 1.05;		 /* docs/emulator.md: pacing at the plan's rates */
 }
 
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
@@ -92,6 +93,7 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	    {3015, "--queue-ms", 0.1, 100000, &a->o.net.queue_ms},
 	    {3017, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
 	    {3018, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
+	    {3020, "--pace", 0, 100, &a->pace},
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
@@ -374,6 +376,7 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 	if (a->rate_scale == 0)
 		a->rate_scale = a->mbps / (max_gbps(t) * 1e3);
 	a->o.net.rate_scale = a->rate_scale;
+	a->o.net.pace_scale = a->pace * a->rate_scale;
 	if (a->o.net.retx_ms == 0)
 		a->o.net.retx_ms = emu_retx_ms(t, js, a->o.net.window, a->rate_scale);
 	if (a->o.net.flush_ms == 0)

@@ -14,6 +14,7 @@ struct emu_args {
 	struct inart_emu_opt o;
 	char prefix[INART_EMU_PREFIX_MAX + 1];
 	double mbps, rate_scale, size_scale, target_s;
+	double pace; /* workers paced at pace x their plan rates (0: not paced) */
 	int iters, quiet;
 	enum inart_compare_format fmt;
 	const char *out, *png;
@@ -47,7 +48,7 @@ int cmd_emu_down(int argc, char **argv);
 	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
 	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
 	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
-	    {"algos", required_argument, NULL, 'a'},                                               \
+	    {"algos", required_argument, NULL, 'a'}, {"pace", required_argument, NULL, 3020},      \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -82,6 +83,9 @@ int cmd_emu_down(int argc, char **argv);
 	"                     slowest link takes for a window of every worker, >= 50 ms)\n"        \
 	"  --flush-ms X       switches flush partial aggregates after X ms (default: as\n"         \
 	"                     --retx-ms: it must exceed the skew between children)\n"              \
+	"  --pace G           workers send every flow at G x its rate in the plan (the flow's\n"   \
+	"                     share of the gradient in the plan's predicted time; default\n"       \
+	"                     1.05; 0: not paced, only the window limits a flow)\n"                \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
 	"                     plans) to DIR before removing it\n"                                  \
 	"  -q, --quiet        no progress on stderr\n"

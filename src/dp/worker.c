@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "pkt.h"
 #include "quant.h"
 
 enum { C_IDLE = 0, C_INFLIGHT = 1, C_RESEND = 2, C_DONE = 3 };
@@ -72,6 +73,7 @@ struct wtree {
 	uint64_t heard, stall_at, stall_wait;
 	uint32_t stall_round;
 	uint32_t unheard; /* probes and resends since the PS was last heard */
+	uint64_t pace_at; /* paced: the next DATA packet may go then */
 };
 
 struct inart_worker {
@@ -189,15 +191,23 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].base = tt[t].next = 0;
 		tt[t].srtt = w->trees[t].srtt;
 		tt[t].rttvar = w->trees[t].rttvar;
-		tt[t].rto = w->trees[t].rto ? w->trees[t].rto : w->retx_ns;
+		/* every all-reduce starts with a pipeline fill (all workers at
+		 * once, through queues still empty, aggregation waiting for every
+		 * child): the first results of the previous one's steady state
+		 * do not apply to it, so the initial timeout holds again until
+		 * INART_WORKER_RTO_WARMUP new samples (else a timeout adapted to
+		 * a paced steady state fires on the fill of the next all-reduce,
+		 * and probes and resends add to the queues that delayed it) */
+		tt[t].rto = w->trees[t].rto > w->retx_ns ? w->trees[t].rto : w->retx_ns;
 		tt[t].min_rtt = w->trees[t].min_rtt;
 		tt[t].prtt = w->trees[t].prtt;
-		tt[t].samples = w->trees[t].samples;
+		tt[t].samples = 0;
 		tt[t].gap = w->trees[t].gap;
 		tt[t].last_res = tt[t].idle_from = 0;
 		tt[t].idle_rounds = 0;
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
+		tt[t].pace_at = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -268,6 +278,32 @@ static size_t chunk_len(const struct inart_worker *w, const struct wtree *tr, ui
 
 static int sending(const struct inart_worker *w, const struct wtree *tr);
 static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr);
+
+/* ns a frame of `bytes` takes at tree t's planned rate (0: not paced). */
+static uint64_t pace_ns(const struct inart_worker *w, int t, size_t bytes)
+{
+	double r = w->cfg.trees[t].pace_Bps;
+
+	return r > 0 ? (uint64_t)((double)(bytes + INART_PKT_UDP_HLEN) * 1e9 / r) : 0;
+}
+
+/* A DATA packet of sz bytes (UDP payload) of tree t went out at now: the
+ * next may go one frame time later at the tree's rate; a tree that was
+ * idle gets a credit of INART_WORKER_PACE_BURST full frames (so a sender
+ * woken late catches up, and no more). */
+static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
+{
+	struct wtree *tr = &w->trees[t];
+	uint64_t f = pace_ns(w, t, sz),
+		 credit = INART_WORKER_PACE_BURST *
+			  pace_ns(w, t, inart_wire_hdr_len(w->bw) + 4 * (size_t)w->vpp);
+
+	if (f == 0)
+		return;
+	if (tr->pace_at + credit < now)
+		tr->pace_at = now - credit;
+	tr->pace_at += f;
+}
 
 /* Chunk c's timeout expired at now.  The first timeout of a chunk sent once
  * means the tree's timeout was too short: double it (once per expired value:
@@ -362,6 +398,7 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	}
 	sz = inart_wire_encode(&h, w->q, d->data, INART_DGRAM_MAX);
 	d->len = (uint16_t)sz;
+	pace_charge(w, t, sz, now);
 	d->peer_ip = w->cfg.trees[t].ps_ip;
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.sent++;
@@ -457,6 +494,7 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	d->peer_ip = w->cfg.trees[t].ps_ip;
 	d->peer_port = INART_WIRE_UDP_PORT;
 	w->st.probes++;
+	pace_charge(w, t, inart_wire_hdr_len(w->bw) + 4 * (size_t)w->vpp, now);
 	note_unheard(w, tr, now);
 	c->last_probe = now;
 	/* a probe or its answer may be lost: ask again after the usual answer
@@ -471,13 +509,30 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 		c->unanswered++;
 }
 
+/* The time a chunk's result is expected after its transmission, for idle
+ * probing, 0 before any was measured.  While the tree's window is stuck
+ * (chunks wait to be sent), the smoothed time to result (at least the
+ * smallest): behind shaped FIFO queues a window-limited stream is stuck most
+ * of the time and its results come a queueing delay after the smallest time
+ * to result; a probe sent earlier finds the contribution only queued, the PS
+ * names it missing and the values go again for nothing, adding load to the
+ * queues that delayed them (a livelock in the simulator, docs/emulator.md).
+ * At the end of the tree's share, the smallest time to result: nothing later
+ * reveals a loss of the last chunks, and the queues are draining. */
+static uint64_t expected(const struct wtree *tr)
+{
+	if (tr->next < tr->n_chunks && tr->srtt > tr->min_rtt)
+		return tr->srtt;
+	return tr->min_rtt;
+}
+
 /* How long without any result of tree tr means something was lost:
- * IDLE_GAPS inter-result gaps, at least half the smallest time to result
+ * IDLE_GAPS inter-result gaps, at least half the expected time to result
  * (the initial timeout before any was measured), doubled per idle round. */
 static uint64_t idle_period(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t g = INART_WORKER_IDLE_GAPS * tr->gap,
-		 m = tr->min_rtt ? tr->min_rtt / 2 : w->retx_ns;
+		 m = expected(tr) ? expected(tr) / 2 : w->retx_ns;
 	int k = tr->idle_rounds < INART_WORKER_IDLE_BACKOFF_SHIFT ? tr->idle_rounds
 								  : INART_WORKER_IDLE_BACKOFF_SHIFT;
 
@@ -520,7 +575,7 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 	if (tr->idle_from == 0 || sending(w, tr))
 		return UINT64_MAX;
 	per = idle_period(w, tr);
-	age = tr->min_rtt ? tr->min_rtt : per;
+	age = expected(tr) ? expected(tr) : per;
 	t = tr->idle_from + per;
 	for (uint32_t s = tr->base, k = 0; s < tr->next && k < INART_WORKER_IDLE_PROBES; s++) {
 		uint64_t r = idle_ready(&w->ch[tr->chunk0 + s], age, per);
@@ -541,7 +596,7 @@ static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart
 		       int max_out)
 {
 	struct wtree *tr = &w->trees[t];
-	uint64_t per = idle_period(w, tr), age = tr->min_rtt ? tr->min_rtt : per;
+	uint64_t per = idle_period(w, tr), age = expected(tr) ? expected(tr) : per;
 	int k = 0;
 
 	for (uint32_t s = tr->base; s < tr->next && *n < max_out && k < INART_WORKER_IDLE_PROBES;
@@ -601,7 +656,11 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 		poll_stalled(w, t, now, out, n, max_out);
 		return;
 	}
-	for (uint32_t s = tr->base; s < tr->next && *n < max_out; s++) {
+	/* paced: probes and resends wait for the rate as new chunks do (a
+	 * probe is charged a full frame: its answer may be a whole result) */
+	if (now < tr->pace_at)
+		return;
+	for (uint32_t s = tr->base; s < tr->next && *n < max_out && now >= tr->pace_at; s++) {
 		struct wchunk *c = &w->ch[tr->chunk0 + s];
 
 		int due_rto, due_probe;
@@ -641,8 +700,11 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 	if (lim > tr->n_chunks)
 		lim = tr->n_chunks;
 	while (tr->next < lim && *n < max_out) {
-		if (w->ch[tr->chunk0 + tr->next].state == C_IDLE)
+		if (w->ch[tr->chunk0 + tr->next].state == C_IDLE) {
+			if (now < tr->pace_at)
+				break; /* paced: not yet */
 			send_chunk(w, t, tr->next, 0, now, &out[(*n)++]);
+		}
 		tr->next++;
 	}
 }
@@ -658,7 +720,8 @@ int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgra
 		poll_tree(w, (w->rr + i) % nt, now_ns, out, &n, max_out);
 	w->rr = (w->rr + 1) % nt;
 	for (int t = 0; t < nt && n < max_out; t++)
-		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]))
+		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]) &&
+		    now_ns >= w->trees[t].pace_at)
 			idle_probe(w, t, now_ns, out, &n, max_out);
 	return n;
 }
@@ -680,13 +743,16 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 				d = tr->stall_at;
 			continue;
 		}
-		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window)
-			return 0;
+		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window) {
+			if (tr->pace_at == 0)
+				return 0;
+			dt = tr->pace_at; /* paced: the next new chunk's time */
+		}
 		for (uint32_t s = tr->base; s < tr->next; s++) {
 			const struct wchunk *c = &w->ch[tr->chunk0 + s];
 
 			if (c->state == C_RESEND)
-				return 0;
+				dt = 0;
 			if (c->state != C_INFLIGHT)
 				continue;
 			inflight = 1;
@@ -697,6 +763,8 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 		}
 		if (inflight && idle_next(w, tr) < dt)
 			dt = idle_next(w, tr);
+		if (dt < tr->pace_at)
+			dt = tr->pace_at; /* paced: nothing goes before */
 		/* the stall starts then, whatever the chunks' timers say */
 		stall = tr->heard + INART_WORKER_STALL_RTOS * tr->rto;
 		if (inflight && tr->heard != 0 && stall < dt)

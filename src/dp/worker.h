@@ -43,12 +43,18 @@
  * chunk to its result (RFC 6298 smoothing, samples only from chunks sent
  * once): max(srtt + 4 rttvar, INART_WORKER_RTO_SRTT_MULT srtt), clamped to
  * [retx_timeout_ns / INART_WORKER_RTO_MIN_DIV, retx_timeout_ns *
- * INART_WORKER_RTO_MAX_MUL]; a chunk's first timeout doubles it until the
- * next sample (Karn); each chunk doubles its own timeout per timeout up to
+ * INART_WORKER_RTO_MAX_MUL]; every all-reduce warms up again (the timeout
+ * is at least the initial one until its own first samples: its pipeline
+ * fill is not the previous one's steady state); a chunk's first timeout
+ * doubles it until the next sample (Karn); each chunk doubles its own timeout per timeout up to
  * 16x.  Probes are retried after twice the measured answer time (at least
  * the smallest time to result), doubling up to 4x while the tree still sends
  * new chunks (not doubling at the end of its share); idle probing of a tree
- * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result.  A
+ * starts INART_WORKER_IDLE_GAPS inter-result gaps after its last result, and
+ * at least half the expected time to result: the smoothed one while the
+ * window is stuck (chunks wait to be sent: behind shaped queues results come
+ * a queueing delay after the smallest time), the smallest at the end of the
+ * share.  A
  * gap in the result chain probes the chunk it names, and, when the tree
  * sends nothing new, the older chunks in flight past the time to result.
  * A tree that heard nothing from its PS for INART_WORKER_STALL_RTOS
@@ -59,6 +65,17 @@
  * Window: a chunk seq is sent only while seq < base + window, base being
  * the lowest seq of the tree without a result, so live chunks of a tree
  * have distinct slots (window <= slots).
+ *
+ * Pacing: a tree with pace_Bps > 0 sends its DATA packets (first
+ * transmissions and resent values; each counted as its Ethernet frame:
+ * INART_PKT_UDP_HLEN + header + values) at that rate, with a credit of
+ * INART_WORKER_PACE_BURST frames after an idle time.  The plan's rate of
+ * every flow keeps every link at or below its capacity (install.h), so
+ * shaped FIFO queues do not fill with the window of every stream.  Probes
+ * wait for the rate too and are charged a full frame (the answer to one may
+ * be a whole result): recovery traffic of a paced tree never exceeds its
+ * rate, so results merely late (a starved CPU, a stalled peer) cannot turn
+ * into a storm of probes whose answers fill the PS's link.
  *
  * Ownership: the worker keeps a pointer to the input buffer until the
  * all-reduce is done; the caller keeps it alive.  Datagram buffers are the
@@ -76,9 +93,11 @@
 #define INART_WORKER_MAX_TREES 64
 
 struct inart_worker_tree {
-	uint32_t ps_ip; /* host order */
-	uint32_t label; /* first UP label (0: plain IPv4 to the PS) */
-	double share;	/* fraction of the buffer; shares sum to 1 */
+	uint32_t ps_ip;	 /* host order */
+	uint32_t label;	 /* first UP label (0: plain IPv4 to the PS) */
+	double share;	 /* fraction of the buffer; shares sum to 1 */
+	double pace_Bps; /* the tree's planned rate: frame bytes per second of its
+			    DATA packets (0: not paced, only the window limits) */
 };
 
 struct inart_worker_cfg {
@@ -127,6 +146,7 @@ struct inart_worker_stats {
 #define INART_WORKER_STALL_RTOS 2	  /* nothing heard from a tree for 2 timeouts: stalled */
 #define INART_WORKER_STALL_MAX_NS 500000000ull /* a stalled tree acts at most every 0.5 s */
 #define INART_WORKER_STALL_VALUES 3	       /* every 3rd stall round resends the values */
+#define INART_WORKER_PACE_BURST 4 /* frames a paced tree may send at once after idling */
 
 struct inart_worker;
 

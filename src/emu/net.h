@@ -46,6 +46,8 @@ struct inart_emu_net_opt {
 				       the data plane's default) */
 	double retx_ms;		    /* data plane: workers' initial timeout (0: default) */
 	double flush_ms;	    /* data plane: switches' partial flush (0: default) */
+	double pace_scale;	    /* data plane: workers paced at their plan rates times
+				       this (0: not paced) */
 };
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);

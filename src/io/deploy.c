@@ -228,7 +228,7 @@ int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 				 struct inart_install_opt *o, struct inart_err *err)
 {
 	static const char *const keys[] = {"slots_per_tree", "retx_timeout_ms", "flush_timeout_ms",
-					   NULL};
+					   "pace_scale", NULL};
 	struct inart_install_opt n = *o;
 	json_t *root = json_loadb(buf, len, 0, NULL), *dp, *x;
 	const char *k;
@@ -263,6 +263,17 @@ int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 	if ((rc = dp_ms(dp, "retx_timeout_ms", name, &n.retx_timeout_ns, err)) < 0 ||
 	    (rc = dp_ms(dp, "flush_timeout_ms", name, &n.flush_timeout_ns, err)) < 0)
 		goto out;
+	x = json_object_get(dp, "pace_scale");
+	if (x != NULL) {
+		if (!json_is_number(x) || !(json_number_value(x) >= 0) ||
+		    json_number_value(x) > 1e6) {
+			rc = inart_err_set(
+			    err, -EINVAL,
+			    "%s: dataplane: 'pace_scale' must be a number in [0, 1e6]", name);
+			goto out;
+		}
+		n.pace_scale = json_number_value(x);
+	}
 	*o = n;
 out:
 	json_decref(root);

@@ -280,7 +280,9 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 	while (!inart_worker_done(c->w)) {
 		uint64_t now = inart_now_ns(), next;
 		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
-		int k, wait_ms;
+		int k;
+		uint64_t wait_ns;
+		struct timespec ts;
 
 		/* what arrived first, then the core's timers: after a wait (or
 		 * the process not being scheduled) the results in the socket must
@@ -316,10 +318,14 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		next = inart_worker_next_deadline(c->w);
 		if (next > deadline)
 			next = deadline;
-		wait_ms = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
-		if (wait_ms > 1000)
-			wait_ms = 1000;
-		if (poll(&p, 1, wait_ms) < 0 && errno != EINTR) {
+		/* to the microsecond: a paced tree's next packet is due a frame
+		   time later, often a few ms or less on a scaled network */
+		wait_ns = next <= now ? 0 : next - now;
+		if (wait_ns > 1000000000ull)
+			wait_ns = 1000000000ull;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
+		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
+		if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR) {
 			reset_core(c);
 			return -EIO;
 		}
