@@ -19,6 +19,8 @@ if k32:
 names = builtin + ["scarce-small/%d" % i for i in range(family)]
 baselines = ["ps", "byteps", "switchml", "atp"]
 guard_covered = baselines + ["inart-sp", "grid", "inart-even"]
+# guard off, InArt's search must match every baseline, the ring included
+search_covered = guard_covered + ["ring"]
 single_ps_ina = ["switchml", "atp", "grid"]
 
 
@@ -44,13 +46,23 @@ def pct(x):
 
 
 def best_bound(rows):
-    """The highest bound any row proved, with its source."""
+    """The bound over InArt's search space, with its source: the highest bound
+    any row proved over plans without ring jobs (best_bound_s: lp, cbc, bnb),
+    unless the highest over plans with ring jobs (ring_bound_s of inart and
+    bound, docs/formulation.md section 11) is lower."""
     best, src = math.nan, "-"
     order = ["lp", "milp", "inart"] + [a for a in rows if a not in ("lp", "milp", "inart")]
     for a in order:
         b = val(rows.get(a), "best_bound_s")
         if b > 0 and (math.isnan(best) or b > best * (1 + 1e-9)):
             best, src = b, "%s (%s)" % (rows[a]["bound_source"], a)
+    ring, by = math.nan, "-"
+    for a in order:
+        b = val(rows.get(a), "ring_bound_s")
+        if b > 0 and (math.isnan(ring) or b > ring * (1 + 1e-9)):
+            ring, by = b, a
+    if ring > 0 and not ring >= best:
+        best, src = ring, "ring-mix (%s)" % by
     return best, src
 
 
@@ -62,7 +74,7 @@ def summarize(name, rows):
     base = [(val(rows.get(b), "comm_time_s"), b) for b in baselines]
     base = [x for x in base if not math.isnan(x[0])]
     best = min(base) if base else (math.nan, "-")
-    covered = [(val(rows.get(b), "comm_time_s"), b) for b in guard_covered]
+    covered = [(val(rows.get(b), "comm_time_s"), b) for b in search_covered]
     covered = [x for x in covered if not math.isnan(x[0])]
     ring = val(rows.get("ring"), "comm_time_s")
     return {
@@ -124,13 +136,23 @@ def target(ok, text, why=""):
 
 
 for name, s in summary.items():
-    # issue 11: within 1.05x of CBC's proven optimum (family and built-in scenarios)
-    if s["milp_status"] == "optimal":
-        target(s["opt_ratio"] <= 1.05, "%s: inart within 1.05x of the proven optimum (%s)" %
+    # issue 11: within 1.05x of the optimum (family and built-in scenarios).  Proven by
+    # CBC's optimum, or by any proven lower bound: optimum >= bound, so a plan within
+    # 1.05x of a bound is within 1.05x of the optimum.
+    if s["milp_status"] == "optimal" and s["opt_ratio"] <= 1.05:
+        target(True, "%s: inart within 1.05x of the proven optimum (%s)" %
+               (name, fmt(s["opt_ratio"], ".3f")))
+    elif not math.isnan(s["bound_ratio"]) and s["bound_ratio"] <= 1.05:
+        target(True, "%s: inart within 1.05x of the optimum (%s of the %s bound: proven by "
+               "the bound)" % (name, fmt(s["bound_ratio"], ".3f"), s["bound_source"]))
+    elif s["milp_status"] == "optimal":
+        target(False, "%s: inart within 1.05x of the proven optimum (%s)" %
                (name, fmt(s["opt_ratio"], ".3f")))
     else:
-        target(False, "%s: inart within 1.05x of the proven optimum" % name,
-               "no proven optimum: milp %s" % (s["milp_detail"] or "not run (too large for CBC)"))
+        target(False, "%s: inart within 1.05x of the optimum" % name,
+               "no proven optimum (milp %s) and %s of the best proven bound (%s)" % (
+                   s["milp_detail"] or "not run: too large for CBC", fmt(s["bound_ratio"], ".3f"),
+                   s["bound_source"]))
 for name, s in summary.items():
     # issue 11: within 1.15x of the best proven bound
     r = s["bound_ratio"]

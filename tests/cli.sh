@@ -348,6 +348,25 @@ expect 0 "milp with a 1 s limit" -- "$INART" plan ss1/topo.json ss1/jobs.json --
 pycheck "milp stopped by its limit" plan_milp_limit.json \
 	'd["milp_status"] == "time_limit" and d["best_bound_s"] < d["comm_time_s"] * (1 - 1e-6)'
 expect_stderr "time limit, best bound" "milp summary says time limit and bound"
+# ring jobs: on scarce-small/6 the ring beats every PS plan; inart finds it
+# (no guard), --no-ring keeps every job on PSs
+expect 0 "scarce-small/6 written" -- "$INART" run --scenario scarce-small/6 --write ss6 --no-compare
+expect 0 "plan inart with ring jobs" -- "$INART" plan ss6/topo.json ss6/jobs.json --algo inart \
+	--trials 8 --time-limit 0 --no-baseline-guard -o plan_ss6.json
+expect 0 "plan inart --no-ring" -- "$INART" plan ss6/topo.json ss6/jobs.json --algo inart \
+	--trials 8 --time-limit 0 --no-baseline-guard --no-ring -o plan_ss6_nr.json
+expect 0 "plan ring on ss6" -- "$INART" plan ss6/topo.json ss6/jobs.json --algo ring \
+	-o plan_ss6_ring.json
+python3 - <<'EOF' >>"$err" 2>&1
+import json
+m, n, r = (json.load(open(f)) for f in ("plan_ss6.json", "plan_ss6_nr.json", "plan_ss6_ring.json"))
+assert any(j.get("ring") for j in m["jobs"]), "no ring job"
+assert not any(j.get("ring") for j in n["jobs"]), "ring job with --no-ring"
+assert m["comm_time_s"] <= r["comm_time_s"] * (1 + 1e-9) < n["comm_time_s"], (m, r, n)
+assert 0 < m["ring_bound_s"] <= m["comm_time_s"] * (1 + 1e-9)
+assert "ring_bound_s" not in n
+EOF
+if [ $? -eq 0 ]; then ok; else bad "inart: ring jobs where they win, none with --no-ring"; fi
 pycheck "ring plan: one hop per worker, no flows" plan_ring.json \
 	'[len(j["ring"]) for j in d["jobs"]] == [6, 3] and d["jobs"][0]["flows"] == []'
 expect 0 "plan to stdout" -- "$INART" plan ft4tor.json jobs4.json --algo ps

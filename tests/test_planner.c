@@ -106,6 +106,8 @@ static void test_milp_time_limit(void **state)
 /*
  * Same shape but the core links are 25G: a single PS is limited by its core
  * path (8 Gbit / 25G = 0.32 s with INA at e0), two PSs share it (0.16 s).
+ * The ring among the four workers on e0 needs no core link: 2 * 3/4 * 8 Gbit
+ * over 100G = 0.12 s, which InArt finds unless told --no-ring.
  */
 static void test_two_ps_halve(void **state)
 {
@@ -114,9 +116,17 @@ static void test_two_ps_halve(void **state)
 				       "e0:400:2");
 	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h4 h5", "h2 h3", 1e9);
 	const char *single[] = {"ps", "switchml", "atp", "grid"};
-	struct inart_plan *p = plan("inart", t, js);
+	struct inart_planner_opt o = tu_opt(32, 2, 1);
+	struct inart_plan *p = tu_plan("inart", t, js, &o);
 
 	(void)state;
+	assert_true(inart_plan_has_ring(p));
+	assert_true(fabs(p->comm_time_s - 0.12) < 1e-9);
+	assert_true(fabs(p->ring_bound_s - 0.12) < 1e-9); /* all-ring: its time */
+	inart_plan_destroy(p);
+	o.no_ring = 1;
+	p = tu_plan("inart", t, js, &o);
+	assert_false(inart_plan_has_ring(p));
 	assert_true(fabs(p->comm_time_s - 0.16) < 1e-3 * 0.16);
 	assert_true(fabs(p->jobs[0].split[0] - 0.5) < 1e-2);
 	assert_true(fabs(p->lp_bound_s - 0.16) < 1e-6);

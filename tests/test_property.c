@@ -2,10 +2,16 @@
  * Property tests over seeded random topologies and jobs:
  *  - every plan of every algorithm passes the evaluator;
  *  - inart, with the baseline guard off, is never worse than the best
- *    baseline (ps, byteps, switchml, atp, inart-sp): its own search must get
- *    there (the failure names the baseline and the instance);
+ *    baseline (ps, byteps, switchml, atp, inart-sp, ring): its own search
+ *    must get there (the failure names the baseline and the instance);
  *  - lp <= milp, lp <= inart, and milp <= inart when CBC proved optimality
- *    (milp_status optimal).
+ *    (milp_status optimal) -- when inart's plan has ring jobs (outside the
+ *    candidates of lp and milp), min(lp, its ring bound) <= inart instead;
+ *  - bound (a plan without routes, like lp): its bound over plans without
+ *    ring jobs (best_bound_s, the branch-and-bound's) is at least lp and at
+ *    most milp when CBC proved optimality; its time, the bound over the whole
+ *    search space (min of that and ring_bound_s), is at most inart's; inart's
+ *    ring_bound_s is at most its time when its plan has ring jobs.
  * INART_PROPERTY_CASES overrides the number of instances (default 24).
  */
 #include "testutil.h"
@@ -56,7 +62,7 @@ static struct inart_topo *random_topo(struct inart_rng *r, uint64_t seed)
 static int is_baseline(const char *a)
 {
 	return strcmp(a, "ps") == 0 || strcmp(a, "byteps") == 0 || strcmp(a, "switchml") == 0 ||
-	       strcmp(a, "atp") == 0 || strcmp(a, "inart-sp") == 0;
+	       strcmp(a, "atp") == 0 || strcmp(a, "inart-sp") == 0 || strcmp(a, "ring") == 0;
 }
 
 static void one_case(uint64_t seed)
@@ -66,9 +72,10 @@ static void one_case(uint64_t seed)
 	struct inart_jobs *js;
 	struct inart_planner_opt o = {.size = sizeof(o)};
 	struct inart_err err;
-	double lp = NAN, milp = NAN, inart = NAN, best_base = INFINITY;
+	double lp = NAN, milp = NAN, inart = NAN, bound = NAN, bound_ps = NAN, best_base = INFINITY;
 	const char *best_name = "none";
-	int milp_optimal = 0;
+	int milp_optimal = 0, ring_jobs = 0;
+	double ring_bound = NAN;
 
 	inart_rng_seed(&r, seed);
 	t = random_topo(&r, seed);
@@ -92,7 +99,7 @@ static void one_case(uint64_t seed)
 			continue;
 		if (rc < 0)
 			fail_msg("seed %llu: %s: %s", (unsigned long long)seed, a, err.msg);
-		if (strcmp(a, "lp") != 0) {
+		if (strcmp(a, "lp") != 0 && strcmp(a, "bound") != 0) {
 			struct inart_plan *c = inart_plan_clone(p);
 
 			if (inart_evaluate(t, js, c, &err) < 0)
@@ -104,6 +111,10 @@ static void one_case(uint64_t seed)
 		}
 		if (strcmp(a, "lp") == 0)
 			lp = p->comm_time_s;
+		if (strcmp(a, "bound") == 0) {
+			bound = p->comm_time_s;
+			bound_ps = p->best_bound_s;
+		}
 		if (strcmp(a, "milp") == 0) {
 			milp = p->comm_time_s;
 			milp_optimal = p->milp_status == INART_MILP_OPTIMAL;
@@ -112,6 +123,12 @@ static void one_case(uint64_t seed)
 		if (strcmp(a, "inart") == 0) {
 			inart = p->comm_time_s;
 			assert_null(p->origin); /* no guard, no baseline's routes */
+			ring_jobs = inart_plan_has_ring(p);
+			ring_bound = p->ring_bound_s;
+			if (inart_plan_has_ring(p) &&
+			    !(p->ring_bound_s <= p->comm_time_s * (1 + 1e-6)))
+				fail_msg("seed %llu: ring bound %g above inart's plan %g",
+					 (unsigned long long)seed, p->ring_bound_s, p->comm_time_s);
 		}
 		if (is_baseline(a) && p->comm_time_s < best_base) {
 			best_base = p->comm_time_s;
@@ -122,13 +139,20 @@ static void one_case(uint64_t seed)
 	if (!(inart <= best_base * (1 + 1e-9)))
 		fail_msg("seed %llu: inart %g (guard off) worse than the best baseline, %s %g",
 			 (unsigned long long)seed, inart, best_name, best_base);
-	if (!(lp <= inart * (1 + 1e-6)))
-		fail_msg("seed %llu: lp %g above inart %g", (unsigned long long)seed, lp, inart);
+	if (!(fmin(lp, ring_jobs ? ring_bound : lp) <= inart * (1 + 1e-6)))
+		fail_msg("seed %llu: lp %g (ring bound %g) above inart %g",
+			 (unsigned long long)seed, lp, ring_bound, inart);
 	if (!isnan(milp) && !(lp <= milp * (1 + 1e-6)))
 		fail_msg("seed %llu: lp %g above milp %g", (unsigned long long)seed, lp, milp);
-	if (milp_optimal && !(milp <= inart * (1 + 1e-6)))
+	if (milp_optimal && !ring_jobs && !(milp <= inart * (1 + 1e-6)))
 		fail_msg("seed %llu: milp %g above inart %g", (unsigned long long)seed, milp,
 			 inart);
+	if (!(lp <= bound_ps * (1 + 1e-6) && bound <= inart * (1 + 1e-6)))
+		fail_msg("seed %llu: bound %g (without rings %g) not between lp %g and inart %g",
+			 (unsigned long long)seed, bound, bound_ps, lp, inart);
+	if (milp_optimal && !(bound_ps <= milp * (1 + 1e-6)))
+		fail_msg("seed %llu: bound %g above milp's optimum %g", (unsigned long long)seed,
+			 bound_ps, milp);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 }

@@ -3,7 +3,8 @@
  * budgets, aggregation throughput, multi-level trees, background load, the
  * JOINT split), the MILP against brute force through the evaluator, and
  * seeded random properties (column generation = full LP, LP <= any realized
- * integral plan, MILP objective = evaluated time of its plan).
+ * integral plan, also over a share box, MILP objective = evaluated time of
+ * its plan).
  */
 #include "testutil.h"
 
@@ -400,6 +401,96 @@ static void test_lp_lower_bound(void **state)
 	}
 }
 
+/* JOINT LP over a share box (share_lo / share_hi) or a subset of jobs
+ * (job_on). */
+static double boxed(const struct inst *in, const struct inart_cand *c, const double *lo,
+		    const double *hi, const char *job_on)
+{
+	struct inart_route_lp_opt o = {
+	    .mode = INART_LP_JOINT, .share_lo = lo, .share_hi = hi, .job_on = job_on};
+	struct inart_route_lp_result r;
+	struct inart_err err;
+	double v;
+
+	if (inart_route_lp_solve(in->t, in->js, c, NULL, &o, &r, &err) < 0)
+		fail_msg("boxed LP: %s", err.msg);
+	v = r.objective_s;
+	inart_route_lp_result_free(&r);
+	return v;
+}
+
+/*
+ * A share box around the plan's split: the boxed JOINT LP is at least the
+ * JOINT LP, at most the time of every realized integral plan with that split
+ * (the box's McCormick rows are valid), and with the box a single point at
+ * most the FIXED LP of that split; [0, 1] boxes change nothing.  Leaving a
+ * job out never raises the LP.
+ */
+static void test_share_box(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		const double widths[] = {0, 0.05, 0.3};
+		struct inst in;
+		struct inart_cand *c;
+		struct inart_evaluator *ev;
+		struct inart_assign a;
+		struct inart_rng r;
+		double lo[64], hi[64], joint, fixed;
+		char on[16];
+		int np = 0;
+
+		inst_make(&in, seed, 0);
+		c = tu_cand(in.t, in.js, 3, 0);
+		ev = inart_evaluator_create(in.t, in.js);
+		assert_int_equal(inart_assign_init(&a, c), 0);
+		joint = lp_value(in.t, in.js, c, in.p, INART_LP_JOINT, 0);
+		fixed = lp_value(in.t, in.js, c, in.p, INART_LP_FIXED_SPLIT, 0);
+		for (int j = 0; j < in.js->n_jobs; j++)
+			for (int i = 0; i < in.js->jobs[j].n_ps; i++, np++) {
+				lo[np] = 0;
+				hi[np] = 1;
+			}
+		assert_near(boxed(&in, c, lo, hi, NULL), joint, 1e-7 * joint);
+		inart_rng_seed(&r, seed * 91);
+		for (size_t k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			double v;
+			int tried = 0;
+
+			for (int j = 0, q = 0; j < in.js->n_jobs; j++)
+				for (int i = 0; i < in.js->jobs[j].n_ps; i++, q++) {
+					lo[q] = fmax(0, in.p->jobs[j].split[i] - widths[k]);
+					hi[q] = fmin(1, in.p->jobs[j].split[i] + widths[k]);
+				}
+			v = boxed(&in, c, lo, hi, NULL);
+			assert_true(v >= joint * (1 - 1e-7));
+			if (widths[k] == 0)
+				assert_true(v <= fixed * (1 + 1e-7));
+			for (int trial = 0; trial < 200 && tried < 20; trial++) {
+				if (trial == 0) { /* first choices: to the PSs, within budget */
+					inart_assign_free(&a);
+					assert_int_equal(inart_assign_init(&a, c), 0);
+				} else {
+					random_assign(c, &r, &a);
+				}
+				if (!within_budget(in.t, c, &a, in.p))
+					continue;
+				tried++;
+				assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
+				assert_true(v <= evaluate(ev, in.p) * (1 + 1e-7));
+			}
+			assert_true(tried > 0);
+		}
+		memset(on, 1, sizeof(on));
+		on[0] = 0;
+		assert_true(boxed(&in, c, NULL, NULL, on) <= joint * (1 + 1e-7));
+		inart_assign_free(&a);
+		inart_evaluator_destroy(ev);
+		inart_cand_destroy(c);
+		inst_free(&in);
+	}
+}
+
 /* Turn integral MILP values into an assignment (slots of a flow in order). */
 static void assign_from_x(const struct inart_cand *c, const double *x, struct inart_assign *a)
 {
@@ -480,6 +571,45 @@ static double space_size(const struct inart_cand *c)
 
 /* MILP (FIXED, per-worker candidates) = brute force; its objective = the
  * evaluated time of its realized plan; LP <= MILP. */
+/*
+ * link_extra: a fixed load on a link's row.  One worker h0 -> PS h1 through
+ * e0, 100G links, G = 1 Gbit: 10 ms; 1 Gbit fixed on h0-e0 makes it 20 ms
+ * (JOINT and MILP), 0.5 Gbit on e0-h1 15 ms; none changes nothing.
+ */
+static void test_link_extra(void **state)
+{
+	struct inart_topo *t = tu_topo("h0-e0 e0-h1", "");
+	struct inart_jobs *js = tu_jobs1(t, "h0", "h1", 1.25e8);
+	struct inart_cand *c = tu_cand(t, js, 4, 1);
+	double extra[8] = {0};
+	int l0 = inart_topo_arc_between(t, tu_find(t, "h0"), tu_find(t, "e0")) & ~1;
+	int l1 = inart_topo_arc_between(t, tu_find(t, "e0"), tu_find(t, "h1")) & ~1;
+	struct inart_route_lp_opt o = {.mode = INART_LP_JOINT, .link_extra = extra};
+	struct inart_route_lp_result r;
+	struct inart_err err;
+
+	(void)state;
+	assert_true(inart_topo_n_arcs(t) <= 8);
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.010) < 1e-9);
+	inart_route_lp_result_free(&r);
+	extra[l0] = 1.0;
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.020) < 1e-9);
+	inart_route_lp_result_free(&r);
+	o.integer = 1;
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.020) < 1e-9 && fabs(r.bound_s - 0.020) < 1e-9);
+	inart_route_lp_result_free(&r);
+	o.integer = 0;
+	extra[l0] = 0;
+	extra[l1] = 0.5;
+	assert_int_equal(inart_route_lp_solve(t, js, c, NULL, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - 0.015) < 1e-9);
+	inart_route_lp_result_free(&r);
+	tu_free(t, js, c, NULL);
+}
+
 static void test_milp_brute_force(void **state)
 {
 	int checked = 0;
@@ -654,6 +784,7 @@ int main(void)
 	    cmocka_unit_test(test_two_level),		cmocka_unit_test(test_joint_halves),
 	    cmocka_unit_test(test_background),		cmocka_unit_test(test_zero_share),
 	    cmocka_unit_test(test_colgen_equals_full),	cmocka_unit_test(test_lp_lower_bound),
+	    cmocka_unit_test(test_share_box),		cmocka_unit_test(test_link_extra),
 	    cmocka_unit_test(test_milp_brute_force),	cmocka_unit_test(test_joint_milp_exact),
 	    cmocka_unit_test(test_warm_and_time_limit), cmocka_unit_test(test_errors),
 	};

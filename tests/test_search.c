@@ -11,7 +11,9 @@
 #include <math.h>
 
 #include "cp/evaluate.h"
+#include "cp/gen.h"
 #include "cp/planner.h"
+#include "cp/route_lp.h"
 #include "cp/scenario.h"
 
 static double algo_time(const char *algo, const struct inart_topo *t, const struct inart_jobs *js)
@@ -35,6 +37,7 @@ static void check_covers(const struct inart_topo *t, const struct inart_jobs *js
 	struct tu_search r;
 	struct inart_plan *p = NULL;
 
+	o.no_ring = 1; /* the PS search alone (ring jobs: test_ringmix.c) */
 	tu_search_init(&r, t, js, &o);
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("%s: search: %s", what, r.err.msg);
@@ -83,22 +86,32 @@ static void test_starts_cover(void **state)
  * (labelled lp) or, when the time limit stopped it, a weaker bound labelled
  * lp-partial; either way below the plan and above zero.
  */
-static void test_large_path(void **state)
+/* The search forced on the large path (the caller owns the plan). */
+static struct inart_plan *large_search(const struct inart_topo *t, const struct inart_jobs *js)
 {
-	struct inart_topo *t;
-	struct inart_jobs *js;
 	struct inart_planner_opt o = tu_opt(8, 0, 1);
 	struct inart_plan *p = NULL;
-	struct inart_err err;
 	struct tu_search r;
 
-	(void)state;
-	if (inart_scenario_build("fattree8", 1, &t, &js, &err) < 0)
-		fail_msg("%s", err.msg);
 	tu_search_init(&r, t, js, &o);
 	r.s.lp_max_choices = 10;
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("search: %s", r.err.msg);
+	tu_search_free(&r);
+	return p;
+}
+
+static void test_large_path(void **state)
+{
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_err err;
+
+	(void)state;
+	if (inart_scenario_build("fattree8", 1, &t, &js, &err) < 0)
+		fail_msg("%s", err.msg);
+	p = large_search(t, js);
 	assert_int_equal(inart_evaluate(t, js, p, &err), 0);
 	assert_true(p->bound_source == INART_BOUND_LP || p->bound_source == INART_BOUND_LP_PARTIAL);
 	assert_true(p->best_bound_s > 0 && p->best_bound_s <= p->comm_time_s * (1 + 1e-9));
@@ -107,7 +120,42 @@ static void test_large_path(void **state)
 	assert_true(p->comm_time_s <= algo_time("atp", t, js) * (1 + 1e-9));
 	assert_true(p->comm_time_s <= algo_time("byteps", t, js) * (1 + 1e-9));
 	inart_plan_destroy(p);
-	tu_search_free(&r);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
+/*
+ * The large path's greedy start claims the tree next to each PS first.  On
+ * a fat-tree (k = 8, every switch INA with 4 trees) with one job of 96
+ * workers and 16 PSs -- more PSs than trees, as fat-tree k = 32 with 16 PSs
+ * and 8 trees -- the plan then meets the access-link bound (every worker's
+ * own link carries its whole gradient: a bound for every plan); without
+ * those trees the racks' own workers take the PSs' racks' budgets and the
+ * PSs' links carry many streams.
+ */
+static void test_large_path_greedy(void **state)
+{
+	struct inart_gen_opt g;
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p;
+	struct inart_err err;
+	double access;
+
+	(void)state;
+	inart_gen_opt_default(&g);
+	g.trees = 4;
+	t = inart_gen_fattree(8, &g, &err);
+	assert_non_null(t);
+	js = inart_scenario_random_jobs(t, 1, 96, 16, 1e9, 1, &err);
+	assert_non_null(js);
+	p = large_search(t, js);
+	access = inart_route_lp_access_bound(t, js, NULL);
+	if (!(p->comm_time_s <= access * (1 + 1e-9)))
+		fail_msg("large path: %.6g ms, access bound %.6g ms", p->comm_time_s * 1e3,
+			 access * 1e3);
+	assert_true(p->best_bound_s >= access * (1 - 1e-9));
+	inart_plan_destroy(p);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 }
@@ -117,6 +165,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_starts_cover),
 	    cmocka_unit_test(test_large_path),
+	    cmocka_unit_test(test_large_path_greedy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,6 +84,10 @@ struct inart_planner_opt {
 	 * every second while improving (NULL: none). */
 	void (*progress)(const struct inart_planner_progress *p, void *arg);
 	void *progress_arg;
+	/* inart: 1 plans every job through PSs; 0 (default) may plan a job as
+	 * a ring all-reduce when that is faster (a plan `inart install` and the
+	 * data plane cannot run). */
+	int no_ring;
 };
 
 /* Defaults for the fields within o->size (see above).  0, or -EINVAL if o is

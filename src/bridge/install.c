@@ -837,9 +837,9 @@ static int check_plan(struct builder *b)
 	int rc;
 
 	if (inart_plan_has_ring(b->plan))
-		return inart_err_set(
-		    b->err, -EINVAL,
-		    "plan: a ring all-reduce plan has no PS or switch tables to install");
+		return inart_err_set(b->err, -EINVAL,
+				     "plan: a ring all-reduce plan has no PS or switch tables to "
+				     "install (plan with --no-ring)");
 	rc = check_inputs(b);
 	if (rc < 0)
 		return rc;

@@ -570,6 +570,7 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 			struct inart_planner_opt po = {.size = sizeof(po)};
 
 			inart_planner_opt_default(&po);
+			po.no_ring = 1; /* the data plane runs PS plans only */
 			rows[i].algorithm = algos[i];
 			if (a->o.progress)
 				fprintf(stderr, "inart emu: planning %s\n", algos[i]);

@@ -173,6 +173,9 @@ int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planne
 	case OPT_NO_GUARD:
 		o->no_baseline_guard = 1;
 		return 1;
+	case OPT_NO_RING:
+		o->no_ring = 1;
+		return 1;
 	default:
 		return 0;
 	}

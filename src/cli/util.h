@@ -98,6 +98,7 @@ enum {
 	OPT_ROUNDS,
 	OPT_MILP_TIME,
 	OPT_NO_GUARD,
+	OPT_NO_RING,
 	OPT_TIME_LIMIT,
 	OPT_FORMAT,
 	OPT_ALGOS,
@@ -109,6 +110,7 @@ enum {
 	    {"rounds", required_argument, NULL, OPT_ROUNDS},                                       \
 	    {"milp-time-limit", required_argument, NULL, OPT_MILP_TIME},                           \
 	    {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},                               \
+	    {"no-ring", no_argument, NULL, OPT_NO_RING},                                           \
 	{                                                                                          \
 		"no-baseline-guard", no_argument, NULL, OPT_NO_GUARD                               \
 	}
@@ -122,7 +124,9 @@ enum {
 	"                         start, or until it is within 1% of its best bound\n"             \
 	"                         (default 4; 0: no improvement phase)\n"                          \
 	"  --milp-time-limit S    CBC time limit in seconds for milp (default 30)\n"               \
-	"  --no-baseline-guard    do not fall back to a better baseline plan\n"
+	"  --no-baseline-guard    do not fall back to a better baseline plan\n"                    \
+	"  --no-ring              inart: every job through PSs (no ring all-reduce jobs:\n"        \
+	"                         plans the data plane can install)\n"
 int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planner_opt *o);
 
 /* --format table|csv|json */

@@ -27,6 +27,8 @@
 
 #define CG_TOL 1e-9
 
+enum { COL_BASE, COL_TREE, COL_CHOICE };
+
 struct lpcg {
 	const struct inart_colgen_lp *b;
 	const CoinBigIndex *start;
@@ -38,10 +40,13 @@ struct lpcg {
 	int n_loaded;
 	int *rmap; /* per row: CLP row, -1 not loaded, -2 queued */
 	int n_rows_loaded;
-	/* base-column entries by row (CSR), for rows added later */
+	/* entries of the columns that are not choices (base and tree columns)
+	 * by row (CSR), for rows added later */
 	int *bstart, *bcol;
 	double *bval;
-	char *is_base; /* per column: 1 for T', a, u */
+	char *kind;	 /* per column: COL_BASE, COL_TREE or COL_CHOICE */
+	char *row_tree;	 /* per row: 1 if a tree column is in it */
+	int *owner_tree; /* per choice: its cand tree, -1 for a flow's */
 	/* columns and rows to add this round */
 	int n_add, n_add_rows;
 	int *add_cols, *add_rows;
@@ -59,13 +64,31 @@ static void want_choice(struct lpcg *g, int ci)
 {
 	const struct inart_colgen_lp *b = g->b;
 	const struct inart_choice *ch = &b->c->choices[ci];
+	int t = g->owner_tree[ci];
 
-	if (b->col_x[ci] < 0)
+	if (b->col_x[ci] < 0 || g->loaded[b->col_x[ci]] != -1)
 		return;
 	for (int k = 0; k < b->unit_cols; k++)
 		want(g, b->col_x[ci] + k);
+	for (int k = 0; t >= 0 && b->tree_col[t] >= 0 && k < b->tree_cols; k++)
+		want(g, b->tree_col[t] + k);
 	if (ch->tree >= 0)
 		want_choice(g, b->c->trees[ch->tree].first_choice);
+}
+
+/* Whether loading column col loads row r: a choice column loads every row
+ * it is in; a tree column the rows that are not lazy; a base column the rows
+ * that are neither lazy nor hold a tree column (they come with the tree). */
+static int loads_row(const struct lpcg *g, int col, int r)
+{
+	switch (g->kind[col]) {
+	case COL_CHOICE:
+		return 1;
+	case COL_TREE:
+		return !g->b->rlazy[r];
+	default:
+		return !g->b->rlazy[r] && !g->row_tree[r];
+	}
 }
 
 /* Queue the rows that the queued columns touch and are not loaded yet. */
@@ -77,7 +100,7 @@ static void queue_rows(struct lpcg *g)
 		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
 			int r = g->index[k];
 
-			if (g->rmap[r] == -1 && !(g->is_base[col] && g->b->rlazy[r])) {
+			if (g->rmap[r] == -1 && loads_row(g, col, r)) {
 				g->rmap[r] = -2;
 				g->add_rows[g->n_add_rows++] = r;
 			}
@@ -127,6 +150,8 @@ static int flush(struct lpcg *g, Clp_Simplex *m, int first)
 		rlb[i] = b->rlb[r];
 		rub[i] = b->rub[r];
 		for (int k = g->bstart[r]; k < g->bstart[r + 1] && !first; k++) {
+			if (g->loaded[g->bcol[k]] < 0)
+				continue; /* a tree column not loaded yet */
 			rix[rnz] = g->loaded[g->bcol[k]];
 			rva[rnz++] = g->bval[k];
 		}
@@ -142,7 +167,7 @@ static int flush(struct lpcg *g, Clp_Simplex *m, int first)
 		st[i] = (CoinBigIndex)nz;
 		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1]; k++) {
 			if (g->rmap[g->index[k]] < 0)
-				continue; /* a lazy row of a base column, not loaded yet */
+				continue; /* a row not loaded yet: it will take the entry */
 			ix[nz] = g->rmap[g->index[k]];
 			va[nz++] = g->value[k];
 		}
@@ -251,8 +276,8 @@ static int clp_run(Clp_Simplex *m, int warm)
 	return Clp_status(m);
 }
 
-/* Base-column entries of every row (CSR), for rows loaded after their base
- * columns. */
+/* Entries of the columns that are not choices in every row (CSR), for rows
+ * loaded after such a column. */
 static int base_csr(struct lpcg *g)
 {
 	const struct inart_colgen_lp *b = g->b;
@@ -266,8 +291,8 @@ static int base_csr(struct lpcg *g)
 		return -ENOMEM;
 	}
 	for (int col = 0; col < b->n_cols; col++)
-		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1] && g->is_base[col];
-		     k++) {
+		for (CoinBigIndex k = g->start[col];
+		     k < g->start[col + 1] && g->kind[col] != COL_CHOICE; k++) {
 			g->bstart[g->index[k] + 1]++;
 			n++;
 		}
@@ -281,8 +306,8 @@ static int base_csr(struct lpcg *g)
 	}
 	memcpy(pos, g->bstart, sizeof(int) * (size_t)b->n_rows);
 	for (int col = 0; col < b->n_cols; col++)
-		for (CoinBigIndex k = g->start[col]; k < g->start[col + 1] && g->is_base[col];
-		     k++) {
+		for (CoinBigIndex k = g->start[col];
+		     k < g->start[col + 1] && g->kind[col] != COL_CHOICE; k++) {
 			int p = pos[g->index[k]]++;
 
 			g->bcol[p] = col;
@@ -323,22 +348,39 @@ static int colgen_init(struct lpcg *g, Clp_Simplex *m, int full, const double *w
 	g->loaded = malloc(sizeof(int) * nc);
 	g->clp_col = malloc(sizeof(int) * nc);
 	g->add_cols = malloc(sizeof(int) * nc);
-	g->is_base = malloc(nc);
+	g->kind = malloc(nc);
 	g->rmap = malloc(sizeof(int) * nr);
 	g->add_rows = malloc(sizeof(int) * nr);
-	if (!g->loaded || !g->clp_col || !g->add_cols || !g->is_base || !g->rmap || !g->add_rows)
+	g->row_tree = calloc(nr, 1);
+	g->owner_tree = malloc(sizeof(int) * ((size_t)b->c->n_choices + 1));
+	if (!g->loaded || !g->clp_col || !g->add_cols || !g->kind || !g->rmap || !g->add_rows ||
+	    !g->row_tree || !g->owner_tree)
 		return -ENOMEM;
 	memset(g->loaded, -1, sizeof(int) * nc);
 	memset(g->rmap, -1, sizeof(int) * nr);
-	memset(g->is_base, 1, nc);
+	memset(g->kind, COL_BASE, nc);
+	memset(g->owner_tree, -1, sizeof(int) * (size_t)b->c->n_choices);
 	for (int ci = 0; ci < b->c->n_choices; ci++)
 		for (int k = 0; k < b->unit_cols && b->col_x[ci] >= 0; k++)
-			g->is_base[b->col_x[ci] + k] = 0;
+			g->kind[b->col_x[ci] + k] = COL_CHOICE;
+	for (int t = 0; t < b->c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &b->c->trees[t];
+
+		for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
+			g->owner_tree[ci] = t;
+		for (int k = 0; b->tree_col[t] >= 0 && k < b->tree_cols; k++) {
+			int col = b->tree_col[t] + k;
+
+			g->kind[col] = COL_TREE;
+			for (CoinBigIndex e = g->start[col]; e < g->start[col + 1]; e++)
+				g->row_tree[g->index[e]] = 1;
+		}
+	}
 	rc = base_csr(g);
 	if (rc < 0)
 		return rc;
 	for (int col = 0; col < b->n_cols; col++)
-		if (g->is_base[col] || full)
+		if (g->kind[col] == COL_BASE || full)
 			want(g, col);
 	for (int f = 0; f < b->c->n_flows; f++)
 		want_choice(g, b->c->flows[f].first_choice);
@@ -353,7 +395,9 @@ static void colgen_free(struct lpcg *g)
 	free(g->loaded);
 	free(g->clp_col);
 	free(g->add_cols);
-	free(g->is_base);
+	free(g->kind);
+	free(g->row_tree);
+	free(g->owner_tree);
 	free(g->rmap);
 	free(g->add_rows);
 	free(g->bstart);

@@ -4,8 +4,9 @@
  * The LP is given whole, as compressed columns, with the structure column
  * generation needs: which columns are the choices of which owner (a cand
  * flow or a cand tree: cand->choices[ci] has columns col_x[ci] ..
- * col_x[ci] + unit_cols - 1), and which rows are lazy (redundant while their
- * choice columns are 0).  Column 0 is the objective variable (T').  The
+ * col_x[ci] + unit_cols - 1), which columns belong to a cand tree itself
+ * (tree_col), and which rows are lazy (redundant while their choice columns
+ * are 0).  Column 0 is the objective variable (T').  The
  * owner's choice columns must sum to at most 1 in every feasible point (sum
  * x = 1, sum z = u <= 1): the Lagrangian bound of a pricing round relies on
  * it.
@@ -31,6 +32,11 @@ struct inart_colgen_lp {
 	const struct inart_cand *c;
 	const int *col_x; /* per choice: first column, -1 none */
 	int unit_cols;	  /* columns per choice */
+	/* per cand tree: the first of its tree_cols own columns (u, and W in
+	 * JOINT), -1 none.  They are loaded with the tree's first choice
+	 * column, not before: a tree no loaded choice uses costs nothing. */
+	const int *tree_col;
+	int tree_cols;
 };
 
 struct inart_colgen_result {

@@ -27,6 +27,8 @@ struct inart_compare_row {
 	double plan_time_s;
 	int is_baseline;		    /* ps, byteps, switchml, atp */
 	double best_bound_s;		    /* the plan's own best bound, NaN if none */
+	double ring_bound_s;		    /* inart, bound: its bound over plans with
+					       ring jobs (plan.h), NaN if none */
 	char bound_source[16];		    /* its source ("lp", "cbc", ...), "" if none */
 	enum inart_milp_status milp_status; /* milp rows */
 	char origin[32];		    /* inart: the baseline the guard kept, "" if none */
@@ -39,8 +41,12 @@ struct inart_compare {
 	double best_baseline_s;
 	char best_baseline[32];
 	double ring_s;		    /* the ring row's time, NaN if none */
-	double best_bound_s;	    /* the highest bound any row proved, NaN if none */
-	char best_bound_source[64]; /* e.g. "cbc (milp)" */
+	double best_bound_s;	    /* the bound on every plan the compared algorithms
+				     * search: min(highest bound over plans without
+				     * ring jobs, highest over plans with them), NaN
+				     * if none */
+	char best_bound_source[64]; /* e.g. "cbc (milp)"; "ring-mix (inart)" when the
+				     * bound over plans with ring jobs is the lower */
 };
 
 /* Run the listed algorithms (NULL: all).  0 or -errno; an algorithm that

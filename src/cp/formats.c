@@ -798,6 +798,7 @@ static int parse_plan_stats(struct rd *r, json_t *root, struct inart_plan *p)
 	    (rc = opt_time(r, root, "pull_time_s", &p->pull_time_s)) ||
 	    (rc = opt_time(r, root, "lp_bound_s", &p->lp_bound_s)) ||
 	    (rc = opt_time(r, root, "best_bound_s", &p->best_bound_s)) ||
+	    (rc = opt_time(r, root, "ring_bound_s", &p->ring_bound_s)) ||
 	    (rc = opt_enum(r, root, "bound_source", inart_bound_source_parse, &src)) ||
 	    (rc = opt_enum(r, root, "milp_status", inart_milp_status_parse, &st)) ||
 	    (rc = opt_time(r, root, "plan_time_s", &p->plan_time_s)) ||
@@ -1153,6 +1154,8 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 	sb_key_num(&s, "pull_time_s", p->pull_time_s);
 	sb_key_num(&s, "lp_bound_s", p->lp_bound_s);
 	sb_key_num(&s, "best_bound_s", p->best_bound_s);
+	if (!isnan(p->ring_bound_s)) /* inart and bound plans only */
+		sb_key_num(&s, "ring_bound_s", p->ring_bound_s);
 	sb_key_name(&s, "bound_source", inart_bound_source_name(p->bound_source));
 	sb_key_name(&s, "milp_status", inart_milp_status_name(p->milp_status));
 	sb_key_num(&s, "plan_time_s", p->plan_time_s);

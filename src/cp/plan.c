@@ -16,6 +16,7 @@ struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *al
 		return NULL;
 	p->comm_time_s = p->push_time_s = p->pull_time_s = NAN;
 	p->lp_bound_s = p->split_gap = p->phase2_lp_s = p->best_bound_s = NAN;
+	p->ring_bound_s = NAN;
 	p->plan_time_s = 0;
 	p->algorithm = strdup(algorithm ? algorithm : "");
 	p->jobs = calloc((size_t)(js->n_jobs > 0 ? js->n_jobs : 1), sizeof(*p->jobs));
@@ -142,7 +143,7 @@ int inart_plan_has_ring(const struct inart_plan *p)
 	return 0;
 }
 
-static const char *const bound_names[] = {NULL, "lp", "cbc", "lp-partial"};
+static const char *const bound_names[] = {NULL, "lp", "cbc", "lp-partial", "bnb"};
 static const char *const milp_names[] = {NULL, "optimal", "time_limit"};
 
 static int name_index(const char *const *names, int n, const char *name)
@@ -155,12 +156,12 @@ static int name_index(const char *const *names, int n, const char *name)
 
 const char *inart_bound_source_name(enum inart_bound_source s)
 {
-	return (unsigned)s < 4 ? bound_names[s] : NULL;
+	return (unsigned)s < 5 ? bound_names[s] : NULL;
 }
 
 int inart_bound_source_parse(const char *name)
 {
-	return name_index(bound_names, 4, name);
+	return name_index(bound_names, 5, name);
 }
 
 const char *inart_milp_status_name(enum inart_milp_status s)

@@ -62,7 +62,11 @@ enum inart_bound_source {
 	INART_BOUND_LP_PARTIAL, /* a column generation stopped by its time limit:
 				   its Lagrangian bound or the access-link bound,
 				   weaker than the LP optimum */
+	INART_BOUND_BNB,	/* the branch-and-bound over share boxes and tree
+				   configurations (bnb.h): min over its open nodes */
 };
+/* These bounds are over the plans whose jobs all go through PSs along the
+ * candidates; a plan with ring jobs is bounded by ring_bound_s instead. */
 
 /* How CBC's search for the `milp` plan ended. */
 enum inart_milp_status {
@@ -71,7 +75,7 @@ enum inart_milp_status {
 	INART_MILP_TIME_LIMIT, /* the time limit ended the search: an incumbent */
 };
 
-/* Names as written in plan files ("lp", "cbc", "lp-partial"; "optimal",
+/* Names as written in plan files ("lp", "cbc", "lp-partial", "bnb"; "optimal",
  * "time_limit"), NULL for NONE; the parsers return -1 for unknown names. */
 const char *inart_bound_source_name(enum inart_bound_source s);
 int inart_bound_source_parse(const char *name);
@@ -95,6 +99,10 @@ struct inart_plan {
 	double best_bound_s; /* the best proven lower bound, NaN if none */
 	enum inart_bound_source bound_source; /* where best_bound_s comes from */
 	enum inart_milp_status milp_status;   /* milp plans only */
+	/* inart and bound: a lower bound on every plan of the search with at
+	 * least one job planned as a ring all-reduce (ringmix.h); NaN if none.
+	 * The search's bound is min(best_bound_s, ring_bound_s). */
+	double ring_bound_s;
 };
 
 /* An empty plan shaped after the jobs: split all zero, no flows, no trees. */

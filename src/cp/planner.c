@@ -26,20 +26,30 @@
 
 #include "../common/clock.h"
 #include "baselines.h"
+#include "bnb.h"
 #include "evaluate.h"
 #include "ring.h"
 #include "route_lp.h"
 #include "search.h"
 
 const char *const inart_algorithms[] = {
-    "inart",	"inart-even", "inart-sp", "grid", "ps", "byteps",
-    "switchml", "atp",	      "ring",	  "milp", "lp", NULL,
+    "inart", "inart-even", "inart-sp", "grid", "ps",	"byteps", "switchml",
+    "atp",   "ring",	   "milp",     "lp",   "bound", NULL,
 };
 
 /* Improvements below this relative amount do not replace a plan. */
 #define IMPROVE_REL 1e-6
 /* MILP instances above this many choices are refused (CBC would not finish). */
 #define MILP_MAX_CHOICES 20000
+/* The branch-and-bound of "bound" keeps every column loaded: up to this many
+ * choices; above, "bound" reports the search's bound. */
+#define BNB_MAX_CHOICES 20000
+/* "bound": InArt's search first, for at most this many seconds (and a
+ * quarter of the time limit), for the cutoff. */
+#define BOUND_SEARCH_S 4.0
+/* "bound": CBC's limit on each ring subset's MILP (ringmix.h), at most this
+ * and a sixteenth of the time limit. */
+#define BOUND_RING_CBC_S 10.0
 #define OPT_MIN_SIZE (offsetof(struct inart_planner_opt, seed))
 
 static void fill_defaults(struct inart_planner_opt *o, size_t n)
@@ -127,6 +137,7 @@ static int guard_one(struct inart_plan **p, struct inart_plan *b, int keep_b, co
 	q->lp_bound_s = (*p)->lp_bound_s;
 	q->best_bound_s = (*p)->best_bound_s;
 	q->bound_source = (*p)->bound_source;
+	q->ring_bound_s = (*p)->ring_bound_s;
 	q->phase2_lp_s = (*p)->phase2_lp_s;
 	q->rounds = (*p)->rounds;
 	q->split_gap = (*p)->split_gap;
@@ -261,7 +272,10 @@ static int algo_lp(struct inart_search *s, struct inart_plan **out)
 	enum inart_bound_source src;
 	int rc = p ? inart_search_cand(s, 0) : -ENOMEM;
 
-	if (rc == 0 && s->cand->n_choices <= s->lp_max_choices)
+	/* the greedy routes as first columns; on large instances no time limit:
+	 * this algorithm is the LP optimum */
+	s->big_bound_s = 0;
+	if (rc == 0)
 		rc = inart_search_warm_greedy(s);
 	if (rc == 0)
 		rc = inart_search_bound(s, &p->lp_bound_s, &src, NULL);
@@ -276,6 +290,54 @@ static int algo_lp(struct inart_search *s, struct inart_plan **out)
 	return 0;
 }
 
+/*
+ * "bound": the best lower bound within the time limit.  InArt's search runs
+ * first (a quarter of the limit, at most BOUND_SEARCH_S): its plan's time is
+ * the branch-and-bound's cutoff and its bound (LP, or CBC's) a start; then
+ * the branch-and-bound of bnb.h until the limit (over the plans without ring
+ * jobs).  The plan has no routes: its time is the bound over InArt's whole
+ * search space, min(best_bound_s, ring_bound_s), each labelled.
+ */
+static int algo_bound(struct inart_search *s, struct inart_plan **out)
+{
+	struct inart_bnb_opt bo = {0};
+	struct inart_bnb_result br;
+	struct inart_plan *best = NULL, *p = inart_plan_create(s->js, "bound");
+	double limit = s->opt->time_limit_s;
+	int rc = p ? 0 : -ENOMEM, run = 0;
+
+	s->deadline = s->t0 + fmin(BOUND_SEARCH_S, limit / 4);
+	s->ringmix_cbc_s = fmin(BOUND_RING_CBC_S, limit / 16);
+	if (rc == 0)
+		rc = inart_search_run(s, &best);
+	if (rc == 0) {
+		p->lp_bound_s = best->lp_bound_s;
+		p->best_bound_s = best->best_bound_s;
+		p->bound_source = best->bound_source;
+		p->ring_bound_s = best->ring_bound_s;
+		bo.cutoff_s = best->comm_time_s;
+		bo.time_limit_s = s->t0 + limit - inart_now_s();
+		/* nothing to gain when the plan meets the bound */
+		run = bo.time_limit_s > 0 && s->cand->n_choices <= BNB_MAX_CHOICES &&
+		      !(best->comm_time_s <= best->best_bound_s * (1 + 1e-9));
+	}
+	if (rc == 0 && run)
+		rc = inart_bnb_run(s->t, s->js, s->cand, &bo, &br, s->err);
+	if (rc == 0 && run && br.bound_s > p->best_bound_s * (1 + 1e-12)) {
+		p->best_bound_s = br.bound_s;
+		p->bound_source = INART_BOUND_BNB;
+	}
+	inart_plan_destroy(best);
+	if (rc < 0) {
+		inart_plan_destroy(p);
+		return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
+	}
+	/* over the whole search space: plans with ring jobs too */
+	p->comm_time_s = fmin(p->best_bound_s, p->ring_bound_s);
+	*out = p;
+	return 0;
+}
+
 static int dispatch(struct inart_search *s, const char *algo, struct inart_plan **out)
 {
 	if (strcmp(algo, "inart") == 0)
@@ -286,6 +348,8 @@ static int dispatch(struct inart_search *s, const char *algo, struct inart_plan 
 		return algo_milp(s, out);
 	if (strcmp(algo, "lp") == 0)
 		return algo_lp(s, out);
+	if (strcmp(algo, "bound") == 0)
+		return algo_bound(s, out);
 	return run_baseline(s, algo, out);
 }
 

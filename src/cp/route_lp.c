@@ -46,8 +46,12 @@ struct lpb {
 	const struct inart_cand *c;
 	const struct inart_plan *plan;
 	int joint, integer;
-	int subst;    /* JOINT LP: x = s + v, z = s + w (no v <= x rows) */
-	double scale; /* seconds per unit of T' */
+	int subst;		  /* JOINT LP: x = s + v, z = s + w (no v <= x rows) */
+	double scale;		  /* seconds per unit of T' */
+	const double *slo, *shi;  /* JOINT: box of the shares per pair, or NULL */
+	const char *job_on;	  /* per job: 0 left out; NULL: all in */
+	const double *link_extra; /* per link (even arc): fixed load (Gbit), or NULL */
+	int *box_row;		  /* kept model: per cand tree its 4 McCormick rows */
 
 	int n_cols, cap_cols;
 	double *clb, *cub;
@@ -234,7 +238,60 @@ static double share_of(const struct lpb *b, int j, int ps_idx)
 
 static int active(const struct lpb *b, int j, int ps_idx)
 {
+	if (b->job_on != NULL && !b->job_on[j])
+		return 0;
 	return b->joint || share_of(b, j, ps_idx) > 0;
+}
+
+/* The box of pair (job, ps_idx)'s share: [0, 1] without one. */
+static double box_lo(const struct lpb *b, int job, int ps_idx)
+{
+	return b->slo ? b->slo[b->ps_base[job] + ps_idx] : 0.0;
+}
+
+static double box_hi(const struct lpb *b, int job, int ps_idx)
+{
+	return b->shi ? b->shi[b->ps_base[job] + ps_idx] : 1.0;
+}
+
+/*
+ * McCormick rows of a tree's output W = a u for a share a in [lo, hi] and u
+ * in [0, 1], beyond those of [0, 1] that build_tree writes anyway:
+ *     W <= hi u,  W >= a + hi u - hi,  W >= lo u,  W <= a - lo + lo u.
+ * A model kept for many solves (rows != NULL) gets all four rows whatever the
+ * box, their numbers in rows[0..3], so that a later box only changes
+ * coefficients and bounds (box_set).
+ */
+static void mccormick(struct lpb *b, int a, int u, int w, double lo, double hi, int *rows)
+{
+	int r;
+
+	if (hi < 1 || rows) {
+		r = new_row(b, -LP_INF, 0, 0); /* W - hi u <= 0 */
+		add(b, r, w, 1.0);
+		add(b, r, u, -hi);
+		if (rows)
+			rows[0] = r;
+		r = new_row(b, -hi, LP_INF, 0); /* W - hi u - a >= -hi */
+		add(b, r, w, 1.0);
+		add(b, r, u, -hi);
+		add(b, r, a, -1.0);
+		if (rows)
+			rows[1] = r;
+	}
+	if (lo > 0 || rows) {
+		r = new_row(b, 0, LP_INF, 0); /* W - lo u >= 0 */
+		add(b, r, w, 1.0);
+		add(b, r, u, -lo);
+		if (rows)
+			rows[2] = r;
+		r = new_row(b, -LP_INF, -lo, 0); /* W - lo u - a <= -lo */
+		add(b, r, w, 1.0);
+		add(b, r, u, -lo);
+		add(b, r, a, -1.0);
+		if (rows)
+			rows[3] = r;
+	}
 }
 
 /* 1 if every route of group g starts with the members' own (single) links. */
@@ -383,6 +440,8 @@ static int build_tree(struct lpb *b, int t, struct inart_err *err)
 		add(b, r, w, 1.0);
 		add(b, r, ac, -1.0);
 		add(b, r, u, -1.0);
+		mccormick(b, ac, u, w, box_lo(b, ct->job, ct->ps_idx),
+			  box_hi(b, ct->job, ct->ps_idx), b->box_row ? b->box_row + 4 * t : NULL);
 	}
 	for (int i = 0; i < ct->n_choices; i++) {
 		int ci = ct->first_choice + i;
@@ -565,7 +624,8 @@ static int build(struct lpb *b, struct inart_err *err)
 			int r = new_row(b, 1, 1, 0); /* sum_p a = 1 */
 
 			for (int i = 0; i < b->js->jobs[j].n_ps; i++) {
-				b->col_a[b->ps_base[j] + i] = new_col(b, 0, 1, 0);
+				b->col_a[b->ps_base[j] + i] =
+				    new_col(b, box_lo(b, j, i), box_hi(b, j, i), 0);
 				add(b, r, b->col_a[b->ps_base[j] + i], 1.0);
 			}
 		}
@@ -587,6 +647,13 @@ static int build(struct lpb *b, struct inart_err *err)
 			return rc;
 	}
 	build_budgets(b);
+	for (int l = 0; b->link_extra != NULL && l < inart_topo_n_arcs(b->t); l += 2) {
+		if (!(b->link_extra[l] > 0))
+			continue;
+		if (b->arc_row[l] < 0)
+			b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
+		b->arc_const[l] += b->link_extra[l];
+	}
 	if (b->oom)
 		return -ENOMEM;
 	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
@@ -725,6 +792,8 @@ static int clean_integral(struct lpb *b, double *sol, double *split)
 			const struct inart_cand_tree *ct = &c->trees[t];
 			double a = split[b->ps_base[ct->job] + ct->ps_idx];
 
+			if (b->col_u[t] < 0)
+				continue;
 			sol[b->col_w[t]] = a * sol[b->col_u[t]];
 
 			for (int ci = ct->first_choice; ci < ct->first_choice + ct->n_choices; ci++)
@@ -842,6 +911,8 @@ static int solve_lp(const struct lpb *b, const CoinBigIndex *start, const int *i
 	    .c = b->c,
 	    .col_x = b->col_x,
 	    .unit_cols = b->joint ? 2 : 1,
+	    .tree_col = b->col_u, /* u, then W (JOINT): consecutive columns */
+	    .tree_cols = b->joint ? 2 : 1,
 	};
 	struct inart_colgen_result cr;
 	double *owned;
@@ -968,14 +1039,15 @@ static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index
  * A bound valid for every plan: a single-homed worker's access link carries
  * its whole gradient (sum_p a G_j = G_j) in each direction.
  */
-static double access_bound(const struct inart_topo *t, const struct inart_jobs *js)
+double inart_route_lp_access_bound(const struct inart_topo *t, const struct inart_jobs *js,
+				   const char *job_on)
 {
 	double *load = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(double)), best = 0;
 
 	if (load == NULL)
 		return 0;
 	for (int j = 0; j < js->n_jobs; j++)
-		for (int i = 0; i < js->jobs[j].n_workers; i++) {
+		for (int i = 0; i < js->jobs[j].n_workers && (!job_on || job_on[j]); i++) {
 			int h = js->jobs[j].workers[i];
 
 			if (t->out_off[h + 1] - t->out_off[h] == 1)
@@ -1022,6 +1094,12 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	b.integer = opt->integer != 0;
 	b.subst = b.joint && !b.integer;
 	b.scale = pick_scale(t, js);
+	b.job_on = opt->job_on;
+	b.link_extra = opt->link_extra;
+	if (b.joint) {
+		b.slo = opt->share_lo;
+		b.shi = opt->share_hi;
+	}
 	rc = build(&b, err);
 	if (rc < 0)
 		goto out;
@@ -1058,9 +1136,14 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 		res->bound_s = fmin(bound * b.scale, res->objective_s);
 	} else {
 		res->objective_s = lp_val * b.scale;
-		res->bound_s =
-		    optimal ? res->objective_s
-			    : fmin(fmax(bound * b.scale, access_bound(t, js)), res->objective_s);
+		if (!optimal) {
+			/* stopped early: the feasible point's value is the optimum
+			 * when it meets a valid lower bound */
+			res->bound_s =
+			    fmax(bound * b.scale, inart_route_lp_access_bound(t, js, opt->job_on));
+			optimal = res->objective_s <= res->bound_s * (1 + 1e-9);
+		}
+		res->bound_s = optimal ? res->objective_s : res->bound_s;
 	}
 	res->optimal = optimal;
 	if (b.integer)
@@ -1126,4 +1209,211 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 	}
 	inart_route_lp_result_free(&fr);
 	return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * A JOINT LP kept loaded for many solves (route_lp.h, bnb.h)
+ */
+
+struct inart_route_lp_model {
+	struct lpb b;
+	Clp_Simplex *clp;
+	int n_pairs;
+	double *lo, *hi;      /* the loaded box per pair */
+	double *clb, *cub;    /* column bounds as loaded */
+	double *rlb, *rub;    /* row bounds as loaded */
+	signed char *fix;     /* the loaded tree fixing */
+	unsigned char *basis; /* scratch */
+};
+
+void inart_route_lp_model_destroy(struct inart_route_lp_model *m)
+{
+	if (m == NULL)
+		return;
+	if (m->clp)
+		Clp_deleteModel(m->clp);
+	lpb_free(&m->b);
+	free(m->b.box_row);
+	free(m->lo);
+	free(m->hi);
+	free(m->clb);
+	free(m->cub);
+	free(m->rlb);
+	free(m->rub);
+	free(m->fix);
+	free(m->basis);
+	free(m);
+}
+
+/* Load the built model into CLP; the build's triplets are freed. */
+static int model_load(struct inart_route_lp_model *m)
+{
+	struct lpb *b = &m->b;
+	CoinBigIndex *start = NULL;
+	int *index = NULL;
+	double *value = NULL, *obj = calloc((size_t)b->n_cols + 1, sizeof(double));
+	int rc = obj ? to_csc(b, &start, &index, &value) : -ENOMEM;
+
+	if (rc == 0) {
+		obj[0] = 1.0;
+		Clp_loadProblem(m->clp, b->n_cols, b->n_rows, start, index, value, b->clb, b->cub,
+				obj, b->rlb, b->rub);
+		Clp_setOptimizationDirection(m->clp, 1.0);
+	}
+	free(start);
+	free(index);
+	free(value);
+	free(obj);
+	free(b->trow);
+	free(b->tcol);
+	free(b->tval);
+	b->trow = b->tcol = NULL;
+	b->tval = NULL;
+	b->n_nz = b->cap_nz = 0;
+	return rc;
+}
+
+int inart_route_lp_model_create(const struct inart_topo *t, const struct inart_jobs *js,
+				const struct inart_cand *c, struct inart_route_lp_model **out,
+				struct inart_err *err)
+{
+	struct inart_route_lp_model *m = calloc(1, sizeof(*m));
+	size_t nc, nr;
+	int rc = m ? 0 : -ENOMEM;
+
+	*out = NULL;
+	if (rc == 0) {
+		m->b.t = t;
+		m->b.js = js;
+		m->b.c = c;
+		m->b.joint = 1;
+		m->b.subst = 1;
+		m->b.scale = pick_scale(t, js);
+		m->b.box_row = malloc(sizeof(int) * (4 * (size_t)c->n_trees + 1));
+		m->clp = Clp_newModel();
+		rc = m->b.box_row && m->clp ? build(&m->b, err) : -ENOMEM;
+	}
+	if (rc == 0) {
+		nc = (size_t)m->b.n_cols + 1;
+		nr = (size_t)m->b.n_rows + 1;
+		m->n_pairs = m->b.n_pairs;
+		m->lo = calloc((size_t)m->n_pairs + 1, sizeof(double));
+		m->hi = malloc(sizeof(double) * ((size_t)m->n_pairs + 1));
+		m->clb = malloc(sizeof(double) * nc);
+		m->cub = malloc(sizeof(double) * nc);
+		m->rlb = malloc(sizeof(double) * nr);
+		m->rub = malloc(sizeof(double) * nr);
+		m->fix = malloc((size_t)c->n_trees + 1);
+		m->basis = malloc(nc + nr);
+		rc = m->lo && m->hi && m->clb && m->cub && m->rlb && m->rub && m->fix && m->basis
+			 ? 0
+			 : -ENOMEM;
+	}
+	if (rc == 0) {
+		for (int p = 0; p < m->n_pairs; p++)
+			m->hi[p] = 1;
+		memset(m->fix, -1, (size_t)c->n_trees);
+		memcpy(m->clb, m->b.clb, sizeof(double) * (size_t)m->b.n_cols);
+		memcpy(m->cub, m->b.cub, sizeof(double) * (size_t)m->b.n_cols);
+		memcpy(m->rlb, m->b.rlb, sizeof(double) * (size_t)m->b.n_rows);
+		memcpy(m->rub, m->b.rub, sizeof(double) * (size_t)m->b.n_rows);
+		Clp_setLogLevel(m->clp, 0);
+		rc = model_load(m);
+	}
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			inart_err_set(err, rc, "route_lp: out of memory");
+		inart_route_lp_model_destroy(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int inart_route_lp_model_n_pairs(const struct inart_route_lp_model *m)
+{
+	return m->n_pairs;
+}
+
+size_t inart_route_lp_model_basis_size(const struct inart_route_lp_model *m)
+{
+	return (size_t)m->b.n_cols + (size_t)m->b.n_rows;
+}
+
+/* Load a new box: share bounds and the coefficients of the McCormick rows
+ * of the pairs whose box changed. */
+static void model_box(struct inart_route_lp_model *m, const double *lo, const double *hi)
+{
+	const struct inart_cand *c = m->b.c;
+
+	for (int t = 0; t < c->n_trees; t++) {
+		int p = m->b.ps_base[c->trees[t].job] + c->trees[t].ps_idx, u = m->b.col_u[t];
+		const int *r = m->b.box_row + 4 * t;
+
+		if (u < 0 || (lo[p] == m->lo[p] && hi[p] == m->hi[p]))
+			continue;
+		Clp_modifyCoefficient(m->clp, r[0], u, -hi[p], 1);
+		Clp_modifyCoefficient(m->clp, r[1], u, -hi[p], 1);
+		Clp_modifyCoefficient(m->clp, r[2], u, -lo[p], 1);
+		Clp_modifyCoefficient(m->clp, r[3], u, -lo[p], 1);
+		m->rlb[r[1]] = -hi[p];
+		m->rub[r[3]] = -lo[p];
+	}
+	for (int p = 0; p < m->n_pairs; p++) {
+		m->clb[m->b.col_a[p]] = m->lo[p] = lo[p];
+		m->cub[m->b.col_a[p]] = m->hi[p] = hi[p];
+	}
+}
+
+int inart_route_lp_model_solve(struct inart_route_lp_model *m, const struct inart_route_lp_node *nd,
+			       struct inart_route_lp_point *pt)
+{
+	const struct inart_cand *c = m->b.c;
+	const double *cs;
+	int status;
+
+	model_box(m, nd->share_lo, nd->share_hi);
+	for (int t = 0; t < c->n_trees; t++) {
+		int u = m->b.col_u[t], f = nd->tree_fix ? nd->tree_fix[t] : -1;
+
+		if (u >= 0) {
+			m->clb[u] = f == 1 ? 1 : 0;
+			m->cub[u] = f == 0 ? 0 : 1;
+		}
+	}
+	Clp_chgColumnLower(m->clp, m->clb);
+	Clp_chgColumnUpper(m->clp, m->cub);
+	Clp_chgRowLower(m->clp, m->rlb);
+	Clp_chgRowUpper(m->clp, m->rub);
+	if (nd->basis)
+		Clp_copyinStatus(m->clp, nd->basis);
+	Clp_dual(m->clp, 0);
+	status = Clp_status(m->clp);
+	if (status != 0 && status != 1) {
+		Clp_primal(m->clp, 0);
+		status = Clp_status(m->clp);
+	}
+	if (status != 0 && status != 1) { /* from scratch */
+		Clp_initialSolve(m->clp);
+		status = Clp_status(m->clp);
+	}
+	if (status == 1)
+		return 1;
+	if (status != 0)
+		return -EIO;
+	cs = Clp_getColSolution(m->clp);
+	pt->value = cs[0] * m->b.scale;
+	for (int p = 0; pt->split && p < m->n_pairs; p++)
+		pt->split[p] = cs[m->b.col_a[p]];
+	for (int t = 0; t < c->n_trees; t++) {
+		int u = m->b.col_u[t];
+
+		if (pt->u)
+			pt->u[t] = u >= 0 ? cs[u] : 0;
+		if (pt->w)
+			pt->w[t] = u >= 0 ? cs[m->b.col_w[t]] : 0;
+	}
+	if (pt->basis)
+		memcpy(pt->basis, Clp_statusArray(m->clp), inart_route_lp_model_basis_size(m));
+	return 0;
 }

@@ -69,6 +69,23 @@ struct inart_route_lp_opt {
 	int max_nodes;		   /* CBC's node limit, <= 0: none */
 	const char *free_job;	   /* NULL: all free; else per job: 0 fixes its
 				    * shares to start_split */
+	/* JOINT only: a box for the shares, per (job, PS) pair (jobs in order,
+	 * PSs in job order); NULL: [0, 1].  The solve then covers only the plans
+	 * whose shares lie in the box, and the products a x, a z, a u get the
+	 * McCormick rows of the box (v <= hi x, v >= lo x, ...), much tighter
+	 * than those of [0, 1] when the box is narrow (spatial branching,
+	 * bound.h). */
+	const double *share_lo, *share_hi;
+	/* NULL: every job; else per job: 0 leaves the job out (no columns, no
+	 * load).  Leaving jobs out relaxes the model: every plan of all jobs,
+	 * restricted to the others, is a plan of them at most as slow. */
+	const char *job_on;
+	/* NULL, or per link (indexed by its even arc; inart_topo_n_arcs values):
+	 * a fixed load in Gbit added to the link's row, e.g. other jobs' fixed
+	 * routes (ringmix.h).  The row is per link with the smaller residual of
+	 * the two directions, so a valid value is the fixed load of the
+	 * direction(s) with that residual. */
+	const double *link_extra;
 };
 
 struct inart_route_lp_result {
@@ -99,5 +116,44 @@ int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js
 			 const struct inart_cand *c, const struct inart_plan *plan,
 			 const struct inart_route_lp_opt *opt, struct inart_route_lp_result *res,
 			 struct inart_err *err);
+
+/* A bound valid for every plan (in seconds): a single-homed worker's access
+ * link carries its whole gradient in each direction.  job_on as in the
+ * options (NULL: every job).  0 when no worker is single-homed. */
+double inart_route_lp_access_bound(const struct inart_topo *t, const struct inart_jobs *js,
+				   const char *job_on);
+
+/*
+ * A JOINT LP kept loaded in CLP for many solves that differ only in the
+ * share box and the tree fixing (the branch-and-bound of bnb.h).  Every
+ * column is loaded (no column generation), so it is meant for models of up
+ * to a few ten thousand choices.  Each solve starts from the basis given, or
+ * from the last one, with the dual simplex.
+ */
+struct inart_route_lp_model;
+
+struct inart_route_lp_node {
+	const double *share_lo, *share_hi; /* per pair (as share_lo in the options) */
+	const signed char *tree_fix;	   /* NULL or per cand tree: -1, 0, 1 */
+	const unsigned char *basis;	   /* NULL: the last solve's; else from a point */
+};
+
+struct inart_route_lp_point { /* outputs; NULL arrays are not filled */
+	double value;	      /* the LP optimum (s) */
+	double *split;	      /* per pair */
+	double *u, *w;	      /* per cand tree: use u_t and output W_t */
+	unsigned char *basis; /* inart_route_lp_model_basis_size() bytes */
+};
+
+int inart_route_lp_model_create(const struct inart_topo *t, const struct inart_jobs *js,
+				const struct inart_cand *c, struct inart_route_lp_model **out,
+				struct inart_err *err);
+void inart_route_lp_model_destroy(struct inart_route_lp_model *m);
+int inart_route_lp_model_n_pairs(const struct inart_route_lp_model *m);
+size_t inart_route_lp_model_basis_size(const struct inart_route_lp_model *m);
+/* 0: optimal (pt filled); 1: infeasible; -EIO: CLP failed (also from a
+ * fresh start). */
+int inart_route_lp_model_solve(struct inart_route_lp_model *m, const struct inart_route_lp_node *nd,
+			       struct inart_route_lp_point *pt);
 
 #endif

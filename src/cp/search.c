@@ -18,6 +18,7 @@
 #include "baselines.h"
 #include "lns.h"
 #include "localsearch.h"
+#include "ringmix.h"
 #include "rounding.h"
 #include "route_lp.h"
 #include "split.h"
@@ -56,6 +57,7 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 	s->bound_s = s->lp_bound_s = NAN;
 	s->last_report = -1;
 	s->lp_max_choices = LP_MAX_CHOICES;
+	s->big_bound_s = BIG_BOUND_TIME_S;
 }
 
 void inart_search_free(struct inart_search *s)
@@ -210,6 +212,16 @@ static int greedy_x(const struct inart_search *s, const struct inart_plan *p, do
 		share[f] = p->jobs[c->flows[f].job].split[c->flows[f].ps_idx];
 	}
 	qsort_r(order, (size_t)c->n_flows, sizeof(int), cmp_share_desc, share);
+	/* First the tree next to each PS: every stream of the pair can merge
+	 * there, so it saves the most. */
+	for (int t = 0; t < c->n_trees; t++) {
+		const struct inart_cand_tree *ct = &c->trees[t];
+
+		if (ct->depth == 1 && p->jobs[ct->job].split[ct->ps_idx] > 0 && left[ct->sw] > 0) {
+			held[t] = 1;
+			left[ct->sw]--;
+		}
+	}
 	for (int k = 0; k < c->n_flows; k++) {
 		const struct inart_cand_flow *cf = &c->flows[order[k]];
 		int ch = cf->first_choice;
@@ -218,14 +230,13 @@ static int greedy_x(const struct inart_search *s, const struct inart_plan *p, do
 			ch = greedy_pick(c, cf->first_choice, cf->n_choices, left, held);
 		x[ch] = 1;
 	}
-	/* Trees are sorted deepest first within a (job, PS): parents come later. */
+	/* Trees are sorted deepest first within a (job, PS): parents come later.
+	 * Trees not held stay at 0 (u_t = 0). */
 	for (int t = 0; t < c->n_trees; t++) {
 		const struct inart_cand_tree *ct = &c->trees[t];
-		int ch = ct->first_choice;
 
 		if (held[t])
-			ch = greedy_pick(c, ct->first_choice, ct->n_choices, left, held);
-		x[ch] = 1;
+			x[greedy_pick(c, ct->first_choice, ct->n_choices, left, held)] = 1;
 	}
 out:
 	free(left);
@@ -301,9 +312,15 @@ int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_s
 
 	lo.warm_x = s->warm;
 	if (rc == 0 && big(s))
-		lo.time_limit_s = BIG_BOUND_TIME_S;
+		lo.time_limit_s = s->big_bound_s;
 	if (rc == 0)
 		rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
+	if (rc == -ETIMEDOUT && lo.time_limit_s > 0) {
+		/* no feasible LP point in time: the access-link bound, valid */
+		*bound = inart_route_lp_access_bound(s->t, s->js, NULL);
+		*src = INART_BOUND_LP_PARTIAL;
+		return *bound > 0 ? 0 : rc;
+	}
 	if (rc == 0) {
 		if (res.optimal)
 			warm_keep(s, res.x);
@@ -558,6 +575,7 @@ static int baseline_starts(struct inart_search *s)
 
 int inart_search_run(struct inart_search *s, struct inart_plan **out)
 {
+	double ring_bound = NAN;
 	int rc = inart_search_cand(s, 0);
 
 	if (rc == 0)
@@ -574,6 +592,10 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 		rc = inart_lns_run(s);
 	if (rc == 0 && s->best == NULL)
 		rc = inart_err_set(s->err, -EINVAL, "inart: no plan");
+	/* jobs as ring all-reduces: after the time limit too (a few
+	 * evaluations, and LPs of subsets of the jobs where affordable) */
+	if (rc == 0 && !s->opt->no_ring)
+		rc = inart_ringmix_run(s, &ring_bound);
 	if (rc < 0)
 		return rc;
 	inart_plan_prune_zero(s->best, s->js);
@@ -583,6 +605,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	s->best->lp_bound_s = s->lp_bound_s;
 	s->best->best_bound_s = s->bound_s;
 	s->best->bound_source = s->bound_src;
+	s->best->ring_bound_s = isinf(ring_bound) ? NAN : ring_bound; /* inf: no such plan */
 	*out = s->best;
 	s->best = NULL;
 	return 0;

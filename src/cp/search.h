@@ -40,15 +40,21 @@ struct inart_search {
 	double t0, deadline; /* inart_now_s() at the start; t0 + time limit */
 
 	struct inart_cand *cand;
-	int no_groups;	    /* the candidates are per worker (sub-MILPs exact) */
-	int lns_steps;	    /* > 0: the large-neighbourhood search solves at most
-			     * this many neighbourhoods, each bounded by CBC's
-			     * node limit only: a work budget that gives the
-			     * same plan on any machine (tests); 0: time only */
-	int lp_max_choices; /* above this many choices, phase 2 starts from a
-			     * greedy assignment and the bound is a
-			     * time-limited LP (set by init; tests lower it) */
-	double *warm;	    /* the last LP solution (cand->n_choices), a warm start */
+	int no_groups;	      /* the candidates are per worker (sub-MILPs exact) */
+	int lns_steps;	      /* > 0: the large-neighbourhood search solves at most
+			       * this many neighbourhoods, each bounded by CBC's
+			       * node limit only: a work budget that gives the
+			       * same plan on any machine (tests); 0: time only */
+	int lp_max_choices;   /* above this many choices, phase 2 starts from a
+			       * greedy assignment and the bound is a
+			       * time-limited LP (set by init; tests lower it) */
+	double big_bound_s;   /* above lp_max_choices: the JOINT LP's time limit
+			       * (set by init; 0: none, the `lp` algorithm) */
+	double *warm;	      /* the last LP solution (cand->n_choices), a warm start */
+	double ringmix_cbc_s; /* > 0: the bound over plans with ring jobs also
+			       * takes CBC's bound on each subset's MILP, this
+			       * many seconds each (the `bound` algorithm); 0:
+			       * LPs only (ringmix.h) */
 
 	struct inart_plan *base[5];		  /* ps, byteps, switchml, atp, inart-sp (owned):
 						   * their routes are candidates too */
@@ -81,8 +87,9 @@ int inart_search_cand(struct inart_search *s, int force_no_groups);
 int inart_search_phase2(struct inart_search *s, struct inart_plan *p, int warm);
 
 /* The JOINT LP relaxation over the candidates: *bound (and *src: LP, or
- * LP_PARTIAL when a time limit stopped it on large instances); its shares
- * into split_out when not NULL. */
+ * LP_PARTIAL when big_bound_s stopped it on large instances: the better of
+ * its Lagrangian bound and the access-link bound); its shares into split_out
+ * when not NULL. */
 int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_source *src,
 		       struct inart_plan *split_out);
 
