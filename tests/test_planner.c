@@ -236,6 +236,7 @@ static void test_opt_size(void **state)
 	inart_plan_destroy(p);
 	o.size = sizeof(o);
 	o.time_limit_s = 0;
+	o.start = NULL; /* within the size now: a caller sets what it declares */
 	assert_int_equal(inart_planner_run("inart", t, js, &o, &p, &err), 0);
 	assert_true(progress_calls > 0); /* within the size now */
 	inart_plan_destroy(p);
@@ -248,13 +249,48 @@ static void test_opt_size(void **state)
 	inart_topo_destroy(t);
 }
 
+/* The warm start (opt.start): the short path e0-s0-e1 is nearly full
+ * (background 9 of 10 Gbit/s), the long one e0-x0-x1-e1 free; with one
+ * candidate path per flow (k_paths 1: the short one) the search alone stays
+ * on the full link, and from a plan on the long path it keeps that plan's
+ * speed. */
+static void test_warm_start(void **state)
+{
+	struct inart_topo *t =
+	    tu_topo("h0-e0:10 h1-e0:10 e0-s0:10 s0-e1:10 e0-x0:10 x0-x1:10 x1-e1:10 e1-h2:10", "");
+	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e8);
+	struct inart_plan *warm = inart_plan_create(js, "hand"), *cold, *p;
+	struct inart_planner_opt o = tu_opt(4, 0, 1);
+
+	(void)state;
+	t->arcs[inart_topo_arc_between(t, tu_find(t, "e0"), tu_find(t, "s0"))].bg_gbps = 9;
+	warm->jobs[0].split[0] = 1;
+	tu_flow(warm, t, 0, "h0", "h2", "h2", "h0 e0 x0 x1 e1 h2");
+	tu_flow(warm, t, 0, "h1", "h2", "h2", "h1 e0 x0 x1 e1 h2");
+	assert_int_equal(inart_evaluate(t, js, warm, NULL), 0);
+	o.k_paths = 1;
+	o.no_ring = 1; /* a ring between h0 and h1 would beat both */
+	cold = tu_plan("inart", t, js, &o);
+	o.start = warm;
+	p = tu_plan("inart", t, js, &o);
+	print_message("warm start: %.6f s, from it %.6f s, without it %.6f s\n", warm->comm_time_s,
+		      p->comm_time_s, cold->comm_time_s);
+	assert_true(p->comm_time_s <= warm->comm_time_s * (1 + 1e-9));
+	assert_true(cold->comm_time_s > 2 * warm->comm_time_s); /* so the test can fail */
+	inart_plan_destroy(p);
+	inart_plan_destroy(cold);
+	inart_plan_destroy(warm);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_unknown),	     cmocka_unit_test(test_split_pays),
 	    cmocka_unit_test(test_milp_time_limit),  cmocka_unit_test(test_two_ps_halve),
 	    cmocka_unit_test(test_default_scenario), cmocka_unit_test(test_deterministic),
-	    cmocka_unit_test(test_opt_size),
+	    cmocka_unit_test(test_opt_size),	     cmocka_unit_test(test_warm_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,6 +88,12 @@ struct inart_planner_opt {
 	 * a ring all-reduce when that is faster (a plan `inart install` and the
 	 * data plane cannot run). */
 	int no_ring;
+	/* inart: a warm start (NULL: none), e.g. the plan in service when
+	 * re-planning under new loads: a plan of the same topology and jobs
+	 * whose routes become candidates and which is one more start, improved
+	 * by the local search (so the result is never slower than it, unless
+	 * a route of it is not a candidate the search can take). */
+	const struct inart_plan *start;
 };
 
 /* Defaults for the fields within o->size (see above).  0, or -EINVAL if o is

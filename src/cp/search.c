@@ -97,8 +97,9 @@ static int run_baselines(struct inart_search *s)
 int inart_search_cand(struct inart_search *s, int force_no_groups)
 {
 	struct inart_cand_opt co;
+	const struct inart_plan *extra[6];
 	long pairs = 0;
-	int rc;
+	int rc, n_extra = 0;
 
 	if (s->cand != NULL)
 		return 0;
@@ -111,8 +112,12 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	/* Auto: more candidates where the LP is cheap. */
 	co.k_paths = s->opt->k_paths > 0 ? s->opt->k_paths : s->t->n_nodes < 512 ? 8 : 4;
 	co.no_groups = s->no_groups = force_no_groups || pairs <= NO_GROUPS_MAX_PAIRS;
-	co.extra = (const struct inart_plan *const *)s->base;
-	co.n_extra = pairs <= EXTRA_MAX_PAIRS ? 5 : 0;
+	if (s->opt->start != NULL)
+		extra[n_extra++] = s->opt->start; /* the warm start's routes */
+	for (int i = 0; i < 5 && pairs <= EXTRA_MAX_PAIRS; i++)
+		extra[n_extra++] = s->base[i];
+	co.extra = extra;
+	co.n_extra = n_extra;
 	return inart_cand_build(s->t, s->js, s->paths, &co, &s->cand, s->err);
 }
 
@@ -543,19 +548,24 @@ static int single_ps_starts(struct inart_search *s)
 	return rc;
 }
 
-/* Start 5: the baselines' plans (their routes are candidates), improved by
- * the local search. */
+/* Start 5: the baselines' plans and the warm start (opt->start) if any
+ * (their routes are candidates), improved by the local search. */
 static int baseline_starts(struct inart_search *s)
 {
 	struct inart_assign a = {0};
 	int rc = inart_assign_init(&a, s->cand);
 
-	for (int i = 0; rc == 0 && i < 5 && !met(s); i++) {
-		struct inart_plan *b = inart_plan_clone(s->base[i]);
+	for (int i = 0; rc == 0 && i < 6 && !met(s); i++) {
+		const struct inart_plan *from = i < 5 ? s->base[i] : s->opt->start;
+		struct inart_plan *b;
 		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) *
 					      (s->cand->n_slots + s->cand->n_trees),
 					  0, s->opt->seed + (uint64_t)i, 16};
 		double tls;
+
+		if (from == NULL)
+			continue;
+		b = inart_plan_clone(from);
 
 		rc = b ? 0 : -ENOMEM;
 		if (rc == 0 && inart_cand_from_plan(s->cand, s->js, b, &a) == 0) {
@@ -564,7 +574,8 @@ static int baseline_starts(struct inart_search *s)
 				rc = inart_cand_realize(s->cand, &a, b);
 			if (rc == 0)
 				rc = inart_search_evaluate(s, b);
-			if (rc == 0 && inart_search_offer(s, b, "start baseline") < 0)
+			if (rc == 0 &&
+			    inart_search_offer(s, b, i < 5 ? "start baseline" : "start warm") < 0)
 				rc = -ENOMEM;
 		}
 		inart_plan_destroy(b);

@@ -9,7 +9,8 @@
  *   2. the even split -- its first phase 2 is exactly the `inart-even` plan;
  *   3. one PS per job as the `ps` baseline picks it -- exactly `grid`;
  *   4. the plans of the baselines (ps, byteps, switchml, atp, inart-sp),
- *      whose routes are candidates too, improved by the local search;
+ *      and the warm start (opt->start) if any, whose routes are
+ *      candidates too, improved by the local search;
  *   5. each single PS (job j on its PS i mod n_ps), while time is left.
  * Starts 1-4 always run, so the result is never worse than any baseline,
  * `grid` or `inart-even` by construction (the guard in planner.c is a

@@ -453,6 +453,8 @@ int inart_ctl_replan_planner(void *arg, const struct inart_topo *t, const struct
 	*out = NULL;
 	inart_planner_opt_default(&o);
 	o.time_limit_s = limit_s;
+	o.no_ring = 1;	   /* the data plane runs PS plans only */
+	o.start = current; /* warm start: the plan in service */
 	rc = inart_planner_run(arg ? (const char *)arg : "inart", t, js, &o, &p, err);
 	if (rc == 0 && current != NULL) {
 		keep = inart_plan_clone(current);

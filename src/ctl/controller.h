@@ -32,9 +32,9 @@
  *  RISE_RESIDUAL) x its capacity, so that a candidate chosen during a pause
  *  of a rise does not lean on the rising link; a change of the set of
  *  rising arcs re-plans too.
- * Warm start: the re-plan sees the installed plan (the default keeps it when
- * the planner's plan is not better under the measured loads); the planner's
- * own search does not take a starting plan (planner.h has no such entry).
+ * Warm start: the re-plan sees the installed plan; the default passes it to
+ * the planner as its warm start (inart_planner_opt.start) and keeps it when
+ * the planner's plan is not better under the measured loads.
  *
  * A SWITCH makes the candidate the installed plan and raises the epoch; the
  * caller installs it and, if that fails, calls inart_controller_revert (the
@@ -140,8 +140,10 @@ int inart_controller_revert(struct inart_controller *c);
 int inart_controller_switches(const struct inart_controller *c);
 
 /* The default re-plan: inart_planner_run(arg ? arg : "inart") with
- * time_limit_s = limit_s; keeps `current` (cloned) when it is not slower
- * under t's loads. */
+ * time_limit_s = limit_s, no ring jobs (not installable) and `current` as
+ * its warm start (planner option `start`: its routes are candidates and
+ * it is one of the search's starts); keeps `current` (cloned) when it is
+ * not slower under t's loads. */
 int inart_ctl_replan_planner(void *arg, const struct inart_topo *t, const struct inart_jobs *js,
 			     const struct inart_plan *current, double limit_s,
 			     struct inart_plan **out, double *elapsed_s, struct inart_err *err);
