@@ -233,6 +233,28 @@ static void test_surge(void **state)
 	fx_free(&f);
 }
 
+/* The end of a three-path run: *on_s2 = the plan in service uses s2; the
+ * controller and fixture freed; returns n. */
+static int three_done(struct fx *f, struct inart_controller *c, int n, int *on_s2)
+{
+	*on_s2 = uses(f->t, inart_controller_plan(c), "s2");
+	inart_controller_destroy(c);
+	fx_free(f);
+	return n;
+}
+
+/* run(on) makes one switch, to s2, and run(0) -- the feature off, so the
+ * test can fail -- two: the intermediate path first, s2 a window later. */
+static void one_then_two(int (*run)(double, int *), double on)
+{
+	int on_s2;
+
+	assert_int_equal(run(on, &on_s2), 1);
+	assert_true(on_s2);
+	assert_int_equal(run(0, &on_s2), 2);
+	assert_true(on_s2);
+}
+
 static double ramp(double t, double t0, double t1, double top)
 {
 	return t <= t0 ? 0 : t >= t1 ? top : top * (t - t0) / (t1 - t0);
@@ -242,11 +264,11 @@ static double ramp(double t, double t0, double t1, double top)
  * 9 Gbit/s over [1, 1.6] s and, a little later, on s1 to 8 Gbit/s over
  * [1.5, 2.1] s (13-15% of a capacity per 0.1 s: above the 10% that counts
  * as settled); s2 carries 4 Gbit/s throughout.  Halfway, s1 looks best;
- * once settled s2 is.  Returns the switches over 10 s (5 s window); the
- * plan in service at the end is *last. */
-static int ramp_switches(double settle_s, const struct inart_plan **last, struct fx *f,
-			 struct inart_controller **cp)
+ * once settled s2 is.  Returns the switches over 10 s (5 s window); *on_s2:
+ * the plan in service in the end uses s2. */
+static int ramp_switches(double settle_s, int *on_s2)
 {
+	struct fx fx, *f = &fx;
 	struct inart_controller *c;
 	struct inart_ctl_decision d;
 	double bg[32];
@@ -274,37 +296,24 @@ static int ramp_switches(double settle_s, const struct inart_plan **last, struct
 	}
 	assert_true(settle_s > 0 ? settling > 0 : settling == 0);
 	assert_int_equal(inart_controller_switches(c), n);
-	*last = inart_controller_plan(c);
-	*cp = c;
-	return n;
+	return three_done(f, c, n, on_s2);
 }
 
+/* waiting for the loads to settle: straight to s2; not waiting: s1
+ * halfway */
 static void test_ramp(void **state)
 {
-	struct fx f;
-	struct inart_controller *c;
-	const struct inart_plan *p;
-
-	/* waiting for the loads to settle: one switch, straight to s2 */
-	assert_int_equal(ramp_switches(0.1, &p, &f, &c), 1);
-	assert_true(uses(f.t, p, "s2"));
-	inart_controller_destroy(c);
-	fx_free(&f);
-	/* not waiting (so the test can fail): s1 halfway, s2 a window later */
-	assert_int_equal(ramp_switches(0, &p, &f, &c), 2);
-	assert_true(uses(f.t, p, "s2"));
-	inart_controller_destroy(c);
-	fx_free(&f);
+	one_then_two(ramp_switches, 0.1);
 }
 
 /* A rise that pauses: s0 (the plan's path) 0 -> 6 Gbit/s and s1 0 -> 2
  * over [1, 1.3] s, both still for 0.4 s (long enough to settle), then s0
  * -> 9 and s1 -> 8 over [1.7, 2] s; s2 carries 5 throughout.  At the
  * pause s1 is the fastest path (residual 8), in the end s2 (5).  Returns
- * the switches over 10 s (5 s window); *last: the plan in the end. */
-static int pause_switches(double rise_s, const struct inart_plan **last, struct fx *f,
-			  struct inart_controller **cp)
+ * the switches over 10 s (5 s window); *on_s2 as for ramp_switches. */
+static int pause_switches(double rise_s, int *on_s2)
 {
+	struct fx fx, *f = &fx;
 	struct inart_controller *c;
 	struct inart_ctl_decision d;
 	double bg[32];
@@ -325,29 +334,14 @@ static int pause_switches(double rise_s, const struct inart_plan **last, struct 
 		assert_int_equal(inart_controller_decide(c, now, bg, 1, -1, &d), 0);
 		n += d.action == INART_CTL_SWITCH;
 	}
-	*last = inart_controller_plan(c);
-	*cp = c;
-	return n;
+	return three_done(f, c, n, on_s2);
 }
 
+/* the rising s0 and s1 planned for at 95% of their capacity: the candidate
+ * at the pause is already s2; planned for the measured loads: s1 */
 static void test_pause(void **state)
 {
-	struct fx f;
-	struct inart_controller *c;
-	const struct inart_plan *p;
-
-	/* the rising s0 and s1 planned for at 95% of their capacity: the
-	 * candidate at the pause is already s2 */
-	assert_int_equal(pause_switches(0.5, &p, &f, &c), 1);
-	assert_true(uses(f.t, p, "s2"));
-	inart_controller_destroy(c);
-	fx_free(&f);
-	/* planned for the measured loads (so the test can fail): s1 at the
-	 * pause, s2 a window later */
-	assert_int_equal(pause_switches(0, &p, &f, &c), 2);
-	assert_true(uses(f.t, p, "s2"));
-	inart_controller_destroy(c);
-	fx_free(&f);
+	one_then_two(pause_switches, 0.5);
 }
 
 /* Background moving between the two paths every half second, the gain of
