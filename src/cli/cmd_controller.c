@@ -98,49 +98,51 @@ struct ctl_args {
 	struct inart_ctl_opt o;
 };
 
+/* The options' getopt codes and names. */
+enum {
+	O_PERIOD = 1,
+	O_TAU,
+	O_SCALE,
+	O_THRESH,
+	O_HOLD,
+	O_WINDOW,
+	O_RLIMIT,
+	O_RTIMEOUT,
+	O_DURATION,
+	O_LOG,
+	O_VERBOSE,
+	O_PLANDIR,
+	O_SETTLE,
+	O_SETTLEF,
+	O_ITERW,
+	O_ITERP,
+	O_RISE,
+};
+static const struct option ctl_longopts[] = {
+    CLI_DEPLOY_LONGOPTS,
+    {"period-ms", required_argument, NULL, O_PERIOD},
+    {"tau-ms", required_argument, NULL, O_TAU},
+    {"rate-scale", required_argument, NULL, O_SCALE},
+    {"threshold", required_argument, NULL, O_THRESH},
+    {"hold-ms", required_argument, NULL, O_HOLD},
+    {"window-s", required_argument, NULL, O_WINDOW},
+    {"replan-limit-ms", required_argument, NULL, O_RLIMIT},
+    {"replan-timeout-ms", required_argument, NULL, O_RTIMEOUT},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"log", required_argument, NULL, O_LOG},
+    {"verbose", no_argument, NULL, O_VERBOSE},
+    {"plan-dir", required_argument, NULL, O_PLANDIR},
+    {"settle-ms", required_argument, NULL, O_SETTLE},
+    {"settle-frac", required_argument, NULL, O_SETTLEF},
+    {"iter-window-s", required_argument, NULL, O_ITERW},
+    {"iter-period-ms", required_argument, NULL, O_ITERP},
+    {"rise-ms", required_argument, NULL, O_RISE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 static void parse(int argc, char **argv, struct ctl_args *a)
 {
-	enum {
-		O_PERIOD = 1,
-		O_TAU,
-		O_SCALE,
-		O_THRESH,
-		O_HOLD,
-		O_WINDOW,
-		O_RLIMIT,
-		O_RTIMEOUT,
-		O_DURATION,
-		O_LOG,
-		O_VERBOSE,
-		O_PLANDIR,
-		O_SETTLE,
-		O_SETTLEF,
-		O_ITERW,
-		O_ITERP,
-		O_RISE,
-	};
-	static const struct option longopts[] = {
-	    CLI_DEPLOY_LONGOPTS,
-	    {"period-ms", required_argument, NULL, O_PERIOD},
-	    {"tau-ms", required_argument, NULL, O_TAU},
-	    {"rate-scale", required_argument, NULL, O_SCALE},
-	    {"threshold", required_argument, NULL, O_THRESH},
-	    {"hold-ms", required_argument, NULL, O_HOLD},
-	    {"window-s", required_argument, NULL, O_WINDOW},
-	    {"replan-limit-ms", required_argument, NULL, O_RLIMIT},
-	    {"replan-timeout-ms", required_argument, NULL, O_RTIMEOUT},
-	    {"duration", required_argument, NULL, O_DURATION},
-	    {"log", required_argument, NULL, O_LOG},
-	    {"verbose", no_argument, NULL, O_VERBOSE},
-	    {"plan-dir", required_argument, NULL, O_PLANDIR},
-	    {"settle-ms", required_argument, NULL, O_SETTLE},
-	    {"settle-frac", required_argument, NULL, O_SETTLEF},
-	    {"iter-window-s", required_argument, NULL, O_ITERW},
-	    {"iter-period-ms", required_argument, NULL, O_ITERP},
-	    {"rise-ms", required_argument, NULL, O_RISE},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *cmd = "controller";
 	double hold = 200, rlimit = 200, rtimeout = 500, settle = 100, rise = 500;
 	const struct cli_num nums[] = {
@@ -170,7 +172,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	a->iter_period_ms = 250;
 	a->scale = 1;
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", ctl_longopts, NULL)) != -1) {
 		if (cli_num_opt(cmd, c, optarg, nums, sizeof(nums) / sizeof(nums[0])) ||
 		    cli_deploy_opt(c, optarg, &a->d))
 			continue;
