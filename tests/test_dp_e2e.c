@@ -1068,8 +1068,9 @@ static void test_window_limited(void **state)
 /* The installation's defaults (a window of 64, paced at
  * INART_INSTALL_PACE_DEFAULT x the plan rates) on the scaled network.
  * Unpaced, the default before, InArt took 49.6x its prediction and byteps
- * 166x at 200000 values (every resend of values only queued, no frame
- * lost: a recovery storm); and pacing must not make things much worse when
+ * 166x at 200000 values in window_sim (every resend of values only queued,
+ * no frame lost: a recovery storm; with this test's inputs InArt 1.35x);
+ * and pacing must not make things much worse when
  * the plan is too optimistic (the links 20% slower than it assumed: paced
  * at 1.375x what they carry). */
 static void test_default_paced(void **state)
