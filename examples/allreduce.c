@@ -55,10 +55,11 @@ static void print_counters(const struct inart_ctx *c, const char *rank)
 		" nacks %" PRIu64 " chain_gaps %" PRIu64 " results %" PRIu64 " duplicates %" PRIu64
 		" rescales %" PRIu64 " local_overflows %" PRIu64 " dropped %" PRIu64
 		" stale %" PRIu64 " step_notices %" PRIu64 " foreign %" PRIu64 " stalls %" PRIu64
-		"\n",
+		" epochs %" PRIu64 "\n",
 		rank, st.allreduces, st.timeouts, st.sent, st.retransmitted, st.retx_asked,
 		st.probes, st.nacks, st.chain_gaps, st.results, st.duplicates, st.rescales,
-		st.local_overflows, st.dropped, st.stale, st.step_notices, st.foreign, st.stalls);
+		st.local_overflows, st.dropped, st.stale, st.step_notices, st.foreign, st.stalls,
+		st.epochs);
 }
 
 int main(int argc, char **argv)

@@ -41,15 +41,7 @@ SETTLE=15 # the workers go on this long after the last event
 LOSS=${CHAOS_LOSS:-0.01}
 RANDOM=${CHAOS_SEED:-1}
 
-pass=0
-fail=0
-skip=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # pass/fail/skip, ok, bad, skipped N WHY
 if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
 	echo "chaos.sh: not root or no 'ip netns', skipped"
 	skipped 1 "chaos test needs root and ip netns"

@@ -40,7 +40,7 @@ ALLREDUCE=${2:?usage: netns.sh PATH-TO-INART PATH-TO-ALLREDUCE}
 case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
 case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
 
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # skipped N WHY, skip_all NAME WHY
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # pass/fail/skip, ok, bad, skipped, skip_all
 if [ "$(id -u)" -ne 0 ]; then
 	skip_all netns.sh "not root"
 fi
@@ -51,14 +51,6 @@ fi
 P="inh7n$$-"
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
-pass=0
-fail=0
-skip=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
 check() { # check DESC -- CMD...: CMD must succeed
 	local desc=$1
 	shift 2

@@ -23,3 +23,14 @@ skip_all() {
 	echo "0 passed, 0 failed, all skipped"
 	exit 77
 }
+
+# The counts and the two verdicts every shell test uses (a script may
+# define its own after sourcing this file).
+pass=0
+fail=0
+skip=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}

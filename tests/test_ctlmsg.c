@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 
 #include "common/rng.h"
 #include "bridge/ctlmsg.h"
+#include "io/ctlauth.h"
 #include "io/ctlsock.h"
 #include "io/deploy.h"
 #include "testutil.h"
@@ -449,7 +453,7 @@ static void test_replies(void **state)
 static void test_stats_json(void **state)
 {
 	uint64_t drops[INART_DROP_N] = {0};
-	struct inart_sw_port_stats ports[2] = {{1, 100, 2, 200}, {3, 300, 4, 400}};
+	struct inart_sw_port_stats ports[2] = {{1, 100, 2, 200, 50, 60}, {3, 300, 4, 400, 70, 80}};
 	struct inart_sw_tree_stats tr = {.job = 1, .tree = 2, .aggregated = 10, .emitted = 5};
 	const char *names[2] = {"eth0", "eth1"};
 	struct inart_ps_stats ps = {.rx = 7, .completed = 3};
@@ -901,6 +905,152 @@ static void test_ctlsock_limits(void **state)
 	rmdir(dir);
 }
 
+static void key_file(const char *path, const char *bytes, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(bytes, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A raw TCP connection to 127.0.0.1:port that has read the hello. */
+static int raw_tcp(int port, uint8_t hello[INART_AUTH_HELLO])
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	size_t got = 0;
+
+	a.sin_addr.s_addr = htonl(0x7f000001);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	while (got < INART_AUTH_HELLO) {
+		ssize_t r = recv(fd, hello + got, INART_AUTH_HELLO - got, 0);
+
+		assert_true(r > 0);
+		got += (size_t)r;
+	}
+	return fd;
+}
+
+/* 1 if the server closed fd within 5 s (EOF), else 0. */
+static int closed_by_server(int fd)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	uint8_t b[64];
+
+	while (poll(&p, 1, 5000) > 0) {
+		ssize_t r = recv(fd, b, sizeof(b), 0);
+
+		if (r <= 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The TCP control listener: the right key is served; a wrong key, no key,
+ * a client that skips the handshake, one that never answers, and a frame
+ * whose MAC is wrong are refused and counted, and the handler never sees
+ * their requests; key files must be private and long enough. */
+static void test_ctl_tcp_auth(void **state)
+{
+	char dir[] = "/tmp/inart-h10-tcp-XXXXXX", path[128], kpath[160], wpath[160], spec[64];
+	struct inart_err err = {{0}};
+	struct inart_ctlsrv_opt opt;
+	struct inart_ctl_key key;
+	struct srv_ctx c = {0};
+	uint8_t hello[INART_AUTH_HELLO], answer[INART_AUTH_ANSWER], proof[INART_AUTH_MAC];
+	uint8_t ks[INART_AUTH_MAC], frame[64];
+	char *rep = NULL, why[256];
+	size_t rlen;
+	pthread_t th;
+	json_t *o;
+	int port, fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	snprintf(kpath, sizeof(kpath), "%s/key", dir);
+	snprintf(wpath, sizeof(wpath), "%s/wrong", dir);
+	key_file(kpath, "0123456789abcdef0123456789abcdef\n", 0600);
+	key_file(wpath, "0123456789abcdef0123456789abcdeX\n", 0600);
+	assert_int_equal(inart_ctl_key_load(kpath, &key, &err), 0);
+	assert_int_equal(key.len, 32);
+	inart_ctlsrv_opt_default(&opt);
+	opt.tcp = "127.0.0.1:0";
+	opt.key = &key;
+	c.srv = inart_ctlsrv_open_opt(path, echo_handler, &c, &opt, &err);
+	assert_non_null(c.srv);
+	port = inart_ctlsrv_tcp_port(c.srv);
+	assert_true(port > 0);
+	snprintf(spec, sizeof(spec), "tcp:127.0.0.1:%d", port);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	/* the right key */
+	setenv("INART_CTL_KEY", kpath, 1);
+	assert_int_equal(inart_ctl_call(spec, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "op")), "info");
+	json_decref(o);
+	free(rep);
+	/* the server thread counts the request after the reply left */
+	for (int i = 0; i < 100 && *(volatile int *)&c.handled < 1; i++)
+		usleep(10000);
+	assert_int_equal(c.handled, 1);
+	assert_int_equal(inart_ctlsrv_auth_failures(c.srv), 0);
+	/* a wrong key: refused, counted, not handled */
+	setenv("INART_CTL_KEY", wpath, 1);
+	assert_int_equal(inart_ctl_call(spec, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err),
+			 -EACCES);
+	assert_non_null(strstr(err.msg, "does not accept this key"));
+	/* no key at all: the client refuses to try */
+	unsetenv("INART_CTL_KEY");
+	assert_int_equal(inart_ctl_call(spec, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err),
+			 -EACCES);
+	/* a client that sends a request instead of answering the hello */
+	fd = raw_tcp(port, hello);
+	memset(frame, 0, sizeof(frame));
+	inart_ctl_frame_hdr(frame, 13);
+	memcpy(frame + 4, "{\"op\":\"info\"}", 13);
+	assert_int_equal(send(fd, frame, sizeof(frame), 0), (ssize_t)sizeof(frame));
+	assert_true(closed_by_server(fd));
+	close(fd);
+	/* the right handshake, then a frame whose MAC is wrong */
+	fd = raw_tcp(port, hello);
+	assert_int_equal(inart_ctlauth_answer(&key, hello, answer, proof, ks), 0);
+	assert_int_equal(send(fd, answer, sizeof(answer), 0), (ssize_t)sizeof(answer));
+	assert_int_equal(recv(fd, frame, INART_AUTH_MAC, MSG_WAITALL), INART_AUTH_MAC);
+	assert_memory_equal(frame, proof, INART_AUTH_MAC);
+	memset(frame, 0, sizeof(frame));
+	inart_ctl_frame_hdr(frame, 13);
+	memcpy(frame + 4, "{\"op\":\"info\"}", 13);
+	inart_ctlauth_mac(ks, 0, 1, frame, 17, frame + 17); /* the wrong seq */
+	assert_int_equal(send(fd, frame, 17 + INART_AUTH_MAC, 0), 17 + INART_AUTH_MAC);
+	assert_true(closed_by_server(fd));
+	close(fd);
+	/* a client that never answers: closed after 2 s */
+	fd = raw_tcp(port, hello);
+	assert_true(closed_by_server(fd));
+	close(fd);
+	assert_int_equal(c.handled, 1);
+	assert_int_equal(inart_ctlsrv_auth_failures(c.srv), 4);
+	c.stop = 1;
+	pthread_join(th, NULL);
+	inart_ctlsrv_close(c.srv);
+	/* key files: private, 16 bytes at least */
+	key_file(wpath, "0123456789abcdef0123456789abcdef", 0644);
+	assert_int_equal(inart_ctl_key_load(wpath, &key, &err), -EPERM);
+	key_file(wpath, "short", 0600);
+	assert_int_equal(inart_ctl_key_load(wpath, &key, &err), -EINVAL);
+	/* a listener without a key is refused */
+	opt.key = NULL;
+	assert_null(inart_ctlsrv_open_opt(path, echo_handler, &c, &opt, &err));
+	unlink(kpath);
+	unlink(wpath);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -917,6 +1067,7 @@ int main(void)
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_ctlsock),
 	    cmocka_unit_test(test_ctlsock_limits),
+	    cmocka_unit_test(test_ctl_tcp_auth),
 	    cmocka_unit_test(test_deploy),
 	};
 

@@ -38,6 +38,7 @@
 #include "bridge/install.h"
 #include "dp/quant.h"
 #include "bridge/sim.h"
+#include "bridge/epoch.h"
 
 struct e2e {
 	struct inart_topo *t;
@@ -1096,6 +1097,91 @@ static void test_stalls(void **state)
 	assert_true(scaled_run_stalls("inart", 16, 1.05, 200000, 20, 50) < 5);
 }
 
+static void epoch0(struct inart_install *in)
+{
+	assert_int_equal(inart_epoch_apply(in, 0, NULL), 0);
+}
+
+/* Labels of switch node v in service. */
+static int sw_labels(struct e2e *e, int v)
+{
+	return inart_switch_get_labels(inart_sim_switch(e->s, v), NULL, 0);
+}
+
+/* An epoch switch in the middle of a run (issue 10), under 1% loss, 0.5%
+ * duplication and 2% reordering on every link: the inart plan (epoch 0)
+ * for iterations 1-2, atp's (epoch 1) for 3-6.  The tables of both epochs
+ * go in side by side in the middle of iteration 2 (while epoch 0 carries
+ * it), the workers move at the boundary 2 -> 3, epoch 0's tables go in the
+ * middle of iteration 4.  Every iteration completes once, with no step
+ * notice, and every result is exact (each iteration sums other inputs, so
+ * a result of a lost or repeated iteration would be wrong). */
+static void test_epoch_switch(void **state)
+{
+	struct inart_install_opt io;
+	struct inart_sim_opt so;
+	struct inart_err err = {{0}};
+	struct inart_install *nb = NULL, *u = NULL;
+	struct inart_plan *pb = NULL;
+	struct inart_planner_opt po = {.size = sizeof(po)};
+	struct e2e e = {0};
+	char why[256];
+	double t = 0;
+
+	(void)state;
+	fault_opts(&io, &so, 0.01, 0.005, 0.02, 91);
+	fattree_jobs(&e, 0);
+	e2e_plan(&e, "inart");
+	e.edit = epoch0;
+	e2e_up(&e, &io, &so);
+	inart_planner_opt_default(&po);
+	assert_int_equal(inart_planner_run("atp", e.t, e.js, &po, &pb, &err), 0);
+	assert_int_equal(inart_install_build(e.t, e.js, pb, e.d, &io, &nb, &err), 0);
+	assert_int_equal(inart_epoch_apply(nb, 1, &err), 0);
+	assert_int_equal(inart_epoch_union(e.in, nb, &u, &err), 0);
+	for (uint32_t it = 1; it <= 6; it++) {
+		e2e_inputs(&e, 20000, 900 + it, 1.0f);
+		if (it == 2 || it == 4) /* both epochs, then the new one alone */
+			assert_int_equal(
+			    inart_sim_tables_at(e.s, it == 2 ? u : nb,
+						inart_sim_now(e.s) + (uint64_t)(t * 1e9 / 2)),
+			    0);
+		t = e2e_run(&e, it, 10000000000ull);
+		assert_int_equal(e.r.stale, 0);
+		e2e_check(&e, -1);
+		assert_int_equal(inart_sim_tables_failed(e.s, why, sizeof(why)), 0);
+		if (it == 2) {
+			/* both epochs were in service: more labels than either alone */
+			int v = e.in->sw[0].node;
+
+			assert_int_equal(sw_labels(&e, v),
+					 e.in->sw[0].n_labels + nb->sw[0].n_labels);
+			if (inart_sim_set_workers(e.s, nb, why, sizeof(why)) < 0)
+				fail_msg("set workers: %s", why);
+		}
+	}
+	/* epoch 0 is gone: every switch holds epoch 1's labels, PSs its trees */
+	for (int k = 0; k < nb->n_switches; k++)
+		assert_int_equal(sw_labels(&e, nb->sw[k].node), nb->sw[k].n_labels);
+	for (int v = 0; v < e.t->n_nodes; v++) {
+		const struct inart_ps *ps = inart_sim_ps(e.s, v);
+		int want = 0;
+
+		for (int k = 0; k < nb->n_ps; k++)
+			if (nb->ps[k].node == v)
+				want = nb->ps[k].n_trees;
+		assert_int_equal(ps ? inart_ps_n_trees(ps) : 0, want);
+	}
+	assert_true(all_links(&e, 0) > 0 && all_links(&e, 2) > 0);
+	print_message("epoch switch inart -> atp under loss, dup and reordering: 6 exact "
+		      "all-reduces, lost %llu reordered %llu frames\n",
+		      (unsigned long long)all_links(&e, 0), (unsigned long long)all_links(&e, 2));
+	inart_epoch_union_destroy(u);
+	inart_install_destroy(nb);
+	inart_plan_destroy(pb);
+	e2e_down(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1113,6 +1199,7 @@ int main(void)
 	    cmocka_unit_test(test_overflow),
 	    cmocka_unit_test(test_precision_recovers),
 	    cmocka_unit_test(test_ps_restart),
+	    cmocka_unit_test(test_epoch_switch),
 	    cmocka_unit_test(test_goodput),
 	    cmocka_unit_test(test_window_limited),
 	    cmocka_unit_test(test_default_paced),

@@ -209,14 +209,20 @@ static void test_basic(void **state)
 	struct inart_wire_hdr h;
 	int32_t v[8];
 	struct pk p;
+	uint32_t step = 0;
 
 	(void)state;
+	/* the newest step accepted (the controller's epoch switch reads it) */
+	assert_int_equal(inart_ps_tree_step(ps, 7, 1, &step), -EAGAIN);
+	assert_int_equal(inart_ps_tree_step(ps, 7, 2, &step), -ENOENT);
 	for (int r = 0; r < 3; r++) {
 		pk_rank(&p, 3, 1, 4, 2, r, INART_F_DATA);
 		p.vals[0] = 10 * (r + 1);
 		p.vals[1] = -(r + 1);
 		assert_int_equal(send_pk(ps, &p, r), r == 2 ? 3 : 0);
 	}
+	assert_int_equal(inart_ps_tree_step(ps, 7, 1, &step), 0);
+	assert_int_equal(step, 1);
 	for (int c = 0; c < 3; c++) {
 		check_result(c, 1, 4, 16, INART_F_RESULT, 1000u + (uint32_t)c, &h, v);
 		assert_int_equal(out[c].peer_ip, 0x0a010000u + (uint32_t)c);

@@ -1059,6 +1059,19 @@ static void test_down_replication(void **state)
 	assert_int_equal(ps[4].tx_pkts, 1);
 	assert_int_equal(ps[1].tx_bytes, 2 * (uint64_t)len);
 	assert_int_equal(ps[0].rx_bytes, 2 * (uint64_t)len + len);
+	/* all of it INA traffic (the controller's INA counters) */
+	assert_int_equal(ps[0].rx_ina_bytes, ps[0].rx_bytes);
+	assert_int_equal(ps[1].tx_ina_bytes, ps[1].tx_bytes);
+	assert_int_equal(ps[4].tx_ina_bytes, ps[4].tx_bytes);
+	/* a background frame (another EtherType) is counted, not as INA */
+	memset(f, 0, 100);
+	f[12] = 0x88;
+	f[13] = 0xb5;
+	f[6] = 0x02;
+	assert_int_equal(rx(sw, f, 100, 0, 0), 0);
+	inart_switch_stats(sw, NULL, ps, NULL, 0);
+	assert_int_equal(ps[0].rx_bytes, 3 * (uint64_t)len + 100);
+	assert_int_equal(ps[0].rx_ina_bytes, 3 * (uint64_t)len);
 	inart_switch_destroy(sw);
 }
 

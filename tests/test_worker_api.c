@@ -38,7 +38,8 @@
 
 /* Every counter word of struct inart_worker_stats maps to exactly one word
  * of struct inart_ctx_stats, and every counter word of the public struct is
- * either mapped or one of the context's own (allreduces, timeouts, stale):
+ * either mapped or one of the context's own (allreduces, timeouts, stale,
+ * epochs):
  * a counter added to the core but not to the public struct fails here. */
 static void test_counter_table(void **state)
 {
@@ -55,6 +56,7 @@ static void test_counter_table(void **state)
 	pub_seen[(offsetof(struct inart_ctx_stats, allreduces) - head) / 8]++;
 	pub_seen[(offsetof(struct inart_ctx_stats, timeouts) - head) / 8]++;
 	pub_seen[(offsetof(struct inart_ctx_stats, stale) - head) / 8]++;
+	pub_seen[(offsetof(struct inart_ctx_stats, epochs) - head) / 8]++;
 	for (size_t w = 0; w < n_core; w++) {
 		int hits = 0;
 

@@ -64,6 +64,13 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
  *   -EINVAL     c or buf NULL, n above the job's gradient size, or a NaN or
  *               infinite value: nothing was sent, the context stays at the step.
  *   -EIO        socket error: the context stays at the step.
+ * Plan epochs (docs/controller.md): every call first looks whether the plan
+ * file given to inart_ctx_create changed (stat: inode, size, time); if it now
+ * names a newer epoch ("epoch": {"n", "from_step"}), the call builds this
+ * worker's configuration in it and uses it from the job's from_step on (at
+ * once when that step is reached or passed): the step goes on, nothing is
+ * lost.  A worker that learnt late (its call on the old epoch timed out
+ * because the others moved) uses the new epoch from its next call.
  */
 int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms);
 
@@ -115,6 +122,7 @@ struct inart_ctx_stats {
 	uint64_t step_notices; /* step notices received from PSs */
 	uint64_t foreign;      /* datagrams not from the job's PS addresses (dropped) */
 	uint64_t stalls;       /* backoff rounds of trees that heard nothing for 2 timeouts */
+	uint64_t epochs;       /* plan epochs put in use (the plan file named a newer one) */
 };
 
 /* Fill *st (see above).  0, or -EINVAL if c or st is NULL or st->size is

@@ -30,7 +30,8 @@ class Err(ctypes.Structure):
 # struct inart_ctx_stats, in header order (counters are only ever appended)
 STATS_FIELDS = ("allreduces", "timeouts", "sent", "retransmitted", "retx_asked", "probes",
                 "nacks", "chain_gaps", "results", "duplicates", "rescales",
-                "local_overflows", "dropped", "stale", "step_notices", "foreign", "stalls")
+                "local_overflows", "dropped", "stale", "step_notices", "foreign", "stalls",
+                "epochs")
 
 
 class CtxStats(ctypes.Structure):

@@ -1094,6 +1094,8 @@ const struct inart_ctl_counter inart_ctl_sw_port_counters[] = {
     C(inart_sw_port_stats, rx_bytes),
     C(inart_sw_port_stats, tx_pkts),
     C(inart_sw_port_stats, tx_bytes),
+    C(inart_sw_port_stats, rx_ina_bytes),
+    C(inart_sw_port_stats, tx_ina_bytes),
 };
 const struct inart_ctl_counter inart_ctl_sw_tree_counters[] = {
     C(inart_sw_tree_stats, aggregated), C(inart_sw_tree_stats, emitted),

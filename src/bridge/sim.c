@@ -31,7 +31,7 @@
 #define PS_MAX_OUT (INART_PS_MAX_CHILDREN + 1)
 #define STALL_PS (1000 * PS_PER_NS) /* a core that asks to run but does nothing */
 
-enum { EV_DELIVER = 1, EV_WAKE_HOST, EV_WAKE_SW, EV_FAIL, EV_STALL };
+enum { EV_DELIVER = 1, EV_WAKE_HOST, EV_WAKE_SW, EV_FAIL, EV_STALL, EV_TABLES };
 
 struct pkt {
 	struct pkt *next;
@@ -97,6 +97,9 @@ struct inart_sim {
 	struct inart_frame fout[SW_MAX_OUT];
 	struct inart_dgram dout[PS_MAX_OUT];
 	uint8_t *fbuf, *dbuf;
+	/* scheduled table changes (inart_sim_tables_at) that failed, the last reason */
+	int tables_failed;
+	char tables_why[256];
 };
 
 /* ---- event queue ---- */
@@ -464,6 +467,70 @@ static void sw_wake(struct inart_sim *s, int v)
 	wake_at(s, v, inart_switch_next_deadline(nd->sw), n > 0);
 }
 
+/* The batch that puts switch install si's tables in place of the switch's. */
+static struct inart_sw_update sw_update_of(const struct inart_sw_install *si)
+{
+	return (struct inart_sw_update){.replace = 1,
+					.n_labels = si->n_labels,
+					.labels = si->labels,
+					.n_routes = si->n_routes,
+					.routes = si->routes,
+					.n_ingress = si->n_ingress,
+					.ingress = si->ingress};
+}
+
+/* Put in's tables in service on the cores as they are (inart_sim_tables_at):
+ * a switch's tables replaced (aggregation state of the labels that stay goes
+ * on), a PS's trees replaced (chunk state of the trees that stay goes on),
+ * PSs that in does not list lose their trees.  0 or -errno with why. */
+static int sim_tables(struct inart_sim *s, const struct inart_install *in, char *why,
+		      size_t why_len)
+{
+	const struct inart_topo *t = s->t;
+	int rc;
+
+	for (int k = 0; k < in->n_switches; k++) {
+		const struct inart_sw_install *si = &in->sw[k];
+		struct inart_sw_update u = sw_update_of(si);
+
+		if (si->node < 0 || si->node >= t->n_nodes || s->nodes[si->node].sw == NULL) {
+			snprintf(why, why_len, "switch install %d: no switch core", k);
+			return -EINVAL;
+		}
+		rc = inart_switch_apply(s->nodes[si->node].sw, &u, why, why_len);
+		if (rc < 0)
+			return rc;
+	}
+	for (int v = 0; v < t->n_nodes; v++) {
+		struct node *nd = &s->nodes[v];
+		const struct inart_ps_install *pi = NULL;
+		struct inart_ps *to;
+
+		for (int k = 0; k < in->n_ps; k++)
+			if (in->ps[k].node == v)
+				pi = &in->ps[k];
+		if (nd->is_sw || (pi == NULL && nd->ps == NULL))
+			continue;
+		to = inart_ps_create();
+		if (to == NULL)
+			return -ENOMEM;
+		for (int i = 0; pi != NULL && i < pi->n_trees; i++) {
+			rc = inart_ps_tree_set(to, &pi->trees[i]);
+			if (rc < 0) {
+				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
+					 t->nodes[v].id, pi->trees[i].job, pi->trees[i].tree);
+				inart_ps_destroy(to);
+				return rc;
+			}
+		}
+		if (nd->ps != NULL)
+			inart_ps_carry(to, nd->ps, 0);
+		inart_ps_destroy(nd->ps);
+		nd->ps = to;
+	}
+	return 0;
+}
+
 /* Event ev for node v arrived while v is stalled (its process had no CPU):
  * it waits until the stall ends, in order.  1 if deferred. */
 static int stalled(struct inart_sim *s, const struct inart_sim_ev *ev, int v)
@@ -517,6 +584,10 @@ static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 			sw_wake(s, ev->a);
 		else
 			host_wake(s, ev->a);
+		break;
+	case EV_TABLES:
+		if (sim_tables(s, ev->p, s->tables_why, sizeof(s->tables_why)) < 0)
+			s->tables_failed++;
 		break;
 	case EV_FAIL:
 		nd = &s->nodes[ev->a];
@@ -720,13 +791,7 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 
 	for (int k = 0; k < in->n_switches && rc == 0; k++) {
 		const struct inart_sw_install *si = &in->sw[k];
-		struct inart_sw_update u = {.replace = 1,
-					    .n_labels = si->n_labels,
-					    .labels = si->labels,
-					    .n_routes = si->n_routes,
-					    .routes = si->routes,
-					    .n_ingress = si->n_ingress,
-					    .ingress = si->ingress};
+		struct inart_sw_update u = sw_update_of(si);
 		struct node *nd;
 		char r[160];
 
@@ -878,6 +943,47 @@ static int schedule_for(struct inart_sim *s, int type, int node, uint64_t at_ns,
 	if (schedule(s, at_ns * PS_PER_NS, type, node, dur) < 0) {
 		free(dur);
 		return -ENOMEM;
+	}
+	return 0;
+}
+
+int inart_sim_tables_at(struct inart_sim *s, const struct inart_install *in, uint64_t at_ns)
+{
+	if (s == NULL || in == NULL)
+		return -EINVAL;
+	return schedule(s, at_ns * PS_PER_NS, EV_TABLES, 0, (void *)in) < 0 ? -ENOMEM : 0;
+}
+
+int inart_sim_tables_failed(const struct inart_sim *s, char *why, size_t why_len)
+{
+	if (why_len)
+		snprintf(why, why_len, "%s", s->tables_why);
+	return s->tables_failed;
+}
+
+int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, char *why,
+			  size_t why_len)
+{
+	if (in->n_workers != s->n_workers) {
+		snprintf(why, why_len, "%d workers, the simulation has %d", in->n_workers,
+			 s->n_workers);
+		return -EINVAL;
+	}
+	for (int k = 0; k < s->n_workers; k++)
+		if (in->workers[k].node != s->workers[k].node || s->workers[k].active) {
+			snprintf(why, why_len, "worker %d: another node, or in an all-reduce", k);
+			return -EINVAL;
+		}
+	for (int k = 0; k < s->n_workers; k++) {
+		struct inart_worker *w = inart_worker_create(&in->workers[k].cfg);
+
+		if (w == NULL) {
+			snprintf(why, why_len, "worker %d refused its config", k);
+			return -errno;
+		}
+		inart_worker_destroy(s->workers[k].w);
+		s->workers[k].w = w;
+		s->workers[k].job = in->workers[k].cfg.job;
 	}
 	return 0;
 }

@@ -108,6 +108,22 @@ int inart_sim_fail_switch(struct inart_sim *s, int node, uint64_t at_ns, uint64_
  * receives during down_ns.  0 or -EINVAL. */
 int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns);
 
+/* At absolute simulated time at_ns, put in's tables in service on the
+ * cores as they are: every switch's tables replaced (the aggregation state
+ * of labels that stay goes on), every PS's trees replaced (the chunk state
+ * of trees that stay goes on; a PS in does not list loses its trees);
+ * workers unchanged.  An epoch switch (epoch.h) installs the union of two
+ * epochs this way, then the new epoch alone.  in is the caller's and must
+ * live until then.  0 or -ENOMEM. */
+int inart_sim_tables_at(struct inart_sim *s, const struct inart_install *in, uint64_t at_ns);
+/* Scheduled table changes that failed so far (why: the last reason). */
+int inart_sim_tables_failed(const struct inart_sim *s, char *why, size_t why_len);
+
+/* Between all-reduces: every worker core replaced by one with in's
+ * configuration (same workers, same nodes, in the same order).  0 or -errno
+ * with why. */
+int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, char *why,
+			  size_t why_len);
 /* At absolute simulated time at_ns, node `node` (host or switch) stalls for
  * dur_ns: the frames it receives and its timers wait until the stall ends
  * and are then handled in order, nothing is lost (a process starved of

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "bridge/epoch.h"
 #include "bridge/install.h"
 #include "io/ctlsock.h"
 #include "io/deploy.h"
@@ -98,6 +99,33 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	rc = inart_ctl_reply_parse(rep, rlen, reply, why, why_len);
 	free(rep);
 	return rc;
+}
+
+int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t)
+{
+	if (c == CLI_OPT_CTL_TCP)
+		t->tcp = arg;
+	else if (c == CLI_OPT_CTL_KEY)
+		t->key_file = arg;
+	else
+		return 0;
+	return 1;
+}
+
+const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t)
+{
+	struct inart_err err = {{0}};
+
+	if (t->tcp == NULL && t->key_file == NULL)
+		return NULL;
+	if (t->tcp == NULL || t->key_file == NULL)
+		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
+	if (inart_ctl_key_load(t->key_file, &t->key, &err) < 0)
+		cli_fail(&err);
+	inart_ctlsrv_opt_default(&t->opt);
+	t->opt.tcp = t->tcp;
+	t->opt.key = &t->key;
+	return &t->opt;
 }
 
 int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
@@ -517,7 +545,7 @@ static int rollout_call(void *ctx, const char *path, const struct inart_ctl_req 
 /* install --dry-run: print "PATH REQUEST" per node, each request one that
  * installs the node at once under the identity (no "phase": `ctl send PATH
  * REQUEST` applies it by hand, outside a transaction). */
-static void print_requests(struct inart_rollout_node *nodes, int n, const char *id)
+static void print_requests(FILE *out, struct inart_rollout_node *nodes, int n, const char *id)
 {
 	for (int i = 0; i < n; i++) {
 		char *s;
@@ -525,29 +553,87 @@ static void print_requests(struct inart_rollout_node *nodes, int n, const char *
 		snprintf(nodes[i].req->install_id, sizeof(nodes[i].req->install_id), "%s", id);
 		snprintf(nodes[i].req->node, sizeof(nodes[i].req->node), "%s", nodes[i].name);
 		s = inart_ctl_req_encode(nodes[i].req);
-		printf("%s %s\n", nodes[i].path, s ? s : "(out of memory)");
+		fprintf(out, "%s %s\n", nodes[i].path, s ? s : "(out of memory)");
 		free(s);
 	}
 }
 
-static void print_rollout(const struct inart_rollout_node *nodes, int n, const char *id)
+static void print_rollout(FILE *out, const struct inart_rollout_node *nodes, int n, const char *id)
 {
-	printf("install %s\n", id);
-	printf("%-12s %-6s %-16s    %-16s %s\n", "node", "role", "held before", "holds now", "");
+	fprintf(out, "install %s\n", id);
+	fprintf(out, "%-12s %-6s %-16s    %-16s %s\n", "node", "role", "held before", "holds now",
+		"");
 	for (int i = 0; i < n; i++) {
 		const struct inart_rollout_node *nd = &nodes[i];
 
-		printf("%-12s %-6s %-16s -> %-16s %s%s%s\n", nd->name, nd->role,
-		       nd->before[0] ? nd->before : "(none)", nd->after[0] ? nd->after : "(none)",
-		       inart_rollout_state_name(nd->state), nd->why[0] ? ": " : "", nd->why);
+		fprintf(out, "%-12s %-6s %-16s -> %-16s %s%s%s\n", nd->name, nd->role,
+			nd->before[0] ? nd->before : "(none)", nd->after[0] ? nd->after : "(none)",
+			inart_rollout_state_name(nd->state), nd->why[0] ? ": " : "", nd->why);
 	}
 }
 
 struct install_args {
-	const char *deploy, *ctl_dir, *only;
-	int aut, learn, dry, restart;
+	struct cli_deploy_args d;
+	const char *only;
 	uint64_t flush_ns; /* --flush-ms, 0 if not given */
 };
+
+void cli_deploy_args_init(struct cli_deploy_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ctl_dir = "/run/inart";
+}
+
+int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a)
+{
+	switch (c) {
+	case CLI_OPT_DEPLOY:
+		a->deploy = arg;
+		return 1;
+	case CLI_OPT_AUTO_DEPLOY:
+		a->aut = 1;
+		return 1;
+	case CLI_OPT_CTL_DIR:
+		a->ctl_dir = arg;
+		return 1;
+	case CLI_OPT_LEARN:
+		a->learn = 1;
+		return 1;
+	case CLI_OPT_RESTART:
+		a->restart = 1;
+		return 1;
+	case CLI_OPT_DRY:
+		a->dry = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a)
+{
+	if ((a->deploy == NULL) == !a->aut)
+		cli_usage_error(cmd, "give exactly one of --deploy FILE and --auto-deploy");
+}
+
+struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
+				     char ***ctl, struct inart_install_opt *opt)
+{
+	struct inart_err err = {{0}};
+	struct inart_deploy *d;
+
+	*ctl = NULL;
+	d = a->aut ? inart_deploy_auto(t) : inart_deploy_load(a->deploy, t, ctl, &err);
+	if (d == NULL) {
+		if (a->aut)
+			cli_failf("automatic deployment: %s", strerror(errno));
+		cli_fail(&err);
+	}
+	/* the deployment's data-plane settings (the workers read the same) */
+	inart_install_opt_default(opt);
+	if (a->deploy != NULL && inart_deploy_dataplane_load(a->deploy, opt, &err) < 0)
+		cli_fail(&err);
+	return d;
+}
 
 /* --only IDS: a mark per node of the topology (exit 1 on an unknown id). */
 static unsigned char *only_nodes(const struct inart_topo *t, const char *arg)
@@ -570,15 +656,10 @@ static unsigned char *only_nodes(const struct inart_topo *t, const char *arg)
 
 static void install_options(const char *cmd, int argc, char **argv, struct install_args *a)
 {
-	enum { O_DEPLOY = 1, O_AUTO, O_CTLDIR, O_FLUSH, O_LEARN, O_DRY, O_RESTART, O_ONLY };
+	enum { O_FLUSH = 1, O_ONLY };
 	static const struct option longopts[] = {
-	    {"deploy", required_argument, NULL, O_DEPLOY},
-	    {"auto-deploy", no_argument, NULL, O_AUTO},
-	    {"ctl-dir", required_argument, NULL, O_CTLDIR},
+	    CLI_DEPLOY_LONGOPTS,
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
-	    {"learn-macs", no_argument, NULL, O_LEARN},
-	    {"dry-run", no_argument, NULL, O_DRY},
-	    {"restart-jobs", no_argument, NULL, O_RESTART},
 	    {"only", required_argument, NULL, O_ONLY},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -586,34 +667,18 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->ctl_dir = "/run/inart";
+	cli_deploy_args_init(&a->d);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (cli_deploy_opt(c, optarg, &a->d))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(cmd_ctl_help, stdout);
 			exit(EXIT_OK);
-		case O_DEPLOY:
-			a->deploy = optarg;
-			break;
-		case O_AUTO:
-			a->aut = 1;
-			break;
-		case O_CTLDIR:
-			a->ctl_dir = optarg;
-			break;
 		case O_FLUSH:
 			a->flush_ns =
 			    (uint64_t)(cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3) * 1e6);
-			break;
-		case O_LEARN:
-			a->learn = 1;
-			break;
-		case O_DRY:
-			a->dry = 1;
-			break;
-		case O_RESTART:
-			a->restart = 1;
 			break;
 		case O_ONLY:
 			a->only = optarg;
@@ -626,80 +691,65 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 		cli_usage_error(cmd, "install: expected TOPO JOBS PLAN");
 	if (argc - optind > 3)
 		cli_usage_error(cmd, "install: unexpected argument '%s'", argv[optind + 3]);
-	if ((a->deploy == NULL) == !a->aut)
+	if ((a->d.deploy == NULL) == !a->d.aut)
 		cli_usage_error(cmd,
 				"install: give exactly one of --deploy FILE and --auto-deploy");
 }
 
-/* The installation of plan p for deployment d: the deployment's data-plane
- * settings (the workers read the same), then the command line's.  Exits on
- * an error. */
-static struct inart_install *install_tables(const struct install_args *a, const char *plan_path,
-					    const struct inart_topo *t, const struct inart_jobs *js,
-					    const struct inart_plan *p,
-					    const struct inart_deploy *d)
+int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
+		  struct inart_install **out, struct inart_err *err)
 {
-	struct inart_install_opt opt;
 	struct inart_install *in = NULL;
-	struct inart_err err = {{0}};
+	int rc = inart_install_build(ci->t, ci->js, p, ci->d, ci->opt, &in, err);
 
-	inart_install_opt_default(&opt);
-	if (a->deploy != NULL && inart_deploy_dataplane_load(a->deploy, &opt, &err) < 0)
-		cli_fail(&err);
-	if (a->flush_ns > 0)
-		opt.flush_timeout_ns = a->flush_ns;
-	if (inart_install_build(t, js, p, d, &opt, &in, &err) < 0) {
-		inart_err_prefix(&err, plan_path);
-		cli_fail(&err);
-	}
-	if (a->learn)
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	if (ci->learn)
 		for (int i = 0; i < in->n_switches; i++)
 			for (int k = 0; k < in->sw[i].cfg.n_ports; k++)
 				memset(in->sw[i].cfg.ports[k].peer_mac, 0, 6);
-	return in;
+	/* a plan of an epoch: in its half of the data plane's identifiers */
+	if (ci->epoch >= 0 && (rc = inart_epoch_apply(in, (uint32_t)ci->epoch, err)) < 0) {
+		inart_install_destroy(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
 }
 
-/* Per node: 2 a PS of the plan, 1 a PS node the plan leaves out (of a job,
- * or with a control socket in the deployment: told to drop its trees), 0
- * else; with --only (only != NULL) 0 for the nodes not named. */
-static unsigned char *install_ps_nodes(const struct inart_topo *t, const struct inart_jobs *js,
-				       char **ctl, const struct inart_install *in,
-				       const unsigned char *only)
+/* The transaction's nodes and requests for src (into nodes and reqs, room
+ * for every node): every switch, every PS of the plan, and every other PS
+ * node (of a job, or with a control socket in the deployment), told to
+ * drop its trees; with --only, those nodes alone (the same transaction
+ * under the same identity, a digest of the whole installation).  The
+ * number of nodes, or -ENOMEM. */
+static int install_nodes(const struct cli_install *ci, const struct inart_install *src,
+			 struct inart_rollout_node *nodes, struct inart_ctl_req *reqs)
 {
-	unsigned char *is_ps = ps_nodes(t, js);
-
-	for (int v = 0; ctl != NULL && v < t->n_nodes; v++)
-		if (ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
-			is_ps[v] = 1;
-	for (int i = 0; i < in->n_ps; i++)
-		is_ps[in->ps[i].node] = 2;
-	/* --only: the same transaction under the same identity (a digest of the
-	 * whole installation) on those nodes alone; the others are not contacted */
-	for (int v = 0; only != NULL && v < t->n_nodes; v++)
-		if (!only[v])
-			is_ps[v] = 0;
-	return is_ps;
-}
-
-/* The request of every node to contact into nodes[] and reqs[] (room for
- * one per node): switches, PSs of the plan, then the other PS nodes
- * (optional).  Returns how many. */
-static int install_requests(const struct install_args *a, const struct inart_topo *t, char **ctl,
-			    const struct inart_install *in, const unsigned char *only,
-			    const unsigned char *is_ps, struct inart_rollout_node *nodes,
-			    struct inart_ctl_req *reqs)
-{
+	const struct inart_topo *t = ci->t;
+	unsigned char *is_ps = ps_nodes(t, ci->js);
 	int n = 0;
 
-	for (int i = 0; i < in->n_switches; i++) {
-		const struct inart_sw_install *si = &in->sw[i];
+	if (is_ps == NULL)
+		return -ENOMEM;
+	for (int v = 0; ci->ctl != NULL && v < t->n_nodes; v++)
+		if (ci->ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
+			is_ps[v] = 1;
+	for (int i = 0; i < src->n_ps; i++)
+		is_ps[src->ps[i].node] = 2;
+	for (int v = 0; ci->only != NULL && v < t->n_nodes; v++)
+		if (!ci->only[v])
+			is_ps[v] = 0;
+	for (int i = 0; i < src->n_switches; i++) {
+		const struct inart_sw_install *si = &src->sw[i];
 
-		if (only != NULL && !only[si->node])
+		if (ci->only != NULL && !ci->only[si->node])
 			continue;
 		reqs[n] = (struct inart_ctl_req){
 		    .op = INART_CTL_INSTALL,
 		    .replace = 1,
-		    .has_cfg = 1,
+		    .has_cfg = !ci->tables_only, /* an epoch switch keeps the core */
 		    .cfg = si->cfg,
 		    .n_labels = si->n_labels,
 		    .labels = si->labels,
@@ -708,113 +758,154 @@ static int install_requests(const struct install_args *a, const struct inart_top
 		    .n_ingress = si->n_ingress,
 		    .ingress = si->ingress,
 		};
-		nodes[n] = ro_node(ctl, a->ctl_dir, t, si->node, "switch", &reqs[n]);
+		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, si->node, "switch", &reqs[n]);
 		n++;
 	}
-	for (int i = 0; i < in->n_ps; i++) {
-		const struct inart_ps_install *pi = &in->ps[i];
+	for (int i = 0; i < src->n_ps; i++) {
+		const struct inart_ps_install *pi = &src->ps[i];
 
-		if (only != NULL && !only[pi->node])
+		if (ci->only != NULL && !ci->only[pi->node])
 			continue;
 		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES,
 						 .replace = 1,
-						 .reset = a->restart,
+						 .reset = ci->restart,
 						 .n_trees = pi->n_trees,
 						 .trees = pi->trees};
-		nodes[n] = ro_node(ctl, a->ctl_dir, t, pi->node, "ps", &reqs[n]);
+		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, pi->node, "ps", &reqs[n]);
 		n++;
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
 		if (is_ps[v] != 1)
 			continue;
 		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES, .replace = 1};
-		nodes[n] = ro_node(ctl, a->ctl_dir, t, v, "ps", &reqs[n]);
+		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, v, "ps", &reqs[n]);
 		nodes[n].optional = 1;
 		n++;
 	}
+	free(is_ps);
 	return n;
 }
 
-/* Print the requests (--dry-run) or run the transaction and print its
- * outcome.  EXIT_OK or EXIT_INVALID. */
-static int install_run(const struct install_args *a, struct inart_rollout_node *nodes, int n,
-		       const char *id)
+/* Run the transaction over nodes[0..n) (or print the requests), with the
+ * table of what each node holds on out.  0 or -EIO (err: why). */
+static int install_transaction(const struct cli_install *ci, struct inart_rollout_node *nodes,
+			       int n, const char *id, FILE *out, struct inart_err *err)
 {
 	char why[1024];
 
-	if (a->dry) {
-		print_requests(nodes, n, id);
-		return EXIT_OK;
+	if (ci->dry) {
+		print_requests(out, nodes, n, id);
+		return 0;
 	}
 	if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
-		print_rollout(nodes, n, id);
-		fprintf(stderr, "inart ctl install: %s\n", why);
-		return EXIT_INVALID;
+		print_rollout(out, nodes, n, id);
+		return inart_err_set(err, -EIO, "%s", why);
 	}
-	print_rollout(nodes, n, id);
+	print_rollout(out, nodes, n, id);
 	for (int i = 0; i < n; i++)
 		if (nodes[i].state == INART_RO_SKIPPED)
-			fprintf(stderr,
-				"inart ctl install: warning: %s (left out of the plan) "
-				"not reachable: %s\n",
-				nodes[i].name, nodes[i].why);
-	return EXIT_OK;
+			fprintf(
+			    stderr,
+			    "inart ctl install: warning: %s (left out of the plan) not reachable: "
+			    "%s\n",
+			    nodes[i].name, nodes[i].why);
+	return 0;
+}
+
+int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
+		    char id[17], struct inart_install **built, struct inart_err *err)
+{
+	struct inart_install *in = NULL, *u = NULL, *src;
+	struct inart_rollout_node *nodes = NULL;
+	struct inart_ctl_req *reqs = NULL;
+	int n = 0, rc = 0;
+
+	id[0] = 0;
+	if ((rc = cli_ctl_build(ci, p, &in, err)) < 0)
+		goto out;
+	/* with the previous epoch: both side by side (epoch.h) */
+	if (ci->old != NULL && (rc = inart_epoch_union(ci->old, in, &u, err)) < 0)
+		goto out;
+	src = u != NULL ? u : in;
+	inart_install_id_fmt(inart_install_digest(src), id);
+	nodes = calloc((size_t)ci->t->n_nodes + 1, sizeof(*nodes));
+	reqs = calloc((size_t)ci->t->n_nodes + 1, sizeof(*reqs));
+	n = nodes && reqs ? install_nodes(ci, src, nodes, reqs) : -ENOMEM;
+	for (int i = 0; i < n && rc == 0; i++)
+		if (nodes[i].path == NULL)
+			rc = -ENOMEM;
+	if (n < 0 || rc < 0) {
+		n = n < 0 ? 0 : n;
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+	} else if (ci->only != NULL && n == 0) {
+		rc = inart_err_set(err, -EINVAL, "no switch or PS of the installation");
+	} else {
+		rc = install_transaction(ci, nodes, n, id, out, err);
+	}
+out:
+	for (int i = 0; i < n; i++)
+		free((char *)nodes[i].path);
+	free(nodes);
+	free(reqs);
+	inart_epoch_union_destroy(u);
+	if (built != NULL && rc == 0)
+		*built = in;
+	else
+		inart_install_destroy(in);
+	return rc;
 }
 
 static int act_install(const char *cmd, int argc, char **argv)
 {
 	struct install_args a;
+	struct inart_install_opt opt;
 	struct inart_err err = {{0}};
-	struct inart_topo *t;
-	struct inart_jobs *js;
+	struct cli_install ci = {0};
 	struct inart_plan *p;
 	struct inart_deploy *d;
-	struct inart_install *in;
-	struct inart_rollout_node *nodes;
-	struct inart_ctl_req *reqs;
-	unsigned char *is_ps, *only = NULL;
+	unsigned char *only = NULL;
 	char **ctl = NULL, id[17];
-	int n, rc;
+	int64_t epoch;
+	uint32_t from;
+	int rc;
 
 	install_options(cmd, argc, argv, &a);
-	t = cli_load_topo(argv[optind]);
-	js = cli_load_jobs(argv[optind + 1], t);
-	p = cli_load_plan(argv[optind + 2], t, js);
+	ci.t = cli_load_topo(argv[optind]);
+	ci.js = cli_load_jobs(argv[optind + 1], ci.t);
+	p = cli_load_plan(argv[optind + 2], ci.t, ci.js);
 	if (a.only != NULL)
-		only = only_nodes(t, a.only);
-	d = a.aut ? inart_deploy_auto(t) : inart_deploy_load(a.deploy, t, &ctl, &err);
-	if (d == NULL) {
-		if (a.aut)
-			cli_failf("automatic deployment: %s", strerror(errno));
+		only = only_nodes(ci.t, a.only);
+	d = cli_deploy_load(&a.d, ci.t, &ctl, &opt);
+	if (inart_epoch_load(argv[optind + 2], NULL, &epoch, &from, &err) < 0)
 		cli_fail(&err);
+	if (a.flush_ns > 0) /* the command line over the deployment */
+		opt.flush_timeout_ns = a.flush_ns;
+	ci.d = d;
+	ci.ctl = ctl;
+	ci.ctl_dir = a.d.ctl_dir;
+	ci.opt = &opt;
+	ci.only = only;
+	ci.learn = a.d.learn;
+	ci.restart = a.d.restart;
+	ci.dry = a.d.dry;
+	ci.epoch = epoch;
+	rc = cli_ctl_install(&ci, p, stdout, id, NULL, &err);
+	if (rc == -EIO) { /* the transaction failed: the table says where */
+		fprintf(stderr, "inart ctl install: %s\n", err.msg);
+	} else if (rc < 0 && id[0] == 0) { /* the plan did not build */
+		inart_err_prefix(&err, argv[optind + 2]);
+		fprintf(stderr, "inart: %s\n", err.msg);
+	} else if (rc < 0) {
+		fprintf(stderr, "inart: %s%s%s%s\n", a.only ? "--only " : "", a.only ? a.only : "",
+			a.only ? ": " : "", err.msg);
 	}
-	in = install_tables(&a, argv[optind + 2], t, js, p, d);
-	inart_install_id_fmt(inart_install_digest(in), id);
-	is_ps = install_ps_nodes(t, js, ctl, in, only);
-	nodes = calloc((size_t)t->n_nodes + 1, sizeof(*nodes));
-	reqs = calloc((size_t)t->n_nodes + 1, sizeof(*reqs));
-	if (nodes == NULL || reqs == NULL)
-		cli_failf("out of memory");
-	n = install_requests(&a, t, ctl, in, only, is_ps, nodes, reqs);
-	for (int i = 0; i < n; i++)
-		if (nodes[i].path == NULL)
-			cli_failf("out of memory");
-	if (only != NULL && n == 0)
-		cli_failf("--only %s: no switch or PS of the installation", a.only);
-	rc = install_run(&a, nodes, n, id);
-	for (int i = 0; i < n; i++)
-		free((char *)nodes[i].path);
-	free(nodes);
-	free(reqs);
-	free(is_ps);
 	free(only);
-	inart_install_destroy(in);
-	inart_deploy_ctl_free(ctl, t->n_nodes);
+	inart_deploy_ctl_free(ctl, ci.t->n_nodes);
 	inart_deploy_destroy(d);
 	inart_plan_destroy(p);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
-	return rc;
+	inart_jobs_destroy((struct inart_jobs *)ci.js);
+	inart_topo_destroy((struct inart_topo *)ci.t);
+	return rc < 0 ? EXIT_INVALID : EXIT_OK;
 }
 
 int cmd_ctl(int argc, char **argv)

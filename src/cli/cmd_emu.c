@@ -18,6 +18,7 @@
 #include "emu/scale.h"
 #include "emu/spawn.h"
 #include "emu_cli.h"
+#include "common/sbuf.h"
 
 const char cmd_emu_help[] =
     "usage: inart emu up TOPO [JOBS] [OPTIONS]\n"
@@ -145,6 +146,27 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case 3019:
 		a->o.keep_dir = arg;
 		return 1;
+	case 3030:
+		if (a->n_bg_args == 32)
+			cli_usage_error(cmd, "at most 32 --bg-at");
+		a->bg_arg[a->n_bg_args++] = arg;
+		return 1;
+	case 3031:
+		if (strcmp(arg, "off") == 0)
+			a->controller = 0;
+		else if (strcmp(arg, "on") == 0)
+			a->controller = 1;
+		else if (strcmp(arg, "both") == 0)
+			a->controller = 2;
+		else
+			cli_usage_error(cmd, "--controller: on, off or both, not '%s'", arg);
+		return 1;
+	case 3032:
+		a->o.ctl_args = arg;
+		return 1;
+	case 3033:
+		a->dyn_png = arg;
+		return 1;
 	case 'q':
 		a->quiet = 1;
 		return 1;
@@ -197,13 +219,32 @@ void emu_need_root(const char *cmd)
 			  cmd);
 }
 
+/* The arc A->B of "A-B" (node ids may hold '-': every split is tried), or -1. */
+static int find_arc(const struct inart_topo *t, char *what)
+{
+	int arc = -1;
+
+	for (char *dash = strchr(what, '-'); dash != NULL && arc < 0;
+	     dash = strchr(dash + 1, '-')) {
+		int u, v;
+
+		*dash = '\0';
+		u = inart_topo_find(t, what);
+		v = inart_topo_find(t, dash + 1);
+		if (u >= 0 && v >= 0)
+			arc = inart_topo_arc_between(t, u, v);
+		*dash = '-';
+	}
+	return arc;
+}
+
 /* Faults "A-B@T+D" / "S@T+D" against the topology (exit 2 if malformed,
  * 1 if a node or link is unknown). */
 static void resolve_faults(const char *cmd, struct emu_args *a, const struct inart_topo *t)
 {
 	for (int i = 0; i < a->n_fault_args; i++) {
 		struct inart_emu_fault *f = &a->faults[i];
-		char what[128], *dash;
+		char what[128];
 		double at, len;
 
 		if (sscanf(a->fault_arg[i], "%127[^@]@%lf+%lf", what, &at, &len) != 3 || at < 0 ||
@@ -220,24 +261,31 @@ static void resolve_faults(const char *cmd, struct emu_args *a, const struct ina
 					  what);
 			continue;
 		}
-		/* A-B: node ids may hold '-': try every split */
-		f->arc = -1;
-		for (dash = strchr(what, '-'); dash != NULL && f->arc < 0;
-		     dash = strchr(dash + 1, '-')) {
-			int u, v;
-
-			*dash = '\0';
-			u = inart_topo_find(t, what);
-			v = inart_topo_find(t, dash + 1);
-			if (u >= 0 && v >= 0)
-				f->arc = inart_topo_arc_between(t, u, v);
-			*dash = '-';
-		}
+		f->arc = find_arc(t, what);
 		if (f->arc < 0)
 			cli_failf("--link-down: '%s' is not a link of the topology (A-B)", what);
 	}
 	a->o.faults = a->faults;
 	a->o.n_faults = a->n_fault_args;
+	/* background changes "A-B@T=G" */
+	for (int i = 0; i < a->n_bg_args; i++) {
+		char what[128];
+		double at, g;
+
+		if (sscanf(a->bg_arg[i], "%127[^@]@%lf=%lf", what, &at, &g) != 3 || at < 0 || g < 0)
+			cli_usage_error(cmd, "--bg-at '%s': expected A-B@T=G (seconds, Gbit/s)",
+					a->bg_arg[i]);
+		a->bg[i].arc = find_arc(t, what);
+		if (a->bg[i].arc < 0)
+			cli_failf("--bg-at: '%s' is not a link of the topology (A-B)", what);
+		if (g >= t->arcs[a->bg[i].arc].gbps)
+			cli_failf("--bg-at '%s': %g Gbit/s is not below the link's %g",
+				  a->bg_arg[i], g, t->arcs[a->bg[i].arc].gbps);
+		a->bg[i].at_s = at;
+		a->bg[i].gbps = g;
+	}
+	a->o.bg_changes = a->bg;
+	a->o.n_bg_changes = a->n_bg_args;
 }
 
 static void on_progress(void *ctx, const char *msg)
@@ -348,6 +396,73 @@ static void emit(const struct emu_args *a, const struct inart_emu_report *rep)
 	}
 }
 
+/* Issue 10: every run's per-iteration time (on packets) at its start time,
+ * the controller's installs, and the chart (--dynamics-png). */
+static void dynamics(const struct emu_args *a, const struct inart_emu_row *rows, int n)
+{
+	struct inart_sbuf d = {0}, g = {0};
+	char data[PATH_MAX], *dt, *gt, *argv[] = {"gnuplot", NULL}, out[1024];
+	struct inart_err err = {{0}};
+
+	for (int i = 0; i < n; i++) {
+		const struct inart_emu_result *r = rows[i].r;
+
+		if (r == NULL)
+			continue;
+		fprintf(stderr, "inart emu: %s: per-iteration communication time on packets:\n",
+			rows[i].algorithm);
+		inart_sbuf_printf(&d, "# %s: start_s iteration_s\n", rows[i].algorithm);
+		for (int k = 0; k < r->iters; k++) {
+			if (!(r->iter_s[k] > 0))
+				continue;
+			fprintf(stderr, "  %3d at %7.3f s: %.3f s\n", k + 1, r->iter_t0_s[k],
+				r->iter_s[k]);
+			inart_sbuf_printf(&d, "%.6f %.6f\n", r->iter_t0_s[k], r->iter_s[k]);
+		}
+		inart_sbuf_puts(&d, "\n\n");
+		if (a->controller && r->ctl_installs >= 0 &&
+		    strcmp(rows[i].algorithm, "controller off"))
+			fprintf(
+			    stderr,
+			    "inart emu: %s: controller installed %d plan(s), the first at %.3f s; "
+			    "controller CPU %.1f%% of a core\n",
+			    rows[i].algorithm, r->ctl_installs, r->ctl_first_install_s,
+			    100 * r->ctl_cpu);
+	}
+	dt = inart_sbuf_finish(&d);
+	if (a->dyn_png == NULL || dt == NULL) {
+		free(dt);
+		return;
+	}
+	snprintf(data, sizeof(data), "%s.dat", a->dyn_png);
+	cli_write(data, dt);
+	inart_sbuf_printf(&g,
+			  "set terminal pngcairo size 1000,560\nset output '%s'\n"
+			  "set xlabel 'time since the first iteration started (s)'\n"
+			  "set ylabel 'communication time per iteration, on packets (s)'\n"
+			  "set key top right\nset grid\nset logscale y\n",
+			  a->dyn_png);
+	for (int i = 0; i < a->n_bg_args; i++)
+		inart_sbuf_printf(
+		    &g,
+		    "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb "
+		    "'gray40'\nset label '%s' at %g, graph 0.03 rotate left font ',8'\n",
+		    a->bg[i].at_s, a->bg[i].at_s, a->bg_arg[i], a->bg[i].at_s);
+	inart_sbuf_puts(&g, "plot ");
+	for (int i = 0; i < n; i++)
+		inart_sbuf_printf(&g, "%s'%s' index %d using 1:2 with linespoints title '%s'",
+				  i ? ", " : "", data, i, rows[i].algorithm);
+	inart_sbuf_puts(&g, "\n");
+	gt = inart_sbuf_finish(&g);
+	if (gt == NULL || inart_emu_cmd(NULL, argv, gt, out, sizeof(out), 60000, &err) != 0)
+		fprintf(stderr, "inart emu: gnuplot failed: %s\n", gt ? out : "out of memory");
+	else if (!a->quiet)
+		fprintf(stderr, "inart emu: dynamics chart written to %s (data %s)\n", a->dyn_png,
+			data);
+	free(dt);
+	free(gt);
+}
+
 int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, const char *jobs_path,
 		const char *plan_path)
 {
@@ -402,11 +517,15 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 	if (!a->quiet) {
 		a->o.progress = on_progress;
 	}
-	/* plans: given, or one per algorithm */
+	/* plans: given (twice: without and with the controller), or one per
+	 * algorithm */
 	for (int i = 0; algos != NULL && algos[i]; i++)
 		n++;
 	if (plan_path)
-		n = 1;
+		n = a->controller == 2 ? 2 : 1;
+	else if (a->controller == 2)
+		cli_usage_error(cmd, "--controller both goes with 'emu run' (one plan)");
+	a->o.controller = a->controller == 1;
 	plans = calloc((size_t)n + 1, sizeof(*plans));
 	rows = calloc((size_t)n + 1, sizeof(*rows));
 	paths = calloc((size_t)n + 1, sizeof(*paths));
@@ -417,6 +536,8 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 		if (plan_path) {
 			plans[i] = cli_load_plan(plan_path, t, js);
 			rows[i].algorithm = plans[i]->algorithm ? plans[i]->algorithm : "plan";
+			if (a->controller == 2)
+				rows[i].algorithm = i == 0 ? "controller off" : "controller on";
 		} else {
 			struct inart_planner_opt po = {.size = sizeof(po)};
 
@@ -487,6 +608,8 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 				"inart emu: running %s: predicted %.3f s per iteration on "
 				"packets\n",
 				rows[i].algorithm, rows[i].model_s * f / rows[i].to_unscaled);
+		if (a->controller == 2)
+			inart_emu_set_controller(e, i == 1);
 		rows[i].r = calloc(1, sizeof(*rows[i].r));
 		if (rows[i].r == NULL ||
 		    inart_emu_run_plan(e, path, values, a->iters, rows[i].r, &err) < 0) {
@@ -513,6 +636,8 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 	inart_emu_stop(e);
 	if (a->o.progress)
 		fprintf(stderr, "inart emu: network removed\n");
+	if (a->n_bg_args > 0 || a->controller)
+		dynamics(a, rows, n);
 	memset(&rep, 0, sizeof(rep));
 	rep.t = t;
 	rep.js = js;

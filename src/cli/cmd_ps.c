@@ -49,6 +49,9 @@ const char cmd_ps_help[] =
     "Options:\n"
     "  --bind IP          address to bind (this PS's address in the deployment)\n"
     "  --ctl PATH         control socket\n"
+    "  --ctl-tcp H:P      also listen for control on TCP (HOST:PORT),\n"
+    "                     clients authenticated with the key of\n"
+    "  --ctl-key FILE     FILE (mode 600; docs/programs.md)\n"
     "  --name ID          node id of this PS (checked against the requests)\n"
     "  --batch N          datagrams per recvmmsg/sendmmsg (default 64)\n"
     "  --log-level L      error, warn, info (default) or debug\n"
@@ -178,6 +181,7 @@ struct stats_cmd {
 	struct ps_state *s;
 	struct inart_ps_stats st;
 	uint64_t send_blocked;
+	int64_t *steps; /* per tree of s->cur: its newest step, -1: none (room: the caller's) */
 };
 
 static void cmd_stats(void *arg)
@@ -185,6 +189,14 @@ static void cmd_stats(void *arg)
 	struct stats_cmd *c = arg;
 
 	inart_ps_stats(c->s->ps, &c->st);
+	for (int i = 0; c->steps != NULL && i < c->s->cur->n_trees; i++) {
+		uint32_t st;
+
+		c->steps[i] = inart_ps_tree_step(c->s->ps, c->s->cur->trees[i].job,
+						 c->s->cur->trees[i].tree, &st) == 0
+				  ? (int64_t)st
+				  : -1;
+	}
 	inart_ctl_counters_sub(&c->st, &c->s->base, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
 	c->send_blocked = c->s->send_blocked - c->s->base_send_blocked;
 }
@@ -221,9 +233,17 @@ static void obj_destroy(void *ctx, void *obj)
 static json_t *stats_json(struct ps_state *s)
 {
 	struct stats_cmd c = {.s = s};
-	json_t *o;
+	json_t *o, *steps = json_array();
 
+	c.steps = calloc((size_t)s->cur->n_trees + 1, sizeof(*c.steps));
 	inart_ctlthread_call(s->ctl, cmd_stats, &c);
+	for (int i = 0; c.steps != NULL && i < s->cur->n_trees; i++)
+		if (c.steps[i] >= 0)
+			json_array_append_new(steps, json_pack("{s:I, s:i, s:I}", "job",
+							       (json_int_t)s->cur->trees[i].job,
+							       "tree", (int)s->cur->trees[i].tree,
+							       "step", (json_int_t)c.steps[i]));
+	free(c.steps);
 	o = json_object();
 	json_object_set_new(o, "role", json_string("ps"));
 	json_object_set_new(o, "name", json_string(s->name ? s->name : ""));
@@ -231,6 +251,7 @@ static json_t *stats_json(struct ps_state *s)
 	json_object_set_new(o, "trees", json_integer(s->cur->n_trees));
 	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&c.st));
 	json_object_set_new(o, "send_blocked", json_integer((json_int_t)c.send_blocked));
+	json_object_set_new(o, "steps", steps);
 	return o;
 }
 
@@ -285,6 +306,9 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		json_object_set_new(*data, "name", json_string(s->name ? s->name : ""));
 		json_object_set_new(*data, "bind", json_string(ip));
 		json_object_set_new(*data, "trees", json_integer(s->cur->n_trees));
+		json_object_set_new(
+		    *data, "ctl_auth_failures",
+		    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
 		json_object_set_new(*data, "tree_bytes",
 				    json_integer((json_int_t)inart_ps_bytes(s->cur->core)));
 		cli_txn_json(&s->txn, *data);
@@ -419,6 +443,7 @@ int cmd_ps(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"bind", required_argument, NULL, O_BIND},
 	    {"ctl", required_argument, NULL, O_CTL},
+	    CLI_CTL_TCP_LONGOPTS,
 	    {"name", required_argument, NULL, O_NAME},
 	    {"batch", required_argument, NULL, O_BATCH},
 	    {"log-level", required_argument, NULL, O_LOG},
@@ -431,10 +456,13 @@ int cmd_ps(int argc, char **argv)
 	struct ps_state st = {0};
 	struct inart_err err = {{0}};
 	struct inart_udp *u;
+	static struct cli_ctl_tcp tcp;
 	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
 
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (cli_ctl_tcp_opt(c, optarg, &tcp))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(cmd_ps_help, stdout);
@@ -467,7 +495,7 @@ int cmd_ps(int argc, char **argv)
 		}
 	}
 	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
-				 bind_s != NULL || st.name != NULL);
+				 bind_s != NULL || st.name != NULL || tcp.tcp || tcp.key_file);
 	if (rc >= 0)
 		return rc;
 	if (bind_s == NULL)
@@ -485,7 +513,7 @@ int cmd_ps(int argc, char **argv)
 	if (u == NULL)
 		cli_fail(&err);
 	st.start_ns = inart_now_ns();
-	st.ctl = inart_ctlthread_start(ctl, handle, &st, NULL, &err);
+	st.ctl = inart_ctlthread_start(ctl, handle, &st, cli_ctl_tcp_setup(cmd, &tcp), &err);
 	if (st.ctl == NULL)
 		cli_fail(&err);
 	cli_daemon_signals();

@@ -66,6 +66,9 @@ const char cmd_switchd_help[] =
     "                       the installs it receives)\n"
     "  --port IF[,IF...]    interfaces, in port order (repeatable)\n"
     "  --ctl PATH           control socket\n"
+    "  --ctl-tcp H:P        also listen for control on TCP (HOST:PORT),\n"
+    "                       clients authenticated with the key of\n"
+    "  --ctl-key FILE       FILE (mode 600; docs/programs.md)\n"
     "  --pool-slots N       aggregator slots until a configuration arrives\n"
     "                       (default 4096)\n"
     "  --flush-ms X         partial aggregates flushed after X ms (default 10)\n"
@@ -398,6 +401,8 @@ static json_t *info_json(struct sw_state *s)
 	}
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "ctl_auth_failures",
+			    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
 	json_object_set_new(o, "ports", names);
 	json_object_set_new(o, "macs", macs);
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
@@ -798,6 +803,7 @@ static int run(struct sw_state *s, int batch)
 /* The command line of switchd. */
 struct switchd_args {
 	const char *ctl;
+	struct cli_ctl_tcp tcp; /* --ctl-tcp, --ctl-key */
 	struct inart_gate_cfg gc;
 	int gated, pool, batch, level, stats, json;
 	double flush_ms;
@@ -832,6 +838,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 	    {"name", required_argument, NULL, O_NAME},
 	    {"port", required_argument, NULL, O_PORT},
 	    {"ctl", required_argument, NULL, O_CTL},
+	    CLI_CTL_TCP_LONGOPTS,
 	    {"pool-slots", required_argument, NULL, O_POOL},
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"batch", required_argument, NULL, O_BATCH},
@@ -860,6 +867,8 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 	inart_afp_opt_default(&a->afo);
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (cli_ctl_tcp_opt(c, optarg, &a->tcp))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(cmd_switchd_help, stdout);
@@ -979,7 +988,8 @@ int cmd_switchd(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	rc = cli_ctl_daemon_args(cmd, argc, argv, a.ctl, a.stats, a.json,
-				 s->n_ports > 0 || s->name != NULL || a.gated);
+				 s->n_ports > 0 || s->name != NULL || a.gated || a.tcp.tcp ||
+				     a.tcp.key_file);
 	if (rc >= 0)
 		return rc;
 	if (s->name == NULL)
@@ -993,7 +1003,7 @@ int cmd_switchd(int argc, char **argv)
 	s->txn.ctx = s;
 	s->txn.swap = obj_swap;
 	s->txn.destroy = obj_destroy;
-	s->ctl = inart_ctlthread_start(a.ctl, handle, s, NULL, &err);
+	s->ctl = inart_ctlthread_start(a.ctl, handle, s, cli_ctl_tcp_setup(cmd, &a.tcp), &err);
 	if (s->ctl == NULL)
 		cli_fail(&err);
 	cli_daemon_signals();

@@ -9,8 +9,13 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdio.h>
 
 #include "bridge/ctlmsg.h"
+#include "bridge/install.h"
+#include "io/ctlauth.h"
+#include "io/ctlsock.h"
+#include "io/deploy.h"
 
 #define CLI_CTL_TIMEOUT_MS 10000
 
@@ -30,6 +35,92 @@ int cli_ctl_print_stats(const char *path, int json);
  * status; otherwise -1: go on and run the daemon. */
 int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
 			int json, int others);
+
+/* The deployment options of `ctl install` and `controller`: --deploy FILE |
+ * --auto-deploy, --ctl-dir DIR, --learn-macs, --restart-jobs, --dry-run. */
+enum {
+	CLI_OPT_DEPLOY = 2000,
+	CLI_OPT_AUTO_DEPLOY,
+	CLI_OPT_CTL_DIR,
+	CLI_OPT_LEARN,
+	CLI_OPT_RESTART,
+	CLI_OPT_DRY,
+};
+#define CLI_DEPLOY_LONGOPTS                                                                        \
+	{"deploy", required_argument, NULL, CLI_OPT_DEPLOY},                                       \
+	    {"auto-deploy", no_argument, NULL, CLI_OPT_AUTO_DEPLOY},                               \
+	    {"ctl-dir", required_argument, NULL, CLI_OPT_CTL_DIR},                                 \
+	    {"learn-macs", no_argument, NULL, CLI_OPT_LEARN},                                      \
+	    {"restart-jobs", no_argument, NULL, CLI_OPT_RESTART},                                  \
+	{                                                                                          \
+		"dry-run", no_argument, NULL, CLI_OPT_DRY                                          \
+	}
+
+struct cli_deploy_args {
+	const char *deploy, *ctl_dir; /* ctl_dir default /run/inart */
+	int aut, learn, restart, dry;
+};
+
+void cli_deploy_args_init(struct cli_deploy_args *a);
+/* 1 if c is one of CLI_DEPLOY_LONGOPTS (handled), else 0. */
+int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a);
+/* Usage error unless exactly one of --deploy and --auto-deploy was given. */
+void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a);
+/* The deployment (and *ctl: the sockets it names) and its data-plane
+ * settings over the defaults into opt; exits 1 on an error. */
+struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
+				     char ***ctl, struct inart_install_opt *opt);
+
+/* What `ctl install` (and the controller) install a plan with. */
+struct cli_install {
+	const struct inart_topo *t;
+	const struct inart_jobs *js;
+	const struct inart_deploy *d;
+	char **ctl;			     /* per node, from the deployment (or NULL) */
+	const char *ctl_dir;		     /* sockets of the others: DIR/<id>.sock */
+	const struct inart_install_opt *opt; /* data-plane settings */
+	const unsigned char *only;	     /* per node: 1 = contact it (NULL: all) */
+	int learn, restart, dry;	     /* --learn-macs, --restart-jobs, --dry-run */
+	int64_t epoch;			     /* the plan's epoch (epoch.h), -1: none */
+	const struct inart_install *old;     /* with epoch: the previous epoch's
+						installation, kept side by side */
+	int tables_only;		     /* switches: no configuration (the core and
+						its aggregation state stay) */
+};
+
+/* p's installation as cli_ctl_install builds it (MACs, epoch). */
+int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
+		  struct inart_install **out, struct inart_err *err);
+
+/* Build the installation of p and put it in service on every node as one
+ * transaction (io/rollout.h), printing what each node held before and holds
+ * now to out (with dry: the requests, nothing sent).  id: the identity (""
+ * when the plan did not build); *built (if not NULL): p's installation on
+ * success (the caller's).  0; -EIO: the transaction failed (err: the node
+ * and why; every node holds what it held); other -errno: nothing was sent
+ * (err says why). */
+int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
+		    char id[17], struct inart_install **built, struct inart_err *err);
+
+/* Daemons: the optional TCP control listener, --ctl-tcp HOST:PORT with
+ * --ctl-key FILE (io/ctlauth.h).  The UNIX socket (--ctl) stays. */
+enum { CLI_OPT_CTL_TCP = 2100, CLI_OPT_CTL_KEY };
+#define CLI_CTL_TCP_LONGOPTS                                                                       \
+	{"ctl-tcp", required_argument, NULL, CLI_OPT_CTL_TCP},                                     \
+	{                                                                                          \
+		"ctl-key", required_argument, NULL, CLI_OPT_CTL_KEY                                \
+	}
+struct cli_ctl_tcp {
+	const char *tcp, *key_file;
+	struct inart_ctl_key key;
+	struct inart_ctlsrv_opt opt;
+};
+/* 1 if c is one of CLI_CTL_TCP_LONGOPTS (handled), else 0. */
+int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t);
+/* The server options for inart_ctlthread_start (NULL: UNIX socket only);
+ * a usage error if only one of the two options was given, exit 1 if the key
+ * file is refused. */
+const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t);
 
 /* Daemon side.  The work of one request addressed to this daemon: 0 with the
  * reply's data in *data (stolen; NULL = none), or -errno with the reason in

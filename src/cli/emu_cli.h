@@ -23,6 +23,13 @@ struct emu_args {
 	const char *fault_arg[16];
 	int fault_kind[16], n_fault_args;
 	struct inart_emu_fault faults[16];
+	/* issue 10: background changes as given (--bg-at), resolved; the
+	 * controller: 0 off, 1 on, 2 both (a run each); the dynamics chart */
+	const char *bg_arg[32];
+	int n_bg_args;
+	struct inart_emu_bg_change bg[32];
+	int controller;
+	const char *dyn_png;
 };
 
 void emu_args_init(struct emu_args *a);
@@ -49,6 +56,10 @@ int cmd_emu_down(int argc, char **argv);
 	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
 	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
 	    {"algos", required_argument, NULL, 'a'}, {"pace", required_argument, NULL, 3020},      \
+	    {"bg-at", required_argument, NULL, 3030},                                              \
+	    {"controller", required_argument, NULL, 3031},                                         \
+	    {"controller-args", required_argument, NULL, 3032},                                    \
+	    {"dynamics-png", required_argument, NULL, 3033},                                       \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -88,6 +99,14 @@ int cmd_emu_down(int argc, char **argv);
 	"                     1.05; 0: not paced, only the window limits a flow)\n"                \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
 	"                     plans) to DIR before removing it\n"                                  \
+	"  --bg-at A-B@T=G    from T s after the first iteration starts, link direction\n"         \
+	"                     A->B carries G Gbit/s of background (model units, scaled;\n"         \
+	"                     repeatable; docs/emulator.md)\n"                                     \
+	"  --controller M     run 'inart controller' beside each run: on, off (default) or\n"      \
+	"                     both (the plan twice: off, then on)\n"                               \
+	"  --controller-args S  more arguments for it (space-separated)\n"                         \
+	"  --dynamics-png F   chart of every run's per-iteration time over time, with the\n"       \
+	"                     background changes (gnuplot)\n"                                      \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"

@@ -32,6 +32,8 @@ static const struct subcommand commands[] = {
     {"ctl", cmd_ctl, "install a plan on switches and PSs; read their counters", cmd_ctl_help},
     {"emu", cmd_emu, "emulated network: plans measured on packets beside the model",
      cmd_emu_help},
+    {"controller", cmd_controller, "measure the network, re-plan and switch plans online",
+     cmd_controller_help},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

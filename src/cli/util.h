@@ -37,11 +37,12 @@ int cmd_switchd(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 int cmd_emu(int argc, char **argv);
+int cmd_controller(int argc, char **argv);
 
 /* Help texts of the subcommands (defined next to each one). */
 extern const char cmd_topo_help[], cmd_plan_help[], cmd_eval_help[], cmd_compare_help[],
     cmd_dot_help[], cmd_run_help[], cmd_switchd_help[], cmd_ps_help[], cmd_ctl_help[],
-    cmd_emu_help[];
+    cmd_emu_help[], cmd_controller_help[];
 
 /* Print the help text of a subcommand to f (0, or -1 if unknown). */
 int cli_help(const char *cmd, FILE *f);

@@ -1475,3 +1475,15 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 	}
 	return n;
 }
+
+int inart_ps_tree_step(const struct inart_ps *ps, uint32_t job, uint16_t tree, uint32_t *step)
+{
+	int i = ps == NULL ? -1 : tree_find(ps, job, tree);
+
+	if (i < 0)
+		return -ENOENT;
+	if (!ps->trees[i]->have_iter)
+		return -EAGAIN;
+	*step = ps->trees[i]->cur_iter;
+	return 0;
+}

@@ -183,4 +183,9 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 
 void inart_ps_stats(const struct inart_ps *ps, struct inart_ps_stats *st);
 
+/* The newest step (iteration) tree (job, tree) accepted: 0 and *step;
+ * -ENOENT (no such tree), -EAGAIN (none yet).  The controller picks the step
+ * at which workers move to a new plan epoch from it. */
+int inart_ps_tree_step(const struct inart_ps *ps, uint32_t job, uint16_t tree, uint32_t *step);
+
 #endif

@@ -215,12 +215,27 @@ static struct inart_frame *out_next(struct rxctx *c)
 	return &c->out[c->n];
 }
 
+/* 1 if frame f (len bytes) is IPv4 UDP to the INA port. */
+static int frame_is_ina(const uint8_t *f, size_t len)
+{
+	size_t ihl;
+
+	if (len < 14 + 20 + 8 || f[12] != (INART_ETHERTYPE_IPV4 >> 8) ||
+	    f[13] != (INART_ETHERTYPE_IPV4 & 0xff) || f[23] != 17)
+		return 0;
+	ihl = (size_t)(f[14] & 0x0f) * 4;
+	return ihl >= 20 && len >= 14 + ihl + 8 &&
+	       ((size_t)f[14 + ihl + 2] << 8 | f[14 + ihl + 3]) == INART_WIRE_UDP_PORT;
+}
+
 static void out_commit(struct rxctx *c, struct inart_frame *o, uint16_t port, size_t len)
 {
 	o->port = port;
 	o->len = (uint16_t)len;
 	c->sw->port_stats[port].tx_pkts++;
 	c->sw->port_stats[port].tx_bytes += len;
+	if (frame_is_ina(o->data, len))
+		c->sw->port_stats[port].tx_ina_bytes += len;
 	c->n++;
 }
 
@@ -910,6 +925,8 @@ int inart_switch_rx(struct inart_switch *sw, const struct inart_frame *in, uint6
 		memcpy(sw->peer[in->port], pi.src_mac, 6);
 		sw->peer_known[in->port] = 1;
 	}
+	if (pi.ethertype == INART_ETHERTYPE_IPV4 && pi.is_udp && pi.dport == INART_WIRE_UDP_PORT)
+		sw->port_stats[in->port].rx_ina_bytes += in->len;
 	if (pi.ethertype == INART_ETHERTYPE_ARP) {
 		rx_arp(&c, in, &pi);
 	} else if (pi.ethertype == INART_ETHERTYPE_IPV4) {

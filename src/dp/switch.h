@@ -178,6 +178,9 @@ enum inart_sw_drop {
 
 struct inart_sw_port_stats {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
+	/* of rx_bytes / tx_bytes: IPv4 UDP frames to the INA port (the jobs'
+	 * own traffic; the controller subtracts it to estimate background) */
+	uint64_t rx_ina_bytes, tx_ina_bytes;
 };
 
 struct inart_sw_tree_stats {

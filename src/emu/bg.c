@@ -27,13 +27,44 @@
 #include "spawn.h"
 
 #define BG_FRAME 1514
+#define SILENT_NS 10000000ull /* a silent flow looks at its schedule every 10 ms */
 
-static volatile sig_atomic_t bg_stop;
+static volatile sig_atomic_t bg_stop, bg_mark, bg_unmark;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	bg_stop = 1;
+}
+
+static void on_mark(int sig)
+{
+	if (sig == SIGUSR2)
+		bg_unmark = 1;
+	else
+		bg_mark = 1;
+}
+
+/* Flow f's rate at time now (ns), with the mark at t0 (0: none). */
+static double rate_at(const struct inart_emu_bg_flow *f, uint64_t t0, uint64_t now)
+{
+	double bps = f->bps;
+
+	for (int i = 0; t0 != 0 && i < f->n_steps; i++)
+		if (now >= t0 + (uint64_t)(f->steps[i].at_s * 1e9))
+			bps = f->steps[i].bps;
+	return bps;
+}
+
+/* The interval between frames at bps; 0 means silent. */
+static uint64_t interval_of(double bps)
+{
+	uint64_t iv;
+
+	if (!(bps > 0))
+		return 0;
+	iv = (uint64_t)(BG_FRAME * 8 / bps * 1e9);
+	return iv ? iv : 1;
 }
 
 static int open_in(const char *netns, const char *ifname, int home)
@@ -70,7 +101,7 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 {
 	int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	int *fd = calloc((size_t)n + 1, sizeof(*fd));
-	uint64_t *next = calloc((size_t)n + 1, sizeof(*next)), *frames, *interval;
+	uint64_t *next = calloc((size_t)n + 1, sizeof(*next)), *frames, *interval, t0 = 0;
 	uint8_t(*frame)[BG_FRAME] = calloc((size_t)n + 1, sizeof(*frame));
 	struct sigaction sa;
 	FILE *out;
@@ -83,6 +114,9 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_mark;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	for (int i = 0; i < n; i++) {
 		uint16_t et = htons(INART_EMU_BG_ETHERTYPE);
 
@@ -92,15 +126,30 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 		memcpy(frame[i], f[i].dst_mac, 6);
 		memcpy(frame[i] + 6, f[i].src_mac, 6);
 		memcpy(frame[i] + 12, &et, 2);
-		interval[i] = (uint64_t)(BG_FRAME * 8 / f[i].bps * 1e9);
-		if (interval[i] == 0)
-			interval[i] = 1;
-		next[i] = inart_emu_now_ns() + interval[i] * (uint64_t)i / (uint64_t)n;
+		interval[i] = interval_of(f[i].bps);
+		next[i] = inart_emu_now_ns() +
+			  (interval[i] ? interval[i] : SILENT_NS) * (uint64_t)i / (uint64_t)n;
 	}
 	while (!bg_stop) {
 		int k = 0;
 		uint64_t now = inart_emu_now_ns();
 
+		if (bg_mark) { /* a run starts: its schedule from now */
+			bg_mark = 0;
+			t0 = now;
+		}
+		if (bg_unmark) { /* a run ended: the base rates until the next */
+			bg_unmark = 0;
+			t0 = 0;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t iv = interval_of(rate_at(&f[i], t0, now));
+
+			if (iv != interval[i]) { /* a new rate from now */
+				interval[i] = iv;
+				next[i] = now;
+			}
+		}
 		for (int i = 1; i < n; i++)
 			if (next[i] < next[k])
 				k = i;
@@ -109,6 +158,10 @@ static _Noreturn void bg_main(const struct inart_emu_bg_flow *f, int n, int out_
 					      (long)(next[k] % 1000000000ull)};
 
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			continue;
+		}
+		if (interval[k] == 0) { /* silent: look again later */
+			next[k] = now + SILENT_NS;
 			continue;
 		}
 		if (send(fd[k], frame[k], BG_FRAME, MSG_DONTWAIT) == BG_FRAME)

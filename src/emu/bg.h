@@ -10,6 +10,12 @@
  * Each arc is paced at its scaled background rate; frames the qdisc refuses
  * are not counted as sent.
  *
+ * A flow may carry a schedule (issue 10: emulated dynamics): from at_s
+ * seconds after the mark, the rate is bps (0: silent).  SIGUSR1 sets the
+ * mark (the emulator sends it when a run's first iteration starts; each
+ * run replays the schedule), SIGUSR2 clears it (the run ended); without a
+ * mark the flow runs at its base rate.
+ *
  * On SIGTERM the process writes one line per arc, "ARC FRAMES BYTES", to
  * its output and exits.
  */
@@ -23,11 +29,17 @@
 
 #define INART_EMU_BG_ETHERTYPE 0x88b5
 
+struct inart_emu_bg_step {
+	double at_s, bps;
+};
+
 struct inart_emu_bg_flow {
 	int arc;
 	const char *netns, *ifname;
 	uint8_t src_mac[6], dst_mac[6];
-	double bps;
+	double bps; /* base rate (0: silent) */
+	int n_steps;
+	const struct inart_emu_bg_step *steps; /* in time order (the caller's) */
 };
 
 /* Start the sender of n flows; its report goes to out_fd.  PID or -errno. */

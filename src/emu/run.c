@@ -53,6 +53,7 @@ struct inart_emu {
 	int n_flows;
 	char (*ctl)[128];   /* per node: control socket path */
 	char jobs_run[128]; /* the jobs file of the current run (sizes as run) */
+	int runs;	    /* plans run so far (names the controller's logs) */
 };
 
 void inart_emu_opt_default(struct inart_emu_opt *o)
@@ -89,6 +90,7 @@ void inart_emu_result_free(struct inart_emu_result *r)
 	if (r == NULL)
 		return;
 	free(r->iter_s);
+	free(r->iter_t0_s);
 	free(r->job_iter_s);
 	free(r->arc_bytes);
 	free(r->arc_known);
@@ -309,8 +311,33 @@ static int start_background(struct inart_emu *e, struct inart_err *err)
 		struct inart_emu_bg_flow *f = &e->flows[e->n_flows];
 		int u = arc->from, w = arc->to;
 
-		if (!(arc->bg_gbps > 0))
+		int n_steps = 0;
+
+		for (int i = 0; i < e->o.n_bg_changes; i++)
+			n_steps += e->o.bg_changes[i].arc == a;
+		if (!(arc->bg_gbps > 0) && n_steps == 0)
 			continue;
+		if (n_steps > 0) { /* its schedule, in time order */
+			struct inart_emu_bg_step *st = calloc((size_t)n_steps, sizeof(*st));
+			int m = 0;
+
+			if (st == NULL)
+				return -ENOMEM;
+			for (int i = 0; i < e->o.n_bg_changes; i++)
+				if (e->o.bg_changes[i].arc == a) {
+					int k = m++;
+
+					while (k > 0 && st[k - 1].at_s > e->o.bg_changes[i].at_s) {
+						st[k] = st[k - 1];
+						k--;
+					}
+					st[k].at_s = e->o.bg_changes[i].at_s;
+					st[k].bps =
+					    e->o.bg_changes[i].gbps * 1e9 * e->o.net.rate_scale;
+				}
+			f->steps = st;
+			f->n_steps = n_steps;
+		}
 		f->arc = a;
 		f->netns = e->net->ns[u];
 		f->ifname = e->net->ifname[a];
@@ -345,6 +372,8 @@ static void emu_free(struct inart_emu *e)
 {
 	janitor_dismiss(e);
 	inart_emu_net_destroy(e->net);
+	for (int i = 0; e->flows != NULL && i < e->n_flows; i++)
+		free((void *)e->flows[i].steps);
 	free(e->flows);
 	free(e->pid);
 	free(e->is_ps);
@@ -443,6 +472,11 @@ static void stop_background(struct inart_emu *e, double *bg_bytes)
 	}
 	close(e->bg_fd);
 	e->bg_fd = -1;
+}
+
+void inart_emu_set_controller(struct inart_emu *e, int on)
+{
+	e->o.controller = on;
 }
 
 void inart_emu_stop(struct inart_emu *e)
@@ -606,6 +640,101 @@ static int install(struct inart_emu *e, const char *plan_path, const char *only,
 
 	snprintf(dep, sizeof(dep), "%s/deploy.json", e->net->dir);
 	return inart_emu_cmd(NULL, argv, NULL, out, cap, 30000, err);
+}
+
+/* --- the controller (issue 10) ------------------------------------------- */
+
+/* The plan as the controller's epoch plan (plan_path + "epoch": {"n": 0})
+ * at out: the controller rewrites it with every new plan, the workers
+ * follow it.  0 or -errno. */
+static int epoch_plan(struct inart_emu *e, const char *plan_path, char *out, size_t cap,
+		      struct inart_err *err)
+{
+	json_error_t je;
+	json_t *o = json_load_file(plan_path, 0, &je);
+	char *text;
+	int rc;
+
+	if (o == NULL)
+		return inart_err_set(err, -EINVAL, "%s: %s", plan_path, je.text);
+	json_object_set_new(o, "epoch", json_pack("{s:i}", "n", 0));
+	text = json_dumps(o, JSON_INDENT(1));
+	json_decref(o);
+	snprintf(out, cap, "%s/plan-epoch-%d.json", e->net->dir, e->runs);
+	rc = text ? inart_file_write(out, text, err) : inart_err_set(err, -ENOMEM, "out of memory");
+	free(text);
+	return rc;
+}
+
+/* `inart controller` on the run's files, in the emulator's namespace (the
+ * control sockets are files of the run directory); its decisions in
+ * controller-N.log, its messages in controller-N.err.  PID or -errno. */
+static pid_t start_controller(struct inart_emu *e, const char *plan, struct inart_err *err)
+{
+	char dep[160], scale[32], logp[160], name[64], *argv[48], *extra = NULL, *save = NULL;
+	struct inart_emu_fds fds = {-1, -1, -1, 0};
+	int n = 0, fd;
+	pid_t pid;
+
+	snprintf(dep, sizeof(dep), "%s/deploy.json", e->net->dir);
+	snprintf(scale, sizeof(scale), "%.9g", e->o.net.rate_scale);
+	snprintf(logp, sizeof(logp), "%s/controller-%d.log", e->net->dir, e->runs);
+	snprintf(name, sizeof(name), "controller-%d", e->runs);
+	argv[n++] = (char *)e->o.inart;
+	argv[n++] = "controller";
+	argv[n++] = (char *)e->o.topo_path;
+	argv[n++] = e->jobs_run;
+	argv[n++] = (char *)plan;
+	argv[n++] = "--deploy";
+	argv[n++] = dep;
+	argv[n++] = "--rate-scale";
+	argv[n++] = scale;
+	argv[n++] = "--log";
+	argv[n++] = logp;
+	if (e->o.ctl_args != NULL && (extra = strdup(e->o.ctl_args)) != NULL)
+		for (char *a = strtok_r(extra, " ", &save); a && n < 46;
+		     a = strtok_r(NULL, " ", &save))
+			argv[n++] = a;
+	argv[n] = NULL;
+	fd = log_fd(e, name);
+	fds.err = fd;
+	pid = inart_emu_spawn(NULL, argv, &fds, err);
+	if (fd >= 0)
+		close(fd);
+	free(extra);
+	return pid;
+}
+
+/* After the run: the controller's installs (from its log) and CPU. */
+static void controller_result(struct inart_emu *e, pid_t pid, uint64_t spawn_ns, uint64_t run_t0,
+			      struct inart_emu_result *r)
+{
+	char logp[160], line[4096];
+	int64_t cpu = inart_emu_cpu_ns(pid);
+	uint64_t now = inart_emu_now_ns();
+	FILE *f;
+
+	if (cpu > 0 && now > spawn_ns)
+		r->ctl_cpu = (double)cpu / (double)(now - spawn_ns);
+	inart_emu_kill(pid, 3000);
+	snprintf(logp, sizeof(logp), "%s/controller-%d.log", e->net->dir, e->runs);
+	f = fopen(logp, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		json_t *o;
+		double t;
+
+		if (strstr(line, "\"event\":\"install\"") == NULL ||
+		    strstr(line, "\"ok\":true") == NULL || (o = json_loads(line, 0, NULL)) == NULL)
+			continue;
+		t = json_number_value(json_object_get(o, "t"));
+		json_decref(o);
+		r->ctl_installs++;
+		if (r->ctl_first_install_s < 0 && run_t0 > 0)
+			r->ctl_first_install_s =
+			    ((double)spawn_ns + t * 1e9 - (double)run_t0) / 1e9;
+	}
+	if (f != NULL)
+		fclose(f);
 }
 
 /* --- faults --------------------------------------------------------------- */
@@ -1080,11 +1209,14 @@ static int result_alloc(struct inart_emu_result *r, int iters, int n_jobs, int n
 	r->n_jobs = n_jobs;
 	r->n_arcs = n_arcs;
 	r->iter_s = calloc((size_t)iters + 1, sizeof(double));
+	r->iter_t0_s = calloc((size_t)iters + 1, sizeof(double));
+	r->ctl_first_install_s = -1;
 	r->job_iter_s = calloc((size_t)iters * (size_t)n_jobs + 1, sizeof(double));
 	r->arc_bytes = calloc((size_t)n_arcs + 1, sizeof(double));
 	r->arc_known = calloc((size_t)n_arcs + 1, sizeof(int));
 	r->arc_qdrops = calloc((size_t)n_arcs + 1, sizeof(uint64_t));
-	if (!r->iter_s || !r->job_iter_s || !r->arc_bytes || !r->arc_known || !r->arc_qdrops) {
+	if (!r->iter_s || !r->iter_t0_s || !r->job_iter_s || !r->arc_bytes || !r->arc_known ||
+	    !r->arc_qdrops) {
 		inart_emu_result_free(r);
 		return -ENOMEM;
 	}
@@ -1133,8 +1265,9 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	struct worker *w = NULL;
 	int64_t *cpu0 = NULL, *cpu1 = NULL, all0 = 0, all1 = 0;
 	uint64_t *qd0 = NULL, ur0 = 0, us0 = 0;
-	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0;
-	char out[2048];
+	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0, ctl_spawn = 0;
+	char out[2048], ctl_plan[256];
+	pid_t ctl_pid = 0;
 
 	for (int i = 0; i < e->o.n_faults; i++)
 		e->o.faults[i].done = e->o.faults[i].undone = 0;
@@ -1151,6 +1284,12 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		goto out;
 	}
 	wait_quiet(e);
+	e->runs++;
+	if (e->o.controller) { /* the workers follow the controller's plan file */
+		if ((rc = epoch_plan(e, plan_path, ctl_plan, sizeof(ctl_plan), err)) < 0)
+			goto out;
+		plan_path = ctl_plan;
+	}
 	rc = write_jobs(e, values, err);
 	if (rc == 0)
 		rc = install(e, plan_path, NULL, out, sizeof(out), err);
@@ -1158,6 +1297,15 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		out[strcspn(out, "\n")] = '\0';
 		rc = rc > 0 ? inart_err_set(err, -EIO, "inart ctl install: %s", out) : rc;
 		goto out;
+	}
+	if (e->o.controller) {
+		ctl_spawn = inart_emu_now_ns();
+		ctl_pid = start_controller(e, plan_path, err);
+		if (ctl_pid < 0) {
+			rc = ctl_pid;
+			ctl_pid = 0;
+			goto out;
+		}
 	}
 	rc = spawn_workers(e, plan_path, values, iters, w, &nw, err);
 	if (rc < 0)
@@ -1179,8 +1327,12 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 		    !wait_all(e, w, nw, k, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull,
 			      run_t0, plan_path, r->why, sizeof(r->why)))
 			goto done;
-		if (run_t0 == 0)
+		if (run_t0 == 0) {
 			run_t0 = start;
+			if (e->bg_pid > 0) /* the background's schedule starts now */
+				kill(e->bg_pid, SIGUSR1);
+		}
+		r->iter_t0_s[k] = (double)(start - run_t0) / 1e9;
 		for (int i = 0; i < nw; i++)
 			if (write(w[i].in, go, (size_t)n) != n) {
 				snprintf(r->why, sizeof(r->why), "job %s rank %d: cannot start it",
@@ -1244,7 +1396,13 @@ done:
 		cpu_verdict(r, cores > 0 ? cores : 1);
 	}
 	fault_step(e, 1e9, plan_path, 1);
+	if (run_t0 > 0 && e->bg_pid > 0) /* the schedule ends with the run */
+		kill(e->bg_pid, SIGUSR2);
 	end_workers(w, nw);
+	if (ctl_pid > 0) {
+		controller_result(e, ctl_pid, ctl_spawn, run_t0, r);
+		ctl_pid = 0;
+	}
 	r->exact = r->finished;
 	for (int i = 0; i < nw; i++) {
 		if (w[i].wrong > 0 && r->exact) {
@@ -1259,6 +1417,8 @@ done:
 	}
 	rc = 0;
 out:
+	if (ctl_pid > 0)
+		inart_emu_kill(ctl_pid, 3000);
 	if (w != NULL)
 		end_workers(w, nw);
 	free(w);

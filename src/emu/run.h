@@ -37,6 +37,14 @@ struct inart_emu_fault {
 	int done, undone; /* progress (set by the run) */
 };
 
+/* A change of background (issue 10): from at_s seconds after a run's first
+ * iteration starts, arc carries gbps (model Gbit/s, scaled like the
+ * topology's background_gbps). */
+struct inart_emu_bg_change {
+	int arc;
+	double at_s, gbps;
+};
+
 typedef void inart_emu_progress_fn(void *ctx, const char *msg);
 
 struct inart_emu_opt {
@@ -52,6 +60,10 @@ struct inart_emu_opt {
 	struct inart_emu_fault *faults;
 	int n_faults;
 	const char *keep_dir; /* copy the run directory (logs, files) there at the end */
+	const struct inart_emu_bg_change *bg_changes; /* the background's schedule */
+	int n_bg_changes;
+	int controller;	      /* run `inart controller` beside each run (docs/controller.md) */
+	const char *ctl_args; /* more arguments for it, space-separated (NULL: none) */
 	int detach;	      /* daemons outlive the emulator (emu up; no background) */
 	inart_emu_progress_fn *progress;
 	void *progress_ctx;
@@ -67,7 +79,12 @@ struct inart_emu_result {
 	int iters, n_jobs, n_arcs;
 	double *iter_s;	    /* per iteration: first start to last result, all jobs */
 	double *job_iter_s; /* [job * iters + k] */
-	double wall_s;	    /* first start to last result of the run */
+	double *iter_t0_s;  /* per iteration: its start, from the run's first start */
+	/* with the controller: installs it made (plan switches), the first one's
+	 * time from the run's first start (-1: none), its CPU (cores) */
+	int ctl_installs;
+	double ctl_first_install_s, ctl_cpu;
+	double wall_s; /* first start to last result of the run */
 	/* per arc, bytes over the run from switch counters (background
 	   excluded: a switch's tx counters do not see the background sender;
 	   a host uplink with background is not counted) */
@@ -108,6 +125,9 @@ const struct inart_emu_net *inart_emu_network(const struct inart_emu *e);
  * itself (err). */
 int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *values, int iters,
 		       struct inart_emu_result *r, struct inart_err *err);
+
+/* The next runs with (1) or without (0) the controller (opt.controller). */
+void inart_emu_set_controller(struct inart_emu *e, int on);
 
 /* End everything (workers, daemons, background, janitor) by PID and remove
  * the network.  e may be NULL. */

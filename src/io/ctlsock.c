@@ -20,6 +20,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -31,9 +35,17 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "bridge/ctlmsg.h"
+#include "ctlauth.h"
+
+/* An unauthenticated TCP client must complete the handshake this fast. */
+#define AUTH_MS 2000
 
 struct conn {
 	int fd;
+	int tcp, authed; /* a TCP client; it completed the handshake */
+	uint8_t ns[INART_AUTH_NONCE], ks[INART_AUTH_MAC];
+	uint64_t seq_in, seq_out; /* frames received and sent (MACs) */
+	int64_t accepted_ms;	  /* TCP: the handshake's deadline counts from here */
 	uint8_t *in;
 	size_t in_len, in_cap;
 	uint8_t *out;
@@ -46,6 +58,9 @@ struct conn {
 
 struct inart_ctlsrv {
 	int lfd, ep, tfd;
+	int tcp_fd, tcp_port; /* the TCP listener (-1: none) and its port */
+	struct inart_ctl_key key;
+	uint64_t auth_failures;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	inart_ctl_handler_fn fn;
 	void *ctx;
@@ -53,7 +68,7 @@ struct inart_ctlsrv {
 	struct conn *conns[INART_CTLSRV_MAX_CLIENTS];
 };
 
-static char timer_tag;
+static char timer_tag, tcp_tag;
 
 static int64_t mono_ms(void)
 {
@@ -62,6 +77,7 @@ static int64_t mono_ms(void)
 
 void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->max_clients = INART_CTLSRV_MAX_CLIENTS;
 	o->idle_ms = 10000;
 	o->request_ms = 30000;
@@ -101,6 +117,67 @@ static int timer_start(struct inart_ctlsrv *s)
 	return 0;
 }
 
+/* "HOST:PORT" (an IPv4 address or name; PORT 0: any free port) into a. */
+static int tcp_addr(const char *spec, struct sockaddr_in *a)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+	char *end;
+	long port;
+
+	if (colon == NULL || (size_t)(colon - spec) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || colon[1] == '\0' || port < 0 || port > 65535)
+		return -EINVAL;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL)
+		return -EHOSTUNREACH;
+	memcpy(a, res->ai_addr, sizeof(*a));
+	a->sin_port = htons((uint16_t)port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* The optional TCP listener (opt->tcp, with opt->key).  0 or -errno. */
+static int tcp_listen(struct inart_ctlsrv *s, const struct inart_ctlsrv_opt *opt,
+		      struct inart_err *err)
+{
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &tcp_tag};
+	int one = 1, rc;
+
+	if (opt->key == NULL || opt->key->len < INART_AUTH_KEY_MIN)
+		return inart_err_set(err, -EINVAL, "%s: a TCP control listener needs a key",
+				     opt->tcp);
+	if ((rc = tcp_addr(opt->tcp, &a)) < 0)
+		return inart_err_set(err, rc, "%s: not HOST:PORT (an IPv4 address or name)",
+				     opt->tcp);
+	s->key = *opt->key;
+	s->tcp_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->tcp_fd < 0 ||
+	    setsockopt(s->tcp_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(s->tcp_fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s->tcp_fd, 16) < 0 ||
+	    getsockname(s->tcp_fd, (struct sockaddr *)&a, &alen) < 0 ||
+	    epoll_ctl(s->ep, EPOLL_CTL_ADD, s->tcp_fd, &ev) < 0)
+		return inart_err_set(err, -errno, "%s: %s", opt->tcp, strerror(errno));
+	s->tcp_port = ntohs(a.sin_port);
+	return 0;
+}
+
+int inart_ctlsrv_tcp_port(const struct inart_ctlsrv *s)
+{
+	return s->tcp_fd >= 0 ? s->tcp_port : -1;
+}
+
+uint64_t inart_ctlsrv_auth_failures(const struct inart_ctlsrv *s)
+{
+	return s->auth_failures;
+}
+
 struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_fn fn, void *ctx,
 					   const struct inart_ctlsrv_opt *opt,
 					   struct inart_err *err)
@@ -120,7 +197,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return NULL;
-	s->lfd = s->ep = s->tfd = -1;
+	s->lfd = s->ep = s->tfd = s->tcp_fd = -1;
 	s->fn = fn;
 	s->ctx = ctx;
 	inart_ctlsrv_opt_default(&s->opt);
@@ -160,7 +237,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 		inart_err_set(err, -rc, "%s: %s", path, strerror(rc));
 		goto fail;
 	}
-	chmod(path, 0660);
+	chmod(path, 0600);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0 || timer_start(s) < 0) {
 		rc = errno;
@@ -168,8 +245,14 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 		unlink(path);
 		goto fail;
 	}
+	if (opt != NULL && opt->tcp != NULL && (rc = -tcp_listen(s, opt, err)) > 0) {
+		unlink(path);
+		goto fail;
+	}
 	return s;
 fail:
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
 	if (s->lfd >= 0)
 		close(s->lfd);
 	if (s->ep >= 0)
@@ -202,9 +285,12 @@ void inart_ctlsrv_close(struct inart_ctlsrv *s)
 	for (int i = 0; i < INART_CTLSRV_MAX_CLIENTS; i++)
 		conn_close(s, i);
 	close(s->lfd);
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
 	close(s->ep);
 	close(s->tfd);
 	unlink(s->path);
+	OPENSSL_cleanse(&s->key, sizeof(s->key));
 	free(s);
 }
 
@@ -226,8 +312,8 @@ static void conn_reply(struct conn *c, char *body)
 {
 	static const char oom[] = "{\"ok\":false,\"reason\":\"out of memory\"}";
 	const char *b = body ? body : oom;
-	size_t n = strlen(b);
-	uint8_t *o = malloc(n + INART_CTL_HDR_LEN);
+	size_t n = strlen(b), mac = c->tcp ? INART_AUTH_MAC : 0;
+	uint8_t *o = malloc(n + INART_CTL_HDR_LEN + mac);
 
 	free(c->out);
 	c->out = NULL;
@@ -238,7 +324,10 @@ static void conn_reply(struct conn *c, char *body)
 		inart_ctl_frame_hdr(o, (uint32_t)n);
 		memcpy(o + INART_CTL_HDR_LEN, b, n);
 		c->out = o;
-		c->out_len = n + INART_CTL_HDR_LEN;
+		c->out_len = n + INART_CTL_HDR_LEN + mac;
+		if (c->tcp && inart_ctlauth_mac(c->ks, 1, c->seq_out++, o, n + INART_CTL_HDR_LEN,
+						o + n + INART_CTL_HDR_LEN) < 0)
+			c->closing = 1;
 	}
 	c->begun_ms = mono_ms(); /* the reply must leave within request_ms */
 	free(body);
@@ -281,12 +370,46 @@ static int conn_dispatch(struct inart_ctlsrv *s, struct conn *c)
 	if (rc == 0)
 		return 0;
 	total = INART_CTL_HDR_LEN + (size_t)n;
+	if (c->tcp) { /* the frame's MAC follows it (conn_read waited for it) */
+		if (inart_ctlauth_verify(c->ks, 0, c->seq_in++, c->in, total, c->in + total) < 0) {
+			s->auth_failures++;
+			c->dead = 1;
+			return 0;
+		}
+		total += INART_AUTH_MAC;
+		n = (uint32_t)(total - INART_CTL_HDR_LEN - INART_AUTH_MAC);
+	}
 	conn_reply(c, s->fn(s->ctx, (const char *)c->in + INART_CTL_HDR_LEN, n));
 	memmove(c->in, c->in + total, c->in_len - total);
 	c->in_len -= total;
 	if (c->in_len == 0 && c->out_len == c->out_off)
 		c->begun_ms = 0;
 	return 1;
+}
+
+/* A TCP client's answer to the hello (the first INART_AUTH_ANSWER bytes of
+ * its input): the proof queued and the session key kept, or -EACCES
+ * (counted; the connection is to be closed, nothing of it is read). */
+static int conn_auth(struct inart_ctlsrv *s, struct conn *c)
+{
+	uint8_t *o = malloc(INART_AUTH_MAC);
+
+	if (o == NULL)
+		return -ENOMEM;
+	if (inart_ctlauth_check(&s->key, c->ns, c->in, o, c->ks) < 0) {
+		free(o);
+		s->auth_failures++;
+		return -EACCES;
+	}
+	c->authed = 1;
+	memmove(c->in, c->in + INART_AUTH_ANSWER, c->in_len - INART_AUTH_ANSWER);
+	c->in_len -= INART_AUTH_ANSWER;
+	free(c->out);
+	c->out = o;
+	c->out_len = INART_AUTH_MAC;
+	c->out_off = 0;
+	c->begun_ms = c->in_len > 0 ? mono_ms() : 0;
+	return 0;
 }
 
 /* Read what is available and handle whole requests.  Returns requests
@@ -303,17 +426,34 @@ static int conn_read(struct inart_ctlsrv *s, struct conn *c)
 
 		if (c->out_len > c->out_off)
 			return handled; /* reply pending: read later */
-		rc = inart_ctl_frame_check(c->in, c->in_len, &n);
+		if (c->tcp && !c->authed) {
+			if (c->in_len >= INART_AUTH_ANSWER) {
+				if (conn_auth(s, c) < 0 || conn_flush(c) < 0) {
+					c->dead = 1;
+					return handled;
+				}
+				continue;
+			}
+			want = INART_AUTH_ANSWER;
+			rc = 0;
+		} else {
+			rc = inart_ctl_frame_check(c->in, c->in_len, &n);
+			if (rc > 0 && c->tcp &&
+			    c->in_len < INART_CTL_HDR_LEN + (size_t)n + INART_AUTH_MAC)
+				rc = 0; /* its MAC is not all here yet */
+			want = c->in_len < INART_CTL_HDR_LEN
+				   ? 0
+				   : INART_CTL_HDR_LEN + (size_t)n + (c->tcp ? INART_AUTH_MAC : 0);
+		}
 		if (rc != 0) {
 			handled += conn_dispatch(s, c);
-			if (conn_flush(c) < 0) {
+			if (c->dead || conn_flush(c) < 0) {
 				c->dead = 1;
 				return handled;
 			}
 			continue;
 		}
 		/* need more: grow to the header or to the whole message */
-		want = c->in_len < INART_CTL_HDR_LEN ? 0 : INART_CTL_HDR_LEN + (size_t)n;
 		if (want < 4096)
 			want = 4096;
 		if (c->in_cap < want) {
@@ -352,6 +492,14 @@ static int free_slot(struct inart_ctlsrv *s)
 
 		if (c == NULL)
 			return i;
+		if (c->tcp && !c->authed) { /* a stranger gives way first */
+			if (best < 0 || !(s->conns[best]->tcp && !s->conns[best]->authed) ||
+			    c->last_ms < s->conns[best]->last_ms)
+				best = i;
+			continue;
+		}
+		if (best >= 0 && s->conns[best]->tcp && !s->conns[best]->authed)
+			continue;
 		if (c->begun_ms == 0 && c->out_len == c->out_off && c->in_len == 0 &&
 		    (best < 0 || c->last_ms < s->conns[best]->last_ms))
 			best = i;
@@ -361,10 +509,12 @@ static int free_slot(struct inart_ctlsrv *s)
 	return best;
 }
 
-static void accept_all(struct inart_ctlsrv *s)
+static void accept_all(struct inart_ctlsrv *s, int tcp)
 {
 	for (;;) {
-		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), i;
+		int fd =
+			accept4(tcp ? s->tcp_fd : s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC),
+		    i;
 		struct conn *c;
 		struct epoll_event ev;
 
@@ -372,13 +522,26 @@ static void accept_all(struct inart_ctlsrv *s)
 			return;
 		i = free_slot(s);
 		c = i >= 0 ? calloc(1, sizeof(*c)) : NULL;
+		if (c != NULL && tcp) { /* the hello goes first */
+			c->tcp = 1;
+			c->out = malloc(INART_AUTH_HELLO);
+			if (c->out == NULL || inart_ctlauth_hello(c->out, c->ns) < 0) {
+				free(c->out);
+				free(c);
+				c = NULL;
+			} else {
+				c->out_len = INART_AUTH_HELLO;
+			}
+		}
 		if (c == NULL) {
 			close(fd); /* every client is in the middle of a request */
 			continue;
 		}
 		c->fd = fd;
 		c->last_ms = mono_ms();
-		ev.events = EPOLLIN;
+		c->accepted_ms = c->last_ms;
+		c->begun_ms = tcp ? c->last_ms : 0; /* the handshake is in progress */
+		ev.events = c->out_len > 0 ? EPOLLOUT : EPOLLIN;
 		ev.data.ptr = c;
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			close(fd);
@@ -401,6 +564,11 @@ static void expire(struct inart_ctlsrv *s)
 
 		if (c == NULL)
 			continue;
+		if (c->tcp && !c->authed && now - c->accepted_ms >= AUTH_MS) {
+			s->auth_failures++; /* no valid answer in time */
+			conn_close(s, i);
+			continue;
+		}
 		if (c->out_len > c->out_off) {
 			if (now - c->begun_ms >= s->opt.request_ms)
 				conn_close(s, i);
@@ -445,8 +613,8 @@ int inart_ctlsrv_service(struct inart_ctlsrv *s)
 			expire(s);
 			continue;
 		}
-		if (c == NULL) {
-			accept_all(s);
+		if (c == NULL || evs[k].data.ptr == &tcp_tag) {
+			accept_all(s, c != NULL);
 			continue;
 		}
 		for (i = 0; i < INART_CTLSRV_MAX_CLIENTS && s->conns[i] != c; i++)
@@ -485,6 +653,33 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	}
 }
 
+/* Send (out) or receive exactly n bytes by the deadline.  0 or -errno
+ * (-ECONNRESET: closed by the peer). */
+static int io_all(int fd, uint8_t *buf, size_t n, int out, int64_t deadline)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t r = out ? send(fd, buf + off, n - off, MSG_NOSIGNAL)
+				: recv(fd, buf + off, n - off, 0);
+		int rc;
+
+		if (r == 0 && !out)
+			return -ECONNRESET;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return errno == EPIPE ? -ECONNRESET : -errno;
+			if ((rc = wait_fd(fd, out ? POLLOUT : POLLIN, deadline)) < 0)
+				return rc;
+			continue;
+		}
+		off += (size_t)r;
+	}
+	return 0;
+}
+
 /* Send the frame of body (len bytes) on the non-blocking fd by the
  * deadline. */
 static int send_request(int fd, const char *path, const char *body, size_t len, int64_t deadline,
@@ -517,6 +712,108 @@ static int send_request(int fd, const char *path, const char *body, size_t len, 
 		off += (size_t)w;
 	}
 	return 0;
+}
+
+/* inart_ctl_call over TCP ("tcp:HOST:PORT"): handshake, one MAC'ed frame
+ * each way. */
+static int tcp_call(const char *spec, const char *body, size_t len, char **reply, size_t *reply_len,
+		    int64_t deadline, struct inart_err *err)
+{
+	struct inart_ctl_key key;
+	struct sockaddr_in a;
+	uint8_t hello[INART_AUTH_HELLO], answer[INART_AUTH_ANSWER], proof[INART_AUTH_MAC];
+	uint8_t got[INART_AUTH_MAC], ks[INART_AUTH_MAC], *frame = NULL;
+	const char *kpath = getenv("INART_CTL_KEY");
+	uint32_t n = 0;
+	socklen_t sl = sizeof(int);
+	int fd = -1, rc, soerr = 0;
+
+	if (kpath == NULL || kpath[0] == '\0')
+		return inart_err_set(err, -EACCES,
+				     "tcp:%s: set INART_CTL_KEY to the control key's file", spec);
+	if ((rc = inart_ctl_key_load(kpath, &key, err)) < 0)
+		return rc;
+	if ((rc = tcp_addr(spec, &a)) < 0) {
+		inart_err_set(err, rc, "tcp:%s: not HOST:PORT", spec);
+		goto out;
+	}
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno != EINPROGRESS)) {
+		rc =
+		    inart_err_set(err, -errno, "tcp:%s: cannot connect: %s", spec, strerror(errno));
+		goto out;
+	}
+	if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr != 0) {
+		rc = rc < 0 ? rc : -(soerr ? soerr : errno);
+		inart_err_set(err, rc, "tcp:%s: cannot connect: %s", spec, strerror(-rc));
+		goto out;
+	}
+	if ((rc = io_all(fd, hello, sizeof(hello), 0, deadline)) < 0 ||
+	    (rc = inart_ctlauth_answer(&key, hello, answer, proof, ks)) < 0 ||
+	    (rc = io_all(fd, answer, sizeof(answer), 1, deadline)) < 0) {
+		inart_err_set(err, rc, "tcp:%s: handshake: %s", spec, strerror(-rc));
+		goto out;
+	}
+	if ((rc = io_all(fd, got, sizeof(got), 0, deadline)) < 0) {
+		rc = rc == -ECONNRESET ? -EACCES : rc;
+		inart_err_set(err, rc, "tcp:%s: %s", spec,
+			      rc == -EACCES ? "refused: the daemon does not accept this key"
+					    : strerror(-rc));
+		goto out;
+	}
+	if (CRYPTO_memcmp(got, proof, sizeof(proof)) != 0) {
+		rc = inart_err_set(err, -EACCES, "tcp:%s: the daemon did not prove the key", spec);
+		goto out;
+	}
+	frame = malloc(len + INART_CTL_HDR_LEN + INART_AUTH_MAC);
+	if (frame == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	inart_ctl_frame_hdr(frame, (uint32_t)len);
+	memcpy(frame + INART_CTL_HDR_LEN, body, len);
+	if ((rc = inart_ctlauth_mac(ks, 0, 0, frame, len + INART_CTL_HDR_LEN,
+				    frame + len + INART_CTL_HDR_LEN)) < 0 ||
+	    (rc = io_all(fd, frame, len + INART_CTL_HDR_LEN + INART_AUTH_MAC, 1, deadline)) < 0 ||
+	    (rc = io_all(fd, frame, INART_CTL_HDR_LEN, 0, deadline)) < 0) {
+		inart_err_set(err, rc, "tcp:%s: %s", spec, strerror(-rc));
+		goto out;
+	}
+	if (inart_ctl_frame_check(frame, INART_CTL_HDR_LEN, &n) < 0) {
+		rc = inart_err_set(err, -EPROTO, "tcp:%s: bad reply frame", spec);
+		goto out;
+	}
+	free(frame);
+	frame = malloc((size_t)n + INART_CTL_HDR_LEN + INART_AUTH_MAC + 1);
+	if (frame == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	inart_ctl_frame_hdr(frame, n);
+	if ((rc = io_all(fd, frame + INART_CTL_HDR_LEN, (size_t)n + INART_AUTH_MAC, 0, deadline)) <
+		0 ||
+	    (rc = inart_ctlauth_verify(ks, 1, 0, frame, (size_t)n + INART_CTL_HDR_LEN,
+				       frame + INART_CTL_HDR_LEN + n)) < 0) {
+		inart_err_set(err, rc, "tcp:%s: reply: %s", spec,
+			      rc == -EACCES ? "its MAC is wrong" : strerror(-rc));
+		goto out;
+	}
+	*reply = malloc((size_t)n + 1);
+	if (*reply == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(*reply, frame + INART_CTL_HDR_LEN, n);
+	(*reply)[n] = '\0';
+	*reply_len = n;
+	rc = 0;
+out:
+	free(frame);
+	if (fd >= 0)
+		close(fd);
+	OPENSSL_cleanse(&key, sizeof(key));
+	return rc;
 }
 
 /* Receive one reply frame on the non-blocking fd by the deadline: its body
@@ -583,6 +880,11 @@ int inart_ctl_call(const char *path, const char *body, size_t len, char **reply,
 
 	*reply = NULL;
 	*reply_len = 0;
+	if (strncmp(path, "tcp:", 4) == 0) {
+		if (len == 0 || len > INART_CTL_MAX_MSG)
+			return inart_err_set(err, -EMSGSIZE, "%s: request of %zu bytes", path, len);
+		return tcp_call(path + 4, body, len, reply, reply_len, deadline, err);
+	}
 	if (fill_addr(&a, path) < 0)
 		return inart_err_set(err, -ENAMETOOLONG, "%s: path too long", path);
 	if (len == 0 || len > INART_CTL_MAX_MSG)

@@ -30,10 +30,16 @@
 
 #define INART_CTLSRV_MAX_CLIENTS 32
 
+struct inart_ctl_key;
+
 struct inart_ctlsrv_opt {
 	int max_clients; /* 1..INART_CTLSRV_MAX_CLIENTS; default 32 */
 	int idle_ms;	 /* close a client idle this long; default 10000 */
 	int request_ms;	 /* a request must arrive (and its reply leave) within; default 30000 */
+	/* optional: also listen on TCP at "HOST:PORT" (PORT 0: any), clients
+	 * authenticated with key (io/ctlauth.h; copied); NULL: UNIX socket only */
+	const char *tcp;
+	const struct inart_ctl_key *key;
 };
 
 void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o);
@@ -61,7 +67,17 @@ int inart_ctlsrv_fd(const struct inart_ctlsrv *s);
 /* Do all pending work without blocking.  Returns requests handled. */
 int inart_ctlsrv_service(struct inart_ctlsrv *s);
 
+/* The TCP listener's port (-1: none); connections refused for bad or
+ * missing credentials (a wrong MAC, no answer within 2 s, a frame whose MAC
+ * is wrong: the connection is closed, nothing of it handled). */
+int inart_ctlsrv_tcp_port(const struct inart_ctlsrv *s);
+uint64_t inart_ctlsrv_auth_failures(const struct inart_ctlsrv *s);
+
 /* Client: send one request body, wait up to timeout_ms for the reply.
+ * path is a UNIX socket path, or "tcp:HOST:PORT": then the key is read from
+ * the file named by the environment variable INART_CTL_KEY, the handshake
+ * of io/ctlauth.h authenticates both sides and every frame carries a MAC
+ * (-EACCES: refused, or the server does not know the key).
  * 0 and *reply (malloc'ed, NUL-terminated, *reply_len bytes), or -errno
  * with err saying what failed (connect, timeout, framing). */
 int inart_ctl_call(const char *path, const char *body, size_t len, char **reply, size_t *reply_len,

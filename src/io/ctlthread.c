@@ -173,3 +173,8 @@ void inart_ctlthread_stop(struct inart_ctlthread *t)
 	close(t->stop_fd);
 	free(t);
 }
+
+uint64_t inart_ctlthread_auth_failures(const struct inart_ctlthread *t)
+{
+	return t == NULL ? 0 : inart_ctlsrv_auth_failures(t->srv);
+}

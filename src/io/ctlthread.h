@@ -20,6 +20,8 @@
 #ifndef INART_CTLTHREAD_H
 #define INART_CTLTHREAD_H
 
+#include <stdint.h>
+
 #include "ctlsock.h"
 
 struct inart_ctlthread;
@@ -35,6 +37,9 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 /* Stop the thread (called from the packet thread: commands the control
  * thread still sends meanwhile are run), close the socket. NULL: nothing. */
 void inart_ctlthread_stop(struct inart_ctlthread *t);
+/* Control connections refused for bad credentials (inart_ctlsrv_auth_failures;
+ * call from the control thread, e.g. in a request handler). */
+uint64_t inart_ctlthread_auth_failures(const struct inart_ctlthread *t);
 
 /* Packet thread: a descriptor that becomes readable when a command waits,
  * and the call that runs it (1 if one ran, else 0). */

@@ -30,11 +30,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common/clock.h"
 #include "common/err.h"
 #include "cp/load.h"
+#include "bridge/epoch.h"
 #include "bridge/install.h"
 #include "dp/worker.h"
 #include "io/deploy.h"
@@ -66,13 +68,31 @@ struct inart_ctx {
 	uint32_t step;	   /* the step the next call runs (>= 1) */
 	uint32_t job_step; /* named by the last step notice, 0: none */
 	size_t max_n;	   /* the job's gradient size in values */
+	/* plan epochs (docs/controller.md): the files, the plan file's identity
+	 * when last read, the epoch in use and one learnt but not yet in use */
+	char *topo, *jobs, *plan, *deploy, *job_id;
+	int rank;
+	struct stat plan_st;
+	uint32_t epoch;
+	int pending;
+	uint32_t pending_epoch, pending_from;
+	struct inart_worker_cfg pending_cfg;
 	struct inart_dgram out[CTX_OUT];
 	uint8_t bufs[CTX_OUT][INART_DGRAM_MAX];
 };
 
-struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const char *plan,
-				   const char *deploy, const char *job_id, int rank,
-				   struct inart_err *err)
+/* What a context needs of the installation built from the files: this
+ * worker's configuration (in the plan's epoch), its node's address, the
+ * job's gradient size in values, the plan's epoch (0 when it has none). */
+struct built {
+	struct inart_worker_cfg cfg;
+	uint32_t ip;
+	size_t max_n;
+	uint32_t epoch, from_step;
+};
+
+static int build(const char *topo, const char *jobs, const char *plan, const char *deploy,
+		 const char *job_id, int rank, struct built *b, struct inart_err *err)
 {
 	struct inart_topo *t = NULL;
 	struct inart_jobs *js = NULL;
@@ -80,14 +100,9 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 	struct inart_deploy *d = NULL;
 	struct inart_install *in = NULL;
 	struct inart_install_opt opt;
-	struct inart_ctx *c = NULL;
-	int rc = 0, j, k, node = -1;
+	int64_t epoch = -1;
+	int rc = 0, j, k;
 
-	if (topo == NULL || jobs == NULL || plan == NULL || job_id == NULL || rank < 0) {
-		rc = inart_err_set(err, -EINVAL,
-				   "inart_ctx_create: missing file or job, or rank < 0");
-		goto out;
-	}
 	if ((t = inart_topo_load(topo, err)) == NULL ||
 	    (js = inart_jobs_load(jobs, t, err)) == NULL ||
 	    (p = inart_plan_load(plan, t, js, err)) == NULL) {
@@ -114,13 +129,11 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 	inart_install_opt_default(&opt);
 	if (deploy != NULL && (rc = inart_deploy_dataplane_load(deploy, &opt, err)) < 0)
 		goto out;
-	if ((rc = inart_install_build(t, js, p, d, &opt, &in, err)) < 0)
+	if ((rc = inart_epoch_load(plan, job_id, &epoch, &b->from_step, err)) < 0 ||
+	    (rc = inart_install_build(t, js, p, d, &opt, &in, err)) < 0 ||
+	    (epoch >= 0 && (rc = inart_epoch_apply(in, (uint32_t)epoch, err)) < 0))
 		goto out;
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		rc = inart_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
+	b->epoch = epoch >= 0 ? (uint32_t)epoch : 0;
 	for (k = 0; k < in->n_workers; k++)
 		if (in->workers[k].job == j && in->workers[k].cfg.rank == rank)
 			break;
@@ -129,30 +142,77 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 				   job_id, rank);
 		goto out;
 	}
-	c->cfg = in->workers[k].cfg;
-	c->step = 1;
-	c->max_n = (size_t)((js->jobs[j].gradient_bytes + 3) / 4);
-	node = in->workers[k].node;
-	c->w = inart_worker_create(&c->cfg);
-	if (c->w == NULL) {
-		rc = inart_err_set(err, -(errno ? errno : EINVAL),
-				   "job '%s' rank %d: worker configuration refused", job_id, rank);
-		goto out;
-	}
-	c->u = inart_udp_open(d->ip[node], INART_WIRE_UDP_PORT, CTX_BATCH, err);
-	if (c->u == NULL) {
-		rc = -(errno ? errno : EIO);
-		inart_err_prefix(err, t->nodes[node].id);
-		goto out;
-	}
-	for (int i = 0; i < CTX_OUT; i++)
-		c->out[i].data = c->bufs[i];
+	b->cfg = in->workers[k].cfg;
+	b->max_n = (size_t)((js->jobs[j].gradient_bytes + 3) / 4);
+	b->ip = d->ip[in->workers[k].node];
 out:
 	inart_install_destroy(in);
 	inart_deploy_destroy(d);
 	inart_plan_destroy(p);
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
+	return rc;
+}
+
+static char *dup_or_null(const char *s, int *fail)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s != NULL && d == NULL)
+		*fail = 1;
+	return d;
+}
+
+struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const char *plan,
+				   const char *deploy, const char *job_id, int rank,
+				   struct inart_err *err)
+{
+	struct inart_ctx *c = NULL;
+	struct built b;
+	int rc = 0, nomem = 0;
+
+	if (topo == NULL || jobs == NULL || plan == NULL || job_id == NULL || rank < 0) {
+		rc = inart_err_set(err, -EINVAL,
+				   "inart_ctx_create: missing file or job, or rank < 0");
+		goto out;
+	}
+	memset(&b, 0, sizeof(b));
+	if ((rc = build(topo, jobs, plan, deploy, job_id, rank, &b, err)) < 0)
+		goto out;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	c->topo = dup_or_null(topo, &nomem);
+	c->jobs = dup_or_null(jobs, &nomem);
+	c->plan = dup_or_null(plan, &nomem);
+	c->deploy = dup_or_null(deploy, &nomem);
+	c->job_id = dup_or_null(job_id, &nomem);
+	if (nomem) {
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	c->rank = rank;
+	stat(plan, &c->plan_st);
+	c->epoch = b.epoch;
+	c->cfg = b.cfg;
+	c->step = 1;
+	c->max_n = b.max_n;
+	c->w = inart_worker_create(&c->cfg);
+	if (c->w == NULL) {
+		rc = inart_err_set(err, -(errno ? errno : EINVAL),
+				   "job '%s' rank %d: worker configuration refused", job_id, rank);
+		goto out;
+	}
+	c->u = inart_udp_open(b.ip, INART_WIRE_UDP_PORT, CTX_BATCH, err);
+	if (c->u == NULL) {
+		rc = -(errno ? errno : EIO);
+		goto out;
+	}
+	for (int i = 0; i < CTX_OUT; i++)
+		c->out[i].data = c->bufs[i];
+out:
 	if (rc < 0) {
 		inart_ctx_destroy(c);
 		errno = -rc;
@@ -161,12 +221,59 @@ out:
 	return c;
 }
 
+static void add_core_counters(struct inart_ctx_stats *st, const struct inart_worker *w);
+
+/* At an all-reduce boundary: if the plan file changed and names a newer
+ * epoch, build this worker's configuration in it (kept pending); a pending
+ * epoch whose from_step the context reached is put in use (a new core; the
+ * step goes on).  A plan that does not build leaves everything as it is
+ * (it is read again when it changes). */
+static void follow_plan(struct inart_ctx *c)
+{
+	struct stat st;
+	struct built b;
+
+	if (stat(c->plan, &st) == 0 &&
+	    (st.st_ino != c->plan_st.st_ino || st.st_size != c->plan_st.st_size ||
+	     st.st_mtim.tv_sec != c->plan_st.st_mtim.tv_sec ||
+	     st.st_mtim.tv_nsec != c->plan_st.st_mtim.tv_nsec)) {
+		c->plan_st = st;
+		memset(&b, 0, sizeof(b));
+		if (build(c->topo, c->jobs, c->plan, c->deploy, c->job_id, c->rank, &b, NULL) ==
+			0 &&
+		    b.epoch > c->epoch && b.max_n == c->max_n) {
+			c->pending = 1;
+			c->pending_cfg = b.cfg;
+			c->pending_epoch = b.epoch;
+			c->pending_from = b.from_step;
+		}
+	}
+	if (c->pending && c->step >= c->pending_from) {
+		struct inart_worker *w = inart_worker_create(&c->pending_cfg);
+
+		if (w != NULL) {
+			add_core_counters(&c->acc, c->w);
+			inart_worker_destroy(c->w);
+			c->w = w;
+			c->cfg = c->pending_cfg;
+			c->epoch = c->pending_epoch;
+			c->acc.epochs++;
+		}
+		c->pending = 0;
+	}
+}
+
 void inart_ctx_destroy(struct inart_ctx *c)
 {
 	if (c == NULL)
 		return;
 	inart_worker_destroy(c->w);
 	inart_udp_close(c->u);
+	free(c->topo);
+	free(c->jobs);
+	free(c->plan);
+	free(c->deploy);
+	free(c->job_id);
 	free(c);
 }
 
@@ -274,6 +381,7 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 	if (n == 0)
 		return 0;
 	deadline = inart_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	follow_plan(c);
 	rc = inart_worker_begin(c->w, buf, n, c->step);
 	if (rc < 0)
 		return rc; /* nothing sent: the same step next time */

@@ -1,0 +1,137 @@
+/*
+ * controller: the online controller's decisions (sans-I/O): measured
+ * background loads and the time in, a decision record out -- keep the
+ * installed plan, hold (a better plan is waiting out the hysteresis), or
+ * switch to a new plan.
+ *
+ * Every call (inart_controller_decide, one per counter period):
+ *  1. a silent switch (the caller names it: inart_estimator_silent) or an
+ *     estimate not ready yet: keep the plan, say so;
+ *  2. the model topology's background is set to the measured loads and the
+ *     installed plan is re-evaluated with the evaluator (its predicted time
+ *     under measured load, `cur_s`);
+ *  3. re-plan when some arc's load moved by more than replan_change x its
+ *     capacity since the last re-plan (or there was none yet): the re-plan
+ *     function (default: inart_planner_run of `algorithm` with a time limit
+ *     of replan_limit_s) runs on the measured topology; its result becomes
+ *     the candidate unless it failed or took longer than replan_timeout_s
+ *     (then the installed plan stays, the decision says why, and the next
+ *     re-plan waits for the next load change);
+ *  4. the candidate is evaluated under the same loads (`new_s`) and
+ *     gain = (cur_s - new_s) / cur_s; hysteresis: a switch needs gain >=
+ *     threshold continuously for hold_s, and at most one switch happens per
+ *     window_s (the first switch is not delayed by the window).
+ * Warm start: the re-plan sees the installed plan (the default keeps it when
+ * the planner's plan is not better under the measured loads); the planner's
+ * own search does not take a starting plan (planner.h has no such entry).
+ *
+ * A SWITCH makes the candidate the installed plan and raises the epoch; the
+ * caller installs it and, if that fails, calls inart_controller_revert (the
+ * previous plan is the installed one again).
+ *
+ * Ownership: the controller copies the topology (its background is the
+ * measured one), refers to the jobs (which must outlive it), and owns the
+ * installed, previous and candidate plans.  A decision's pointers are valid
+ * until the next call.
+ */
+#ifndef INART_CTL_CONTROLLER_H
+#define INART_CTL_CONTROLLER_H
+
+#include <stdint.h>
+
+#include "common/sbuf.h"
+#include "cp/graph.h"
+#include "cp/jobs.h"
+#include "cp/plan.h"
+
+/* Re-plan on t (its background = the measured loads), the installed plan
+ * given as a warm start.  *out = a new plan (the caller's), *elapsed_s = the
+ * time it took.  0 or -errno (err says why). */
+typedef int (*inart_ctl_replan_fn)(void *arg, const struct inart_topo *t,
+				   const struct inart_jobs *js, const struct inart_plan *current,
+				   double limit_s, struct inart_plan **out, double *elapsed_s,
+				   struct inart_err *err);
+
+struct inart_ctl_opt {
+	double threshold;	    /* relative predicted gain to switch, default 0.10 */
+	double hold_s;		    /* the gain must last this long, default 0.2 */
+	double window_s;	    /* at most one switch per window, default 5 */
+	double replan_change;	    /* re-plan when a load moved by this x capacity, default 0.05 */
+	double replan_limit_s;	    /* the planner's time limit, default 0.2 */
+	double replan_timeout_s;    /* a re-plan slower than this is discarded, default 0.5 */
+	const char *algorithm;	    /* default "inart" */
+	inart_ctl_replan_fn replan; /* NULL: inart_ctl_replan_planner */
+	void *replan_arg;
+};
+
+enum inart_ctl_action {
+	INART_CTL_KEEP = 0, /* the installed plan stays */
+	INART_CTL_HOLD,	    /* a better plan waits out the hysteresis */
+	INART_CTL_SWITCH,   /* install d->plan (epoch d->epoch) */
+};
+
+struct inart_ctl_decision {
+	double t_s;
+	enum inart_ctl_action action;
+	const char *why;	       /* a short code: "no-gain", "holding", "window", "gain",
+					  "silent", "not-ready", "replan-failed", "replan-timeout",
+					  "no-candidate" */
+	char reason[256];	       /* one line for people */
+	double cur_s;		       /* installed plan's predicted time under measured loads */
+	double new_s;		       /* candidate's, NaN when none */
+	double gain;		       /* (cur_s - new_s) / cur_s, NaN when none */
+	int replanned;		       /* a re-plan ran in this call */
+	double replan_s;	       /* its duration */
+	uint64_t epoch;		       /* of the installed plan (after a switch: the new one) */
+	int silent_node;	       /* the silent switch, or -1 */
+	const double *bg;	       /* measured loads per arc (model Gbit/s) */
+	const struct inart_plan *plan; /* SWITCH: the plan to install */
+};
+
+void inart_ctl_opt_default(struct inart_ctl_opt *o);
+
+struct inart_controller;
+
+/* The controller of `installed` (copied) on t (copied) and js.  NULL +
+ * errno (EINVAL with err: a bad option or a plan the evaluator refuses). */
+struct inart_controller *inart_controller_create(const struct inart_topo *t,
+						 const struct inart_jobs *js,
+						 const struct inart_plan *installed,
+						 const struct inart_ctl_opt *o,
+						 struct inart_err *err);
+void inart_controller_destroy(struct inart_controller *c);
+
+/* One decision at now_s for loads bg (n_arcs entries, model Gbit/s; NULL or
+ * !ready: not ready) with silent_node (-1: every switch answered).  0 or
+ * -errno (-EINVAL: bad arguments, time going backwards; -ENOMEM). */
+int inart_controller_decide(struct inart_controller *c, double now_s, const double *bg, int ready,
+			    int silent_node, struct inart_ctl_decision *d);
+
+/* The installed plan and its epoch (0 for the plan given to create). */
+const struct inart_plan *inart_controller_plan(const struct inart_controller *c);
+uint64_t inart_controller_epoch(const struct inart_controller *c);
+
+/* The last switch's plan could not be installed: the previous plan is the
+ * installed one again (epoch back too).  -ENOENT when there is none. */
+int inart_controller_revert(struct inart_controller *c);
+
+/* Switches so far. */
+int inart_controller_switches(const struct inart_controller *c);
+
+/* The default re-plan: inart_planner_run(arg ? arg : "inart") with
+ * time_limit_s = limit_s; keeps `current` (cloned) when it is not slower
+ * under t's loads. */
+int inart_ctl_replan_planner(void *arg, const struct inart_topo *t, const struct inart_jobs *js,
+			     const struct inart_plan *current, double limit_s,
+			     struct inart_plan **out, double *elapsed_s, struct inart_err *err);
+
+/* The decision as one JSON object (no newline): t, action, why, reason,
+ * cur_s, new_s, gain, epoch, replanned, replan_s, silent (node id or null),
+ * loads: [{"from", "to", "bg_gbps", "cap_gbps"}] for every arc with a
+ * non-zero load. */
+void inart_ctl_decision_json(const struct inart_ctl_decision *d, const struct inart_topo *t,
+			     struct inart_sbuf *b);
+
+const char *inart_ctl_action_name(enum inart_ctl_action a);
+
+#endif
