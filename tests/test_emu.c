@@ -112,6 +112,21 @@ static void test_net(void **state)
 		assert_non_null(strstr(err.msg, "pace_scale"));
 	}
 	inart_emu_net_destroy(n);
+	/* --pace 0: the deployment says "not paced", not the installation's
+	   default (1.1 x the unscaled rates) */
+	o.pace_scale = 0;
+	assert_int_equal(inart_emu_net_create(t, &o, &n, &err), 0);
+	{
+		struct inart_install_opt io;
+
+		inart_install_opt_default(&io);
+		assert_true(io.pace_scale > 0);
+		assert_int_equal(inart_deploy_dataplane_parse(
+				     n->deploy_json, strlen(n->deploy_json), "d", &io, &err),
+				 0);
+		assert_true(io.pace_scale == 0);
+	}
+	inart_emu_net_destroy(n);
 	inart_emu_net_destroy(NULL);
 	inart_topo_destroy(t);
 }

@@ -187,8 +187,10 @@ static void test_tiny(void **state)
 		assert_int_equal(wi->cfg.window, 8);
 		assert_int_equal(wi->cfg.retx_timeout_ns, 50000000ull);
 		assert_int_equal(wi->cfg.scale_exp, 16);
-		assert_true(wi->cfg.trees[0].pace_Bps == 0); /* not paced by default */
+		/* paced by default (the plan's rate x INART_INSTALL_PACE_DEFAULT) */
+		assert_true(wi->cfg.trees[0].pace_Bps > 0);
 	}
+	assert_true(fabs(o.pace_scale - INART_INSTALL_PACE_DEFAULT) < 1e-12);
 	/* paced: the flow's share of the gradient in the plan's evaluated time,
 	   times pace_scale */
 	{
@@ -206,7 +208,13 @@ static void test_tiny(void **state)
 				    1e-9 * want);
 		assert_true(inart_install_digest(pin) != inart_install_digest(in));
 		inart_install_destroy(pin);
+		/* 0: not paced */
 		o.pace_scale = 0;
+		pin = build(t, js, p, d, &o);
+		for (int r = 0; r < 2; r++)
+			assert_true(pin->workers[r].cfg.trees[0].pace_Bps == 0);
+		inart_install_destroy(pin);
+		o.pace_scale = INART_INSTALL_PACE_DEFAULT;
 	}
 
 	/* routes: e0 reaches h0, h1 directly, e1 and h2 via port 2 */

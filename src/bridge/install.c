@@ -516,6 +516,7 @@ void inart_install_opt_default(struct inart_install_opt *o)
 	o->flush_timeout_ns = 10000000ull;
 	o->retx_timeout_ns = 50000000ull;
 	o->scale_exp = 16;
+	o->pace_scale = INART_INSTALL_PACE_DEFAULT;
 }
 
 void inart_install_destroy(struct inart_install *in)

@@ -70,13 +70,21 @@ struct inart_install_opt {
 				       split every chunk in two at the PS) */
 	uint64_t retx_timeout_ns;   /* default 50 ms */
 	int8_t scale_exp;	    /* default 16 */
-	double pace_scale;	    /* 0 (default): workers are not paced; else every
-				       tree of every worker is paced at its plan rate
+	double pace_scale;	    /* default INART_INSTALL_PACE_DEFAULT: every tree
+				       of every worker is paced at its plan rate
 				       (share x gradient bytes / the plan's evaluated
 				       communication time) x pace_scale, as frame
 				       bytes per second: 1 on the modelled network,
-				       the rate scale on a scaled one (emulator) */
+				       the rate scale on a scaled one (emulator);
+				       0: not paced (only the window limits) */
 };
+
+/* The default pacing factor: workers send at 1.1x their plan rates.  The
+ * headroom keeps a prediction slightly off from capping throughput much
+ * (docs/dataplane.md, Pacing); unpaced, a window of 64 behind shaped FIFO
+ * queues turned into a recovery storm (window_sim: InArt 49.6x its
+ * prediction, benchmarks.md, issue 12). */
+#define INART_INSTALL_PACE_DEFAULT 1.1
 
 struct inart_sw_install {
 	int node;

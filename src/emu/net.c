@@ -165,8 +165,9 @@ static char *add_dataplane(char *text, const struct inart_emu_net_opt *o)
 		json_object_set_new(dp, "retx_timeout_ms", json_real(o->retx_ms));
 	if (o->flush_ms > 0)
 		json_object_set_new(dp, "flush_timeout_ms", json_real(o->flush_ms));
-	if (o->pace_scale > 0)
-		json_object_set_new(dp, "pace_scale", json_real(o->pace_scale));
+	/* always: 0 (--pace 0) must say "not paced", not "the default" (which
+	   would pace at the unscaled rates) */
+	json_object_set_new(dp, "pace_scale", json_real(o->pace_scale > 0 ? o->pace_scale : 0));
 	json_object_set_new(root, "dataplane", dp);
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);

@@ -44,7 +44,7 @@ void inart_deploy_ctl_free(char **ctl, int n_nodes);
  *                 "flush_timeout_ms": 10, "pace_scale": 1}
  * slots_per_tree is also the workers' window (chunks in flight per tree);
  * pace_scale paces every worker's trees at their plan rates times it
- * (install.h; 0 or absent: not paced).
+ * (install.h; absent: INART_INSTALL_PACE_DEFAULT, 1.1; 0: not paced).
  * 0 (o unchanged if absent), or -EINVAL with err naming the key. */
 int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 				 struct inart_install_opt *o, struct inart_err *err);
