@@ -1115,9 +1115,9 @@ static int sw_labels(struct e2e *e, int v)
  * it; a quarter of the previous iteration's time, since iteration 1 warms
  * up and can be the slower), the workers move at the boundary 2 -> 3,
  * epoch 0's tables go a quarter into iteration 4.  The label count of
- * iteration 2 checks that the change happened during it.  Every iteration completes once, with no step
- * notice, and every result is exact (each iteration sums other inputs, so
- * a result of a lost or repeated iteration would be wrong). */
+ * iteration 2 checks that the change happened during it.  Every iteration completes once, with no
+ * step notice, and every result is exact (each iteration sums other inputs, so a result of a lost
+ * or repeated iteration would be wrong). */
 static void test_epoch_switch(void **state)
 {
 	struct inart_install_opt io;
@@ -1154,13 +1154,12 @@ static void test_epoch_switch(void **state)
 		assert_int_equal(inart_sim_tables_failed(e.s, why, sizeof(why)), 0);
 		if (it == 2) {
 			/* both epochs were in service: more labels than either alone */
-			int v = e.in->sw[0].node, n1 = 0;
+			int v = e.in->sw[0].node;
+			const struct inart_sw_install *n1 = inart_install_sw_of(nb, v);
 
-			for (int k = 0; k < nb->n_switches; k++)
-				if (nb->sw[k].node == v)
-					n1 = nb->sw[k].n_labels;
-			assert_true(n1 > 0);
-			assert_int_equal(sw_labels(&e, v), e.in->sw[0].n_labels + n1);
+			assert_non_null(n1);
+			assert_true(n1->n_labels > 0);
+			assert_int_equal(sw_labels(&e, v), e.in->sw[0].n_labels + n1->n_labels);
 			if (inart_sim_set_workers(e.s, nb, why, sizeof(why)) < 0)
 				fail_msg("set workers: %s", why);
 		}
@@ -1170,11 +1169,9 @@ static void test_epoch_switch(void **state)
 		assert_int_equal(sw_labels(&e, nb->sw[k].node), nb->sw[k].n_labels);
 	for (int v = 0; v < e.t->n_nodes; v++) {
 		const struct inart_ps *ps = inart_sim_ps(e.s, v);
-		int want = 0;
+		const struct inart_ps_install *pi = inart_install_ps_of(nb, v);
+		int want = pi ? pi->n_trees : 0;
 
-		for (int k = 0; k < nb->n_ps; k++)
-			if (nb->ps[k].node == v)
-				want = nb->ps[k].n_trees;
 		assert_int_equal(ps ? inart_ps_n_trees(ps) : 0, want);
 	}
 	assert_true(all_links(&e, 0) > 0 && all_links(&e, 2) > 0);

@@ -21,11 +21,11 @@
 
 static const struct inart_sw_install *sw_of(const struct inart_install *in, int v)
 {
-	for (int k = 0; k < in->n_switches; k++)
-		if (in->sw[k].node == v)
-			return &in->sw[k];
-	fail_msg("no switch install for node %d", v);
-	return NULL;
+	const struct inart_sw_install *si = inart_install_sw_of(in, v);
+
+	if (si == NULL)
+		fail_msg("no switch install for node %d", v);
+	return si;
 }
 
 static const struct inart_label_entry *label_at(const struct inart_sw_install *si, uint32_t l)

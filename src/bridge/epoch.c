@@ -93,22 +93,6 @@ void inart_epoch_union_destroy(struct inart_install *u)
 	free(u);
 }
 
-static const struct inart_ps_install *ps_of(const struct inart_install *in, int node)
-{
-	for (int k = 0; k < in->n_ps; k++)
-		if (in->ps[k].node == node)
-			return &in->ps[k];
-	return NULL;
-}
-
-static const struct inart_sw_install *sw_of(const struct inart_install *in, int node)
-{
-	for (int k = 0; k < in->n_switches; k++)
-		if (in->sw[k].node == node)
-			return &in->sw[k];
-	return NULL;
-}
-
 /* dst = a's n_a entries then b's n_b (element size sz); NULL on ENOMEM. */
 static void *concat(const void *a, int n_a, const void *b, int n_b, size_t sz)
 {
@@ -139,7 +123,8 @@ int inart_epoch_union(const struct inart_install *old, const struct inart_instal
 	if (old->n_switches != new_in->n_switches)
 		goto mismatch;
 	for (int k = 0; k < new_in->n_switches; k++) {
-		const struct inart_sw_install *n = &new_in->sw[k], *o = sw_of(old, n->node);
+		const struct inart_sw_install *n = &new_in->sw[k],
+					      *o = inart_install_sw_of(old, n->node);
 		struct inart_sw_install *s = &u->sw[k];
 
 		if (o == NULL)
@@ -164,10 +149,11 @@ int inart_epoch_union(const struct inart_install *old, const struct inart_instal
 
 		for (int k = 0; k < a->n_ps; k++) {
 			const struct inart_ps_install *p = &a->ps[k];
-			const struct inart_ps_install *q = b ? ps_of(b, p->node) : NULL;
+			const struct inart_ps_install *q =
+			    b ? inart_install_ps_of(b, p->node) : NULL;
 			struct inart_ps_install *s = &u->ps[n_ps];
 
-			if (pass == 1 && ps_of(new_in, p->node) != NULL)
+			if (pass == 1 && inart_install_ps_of(new_in, p->node) != NULL)
 				continue;
 			s->node = p->node;
 			s->trees = concat(p->trees, p->n_trees, q ? q->trees : NULL,

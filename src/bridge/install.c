@@ -1226,3 +1226,19 @@ void inart_deploy_destroy(struct inart_deploy *d)
 	free(d->port_mac);
 	free(d);
 }
+
+const struct inart_sw_install *inart_install_sw_of(const struct inart_install *in, int v)
+{
+	for (int k = 0; k < in->n_switches; k++)
+		if (in->sw[k].node == v)
+			return &in->sw[k];
+	return NULL;
+}
+
+const struct inart_ps_install *inart_install_ps_of(const struct inart_install *in, int v)
+{
+	for (int k = 0; k < in->n_ps; k++)
+		if (in->ps[k].node == v)
+			return &in->ps[k];
+	return NULL;
+}

@@ -128,6 +128,11 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 			struct inart_err *err);
 void inart_install_destroy(struct inart_install *in);
 
+/* The entry of node v in an installation (each node appears at most
+ * once), or NULL when the installation has none. */
+const struct inart_sw_install *inart_install_sw_of(const struct inart_install *in, int v);
+const struct inart_ps_install *inart_install_ps_of(const struct inart_install *in, int v);
+
 /* The identity of an installation: a 64-bit digest (FNV-1a) of everything
  * it installs -- every switch's configuration, labels, routes and ingress
  * entries, every PS's trees, every worker's configuration -- so of its

@@ -503,12 +503,9 @@ static int sim_tables(struct inart_sim *s, const struct inart_install *in, char 
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
 		struct node *nd = &s->nodes[v];
-		const struct inart_ps_install *pi = NULL;
+		const struct inart_ps_install *pi = inart_install_ps_of(in, v);
 		struct inart_ps *to;
 
-		for (int k = 0; k < in->n_ps; k++)
-			if (in->ps[k].node == v)
-				pi = &in->ps[k];
 		if (nd->is_sw || (pi == NULL && nd->ps == NULL))
 			continue;
 		to = inart_ps_create();
