@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "common/clock.h"
@@ -217,13 +216,53 @@ static void sleep_until(double t)
 	nanosleep(&ts, NULL);
 }
 
+/* The process's CPU time (user + system) since it started. */
 static double cpu_s(void)
 {
-	struct rusage ru;
+	struct timespec ts;
 
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-	       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Where the CPU goes (the summary line at exit): each phase's process CPU
+ * time, summed over the run. */
+enum { PH_COUNTERS, PH_PS, PH_DECIDE, PH_REPLAN, PH_LOG, PH_INSTALL, PH_N };
+static const char *const phase_name[PH_N] = {"switch counters", "PS steps", "decisions",
+					      "re-plans", "log", "installs"};
+struct cpu_acct {
+	double s[PH_N];
+	double mark; /* cpu_s() at the start of the phase running */
+};
+
+/* Charge the CPU since the last mark to phase ph; a new mark. */
+static void charge(struct cpu_acct *a, int ph)
+{
+	double now = cpu_s();
+
+	a->s[ph] += now - a->mark;
+	a->mark = now;
+}
+
+/* The re-plan as the controller's (inart_ctl_replan_planner), its CPU
+ * charged to PH_REPLAN (and taken out of PH_DECIDE, which calls it). */
+struct timed_replan {
+	struct cpu_acct *acct;
+	const char *algorithm;
+};
+
+static int timed_replan(void *arg, const struct inart_topo *t, const struct inart_jobs *js,
+			const struct inart_plan *current, double limit_s, struct inart_plan **out,
+			double *elapsed_s, struct inart_err *err)
+{
+	struct timed_replan *tr = arg;
+	int rc;
+
+	charge(tr->acct, PH_DECIDE);
+	rc = inart_ctl_replan_planner((void *)tr->algorithm, t, js, current, limit_s, out,
+				      elapsed_s, err);
+	charge(tr->acct, PH_REPLAN);
+	return rc;
 }
 
 struct run {
@@ -249,6 +288,8 @@ struct run {
 	char *ps_node;
 	int64_t *steps;
 	double *iter, iter_last; /* iter_last: the last poll of the PSs */
+	struct cpu_acct acct;
+	struct timed_replan replan; /* charges the re-plans' CPU to acct */
 };
 
 static void log_line(struct run *r, const char *s)
@@ -519,6 +560,8 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		const struct inart_topo *t)
 {
 	double period = r->a->period_ms / 1e3, next = inart_now_s(), cpu0 = cpu_s();
+	struct cpu_acct *acct = &r->acct;
+	long replans, skipped;
 	const char *last_why = NULL;
 	int last_silent = -1, periods = 0;
 	enum inart_ctl_action last_act = INART_CTL_KEEP;
@@ -532,7 +575,9 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		int silent;
 		char *s;
 
+		acct->mark = cpu_s();
 		inart_poller_round(pl, e, &err);
+		charge(acct, PH_COUNTERS);
 		now = inart_now_s();
 		silent = inart_estimator_silent(e, now);
 		if (silent != last_silent) {
@@ -547,9 +592,11 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 			last_silent = silent;
 		}
 		poll_iters(r, now - r->t0);
+		charge(acct, PH_PS);
 		if (inart_controller_decide(r->c, now - r->t0, inart_estimator_bg(e),
 					    inart_estimator_ready(e), silent, &d) < 0)
 			cli_failf("controller: cannot decide (out of memory)");
+		charge(acct, PH_DECIDE);
 		d.iter_s = r->iter;
 		if (r->a->verbose || d.action != last_act || d.why != last_why || d.replanned ||
 		    d.action != INART_CTL_KEEP) {
@@ -561,10 +608,12 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		}
 		last_act = d.action;
 		last_why = d.why;
+		charge(acct, PH_LOG);
 		if (d.action == INART_CTL_SWITCH && !r->a->d.dry)
 			install(r, d.epoch);
 		else
 			drain(r, 0);
+		charge(acct, PH_INSTALL);
 		periods++;
 		next += period;
 		if (next < inart_now_s())
@@ -578,6 +627,12 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		r->install_failures, inart_poller_failures(pl),
 		(unsigned long long)inart_estimator_resets(e), cpu_s() - cpu0,
 		100 * (cpu_s() - cpu0) / (inart_now_s() - r->t0));
+	fprintf(stderr, "inart controller: CPU by phase: startup %.3f s", cpu0);
+	for (int ph = 0; ph < PH_N; ph++)
+		fprintf(stderr, ", %s %.3f s", phase_name[ph], acct->s[ph]);
+	replans = inart_controller_replans(r->c, &skipped);
+	fprintf(stderr, " (%ld re-plans, %ld skipped: no load moved that matters)\n", replans,
+		skipped);
 	fputs("inart controller: iteration times (PS steps, last", stderr);
 	fprintf(stderr, " %.1f s):", r->a->iter_window_s);
 	for (int j = 0; j < r->ci.js->n_jobs; j++)
@@ -690,6 +745,9 @@ int cmd_controller(int argc, char **argv)
 	eo.scale_bps = a.scale * 1e9;
 	eo.stale_s = 3.5 * a.period_ms / 1e3;
 	e = inart_estimator_create(t, &eo, d->port);
+	r.replan = (struct timed_replan){.acct = &r.acct, .algorithm = a.o.algorithm};
+	a.o.replan = timed_replan;
+	a.o.replan_arg = &r.replan;
 	r.c = inart_controller_create(t, js, p, &a.o, &err);
 	if (e == NULL)
 		cli_failf("controller: %s", strerror(errno));
