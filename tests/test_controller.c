@@ -477,13 +477,87 @@ static void test_planner(void **state)
 	fx_free(&f);
 }
 
+/* Re-plans only when the loads moved in a way that can change the
+ * decision (controller.h, step 3), with the load-change trigger on and off
+ * (rise_s): a load rising on a path neither the installed plan nor the
+ * candidate uses re-plans nothing (the former rule, any move beyond the
+ * band, re-planned there); a rise on the installed plan's path, a rise on
+ * the candidate's, a fall anywhere each re-plan once. */
+static void test_skip(void **state)
+{
+	for (int k = 0; k < 2; k++) {
+		struct fx f;
+		struct inart_controller *c;
+		struct inart_ctl_decision d;
+		double bg[32], t = 0;
+		long skipped = 0;
+		int s2;
+
+		fx_init3(&f);
+		c = ctl_rise(&f, 10, 100, 0.1, k ? 0.5 : 0);
+		s2 = inart_topo_arc_between(f.t, tu_find(f.t, "e0"), tu_find(f.t, "s2"));
+		loads(&f, bg, 0, 0);
+		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+		assert_true(d.replanned);
+		assert_string_equal(d.replan_why, "first");
+		/* 3 Gbit/s on e0->s2: plans a (installed, candidate) do not use it */
+		bg[s2] = 3;
+		for (int i = 0; i < 6; i++) {
+			t += 0.1;
+			assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+			assert_false(d.replanned);
+			assert_string_equal(d.why, "no-gain");
+		}
+		/* a fall within the band (0.05 x 10 Gbit/s) of the last re-plan's 0 */
+		bg[s2] = 0.4;
+		t += 0.1;
+		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+		assert_false(d.replanned);
+		assert_int_equal(f.calls, 1);
+		assert_int_equal(inart_controller_replans(c, &skipped), 1);
+		assert_int_equal(skipped, 7);
+		/* 4 Gbit/s on e0->s0: plan a slows down, b is the candidate */
+		loads(&f, bg, 4, 0);
+		bg[s2] = 0.4;
+		t += 0.1;
+		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+		assert_true(d.replanned);
+		assert_non_null(strstr(d.replan_why, "plan in service"));
+		assert_string_equal(d.why, "holding");
+		assert_int_equal(f.calls, 2);
+		/* 2 Gbit/s on e0->s1: the candidate b slows down */
+		loads(&f, bg, 4, 2);
+		bg[s2] = 0.4;
+		t += 0.1;
+		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+		assert_true(d.replanned);
+		assert_non_null(strstr(d.replan_why, "candidate"));
+		assert_int_equal(f.calls, 3);
+		/* the same again: nothing moved */
+		t += 0.1;
+		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+		assert_false(d.replanned);
+		/* e0->s0 back to 0: a fall */
+		loads(&f, bg, 0, 2);
+		bg[s2] = 0.4;
+		t += 0.1;
+		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
+		assert_true(d.replanned);
+		assert_non_null(strstr(d.replan_why, "e0->s0 fell"));
+		assert_int_equal(f.calls, 4);
+		inart_controller_destroy(c);
+		fx_free(&f);
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_surge),	 cmocka_unit_test(test_flapping),
 	    cmocka_unit_test(test_replan_fails), cmocka_unit_test(test_silent),
 	    cmocka_unit_test(test_planner),	 cmocka_unit_test(test_ramp),
-	    cmocka_unit_test(test_pause),
+	    cmocka_unit_test(test_pause),	 cmocka_unit_test(test_skip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

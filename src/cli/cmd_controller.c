@@ -229,7 +229,7 @@ static double cpu_s(void)
  * time, summed over the run. */
 enum { PH_COUNTERS, PH_PS, PH_DECIDE, PH_REPLAN, PH_LOG, PH_INSTALL, PH_N };
 static const char *const phase_name[PH_N] = {"switch counters", "PS steps", "decisions",
-					      "re-plans", "log", "installs"};
+					     "re-plans",	"log",	    "installs"};
 struct cpu_acct {
 	double s[PH_N];
 	double mark; /* cpu_s() at the start of the phase running */

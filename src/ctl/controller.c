@@ -37,8 +37,8 @@ struct inart_controller {
 	double *bg_replan; /* what the last re-plan saw (tp's loads, n_arcs) */
 	int replanned_once;
 	long replans, skipped; /* re-plans run; skipped (no load moved that matters) */
-	double pend_since;  /* gain above threshold since, or < 0 */
-	double last_switch; /* time of the last switch, or -inf */
+	double pend_since;     /* gain above threshold since, or < 0 */
+	double last_switch;    /* time of the last switch, or -inf */
 	double last_t;
 	int switches;
 	double *hist; /* HIST x n_arcs past loads */
