@@ -482,7 +482,8 @@ static void test_planner(void **state)
  * (rise_s): a load rising on a path neither the installed plan nor the
  * candidate uses re-plans nothing (the former rule, any move beyond the
  * band, re-planned there); a rise on the installed plan's path, a rise on
- * the candidate's, a fall anywhere each re-plan once. */
+ * the candidate's, a fall anywhere each re-plan once; a slower candidate
+ * that no plan could beat by the threshold any more does not. */
 static void test_skip(void **state)
 {
 	for (int k = 0; k < 2; k++) {
@@ -545,6 +546,22 @@ static void test_skip(void **state)
 		assert_true(d.replanned);
 		assert_non_null(strstr(d.replan_why, "e0->s0 fell"));
 		assert_int_equal(f.calls, 4);
+		inart_controller_destroy(c);
+		/* a candidate (b) 6% faster than the plan in service (a) slows
+		 * down by 5.8%: no plan can gain 10% now, no re-plan */
+		c = ctl_rise(&f, 10, 100, 0.1, k ? 0.5 : 0);
+		loads(&f, bg, 0.6, 0);
+		assert_int_equal(inart_controller_decide(c, 10, bg, 1, -1, &d), 0);
+		assert_true(d.replanned);
+		assert_true(fabs(d.gain - 0.06) < 1e-9);
+		loads(&f, bg, 0.6, 0.55);
+		assert_int_equal(inart_controller_decide(c, 10.1, bg, 1, -1, &d), 0);
+		assert_false(d.replanned);
+		assert_int_equal(f.calls, 5);
+		/* ... by 20% (and the plan in service by 5%): re-planned */
+		loads(&f, bg, 1.07, 1.67);
+		assert_int_equal(inart_controller_decide(c, 10.2, bg, 1, -1, &d), 0);
+		assert_true(d.replanned);
 		inart_controller_destroy(c);
 		fx_free(&f);
 	}

@@ -286,6 +286,7 @@ struct run {
 	 * job its step this period and its seconds per iteration */
 	struct inart_itertime *it;
 	char *ps_node;
+	struct inart_ctl_conn **ps_conn; /* per node: kept connection to a PS (or NULL) */
 	int64_t *steps;
 	double *iter, iter_last; /* iter_last: the last poll of the PSs */
 	struct cpu_acct acct;
@@ -313,24 +314,37 @@ static void log_event(struct run *r, const char *event, uint64_t epoch, const ch
 	json_decref(o);
 }
 
+/* PS node v's kept control connection (made at the first use), or NULL. */
+static struct inart_ctl_conn *ps_conn(struct run *r, int v)
+{
+	char *path = NULL;
+
+	if (r->ps_conn[v] != NULL)
+		return r->ps_conn[v];
+	if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
+		path = strdup(r->ci.ctl[v]);
+	else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, r->ci.t->nodes[v].id) < 0)
+		path = NULL;
+	if (path != NULL)
+		r->ps_conn[v] = inart_ctl_conn_create(path);
+	free(path);
+	return r->ps_conn[v];
+}
+
 /* Merge PS node v's newest steps per job (its `stats` "steps", the epoch
  * bit of a job number cleared) into steps[j] (the largest wins).  A PS
  * that does not answer within timeout_ms adds nothing. */
 static void node_steps(struct run *r, int v, int timeout_ms, int64_t *steps)
 {
-	const struct inart_topo *t = r->ci.t;
-	struct inart_ctl_req rq = {.op = INART_CTL_STATS};
+	static const char body[] = "{\"op\": \"stats\"}";
+	struct inart_ctl_conn *conn = ps_conn(r, v);
 	struct inart_err err = {{0}};
-	char *path = NULL, *body = inart_ctl_req_encode(&rq), *text = NULL, why[256];
+	char *text = NULL, why[256];
 	json_t *rep = NULL, *e;
 	size_t i, len;
 
-	if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
-		path = strdup(r->ci.ctl[v]);
-	else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, t->nodes[v].id) < 0)
-		path = NULL;
-	if (path != NULL && body != NULL &&
-	    inart_ctl_call(path, body, strlen(body), &text, &len, timeout_ms, &err) == 0 &&
+	if (conn != NULL &&
+	    inart_ctl_conn_call(conn, body, sizeof(body) - 1, &text, &len, timeout_ms, &err) == 0 &&
 	    inart_ctl_reply_parse(text, len, &rep, why, sizeof(why)) == 0)
 		json_array_foreach(json_object_get(rep, "steps"), i, e)
 		{
@@ -343,8 +357,6 @@ static void node_steps(struct run *r, int v, int timeout_ms, int64_t *steps)
 		}
 	json_decref(rep);
 	free(text);
-	free(body);
-	free(path);
 }
 
 /* Each job's newest step at its PSs (steps[j], -1: unknown), from the
@@ -622,9 +634,10 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 	}
 	fprintf(stderr,
 		"inart controller: %d periods in %.1f s, %d switches, %d installs (%d failed), "
-		"%lu counter requests failed, %llu counter resets, CPU %.3f s (%.1f%% of a core)\n",
+		"%lu counter requests failed (%lu connections), %llu counter resets, CPU %.3f s "
+		"(%.1f%% of a core)\n",
 		periods, inart_now_s() - r->t0, inart_controller_switches(r->c), r->installs,
-		r->install_failures, inart_poller_failures(pl),
+		r->install_failures, inart_poller_failures(pl), inart_poller_connects(pl),
 		(unsigned long long)inart_estimator_resets(e), cpu_s() - cpu0,
 		100 * (cpu_s() - cpu0) / (inart_now_s() - r->t0));
 	fprintf(stderr, "inart controller: CPU by phase: startup %.3f s", cpu0);
@@ -726,9 +739,11 @@ int cmd_controller(int argc, char **argv)
 	epoch_setup(&r, argv[optind + 2], p);
 	r.it = inart_itertime_create(js->n_jobs, a.iter_window_s);
 	r.ps_node = calloc((size_t)t->n_nodes + 1, 1);
+	r.ps_conn = calloc((size_t)t->n_nodes + 1, sizeof(*r.ps_conn));
 	r.steps = calloc((size_t)js->n_jobs + 1, sizeof(*r.steps));
 	r.iter = calloc((size_t)js->n_jobs + 1, sizeof(*r.iter));
-	if (r.it == NULL || r.ps_node == NULL || r.steps == NULL || r.iter == NULL)
+	if (r.it == NULL || r.ps_node == NULL || r.ps_conn == NULL || r.steps == NULL ||
+	    r.iter == NULL)
 		cli_failf("out of memory");
 	r.iter_last = -INFINITY;
 	for (int j = 0; j < js->n_jobs; j++)
@@ -775,6 +790,9 @@ int cmd_controller(int argc, char **argv)
 	free(r.from);
 	inart_itertime_destroy(r.it);
 	free(r.ps_node);
+	for (int v = 0; v < t->n_nodes; v++)
+		inart_ctl_conn_destroy(r.ps_conn[v]);
+	free(r.ps_conn);
 	free(r.steps);
 	free(r.iter);
 	inart_estimator_destroy(e);

@@ -236,13 +236,17 @@ static int time_rose(double now, double ref, double f)
  * re-plan sees (tp: measured, rising arcs high) against those of the last
  * re-plan.  A plan's predicted time never falls when a load rises, so if
  * no load fell by more than replan_change x capacity, no plan became
- * faster than it was then (beyond the band); a re-plan could find a better
- * one only if the two plans known -- installed and candidate -- became
- * slower: their predicted times rose by more than replan_change. */
+ * faster than it was then (beyond the band): none is faster than `best`,
+ * the faster of the installed plan and the candidate at the last re-plan.
+ * Then a re-plan is needed only when the installed plan became slower
+ * (its time rose by more than replan_change), or when the candidate did
+ * and a plan as fast as `best` would now be worth a switch (best <= (1 -
+ * threshold) x the installed plan's time); otherwise it could not find a
+ * plan that gains the threshold. */
 static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 {
 	const struct inart_topo *t = c->t;
-	double now;
+	double now, cur, best;
 
 	if (!c->replanned_once) {
 		snprintf(why, cap, "first");
@@ -257,13 +261,15 @@ static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 			return 1;
 		}
 	}
-	now = predict_on(c->evp, c->cur);
-	if (time_rose(now, c->ref_cur, c->o.replan_change)) {
-		snprintf(why, cap, "plan in service: %.3g -> %.3g s", c->ref_cur, now);
+	cur = predict_on(c->evp, c->cur);
+	if (time_rose(cur, c->ref_cur, c->o.replan_change)) {
+		snprintf(why, cap, "plan in service: %.3g -> %.3g s", c->ref_cur, cur);
 		return 1;
 	}
+	best = c->ref_cand < c->ref_cur ? c->ref_cand : c->ref_cur;
 	now = predict_on(c->evp, c->cand);
-	if (time_rose(now, c->ref_cand, c->o.replan_change)) {
+	if (time_rose(now, c->ref_cand, c->o.replan_change) &&
+	    best <= (1 - c->o.threshold) * cur) {
 		snprintf(why, cap, "candidate: %.3g -> %.3g s", c->ref_cand, now);
 		return 1;
 	}

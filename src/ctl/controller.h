@@ -14,9 +14,11 @@
  *     since the last re-plan (or there was none yet), judged on the loads
  *     as the re-plan sees them (below): some arc's load fell by more than
  *     replan_change x its capacity, or the predicted time of the installed
- *     plan or of the candidate rose by more than replan_change (a plan's
- *     predicted time never falls when a load rises, so other rises cannot
- *     make any plan faster than at the last re-plan): the re-plan
+ *     plan rose by more than replan_change, or the candidate's did while
+ *     a plan as fast as the faster of the two at the last re-plan would be
+ *     worth a switch (a plan's predicted time never falls when a load
+ *     rises, so no plan can have become faster than that; controller.c,
+ *     loads_moved): the re-plan
  *     function (default: inart_planner_run of `algorithm` with a time limit
  *     of replan_limit_s) runs on the measured topology; its result becomes
  *     the candidate unless it failed or took longer than replan_timeout_s

@@ -13,7 +13,8 @@
 
 struct inart_poller {
 	const struct inart_topo *t;
-	char **path; /* per node: switches only */
+	char **path;		      /* per node: switches only */
+	struct inart_ctl_conn **conn; /* per node: its kept connection */
 	int timeout_ms;
 	unsigned long failures;
 	struct inart_port_sample *buf; /* max degree */
@@ -26,7 +27,10 @@ void inart_poller_destroy(struct inart_poller *p)
 		return;
 	for (int v = 0; p->path != NULL && v < p->t->n_nodes; v++)
 		free(p->path[v]);
+	for (int v = 0; p->conn != NULL && v < p->t->n_nodes; v++)
+		inart_ctl_conn_destroy(p->conn[v]);
 	free(p->path);
+	free(p->conn);
 	free(p->buf);
 	free(p);
 }
@@ -46,7 +50,8 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 	p->t = t;
 	p->timeout_ms = timeout_ms;
 	p->path = calloc((size_t)t->n_nodes + 1, sizeof(char *));
-	if (p->path == NULL)
+	p->conn = calloc((size_t)t->n_nodes + 1, sizeof(*p->conn));
+	if (p->path == NULL || p->conn == NULL)
 		goto nomem;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int deg = t->out_off[v + 1] - t->out_off[v];
@@ -59,7 +64,8 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 			return NULL;
 		}
 		p->path[v] = strdup(path[v]);
-		if (p->path[v] == NULL)
+		p->conn[v] = inart_ctl_conn_create(path[v]);
+		if (p->path[v] == NULL || p->conn[v] == NULL)
 			goto nomem;
 		if (deg > p->max_deg)
 			p->max_deg = deg;
@@ -77,6 +83,15 @@ nomem:
 unsigned long inart_poller_failures(const struct inart_poller *p)
 {
 	return p == NULL ? 0 : p->failures;
+}
+
+unsigned long inart_poller_connects(const struct inart_poller *p)
+{
+	unsigned long n = 0;
+
+	for (int v = 0; p != NULL && v < p->t->n_nodes; v++)
+		n += inart_ctl_conn_connects(p->conn[v]);
+	return n;
 }
 
 static int counter(const json_t *port, const char *name, int k, uint64_t *out,
@@ -124,7 +139,8 @@ static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, st
 	int rc, n;
 	double now;
 
-	rc = inart_ctl_call(p->path[v], body, sizeof(body) - 1, &rep, &rlen, p->timeout_ms, err);
+	rc = inart_ctl_conn_call(p->conn[v], body, sizeof(body) - 1, &rep, &rlen, p->timeout_ms,
+				 err);
 	now = inart_now_s();
 	if (rc < 0)
 		goto out;

@@ -1,6 +1,7 @@
 /*
  * poll: the controller's counters from the switches -- one `stats` request
- * per switch over its control socket per round, the ports' byte counters
+ * per switch per round over a connection kept open to its control socket
+ * (reopened after a failure), the ports' byte counters
  * fed to the estimator (estimate.h) with the time each reply arrived.  The
  * I/O shell around the sans-I/O estimator; a switch that does not answer
  * within the timeout is skipped (the estimator then finds it silent).
@@ -29,6 +30,10 @@ int inart_poller_round(struct inart_poller *p, struct inart_estimator *e, struct
 
 /* Requests that failed so far (per round: switches that did not answer). */
 unsigned long inart_poller_failures(const struct inart_poller *p);
+
+/* Control connections opened so far: one per switch while its daemon
+ * keeps it (io/ctlsock: inart_ctl_conn), one more after each failure. */
+unsigned long inart_poller_connects(const struct inart_poller *p);
 
 /* The port counters of a `stats` reply (its "ports" array): at most max
  * entries into out.  The number of ports, or -EINVAL (err: which port or
