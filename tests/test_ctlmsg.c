@@ -298,6 +298,10 @@ static void test_simple_ops(void **state)
 	}
 	assert_null(inart_ctl_op_name(0));
 	assert_string_equal(inart_ctl_op_name(INART_CTL_INSTALL), "install");
+	/* port_counters: no arguments */
+	assert_int_equal(parse("{\"op\":\"port_counters\"}", &r, why), 0);
+	assert_int_equal(r.op, INART_CTL_PORT_COUNTERS);
+	assert_int_equal(parse("{\"op\":\"port_counters\",\"x\":1}", &r, why), -EINVAL);
 }
 
 /* Each must be refused with a reason containing `needle`. */
@@ -554,6 +558,15 @@ static void test_stats_counters(void **state)
 			 2000 + offsetof(struct inart_sw_tree_stats, repaired) / 8);
 	assert_int_equal(json_integer_value(json_object_get(d, "answered")),
 			 2000 + offsetof(struct inart_sw_tree_stats, answered) / 8);
+	json_decref(o);
+	/* port_counters: the same port objects, nothing else */
+	o = inart_ctl_sw_port_counters_json(port, 1);
+	assert_int_equal(json_object_size(o), 1);
+	assert_int_equal(json_array_size(json_object_get(o, "ports")), 1);
+	d = json_array_get(json_object_get(o, "ports"), 0);
+	assert_int_equal(json_integer_value(json_object_get(d, "port")), 0);
+	check_counters(d, inart_ctl_sw_port_counters, inart_ctl_n_sw_port_counters, 0,
+		       sizeof(port[0]), 1000, 1);
 	json_decref(o);
 	o = inart_ctl_ps_stats_json(&ps);
 	check_counters(o, inart_ctl_ps_counters, inart_ctl_n_ps_counters, 0, sizeof(ps), 3000, 0);

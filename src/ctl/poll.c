@@ -15,6 +15,7 @@ struct inart_poller {
 	const struct inart_topo *t;
 	char **path;		      /* per node: switches only */
 	struct inart_ctl_conn **conn; /* per node: its kept connection */
+	unsigned char *full;	      /* per node: refused port_counters, asked for stats */
 	int timeout_ms;
 	unsigned long failures;
 	struct inart_port_sample *buf; /* max degree */
@@ -31,6 +32,7 @@ void inart_poller_destroy(struct inart_poller *p)
 		inart_ctl_conn_destroy(p->conn[v]);
 	free(p->path);
 	free(p->conn);
+	free(p->full);
 	free(p->buf);
 	free(p);
 }
@@ -51,7 +53,8 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 	p->timeout_ms = timeout_ms;
 	p->path = calloc((size_t)t->n_nodes + 1, sizeof(char *));
 	p->conn = calloc((size_t)t->n_nodes + 1, sizeof(*p->conn));
-	if (p->path == NULL || p->conn == NULL)
+	p->full = calloc((size_t)t->n_nodes + 1, 1);
+	if (p->path == NULL || p->conn == NULL || p->full == NULL)
 		goto nomem;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int deg = t->out_off[v + 1] - t->out_off[v];
@@ -129,26 +132,48 @@ int inart_poll_parse_ports(const json_t *stats, struct inart_port_sample *out, i
 	return (int)n;
 }
 
+/* Ask switch v for its port counters (a switch that refuses port_counters
+ * -- an older switchd -- for its stats from then on): the parsed reply in
+ * *o and the time it arrived in *now.  0 or -errno (err says why). */
+static int ask(struct inart_poller *p, int v, json_t **o, double *now, struct inart_err *err)
+{
+	static const char ports[] = "{\"op\": \"port_counters\"}", stats[] = "{\"op\": \"stats\"}";
+	char *rep = NULL, why[256];
+	size_t rlen = 0;
+	int rc;
+
+	for (;;) {
+		const char *body = p->full[v] ? stats : ports;
+
+		rc = inart_ctl_conn_call(p->conn[v], body, strlen(body), &rep, &rlen, p->timeout_ms,
+					 err);
+		*now = inart_now_s();
+		if (rc < 0)
+			break;
+		rc = inart_ctl_reply_parse(rep, rlen, o, why, sizeof(why));
+		free(rep);
+		rep = NULL;
+		if (rc == -EPERM && !p->full[v]) {
+			p->full[v] = 1;
+			continue;
+		}
+		if (rc < 0)
+			inart_err_set(err, rc, "%s", why);
+		break;
+	}
+	return rc;
+}
+
 /* Ask switch v; feed its answer.  0 or -errno (err says why). */
 static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, struct inart_err *err)
 {
-	static const char body[] = "{\"op\": \"stats\"}";
-	char *rep = NULL, why[256];
-	size_t rlen = 0;
 	json_t *o = NULL, *up;
 	int rc, n;
 	double now;
 
-	rc = inart_ctl_conn_call(p->conn[v], body, sizeof(body) - 1, &rep, &rlen, p->timeout_ms,
-				 err);
-	now = inart_now_s();
+	rc = ask(p, v, &o, &now, err);
 	if (rc < 0)
 		goto out;
-	rc = inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why));
-	if (rc < 0) {
-		inart_err_set(err, rc, "%s", why);
-		goto out;
-	}
 	n = inart_poll_parse_ports(o, p->buf, p->max_deg, err);
 	if (n < 0) {
 		rc = n;
@@ -164,7 +189,6 @@ static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, st
 			      p->t->out_off[v + 1] - p->t->out_off[v]);
 out:
 	json_decref(o);
-	free(rep);
 	return rc;
 }
 
