@@ -477,6 +477,20 @@ static void test_planner(void **state)
 	fx_free(&f);
 }
 
+/* One decision 0.1 s after *t with s0, s1, s2 Gbit/s on e0->s0, e0->s1,
+ * e0->s2 (s2: fx_init3's arc); returns whether it re-planned. */
+static int step(struct fx *f, struct inart_controller *c, double *t, double s0, double s1,
+		double s2, struct inart_ctl_decision *d)
+{
+	double bg[32];
+
+	loads(f, bg, s0, s1);
+	bg[inart_topo_arc_between(f->t, tu_find(f->t, "e0"), tu_find(f->t, "s2"))] = s2;
+	*t += 0.1;
+	assert_int_equal(inart_controller_decide(c, *t, bg, 1, -1, d), 0);
+	return d->replanned;
+}
+
 /* Re-plans only when the loads moved in a way that can change the
  * decision (controller.h, step 3), with the load-change trigger on and off
  * (rise_s): a load rising on a path neither the installed plan nor the
@@ -490,78 +504,47 @@ static void test_skip(void **state)
 		struct fx f;
 		struct inart_controller *c;
 		struct inart_ctl_decision d;
-		double bg[32], t = 0;
+		double t = -0.1;
 		long skipped = 0;
-		int s2;
 
 		fx_init3(&f);
 		c = ctl_rise(&f, 10, 100, 0.1, k ? 0.5 : 0);
-		s2 = inart_topo_arc_between(f.t, tu_find(f.t, "e0"), tu_find(f.t, "s2"));
-		loads(&f, bg, 0, 0);
-		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-		assert_true(d.replanned);
+		assert_true(step(&f, c, &t, 0, 0, 0, &d));
 		assert_string_equal(d.replan_why, "first");
 		/* 3 Gbit/s on e0->s2: plans a (installed, candidate) do not use it */
-		bg[s2] = 3;
 		for (int i = 0; i < 6; i++) {
-			t += 0.1;
-			assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-			assert_false(d.replanned);
+			assert_false(step(&f, c, &t, 0, 0, 3, &d));
 			assert_string_equal(d.why, "no-gain");
 		}
 		/* a fall within the band (0.05 x 10 Gbit/s) of the last re-plan's 0 */
-		bg[s2] = 0.4;
-		t += 0.1;
-		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-		assert_false(d.replanned);
+		assert_false(step(&f, c, &t, 0, 0, 0.4, &d));
 		assert_int_equal(f.calls, 1);
 		assert_int_equal(inart_controller_replans(c, &skipped), 1);
 		assert_int_equal(skipped, 7);
 		/* 4 Gbit/s on e0->s0: plan a slows down, b is the candidate */
-		loads(&f, bg, 4, 0);
-		bg[s2] = 0.4;
-		t += 0.1;
-		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-		assert_true(d.replanned);
+		assert_true(step(&f, c, &t, 4, 0, 0.4, &d));
 		assert_non_null(strstr(d.replan_why, "plan in service"));
 		assert_string_equal(d.why, "holding");
-		assert_int_equal(f.calls, 2);
 		/* 2 Gbit/s on e0->s1: the candidate b slows down */
-		loads(&f, bg, 4, 2);
-		bg[s2] = 0.4;
-		t += 0.1;
-		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-		assert_true(d.replanned);
+		assert_true(step(&f, c, &t, 4, 2, 0.4, &d));
 		assert_non_null(strstr(d.replan_why, "candidate"));
-		assert_int_equal(f.calls, 3);
 		/* the same again: nothing moved */
-		t += 0.1;
-		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-		assert_false(d.replanned);
+		assert_false(step(&f, c, &t, 4, 2, 0.4, &d));
 		/* e0->s0 back to 0: a fall */
-		loads(&f, bg, 0, 2);
-		bg[s2] = 0.4;
-		t += 0.1;
-		assert_int_equal(inart_controller_decide(c, t, bg, 1, -1, &d), 0);
-		assert_true(d.replanned);
+		assert_true(step(&f, c, &t, 0, 2, 0.4, &d));
 		assert_non_null(strstr(d.replan_why, "e0->s0 fell"));
 		assert_int_equal(f.calls, 4);
 		inart_controller_destroy(c);
 		/* a candidate (b) 6% faster than the plan in service (a) slows
 		 * down by 5.8%: no plan can gain 10% now, no re-plan */
 		c = ctl_rise(&f, 10, 100, 0.1, k ? 0.5 : 0);
-		loads(&f, bg, 0.6, 0);
-		assert_int_equal(inart_controller_decide(c, 10, bg, 1, -1, &d), 0);
-		assert_true(d.replanned);
+		t = 10;
+		assert_true(step(&f, c, &t, 0.6, 0, 0, &d));
 		assert_true(fabs(d.gain - 0.06) < 1e-9);
-		loads(&f, bg, 0.6, 0.55);
-		assert_int_equal(inart_controller_decide(c, 10.1, bg, 1, -1, &d), 0);
-		assert_false(d.replanned);
+		assert_false(step(&f, c, &t, 0.6, 0.55, 0, &d));
 		assert_int_equal(f.calls, 5);
 		/* ... by 20% (and the plan in service by 5%): re-planned */
-		loads(&f, bg, 1.07, 1.67);
-		assert_int_equal(inart_controller_decide(c, 10.2, bg, 1, -1, &d), 0);
-		assert_true(d.replanned);
+		assert_true(step(&f, c, &t, 1.07, 1.67, 0, &d));
 		inart_controller_destroy(c);
 		fx_free(&f);
 	}

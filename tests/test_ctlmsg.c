@@ -1084,6 +1084,26 @@ static void conn_calls(struct inart_ctl_conn *c, int n)
 	}
 }
 
+/* A plain echo server on path in a thread (its handle), and its end. */
+static pthread_t srv_start(struct srv_ctx *c, const char *path)
+{
+	struct inart_err err = {{0}};
+	pthread_t th;
+
+	c->stop = 0;
+	c->srv = inart_ctlsrv_open(path, echo_handler, c, &err);
+	assert_non_null(c->srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, c), 0);
+	return th;
+}
+
+static void srv_stop(struct srv_ctx *c, pthread_t th)
+{
+	c->stop = 1;
+	pthread_join(th, NULL);
+	inart_ctlsrv_close(c->srv);
+}
+
 /* One connection for many requests, UNIX and TCP (MACs with consecutive
  * sequence numbers); a connection the daemon closed (idle) or a daemon
  * restarted: the call is made again on a new one; a daemon gone: an error,
@@ -1137,31 +1157,19 @@ static void test_ctl_conn(void **state)
 	}
 	unsetenv("INART_CTL_KEY");
 	/* the daemon gone: an error; back (a new server): a new connection */
-	c.stop = 1;
-	pthread_join(th, NULL);
-	inart_ctlsrv_close(c.srv);
+	srv_stop(&c, th);
 	assert_true(inart_ctl_conn_call(k, "{\"op\":\"info\"}", 13, &rep, &rlen, 200, &err) < 0);
 	assert_null(rep);
-	c.stop = 0;
-	c.srv = inart_ctlsrv_open(path, echo_handler, &c, &err);
-	assert_non_null(c.srv);
-	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	th = srv_start(&c, path);
 	conn_calls(k, 1);
 	assert_int_equal(inart_ctl_conn_connects(k), 3);
 	/* restarted while the connection is kept: made again on a new one */
-	c.stop = 1;
-	pthread_join(th, NULL);
-	inart_ctlsrv_close(c.srv);
-	c.stop = 0;
-	c.srv = inart_ctlsrv_open(path, echo_handler, &c, &err);
-	assert_non_null(c.srv);
-	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	srv_stop(&c, th);
+	th = srv_start(&c, path);
 	conn_calls(k, 1);
 	assert_int_equal(inart_ctl_conn_connects(k), 4);
 	inart_ctl_conn_destroy(k);
-	c.stop = 1;
-	pthread_join(th, NULL);
-	inart_ctlsrv_close(c.srv);
+	srv_stop(&c, th);
 	unlink(kpath);
 	rmdir(dir);
 }
