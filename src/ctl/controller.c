@@ -268,8 +268,7 @@ static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 	}
 	best = c->ref_cand < c->ref_cur ? c->ref_cand : c->ref_cur;
 	now = predict_on(c->evp, c->cand);
-	if (time_rose(now, c->ref_cand, c->o.replan_change) &&
-	    best <= (1 - c->o.threshold) * cur) {
+	if (time_rose(now, c->ref_cand, c->o.replan_change) && best <= (1 - c->o.threshold) * cur) {
 		snprintf(why, cap, "candidate: %.3g -> %.3g s", c->ref_cand, now);
 		return 1;
 	}
