@@ -41,6 +41,14 @@ static int cmp_u64(uint64_t x, uint64_t y)
 	return x < y ? -1 : x > y;
 }
 
+/* cmp_u64 on the first keys, then on the second ones. */
+static int cmp_u64_2(uint64_t x0, uint64_t y0, uint64_t x1, uint64_t y1)
+{
+	int c = cmp_u64(x0, y0);
+
+	return c != 0 ? c : cmp_u64(x1, y1);
+}
+
 /* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
 static int lt_index(struct inart_sw_tables *t)
 {
@@ -213,9 +221,8 @@ struct region {
 static int region_cmp(const void *a, const void *b)
 {
 	const struct region *x = a, *y = b;
-	int c = cmp_u64((uint64_t)x->lo, (uint64_t)y->lo);
 
-	return c != 0 ? c : cmp_u64(x->label, y->label);
+	return cmp_u64_2((uint64_t)x->lo, (uint64_t)y->lo, x->label, y->label);
 }
 
 /* Slot regions of different (job, tree) must be disjoint.  Sweep by start,
@@ -309,9 +316,8 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 static int tree_cmp(const void *a, const void *b)
 {
 	const struct inart_sw_tree_stats *x = a, *y = b;
-	int c = cmp_u64(x->job, y->job);
 
-	return c != 0 ? c : cmp_u64(x->tree, y->tree);
+	return cmp_u64_2(x->job, y->job, x->tree, y->tree);
 }
 
 /* Index of (job, tree) in the sorted tree list, -1. */
@@ -387,9 +393,8 @@ out:
 static int ing_cmp(const void *a, const void *b)
 {
 	const struct inart_sw_ingress *x = a, *y = b;
-	int c = cmp_u64(x->port, y->port);
 
-	return c != 0 ? c : cmp_u64(x->job, y->job);
+	return cmp_u64_2(x->port, y->port, x->job, y->job);
 }
 
 /* The ingress table: old (unless replace) then the update's; an entry
