@@ -34,6 +34,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/file.h"
 #include "bridge/ctlmsg.h"
 #include "ctlauth.h"
 
@@ -182,14 +183,10 @@ uint64_t inart_ctlsrv_auth_failures(const struct inart_ctlsrv *s)
  * neither its clients nor its socket file. */
 static void srv_free(struct inart_ctlsrv *s)
 {
-	if (s->tcp_fd >= 0)
-		close(s->tcp_fd);
-	if (s->lfd >= 0)
-		close(s->lfd);
-	if (s->ep >= 0)
-		close(s->ep);
-	if (s->tfd >= 0)
-		close(s->tfd);
+	inart_fd_close(s->tcp_fd);
+	inart_fd_close(s->lfd);
+	inart_fd_close(s->ep);
+	inart_fd_close(s->tfd);
 	OPENSSL_cleanse(&s->key, sizeof(s->key));
 	free(s);
 }
@@ -242,8 +239,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 			rc = EADDRINUSE;
 			goto fail;
 		}
-		if (probe >= 0)
-			close(probe);
+		inart_fd_close(probe);
 		unlink(path); /* stale: its daemon is gone */
 	}
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -796,8 +792,7 @@ static int tcp_call(const char *spec, const char *body, size_t len, char **reply
 	rc = 0;
 out:
 	free(frame);
-	if (fd >= 0)
-		close(fd);
+	inart_fd_close(fd);
 	OPENSSL_cleanse(&key, sizeof(key));
 	return rc;
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/file.h"
 
 enum { IDLE = 0, POSTED = 1, DONE = 2 };
 
@@ -82,12 +83,9 @@ static void *loop(void *arg)
 /* Close the event descriptors that are open and free t. */
 static void thread_free(struct inart_ctlthread *t)
 {
-	if (t->to_data >= 0)
-		close(t->to_data);
-	if (t->to_ctl >= 0)
-		close(t->to_ctl);
-	if (t->stop_fd >= 0)
-		close(t->stop_fd);
+	inart_fd_close(t->to_data);
+	inart_fd_close(t->to_ctl);
+	inart_fd_close(t->stop_fd);
 	free(t);
 }
 
