@@ -813,6 +813,55 @@ static void test_idle(void **state)
 	inart_worker_destroy(w);
 }
 
+/* A peer that starts an all-reduce later (docs/dataplane.md, Skewed
+ * start): our window fills and no result comes until its contributions
+ * complete the chunks, which a switch holds meanwhile.  The previous
+ * all-reduce measured 100 us to result; a probe now would find the PS
+ * without our values (the switch has them) and have them sent again.  So
+ * the idle probing of the stuck window waits for the tree's first result:
+ * nothing goes out before the chunks' timeout (the initial 1 ms), then a
+ * probe (not the values). */
+static void test_skewed_start(void **state)
+{
+	struct inart_worker_stats st;
+	struct inart_wire_hdr h;
+	uint8_t buf[INART_DGRAM_MAX];
+	float x[4] = {0};
+	int32_t v[1] = {0};
+	struct inart_worker *w;
+	uint64_t t2 = 1000000;
+	size_t len;
+
+	(void)state;
+	w = small_worker(x, 4, 2);
+	for (uint32_t s = 0; s < 4; s++) {
+		uint64_t at = s < 2 ? 100000 : 200000;
+
+		len = result_pkt_prev(buf, 2, 1, s, 16, 0, 3, v, 1, 0);
+		assert_int_equal(wrx(w, buf, len, at), 0);
+		if (s == 1)
+			assert_int_equal(inart_worker_poll(w, at, out, MAXOUT), 2);
+	}
+	assert_true(inart_worker_done(w));
+	assert_int_equal(inart_worker_begin(w, x, 4, 2), 0);
+	assert_int_equal(inart_worker_poll(w, t2, out, MAXOUT), 2);
+	assert_int_equal(inart_worker_next_deadline(w), t2 + 1000000);
+	assert_int_equal(inart_worker_poll(w, t2 + 999999, out, MAXOUT), 0);
+	assert_int_equal(inart_worker_poll(w, t2 + 1000000, out, MAXOUT), 2);
+	data_pkt(0, &h);
+	assert_int_equal(h.flags, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.retransmitted, 0);
+	/* the peer came: chunk 0's result; chunk 2 goes, chunk 1's probe
+	   unanswered after its answer time is sent again: still no values */
+	len = result_pkt_prev(buf, 2, 2, 0, 16, 0, 3, v, 1, 0);
+	assert_int_equal(wrx(w, buf, len, t2 + 1100000), 0);
+	assert_int_equal(inart_worker_poll(w, t2 + 1100000, out, MAXOUT), 2);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.retransmitted, 0);
+	inart_worker_destroy(w);
+}
+
 /* OVERFLOW results, scale notices and local overflow. */
 static void test_rescale(void **state)
 {
@@ -1546,7 +1595,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
-	    cmocka_unit_test(test_warmup_each),
+	    cmocka_unit_test(test_warmup_each),   cmocka_unit_test(test_skewed_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -567,12 +567,17 @@ static uint64_t idle_ready(const struct wchunk *c, uint64_t age, uint64_t per)
  * share (the last results have no successor to reveal their loss) and for a
  * window stuck at a chunk: no result for an idle period while nothing new
  * may be sent; it probes the oldest chunks once they are ready (idle_ready).
+ * Not before the tree's first result of the all-reduce: until then a stuck
+ * window means peers that started later (their contributions complete our
+ * chunks in a switch that holds ours meanwhile: a probe would find the PS
+ * without them and have ours sent again, docs/dataplane.md, Skewed start);
+ * the chunks' timeouts (the initial one until results came) cover a loss.
  * UINT64_MAX if none. */
 static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t per, age, t, first = UINT64_MAX;
 
-	if (tr->idle_from == 0 || sending(w, tr))
+	if (tr->idle_from == 0 || tr->last_res == 0 || sending(w, tr))
 		return UINT64_MAX;
 	per = idle_period(w, tr);
 	age = expected(tr) ? expected(tr) : per;
