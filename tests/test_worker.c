@@ -1595,7 +1595,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
-	    cmocka_unit_test(test_warmup_each),   cmocka_unit_test(test_skewed_start),
+	    cmocka_unit_test(test_warmup_each),	   cmocka_unit_test(test_skewed_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
