@@ -18,7 +18,7 @@ backward goes on (the C call releases the GIL).  The result is the average
 (the sum divided by the world size), as DDP's own hook returns.  Ranks need
 not start a backward's all-reduces together: a worker waits for results of
 peers that start later without sending anything again (docs/python.md);
-State(sync=True) adds a one-value all-reduce before the first bucket of
+State(sync=True), on every rank alike, adds a one-value all-reduce before the first bucket of
 each backward that lines the ranks up.  Buckets may
 have any size; float32 buckets are reduced in place, other floating dtypes
 (float64, float16, bfloat16) through a float32 copy, others refused with
