@@ -14,15 +14,16 @@ plan and against the process group, if one is initialized.
 allreduce_hook(state, bucket) returns a torch.futures.Future completed by
 the state's communication thread: the buckets are all-reduced one after the
 other in the order DDP hands them over (the same on every rank), while
-backward goes on (the C call releases the GIL).  The result is the average
-(the sum divided by the world size), as DDP's own hook returns.  Ranks need
-not start a backward's all-reduces together: a worker waits for results of
-peers that start later without sending anything again (docs/python.md);
-State(sync=True), on every rank alike, adds a one-value all-reduce before the first bucket of
-each backward that lines the ranks up.  Buckets may
-have any size; float32 buckets are reduced in place, other floating dtypes
-(float64, float16, bfloat16) through a float32 copy, others refused with
-InartDtypeError.  Each bucket index keeps its own power-of-two gain, so
+backward goes on (the C call releases the GIL); the backward's last bucket,
+if nothing is queued, is reduced at once in DDP's thread.  The result is the
+average (the sum divided by the world size), as DDP's own hook returns.
+Ranks need not start a backward's all-reduces together: a worker waits for
+the results of peers that start later without sending anything again
+(docs/python.md); State(sync=True), on every rank alike, adds a one-value
+all-reduce before the first bucket of each backward that lines the ranks
+up.  Buckets may have any size; float32 buckets are reduced in place,
+other floating dtypes (float64, float16, bfloat16) through a float32 copy,
+others refused with InartDtypeError.  Each bucket index keeps its own power-of-two gain, so
 small gradients are summed at a finer fixed-point scale (docs/python.md).
 
 Errors: a failed all-reduce fails the bucket's future with the exception
