@@ -15,7 +15,9 @@
 # and in both: the final test accuracy of the InArt run within 1 point of
 # the gloo run's.  Comm time per iteration: from a bucket handed to the hook
 # to its averaged gradient, summed over the iteration's buckets, slowest rank,
-# median over the iterations after the first 3 (the example's --warmup).
+# median over the iterations after the first 3 (the example's --warmup);
+# InArt's parts of it (hand-over to the C call, start barrier -- none by
+# default --, C all-reduce, after it) are printed too.
 # Prints each run's table, then PASS/MISS per target with both figures and
 # the ratio, and the machine's load average before and after (figures taken
 # on a busy machine are tentative).  Results (JSON, PNG of the loss curves,
@@ -57,7 +59,7 @@ for sc in parity:2 gain:4; do
 	fi
 done
 echo
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); ${SECONDS} s in all"
 echo
 echo "Targets (issue 9):"
 $PY - "$out" <<'PYEOF'
@@ -83,6 +85,11 @@ for name, want_gain in (("parity", False), ("gain", True)):
                                           "< 1" if want_gain else "<= 1",
                                           r["predicted_inart_s"] * 1e3, r["predicted_ring_s"] * 1e3))
     npass, nmiss = npass + ok, nmiss + (not ok)
+    print("       InArt's comm time, medians over the iterations (ms): hand-over %.2f, start "
+          "barrier %.2f, C all-reduce %.2f, after it %.2f; skew of the ranks' hand-overs "
+          "%.2f (gloo's %.2f)" % (a["wait_med"] * 1e3, a["barrier_med"] * 1e3,
+                                  a["c_med"] * 1e3, a["post_med"] * 1e3, a["skew_med"] * 1e3,
+                                  g["skew_med"] * 1e3))
 print("\n%d PASS, %d MISS" % (npass, nmiss))
 PYEOF
 exit $rc
