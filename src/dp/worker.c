@@ -12,7 +12,8 @@
  * unanswered.  base/next per tree: lowest seq without a result / lowest seq
  * never sent; only seqs in [base, base + window) are sent.  Per tree also
  * the smoothed time to result, its smallest value, the current timeout, the
- * smoothed probe answer time and the idle-probing state.
+ * smoothed probe answer time, the idle-probing state and the lag of its
+ * first results behind the smallest time to result (peers starting later).
  *
  * Invariants: a chunk becomes DONE once (a later result is a duplicate), and
  * only from a complete (all workers) clean result; its values are written
