@@ -23,6 +23,8 @@
 # on a busy machine are tentative).  Results (JSON, PNG of the loss curves,
 # the log) go to bench/results/python-<scenario>.*.
 #
+# SYNC=1 runs InArt with the hook's start barrier (ddp_digits.py --sync,
+# inart.torch.State(sync=True); off by default).
 # Needs root, the build (BUILD=dir, default build/) and scripts/deps.sh's
 # python3-torch, python3-sklearn, python3-matplotlib.
 set -u
@@ -44,7 +46,7 @@ done
 mkdir -p "$out"
 export INART_BIN=$bdir/inart INART_WORKER_LIB=$bdir/libinart_worker.so
 echo "python_bench: commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $(nproc) cores," \
-	"load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	"load average before: $(cut -d' ' -f1-3 /proc/loadavg)${SYNC:+, start barrier on (SYNC)}"
 rc=0
 for sc in parity:2 gain:4; do
 	name=${sc%:*}
@@ -52,7 +54,7 @@ for sc in parity:2 gain:4; do
 	echo
 	echo "== $name: $w workers, 100 Mbit/s, $epochs epochs"
 	if ! $PY "$root/examples/ddp_digits.py" --workers "$w" --mbps 100 --epochs "$epochs" \
-		--queue-ms 10 --png "$out/python-$name.png" --json "$out/python-$name.json" \
+		--queue-ms 10 --png "$out/python-$name.png" --json "$out/python-$name.json" ${SYNC:+--sync} \
 		2>&1 | tee "$out/python-$name.log"; then
 		echo "MISS $name: the run failed (log: $out/python-$name.log)"
 		rc=1
