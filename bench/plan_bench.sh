@@ -7,8 +7,10 @@
 # 0..FAMILY-1) writes the topology and jobs with `inart run --scenario NAME
 # --write DIR --no-compare`, runs `inart compare DIR/topo.json DIR/jobs.json
 # --algos ALGO --format csv` for each algorithm (one process each, under a
-# timeout; rows merged into NAME.csv) -- InArt twice: with the baseline guard
-# (`inart`) and without it (`inart-ng`, its own search) -- and prints, per
+# timeout; rows merged into NAME.csv) -- InArt three times: with the baseline
+# guard (`inart`), without it (`inart-ng`, its own search) and without it and
+# without ring jobs (`inart-nr`, `--no-ring`: PS plans, the ones the data
+# plane installs; the ring baseline is then no fallback) -- and prints, per
 # scenario: InArt's time and planning time, its ratio to milp's proven
 # optimum (only where CBC proved it; an optimum over plans whose jobs all
 # use PSs, which InArt's plans with ring all-reduce jobs can beat), to the
@@ -63,7 +65,7 @@ while [ $# -gt 0 ]; do
 	--bound-time-limit) bound_limit=$2; shift ;;
 	--only) only=$2; shift ;;
 	--timeout) tout=$2; shift ;;
-	-h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "plan_bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -88,7 +90,7 @@ mkdir -p "$out"
 # scenario : algorithms (milp where CBC can work: the small ones, scarce and
 # the family; it is refused above 20000 candidate choices; bound on the
 # built-in scenarios up to fat-tree k = 8)
-base=ps,byteps,switchml,atp,ring,grid,inart-sp,inart-even,inart,inart-ng,lp
+base=ps,byteps,switchml,atp,ring,grid,inart-sp,inart-even,inart,inart-ng,inart-nr,lp
 cases=(
 	"fattree4:$base,milp,bound"
 	"bcube:$base,milp,bound"
@@ -109,7 +111,7 @@ opts=(--seed "$seed")
 [ -n "$trials" ] && opts+=(--trials "$trials")
 [ -n "$tlim" ] && opts+=(--time-limit "$tlim")
 
-header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s"
+header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s,ring_bound_source"
 echo "InArt planning benchmark: $("$INART" --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), results in $out" | tee "$out/summary.txt"
 
 # run_algo NAME FILE ALGO: one algorithm on one scenario into FILE.csv rows
@@ -117,6 +119,7 @@ run_algo() {
 	local name=$1 file=$2 algo=$3 extra=() a=$3 rc=0 t0 t1 wall
 	case $algo in
 	inart-ng) a=inart; extra=(--no-baseline-guard) ;;
+	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
 	milp) case $name in scarce-small/*) extra=(--milp-time-limit "$family_milp") ;;
 	      *) extra=(--milp-time-limit "$milp_limit") ;; esac ;;
 	bound) extra=(--time-limit "$bound_limit") ;;
