@@ -28,11 +28,13 @@
 # usage: bench/plan_bench.sh [--k32] [--no-build] [--seed S] [--trials N]
 #                            [--time-limit S] [--milp-time-limit S]
 #                            [--family N] [--family-milp-limit S]
-#                            [--bound-time-limit S]
+#                            [--bound-time-limit S] [--family-bound-limit S]
 #                            [--only NAME[,NAME..]] [--timeout S]
 #   --time-limit: inart's planning budget (default: the planner's, 4 s)
 #   --milp-time-limit: CBC's limit on the built-in scenarios (default 60)
 #   --bound-time-limit: the `bound` algorithm's (default 120)
+#   --family-bound-limit: its limit on the family, where it runs only when
+#       InArt's own bounds leave InArt above 1.05x (default 120)
 #   --family N: scarce-small/0..N-1 (default 18; 0: none)
 #   --family-milp-limit: CBC's limit on the family (default 300)
 #   --timeout: per algorithm and scenario (default 900)
@@ -49,6 +51,7 @@ tlim=
 milp_limit=60
 family=18
 family_milp=300
+family_bound=120
 bound_limit=120
 tout=900
 only=
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--milp-time-limit) milp_limit=$2; shift ;;
 	--family) family=$2; shift ;;
 	--family-milp-limit) family_milp=$2; shift ;;
+	--family-bound-limit) family_bound=$2; shift ;;
 	--bound-time-limit) bound_limit=$2; shift ;;
 	--only) only=$2; shift ;;
 	--timeout) tout=$2; shift ;;
@@ -104,7 +108,7 @@ if [ $k32 -eq 1 ]; then
 	cases+=("fattree32:ps,byteps,switchml,atp,ring,inart,lp")
 fi
 for ((i = 0; i < family; i++)); do
-	cases+=("scarce-small/$i:$base,milp")
+	cases+=("scarce-small/$i:$base,milp,bound")
 done
 
 opts=(--seed "$seed")
@@ -120,9 +124,24 @@ run_algo() {
 	case $algo in
 	inart-ng) a=inart; extra=(--no-baseline-guard) ;;
 	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
+	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
 	milp) case $name in scarce-small/*) extra=(--milp-time-limit "$family_milp") ;;
 	      *) extra=(--milp-time-limit "$milp_limit") ;; esac ;;
-	bound) extra=(--time-limit "$bound_limit") ;;
+	bound) case $name in
+	       scarce-small/*) extra=(--time-limit "$family_bound")
+			# only where InArt's own bounds leave it above 1.05x
+			if ! python3 - "$out/$file.csv" <<'EOF'
+import csv, math, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["algorithm"] == "inart"]
+f = lambda k: float(r[0][k]) if r and r[0][k] else math.nan
+b = min([x for x in (f("best_bound_s"), f("ring_bound_s")) if x > 0] + [math.inf])
+sys.exit(0 if r and r[0]["ok"] == "1" and f("comm_time_s") > 1.05 * b else 1)
+EOF
+			then
+				echo "   bound: not run (inart within 1.05x of its own bounds)" >&2
+				return 0
+			fi ;;
+	       *) extra=(--time-limit "$bound_limit") ;; esac ;;
 	esac
 	t0=$(date +%s.%N)
 	timeout "$tout" "$INART" compare "$out/$file/topo.json" "$out/$file/jobs.json" \
