@@ -22,6 +22,9 @@
 /* CBC gets no subset with less than this many seconds left (the model build
  * alone takes a good part of it). */
 #define RINGMIX_MIN_CBC_S 0.02
+/* With a work budget (search.h: lns_steps) CBC's node limit on a subset,
+ * so that the result does not depend on the machine's speed. */
+#define RINGMIX_STEP_NODES 200
 
 struct rm {
 	struct inart_search *s;
@@ -245,6 +248,7 @@ static int work(struct rm *r, unsigned m, double limit)
 		lo.integer = 1;
 		lo.start_x = r->start_x;
 		lo.start_split = r->start_split;
+		lo.max_nodes = s->lns_steps > 0 ? RINGMIX_STEP_NODES : 0;
 	} else {
 		lo.warm_x = s->warm;
 	}
