@@ -144,9 +144,17 @@ EOF
 	       *) extra=(--time-limit "$bound_limit") ;; esac ;;
 	esac
 	t0=$(date +%s.%N)
-	timeout "$tout" "$INART" compare "$out/$file/topo.json" "$out/$file/jobs.json" \
+	# CPU seconds (user + system) of the whole process: the machine may be
+	# shared, so planning times are also given as CPU time
+	timer=()
+	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$out/$file.$algo.cpu")
+	"${timer[@]}" timeout "$tout" "$INART" compare "$out/$file/topo.json" "$out/$file/jobs.json" \
 		--algos "$a" "${opts[@]}" "${extra[@]}" --format csv -o "$out/$file.$algo.csv" || rc=$?
 	t1=$(date +%s.%N)
+	if [ -s "$out/$file.$algo.cpu" ]; then
+		echo "$algo,$(awk 'END { printf "%.2f", $1 + $2 }' "$out/$file.$algo.cpu")" >>"$out/$file.cpu"
+		rm -f "$out/$file.$algo.cpu"
+	fi
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	if [ $rc -eq 0 ]; then
 		tail -n +2 "$out/$file.$algo.csv" | sed "s/^$a,/$algo,/" >>"$out/$file.csv"

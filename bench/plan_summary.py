@@ -33,6 +33,14 @@ def load(name):
     return {r["algorithm"]: r for r in csv.DictReader(open(path))}
 
 
+def load_cpu(name):
+    """CPU seconds per algorithm (the whole `inart compare` process), if measured."""
+    path = os.path.join(out, name.replace("/", "-") + ".cpu")
+    if not os.path.exists(path):
+        return {}
+    return {a: float(c) for a, c in (l.strip().split(",") for l in open(path) if "," in l)}
+
+
 def val(row, key):
     if row is None or row.get("ok") != "1" or row.get(key, "") == "":
         return math.nan
@@ -85,6 +93,7 @@ def summarize(name, rows):
         "comm_noguard_s": tng,
         "comm_noring_s": tnr,
         "plan_s": val(rows.get("inart"), "plan_time_s"),
+        "cpu_s": load_cpu(name).get("inart", math.nan),
         "inart_status": rows["inart"]["status"] if "inart" in rows else "not run",
         "origin": rows["inart"]["origin"] if "inart" in rows else "",
         "milp_s": val(milp, "comm_time_s"),
@@ -106,8 +115,8 @@ def summarize(name, rows):
 res = {n: load(n) for n in names}
 summary = {}
 print()
-hdr = "%-16s %9s %7s %7s %7s %-22s %8s %8s %9s %7s %8s" % (
-    "scenario", "inart ms", "plan s", "/opt", "/bound", "bound source", "vs best", "vs ring",
+hdr = "%-16s %9s %7s %6s %7s %7s %-22s %8s %8s %9s %7s %8s" % (
+    "scenario", "inart ms", "plan s", "cpu s", "/opt", "/bound", "bound source", "vs best", "vs ring",
     "noring ms", "nr/opt", "nr vs ring")
 hdr += "".join(" %8s" % ("vs " + b) for b in single_ps_ina) + "  best baseline"
 print(hdr)
@@ -120,8 +129,9 @@ for name in names:
     s["opt_ratio"] = s["comm_s"] / opt if opt > 0 else math.nan
     s["nr_opt_ratio"] = s["comm_noring_s"] / opt if opt > 0 else math.nan
     nr_ring = 1 - s["comm_noring_s"] / s["ring_s"] if s["ring_s"] > 0 else math.nan
-    line = "%-16s %9s %7s %7s %7s %-22s %8s %8s %9s %7s %8s" % (
-        name, fmt(s["comm_s"] * 1e3, ".3f"), fmt(s["plan_s"], ".2f"), fmt(s["opt_ratio"], ".3f"),
+    line = "%-16s %9s %7s %6s %7s %7s %-22s %8s %8s %9s %7s %8s" % (
+        name, fmt(s["comm_s"] * 1e3, ".3f"), fmt(s["plan_s"], ".2f"), fmt(s["cpu_s"], ".2f"),
+        fmt(s["opt_ratio"], ".3f"),
         fmt(s["bound_ratio"], ".3f"), s["bound_source"][:22], pct(s["vs_best"]), pct(s["vs_ring"]),
         fmt(s["comm_noring_s"] * 1e3, ".3f"), fmt(s["nr_opt_ratio"], ".3f"), pct(nr_ring))
     line += "".join(" %8s" % pct(s["single"][b]) for b in single_ps_ina)
@@ -193,8 +203,13 @@ for label, name, limit in (("fat-tree k=16, 256 workers, 8 PSs", "fattree16", 5)
         target(False, "%s planned in under %d s" % (label, limit),
                "not run" + (" (run with --k32)" if name == "fattree32" else ""))
     else:
-        target(not math.isnan(s["plan_s"]) and s["plan_s"] < limit,
-               "%s planned in under %d s (%s s)" % (label, limit, fmt(s["plan_s"], ".2f")),
+        # wall-clock, and CPU time where measured (a shared machine stretches
+        # wall-clock): both must be under the limit
+        ok = not math.isnan(s["plan_s"]) and s["plan_s"] < limit
+        cpu = "" if math.isnan(s["cpu_s"]) else ", CPU %s s" % fmt(s["cpu_s"], ".2f")
+        ok = ok and (math.isnan(s["cpu_s"]) or s["cpu_s"] < limit)
+        target(ok, "%s planned in under %d s (wall %s s%s)" % (
+            label, limit, fmt(s["plan_s"], ".2f"), cpu),
                s["inart_status"] if s["inart_status"] != "ok" else "")
 s = summary.get("scarce")
 if s is not None:
@@ -209,6 +224,11 @@ for name, s in summary.items():
     if s["origin"]:
         print("  info %s: the guard kept the routes of %s (the search alone: %s ms)" % (
             name, s["origin"], fmt(s["comm_noguard_s"] * 1e3, ".3f")))
+for name, s in summary.items():
+    # the planning budget (--time-limit, default 4 s): reported, not a target
+    if s["plan_s"] > 4.5 or s["cpu_s"] > 4.5:
+        print("  info %s: planning took %s s wall, %s s CPU (budget 4 s by default)" % (
+            name, fmt(s["plan_s"], ".2f"), fmt(s["cpu_s"], ".2f")))
 print()
 print("%d PASS, %d MISS" % (verdicts.count("PASS"), verdicts.count("MISS")))
 
