@@ -25,6 +25,8 @@
 /* With a work budget (search.h: lns_steps) CBC's node limit on a subset,
  * so that the result does not depend on the machine's speed. */
 #define RINGMIX_STEP_NODES 200
+/* ... and its time limit then, a safety net only. */
+#define RINGMIX_STEP_SAFETY_S 60.0
 
 struct rm {
 	struct inart_search *s;
@@ -343,6 +345,8 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 
 		if (s->ringmix_cbc_s > 0)
 			lim = fmin(lim, s->ringmix_cbc_s);
+		if (s->lns_steps > 0) /* a work budget: the node limit binds */
+			lim = RINGMIX_STEP_SAFETY_S;
 		if (!(lim >= RINGMIX_MIN_CBC_S))
 			break; /* out of time: the rest keep their load bounds */
 		rc = work(r, m, lim);
@@ -396,12 +400,9 @@ static void rm_free(struct rm *r)
 	free(r->start_x);
 	free(r->start_split);
 	free(r->load);
-	free(r->in);
-	free(r->off);
-	free(r->sub_load);
-	free(r->sub_bound);
+	free(r->in);	   /* with off and sub_done */
+	free(r->sub_load); /* with sub_bound */
 	free(r->sub_src);
-	free(r->sub_done);
 }
 
 /* The ring candidate and scratch; 1: no ring candidate (no plan with ring
@@ -415,15 +416,14 @@ static int rm_init(struct rm *r, struct inart_search *s)
 	r->s = s;
 	r->n_sub = s->js->n_jobs <= RINGMIX_ENUM_MAX_JOBS ? (1 << s->js->n_jobs) - 1 : 0;
 	r->load = malloc(sizeof(double) * na * 3);
-	r->in = malloc(n);
-	r->off = malloc(n);
-	r->sub_load = malloc(sizeof(double) * ((size_t)r->n_sub + 1));
-	r->sub_bound = malloc(sizeof(double) * ((size_t)r->n_sub + 1));
+	r->in = calloc(2 * n + (size_t)r->n_sub + 1, 1);
+	r->sub_load = malloc(sizeof(double) * 2 * ((size_t)r->n_sub + 1));
 	r->sub_src = malloc(sizeof(*r->sub_src) * ((size_t)r->n_sub + 1));
-	r->sub_done = calloc((size_t)r->n_sub + 1, 1);
-	if (!r->load || !r->in || !r->off || !r->sub_load || !r->sub_bound || !r->sub_src ||
-	    !r->sub_done)
+	if (!r->load || !r->in || !r->sub_load || !r->sub_src)
 		return -ENOMEM;
+	r->off = r->in + n;
+	r->sub_done = r->off + n;
+	r->sub_bound = r->sub_load + r->n_sub + 1;
 	rc = inart_ring_plan(s->t, s->js, s->paths, &r->ring, s->err);
 	return rc == -ENOMEM ? rc : rc < 0 ? 1 : 0;
 }
