@@ -186,7 +186,9 @@ for key, what in (("comm_noguard_s", "inart"), ("comm_noring_s", "inart --no-rin
         if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
             continue
         b = s["best_covered"]
-        ok = not math.isnan(s[key]) and s[key] <= b[0] * (1 + 1e-9)
+        # 1e-6: the search's resolution (IMPROVE_REL; compare's CSV has 9
+        # digits): scarce-small/2 gave 0.105600003 s against the ring's 0.1056
+        ok = not math.isnan(s[key]) and s[key] <= b[0] * (1 + 1e-6)
         target(ok, "%s: %s without the guard (%s ms) never worse than any baseline "
                "(best %s %s ms)" % (name, what, fmt(s[key] * 1e3, ".3f"), b[1],
                                     fmt(b[0] * 1e3, ".3f")))
