@@ -115,7 +115,7 @@ def summarize(name, rows):
 res = {n: load(n) for n in names}
 summary = {}
 print()
-hdr = "%-16s %9s %7s %6s %7s %7s %-22s %8s %8s %9s %7s %8s" % (
+hdr = "%-16s %9s %7s %6s %7s %7s %-26s %8s %8s %9s %7s %8s" % (
     "scenario", "inart ms", "plan s", "cpu s", "/opt", "/bound", "bound source", "vs best", "vs ring",
     "noring ms", "nr/opt", "nr vs ring")
 hdr += "".join(" %8s" % ("vs " + b) for b in single_ps_ina) + "  best baseline"
@@ -129,10 +129,10 @@ for name in names:
     s["opt_ratio"] = s["comm_s"] / opt if opt > 0 else math.nan
     s["nr_opt_ratio"] = s["comm_noring_s"] / opt if opt > 0 else math.nan
     nr_ring = 1 - s["comm_noring_s"] / s["ring_s"] if s["ring_s"] > 0 else math.nan
-    line = "%-16s %9s %7s %6s %7s %7s %-22s %8s %8s %9s %7s %8s" % (
+    line = "%-16s %9s %7s %6s %7s %7s %-26s %8s %8s %9s %7s %8s" % (
         name, fmt(s["comm_s"] * 1e3, ".3f"), fmt(s["plan_s"], ".2f"), fmt(s["cpu_s"], ".2f"),
         fmt(s["opt_ratio"], ".3f"),
-        fmt(s["bound_ratio"], ".3f"), s["bound_source"][:22], pct(s["vs_best"]), pct(s["vs_ring"]),
+        fmt(s["bound_ratio"], ".3f"), s["bound_source"][:26], pct(s["vs_best"]), pct(s["vs_ring"]),
         fmt(s["comm_noring_s"] * 1e3, ".3f"), fmt(s["nr_opt_ratio"], ".3f"), pct(nr_ring))
     line += "".join(" %8s" % pct(s["single"][b]) for b in single_ps_ina)
     line += "  %s %s ms" % (s["best_baseline"][1], fmt(s["best_baseline"][0] * 1e3, ".3f"))
