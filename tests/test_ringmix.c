@@ -7,7 +7,14 @@
  *    worse than the ring baseline; with --no-ring it plans PS jobs only;
  *  - the bound over plans with ring jobs is below every such plan: the
  *    plans mixing PS plans (InArt's without rings, grid, byteps) with the
- *    ring's jobs, for every subset, on scarce-small instances.
+ *    ring's jobs, for every subset, on scarce-small instances;
+ *  - the PS jobs are re-planned around the rings: on scarce-small/7 InArt
+ *    (work budget) finds a plan with ring and PS jobs faster than CBC's
+ *    proven PS optimum, than the ring, and than every subset of the best PS
+ *    plan's jobs replaced by rings (what the search did before);
+ *  - the time limit: with the deadline past, no CBC or LP runs for the
+ *    subsets (every subset keeps its load bound: source "load") and the plan
+ *    is still never worse than the ring.
  */
 #include "testplan.h"
 
@@ -176,12 +183,87 @@ static void test_bound_below_mixed_plans(void **state)
 	assert_true(checked >= 6 * 4 * 3);
 }
 
+/* scarce-small/7: CBC's proven PS optimum (tests/data/scarce_family_optima.tsv) */
+#define S7_PS_OPT 0.152177777778
+
+static void test_replan(void **state)
+{
+	struct inart_planner_opt o = opts(1);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = NULL, *ring;
+	struct tu_search r;
+	enum inart_bound_source src;
+	double bound, old = INFINITY, ps;
+	int n_ring = 0;
+
+	(void)state;
+	build("scarce-small/7", &t, &js);
+	o.time_limit_s = 120; /* a safety net: the work budget binds */
+	o.trials = 32;
+	tu_search_init(&r, t, js, &o);
+	r.s.lns_steps = 8;
+	if (inart_search_run(&r.s, &p) < 0)
+		fail_msg("search: %s", r.err.msg);
+	ring = tu_plan("ring", t, js, &o);
+	/* what mixing the best PS plan with rings gives, every subset */
+	for (unsigned m = 1; m < (1u << js->n_jobs); m++)
+		old = fmin(old, mixed_time(t, js, p, ring, m));
+	ps = p->comm_time_s;
+	r.s.best = p; /* the search's again (freed when replaced) */
+	if (inart_ringmix_run(&r.s, &bound, &src) < 0)
+		fail_msg("ringmix: %s", r.err.msg);
+	assert_int_equal(inart_evaluate(t, js, r.s.best, NULL), 0);
+	for (int j = 0; j < js->n_jobs; j++)
+		n_ring += r.s.best->jobs[j].n_ring > 0;
+	print_message("scarce-small/7: ring-mix %.3f ms (%d of %d jobs as rings), PS plan %.3f "
+		      "ms (CBC's PS optimum %.3f), ring %.3f ms, best PS plan mixed with rings "
+		      "%.3f ms; ring bound %.3f ms (%s)\n",
+		      r.s.best->comm_time_s * 1e3, n_ring, js->n_jobs, ps * 1e3, S7_PS_OPT * 1e3,
+		      ring->comm_time_s * 1e3, old * 1e3, bound * 1e3,
+		      inart_bound_source_name(src));
+	assert_true(n_ring > 0 && n_ring < js->n_jobs);
+	assert_true(r.s.best->comm_time_s < S7_PS_OPT * (1 - 1e-6));
+	assert_true(r.s.best->comm_time_s < ring->comm_time_s * (1 - 1e-6));
+	assert_true(r.s.best->comm_time_s < old * (1 - 1e-6));
+	assert_true(bound > 0 && bound <= r.s.best->comm_time_s * (1 + 1e-9));
+	assert_true(src == INART_BOUND_CBC || src == INART_BOUND_CBC_LIMIT ||
+		    src == INART_BOUND_LOAD);
+	inart_plan_destroy(ring);
+	tu_search_free(&r);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
+static void test_deadline(void **state)
+{
+	struct inart_planner_opt o = opts(0);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p, *ring;
+
+	(void)state;
+	build("scarce-small/7", &t, &js);
+	o.time_limit_s = 1e-6; /* past before ring-mix starts */
+	p = tu_plan("inart", t, js, &o);
+	ring = tu_plan("ring", t, js, &o);
+	assert_true(p->ring_bound_s > 0);
+	assert_int_equal(p->ring_bound_source, INART_BOUND_LOAD);
+	assert_true(p->comm_time_s <= ring->comm_time_s * (1 + 1e-9));
+	inart_plan_destroy(p);
+	inart_plan_destroy(ring);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_load_bound_hand),
 	    cmocka_unit_test(test_scarce),
 	    cmocka_unit_test(test_bound_below_mixed_plans),
+	    cmocka_unit_test(test_replan),
+	    cmocka_unit_test(test_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,11 @@
 /* A threshold closer than this fraction of the box to an end moves to the
  * middle. */
 #define BNB_EDGE 0.02
+/* A node with nothing left to branch on (exact shares and trees, fractional
+ * routes) gets CBC on the MILP of its region for at most this many seconds:
+ * its bound, not the LP's, is then the node's floor. */
+#define BNB_LEAF_S 5.0
+#define BNB_LEAF_MIN_S 0.05
 /* Open nodes are kept in memory up to this many bytes. */
 #define BNB_MAX_BYTES ((size_t)1 << 30)
 /* A margin on LP values for CLP's tolerances (relative). */
@@ -318,6 +323,30 @@ static int branch_switch(struct bnb *b, const struct node *n, int v)
 	return rc;
 }
 
+/*
+ * n has nothing left to branch on: CBC on the MILP of its region (the JOINT
+ * MILP with n's share box and tree fixing: exact, since its routes are
+ * integral) raises n's value to CBC's best bound, within the time left.
+ */
+static void leaf_milp(struct bnb *b, struct node *n)
+{
+	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT, .integer = 1};
+	struct inart_route_lp_result r = {0};
+	struct inart_err err;
+	double left = b->deadline > 0 ? b->deadline - inart_now_s() : BNB_LEAF_S;
+
+	if (b->opt->max_nodes > 0 || !(left >= BNB_LEAF_MIN_S))
+		return; /* a node budget (same result on any machine), or no time */
+	lo.share_lo = n->lo;
+	lo.share_hi = n->hi;
+	lo.tree_fix = n->fix;
+	lo.time_limit_s = fmin(BNB_LEAF_S, left);
+	if (inart_route_lp_solve(b->t, b->js, b->c, NULL, &lo, &r, &err) == 0 && r.bound_s > 0)
+		n->lb = fmax(n->lb, r.bound_s * (1 - BNB_MARGIN));
+	b->res->leaf_milps++;
+	inart_route_lp_result_free(&r);
+}
+
 /* Branch the lowest open node; closes it when there is nothing to branch. */
 static int step(struct bnb *b)
 {
@@ -336,6 +365,7 @@ static int step(struct bnb *b)
 	p = pick_pair(b, n, &ps);
 	v = p < 0 ? pick_switch(b, n, &ss) : -1;
 	if (p < 0 && v < 0) {
+		leaf_milp(b, n);
 		close_node(b, n);
 		return 0;
 	}

@@ -20,8 +20,9 @@
  * over the open nodes' LPs (and the cutoff) is a lower bound on every
  * candidate plan: the proven bound (source "bnb").  The search is best
  * first and stops at its time or node limit.  Nodes whose shares and trees
- * are exact (nothing to branch on) keep their LP value: their fractional
- * routes are not branched on.
+ * are exact (nothing to branch on) are closed with CBC's best bound on the
+ * MILP of their region (routes integral; at most 5 s each, within the time
+ * limit; with a node limit only: their LP value), the bound's floor.
  *
  * Branching choice: the share of the (job, PS) pair whose trees' outputs
  * are furthest from a u (sum over its trees of |W - a u|), at its LP value;
@@ -44,11 +45,12 @@ struct inart_bnb_opt {
 };
 
 struct inart_bnb_result {
-	double bound_s; /* the proven lower bound (seconds) */
-	double root_s;	/* the root LP: the JOINT LP bound */
-	long lps;	/* LPs solved */
-	long nodes;	/* nodes branched */
-	long open;	/* nodes left open */
+	double bound_s;	 /* the proven lower bound (seconds) */
+	double root_s;	 /* the root LP: the JOINT LP bound */
+	long lps;	 /* LPs solved */
+	long nodes;	 /* nodes branched */
+	long open;	 /* nodes left open */
+	long leaf_milps; /* nodes with nothing to branch on closed by CBC */
 };
 
 /* 0, -ENOMEM, -EINVAL (err: no cutoff nor limit), -EIO (CLP failed at the

@@ -53,7 +53,7 @@ static void row_fail(struct inart_compare_row *r, int rc, const struct inart_err
 static void compare_totals(struct inart_compare *c)
 {
 	double ring_b = NAN;
-	const char *ring_by = "";
+	const char *ring_by = "", *ring_src = "";
 
 	c->best_baseline_s = c->lp_bound_s = c->ring_s = c->best_bound_s = NAN;
 	c->best_baseline[0] = c->best_bound_source[0] = '\0';
@@ -81,12 +81,13 @@ static void compare_totals(struct inart_compare *c)
 		if (r->ring_bound_s > 0 && (isnan(ring_b) || r->ring_bound_s > ring_b)) {
 			ring_b = r->ring_bound_s;
 			ring_by = r->algorithm;
+			ring_src = r->ring_bound_source;
 		}
 	}
 	if (ring_b > 0 && !(c->best_bound_s <= ring_b)) {
 		c->best_bound_s = ring_b;
-		snprintf(c->best_bound_source, sizeof(c->best_bound_source), "ring-mix (%.31s)",
-			 ring_by);
+		snprintf(c->best_bound_source, sizeof(c->best_bound_source),
+			 "ring-mix/%.15s (%.31s)", ring_src[0] ? ring_src : "?", ring_by);
 	}
 }
 
@@ -124,6 +125,7 @@ static int ring_jobs(const struct inart_plan *p)
 static void row_ok(struct inart_compare_row *r, const struct inart_plan *p)
 {
 	const char *src = inart_bound_source_name(p->bound_source);
+	const char *rsrc = inart_bound_source_name(p->ring_bound_source);
 
 	r->ok = 1;
 	r->comm_time_s = p->comm_time_s;
@@ -134,6 +136,7 @@ static void row_ok(struct inart_compare_row *r, const struct inart_plan *p)
 	r->best_bound_s = p->best_bound_s;
 	r->ring_bound_s = p->ring_bound_s;
 	snprintf(r->bound_source, sizeof(r->bound_source), "%s", src ? src : "");
+	snprintf(r->ring_bound_source, sizeof(r->ring_bound_source), "%s", rsrc ? rsrc : "");
 	r->milp_status = p->milp_status;
 	snprintf(r->origin, sizeof(r->origin), "%s", p->origin ? p->origin : "");
 	if (p->milp_status == INART_MILP_OPTIMAL)
@@ -346,7 +349,8 @@ static void format_csv(const struct inart_compare *c, struct inart_sbuf *b)
 {
 	inart_sbuf_printf(b, "algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,"
 			     "lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,"
-			     "bound_source,milp_status,origin,status,ring_bound_s\n");
+			     "bound_source,milp_status,origin,status,ring_bound_s,"
+			     "ring_bound_source\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct inart_compare_row *r = &c->rows[i];
 		const char *ms = inart_milp_status_name(r->milp_status);
@@ -370,6 +374,8 @@ static void format_csv(const struct inart_compare *c, struct inart_sbuf *b)
 		inart_sbuf_printf(b, ",");
 		csv_str(b, r->status);
 		csv_num(b, r->ring_bound_s);
+		inart_sbuf_printf(b, ",");
+		csv_str(b, r->ring_bound_source);
 		inart_sbuf_printf(b, "\n");
 	}
 }
@@ -419,6 +425,7 @@ static char *format_json(const struct inart_compare *c)
 		json_object_set_new(o, "is_baseline", json_boolean(r->is_baseline));
 		json_object_set_new(o, "best_bound_s", jnum(r->best_bound_s));
 		json_object_set_new(o, "ring_bound_s", jnum(r->ring_bound_s));
+		json_object_set_new(o, "ring_bound_source", jstr(r->ring_bound_source));
 		json_object_set_new(o, "bound_source", jstr(r->bound_source));
 		json_object_set_new(o, "milp_status", jstr(inart_milp_status_name(r->milp_status)));
 		json_object_set_new(o, "origin", jstr(r->origin));

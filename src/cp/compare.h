@@ -30,6 +30,7 @@ struct inart_compare_row {
 	double ring_bound_s;		    /* inart, bound: its bound over plans with
 					       ring jobs (plan.h), NaN if none */
 	char bound_source[16];		    /* its source ("lp", "cbc", ...), "" if none */
+	char ring_bound_source[16];	    /* ring_bound_s's ("load", "cbc", ...) */
 	enum inart_milp_status milp_status; /* milp rows */
 	char origin[32];		    /* inart: the baseline the guard kept, "" if none */
 };

@@ -791,7 +791,7 @@ static int opt_enum(struct rd *r, json_t *obj, const char *key, int (*parse)(con
 static int parse_plan_stats(struct rd *r, json_t *root, struct inart_plan *p)
 {
 	json_t *origin = json_object_get(root, "origin");
-	int rc, has, src = 0, st = 0;
+	int rc, has, src = 0, st = 0, rsrc = 0;
 
 	if ((rc = opt_time(r, root, "comm_time_s", &p->comm_time_s)) ||
 	    (rc = opt_time(r, root, "push_time_s", &p->push_time_s)) ||
@@ -800,12 +800,14 @@ static int parse_plan_stats(struct rd *r, json_t *root, struct inart_plan *p)
 	    (rc = opt_time(r, root, "best_bound_s", &p->best_bound_s)) ||
 	    (rc = opt_time(r, root, "ring_bound_s", &p->ring_bound_s)) ||
 	    (rc = opt_enum(r, root, "bound_source", inart_bound_source_parse, &src)) ||
+	    (rc = opt_enum(r, root, "ring_bound_source", inart_bound_source_parse, &rsrc)) ||
 	    (rc = opt_enum(r, root, "milp_status", inart_milp_status_parse, &st)) ||
 	    (rc = opt_time(r, root, "plan_time_s", &p->plan_time_s)) ||
 	    (rc = opt_time(r, root, "split_gap", &p->split_gap)) ||
 	    (rc = opt_int(r, root, "rounding_trials", 0, INT_MAX, &p->rounding_trials, &has)))
 		return rc;
 	p->bound_source = (enum inart_bound_source)src;
+	p->ring_bound_source = (enum inart_bound_source)rsrc;
 	p->milp_status = (enum inart_milp_status)st;
 	if (origin != NULL && !json_is_null(origin) && !json_is_string(origin))
 		return rd_fail(r, "'origin' must be a string or null, not %s", jtype(origin));
@@ -1154,8 +1156,10 @@ char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
 	sb_key_num(&s, "pull_time_s", p->pull_time_s);
 	sb_key_num(&s, "lp_bound_s", p->lp_bound_s);
 	sb_key_num(&s, "best_bound_s", p->best_bound_s);
-	if (!isnan(p->ring_bound_s)) /* inart and bound plans only */
+	if (!isnan(p->ring_bound_s)) { /* inart and bound plans only */
 		sb_key_num(&s, "ring_bound_s", p->ring_bound_s);
+		sb_key_name(&s, "ring_bound_source", inart_bound_source_name(p->ring_bound_source));
+	}
 	sb_key_name(&s, "bound_source", inart_bound_source_name(p->bound_source));
 	sb_key_name(&s, "milp_status", inart_milp_status_name(p->milp_status));
 	sb_key_num(&s, "plan_time_s", p->plan_time_s);

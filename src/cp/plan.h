@@ -64,6 +64,11 @@ enum inart_bound_source {
 				   weaker than the LP optimum */
 	INART_BOUND_BNB,	/* the branch-and-bound over share boxes and tree
 				   configurations (bnb.h): min over its open nodes */
+	INART_BOUND_LOAD,	/* ring_bound_s only: the fixed loads of ring jobs
+				   and access links (ringmix.h) */
+	INART_BOUND_CBC_LIMIT,	/* ring_bound_s only: CBC's best bound on a MILP
+				   whose search its time limit ended (not proven
+				   optimal); INART_BOUND_CBC there: CBC proved it */
 };
 /* These bounds are over the plans whose jobs all go through PSs along the
  * candidates; a plan with ring jobs is bounded by ring_bound_s instead. */
@@ -75,7 +80,8 @@ enum inart_milp_status {
 	INART_MILP_TIME_LIMIT, /* the time limit ended the search: an incumbent */
 };
 
-/* Names as written in plan files ("lp", "cbc", "lp-partial", "bnb"; "optimal",
+/* Names as written in plan files ("lp", "cbc", "lp-partial", "bnb", "load",
+ * "cbc-limit"; "optimal",
  * "time_limit"), NULL for NONE; the parsers return -1 for unknown names. */
 const char *inart_bound_source_name(enum inart_bound_source s);
 int inart_bound_source_parse(const char *name);
@@ -103,6 +109,10 @@ struct inart_plan {
 	 * least one job planned as a ring all-reduce (ringmix.h); NaN if none.
 	 * The search's bound is min(best_bound_s, ring_bound_s). */
 	double ring_bound_s;
+	/* where ring_bound_s comes from: the bound of the subset of ring jobs
+	 * that attains the minimum (load, lp, lp-partial, cbc: CBC proved that
+	 * subset's MILP optimal, cbc-limit: CBC's bound at its time limit) */
+	enum inart_bound_source ring_bound_source;
 };
 
 /* An empty plan shaped after the jobs: split all zero, no flows, no trees. */

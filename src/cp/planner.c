@@ -48,8 +48,8 @@ const char *const inart_algorithms[] = {
  * quarter of the time limit), for the cutoff. */
 #define BOUND_SEARCH_S 4.0
 /* "bound": CBC's limit on each ring subset's MILP (ringmix.h), at most this
- * and a sixteenth of the time limit. */
-#define BOUND_RING_CBC_S 10.0
+ * and a quarter of the time limit; the ring-mix search ends at half of it. */
+#define BOUND_RING_CBC_S 30.0
 #define OPT_MIN_SIZE (offsetof(struct inart_planner_opt, seed))
 
 static void fill_defaults(struct inart_planner_opt *o, size_t n)
@@ -138,6 +138,7 @@ static int guard_one(struct inart_plan **p, struct inart_plan *b, int keep_b, co
 	q->best_bound_s = (*p)->best_bound_s;
 	q->bound_source = (*p)->bound_source;
 	q->ring_bound_s = (*p)->ring_bound_s;
+	q->ring_bound_source = (*p)->ring_bound_source;
 	q->phase2_lp_s = (*p)->phase2_lp_s;
 	q->rounds = (*p)->rounds;
 	q->split_gap = (*p)->split_gap;
@@ -307,7 +308,8 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 	int rc = p ? 0 : -ENOMEM, run = 0;
 
 	s->deadline = s->t0 + fmin(BOUND_SEARCH_S, limit / 4);
-	s->ringmix_cbc_s = fmin(BOUND_RING_CBC_S, limit / 16);
+	s->ring_deadline = s->t0 + limit / 2;
+	s->ringmix_cbc_s = fmin(BOUND_RING_CBC_S, limit / 4);
 	if (rc == 0)
 		rc = inart_search_run(s, &best);
 	if (rc == 0) {
@@ -315,6 +317,7 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 		p->best_bound_s = best->best_bound_s;
 		p->bound_source = best->bound_source;
 		p->ring_bound_s = best->ring_bound_s;
+		p->ring_bound_source = best->ring_bound_source;
 		bo.cutoff_s = best->comm_time_s;
 		bo.time_limit_s = s->t0 + limit - inart_now_s();
 		/* nothing to gain when the plan meets the bound */

@@ -1,6 +1,12 @@
 /*
  * ringmix: ring all-reduce jobs in InArt's search and their bound (see
  * ringmix.h).
+ *
+ * Per subset S of ring jobs (bits of a mask): the best PS plan with S's jobs
+ * replaced by rings (an evaluation), then, on models small enough for CBC
+ * and while the ring-mix time lasts, CBC on the PS jobs' MILP with the rings'
+ * loads fixed, from that plan's routes: a re-planned mixed plan and the
+ * subset's bound at once.  Ownership: struct rm is local to one run.
  */
 #include "ringmix.h"
 
@@ -9,8 +15,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "ring.h"
 #include "route_lp.h"
+
+/* CBC gets no subset with less than this many seconds left (the model build
+ * alone takes a good part of it). */
+#define RINGMIX_MIN_CBC_S 0.02
+/* With a work budget (search.h: lns_steps) CBC's node limit on a subset,
+ * so that the result does not depend on the machine's speed. */
+#define RINGMIX_STEP_NODES 200
+/* ... and its time limit then, a safety net only. */
+#define RINGMIX_STEP_SAFETY_S 60.0
+
+struct rm {
+	struct inart_search *s;
+	struct inart_plan *ring, *base; /* the ring candidate; the best PS plan */
+	double *start_x, *start_split;	/* base as a MILP start (NULL: none) */
+	double *load;			/* 3 (n_arcs + 1) scratch */
+	char *in, *off;			/* per job: ring / PS job of the subset */
+	int n_sub;			/* non-empty subsets */
+	double *sub_load;		/* per subset (mask - 1): its load bound */
+	double *sub_bound;		/* per subset: its best bound */
+	enum inart_bound_source *sub_src;
+	char *sub_done; /* per subset: CBC or the LP ran */
+};
+
+static double deadline(const struct inart_search *s)
+{
+	return s->ring_deadline > 0 ? s->ring_deadline : s->deadline;
+}
+
+static void set_mask(struct rm *r, unsigned m)
+{
+	for (int j = 0; j < r->s->js->n_jobs; j++) {
+		r->in[j] = (m >> j) & 1;
+		r->off[j] = !r->in[j];
+	}
+}
 
 /* base with the jobs of in[] planned by ring's hops, evaluated: *out. */
 static int mixed(struct inart_search *s, const struct inart_plan *base,
@@ -41,7 +83,7 @@ static int mixed(struct inart_search *s, const struct inart_plan *base,
 }
 
 /* Job j's load on the arcs: its ring hops (ring = 1) or the access links of
- * its single-homed workers (ring = 0), times scale. */
+ * its single-homed workers (ring = 0). */
 static void job_load(const struct inart_topo *t, const struct inart_jobs *js,
 		     const struct inart_plan *rp, int j, int ring, double *load)
 {
@@ -134,53 +176,16 @@ static void ring_links(const struct inart_topo *t, const struct inart_jobs *js,
 	}
 }
 
-/* The bound for ring subset in[] (not empty): the larger of the load bound
- * and, when that is below cut and the LP affordable, the JOINT LP of the PS
- * jobs with the rings' loads fixed on the links.  load: 3 n_arcs scratch. */
-static int subset_bound(struct inart_search *s, const struct inart_plan *ring, const char *in,
-			double cut, double *load, double *out)
+/* CBC can re-plan a subset's PS jobs: per-worker candidates (exact MILP),
+ * a model it can start. */
+static int cbc_ok(const struct inart_search *s)
 {
-	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT};
-	struct inart_route_lp_result res = {0};
-	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1;
-	char *off = malloc((size_t)s->js->n_jobs);
-	int rc = off ? 0 : -ENOMEM, any = 0;
-
-	*out = inart_ringmix_load_bound(s->t, s->js, ring, in, load);
-	for (int j = 0; rc == 0 && j < s->js->n_jobs; j++) {
-		off[j] = !in[j];
-		any |= off[j];
-	}
-	if (rc == 0 && any && *out < cut && s->cand->n_choices <= s->lp_max_choices) {
-		ring_links(s->t, s->js, ring, in, load + na, load + 2 * na);
-		lo.job_on = off;
-		lo.link_extra = load + 2 * na;
-		rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
-		if (rc == 0)
-			*out = fmax(*out, res.bound_s);
-		inart_route_lp_result_free(&res);
-		if (rc < 0 && rc != -ENOMEM)
-			rc = 0; /* the load bound alone: valid, weaker */
-		/* CBC's bound on the same MILP (exact over per-worker candidates) */
-		lo.integer = 1;
-		lo.time_limit_s = s->ringmix_cbc_s;
-		if (rc == 0 && s->ringmix_cbc_s > 0 && s->no_groups && *out < cut &&
-		    s->cand->n_choices <= RINGMIX_CBC_MAX_CHOICES) {
-			rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
-			if (rc == 0 && res.bound_s > 0)
-				*out = fmax(*out, res.bound_s);
-			inart_route_lp_result_free(&res);
-			if (rc < 0 && rc != -ENOMEM)
-				rc = 0; /* no integral point in time: the LP's bound */
-		}
-	}
-	free(off);
-	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
+	return s->no_groups && s->cand->n_choices <= RINGMIX_CBC_MAX_CHOICES;
 }
 
-/* Try subset in[]: offered to the search; *t its time. */
-static int try_subset(struct inart_search *s, const struct inart_plan *base,
-		      const struct inart_plan *ring, const char *in, double *t)
+/* Offer subset in[] of base mixed with rings; *t its time. */
+static int try_mix(struct inart_search *s, const struct inart_plan *base,
+		   const struct inart_plan *ring, const char *in, double *t)
 {
 	struct inart_plan *p = NULL;
 	int rc = mixed(s, base, ring, in, &p);
@@ -193,25 +198,166 @@ static int try_subset(struct inart_search *s, const struct inart_plan *base,
 	return rc < 0 ? rc : 0;
 }
 
-/* Every non-empty subset (bits of m), tried and bounded (a skipped LP leaves
- * the subset's load bound, valid but weaker). */
-static int enumerate(struct inart_search *s, const struct inart_plan *base,
-		     const struct inart_plan *ring, char *in, double *load, double *bound)
+/* The plan of a subset MILP's solution res (PS jobs off[]), with in[]'s jobs
+ * as rings, offered.  An error other than -ENOMEM offers nothing. */
+static int offer_milp(struct rm *r, const struct inart_route_lp_result *res)
 {
-	int n = s->js->n_jobs, rc = 0;
+	struct inart_search *s = r->s;
+	struct inart_plan *p = inart_plan_create(s->js, "inart");
+	struct inart_assign a = {0};
+	double t;
+	int rc = p ? inart_assign_init(&a, s->cand) : -ENOMEM;
+
+	for (int j = 0, off = 0; rc == 0 && j < s->js->n_jobs; j++)
+		for (int i = 0; i < s->js->jobs[j].n_ps; i++, off++)
+			p->jobs[j].split[i] = r->off[j] ? res->split[off] : 0;
+	if (rc == 0) {
+		inart_plan_clean_split(p, 1e-9);
+		inart_cand_assign_from_x(s->cand, res->x, &a);
+		rc = inart_cand_realize(s->cand, &a, p);
+	}
+	if (rc == 0)
+		rc = try_mix(s, p, r->ring, r->in, &t);
+	inart_assign_free(&a);
+	inart_plan_destroy(p);
+	if (rc == -ENOMEM)
+		return inart_err_set(s->err, rc, "out of memory");
+	return 0; /* an invalid realization: nothing offered */
+}
+
+/*
+ * Subset in[] (some PS jobs): CBC on the PS jobs' MILP with the rings' loads
+ * fixed, from base's routes, for at most limit seconds (re-plans and bounds
+ * the subset), or -- on models too large for CBC -- the JOINT LP of the same
+ * (the bound only).  The subset's bound rises to what they prove.
+ */
+static int work(struct rm *r, unsigned m, double limit)
+{
+	struct inart_search *s = r->s;
+	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT};
+	struct inart_route_lp_result res = {0};
+	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1;
+	double b = NAN;
+	enum inart_bound_source src = INART_BOUND_LOAD;
+	int rc;
+
+	set_mask(r, m);
+	ring_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
+	lo.job_on = r->off;
+	lo.link_extra = r->load + 2 * na;
+	lo.time_limit_s = limit;
+	if (cbc_ok(s)) {
+		lo.integer = 1;
+		lo.start_x = r->start_x;
+		lo.start_split = r->start_split;
+		lo.max_nodes = s->lns_steps > 0 ? RINGMIX_STEP_NODES : 0;
+	} else {
+		lo.warm_x = s->warm;
+	}
+	rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
+	if (rc == 0 && lo.integer) {
+		b = res.bound_s;
+		src = res.optimal ? INART_BOUND_CBC : INART_BOUND_CBC_LIMIT;
+		rc = offer_milp(r, &res);
+	} else if (rc == 0) {
+		b = res.bound_s;
+		src = res.optimal ? INART_BOUND_LP : INART_BOUND_LP_PARTIAL;
+	} else if (rc != -ENOMEM) {
+		rc = 0; /* nothing in time: the load bound, valid, weaker */
+	}
+	inart_route_lp_result_free(&res);
+	r->sub_done[m - 1] = 1;
+	if (b > r->sub_bound[m - 1]) {
+		r->sub_bound[m - 1] = b;
+		r->sub_src[m - 1] = src;
+	}
+	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
+}
+
+/* The start of the subset MILPs: base's routes (when they are candidates). */
+static int make_start(struct rm *r)
+{
+	struct inart_search *s = r->s;
+	struct inart_assign a = {0};
+	int n_pairs = 0, rc;
+
+	for (int j = 0; j < s->js->n_jobs; j++)
+		n_pairs += s->js->jobs[j].n_ps;
+	rc = inart_assign_init(&a, s->cand);
+	r->start_x = malloc(sizeof(double) * ((size_t)s->cand->n_choices + 1));
+	r->start_split = malloc(sizeof(double) * ((size_t)n_pairs + 1));
+	if (rc < 0 || r->start_x == NULL || r->start_split == NULL) {
+		rc = -ENOMEM;
+	} else if (inart_cand_from_plan(s->cand, s->js, r->base, &a) == 0) {
+		inart_cand_assign_x(s->cand, &a, r->base, r->start_x);
+		for (int j = 0, off = 0; j < s->js->n_jobs; j++)
+			for (int i = 0; i < s->js->jobs[j].n_ps; i++)
+				r->start_split[off++] = r->base->jobs[j].split[i];
+	} else { /* no start: CBC from scratch */
+		free(r->start_x);
+		free(r->start_split);
+		r->start_x = r->start_split = NULL;
+	}
+	inart_assign_free(&a);
+	return rc;
+}
+
+/* The next subset to work on: the one with the lowest bound below the best
+ * plan's time not yet worked on (0: none); *n_left: how many such. */
+static unsigned next_subset(const struct rm *r, int *n_left)
+{
+	unsigned pick = 0, all = (unsigned)r->n_sub; /* the all-ring subset: exact */
+
+	*n_left = 0;
+	for (unsigned m = 1; m < all; m++) {
+		if (r->sub_done[m - 1] || !(r->sub_bound[m - 1] < r->s->best->comm_time_s))
+			continue;
+		++*n_left;
+		if (pick == 0 || r->sub_bound[m - 1] < r->sub_bound[pick - 1])
+			pick = m;
+	}
+	return pick;
+}
+
+/* Every non-empty subset: mixed with the best PS plan and load-bounded, then
+ * worked on (CBC or the LP), lowest bound first, while the ring-mix time
+ * lasts; *bound: the minimum over the subsets, *src its source. */
+static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
+{
+	struct inart_search *s = r->s;
+	int rc = 0, n_left = 0;
+	unsigned m;
 	double t;
 
-	for (unsigned m = 1; rc == 0 && m < (1u << n); m++) {
-		double b;
-
-		for (int j = 0; j < n; j++)
-			in[j] = (m >> j) & 1;
-		rc = try_subset(s, base, ring, in, &t);
-		if (rc == 0)
-			rc = subset_bound(s, ring, in, s->best->comm_time_s, load, &b);
-		if (rc == 0)
-			*bound = fmin(*bound, b);
+	for (m = 1; rc == 0 && m <= (unsigned)r->n_sub; m++) {
+		set_mask(r, m);
+		rc = try_mix(s, r->base, r->ring, r->in, &t);
+		r->sub_load[m - 1] = r->sub_bound[m - 1] =
+		    inart_ringmix_load_bound(s->t, s->js, r->ring, r->in, r->load);
+		r->sub_src[m - 1] = INART_BOUND_LOAD;
 	}
+	if (!cbc_ok(s) && s->cand->n_choices > s->lp_max_choices)
+		n_left = -1; /* no LP either: the load bounds */
+	else if (rc == 0 && cbc_ok(s))
+		rc = make_start(r);
+	while (rc == 0 && n_left >= 0 && (m = next_subset(r, &n_left)) != 0) {
+		double left = deadline(s) - inart_now_s(), lim = left / n_left;
+
+		if (s->ringmix_cbc_s > 0)
+			lim = fmin(lim, s->ringmix_cbc_s);
+		if (s->lns_steps > 0) /* a work budget: the node limit binds */
+			lim = RINGMIX_STEP_SAFETY_S;
+		if (!(lim >= RINGMIX_MIN_CBC_S))
+			break; /* out of time: the rest keep their load bounds */
+		rc = work(r, m, lim);
+		inart_search_tick(s, "ring jobs");
+	}
+	*bound = INFINITY;
+	for (m = 1; rc == 0 && m <= (unsigned)r->n_sub; m++)
+		if (r->sub_bound[m - 1] < *bound) {
+			*bound = r->sub_bound[m - 1];
+			*src = r->sub_src[m - 1];
+		}
 	return rc;
 }
 
@@ -231,7 +377,7 @@ static int greedy(struct inart_search *s, const struct inart_plan *base,
 			if (in[j])
 				continue;
 			in[j] = 1;
-			rc = try_subset(s, base, ring, in, &t);
+			rc = try_mix(s, base, ring, in, &t);
 			in[j] = 0;
 			if (rc == 0 && t < best) {
 				best = t;
@@ -244,36 +390,84 @@ static int greedy(struct inart_search *s, const struct inart_plan *base,
 		}
 	}
 	memset(in, 1, (size_t)n);
-	return rc == 0 ? try_subset(s, base, ring, in, &t) : rc;
+	return rc == 0 ? try_mix(s, base, ring, in, &t) : rc;
 }
 
-int inart_ringmix_run(struct inart_search *s, double *ring_bound)
+static void rm_free(struct rm *r)
 {
-	struct inart_plan *ring = NULL, *base = inart_plan_clone(s->best);
+	inart_plan_destroy(r->ring);
+	inart_plan_destroy(r->base);
+	free(r->start_x);
+	free(r->start_split);
+	free(r->load);
+	free(r->in);	   /* with off and sub_done */
+	free(r->sub_load); /* with sub_bound */
+	free(r->sub_src);
+}
+
+/* The ring candidate and scratch; 1: no ring candidate (no plan with ring
+ * jobs), 0, or -ENOMEM. */
+static int rm_init(struct rm *r, struct inart_search *s)
+{
+	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1, n = (size_t)s->js->n_jobs + 1;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->n_sub = s->js->n_jobs <= RINGMIX_ENUM_MAX_JOBS ? (1 << s->js->n_jobs) - 1 : 0;
+	r->load = malloc(sizeof(double) * na * 3);
+	r->in = calloc(2 * n + (size_t)r->n_sub + 1, 1);
+	r->sub_load = malloc(sizeof(double) * 2 * ((size_t)r->n_sub + 1));
+	r->sub_src = malloc(sizeof(*r->sub_src) * ((size_t)r->n_sub + 1));
+	if (!r->load || !r->in || !r->sub_load || !r->sub_src)
+		return -ENOMEM;
+	r->off = r->in + n;
+	r->sub_done = r->off + n;
+	r->sub_bound = r->sub_load + r->n_sub + 1;
+	rc = inart_ring_plan(s->t, s->js, s->paths, &r->ring, s->err);
+	return rc == -ENOMEM ? rc : rc < 0 ? 1 : 0;
+}
+
+int inart_ringmix_wants_time(struct inart_search *s)
+{
+	struct rm r;
+	int rc, want = 0;
+
+	if (s->best == NULL || !cbc_ok(s))
+		return 0;
+	rc = rm_init(&r, s);
+	for (unsigned m = 1; rc == 0 && m < (unsigned)r.n_sub && !want; m++) {
+		set_mask(&r, m);
+		want = inart_ringmix_load_bound(s->t, s->js, r.ring, r.in, r.load) <
+		       s->best->comm_time_s;
+	}
+	rm_free(&r);
+	return want;
+}
+
+int inart_ringmix_run(struct inart_search *s, double *ring_bound, enum inart_bound_source *src)
+{
+	struct rm r;
 	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1;
-	double *load = malloc(sizeof(double) * na * 3);
-	char *in = malloc((size_t)s->js->n_jobs + 1);
-	int rc = base && load && in ? 0 : inart_err_set(s->err, -ENOMEM, "out of memory");
+	int rc = rm_init(&r, s);
 
 	*ring_bound = INFINITY;
-	if (rc == 0)
-		rc = inart_ring_plan(s->t, s->js, s->paths, &ring, s->err);
-	if (rc < 0 && rc != -ENOMEM) { /* no ring candidate: no plan with ring jobs */
+	*src = INART_BOUND_LOAD;
+	if (rc == 1) { /* no ring candidate: no plan with ring jobs */
 		rc = 0;
 		goto out;
 	}
-	if (rc == 0 && s->js->n_jobs <= RINGMIX_ENUM_MAX_JOBS) {
-		rc = enumerate(s, base, ring, in, load, ring_bound);
+	if (rc == 0 && (r.base = inart_plan_clone(s->best)) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && r.n_sub > 0) {
+		rc = enumerate(&r, ring_bound, src);
 	} else if (rc == 0) {
-		rc = greedy(s, base, ring, in);
+		rc = greedy(s, r.base, r.ring, r.in);
 		if (rc == 0)
-			*ring_bound =
-			    min_load_bound(s->t, s->js, ring, load, load + na, load + 2 * na);
+			*ring_bound = min_load_bound(s->t, s->js, r.ring, r.load, r.load + na,
+						     r.load + 2 * na);
 	}
 out:
-	inart_plan_destroy(ring);
-	inart_plan_destroy(base);
-	free(load);
-	free(in);
-	return rc;
+	rm_free(&r);
+	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
 }

@@ -6,34 +6,45 @@
  * all-reduce (ring.h), which needs no PS, can be faster for some or all jobs.
  * InArt's search space is therefore, per job, either its routes to PSs among
  * the candidates (cand.h) or the ring of the `ring` baseline (its order and
- * hop paths: the ring candidate).  After the PS search, every subset S of
- * the jobs (all of them up to RINGMIX_ENUM_MAX_JOBS jobs; else job by job,
- * greedily) is tried: the best PS plan with the jobs of S replaced by their
- * rings, evaluated and offered to the search.  The all-ring subset is the
- * `ring` baseline's plan, so the search is never worse than it.
+ * hop paths: the ring candidate).  After the PS search, every non-empty
+ * subset S of the jobs (all of them up to RINGMIX_ENUM_MAX_JOBS jobs; else
+ * job by job, greedily, evaluations only) is tried:
+ *   1. the best PS plan with the jobs of S replaced by their rings,
+ *      evaluated and offered to the search (every subset, even after the
+ *      time limit: evaluations only; the all-ring subset is the `ring`
+ *      baseline's plan, so the search is never worse than it);
+ *   2. then, lowest bound first, the subsets whose bound is below the best
+ *      plan's time, while the ring-mix time lasts (s->ring_deadline, else
+ *      s->deadline; each gets its share of what is left): on models small
+ *      enough for CBC (per-worker candidates, at most
+ *      RINGMIX_CBC_MAX_CHOICES), CBC on the MILP of the PS jobs alone
+ *      (route_lp.h, job_on) with the rings' loads fixed on the links
+ *      (link_extra), started from the best PS plan's routes: its solution
+ *      re-plans the PS jobs around the rings (offered), its best bound bounds
+ *      the subset (exact when CBC proves it optimal); on larger models the
+ *      JOINT LP of the same, for the bound only.
  *
  * The bound over plans with at least one ring job: for a plan whose ring jobs
  * are S (non-empty),
- *   T >= LP(jobs not in S | S)              the JOINT LP of the PS jobs alone
- *                                           (route_lp.h, job_on) with the
- *                                           rings' loads fixed on the links
- *                                           (link_extra)
+ *   T >= MILP/LP(jobs not in S | S)         step 2's bound, when it ran
  *   T >= max_e (ring(S, e) + access(e)) / res(e)
  *                                           ring(S, e): the fixed load of S's
  *                                           hops, 2 (N-1)/N G per hop arc;
  *                                           access(e): G each way on the
  *                                           access link of a single-homed
  *                                           worker of a PS job
- * and the bound is the minimum over S of the larger of the two.  The LP is
- * solved only for the subsets whose second term is below the best plan's
- * time (no bound can exceed that), and not on instances too large for the
- * LP; with s->ringmix_cbc_s (the `bound` algorithm) the first term is also
- * CBC's bound on that MILP, time-limited.  Above RINGMIX_ENUM_MAX_JOBS jobs
- * the bound is max_e sum_j min(ring_j, access_j)(e) / res(e), below every
- * subset's second term.  With the bound B over plans without ring jobs (LP,
- * CBC, bnb), min(B, ring bound) bounds the whole search space.
+ * and the bound is the minimum over S of the larger of the two, labelled by
+ * the source of the subset attaining it (load, lp, lp-partial, cbc: proven,
+ * cbc-limit: CBC's bound at its time limit).  Above RINGMIX_ENUM_MAX_JOBS
+ * jobs the bound is max_e sum_j min(ring_j, access_j)(e) / res(e), below
+ * every subset's second term.  With the bound B over plans without ring jobs
+ * (LP, CBC, bnb), min(B, ring bound) bounds the whole search space.
  *
- * Ownership: the search's state (search.h); the ring plan is local.
+ * Time: after the deadline nothing but the evaluations of step 1 runs; a
+ * CBC or LP call started before it is limited to the time left (CBC may
+ * overrun by its model build and the check interval of its limit).
+ *
+ * Ownership: the search's state (search.h); the rest is local to a run.
  */
 #ifndef INART_RINGMIX_H
 #define INART_RINGMIX_H
@@ -42,15 +53,23 @@
 
 /* Up to this many jobs every subset is tried and bounded. */
 #define RINGMIX_ENUM_MAX_JOBS 6
-/* CBC's bound on a subset's MILP (s->ringmix_cbc_s > 0) up to this many
- * candidate choices (planner.c's limit for `milp`). */
+/* CBC on a subset's MILP up to this many candidate choices (planner.c's
+ * limit for `milp`). */
 #define RINGMIX_CBC_MAX_CHOICES 20000
 
 /* Try the subsets after the search (s->best set; plans offered through
  * inart_search_offer) and store the bound over plans with ring jobs in
- * *ring_bound (seconds; +inf when there is no ring candidate: no such plan).
- * An LP that fails leaves a subset its load bound.  0 or -errno. */
-int inart_ringmix_run(struct inart_search *s, double *ring_bound);
+ * *ring_bound (seconds; +inf when there is no ring candidate: no such plan)
+ * and its source in *src (that of the subset attaining the minimum).  CBC
+ * and the LPs run until s->ring_deadline (0: s->deadline); a subset left
+ * without keeps its load bound.  0 or -errno. */
+int inart_ringmix_run(struct inart_search *s, double *ring_bound, enum inart_bound_source *src);
+
+/* 1 when CBC would re-plan some subset: the model is small enough for it
+ * (per-worker candidates, at most RINGMIX_CBC_MAX_CHOICES) and some subset
+ * with PS jobs has a load bound below the best plan's time (s->best set).
+ * The search then leaves ring-mix part of its time. */
+int inart_ringmix_wants_time(struct inart_search *s);
 
 /* The load bound of the second term above for the subset in[] (per job, 1:
  * ring) with the ring plan's hops; load: scratch of inart_topo_n_arcs(t)

@@ -40,6 +40,9 @@
  * 329 000 choices) where the LP is out of reach anyway; the guard covers the
  * baselines there. */
 #define EXTRA_MAX_PAIRS 4096
+/* The share of the time left after the starts that the ring-mix search gets
+ * when it has work (ringmix.h: inart_ringmix_wants_time). */
+#define RING_TIME_SHARE 0.5
 
 void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 		       const struct inart_jobs *js, const struct inart_planner_opt *opt,
@@ -586,7 +589,8 @@ static int baseline_starts(struct inart_search *s)
 
 int inart_search_run(struct inart_search *s, struct inart_plan **out)
 {
-	double ring_bound = NAN;
+	double ring_bound = NAN, end = s->deadline;
+	enum inart_bound_source ring_src = INART_BOUND_NONE;
 	int rc = inart_search_cand(s, 0);
 
 	if (rc == 0)
@@ -599,14 +603,19 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 		rc = inart_search_bound(s, &s->lp_bound_s, &s->bound_src, NULL);
 		s->bound_s = s->lp_bound_s;
 	}
+	/* ring jobs may beat the PS plans: the large-neighbourhood search
+	 * leaves the ring-mix search its share of the time */
+	if (rc == 0 && !s->opt->no_ring && s->ring_deadline <= 0 && time_left(s) &&
+	    inart_ringmix_wants_time(s))
+		s->deadline = inart_now_s() + (end - inart_now_s()) * (1 - RING_TIME_SHARE);
 	if (rc == 0 && s->best != NULL && time_left(s) && !inart_search_close(s, 0.01))
 		rc = inart_lns_run(s);
+	s->deadline = end;
 	if (rc == 0 && s->best == NULL)
 		rc = inart_err_set(s->err, -EINVAL, "inart: no plan");
-	/* jobs as ring all-reduces: after the time limit too (a few
-	 * evaluations, and LPs of subsets of the jobs where affordable) */
+	/* jobs as ring all-reduces: until the deadline (then evaluations only) */
 	if (rc == 0 && !s->opt->no_ring)
-		rc = inart_ringmix_run(s, &ring_bound);
+		rc = inart_ringmix_run(s, &ring_bound, &ring_src);
 	if (rc < 0)
 		return rc;
 	inart_plan_prune_zero(s->best, s->js);
@@ -617,6 +626,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	s->best->best_bound_s = s->bound_s;
 	s->best->bound_source = s->bound_src;
 	s->best->ring_bound_s = isinf(ring_bound) ? NAN : ring_bound; /* inf: no such plan */
+	s->best->ring_bound_source = isnan(s->best->ring_bound_s) ? INART_BOUND_NONE : ring_src;
 	*out = s->best;
 	s->best = NULL;
 	return 0;

@@ -52,10 +52,11 @@ struct inart_search {
 	double big_bound_s;   /* above lp_max_choices: the JOINT LP's time limit
 			       * (set by init; 0: none, the `lp` algorithm) */
 	double *warm;	      /* the last LP solution (cand->n_choices), a warm start */
-	double ringmix_cbc_s; /* > 0: the bound over plans with ring jobs also
-			       * takes CBC's bound on each subset's MILP, this
-			       * many seconds each (the `bound` algorithm); 0:
-			       * LPs only (ringmix.h) */
+	double ringmix_cbc_s; /* > 0: CBC's limit on each ring subset's MILP at
+			       * most this (the `bound` algorithm); 0: its share
+			       * of the ring-mix time (ringmix.h) */
+	double ring_deadline; /* > 0: the end of the ring-mix search (the
+			       * `bound` algorithm); 0: deadline */
 
 	struct inart_plan *base[5];		  /* ps, byteps, switchml, atp, inart-sp (owned):
 						   * their routes are candidates too */
