@@ -124,7 +124,6 @@ run_algo() {
 	case $algo in
 	inart-ng) a=inart; extra=(--no-baseline-guard) ;;
 	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
-	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;
 	milp) case $name in scarce-small/*) extra=(--milp-time-limit "$family_milp") ;;
 	      *) extra=(--milp-time-limit "$milp_limit") ;; esac ;;
 	bound) case $name in
