@@ -195,3 +195,82 @@ const char *inart_wire_strerror(int code)
 		return "unknown error";
 	}
 }
+
+/* ---- ring all-reduce packets (wire.h) ---- */
+
+static int ring_check(const struct inart_wire_ring *h, size_t len)
+{
+	if (h->type == INART_RING_T_DATA) {
+		if (h->flags & ~INART_RING_F_RETX)
+			return INART_WIRE_EFLAGS;
+		if (h->count == 0 || len != INART_WIRE_RING_HDR_LEN + 4 * (size_t)h->count)
+			return INART_WIRE_ELENGTH;
+		if (h->sack != 0)
+			return INART_WIRE_ERESERVED;
+	} else if (h->type == INART_RING_T_ACK) {
+		if (h->flags & ~INART_RING_F_DONE)
+			return INART_WIRE_EFLAGS;
+		if (h->count != 0 || len != INART_WIRE_RING_HDR_LEN)
+			return INART_WIRE_ELENGTH;
+	} else {
+		return INART_WIRE_EFLAGS;
+	}
+	if (h->size == 0 || h->from >= h->size)
+		return INART_WIRE_EFANIN;
+	return INART_WIRE_OK;
+}
+
+int inart_wire_ring_decode(const uint8_t *buf, size_t len, struct inart_wire_ring *h,
+			   const uint8_t **payload)
+{
+	memset(h, 0, sizeof(*h));
+	if (len < INART_WIRE_RING_HDR_LEN)
+		return INART_WIRE_ETRUNC;
+	if (buf[0] != INART_WIRE_RING_VERSION)
+		return INART_WIRE_EVERSION;
+	if (buf[3] != 0 || inart_get_be16(buf + 22) != 0)
+		return INART_WIRE_ERESERVED;
+	h->type = buf[1];
+	h->flags = buf[2];
+	h->job = inart_get_be32(buf + 4);
+	h->from = inart_get_be16(buf + 8);
+	h->size = inart_get_be16(buf + 10);
+	h->iter = inart_get_be32(buf + 12);
+	h->seq = inart_get_be32(buf + 16);
+	h->count = inart_get_be16(buf + 20);
+	h->sack = inart_get_be64(buf + 24);
+	if (payload != NULL)
+		*payload = buf + INART_WIRE_RING_HDR_LEN;
+	return ring_check(h, len);
+}
+
+size_t inart_wire_ring_encode(const struct inart_wire_ring *h, const float *values, uint8_t *buf,
+			      size_t cap)
+{
+	size_t len;
+
+	if (h == NULL || (h->count > 0 && values == NULL))
+		return 0;
+	len = INART_WIRE_RING_HDR_LEN + 4 * (size_t)h->count;
+	if (len > cap || ring_check(h, len) != INART_WIRE_OK)
+		return 0;
+	buf[0] = INART_WIRE_RING_VERSION;
+	buf[1] = h->type;
+	buf[2] = h->flags;
+	buf[3] = 0;
+	inart_put_be32(buf + 4, h->job);
+	inart_put_be16(buf + 8, h->from);
+	inart_put_be16(buf + 10, h->size);
+	inart_put_be32(buf + 12, h->iter);
+	inart_put_be32(buf + 16, h->seq);
+	inart_put_be16(buf + 20, h->count);
+	inart_put_be16(buf + 22, 0);
+	inart_put_be64(buf + 24, h->sack);
+	for (int i = 0; i < h->count; i++) {
+		uint32_t u;
+
+		memcpy(&u, &values[i], 4);
+		inart_put_be32(buf + INART_WIRE_RING_HDR_LEN + 4 * (size_t)i, u);
+	}
+	return len;
+}
