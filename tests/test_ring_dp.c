@@ -47,8 +47,7 @@ struct fab {
 	struct inart_dgram out[64];
 };
 
-static void push(struct fab *f, int dst, uint32_t src_ip, const struct inart_dgram *d,
-		 uint64_t t)
+static void push(struct fab *f, int dst, uint32_t src_ip, const struct inart_dgram *d, uint64_t t)
 {
 	struct ev *e;
 
@@ -171,8 +170,8 @@ static int fab_run(struct fab *f, uint64_t until)
 				f->now = e.t;
 			if (!f->dead[e.dst]) {
 				f->delivered++;
-				inart_ring_rx(f->w[e.dst], e.data, e.len, e.src_ip, INART_WIRE_RING_PORT,
-					      f->now);
+				inart_ring_rx(f->w[e.dst], e.data, e.len, e.src_ip,
+					      INART_WIRE_RING_PORT, f->now);
 				poll_one(f, e.dst);
 			}
 		} else {
@@ -239,19 +238,20 @@ static void run_case(const struct run_opt *o)
 			x[i] = x[i] * 0.5f + (float)it;
 		reference(x, o->n, o->len, ref);
 		for (int i = 0; i < o->n; i++)
-			assert_int_equal(inart_ring_begin(f.w[i], x + (size_t)i * o->len, o->len,
-							  (uint32_t)it),
-					 0);
+			assert_int_equal(
+			    inart_ring_begin(f.w[i], x + (size_t)i * o->len, o->len, (uint32_t)it),
+			    0);
 		assert_int_equal(fab_run(&f, f.now + 5000000000ull), 0);
 		for (int i = 0; i < o->n; i++) {
 			struct inart_ring_stats st;
 			int which;
 
 			if (!inart_ring_done(f.w[i]))
-				fail_msg("n=%d len=%zu loss=%g seed=%llu iter %d: worker %d not done "
-					 "(failed %d)",
-					 o->n, o->len, o->loss, (unsigned long long)o->seed, it, i,
-					 inart_ring_failed(f.w[i], &which));
+				fail_msg(
+				    "n=%d len=%zu loss=%g seed=%llu iter %d: worker %d not done "
+				    "(failed %d)",
+				    o->n, o->len, o->loss, (unsigned long long)o->seed, it, i,
+				    inart_ring_failed(f.w[i], &which));
 			assert_int_equal(inart_ring_result(f.w[i], got, o->len), 0);
 			if (o->len > 0 && memcmp(got, ref, o->len * sizeof(float)) != 0)
 				fail_msg("n=%d len=%zu seed=%llu: worker %d result differs", o->n,
@@ -315,8 +315,7 @@ static void test_loss(void **state)
 	for (int n = 2; n <= 16; n += 3)
 		for (int l = 0; l < 3; l++)
 			for (uint64_t seed = 1; seed <= 3; seed++) {
-				struct run_opt o = {n,    3001,	 50,	loss[l], 0.0,
-						    0.0, seed, 3};
+				struct run_opt o = {n, 3001, 50, loss[l], 0.0, 0.0, seed, 3};
 
 				run_case(&o);
 			}
@@ -346,7 +345,8 @@ static void test_silent_peer(void **state)
 		fab_init(&f, n, 100, 9);
 		f.dead[n / 2] = 1;
 		for (int i = 0; i < n; i++)
-			assert_int_equal(inart_ring_begin(f.w[i], x + (size_t)i * 4000, 4000, 1), 0);
+			assert_int_equal(inart_ring_begin(f.w[i], x + (size_t)i * 4000, 4000, 1),
+					 0);
 		assert_int_equal(fab_run(&f, 2000000000ull), 0);
 		assert_true(f.now < 200000000ull); /* 4 give-up times */
 		for (int i = 0; i < n; i++) {
@@ -444,8 +444,7 @@ static void test_steps(void **state)
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, 47470, f.now), -EPERM);
 	h.from = 2;
 	len = inart_wire_ring_encode(&h, v, pkt, sizeof(pkt));
-	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, INART_WIRE_RING_PORT, f.now),
-			 -EPERM);
+	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, INART_WIRE_RING_PORT, f.now), -EPERM);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, 7, IP0, INART_WIRE_RING_PORT, f.now), -EINVAL);
 	fab_free(&f);
 	free(x);
@@ -477,13 +476,70 @@ static void test_bad_input(void **state)
 	inart_ring_destroy(NULL);
 }
 
+/* The ring packet format (wire.h): every refusal of the decoder. */
+static void test_wire(void **state)
+{
+	struct inart_wire_ring h = {0}, g;
+	float v[2] = {0.5f, -1.0f};
+	uint8_t b[128];
+	const uint8_t *pl;
+	size_t len;
+
+	(void)state;
+	h.type = INART_RING_T_DATA;
+	h.job = 3;
+	h.from = 1;
+	h.size = 4;
+	h.iter = 9;
+	h.seq = 12;
+	h.count = 2;
+	len = inart_wire_ring_encode(&h, v, b, sizeof(b));
+	assert_int_equal(len, INART_WIRE_RING_HDR_LEN + 8);
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, &pl), INART_WIRE_OK);
+	assert_memory_equal(&g, &h, sizeof(h));
+	assert_ptr_equal(pl, b + INART_WIRE_RING_HDR_LEN);
+	assert_int_equal(inart_wire_ring_encode(&h, v, b, len - 1), 0);
+	assert_int_equal(inart_wire_ring_decode(b, len - 1, &g, NULL), INART_WIRE_ELENGTH);
+	assert_int_equal(inart_wire_ring_decode(b, 31, &g, NULL), INART_WIRE_ETRUNC);
+	b[0] = 2;
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_EVERSION);
+	b[0] = 1;
+	b[3] = 1;
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_ERESERVED);
+	b[3] = 0;
+	b[1] = 3;
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_EFLAGS);
+	b[1] = INART_RING_T_DATA;
+	b[2] = INART_RING_F_DONE;
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_EFLAGS);
+	b[2] = 0;
+	b[9] = 4; /* from 4 of 4 */
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_EFANIN);
+	b[9] = 1;
+	b[31] = 1; /* sack on DATA */
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_ERESERVED);
+	h.type = INART_RING_T_ACK;
+	h.flags = INART_RING_F_DONE;
+	h.sack = 0x8000000000000001ull;
+	h.count = 0;
+	len = inart_wire_ring_encode(&h, NULL, b, sizeof(b));
+	assert_int_equal(len, INART_WIRE_RING_HDR_LEN);
+	assert_int_equal(inart_wire_ring_decode(b, len, &g, NULL), INART_WIRE_OK);
+	assert_memory_equal(&g, &h, sizeof(h));
+	h.count = 1; /* an ACK with values */
+	assert_int_equal(inart_wire_ring_encode(&h, v, b, sizeof(b)), 0);
+	h.count = 0;
+	h.flags = INART_RING_F_RETX;
+	assert_int_equal(inart_wire_ring_encode(&h, NULL, b, sizeof(b)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_loss_free),	cmocka_unit_test(test_sizes),
 	    cmocka_unit_test(test_loss),	cmocka_unit_test(test_dup_reorder),
 	    cmocka_unit_test(test_silent_peer), cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

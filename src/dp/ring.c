@@ -22,11 +22,11 @@
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
 
 struct msg_tx {
-	uint64_t t;	/* last transmission */
-	uint8_t tx;	/* transmissions (saturating) */
-	uint8_t shift;	/* timeout backoff */
+	uint64_t t;    /* last transmission */
+	uint8_t tx;    /* transmissions (saturating) */
+	uint8_t shift; /* timeout backoff */
 	uint8_t acked;
-	uint8_t fast;	/* 1: resend asked by a SACK hole; 2: done until the next timeout */
+	uint8_t fast; /* 1: resend asked by a SACK hole; 2: done until the next timeout */
 };
 
 struct stash_meta {
@@ -350,15 +350,16 @@ static int rx_ack(struct inart_ring *r, const struct inart_wire_ring *h, uint64_
 	return 0;
 }
 
-static void stash(struct inart_ring *r, const uint8_t *data, size_t len, uint32_t ip,
-		  uint16_t port, const struct inart_wire_ring *h)
+static void stash(struct inart_ring *r, const uint8_t *data, size_t len, uint32_t ip, uint16_t port,
+		  const struct inart_wire_ring *h)
 {
 	if (r->n_stash > 0 && r->stash_iter != h->iter)
 		r->n_stash = 0; /* a newer step: the older one cannot be begun any more */
 	for (int i = 0; i < r->n_stash; i++) {
 		struct inart_wire_ring o;
 
-		if (inart_wire_ring_decode(r->sbuf[i], r->smeta[i].len, &o, NULL) == INART_WIRE_OK &&
+		if (inart_wire_ring_decode(r->sbuf[i], r->smeta[i].len, &o, NULL) ==
+			INART_WIRE_OK &&
 		    o.seq == h->seq)
 			return;
 	}

@@ -72,10 +72,10 @@
 
 #define INART_RING_DEFAULT_WINDOW 64
 #define INART_RING_DEFAULT_RETX_NS 20000000ull
-#define INART_RING_MAX_SHIFT 6		    /* a message's timeout grows to 64x */
-#define INART_RING_MAX_RTO_NS 500000000ull  /* and never beyond 0.5 s */
-#define INART_RING_RTO_WARMUP 4		    /* samples before the timeout adapts */
-#define INART_RING_STALL_RTOS 2		    /* successor silent for 2 timeouts: stalled */
+#define INART_RING_MAX_SHIFT 6		   /* a message's timeout grows to 64x */
+#define INART_RING_MAX_RTO_NS 500000000ull /* and never beyond 0.5 s */
+#define INART_RING_RTO_WARMUP 4		   /* samples before the timeout adapts */
+#define INART_RING_STALL_RTOS 2		   /* successor silent for 2 timeouts: stalled */
 #define INART_RING_MAX_WORKERS 1024
 
 struct inart_ring_cfg {
@@ -90,19 +90,19 @@ struct inart_ring_cfg {
 };
 
 struct inart_ring_stats {
-	uint64_t sent;	       /* DATA datagrams emitted, resends included */
+	uint64_t sent;		/* DATA datagrams emitted, resends included */
 	uint64_t retransmitted; /* of which resends */
-	uint64_t fast_retx;     /* of which for a SACK hole (the others: timeouts) */
-	uint64_t acks_sent;     /* ACK datagrams emitted */
-	uint64_t received;      /* DATA messages applied */
-	uint64_t duplicates;    /* DATA messages already applied */
-	uint64_t acks;	       /* ACKs received for the current step */
-	uint64_t old_answered;  /* DATA of the last completed step answered with ACK|DONE */
-	uint64_t stashed;       /* DATA of the next step kept until begin */
-	uint64_t stale;	       /* packets of another step refused */
-	uint64_t foreign;       /* packets not from the neighbour's address, port or position */
-	uint64_t dropped;       /* malformed, or inconsistent with the ring */
-	uint64_t stalls;        /* rounds in which only the oldest message was resent */
+	uint64_t fast_retx;	/* of which for a SACK hole (the others: timeouts) */
+	uint64_t acks_sent;	/* ACK datagrams emitted */
+	uint64_t received;	/* DATA messages applied */
+	uint64_t duplicates;	/* DATA messages already applied */
+	uint64_t acks;		/* ACKs received for the current step */
+	uint64_t old_answered;	/* DATA of the last completed step answered with ACK|DONE */
+	uint64_t stashed;	/* DATA of the next step kept until begin */
+	uint64_t stale;		/* packets of another step refused */
+	uint64_t foreign;	/* packets not from the neighbour's address, port or position */
+	uint64_t dropped;	/* malformed, or inconsistent with the ring */
+	uint64_t stalls;	/* rounds in which only the oldest message was resent */
 };
 
 /* Which neighbour went silent (inart_ring_failed). */
