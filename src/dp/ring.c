@@ -8,7 +8,7 @@
  * missing; acc and res are written once per value range per all-reduce (a
  * received message sets its bit first, and the bit is never cleared within
  * the step), so what a message is sent from never changes.  Ownership: the
- * ring owns its arrays; own points at the caller's buffer.
+ * ring owns its arrays (own points at its copy of the input).
  */
 #include "ring.h"
 
@@ -44,7 +44,7 @@ struct inart_ring {
 	/* the all-reduce */
 	const float *own;
 	size_t n, cap_n;
-	float *acc, *res;
+	float *in, *acc, *res; /* own values (copied at begin), partial sums, results */
 	uint32_t *off_s, *off_r; /* 2(N-1) + 1 message offsets each */
 	uint32_t ms, mr;
 	struct msg_tx *tx;
@@ -174,6 +174,7 @@ void inart_ring_destroy(struct inart_ring *r)
 {
 	if (r == NULL)
 		return;
+	free(r->in);
 	free(r->acc);
 	free(r->res);
 	free(r->off_s);
@@ -223,13 +224,18 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 		if (!isfinite(buf[i]))
 			return -EINVAL;
 	cap_n = r->cap_n;
+	if (grow((void **)&r->in, &cap_n, n, sizeof(float)) < 0)
+		return -ENOMEM;
+	cap_n = r->cap_n;
 	if (grow((void **)&r->acc, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	cap_n = r->cap_n;
 	if (grow((void **)&r->res, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	r->cap_n = cap_n;
-	r->own = buf;
+	if (n > 0)
+		memcpy(r->in, buf, n * sizeof(float));
+	r->own = r->in;
 	r->n = n;
 	offsets(r, r->cfg.pos, r->off_s);
 	offsets(r, (int)pred(r), r->off_r);
@@ -651,6 +657,17 @@ uint64_t inart_ring_next_deadline(const struct inart_ring *r)
 	if (ready(r))
 		return 0;
 	return d;
+}
+
+int inart_ring_running(const struct inart_ring *r, uint32_t *iter, size_t *n)
+{
+	if (r == NULL || r->state != ST_RUNNING)
+		return 0;
+	if (iter != NULL)
+		*iter = r->iter;
+	if (n != NULL)
+		*n = r->n;
+	return 1;
 }
 
 int inart_ring_done(const struct inart_ring *r)

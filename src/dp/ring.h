@@ -53,13 +53,12 @@
  * came from the predecessor for give_up_ns while messages are missing, or
  * nothing from the successor while messages are unacknowledged.
  *
- * Memory: per all-reduce 2 n floats (partial sums and results), 16 bytes
+ * Memory: per all-reduce 3 n floats (a copy of the input, partial sums,
+ * results: the caller's buffer is free once begin returned), 16 bytes
  * per message sent and 1 bit per message received, allocated by begin
  * (reused when they fit); poll and rx never allocate.
  *
- * Ownership: the worker keeps a pointer to the input buffer until the
- * all-reduce is done; the caller keeps it alive.  Datagram buffers are the
- * caller's.
+ * Ownership: the ring owns its arrays; datagram buffers are the caller's.
  */
 #ifndef INART_RING_H
 #define INART_RING_H
@@ -136,6 +135,10 @@ int inart_ring_rx(struct inart_ring *r, const uint8_t *data, size_t len, uint32_
 
 /* Earliest time poll has something to do, UINT64_MAX if nothing. */
 uint64_t inart_ring_next_deadline(const struct inart_ring *r);
+
+/* 1 (and its step and size) while an all-reduce is in progress: a caller
+ * whose wait timed out may go on waiting for it. */
+int inart_ring_running(const struct inart_ring *r, uint32_t *iter, size_t *n);
 
 /* 1 when the all-reduce is done (every message received and acknowledged). */
 int inart_ring_done(const struct inart_ring *r);
