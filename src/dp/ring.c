@@ -44,7 +44,7 @@ struct inart_ring {
 	/* the all-reduce */
 	const float *own;
 	size_t n, cap_n;
-	float *in, *acc, *res; /* own values (copied at begin), partial sums, results */
+	float *in, *acc, *res;	 /* own values (copied at begin), partial sums, results */
 	uint32_t *off_s, *off_r; /* 2(N-1) + 1 message offsets each */
 	uint32_t ms, mr;
 	struct msg_tx *tx;

@@ -60,8 +60,8 @@
  *
  * Ownership: the ring owns its arrays; datagram buffers are the caller's.
  */
-#ifndef INART_RING_H
-#define INART_RING_H
+#ifndef INART_DP_RING_H
+#define INART_DP_RING_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -206,8 +206,9 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 	int rc, k;
 
 	if (!inart_ring_running(c->ring, &iter, &cur_n) || iter != c->step || cur_n != n) {
-		rc = inart_ring_running(c->ring, NULL, NULL) ? -EBUSY
-							       : inart_ring_begin(c->ring, buf, n, c->step);
+		rc = inart_ring_running(c->ring, NULL, NULL)
+			 ? -EBUSY
+			 : inart_ring_begin(c->ring, buf, n, c->step);
 		if (rc == -EBUSY || rc == -EINVAL) {
 			/* the caller moved the step (set_step, or back): a new core */
 			struct inart_ring *r = inart_ring_create(&c->ring_cfg);
