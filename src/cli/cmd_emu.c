@@ -569,8 +569,7 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 		} else {
 			struct inart_planner_opt po = {.size = sizeof(po)};
 
-			inart_planner_opt_default(&po);
-			po.no_ring = 1; /* the data plane runs PS plans only */
+			inart_planner_opt_default(&po); /* ring jobs run too (dp/ring) */
 			rows[i].algorithm = algos[i];
 			if (a->o.progress)
 				fprintf(stderr, "inart emu: planning %s\n", algos[i]);
