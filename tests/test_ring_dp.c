@@ -373,6 +373,19 @@ static void test_silent_peer(void **state)
 	}
 }
 
+/* A DATA packet of job 7 in a ring of 3: step iter, from position from. */
+static size_t data_pkt(uint8_t *pkt, uint32_t iter, uint16_t from)
+{
+	struct inart_wire_ring h = {
+	    .type = INART_RING_T_DATA, .job = 7, .from = from, .size = 3, .iter = iter, .count = 4};
+	float v[4] = {1, 2, 3, 4};
+	size_t len;
+
+	len = inart_wire_ring_encode(&h, v, pkt, INART_DGRAM_MAX);
+	assert_true(len > 0);
+	return len;
+}
+
 /* The predecessor's DATA for the next step, arriving before begin, is kept
  * and applied; DATA of the finished step is answered with ACK|DONE; older
  * steps and foreign senders are refused. */
@@ -382,8 +395,7 @@ static void test_steps(void **state)
 	float *x = inputs(3, 900, 3), got[900];
 	struct inart_ring_stats st;
 	uint8_t pkt[INART_DGRAM_MAX];
-	struct inart_wire_ring h = {0};
-	float v[4] = {1, 2, 3, 4};
+	struct inart_wire_ring h;
 	size_t len;
 	int k;
 
@@ -410,15 +422,7 @@ static void test_steps(void **state)
 	/* a step not after the last: refused */
 	assert_int_equal(inart_ring_begin(f.w[0], x, 900, 10), -EINVAL);
 	/* DATA of the finished step 10 from the predecessor: ACK|DONE */
-	h.type = INART_RING_T_DATA;
-	h.job = 7;
-	h.from = 0;
-	h.size = 3;
-	h.iter = 10;
-	h.seq = 0;
-	h.count = 4;
-	len = inart_wire_ring_encode(&h, v, pkt, sizeof(pkt));
-	assert_true(len > 0);
+	len = data_pkt(pkt, 10, 0);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, INART_WIRE_RING_PORT, f.now), 0);
 	k = inart_ring_poll(f.w[1], f.now, f.out, 64);
 	assert_int_equal(k, 1);
@@ -429,21 +433,13 @@ static void test_steps(void **state)
 	assert_int_equal(h.iter, 10);
 	assert_int_equal(f.out[0].peer_ip, IP0);
 	/* an older step: stale; a foreign address, port or position: refused */
-	h.type = INART_RING_T_DATA;
-	h.flags = 0;
-	h.sack = 0;
-	h.iter = 5;
-	h.count = 4;
-	h.seq = 0;
-	h.from = 0;
-	len = inart_wire_ring_encode(&h, v, pkt, sizeof(pkt));
+	len = data_pkt(pkt, 5, 0);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, INART_WIRE_RING_PORT, f.now),
 			 -ESTALE);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0 + 2, INART_WIRE_RING_PORT, f.now),
 			 -EPERM);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, 47470, f.now), -EPERM);
-	h.from = 2;
-	len = inart_wire_ring_encode(&h, v, pkt, sizeof(pkt));
+	len = data_pkt(pkt, 5, 2);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, len, IP0, INART_WIRE_RING_PORT, f.now), -EPERM);
 	assert_int_equal(inart_ring_rx(f.w[1], pkt, 7, IP0, INART_WIRE_RING_PORT, f.now), -EINVAL);
 	fab_free(&f);
@@ -479,20 +475,19 @@ static void test_bad_input(void **state)
 /* The ring packet format (wire.h): every refusal of the decoder. */
 static void test_wire(void **state)
 {
-	struct inart_wire_ring h = {0}, g;
+	struct inart_wire_ring g, h = {.type = INART_RING_T_DATA,
+				       .job = 3,
+				       .from = 1,
+				       .size = 4,
+				       .iter = 9,
+				       .seq = 12,
+				       .count = 2};
 	float v[2] = {0.5f, -1.0f};
 	uint8_t b[128];
 	const uint8_t *pl;
 	size_t len;
 
 	(void)state;
-	h.type = INART_RING_T_DATA;
-	h.job = 3;
-	h.from = 1;
-	h.size = 4;
-	h.iter = 9;
-	h.seq = 12;
-	h.count = 2;
 	len = inart_wire_ring_encode(&h, v, b, sizeof(b));
 	assert_int_equal(len, INART_WIRE_RING_HDR_LEN + 8);
 	assert_int_equal(inart_wire_ring_decode(b, len, &g, &pl), INART_WIRE_OK);

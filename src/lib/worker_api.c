@@ -175,6 +175,33 @@ static char *dup_or_null(const char *s, int *fail)
 	return d;
 }
 
+/* Sleep until a datagram arrives or until `until` (at most 1 s; to the
+ * microsecond: a paced tree's next packet is due a frame time later, often
+ * a few ms or less on a scaled network).  0 or -EIO. */
+static int wait_socket(struct inart_ctx *c, uint64_t until, uint64_t now)
+{
+	struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
+	uint64_t wait_ns = until <= now ? 0 : until - now;
+	struct timespec ts;
+
+	if (wait_ns > 1000000000ull)
+		wait_ns = 1000000000ull;
+	ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
+	ts.tv_nsec = (long)(wait_ns % 1000000000ull);
+	return ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR ? -EIO : 0;
+}
+
+/* The end of a call that got its result (rc 0): the next step. */
+static int step_done(struct inart_ctx *c, int rc)
+{
+	if (rc == 0) {
+		c->acc.allreduces++;
+		c->step++;
+		c->job_step = 0;
+	}
+	return rc;
+}
+
 /* ---- ring jobs (dp/ring) ---- */
 
 static int ring_create(struct inart_ctx *c, const struct built *b, struct inart_err *err)
@@ -223,9 +250,7 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 			return rc; /* nothing sent: the same step next time */
 	}
 	while (!inart_ring_done(c->ring)) {
-		uint64_t now = inart_now_ns(), next, wait_ns;
-		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
-		struct timespec ts;
+		uint64_t now = inart_now_ns(), next;
 
 		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
 			now = inart_now_ns();
@@ -248,25 +273,14 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 		if (now >= deadline)
 			goto timeout;
 		next = inart_ring_next_deadline(c->ring);
-		wait_ns = next <= now ? 0 : (next > deadline ? deadline : next) - now;
-		if (wait_ns > 1000000000ull)
-			wait_ns = 1000000000ull;
-		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
-		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
-		if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR)
+		if (wait_socket(c, next > deadline ? deadline : next, now) < 0)
 			return -EIO;
 	}
 	/* the last ACKs (DONE) go now: the predecessor waits for them */
 	k = inart_ring_poll(c->ring, inart_now_ns(), c->out, CTX_OUT);
 	if (k > 0)
 		send_all(c, k, deadline);
-	rc = inart_ring_result(c->ring, buf, n);
-	if (rc == 0) {
-		c->acc.allreduces++;
-		c->step++;
-		c->job_step = 0;
-	}
-	return rc;
+	return step_done(c, inart_ring_result(c->ring, buf, n));
 timeout:
 	c->acc.timeouts++;
 	return -ETIMEDOUT;
@@ -522,10 +536,7 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		return rc; /* nothing sent: the same step next time */
 	while (!inart_worker_done(c->w)) {
 		uint64_t now = inart_now_ns(), next;
-		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
 		int k;
-		uint64_t wait_ns;
-		struct timespec ts;
 
 		/* what arrived first, then the core's timers: after a wait (or
 		 * the process not being scheduled) the results in the socket must
@@ -559,27 +570,12 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		if (now >= deadline)
 			goto timeout;
 		next = inart_worker_next_deadline(c->w);
-		if (next > deadline)
-			next = deadline;
-		/* to the microsecond: a paced tree's next packet is due a frame
-		   time later, often a few ms or less on a scaled network */
-		wait_ns = next <= now ? 0 : next - now;
-		if (wait_ns > 1000000000ull)
-			wait_ns = 1000000000ull;
-		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
-		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
-		if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR) {
+		if (wait_socket(c, next > deadline ? deadline : next, now) < 0) {
 			reset_core(c);
 			return -EIO;
 		}
 	}
-	rc = inart_worker_result(c->w, buf, n);
-	if (rc == 0) {
-		c->acc.allreduces++;
-		c->step++;
-		c->job_step = 0;
-	}
-	return rc;
+	return step_done(c, inart_worker_result(c->w, buf, n));
 timeout:
 	reset_core(c);
 	c->acc.timeouts++;
