@@ -26,7 +26,8 @@
  * INART_WIRE_RING_PORT (ring_create, ring_allreduce, ring_counters: a local
  * dispatch, nothing else changes).  Its core is kept across a failed call
  * (a timeout goes on waiting for the same step: its neighbours hold what it
- * acknowledged), and ring contexts do not follow plan epochs.
+ * acknowledged), ring contexts do not follow plan epochs, and destroying
+ * one lingers until its predecessor is quiet (ring_linger).
  *
  * Ownership: the context owns its core, socket and buffers.
  */
@@ -286,6 +287,34 @@ timeout:
 	return -ETIMEDOUT;
 }
 
+/* Before a ring context goes: answer the predecessor's retransmissions of
+ * the last step (its final ACK|DONE may have been lost, and it waits for
+ * it) until nothing came for 2 initial timeouts, at most 1 s. */
+static void ring_linger(struct inart_ctx *c)
+{
+	struct inart_dgram in[CTX_BATCH];
+	uint64_t quiet = 2 * (c->ring_cfg.retx_timeout_ns ? c->ring_cfg.retx_timeout_ns
+							   : INART_RING_DEFAULT_RETX_NS),
+		 start = inart_now_ns(), last = start, now = start;
+	int k;
+
+	while (now - last < quiet && now - start < 1000000000ull) {
+		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
+			last = inart_now_ns();
+			for (int i = 0; i < k; i++)
+				inart_ring_rx(c->ring, in[i].data, in[i].len, in[i].peer_ip,
+					      in[i].peer_port, last);
+		}
+		now = inart_now_ns();
+		k = inart_ring_poll(c->ring, now, c->out, CTX_OUT);
+		if (k > 0)
+			send_all(c, k, now + quiet);
+		if (wait_socket(c, last + quiet, now) < 0)
+			break;
+		now = inart_now_ns();
+	}
+}
+
 /* st += the ring core's counters, under the public names that fit. */
 static void ring_counters(struct inart_ctx_stats *st, const struct inart_ring *r)
 {
@@ -411,6 +440,8 @@ void inart_ctx_destroy(struct inart_ctx *c)
 	if (c == NULL)
 		return;
 	inart_worker_destroy(c->w);
+	if (c->ring != NULL && c->u != NULL && inart_ring_done(c->ring))
+		ring_linger(c);
 	inart_ring_destroy(c->ring);
 	inart_udp_close(c->u);
 	free(c->topo);
