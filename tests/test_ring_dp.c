@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
+#include "dp/pkt.h"
 #include "dp/ring.h"
 
 #define MAXW 16
@@ -373,6 +374,58 @@ static void test_silent_peer(void **state)
 	}
 }
 
+/* Paced at 10 us a frame: every worker's DATA goes at that rate (each sends
+ * 2 (N - 1) messages of 50 packets of 100 values), and the sums stay exact. */
+static void test_paced(void **state)
+{
+	struct fab f;
+	float *x = inputs(4, 20000, 8), *ref = malloc(20000 * sizeof(float)),
+	      *got = malloc(20000 * sizeof(float));
+	double frame = INART_PKT_UDP_HLEN + INART_WIRE_RING_HDR_LEN + 400, per = 300 * 10e3;
+
+	(void)state;
+	assert_non_null(ref);
+	assert_non_null(got);
+	fab_init(&f, 4, 100, 2);
+	reference(x, 4, 20000, ref);
+	for (int i = 0; i < 4; i++) {
+		inart_ring_destroy(f.w[i]);
+		f.w[i] = NULL;
+	}
+	for (int i = 0; i < 4; i++) {
+		struct inart_ring_cfg c = {.job = 7,
+					   .pos = (uint16_t)i,
+					   .size = 4,
+					   .prev_ip = IP0 + (uint32_t)((i + 3) % 4),
+					   .next_ip = IP0 + (uint32_t)((i + 1) % 4),
+					   .values_per_packet = 100,
+					   .window = 16,
+					   .retx_timeout_ns = 2000000,
+					   .pace_Bps = frame * 1e5};
+
+		f.w[i] = inart_ring_create(&c);
+		assert_non_null(f.w[i]);
+		assert_int_equal(inart_ring_begin(f.w[i], x + (size_t)i * 20000, 20000, 1), 0);
+	}
+	assert_int_equal(fab_run(&f, 1000000000ull), 0);
+	/* 300 frames at 10 us, less the first burst, plus the last hops */
+	if ((double)f.now < per - 5 * 10e3 || (double)f.now > 1.3 * per)
+		fail_msg("paced run took %llu ns for %g ns of frames", (unsigned long long)f.now,
+			 per);
+	for (int i = 0; i < 4; i++) {
+		struct inart_ring_stats st;
+
+		assert_int_equal(inart_ring_result(f.w[i], got, 20000), 0);
+		assert_memory_equal(got, ref, 20000 * sizeof(float));
+		inart_ring_stats(f.w[i], &st);
+		assert_int_equal(st.retransmitted, 0);
+	}
+	fab_free(&f);
+	free(x);
+	free(ref);
+	free(got);
+}
+
 /* A DATA packet of job 7 in a ring of 3: step iter, from position from. */
 static size_t data_pkt(uint8_t *pkt, uint32_t iter, uint16_t from)
 {
@@ -534,7 +587,8 @@ int main(void)
 	    cmocka_unit_test(test_loss_free),	cmocka_unit_test(test_sizes),
 	    cmocka_unit_test(test_loss),	cmocka_unit_test(test_dup_reorder),
 	    cmocka_unit_test(test_silent_peer), cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_wire),
+	    cmocka_unit_test(test_paced),	cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -838,6 +838,11 @@ static int build_ring_job(struct builder *b, struct inart_install *in, int wbase
 		wi->ring.next_ip = b->d->ip[jp->ring[(pos + 1) % n].path[0]];
 		wi->ring.retx_timeout_ns = b->opt.retx_timeout_ns;
 		wi->ring.window = b->opt.slots_per_tree;
+		/* the plan's rate of the hop: 2 (N - 1) / N of the gradient in the
+		   plan's communication time (as for the trees' pace_Bps) */
+		if (b->opt.pace_scale > 0 && b->comm_s > 0)
+			wi->ring.pace_Bps =
+			    2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s * b->opt.pace_scale;
 	}
 	in->n_ring_hops += n;
 	return 0;
@@ -1212,11 +1217,14 @@ uint64_t inart_install_digest(const struct inart_install *in)
 		fnv(&h, (uint8_t)c->scale_exp, 1);
 		if (in->workers[k].ring.size > 0) { /* ring jobs only: PS plans keep their ids */
 			const struct inart_ring_cfg *rc = &in->workers[k].ring;
+			uint64_t pace;
 
 			fnv(&h, rc->pos, 2);
 			fnv(&h, rc->size, 2);
 			fnv(&h, rc->prev_ip, 4);
 			fnv(&h, rc->next_ip, 4);
+			memcpy(&pace, &rc->pace_Bps, 8);
+			fnv(&h, pace, 8);
 		}
 	}
 	return h;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "pkt.h"
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
 
@@ -55,6 +56,7 @@ struct inart_ring {
 	uint32_t recv_n, cum_r;
 	int ack_pending, old_ack_pending;
 	uint64_t t0, heard_prev, heard_next, last_poll;
+	uint64_t pace_at; /* paced: the next DATA packet may go then */
 	/* timer */
 	uint64_t srtt, rttvar, rto;
 	int samples;
@@ -462,6 +464,11 @@ int inart_ring_rx(struct inart_ring *r, const uint8_t *data, size_t len, uint32_
 }
 
 /* One DATA datagram of message seq into d. */
+static int paced(const struct inart_ring *r, uint64_t now)
+{
+	return r->cfg.pace_Bps > 0 && now < r->pace_at;
+}
+
 static void emit_data(struct inart_ring *r, uint32_t seq, uint64_t now, struct inart_dgram *d)
 {
 	int m = msg_of(r, r->off_s, seq), c = chunk_of(r, r->cfg.pos, m), cnt;
@@ -483,6 +490,16 @@ static void emit_data(struct inart_ring *r, uint32_t seq, uint64_t now, struct i
 	d->peer_ip = r->cfg.next_ip;
 	d->peer_port = INART_WIRE_RING_PORT;
 	d->len = (uint16_t)inart_wire_ring_encode(&h, src + lo, d->data, INART_DGRAM_MAX);
+	if (r->cfg.pace_Bps > 0) {
+		uint64_t f = (uint64_t)((double)(INART_PKT_UDP_HLEN + d->len) * 1e9 /
+					r->cfg.pace_Bps),
+			 credit =
+			     (uint64_t)(INART_RING_PACE_BURST * 1514.0 * 1e9 / r->cfg.pace_Bps);
+
+		if (r->pace_at + credit < now)
+			r->pace_at = now - credit;
+		r->pace_at += f;
+	}
 	if (t->tx > 0)
 		r->st.retransmitted++;
 	if (t->tx < 255)
@@ -595,7 +612,7 @@ int inart_ring_poll(struct inart_ring *r, uint64_t now, struct inart_dgram *out,
 		for (uint32_t s = r->una; s < r->next; s++)
 			if (r->tx[s].fast == 1)
 				r->tx[s].fast = 2; /* no SACK resends while stalled */
-		if (n < max_out && now >= due_of(r, m)) {
+		if (n < max_out && now >= due_of(r, m) && !paced(r, now)) {
 			if (m->shift < INART_RING_MAX_SHIFT)
 				m->shift++;
 			emit_data(r, r->una, now, &out[n++]);
@@ -603,7 +620,7 @@ int inart_ring_poll(struct inart_ring *r, uint64_t now, struct inart_dgram *out,
 		}
 		return n;
 	}
-	for (uint32_t s = r->una; s < r->next && n < max_out; s++) {
+	for (uint32_t s = r->una; s < r->next && n < max_out && !paced(r, now); s++) {
 		struct msg_tx *m = &r->tx[s];
 
 		if (m->acked)
@@ -619,14 +636,14 @@ int inart_ring_poll(struct inart_ring *r, uint64_t now, struct inart_dgram *out,
 			emit_data(r, s, now, &out[n++]);
 		}
 	}
-	while (n < max_out && ready(r))
+	while (n < max_out && ready(r) && !paced(r, now))
 		emit_data(r, r->next++, now, &out[n++]);
 	return n;
 }
 
 uint64_t inart_ring_next_deadline(const struct inart_ring *r)
 {
-	uint64_t d = UINT64_MAX;
+	uint64_t d = UINT64_MAX, dd = UINT64_MAX;
 
 	if (r == NULL)
 		return d;
@@ -643,20 +660,21 @@ uint64_t inart_ring_next_deadline(const struct inart_ring *r)
 			d = r->heard_next + r->cfg.give_up_ns;
 	}
 	if (stalled(r, r->last_poll)) { /* only the oldest message acts */
-		uint64_t u = due_of(r, &r->tx[r->una]);
+		dd = due_of(r, &r->tx[r->una]);
+	} else if (ready(r)) {
+		dd = 0;
+	} else {
+		for (uint32_t s = r->una; s < r->next; s++) {
+			const struct msg_tx *m = &r->tx[s];
+			uint64_t t = m->fast == 1 ? 0 : due_of(r, m);
 
-		return u < d ? u : d;
+			if (!m->acked && t < dd)
+				dd = t;
+		}
 	}
-	for (uint32_t s = r->una; s < r->next; s++) {
-		const struct msg_tx *m = &r->tx[s];
-		uint64_t t = m->fast == 1 ? 0 : due_of(r, m);
-
-		if (!m->acked && t < d)
-			d = t;
-	}
-	if (ready(r))
-		return 0;
-	return d;
+	if (dd != UINT64_MAX && r->cfg.pace_Bps > 0 && dd < r->pace_at)
+		dd = r->pace_at; /* DATA waits for the rate */
+	return dd < d ? dd : d;
 }
 
 int inart_ring_running(const struct inart_ring *r, uint32_t *iter, size_t *n)

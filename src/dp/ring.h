@@ -40,6 +40,12 @@
  * every message of the predecessor arrived AND the successor acknowledged
  * every message sent (so no worker leaves its successor without the data).
  *
+ * Pacing: with pace_Bps > 0 every DATA packet (first or resent) is charged
+ * as its Ethernet frame (INART_PKT_UDP_HLEN + datagram) and the next one
+ * waits for the rate (ACKs are not paced); the installation sets the plan's
+ * rate of the hop, so that shaped FIFO queues stay short and timeouts are
+ * not spent in them.
+ *
  * Steps: every packet carries the all-reduce's step (`iter`).  DATA of the
  * last completed step is answered with ACK|DONE (the predecessor's last
  * acknowledgements were lost); DATA of the next step, before begin, is
@@ -76,6 +82,7 @@
 #define INART_RING_RTO_WARMUP 4		   /* samples before the timeout adapts */
 #define INART_RING_STALL_RTOS 2		   /* successor silent for 2 timeouts: stalled */
 #define INART_RING_MAX_WORKERS 1024
+#define INART_RING_PACE_BURST 4 /* frames a paced ring may send at once after idling */
 
 struct inart_ring_cfg {
 	uint32_t job;
@@ -86,6 +93,9 @@ struct inart_ring_cfg {
 	uint64_t retx_timeout_ns;   /* initial timeout; 0: default 20 ms */
 	uint64_t give_up_ns;	    /* a neighbour silent this long fails the
 				       all-reduce; 0: never (the caller's deadline) */
+	double pace_Bps;	    /* DATA at most this rate, as Ethernet frame bytes
+				       per second, with a credit of INART_RING_PACE_BURST
+				       frames after idling; 0: not paced */
 };
 
 struct inart_ring_stats {
