@@ -452,6 +452,38 @@ static void expected_of(struct builder *b, int ti, char *done)
 
 /* /32 routes at every switch to every other node's address, along BFS
  * shortest paths (ties: adjacency order).  Hosts do not relay. */
+/* The route to dst along the plan's ring hops that end there: every switch
+ * of such a hop forwards to its next node on the hop (a path's suffix
+ * reaches dst; switches off the hops keep their shortest path, which ends
+ * at dst or on a hop, so there is no loop).  A hop that disagrees at some
+ * switch with a hop taken before is left out whole (ring_off_plan counts
+ * it).  mark: n ints of scratch. */
+static void ring_routes(const struct builder *b, int *via, int *mark, int dst)
+{
+	const struct inart_topo *t = b->t;
+
+	for (int v = 0; v < t->n_nodes; v++)
+		mark[v] = 0;
+	for (int j = 0; j < b->plan->n_jobs; j++) {
+		const struct inart_job_plan *jp = &b->plan->jobs[j];
+
+		for (int i = 0; i < jp->n_ring; i++) {
+			const int *q = jp->ring[i].path;
+			int n = jp->ring[i].n_path, ok = q[n - 1] == dst;
+
+			for (int k = 1; k + 1 < n && ok; k++) {
+				int e = inart_topo_arc_between(t, q[k], q[k + 1]);
+
+				ok = e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
+			}
+			for (int k = 1; k + 1 < n && ok; k++) {
+				via[q[k]] = inart_topo_arc_between(t, q[k], q[k + 1]);
+				mark[q[k]] = 1;
+			}
+		}
+	}
+}
+
 /* Ring hops towards dst whose IPv4 route (via: each node's arc towards
  * dst) is not the plan's hop path. */
 static int ring_off_plan(const struct builder *b, const int *via, int dst)
@@ -519,6 +551,8 @@ static int build_routes(struct builder *b, struct inart_install *in)
 				queue[tail++] = v;
 			}
 		}
+		if (in->n_ring_hops > 0)
+			ring_routes(b, via, queue, dst);
 		for (int k = 0; k < b->n_sw; k++) {
 			struct inart_sw_install *si = &in->sw[k];
 			int s = si->node;

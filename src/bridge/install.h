@@ -16,7 +16,8 @@
  * (reversed paths); an aggregation switch replicates to its children; the
  * copy for a worker gets the worker's IP as destination.
  * IPv4 routes: a /32 to every host and switch address along BFS shortest
- * paths, so plain traffic (ping, TCP, retransmissions with label 0) works.
+ * paths, so plain traffic (ping, TCP, retransmissions with label 0) works;
+ * to a ring worker along the plan's ring hop that ends there.
  *
  * Requirements: hosts single-homed (switch-centric topologies: fat-tree,
  * leaf-spine); at most INART_WIRE_MAX_CONTRIB workers per job.
@@ -124,10 +125,12 @@ struct inart_install {
 	struct inart_ps_install *ps;
 	int n_workers;
 	struct inart_worker_install *workers;
-	/* ring jobs: no switch or PS state; their packets (UDP port
-	   INART_WIRE_RING_PORT) follow the IPv4 routes below, one shortest path
-	   per destination, which is not always the plan's hop path (the ring
-	   baseline spreads hops over k shortest paths) */
+	/* ring jobs: no labels, slots or PS trees; their packets (UDP port
+	   INART_WIRE_RING_PORT) follow the IPv4 routes, and the route to a ring
+	   worker follows the plan's hop that ends there (not a shortest path:
+	   the ring baseline spreads hops over k shortest paths); hops that
+	   disagree with another one at some switch keep the route taken before
+	   and are counted off the plan */
 	int n_ring_hops, n_ring_hops_off_plan;
 };
 
