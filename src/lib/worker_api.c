@@ -34,6 +34,7 @@
 #include "inart/worker.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -233,6 +234,9 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 	size_t cur_n;
 	int rc, k;
 
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(buf[i]))
+			return -EINVAL; /* (so that begin's -EINVAL below is the step's) */
 	if (!inart_ring_running(c->ring, &iter, &cur_n) || iter != c->step || cur_n != n) {
 		rc = inart_ring_running(c->ring, NULL, NULL)
 			 ? -EBUSY
