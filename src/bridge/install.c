@@ -474,7 +474,8 @@ static void ring_routes(const struct builder *b, int *via, int *mark, int dst)
 			for (int k = 1; k + 1 < n && ok; k++) {
 				int e = inart_topo_arc_between(t, q[k], q[k + 1]);
 
-				ok = e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
+				ok =
+				    e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
 			}
 			for (int k = 1; k + 1 < n && ok; k++) {
 				via[q[k]] = inart_topo_arc_between(t, q[k], q[k + 1]);

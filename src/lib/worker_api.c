@@ -298,7 +298,7 @@ static void ring_linger(struct inart_ctx *c)
 {
 	struct inart_dgram in[CTX_BATCH];
 	uint64_t quiet = 2 * (c->ring_cfg.retx_timeout_ns ? c->ring_cfg.retx_timeout_ns
-							   : INART_RING_DEFAULT_RETX_NS),
+							  : INART_RING_DEFAULT_RETX_NS),
 		 start = inart_now_ns(), last = start, now = start;
 	int k;
 
