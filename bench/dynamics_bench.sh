@@ -13,7 +13,8 @@
 # Runs `inart emu run --controller both` (the plan without, then with the
 # controller) and the true-load plan; writes OUTDIR/dynamics.png (both runs'
 # per-iteration times with the surge) and prints every figure with
-# PASS/MISSED.  Timing figures are only meaningful on a quiet machine.
+# PASS/MISSED, then the controller's own summary (its CPU by phase and
+# re-plans).  Timing figures are only meaningful on a quiet machine.
 set -u
 ITERS=${1:-16}
 OUT=${2:-dynamics-bench}
@@ -106,4 +107,10 @@ exact = all(r.get("exact") for r in res) and rc1 == 0 and rc2 == 0
 print("3. every iteration of every run finished and exact (no all-reduce lost or "
       "counted twice): %s" % verdict(exact))
 print("4. controller CPU %.1f%% of a core (target < 5%%): %s" % (cpu, verdict(cpu < 5)))
+# the controller's own summary: CPU by phase, re-plans (docs/controller.md)
+import glob
+for f in sorted(glob.glob(out + "/keep/controller-*.log")):
+    for line in open(f):
+        if line.startswith("inart controller: ") and ("CPU" in line):
+            print("   " + line.rstrip())
 EOF

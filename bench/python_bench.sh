@@ -15,12 +15,16 @@
 # and in both: the final test accuracy of the InArt run within 1 point of
 # the gloo run's.  Comm time per iteration: from a bucket handed to the hook
 # to its averaged gradient, summed over the iteration's buckets, slowest rank,
-# median over the iterations after the first 3 (the example's --warmup).
+# median over the iterations after the first 3 (the example's --warmup);
+# InArt's parts of it (hand-over to the C call, start barrier -- none by
+# default --, C all-reduce, after it) are printed too.
 # Prints each run's table, then PASS/MISS per target with both figures and
 # the ratio, and the machine's load average before and after (figures taken
 # on a busy machine are tentative).  Results (JSON, PNG of the loss curves,
 # the log) go to bench/results/python-<scenario>.*.
 #
+# SYNC=1 runs InArt with the hook's start barrier (ddp_digits.py --sync,
+# inart.torch.State(sync=True); off by default).
 # Needs root, the build (BUILD=dir, default build/) and scripts/deps.sh's
 # python3-torch, python3-sklearn, python3-matplotlib.
 set -u
@@ -42,7 +46,7 @@ done
 mkdir -p "$out"
 export INART_BIN=$bdir/inart INART_WORKER_LIB=$bdir/libinart_worker.so
 echo "python_bench: commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $(nproc) cores," \
-	"load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	"load average before: $(cut -d' ' -f1-3 /proc/loadavg)${SYNC:+, start barrier on (SYNC)}"
 rc=0
 for sc in parity:2 gain:4; do
 	name=${sc%:*}
@@ -50,14 +54,14 @@ for sc in parity:2 gain:4; do
 	echo
 	echo "== $name: $w workers, 100 Mbit/s, $epochs epochs"
 	if ! $PY "$root/examples/ddp_digits.py" --workers "$w" --mbps 100 --epochs "$epochs" \
-		--queue-ms 10 --png "$out/python-$name.png" --json "$out/python-$name.json" \
+		--queue-ms 10 --png "$out/python-$name.png" --json "$out/python-$name.json" ${SYNC:+--sync} \
 		2>&1 | tee "$out/python-$name.log"; then
 		echo "MISS $name: the run failed (log: $out/python-$name.log)"
 		rc=1
 	fi
 done
 echo
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); ${SECONDS} s in all"
 echo
 echo "Targets (issue 9):"
 $PY - "$out" <<'PYEOF'
@@ -83,6 +87,11 @@ for name, want_gain in (("parity", False), ("gain", True)):
                                           "< 1" if want_gain else "<= 1",
                                           r["predicted_inart_s"] * 1e3, r["predicted_ring_s"] * 1e3))
     npass, nmiss = npass + ok, nmiss + (not ok)
+    print("       InArt's comm time, medians over the iterations (ms): hand-over %.2f, start "
+          "barrier %.2f, C all-reduce %.2f, after it %.2f; skew of the ranks' hand-overs "
+          "%.2f (gloo's %.2f)" % (a["wait_med"] * 1e3, a["barrier_med"] * 1e3,
+                                  a["c_med"] * 1e3, a["post_med"] * 1e3, a["skew_med"] * 1e3,
+                                  g["skew_med"] * 1e3))
 print("\n%d PASS, %d MISS" % (npass, nmiss))
 PYEOF
 exit $rc

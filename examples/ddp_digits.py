@@ -110,7 +110,8 @@ def train(args):
     state = None
     if args.worker == "inart":
         import inart.torch
-        state = inart.torch.State(plan=args.plan, job="j0", timeout=args.timeout)
+        state = inart.torch.State(plan=args.plan, job="j0", timeout=args.timeout,
+                                  sync=args.sync)
         ddp.register_comm_hook(state, inart.torch.allreduce_hook)
     else:
         rec = CommRecord()
@@ -138,9 +139,10 @@ def train(args):
     comm = [it["comm_s"] for it in its]
     out = dict(backend=args.worker, rank=rank, world=world, losses=losses, iter_s=iter_s,
                comm_s=comm, first=[it["first"] for it in its], acc=acc,
-               c_s=[it.get("c_s", 0.0) for it in its], barrier_s=[it.get("barrier_s", 0.0)
-                                                                  for it in its], params=sum(p.numel() for p in model.parameters()),
+               params=sum(p.numel() for p in model.parameters()),
                checksum=float(sum(p.double().sum() for p in model.parameters())))
+    for k in ("c_s", "barrier_s", "wait_s", "post_s"):
+        out[k] = [it.get(k, 0.0) for it in its]
     if state is not None:
         out["stats"] = state.stats()
         state.close()
@@ -170,7 +172,7 @@ def worker_argv(args, backend, out, plan):
     a = [sys.executable, os.path.abspath(__file__), "--worker", backend, "--out", out,
          "--epochs", str(args.epochs), "--batch", str(args.batch), "--hidden", str(args.hidden),
          "--lr", str(args.lr), "--seed", str(args.seed), "--bucket-mb", str(args.bucket_mb),
-         "--timeout", str(args.timeout)]
+         "--timeout", str(args.timeout)] + (["--sync"] if args.sync else [])
     return a + (["--plan", plan] if plan else [])
 
 
@@ -201,11 +203,14 @@ def summarize(rs, warmup):
     # is one clock for every namespace of the machine)
     skew = [max(r["first"][i] for r in rs) - min(r["first"][i] for r in rs)
             for i in range(warmup, len(rs[0]["first"]))]
-    inner = [max(r["c_s"][i] for r in rs) for i in range(warmup, len(rs[0]["c_s"]))]
-    barrier = [max(r["barrier_s"][i] for r in rs) for i in range(warmup, len(rs[0]["c_s"]))]
+    # the InArt hook's parts of the comm time (slowest rank each)
+    parts = {k: statistics.median(max(r[k][i] for r in rs)
+                                  for i in range(warmup, len(rs[0][k])))
+             for k in ("c_s", "barrier_s", "wait_s", "post_s")}
     return dict(loss=loss, acc=rs[0]["acc"], final_acc=rs[0]["acc"][-1],
-                skew_med=statistics.median(skew), c_med=statistics.median(inner),
-                barrier_med=statistics.median(barrier),
+                skew_med=statistics.median(skew), c_med=parts["c_s"],
+                barrier_med=parts["barrier_s"], wait_med=parts["wait_s"],
+                post_med=parts["post_s"],
                 comm_med=statistics.median(comm), comm_mean=statistics.fmean(comm),
                 iter_med=statistics.median(its), iter_mean=statistics.fmean(its),
                 checksum=rs[0]["checksum"], params=rs[0]["params"], iterations=n_it)
@@ -303,9 +308,10 @@ def report(out, args):
     row("comm time per iteration, mean (ms)", "comm_mean", "%12.2f", 1e3)
     row("ranks' hand-over skew, median (ms)", "skew_med", "%12.2f", 1e3)
     if a:
-        print("%-38s%12.2f  (the C all-reduce of the buckets alone; start barrier %.2f)"
+        print("%-38s%12.2f  (the C all-reduce of the buckets alone; before it: hand-over "
+              "%.2f, start barrier %.2f; after it: %.2f)"
               % ("InArt: of which all-reduce, median (ms)", a["c_med"] * 1e3,
-                 a["barrier_med"] * 1e3))
+                 a["wait_med"] * 1e3, a["barrier_med"] * 1e3, a["post_med"] * 1e3))
     print("%-38s%12.2f  %12.2f   (evaluator / ring all-reduce formula)"
           % ("predicted comm time (ms)", out["predicted_inart_s"] * 1e3,
              out["predicted_ring_s"] * 1e3))
@@ -346,6 +352,9 @@ def main():
     ap.add_argument("--pace", type=float, default=1.05,
                     help="InArt workers send each flow at this factor of its plan rate "
                          "(0: not paced; docs/dataplane.md, Pacing)")
+    ap.add_argument("--sync", action="store_true",
+                    help="InArt: a start barrier before each backward's buckets "
+                         "(inart.torch.State(sync=True))")
     ap.add_argument("--backends", default="inart,gloo")
     ap.add_argument("--run-timeout", type=float, default=900.0)
     ap.add_argument("--png", default="ddp_digits.png")

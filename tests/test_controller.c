@@ -477,13 +477,87 @@ static void test_planner(void **state)
 	fx_free(&f);
 }
 
+/* One decision 0.1 s after *t with s0, s1, s2 Gbit/s on e0->s0, e0->s1,
+ * e0->s2 (s2: fx_init3's arc); returns whether it re-planned. */
+static int step(struct fx *f, struct inart_controller *c, double *t, double s0, double s1,
+		double s2, struct inart_ctl_decision *d)
+{
+	double bg[32];
+
+	loads(f, bg, s0, s1);
+	bg[inart_topo_arc_between(f->t, tu_find(f->t, "e0"), tu_find(f->t, "s2"))] = s2;
+	*t += 0.1;
+	assert_int_equal(inart_controller_decide(c, *t, bg, 1, -1, d), 0);
+	return d->replanned;
+}
+
+/* Re-plans only when the loads moved in a way that can change the
+ * decision (controller.h, step 3), with the load-change trigger on and off
+ * (rise_s): a load rising on a path neither the installed plan nor the
+ * candidate uses re-plans nothing (the former rule, any move beyond the
+ * band, re-planned there); a rise on the installed plan's path, a rise on
+ * the candidate's, a fall anywhere each re-plan once; a slower candidate
+ * that no plan could beat by the threshold any more does not. */
+static void test_skip(void **state)
+{
+	for (int k = 0; k < 2; k++) {
+		struct fx f;
+		struct inart_controller *c;
+		struct inart_ctl_decision d;
+		double t = -0.1;
+		long skipped = 0;
+
+		fx_init3(&f);
+		c = ctl_rise(&f, 10, 100, 0.1, k ? 0.5 : 0);
+		assert_true(step(&f, c, &t, 0, 0, 0, &d));
+		assert_string_equal(d.replan_why, "first");
+		/* 3 Gbit/s on e0->s2: plans a (installed, candidate) do not use it */
+		for (int i = 0; i < 6; i++) {
+			assert_false(step(&f, c, &t, 0, 0, 3, &d));
+			assert_string_equal(d.why, "no-gain");
+		}
+		/* a fall within the band (0.05 x 10 Gbit/s) of the last re-plan's 0 */
+		assert_false(step(&f, c, &t, 0, 0, 0.4, &d));
+		assert_int_equal(f.calls, 1);
+		assert_int_equal(inart_controller_replans(c, &skipped), 1);
+		assert_int_equal(skipped, 7);
+		/* 4 Gbit/s on e0->s0: plan a slows down, b is the candidate */
+		assert_true(step(&f, c, &t, 4, 0, 0.4, &d));
+		assert_non_null(strstr(d.replan_why, "plan in service"));
+		assert_string_equal(d.why, "holding");
+		/* 2 Gbit/s on e0->s1: the candidate b slows down */
+		assert_true(step(&f, c, &t, 4, 2, 0.4, &d));
+		assert_non_null(strstr(d.replan_why, "candidate"));
+		/* the same again: nothing moved */
+		assert_false(step(&f, c, &t, 4, 2, 0.4, &d));
+		/* e0->s0 back to 0: a fall */
+		assert_true(step(&f, c, &t, 0, 2, 0.4, &d));
+		assert_non_null(strstr(d.replan_why, "e0->s0 fell"));
+		assert_int_equal(f.calls, 4);
+		inart_controller_destroy(c);
+		/* a candidate (b) 6% faster than the plan in service (a) slows
+		 * down by 5.8%: no plan can gain 10% now, no re-plan */
+		c = ctl_rise(&f, 10, 100, 0.1, k ? 0.5 : 0);
+		t = 10;
+		assert_true(step(&f, c, &t, 0.6, 0, 0, &d));
+		assert_true(fabs(d.gain - 0.06) < 1e-9);
+		assert_false(step(&f, c, &t, 0.6, 0.55, 0, &d));
+		assert_int_equal(f.calls, 5);
+		/* ... by 20% (and the plan in service by 5%): re-planned */
+		assert_true(step(&f, c, &t, 1.07, 1.67, 0, &d));
+		inart_controller_destroy(c);
+		fx_free(&f);
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_surge),	 cmocka_unit_test(test_flapping),
 	    cmocka_unit_test(test_replan_fails), cmocka_unit_test(test_silent),
 	    cmocka_unit_test(test_planner),	 cmocka_unit_test(test_ramp),
-	    cmocka_unit_test(test_pause),
+	    cmocka_unit_test(test_pause),	 cmocka_unit_test(test_skip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,6 +298,10 @@ static void test_simple_ops(void **state)
 	}
 	assert_null(inart_ctl_op_name(0));
 	assert_string_equal(inart_ctl_op_name(INART_CTL_INSTALL), "install");
+	/* port_counters: no arguments */
+	assert_int_equal(parse("{\"op\":\"port_counters\"}", &r, why), 0);
+	assert_int_equal(r.op, INART_CTL_PORT_COUNTERS);
+	assert_int_equal(parse("{\"op\":\"port_counters\",\"x\":1}", &r, why), -EINVAL);
 }
 
 /* Each must be refused with a reason containing `needle`. */
@@ -554,6 +558,15 @@ static void test_stats_counters(void **state)
 			 2000 + offsetof(struct inart_sw_tree_stats, repaired) / 8);
 	assert_int_equal(json_integer_value(json_object_get(d, "answered")),
 			 2000 + offsetof(struct inart_sw_tree_stats, answered) / 8);
+	json_decref(o);
+	/* port_counters: the same port objects, nothing else */
+	o = inart_ctl_sw_port_counters_json(port, 1);
+	assert_int_equal(json_object_size(o), 1);
+	assert_int_equal(json_array_size(json_object_get(o, "ports")), 1);
+	d = json_array_get(json_object_get(o, "ports"), 0);
+	assert_int_equal(json_integer_value(json_object_get(d, "port")), 0);
+	check_counters(d, inart_ctl_sw_port_counters, inart_ctl_n_sw_port_counters, 0,
+		       sizeof(port[0]), 1000, 1);
 	json_decref(o);
 	o = inart_ctl_ps_stats_json(&ps);
 	check_counters(o, inart_ctl_ps_counters, inart_ctl_n_ps_counters, 0, sizeof(ps), 3000, 0);
@@ -1051,6 +1064,116 @@ static void test_ctl_tcp_auth(void **state)
 	rmdir(dir);
 }
 
+/* ---- ctlsock: a kept connection (inart_ctl_conn) ---- */
+
+/* n calls of info on c, each answered. */
+static void conn_calls(struct inart_ctl_conn *c, int n)
+{
+	struct inart_err err = {{0}};
+	char *rep = NULL, why[256];
+	size_t rlen;
+	json_t *o;
+
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(
+		    inart_ctl_conn_call(c, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
+		assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+		assert_string_equal(json_string_value(json_object_get(o, "op")), "info");
+		json_decref(o);
+		free(rep);
+	}
+}
+
+/* A plain echo server on path in a thread (its handle), and its end. */
+static pthread_t srv_start(struct srv_ctx *c, const char *path)
+{
+	struct inart_err err = {{0}};
+	pthread_t th;
+
+	c->stop = 0;
+	c->srv = inart_ctlsrv_open(path, echo_handler, c, &err);
+	assert_non_null(c->srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, c), 0);
+	return th;
+}
+
+static void srv_stop(struct srv_ctx *c, pthread_t th)
+{
+	c->stop = 1;
+	pthread_join(th, NULL);
+	inart_ctlsrv_close(c->srv);
+}
+
+/* One connection for many requests, UNIX and TCP (MACs with consecutive
+ * sequence numbers); a connection the daemon closed (idle) or a daemon
+ * restarted: the call is made again on a new one; a daemon gone: an error,
+ * and the next call after it is back connects again. */
+static void test_ctl_conn(void **state)
+{
+	char dir[] = "/tmp/inart-h10c-conn-XXXXXX", path[128], kpath[160], spec[64], *rep = NULL;
+	struct inart_err err = {{0}};
+	struct inart_ctlsrv_opt opt;
+	struct inart_ctl_key key;
+	struct srv_ctx c = {0};
+	struct inart_ctl_conn *k;
+	pthread_t th;
+	size_t rlen;
+
+	(void)state;
+	inart_ctl_conn_destroy(NULL);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	snprintf(kpath, sizeof(kpath), "%s/key", dir);
+	key_file(kpath, "0123456789abcdef0123456789abcdef\n", 0600);
+	assert_int_equal(inart_ctl_key_load(kpath, &key, &err), 0);
+	inart_ctlsrv_opt_default(&opt);
+	opt.idle_ms = 300;
+	opt.tcp = "127.0.0.1:0";
+	opt.key = &key;
+	c.srv = inart_ctlsrv_open_opt(path, echo_handler, &c, &opt, &err);
+	assert_non_null(c.srv);
+	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
+	k = inart_ctl_conn_create(path);
+	assert_non_null(k);
+	conn_calls(k, 5);
+	assert_int_equal(inart_ctl_conn_connects(k), 1);
+	assert_int_equal(inart_ctlsrv_clients(c.srv), 1);
+	/* closed by the server after 300 ms idle: made again on a new one */
+	usleep(700000);
+	assert_int_equal(inart_ctlsrv_clients(c.srv), 0);
+	conn_calls(k, 2);
+	assert_int_equal(inart_ctl_conn_connects(k), 2);
+	/* over TCP: one handshake for five requests */
+	snprintf(spec, sizeof(spec), "tcp:127.0.0.1:%d", inart_ctlsrv_tcp_port(c.srv));
+	setenv("INART_CTL_KEY", kpath, 1);
+	{
+		struct inart_ctl_conn *kt = inart_ctl_conn_create(spec);
+
+		assert_non_null(kt);
+		conn_calls(kt, 5);
+		assert_int_equal(inart_ctl_conn_connects(kt), 1);
+		assert_int_equal(inart_ctlsrv_auth_failures(c.srv), 0);
+		inart_ctl_conn_destroy(kt);
+	}
+	unsetenv("INART_CTL_KEY");
+	/* the daemon gone: an error; back (a new server): a new connection */
+	srv_stop(&c, th);
+	assert_true(inart_ctl_conn_call(k, "{\"op\":\"info\"}", 13, &rep, &rlen, 200, &err) < 0);
+	assert_null(rep);
+	th = srv_start(&c, path);
+	conn_calls(k, 1);
+	assert_int_equal(inart_ctl_conn_connects(k), 3);
+	/* restarted while the connection is kept: made again on a new one */
+	srv_stop(&c, th);
+	th = srv_start(&c, path);
+	conn_calls(k, 1);
+	assert_int_equal(inart_ctl_conn_connects(k), 4);
+	inart_ctl_conn_destroy(k);
+	srv_stop(&c, th);
+	unlink(kpath);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1068,6 +1191,7 @@ int main(void)
 	    cmocka_unit_test(test_ctlsock),
 	    cmocka_unit_test(test_ctlsock_limits),
 	    cmocka_unit_test(test_ctl_tcp_auth),
+	    cmocka_unit_test(test_ctl_conn),
 	    cmocka_unit_test(test_deploy),
 	};
 

@@ -2,7 +2,9 @@
  * test_poll: the controller's counter rounds (ctl/poll.h): the ports of a
  * `stats` reply (missing or negative counters refused), a round against a
  * fake switch on a real control socket (a server in a thread) feeding the
- * estimator, and a switch that stops answering: counted, named, silent.
+ * estimator -- `port_counters` over one kept connection, or `stats` when
+ * the switch refuses it --, and a switch that stops answering: counted,
+ * named, silent.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,20 +47,28 @@ static void test_parse(void **state)
 }
 
 /* A fake switch e1 with two ports whose port 0 receives 1 MB per request,
- * a quarter of it INA. */
+ * a quarter of it INA; it answers port_counters and stats alike, or (old)
+ * refuses port_counters as an older switchd does. */
 struct fake {
 	struct inart_ctlsrv *srv;
 	volatile int stop;
+	int old;
+	int n_ports, n_stats; /* requests of each kind seen */
 	uint64_t rx;
 };
 
 static char *stats_handler(void *ctx, const char *body, size_t len)
 {
 	struct fake *f = ctx;
-	json_t *d = json_object(), *ports = json_array();
+	json_t *d, *ports;
+	int pc = memmem(body, len, "port_counters", 13) != NULL;
 
-	(void)body;
-	(void)len;
+	f->n_ports += pc;
+	f->n_stats += !pc;
+	if (pc && f->old)
+		return inart_ctl_reply_err("unknown op 'port_counters'");
+	d = json_object();
+	ports = json_array();
 	f->rx += 1000000;
 	for (int k = 0; k < 2; k++)
 		json_array_append_new(ports, json_pack("{s:I, s:I, s:I, s:I}", "rx_bytes",
@@ -83,7 +93,7 @@ static void *srv_thread(void *arg)
 	return NULL;
 }
 
-static void test_round(void **state)
+static void test_round_of(int old)
 {
 	struct inart_topo *t = tu_topo("h0-e1:10 e1-h1:10", "");
 	char dir[] = "/tmp/inart-poll-XXXXXX", path[128];
@@ -92,7 +102,7 @@ static void test_round(void **state)
 	struct inart_est_opt eo;
 	struct inart_estimator *e;
 	struct inart_poller *p;
-	struct fake f = {0};
+	struct fake f = {.old = old};
 	pthread_t th;
 	int a;
 
@@ -113,6 +123,11 @@ static void test_round(void **state)
 	usleep(100000);
 	assert_int_equal(inart_poller_round(p, e, &err), 1);
 	assert_true(inart_estimator_ready(e));
+	/* port_counters over one kept connection (an old switch: refused
+	 * once, then stats) */
+	assert_int_equal(inart_poller_connects(p), 1);
+	assert_int_equal(f.n_ports, old ? 1 : 2);
+	assert_int_equal(f.n_stats, old ? 2 : 0);
 	assert_int_equal(inart_estimator_silent(e, inart_now_s()), -1);
 	/* 750 kB of background in about 0.1 s: about 60 Mbit/s (timing: loose) */
 	a = inart_topo_arc_between(t, tu_find(t, "h0"), tu_find(t, "e1"));
@@ -132,6 +147,13 @@ static void test_round(void **state)
 	inart_estimator_destroy(e);
 	inart_topo_destroy(t);
 	rmdir(dir);
+}
+
+static void test_round(void **state)
+{
+	(void)state;
+	test_round_of(0);
+	test_round_of(1);
 }
 
 int main(void)

@@ -813,6 +813,74 @@ static void test_idle(void **state)
 	inart_worker_destroy(w);
 }
 
+/* Deliver the results of all-reduce `it` of 4 one-value chunks: the
+ * first two at t0 + first, the others at t0 + first + 100 us. */
+static void skew_results(struct inart_worker *w, uint32_t it, uint64_t t0, uint64_t first)
+{
+	uint8_t buf[INART_DGRAM_MAX];
+	int32_t v[1] = {0};
+
+	for (uint32_t s = 0; s < 4; s++) {
+		uint64_t at = t0 + first + (s < 2 ? 0 : 100000);
+		size_t len = result_pkt_prev(buf, 2, it, s, 16, 0, 3, v, 1, 0);
+
+		assert_int_equal(wrx(w, buf, len, at), 0);
+		if (s == 1)
+			assert_int_equal(inart_worker_poll(w, at, out, MAXOUT), 2);
+	}
+	assert_true(inart_worker_done(w));
+}
+
+/* A peer that starts all-reduces later (docs/dataplane.md, Skewed start):
+ * our window fills and no result comes until its contributions complete
+ * the chunks, which a switch holds meanwhile; a probe then finds the PS
+ * without our values and has them sent again.  A window of 2 chunks, a
+ * 20 ms initial timeout.  All-reduce 1 measures 100
+ * us to result; in all-reduce 2 the first result comes 2 ms late (a lag of
+ * 1.9 ms): before it, idle probing acts as before (400 us after the
+ * start).  In all-reduce 3 it waits twice the lag longer: nothing goes out
+ * before the peer's results come 2 ms late; all-reduce 4, peers on time
+ * again, probes a stuck window again before 4 ms. */
+static void test_skewed_start(void **state)
+{
+	struct inart_worker_cfg c;
+	struct inart_worker_stats st;
+	struct inart_worker *w;
+	float x[4] = {0};
+	uint64_t t2 = 1000000, t3 = 5000000, t4 = 10000000, probes;
+
+	(void)state;
+	out_init();
+	base_cfg(&c, 0, 2, 1);
+	c.values_per_packet = 1;
+	c.window = 2;
+	c.retx_timeout_ns = 20000000; /* the chunks' timeouts come later */
+	w = inart_worker_create(&c);
+	assert_non_null(w);
+	assert_int_equal(inart_worker_begin(w, x, 4, 1), 0);
+	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
+	skew_results(w, 1, 0, 100000);
+	assert_int_equal(inart_worker_begin(w, x, 4, 2), 0);
+	assert_int_equal(inart_worker_poll(w, t2, out, MAXOUT), 2);
+	assert_true(inart_worker_next_deadline(w) <= t2 + 400000);
+	assert_true(inart_worker_poll(w, t2 + 400000, out, MAXOUT) > 0);
+	skew_results(w, 2, t2, 2000000);
+	inart_worker_stats(w, &st);
+	probes = st.probes;
+	assert_int_equal(inart_worker_begin(w, x, 4, 3), 0);
+	assert_int_equal(inart_worker_poll(w, t3, out, MAXOUT), 2);
+	assert_true(inart_worker_next_deadline(w) > t3 + 3800000);
+	assert_int_equal(inart_worker_poll(w, t3 + 1999999, out, MAXOUT), 0);
+	skew_results(w, 3, t3, 2000000);
+	inart_worker_stats(w, &st);
+	assert_int_equal(st.probes, probes);
+	assert_int_equal(st.retransmitted, 0);
+	assert_int_equal(inart_worker_begin(w, x, 4, 4), 0);
+	assert_int_equal(inart_worker_poll(w, t4, out, MAXOUT), 2);
+	assert_true(inart_worker_next_deadline(w) < t4 + 4000000);
+	inart_worker_destroy(w);
+}
+
 /* OVERFLOW results, scale notices and local overflow. */
 static void test_rescale(void **state)
 {
@@ -1546,7 +1614,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e_one),	   cmocka_unit_test(test_e2e_lossy),
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
-	    cmocka_unit_test(test_warmup_each),
+	    cmocka_unit_test(test_warmup_each),	   cmocka_unit_test(test_skewed_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,7 +162,11 @@ def _div_(x, n):
 def _absmax(x):
     mod = type(x).__module__ or ""
     if mod.startswith("torch"):
-        return float(x.abs().max()) if x.numel() else 0.0
+        if not x.numel():
+            return 0.0
+        import torch
+        lo, hi = torch.aminmax(x.detach())   # one pass, no temporary
+        return max(-float(lo), float(hi))
     import numpy as np
     return float(np.abs(x).max()) if x.size else 0.0
 
@@ -365,39 +369,40 @@ class Context:
                 if wait > 0:   # see RESTART_GAP_S
                     time.sleep(wait)
             self.calls += 1
-            before = self._stats_locked() if n else None
+            before = self._counters_locked() if n else None
             if g:
                 _scale_(x, 2.0 ** g)
-            t0 = time.perf_counter()
+            t0 = time.monotonic()
             rc = self._lib.inart_allreduce(self._h, ptr, n, ms)
-            dt = time.perf_counter() - t0
+            t1 = time.monotonic()
             if rc < 0:
                 if g:
                     _scale_(x, 2.0 ** -g)   # exact: the C library left x unchanged
                 raise self._failure(rc, x, n, tmo, before)
             m = _absmax(x) if key is not None and n else 0.0
-            if g:
+            if average:
+                # one pass: x / (n * 2^g) is x * 2^-g (exact) divided by n
+                _div_(x, self.world_size * 2.0 ** g)
+            elif g:
                 _scale_(x, 2.0 ** -g)
-            after = self._stats_locked() if n else None
-        self.last = dict(values=n, seconds=dt, gain=g, scale=DEFAULT_SCALE + g,
-                         rescales=(after["rescales"] - before["rescales"]) if n else 0)
+            rescales = self._counters_locked().rescales - before.rescales if n else 0
+        # start and end of the C call (time.monotonic()), for the hook's timing
+        self.last = dict(values=n, seconds=t1 - t0, gain=g, scale=DEFAULT_SCALE + g,
+                         rescales=rescales, start=t0, end=t1)
         if key is not None and n:
             self.gains[(key, n)] = gain_for(m * 2.0 ** -g, g)
-        if average:
-            _div_(x, self.world_size)
         return x
 
-    def _stats_locked(self):
+    def _counters_locked(self):
         st = _lib.CtxStats()
         st.size = ctypes.sizeof(st)
         self._lib.inart_ctx_stats(self._h, st)
-        return {f: getattr(st, f) for f in _lib.STATS_FIELDS}
+        return st
 
     def _failure(self, rc, x, n, tmo, before):
         who = "%s, all-reduce #%d of %d values" % (self.info.who(self.rank), self.calls, n)
         if -rc == errno.ETIMEDOUT:
-            after = self._stats_locked()
-            got = after["results"] - before["results"]
+            got = self._counters_locked().results - before.results
             hint = ("no result arrived at all: the PS or a switch on the trees does not "
                     "answer (is 'inart ps'/'inart switchd' running, the plan installed with "
                     "'inart ctl install', every worker of the job calling?)" if got == 0 else

@@ -14,13 +14,16 @@ plan and against the process group, if one is initialized.
 allreduce_hook(state, bucket) returns a torch.futures.Future completed by
 the state's communication thread: the buckets are all-reduced one after the
 other in the order DDP hands them over (the same on every rank), while
-backward goes on (the C call releases the GIL).  The result is the average
-(the sum divided by the world size), as DDP's own hook returns.  The first
-bucket of each backward is preceded by a one-value all-reduce that lines
-the ranks up (State(sync=False) turns it off).  Buckets may
-have any size; float32 buckets are reduced in place, other floating dtypes
-(float64, float16, bfloat16) through a float32 copy, others refused with
-InartDtypeError.  Each bucket index keeps its own power-of-two gain, so
+backward goes on (the C call releases the GIL); the backward's last bucket,
+if nothing is queued, is reduced at once in DDP's thread.  The result is the
+average (the sum divided by the world size), as DDP's own hook returns.
+Ranks need not start a backward's all-reduces together: a worker waits for
+the results of peers that start later without sending anything again
+(docs/python.md); State(sync=True), on every rank alike, adds a one-value
+all-reduce before the first bucket of each backward that lines the ranks
+up.  Buckets may have any size; float32 buckets are reduced in place,
+other floating dtypes (float64, float16, bfloat16) through a float32 copy,
+others refused with InartDtypeError.  Each bucket index keeps its own power-of-two gain, so
 small gradients are summed at a finer fixed-point scale (docs/python.md).
 
 Errors: a failed all-reduce fails the bucket's future with the exception
@@ -57,16 +60,16 @@ class State:
     Files default to INART_TOPO, INART_JOBS, INART_PLAN, INART_DEPLOY; job
     to INART_JOB (or the only job); rank and world_size to RANK and
     WORLD_SIZE, else to the process group's.  `timeout`: seconds one bucket
-    may take.  `gain`: adaptive power-of-two gain per bucket.  `sync`: start
-    every backward's all-reduces with a one-value all-reduce (a barrier):
-    a switch keeps a chunk's partial aggregate only for its flush timeout
-    (10 ms by default), so workers that start a bucket further apart than
-    that turn aggregates into partial ones and recovery traffic; the
-    barrier costs one round trip and absorbs the ranks' skew.
+    may take.  `gain`: adaptive power-of-two gain per bucket.  `sync`
+    (default off): start every backward's all-reduces with a one-value
+    all-reduce (a barrier).  It costs a round trip per backward; without
+    it, ranks that start further apart than a switch's flush timeout (10
+    ms by default) have their first chunks aggregated as partial ones
+    (exact, slower), nearer starts cost nothing (docs/python.md).
     """
 
     def __init__(self, topo=None, jobs=None, plan=None, deploy=None, job=None, rank=None,
-                 world_size=None, timeout=10.0, process_group=None, gain=True, sync=True):
+                 world_size=None, timeout=10.0, process_group=None, gain=True, sync=False):
         env = os.environ.get
         self.files = dict(topo=topo or env("INART_TOPO"), jobs=jobs or env("INART_JOBS"),
                           plan=plan or env("INART_PLAN"), deploy=deploy or env("INART_DEPLOY"))
@@ -84,14 +87,18 @@ class State:
         self.ctx = self._context()
         self.world_size = self.ctx.world_size
         self.failed = None
-        self.iterations = []      # per backward: buckets, values, comm_s (sum over buckets of
-        #                           hand-over to result), c_s (of which in the C all-reduce
-        #                           of the buckets), barrier_s (the start barrier), first,
-        #                           last (time.monotonic())
+        self.iterations = []      # per backward, sums over its buckets: comm_s (hook entry
+        #                           to averaged result) = wait_s (hook entry to the C call,
+        #                           barrier excluded) + barrier_s (the start barrier, if
+        #                           sync) + c_s (the C all-reduce) + post_s (C return to
+        #                           result: gain, average); buckets, values; first, last
+        #                           (time.monotonic() of the first hand-over, last result)
         self._cur = None
         self.buckets = {}         # bucket index -> the last all-reduce's values, seconds,
         #                           gain, scale (fixed-point bits) and rescales
         self._q = queue.Queue()
+        self._busy = 0            # buckets queued or being reduced by the thread
+        self._busy_lock = threading.Lock()
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="inart-comm", daemon=True)
         self._thread.start()
@@ -136,51 +143,75 @@ class State:
             raise
 
     # -- the communication thread ------------------------------------------------------
-    def submit(self, index, buf, fut):
-        """Queue bucket `index` (tensor buf) for all-reduce; fut gets the
-        averaged tensor or the exception."""
+    def submit(self, index, buf, fut, last=False):
+        """All-reduce bucket `index` (tensor buf); fut gets the averaged
+        tensor or the exception.  Queued for the state's thread, or, for the
+        backward's last bucket (`last`) when nothing is queued or running,
+        reduced at once in the caller's thread: the caller (DDP's backward)
+        would only wait for it, and the hand-over to the thread costs a
+        wake-up of a thread that then needs the GIL (0.3-0.5 ms measured)."""
         now = time.monotonic()
         if self._cur is None or index in self._cur["indices"]:   # a new backward
-            self._cur = dict(indices=set(), buckets=0, values=0, comm_s=0.0, c_s=0.0,
-                             barrier_s=0.0, first=now, last=now)
+            self._cur = dict(indices=set(), buckets=0, values=0, comm_s=0.0, wait_s=0.0,
+                             barrier_s=0.0, c_s=0.0, post_s=0.0, first=now, last=now)
             self.iterations.append(self._cur)
         self._cur["indices"].add(index)
-        self._q.put((index, buf, fut, now, self._cur))
+        item = (index, buf, fut, now, self._cur)
+        with self._busy_lock:
+            # (after close() the thread is gone: the closed context fails the bucket here)
+            inline = (last and self._busy == 0) or self._stop
+            if not inline:
+                self._busy += 1
+        if inline:
+            self._process(item)
+        else:
+            self._q.put(item)
 
     def _run(self):
         while True:
             item = self._q.get()
-            if item is None:
-                self._q.task_done()
-                return
-            index, buf, fut, t_sub, it = item
             try:
-                if self.failed is not None:
-                    raise InartStateError(
-                        "an earlier all-reduce failed (%s); bucket %d not sent: call "
-                        "state.resync() on every rank before training on" % (self.failed, index))
-                if self.sync and self._synced is not it:
-                    # the start barrier: a one-value all-reduce before the
-                    # first bucket of a backward (every rank makes the same
-                    # calls in the same order: the bucket order is DDP's)
-                    self._synced = it
-                    self._one.zero_()
-                    self.ctx.allreduce(self._one)
-                    it["barrier_s"] = self.ctx.last["seconds"]
-                out = self._reduce(index, buf)
-                it["c_s"] += self.ctx.last["seconds"]
-                done = time.monotonic()
-                it["buckets"] += 1
-                it["values"] += buf.numel()
-                it["comm_s"] += done - t_sub
-                it["last"] = done
-                fut.set_result(out)
-            except BaseException as e:  # the future carries it to DDP (see allreduce_hook)
-                if self.failed is None:
-                    self.failed = "%s: %s" % (type(e).__name__, e.args[0] if e.args else e)
-                fut.set_result(e if isinstance(e, Exception) else InartError(str(e)))
+                if item is None:
+                    return
+                self._process(item)
             finally:
+                if item is not None:
+                    with self._busy_lock:
+                        self._busy -= 1
                 self._q.task_done()
+
+    def _process(self, item):
+        index, buf, fut, t_sub, it = item
+        try:
+            if self.failed is not None:
+                raise InartStateError(
+                    "an earlier all-reduce failed (%s); bucket %d not sent: call "
+                    "state.resync() on every rank before training on" % (self.failed, index))
+            if self.sync and self._synced is not it:
+                # the start barrier: a one-value all-reduce before the
+                # first bucket of a backward (every rank makes the same
+                # calls in the same order: the bucket order is DDP's)
+                self._synced = it
+                self._one.zero_()
+                self.ctx.allreduce(self._one)
+                it["barrier_s"] = self.ctx.last["seconds"]
+                it["wait_s"] -= self.ctx.last["seconds"]
+            out = self._reduce(index, buf)
+            last = self.ctx.last
+            done = time.monotonic()
+            it["wait_s"] += last["start"] - t_sub
+            it["c_s"] += last["seconds"]
+            it["post_s"] += done - last["end"]
+            it["buckets"] += 1
+            it["values"] += buf.numel()
+            it["comm_s"] += done - t_sub
+            it["last"] = done
+        except BaseException as e:  # the future carries it to DDP (see allreduce_hook)
+            if self.failed is None:
+                self.failed = "%s: %s" % (type(e).__name__, e.args[0] if e.args else e)
+            fut.set_result(e if isinstance(e, Exception) else InartError(str(e)))
+            return
+        fut.set_result(out)
 
     def _reduce(self, index, buf):
         key = ("bucket", index) if self.use_gain else None
@@ -232,7 +263,8 @@ def allreduce_hook(state, bucket):
     workers through InArt (register with ddp.register_comm_hook(state,
     inart.torch.allreduce_hook))."""
     raw = torch.futures.Future()
-    state.submit(bucket.index(), bucket.buffer(), raw)
+    is_last = getattr(bucket, "is_last", None)
+    state.submit(bucket.index(), bucket.buffer(), raw, last=bool(is_last and is_last()))
     # The communication thread completes `raw` with the tensor or with the
     # exception object as its value; raising it in a then() callback marks
     # the returned future failed in C++ (Future.set_exception would only

@@ -33,6 +33,7 @@ static const char *const op_names[] = {
     [INART_CTL_COMMIT] = "commit",
     [INART_CTL_ABORT] = "abort",
     [INART_CTL_ROLLBACK] = "rollback",
+    [INART_CTL_PORT_COUNTERS] = "port_counters",
 };
 #define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
 

@@ -15,6 +15,8 @@
  *                             "phase": "prepare" built aside until commit
  *   tables                    -> labels, routes
  *   stats                     -> counters (since the last reset_stats)
+ *   port_counters             -> switch: the port counters of stats alone,
+ *                                uptime_s (the controller polls it)
  *   reset_stats, lose_state   (lose_state: forget aggregation state, tests)
  *   log_level level           ("error" | "warn" | "info" | "debug")
  *   trees    [node] [replace] [reset] trees [install_id] [phase]
@@ -71,6 +73,8 @@ enum inart_ctl_op {
 	INART_CTL_COMMIT,   /* put the prepared batch with this install_id in service */
 	INART_CTL_ABORT,    /* drop the prepared batch */
 	INART_CTL_ROLLBACK, /* back to the state before the commit of install_id */
+	/* switch: the port counters alone (the controller's polls) */
+	INART_CTL_PORT_COUNTERS,
 };
 
 struct inart_ctl_req {

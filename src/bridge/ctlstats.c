@@ -131,3 +131,19 @@ json_t *inart_ctl_ps_stats_json(const struct inart_ps_stats *st)
 	counters_json(o, st, inart_ctl_ps_counters, inart_ctl_n_ps_counters);
 	return o;
 }
+
+json_t *inart_ctl_sw_port_counters_json(const struct inart_sw_port_stats *ports, int n_ports)
+{
+	json_t *o = json_object(), *pa = json_array();
+
+	for (int i = 0; i < n_ports; i++) {
+		json_t *p = json_object();
+
+		json_object_set_new(p, "port", json_integer(i));
+		counters_json(p, &ports[i], inart_ctl_sw_port_counters,
+			      inart_ctl_n_sw_port_counters);
+		json_array_append_new(pa, p);
+	}
+	json_object_set_new(o, "ports", pa);
+	return o;
+}

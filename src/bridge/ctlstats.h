@@ -38,4 +38,9 @@ json_t *inart_ctl_sw_stats_json(const uint64_t *drops, const struct inart_sw_por
 				const struct inart_sw_tree_stats *trees, int n_trees);
 json_t *inart_ctl_ps_stats_json(const struct inart_ps_stats *st);
 
+/* The ports of a switch's stats alone (the reply of port_counters):
+ * {"ports": [{"port", counters}]}, the same per-port objects as
+ * inart_ctl_sw_stats_json without names. */
+json_t *inart_ctl_sw_port_counters_json(const struct inart_sw_port_stats *ports, int n_ports);
+
 #endif

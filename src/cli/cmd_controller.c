@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "common/clock.h"
@@ -217,13 +216,53 @@ static void sleep_until(double t)
 	nanosleep(&ts, NULL);
 }
 
+/* The process's CPU time (user + system) since it started. */
 static double cpu_s(void)
 {
-	struct rusage ru;
+	struct timespec ts;
 
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-	       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Where the CPU goes (the summary line at exit): each phase's process CPU
+ * time, summed over the run. */
+enum { PH_COUNTERS, PH_PS, PH_DECIDE, PH_REPLAN, PH_LOG, PH_INSTALL, PH_N };
+static const char *const phase_name[PH_N] = {"switch counters", "PS steps", "decisions",
+					     "re-plans",	"log",	    "installs"};
+struct cpu_acct {
+	double s[PH_N];
+	double mark; /* cpu_s() at the start of the phase running */
+};
+
+/* Charge the CPU since the last mark to phase ph; a new mark. */
+static void charge(struct cpu_acct *a, int ph)
+{
+	double now = cpu_s();
+
+	a->s[ph] += now - a->mark;
+	a->mark = now;
+}
+
+/* The re-plan as the controller's (inart_ctl_replan_planner), its CPU
+ * charged to PH_REPLAN (and taken out of PH_DECIDE, which calls it). */
+struct timed_replan {
+	struct cpu_acct *acct;
+	const char *algorithm;
+};
+
+static int timed_replan(void *arg, const struct inart_topo *t, const struct inart_jobs *js,
+			const struct inart_plan *current, double limit_s, struct inart_plan **out,
+			double *elapsed_s, struct inart_err *err)
+{
+	struct timed_replan *tr = arg;
+	int rc;
+
+	charge(tr->acct, PH_DECIDE);
+	rc = inart_ctl_replan_planner((void *)tr->algorithm, t, js, current, limit_s, out,
+				      elapsed_s, err);
+	charge(tr->acct, PH_REPLAN);
+	return rc;
 }
 
 struct run {
@@ -247,8 +286,11 @@ struct run {
 	 * job its step this period and its seconds per iteration */
 	struct inart_itertime *it;
 	char *ps_node;
+	struct inart_ctl_conn **ps_conn; /* per node: kept connection to a PS (or NULL) */
 	int64_t *steps;
 	double *iter, iter_last; /* iter_last: the last poll of the PSs */
+	struct cpu_acct acct;
+	struct timed_replan replan; /* charges the re-plans' CPU to acct */
 };
 
 static void log_line(struct run *r, const char *s)
@@ -272,24 +314,37 @@ static void log_event(struct run *r, const char *event, uint64_t epoch, const ch
 	json_decref(o);
 }
 
+/* PS node v's kept control connection (made at the first use), or NULL. */
+static struct inart_ctl_conn *ps_conn(struct run *r, int v)
+{
+	char *path = NULL;
+
+	if (r->ps_conn[v] != NULL)
+		return r->ps_conn[v];
+	if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
+		path = strdup(r->ci.ctl[v]);
+	else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, r->ci.t->nodes[v].id) < 0)
+		path = NULL;
+	if (path != NULL)
+		r->ps_conn[v] = inart_ctl_conn_create(path);
+	free(path);
+	return r->ps_conn[v];
+}
+
 /* Merge PS node v's newest steps per job (its `stats` "steps", the epoch
  * bit of a job number cleared) into steps[j] (the largest wins).  A PS
  * that does not answer within timeout_ms adds nothing. */
 static void node_steps(struct run *r, int v, int timeout_ms, int64_t *steps)
 {
-	const struct inart_topo *t = r->ci.t;
-	struct inart_ctl_req rq = {.op = INART_CTL_STATS};
+	static const char body[] = "{\"op\": \"stats\"}";
+	struct inart_ctl_conn *conn = ps_conn(r, v);
 	struct inart_err err = {{0}};
-	char *path = NULL, *body = inart_ctl_req_encode(&rq), *text = NULL, why[256];
+	char *text = NULL, why[256];
 	json_t *rep = NULL, *e;
 	size_t i, len;
 
-	if (r->ci.ctl != NULL && r->ci.ctl[v] != NULL)
-		path = strdup(r->ci.ctl[v]);
-	else if (asprintf(&path, "%s/%s.sock", r->ci.ctl_dir, t->nodes[v].id) < 0)
-		path = NULL;
-	if (path != NULL && body != NULL &&
-	    inart_ctl_call(path, body, strlen(body), &text, &len, timeout_ms, &err) == 0 &&
+	if (conn != NULL &&
+	    inart_ctl_conn_call(conn, body, sizeof(body) - 1, &text, &len, timeout_ms, &err) == 0 &&
 	    inart_ctl_reply_parse(text, len, &rep, why, sizeof(why)) == 0)
 		json_array_foreach(json_object_get(rep, "steps"), i, e)
 		{
@@ -302,8 +357,6 @@ static void node_steps(struct run *r, int v, int timeout_ms, int64_t *steps)
 		}
 	json_decref(rep);
 	free(text);
-	free(body);
-	free(path);
 }
 
 /* Each job's newest step at its PSs (steps[j], -1: unknown), from the
@@ -519,6 +572,8 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		const struct inart_topo *t)
 {
 	double period = r->a->period_ms / 1e3, next = inart_now_s(), cpu0 = cpu_s();
+	struct cpu_acct *acct = &r->acct;
+	long replans, skipped;
 	const char *last_why = NULL;
 	int last_silent = -1, periods = 0;
 	enum inart_ctl_action last_act = INART_CTL_KEEP;
@@ -532,7 +587,9 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		int silent;
 		char *s;
 
+		acct->mark = cpu_s();
 		inart_poller_round(pl, e, &err);
+		charge(acct, PH_COUNTERS);
 		now = inart_now_s();
 		silent = inart_estimator_silent(e, now);
 		if (silent != last_silent) {
@@ -547,9 +604,11 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 			last_silent = silent;
 		}
 		poll_iters(r, now - r->t0);
+		charge(acct, PH_PS);
 		if (inart_controller_decide(r->c, now - r->t0, inart_estimator_bg(e),
 					    inart_estimator_ready(e), silent, &d) < 0)
 			cli_failf("controller: cannot decide (out of memory)");
+		charge(acct, PH_DECIDE);
 		d.iter_s = r->iter;
 		if (r->a->verbose || d.action != last_act || d.why != last_why || d.replanned ||
 		    d.action != INART_CTL_KEEP) {
@@ -561,10 +620,12 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		}
 		last_act = d.action;
 		last_why = d.why;
+		charge(acct, PH_LOG);
 		if (d.action == INART_CTL_SWITCH && !r->a->d.dry)
 			install(r, d.epoch);
 		else
 			drain(r, 0);
+		charge(acct, PH_INSTALL);
 		periods++;
 		next += period;
 		if (next < inart_now_s())
@@ -573,11 +634,18 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 	}
 	fprintf(stderr,
 		"inart controller: %d periods in %.1f s, %d switches, %d installs (%d failed), "
-		"%lu counter requests failed, %llu counter resets, CPU %.3f s (%.1f%% of a core)\n",
+		"%lu counter requests failed (%lu connections), %llu counter resets, CPU %.3f s "
+		"(%.1f%% of a core)\n",
 		periods, inart_now_s() - r->t0, inart_controller_switches(r->c), r->installs,
-		r->install_failures, inart_poller_failures(pl),
+		r->install_failures, inart_poller_failures(pl), inart_poller_connects(pl),
 		(unsigned long long)inart_estimator_resets(e), cpu_s() - cpu0,
 		100 * (cpu_s() - cpu0) / (inart_now_s() - r->t0));
+	fprintf(stderr, "inart controller: CPU by phase: startup %.3f s", cpu0);
+	for (int ph = 0; ph < PH_N; ph++)
+		fprintf(stderr, ", %s %.3f s", phase_name[ph], acct->s[ph]);
+	replans = inart_controller_replans(r->c, &skipped);
+	fprintf(stderr, " (%ld re-plans, %ld skipped: no load moved that matters)\n", replans,
+		skipped);
 	fputs("inart controller: iteration times (PS steps, last", stderr);
 	fprintf(stderr, " %.1f s):", r->a->iter_window_s);
 	for (int j = 0; j < r->ci.js->n_jobs; j++)
@@ -671,9 +739,11 @@ int cmd_controller(int argc, char **argv)
 	epoch_setup(&r, argv[optind + 2], p);
 	r.it = inart_itertime_create(js->n_jobs, a.iter_window_s);
 	r.ps_node = calloc((size_t)t->n_nodes + 1, 1);
+	r.ps_conn = calloc((size_t)t->n_nodes + 1, sizeof(*r.ps_conn));
 	r.steps = calloc((size_t)js->n_jobs + 1, sizeof(*r.steps));
 	r.iter = calloc((size_t)js->n_jobs + 1, sizeof(*r.iter));
-	if (r.it == NULL || r.ps_node == NULL || r.steps == NULL || r.iter == NULL)
+	if (r.it == NULL || r.ps_node == NULL || r.ps_conn == NULL || r.steps == NULL ||
+	    r.iter == NULL)
 		cli_failf("out of memory");
 	r.iter_last = -INFINITY;
 	for (int j = 0; j < js->n_jobs; j++)
@@ -690,6 +760,9 @@ int cmd_controller(int argc, char **argv)
 	eo.scale_bps = a.scale * 1e9;
 	eo.stale_s = 3.5 * a.period_ms / 1e3;
 	e = inart_estimator_create(t, &eo, d->port);
+	r.replan = (struct timed_replan){.acct = &r.acct, .algorithm = a.o.algorithm};
+	a.o.replan = timed_replan;
+	a.o.replan_arg = &r.replan;
 	r.c = inart_controller_create(t, js, p, &a.o, &err);
 	if (e == NULL)
 		cli_failf("controller: %s", strerror(errno));
@@ -717,6 +790,9 @@ int cmd_controller(int argc, char **argv)
 	free(r.from);
 	inart_itertime_destroy(r.it);
 	free(r.ps_node);
+	for (int v = 0; v < t->n_nodes; v++)
+		inart_ctl_conn_destroy(r.ps_conn[v]);
+	free(r.ps_conn);
 	free(r.steps);
 	free(r.iter);
 	inart_estimator_destroy(e);

@@ -388,6 +388,19 @@ static json_t *stats_json(struct sw_state *s)
 	return o;
 }
 
+/* The port counters alone (port_counters: the controller's polls). */
+static json_t *port_counters_json(struct sw_state *s)
+{
+	struct stats_cmd c = {.s = s};
+	json_t *o;
+
+	inart_ctlthread_call(s->ctl, cmd_stats, &c);
+	free(c.trees);
+	o = inart_ctl_sw_port_counters_json(c.ports, s->n_ports);
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
+	return o;
+}
+
 static json_t *info_json(struct sw_state *s)
 {
 	json_t *o = json_object(), *names = json_array(), *macs = json_array();
@@ -578,6 +591,9 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		break;
 	case INART_CTL_STATS:
 		*data = stats_json(s);
+		break;
+	case INART_CTL_PORT_COUNTERS:
+		*data = port_counters_json(s);
 		break;
 	case INART_CTL_RESET_STATS:
 		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);

@@ -25,16 +25,20 @@
 struct inart_controller {
 	struct inart_topo *t;  /* copy; bg = measured */
 	struct inart_topo *tp; /* copy; bg = what the re-plan sees (rising arcs high) */
-	unsigned char *rising, *rising_replan; /* per arc: now, at the last re-plan */
+	unsigned char *rising; /* per arc: its load is rising */
 	const struct inart_jobs *js;
 	struct inart_ctl_opt o;
-	struct inart_evaluator *ev;
+	struct inart_evaluator *ev, *evp; /* on t, on tp */
 	struct inart_plan *cur, *prev, *cand;
 	uint64_t epoch, prev_epoch;
-	double *bg_replan; /* loads at the last re-plan (n_arcs) */
+	/* predicted times under tp at the last re-plan: the installed plan's,
+	 * the candidate's (+inf: none), the previous plan's (for revert) */
+	double ref_cur, ref_cand, ref_prev;
+	double *bg_replan; /* what the last re-plan saw (tp's loads, n_arcs) */
 	int replanned_once;
-	double pend_since;  /* gain above threshold since, or < 0 */
-	double last_switch; /* time of the last switch, or -inf */
+	long replans, skipped; /* re-plans run; skipped (no load moved that matters) */
+	double pend_since;     /* gain above threshold since, or < 0 */
+	double last_switch;    /* time of the last switch, or -inf */
 	double last_t;
 	int switches;
 	double *hist; /* HIST x n_arcs past loads */
@@ -103,13 +107,13 @@ void inart_controller_destroy(struct inart_controller *c)
 	if (c == NULL)
 		return;
 	inart_evaluator_destroy(c->ev);
+	inart_evaluator_destroy(c->evp);
 	inart_plan_destroy(c->cur);
 	inart_plan_destroy(c->prev);
 	inart_plan_destroy(c->cand);
 	inart_topo_destroy(c->t);
 	inart_topo_destroy(c->tp);
 	free(c->rising);
-	free(c->rising_replan);
 	free(c->bg_replan);
 	free(c->hist);
 	free(c);
@@ -140,6 +144,7 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 		c->o.algorithm = "inart";
 	c->pend_since = -1;
 	c->last_switch = -INFINITY;
+	c->ref_cur = c->ref_cand = c->ref_prev = INFINITY;
 	c->last_t = -INFINITY;
 	c->t = topo_copy(t, err);
 	if (c->t == NULL)
@@ -149,12 +154,12 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 		goto fail;
 	c->bg_replan = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(double));
 	c->rising = calloc((size_t)inart_topo_n_arcs(t) + 1, 1);
-	c->rising_replan = calloc((size_t)inart_topo_n_arcs(t) + 1, 1);
 	c->hist = calloc((size_t)HIST * ((size_t)inart_topo_n_arcs(t) + 1), sizeof(double));
 	c->ev = inart_evaluator_create(c->t, js);
+	c->evp = inart_evaluator_create(c->tp, js);
 	c->cur = inart_plan_clone(installed);
-	if (c->bg_replan == NULL || c->rising == NULL || c->rising_replan == NULL ||
-	    c->hist == NULL || c->ev == NULL || c->cur == NULL) {
+	if (c->bg_replan == NULL || c->rising == NULL || c->hist == NULL || c->ev == NULL ||
+	    c->evp == NULL || c->cur == NULL) {
 		inart_err_set(err, -ENOMEM, "controller: out of memory");
 		errno = ENOMEM;
 		goto fail;
@@ -185,6 +190,13 @@ int inart_controller_switches(const struct inart_controller *c)
 	return c == NULL ? 0 : c->switches;
 }
 
+long inart_controller_replans(const struct inart_controller *c, long *skipped)
+{
+	if (skipped != NULL)
+		*skipped = c == NULL ? 0 : c->skipped;
+	return c == NULL ? 0 : c->replans;
+}
+
 int inart_controller_revert(struct inart_controller *c)
 {
 	if (c == NULL || c->prev == NULL)
@@ -193,29 +205,73 @@ int inart_controller_revert(struct inart_controller *c)
 	c->cur = c->prev;
 	c->prev = NULL;
 	c->epoch = c->prev_epoch;
+	c->ref_cur = c->ref_prev;
 	return 0;
 }
 
-/* Predicted time of p under the copy's (measured) loads; +inf when the
- * evaluator refuses it (e.g. an arc it uses has no residual capacity). */
-static double predict(struct inart_controller *c, const struct inart_plan *p)
+/* Predicted time of p by evaluator ev (on t: the measured loads; on tp:
+ * as the re-plan sees them); +inf when the evaluator refuses it (e.g. an
+ * arc it uses has no residual capacity). */
+static double predict_on(struct inart_evaluator *ev, const struct inart_plan *p)
 {
 	struct inart_eval e;
 
-	if (inart_evaluator_run(c->ev, p, &e, NULL) < 0)
+	if (p == NULL || inart_evaluator_run(ev, p, &e, NULL) < 0)
 		return INFINITY;
 	return e.comm_time_s;
 }
 
-static int loads_moved(const struct inart_controller *c)
+static double predict(struct inart_controller *c, const struct inart_plan *p)
 {
-	if (!c->replanned_once)
+	return predict_on(c->ev, p);
+}
+
+/* now rose above ref by more than the fraction f (+inf above finite: yes). */
+static int time_rose(double now, double ref, double f)
+{
+	return isinf(now) ? !isinf(ref) : now > ref * (1 + f);
+}
+
+/* Whether a re-plan can change the decision, judged on the loads the
+ * re-plan sees (tp: measured, rising arcs high) against those of the last
+ * re-plan.  A plan's predicted time never falls when a load rises, so if
+ * no load fell by more than replan_change x capacity, no plan became
+ * faster than it was then (beyond the band): none is faster than `best`,
+ * the faster of the installed plan and the candidate at the last re-plan.
+ * Then a re-plan is needed only when the installed plan became slower
+ * (its time rose by more than replan_change), or when the candidate did
+ * and a plan as fast as `best` would now be worth a switch (best <= (1 -
+ * threshold) x the installed plan's time); otherwise it could not find a
+ * plan that gains the threshold. */
+static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
+{
+	const struct inart_topo *t = c->t;
+	double now, cur, best;
+
+	if (!c->replanned_once) {
+		snprintf(why, cap, "first");
 		return 1;
-	for (int a = 0; a < inart_topo_n_arcs(c->t); a++)
-		if (fabs(c->t->arcs[a].bg_gbps - c->bg_replan[a]) >
-			c->o.replan_change * c->t->arcs[a].gbps ||
-		    c->rising[a] != c->rising_replan[a])
+	}
+	for (int a = 0; a < inart_topo_n_arcs(t); a++) {
+		double d = c->tp->arcs[a].bg_gbps - c->bg_replan[a];
+
+		if (d < -c->o.replan_change * t->arcs[a].gbps) {
+			snprintf(why, cap, "%.32s->%.32s fell %.3g Gbit/s",
+				 t->nodes[t->arcs[a].from].id, t->nodes[t->arcs[a].to].id, -d);
 			return 1;
+		}
+	}
+	cur = predict_on(c->evp, c->cur);
+	if (time_rose(cur, c->ref_cur, c->o.replan_change)) {
+		snprintf(why, cap, "plan in service: %.3g -> %.3g s", c->ref_cur, cur);
+		return 1;
+	}
+	best = c->ref_cand < c->ref_cur ? c->ref_cand : c->ref_cur;
+	now = predict_on(c->evp, c->cand);
+	if (time_rose(now, c->ref_cand, c->o.replan_change) && best <= (1 - c->o.threshold) * cur) {
+		snprintf(why, cap, "candidate: %.3g -> %.3g s", c->ref_cand, now);
+		return 1;
+	}
 	return 0;
 }
 
@@ -317,13 +373,15 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 	double el = NAN;
 	int n = inart_topo_n_arcs(c->t), rc;
 
-	if (!loads_moved(c))
+	if (!loads_moved(c, d->replan_why, sizeof(d->replan_why))) {
+		c->skipped++;
 		return 0;
-	for (int a = 0; a < n; a++) {
-		c->bg_replan[a] = c->t->arcs[a].bg_gbps;
-		c->rising_replan[a] = c->rising[a];
 	}
+	for (int a = 0; a < n; a++)
+		c->bg_replan[a] = c->tp->arcs[a].bg_gbps;
 	c->replanned_once = 1;
+	c->replans++;
+	c->ref_cur = predict_on(c->evp, c->cur);
 	rc = fn(arg, c->tp, c->js, c->cur, c->o.replan_limit_s, &p, &el, &err);
 	d->replanned = 1;
 	d->replan_s = el;
@@ -346,6 +404,7 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 	 * rising re-plans every period and must not restart it */
 	inart_plan_destroy(c->cand);
 	c->cand = p;
+	c->ref_cand = predict_on(c->evp, p);
 	return 0;
 }
 
@@ -427,6 +486,9 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 	inart_plan_destroy(c->prev);
 	c->prev = c->cur;
 	c->prev_epoch = c->epoch;
+	c->ref_prev = c->ref_cur;
+	c->ref_cur = c->ref_cand;
+	c->ref_cand = INFINITY;
 	c->cur = c->cand;
 	c->cand = NULL;
 	c->epoch++;
@@ -510,6 +572,10 @@ void inart_ctl_decision_json(const struct inart_ctl_decision *d, const struct in
 	inart_sbuf_printf(b, ", \"epoch\": %llu, \"replanned\": %s", (unsigned long long)d->epoch,
 			  d->replanned ? "true" : "false");
 	json_num(b, "replan_s", d->replan_s);
+	if (d->replanned) {
+		inart_sbuf_puts(b, ", \"replan_why\": ");
+		json_str(b, d->replan_why);
+	}
 	inart_sbuf_puts(b, ", \"silent\": ");
 	if (d->silent_node >= 0 && d->silent_node < t->n_nodes)
 		json_str(b, t->nodes[d->silent_node].id);

@@ -10,8 +10,15 @@
  *  2. the model topology's background is set to the measured loads and the
  *     installed plan is re-evaluated with the evaluator (its predicted time
  *     under measured load, `cur_s`);
- *  3. re-plan when some arc's load moved by more than replan_change x its
- *     capacity since the last re-plan (or there was none yet): the re-plan
+ *  3. re-plan when the loads moved in a way that can change the decision
+ *     since the last re-plan (or there was none yet), judged on the loads
+ *     as the re-plan sees them (below): some arc's load fell by more than
+ *     replan_change x its capacity, or the predicted time of the installed
+ *     plan rose by more than replan_change, or the candidate's did while
+ *     a plan as fast as the faster of the two at the last re-plan would be
+ *     worth a switch (a plan's predicted time never falls when a load
+ *     rises, so no plan can have become faster than that; controller.c,
+ *     loads_moved): the re-plan
  *     function (default: inart_planner_run of `algorithm` with a time limit
  *     of replan_limit_s) runs on the measured topology; its result becomes
  *     the candidate unless it failed or took longer than replan_timeout_s
@@ -30,8 +37,8 @@
  *  Rising arcs: the re-plan (not the evaluation) sees an arc whose load rose
  *  by more than settle_frac x capacity within the last rise_s at (1 -
  *  RISE_RESIDUAL) x its capacity, so that a candidate chosen during a pause
- *  of a rise does not lean on the rising link; a change of the set of
- *  rising arcs re-plans too.
+ *  of a rise does not lean on the rising link (an arc that starts rising
+ *  is a rise of its load as the re-plan sees it; one that stops, a fall).
  * Warm start: the re-plan sees the installed plan; the default passes it to
  * the planner as its warm start (inart_planner_opt.start) and keeps it when
  * the planner's plan is not better under the measured loads.
@@ -99,6 +106,8 @@ struct inart_ctl_decision {
 	double new_s;		       /* candidate's, NaN when none */
 	double gain;		       /* (cur_s - new_s) / cur_s, NaN when none */
 	int replanned;		       /* a re-plan ran in this call */
+	char replan_why[96];	       /* what moved ("" when none ran): "first", or "FROM->TO
+					  fell|rose X Gbit/s" (the first such arc) */
 	double replan_s;	       /* its duration */
 	uint64_t epoch;		       /* of the installed plan (after a switch: the new one) */
 	int silent_node;	       /* the silent switch, or -1 */
@@ -139,6 +148,10 @@ int inart_controller_revert(struct inart_controller *c);
 /* Switches so far. */
 int inart_controller_switches(const struct inart_controller *c);
 
+/* Re-plans run so far; *skipped (if not NULL): decisions whose loads had
+ * not moved in a way that could change the decision (step 3). */
+long inart_controller_replans(const struct inart_controller *c, long *skipped);
+
 /* The default re-plan: inart_planner_run(arg ? arg : "inart") with
  * time_limit_s = limit_s, no ring jobs (not installable) and `current` as
  * its warm start (planner option `start`: its routes are candidates and
@@ -149,7 +162,8 @@ int inart_ctl_replan_planner(void *arg, const struct inart_topo *t, const struct
 			     struct inart_plan **out, double *elapsed_s, struct inart_err *err);
 
 /* The decision as one JSON object (no newline): t, action, why, reason,
- * cur_s, new_s, gain, epoch, replanned, replan_s, silent (node id or null),
+ * cur_s, new_s, gain, epoch, replanned, replan_s, replan_why (with replanned),
+ * silent (node id or null),
  * loads: [{"from", "to", "bg_gbps", "cap_gbps"}] for every arc with a
  * non-zero load; with d->iter_s, iter_s: {job id: seconds or null}. */
 void inart_ctl_decision_json(const struct inart_ctl_decision *d, const struct inart_topo *t,

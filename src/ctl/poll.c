@@ -13,7 +13,9 @@
 
 struct inart_poller {
 	const struct inart_topo *t;
-	char **path; /* per node: switches only */
+	char **path;		      /* per node: switches only */
+	struct inart_ctl_conn **conn; /* per node: its kept connection */
+	unsigned char *full;	      /* per node: refused port_counters, asked for stats */
 	int timeout_ms;
 	unsigned long failures;
 	struct inart_port_sample *buf; /* max degree */
@@ -26,7 +28,11 @@ void inart_poller_destroy(struct inart_poller *p)
 		return;
 	for (int v = 0; p->path != NULL && v < p->t->n_nodes; v++)
 		free(p->path[v]);
+	for (int v = 0; p->conn != NULL && v < p->t->n_nodes; v++)
+		inart_ctl_conn_destroy(p->conn[v]);
 	free(p->path);
+	free(p->conn);
+	free(p->full);
 	free(p->buf);
 	free(p);
 }
@@ -46,7 +52,9 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 	p->t = t;
 	p->timeout_ms = timeout_ms;
 	p->path = calloc((size_t)t->n_nodes + 1, sizeof(char *));
-	if (p->path == NULL)
+	p->conn = calloc((size_t)t->n_nodes + 1, sizeof(*p->conn));
+	p->full = calloc((size_t)t->n_nodes + 1, 1);
+	if (p->path == NULL || p->conn == NULL || p->full == NULL)
 		goto nomem;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int deg = t->out_off[v + 1] - t->out_off[v];
@@ -59,7 +67,8 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 			return NULL;
 		}
 		p->path[v] = strdup(path[v]);
-		if (p->path[v] == NULL)
+		p->conn[v] = inart_ctl_conn_create(path[v]);
+		if (p->path[v] == NULL || p->conn[v] == NULL)
 			goto nomem;
 		if (deg > p->max_deg)
 			p->max_deg = deg;
@@ -77,6 +86,15 @@ nomem:
 unsigned long inart_poller_failures(const struct inart_poller *p)
 {
 	return p == NULL ? 0 : p->failures;
+}
+
+unsigned long inart_poller_connects(const struct inart_poller *p)
+{
+	unsigned long n = 0;
+
+	for (int v = 0; p != NULL && v < p->t->n_nodes; v++)
+		n += inart_ctl_conn_connects(p->conn[v]);
+	return n;
 }
 
 static int counter(const json_t *port, const char *name, int k, uint64_t *out,
@@ -114,25 +132,48 @@ int inart_poll_parse_ports(const json_t *stats, struct inart_port_sample *out, i
 	return (int)n;
 }
 
+/* Ask switch v for its port counters (a switch that refuses port_counters
+ * -- an older switchd -- for its stats from then on): the parsed reply in
+ * *o and the time it arrived in *now.  0 or -errno (err says why). */
+static int ask(struct inart_poller *p, int v, json_t **o, double *now, struct inart_err *err)
+{
+	static const char ports[] = "{\"op\": \"port_counters\"}", stats[] = "{\"op\": \"stats\"}";
+	char *rep = NULL, why[256];
+	size_t rlen = 0;
+	int rc;
+
+	for (;;) {
+		const char *body = p->full[v] ? stats : ports;
+
+		rc = inart_ctl_conn_call(p->conn[v], body, strlen(body), &rep, &rlen, p->timeout_ms,
+					 err);
+		*now = inart_now_s();
+		if (rc < 0)
+			break;
+		rc = inart_ctl_reply_parse(rep, rlen, o, why, sizeof(why));
+		free(rep);
+		rep = NULL;
+		if (rc == -EPERM && !p->full[v]) {
+			p->full[v] = 1;
+			continue;
+		}
+		if (rc < 0)
+			inart_err_set(err, rc, "%s", why);
+		break;
+	}
+	return rc;
+}
+
 /* Ask switch v; feed its answer.  0 or -errno (err says why). */
 static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, struct inart_err *err)
 {
-	static const char body[] = "{\"op\": \"stats\"}";
-	char *rep = NULL, why[256];
-	size_t rlen = 0;
 	json_t *o = NULL, *up;
 	int rc, n;
 	double now;
 
-	rc = inart_ctl_call(p->path[v], body, sizeof(body) - 1, &rep, &rlen, p->timeout_ms, err);
-	now = inart_now_s();
+	rc = ask(p, v, &o, &now, err);
 	if (rc < 0)
 		goto out;
-	rc = inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why));
-	if (rc < 0) {
-		inart_err_set(err, rc, "%s", why);
-		goto out;
-	}
 	n = inart_poll_parse_ports(o, p->buf, p->max_deg, err);
 	if (n < 0) {
 		rc = n;
@@ -148,7 +189,6 @@ static int poll_one(struct inart_poller *p, int v, struct inart_estimator *e, st
 			      p->t->out_off[v + 1] - p->t->out_off[v]);
 out:
 	json_decref(o);
-	free(rep);
 	return rc;
 }
 

@@ -1,7 +1,9 @@
 /*
- * poll: the controller's counters from the switches -- one `stats` request
- * per switch over its control socket per round, the ports' byte counters
- * fed to the estimator (estimate.h) with the time each reply arrived.  The
+ * poll: the controller's counters from the switches -- one `port_counters`
+ * request (`stats` to a switch that refuses it) per switch per round over a
+ * connection kept open to its control socket (reopened after a failure),
+ * the ports' byte counters fed to the estimator (estimate.h) with the time
+ * each reply arrived.  The
  * I/O shell around the sans-I/O estimator; a switch that does not answer
  * within the timeout is skipped (the estimator then finds it silent).
  *
@@ -30,7 +32,11 @@ int inart_poller_round(struct inart_poller *p, struct inart_estimator *e, struct
 /* Requests that failed so far (per round: switches that did not answer). */
 unsigned long inart_poller_failures(const struct inart_poller *p);
 
-/* The port counters of a `stats` reply (its "ports" array): at most max
+/* Control connections opened so far: one per switch while its daemon
+ * keeps it (io/ctlsock: inart_ctl_conn), one more after each failure. */
+unsigned long inart_poller_connects(const struct inart_poller *p);
+
+/* The port counters of a `stats` or `port_counters` reply (its "ports" array): at most max
  * entries into out.  The number of ports, or -EINVAL (err: which port or
  * counter is missing or not a non-negative integer). */
 int inart_poll_parse_ports(const json_t *stats, struct inart_port_sample *out, int max,

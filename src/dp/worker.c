@@ -12,7 +12,8 @@
  * unanswered.  base/next per tree: lowest seq without a result / lowest seq
  * never sent; only seqs in [base, base + window) are sent.  Per tree also
  * the smoothed time to result, its smallest value, the current timeout, the
- * smoothed probe answer time and the idle-probing state.
+ * smoothed probe answer time, the idle-probing state and the lag of its
+ * first results behind the smallest time to result (peers starting later).
  *
  * Invariants: a chunk becomes DONE once (a later result is a duplicate), and
  * only from a complete (all workers) clean result; its values are written
@@ -74,6 +75,10 @@ struct wtree {
 	uint32_t stall_round;
 	uint32_t unheard; /* probes and resends since the PS was last heard */
 	uint64_t pace_at; /* paced: the next DATA packet may go then */
+	/* skewed starts: the tree's first transmission of the all-reduce, and
+	 * how much later than the smallest time to result its first result
+	 * came in recent all-reduces (peers that started later; start_wait) */
+	uint64_t begun, lag;
 };
 
 struct inart_worker {
@@ -208,6 +213,8 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
 		tt[t].pace_at = 0;
+		tt[t].begun = 0;
+		tt[t].lag = w->trees[t].lag;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -418,6 +425,8 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 		tr->idle_from = now;
 	if (tr->heard == 0)
 		tr->heard = now; /* a stall is counted from the first send */
+	if (tr->begun == 0)
+		tr->begun = now;
 	c->last_tx = now;
 	c->open = 0;
 	c->asked = 0;
@@ -563,11 +572,40 @@ static uint64_t idle_ready(const struct wchunk *c, uint64_t age, uint64_t per)
 	return a > b ? a : b;
 }
 
+/* How much longer idle probing waits before the tree's first result of the
+ * all-reduce: twice its recent lag (at most the initial timeout).  Peers
+ * that start an all-reduce later leave our window stuck while a switch
+ * holds our values for their contributions; a probe then finds the PS
+ * without them and has ours sent again (docs/dataplane.md, Skewed start).
+ * Without lag (peers starting together) a loss at the start is found as
+ * quickly as before. */
+static uint64_t start_wait(const struct inart_worker *w, const struct wtree *tr)
+{
+	if (tr->last_res != 0)
+		return 0;
+	return 2 * tr->lag < w->retx_ns ? 2 * tr->lag : w->retx_ns;
+}
+
+/* The tree's first result of the all-reduce came at now: its lag is how
+ * much later than the smallest time to result after the first
+ * transmission; the estimate takes a larger one at once and decays by an
+ * eighth per all-reduce. */
+static void note_lag(struct wtree *tr, uint64_t now)
+{
+	uint64_t s = 0;
+
+	if (tr->begun == 0)
+		return;
+	if (tr->min_rtt != 0 && now > tr->begun + tr->min_rtt)
+		s = now - tr->begun - tr->min_rtt;
+	tr->lag = s > tr->lag ? s : tr->lag - tr->lag / 8;
+}
+
 /* The next idle probe of tree tr: idle probing is for the end of a tree's
  * share (the last results have no successor to reveal their loss) and for a
  * window stuck at a chunk: no result for an idle period while nothing new
- * may be sent; it probes the oldest chunks once they are ready (idle_ready).
- * UINT64_MAX if none. */
+ * may be sent; it probes the oldest chunks once they are ready (idle_ready),
+ * before the tree's first result start_wait later.  UINT64_MAX if none. */
 static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t per, age, t, first = UINT64_MAX;
@@ -575,8 +613,8 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 	if (tr->idle_from == 0 || sending(w, tr))
 		return UINT64_MAX;
 	per = idle_period(w, tr);
-	age = expected(tr) ? expected(tr) : per;
-	t = tr->idle_from + per;
+	age = (expected(tr) ? expected(tr) : per) + start_wait(w, tr);
+	t = tr->idle_from + per + start_wait(w, tr);
 	for (uint32_t s = tr->base, k = 0; s < tr->next && k < INART_WORKER_IDLE_PROBES; s++) {
 		uint64_t r = idle_ready(&w->ch[tr->chunk0 + s], age, per);
 
@@ -596,7 +634,8 @@ static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart
 		       int max_out)
 {
 	struct wtree *tr = &w->trees[t];
-	uint64_t per = idle_period(w, tr), age = expected(tr) ? expected(tr) : per;
+	uint64_t per = idle_period(w, tr),
+		 age = (expected(tr) ? expected(tr) : per) + start_wait(w, tr);
 	int k = 0;
 
 	for (uint32_t s = tr->base; s < tr->next && *n < max_out && k < INART_WORKER_IDLE_PROBES;
@@ -1077,6 +1116,8 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 
 			w->res[off + (size_t)i] = (float)((double)v * f);
 		}
+		if (tr->last_res == 0)
+			note_lag(tr, now_ns);
 		answered(w, tr, c, now_ns);
 		if (tr->last_res && now_ns > tr->last_res) {
 			uint64_t g = now_ns - tr->last_res;

@@ -696,20 +696,22 @@ static int send_request(int fd, const char *path, const char *body, size_t len, 
 	return 0;
 }
 
-/* inart_ctl_call over TCP ("tcp:HOST:PORT"): handshake, one MAC'ed frame
- * each way. */
-static int tcp_call(const char *spec, const char *body, size_t len, char **reply, size_t *reply_len,
-		    int64_t deadline, struct inart_err *err)
+/* Connect to "HOST:PORT" (spec) and run the handshake by the deadline:
+ * the descriptor (non-blocking) in *fdp and the session key in ks.  0 or
+ * -errno (err says why; -EACCES: refused or the daemon did not prove the
+ * key). */
+static int tcp_open(const char *spec, int64_t deadline, int *fdp, uint8_t ks[INART_AUTH_MAC],
+		    struct inart_err *err)
 {
 	struct inart_ctl_key key;
 	struct sockaddr_in a;
 	uint8_t hello[INART_AUTH_HELLO], answer[INART_AUTH_ANSWER], proof[INART_AUTH_MAC];
-	uint8_t got[INART_AUTH_MAC], ks[INART_AUTH_MAC], *frame = NULL;
+	uint8_t got[INART_AUTH_MAC];
 	const char *kpath = getenv("INART_CTL_KEY");
-	uint32_t n = 0;
 	socklen_t sl = sizeof(int);
 	int fd = -1, rc, soerr = 0;
 
+	*fdp = -1;
 	if (kpath == NULL || kpath[0] == '\0')
 		return inart_err_set(err, -EACCES,
 				     "tcp:%s: set INART_CTL_KEY to the control key's file", spec);
@@ -748,14 +750,31 @@ static int tcp_call(const char *spec, const char *body, size_t len, char **reply
 		rc = inart_err_set(err, -EACCES, "tcp:%s: the daemon did not prove the key", spec);
 		goto out;
 	}
-	frame = malloc(len + INART_CTL_HDR_LEN + INART_AUTH_MAC);
-	if (frame == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	*fdp = fd;
+	fd = -1;
+	rc = 0;
+out:
+	inart_fd_close(fd);
+	OPENSSL_cleanse(&key, sizeof(key));
+	return rc;
+}
+
+/* One request and its reply on an authenticated connection: frames MAC'ed
+ * with the session key ks, the request's sequence number seq (the count of
+ * frames sent before it on the connection each way). */
+static int tcp_exchange(int fd, const uint8_t ks[INART_AUTH_MAC], uint64_t seq, const char *spec,
+			const char *body, size_t len, char **reply, size_t *reply_len,
+			int64_t deadline, struct inart_err *err)
+{
+	uint8_t *frame = malloc(len + INART_CTL_HDR_LEN + INART_AUTH_MAC);
+	uint32_t n = 0;
+	int rc;
+
+	if (frame == NULL)
+		return -ENOMEM;
 	inart_ctl_frame_hdr(frame, (uint32_t)len);
 	memcpy(frame + INART_CTL_HDR_LEN, body, len);
-	if ((rc = inart_ctlauth_mac(ks, 0, 0, frame, len + INART_CTL_HDR_LEN,
+	if ((rc = inart_ctlauth_mac(ks, 0, seq, frame, len + INART_CTL_HDR_LEN,
 				    frame + len + INART_CTL_HDR_LEN)) < 0 ||
 	    (rc = io_all(fd, frame, len + INART_CTL_HDR_LEN + INART_AUTH_MAC, 1, deadline)) < 0 ||
 	    (rc = io_all(fd, frame, INART_CTL_HDR_LEN, 0, deadline)) < 0) {
@@ -775,7 +794,7 @@ static int tcp_call(const char *spec, const char *body, size_t len, char **reply
 	inart_ctl_frame_hdr(frame, n);
 	if ((rc = io_all(fd, frame + INART_CTL_HDR_LEN, (size_t)n + INART_AUTH_MAC, 0, deadline)) <
 		0 ||
-	    (rc = inart_ctlauth_verify(ks, 1, 0, frame, (size_t)n + INART_CTL_HDR_LEN,
+	    (rc = inart_ctlauth_verify(ks, 1, seq, frame, (size_t)n + INART_CTL_HDR_LEN,
 				       frame + INART_CTL_HDR_LEN + n)) < 0) {
 		inart_err_set(err, rc, "tcp:%s: reply: %s", spec,
 			      rc == -EACCES ? "its MAC is wrong" : strerror(-rc));
@@ -792,8 +811,23 @@ static int tcp_call(const char *spec, const char *body, size_t len, char **reply
 	rc = 0;
 out:
 	free(frame);
-	inart_fd_close(fd);
-	OPENSSL_cleanse(&key, sizeof(key));
+	return rc;
+}
+
+/* inart_ctl_call over TCP ("tcp:HOST:PORT"): handshake, one MAC'ed frame
+ * each way. */
+static int tcp_call(const char *spec, const char *body, size_t len, char **reply, size_t *reply_len,
+		    int64_t deadline, struct inart_err *err)
+{
+	uint8_t ks[INART_AUTH_MAC];
+	int fd, rc;
+
+	rc = tcp_open(spec, deadline, &fd, ks, err);
+	if (rc == 0) {
+		rc = tcp_exchange(fd, ks, 0, spec, body, len, reply, reply_len, deadline, err);
+		close(fd);
+	}
+	OPENSSL_cleanse(ks, sizeof(ks));
 	return rc;
 }
 
@@ -865,5 +899,139 @@ int inart_ctl_call(const char *path, const char *body, size_t len, char **reply,
 out:
 	free(buf);
 	close(fd);
+	return rc;
+}
+
+/* ---- a kept connection (inart_ctl_conn, the controller's polls) ---- */
+
+struct inart_ctl_conn {
+	char *path;
+	int fd;			    /* -1: not connected */
+	int tcp;		    /* path is "tcp:HOST:PORT" */
+	uint8_t ks[INART_AUTH_MAC]; /* tcp: the session key */
+	uint64_t seq;		    /* tcp: requests sent on this connection */
+	unsigned long connects;
+};
+
+struct inart_ctl_conn *inart_ctl_conn_create(const char *path)
+{
+	struct inart_ctl_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL || (c->path = strdup(path)) == NULL) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->fd = -1;
+	c->tcp = strncmp(path, "tcp:", 4) == 0;
+	return c;
+}
+
+static void conn_drop(struct inart_ctl_conn *c)
+{
+	inart_fd_close(c->fd);
+	c->fd = -1;
+	c->seq = 0;
+	OPENSSL_cleanse(c->ks, sizeof(c->ks));
+}
+
+void inart_ctl_conn_destroy(struct inart_ctl_conn *c)
+{
+	if (c == NULL)
+		return;
+	conn_drop(c);
+	free(c->path);
+	free(c);
+}
+
+unsigned long inart_ctl_conn_connects(const struct inart_ctl_conn *c)
+{
+	return c == NULL ? 0 : c->connects;
+}
+
+/* Connect (UNIX: non-blocking after connect; TCP: with the handshake). */
+static int conn_open(struct inart_ctl_conn *c, int64_t deadline, struct inart_err *err)
+{
+	struct sockaddr_un a;
+	int fd;
+
+	if (c->tcp) {
+		int rc = tcp_open(c->path + 4, deadline, &c->fd, c->ks, err);
+
+		if (rc == 0)
+			c->connects++;
+		return rc;
+	}
+	if (fill_addr(&a, c->path) < 0)
+		return inart_err_set(err, -ENAMETOOLONG, "%s: path too long", c->path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return inart_err_set(err, -errno, "socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int rc =
+		    inart_err_set(err, -errno, "%s: cannot connect: %s", c->path, strerror(errno));
+
+		close(fd);
+		return rc;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	c->fd = fd;
+	c->connects++;
+	return 0;
+}
+
+/* One exchange on the open connection. */
+static int conn_exchange(struct inart_ctl_conn *c, const char *body, size_t len, char **reply,
+			 size_t *reply_len, int timeout_ms, int64_t deadline, struct inart_err *err)
+{
+	uint32_t n = 0;
+	int rc;
+
+	if (c->tcp) {
+		rc = tcp_exchange(c->fd, c->ks, c->seq, c->path + 4, body, len, reply, reply_len,
+				  deadline, err);
+		c->seq++;
+		return rc;
+	}
+	rc = send_request(c->fd, c->path, body, len, deadline, err);
+	if (rc == 0)
+		rc = recv_reply(c->fd, c->path, timeout_ms, deadline, reply, &n, err);
+	if (rc == 0)
+		*reply_len = n;
+	return rc;
+}
+
+int inart_ctl_conn_call(struct inart_ctl_conn *c, const char *body, size_t len, char **reply,
+			size_t *reply_len, int timeout_ms, struct inart_err *err)
+{
+	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 1);
+	int rc, kept;
+
+	*reply = NULL;
+	*reply_len = 0;
+	if (c == NULL || len == 0 || len > INART_CTL_MAX_MSG)
+		return inart_err_set(err, -EMSGSIZE, "%s: request of %zu bytes", c ? c->path : "?",
+				     len);
+	kept = c->fd >= 0;
+	if (!kept && (rc = conn_open(c, deadline, err)) < 0)
+		return rc;
+	rc = conn_exchange(c, body, len, reply, reply_len, timeout_ms, deadline, err);
+	if ((rc == -ECONNRESET || rc == -EPIPE) && kept) {
+		/* the daemon closed the kept connection (idle, restarted, its
+		 * slot given to another client): once more on a new one */
+		free(*reply);
+		*reply = NULL;
+		conn_drop(c);
+		if ((rc = conn_open(c, deadline, err)) < 0)
+			return rc;
+		rc = conn_exchange(c, body, len, reply, reply_len, timeout_ms, deadline, err);
+	}
+	if (rc < 0) {
+		/* a reply may still come: never take it for the next request's */
+		free(*reply);
+		*reply = NULL;
+		*reply_len = 0;
+		conn_drop(c);
+	}
 	return rc;
 }

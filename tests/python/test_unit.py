@@ -179,8 +179,10 @@ def both(fn):
 
 
 class Bucket:
-    def __init__(self, index, t):
+    def __init__(self, index, t, last=None):
         self.i, self.t = index, t
+        if last is not None:
+            self.is_last = lambda: last
 
     def index(self):
         return self.i
@@ -250,12 +252,44 @@ def loopback_checks(inart, inart_bin, tmp, paths, ip):
         check("hook: float64 bucket converted and back",
               all(isinstance(x, torch.Tensor) and x.dtype == torch.float64 and
                   bool((x == 0.75).all()) for x in futs), repr(futs)[:200])
+        # the backward's last bucket, nothing queued: reduced in the caller's
+        # thread (the future is complete when the hook returns)
+        futs = both(lambda r: (lambda f: (f.done(), f.wait()))(it.allreduce_hook(
+            states[r], Bucket(3, torch.full((2000,), 1.0 + r), last=True))))
+        check("hook: last bucket reduced at once in the caller's thread, the average",
+              all(isinstance(x, tuple) and x[0] and bool((x[1] == 1.5).all()) for x in futs),
+              repr(futs)[:300])
+        last = states[0].iterations[-1]
+        parts = last["wait_s"] + last["barrier_s"] + last["c_s"] + last["post_s"]
+        check("hook: comm_s = wait + barrier (none: no sync) + C + post",
+              abs(parts - last["comm_s"]) < 1e-6 and last["barrier_s"] == 0 and
+              min(last["wait_s"], last["c_s"], last["post_s"]) >= 0, str(last))
         futs = both(lambda r: it.allreduce_hook(states[r], Bucket(2, torch.zeros(
             5, dtype=torch.int64))).wait())
         check("hook: an int64 bucket fails the future with InartDtypeError",
               all(isinstance(x, Exception) and "InartDtypeError" in str(x) or
                   isinstance(x, inart.InartDtypeError) for x in futs), repr(futs)[:300])
         check("hook: state failed after the refusal", all(s.failed for s in states))
+        for s in states:
+            s.close()
+        t0 = time.monotonic()
+        raises("hook after close: the bucket fails (no hang)", RuntimeError,
+               lambda: it.allreduce_hook(states[0], Bucket(0, torch.ones(10))).wait(),
+               ["Inart"])
+        check("hook after close fails at once", time.monotonic() - t0 < 1.0)
+        # the start barrier (sync=True, the same on every rank)
+        states = [it.State(paths["topo"], paths["jobs"], plan, paths["deploy"], rank=r,
+                           world_size=2, timeout=10, sync=True) for r in (0, 1)]
+        futs = both(lambda r: [it.allreduce_hook(states[r], Bucket(i, torch.full(
+            (500 + i,), 1.0 + r), last=i == 1)).wait() for i in (0, 1)])
+        check("hook, sync=True: two buckets averaged",
+              all(isinstance(x, list) and all(bool((y == 1.5).all()) for y in x) for x in futs),
+              repr(futs)[:300])
+        last = states[1].iterations[-1]
+        check("hook, sync=True: one barrier per backward, in comm_s",
+              last["buckets"] == 2 and last["barrier_s"] > 0 and
+              abs(last["wait_s"] + last["barrier_s"] + last["c_s"] + last["post_s"] -
+                  last["comm_s"]) < 1e-6, str(last))
         for s in states:
             s.close()
         # a PS that does not answer
