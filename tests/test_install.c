@@ -402,16 +402,36 @@ static void test_errors(void **state)
 	d->n_arcs--;
 	expect_fail(t, js, p, d, NULL, -EINVAL, "deployment has");
 	d->n_arcs++;
-	/* a ring all-reduce plan (the `ring` baseline) has nothing to install */
+	/* a ring all-reduce plan (the `ring` baseline): no switch or PS state,
+	   each worker its ring position and neighbours (dp/ring) */
 	inart_plan_clear_routes(p, 0);
 	{
-		int hop0[] = {tu_find(t, "h0"), tu_find(t, "e0"), tu_find(t, "h1")};
-		int hop1[] = {tu_find(t, "h1"), tu_find(t, "e0"), tu_find(t, "h0")};
+		int hop0[] = {tu_find(t, "h1"), tu_find(t, "e0"), tu_find(t, "h0")};
+		int hop1[] = {tu_find(t, "h0"), tu_find(t, "e0"), tu_find(t, "h1")};
+		struct inart_install *in = NULL;
+		struct inart_err err = {{0}};
 
 		assert_int_equal(inart_plan_add_ring_hop(p, 0, hop0, 3), 0);
 		assert_int_equal(inart_plan_add_ring_hop(p, 0, hop1, 3), 0);
+		assert_int_equal(inart_install_build(t, js, p, d, NULL, &in, &err), 0);
+		assert_int_equal(in->n_ps, 0);
+		assert_int_equal(in->n_workers, 2);
+		assert_int_equal(in->n_ring_hops, 2);
+		assert_int_equal(in->n_ring_hops_off_plan, 0);
+		for (int k = 0; k < in->n_switches; k++)
+			assert_int_equal(in->sw[k].n_labels, 0);
+		for (int k = 0; k < 2; k++) {
+			const struct inart_worker_install *wi = &in->workers[k];
+			int other = tu_find(t, k == 0 ? "h1" : "h0");
+
+			assert_int_equal(wi->cfg.n_trees, 0);
+			assert_int_equal(wi->ring.size, 2);
+			assert_int_equal(wi->ring.pos, wi->node == tu_find(t, "h1") ? 0 : 1);
+			assert_int_equal(wi->ring.prev_ip, d->ip[other]);
+			assert_int_equal(wi->ring.next_ip, d->ip[other]);
+		}
+		inart_install_destroy(in);
 	}
-	expect_fail(t, js, p, d, NULL, -EINVAL, "ring all-reduce");
 	inart_plan_clear_routes(p, 0);
 	tu_tiny_routes(p, t);
 

@@ -452,6 +452,68 @@ static void expected_of(struct builder *b, int ti, char *done)
 
 /* /32 routes at every switch to every other node's address, along BFS
  * shortest paths (ties: adjacency order).  Hosts do not relay. */
+/* The route to dst along the plan's ring hops that end there: every switch
+ * of such a hop forwards to its next node on the hop (a path's suffix
+ * reaches dst; switches off the hops keep their shortest path, which ends
+ * at dst or on a hop, so there is no loop).  A hop that disagrees at some
+ * switch with a hop taken before is left out whole (ring_off_plan counts
+ * it).  mark: n ints of scratch. */
+static void ring_routes(const struct builder *b, int *via, int *mark, int dst)
+{
+	const struct inart_topo *t = b->t;
+
+	for (int v = 0; v < t->n_nodes; v++)
+		mark[v] = 0;
+	for (int j = 0; j < b->plan->n_jobs; j++) {
+		const struct inart_job_plan *jp = &b->plan->jobs[j];
+
+		for (int i = 0; i < jp->n_ring; i++) {
+			const int *q = jp->ring[i].path;
+			int n = jp->ring[i].n_path, ok = q[n - 1] == dst;
+
+			for (int k = 1; k + 1 < n && ok; k++) {
+				int e = inart_topo_arc_between(t, q[k], q[k + 1]);
+
+				ok =
+				    e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
+			}
+			for (int k = 1; k + 1 < n && ok; k++) {
+				via[q[k]] = inart_topo_arc_between(t, q[k], q[k + 1]);
+				mark[q[k]] = 1;
+			}
+		}
+	}
+}
+
+/* Ring hops towards dst whose IPv4 route (via: each node's arc towards
+ * dst) is not the plan's hop path. */
+static int ring_off_plan(const struct builder *b, const int *via, int dst)
+{
+	const struct inart_topo *t = b->t;
+	int off = 0;
+
+	for (int j = 0; j < b->plan->n_jobs; j++) {
+		const struct inart_job_plan *jp = &b->plan->jobs[j];
+
+		for (int i = 0; i < jp->n_ring; i++) {
+			const struct inart_ring_hop *h = &jp->ring[i];
+			int k = 0, v = h->path[0];
+
+			if (jp->ring[(i + 1) % jp->n_ring].path[0] != dst)
+				continue;
+			/* the host's one link, then the switches' routes */
+			while (v != dst && k < h->n_path && h->path[k] == v) {
+				int e = is_switch(b, v) ? via[v] : t->arc_out[t->out_off[v]];
+
+				v = e < 0 ? -1 : t->arcs[e].to;
+				k++;
+			}
+			off += !(v == dst && k == h->n_path - 1 && h->path[k] == dst);
+		}
+	}
+	return off;
+}
+
 static int build_routes(struct builder *b, struct inart_install *in)
 {
 	const struct inart_topo *t = b->t;
@@ -490,6 +552,8 @@ static int build_routes(struct builder *b, struct inart_install *in)
 				queue[tail++] = v;
 			}
 		}
+		if (in->n_ring_hops > 0)
+			ring_routes(b, via, queue, dst);
 		for (int k = 0; k < b->n_sw; k++) {
 			struct inart_sw_install *si = &in->sw[k];
 			int s = si->node;
@@ -501,6 +565,8 @@ static int build_routes(struct builder *b, struct inart_install *in)
 			si->routes[si->n_routes].port = (uint16_t)b->d->port[via[s]];
 			si->n_routes++;
 		}
+		if (in->n_ring_hops > 0)
+			in->n_ring_hops_off_plan += ring_off_plan(b, via, dst);
 	}
 out:
 	free(via);
@@ -778,12 +844,53 @@ static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, i
 	return rc;
 }
 
+/* A job planned as a ring all-reduce: every worker's ring position (the
+ * hop it starts in the plan) and its neighbours' addresses; no tables. */
+static int build_ring_job(struct builder *b, struct inart_install *in, int wbase)
+{
+	const struct inart_job *job = &b->js->jobs[b->job];
+	const struct inart_job_plan *jp = b->jp;
+	int n = jp->n_ring;
+
+	for (int r = 0; r < job->n_workers; r++) {
+		struct inart_worker_install *wi = &in->workers[wbase + r];
+		int pos = 0;
+
+		while (pos < n && jp->ring[pos].path[0] != job->workers[r])
+			pos++;
+		if (pos == n) /* the evaluator checked that every worker starts a hop */
+			return inart_err_set(b->err, -EINVAL, "job '%s': worker %d not on the ring",
+					     job->id, r);
+		wi->node = job->workers[r];
+		wi->job = b->job;
+		wi->cfg.job = (uint32_t)b->job;
+		wi->cfg.rank = (uint16_t)r;
+		wi->cfg.n_workers = (uint16_t)job->n_workers;
+		wi->ring.job = (uint32_t)b->job;
+		wi->ring.pos = (uint16_t)pos;
+		wi->ring.size = (uint16_t)n;
+		wi->ring.prev_ip = b->d->ip[jp->ring[(pos + n - 1) % n].path[0]];
+		wi->ring.next_ip = b->d->ip[jp->ring[(pos + 1) % n].path[0]];
+		wi->ring.retx_timeout_ns = b->opt.retx_timeout_ns;
+		wi->ring.window = b->opt.slots_per_tree;
+		/* the plan's rate of the hop: 2 (N - 1) / N of the gradient in the
+		   plan's communication time (as for the trees' pace_Bps) */
+		if (b->opt.pace_scale > 0 && b->comm_s > 0)
+			wi->ring.pace_Bps =
+			    2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s * b->opt.pace_scale;
+	}
+	in->n_ring_hops += n;
+	return 0;
+}
+
 static int build_job(struct builder *b, struct inart_install *in, int *ps_of, int wbase)
 {
 	const struct inart_job *job = &b->js->jobs[b->job];
 	const struct inart_job_plan *jp = b->jp;
 	int rc = 0;
 
+	if (jp->n_ring > 0)
+		return build_ring_job(b, in, wbase);
 	b->words = (job->n_workers + 63) / 64;
 	for (int r = 0; r < job->n_workers; r++) {
 		struct inart_worker_install *wi = &in->workers[wbase + r];
@@ -829,18 +936,15 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 	return rc;
 }
 
-/* The plan is one whose tables can be installed: not a ring, its inputs
- * fit a deployment (check_inputs) and the evaluator accepts it. */
+/* The plan is one whose tables can be installed: its inputs fit a
+ * deployment (check_inputs) and the evaluator accepts it (ring jobs
+ * included: they need no tables). */
 static int check_plan(struct builder *b)
 {
 	struct inart_evaluator *ev;
 	struct inart_eval ee;
 	int rc;
 
-	if (inart_plan_has_ring(b->plan))
-		return inart_err_set(b->err, -EINVAL,
-				     "plan: a ring all-reduce plan has no PS or switch tables to "
-				     "install (plan with --no-ring)");
 	rc = check_inputs(b);
 	if (rc < 0)
 		return rc;
@@ -872,7 +976,7 @@ static int number_nodes(struct builder *b, struct inart_install *in, int *ps_of,
 		in->n_workers += job->n_workers;
 		if (jp->n_trees > max_trees)
 			max_trees = jp->n_trees;
-		for (int i = 0; i < job->n_ps; i++)
+		for (int i = 0; i < job->n_ps && jp->n_ring == 0; i++)
 			if (jp->split[i] > 0)
 				ps_count[job->ps[i]]++;
 	}
@@ -1146,6 +1250,17 @@ uint64_t inart_install_digest(const struct inart_install *in)
 		fnv(&h, c->slots, 2);
 		fnv(&h, c->retx_timeout_ns, 8);
 		fnv(&h, (uint8_t)c->scale_exp, 1);
+		if (in->workers[k].ring.size > 0) { /* ring jobs only: PS plans keep their ids */
+			const struct inart_ring_cfg *rc = &in->workers[k].ring;
+			uint64_t pace;
+
+			fnv(&h, rc->pos, 2);
+			fnv(&h, rc->size, 2);
+			fnv(&h, rc->prev_ip, 4);
+			fnv(&h, rc->next_ip, 4);
+			memcpy(&pace, &rc->pace_Bps, 8);
+			fnv(&h, pace, 8);
+		}
 	}
 	return h;
 }

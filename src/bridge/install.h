@@ -16,7 +16,8 @@
  * (reversed paths); an aggregation switch replicates to its children; the
  * copy for a worker gets the worker's IP as destination.
  * IPv4 routes: a /32 to every host and switch address along BFS shortest
- * paths, so plain traffic (ping, TCP, retransmissions with label 0) works.
+ * paths, so plain traffic (ping, TCP, retransmissions with label 0) works;
+ * to a ring worker along the plan's ring hop that ends there.
  *
  * Requirements: hosts single-homed (switch-centric topologies: fat-tree,
  * leaf-spine); at most INART_WIRE_MAX_CONTRIB workers per job.
@@ -32,12 +33,17 @@
  * switch gets an ingress entry (port, job, rank); every PS tree its sources
  * (the job's workers with their ranks, the switches aggregating in the tree)
  * and max_chunks for the job's gradient size (jobs file).
+ * A job planned as a ring all-reduce gets no labels, slots or PS trees: its
+ * workers get a ring configuration (position = the hop they start in the
+ * plan, neighbours' addresses) and talk over IPv4 routes
+ * (docs/dataplane.md, "Ring all-reduce").
  */
 #ifndef INART_INSTALL_H
 #define INART_INSTALL_H
 
 #include "cp/plan.h"
 #include "dp/ps.h"
+#include "dp/ring.h"
 #include "dp/switch.h"
 #include "dp/worker.h"
 
@@ -107,7 +113,9 @@ struct inart_ps_install {
 
 struct inart_worker_install {
 	int node, job;
-	struct inart_worker_cfg cfg;
+	struct inart_worker_cfg cfg; /* a ring job's workers: no trees (n_trees 0) */
+	struct inart_ring_cfg ring;  /* a job planned as a ring all-reduce (ring.size
+					> 0): position, neighbours (dp/ring.h) */
 };
 
 struct inart_install {
@@ -117,6 +125,13 @@ struct inart_install {
 	struct inart_ps_install *ps;
 	int n_workers;
 	struct inart_worker_install *workers;
+	/* ring jobs: no labels, slots or PS trees; their packets (UDP port
+	   INART_WIRE_RING_PORT) follow the IPv4 routes, and the route to a ring
+	   worker follows the plan's hop that ends there (not a shortest path:
+	   the ring baseline spreads hops over k shortest paths); hops that
+	   disagree with another one at some switch keep the route taken before
+	   and are counted off the plan */
+	int n_ring_hops, n_ring_hops_off_plan;
 };
 
 void inart_install_opt_default(struct inart_install_opt *o);

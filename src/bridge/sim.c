@@ -73,7 +73,8 @@ struct wrk {
 	int node;
 	uint32_t job;
 	struct inart_worker *w;
-	int active; /* began and not yet done */
+	struct inart_ring *r; /* a ring job's worker (then w is NULL) */
+	int active;	      /* began and not yet done */
 };
 
 struct inart_sim {
@@ -101,6 +102,30 @@ struct inart_sim {
 	int tables_failed;
 	char tables_why[256];
 };
+
+/* ---- a worker: the INA worker core, or a ring job's (dp/ring) ---- */
+
+static uint64_t wrk_deadline(const struct wrk *wk)
+{
+	return wk->r ? inart_ring_next_deadline(wk->r) : inart_worker_next_deadline(wk->w);
+}
+
+static int wrk_poll(struct wrk *wk, uint64_t now, struct inart_dgram *out, int max)
+{
+	return wk->r ? inart_ring_poll(wk->r, now, out, max)
+		     : inart_worker_poll(wk->w, now, out, max);
+}
+
+static int wrk_done(const struct wrk *wk)
+{
+	return wk->r ? inart_ring_done(wk->r) : inart_worker_done(wk->w);
+}
+
+/* Ended without a result: a step notice, or a ring whose peer went silent. */
+static int wrk_stale(const struct wrk *wk)
+{
+	return wk->r ? inart_ring_failed(wk->r, NULL) != 0 : inart_worker_stale(wk->w, NULL);
+}
 
 /* ---- event queue ---- */
 
@@ -318,9 +343,10 @@ static void host_send(struct inart_sim *s, int v, const struct inart_dgram *dg)
 
 	if (nd->arc < 0)
 		return;
-	len =
-	    inart_pkt_build_udp(frame, sizeof(frame), s->d->mac[v], nd->next_mac, s->d->ip[v],
-				dg->peer_ip, INART_WIRE_UDP_PORT, dg->peer_port, dg->data, dg->len);
+	len = inart_pkt_build_udp(
+	    frame, sizeof(frame), s->d->mac[v], nd->next_mac, s->d->ip[v], dg->peer_ip,
+	    dg->peer_port == INART_WIRE_RING_PORT ? INART_WIRE_RING_PORT : INART_WIRE_UDP_PORT,
+	    dg->peer_port, dg->data, dg->len);
 	if (len == 0)
 		return;
 	nd->st.tx++;
@@ -355,14 +381,14 @@ static void host_wake(struct inart_sim *s, int v)
 
 	for (int i = 0; i < nd->n_workers && room > 0; i++) {
 		struct wrk *wk = &s->workers[nd->workers[i]];
-		uint64_t dl = inart_worker_next_deadline(wk->w);
+		uint64_t dl = wrk_deadline(wk);
 		int n, max;
 
 		if (dl == NONE || dl > now_ns(s))
 			continue;
 		do {
 			max = room < WORKER_MAX_OUT ? room : WORKER_MAX_OUT;
-			n = inart_worker_poll(wk->w, now_ns(s), s->dout, max);
+			n = wrk_poll(wk, now_ns(s), s->dout, max);
 			for (int k = 0; k < n; k++)
 				host_send(s, v, &s->dout[k]);
 			did |= n > 0;
@@ -371,7 +397,7 @@ static void host_wake(struct inart_sim *s, int v)
 		} while (n == max && room > 0);
 	}
 	for (int i = 0; i < nd->n_workers; i++) {
-		uint64_t dl = inart_worker_next_deadline(s->workers[nd->workers[i]].w);
+		uint64_t dl = wrk_deadline(&s->workers[nd->workers[i]]);
 
 		if (dl < next)
 			next = dl;
@@ -390,13 +416,36 @@ static void host_wake(struct inart_sim *s, int v)
 
 static void worker_check_done(struct inart_sim *s, struct wrk *wk)
 {
-	if (wk->active && (inart_worker_done(wk->w) || inart_worker_stale(wk->w, NULL))) {
+	if (wk->active && (wrk_done(wk) || wrk_stale(wk))) {
 		wk->active = 0;
 		s->remaining--;
 		s->last_done = s->now;
-		if (!inart_worker_done(wk->w))
+		if (!wrk_done(wk))
 			s->stale++;
 	}
+}
+
+/* A ring packet for host v: to its ring worker of the packet's job.  0 or
+ * -ENOENT (no such worker: dropped). */
+static int ring_rx(struct inart_sim *s, int v, const uint8_t *udp, size_t len, uint32_t src,
+		   uint16_t sport)
+{
+	struct node *nd = &s->nodes[v];
+	struct inart_wire_ring h;
+
+	if (inart_wire_ring_decode(udp, len, &h, NULL) != INART_WIRE_OK)
+		return -ENOENT;
+	for (int i = 0; i < nd->n_workers; i++) {
+		struct wrk *wk = &s->workers[nd->workers[i]];
+
+		if (wk->r == NULL || wk->job != h.job)
+			continue;
+		inart_ring_rx(wk->r, udp, len, src, sport, now_ns(s));
+		worker_check_done(s, wk);
+		wake_at(s, v, wrk_deadline(wk), 1);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 static void host_rx(struct inart_sim *s, int v, const uint8_t *frame, size_t len)
@@ -412,9 +461,16 @@ static void host_rx(struct inart_sim *s, int v, const uint8_t *frame, size_t len
 		goto drop;
 	}
 	if (inart_pkt_parse(frame, len, &pi) < 0 || pi.ethertype != INART_ETHERTYPE_IPV4 ||
-	    !pi.is_udp || pi.dst_ip != s->d->ip[v] || pi.dport != INART_WIRE_UDP_PORT)
+	    !pi.is_udp || pi.dst_ip != s->d->ip[v])
 		goto drop;
 	udp = frame + pi.l4_payload_off;
+	if (pi.dport == INART_WIRE_RING_PORT) {
+		if (ring_rx(s, v, udp, pi.l4_payload_len, pi.src_ip, pi.sport) == 0)
+			return;
+		goto drop;
+	}
+	if (pi.dport != INART_WIRE_UDP_PORT)
+		goto drop;
 	if (inart_wire_decode(udp, pi.l4_payload_len, &h, &payload) != INART_WIRE_OK)
 		goto drop;
 	if (h.flags & INART_F_DATA) {
@@ -431,7 +487,7 @@ static void host_rx(struct inart_sim *s, int v, const uint8_t *frame, size_t len
 	for (int i = 0; i < nd->n_workers; i++) {
 		struct wrk *wk = &s->workers[nd->workers[i]];
 
-		if (wk->job != h.job)
+		if (wk->w == NULL || wk->job != h.job)
 			continue;
 		inart_worker_rx(wk->w, udp, pi.l4_payload_len, pi.src_ip, pi.sport, now_ns(s));
 		worker_check_done(s, wk);
@@ -743,8 +799,10 @@ static void drop_cores(struct inart_sim *s)
 		nd->workers = NULL;
 		nd->n_workers = 0;
 	}
-	for (int k = 0; k < s->n_workers; k++)
+	for (int k = 0; k < s->n_workers; k++) {
 		inart_worker_destroy(s->workers[k].w);
+		inart_ring_destroy(s->workers[k].r);
+	}
 	free(s->workers);
 	s->workers = NULL;
 	s->n_workers = 0;
@@ -871,9 +929,12 @@ static int install_workers(struct inart_sim *s, const struct inart_install *in, 
 		nd = &s->nodes[wi->node];
 		s->workers[k].node = wi->node;
 		s->workers[k].job = wi->cfg.job;
-		s->workers[k].w = inart_worker_create(&wi->cfg);
+		if (wi->ring.size > 0)
+			s->workers[k].r = inart_ring_create(&wi->ring);
+		else
+			s->workers[k].w = inart_worker_create(&wi->cfg);
 		s->n_workers = k + 1;
-		if (s->workers[k].w == NULL) {
+		if (s->workers[k].w == NULL && s->workers[k].r == NULL) {
 			int rc = errno > 0 ? -errno : -EINVAL;
 
 			snprintf(why, why_len,
@@ -974,14 +1035,22 @@ int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, c
 			return -EINVAL;
 		}
 	for (int k = 0; k < s->n_workers; k++) {
-		struct inart_worker *w = inart_worker_create(&in->workers[k].cfg);
+		const struct inart_worker_install *wi = &in->workers[k];
+		struct inart_worker *w = NULL;
+		struct inart_ring *r = NULL;
 
-		if (w == NULL) {
+		if (wi->ring.size > 0)
+			r = inart_ring_create(&wi->ring);
+		else
+			w = inart_worker_create(&wi->cfg);
+		if (w == NULL && r == NULL) {
 			snprintf(why, why_len, "worker %d refused its config", k);
 			return -errno;
 		}
 		inart_worker_destroy(s->workers[k].w);
+		inart_ring_destroy(s->workers[k].r);
 		s->workers[k].w = w;
+		s->workers[k].r = r;
 		s->workers[k].job = in->workers[k].cfg.job;
 	}
 	return 0;
@@ -1012,7 +1081,8 @@ int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n,
 	for (int k = 0; k < s->n_workers; k++) {
 		struct wrk *wk = &s->workers[k];
 
-		rc = inart_worker_begin(wk->w, bufs[k], n, iter);
+		rc = wk->r ? inart_ring_begin(wk->r, bufs[k], n, iter)
+			   : inart_worker_begin(wk->w, bufs[k], n, iter);
 		if (rc < 0)
 			return rc;
 		wk->active = 1;
@@ -1021,7 +1091,7 @@ int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n,
 	s->last_done = start;
 	for (int k = 0; k < s->n_workers; k++) {
 		worker_check_done(s, &s->workers[k]);
-		wake_at(s, s->workers[k].node, inart_worker_next_deadline(s->workers[k].w), 1);
+		wake_at(s, s->workers[k].node, wrk_deadline(&s->workers[k]), 1);
 	}
 	while (s->remaining > 0 && s->q.n > 0 && s->q.h[0].t <= limit) {
 		inart_sim_evq_pop(&s->q, &ev);
@@ -1039,6 +1109,8 @@ int inart_sim_result(const struct inart_sim *s, int k, float *out, size_t n)
 {
 	if (k < 0 || k >= s->n_workers)
 		return -EINVAL;
+	if (s->workers[k].r != NULL)
+		return inart_ring_result(s->workers[k].r, out, n);
 	return inart_worker_result(s->workers[k].w, out, n);
 }
 

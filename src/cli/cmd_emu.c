@@ -584,8 +584,7 @@ static void exec_plans(struct emu_exec *x, const char *const *algos)
 		} else {
 			struct inart_planner_opt po = {.size = sizeof(po)};
 
-			inart_planner_opt_default(&po);
-			po.no_ring = 1; /* the data plane runs PS plans only */
+			inart_planner_opt_default(&po); /* ring jobs run too (dp/ring) */
 			row->algorithm = algos[i];
 			if (a->o.progress)
 				fprintf(stderr, "inart emu: planning %s\n", algos[i]);

@@ -76,7 +76,7 @@ static void summary(const char *algo, const struct inart_plan *p)
 			inart_bound_source_name(p->bound_source),
 			100.0 * (p->comm_time_s / p->ring_bound_s - 1));
 	if (inart_plan_has_ring(p) && strcmp(algo, "ring") != 0)
-		fprintf(stderr, ", ring all-reduce jobs (not installable; --no-ring)");
+		fprintf(stderr, ", ring all-reduce jobs (--no-ring: none)");
 	if (!isnan(p->lp_bound_s) && p->lp_bound_s > 0 &&
 	    !(fabs(p->lp_bound_s - p->best_bound_s) <= 1e-9 * p->lp_bound_s))
 		fprintf(stderr, ", LP bound %.6g ms (x%.4f)", p->lp_bound_s * 1e3,

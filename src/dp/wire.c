@@ -10,6 +10,7 @@
  */
 #include "wire.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -194,4 +195,120 @@ const char *inart_wire_strerror(int code)
 	default:
 		return "unknown error";
 	}
+}
+
+/* ---- ring all-reduce packets (wire.h) ---- */
+
+/* The multi-byte fields of the ring header: wire offset, size, place in
+ * struct inart_wire_ring (the one-byte ones and reserved bytes are apart). */
+static const struct {
+	uint8_t off, size;
+	uint8_t field;
+} ring_fields[] = {
+    {4, 4, offsetof(struct inart_wire_ring, job)},
+    {8, 2, offsetof(struct inart_wire_ring, from)},
+    {10, 2, offsetof(struct inart_wire_ring, size)},
+    {12, 4, offsetof(struct inart_wire_ring, iter)},
+    {16, 4, offsetof(struct inart_wire_ring, seq)},
+    {20, 2, offsetof(struct inart_wire_ring, count)},
+    {24, 8, offsetof(struct inart_wire_ring, sack)},
+};
+#define N_RING_FIELDS ((int)(sizeof(ring_fields) / sizeof(ring_fields[0])))
+
+/* Copy field i between the wire (big-endian) and the struct, either way. */
+static void ring_field(int i, uint8_t *wire, struct inart_wire_ring *h, int to_wire)
+{
+	uint8_t *f = (uint8_t *)h + ring_fields[i].field;
+	uint64_t v = 0;
+	int n = ring_fields[i].size;
+
+	if (to_wire) {
+		uint16_t v16;
+		uint32_t v32;
+
+		if (n == 2)
+			memcpy(&v16, f, 2), v = v16;
+		else if (n == 4)
+			memcpy(&v32, f, 4), v = v32;
+		else
+			memcpy(&v, f, 8);
+		for (int b = 0; b < n; b++)
+			wire[ring_fields[i].off + b] = (uint8_t)(v >> (8 * (n - 1 - b)));
+		return;
+	}
+	for (int b = 0; b < n; b++)
+		v = v << 8 | wire[ring_fields[i].off + b];
+	if (n == 2)
+		*(uint16_t *)(void *)f = (uint16_t)v;
+	else if (n == 4)
+		*(uint32_t *)(void *)f = (uint32_t)v;
+	else
+		*(uint64_t *)(void *)f = v;
+}
+
+static int ring_check(const struct inart_wire_ring *h, size_t len)
+{
+	if (h->type == INART_RING_T_DATA) {
+		if (h->flags & ~INART_RING_F_RETX)
+			return INART_WIRE_EFLAGS;
+		if (h->count == 0 || len != INART_WIRE_RING_HDR_LEN + 4 * (size_t)h->count)
+			return INART_WIRE_ELENGTH;
+		if (h->sack != 0)
+			return INART_WIRE_ERESERVED;
+	} else if (h->type == INART_RING_T_ACK) {
+		if (h->flags & ~INART_RING_F_DONE)
+			return INART_WIRE_EFLAGS;
+		if (h->count != 0 || len != INART_WIRE_RING_HDR_LEN)
+			return INART_WIRE_ELENGTH;
+	} else {
+		return INART_WIRE_EFLAGS;
+	}
+	if (h->size == 0 || h->from >= h->size)
+		return INART_WIRE_EFANIN;
+	return INART_WIRE_OK;
+}
+
+int inart_wire_ring_decode(const uint8_t *buf, size_t len, struct inart_wire_ring *h,
+			   const uint8_t **payload)
+{
+	memset(h, 0, sizeof(*h));
+	if (len < INART_WIRE_RING_HDR_LEN)
+		return INART_WIRE_ETRUNC;
+	if (buf[0] != INART_WIRE_RING_VERSION)
+		return INART_WIRE_EVERSION;
+	if (buf[3] != 0 || inart_get_be16(buf + 22) != 0)
+		return INART_WIRE_ERESERVED;
+	h->type = buf[1];
+	h->flags = buf[2];
+	for (int i = 0; i < N_RING_FIELDS; i++)
+		ring_field(i, (uint8_t *)buf, h, 0);
+	if (payload != NULL)
+		*payload = buf + INART_WIRE_RING_HDR_LEN;
+	return ring_check(h, len);
+}
+
+size_t inart_wire_ring_encode(const struct inart_wire_ring *h, const float *values, uint8_t *buf,
+			      size_t cap)
+{
+	size_t len;
+
+	if (h == NULL || (h->count > 0 && values == NULL))
+		return 0;
+	len = INART_WIRE_RING_HDR_LEN + 4 * (size_t)h->count;
+	if (len > cap || ring_check(h, len) != INART_WIRE_OK)
+		return 0;
+	buf[0] = INART_WIRE_RING_VERSION;
+	buf[1] = h->type;
+	buf[2] = h->flags;
+	buf[3] = 0;
+	buf[22] = buf[23] = 0;
+	for (int i = 0; i < N_RING_FIELDS; i++)
+		ring_field(i, buf, (struct inart_wire_ring *)h, 1);
+	for (int i = 0; i < h->count; i++) {
+		uint32_t u;
+
+		memcpy(&u, &values[i], 4);
+		inart_put_be32(buf + INART_WIRE_RING_HDR_LEN + 4 * (size_t)i, u);
+	}
+	return len;
 }

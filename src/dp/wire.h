@@ -117,4 +117,64 @@ size_t inart_wire_encode_hdr(const struct inart_wire_hdr *h, uint8_t *buf, size_
 /* Human-readable reason for a decode error (for counters and logs). */
 const char *inart_wire_strerror(int code);
 
+/* ---- ring all-reduce packets (dp/ring; docs/wire.md, "Ring all-reduce") ----
+ *
+ * A job planned as a ring all-reduce has no PS and no INA: its workers send
+ * float32 partial sums to their ring successor and acknowledgements back to
+ * their predecessor, over UDP port INART_WIRE_RING_PORT, which switches
+ * route by IPv4 like any UDP (never aggregated).  Layout (network byte
+ * order), 32 fixed bytes, then `count` float32 values (IEEE bits, big-endian):
+ *    0 u8  version (INART_WIRE_RING_VERSION)
+ *    1 u8  type (INART_RING_T_DATA, INART_RING_T_ACK)
+ *    2 u8  flags (INART_RING_F_*)
+ *    3 u8  0
+ *    4 u32 job
+ *    8 u16 from: ring position of the sender
+ *   10 u16 size: workers in the ring (from < size)
+ *   12 u32 iter: the all-reduce's step
+ *   16 u32 seq: DATA: the message number; ACK: every message below it arrived
+ *   20 u16 count: DATA: values (>= 1); ACK: 0
+ *   22 u16 0
+ *   24 u64 sack: ACK: bit i = message seq + 1 + i arrived; DATA: 0
+ *   32 f32 values[count]
+ */
+#define INART_WIRE_RING_VERSION 1
+#define INART_WIRE_RING_PORT 47471
+#define INART_WIRE_RING_HDR_LEN 32
+#define INART_WIRE_RING_MAX_VALUES                                                                 \
+	((INART_WIRE_IP_MTU - INART_WIRE_IPUDP_LEN - INART_WIRE_RING_HDR_LEN) / 4) /* 360 */
+
+enum inart_ring_type {
+	INART_RING_T_DATA = 1, /* values of one message, to the ring successor */
+	INART_RING_T_ACK = 2,  /* cumulative + selective acknowledgement, to the predecessor */
+};
+
+enum inart_ring_flag {
+	INART_RING_F_RETX = 0x01, /* DATA: sent again (no time sample from its ACK) */
+	INART_RING_F_DONE = 0x02, /* ACK: the sender holds every message of `iter` */
+};
+
+struct inart_wire_ring {
+	uint8_t type, flags;
+	uint32_t job;
+	uint16_t from, size;
+	uint32_t iter, seq;
+	uint16_t count;
+	uint64_t sack;
+};
+
+/* Decode and check a ring packet (UDP payload).  On success *payload points
+ * at the big-endian float32 values inside buf.  INART_WIRE_OK or a reason:
+ * ETRUNC (shorter than the header), EVERSION, EFLAGS (unknown type or flag,
+ * DONE on DATA, RETX on ACK), ELENGTH (length not 32 + 4 * count, DATA
+ * without values, ACK with values), EFANIN (size 0 or from >= size),
+ * ERESERVED (a reserved byte not 0, sack on DATA). */
+int inart_wire_ring_decode(const uint8_t *buf, size_t len, struct inart_wire_ring *h,
+			   const uint8_t **payload);
+
+/* Encode a ring packet (values in host order, converted here).  Returns the
+ * length, or 0 if cap is too small or decode would refuse the packet. */
+size_t inart_wire_ring_encode(const struct inart_wire_ring *h, const float *values, uint8_t *buf,
+			      size_t cap);
+
 #endif

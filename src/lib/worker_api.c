@@ -21,11 +21,20 @@
  * counters of cores dropped after a timeout are kept in acc, so the totals
  * run from inart_ctx_create.
  *
+ * Ring jobs (the plan runs the job as a ring all-reduce: no PS, no INA): the
+ * context runs the ring core (dp/ring) instead, over a UDP socket on
+ * INART_WIRE_RING_PORT (ring_create, ring_allreduce, ring_counters: a local
+ * dispatch, nothing else changes).  Its core is kept across a failed call
+ * (a timeout goes on waiting for the same step: its neighbours hold what it
+ * acknowledged), ring contexts do not follow plan epochs, and destroying
+ * one lingers until its predecessor is quiet (ring_linger).
+ *
  * Ownership: the context owns its core, socket and buffers.
  */
 #include "inart/worker.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,6 +47,7 @@
 #include "cp/load.h"
 #include "bridge/epoch.h"
 #include "bridge/install.h"
+#include "dp/ring.h"
 #include "dp/worker.h"
 #include "io/deploy.h"
 #include "io/udp.h"
@@ -63,6 +73,8 @@ static const struct {
 struct inart_ctx {
 	struct inart_worker_cfg cfg;
 	struct inart_worker *w;
+	struct inart_ring *ring; /* a ring job's core (then w is NULL) */
+	struct inart_ring_cfg ring_cfg;
 	struct inart_ctx_stats acc; /* own counters + those of dropped cores */
 	struct inart_udp *u;
 	uint32_t step;	   /* the step the next call runs (>= 1) */
@@ -86,6 +98,7 @@ struct inart_ctx {
  * job's gradient size in values, the plan's epoch (0 when it has none). */
 struct built {
 	struct inart_worker_cfg cfg;
+	struct inart_ring_cfg ring; /* ring.size > 0: a ring job */
 	uint32_t ip;
 	size_t max_n;
 	uint32_t epoch, from_step;
@@ -143,6 +156,7 @@ static int build(const char *topo, const char *jobs, const char *plan, const cha
 		goto out;
 	}
 	b->cfg = in->workers[k].cfg;
+	b->ring = in->workers[k].ring;
 	b->max_n = (size_t)((js->jobs[j].gradient_bytes + 3) / 4);
 	b->ip = d->ip[in->workers[k].node];
 out:
@@ -161,6 +175,164 @@ static char *dup_or_null(const char *s, int *fail)
 	if (s != NULL && d == NULL)
 		*fail = 1;
 	return d;
+}
+
+/* Sleep until a datagram arrives or until `until` (at most 1 s; to the
+ * microsecond: a paced tree's next packet is due a frame time later, often
+ * a few ms or less on a scaled network).  0 or -EIO. */
+static int wait_socket(struct inart_ctx *c, uint64_t until, uint64_t now)
+{
+	struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
+	uint64_t wait_ns = until <= now ? 0 : until - now;
+	struct timespec ts;
+
+	if (wait_ns > 1000000000ull)
+		wait_ns = 1000000000ull;
+	ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
+	ts.tv_nsec = (long)(wait_ns % 1000000000ull);
+	return ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR ? -EIO : 0;
+}
+
+/* The end of a call that got its result (rc 0): the next step. */
+static int step_done(struct inart_ctx *c, int rc)
+{
+	if (rc == 0) {
+		c->acc.allreduces++;
+		c->step++;
+		c->job_step = 0;
+	}
+	return rc;
+}
+
+/* ---- ring jobs (dp/ring) ---- */
+
+static int ring_create(struct inart_ctx *c, const struct built *b, struct inart_err *err)
+{
+	c->ring_cfg = b->ring;
+	c->ring = inart_ring_create(&b->ring);
+	if (c->ring == NULL)
+		return inart_err_set(err, -(errno ? errno : EINVAL),
+				     "job '%s' rank %d: ring configuration refused", c->job_id,
+				     c->rank);
+	c->u = inart_udp_open(b->ip, INART_WIRE_RING_PORT, CTX_BATCH, err);
+	if (c->u == NULL)
+		return -(errno ? errno : EIO);
+	for (int i = 0; i < CTX_OUT; i++)
+		c->out[i].data = c->bufs[i];
+	return 0;
+}
+
+static int send_all(struct inart_ctx *c, int n, uint64_t deadline);
+
+/* inart_allreduce of a ring job.  A call that fails keeps the core: the
+ * next call of the same step and size goes on with it (it acknowledged
+ * messages its neighbours will not send again); another step starts anew. */
+static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t deadline)
+{
+	struct inart_dgram in[CTX_BATCH];
+	uint32_t iter;
+	size_t cur_n;
+	int rc, k;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(buf[i]))
+			return -EINVAL; /* (so that begin's -EINVAL below is the step's) */
+	if (!inart_ring_running(c->ring, &iter, &cur_n) || iter != c->step || cur_n != n) {
+		rc = inart_ring_running(c->ring, NULL, NULL)
+			 ? -EBUSY
+			 : inart_ring_begin(c->ring, buf, n, c->step);
+		if (rc == -EBUSY || rc == -EINVAL) {
+			/* the caller moved the step (set_step, or back): a new core */
+			struct inart_ring *r = inart_ring_create(&c->ring_cfg);
+
+			if (r == NULL)
+				return -ENOMEM;
+			inart_ring_destroy(c->ring);
+			c->ring = r;
+			rc = inart_ring_begin(c->ring, buf, n, c->step);
+		}
+		if (rc < 0)
+			return rc; /* nothing sent: the same step next time */
+	}
+	while (!inart_ring_done(c->ring)) {
+		uint64_t now = inart_now_ns(), next;
+
+		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
+			now = inart_now_ns();
+			for (int i = 0; i < k; i++)
+				inart_ring_rx(c->ring, in[i].data, in[i].len, in[i].peer_ip,
+					      in[i].peer_port, now);
+		}
+		if (k < 0)
+			return -EIO;
+		now = inart_now_ns();
+		while ((k = inart_ring_poll(c->ring, now, c->out, CTX_OUT)) > 0) {
+			if (send_all(c, k, deadline) < 0)
+				goto timeout;
+			if (k < CTX_OUT)
+				break;
+		}
+		if (inart_ring_done(c->ring))
+			break;
+		now = inart_now_ns();
+		if (now >= deadline)
+			goto timeout;
+		next = inart_ring_next_deadline(c->ring);
+		if (wait_socket(c, next > deadline ? deadline : next, now) < 0)
+			return -EIO;
+	}
+	/* the last ACKs (DONE) go now: the predecessor waits for them */
+	k = inart_ring_poll(c->ring, inart_now_ns(), c->out, CTX_OUT);
+	if (k > 0)
+		send_all(c, k, deadline);
+	return step_done(c, inart_ring_result(c->ring, buf, n));
+timeout:
+	c->acc.timeouts++;
+	return -ETIMEDOUT;
+}
+
+/* Before a ring context goes: answer the predecessor's retransmissions of
+ * the last step (its final ACK|DONE may have been lost, and it waits for
+ * it) until nothing came for 2 initial timeouts, at most 1 s. */
+static void ring_linger(struct inart_ctx *c)
+{
+	struct inart_dgram in[CTX_BATCH];
+	uint64_t quiet = 2 * (c->ring_cfg.retx_timeout_ns ? c->ring_cfg.retx_timeout_ns
+							  : INART_RING_DEFAULT_RETX_NS),
+		 start = inart_now_ns(), last = start, now = start;
+	int k;
+
+	while (now - last < quiet && now - start < 1000000000ull) {
+		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
+			last = inart_now_ns();
+			for (int i = 0; i < k; i++)
+				inart_ring_rx(c->ring, in[i].data, in[i].len, in[i].peer_ip,
+					      in[i].peer_port, last);
+		}
+		now = inart_now_ns();
+		k = inart_ring_poll(c->ring, now, c->out, CTX_OUT);
+		if (k > 0)
+			send_all(c, k, now + quiet);
+		if (wait_socket(c, last + quiet, now) < 0)
+			break;
+		now = inart_now_ns();
+	}
+}
+
+/* st += the ring core's counters, under the public names that fit. */
+static void ring_counters(struct inart_ctx_stats *st, const struct inart_ring *r)
+{
+	struct inart_ring_stats rs;
+
+	memset(&rs, 0, sizeof(rs));
+	inart_ring_stats(r, &rs);
+	st->sent += rs.sent;
+	st->retransmitted += rs.retransmitted;
+	st->results += rs.received;
+	st->duplicates += rs.duplicates + rs.stale;
+	st->dropped += rs.dropped;
+	st->foreign += rs.foreign;
+	st->stalls += rs.stalls;
 }
 
 struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const char *plan,
@@ -199,6 +371,10 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 	c->cfg = b.cfg;
 	c->step = 1;
 	c->max_n = b.max_n;
+	if (b.ring.size > 0) {
+		rc = ring_create(c, &b, err);
+		goto out;
+	}
 	c->w = inart_worker_create(&c->cfg);
 	if (c->w == NULL) {
 		rc = inart_err_set(err, -(errno ? errno : EINVAL),
@@ -268,6 +444,9 @@ void inart_ctx_destroy(struct inart_ctx *c)
 	if (c == NULL)
 		return;
 	inart_worker_destroy(c->w);
+	if (c->ring != NULL && c->u != NULL && inart_ring_done(c->ring))
+		ring_linger(c);
+	inart_ring_destroy(c->ring);
 	inart_udp_close(c->u);
 	free(c->topo);
 	free(c->jobs);
@@ -333,7 +512,10 @@ int inart_ctx_stats(const struct inart_ctx *c, struct inart_ctx_stats *st)
 	if (c == NULL || st == NULL || st->size < head)
 		return -EINVAL;
 	all = c->acc;
-	add_core_counters(&all, c->w);
+	if (c->ring != NULL)
+		ring_counters(&all, c->ring);
+	else
+		add_core_counters(&all, c->w);
 	n = st->size < sizeof(all) ? st->size : sizeof(all);
 	memcpy((char *)st + head, (const char *)&all + head, n - head);
 	st->size = (uint32_t)n;
@@ -381,16 +563,15 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 	if (n == 0)
 		return 0;
 	deadline = inart_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	if (c->ring != NULL)
+		return ring_allreduce(c, buf, n, deadline);
 	follow_plan(c);
 	rc = inart_worker_begin(c->w, buf, n, c->step);
 	if (rc < 0)
 		return rc; /* nothing sent: the same step next time */
 	while (!inart_worker_done(c->w)) {
 		uint64_t now = inart_now_ns(), next;
-		struct pollfd p = {inart_udp_fd(c->u), POLLIN, 0};
 		int k;
-		uint64_t wait_ns;
-		struct timespec ts;
 
 		/* what arrived first, then the core's timers: after a wait (or
 		 * the process not being scheduled) the results in the socket must
@@ -424,27 +605,12 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		if (now >= deadline)
 			goto timeout;
 		next = inart_worker_next_deadline(c->w);
-		if (next > deadline)
-			next = deadline;
-		/* to the microsecond: a paced tree's next packet is due a frame
-		   time later, often a few ms or less on a scaled network */
-		wait_ns = next <= now ? 0 : next - now;
-		if (wait_ns > 1000000000ull)
-			wait_ns = 1000000000ull;
-		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
-		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
-		if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR) {
+		if (wait_socket(c, next > deadline ? deadline : next, now) < 0) {
 			reset_core(c);
 			return -EIO;
 		}
 	}
-	rc = inart_worker_result(c->w, buf, n);
-	if (rc == 0) {
-		c->acc.allreduces++;
-		c->step++;
-		c->job_step = 0;
-	}
-	return rc;
+	return step_done(c, inart_worker_result(c->w, buf, n));
 timeout:
 	reset_core(c);
 	c->acc.timeouts++;
