@@ -802,11 +802,12 @@ static int answer_done(struct inart_ps *ps, const struct tree *t, struct rec *r,
  * NACK's round for the record (switches repair once per round), or, as the
  * answer to a probe, unicast with RETX (ranks = every rank missing), prev =
  * the head of the tree's result chain (the prober finds the results it
- * missed from there). */
+ * missed from there).  `held` (INART_WIRE_NACK_HELD or 0) is ORed into prev:
+ * set, nothing shows the ranks named (the prober's, in an answer) lost. */
 static int emit_nack(struct inart_ps *ps, const struct tree *t, uint32_t iter, uint32_t seq,
 		     uint16_t slot, int8_t scale, const uint64_t *ranks, uint32_t round,
-		     int to_children, uint32_t uc_ip, uint16_t uc_port, struct inart_dgram *out,
-		     int max_out)
+		     uint32_t held, int to_children, uint32_t uc_ip, uint16_t uc_port,
+		     struct inart_dgram *out, int max_out)
 {
 	struct inart_wire_hdr h;
 	int n;
@@ -821,7 +822,7 @@ static int emit_nack(struct inart_ps *ps, const struct tree *t, uint32_t iter, u
 	h.iter = iter;
 	h.seq = seq;
 	h.slot = slot;
-	h.prev = to_children ? round : t->chain_iter == iter ? t->chain_last : 0;
+	h.prev = (to_children ? round : t->chain_iter == iter ? t->chain_last : 0) | held;
 	memcpy(h.bitmap, ranks, 8 * (size_t)t->bw);
 	n = emit_hdr(ps, t, &h, NULL, to_children, ranks, uc_ip, uc_port, out, max_out);
 	if (n > 0) {
@@ -1047,7 +1048,7 @@ static int nack_check(struct inart_ps *ps, struct tree *t, const struct inart_wi
 			pend_push(t, iter, c);
 		}
 		r->nack_ns = now;
-		n += emit_nack(ps, t, iter, c, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0,
+		n += emit_nack(ps, t, iter, c, r->slot, r->scale, lost, r->nack_lvl, 0, 1, 0, 0,
 			       out + n, max_out - n);
 	}
 	while (t->pend_n > 0) {
@@ -1069,7 +1070,7 @@ static int nack_check(struct inart_ps *ps, struct tree *t, const struct inart_wi
 			pend_push(t, pi, pc);
 		for (int w = 0; w < t->bw; w++)
 			rec_nacked(r, t->bw)[w] |= lost[w];
-		n += emit_nack(ps, t, pi, pc, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0,
+		n += emit_nack(ps, t, pi, pc, r->slot, r->scale, lost, r->nack_lvl, 0, 1, 0, 0,
 			       out + n, max_out - n);
 		break;
 	}
@@ -1098,32 +1099,39 @@ static int drained(const struct tree *t, uint64_t now)
 static int renack(struct inart_ps *ps, struct tree *t, struct rec *r, uint32_t iter, uint32_t seq,
 		  uint64_t now, struct inart_dgram *out, int max_out)
 {
-	uint64_t lost[INART_WIRE_MAX_BITMAP_WORDS];
+	uint64_t lost[INART_WIRE_MAX_BITMAP_WORDS], held[INART_WIRE_MAX_BITMAP_WORDS];
+	uint64_t any_held = 0;
+	int any_lost;
 
 	if (r->nack_lvl >= NACK_ROUNDS || (t->nack_rtt == 0 && r->nack_lvl > 0) ||
 	    now < r->nack_ns + t->nack_rtt)
 		return 0;
+	any_lost = lost_ranks(t, r, iter, seq, lost);
 	/* (always before any loop time was measured) */
 	if (now >= r->touch_ns + t->nack_rtt || drained(t, now)) {
-		uint64_t any = 0;
-
+		/* the others missing too, and the NACK is marked held: nothing
+		 * shows them lost (a stalled switch or worker may hold them);
+		 * switches holding them flush, their workers pay a resend from
+		 * their credit */
 		for (int w = 0; w < t->bw; w++) {
-			lost[w] = t->full[w] & ~rec_bitmap(r)[w];
-			any |= lost[w];
+			held[w] = t->full[w] & ~rec_bitmap(r)[w] & ~lost[w];
+			any_held |= held[w];
 		}
-		if (!any)
-			return 0;
-	} else if (!lost_ranks(t, r, iter, seq, lost)) {
-		return 0;
 	}
+	if (!any_lost && !any_held)
+		return 0;
 	if (r->nack_lvl == 0)
 		pend_push(t, iter, seq);
 	r->nack_lvl++;
 	r->nack_ns = now;
 	for (int w = 0; w < t->bw; w++)
-		rec_nacked(r, t->bw)[w] |= lost[w];
-	return emit_nack(ps, t, iter, seq, r->slot, r->scale, lost, r->nack_lvl, 1, 0, 0, out,
-			 max_out);
+		rec_nacked(r, t->bw)[w] |= lost[w] | (any_held ? held[w] : 0);
+	/* one NACK for both kinds (a second would cost as many frames again on
+	 * the PS's links): marked held if a rank named may be held */
+	for (int w = 0; w < t->bw && any_held; w++)
+		lost[w] |= held[w];
+	return emit_nack(ps, t, iter, seq, r->slot, r->scale, lost, r->nack_lvl,
+			 any_held ? INART_WIRE_NACK_HELD : 0, 1, 0, 0, out, max_out);
 }
 
 /* A probe of chunk h->seq arrived while the tree is drained: once per drain
@@ -1149,6 +1157,20 @@ static int drain_sweep(struct inart_ps *ps, struct tree *t, const struct inart_w
 	return n;
 }
 
+/* INART_WIRE_NACK_HELD if nothing shows the prober's contribution to chunk
+ * (h->iter, h->seq) lost (no later chunk of its rank arrived along the tree:
+ * it may be queued, or held in a switch's slot or a stalled process), else
+ * 0: the answer to its probe says which. */
+static uint32_t prober_held(const struct tree *t, const struct inart_wire_hdr *h)
+{
+	for (int w = 0; w < t->bw; w++)
+		if (h->bitmap[w])
+			return rank_gone(t, 64 * w + __builtin_ctzll(h->bitmap[w]), h->iter, h->seq)
+				   ? 0
+				   : INART_WIRE_NACK_HELD;
+	return 0;
+}
+
 /* A probe (DATA|RETX|NACK, header only) from a worker without the result of
  * chunk (iter, seq): the result if complete, else a unicast NACK naming every
  * rank the record misses (the prober learns whether its contribution is
@@ -1163,8 +1185,8 @@ static int probe(struct inart_ps *ps, struct tree *t, const struct inart_wire_hd
 
 	ps->st.probes++;
 	if (r == NULL || (r->state == REC_OPEN && r->nbits == 0))
-		return emit_nack(ps, t, h->iter, h->seq, h->slot, h->scale_exp, h->bitmap, 0, 0,
-				 src_ip, src_port, out, max_out);
+		return emit_nack(ps, t, h->iter, h->seq, h->slot, h->scale_exp, h->bitmap, 0,
+				 prober_held(t, h), 0, src_ip, src_port, out, max_out);
 	if (h->scale_exp > r->scale)
 		return emit(ps, t, r, h->seq, r->state != REC_DONE, 0, NULL, src_ip, src_port, out,
 			    max_out);
@@ -1174,7 +1196,7 @@ static int probe(struct inart_ps *ps, struct tree *t, const struct inart_wire_hd
 			return 0;
 		}
 		/* the record is at a scale the prober left: its data will restart it */
-		return emit_nack(ps, t, h->iter, h->seq, h->slot, h->scale_exp, h->bitmap, 0, 0,
+		return emit_nack(ps, t, h->iter, h->seq, h->slot, h->scale_exp, h->bitmap, 0, 0, 0,
 				 src_ip, src_port, out, max_out);
 	}
 	if (r->state == REC_DONE)
@@ -1183,8 +1205,9 @@ static int probe(struct inart_ps *ps, struct tree *t, const struct inart_wire_hd
 	n = renack(ps, t, r, h->iter, h->seq, now, out, max_out);
 	for (int w = 0; w < t->bw; w++)
 		miss[w] = t->full[w] & ~rec_bitmap(r)[w];
-	return n + emit_nack(ps, t, h->iter, h->seq, r->slot, r->scale, miss, 0, 0, src_ip,
-			     src_port, out + n, max_out - n);
+	return n + emit_nack(ps, t, h->iter, h->seq, r->slot, r->scale, miss, 0,
+			     bits_overlap(miss, h->bitmap, t->bw) ? prober_held(t, h) : 0, 0,
+			     src_ip, src_port, out + n, max_out - n);
 }
 
 /* A contribution (any DATA but a probe) of tree t; the checks common to all

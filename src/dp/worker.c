@@ -49,6 +49,7 @@ struct wchunk {
 	uint64_t last_probe; /* last probe sent */
 	uint8_t unanswered;  /* probes sent since the last answer */
 	uint8_t nack_round;  /* the PS's NACK round last acted on */
+	uint8_t refused;     /* resends refused for want of credit since the last one */
 };
 
 struct wtree {
@@ -74,6 +75,12 @@ struct wtree {
 	uint32_t stall_round;
 	uint32_t unheard; /* probes and resends since the PS was last heard */
 	uint64_t pace_at; /* paced: the next DATA packet may go then */
+	/* resends of values perhaps only delayed are paid from a credit the
+	 * tree's deliveries refill (held_pay); kept as a debt, in results: 0 is
+	 * full credit, a resend adds INART_WORKER_HELD_RESULTS, a result stored
+	 * takes one off, a timeout elapsed (since debt_at) one resend's worth */
+	uint32_t debt;
+	uint64_t debt_at;
 };
 
 struct inart_worker {
@@ -98,6 +105,7 @@ struct inart_worker {
 	int rr; /* tree to serve first in poll (fairness when out[] is short) */
 
 	struct inart_worker_stats st;
+	uint64_t held_nacks, deferred; /* inart_worker_held_stats */
 	int32_t q[INART_DGRAM_MAX / 4];
 };
 
@@ -208,6 +216,8 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
 		tt[t].pace_at = 0;
+		tt[t].debt = w->trees[t].debt; /* a property of the tree's paths */
+		tt[t].debt_at = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -361,6 +371,54 @@ static void note_unheard(const struct inart_worker *w, struct wtree *tr, uint64_
 		enter_stall(w, tr, now);
 }
 
+/* Most debt a tree may run up: half a window of resends. */
+static uint32_t debt_max(const struct inart_worker *w)
+{
+	uint32_t k = (uint32_t)w->window / 2;
+
+	return INART_WORKER_HELD_RESULTS * (k > 2 ? k : 2);
+}
+
+/* A resend of values that may only be delayed (nothing shows them lost: a
+ * held NACK, unanswered probes, a NACK round repeated after our resend) is
+ * about to go for tree tr: 1 if its credit pays for it.  The credit is what
+ * the tree delivers (a result stored pays back a resend's 1/HELD_RESULTS) and
+ * one resend per timeout (so that values really lost go again when nothing
+ * is delivered); so the volume of such resends follows the tree's delivery
+ * rate instead of growing with its queues (docs/dataplane.md, Held values). */
+static int held_pay(const struct inart_worker *w, struct wtree *tr, uint64_t now)
+{
+	uint64_t per = tr->rto ? tr->rto : w->retx_ns;
+
+	/* the floor: one resend per timeout in which nothing was delivered */
+	if (tr->last_res > tr->debt_at)
+		tr->debt_at = tr->last_res;
+	if (tr->debt_at == 0 || now < tr->debt_at) {
+		tr->debt_at = now;
+	} else if (now >= tr->debt_at + per) {
+		uint64_t k = (now - tr->debt_at) / per * INART_WORKER_HELD_RESULTS;
+
+		tr->debt = k >= tr->debt ? 0 : tr->debt - (uint32_t)k;
+		tr->debt_at = now;
+	}
+	if (tr->debt + INART_WORKER_HELD_RESULTS > debt_max(w))
+		return 0;
+	tr->debt += INART_WORKER_HELD_RESULTS;
+	return 1;
+}
+
+/* A resend of chunk c was refused (held_pay): probe it instead, later each
+ * time (up to 2^HELD_BACKOFF_SHIFT probe waits): its values may still come. */
+static uint64_t refused_wait(const struct inart_worker *w, const struct wtree *tr, struct wchunk *c)
+{
+	int k = c->refused < INART_WORKER_HELD_BACKOFF_SHIFT ? c->refused
+							     : INART_WORKER_HELD_BACKOFF_SHIFT;
+
+	if (c->refused < 255)
+		c->refused++;
+	return probe_wait(w, tr) << k;
+}
+
 /* Build the DATA packet of chunk seq of tree t into d. */
 static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, uint64_t now,
 		       struct inart_dgram *d)
@@ -421,6 +479,7 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	c->last_tx = now;
 	c->open = 0;
 	c->asked = 0;
+	c->refused = 0;
 	c->unanswered = 0;
 	c->counted = 0;
 	c->probe_at = 0;
@@ -692,8 +751,18 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 					c->retries++;
 				c->deadline = now + backoff(tr, c);
 			}
-		} else {
+		} else if (c->asked || held_pay(w, tr, now)) {
 			send_chunk(w, t, s, 1, now, &out[(*n)++]);
+		} else {
+			/* unanswered probes show nothing lost (their answers may
+			 * wait behind the same queues as our values): no credit, so
+			 * probe again, later each time */
+			uint64_t wait = refused_wait(w, tr, c);
+
+			w->deferred++;
+			send_probe(w, t, s, now, &out[(*n)++]);
+			c->probe_at = now + wait;
+			c->deadline = now + wait + backoff(tr, c);
 		}
 	}
 	lim = tr->base + (uint32_t)w->window;
@@ -809,6 +878,12 @@ void inart_worker_stats(const struct inart_worker *w, struct inart_worker_stats 
 		return;
 	}
 	*st = w->st;
+}
+
+void inart_worker_held_stats(const struct inart_worker *w, uint64_t *held, uint64_t *deferred)
+{
+	*held = w ? w->held_nacks : 0;
+	*deferred = w ? w->deferred : 0;
 }
 
 int inart_worker_value_scale(const struct inart_worker *w, size_t i, int *scale)
@@ -928,17 +1003,32 @@ static int rx_nack(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
 	if (unicast)
 		probe_answered(tr, c, now);
 	if (named) {
+		uint32_t round = inart_wire_nack_prev(h);
+		/* held: nothing shows our values lost (the PS marked the NACK so,
+		 * or repeats a round we already resent for: that resend may be
+		 * queued); such a resend is paid from the tree's credit */
+		int held = inart_wire_nack_held(h) || (!unicast && c->nack_round > 0);
+
 		/* each NACK round of the PS is acted on once (copies of a NACK,
 		 * or one sent before our retransmission arrived, ask nothing
 		 * new); and a NACK less than a round trip after our last
 		 * transmission was sent before the PS could have it */
-		if (!unicast && (h->prev <= c->nack_round || now < c->last_tx + tr->min_rtt))
+		if (!unicast && (round <= c->nack_round || now < c->last_tx + tr->min_rtt))
 			return 0;
 		if (!unicast)
-			c->nack_round = (uint8_t)(h->prev < 255 ? h->prev : 255);
+			c->nack_round = (uint8_t)(round < 255 ? round : 255);
+		if (inart_wire_nack_held(h))
+			w->held_nacks++;
 		c->unanswered = 0; /* the retransmission supersedes a probe */
 		c->probe_at = 0;
 		c->counted = 0;
+		if (held && !held_pay(w, tr, now)) {
+			/* no credit: ask again later instead (a probe) */
+			w->deferred++;
+			c->probe_at = now + refused_wait(w, tr, c);
+			c->deadline = c->probe_at + backoff(tr, c);
+			return 0;
+		}
 		c->asked = 1;
 		c->deadline = now;
 		return 0;
@@ -1055,8 +1145,8 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 	}
 	if (h.flags & INART_F_NACK) {
 		/* the answer to a probe names the PS's last result sent down */
-		if ((h.flags & INART_F_RETX) && h.prev != 0)
-			chain_check(w, tr, h.prev - 1, now_ns);
+		if ((h.flags & INART_F_RETX) && inart_wire_nack_prev(&h) != 0)
+			chain_check(w, tr, inart_wire_nack_prev(&h) - 1, now_ns);
 		return rx_nack(w, tr, c, &h, now_ns);
 	}
 	if (h.prev != 0)
@@ -1092,6 +1182,8 @@ int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uin
 		c->scale = h.scale_exp;
 		w->done_chunks++;
 		w->st.results++;
+		if (tr->debt > 0)
+			tr->debt--; /* a delivery pays back part of a resend */
 		while (tr->base < tr->n_chunks && w->ch[tr->chunk0 + tr->base].state == C_DONE)
 			tr->base++;
 		if (tr->next < tr->base)
