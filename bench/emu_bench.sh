@@ -22,7 +22,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "emu_bench: needs root" >&2
 	exit 1
 fi
-ninja -C "$B" >/dev/null || exit 1
+# (a directory without build.ninja -- a copy of inart, inart-emu-worker and
+# libinart_worker.so* -- is used as is: a long run is not disturbed by builds)
+if [ -f "$B/build.ninja" ]; then
+	ninja -C "$B" >/dev/null || exit 1
+fi
 mkdir -p "$out"
 I=$B/inart
 
