@@ -1255,18 +1255,171 @@ static void cpu_verdict(struct inart_emu_result *r, int cores)
 	free(s);
 }
 
+/* What a run measures from its start (counters at the first iteration,
+ * CPU times at its start and end) and its workers. */
+struct run_meas {
+	int64_t *cpu0, *cpu1, all0, all1;
+	uint64_t *qd0, ur0, us0, busy0, tot0, q0;
+	uint64_t run_t0, run_t1; /* first iteration's start, last result */
+};
+
+/* Counters and CPU times before the first iteration. */
+static void meas_start(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m)
+{
+	m->q0 = qdisc_drops(e, m->qd0);
+	udp_errors(e, &m->ur0, &m->us0);
+	reset_counters(e);
+	cpu_times(e, w, nw, m->cpu0, &m->all0);
+	cpu_stat(&m->busy0, &m->tot0);
+}
+
+/* After the iterations (or a failed one): wall time, CPU use, drops and
+ * the CPU-bound verdict into r. */
+static void meas_end(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m,
+		     struct inart_emu_result *r)
+{
+	const struct inart_topo *t = e->t;
+	int na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t now = inart_emu_now_ns(), busy1, tot1, q1;
+	double wall;
+
+	if (m->run_t1 == 0)
+		m->run_t1 = now;
+	r->wall_s = (double)(m->run_t1 - m->run_t0) / 1e9;
+	cpu_times(e, w, nw, m->cpu1, &m->all1);
+	cpu_stat(&busy1, &tot1);
+	wall = (double)(now - m->run_t0 + GO_AHEAD_NS) / 1e9;
+	for (int v = 0; v < t->n_nodes; v++) {
+		int64_t node_ns = m->cpu1[v] - m->cpu0[v];
+
+		if (t->nodes[v].kind == INART_NODE_SWITCH &&
+		    (double)node_ns / 1e9 / wall > r->switchd_cpu_max) {
+			r->switchd_cpu_max = (double)node_ns / 1e9 / wall;
+			snprintf(r->switchd_cpu_node, sizeof(r->switchd_cpu_node), "%s",
+				 t->nodes[v].id);
+		}
+	}
+	r->cpu_total = (double)(m->all1 - m->all0) / 1e9 / wall;
+	r->host_busy = tot1 > m->tot0 ? (double)(busy1 - m->busy0) / (double)(tot1 - m->tot0) : 0;
+	read_counters(e, r);
+	q1 = qdisc_drops(e, r->arc_qdrops);
+	r->qdisc_drops = q1 > m->q0 ? q1 - m->q0 : 0;
+	udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);
+	r->udp_rcvbuf_errors -= m->ur0 < r->udp_rcvbuf_errors ? m->ur0 : r->udp_rcvbuf_errors;
+	r->udp_sndbuf_errors -= m->us0 < r->udp_sndbuf_errors ? m->us0 : r->udp_sndbuf_errors;
+	for (int a = 0; a < na; a++)
+		r->arc_qdrops[a] -= r->arc_qdrops[a] >= m->qd0[a] ? m->qd0[a] : r->arc_qdrops[a];
+	cpu_verdict(r, cores > 0 ? cores : 1);
+}
+
+/* Iteration k: wait for every worker to be ready (k > 0), start them all at
+ * once, wait for their results; times into r.  1 done, 0 failed (r->why). */
+static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, int iters,
+			 const char *plan_path, struct run_meas *m, struct inart_emu_result *r)
+{
+	const struct inart_jobs *js = e->js;
+	uint64_t start = inart_emu_now_ns() + GO_AHEAD_NS, last = 0, first = UINT64_MAX;
+	char go[64];
+	int n = snprintf(go, sizeof(go), "go %d %llu\n", k, (unsigned long long)start);
+
+	if (k > 0 && !wait_all(e, w, nw, k, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull,
+			       m->run_t0, plan_path, r->why, sizeof(r->why)))
+		return 0;
+	if (m->run_t0 == 0) {
+		m->run_t0 = start;
+		if (e->bg_pid > 0) /* the background's schedule starts now */
+			kill(e->bg_pid, SIGUSR1);
+	}
+	r->iter_t0_s[k] = (double)(start - m->run_t0) / 1e9;
+	for (int i = 0; i < nw; i++)
+		if (write(w[i].in, go, (size_t)n) != n) {
+			snprintf(r->why, sizeof(r->why), "job %s rank %d: cannot start it",
+				 js->jobs[w[i].job].id, w[i].rank);
+			return 0;
+		}
+	if (!wait_all(e, w, nw, k, 1, start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull,
+		      m->run_t0, plan_path, r->why, sizeof(r->why)))
+		return 0;
+	for (int j = 0; j < js->n_jobs; j++) {
+		uint64_t a = UINT64_MAX, b = 0;
+
+		for (int i = 0; i < nw; i++)
+			if (w[i].job == j) {
+				a = w[i].t0 < a ? w[i].t0 : a;
+				b = w[i].t1 > b ? w[i].t1 : b;
+			}
+		r->job_iter_s[j * iters + k] = (double)(b - a) / 1e9;
+		last = b > last ? b : last;
+	}
+	for (int i = 0; i < nw; i++)
+		first = w[i].t0 < first ? w[i].t0 : first;
+	r->iter_s[k] = (double)(last - first) / 1e9;
+	m->run_t1 = last;
+	progress(e, "  iteration %d: %.3f s%s", k + 1, r->iter_s[k],
+		 w[0].wrong ? " (WRONG results)" : "");
+	return 1;
+}
+
+/* Exactness and the workers' recovery counters into r. */
+static void collect_workers(struct inart_emu *e, const struct worker *w, int nw,
+			    struct inart_emu_result *r)
+{
+	r->exact = r->finished;
+	for (int i = 0; i < nw; i++) {
+		if (w[i].wrong > 0 && r->exact) {
+			r->exact = 0;
+			snprintf(r->why, sizeof(r->why), "job %s rank %d: %d values WRONG",
+				 e->js->jobs[w[i].job].id, w[i].rank, w[i].wrong);
+		}
+		r->retransmitted += w[i].stats[1];
+		r->probes += w[i].stats[2];
+		r->nacks += w[i].stats[3];
+		r->timeouts += w[i].stats[4];
+	}
+}
+
+/* Install the plan (the controller's plan file when a controller runs, then
+ * start it), and spawn the workers.  0 or negative errno (err set). */
+static int run_setup(struct inart_emu *e, const char **plan_path, const long *values, int iters,
+		     struct worker *w, int *nw, char *ctl_plan, size_t ctl_cap, pid_t *ctl_pid,
+		     uint64_t *ctl_spawn, struct inart_err *err)
+{
+	char out[2048] = "";
+	int rc;
+
+	if (e->o.controller) { /* the workers follow the controller's plan file */
+		if ((rc = epoch_plan(e, *plan_path, ctl_plan, ctl_cap, err)) < 0)
+			return rc;
+		*plan_path = ctl_plan;
+	}
+	rc = write_jobs(e, values, err);
+	if (rc == 0)
+		rc = install(e, *plan_path, NULL, out, sizeof(out), err);
+	if (rc != 0) {
+		out[strcspn(out, "\n")] = '\0';
+		return rc > 0 ? inart_err_set(err, -EIO, "inart ctl install: %s", out) : rc;
+	}
+	if (e->o.controller) {
+		*ctl_spawn = inart_emu_now_ns();
+		*ctl_pid = start_controller(e, *plan_path, err);
+		if (*ctl_pid < 0) {
+			rc = *ctl_pid;
+			*ctl_pid = 0;
+			return rc;
+		}
+	}
+	return spawn_workers(e, *plan_path, values, iters, w, nw, err);
+}
+
 int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *values, int iters,
 		       struct inart_emu_result *r, struct inart_err *err)
 {
-	const struct inart_topo *t = e->t;
 	const struct inart_jobs *js = e->js;
-	int nw_max = 0, nw = 0, rc, na = inart_topo_n_arcs(t),
-	    cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int nw_max = 0, nw = 0, rc, na = inart_topo_n_arcs(e->t);
 	struct worker *w = NULL;
-	int64_t *cpu0 = NULL, *cpu1 = NULL, all0 = 0, all1 = 0;
-	uint64_t *qd0 = NULL, ur0 = 0, us0 = 0;
-	uint64_t busy0, tot0, busy1, tot1, q0, q1, run_t0 = 0, run_t1 = 0, ctl_spawn = 0;
-	char out[2048], ctl_plan[256];
+	struct run_meas m = {0};
+	uint64_t ctl_spawn = 0;
+	char ctl_plan[256];
 	pid_t ctl_pid = 0;
 
 	for (int i = 0; i < e->o.n_faults; i++)
@@ -1276,145 +1429,37 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	for (int j = 0; j < js->n_jobs; j++)
 		nw_max += js->jobs[j].n_workers;
 	w = calloc((size_t)nw_max + 1, sizeof(*w));
-	cpu0 = calloc((size_t)t->n_nodes + 1, sizeof(*cpu0));
-	cpu1 = calloc((size_t)t->n_nodes + 1, sizeof(*cpu1));
-	qd0 = calloc((size_t)na + 1, sizeof(*qd0));
-	if (w == NULL || cpu0 == NULL || cpu1 == NULL || qd0 == NULL) {
+	m.cpu0 = calloc((size_t)e->t->n_nodes + 1, sizeof(*m.cpu0));
+	m.cpu1 = calloc((size_t)e->t->n_nodes + 1, sizeof(*m.cpu1));
+	m.qd0 = calloc((size_t)na + 1, sizeof(*m.qd0));
+	if (w == NULL || m.cpu0 == NULL || m.cpu1 == NULL || m.qd0 == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	wait_quiet(e);
 	e->runs++;
-	if (e->o.controller) { /* the workers follow the controller's plan file */
-		if ((rc = epoch_plan(e, plan_path, ctl_plan, sizeof(ctl_plan), err)) < 0)
-			goto out;
-		plan_path = ctl_plan;
-	}
-	rc = write_jobs(e, values, err);
-	if (rc == 0)
-		rc = install(e, plan_path, NULL, out, sizeof(out), err);
-	if (rc != 0) {
-		out[strcspn(out, "\n")] = '\0';
-		rc = rc > 0 ? inart_err_set(err, -EIO, "inart ctl install: %s", out) : rc;
-		goto out;
-	}
-	if (e->o.controller) {
-		ctl_spawn = inart_emu_now_ns();
-		ctl_pid = start_controller(e, plan_path, err);
-		if (ctl_pid < 0) {
-			rc = ctl_pid;
-			ctl_pid = 0;
-			goto out;
-		}
-	}
-	rc = spawn_workers(e, plan_path, values, iters, w, &nw, err);
+	rc = run_setup(e, &plan_path, values, iters, w, &nw, ctl_plan, sizeof(ctl_plan), &ctl_pid,
+		       &ctl_spawn, err);
 	if (rc < 0)
 		goto out;
-	if (!wait_all(e, w, nw, 0, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, 0, plan_path,
-		      r->why, sizeof(r->why)))
-		goto done;
-	q0 = qdisc_drops(e, qd0);
-	udp_errors(e, &ur0, &us0);
-	reset_counters(e);
-	cpu_times(e, w, nw, cpu0, &all0);
-	cpu_stat(&busy0, &tot0);
-	for (int k = 0; k < iters; k++) {
-		uint64_t start = inart_emu_now_ns() + GO_AHEAD_NS, last = 0, first = UINT64_MAX;
-		char go[64];
-		int n = snprintf(go, sizeof(go), "go %d %llu\n", k, (unsigned long long)start);
-
-		if (k > 0 &&
-		    !wait_all(e, w, nw, k, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull,
-			      run_t0, plan_path, r->why, sizeof(r->why)))
-			goto done;
-		if (run_t0 == 0) {
-			run_t0 = start;
-			if (e->bg_pid > 0) /* the background's schedule starts now */
-				kill(e->bg_pid, SIGUSR1);
-		}
-		r->iter_t0_s[k] = (double)(start - run_t0) / 1e9;
-		for (int i = 0; i < nw; i++)
-			if (write(w[i].in, go, (size_t)n) != n) {
-				snprintf(r->why, sizeof(r->why), "job %s rank %d: cannot start it",
-					 js->jobs[w[i].job].id, w[i].rank);
-				goto done;
-			}
-		if (!wait_all(e, w, nw, k, 1,
-			      start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull, run_t0,
-			      plan_path, r->why, sizeof(r->why)))
-			goto done;
-		for (int j = 0; j < js->n_jobs; j++) {
-			uint64_t a = UINT64_MAX, b = 0;
-
-			for (int i = 0; i < nw; i++)
-				if (w[i].job == j) {
-					a = w[i].t0 < a ? w[i].t0 : a;
-					b = w[i].t1 > b ? w[i].t1 : b;
-				}
-			r->job_iter_s[j * iters + k] = (double)(b - a) / 1e9;
-			last = b > last ? b : last;
-		}
-		for (int i = 0; i < nw; i++)
-			first = w[i].t0 < first ? w[i].t0 : first;
-		r->iter_s[k] = (double)(last - first) / 1e9;
-		run_t1 = last;
-		progress(e, "  iteration %d: %.3f s%s", k + 1, r->iter_s[k],
-			 w[0].wrong ? " (WRONG results)" : "");
+	if (wait_all(e, w, nw, 0, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, 0, plan_path,
+		     r->why, sizeof(r->why))) {
+		meas_start(e, w, nw, &m);
+		r->finished = 1;
+		for (int k = 0; k < iters && r->finished; k++)
+			r->finished = run_iteration(e, w, nw, k, iters, plan_path, &m, r);
 	}
-	r->finished = 1;
-done:
-	if (run_t0 > 0) {
-		uint64_t now = inart_emu_now_ns();
-		double wall;
-		int64_t node_ns;
-
-		if (run_t1 == 0)
-			run_t1 = now;
-		r->wall_s = (double)(run_t1 - run_t0) / 1e9;
-		cpu_times(e, w, nw, cpu1, &all1);
-		cpu_stat(&busy1, &tot1);
-		wall = (double)(now - run_t0 + GO_AHEAD_NS) / 1e9;
-		for (int v = 0; v < t->n_nodes; v++) {
-			node_ns = cpu1[v] - cpu0[v];
-			if (t->nodes[v].kind == INART_NODE_SWITCH &&
-			    (double)node_ns / 1e9 / wall > r->switchd_cpu_max) {
-				r->switchd_cpu_max = (double)node_ns / 1e9 / wall;
-				snprintf(r->switchd_cpu_node, sizeof(r->switchd_cpu_node), "%s",
-					 t->nodes[v].id);
-			}
-		}
-		r->cpu_total = (double)(all1 - all0) / 1e9 / wall;
-		r->host_busy = tot1 > tot0 ? (double)(busy1 - busy0) / (double)(tot1 - tot0) : 0;
-		read_counters(e, r);
-		q1 = qdisc_drops(e, r->arc_qdrops);
-		r->qdisc_drops = q1 > q0 ? q1 - q0 : 0;
-		udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);
-		r->udp_rcvbuf_errors -= ur0 < r->udp_rcvbuf_errors ? ur0 : r->udp_rcvbuf_errors;
-		r->udp_sndbuf_errors -= us0 < r->udp_sndbuf_errors ? us0 : r->udp_sndbuf_errors;
-		for (int a = 0; a < na; a++)
-			r->arc_qdrops[a] -= r->arc_qdrops[a] >= qd0[a] ? qd0[a] : r->arc_qdrops[a];
-		cpu_verdict(r, cores > 0 ? cores : 1);
-	}
+	if (m.run_t0 > 0)
+		meas_end(e, w, nw, &m, r);
 	fault_step(e, 1e9, plan_path, 1);
-	if (run_t0 > 0 && e->bg_pid > 0) /* the schedule ends with the run */
+	if (m.run_t0 > 0 && e->bg_pid > 0) /* the schedule ends with the run */
 		kill(e->bg_pid, SIGUSR2);
 	end_workers(w, nw);
 	if (ctl_pid > 0) {
-		controller_result(e, ctl_pid, ctl_spawn, run_t0, r);
+		controller_result(e, ctl_pid, ctl_spawn, m.run_t0, r);
 		ctl_pid = 0;
 	}
-	r->exact = r->finished;
-	for (int i = 0; i < nw; i++) {
-		if (w[i].wrong > 0 && r->exact) {
-			r->exact = 0;
-			snprintf(r->why, sizeof(r->why), "job %s rank %d: %d values WRONG",
-				 js->jobs[w[i].job].id, w[i].rank, w[i].wrong);
-		}
-		r->retransmitted += w[i].stats[1];
-		r->probes += w[i].stats[2];
-		r->nacks += w[i].stats[3];
-		r->timeouts += w[i].stats[4];
-	}
+	collect_workers(e, w, nw, r);
 	rc = 0;
 out:
 	if (ctl_pid > 0)
@@ -1422,9 +1467,9 @@ out:
 	if (w != NULL)
 		end_workers(w, nw);
 	free(w);
-	free(cpu0);
-	free(cpu1);
-	free(qd0);
+	free(m.cpu0);
+	free(m.cpu1);
+	free(m.qd0);
 	if (rc < 0)
 		inart_emu_result_free(r);
 	return rc;
