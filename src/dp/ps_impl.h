@@ -1,8 +1,9 @@
 /*
- * ps_impl: the parameter server core's state, shared by its two halves
- * (not a public interface): ps.c keeps the trees and their chunk records
- * (aggregation state: absorbing contributions, completing records, sending
- * results, sources and steps); ps_recovery.c finds and asks for what is
+ * ps_impl: the parameter server core's state, shared by its three parts
+ * (not a public interface): ps_tree.c keeps the table of trees and their
+ * memory; ps.c their chunk records (aggregation state: absorbing
+ * contributions, completing records, sending results, sources and steps);
+ * ps_recovery.c finds and asks for what is
  * missing (rank progress, NACKs and their rounds, the drain, probes and the
  * answers to askers, the held mark).  See ps.c for the invariants and
  * docs/dataplane.md for the rules.
@@ -113,6 +114,13 @@ static inline int64_t *rec_sums(struct rec *r, int bw)
 {
 	return (int64_t *)(rec_bitmap(r) + 2 * bw);
 }
+
+/* ---- ps_tree.c: the trees ---- */
+
+/* Index of tree (job, tree) in ps->trees, -1 if none. */
+int inart_ps_tree_find(const struct inart_ps *ps, uint32_t job, uint16_t tree);
+/* Forget tree t's chunk state (a new generation of records). */
+void inart_ps_tree_clear(struct tree *t);
 
 /* ---- ps.c: records and emission ---- */
 
