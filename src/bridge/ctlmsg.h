@@ -26,14 +26,14 @@
  *                             commit of install_id
  *   tree_del job tree          PS
  *   show                      -> PS trees
- * Addresses are dotted quads ("10.0.0.1"), MACs "02:00:00:00:00:01",
- * routes "10.0.0.0/24", bitmap words 16-digit hex strings (JSON numbers are
- * not 64-bit safe).  Unknown keys are refused (a typo must not be ignored).
+ * Field forms (addresses, MACs, bitmap words): ctlfield.h; table entries
+ * and configurations: ctltable.h; counters: ctlstats.h (this header includes
+ * the three: they are the protocol's parts).  Unknown keys are refused (a
+ * typo must not be ignored).
  *
  * The parser takes untrusted bytes: every field is type- and range-checked
  * and the reason for a refusal names the entry (e.g. "labels[3]: down[2]:
- * port 70000 out of range").  Table consistency with the switch (ports,
- * slot regions, duplicate labels) is checked by inart_switch_apply.
+ * port 70000 out of range").
  *
  * Ownership: a parsed request owns its arrays (inart_ctl_req_free);
  * encoders return malloc'ed strings or new jansson references.
@@ -45,6 +45,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bridge/ctlfield.h"
+#include "bridge/ctlstats.h"
+#include "bridge/ctltable.h"
 #include "dp/ps.h"
 #include "dp/switch.h"
 
@@ -124,61 +127,5 @@ char *inart_ctl_reply_err(const char *reason);
 /* Parse a reply: 0 and *obj (new reference, the whole object) if ok;
  * -EPERM with the peer's reason in why if refused; -EINVAL if malformed. */
 int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why, size_t why_len);
-
-/* JSON forms of the table entries, configurations and counters (used by the
- * encoders, by switchd/ps for replies and by `inart ctl show`). */
-json_t *inart_ctl_label_json(const struct inart_label_entry *e);
-json_t *inart_ctl_route_json(const struct inart_route *r);
-json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g);
-json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg);
-json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg);
-/* The reverse, for one entry; 0 or -EINVAL with why ("what" prefixes it).
- * A label entry's expected words and copies go into exp and down, which have
- * room for what inart_ctl_label_sizes says (at most 16 words, 64 copies); a
- * tree's sources into src (inart_ctl_ps_tree_sources of them). */
-void inart_ctl_label_sizes(json_t *j, size_t *words, size_t *copies);
-int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
-			  struct inart_label_down *down, char *why, size_t why_len);
-size_t inart_ctl_ps_tree_sources(json_t *j);
-int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
-			  size_t why_len);
-int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
-			   size_t why_len);
-int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,
-			    struct inart_ps_source *src, char *why, size_t why_len);
-
-/* The counters of a stats struct, each a uint64_t at offset off, with its
- * JSON key (= the field's name).  The stats serializers below walk these
- * tables, `inart ctl stats` prints them, and the daemons can take their
- * reset baselines with inart_ctl_counters_sub; tests/test_ctlmsg.c checks
- * that every counter word of each struct is in its table. */
-struct inart_ctl_counter {
-	const char *name;
-	size_t off;
-};
-extern const struct inart_ctl_counter inart_ctl_sw_port_counters[]; /* inart_sw_port_stats */
-extern const struct inart_ctl_counter inart_ctl_sw_tree_counters[]; /* inart_sw_tree_stats */
-extern const struct inart_ctl_counter inart_ctl_ps_counters[];	    /* inart_ps_stats */
-extern const int inart_ctl_n_sw_port_counters, inart_ctl_n_sw_tree_counters,
-    inart_ctl_n_ps_counters;
-/* st->counter -= base->counter for the n counters of tab (st and base: two
- * structs of the table's type). */
-void inart_ctl_counters_sub(void *st, const void *base, const struct inart_ctl_counter *tab, int n);
-
-/* Switch counters as JSON: {"drops": {name: n}, "ports": [{"port", "name",
- * counters}], "trees": [{"job", "tree", counters}]}; names: per-port names
- * (may be NULL).  PS counters: {counter: n}.  Counters above INT64_MAX are
- * clamped to it. */
-json_t *inart_ctl_sw_stats_json(const uint64_t *drops, const struct inart_sw_port_stats *ports,
-				int n_ports, const char *const *names,
-				const struct inart_sw_tree_stats *trees, int n_trees);
-json_t *inart_ctl_ps_stats_json(const struct inart_ps_stats *st);
-
-/* Text helpers: "a.b.c.d" <-> host-order IPv4, "xx:xx:xx:xx:xx:xx" <-> MAC.
- * Parsers return 0 or -1. */
-int inart_ctl_parse_ip(const char *s, uint32_t *ip);
-void inart_ctl_fmt_ip(uint32_t ip, char out[16]);
-int inart_ctl_parse_mac(const char *s, uint8_t mac[6]);
-void inart_ctl_fmt_mac(const uint8_t mac[6], char out[18]);
 
 #endif

@@ -491,116 +491,141 @@ static void dynamics(const struct emu_args *a, const struct inart_emu_row *rows,
 	free(gt);
 }
 
-int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, const char *jobs_path,
-		const char *plan_path)
-{
-	static const char *const def_algos[] = {"inart", "ps", "byteps", "switchml", "atp", NULL};
-	const char *const *algos = plan_path ? NULL : (a->algos ? a->algos : def_algos);
-	struct inart_err err = {{0}};
-	struct inart_emu_limits lim;
+/* One execution: the inputs, the plans and their rows, the scaled jobs. */
+struct emu_exec {
+	const char *cmd, *topo_path, *jobs_path, *plan_path;
+	struct emu_args *a;
 	struct inart_topo *t;
 	struct inart_jobs *js, *sjs;
+	int n; /* plans (rows) */
 	struct inart_plan **plans;
 	struct inart_emu_row *rows;
-	struct inart_emu_report rep;
-	struct inart_emu *e = NULL;
-	char *worker, **paths;
-	long *values;
-	int n = 0, rc = EXIT_OK, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	double f, best = INFINITY, slowest = 0;
+	long *values; /* per job, of the scaled instance */
+	char *worker;
+	double f;	      /* header factor */
+	double best, slowest; /* model times of the plans */
+	int cores;
+};
 
-	emu_need_root(cmd);
-	if (strcmp(topo_path, "-") == 0 || strcmp(jobs_path, "-") == 0 ||
-	    (plan_path && strcmp(plan_path, "-") == 0))
-		cli_usage_error(cmd, "files must be named (the workers read them too), not '-'");
-	t = cli_load_topo(topo_path);
-	js = cli_load_jobs(jobs_path, t);
-	resolve_faults(cmd, a, t);
+/* Load the inputs and fill in the network options: scales, timeouts, the
+ * programs; fails (exit) on anything the machine cannot run. */
+static void exec_setup(struct emu_exec *x)
+{
+	struct emu_args *a = x->a;
+	struct inart_err err = {{0}};
+	struct inart_emu_limits lim;
+
+	emu_need_root(x->cmd);
+	if (strcmp(x->topo_path, "-") == 0 || strcmp(x->jobs_path, "-") == 0 ||
+	    (x->plan_path && strcmp(x->plan_path, "-") == 0))
+		cli_usage_error(x->cmd, "files must be named (the workers read them too), not '-'");
+	x->t = cli_load_topo(x->topo_path);
+	x->js = cli_load_jobs(x->jobs_path, x->t);
+	resolve_faults(x->cmd, a, x->t);
 	if (a->rate_scale == 0)
-		a->rate_scale = a->mbps / (max_gbps(t) * 1e3);
+		a->rate_scale = a->mbps / (max_gbps(x->t) * 1e3);
 	a->o.net.rate_scale = a->rate_scale;
 	a->o.net.pace_scale = a->pace * a->rate_scale;
 	if (a->o.net.retx_ms == 0)
-		a->o.net.retx_ms = emu_retx_ms(t, js, a->o.net.window, a->rate_scale);
+		a->o.net.retx_ms = emu_retx_ms(x->t, x->js, a->o.net.window, a->rate_scale);
 	if (a->o.net.flush_ms == 0)
 		a->o.net.flush_ms = a->o.net.retx_ms;
-	inart_emu_limits_default(&lim, cores);
-	if (inart_emu_check(t, a->rate_scale, &lim, &err) < 0)
+	inart_emu_limits_default(&lim, x->cores);
+	if (inart_emu_check(x->t, a->rate_scale, &lim, &err) < 0)
 		cli_fail(&err);
 	if (inart_emu_leftovers(a->prefix, NULL) > 0)
 		cli_failf("leftovers of an earlier run with prefix '%s' exist: remove them with "
 			  "'inart emu down --prefix %s' or choose another --prefix",
 			  a->prefix, a->prefix);
-	worker = getenv("INART_EMU_WORKER") ? strdup(getenv("INART_EMU_WORKER"))
-					    : sibling("inart-emu-worker");
-	if (worker == NULL || access(worker, X_OK) != 0)
+	x->worker = getenv("INART_EMU_WORKER") ? strdup(getenv("INART_EMU_WORKER"))
+					       : sibling("inart-emu-worker");
+	if (x->worker == NULL || access(x->worker, X_OK) != 0)
 		cli_failf("the worker program %s is missing (build it: ninja -C build; or set "
 			  "INART_EMU_WORKER)",
-			  worker ? worker : "inart-emu-worker");
-	a->o.worker = worker;
+			  x->worker ? x->worker : "inart-emu-worker");
+	a->o.worker = x->worker;
 	a->o.inart = sibling("inart");
-	a->o.topo_path = topo_path;
-	a->o.jobs_path = jobs_path;
+	a->o.topo_path = x->topo_path;
+	a->o.jobs_path = x->jobs_path;
 	a->o.net.prefix = a->prefix;
-	if (!a->quiet) {
+	if (!a->quiet)
 		a->o.progress = on_progress;
-	}
-	/* plans: given (twice: without and with the controller), or one per
-	 * algorithm */
+}
+
+/* The plans: given (twice: without and with the controller), or one per
+ * algorithm (a planner that fails leaves its row "no plan"); their model
+ * times. */
+static void exec_plans(struct emu_exec *x, const char *const *algos)
+{
+	struct emu_args *a = x->a;
+	struct inart_err err = {{0}};
+
 	for (int i = 0; algos != NULL && algos[i]; i++)
-		n++;
-	if (plan_path)
-		n = a->controller == 2 ? 2 : 1;
+		x->n++;
+	if (x->plan_path)
+		x->n = a->controller == 2 ? 2 : 1;
 	else if (a->controller == 2)
-		cli_usage_error(cmd, "--controller both goes with 'emu run' (one plan)");
+		cli_usage_error(x->cmd, "--controller both goes with 'emu run' (one plan)");
 	a->o.controller = a->controller == 1;
-	plans = calloc((size_t)n + 1, sizeof(*plans));
-	rows = calloc((size_t)n + 1, sizeof(*rows));
-	paths = calloc((size_t)n + 1, sizeof(*paths));
-	values = calloc((size_t)js->n_jobs + 1, sizeof(*values));
-	if (!plans || !rows || !paths || !values)
+	x->plans = calloc((size_t)x->n + 1, sizeof(*x->plans));
+	x->rows = calloc((size_t)x->n + 1, sizeof(*x->rows));
+	x->values = calloc((size_t)x->js->n_jobs + 1, sizeof(*x->values));
+	if (!x->plans || !x->rows || !x->values)
 		cli_failf("out of memory");
-	for (int i = 0; i < n; i++) {
-		if (plan_path) {
-			plans[i] = cli_load_plan(plan_path, t, js);
-			rows[i].algorithm = plans[i]->algorithm ? plans[i]->algorithm : "plan";
+	x->best = INFINITY;
+	for (int i = 0; i < x->n; i++) {
+		struct inart_emu_row *row = &x->rows[i];
+
+		if (x->plan_path) {
+			x->plans[i] = cli_load_plan(x->plan_path, x->t, x->js);
+			row->algorithm = x->plans[i]->algorithm ? x->plans[i]->algorithm : "plan";
 			if (a->controller == 2)
-				rows[i].algorithm = i == 0 ? "controller off" : "controller on";
+				row->algorithm = i == 0 ? "controller off" : "controller on";
 		} else {
 			struct inart_planner_opt po = {.size = sizeof(po)};
 
 			inart_planner_opt_default(&po);
 			po.no_ring = 1; /* the data plane runs PS plans only */
-			rows[i].algorithm = algos[i];
+			row->algorithm = algos[i];
 			if (a->o.progress)
 				fprintf(stderr, "inart emu: planning %s\n", algos[i]);
-			if (inart_planner_run(algos[i], t, js, &po, &plans[i], &err) < 0 ||
-			    plans[i] == NULL) {
-				rows[i].status = "no plan";
-				plans[i] = NULL;
+			if (inart_planner_run(algos[i], x->t, x->js, &po, &x->plans[i], &err) < 0 ||
+			    x->plans[i] == NULL) {
+				row->status = "no plan";
+				x->plans[i] = NULL;
 				continue;
 			}
 		}
-		rows[i].model_s = eval_time(t, js, plans[i], plan_path ? plan_path : algos[i]);
-		best = rows[i].model_s < best ? rows[i].model_s : best;
-		slowest = rows[i].model_s > slowest ? rows[i].model_s : slowest;
+		row->model_s =
+		    eval_time(x->t, x->js, x->plans[i], x->plan_path ? x->plan_path : algos[i]);
+		x->best = row->model_s < x->best ? row->model_s : x->best;
+		x->slowest = row->model_s > x->slowest ? row->model_s : x->slowest;
 	}
-	f = inart_emu_header_factor(js);
+}
+
+/* The scaled instance: message sizes, each plan's scale back to the
+ * unscaled model and its per-arc prediction, the iteration timeout. */
+static void exec_scale(struct emu_exec *x)
+{
+	struct emu_args *a = x->a;
+
+	x->f = inart_emu_header_factor(x->js);
 	if (a->size_scale == 0)
-		a->size_scale = inart_emu_size_scale(best, a->target_s, a->rate_scale, f);
-	inart_emu_values(js, a->size_scale, values);
-	sjs = inart_emu_scaled_jobs(js, values);
-	if (sjs == NULL)
+		a->size_scale = inart_emu_size_scale(x->best, a->target_s, a->rate_scale, x->f);
+	inart_emu_values(x->js, a->size_scale, x->values);
+	x->sjs = inart_emu_scaled_jobs(x->js, x->values);
+	if (x->sjs == NULL)
 		cli_failf("out of memory");
-	for (int i = 0; i < n; i++) {
-		if (plans[i] == NULL)
+	for (int i = 0; i < x->n; i++) {
+		if (x->plans[i] == NULL)
 			continue;
-		rows[i].to_unscaled =
-		    rows[i].model_s / (eval_time(t, sjs, plans[i], "scaled") / a->rate_scale);
-		rows[i].arc_pred = arc_pred(t, sjs, plans[i], f, a->iters);
+		x->rows[i].to_unscaled =
+		    x->rows[i].model_s /
+		    (eval_time(x->t, x->sjs, x->plans[i], "scaled") / a->rate_scale);
+		x->rows[i].arc_pred = arc_pred(x->t, x->sjs, x->plans[i], x->f, a->iters);
 	}
 	if (a->o.iter_timeout_s == 0) {
-		double s = 10 * slowest * f * a->size_scale / a->rate_scale;
+		double s = 10 * x->slowest * x->f * a->size_scale / a->rate_scale;
 
 		a->o.iter_timeout_s = s > 20 ? s : 20;
 	}
@@ -608,94 +633,127 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 		fprintf(stderr,
 			"inart emu: rate scale %.4g (fastest link %.3g Mbit/s), size scale %.4g, "
 			"header factor %.4f, %d iterations\n",
-			a->rate_scale, max_gbps(t) * 1e3 * a->rate_scale, a->size_scale, f,
+			a->rate_scale, max_gbps(x->t) * 1e3 * a->rate_scale, a->size_scale, x->f,
 			a->iters);
-	if (inart_emu_start(t, js, &a->o, &e, &err) < 0)
-		cli_fail(&err);
-	for (int i = 0; i < n; i++) {
-		const struct inart_emu_net *net = inart_emu_network(e);
-		char path[256];
+}
 
-		if (plans[i] == NULL)
-			continue;
-		if (plan_path) {
-			snprintf(path, sizeof(path), "%s", plan_path);
-		} else {
-			char *s = inart_plan_dump(plans[i], t, js);
+/* Run plan i on the network (its file: the given one, or written into the
+ * run's directory); fails (exit, network removed) on an emulator error.
+ * 0, or EXIT_INVALID when the run did not finish or was not exact. */
+static int exec_run(struct emu_exec *x, struct inart_emu *e, int i)
+{
+	struct emu_args *a = x->a;
+	struct inart_emu_row *r = &x->rows[i];
+	struct inart_err err = {{0}};
+	char path[256];
 
-			snprintf(path, sizeof(path), "%s/plan-%s.json", net->dir,
-				 rows[i].algorithm);
-			if (s == NULL || inart_file_write(path, s, &err) < 0) {
-				free(s);
-				inart_emu_stop(e);
-				cli_fail(&err);
-			}
+	if (x->plan_path) {
+		snprintf(path, sizeof(path), "%s", x->plan_path);
+	} else {
+		char *s = inart_plan_dump(x->plans[i], x->t, x->js);
+
+		snprintf(path, sizeof(path), "%s/plan-%s.json", inart_emu_network(e)->dir,
+			 r->algorithm);
+		if (s == NULL || inart_file_write(path, s, &err) < 0) {
 			free(s);
-		}
-		if (a->o.progress)
-			fprintf(stderr,
-				"inart emu: running %s: predicted %.3f s per iteration on "
-				"packets\n",
-				rows[i].algorithm, rows[i].model_s * f / rows[i].to_unscaled);
-		if (a->controller == 2)
-			inart_emu_set_controller(e, i == 1);
-		rows[i].r = calloc(1, sizeof(*rows[i].r));
-		if (rows[i].r == NULL ||
-		    inart_emu_run_plan(e, path, values, a->iters, rows[i].r, &err) < 0) {
 			inart_emu_stop(e);
 			cli_fail(&err);
 		}
-		if (a->o.progress) {
-			struct inart_emu_row *r = &rows[i];
-
-			fprintf(stderr, "inart emu: %s: %s", r->algorithm,
-				!r->r->finished ? "FAILED"
-				: r->r->exact	? "exact"
-						: "WRONG");
-			if (r->r->finished)
-				fprintf(stderr, ", measured %.3f s (predicted %.3f s)%s",
-					inart_emu_row_measured(r) / r->to_unscaled,
-					r->model_s * f / r->to_unscaled,
-					r->r->cpu_bound ? ", CPU-bound" : "");
-			fprintf(stderr, "%s%s\n", r->r->why[0] ? ": " : "", r->r->why);
-		}
-		if (!rows[i].r->finished || !rows[i].r->exact)
-			rc = EXIT_INVALID;
+		free(s);
 	}
+	if (a->o.progress)
+		fprintf(stderr,
+			"inart emu: running %s: predicted %.3f s per iteration on packets\n",
+			r->algorithm, r->model_s * x->f / r->to_unscaled);
+	if (a->controller == 2)
+		inart_emu_set_controller(e, i == 1);
+	r->r = calloc(1, sizeof(*r->r));
+	if (r->r == NULL || inart_emu_run_plan(e, path, x->values, a->iters, r->r, &err) < 0) {
+		inart_emu_stop(e);
+		cli_fail(&err);
+	}
+	if (a->o.progress) {
+		fprintf(stderr, "inart emu: %s: %s", r->algorithm,
+			!r->r->finished ? "FAILED"
+			: r->r->exact	? "exact"
+					: "WRONG");
+		if (r->r->finished)
+			fprintf(stderr, ", measured %.3f s (predicted %.3f s)%s",
+				inart_emu_row_measured(r) / r->to_unscaled,
+				r->model_s * x->f / r->to_unscaled,
+				r->r->cpu_bound ? ", CPU-bound" : "");
+		fprintf(stderr, "%s%s\n", r->r->why[0] ? ": " : "", r->r->why);
+	}
+	return r->r->finished && r->r->exact ? EXIT_OK : EXIT_INVALID;
+}
+
+static void exec_report(const struct emu_exec *x)
+{
+	struct inart_emu_report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.t = x->t;
+	rep.js = x->js;
+	rep.rows = x->rows;
+	rep.n_rows = x->n;
+	rep.rate_scale = x->a->rate_scale;
+	rep.size_scale = x->a->size_scale;
+	rep.header_factor = x->f;
+	rep.loss = x->a->o.loss;
+	rep.values = x->values;
+	rep.iters = x->a->iters;
+	rep.cores = x->cores;
+	rep.prefix = x->a->prefix;
+	emit(x->a, &rep);
+}
+
+static void exec_free(struct emu_exec *x)
+{
+	for (int i = 0; i < x->n; i++) {
+		inart_plan_destroy(x->plans[i]);
+		inart_emu_result_free(x->rows[i].r);
+		free(x->rows[i].r);
+		free(x->rows[i].arc_pred);
+	}
+	free(x->plans);
+	free(x->rows);
+	free(x->values);
+	free(x->worker);
+	free((char *)x->a->o.inart);
+	free(x->a->algos);
+	inart_jobs_destroy(x->sjs);
+	inart_jobs_destroy(x->js);
+	inart_topo_destroy(x->t);
+}
+
+int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, const char *jobs_path,
+		const char *plan_path)
+{
+	static const char *const def_algos[] = {"inart", "ps", "byteps", "switchml", "atp", NULL};
+	struct emu_exec x = {.cmd = cmd,
+			     .a = a,
+			     .topo_path = topo_path,
+			     .jobs_path = jobs_path,
+			     .plan_path = plan_path,
+			     .cores = (int)sysconf(_SC_NPROCESSORS_ONLN)};
+	struct inart_err err = {{0}};
+	struct inart_emu *e = NULL;
+	int rc = EXIT_OK;
+
+	exec_setup(&x);
+	exec_plans(&x, plan_path ? NULL : (a->algos ? (const char *const *)a->algos : def_algos));
+	exec_scale(&x);
+	if (inart_emu_start(x.t, x.js, &a->o, &e, &err) < 0)
+		cli_fail(&err);
+	for (int i = 0; i < x.n; i++)
+		if (x.plans[i] != NULL && exec_run(&x, e, i) != EXIT_OK)
+			rc = EXIT_INVALID;
 	inart_emu_stop(e);
 	if (a->o.progress)
 		fprintf(stderr, "inart emu: network removed\n");
 	if (a->n_bg_args > 0 || a->controller)
-		dynamics(a, rows, n);
-	memset(&rep, 0, sizeof(rep));
-	rep.t = t;
-	rep.js = js;
-	rep.rows = rows;
-	rep.n_rows = n;
-	rep.rate_scale = a->rate_scale;
-	rep.size_scale = a->size_scale;
-	rep.header_factor = f;
-	rep.loss = a->o.loss;
-	rep.values = values;
-	rep.iters = a->iters;
-	rep.cores = cores;
-	rep.prefix = a->prefix;
-	emit(a, &rep);
-	for (int i = 0; i < n; i++) {
-		inart_plan_destroy(plans[i]);
-		inart_emu_result_free(rows[i].r);
-		free(rows[i].r);
-		free(rows[i].arc_pred);
-	}
-	free(plans);
-	free(rows);
-	free(paths);
-	free(values);
-	free(worker);
-	free((char *)a->o.inart);
-	free(a->algos);
-	inart_jobs_destroy(sjs);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+		dynamics(a, x.rows, x.n);
+	exec_report(&x);
+	exec_free(&x);
 	return rc;
 }

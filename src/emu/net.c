@@ -174,11 +174,94 @@ static char *add_dataplane(char *text, const struct inart_emu_net_opt *o)
 	return s;
 }
 
+/* Each node's namespace name, and the control socket of each switch and PS
+ * (ctl[v], NULL elsewhere); refuses nodes the emulator cannot build. */
+static int name_nodes(struct inart_emu_net *n, const struct inart_emu_net_opt *o, char **ctl,
+		      struct inart_err *err)
+{
+	const struct inart_topo *t = n->t;
+
+	for (int v = 0; v < t->n_nodes; v++) {
+		const struct inart_node *nd = &t->nodes[v];
+		int deg = t->out_off[v + 1] - t->out_off[v];
+		char buf[128];
+
+		if (nd->kind == INART_NODE_HOST && deg != 1)
+			return inart_err_set(
+			    err, -EINVAL,
+			    "host '%s' has %d links: the emulator needs hosts with "
+			    "exactly one (switch-centric topologies)",
+			    nd->id, deg);
+		if (deg > 64)
+			return inart_err_set(err, -EINVAL, "switch '%s' has %d links (at most 64)",
+					     nd->id, deg);
+		if (id_ok(nd->id))
+			snprintf(buf, sizeof(buf), "%s%s-%s", INART_EMU_NS_PREFIX, o->prefix,
+				 nd->id);
+		else
+			snprintf(buf, sizeof(buf), "%s%s-n%d", INART_EMU_NS_PREFIX, o->prefix, v);
+		n->ns[v] = strdup(buf);
+		if (n->ns[v] == NULL)
+			return -ENOMEM;
+		if (nd->kind == INART_NODE_SWITCH || (o->is_ps != NULL && o->is_ps[v])) {
+			snprintf(buf, sizeof(buf), "%s/%s.sock", n->dir,
+				 id_ok(nd->id) ? nd->id : "");
+			if (!id_ok(nd->id))
+				snprintf(buf, sizeof(buf), "%s/n%d.sock", n->dir, v);
+			ctl[v] = strdup(buf);
+		}
+	}
+	return 0;
+}
+
+/* Each arc's interface name, shaped rate and queue limit; each host's
+ * gateway (the switch it hangs off). */
+static void size_arcs(struct inart_emu_net *n, const struct inart_emu_net_opt *o)
+{
+	const struct inart_topo *t = n->t;
+
+	for (int e = 0; e < inart_topo_n_arcs(t); e++) {
+		const struct inart_arc *a = &t->arcs[e];
+		double bps = a->gbps * 1e9 * o->rate_scale;
+		long lim = (long)(bps / 8 * o->queue_ms / 1000);
+
+		snprintf(n->ifname[e], sizeof(n->ifname[e]), "e%s-p%d", o->prefix,
+			 inart_emu_net_port(n, e));
+		n->arc_bps[e] = bps;
+		n->arc_limit[e] = lim > o->min_queue_bytes ? lim : o->min_queue_bytes;
+		if (t->nodes[a->from].kind == INART_NODE_HOST)
+			n->gw[a->from] = n->d->ip[a->to];
+	}
+}
+
+/* The `ip -batch` text run in the root namespace: the namespaces, and one
+ * veth pair per link with the deployment's MACs. */
+static char *root_script(const struct inart_emu_net *n)
+{
+	const struct inart_topo *t = n->t;
+	struct inart_sbuf root = {0};
+
+	for (int v = 0; v < t->n_nodes; v++)
+		inart_sbuf_printf(&root, "netns add %s\n", n->ns[v]);
+	for (int l = 0; l < t->n_links; l++) {
+		int e = 2 * l, u = t->arcs[e].from, w = t->arcs[e].to;
+		char mu[18], mw[18];
+
+		fmt_mac(t->nodes[u].kind == INART_NODE_HOST ? n->d->mac[u] : n->d->port_mac[e], mu);
+		fmt_mac(t->nodes[w].kind == INART_NODE_HOST ? n->d->mac[w] : n->d->port_mac[e ^ 1],
+			mw);
+		inart_sbuf_printf(&root,
+				  "link add name %s address %s netns %s type veth peer name %s "
+				  "address %s netns %s\n",
+				  n->ifname[e], mu, n->ns[u], n->ifname[e ^ 1], mw, n->ns[w]);
+	}
+	return inart_sbuf_finish(&root);
+}
+
 int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_opt *o,
 			 struct inart_emu_net **out, struct inart_err *err)
 {
 	struct inart_emu_net *n;
-	struct inart_sbuf root = {0};
 	int na = inart_topo_n_arcs(t), rc = 0;
 	char **ctl = NULL;
 
@@ -206,68 +289,10 @@ int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (int v = 0; v < t->n_nodes; v++) {
-		const struct inart_node *nd = &t->nodes[v];
-		int deg = t->out_off[v + 1] - t->out_off[v];
-		char buf[128];
-
-		if (nd->kind == INART_NODE_HOST && deg != 1) {
-			rc = inart_err_set(err, -EINVAL,
-					   "host '%s' has %d links: the emulator needs hosts with "
-					   "exactly one (switch-centric topologies)",
-					   nd->id, deg);
-			goto out;
-		}
-		if (deg > 64) {
-			rc = inart_err_set(err, -EINVAL, "switch '%s' has %d links (at most 64)",
-					   nd->id, deg);
-			goto out;
-		}
-		if (id_ok(nd->id))
-			snprintf(buf, sizeof(buf), "%s%s-%s", INART_EMU_NS_PREFIX, o->prefix,
-				 nd->id);
-		else
-			snprintf(buf, sizeof(buf), "%s%s-n%d", INART_EMU_NS_PREFIX, o->prefix, v);
-		n->ns[v] = strdup(buf);
-		if (n->ns[v] == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		if (nd->kind == INART_NODE_SWITCH || (o->is_ps != NULL && o->is_ps[v])) {
-			snprintf(buf, sizeof(buf), "%s/%s.sock", n->dir,
-				 id_ok(nd->id) ? nd->id : "");
-			if (!id_ok(nd->id))
-				snprintf(buf, sizeof(buf), "%s/n%d.sock", n->dir, v);
-			ctl[v] = strdup(buf);
-		}
-	}
-	for (int e = 0; e < na; e++) {
-		const struct inart_arc *a = &t->arcs[e];
-		double bps = a->gbps * 1e9 * o->rate_scale;
-		long lim = (long)(bps / 8 * o->queue_ms / 1000);
-
-		snprintf(n->ifname[e], sizeof(n->ifname[e]), "e%s-p%d", o->prefix,
-			 inart_emu_net_port(n, e));
-		n->arc_bps[e] = bps;
-		n->arc_limit[e] = lim > o->min_queue_bytes ? lim : o->min_queue_bytes;
-		if (t->nodes[a->from].kind == INART_NODE_HOST)
-			n->gw[a->from] = n->d->ip[a->to];
-	}
-	for (int v = 0; v < t->n_nodes; v++)
-		inart_sbuf_printf(&root, "netns add %s\n", n->ns[v]);
-	for (int l = 0; l < t->n_links; l++) {
-		int e = 2 * l, u = t->arcs[e].from, w = t->arcs[e].to;
-		char mu[18], mw[18];
-
-		fmt_mac(t->nodes[u].kind == INART_NODE_HOST ? n->d->mac[u] : n->d->port_mac[e], mu);
-		fmt_mac(t->nodes[w].kind == INART_NODE_HOST ? n->d->mac[w] : n->d->port_mac[e ^ 1],
-			mw);
-		inart_sbuf_printf(&root,
-				  "link add name %s address %s netns %s type veth peer name %s "
-				  "address %s netns %s\n",
-				  n->ifname[e], mu, n->ns[u], n->ifname[e ^ 1], mw, n->ns[w]);
-	}
-	n->root_script = inart_sbuf_finish(&root);
+	if ((rc = name_nodes(n, o, ctl, err)) < 0)
+		goto out;
+	size_arcs(n, o);
+	n->root_script = root_script(n);
 	for (int v = 0; v < t->n_nodes && n->root_script; v++)
 		if ((n->node_script[v] = node_script(n, v)) == NULL)
 			break;

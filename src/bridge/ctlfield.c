@@ -1,0 +1,248 @@
+/*
+ * ctlfield: the fields of control messages (see ctlfield.h): text forms of
+ * addresses and bitmap words, and JSON field readers that check type, range
+ * and length and name the field at fault.
+ */
+#include "ctlfield.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+
+int inart_ctl_parse_ip(const char *s, uint32_t *ip)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned part = 0;
+		int digits = 0;
+
+		while (*s >= '0' && *s <= '9') {
+			part = part * 10 + (unsigned)(*s++ - '0');
+			if (++digits > 3)
+				return -1;
+		}
+		if (digits == 0 || part > 255)
+			return -1;
+		v = v << 8 | part;
+		if (i < 3 && *s++ != '.')
+			return -1;
+	}
+	if (*s != '\0')
+		return -1;
+	*ip = v;
+	return 0;
+}
+
+void inart_ctl_fmt_ip(uint32_t ip, char out[16])
+{
+	snprintf(out, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int inart_ctl_parse_mac(const char *s, uint8_t mac[6])
+{
+	uint8_t m[6];
+
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+
+		if (lo < 0)
+			return -1;
+		m[i] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (i < 5 && *s++ != ':')
+			return -1;
+	}
+	if (*s != '\0')
+		return -1;
+	memcpy(mac, m, 6);
+	return 0;
+}
+
+void inart_ctl_fmt_mac(const uint8_t mac[6], char out[18])
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
+}
+
+/* ---- checked field access ---- */
+
+/* o must be an object whose keys are all in the NULL-terminated list. */
+int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, char *why,
+		       size_t why_len)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(o))
+		return inart_why(why, why_len, -EINVAL, "%s: must be an object", what);
+	json_object_foreach(o, key, v)
+	{
+		int ok = 0;
+
+		for (int i = 0; allowed[i] != NULL; i++)
+			if (strcmp(key, allowed[i]) == 0)
+				ok = 1;
+		if (!ok)
+			return inart_why(why, why_len, -EINVAL, "%s: unknown key '%.64s'", what,
+					 key);
+	}
+	return 0;
+}
+
+/* An integer field in [min, max]; absent: *out = dflt, or an error if
+ * required. */
+int inart_ctl_get_int(json_t *o, const char *what, const char *key, int required, int64_t min,
+		      int64_t max, int64_t dflt, int64_t *out, char *why, size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+	json_int_t x;
+
+	if (v == NULL) {
+		if (required)
+			return inart_why(why, why_len, -EINVAL, "%s: missing '%s'", what, key);
+		*out = dflt;
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' must be an integer", what, key);
+	x = json_integer_value(v);
+	if (x < min || x > max)
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' %lld out of range [%lld, %lld]",
+				 what, key, (long long)x, (long long)min, (long long)max);
+	*out = x;
+	return 0;
+}
+
+/* get_int into a field of the type (min..max within it). */
+#define GET_UINT(name, type)                                                                       \
+	int name(json_t *o, const char *what, const char *key, int required, int64_t min,          \
+		 int64_t max, int64_t dflt, type *out, char *why, size_t why_len)                  \
+	{                                                                                          \
+		int64_t x;                                                                         \
+		int rc =                                                                           \
+		    inart_ctl_get_int(o, what, key, required, min, max, dflt, &x, why, why_len);   \
+                                                                                                   \
+		if (rc == 0)                                                                       \
+			*out = (type)x;                                                            \
+		return rc;                                                                         \
+	}
+GET_UINT(inart_ctl_get_u16, uint16_t)
+GET_UINT(inart_ctl_get_u32, uint32_t)
+GET_UINT(inart_ctl_get_u64, uint64_t)
+
+int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
+		       size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' must be true or false", what,
+				 key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+int inart_ctl_get_ip(json_t *o, const char *what, const char *key, int required, uint32_t *ip,
+		     char *why, size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		if (required)
+			return inart_why(why, why_len, -EINVAL, "%s: missing '%s'", what, key);
+		*ip = 0;
+		return 0;
+	}
+	if (!json_is_string(v) || inart_ctl_parse_ip(json_string_value(v), ip) < 0)
+		return inart_why(why, why_len, -EINVAL,
+				 "%s: '%s' must be an IPv4 address \"a.b.c.d\"", what, key);
+	return 0;
+}
+
+int inart_ctl_get_mac(json_t *o, const char *what, const char *key, uint8_t mac[6], char *why,
+		      size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		memset(mac, 0, 6);
+		return 0;
+	}
+	if (!json_is_string(v) || inart_ctl_parse_mac(json_string_value(v), mac) < 0)
+		return inart_why(why, why_len, -EINVAL,
+				 "%s: '%s' must be a MAC \"xx:xx:xx:xx:xx:xx\"", what, key);
+	return 0;
+}
+
+/* An optional array of at most max elements; *n = 0 when absent. */
+int inart_ctl_get_array(json_t *o, const char *what, const char *key, size_t max, json_t **arr,
+			size_t *n, char *why, size_t why_len)
+{
+	json_t *v = json_object_get(o, key);
+
+	*arr = NULL;
+	*n = 0;
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v))
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' must be an array", what, key);
+	if (json_array_size(v) > max)
+		return inart_why(why, why_len, -EINVAL, "%s: '%s' has %zu entries, at most %zu",
+				 what, key, json_array_size(v), max);
+	*arr = v;
+	*n = json_array_size(v);
+	return 0;
+}
+
+/* get_array, then an array of n zeroed elements of `size` bytes in *mem
+ * (left NULL when the array is absent or empty; the caller frees it). */
+int inart_ctl_get_array_alloc(json_t *o, const char *what, const char *key, size_t max, size_t size,
+			      json_t **arr, size_t *n, void **mem, char *why, size_t why_len)
+{
+	int rc = inart_ctl_get_array(o, what, key, max, arr, n, why, why_len);
+
+	*mem = NULL;
+	if (rc < 0 || *n == 0)
+		return rc;
+	*mem = calloc(*n, size);
+	return *mem ? 0 : -ENOMEM;
+}
+
+int inart_ctl_parse_hex64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++, n++) {
+		int h = hexval(*s);
+
+		if (h < 0 || n >= 16)
+			return -1;
+		v = v << 4 | (uint64_t)h;
+	}
+	if (n == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
