@@ -166,6 +166,13 @@ for s in t0:ring t1:mmsg; do
 	"$INART" ctl send "$tmp/${s%:*}.sock" '{"op": "info"}' >"$tmp/out" 2>&1
 	if grep -q "\"io\": *\"${s#*:}\"" "$tmp/out"; then ok; else bad "${s%:*} runs the ${s#*:} back end: $(cat "$tmp/out")"; fi
 done
+# a request meant for the other daemon is refused, naming both roles
+for s in "t0:show:'show' is a PS request; this is a switch" \
+	"p0:tables:'tables' is a switch request; this is a PS"; do
+	IFS=: read -r d op want <<<"$s"
+	"$INART" ctl send "$tmp/$d.sock" "{\"op\": \"$op\"}" >"$tmp/out" 2>&1
+	if grep -qF "$want" "$tmp/out"; then ok; else bad "$d refuses '$op': $(cat "$tmp/out")"; fi
+done
 
 # --- plan and install ------------------------------------------------------------
 check "plan" -- "$INART" plan "$tmp/topo.json" "$tmp/jobs.json" --algo inart -o "$tmp/plan.json"

@@ -81,9 +81,10 @@ void inart_ctl_fmt_mac(const uint8_t mac[6], char out[18])
 
 /* ---- checked field access ---- */
 
-/* o must be an object whose keys are all in the NULL-terminated list. */
-int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, char *why,
-		       size_t why_len)
+/* o must be an object whose keys are all in the NULL-terminated list names
+ * (NULL: none) or among the n fields f. */
+static int known_keys(json_t *o, const char *what, const char *const *names,
+		      const struct inart_ctl_field *f, size_t n, char *why, size_t why_len)
 {
 	const char *key;
 	json_t *v;
@@ -94,8 +95,11 @@ int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, 
 	{
 		int ok = 0;
 
-		for (int i = 0; allowed[i] != NULL; i++)
-			if (strcmp(key, allowed[i]) == 0)
+		for (int i = 0; names != NULL && names[i] != NULL; i++)
+			if (strcmp(key, names[i]) == 0)
+				ok = 1;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(key, f[i].key) == 0)
 				ok = 1;
 		if (!ok)
 			return inart_why(why, why_len, -EINVAL, "%s: unknown key '%.64s'", what,
@@ -104,10 +108,17 @@ int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, 
 	return 0;
 }
 
+int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, char *why,
+		       size_t why_len)
+{
+	return known_keys(o, what, allowed, NULL, 0, why, why_len);
+}
+
 /* An integer field in [min, max]; absent: *out = dflt, or an error if
  * required. */
-int inart_ctl_get_int(json_t *o, const char *what, const char *key, int required, int64_t min,
-		      int64_t max, int64_t dflt, int64_t *out, char *why, size_t why_len)
+static int inart_ctl_get_int(json_t *o, const char *what, const char *key, int required,
+			     int64_t min, int64_t max, int64_t dflt, int64_t *out, char *why,
+			     size_t why_len)
 {
 	json_t *v = json_object_get(o, key);
 	json_int_t x;
@@ -128,23 +139,6 @@ int inart_ctl_get_int(json_t *o, const char *what, const char *key, int required
 	return 0;
 }
 
-/* get_int into a field of the type (min..max within it). */
-#define GET_UINT(name, type)                                                                       \
-	int name(json_t *o, const char *what, const char *key, int required, int64_t min,          \
-		 int64_t max, int64_t dflt, type *out, char *why, size_t why_len)                  \
-	{                                                                                          \
-		int64_t x;                                                                         \
-		int rc =                                                                           \
-		    inart_ctl_get_int(o, what, key, required, min, max, dflt, &x, why, why_len);   \
-                                                                                                   \
-		if (rc == 0)                                                                       \
-			*out = (type)x;                                                            \
-		return rc;                                                                         \
-	}
-GET_UINT(inart_ctl_get_u16, uint16_t)
-GET_UINT(inart_ctl_get_u32, uint32_t)
-GET_UINT(inart_ctl_get_u64, uint64_t)
-
 int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
 		       size_t why_len)
 {
@@ -161,8 +155,8 @@ int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out, c
 	return 0;
 }
 
-int inart_ctl_get_ip(json_t *o, const char *what, const char *key, int required, uint32_t *ip,
-		     char *why, size_t why_len)
+static int inart_ctl_get_ip(json_t *o, const char *what, const char *key, int required,
+			    uint32_t *ip, char *why, size_t why_len)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -178,8 +172,8 @@ int inart_ctl_get_ip(json_t *o, const char *what, const char *key, int required,
 	return 0;
 }
 
-int inart_ctl_get_mac(json_t *o, const char *what, const char *key, uint8_t mac[6], char *why,
-		      size_t why_len)
+static int inart_ctl_get_mac(json_t *o, const char *what, const char *key, uint8_t mac[6],
+			     char *why, size_t why_len)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -245,4 +239,43 @@ int inart_ctl_parse_hex64(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int inart_ctl_get_fields(json_t *o, const char *what, const struct inart_ctl_field *f, size_t n,
+			 void *base, char *why, size_t why_len)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = (char *)base + f[i].off;
+		int64_t x = 0;
+		int rc;
+
+		if (f[i].type == INART_CTL_IP)
+			rc = inart_ctl_get_ip(o, what, f[i].key, f[i].required,
+					      (uint32_t *)(void *)p, why, why_len);
+		else if (f[i].type == INART_CTL_MAC)
+			rc = inart_ctl_get_mac(o, what, f[i].key, (uint8_t *)p, why, why_len);
+		else
+			rc = inart_ctl_get_int(o, what, f[i].key, f[i].required, f[i].min, f[i].max,
+					       f[i].dflt, &x, why, why_len);
+		if (rc < 0)
+			return rc;
+		if (f[i].type == INART_CTL_U16)
+			*(uint16_t *)(void *)p = (uint16_t)x;
+		else if (f[i].type == INART_CTL_U32)
+			*(uint32_t *)(void *)p = (uint32_t)x;
+		else if (f[i].type == INART_CTL_U64)
+			*(uint64_t *)(void *)p = (uint64_t)x;
+		else if (f[i].type == INART_CTL_INT)
+			*(int *)(void *)p = (int)x;
+	}
+	return 0;
+}
+
+int inart_ctl_get_object(json_t *o, const char *what, const char *const *more_keys,
+			 const struct inart_ctl_field *f, size_t n, void *base, char *why,
+			 size_t why_len)
+{
+	int rc = known_keys(o, what, more_keys, f, n, why, why_len);
+
+	return rc < 0 ? rc : inart_ctl_get_fields(o, what, f, n, base, why, why_len);
 }

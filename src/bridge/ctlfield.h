@@ -27,26 +27,9 @@ int inart_ctl_parse_hex64(const char *s, uint64_t *out);
  * typo must not be ignored). */
 int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, char *why,
 		       size_t why_len);
-/* An integer field in [min, max]; absent: *out = dflt, or an error if
- * required.  The u16/u32/u64 forms store into a field of that type (min..max
- * within it). */
-int inart_ctl_get_int(json_t *o, const char *what, const char *key, int required, int64_t min,
-		      int64_t max, int64_t dflt, int64_t *out, char *why, size_t why_len);
-int inart_ctl_get_u16(json_t *o, const char *what, const char *key, int required, int64_t min,
-		      int64_t max, int64_t dflt, uint16_t *out, char *why, size_t why_len);
-int inart_ctl_get_u32(json_t *o, const char *what, const char *key, int required, int64_t min,
-		      int64_t max, int64_t dflt, uint32_t *out, char *why, size_t why_len);
-int inart_ctl_get_u64(json_t *o, const char *what, const char *key, int required, int64_t min,
-		      int64_t max, int64_t dflt, uint64_t *out, char *why, size_t why_len);
 /* A boolean field; absent: 0. */
 int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
 		       size_t why_len);
-/* An address field in text form; absent: 0 (or an error if required) / a
- * zero MAC. */
-int inart_ctl_get_ip(json_t *o, const char *what, const char *key, int required, uint32_t *ip,
-		     char *why, size_t why_len);
-int inart_ctl_get_mac(json_t *o, const char *what, const char *key, uint8_t mac[6], char *why,
-		      size_t why_len);
 /* An optional array of at most max elements; *arr = NULL, *n = 0 when
  * absent. */
 int inart_ctl_get_array(json_t *o, const char *what, const char *key, size_t max, json_t **arr,
@@ -56,5 +39,57 @@ int inart_ctl_get_array(json_t *o, const char *what, const char *key, size_t max
  * even on an error).  -ENOMEM if allocation failed. */
 int inart_ctl_get_array_alloc(json_t *o, const char *what, const char *key, size_t max, size_t size,
 			      json_t **arr, size_t *n, void **mem, char *why, size_t why_len);
+
+/* Field tables: the fields of one JSON object read into one C struct, each
+ * key the name of the struct member it fills (so the keys are written
+ * once).  Numbers are range-checked ([min, max]; absent: dflt, or an error
+ * if required) and stored in the member's type; IPs and MACs are read in
+ * their text forms (absent: 0). */
+enum inart_ctl_ftype {
+	INART_CTL_U16 = 1,
+	INART_CTL_U32,
+	INART_CTL_U64,
+	INART_CTL_INT,
+	INART_CTL_IP,
+	INART_CTL_MAC,
+};
+struct inart_ctl_field {
+	const char *key;
+	int type; /* enum inart_ctl_ftype */
+	int required;
+	int64_t min, max, dflt;
+	size_t off; /* of the member in the struct */
+};
+/* A numeric member m of struct st (its type chosen by the member's type),
+ * an IPv4 member (uint32_t), a MAC member (uint8_t[6]). */
+#define INART_CTL_NUM(st, m, req, lo, hi, dft)                                                     \
+	{                                                                                          \
+#m,                                                                                \
+		    _Generic(((struct st *)0)->m, uint16_t                                         \
+			     : INART_CTL_U16, uint32_t                                             \
+			     : INART_CTL_U32, uint64_t                                             \
+			     : INART_CTL_U64, int                                                  \
+			     : INART_CTL_INT),                                                     \
+		    req, lo, hi, dft, offsetof(struct st, m)                                       \
+	}
+#define INART_CTL_IPV4(st, m, req)                                                                 \
+	{                                                                                          \
+#m, INART_CTL_IP, req, 0, 0, 0, offsetof(struct st, m)                             \
+	}
+#define INART_CTL_ETH(st, m)                                                                       \
+	{                                                                                          \
+#m, INART_CTL_MAC, 0, 0, 0, 0, offsetof(struct st, m)                              \
+	}
+#define INART_CTL_N_FIELDS(f) (sizeof(f) / sizeof((f)[0]))
+
+/* Read the n fields f of o into the struct at base, in table order; the
+ * first refusal stops (base is then partly filled). */
+int inart_ctl_get_fields(json_t *o, const char *what, const struct inart_ctl_field *f, size_t n,
+			 void *base, char *why, size_t why_len);
+/* inart_ctl_get_fields after checking that o is an object whose keys are
+ * the fields' or in more_keys (NULL-terminated; NULL: none). */
+int inart_ctl_get_object(json_t *o, const char *what, const char *const *more_keys,
+			 const struct inart_ctl_field *f, size_t n, void *base, char *why,
+			 size_t why_len);
 
 #endif

@@ -141,16 +141,54 @@ static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t wh
 	return 0;
 }
 
+/* One element of an install list ("key[i]" in messages). */
+typedef int (*elem_parse_fn)(json_t *j, const char *what, void *out, char *why, size_t why_len);
+
+static int del_label_elem(json_t *v, const char *what, void *out, char *why, size_t why_len)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > UINT32_MAX)
+		return inart_why(why, why_len, -EINVAL, "%s: must be a label 1..%u", what,
+				 UINT32_MAX);
+	*(uint32_t *)out = (uint32_t)json_integer_value(v);
+	return 0;
+}
+
+static int route_elem(json_t *j, const char *what, void *out, char *why, size_t why_len)
+{
+	return inart_ctl_route_parse(j, what, out, why, why_len);
+}
+
+static int ingress_elem(json_t *j, const char *what, void *out, char *why, size_t why_len)
+{
+	return inart_ctl_ingress_parse(j, what, out, why, why_len);
+}
+
+/* The install list key: at most max elements of `size` bytes, in a new
+ * array *mem (the caller frees it, also on an error), *count of them. */
+static int parse_list(json_t *o, const char *key, size_t max, size_t size, elem_parse_fn parse,
+		      void **mem, int *count, char *why, size_t why_len)
+{
+	json_t *arr;
+	size_t n;
+	char what[48];
+	int rc =
+	    inart_ctl_get_array_alloc(o, "install", key, max, size, &arr, &n, mem, why, why_len);
+
+	*count = rc < 0 ? 0 : (int)n;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		snprintf(what, sizeof(what), "%s[%zu]", key, i);
+		rc = parse(json_array_get(arr, i), what, (char *)*mem + i * size, why, why_len);
+	}
+	return rc;
+}
+
 static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
 {
 	static const char *const keys[] = {"op",	 "node",       "config", "replace",
 					   "labels",	 "del_labels", "routes", "ingress",
 					   "install_id", "phase",      NULL};
-	static const char *const gkeys[] = {"port", "job", "rank", NULL};
-	json_t *arr, *cfg;
+	json_t *cfg;
 	void *mem;
-	size_t n;
-	char what[48];
 	int rc;
 
 	if ((rc = inart_ctl_get_keys(o, "install", keys, why, why_len)) < 0 ||
@@ -166,56 +204,20 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	}
 	if ((rc = parse_labels(o, r, why, why_len)) < 0)
 		return rc;
-	rc = inart_ctl_get_array_alloc(o, "install", "del_labels", INART_SW_MAX_LABELS,
-				       sizeof(*r->del_labels), &arr, &n, &mem, why, why_len);
+	rc = parse_list(o, "del_labels", INART_SW_MAX_LABELS, sizeof(*r->del_labels),
+			del_label_elem, &mem, &r->n_del_labels, why, why_len);
 	r->del_labels = mem;
 	if (rc < 0)
 		return rc;
-	r->n_del_labels = (int)n;
-	for (size_t i = 0; i < n; i++) {
-		json_t *v = json_array_get(arr, i);
-
-		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-		    json_integer_value(v) > UINT32_MAX)
-			return inart_why(why, why_len, -EINVAL,
-					 "del_labels[%zu]: must be a label 1..%u", i, UINT32_MAX);
-		r->del_labels[i] = (uint32_t)json_integer_value(v);
-	}
-	rc = inart_ctl_get_array_alloc(o, "install", "routes", INART_CTL_MAX_ROUTES,
-				       sizeof(*r->routes), &arr, &n, &mem, why, why_len);
+	rc = parse_list(o, "routes", INART_CTL_MAX_ROUTES, sizeof(*r->routes), route_elem, &mem,
+			&r->n_routes, why, why_len);
 	r->routes = mem;
 	if (rc < 0)
 		return rc;
-	r->n_routes = (int)n;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(what, sizeof(what), "routes[%zu]", i);
-		if ((rc = inart_ctl_route_parse(json_array_get(arr, i), what, &r->routes[i], why,
-						why_len)) < 0)
-			return rc;
-	}
-	rc = inart_ctl_get_array_alloc(o, "install", "ingress", INART_CTL_MAX_ROUTES,
-				       sizeof(*r->ingress), &arr, &n, &mem, why, why_len);
+	rc = parse_list(o, "ingress", INART_CTL_MAX_ROUTES, sizeof(*r->ingress), ingress_elem, &mem,
+			&r->n_ingress, why, why_len);
 	r->ingress = mem;
-	if (rc < 0)
-		return rc;
-	r->n_ingress = (int)n;
-	for (size_t i = 0; i < n; i++) {
-		json_t *g = json_array_get(arr, i);
-
-		snprintf(what, sizeof(what), "ingress[%zu]", i);
-		if ((rc = inart_ctl_get_keys(g, what, gkeys, why, why_len)) < 0)
-			return rc;
-		if ((rc = inart_ctl_get_u16(g, what, "port", 1, 0, INART_SW_MAX_PORTS - 1, 0,
-					    &r->ingress[i].port, why, why_len)) < 0)
-			return rc;
-		if ((rc = inart_ctl_get_u32(g, what, "job", 1, 0, UINT32_MAX, 0, &r->ingress[i].job,
-					    why, why_len)) < 0)
-			return rc;
-		if ((rc = inart_ctl_get_u16(g, what, "rank", 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0,
-					    &r->ingress[i].rank, why, why_len)) < 0)
-			return rc;
-	}
-	return 0;
+	return rc;
 }
 
 static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
@@ -271,11 +273,13 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 {
 	static const char *const plain_keys[] = {"op", "node", NULL};
 	static const char *const level_keys[] = {"op", "node", "level", NULL};
-	static const char *const del_keys[] = {"op", "node", "job", "tree", NULL};
+	static const struct inart_ctl_field del_fields[] = {
+	    INART_CTL_NUM(inart_ctl_req, job, 1, 0, UINT32_MAX, 0),
+	    INART_CTL_NUM(inart_ctl_req, tree, 1, 0, UINT16_MAX, 0),
+	};
 	static const char *const id_keys[] = {"op", "node", "install_id", NULL};
 	json_error_t jerr;
 	json_t *o, *v;
-	int64_t x;
 	int rc = 0;
 
 	memset(req, 0, sizeof(*req));
@@ -327,16 +331,8 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 				       "log_level: 'level' must be error, warn, info or debug");
 		break;
 	case INART_CTL_TREE_DEL:
-		if ((rc = inart_ctl_get_keys(o, "tree_del", del_keys, why, why_len)) < 0)
-			break;
-		if ((rc = inart_ctl_get_int(o, "tree_del", "job", 1, 0, UINT32_MAX, 0, &x, why,
-					    why_len)) < 0)
-			break;
-		req->job = (uint32_t)x;
-		if ((rc = inart_ctl_get_int(o, "tree_del", "tree", 1, 0, UINT16_MAX, 0, &x, why,
-					    why_len)) < 0)
-			break;
-		req->tree = (uint16_t)x;
+		rc = inart_ctl_get_object(o, "tree_del", plain_keys, del_fields,
+					  INART_CTL_N_FIELDS(del_fields), req, why, why_len);
 		break;
 	case INART_CTL_COMMIT:
 	case INART_CTL_ABORT:

@@ -49,31 +49,57 @@ static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mas
 	return rc;
 }
 
+/* The array key of o: objects, each read with the fields f into base + i *
+ * stride (room for max), named "what: key[i]" in messages; *n of them. */
+static int get_records(json_t *o, const char *what, const char *key, size_t max,
+		       const struct inart_ctl_field *f, size_t nf, void *base, size_t stride,
+		       size_t *n, char *why, size_t why_len)
+{
+	json_t *arr;
+	char sub[96];
+	int rc = inart_ctl_get_array(o, what, key, max, &arr, n, why, why_len);
+
+	for (size_t i = 0; rc == 0 && i < *n; i++) {
+		void *rec = (char *)base + i * stride;
+
+		memset(rec, 0, stride);
+		snprintf(sub, sizeof(sub), "%s: %s[%zu]", what, key, i);
+		rc = inart_ctl_get_object(json_array_get(arr, i), sub, NULL, f, nf, rec, why,
+					  why_len);
+	}
+	return rc;
+}
+
 /* The fields of an UP entry (after the common ones). */
 static int parse_label_up(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
 			  char *why, size_t why_len)
 {
+	const struct inart_ctl_field route[] = {
+	    INART_CTL_NUM(inart_label_entry, out_port, 1, 0, UINT16_MAX, 0),
+	    INART_CTL_NUM(inart_label_entry, next_label, 0, 0, UINT32_MAX, 0),
+	};
 	json_t *arr;
 	size_t n;
 	int agg = 0, rc;
 
 	if (json_object_get(j, "down") != NULL)
 		return inart_why(why, why_len, -EINVAL, "%s: 'down' in an up entry", what);
-	if ((rc = inart_ctl_get_u16(j, what, "out_port", 1, 0, UINT16_MAX, 0, &e->out_port, why,
-				    why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u32(j, what, "next_label", 0, 0, UINT32_MAX, 0, &e->next_label, why,
-				    why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_fields(j, what, route, INART_CTL_N_FIELDS(route), e, why,
+				       why_len)) < 0 ||
+	    (rc = inart_ctl_get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
 		return rc;
 	e->aggregate = (uint8_t)agg;
-	if ((rc = inart_ctl_get_u16(j, what, "slot_base", agg, 0, UINT16_MAX, 0, &e->slot_base, why,
-				    why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u16(j, what, "n_slots", agg, agg ? 1 : 0, UINT16_MAX, 0,
-				    &e->n_slots, why, why_len)) < 0)
-		return rc;
+	{
+		/* slots: required when aggregating, then at least one */
+		const struct inart_ctl_field slots[] = {
+		    INART_CTL_NUM(inart_label_entry, slot_base, agg, 0, UINT16_MAX, 0),
+		    INART_CTL_NUM(inart_label_entry, n_slots, agg, agg ? 1 : 0, UINT16_MAX, 0),
+		};
+
+		if ((rc = inart_ctl_get_fields(j, what, slots, INART_CTL_N_FIELDS(slots), e, why,
+					       why_len)) < 0)
+			return rc;
+	}
 	if ((rc = inart_ctl_get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n,
 				      why, why_len)) < 0)
 		return rc;
@@ -93,33 +119,17 @@ static int parse_label_up(json_t *j, const char *what, struct inart_label_entry 
 	return 0;
 }
 
-/* One copy of a DOWN entry (what: its place, for messages). */
-static int parse_down_copy(json_t *d, const char *what, struct inart_label_down *dn, char *why,
-			   size_t why_len)
-{
-	static const char *const dkeys[] = {"port", "label", "dst_ip", NULL};
-	int rc;
-
-	memset(dn, 0, sizeof(*dn));
-	if ((rc = inart_ctl_get_keys(d, what, dkeys, why, why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u16(d, what, "port", 1, 0, UINT16_MAX, 0, &dn->port, why,
-				    why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u32(d, what, "label", 0, 0, UINT32_MAX, 0, &dn->label, why,
-				    why_len)) < 0)
-		return rc;
-	return inart_ctl_get_ip(d, what, "dst_ip", 0, &dn->dst_ip, why, why_len);
-}
-
 /* The fields of a DOWN entry (after the common ones). */
 static int parse_label_down(json_t *j, const char *what, struct inart_label_entry *e,
 			    struct inart_label_down *down, char *why, size_t why_len)
 {
 	static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
 					      "slot_base", "n_slots",	 "expected"};
-	char sub[96];
-	json_t *arr;
+	static const struct inart_ctl_field copy[] = {
+	    INART_CTL_NUM(inart_label_down, port, 1, 0, UINT16_MAX, 0),
+	    INART_CTL_NUM(inart_label_down, label, 0, 0, UINT32_MAX, 0),
+	    INART_CTL_IPV4(inart_label_down, dst_ip, 0),
+	};
 	size_t n;
 	int rc;
 
@@ -127,19 +137,14 @@ static int parse_label_down(json_t *j, const char *what, struct inart_label_entr
 		if (json_object_get(j, up_only[i]) != NULL)
 			return inart_why(why, why_len, -EINVAL, "%s: '%s' in a down entry", what,
 					 up_only[i]);
-	if ((rc = inart_ctl_get_array(j, what, "down", INART_SW_MAX_FANOUT, &arr, &n, why,
-				      why_len)) < 0)
+	if ((rc = get_records(j, what, "down", INART_SW_MAX_FANOUT, copy, INART_CTL_N_FIELDS(copy),
+			      down, sizeof(*down), &n, why, why_len)) < 0)
 		return rc;
 	if (n == 0)
 		return inart_why(why, why_len, -EINVAL, "%s: a down entry needs a non-empty 'down'",
 				 what);
 	e->n_down = (uint16_t)n;
 	e->down = down;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(sub, sizeof(sub), "%s: down[%zu]", what, i);
-		if ((rc = parse_down_copy(json_array_get(arr, i), sub, &down[i], why, why_len)) < 0)
-			return rc;
-	}
 	return 0;
 }
 
@@ -149,33 +154,32 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	static const char *const keys[] = {
 	    "label",	 "kind",      "job",	 "tree",     "in_ports", "out_port", "next_label",
 	    "aggregate", "slot_base", "n_slots", "expected", "down",	 NULL};
+	static const struct inart_ctl_field label[] = {
+	    INART_CTL_NUM(inart_label_entry, label, 1, 1, UINT32_MAX, 0),
+	};
+	static const struct inart_ctl_field tree[] = {
+	    INART_CTL_NUM(inart_label_entry, job, 1, 0, UINT32_MAX, 0),
+	    INART_CTL_NUM(inart_label_entry, tree, 1, 0, UINT16_MAX, 0),
+	};
 	json_t *kind;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
-	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u32(j, what, "label", 1, 1, UINT32_MAX, 0, &e->label, why,
-				    why_len)) < 0)
+	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0 ||
+	    (rc = inart_ctl_get_fields(j, what, label, INART_CTL_N_FIELDS(label), e, why,
+				       why_len)) < 0)
 		return rc;
 	kind = json_object_get(j, "kind");
-	if (!json_is_string(kind))
-		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
-				 what);
-	if (strcmp(json_string_value(kind), "up") == 0)
+	if (json_is_string(kind) && strcmp(json_string_value(kind), "up") == 0)
 		e->kind = INART_LABEL_UP;
-	else if (strcmp(json_string_value(kind), "down") == 0)
+	else if (json_is_string(kind) && strcmp(json_string_value(kind), "down") == 0)
 		e->kind = INART_LABEL_DOWN;
 	else
 		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
 				 what);
-	if ((rc = inart_ctl_get_u32(j, what, "job", 1, 0, UINT32_MAX, 0, &e->job, why, why_len)) <
-	    0)
-		return rc;
-	if ((rc = inart_ctl_get_u16(j, what, "tree", 1, 0, UINT16_MAX, 0, &e->tree, why, why_len)) <
-	    0)
-		return rc;
-	if ((rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_fields(j, what, tree, INART_CTL_N_FIELDS(tree), e, why, why_len)) <
+		0 ||
+	    (rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
 		return rc;
 	if (e->kind == INART_LABEL_UP)
 		return parse_label_up(j, what, e, exp, why, why_len);
@@ -186,6 +190,9 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 			  size_t why_len)
 {
 	static const char *const keys[] = {"prefix", "port", NULL};
+	static const struct inart_ctl_field port[] = {
+	    INART_CTL_NUM(inart_route, port, 1, 0, UINT16_MAX, 0),
+	};
 	json_t *p;
 	char buf[32], *slash, *end;
 	long len;
@@ -211,10 +218,20 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 		return inart_why(why, why_len, -EINVAL,
 				 "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32", what);
 	r->len = (uint8_t)len;
-	if ((rc = inart_ctl_get_u16(j, what, "port", 1, 0, UINT16_MAX, 0, &r->port, why, why_len)) <
-	    0)
-		return rc;
-	return 0;
+	return inart_ctl_get_fields(j, what, port, INART_CTL_N_FIELDS(port), r, why, why_len);
+}
+
+int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress *g, char *why,
+			    size_t why_len)
+{
+	static const struct inart_ctl_field f[] = {
+	    INART_CTL_NUM(inart_sw_ingress, port, 1, 0, INART_SW_MAX_PORTS - 1, 0),
+	    INART_CTL_NUM(inart_sw_ingress, job, 1, 0, UINT32_MAX, 0),
+	    INART_CTL_NUM(inart_sw_ingress, rank, 1, 0, INART_WIRE_MAX_CONTRIB - 1, 0),
+	};
+
+	memset(g, 0, sizeof(*g));
+	return inart_ctl_get_object(j, what, NULL, f, INART_CTL_N_FIELDS(f), g, why, why_len);
 }
 
 int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
@@ -222,46 +239,31 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 {
 	static const char *const keys[] = {"ports", "pool_slots", "max_values", "flush_timeout_ns",
 					   NULL};
-	static const char *const pkeys[] = {"mac", "ip", "peer_mac", "peer_ip", NULL};
-	json_t *arr;
+	static const struct inart_ctl_field f[] = {
+	    INART_CTL_NUM(inart_sw_cfg, pool_slots, 1, 0, INART_SW_MAX_POOL_SLOTS, 0),
+	    INART_CTL_NUM(inart_sw_cfg, max_values, 0, 0, INART_SW_MAX_SLOT_VALUES, 0),
+	    INART_CTL_NUM(inart_sw_cfg, flush_timeout_ns, 1, 0, INT64_MAX, 0),
+	};
+	static const struct inart_ctl_field pf[] = {
+	    INART_CTL_ETH(inart_sw_port_cfg, mac),
+	    INART_CTL_IPV4(inart_sw_port_cfg, ip, 0),
+	    INART_CTL_ETH(inart_sw_port_cfg, peer_mac),
+	    INART_CTL_IPV4(inart_sw_port_cfg, peer_ip, 0),
+	};
 	size_t n;
-	int64_t x;
-	char sub[96];
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
 	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0)
 		return rc;
-	if ((rc = inart_ctl_get_array(j, what, "ports", INART_SW_MAX_PORTS, &arr, &n, why,
-				      why_len)) < 0)
+	if ((rc = get_records(j, what, "ports", INART_SW_MAX_PORTS, pf, INART_CTL_N_FIELDS(pf),
+			      cfg->ports, sizeof(cfg->ports[0]), &n, why, why_len)) < 0)
 		return rc;
 	if (n == 0)
 		return inart_why(why, why_len, -EINVAL, "%s: 'ports' must list 1..%d ports", what,
 				 INART_SW_MAX_PORTS);
 	cfg->n_ports = (int)n;
-	for (size_t i = 0; i < n; i++) {
-		json_t *p = json_array_get(arr, i);
-
-		snprintf(sub, sizeof(sub), "%s: ports[%zu]", what, i);
-		if ((rc = inart_ctl_get_keys(p, sub, pkeys, why, why_len)) < 0 ||
-		    (rc = inart_ctl_get_mac(p, sub, "mac", cfg->ports[i].mac, why, why_len)) < 0 ||
-		    (rc = inart_ctl_get_ip(p, sub, "ip", 0, &cfg->ports[i].ip, why, why_len)) < 0 ||
-		    (rc = inart_ctl_get_mac(p, sub, "peer_mac", cfg->ports[i].peer_mac, why,
-					    why_len)) < 0 ||
-		    (rc = inart_ctl_get_ip(p, sub, "peer_ip", 0, &cfg->ports[i].peer_ip, why,
-					   why_len)) < 0)
-			return rc;
-	}
-	if ((rc = inart_ctl_get_int(j, what, "pool_slots", 1, 0, INART_SW_MAX_POOL_SLOTS, 0, &x,
-				    why, why_len)) < 0)
-		return rc;
-	cfg->pool_slots = (int)x;
-	if ((rc = inart_ctl_get_int(j, what, "max_values", 0, 0, INART_SW_MAX_SLOT_VALUES, 0, &x,
-				    why, why_len)) < 0)
-		return rc;
-	cfg->max_values = (int)x;
-	if ((rc = inart_ctl_get_u64(j, what, "flush_timeout_ns", 1, 0, INT64_MAX, 0,
-				    &cfg->flush_timeout_ns, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_fields(j, what, f, INART_CTL_N_FIELDS(f), cfg, why, why_len)) < 0)
 		return rc;
 	if ((uint64_t)(cfg->pool_slots ? cfg->pool_slots : 1) *
 		(uint64_t)(cfg->max_values ? cfg->max_values : INART_SW_MAX_SLOT_VALUES) >
@@ -283,63 +285,42 @@ size_t inart_ctl_ps_tree_sources(json_t *j)
 int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,
 			    struct inart_ps_source *src, char *why, size_t why_len)
 {
-	static const char *const keys[] = {"job",      "tree",	  "fan_in", "max_chunks",
-					   "children", "sources", NULL};
-	static const char *const ckeys[] = {"ip", "label", NULL};
-	static const char *const skeys[] = {"ip", "rank", NULL};
-	json_t *arr;
+	static const char *const more[] = {"children", "sources", NULL};
+	static const struct inart_ctl_field f[] = {
+	    INART_CTL_NUM(inart_ps_tree_cfg, job, 1, 0, UINT32_MAX, 0),
+	    INART_CTL_NUM(inart_ps_tree_cfg, tree, 1, 0, UINT16_MAX, 0),
+	    INART_CTL_NUM(inart_ps_tree_cfg, fan_in, 1, 1, INART_WIRE_MAX_CONTRIB, 0),
+	    INART_CTL_NUM(inart_ps_tree_cfg, max_chunks, 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0),
+	};
+	static const struct inart_ctl_field cf[] = {
+	    INART_CTL_IPV4(inart_ps_child, ip, 1),
+	    INART_CTL_NUM(inart_ps_child, label, 0, 0, UINT32_MAX, 0),
+	};
 	size_t n;
-	char sub[96];
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u32(j, what, "job", 1, 0, UINT32_MAX, 0, &cfg->job, why, why_len)) <
-	    0)
-		return rc;
-	if ((rc = inart_ctl_get_u16(j, what, "tree", 1, 0, UINT16_MAX, 0, &cfg->tree, why,
-				    why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u16(j, what, "fan_in", 1, 1, INART_WIRE_MAX_CONTRIB, 0,
-				    &cfg->fan_in, why, why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_u32(j, what, "max_chunks", 0, 0, INART_PS_LIMIT_MAX_CHUNKS, 0,
-				    &cfg->max_chunks, why, why_len)) < 0)
-		return rc;
-	if ((rc = inart_ctl_get_array(j, what, "children", INART_PS_MAX_CHILDREN, &arr, &n, why,
-				      why_len)) < 0)
+	if ((rc = inart_ctl_get_object(j, what, more, f, INART_CTL_N_FIELDS(f), cfg, why,
+				       why_len)) < 0 ||
+	    (rc =
+		 get_records(j, what, "children", INART_PS_MAX_CHILDREN, cf, INART_CTL_N_FIELDS(cf),
+			     cfg->children, sizeof(cfg->children[0]), &n, why, why_len)) < 0)
 		return rc;
 	cfg->n_children = (uint16_t)n;
-	for (size_t i = 0; i < n; i++) {
-		json_t *c = json_array_get(arr, i);
+	{
+		/* absent rank: a switch of the tree (any rank) */
+		const struct inart_ctl_field sf[] = {
+		    INART_CTL_IPV4(inart_ps_source, ip, 1),
+		    INART_CTL_NUM(inart_ps_source, rank, 0, 0, cfg->fan_in - 1, INART_PS_ANY_RANK),
+		};
 
-		snprintf(sub, sizeof(sub), "%s: children[%zu]", what, i);
-		if ((rc = inart_ctl_get_keys(c, sub, ckeys, why, why_len)) < 0 ||
-		    (rc = inart_ctl_get_ip(c, sub, "ip", 1, &cfg->children[i].ip, why, why_len)) <
-			0)
-			return rc;
-		if ((rc = inart_ctl_get_u32(c, sub, "label", 0, 0, UINT32_MAX, 0,
-					    &cfg->children[i].label, why, why_len)) < 0)
+		if ((rc = get_records(j, what, "sources", INART_PS_MAX_SOURCES, sf,
+				      INART_CTL_N_FIELDS(sf), src, sizeof(*src), &n, why,
+				      why_len)) < 0)
 			return rc;
 	}
-	if ((rc = inart_ctl_get_array(j, what, "sources", INART_PS_MAX_SOURCES, &arr, &n, why,
-				      why_len)) < 0)
-		return rc;
 	cfg->n_sources = (uint16_t)n;
 	cfg->sources = n > 0 ? src : NULL;
-	for (size_t i = 0; i < n; i++) {
-		json_t *c = json_array_get(arr, i);
-
-		snprintf(sub, sizeof(sub), "%s: sources[%zu]", what, i);
-		if ((rc = inart_ctl_get_keys(c, sub, skeys, why, why_len)) < 0 ||
-		    (rc = inart_ctl_get_ip(c, sub, "ip", 1, &src[i].ip, why, why_len)) < 0)
-			return rc;
-		/* absent rank: a switch of the tree (any rank) */
-		if ((rc = inart_ctl_get_u16(c, sub, "rank", 0, 0, cfg->fan_in - 1,
-					    INART_PS_ANY_RANK, &src[i].rank, why, why_len)) < 0)
-			return rc;
-	}
 	return 0;
 }
 

@@ -38,6 +38,8 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 size_t inart_ctl_ps_tree_sources(json_t *j);
 int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
 			  size_t why_len);
+int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress *g, char *why,
+			    size_t why_len);
 int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
 			   size_t why_len);
 int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,

@@ -120,6 +120,14 @@ static int ev_less(const struct inart_sim_ev *a, const struct inart_sim_ev *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+static void ev_swap(struct inart_sim_ev *h, size_t i, size_t j)
+{
+	struct inart_sim_ev tmp = h[i];
+
+	h[i] = h[j];
+	h[j] = tmp;
+}
+
 int inart_sim_evq_push(struct inart_sim_evq *q, uint64_t t, int type, int a, void *p)
 {
 	size_t i;
@@ -137,13 +145,10 @@ int inart_sim_evq_push(struct inart_sim_evq *q, uint64_t t, int type, int a, voi
 	q->h[i] = (struct inart_sim_ev){t, q->next_seq++, type, a, p};
 	while (i > 0) {
 		size_t up = (i - 1) / 2;
-		struct inart_sim_ev tmp;
 
 		if (!ev_less(&q->h[i], &q->h[up]))
 			break;
-		tmp = q->h[i];
-		q->h[i] = q->h[up];
-		q->h[up] = tmp;
+		ev_swap(q->h, i, up);
 		i = up;
 	}
 	return 0;
@@ -159,7 +164,6 @@ int inart_sim_evq_pop(struct inart_sim_evq *q, struct inart_sim_ev *ev)
 	q->h[0] = q->h[--q->n];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct inart_sim_ev tmp;
 
 		if (l < q->n && ev_less(&q->h[l], &q->h[m]))
 			m = l;
@@ -167,9 +171,7 @@ int inart_sim_evq_pop(struct inart_sim_evq *q, struct inart_sim_ev *ev)
 			m = r;
 		if (m == i)
 			break;
-		tmp = q->h[i];
-		q->h[i] = q->h[m];
-		q->h[m] = tmp;
+		ev_swap(q->h, i, m);
 		i = m;
 	}
 	return 1;

@@ -145,9 +145,10 @@ int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl,
 	return -1;
 }
 
-char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *name,
-		    cli_ctl_op_fn *op, void *ctx)
+char *cli_ctl_serve(void *daemon, const char *body, size_t len)
 {
+	const struct cli_ctl_daemon *d = daemon;
+	const char *name = d->name;
 	struct inart_ctl_req rq;
 	char why[INART_CTL_WHY_MAX];
 	json_t *data = NULL;
@@ -162,14 +163,19 @@ char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *
 		return inart_ctl_reply_err(reason);
 	}
 	if (rq.node[0] && (name == NULL || strcmp(rq.node, name) != 0)) {
-		snprintf(why, sizeof(why), "this is %s '%s', not '%s'", role, name ? name : "",
+		snprintf(why, sizeof(why), "this is %s '%s', not '%s'", d->role, name ? name : "",
 			 rq.node);
 		rc = -EINVAL;
 	} else if (rq.op == INART_CTL_LOG_LEVEL) {
 		inart_log_set_level(rq.level);
 		inart_log_info("log level %s", inart_log_level_name(rq.level));
 	} else {
-		rc = op(ctx, &rq, &data, why, sizeof(why));
+		rc = d->op(d->ctx, &rq, &data, why, sizeof(why));
+		if (rc == -EOPNOTSUPP) {
+			snprintf(why, sizeof(why), "'%s' is a %s request; this is a %s",
+				 inart_ctl_op_name(rq.op), d->other, d->role);
+			rc = -EINVAL;
+		}
 	}
 	if (rc < 0) {
 		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);

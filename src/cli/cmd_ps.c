@@ -336,19 +336,10 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
 		break;
 	default:
-		snprintf(why, why_len, "'%s' is a switch request; this is a PS",
-			 inart_ctl_op_name(rq->op));
-		rc = -EINVAL;
+		rc = -EOPNOTSUPP; /* the other daemon's (cli_ctl_serve says so) */
 		break;
 	}
 	return rc;
-}
-
-static char *handle(void *ctx, const char *body, size_t len)
-{
-	const struct ps_state *s = ctx;
-
-	return cli_ctl_serve(body, len, "PS", s->name, ps_op, ctx);
 }
 
 /* Datagrams emitted by the core and not sent yet: d[head..used). */
@@ -454,6 +445,7 @@ int cmd_ps(int argc, char **argv)
 	};
 	const char *cmd = "ps", *ctl = NULL, *bind_s = NULL;
 	struct ps_state st = {0};
+	struct cli_ctl_daemon cd = {.role = "PS", .other = "switch", .op = ps_op, .ctx = &st};
 	struct inart_err err = {{0}};
 	struct inart_udp *u;
 	static struct cli_ctl_tcp tcp;
@@ -513,7 +505,8 @@ int cmd_ps(int argc, char **argv)
 	if (u == NULL)
 		cli_fail(&err);
 	st.start_ns = inart_now_ns();
-	st.ctl = inart_ctlthread_start(ctl, handle, &st, cli_ctl_tcp_setup(cmd, &tcp), &err);
+	cd.name = st.name;
+	st.ctl = inart_ctlthread_start(ctl, cli_ctl_serve, &cd, cli_ctl_tcp_setup(cmd, &tcp), &err);
 	if (st.ctl == NULL)
 		cli_fail(&err);
 	cli_daemon_signals();

@@ -594,19 +594,10 @@ static int sw_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		break;
 	}
 	default:
-		snprintf(why, why_len, "'%s' is a PS request; this is a switch",
-			 inart_ctl_op_name(rq->op));
-		rc = -EINVAL;
+		rc = -EOPNOTSUPP; /* the other daemon's (cli_ctl_serve says so) */
 		break;
 	}
 	return rc;
-}
-
-static char *handle(void *ctx, const char *body, size_t len)
-{
-	const struct sw_state *s = ctx;
-
-	return cli_ctl_serve(body, len, "switch", s->name, sw_op, ctx);
 }
 
 /* --io MODE: a back end by its inart_afp_mode_name. */
@@ -980,6 +971,7 @@ int cmd_switchd(int argc, char **argv)
 	const char *cmd = "switchd";
 	static struct sw_state st;
 	struct sw_state *s = &st;
+	struct cli_ctl_daemon cd = {.role = "switch", .other = "PS", .op = sw_op, .ctx = &st};
 	struct switchd_args a;
 	struct inart_err err = {{0}};
 	int rc;
@@ -1003,7 +995,9 @@ int cmd_switchd(int argc, char **argv)
 	s->txn.ctx = s;
 	s->txn.swap = obj_swap;
 	s->txn.destroy = obj_destroy;
-	s->ctl = inart_ctlthread_start(a.ctl, handle, s, cli_ctl_tcp_setup(cmd, &a.tcp), &err);
+	cd.name = s->name;
+	s->ctl =
+	    inart_ctlthread_start(a.ctl, cli_ctl_serve, &cd, cli_ctl_tcp_setup(cmd, &a.tcp), &err);
 	if (s->ctl == NULL)
 		cli_fail(&err);
 	cli_daemon_signals();

@@ -128,12 +128,22 @@ const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl
 typedef int cli_ctl_op_fn(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why,
 			  size_t why_len);
 
-/* A daemon's control handler: parse body, refuse a request addressed to
- * another node ("this is ROLE 'NAME', not 'X'"; name may be NULL), answer
+/* A daemon as its control handler sees it.  op returns -EOPNOTSUPP for a
+ * request of the other daemon ("'OP' is a OTHER request; this is a ROLE"). */
+struct cli_ctl_daemon {
+	const char *role;  /* "switch", "PS" */
+	const char *other; /* the other daemon's role */
+	const char *name;  /* its --name (NULL: none) */
+	cli_ctl_op_fn *op;
+	void *ctx; /* op's */
+};
+
+/* A daemon's control handler (inart_ctl_handler_fn; daemon: a struct
+ * cli_ctl_daemon): parse body, refuse a request addressed to another node
+ * ("this is ROLE 'NAME', not 'X'") or meant for the other daemon, answer
  * log_level, hand anything else to op; a refusal is logged.  Returns the
- * reply to send (inart_ctl_handler_fn). */
-char *cli_ctl_serve(const char *body, size_t len, const char *role, const char *name,
-		    cli_ctl_op_fn *op, void *ctx);
+ * reply to send. */
+char *cli_ctl_serve(void *daemon, const char *body, size_t len);
 
 /* Set by SIGINT and SIGTERM once cli_daemon_signals ran: a daemon's loop
  * ends when it is set. */

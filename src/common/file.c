@@ -143,3 +143,9 @@ out:
 	free(tmp);
 	return rc;
 }
+
+void inart_fd_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -27,6 +27,10 @@ char *inart_file_read(const char *path, size_t *len, struct inart_err *err);
  * 0 or -errno (err names the file). */
 int inart_file_write(const char *path, const char *text, struct inart_err *err);
 
+/* Close the descriptor fd if it is open (>= 0): the release of a descriptor
+ * that may never have been opened (-1). */
+void inart_fd_close(int fd);
+
 /* The name of path in messages: "<stdin>" for "-", else path itself. */
 const char *inart_file_name(const char *path);
 

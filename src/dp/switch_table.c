@@ -41,6 +41,14 @@ static int cmp_u64(uint64_t x, uint64_t y)
 	return x < y ? -1 : x > y;
 }
 
+/* cmp_u64 on the first keys, then on the second ones. */
+static int cmp_u64_2(uint64_t x0, uint64_t y0, uint64_t x1, uint64_t y1)
+{
+	int c = cmp_u64(x0, y0);
+
+	return c != 0 ? c : cmp_u64(x1, y1);
+}
+
 /* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
 static int lt_index(struct inart_sw_tables *t)
 {
@@ -103,25 +111,30 @@ struct inart_sw_tables *inart_sw_tables_empty(void)
 	return t;
 }
 
+/* The fields a compact entry (struct lent) and the public form share, by
+ * kind: every entry's, an up entry's, an aggregating entry's.  entry_view
+ * and put_entry copy them one way and the other. */
+#define ENTRY_FIELDS(X, d, s)                                                                      \
+	X(d, s, label) X(d, s, kind) X(d, s, job) X(d, s, tree) X(d, s, in_ports)
+#define UP_FIELDS(X, d, s) X(d, s, out_port) X(d, s, next_label) X(d, s, aggregate)
+#define SLOT_FIELDS(X, d, s) X(d, s, slot_base) X(d, s, n_slots) X(d, s, bitmap_words)
+#define COPY_FIELD(d, s, f) (d)->f = (s)->f;
+#define COPY_FIELDS(d, s, list)                                                                    \
+	do {                                                                                       \
+		list(COPY_FIELD, d, s)                                                             \
+	} while (0)
+
 /* Entry k of t in the public form (pointing into t). */
 static void entry_view(const struct inart_sw_tables *t, int k, struct inart_label_entry *v)
 {
 	const struct lent *e = &t->ent[k];
 
 	memset(v, 0, sizeof(*v));
-	v->label = e->label;
-	v->kind = e->kind;
-	v->job = e->job;
-	v->tree = e->tree;
-	v->in_ports = e->in_ports;
+	COPY_FIELDS(v, e, ENTRY_FIELDS);
 	if (e->kind == INART_LABEL_UP) {
-		v->out_port = e->out_port;
-		v->next_label = e->next_label;
-		v->aggregate = e->aggregate;
+		COPY_FIELDS(v, e, UP_FIELDS);
 		if (e->aggregate) {
-			v->slot_base = e->slot_base;
-			v->n_slots = e->n_slots;
-			v->bitmap_words = e->bitmap_words;
+			COPY_FIELDS(v, e, SLOT_FIELDS);
 			v->expected = t->exp + e->var;
 		}
 	} else {
@@ -213,9 +226,8 @@ struct region {
 static int region_cmp(const void *a, const void *b)
 {
 	const struct region *x = a, *y = b;
-	int c = cmp_u64((uint64_t)x->lo, (uint64_t)y->lo);
 
-	return c != 0 ? c : cmp_u64(x->label, y->label);
+	return cmp_u64_2((uint64_t)x->lo, (uint64_t)y->lo, x->label, y->label);
 }
 
 /* Slot regions of different (job, tree) must be disjoint.  Sweep by start,
@@ -309,9 +321,8 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 static int tree_cmp(const void *a, const void *b)
 {
 	const struct inart_sw_tree_stats *x = a, *y = b;
-	int c = cmp_u64(x->job, y->job);
 
-	return c != 0 ? c : cmp_u64(x->tree, y->tree);
+	return cmp_u64_2(x->job, y->job, x->tree, y->tree);
 }
 
 /* Index of (job, tree) in the sorted tree list, -1. */
@@ -387,9 +398,8 @@ out:
 static int ing_cmp(const void *a, const void *b)
 {
 	const struct inart_sw_ingress *x = a, *y = b;
-	int c = cmp_u64(x->port, y->port);
 
-	return c != 0 ? c : cmp_u64(x->job, y->job);
+	return cmp_u64_2(x->port, y->port, x->job, y->job);
 }
 
 /* The ingress table: old (unless replace) then the update's; an entry
@@ -449,20 +459,12 @@ static void put_entry(struct inart_sw_tables *t, int k, const struct inart_label
 	struct lent *e = &t->ent[k];
 
 	memset(e, 0, sizeof(*e));
-	e->label = v->label;
-	e->kind = v->kind;
-	e->job = v->job;
-	e->tree = v->tree;
-	e->in_ports = v->in_ports;
+	COPY_FIELDS(e, v, ENTRY_FIELDS);
 	e->rk_off = -1;
 	if (v->kind == INART_LABEL_UP) {
-		e->out_port = v->out_port;
-		e->next_label = v->next_label;
-		e->aggregate = v->aggregate;
+		COPY_FIELDS(e, v, UP_FIELDS);
 		if (v->aggregate) {
-			e->slot_base = v->slot_base;
-			e->n_slots = v->n_slots;
-			e->bitmap_words = v->bitmap_words;
+			COPY_FIELDS(e, v, SLOT_FIELDS);
 			e->var = (uint32_t)*n_exp;
 			memcpy(t->exp + *n_exp, v->expected, 8 * (size_t)v->bitmap_words);
 			*n_exp += v->bitmap_words;

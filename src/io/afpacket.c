@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/file.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -115,8 +116,7 @@ static void close_socket(struct inart_afp *p)
 	if (p->map != NULL)
 		munmap(p->map, p->map_len);
 	p->map = NULL;
-	if (p->fd >= 0)
-		close(p->fd);
+	inart_fd_close(p->fd);
 	p->fd = -1;
 	free_bufs(p);
 }

@@ -34,6 +34,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/file.h"
 #include "bridge/ctlmsg.h"
 #include "ctlauth.h"
 
@@ -178,6 +179,18 @@ uint64_t inart_ctlsrv_auth_failures(const struct inart_ctlsrv *s)
 	return s->auth_failures;
 }
 
+/* Release what a server holds (its descriptors that are open, its key);
+ * neither its clients nor its socket file. */
+static void srv_free(struct inart_ctlsrv *s)
+{
+	inart_fd_close(s->tcp_fd);
+	inart_fd_close(s->lfd);
+	inart_fd_close(s->ep);
+	inart_fd_close(s->tfd);
+	OPENSSL_cleanse(&s->key, sizeof(s->key));
+	free(s);
+}
+
 struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_fn fn, void *ctx,
 					   const struct inart_ctlsrv_opt *opt,
 					   struct inart_err *err)
@@ -226,8 +239,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 			rc = EADDRINUSE;
 			goto fail;
 		}
-		if (probe >= 0)
-			close(probe);
+		inart_fd_close(probe);
 		unlink(path); /* stale: its daemon is gone */
 	}
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -251,15 +263,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 	}
 	return s;
 fail:
-	if (s->tcp_fd >= 0)
-		close(s->tcp_fd);
-	if (s->lfd >= 0)
-		close(s->lfd);
-	if (s->ep >= 0)
-		close(s->ep);
-	if (s->tfd >= 0)
-		close(s->tfd);
-	free(s);
+	srv_free(s);
 	errno = rc;
 	return NULL;
 }
@@ -284,14 +288,8 @@ void inart_ctlsrv_close(struct inart_ctlsrv *s)
 		return;
 	for (int i = 0; i < INART_CTLSRV_MAX_CLIENTS; i++)
 		conn_close(s, i);
-	close(s->lfd);
-	if (s->tcp_fd >= 0)
-		close(s->tcp_fd);
-	close(s->ep);
-	close(s->tfd);
 	unlink(s->path);
-	OPENSSL_cleanse(&s->key, sizeof(s->key));
-	free(s);
+	srv_free(s);
 }
 
 int inart_ctlsrv_fd(const struct inart_ctlsrv *s)
@@ -686,31 +684,15 @@ static int send_request(int fd, const char *path, const char *body, size_t len, 
 			struct inart_err *err)
 {
 	uint8_t hdr[INART_CTL_HDR_LEN];
-	size_t off = 0;
 	int rc;
 
 	inart_ctl_frame_hdr(hdr, (uint32_t)len);
-	while (off < len + INART_CTL_HDR_LEN) {
-		ssize_t w;
-
-		if (off < INART_CTL_HDR_LEN)
-			w = send(fd, hdr + off, INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
-		else
-			w = send(fd, body + (off - INART_CTL_HDR_LEN),
-				 len + INART_CTL_HDR_LEN - off, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				return inart_err_set(err, -errno, "%s: send: %s", path,
-						     strerror(errno));
-			if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0)
-				return inart_err_set(err, rc, "%s: timed out sending the request",
-						     path);
-			continue;
-		}
-		off += (size_t)w;
-	}
+	if ((rc = io_all(fd, hdr, INART_CTL_HDR_LEN, 1, deadline)) == 0)
+		rc = io_all(fd, (uint8_t *)(uintptr_t)body, len, 1, deadline);
+	if (rc == -ETIMEDOUT)
+		return inart_err_set(err, rc, "%s: timed out sending the request", path);
+	if (rc < 0)
+		return inart_err_set(err, rc, "%s: send: %s", path, strerror(-rc));
 	return 0;
 }
 
@@ -810,8 +792,7 @@ static int tcp_call(const char *spec, const char *body, size_t len, char **reply
 	rc = 0;
 out:
 	free(frame);
-	if (fd >= 0)
-		close(fd);
+	inart_fd_close(fd);
 	OPENSSL_cleanse(&key, sizeof(key));
 	return rc;
 }
@@ -823,47 +804,23 @@ static int recv_reply(int fd, const char *path, int timeout_ms, int64_t deadline
 		      uint32_t *np, struct inart_err *err)
 {
 	uint8_t hdr[INART_CTL_HDR_LEN];
-	size_t got = 0;
 	uint32_t n = 0;
-	int rc;
+	int rc = io_all(fd, hdr, INART_CTL_HDR_LEN, 0, deadline);
 
-	/* header, then body */
-	for (;;) {
-		size_t want = got < INART_CTL_HDR_LEN ? INART_CTL_HDR_LEN : INART_CTL_HDR_LEN + n;
-		ssize_t r;
-
-		if (got == want && got >= INART_CTL_HDR_LEN) {
-			if (got == INART_CTL_HDR_LEN && n == 0) {
-				if (inart_ctl_frame_check(hdr, got, &n) < 0)
-					return inart_err_set(err, -EPROTO, "%s: bad reply frame",
-							     path);
-				*buf = malloc((size_t)n + 1);
-				if (*buf == NULL)
-					return -ENOMEM;
-				continue;
-			}
-			break;
-		}
-		if (got < INART_CTL_HDR_LEN)
-			r = recv(fd, hdr + got, INART_CTL_HDR_LEN - got, 0);
-		else
-			r = recv(fd, *buf + (got - INART_CTL_HDR_LEN), want - got, 0);
-		if (r == 0)
-			return inart_err_set(err, -ECONNRESET,
-					     "%s: connection closed before the reply", path);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				return inart_err_set(err, -errno, "%s: recv: %s", path,
-						     strerror(errno));
-			if ((rc = wait_fd(fd, POLLIN, deadline)) < 0)
-				return inart_err_set(err, rc, "%s: no reply within %d ms", path,
-						     timeout_ms);
-			continue;
-		}
-		got += (size_t)r;
+	if (rc == 0) {
+		if (inart_ctl_frame_check(hdr, INART_CTL_HDR_LEN, &n) < 0)
+			return inart_err_set(err, -EPROTO, "%s: bad reply frame", path);
+		*buf = malloc((size_t)n + 1);
+		if (*buf == NULL)
+			return -ENOMEM;
+		rc = io_all(fd, (uint8_t *)*buf, n, 0, deadline);
 	}
+	if (rc == -ECONNRESET)
+		return inart_err_set(err, rc, "%s: connection closed before the reply", path);
+	if (rc == -ETIMEDOUT)
+		return inart_err_set(err, rc, "%s: no reply within %d ms", path, timeout_ms);
+	if (rc < 0)
+		return inart_err_set(err, rc, "%s: recv: %s", path, strerror(-rc));
 	(*buf)[n] = '\0';
 	*np = n;
 	return 0;

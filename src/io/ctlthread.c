@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/file.h"
 
 enum { IDLE = 0, POSTED = 1, DONE = 2 };
 
@@ -79,6 +80,15 @@ static void *loop(void *arg)
 	return NULL;
 }
 
+/* Close the event descriptors that are open and free t. */
+static void thread_free(struct inart_ctlthread *t)
+{
+	inart_fd_close(t->to_data);
+	inart_fd_close(t->to_ctl);
+	inart_fd_close(t->stop_fd);
+	free(t);
+}
+
 struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handler_fn fn, void *ctx,
 					      const struct inart_ctlsrv_opt *opt,
 					      struct inart_err *err)
@@ -112,13 +122,7 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 	}
 	return t;
 fail:
-	if (t->to_data >= 0)
-		close(t->to_data);
-	if (t->to_ctl >= 0)
-		close(t->to_ctl);
-	if (t->stop_fd >= 0)
-		close(t->stop_fd);
-	free(t);
+	thread_free(t);
 	errno = rc;
 	return NULL;
 }
@@ -168,10 +172,7 @@ void inart_ctlthread_stop(struct inart_ctlthread *t)
 	}
 	pthread_join(t->th, NULL);
 	inart_ctlsrv_close(t->srv);
-	close(t->to_data);
-	close(t->to_ctl);
-	close(t->stop_fd);
-	free(t);
+	thread_free(t);
 }
 
 uint64_t inart_ctlthread_auth_failures(const struct inart_ctlthread *t)

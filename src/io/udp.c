@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/file.h"
 
 #define RX_BUF (INART_DGRAM_MAX + 1)
 
@@ -32,8 +33,7 @@ void inart_udp_close(struct inart_udp *u)
 {
 	if (u == NULL)
 		return;
-	if (u->fd >= 0)
-		close(u->fd);
+	inart_fd_close(u->fd);
 	free(u->rx_buf);
 	free(u->rx_iov);
 	free(u->tx_iov);
