@@ -22,7 +22,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "emu_bench: needs root" >&2
 	exit 1
 fi
-ninja -C "$B" >/dev/null || exit 1
+# (a directory without build.ninja -- a copy of inart, inart-emu-worker and
+# libinart_worker.so* -- is used as is: a long run is not disturbed by builds)
+if [ -f "$B/build.ninja" ]; then
+	ninja -C "$B" >/dev/null || exit 1
+fi
 mkdir -p "$out"
 I=$B/inart
 
@@ -44,7 +48,7 @@ X
 echo "emu_bench: commit $(git -C "$root" rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
 # target: a k=4 fat-tree (20 switches, 16 hosts) up and down in under 10 s
-P=eb$$
+P=${EMU_PREFIX:-eb$$} # EMU_PREFIX: another per-run prefix (1-9 of [a-z0-9])
 t0=$(date +%s.%N)
 "$I" emu up "$out/default/topo.json" "$out/default/jobs.json" --prefix "$P" -q >/dev/null || status=1
 t1=$(date +%s.%N)
@@ -57,7 +61,7 @@ print('  %s k=4 fat-tree up and down in under 10 s (%.2f s)' % ('PASS' if t < 10
 for s in default scarce background; do
 	echo "== $s"
 	"$I" emu compare "$out/$s/topo.json" "$out/$s/jobs.json" --iters "$iters" \
-		-f json -o "$out/$s.json" --png "$out/$s.png" ${EMU_ARGS:-} 2>"$out/$s.log"
+		--prefix "$P" -f json -o "$out/$s.json" --png "$out/$s.png" ${EMU_ARGS:-} 2>"$out/$s.log"
 	rc=$?
 	[ $rc -ne 0 ] && status=1
 	python3 - "$out/$s.json" <<'X'

@@ -29,7 +29,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "recovery_bench: needs root (network namespaces)" >&2
 	exit 1
 fi
-P="inh7r$$-"
+P="${PREFIX:-inh7r$$-}" # PREFIX: another per-run prefix
 . "$root/tests/fabric.sh"
 
 cat >"$tmp/topo.json" <<'EOF'

@@ -14,7 +14,9 @@
  * (default 3) on the same cores.  For each setting of (window, initial
  * timeout, partial flush) it prints the simulated time of the last
  * iteration, the evaluator's prediction for the same volumes times the
- * header factor, their ratio, and the workers' resends, probes and NACKs.
+ * header factor, their ratio, and the workers' resends, probes and NACKs,
+ * the resends asked for by a NACK, the NACKs marked held, the resends refused
+ * for want of credit (inart_worker_held_stats) and the stall rounds.
  * Settings: the data plane's defaults (64, 50 ms, 10 ms), the emulator's
  * (16, scaled, scaled) and a few others, or the list given (RETX and FLUSH
  * in ms; 0 = the emulator's scaled value).
@@ -114,8 +116,9 @@ int main(int argc, char **argv)
 	       argv[1], argv[2], argv[3], n, mbps, iters);
 	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
 	       pred * 1e3);
-	printf("%6s %8s %8s %5s %12s %7s %8s %8s %8s %s\n", "window", "retx ms", "flush ms", "pace",
-	       "sim ms", "ratio", "resent", "probes", "nacks", "result");
+	printf("%6s %8s %8s %5s %12s %7s %8s %8s %8s %7s %7s %8s %7s %s\n", "window", "retx ms",
+	       "flush ms", "pace", "sim ms", "ratio", "resent", "probes", "nacks", "asked", "held",
+	       "deferred", "stalls", "result");
 	{
 		struct setting set[32] = {
 		    {64, 50, 10, 0},  {64, qms, qms, 0}, {16, 50, 10, 0},
@@ -153,6 +156,7 @@ int main(int argc, char **argv)
 			struct inart_sim *s;
 			struct inart_sim_result r = {0};
 			struct inart_worker_stats ws, sum = {0};
+			uint64_t held, deferred, sum_held = 0, sum_deferred = 0;
 			float **x;
 			char why[256];
 			int rc = 0, bad = 0;
@@ -215,6 +219,11 @@ int main(int argc, char **argv)
 				sum.retransmitted += ws.retransmitted;
 				sum.probes += ws.probes;
 				sum.nacks += ws.nacks;
+				sum.retx_asked += ws.retx_asked;
+				sum.stalls += ws.stalls;
+				inart_worker_held_stats(inart_sim_worker(s, w), &held, &deferred);
+				sum_held += held;
+				sum_deferred += deferred;
 			}
 			/* every worker holds the exact sums of its job (values are
 			   multiples of 1/16 below 4: sums are exact in float and at
@@ -234,11 +243,15 @@ int main(int argc, char **argv)
 				}
 				free(a);
 			}
-			printf("%6d %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %s\n",
+			printf("%6d %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %7llu %7llu "
+			       "%8llu "
+			       "%7llu %s\n",
 			       set[si].window, set[si].retx_ms, set[si].flush_ms, set[si].pace,
 			       r.time_s * 1e3, r.time_s / pred,
 			       (unsigned long long)sum.retransmitted,
 			       (unsigned long long)sum.probes, (unsigned long long)sum.nacks,
+			       (unsigned long long)sum.retx_asked, (unsigned long long)sum_held,
+			       (unsigned long long)sum_deferred, (unsigned long long)sum.stalls,
 			       rc < 0 ? "NOT DONE"
 			       : bad  ? "WRONG"
 				      : "exact");

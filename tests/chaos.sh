@@ -53,7 +53,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 	skipped 1 "python3 missing: no forgeries, no control flood (scripts/deps.sh installs it)"
 fi
 
-P="inh7c$$-"
+P="${PREFIX:-inh7c$$-}" # PREFIX: another per-run prefix
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 # --- topology, jobs, deployment -------------------------------------------

@@ -991,7 +991,8 @@ static void test_probes(void **state)
 	(void)state;
 	/* missing chunk 9: a NACK naming the prober, no state */
 	assert_int_equal(probe_of(ps, 3, 1, 9, 10), 1);
-	assert_true(nack_bits(0, 9, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 0) == 0x2);
+	assert_true(nack_bits(0, 9, INART_F_RESULT | INART_F_NACK | INART_F_RETX,
+			      INART_WIRE_NACK_HELD) == 0x2);
 	assert_int_equal(out[0].peer_ip, 0x0a000001u);
 	assert_int_equal(out[0].peer_port, 6000);
 	/* time the NACK loop (4000): chunk 0 without rank 2 until evidence */
@@ -1064,12 +1065,16 @@ static void test_drain(void **state)
 	assert_int_equal(probe_of(ps, 3, 0, 5, 6400), 1);
 	assert_true(nack_bits(0, 5, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 3) == 0x2);
 	/* drained: chunk 4 NACKed (two children: nothing learned), chunk 5 too,
-	 * then the answer */
+	 * marked held (no later chunk shows them lost), then the answer */
 	assert_int_equal(probe_of(ps, 3, 0, 5, 10500), 5);
-	assert_true(nack_bits(0, 4, INART_F_RESULT | INART_F_NACK, 1) == 0x4);
-	assert_true(nack_bits(1, 4, INART_F_RESULT | INART_F_NACK, 1) == 0x4);
-	assert_true(nack_bits(2, 5, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
-	assert_true(nack_bits(3, 5, INART_F_RESULT | INART_F_NACK, 1) == 0x2);
+	assert_true(nack_bits(0, 4, INART_F_RESULT | INART_F_NACK, INART_WIRE_NACK_HELD | 1) ==
+		    0x4);
+	assert_true(nack_bits(1, 4, INART_F_RESULT | INART_F_NACK, INART_WIRE_NACK_HELD | 1) ==
+		    0x4);
+	assert_true(nack_bits(2, 5, INART_F_RESULT | INART_F_NACK, INART_WIRE_NACK_HELD | 1) ==
+		    0x2);
+	assert_true(nack_bits(3, 5, INART_F_RESULT | INART_F_NACK, INART_WIRE_NACK_HELD | 1) ==
+		    0x2);
 	assert_true(nack_bits(4, 5, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 3) == 0x2);
 	/* once per drain, and not again within the NACK loop time */
 	assert_int_equal(probe_of(ps, 3, 1, 4, 10600), 1);
@@ -1079,6 +1084,65 @@ static void test_drain(void **state)
 	/* the retransmissions complete both */
 	assert_int_equal(contrib(ps, 3, 2, 4, INART_F_DATA | INART_F_RETX, 11000), 2);
 	assert_int_equal(contrib(ps, 3, 1, 5, INART_F_DATA | INART_F_RETX, 11000), 2);
+	inart_ps_destroy(ps);
+}
+
+/* out[i]'s header (it must decode). */
+static struct inart_wire_hdr out_hdr(int i)
+{
+	struct inart_wire_hdr h;
+	const uint8_t *pl;
+
+	assert_int_equal(inart_wire_decode(out[i].data, out[i].len, &h, &pl), INART_WIRE_OK);
+	return h;
+}
+
+/* 1 if out[i] is a NACK marked held (INART_WIRE_NACK_HELD). */
+static int nack_held(int i)
+{
+	struct inart_wire_hdr h = out_hdr(i);
+
+	assert_true(h.flags & INART_F_NACK);
+	return inart_wire_nack_held(&h);
+}
+
+/* Shown lost or perhaps held (issue 12): a NACK naming ranks whose later
+ * chunks arrived is not marked; one naming a rank nothing shows lost (it may
+ * be held upstream or in a stalled process) is, and so is the answer to the
+ * probe of such a rank; a NACK round for both kinds is split in two. */
+static void test_held(void **state)
+{
+	struct inart_ps *ps = make_ps(3, 2, 0);
+	int n, nacks = 0;
+
+	(void)state;
+	/* rank 2's chunk 0 lost: its chunk 2 shows it (NACK, not held) */
+	for (uint32_t s = 0; s <= 2; s++)
+		for (int r = 0; r < 3; r++)
+			if (s != 0 || r != 2)
+				n = contrib(ps, 3, r, s, INART_F_DATA, 1000 * (s + 1));
+	for (int i = 0; i < n; i++) {
+		if (!(out_hdr(i).flags & INART_F_NACK))
+			continue;
+		nacks++;
+		assert_int_equal(out_hdr(i).seq, 0);
+		assert_false(nack_held(i));
+	}
+	assert_true(nacks > 0);
+	/* its probe of chunk 0: the answer names it, not held */
+	assert_int_equal(probe_of(ps, 3, 2, 0, 3100), 1);
+	assert_true(nack_bits(0, 0, INART_F_RESULT | INART_F_NACK | INART_F_RETX, 1 + 2) == 0x4);
+	assert_false(nack_held(0));
+	/* chunk 3 without rank 2, nothing later: held, down the tree (two
+	 * children, nothing learned from either: two copies) and in the answer */
+	contrib(ps, 3, 0, 3, INART_F_DATA, 4000);
+	contrib(ps, 3, 1, 3, INART_F_DATA, 4000);
+	assert_int_equal(probe_of(ps, 3, 2, 3, 4100), 3);
+	assert_true(nack_bits(0, 3, INART_F_RESULT | INART_F_NACK, INART_WIRE_NACK_HELD | 1) ==
+		    0x4);
+	assert_true(nack_held(1));
+	assert_true(nack_bits(2, 3, INART_F_RESULT | INART_F_NACK | INART_F_RETX,
+			      INART_WIRE_NACK_HELD | (1 + 2)) == 0x4);
 	inart_ps_destroy(ps);
 }
 
@@ -1385,6 +1449,7 @@ int main(void)
 	    cmocka_unit_test(test_probes),
 	    cmocka_unit_test(test_children_learned),
 	    cmocka_unit_test(test_drain),
+	    cmocka_unit_test(test_held),
 	    cmocka_unit_test(test_answers_children),
 	    cmocka_unit_test(test_sources),
 	    cmocka_unit_test(test_far_future),

@@ -296,6 +296,18 @@ static void test_nack_prev(void **state)
 	assert_true(buf[28] == 1 && buf[29] == 2 && buf[30] == 3 && buf[31] == 4);
 	assert_int_equal(inart_wire_decode(buf, n, &d, &pl), INART_WIRE_OK);
 	assert_int_equal(d.prev, 0x01020304);
+	/* held (issue 12): the top bit of a NACK's prev, on the wire as is */
+	h.prev = INART_WIRE_NACK_HELD | 3;
+	n = inart_wire_encode(&h, NULL, buf, sizeof(buf));
+	assert_true(buf[28] == 0x80 && buf[29] == 0 && buf[30] == 0 && buf[31] == 3);
+	assert_int_equal(inart_wire_decode(buf, n, &d, &pl), INART_WIRE_OK);
+	assert_true(inart_wire_nack_held(&d));
+	assert_int_equal(inart_wire_nack_prev(&d), 3);
+	d.prev = 3;
+	assert_false(inart_wire_nack_held(&d));
+	d.prev = INART_WIRE_NACK_HELD | 3;
+	d.flags |= INART_F_STALE; /* a step notice's prev is a step: never held */
+	assert_false(inart_wire_nack_held(&d));
 	/* a result names the one sent before it */
 	h.flags = INART_F_RESULT;
 	h.count = 3;

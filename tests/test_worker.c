@@ -716,6 +716,69 @@ static void test_probes_nacks(void **state)
 	inart_worker_destroy(w);
 }
 
+/* Whether out[0..k) holds our values of chunk seq again (DATA|RETX). */
+static int resent(int k, uint32_t seq)
+{
+	struct inart_wire_hdr h;
+	int found = 0;
+
+	for (int j = 0; j < k; j++) {
+		data_pkt(j, &h);
+		found |= h.seq == seq && h.flags == (INART_F_DATA | INART_F_RETX) && h.count == 1;
+	}
+	return found;
+}
+
+/* Held NACKs (issue 12): a NACK naming us marked INART_WIRE_NACK_HELD (the
+ * PS cannot show our values lost) resends them only while the tree's credit
+ * lasts (half a window of resends, refilled by results and by timeouts
+ * without any); without credit a probe goes later instead.  An unmarked
+ * NACK (the loss is shown) resends at once, credit or not. */
+static void test_held(void **state)
+{
+	struct inart_worker *w;
+	float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint64_t held, deferred, t;
+	int k;
+
+	(void)state;
+	w = small_worker(x, 8, 8); /* window 8: credit for 4 resends */
+	for (uint32_t s = 0; s < 4; s++) {
+		assert_int_equal(rx_prev(w, s, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
+					 INART_WIRE_NACK_HELD, 10 + s),
+				 0);
+		assert_int_equal(inart_worker_poll(w, 10 + s, out, MAXOUT), 1);
+		assert_true(resent(1, s));
+	}
+	/* the fifth: no credit, nothing now, a probe later */
+	assert_int_equal(
+	    rx_prev(w, 4, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, INART_WIRE_NACK_HELD, 14),
+	    0);
+	assert_int_equal(inart_worker_poll(w, 14, out, MAXOUT), 0);
+	inart_worker_held_stats(w, &held, &deferred);
+	assert_int_equal(held, 5);
+	assert_int_equal(deferred, 1);
+	t = inart_worker_next_deadline(w);
+	assert_true(t > 14 && t < UINT64_MAX);
+	/* a multicast held NACK (round 1) naming us: no credit either */
+	assert_int_equal(rx_prev(w, 6, 16, INART_F_NACK, 1, NULL, 0, INART_WIRE_NACK_HELD | 1, 15),
+			 0);
+	assert_int_equal(inart_worker_poll(w, 15, out, MAXOUT), 0);
+	/* an unmarked NACK naming us: the loss is shown, resent at once */
+	assert_int_equal(rx_prev(w, 5, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, 0, 16), 0);
+	assert_int_equal(inart_worker_poll(w, 16, out, MAXOUT), 1);
+	assert_true(resent(1, 5));
+	/* two timeouts (1 ms) without a result refill two resends' worth */
+	t = 2000100;
+	assert_int_equal(
+	    rx_prev(w, 4, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, INART_WIRE_NACK_HELD, t), 0);
+	k = inart_worker_poll(w, t, out, MAXOUT);
+	assert_true(resent(k, 4));
+	inart_worker_held_stats(w, &held, &deferred);
+	assert_int_equal(held, 7);
+	inart_worker_destroy(w);
+}
+
 /* A worker of rank 0 of 2 with one tree, one value per chunk, n chunks,
  * the given window; every chunk the window allows is sent at 0 and chunk 0's
  * result arrives at 100 us. */
@@ -1615,6 +1678,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
 	    cmocka_unit_test(test_warmup_each),	   cmocka_unit_test(test_skewed_start),
+	    cmocka_unit_test(test_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -709,6 +709,7 @@ static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h, const st
 {
 	const struct inart_agg_slot *s;
 	int slot = chunk_slot(c->sw, u, h, &s), w, any = 0;
+	uint32_t round = inart_wire_nack_prev(h); /* without the held mark */
 
 	if (slot < 0 || s->key.scale_exp != h->scale_exp || s->key.bitmap_words != h->bitmap_words)
 		return 0;
@@ -727,7 +728,7 @@ static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h, const st
 			return 0;
 		for (w = 0; w < h->bitmap_words; w++)
 			bits[w] &= ~held[w];
-		c->sw->meta[slot].repaired = (uint8_t)(h->prev < 255 ? h->prev : 255);
+		c->sw->meta[slot].repaired = (uint8_t)(round < 255 ? round : 255);
 		return 1;
 	}
 	for (w = 0; w < h->bitmap_words; w++) {
@@ -739,13 +740,13 @@ static int nack_repair(struct rxctx *c, const struct inart_wire_hdr *h, const st
 		return 0;
 	/* once per NACK round (copies of one NACK may pass several entries);
 	 * every copy of the round leaves those ranks out */
-	if (!any || (h->prev > c->sw->meta[slot].repaired && !emit_slot(c, slot, u, INART_F_RETX)))
+	if (!any || (round > c->sw->meta[slot].repaired && !emit_slot(c, slot, u, INART_F_RETX)))
 		return 0;
 	for (w = 0; w < h->bitmap_words; w++)
 		bits[w] &= ~s->bitmap[w];
-	if (h->prev <= c->sw->meta[slot].repaired)
+	if (round <= c->sw->meta[slot].repaired)
 		return 0;
-	c->sw->meta[slot].repaired = (uint8_t)(h->prev < 255 ? h->prev : 255);
+	c->sw->meta[slot].repaired = (uint8_t)(round < 255 ? round : 255);
 	ts->repaired++;
 	return 1;
 }

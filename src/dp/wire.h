@@ -19,7 +19,8 @@
  *   26 u16 count (int32 values in the payload)
  *   28 u32 prev: RESULT from a PS: 1 + seq of the result it sent down the
  *          tree before this one (same tree and iter; 0: none); a step notice
- *          (STALE): the step to resynchronise to; DATA: 0
+ *          (STALE): the step to resynchronise to; DATA: 0; a NACK: its round
+ *          or chain head, top bit INART_WIRE_NACK_HELD (below)
  *   32 u64 bitmap[bitmap_words]: bit r = worker rank r contributed
  *   .. i32 values[count]
  * Contributors are the job's worker ranks, so exactly-once is a bitmap
@@ -95,6 +96,31 @@ static inline int inart_wire_max_values(int bitmap_words)
 	return (int)((INART_WIRE_IP_MTU - INART_WIRE_IPUDP_LEN - inart_wire_hdr_len(bitmap_words)) /
 		     4);
 }
+
+/* ---- Recovery: held NACKs (issue 12).  In a NACK from a PS (RESULT|NACK,
+ * not STALE) the top bit of `prev` tells a loss shown from a value perhaps
+ * only delayed: set, the ranks named are missing at the PS but nothing shows
+ * that their contributions were lost (no later chunk of theirs arrived: they
+ * may still be held in a switch's slot, a queue or a stalled process); clear,
+ * every rank named is shown lost (docs/wire.md, Loss recovery).  The rest of
+ * `prev` keeps its meaning (a multicast NACK's round, a probe answer's chain
+ * head); a receiver built before reads a held NACK as an ordinary one. ---- */
+#define INART_WIRE_NACK_HELD 0x80000000u
+
+/* 1 if h is a PS's NACK marked held. */
+static inline int inart_wire_nack_held(const struct inart_wire_hdr *h)
+{
+	return (h->flags & (INART_F_RESULT | INART_F_NACK | INART_F_STALE)) ==
+		   (INART_F_RESULT | INART_F_NACK) &&
+	       (h->prev & INART_WIRE_NACK_HELD) != 0;
+}
+
+/* The `prev` of h without the held mark (a NACK's round or chain head). */
+static inline uint32_t inart_wire_nack_prev(const struct inart_wire_hdr *h)
+{
+	return (h->flags & INART_F_NACK) ? h->prev & ~INART_WIRE_NACK_HELD : h->prev;
+}
+/* ---- end of held NACKs ---- */
 
 /* Decode and check a UDP payload.  On success *payload points at the
  * big-endian int32 values inside buf.  Returns INART_WIRE_OK or a reason. */

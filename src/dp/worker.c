@@ -1,6 +1,8 @@
 /*
  * worker: the worker side of an all-reduce (sans I/O), see worker.h and
- * docs/dataplane.md.
+ * docs/dataplane.md.  This file sends (chunks, timers, probes, idle probing,
+ * stalls, pacing, the held-resend credit); worker_rx.c takes results, NACKs
+ * and notices; worker_impl.h holds their shared state.
  *
  * State: per tree a contiguous value range cut into chunks of vpp values;
  * per chunk its state (IDLE: not sent yet; INFLIGHT: sent, waiting for the
@@ -36,75 +38,7 @@
 #include "pkt.h"
 #include "quant.h"
 
-enum { C_IDLE = 0, C_INFLIGHT = 1, C_RESEND = 2, C_DONE = 3 };
-
-struct wchunk {
-	uint64_t deadline, sent_at; /* next retransmission; first transmission */
-	uint64_t last_tx;	    /* last transmission of the values */
-	uint64_t probe_at;	    /* a probe is due then; 0: none */
-	uint8_t state, retries;
-	int8_t scale;
-	uint8_t open;	     /* a NACK said the PS is still collecting this chunk */
-	uint8_t counted;     /* the PS said it holds our contribution (probe answer) */
-	uint8_t asked;	     /* retransmission requested by a NACK (no timer backoff) */
-	uint64_t last_probe; /* last probe sent */
-	uint8_t unanswered;  /* probes sent since the last answer */
-	uint8_t nack_round;  /* the PS's NACK round last acted on */
-};
-
-struct wtree {
-	size_t off, len;	 /* value range of the tree */
-	uint32_t n_chunks, base; /* chunks; lowest seq without a result */
-	uint32_t next;		 /* lowest seq never sent */
-	size_t chunk0;		 /* index of the tree's first chunk in ch[] */
-	uint64_t srtt, rttvar;	 /* smoothed RTT and its variation; 0: no sample */
-	uint64_t rto;		 /* current retransmission timeout */
-	uint64_t min_rtt;	 /* smallest time to result seen; 0: none */
-	uint64_t prtt;		 /* smoothed time from a probe to its answer; 0: none */
-	uint32_t samples;	 /* time-to-result samples taken */
-	/* idle probing: results arrive about every `gap` ns while the pipeline
-	 * flows; none for INART_WORKER_IDLE_GAPS gaps since idle_from means
-	 * chunks or results were lost where nothing later reveals it */
-	uint64_t last_res, gap, idle_from;
-	int idle_rounds;
-	/* progress: the last packet accepted from the tree's PS (or a switch
-	 * answering for it); none for 2 timeouts while chunks are in flight:
-	 * the tree is stalled (a dead peer), and only its oldest chunk is acted
-	 * on, at stall_at, the wait doubling up to INART_WORKER_STALL_MAX_NS */
-	uint64_t heard, stall_at, stall_wait;
-	uint32_t stall_round;
-	uint32_t unheard; /* probes and resends since the PS was last heard */
-	uint64_t pace_at; /* paced: the next DATA packet may go then */
-	/* skewed starts: the tree's first transmission of the all-reduce, and
-	 * how much later than the smallest time to result its first result
-	 * came in recent all-reduces (peers that started later; start_wait) */
-	uint64_t begun, lag;
-};
-
-struct inart_worker {
-	struct inart_worker_cfg cfg;
-	int bw, vpp, window, slots;
-	uint64_t retx_ns;
-	int scale0;
-	uint64_t bitmap[INART_WIRE_MAX_BITMAP_WORDS];
-
-	int active, have_iter;
-	uint32_t iter;
-	int stale;	       /* a step notice: this all-reduce cannot complete */
-	uint32_t stale_target; /* the step it named (the highest, if several) */
-	const float *buf;
-	size_t n;
-	float *res;
-	size_t res_cap;
-	struct wchunk *ch;
-	size_t n_ch, ch_cap;
-	size_t done_chunks;
-	struct wtree trees[INART_WORKER_MAX_TREES];
-	int rr; /* tree to serve first in poll (fairness when out[] is short) */
-
-	struct inart_worker_stats st;
-	int32_t q[INART_DGRAM_MAX / 4];
-};
+#include "worker_impl.h"
 
 struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 {
@@ -215,6 +149,8 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].pace_at = 0;
 		tt[t].begun = 0;
 		tt[t].lag = w->trees[t].lag;
+		tt[t].debt = w->trees[t].debt; /* a property of the tree's paths */
+		tt[t].debt_at = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -276,15 +212,12 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 	return 0;
 }
 
-static size_t chunk_len(const struct inart_worker *w, const struct wtree *tr, uint32_t seq)
+size_t inart_worker_chunk_len(const struct inart_worker *w, const struct wtree *tr, uint32_t seq)
 {
 	size_t lo = (size_t)seq * (size_t)w->vpp, hi = lo + (size_t)w->vpp;
 
 	return (hi > tr->len ? tr->len : hi) - lo;
 }
-
-static int sending(const struct inart_worker *w, const struct wtree *tr);
-static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr);
 
 /* ns a frame of `bytes` takes at tree t's planned rate (0: not paced). */
 static uint64_t pace_ns(const struct inart_worker *w, int t, size_t bytes)
@@ -332,7 +265,7 @@ static void timed_out(struct inart_worker *w, struct wtree *tr, const struct wch
 
 /* The timeout of chunk c after its last transmission: the tree's, doubled
  * per retransmission up to 2^INART_WORKER_MAX_BACKOFF_SHIFT times. */
-static uint64_t backoff(const struct wtree *tr, const struct wchunk *c)
+uint64_t inart_worker_backoff(const struct wtree *tr, const struct wchunk *c)
 {
 	return tr->rto << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
 			       ? c->retries
@@ -368,13 +301,62 @@ static void note_unheard(const struct inart_worker *w, struct wtree *tr, uint64_
 		enter_stall(w, tr, now);
 }
 
+/* Most debt a tree may run up: half a window of resends. */
+static uint32_t debt_max(const struct inart_worker *w)
+{
+	uint32_t k = (uint32_t)w->window / 2;
+
+	return INART_WORKER_HELD_RESULTS * (k > 2 ? k : 2);
+}
+
+/* A resend of values that may only be delayed (nothing shows them lost: a
+ * held NACK, unanswered probes, a NACK round repeated after our resend) is
+ * about to go for tree tr: 1 if its credit pays for it.  The credit is what
+ * the tree delivers (a result stored pays back a resend's 1/HELD_RESULTS) and
+ * one resend per timeout (so that values really lost go again when nothing
+ * is delivered); so the volume of such resends follows the tree's delivery
+ * rate instead of growing with its queues (docs/dataplane.md, Held values). */
+int inart_worker_held_pay(const struct inart_worker *w, struct wtree *tr, uint64_t now)
+{
+	uint64_t per = tr->rto ? tr->rto : w->retx_ns;
+
+	/* the floor: one resend per timeout in which nothing was delivered */
+	if (tr->last_res > tr->debt_at)
+		tr->debt_at = tr->last_res;
+	if (tr->debt_at == 0 || now < tr->debt_at) {
+		tr->debt_at = now;
+	} else if (now >= tr->debt_at + per) {
+		uint64_t k = (now - tr->debt_at) / per * INART_WORKER_HELD_RESULTS;
+
+		tr->debt = k >= tr->debt ? 0 : tr->debt - (uint32_t)k;
+		tr->debt_at = now;
+	}
+	if (tr->debt + INART_WORKER_HELD_RESULTS > debt_max(w))
+		return 0;
+	tr->debt += INART_WORKER_HELD_RESULTS;
+	return 1;
+}
+
+/* A resend of chunk c was refused (held_pay): probe it instead, later each
+ * time (up to 2^HELD_BACKOFF_SHIFT probe waits): its values may still come. */
+uint64_t inart_worker_refused_wait(const struct inart_worker *w, const struct wtree *tr,
+				   struct wchunk *c)
+{
+	int k = c->refused < INART_WORKER_HELD_BACKOFF_SHIFT ? c->refused
+							     : INART_WORKER_HELD_BACKOFF_SHIFT;
+
+	if (c->refused < 255)
+		c->refused++;
+	return inart_worker_probe_wait(w, tr) << k;
+}
+
 /* Build the DATA packet of chunk seq of tree t into d. */
 static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, uint64_t now,
 		       struct inart_dgram *d)
 {
 	struct wtree *tr = &w->trees[t];
 	struct wchunk *c = &w->ch[tr->chunk0 + seq];
-	size_t len = chunk_len(w, tr, seq), sz;
+	size_t len = inart_worker_chunk_len(w, tr, seq), sz;
 	const float *x = w->buf + tr->off + (size_t)seq * (size_t)w->vpp;
 	struct inart_wire_hdr h;
 	int ovf = inart_quant_encode(x, len, c->scale, w->q) != 0;
@@ -430,15 +412,16 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	c->last_tx = now;
 	c->open = 0;
 	c->asked = 0;
+	c->refused = 0;
 	c->unanswered = 0;
 	c->counted = 0;
 	c->probe_at = 0;
 	c->state = C_INFLIGHT;
-	c->deadline = now + backoff(tr, c);
+	c->deadline = now + inart_worker_backoff(tr, c);
 	/* at the end of an all-reduce nothing later reveals a lost
 	 * retransmission: check on it after a probe's round trip */
-	if (retx && !sending(w, tr))
-		c->probe_at = now + probe_wait(w, tr);
+	if (retx && !inart_worker_sending(w, tr))
+		c->probe_at = now + inart_worker_probe_wait(w, tr);
 }
 
 /* How long to wait for a probe's answer: twice the measured answer time,
@@ -446,7 +429,7 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
  * is quick, one that has to queue behind results is not; a retry too soon
  * only adds an answer to that queue); the tree's timeout before any
  * measurement. */
-static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr)
+uint64_t inart_worker_probe_wait(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t p = 2 * tr->prtt;
 
@@ -456,7 +439,7 @@ static uint64_t probe_wait(const struct inart_worker *w, const struct wtree *tr)
 }
 
 /* An answer to our probe of chunk c (a unicast result or NACK) at now. */
-static void probe_answered(struct wtree *tr, struct wchunk *c, uint64_t now)
+void inart_worker_probe_answered(struct wtree *tr, struct wchunk *c, uint64_t now)
 {
 	if (c->unanswered && c->last_probe && now > c->last_probe) {
 		uint64_t d = now - c->last_probe;
@@ -512,8 +495,8 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	 * a stuck window): nothing else reveals a loss then, a probe costs a
 	 * header, and the PS holds a question repeated while its answer may
 	 * still come */
-	k = sending(w, tr) ? c->unanswered + c->retries : 0;
-	c->probe_at = now + (probe_wait(w, tr) << (k < 2 ? k : 2));
+	k = inart_worker_sending(w, tr) ? c->unanswered + c->retries : 0;
+	c->probe_at = now + (inart_worker_probe_wait(w, tr) << (k < 2 ? k : 2));
 	if (c->unanswered < 255)
 		c->unanswered++;
 }
@@ -553,7 +536,7 @@ static uint64_t idle_period(const struct inart_worker *w, const struct wtree *tr
 /* 1 if tree tr may still send a chunk never sent (its pipeline is not
  * drained and its window is not stuck: results are expected to keep
  * coming). */
-static int sending(const struct inart_worker *w, const struct wtree *tr)
+int inart_worker_sending(const struct inart_worker *w, const struct wtree *tr)
 {
 	return tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window;
 }
@@ -586,21 +569,6 @@ static uint64_t start_wait(const struct inart_worker *w, const struct wtree *tr)
 	return 2 * tr->lag < w->retx_ns ? 2 * tr->lag : w->retx_ns;
 }
 
-/* The tree's first result of the all-reduce came at now: its lag is how
- * much later than the smallest time to result after the first
- * transmission; the estimate takes a larger one at once and decays by an
- * eighth per all-reduce. */
-static void note_lag(struct wtree *tr, uint64_t now)
-{
-	uint64_t s = 0;
-
-	if (tr->begun == 0)
-		return;
-	if (tr->min_rtt != 0 && now > tr->begun + tr->min_rtt)
-		s = now - tr->begun - tr->min_rtt;
-	tr->lag = s > tr->lag ? s : tr->lag - tr->lag / 8;
-}
-
 /* The next idle probe of tree tr: idle probing is for the end of a tree's
  * share (the last results have no successor to reveal their loss) and for a
  * window stuck at a chunk: no result for an idle period while nothing new
@@ -610,7 +578,7 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t per, age, t, first = UINT64_MAX;
 
-	if (tr->idle_from == 0 || sending(w, tr))
+	if (tr->idle_from == 0 || inart_worker_sending(w, tr))
 		return UINT64_MAX;
 	per = idle_period(w, tr);
 	age = (expected(tr) ? expected(tr) : per) + start_wait(w, tr);
@@ -716,7 +684,7 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 			continue;
 		if (due_rto && c->probe_at > now && c->unanswered) {
 			/* a probe is out: its answer tells what to do */
-			c->deadline = c->probe_at + backoff(tr, c);
+			c->deadline = c->probe_at + inart_worker_backoff(tr, c);
 			continue;
 		}
 		if (due_rto && !c->asked)
@@ -729,10 +697,20 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 			if (due_rto) {
 				if (c->retries < 255)
 					c->retries++;
-				c->deadline = now + backoff(tr, c);
+				c->deadline = now + inart_worker_backoff(tr, c);
 			}
-		} else {
+		} else if (c->asked || inart_worker_held_pay(w, tr, now)) {
 			send_chunk(w, t, s, 1, now, &out[(*n)++]);
+		} else {
+			/* unanswered probes show nothing lost (their answers may
+			 * wait behind the same queues as our values): no credit, so
+			 * probe again, later each time */
+			uint64_t wait = inart_worker_refused_wait(w, tr, c);
+
+			w->deferred++;
+			send_probe(w, t, s, now, &out[(*n)++]);
+			c->probe_at = now + wait;
+			c->deadline = now + wait + inart_worker_backoff(tr, c);
 		}
 	}
 	lim = tr->base + (uint32_t)w->window;
@@ -850,6 +828,12 @@ void inart_worker_stats(const struct inart_worker *w, struct inart_worker_stats 
 	*st = w->st;
 }
 
+void inart_worker_held_stats(const struct inart_worker *w, uint64_t *held, uint64_t *deferred)
+{
+	*held = w ? w->held_nacks : 0;
+	*deferred = w ? w->deferred : 0;
+}
+
 int inart_worker_value_scale(const struct inart_worker *w, size_t i, int *scale)
 {
 	if (w == NULL || scale == NULL)
@@ -880,285 +864,5 @@ int inart_worker_tree_range(const struct inart_worker *w, int t, size_t *off, si
 		*len = w->trees[t].len;
 	if (n_chunks)
 		*n_chunks = w->trees[t].n_chunks;
-	return 0;
-}
-
-/* A result (clean or OVERFLOW) for chunk c of tree tr arrived at now: take
- * an RTT sample if c was sent once (Karn) and update the tree's timeout
- * (RFC 6298 smoothing, at least 3 srtt, the initial timeout until the
- * pipeline filled, clamped). */
-static void answered(struct inart_worker *w, struct wtree *tr, const struct wchunk *c, uint64_t now)
-{
-	if (c->state == C_INFLIGHT && c->retries == 0 && now >= c->sent_at) {
-		uint64_t r = now - c->sent_at, lo = w->retx_ns / INART_WORKER_RTO_MIN_DIV,
-			 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL, rto;
-
-		if (tr->min_rtt == 0 || r < tr->min_rtt)
-			tr->min_rtt = r ? r : 1;
-		if (tr->srtt == 0) {
-			tr->srtt = r ? r : 1;
-			tr->rttvar = r / 2;
-		} else {
-			uint64_t d = tr->srtt > r ? tr->srtt - r : r - tr->srtt;
-
-			tr->rttvar = (3 * tr->rttvar + d) / 4;
-			tr->srtt = (7 * tr->srtt + r) / 8;
-			if (tr->srtt == 0)
-				tr->srtt = 1;
-		}
-		rto = tr->srtt + 4 * tr->rttvar;
-		/* the time to result is steady while the pipeline flows, so the
-		 * variance alone gives timeouts barely above srtt; a stall elsewhere
-		 * (another worker's recovery, a switch's flush) would then make
-		 * every chunk retransmit at once */
-		if (rto < INART_WORKER_RTO_SRTT_MULT * tr->srtt)
-			rto = INART_WORKER_RTO_SRTT_MULT * tr->srtt;
-		/* the first results come through empty queues: keep the initial
-		 * timeout until the pipeline has filled */
-		if (++tr->samples < INART_WORKER_RTO_WARMUP && rto < w->retx_ns)
-			rto = w->retx_ns;
-		tr->rto = rto < lo ? lo : rto > hi ? hi : rto;
-	}
-}
-
-static int full_bitmap(const struct inart_worker *w, const uint64_t *bm)
-{
-	int n = w->cfg.n_workers;
-
-	for (int i = 0; i < w->bw; i++) {
-		int lo = 64 * i;
-		uint64_t want = n - lo >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n - lo)) - 1;
-
-		if (bm[i] != want)
-			return 0;
-	}
-	return 1;
-}
-
-/* A NACK for chunk c (not done) of tree tr: the PS misses the contributions
- * of the ranks in h->bitmap.  Multicast (down the tree): those ranks
- * retransmit, the others learn that the chunk is still open.  Unicast (RETX,
- * the answer to our probe): the bitmap holds every rank missing, so we
- * retransmit if ours is among them and otherwise know ours is counted. */
-static int rx_nack(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
-		   const struct inart_wire_hdr *h, uint64_t now)
-{
-	int named = (h->bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64)) & 1;
-	int unicast = (h->flags & INART_F_RETX) != 0;
-
-	if (unicast && h->scale_exp < c->scale) {
-		/* the answer to our probe: the PS's record is at a lower scale:
-		 * join it */
-		c->scale = h->scale_exp;
-		if (c->state == C_INFLIGHT)
-			c->state = C_RESEND;
-		w->st.rescales++;
-		return 0;
-	}
-	if ((unicast && h->scale_exp > c->scale) || c->state != C_INFLIGHT) {
-		w->st.duplicates++; /* about a scale we left, or a resend is due anyway */
-		return -EALREADY;
-	}
-	/* a multicast NACK's scale is the PS's guess when nothing of the chunk
-	 * arrived; a named worker sends its values at its own scale anyway (the
-	 * PS's scale rules sort out a mismatch) */
-	w->st.nacks++;
-	tr->idle_rounds = 0;
-	if (unicast)
-		probe_answered(tr, c, now);
-	if (named) {
-		/* each NACK round of the PS is acted on once (copies of a NACK,
-		 * or one sent before our retransmission arrived, ask nothing
-		 * new); and a NACK less than a round trip after our last
-		 * transmission was sent before the PS could have it */
-		if (!unicast && (h->prev <= c->nack_round || now < c->last_tx + tr->min_rtt))
-			return 0;
-		if (!unicast)
-			c->nack_round = (uint8_t)(h->prev < 255 ? h->prev : 255);
-		c->unanswered = 0; /* the retransmission supersedes a probe */
-		c->probe_at = 0;
-		c->counted = 0;
-		c->asked = 1;
-		c->deadline = now;
-		return 0;
-	}
-	if (unicast)
-		c->counted = 1;
-	/* the chunk waits for other ranks, which the PS asks */
-	c->open = 1;
-	if (c->deadline < now + tr->rto)
-		c->deadline = now + tr->rto;
-	return 0;
-}
-
-/* Chunk c (in flight) should be probed now (once per probe wait). */
-static int probe_now(const struct inart_worker *w, const struct wtree *tr, struct wchunk *c,
-		     uint64_t now)
-{
-	if (c->state != C_INFLIGHT || c->probe_at != 0 ||
-	    (c->last_probe != 0 && now < c->last_probe + probe_wait(w, tr)))
-		return 0;
-	c->probe_at = now;
-	return 1;
-}
-
-/* A result of tree tr says the PS sent the result of chunk seq down the tree
- * just before it.  Results of one PS reach a worker in the order sent, so if
- * chunk seq is still waiting, its result was lost: probe it now.  Walking
- * back, the probe's answer names the chunk before.  When the tree may send
- * nothing new (the end of its share, a stuck window), older chunks in flight
- * that no NACK said are still being collected and that waited longer than
- * the smoothed time to result are probed at once too, so that a burst of
- * lost results (or a lost contribution of ours) is found in one round trip.
- * While chunks are still being sent, later chunks give the PS its evidence
- * and keep results coming, and such guesses mostly reach the PS after the
- * chunk completed: each is answered with a whole result that is already on
- * its way (docs/dataplane.md, Measured cost of loss). */
-static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, uint64_t now)
-{
-	uint64_t age = tr->min_rtt ? tr->min_rtt : tr->rto;
-
-	if (tr->srtt > age)
-		age = tr->srtt;
-
-	if (seq >= tr->n_chunks || seq < tr->base)
-		return;
-	if (!probe_now(w, tr, &w->ch[tr->chunk0 + seq], now))
-		return;
-	w->st.chain_gaps++;
-	if (sending(w, tr))
-		return;
-	for (uint32_t s = tr->base; s < seq; s++) {
-		struct wchunk *c = &w->ch[tr->chunk0 + s];
-
-		if (!c->open && now >= c->last_tx + age)
-			probe_now(w, tr, c, now);
-	}
-}
-
-int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint32_t src_ip,
-		    uint16_t src_port, uint64_t now_ns)
-{
-	struct inart_wire_hdr h;
-	const uint8_t *payload;
-	struct wtree *tr;
-	struct wchunk *c;
-	int full, ns;
-
-	if (w == NULL)
-		return -EINVAL;
-	if (data == NULL || inart_wire_decode(data, len, &h, &payload) != INART_WIRE_OK ||
-	    !(h.flags & INART_F_RESULT) || h.job != w->cfg.job || h.fan_in != w->cfg.n_workers ||
-	    h.bitmap_words != w->bw || h.tree >= w->cfg.n_trees) {
-		w->st.dropped++;
-		return -EINVAL;
-	}
-	/* results, NACKs and notices of a tree come from its PS's address (a
-	 * switch answering a probe answers as the PS; the first hop keeps hosts
-	 * from sending as the PS) */
-	if (w->cfg.trees[h.tree].ps_ip != 0 &&
-	    (src_ip != w->cfg.trees[h.tree].ps_ip || src_port != INART_WIRE_UDP_PORT)) {
-		w->st.foreign++;
-		return -EPERM;
-	}
-	if (!w->active || h.iter != w->iter) {
-		w->st.duplicates++; /* a late copy from an earlier all-reduce */
-		return -EALREADY;
-	}
-	tr = &w->trees[h.tree];
-	if (h.seq >= tr->n_chunks) {
-		w->st.dropped++;
-		return -EINVAL;
-	}
-	/* the PS is alive: the tree is not stalled */
-	tr->heard = now_ns;
-	tr->stall_wait = 0;
-	tr->stall_round = 0;
-	tr->unheard = 0;
-	if (h.flags & INART_F_STALE) {
-		/* a step notice for our rank: this step cannot complete here */
-		if (!(h.bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64) & 1)) {
-			w->st.dropped++;
-			return -EINVAL;
-		}
-		w->st.step_notices++;
-		if (!w->stale || (int32_t)(h.prev - w->stale_target) > 0)
-			w->stale_target = h.prev;
-		w->stale = 1;
-		return 0;
-	}
-	c = &w->ch[tr->chunk0 + h.seq];
-	if (c->state == C_DONE) {
-		w->st.duplicates++;
-		return -EALREADY;
-	}
-	if (h.flags & INART_F_NACK) {
-		/* the answer to a probe names the PS's last result sent down */
-		if ((h.flags & INART_F_RETX) && h.prev != 0)
-			chain_check(w, tr, h.prev - 1, now_ns);
-		return rx_nack(w, tr, c, &h, now_ns);
-	}
-	if (h.prev != 0)
-		chain_check(w, tr, h.prev - 1, now_ns);
-	if (h.flags & INART_F_RETX)
-		probe_answered(tr, c, now_ns);
-	full = full_bitmap(w, h.bitmap);
-	if (!(h.flags & INART_F_OVERFLOW)) {
-		size_t off = tr->off + (size_t)h.seq * (size_t)w->vpp;
-		double f = ldexp(1.0, -h.scale_exp);
-
-		if (!full || h.count != chunk_len(w, tr, h.seq)) {
-			w->st.dropped++;
-			return -EINVAL;
-		}
-		for (int i = 0; i < h.count; i++) {
-			int32_t v = (int32_t)inart_get_be32(payload + 4 * (size_t)i);
-
-			w->res[off + (size_t)i] = (float)((double)v * f);
-		}
-		if (tr->last_res == 0)
-			note_lag(tr, now_ns);
-		answered(w, tr, c, now_ns);
-		if (tr->last_res && now_ns > tr->last_res) {
-			uint64_t g = now_ns - tr->last_res;
-
-			/* a stall is not a gap of the flowing pipeline */
-			if (tr->gap && g > 2 * tr->gap)
-				g = 2 * tr->gap;
-			tr->gap = tr->gap ? (7 * tr->gap + g) / 8 : g;
-		}
-		tr->last_res = tr->idle_from = now_ns;
-		tr->idle_rounds = 0;
-		c->state = C_DONE;
-		c->scale = h.scale_exp;
-		w->done_chunks++;
-		w->st.results++;
-		while (tr->base < tr->n_chunks && w->ch[tr->chunk0 + tr->base].state == C_DONE)
-			tr->base++;
-		if (tr->next < tr->base)
-			tr->next = tr->base;
-		return 0;
-	}
-	/* OVERFLOW: a complete result at scale s means "s overflowed, use
-	 * lower(s)"; a notice (incomplete bitmap) at s means "the chunk is at
-	 * s now".  Anything not below our scale is old news. */
-	if (full && h.scale_exp <= c->scale)
-		ns = inart_quant_lower(h.scale_exp);
-	else if (!full && h.scale_exp < c->scale)
-		ns = h.scale_exp;
-	else {
-		w->st.duplicates++;
-		return -EALREADY;
-	}
-	if (ns >= c->scale) { /* at the lowest scale already: cannot happen for finite data */
-		w->st.duplicates++;
-		return -EALREADY;
-	}
-	if (full)
-		answered(w, tr, c, now_ns);
-	c->scale = (int8_t)ns;
-	if (c->state == C_INFLIGHT)
-		c->state = C_RESEND;
-	w->st.rescales++;
 	return 0;
 }

@@ -147,6 +147,13 @@ struct inart_worker_stats {
 #define INART_WORKER_STALL_MAX_NS 500000000ull /* a stalled tree acts at most every 0.5 s */
 #define INART_WORKER_STALL_VALUES 3	       /* every 3rd stall round resends the values */
 #define INART_WORKER_PACE_BURST 4 /* frames a paced tree may send at once after idling */
+/* Resends of values perhaps only delayed (a held NACK, unanswered probes, a
+ * repeated NACK round) are paid from a per-tree credit that the tree's
+ * deliveries refill: one resend per INART_WORKER_HELD_RESULTS results stored,
+ * and one per timeout whatever comes; at most half a window's worth banked.
+ * A resend asked for by a NACK that shows the loss costs nothing. */
+#define INART_WORKER_HELD_RESULTS 8
+#define INART_WORKER_HELD_BACKOFF_SHIFT 3 /* a refused resend's probe waits up to 8x */
 
 struct inart_worker;
 
@@ -184,6 +191,12 @@ int inart_worker_done(const struct inart_worker *w);
 int inart_worker_result(const struct inart_worker *w, float *out, size_t n);
 
 void inart_worker_stats(const struct inart_worker *w, struct inart_worker_stats *st);
+
+/* Recovery of values perhaps only delayed (not in inart_worker_stats, whose
+ * words the public API mirrors one for one): *held = NACKs naming us marked
+ * held (INART_WIRE_NACK_HELD); *deferred = resends of such values refused
+ * for want of credit (a probe went instead, backing off). */
+void inart_worker_held_stats(const struct inart_worker *w, uint64_t *held, uint64_t *deferred);
 
 /* The scale at which value i of the finished all-reduce was summed (its
  * error bound is n_workers * 2^-(scale+1)).  0 or -EAGAIN / -EINVAL. */
