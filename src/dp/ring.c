@@ -282,6 +282,8 @@ static void rtt_sample(struct inart_ring *r, uint64_t s)
 	v = r->srtt + 4 * r->rttvar;
 	if (r->samples < INART_RING_RTO_WARMUP && v < init)
 		v = init;
+	if (v < 3 * r->srtt)
+		v = 3 * r->srtt;
 	if (v < init / 64)
 		v = init / 64;
 	if (v > init * 8)

@@ -31,7 +31,9 @@
  * one ACK per poll after DATA arrived.  The sender keeps at most `window`
  * messages unacknowledged, resends one whose acknowledgement did not come
  * within its timeout (RFC 6298 smoothing of the time to ACK of messages
- * sent once, clamped to [retx_timeout_ns / 64, retx_timeout_ns * 8]; each
+ * sent once, at least 3 smoothed times -- a queue that builds up without
+ * loss must not look like one --, clamped to [retx_timeout_ns / 64,
+ * retx_timeout_ns * 8]; each
  * message doubles its own timeout per resend, up to 64x, at most
  * INART_RING_MAX_RTO_NS), and resends at once (once per timeout) a hole
  * below a SACKed message sent more than half a smoothed time ago.  When the
