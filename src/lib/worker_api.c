@@ -224,12 +224,27 @@ static int ring_create(struct inart_ctx *c, const struct built *b, struct inart_
 
 static int send_all(struct inart_ctx *c, int n, uint64_t deadline);
 
+/* Feed the ring core every datagram waiting on the socket; *at = when the
+ * last batch was read (unchanged if none came).  0, or -EIO. */
+static int ring_rx_pending(struct inart_ctx *c, uint64_t *at)
+{
+	struct inart_dgram in[CTX_BATCH];
+	int k;
+
+	while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
+		*at = inart_now_ns();
+		for (int i = 0; i < k; i++)
+			inart_ring_rx(c->ring, in[i].data, in[i].len, in[i].peer_ip,
+				      in[i].peer_port, *at);
+	}
+	return k < 0 ? -EIO : 0;
+}
+
 /* inart_allreduce of a ring job.  A call that fails keeps the core: the
  * next call of the same step and size goes on with it (it acknowledged
  * messages its neighbours will not send again); another step starts anew. */
 static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t deadline)
 {
-	struct inart_dgram in[CTX_BATCH];
 	uint32_t iter;
 	size_t cur_n;
 	int rc, k;
@@ -257,13 +272,7 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 	while (!inart_ring_done(c->ring)) {
 		uint64_t now = inart_now_ns(), next;
 
-		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
-			now = inart_now_ns();
-			for (int i = 0; i < k; i++)
-				inart_ring_rx(c->ring, in[i].data, in[i].len, in[i].peer_ip,
-					      in[i].peer_port, now);
-		}
-		if (k < 0)
+		if (ring_rx_pending(c, &now) < 0)
 			return -EIO;
 		now = inart_now_ns();
 		while ((k = inart_ring_poll(c->ring, now, c->out, CTX_OUT)) > 0) {
@@ -296,19 +305,13 @@ timeout:
  * it) until nothing came for 2 initial timeouts, at most 1 s. */
 static void ring_linger(struct inart_ctx *c)
 {
-	struct inart_dgram in[CTX_BATCH];
 	uint64_t quiet = 2 * (c->ring_cfg.retx_timeout_ns ? c->ring_cfg.retx_timeout_ns
 							  : INART_RING_DEFAULT_RETX_NS),
 		 start = inart_now_ns(), last = start, now = start;
 	int k;
 
 	while (now - last < quiet && now - start < 1000000000ull) {
-		while ((k = inart_udp_recv(c->u, in, CTX_BATCH)) > 0) {
-			last = inart_now_ns();
-			for (int i = 0; i < k; i++)
-				inart_ring_rx(c->ring, in[i].data, in[i].len, in[i].peer_ip,
-					      in[i].peer_port, last);
-		}
+		(void)ring_rx_pending(c, &last); /* (a socket error: the wait ends it) */
 		now = inart_now_ns();
 		k = inart_ring_poll(c->ring, now, c->out, CTX_OUT);
 		if (k > 0)
