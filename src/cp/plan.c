@@ -143,8 +143,8 @@ int inart_plan_has_ring(const struct inart_plan *p)
 	return 0;
 }
 
-static const char *const bound_names[] = {NULL,	 "lp",	 "cbc",	     "lp-partial",
-					  "bnb", "load", "cbc-limit"};
+static const char *const bound_names[] = {NULL,	 "lp",	 "cbc",	      "lp-partial",
+					  "bnb", "load", "cbc-limit", "stream"};
 static const char *const milp_names[] = {NULL, "optimal", "time_limit"};
 
 static int name_index(const char *const *names, int n, const char *name)
@@ -157,12 +157,12 @@ static int name_index(const char *const *names, int n, const char *name)
 
 const char *inart_bound_source_name(enum inart_bound_source s)
 {
-	return (unsigned)s < 7 ? bound_names[s] : NULL;
+	return (unsigned)s < sizeof(bound_names) / sizeof(bound_names[0]) ? bound_names[s] : NULL;
 }
 
 int inart_bound_source_parse(const char *name)
 {
-	return name_index(bound_names, 7, name);
+	return name_index(bound_names, (int)(sizeof(bound_names) / sizeof(bound_names[0])), name);
 }
 
 const char *inart_milp_status_name(enum inart_milp_status s)

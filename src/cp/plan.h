@@ -69,6 +69,9 @@ enum inart_bound_source {
 	INART_BOUND_CBC_LIMIT,	/* ring_bound_s only: CBC's best bound on a MILP
 				   whose search its time limit ended (not proven
 				   optimal); INART_BOUND_CBC there: CBC proved it */
+	INART_BOUND_STREAM,	/* ring_bound_s only: the load bound raised by the
+				   PS jobs' unsplittable streams around the ring
+				   jobs' loads (stream_bound.h) */
 };
 /* These bounds are over the plans whose jobs all go through PSs along the
  * candidates; a plan with ring jobs is bounded by ring_bound_s instead. */

@@ -18,6 +18,7 @@
 #include "../common/clock.h"
 #include "ring.h"
 #include "route_lp.h"
+#include "stream_bound.h"
 
 /* CBC gets no subset with less than this many seconds left (the model build
  * alone takes a good part of it). */
@@ -131,6 +132,28 @@ double inart_ringmix_load_bound(const struct inart_topo *t, const struct inart_j
 	for (int j = 0; j < js->n_jobs; j++)
 		job_load(t, js, ring, j, in[j], load);
 	return max_time(t, load);
+}
+
+/* The closed-form bound of subset in[] (set_mask): the load bound, raised by
+ * the PS jobs' streams around the rings' loads (stream_bound.h); *src: load
+ * or stream, whichever is larger.  Scratch: r->load (3 (n_arcs + 1)). */
+static double subset_bound(struct rm *r, enum inart_bound_source *src)
+{
+	const struct inart_search *s = r->s;
+	double *ring_arc = r->load + inart_topo_n_arcs(s->t) + 1, st;
+	double b = inart_ringmix_load_bound(s->t, s->js, r->ring, r->in, r->load);
+
+	memset(ring_arc, 0, sizeof(double) * (size_t)inart_topo_n_arcs(s->t));
+	for (int j = 0; j < s->js->n_jobs; j++)
+		if (r->in[j])
+			job_load(s->t, s->js, r->ring, j, 1, ring_arc);
+	st = inart_stream_bound(s->t, s->js, r->off, ring_arc);
+	*src = INART_BOUND_LOAD;
+	if (st > b) { /* < 0: out of memory, the load bound stands */
+		b = st;
+		*src = INART_BOUND_STREAM;
+	}
+	return b;
 }
 
 /* Below every subset's load bound: per arc, the smaller of each job's two
@@ -332,9 +355,7 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 	for (m = 1; rc == 0 && m <= (unsigned)r->n_sub; m++) {
 		set_mask(r, m);
 		rc = try_mix(s, r->base, r->ring, r->in, &t);
-		r->sub_load[m - 1] = r->sub_bound[m - 1] =
-		    inart_ringmix_load_bound(s->t, s->js, r->ring, r->in, r->load);
-		r->sub_src[m - 1] = INART_BOUND_LOAD;
+		r->sub_load[m - 1] = r->sub_bound[m - 1] = subset_bound(r, &r->sub_src[m - 1]);
 	}
 	if (!cbc_ok(s) && s->cand->n_choices > s->lp_max_choices)
 		n_left = -1; /* no LP either: the load bounds */
@@ -431,6 +452,7 @@ static int rm_init(struct rm *r, struct inart_search *s)
 int inart_ringmix_wants_time(struct inart_search *s)
 {
 	struct rm r;
+	enum inart_bound_source src;
 	int rc, want = 0;
 
 	if (s->best == NULL || !cbc_ok(s))
@@ -438,8 +460,7 @@ int inart_ringmix_wants_time(struct inart_search *s)
 	rc = rm_init(&r, s);
 	for (unsigned m = 1; rc == 0 && m < (unsigned)r.n_sub && !want; m++) {
 		set_mask(&r, m);
-		want = inart_ringmix_load_bound(s->t, s->js, r.ring, r.in, r.load) <
-		       s->best->comm_time_s;
+		want = subset_bound(&r, &src) < s->best->comm_time_s;
 	}
 	rm_free(&r);
 	return want;

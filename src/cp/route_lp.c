@@ -37,6 +37,7 @@
 #include "../common/clock.h"
 #include "colgen.h"
 #include "milp.h"
+#include "stream_bound.h"
 
 #define LP_INF DBL_MAX
 
@@ -581,6 +582,30 @@ static void lpb_free(struct lpb *b)
 	free(b->dup);
 }
 
+/*
+ * Stream rows (JOINT): a G_j / width(j, p) - T <= 0 per active pair whose
+ * workers must reach the PS over arcs (stream_bound.h): every stream of the
+ * pair carries its whole share on one path, which the LP's fractional routes
+ * would spread over several.
+ */
+static int stream_rows(struct lpb *b)
+{
+	double *width = malloc(sizeof(double) * ((size_t)b->n_pairs + 1));
+	int rc = width ? inart_stream_widths(b->t, b->js, b->job_on, width) : -ENOMEM;
+
+	for (int j = 0; rc == 0 && j < b->js->n_jobs; j++)
+		for (int i = 0; i < b->js->jobs[j].n_ps; i++) {
+			double w = width[b->ps_base[j] + i];
+
+			if (!active(b, j, i) || !(w > 0) || isinf(w))
+				continue;
+			add(b, new_row(b, -LP_INF, 0, ROW_RES), b->col_a[b->ps_base[j] + i],
+			    inart_job_gbit(&b->js->jobs[j]) / (w * b->scale));
+		}
+	free(width);
+	return rc;
+}
+
 static int build(struct lpb *b, struct inart_err *err)
 {
 	const struct inart_cand *c = b->c;
@@ -629,6 +654,9 @@ static int build(struct lpb *b, struct inart_err *err)
 				add(b, r, b->col_a[b->ps_base[j] + i], 1.0);
 			}
 		}
+		rc = stream_rows(b);
+		if (rc < 0)
+			return rc;
 	}
 	for (int t = 0; t < c->n_trees; t++) {
 		int on = active(b, c->trees[t].job, c->trees[t].ps_idx);
@@ -1139,8 +1167,9 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 		if (!optimal) {
 			/* stopped early: the feasible point's value is the optimum
 			 * when it meets a valid lower bound */
-			res->bound_s =
-			    fmax(bound * b.scale, inart_route_lp_access_bound(t, js, opt->job_on));
+			res->bound_s = fmax(
+			    fmax(bound * b.scale, inart_route_lp_access_bound(t, js, opt->job_on)),
+			    inart_stream_bound(t, js, opt->job_on, NULL));
 			optimal = res->objective_s <= res->bound_s * (1 + 1e-9);
 		}
 		res->bound_s = optimal ? res->objective_s : res->bound_s;
