@@ -6,7 +6,8 @@
  *  - Valid: on scarce-small instances whose optima CBC proved
  *    (tests/data/scarce_family_optima.tsv), LP <= bound <= optimum, with a
  *    node limit (so the result does not depend on the machine).
- *  - Stronger than the LP where the LP is weak (scarce-small/3 and /8).
+ *  - Stronger than the LP where the LP is weak (scarce-small/7; the LP's
+ *    stream rows close the gap on /3 and /8, which it checks too).
  *  - With a cutoff the bound never exceeds it; where the LP meets the
  *    optimum the bound does too.
  *  - A time limit holds; neither limit is refused.
@@ -162,7 +163,7 @@ static struct inart_bnb_result run(const struct inst *in, long max_nodes, double
 
 static void test_valid_and_stronger(void **state)
 {
-	static const int idx[] = {0, 2, 3, 5, 8, 12};
+	static const int idx[] = {0, 2, 3, 5, 7, 8, 12};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
@@ -179,8 +180,14 @@ static void test_valid_and_stronger(void **state)
 			fail_msg("%s: lp %.6g, bnb %.6g, optimum %.6g", name, in.lp_s, r.bound_s,
 				 opt);
 		assert_true(fabs(r.root_s - in.lp_s) <= 1e-6 * in.lp_s);
-		if (idx[i] == 3 || idx[i] == 8) /* the LP is weak there */
-			assert_true(r.bound_s > in.lp_s * 1.01);
+		print_message("%s: lp %.6g, bnb %.6g, optimum %.6g\n", name, in.lp_s, r.bound_s,
+			      opt);
+		/* the LP (with its stream rows, route_lp.c) is weak on /7: 0.82x
+		 * the optimum; it meets it on 0, 3, 5, 8 and 12 */
+		if (idx[i] == 7)
+			assert_true(r.bound_s > in.lp_s * 1.05);
+		else if (idx[i] != 2)
+			assert_true(fabs(in.lp_s - opt) <= 1e-6 * opt);
 		/* with the optimum as cutoff: never above it */
 		r = run(&in, 400, 0, opt);
 		assert_true(r.bound_s <= opt * (1 + 1e-12));

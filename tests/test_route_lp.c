@@ -17,6 +17,7 @@
 #include "cp/gen.h"
 #include "cp/route_lp.h"
 #include "cp/scenario.h"
+#include "cp/stream_bound.h"
 
 #define GBIT100 12.5e9 /* bytes: a 100 Gbit gradient */
 
@@ -215,7 +216,10 @@ static void test_background(void **state)
 	c = tu_cand(t, js, 2, 0);
 	p = plan_split(js, &one);
 	assert_near(lp_value(t, js, c, p, INART_LP_FIXED_SPLIT, 0), 2.0 / 3, 1e-9);
-	assert_near(lp_value(t, js, c, p, INART_LP_JOINT, 0), 2.0 / 3, 1e-9);
+	/* JOINT: the stream row (stream_bound.h) -- one worker's one stream,
+	 * 100 Gbit over the widest path (100 Gbit/s): 1 s, not the FIXED LP's
+	 * 2/3 from a stream split over both paths */
+	assert_near(lp_value(t, js, c, p, INART_LP_JOINT, 0), 1.0, 1e-9);
 	assert_near(lp_value(t, js, c, p, INART_LP_FIXED_SPLIT, 1), 1.0, 1e-9);
 	assert_near(lp_value(t, js, c, p, INART_LP_JOINT, 1), 1.0, 1e-9);
 	tu_free(t, js, c, p);
@@ -362,7 +366,24 @@ static int within_budget(const struct inart_topo *t, const struct inart_cand *c,
 	return ok;
 }
 
-/* LP (FIXED) <= the time of every realized integral assignment; JOINT <= FIXED. */
+/* The stream rows' floor at plan p's split: max over pairs of a G / width
+ * (stream_bound.h).  The JOINT LP has these rows, the FIXED one not. */
+static double stream_floor(const struct inart_topo *t, const struct inart_jobs *js,
+			   const struct inart_plan *p)
+{
+	double w[64], best = 0;
+
+	assert_int_equal(inart_stream_widths(t, js, NULL, w), 0);
+	for (int j = 0, q = 0; j < js->n_jobs; j++)
+		for (int i = 0; i < js->jobs[j].n_ps; i++, q++)
+			if (w[q] > 0 && !isinf(w[q]))
+				best = fmax(best, p->jobs[j].split[i] *
+						      inart_job_gbit(&js->jobs[j]) / w[q]);
+	return best;
+}
+
+/* LP (FIXED) and JOINT LP <= the time of every realized integral assignment;
+ * JOINT <= max(FIXED, the stream rows' floor at that split). */
 static void test_lp_lower_bound(void **state)
 {
 	(void)state;
@@ -382,7 +403,7 @@ static void test_lp_lower_bound(void **state)
 		assert_int_equal(inart_assign_init(&a, c), 0);
 		lp = lp_value(in.t, in.js, c, in.p, INART_LP_FIXED_SPLIT, 0);
 		joint = lp_value(in.t, in.js, c, in.p, INART_LP_JOINT, 0);
-		assert_true(joint <= lp * (1 + 1e-7));
+		assert_true(joint <= fmax(lp, stream_floor(in.t, in.js, in.p)) * (1 + 1e-7));
 		inart_rng_seed(&r, seed * 77);
 		for (int trial = 0; trial < 200 && tried < 40; trial++) {
 			if (trial > 0)
@@ -392,6 +413,7 @@ static void test_lp_lower_bound(void **state)
 			tried++;
 			assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
 			assert_true(lp <= evaluate(ev, in.p) * (1 + 1e-7));
+			assert_true(joint <= evaluate(ev, in.p) * (1 + 1e-7));
 		}
 		assert_true(tried > 0);
 		inart_assign_free(&a);
@@ -465,7 +487,8 @@ static void test_share_box(void **state)
 			v = boxed(&in, c, lo, hi, NULL);
 			assert_true(v >= joint * (1 - 1e-7));
 			if (widths[k] == 0)
-				assert_true(v <= fixed * (1 + 1e-7));
+				assert_true(v <= fmax(fixed, stream_floor(in.t, in.js, in.p)) *
+						     (1 + 1e-7));
 			for (int trial = 0; trial < 200 && tried < 20; trial++) {
 				if (trial == 0) { /* first choices: to the PSs, within budget */
 					inart_assign_free(&a);
