@@ -178,12 +178,16 @@ for name, s in summary.items():
            "%s: inart within 1.15x of the best proven bound (%s, %s)" %
            (name, fmt(r, ".3f"), s["bound_source"]),
            "" if not math.isnan(r) else "no bound")
+def guarded():
+    """The scenarios of the "never worse" targets: default, scarce, the family."""
+    return [(n, s) for n, s in summary.items()
+            if n in ("default", "scarce") or n.startswith("scarce-small/")]
+
+
 # issue 11: never worse than any baseline with the guard off (default, scarce,
 # family): a target on InArt, whose search space holds ring jobs (the data plane
 # runs plans mixing ring and PS jobs, docs/dataplane.md "Ring all-reduce").
-for name, s in summary.items():
-    if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
-        continue
+for name, s in guarded():
     b = s["best_covered"]
     # 1e-6: the search's resolution (IMPROVE_REL; compare's CSV has 9
     # digits): scarce-small/2 gave 0.105600003 s against the ring's 0.1056
@@ -195,9 +199,7 @@ for name, s in summary.items():
 # (their plans are points of that space) is a target of its search; against the
 # ring, which is outside that space, it is a comparison (info), not a target of
 # issue 11 -- printed either way, with the figures.
-for name, s in summary.items():
-    if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
-        continue
+for name, s in guarded():
     ps_base = [x for x in ((val(res[name].get(b), "comm_time_s"), b) for b in guard_covered)
                if not math.isnan(x[0])]
     b = min(ps_base) if ps_base else (math.nan, "-")
@@ -205,9 +207,7 @@ for name, s in summary.items():
     target(ok, "%s: inart --no-ring without the guard (%s ms) never worse than any PS "
            "baseline (best %s %s ms)" % (name, fmt(s["comm_noring_s"] * 1e3, ".3f"), b[1],
                                          fmt(b[0] * 1e3, ".3f")))
-for name, s in summary.items():
-    if not (name in ("default", "scarce") or name.startswith("scarce-small/")):
-        continue
+for name, s in guarded():
     r, nr = s["ring_s"], s["comm_noring_s"]
     if r > 0 and nr > r * (1 + 1e-6):
         print("  info %s: the ring all-reduce (%s ms) beats inart --no-ring (%s ms, PS plans "
