@@ -2,19 +2,10 @@
  * route_lp: phase 2 over the candidate routes as an LP (CLP) or a MILP (CBC).
  *
  * The model is the one of docs/formulation.md, section "Phase 2"; the names
- * there (x, z, u, v, w, a, T) are the names used here.  The matrix is built
- * as triplets (row, column, value) in one pass over the candidates and turned
- * into compressed columns by a counting sort.  Resource rows (a directed arc
- * or an INA switch) are created on first use, so only resources that some
- * column touches exist.  Every resource row is divided by its capacity and by
- * a time unit `scale` (seconds) so that coefficients and T are of order one:
- *     sum (coef / cap / scale) * col - T' <= 0,   T = scale * T'.
- *
- * Columns: T' first; then per job-PS pair a[j,p] (JOINT), per active cand
- * tree u_t; then per active cand flow its x (and v, JOINT) columns; then per
- * active cand tree its z (and w) columns.  "Active" is every flow/tree in
- * JOINT mode and those of PSs with a non-zero share in FIXED mode (a zero
- * share carries no volume and is realized by the flow's first choice).
+ * there (x, z, u, v, w, a, T) are the names used here.  route_matrix.c
+ * builds its matrix (columns, rows, compressed columns); this file solves it
+ * (column generation, CBC), reads the solution back (shares, x, the
+ * integral clean-up) and keeps a loaded JOINT model for the branch-and-bound.
  *
  * Integer mode (CBC): x columns hold member counts n = m x (binary for m = 1),
  * z columns are binary.  The integral solution is cleaned (counts rounded,
@@ -37,694 +28,8 @@
 #include "../common/clock.h"
 #include "colgen.h"
 #include "milp.h"
+#include "route_matrix.h"
 #include "stream_bound.h"
-
-#define LP_INF DBL_MAX
-
-struct lpb {
-	const struct inart_topo *t;
-	const struct inart_jobs *js;
-	const struct inart_cand *c;
-	const struct inart_plan *plan;
-	int joint, integer;
-	int subst;		  /* JOINT LP: x = s + v, z = s + w (no v <= x rows) */
-	double scale;		  /* seconds per unit of T' */
-	const double *slo, *shi;  /* JOINT: box of the shares per pair, or NULL */
-	const char *job_on;	  /* per job: 0 left out; NULL: all in */
-	const double *link_extra; /* per link (even arc): fixed load (Gbit), or NULL */
-	int *box_row;		  /* kept model: per cand tree its 4 McCormick rows */
-
-	int n_cols, cap_cols;
-	double *clb, *cub;
-	char *cint;
-
-	int n_rows, cap_rows;
-	double *rlb, *rub;
-	char *rres;  /* 1: resource row (contains T') */
-	char *rlazy; /* 1: redundant while its choice columns are all 0 (column
-		      * generation loads it with the first such column) */
-
-	size_t n_nz, cap_nz;
-	int *trow, *tcol;
-	double *tval;
-
-	int *arc_row;  /* per link (at its even arc), -1 none */
-	int *node_row; /* per node, -1 none */
-	int *col_x;    /* per choice: x (flow) or z (tree) column, -1 none */
-	int *col_v;    /* per choice: v or w column (JOINT), -1 none */
-	int *col_u;    /* per cand tree, -1 inactive */
-	int *col_a;    /* per job-PS pair (JOINT) */
-	int *ps_base;  /* per job: first pair */
-	int n_pairs;
-	int *link_row, *link_stamp; /* per cand tree: linking row of the current child */
-	int *vlink_row;		    /* JOINT: the same on volumes (v, w <= W) */
-	int *col_w;		    /* per cand tree (JOINT): W_t = sum of its w = a u_t */
-	double *arc_const;	    /* per arc: choice-independent load (Gbit) */
-	char *dup;		    /* per choice: same route as an earlier one of its owner */
-	int oom;
-};
-
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *na;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	na = realloc(*arr, nc * size);
-	if (na == NULL)
-		return -ENOMEM;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
-static int new_col(struct lpb *b, double lb, double ub, int is_int)
-{
-	if (b->n_cols >= b->cap_cols) {
-		size_t nc = b->cap_cols ? 2 * (size_t)b->cap_cols : 256;
-		double *l = realloc(b->clb, nc * sizeof(double));
-		double *u = l ? realloc(b->cub, nc * sizeof(double)) : NULL;
-		char *i = u ? realloc(b->cint, nc) : NULL;
-
-		if (l)
-			b->clb = l;
-		if (u)
-			b->cub = u;
-		if (i == NULL) {
-			b->oom = 1;
-			return 0;
-		}
-		b->cint = i;
-		b->cap_cols = (int)nc;
-	}
-	b->clb[b->n_cols] = lb;
-	b->cub[b->n_cols] = ub;
-	b->cint[b->n_cols] = (char)is_int;
-	return b->n_cols++;
-}
-
-static void add(struct lpb *b, int row, int col, double v)
-{
-	size_t cap = b->cap_nz;
-
-	if (b->n_nz >= b->cap_nz) {
-		if (grow((void **)&b->trow, &cap, b->n_nz + 1, sizeof(int))) {
-			b->oom = 1;
-			return;
-		}
-		cap = b->cap_nz;
-		if (grow((void **)&b->tcol, &cap, b->n_nz + 1, sizeof(int))) {
-			b->oom = 1;
-			return;
-		}
-		cap = b->cap_nz;
-		if (grow((void **)&b->tval, &cap, b->n_nz + 1, sizeof(double))) {
-			b->oom = 1;
-			return;
-		}
-		b->cap_nz = cap;
-	}
-	b->trow[b->n_nz] = row;
-	b->tcol[b->n_nz] = col;
-	b->tval[b->n_nz] = v;
-	b->n_nz++;
-}
-
-#define ROW_RES 1
-#define ROW_LAZY 2
-
-static int new_row(struct lpb *b, double lb, double ub, int kind)
-{
-	if (b->n_rows >= b->cap_rows) {
-		size_t nc = b->cap_rows ? 2 * (size_t)b->cap_rows : 256;
-		double *l = realloc(b->rlb, nc * sizeof(double));
-		double *u = l ? realloc(b->rub, nc * sizeof(double)) : NULL;
-		char *r = u ? realloc(b->rres, nc) : NULL;
-		char *z = r ? realloc(b->rlazy, nc) : NULL;
-
-		if (l)
-			b->rlb = l;
-		if (u)
-			b->rub = u;
-		if (r)
-			b->rres = r;
-		if (z == NULL) {
-			b->oom = 1;
-			return 0;
-		}
-		b->rlazy = z;
-		b->cap_rows = (int)nc;
-	}
-	b->rlb[b->n_rows] = lb;
-	b->rub[b->n_rows] = ub;
-	b->rres[b->n_rows] = (kind & ROW_RES) != 0;
-	b->rlazy[b->n_rows] = (kind & ROW_LAZY) != 0;
-	if (kind & ROW_RES)
-		add(b, b->n_rows, 0, -1.0); /* - T' */
-	return b->n_rows++;
-}
-
-/* Add load `gbit` (per unit of column col) on arc e. */
-/* The smaller residual capacity of the two directions of arc e's link. */
-static double link_cap(const struct inart_topo *t, int e)
-{
-	return fmin(inart_arc_residual(&t->arcs[e]), inart_arc_residual(&t->arcs[e ^ 1]));
-}
-
-/*
- * Add load `gbit` (per unit of column col) of a stream crossing arc e.  Push
- * on e and pull on its reverse, so both directions of the link carry it:
- * push + pull volume is the same in both directions of every link, and one
- * row per link, against the smaller residual capacity, stands for both.
- */
-static void link_load(struct lpb *b, int e, int col, double gbit)
-{
-	int l = e & ~1;
-
-	if (b->arc_row[l] < 0)
-		b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
-	add(b, b->arc_row[l], col, gbit / (link_cap(b->t, l) * b->scale));
-}
-
-/* Add aggregation input `gbit` at INA switch v. */
-static void node_load(struct lpb *b, int v, int col, double gbit)
-{
-	if (b->node_row[v] < 0)
-		b->node_row[v] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
-	add(b, b->node_row[v], col, gbit / (b->t->nodes[v].agg_gbps * b->scale));
-}
-
-/* Linking row u_t >= sum of the child's columns choosing t (stamp: the child). */
-static int link_row(struct lpb *b, int t, int stamp)
-{
-	if (b->link_stamp[t] != stamp) {
-		b->link_stamp[t] = stamp;
-		b->link_row[t] = new_row(b, -LP_INF, 0, ROW_LAZY);
-		add(b, b->link_row[t], b->col_u[t], -1.0);
-		if (b->joint) {
-			b->vlink_row[t] = new_row(b, -LP_INF, 0, ROW_LAZY);
-			add(b, b->vlink_row[t], b->col_w[t], -1.0);
-		}
-	}
-	return b->link_row[t];
-}
-
-static double share_of(const struct lpb *b, int j, int ps_idx)
-{
-	return b->plan->jobs[j].split[ps_idx];
-}
-
-static int active(const struct lpb *b, int j, int ps_idx)
-{
-	if (b->job_on != NULL && !b->job_on[j])
-		return 0;
-	return b->joint || share_of(b, j, ps_idx) > 0;
-}
-
-/* The box of pair (job, ps_idx)'s share: [0, 1] without one. */
-static double box_lo(const struct lpb *b, int job, int ps_idx)
-{
-	return b->slo ? b->slo[b->ps_base[job] + ps_idx] : 0.0;
-}
-
-static double box_hi(const struct lpb *b, int job, int ps_idx)
-{
-	return b->shi ? b->shi[b->ps_base[job] + ps_idx] : 1.0;
-}
-
-/*
- * McCormick rows of a tree's output W = a u for a share a in [lo, hi] and u
- * in [0, 1], beyond those of [0, 1] that build_tree writes anyway:
- *     W <= hi u,  W >= a + hi u - hi,  W >= lo u,  W <= a - lo + lo u.
- * A model kept for many solves (rows != NULL) gets all four rows whatever the
- * box, their numbers in rows[0..3], so that a later box only changes
- * coefficients and bounds (box_set).
- */
-static void mccormick(struct lpb *b, int a, int u, int w, double lo, double hi, int *rows)
-{
-	int r;
-
-	if (hi < 1 || rows) {
-		r = new_row(b, -LP_INF, 0, 0); /* W - hi u <= 0 */
-		add(b, r, w, 1.0);
-		add(b, r, u, -hi);
-		if (rows)
-			rows[0] = r;
-		r = new_row(b, -hi, LP_INF, 0); /* W - hi u - a >= -hi */
-		add(b, r, w, 1.0);
-		add(b, r, u, -hi);
-		add(b, r, a, -1.0);
-		if (rows)
-			rows[1] = r;
-	}
-	if (lo > 0 || rows) {
-		r = new_row(b, 0, LP_INF, 0); /* W - lo u >= 0 */
-		add(b, r, w, 1.0);
-		add(b, r, u, -lo);
-		if (rows)
-			rows[2] = r;
-		r = new_row(b, -LP_INF, -lo, 0); /* W - lo u - a <= -lo */
-		add(b, r, w, 1.0);
-		add(b, r, u, -lo);
-		add(b, r, a, -1.0);
-		if (rows)
-			rows[3] = r;
-	}
-}
-
-/* 1 if every route of group g starts with the members' own (single) links. */
-static int fixed_first_arcs(const struct lpb *b, const struct inart_group *g)
-{
-	int h = g->members[0];
-
-	return b->t->out_off[h + 1] - b->t->out_off[h] == 1;
-}
-
-/*
- * Push and pull loads of one flow choice on column col, k Gbit per member per
- * unit of col.  Member 0 is the representative whose path is stored; member
- * i's path is the same with node 0 replaced.  With fixed first arcs the
- * members' own links are left out here (build_flow accounts for them once).
- */
-static int flow_loads(struct lpb *b, const struct inart_group *g, const struct inart_choice *ch,
-		      int col, double k, int fixed_first, struct inart_err *err)
-{
-	const int *p = inart_pathset_path(&b->c->paths, ch->path);
-	int len = inart_pathset_len(&b->c->paths, ch->path), m = g->n_members;
-
-	for (int i = fixed_first ? 1 : 0; i + 1 < len; i++) {
-		int e = inart_topo_arc_between(b->t, p[i], p[i + 1]);
-		double v = i == 0 ? k : m * k;
-
-		if (e < 0)
-			return inart_err_set(err, -EINVAL,
-					     "route_lp: no link '%s'-'%s' on a candidate",
-					     b->t->nodes[p[i]].id, b->t->nodes[p[i + 1]].id);
-		link_load(b, e, col, v);
-	}
-	for (int i = 1; i < m && !fixed_first; i++) {
-		int e = inart_topo_arc_between(b->t, g->members[i], p[1]);
-
-		if (e < 0)
-			return inart_err_set(err, -EINVAL,
-					     "route_lp: group member '%s' not attached to '%s'",
-					     b->t->nodes[g->members[i]].id, b->t->nodes[p[1]].id);
-		link_load(b, e, col, k);
-	}
-	if (ch->tree >= 0)
-		node_load(b, ch->agg, col, m * k);
-	return 0;
-}
-
-/*
- * The members' own links when they are their only links: every choice uses
- * them, and sum_c x[c] = 1 makes the load a * G per member and direction
- * whatever the choice.  FIXED: a constant; JOINT: G on the share column a.
- */
-static void host_loads(struct lpb *b, const struct inart_group *g, int job, int ps_idx, double gbit)
-{
-	for (int i = 0; i < g->n_members; i++) {
-		int h = g->members[i], l = b->t->arc_out[b->t->out_off[h]] & ~1;
-
-		if (b->joint) {
-			link_load(b, l, b->col_a[b->ps_base[job] + ps_idx], gbit);
-			b->rlazy[b->arc_row[l]] = 0; /* binds without choices */
-		} else {
-			if (b->arc_row[l] < 0)
-				b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
-			b->arc_const[l] += share_of(b, job, ps_idx) * gbit;
-		}
-	}
-}
-
-static int build_flow(struct lpb *b, int f, struct inart_err *err)
-{
-	const struct inart_cand *c = b->c;
-	const struct inart_cand_flow *cf = &c->flows[f];
-	const struct inart_group *g = &c->groups[cf->group];
-	double gbit = inart_job_gbit(&b->js->jobs[cf->job]);
-	double xs = b->integer ? g->n_members : 1.0; /* column = xs * x */
-	int sum_row, vsum_row = -1, rc;
-
-	int fixed = fixed_first_arcs(b, g);
-
-	if (!active(b, cf->job, cf->ps_idx))
-		return 0;
-	if (fixed)
-		host_loads(b, g, cf->job, cf->ps_idx, gbit);
-	sum_row = new_row(b, 1, 1, 0);
-	if (b->joint) {
-		vsum_row = new_row(b, 0, 0, 0);
-		add(b, vsum_row, b->col_a[b->ps_base[cf->job] + cf->ps_idx], -1.0);
-	}
-	for (int i = 0; i < cf->n_choices; i++) {
-		int ci = cf->first_choice + i;
-		const struct inart_choice *ch = &c->choices[ci];
-		int xc, lc;
-		double k = b->joint ? gbit : share_of(b, cf->job, cf->ps_idx) * gbit / xs;
-
-		if (b->dup[ci])
-			continue;
-		xc = lc = new_col(b, 0, xs, b->integer);
-		b->col_x[ci] = xc;
-		add(b, sum_row, xc, 1.0 / xs);
-		if (b->joint) {
-			lc = new_col(b, 0, 1, 0);
-			b->col_v[ci] = lc;
-			add(b, vsum_row, lc, 1.0);
-			if (b->subst) { /* x = s + v: v enters the rows of x */
-				add(b, sum_row, lc, 1.0);
-			} else {
-				int r = new_row(b, -LP_INF, 0, 0); /* v <= x */
-
-				add(b, r, lc, 1.0);
-				add(b, r, xc, -1.0 / xs);
-			}
-		}
-		rc = flow_loads(b, g, ch, lc, k, fixed, err);
-		if (rc < 0)
-			return rc;
-		if (ch->tree >= 0) {
-			add(b, link_row(b, ch->tree, f), xc, 1.0 / xs);
-			if (b->joint)
-				add(b, b->vlink_row[ch->tree], lc, 1.0);
-			if (b->subst)
-				add(b, b->link_row[ch->tree], lc, 1.0);
-		}
-	}
-	return 0;
-}
-
-static int build_tree(struct lpb *b, int t, struct inart_err *err)
-{
-	const struct inart_cand *c = b->c;
-	const struct inart_cand_tree *ct = &c->trees[t];
-	double gbit = inart_job_gbit(&b->js->jobs[ct->job]);
-	int u = b->col_u[t], zsum, wsum = -1;
-
-	if (u < 0)
-		return 0;
-	zsum = new_row(b, 0, 0, 0); /* sum z - u = 0 */
-	add(b, zsum, u, -1.0);
-	if (b->joint) {
-		int ac = b->col_a[b->ps_base[ct->job] + ct->ps_idx], w = b->col_w[t], r;
-
-		wsum = new_row(b, 0, 0, 0); /* sum w - W = 0 */
-		add(b, wsum, w, -1.0);
-		r = new_row(b, -LP_INF, 0, 0); /* W - a <= 0 */
-		add(b, r, w, 1.0);
-		add(b, r, ac, -1.0);
-		r = new_row(b, -1.0, LP_INF, 0); /* W - a - u >= -1 */
-		add(b, r, w, 1.0);
-		add(b, r, ac, -1.0);
-		add(b, r, u, -1.0);
-		mccormick(b, ac, u, w, box_lo(b, ct->job, ct->ps_idx),
-			  box_hi(b, ct->job, ct->ps_idx), b->box_row ? b->box_row + 4 * t : NULL);
-	}
-	for (int i = 0; i < ct->n_choices; i++) {
-		int ci = ct->first_choice + i;
-		const struct inart_choice *ch = &c->choices[ci];
-		const int *p = inart_pathset_path(&c->paths, ch->path);
-		int len = inart_pathset_len(&c->paths, ch->path);
-		int zc, lc;
-		double k = b->joint ? gbit : share_of(b, ct->job, ct->ps_idx) * gbit;
-
-		if (b->dup[ci])
-			continue;
-		zc = lc = new_col(b, 0, 1, b->integer);
-		b->col_x[ci] = zc;
-		add(b, zsum, zc, 1.0);
-		if (b->joint) {
-			lc = new_col(b, 0, 1, 0);
-			b->col_v[ci] = lc;
-			add(b, wsum, lc, 1.0);
-			if (b->subst) { /* z = s + w */
-				add(b, zsum, lc, 1.0);
-			} else {
-				int r = new_row(b, -LP_INF, 0, 0); /* w <= z */
-
-				add(b, r, lc, 1.0);
-				add(b, r, zc, -1.0);
-			}
-		}
-		for (int h = 0; h + 1 < len; h++) {
-			int e = inart_topo_arc_between(b->t, p[h], p[h + 1]);
-
-			if (e < 0)
-				return inart_err_set(
-				    err, -EINVAL, "route_lp: no link '%s'-'%s' on a candidate",
-				    b->t->nodes[p[h]].id, b->t->nodes[p[h + 1]].id);
-			link_load(b, e, lc, k);
-		}
-		if (ch->tree >= 0) {
-			node_load(b, ch->agg, lc, k);
-			add(b, link_row(b, ch->tree, c->n_flows + t), zc, 1.0);
-			if (b->joint)
-				add(b, b->vlink_row[ch->tree], lc, 1.0);
-			if (b->subst)
-				add(b, b->link_row[ch->tree], lc, 1.0);
-		}
-	}
-	return 0;
-}
-
-/* Tree budgets: sum of u_t at a switch <= trees, where it can bind. */
-static void build_budgets(struct lpb *b)
-{
-	const struct inart_cand *c = b->c;
-	int *count = calloc((size_t)b->t->n_nodes + 1, sizeof(int));
-
-	if (count == NULL) {
-		b->oom = 1;
-		return;
-	}
-	for (int t = 0; t < c->n_trees; t++)
-		if (b->col_u[t] >= 0)
-			count[c->trees[t].sw]++;
-	for (int v = 0; v < b->t->n_nodes; v++) {
-		int r;
-
-		if (count[v] <= b->t->nodes[v].trees)
-			continue;
-		r = new_row(b, -LP_INF, b->t->nodes[v].trees, 0);
-		for (int t = 0; t < c->n_trees; t++)
-			if (b->col_u[t] >= 0 && c->trees[t].sw == v)
-				add(b, r, b->col_u[t], 1.0);
-	}
-	free(count);
-}
-
-static int same_route(const struct inart_cand *c, int a, int b)
-{
-	const struct inart_choice *x = &c->choices[a], *y = &c->choices[b];
-	int len = inart_pathset_len(&c->paths, x->path);
-
-	return x->agg == y->agg && x->tree == y->tree &&
-	       len == inart_pathset_len(&c->paths, y->path) &&
-	       memcmp(inart_pathset_path(&c->paths, x->path),
-		      inart_pathset_path(&c->paths, y->path), sizeof(int) * (size_t)len) == 0;
-}
-
-/* Identical choices of one owner (same truncated path and aggregation point)
- * get one column: the first. */
-static void mark_dups(struct lpb *b, int first, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int k = 0; k < i && !b->dup[first + i]; k++)
-			if (!b->dup[first + k] && same_route(b->c, first + i, first + k))
-				b->dup[first + i] = 1;
-}
-
-/* A time unit: one job's gradient over the fastest arc. */
-static double pick_scale(const struct inart_topo *t, const struct inart_jobs *js)
-{
-	double gmax = 0, cmax = 0;
-
-	for (int j = 0; j < js->n_jobs; j++)
-		gmax = fmax(gmax, inart_job_gbit(&js->jobs[j]));
-	for (int e = 0; e < inart_topo_n_arcs(t); e++)
-		cmax = fmax(cmax, inart_arc_residual(&t->arcs[e]));
-	for (int v = 0; v < t->n_nodes; v++)
-		if (t->nodes[v].ina)
-			cmax = fmax(cmax, t->nodes[v].agg_gbps);
-	if (!(gmax > 0) || !(cmax > 0))
-		return 1.0;
-	return gmax / cmax;
-}
-
-static void lpb_free(struct lpb *b)
-{
-	free(b->clb);
-	free(b->cub);
-	free(b->cint);
-	free(b->rlb);
-	free(b->rub);
-	free(b->rres);
-	free(b->rlazy);
-	free(b->trow);
-	free(b->tcol);
-	free(b->tval);
-	free(b->arc_row);
-	free(b->node_row);
-	free(b->col_x);
-	free(b->col_v);
-	free(b->col_u);
-	free(b->col_a);
-	free(b->ps_base);
-	free(b->link_row);
-	free(b->vlink_row);
-	free(b->col_w);
-	free(b->link_stamp);
-	free(b->arc_const);
-	free(b->dup);
-}
-
-/*
- * Stream rows (JOINT): a G_j / width(j, p) - T <= 0 per active pair whose
- * workers must reach the PS over arcs (stream_bound.h): every stream of the
- * pair carries its whole share on one path, which the LP's fractional routes
- * would spread over several.
- */
-static int stream_rows(struct lpb *b)
-{
-	double *width = malloc(sizeof(double) * ((size_t)b->n_pairs + 1));
-	int rc = width ? inart_stream_widths(b->t, b->js, b->job_on, width) : -ENOMEM;
-
-	for (int j = 0; rc == 0 && j < b->js->n_jobs; j++)
-		for (int i = 0; i < b->js->jobs[j].n_ps; i++) {
-			double w = width[b->ps_base[j] + i];
-
-			if (!active(b, j, i) || !(w > 0) || isinf(w))
-				continue;
-			add(b, new_row(b, -LP_INF, 0, ROW_RES), b->col_a[b->ps_base[j] + i],
-			    inart_job_gbit(&b->js->jobs[j]) / (w * b->scale));
-		}
-	free(width);
-	return rc;
-}
-
-static int build(struct lpb *b, struct inart_err *err)
-{
-	const struct inart_cand *c = b->c;
-	int nch = c->n_choices + 1, rc;
-
-	b->arc_row = malloc(sizeof(int) * ((size_t)inart_topo_n_arcs(b->t) + 1));
-	b->node_row = malloc(sizeof(int) * ((size_t)b->t->n_nodes + 1));
-	b->col_x = malloc(sizeof(int) * (size_t)nch);
-	b->col_v = malloc(sizeof(int) * (size_t)nch);
-	b->col_u = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->link_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->vlink_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->col_w = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->link_stamp = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->ps_base = malloc(sizeof(int) * ((size_t)b->js->n_jobs + 1));
-	b->arc_const = calloc((size_t)inart_topo_n_arcs(b->t) + 1, sizeof(double));
-	b->dup = calloc((size_t)nch, 1);
-	if (!b->arc_row || !b->node_row || !b->col_x || !b->col_v || !b->col_u || !b->link_row ||
-	    !b->vlink_row || !b->col_w || !b->link_stamp || !b->ps_base || !b->arc_const || !b->dup)
-		return -ENOMEM;
-	for (int f = 0; f < c->n_flows; f++)
-		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);
-	for (int t = 0; t < c->n_trees; t++)
-		mark_dups(b, c->trees[t].first_choice, c->trees[t].n_choices);
-	memset(b->arc_row, -1, sizeof(int) * (size_t)inart_topo_n_arcs(b->t));
-	memset(b->node_row, -1, sizeof(int) * (size_t)b->t->n_nodes);
-	memset(b->col_x, -1, sizeof(int) * (size_t)nch);
-	memset(b->col_v, -1, sizeof(int) * (size_t)nch);
-	memset(b->link_stamp, -1, sizeof(int) * ((size_t)c->n_trees + 1));
-	for (int j = 0; j < b->js->n_jobs; j++) {
-		b->ps_base[j] = b->n_pairs;
-		b->n_pairs += b->js->jobs[j].n_ps;
-	}
-	b->col_a = malloc(sizeof(int) * ((size_t)b->n_pairs + 1));
-	if (b->col_a == NULL)
-		return -ENOMEM;
-
-	new_col(b, 0, LP_INF, 0); /* T' */
-	if (b->joint) {
-		for (int j = 0; j < b->js->n_jobs; j++) {
-			int r = new_row(b, 1, 1, 0); /* sum_p a = 1 */
-
-			for (int i = 0; i < b->js->jobs[j].n_ps; i++) {
-				b->col_a[b->ps_base[j] + i] =
-				    new_col(b, box_lo(b, j, i), box_hi(b, j, i), 0);
-				add(b, r, b->col_a[b->ps_base[j] + i], 1.0);
-			}
-		}
-		rc = stream_rows(b);
-		if (rc < 0)
-			return rc;
-	}
-	for (int t = 0; t < c->n_trees; t++) {
-		int on = active(b, c->trees[t].job, c->trees[t].ps_idx);
-
-		b->col_u[t] = on ? new_col(b, 0, 1, 0) : -1;
-		b->col_w[t] = on && b->joint ? new_col(b, 0, 1, 0) : -1;
-	}
-	for (int f = 0; f < c->n_flows; f++) {
-		rc = build_flow(b, f, err);
-		if (rc < 0)
-			return rc;
-	}
-	for (int t = 0; t < c->n_trees; t++) {
-		rc = build_tree(b, t, err);
-		if (rc < 0)
-			return rc;
-	}
-	build_budgets(b);
-	for (int l = 0; b->link_extra != NULL && l < inart_topo_n_arcs(b->t); l += 2) {
-		if (!(b->link_extra[l] > 0))
-			continue;
-		if (b->arc_row[l] < 0)
-			b->arc_row[l] = new_row(b, -LP_INF, 0, ROW_RES | ROW_LAZY);
-		b->arc_const[l] += b->link_extra[l];
-	}
-	if (b->oom)
-		return -ENOMEM;
-	for (int e = 0; e < inart_topo_n_arcs(b->t); e++) {
-		if (b->arc_const[e] > 0) {
-			b->rub[b->arc_row[e]] = -b->arc_const[e] / (link_cap(b->t, e) * b->scale);
-			b->rlazy[b->arc_row[e]] = 0;
-		}
-	}
-	return 0;
-}
-
-/* Compressed columns from the triplets (counting sort by column). */
-static int to_csc(const struct lpb *b, CoinBigIndex **startp, int **indexp, double **valuep)
-{
-	CoinBigIndex *start = calloc((size_t)b->n_cols + 1, sizeof(*start));
-	int *index = malloc(sizeof(int) * (b->n_nz + 1));
-	double *value = malloc(sizeof(double) * (b->n_nz + 1));
-	CoinBigIndex *pos = malloc(sizeof(*pos) * ((size_t)b->n_cols + 1));
-
-	if (!start || !index || !value || !pos) {
-		free(start);
-		free(index);
-		free(value);
-		free(pos);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < b->n_nz; k++)
-		start[b->tcol[k] + 1]++;
-	for (int i = 0; i < b->n_cols; i++)
-		start[i + 1] += start[i];
-	memcpy(pos, start, sizeof(*pos) * (size_t)b->n_cols);
-	for (size_t k = 0; k < b->n_nz; k++) {
-		CoinBigIndex p = pos[b->tcol[k]]++;
-
-		index[p] = b->trow[k];
-		value[p] = b->tval[k];
-	}
-	free(pos);
-	*startp = start;
-	*indexp = index;
-	*valuep = value;
-	return 0;
-}
 
 /* Max over resource rows of the activity of sol (without T'). */
 static double resource_max(const struct lpb *b, const double *sol)
@@ -1083,7 +388,7 @@ double inart_route_lp_access_bound(const struct inart_topo *t, const struct inar
 				    inart_job_gbit(&js->jobs[j]);
 		}
 	for (int l = 0; l < inart_topo_n_arcs(t); l += 2)
-		best = fmax(best, load[l] / link_cap(t, l));
+		best = fmax(best, load[l] / inart_route_matrix_link_cap(t, l));
 	free(load);
 	return best;
 }
@@ -1121,18 +426,18 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	b.joint = opt->mode == INART_LP_JOINT;
 	b.integer = opt->integer != 0;
 	b.subst = b.joint && !b.integer;
-	b.scale = pick_scale(t, js);
+	b.scale = inart_route_matrix_scale(t, js);
 	b.job_on = opt->job_on;
 	b.link_extra = opt->link_extra;
 	if (b.joint) {
 		b.slo = opt->share_lo;
 		b.shi = opt->share_hi;
 	}
-	rc = build(&b, err);
+	rc = inart_route_matrix_build(&b, err);
 	if (rc < 0)
 		goto out;
 	apply_tree_fix(&b, opt->tree_fix);
-	rc = to_csc(&b, &start, &index, &value);
+	rc = inart_route_matrix_csc(&b, &start, &index, &value);
 	obj = calloc((size_t)b.n_cols, sizeof(double));
 	sol = calloc((size_t)b.n_cols, sizeof(double));
 	res->x = malloc(sizeof(double) * ((size_t)c->n_choices + 1));
@@ -1190,7 +495,7 @@ out:
 	free(value);
 	free(obj);
 	free(sol);
-	lpb_free(&b);
+	inart_route_matrix_free(&b);
 	return rc;
 }
 
@@ -1261,7 +566,7 @@ void inart_route_lp_model_destroy(struct inart_route_lp_model *m)
 		return;
 	if (m->clp)
 		Clp_deleteModel(m->clp);
-	lpb_free(&m->b);
+	inart_route_matrix_free(&m->b);
 	free(m->b.box_row);
 	free(m->lo);
 	free(m->hi);
@@ -1281,7 +586,7 @@ static int model_load(struct inart_route_lp_model *m)
 	CoinBigIndex *start = NULL;
 	int *index = NULL;
 	double *value = NULL, *obj = calloc((size_t)b->n_cols + 1, sizeof(double));
-	int rc = obj ? to_csc(b, &start, &index, &value) : -ENOMEM;
+	int rc = obj ? inart_route_matrix_csc(b, &start, &index, &value) : -ENOMEM;
 
 	if (rc == 0) {
 		obj[0] = 1.0;
@@ -1317,10 +622,10 @@ int inart_route_lp_model_create(const struct inart_topo *t, const struct inart_j
 		m->b.c = c;
 		m->b.joint = 1;
 		m->b.subst = 1;
-		m->b.scale = pick_scale(t, js);
+		m->b.scale = inart_route_matrix_scale(t, js);
 		m->b.box_row = malloc(sizeof(int) * (4 * (size_t)c->n_trees + 1));
 		m->clp = Clp_newModel();
-		rc = m->b.box_row && m->clp ? build(&m->b, err) : -ENOMEM;
+		rc = m->b.box_row && m->clp ? inart_route_matrix_build(&m->b, err) : -ENOMEM;
 	}
 	if (rc == 0) {
 		nc = (size_t)m->b.n_cols + 1;
