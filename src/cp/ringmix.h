@@ -33,9 +33,14 @@
  *                                           access(e): G each way on the
  *                                           access link of a single-homed
  *                                           worker of a PS job
- * and the bound is the minimum over S of the larger of the two, labelled by
- * the source of the subset attaining it (load, lp, lp-partial, cbc: proven,
- * cbc-limit: CBC's bound at its time limit).  Above RINGMIX_ENUM_MAX_JOBS
+ *   T >= stream(PS jobs | ring(S, .))       the PS jobs' unsplittable streams
+ *                                           beside the rings' loads
+ *                                           (stream_bound.h)
+ * and the bound is the minimum over S of the largest of the three, labelled
+ * by the source of the subset attaining it (load, stream, lp, lp-partial,
+ * cbc: proven, cbc-limit: CBC's bound at its time limit).  A subset whose
+ * closed-form bound (the last two) already reaches the best plan's time gets
+ * no CBC or LP: no plan with those ring jobs is better.  Above RINGMIX_ENUM_MAX_JOBS
  * jobs the bound is max_e sum_j min(ring_j, access_j)(e) / res(e), below
  * every subset's second term.  With the bound B over plans without ring jobs
  * (LP, CBC, bnb), min(B, ring bound) bounds the whole search space.
