@@ -1,8 +1,8 @@
 /*
  * milp: a mixed-integer program solved by COIN-OR CBC, with a time limit and
  * an optional start solution (a known incumbent), reporting honestly how the
- * search ended: proven optimal or not, and CBC's best bound.  route_lp.c builds the phase-2 models
- * it solves.
+ * search ended: proven optimal or not, and CBC's best bound.  route_matrix.c
+ * builds the phase-2 models it solves (route_lp.c calls it).
  */
 #ifndef INART_MILP_H
 #define INART_MILP_H
