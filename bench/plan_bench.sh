@@ -9,8 +9,9 @@
 # --algos ALGO --format csv` for each algorithm (one process each, under a
 # timeout; rows merged into NAME.csv) -- InArt three times: with the baseline
 # guard (`inart`), without it (`inart-ng`, its own search) and without it and
-# without ring jobs (`inart-nr`, `--no-ring`: PS plans, the ones the data
-# plane installs; the ring baseline is then no fallback) -- and prints, per
+# without ring jobs (`inart-nr`, `--no-ring`: PS plans only; checked against
+# the PS baselines, its search space, and compared with the ring as `info`)
+# -- and prints, per
 # scenario: InArt's time and planning time, its ratio to milp's proven
 # optimum (only where CBC proved it; an optimum over plans whose jobs all
 # use PSs, which InArt's plans with ring all-reduce jobs can beat), to the
