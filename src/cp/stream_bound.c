@@ -96,16 +96,22 @@ static void widest(const struct inart_topo *t, int src, const double *extra, dou
 	}
 }
 
+static int n_pairs(const struct inart_jobs *js)
+{
+	int n = 0;
+
+	for (int j = 0; j < js->n_jobs; j++)
+		n += js->jobs[j].n_ps;
+	return n;
+}
+
 /* Per pair the width (Gbit/s, or Gbit within t_s with extra); one search
  * per distinct PS host. */
 static int widths(const struct inart_topo *t, const struct inart_jobs *js, const char *job_on,
 		  const double *extra, double t_s, double *width)
 {
 	size_t cap = (size_t)inart_topo_n_arcs(t) + (size_t)t->n_nodes + 1, nn = (size_t)t->n_nodes;
-	int n = 0, n_src = 0, rc;
-
-	for (int j = 0; j < js->n_jobs; j++)
-		n += js->jobs[j].n_ps;
+	int n = n_pairs(js), n_src = 0, rc;
 	struct heap h = {0, malloc(sizeof(int) * cap), malloc(sizeof(double) * cap)};
 	double *best = malloc(sizeof(double) * ((size_t)n + 1) * nn);
 	int *src = malloc(sizeof(int) * ((size_t)n + 1));
@@ -145,15 +151,6 @@ int inart_stream_widths(const struct inart_topo *t, const struct inart_jobs *js,
 			double *width)
 {
 	return widths(t, js, job_on, NULL, 0, width);
-}
-
-static int n_pairs(const struct inart_jobs *js)
-{
-	int n = 0;
-
-	for (int j = 0; j < js->n_jobs; j++)
-		n += js->jobs[j].n_ps;
-	return n;
 }
 
 /* 1 if at time t_s every job on fits its gradient on streams, 0 if not,
