@@ -452,66 +452,89 @@ static void expected_of(struct builder *b, int ti, char *done)
 
 /* /32 routes at every switch to every other node's address, along BFS
  * shortest paths (ties: adjacency order).  Hosts do not relay. */
-/* The route to dst along the plan's ring hops that end there: every switch
- * of such a hop forwards to its next node on the hop (a path's suffix
- * reaches dst; switches off the hops keep their shortest path, which ends
- * at dst or on a hop, so there is no loop).  A hop that disagrees at some
- * switch with a hop taken before is left out whole (ring_off_plan counts
- * it).  mark: n ints of scratch. */
-static void ring_routes(const struct builder *b, int *via, int *mark, int dst)
+/* Set the routes of the switches q[1..n-2] towards dst = q[n-1] along q
+ * (step +1) or towards dst = q[0] along q reversed (step -1), all or none:
+ * a switch routed before by another path keeps its route, and then the
+ * whole path is left out (counted off the plan by ring_off_plan). */
+static void route_along(const struct builder *b, int *via, int *mark, const int *q, int n, int step)
 {
 	const struct inart_topo *t = b->t;
+	int ok = 1;
 
-	for (int v = 0; v < t->n_nodes; v++)
-		mark[v] = 0;
-	for (int j = 0; j < b->plan->n_jobs; j++) {
-		const struct inart_job_plan *jp = &b->plan->jobs[j];
+	for (int k = 1; k + 1 < n && ok; k++) {
+		int e = inart_topo_arc_between(t, q[k], q[k + step]);
 
-		for (int i = 0; i < jp->n_ring; i++) {
-			const int *q = jp->ring[i].path;
-			int n = jp->ring[i].n_path, ok = q[n - 1] == dst;
-
-			for (int k = 1; k + 1 < n && ok; k++) {
-				int e = inart_topo_arc_between(t, q[k], q[k + 1]);
-
-				ok =
-				    e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
-			}
-			for (int k = 1; k + 1 < n && ok; k++) {
-				via[q[k]] = inart_topo_arc_between(t, q[k], q[k + 1]);
-				mark[q[k]] = 1;
-			}
-		}
+		ok = e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
+	}
+	for (int k = 1; k + 1 < n && ok; k++) {
+		via[q[k]] = inart_topo_arc_between(t, q[k], q[k + step]);
+		mark[q[k]] = 1;
 	}
 }
 
-/* Ring hops towards dst whose IPv4 route (via: each node's arc towards
- * dst) is not the plan's hop path. */
-static int ring_off_plan(const struct builder *b, const int *via, int dst)
+/* The route to dst along the plan's ring hops that end there (DATA from the
+ * ring predecessor), then along the reverse of the hops that start there
+ * (ACKs from the successor go back on the hop their DATA took, so they load
+ * the links the evaluator charges them to): every switch of such a path
+ * forwards to its next node towards dst (a path's suffix reaches dst;
+ * switches off the paths keep their shortest path, which ends at dst or on
+ * a path, so there is no loop).  A path that disagrees at some switch with
+ * one taken before is left out whole (DATA first: ring_off_plan counts
+ * both kinds).  mark: n ints of scratch. */
+static void ring_routes(const struct builder *b, int *via, int *mark, int dst)
+{
+	for (int v = 0; v < b->t->n_nodes; v++)
+		mark[v] = 0;
+	for (int back = 0; back < 2; back++)
+		for (int j = 0; j < b->plan->n_jobs; j++) {
+			const struct inart_job_plan *jp = &b->plan->jobs[j];
+
+			for (int i = 0; i < jp->n_ring; i++) {
+				const int *q = jp->ring[i].path;
+				int n = jp->ring[i].n_path;
+
+				if (n >= 2 && q[back ? 0 : n - 1] == dst)
+					route_along(b, via, mark, q, n, back ? -1 : 1);
+			}
+		}
+}
+
+/* Does the IPv4 route (via: each node's arc towards dst) take a packet
+ * from q[0] (a host: its one link) to dst = q[n - 1] along exactly q? */
+static int follows(const struct builder *b, const int *via, const int *q, int n, int step)
 {
 	const struct inart_topo *t = b->t;
-	int off = 0;
+	int k = step > 0 ? 0 : n - 1, end = step > 0 ? n - 1 : 0, v = q[k], dst = q[end];
 
+	while (v != dst && k != end && q[k] == v) {
+		int e = is_switch(b, v) ? via[v] : t->arc_out[t->out_off[v]];
+
+		v = e < 0 ? -1 : t->arcs[e].to;
+		k += step;
+	}
+	return v == dst && k == end && q[k] == dst;
+}
+
+/* Ring hops towards dst (DATA) and from dst (their ACKs, the hop reversed)
+ * whose IPv4 route is not the plan's hop path. */
+static void ring_off_plan(const struct builder *b, const int *via, int dst,
+			  struct inart_install *in)
+{
 	for (int j = 0; j < b->plan->n_jobs; j++) {
 		const struct inart_job_plan *jp = &b->plan->jobs[j];
 
 		for (int i = 0; i < jp->n_ring; i++) {
 			const struct inart_ring_hop *h = &jp->ring[i];
-			int k = 0, v = h->path[0];
 
-			if (jp->ring[(i + 1) % jp->n_ring].path[0] != dst)
+			if (h->n_path < 2)
 				continue;
-			/* the host's one link, then the switches' routes */
-			while (v != dst && k < h->n_path && h->path[k] == v) {
-				int e = is_switch(b, v) ? via[v] : t->arc_out[t->out_off[v]];
-
-				v = e < 0 ? -1 : t->arcs[e].to;
-				k++;
-			}
-			off += !(v == dst && k == h->n_path - 1 && h->path[k] == dst);
+			if (jp->ring[(i + 1) % jp->n_ring].path[0] == dst)
+				in->n_ring_hops_off_plan += !follows(b, via, h->path, h->n_path, 1);
+			if (h->path[0] == dst)
+				in->n_ring_acks_off_plan +=
+				    !follows(b, via, h->path, h->n_path, -1);
 		}
 	}
-	return off;
 }
 
 static int build_routes(struct builder *b, struct inart_install *in)
@@ -566,7 +589,7 @@ static int build_routes(struct builder *b, struct inart_install *in)
 			si->n_routes++;
 		}
 		if (in->n_ring_hops > 0)
-			in->n_ring_hops_off_plan += ring_off_plan(b, via, dst);
+			ring_off_plan(b, via, dst, in);
 	}
 out:
 	free(via);

@@ -17,7 +17,8 @@
  * copy for a worker gets the worker's IP as destination.
  * IPv4 routes: a /32 to every host and switch address along BFS shortest
  * paths, so plain traffic (ping, TCP, retransmissions with label 0) works;
- * to a ring worker along the plan's ring hop that ends there.
+ * to a ring worker along the plan's ring hop that ends there, else along
+ * the reverse of its hop that starts there (the ring's ACKs).
  *
  * Requirements: hosts single-homed (switch-centric topologies: fat-tree,
  * leaf-spine); at most INART_WIRE_MAX_CONTRIB workers per job.
@@ -130,8 +131,11 @@ struct inart_install {
 	   worker follows the plan's hop that ends there (not a shortest path:
 	   the ring baseline spreads hops over k shortest paths); hops that
 	   disagree with another one at some switch keep the route taken before
-	   and are counted off the plan */
-	int n_ring_hops, n_ring_hops_off_plan;
+	   and are counted off the plan; a ring worker's ACKs to its
+	   predecessor follow the predecessor's hop reversed where no DATA
+	   route to that address disagrees (n_ring_acks_off_plan: hops whose
+	   ACKs take another path) */
+	int n_ring_hops, n_ring_hops_off_plan, n_ring_acks_off_plan;
 };
 
 void inart_install_opt_default(struct inart_install_opt *o);
