@@ -18,7 +18,9 @@
  *    carries both push and pull traffic, comm = max(push, pull).
  *  - a ring all-reduce job (plan.h: ring hops, no PS) with N workers loads
  *    every forward arc of every hop with (N-1)/N * G_j as push
- *    (reduce-scatter) and as much as pull (all-gather).
+ *    (reduce-scatter) and as much as pull (all-gather), and every reverse
+ *    arc with INART_EVAL_RING_ACK_SHARE of that in each phase (the
+ *    successor's acknowledgements go back along the hop).
  *
  * Validity (first error reported, naming the job, node ids and reason): every
  * path contiguous, simple, with the right endpoints and residual capacity on
@@ -33,6 +35,14 @@
 #ifndef INART_EVALUATE_H
 #define INART_EVALUATE_H
 
+/* The ring's acknowledgements, as a share of the DATA it acknowledges: the
+ * ring core (dp/ring.h) answers every DATA frame of 1514 bytes (Ethernet, IP,
+ * UDP, 32-byte ring header, 360 values) with one ACK frame of 74 bytes
+ * (headers only; docs/wire.md).  On packets that is 4.9% of a hop's load
+ * going the other way, on the links the hop uses (emulator: scarce-small/1);
+ * test_ring_dp checks the constant against the wire format. */
+#define INART_EVAL_RING_ACK_SHARE (74.0 / 1514.0)
+
 #include "plan.h"
 
 struct inart_eval {
@@ -40,10 +50,10 @@ struct inart_eval {
 	int bottleneck_arc;  /* arc that sets comm time, or -1 */
 	int bottleneck_node; /* INA switch that sets comm time, or -1 */
 	/* Owned by the evaluator, valid until its next run or destroy. */
-	const double *arc_push_gbit;     /* per arc */
-	const double *arc_pull_gbit;     /* per arc */
-	const double *node_agg_gbit;     /* per node: aggregation input */
-	const int *node_trees;           /* per node: trees installed */
+	const double *arc_push_gbit;	 /* per arc */
+	const double *arc_pull_gbit;	 /* per arc */
+	const double *node_agg_gbit;	 /* per node: aggregation input */
+	const int *node_trees;		 /* per node: trees installed */
 	const double *node_ingress_gbit; /* per node: push volume arriving at it as PS */
 };
 
@@ -59,7 +69,7 @@ int inart_evaluator_run(struct inart_evaluator *ev, const struct inart_plan *pla
 			struct inart_eval *out, struct inart_err *err);
 
 /* One-shot: evaluate and store comm/push/pull times in the plan. */
-int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
-		   struct inart_plan *plan, struct inart_err *err);
+int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js, struct inart_plan *plan,
+		   struct inart_err *err);
 
 #endif
