@@ -895,7 +895,10 @@ static int build_ring_job(struct builder *b, struct inart_install *in, int wbase
 		wi->ring.prev_ip = b->d->ip[jp->ring[(pos + n - 1) % n].path[0]];
 		wi->ring.next_ip = b->d->ip[jp->ring[(pos + 1) % n].path[0]];
 		wi->ring.retx_timeout_ns = b->opt.retx_timeout_ns;
-		wi->ring.window = b->opt.slots_per_tree;
+		wi->ring.window = b->opt.ring_window ? b->opt.ring_window
+				  : b->opt.slots_per_tree > INART_RING_DEFAULT_WINDOW
+				      ? b->opt.slots_per_tree
+				      : INART_RING_DEFAULT_WINDOW;
 		/* the plan's rate of the hop: 2 (N - 1) / N of the gradient in the
 		   plan's communication time (as for the trees' pace_Bps) */
 		if (b->opt.pace_scale > 0 && b->comm_s > 0)

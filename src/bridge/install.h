@@ -84,6 +84,14 @@ struct inart_install_opt {
 				       bytes per second: 1 on the modelled network,
 				       the rate scale on a scaled one (emulator);
 				       0: not paced (only the window limits) */
+	uint16_t ring_window;	    /* a ring worker's messages in flight; default
+				       (0): the larger of INART_RING_DEFAULT_WINDOW
+				       and slots_per_tree.  Not slots_per_tree
+				       itself: a ring holds no switch memory, and its
+				       steps depend on each other, so a window that
+				       a queue on a shared link covers (16 in the
+				       emulator) idles the ring's links (emulator.md,
+				       "Mixed plans") */
 };
 
 /* The default pacing factor: workers send at 1.1x their plan rates.  The
