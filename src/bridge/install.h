@@ -43,28 +43,11 @@
 #define INART_INSTALL_H
 
 #include "cp/plan.h"
+#include "deployment.h"
 #include "dp/ps.h"
 #include "dp/ring.h"
 #include "dp/switch.h"
 #include "dp/worker.h"
-
-/* Where every node is: IPv4 and MAC per node, port number per arc. */
-struct inart_deploy {
-	int n_nodes, n_arcs;
-	uint32_t *ip;		/* per node, host order */
-	uint8_t (*mac)[6];	/* per node: hosts' interface MAC */
-	int *port;		/* per arc: port number at the arc's tail if it is a
-				   switch (ports numbered 0.. in adjacency order), -1 */
-	uint8_t (*port_mac)[6]; /* per arc from a switch: that port's MAC */
-};
-
-/* 10.<node / 256>.<node % 256>.1 style addresses (hosts and switches),
- * locally administered MACs 02:00:<node>:<port>.  NULL + errno. */
-struct inart_deploy *inart_deploy_auto(const struct inart_topo *t);
-/* An empty deployment shaped after t: addresses and MACs zero, every port
- * -1.  NULL + errno. */
-struct inart_deploy *inart_deploy_create(const struct inart_topo *t);
-void inart_deploy_destroy(struct inart_deploy *d);
 
 struct inart_install_opt {
 	uint16_t slots_per_tree;    /* pool region per tree, and the workers'
@@ -160,14 +143,7 @@ void inart_install_destroy(struct inart_install *in);
 const struct inart_sw_install *inart_install_sw_of(const struct inart_install *in, int v);
 const struct inart_ps_install *inart_install_ps_of(const struct inart_install *in, int v);
 
-/* The identity of an installation: a 64-bit digest (FNV-1a) of everything
- * it installs -- every switch's configuration, labels, routes and ingress
- * entries, every PS's trees, every worker's configuration -- so of its
- * inputs and options as far as they change anything installed.  Every
- * node's batch carries it (`install_id`, 16 hex digits); `inart ctl install`
- * compares what the nodes hold with it. */
-uint64_t inart_install_digest(const struct inart_install *in);
-/* "%016llx" of an identity into out[17]. */
-void inart_install_id_fmt(uint64_t id, char out[17]);
+/* the identity of an installation (inart_install_digest) */
+#include "install_id.h"
 
 #endif
