@@ -18,7 +18,8 @@
 # measured/predicted ratios, InArt's reductions, CPU headroom, and the
 # targets of issue 12 (PASS/MISS; a CPU-bound run is reported as info).
 # EMU_ARGS adds options to every compare (e.g. "--mbps 10").  Root only.
-# About 5.5 minutes with ITERS 5 on a quiet 2-core machine.
+# About 6 minutes with ITERS 5 on a quiet 2-core machine (7 min 45 s on a
+# busy one).
 set -u
 iters=${1:-5}
 algos=${EMU_ALGOS:-inart,ps,byteps,switchml,atp,ring}
