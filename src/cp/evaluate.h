@@ -50,10 +50,10 @@ struct inart_eval {
 	int bottleneck_arc;  /* arc that sets comm time, or -1 */
 	int bottleneck_node; /* INA switch that sets comm time, or -1 */
 	/* Owned by the evaluator, valid until its next run or destroy. */
-	const double *arc_push_gbit;	 /* per arc */
-	const double *arc_pull_gbit;	 /* per arc */
-	const double *node_agg_gbit;	 /* per node: aggregation input */
-	const int *node_trees;		 /* per node: trees installed */
+	const double *arc_push_gbit;     /* per arc */
+	const double *arc_pull_gbit;     /* per arc */
+	const double *node_agg_gbit;     /* per node: aggregation input */
+	const int *node_trees;           /* per node: trees installed */
 	const double *node_ingress_gbit; /* per node: push volume arriving at it as PS */
 };
 
@@ -69,7 +69,7 @@ int inart_evaluator_run(struct inart_evaluator *ev, const struct inart_plan *pla
 			struct inart_eval *out, struct inart_err *err);
 
 /* One-shot: evaluate and store comm/push/pull times in the plan. */
-int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js, struct inart_plan *plan,
-		   struct inart_err *err);
+int inart_evaluate(const struct inart_topo *t, const struct inart_jobs *js,
+		   struct inart_plan *plan, struct inart_err *err);
 
 #endif
