@@ -16,6 +16,8 @@
  */
 #include "evaluate.h"
 
+#include "common/slab.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -29,6 +31,7 @@ struct inart_evaluator {
 	const struct inart_topo *t;
 	const struct inart_jobs *js;
 	int n, m;
+	void *block; /* the per-arc and per-node arrays below (lay_out) */
 	/* results, per arc / per node */
 	double *arc_push, *arc_pull;
 	double *node_agg, *node_ingress;
@@ -52,10 +55,35 @@ struct inart_evaluator {
 	int *tnext, *tpidx, *tchildren, *tparent, *tstate;
 };
 
+/* The per-arc and per-node arrays, in one block (common/slab.h): arcs
+ * (m entries each) arc_push, arc_pull, arc_list, arc_touched, then nodes (n
+ * entries each) node_agg, node_ingress, node_trees, node_list,
+ * node_touched, wgen, pgen, hgen, vgen, widx, pidx, head. */
+static void lay_out(struct inart_evaluator *ev, struct inart_slab *s, size_t n, size_t m)
+{
+	ev->arc_push = inart_slab_take(s, m, sizeof(double));
+	ev->arc_pull = inart_slab_take(s, m, sizeof(double));
+	ev->arc_list = inart_slab_take(s, m, sizeof(int));
+	ev->arc_touched = inart_slab_take(s, m, 1);
+	ev->node_agg = inart_slab_take(s, n, sizeof(double));
+	ev->node_ingress = inart_slab_take(s, n, sizeof(double));
+	ev->node_trees = inart_slab_take(s, n, sizeof(int));
+	ev->node_list = inart_slab_take(s, n, sizeof(int));
+	ev->node_touched = inart_slab_take(s, n, 1);
+	ev->wgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->pgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->hgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->vgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->widx = inart_slab_take(s, n, sizeof(int));
+	ev->pidx = inart_slab_take(s, n, sizeof(int));
+	ev->head = inart_slab_take(s, n, sizeof(int));
+}
+
 struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
 					       const struct inart_jobs *js)
 {
 	struct inart_evaluator *ev = calloc(1, sizeof(*ev));
+	struct inart_slab slab = INART_SLAB_INIT;
 	size_t n, m, seen = 1;
 
 	if (ev == NULL)
@@ -72,29 +100,14 @@ struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
 		if (s > seen)
 			seen = s;
 	}
-	ev->arc_push = calloc(m, sizeof(double));
-	ev->arc_pull = calloc(m, sizeof(double));
-	ev->node_agg = calloc(n, sizeof(double));
-	ev->node_ingress = calloc(n, sizeof(double));
-	ev->node_trees = calloc(n, sizeof(int));
-	ev->arc_list = malloc(m * sizeof(int));
-	ev->arc_touched = calloc(m, 1);
-	ev->node_list = malloc(n * sizeof(int));
-	ev->node_touched = calloc(n, 1);
-	ev->wgen = calloc(n, sizeof(unsigned));
-	ev->pgen = calloc(n, sizeof(unsigned));
-	ev->hgen = calloc(n, sizeof(unsigned));
-	ev->vgen = calloc(n, sizeof(unsigned));
-	ev->widx = malloc(n * sizeof(int));
-	ev->pidx = malloc(n * sizeof(int));
-	ev->head = malloc(n * sizeof(int));
+	lay_out(ev, &slab, n, m);
+	if (inart_slab_alloc(&slab) == 0) {
+		lay_out(ev, &slab, n, m);
+		ev->block = slab.base;
+	}
 	ev->seen = malloc(seen);
 	ev->cap_seen = seen;
-	if (ev->arc_push == NULL || ev->arc_pull == NULL || ev->node_agg == NULL ||
-	    ev->node_ingress == NULL || ev->node_trees == NULL || ev->arc_list == NULL ||
-	    ev->arc_touched == NULL || ev->node_list == NULL || ev->node_touched == NULL ||
-	    ev->wgen == NULL || ev->pgen == NULL || ev->hgen == NULL || ev->vgen == NULL ||
-	    ev->widx == NULL || ev->pidx == NULL || ev->head == NULL || ev->seen == NULL) {
+	if (ev->block == NULL || ev->seen == NULL) {
 		inart_evaluator_destroy(ev);
 		errno = ENOMEM;
 		return NULL;
@@ -106,22 +119,7 @@ void inart_evaluator_destroy(struct inart_evaluator *ev)
 {
 	if (ev == NULL)
 		return;
-	free(ev->arc_push);
-	free(ev->arc_pull);
-	free(ev->node_agg);
-	free(ev->node_ingress);
-	free(ev->node_trees);
-	free(ev->arc_list);
-	free(ev->arc_touched);
-	free(ev->node_list);
-	free(ev->node_touched);
-	free(ev->wgen);
-	free(ev->pgen);
-	free(ev->hgen);
-	free(ev->vgen);
-	free(ev->widx);
-	free(ev->pidx);
-	free(ev->head);
+	free(ev->block);
 	free(ev->seen);
 	free(ev->tnext);
 	free(ev->tpidx);
