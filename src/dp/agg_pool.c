@@ -171,26 +171,27 @@ int inart_agg_add_be(int32_t *sums, const uint8_t *be, size_t n)
 	return add_be_base(sums, be, n);
 }
 
-void inart_agg_copy_be(int32_t *sums, const uint8_t *be, size_t n)
+/* n 32-bit words from src to dst, each byte-swapped (both ways between
+ * host and network order), with the engine selected. */
+static void swap32(void *dst, const void *src, size_t n)
 {
 #ifdef AGG_AVX2
 	if (use_avx2()) {
-		swap_avx2(sums, be, n);
+		swap_avx2(dst, src, n);
 		return;
 	}
 #endif
-	swap_base(sums, be, n);
+	swap_base(dst, src, n);
+}
+
+void inart_agg_copy_be(int32_t *sums, const uint8_t *be, size_t n)
+{
+	swap32(sums, be, n);
 }
 
 void inart_agg_store_be(uint8_t *be, const int32_t *sums, size_t n)
 {
-#ifdef AGG_AVX2
-	if (use_avx2()) {
-		swap_avx2(be, sums, n);
-		return;
-	}
-#endif
-	swap_base(be, sums, n);
+	swap32(be, sums, n);
 }
 
 /* The slots' views and links, then the sums (64-byte aligned, stride int32
