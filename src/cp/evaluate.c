@@ -53,6 +53,7 @@ struct inart_evaluator {
 	size_t cap_seen;
 	int cap_trees;
 	int *tnext, *tpidx, *tchildren, *tparent, *tstate;
+	void *tblock; /* the five above (lay_out_trees) */
 };
 
 /* The per-arc and per-node arrays, in one block (common/slab.h): arcs
@@ -121,11 +122,7 @@ void inart_evaluator_destroy(struct inart_evaluator *ev)
 		return;
 	free(ev->block);
 	free(ev->seen);
-	free(ev->tnext);
-	free(ev->tpidx);
-	free(ev->tchildren);
-	free(ev->tparent);
-	free(ev->tstate);
+	free(ev->tblock);
 	free(ev);
 }
 
@@ -177,23 +174,40 @@ static unsigned next_gen(unsigned *gen, unsigned *a, unsigned *b, unsigned *c, s
 	return ++*gen;
 }
 
+/* The per-job tree scratch in one block (common/slab.h), cap_trees entries
+ * each: tnext, tpidx, tchildren, tparent, tstate. */
+static void lay_out_trees(struct inart_evaluator *ev, struct inart_slab *s)
+{
+	size_t n = (size_t)ev->cap_trees;
+
+	ev->tnext = inart_slab_take(s, n, sizeof(*ev->tnext));
+	ev->tpidx = inart_slab_take(s, n, sizeof(*ev->tpidx));
+	ev->tchildren = inart_slab_take(s, n, sizeof(*ev->tchildren));
+	ev->tparent = inart_slab_take(s, n, sizeof(*ev->tparent));
+	ev->tstate = inart_slab_take(s, n, sizeof(*ev->tstate));
+}
+
+/* Room for n trees.  Every job rebuilds the scratch (index_trees), so a
+ * larger block starts empty; on failure there is none (cap_trees 0). */
 static int grow_trees(struct inart_evaluator *ev, int n)
 {
+	struct inart_slab slab = INART_SLAB_INIT;
 	int cap = ev->cap_trees ? ev->cap_trees : 16;
-	int **arrs[] = {&ev->tnext, &ev->tpidx, &ev->tchildren, &ev->tparent, &ev->tstate};
 
 	if (n <= ev->cap_trees)
 		return 0;
 	while (cap < n)
 		cap *= 2;
-	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
-		int *na = realloc(*arrs[i], sizeof(int) * (size_t)cap);
-
-		if (na == NULL)
-			return -ENOMEM;
-		*arrs[i] = na;
-	}
+	free(ev->tblock);
+	ev->tblock = NULL;
 	ev->cap_trees = cap;
+	lay_out_trees(ev, &slab);
+	if (inart_slab_alloc(&slab) < 0) {
+		ev->cap_trees = 0;
+		return -ENOMEM;
+	}
+	lay_out_trees(ev, &slab);
+	ev->tblock = slab.base;
 	return 0;
 }
 
