@@ -16,6 +16,7 @@
 #include "bridge/install.h"
 #include "dp/pkt.h"
 #include "bridge/sim.h"
+#include "bridge/sim_evq.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
