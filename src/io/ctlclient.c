@@ -30,17 +30,12 @@
 #include "ctladdr.h"
 #include "ctlauth.h"
 
-static int64_t mono_ms(void)
-{
-	return (int64_t)(inart_now_ns() / 1000000);
-}
-
 /* Wait for fd to be ready for events until the deadline. 0 or -ETIMEDOUT. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = events};
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - inart_now_ms();
 		int r;
 
 		if (left <= 0)
@@ -266,7 +261,7 @@ int inart_ctl_call(const char *path, const char *body, size_t len, char **reply,
 		   int timeout_ms, struct inart_err *err)
 {
 	struct sockaddr_un a;
-	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 1);
+	int64_t deadline = inart_now_ms() + (timeout_ms > 0 ? timeout_ms : 1);
 	uint32_t n = 0;
 	char *buf = NULL;
 	int fd = -1, rc;
@@ -406,7 +401,7 @@ static int conn_exchange(struct inart_ctl_conn *c, const char *body, size_t len,
 int inart_ctl_conn_call(struct inart_ctl_conn *c, const char *body, size_t len, char **reply,
 			size_t *reply_len, int timeout_ms, struct inart_err *err)
 {
-	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 1);
+	int64_t deadline = inart_now_ms() + (timeout_ms > 0 ? timeout_ms : 1);
 	int rc, kept;
 
 	*reply = NULL;

@@ -71,11 +71,6 @@ struct inart_ctlsrv {
 
 static char timer_tag, tcp_tag;
 
-static int64_t mono_ms(void)
-{
-	return (int64_t)(inart_now_ns() / 1000000);
-}
-
 void inart_ctlsrv_opt_default(struct inart_ctlsrv_opt *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -292,7 +287,7 @@ static void conn_reply(struct conn *c, char *body)
 						o + n + INART_CTL_HDR_LEN) < 0)
 			c->closing = 1;
 	}
-	c->begun_ms = mono_ms(); /* the reply must leave within request_ms */
+	c->begun_ms = inart_now_ms(); /* the reply must leave within request_ms */
 	free(body);
 }
 
@@ -308,7 +303,7 @@ static int conn_flush(struct conn *c)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 		}
 		c->out_off += (size_t)w;
-		c->last_ms = mono_ms();
+		c->last_ms = inart_now_ms();
 	}
 	free(c->out);
 	c->out = NULL;
@@ -371,7 +366,7 @@ static int conn_auth(struct inart_ctlsrv *s, struct conn *c)
 	c->out = o;
 	c->out_len = INART_AUTH_MAC;
 	c->out_off = 0;
-	c->begun_ms = c->in_len > 0 ? mono_ms() : 0;
+	c->begun_ms = c->in_len > 0 ? inart_now_ms() : 0;
 	return 0;
 }
 
@@ -437,7 +432,7 @@ static int conn_read(struct inart_ctlsrv *s, struct conn *c)
 				c->dead = 1;
 			return handled;
 		}
-		c->last_ms = mono_ms();
+		c->last_ms = inart_now_ms();
 		if (c->in_len == 0)
 			c->begun_ms = c->last_ms;
 		c->in_len += (size_t)r;
@@ -501,7 +496,7 @@ static void accept_all(struct inart_ctlsrv *s, int tcp)
 			continue;
 		}
 		c->fd = fd;
-		c->last_ms = mono_ms();
+		c->last_ms = inart_now_ms();
 		c->accepted_ms = c->last_ms;
 		c->begun_ms = tcp ? c->last_ms : 0; /* the handshake is in progress */
 		ev.events = c->out_len > 0 ? EPOLLOUT : EPOLLIN;
@@ -520,7 +515,7 @@ static void accept_all(struct inart_ctlsrv *s, int tcp)
  * not read within request_ms. */
 static void expire(struct inart_ctlsrv *s)
 {
-	int64_t now = mono_ms();
+	int64_t now = inart_now_ms();
 
 	for (int i = 0; i < INART_CTLSRV_MAX_CLIENTS; i++) {
 		struct conn *c = s->conns[i];
