@@ -125,6 +125,19 @@ static int count_child(const struct inart_topo *t, struct counter *c, int v, con
 	return 0;
 }
 
+/* A route of PS ps (a flow or a tree) from first to last: its path, and an
+ * aggregation child at last unless last is the PS itself. */
+static int count_route(const struct inart_topo *t, struct counter *c, const int *path, int n,
+		       int first, int last, int ps, const char *what, const char *job,
+		       struct inart_err *err)
+{
+	int rc = count_path(t, c, path, n, first, last, what, job, err);
+
+	if (rc == 0 && last != ps)
+		rc = count_child(t, c, last, job, err);
+	return rc;
+}
+
 /* Check that every worker has exactly one flow to every PS of job j. */
 static int check_flows(const struct inart_topo *t, const struct inart_job *job,
 		       const struct inart_job_plan *jp, int *widx, struct inart_err *err)
@@ -182,10 +195,8 @@ static int build_job(const struct inart_topo *t, const struct inart_job *job,
 
 			if (f->ps != ps)
 				continue;
-			rc = count_path(t, c, f->path, f->n_path, f->worker, f->agg, "flow",
-					job->id, err);
-			if (rc == 0 && f->agg != ps)
-				rc = count_child(t, c, f->agg, job->id, err);
+			rc = count_route(t, c, f->path, f->n_path, f->worker, f->agg, ps, "flow",
+					 job->id, err);
 			if (rc < 0)
 				return rc;
 		}
@@ -199,10 +210,8 @@ static int build_job(const struct inart_topo *t, const struct inart_job *job,
 				return inart_err_set(
 				    err, -EINVAL, "job %s: tree of PS %s at %s, not an INA switch",
 				    job->id, nid(t, ps), nid(t, tr->sw));
-			rc = count_path(t, c, tr->path, tr->n_path, tr->sw, tr->parent, "tree",
-					job->id, err);
-			if (rc == 0 && tr->parent != ps)
-				rc = count_child(t, c, tr->parent, job->id, err);
+			rc = count_route(t, c, tr->path, tr->n_path, tr->sw, tr->parent, ps, "tree",
+					 job->id, err);
 			if (rc < 0)
 				return rc;
 		}
