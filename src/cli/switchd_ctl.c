@@ -367,17 +367,7 @@ out:
 static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj, char *why,
 		 size_t why_len)
 {
-	struct inart_sw_update u = {
-	    .replace = rq->replace,
-	    .n_labels = rq->n_labels,
-	    .labels = rq->labels,
-	    .n_del_labels = rq->n_del_labels,
-	    .del_labels = rq->del_labels,
-	    .n_routes = rq->n_routes,
-	    .routes = rq->routes,
-	    .n_ingress = rq->n_ingress,
-	    .ingress = rq->ingress,
-	};
+	struct inart_sw_update u = inart_ctl_req_sw_update(rq);
 	struct sw_obj *o = calloc(1, sizeof(*o));
 	char r[160];
 	int rc;
