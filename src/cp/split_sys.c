@@ -247,6 +247,43 @@ static uint64_t row_hash(const int *var, const double *u, int n)
 	return h;
 }
 
+/* The distinct rows among the n_raw rows in CSR (roff, rvar, ru): the first
+ * row of each kind into uniq, in order (empty rows skipped), by open
+ * addressing in table (hsize slots, a power of two above the rows).
+ * Returns how many. */
+static int uniq_rows(int n_raw, const int *roff, const int *rvar, const double *ru, int *table,
+		     int hsize, int *uniq)
+{
+	int n_uniq = 0;
+
+	for (int i = 0; i < hsize; i++)
+		table[i] = -1;
+	for (int r = 0; r < n_raw; r++) {
+		int len = roff[r + 1] - roff[r];
+		uint64_t h;
+		size_t slot;
+
+		if (len == 0)
+			continue;
+		h = row_hash(rvar + roff[r], ru + roff[r], len);
+		for (slot = h & (size_t)(hsize - 1);; slot = (slot + 1) & (size_t)(hsize - 1)) {
+			int q = table[slot];
+
+			if (q < 0) {
+				table[slot] = r;
+				uniq[n_uniq++] = r;
+				break;
+			}
+			if (roff[q + 1] - roff[q] == len &&
+			    memcmp(rvar + roff[q], rvar + roff[r], sizeof(int) * (size_t)len) ==
+				0 &&
+			    memcmp(ru + roff[q], ru + roff[r], sizeof(double) * (size_t)len) == 0)
+				break;
+		}
+	}
+	return n_uniq;
+}
+
 /* Transpose the raw columns into rows, merge identical rows, and rebuild the
  * columns over the merged rows. */
 static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
@@ -281,31 +318,7 @@ static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
 			rvar[at] = v;
 			ru[at] = cb->u[k];
 		}
-	for (int i = 0; i < hsize; i++)
-		table[i] = -1;
-	for (int r = 0; r < n_raw; r++) {
-		int len = roff[r + 1] - roff[r];
-		uint64_t h;
-		size_t slot;
-
-		if (len == 0)
-			continue;
-		h = row_hash(rvar + roff[r], ru + roff[r], len);
-		for (slot = h & (size_t)(hsize - 1);; slot = (slot + 1) & (size_t)(hsize - 1)) {
-			int q = table[slot];
-
-			if (q < 0) {
-				table[slot] = r;
-				uniq[n_uniq++] = r;
-				break;
-			}
-			if (roff[q + 1] - roff[q] == len &&
-			    memcmp(rvar + roff[q], rvar + roff[r], sizeof(int) * (size_t)len) ==
-				0 &&
-			    memcmp(ru + roff[q], ru + roff[r], sizeof(double) * (size_t)len) == 0)
-				break;
-		}
-	}
+	n_uniq = uniq_rows(n_raw, roff, rvar, ru, table, hsize, uniq);
 	/* Merged rows in CSR and CSC. */
 	s->n_res = n_uniq;
 	s->row_off = malloc(sizeof(int) * (size_t)(n_uniq + 1));
