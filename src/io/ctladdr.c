@@ -1,7 +1,8 @@
 /*
  * ctladdr: the addresses of the control socket, shared by its server
  * (ctlsock) and client (ctlclient): a UNIX socket path, or "HOST:PORT" for
- * TCP (the part after "tcp:").  Pure conversions: no socket is opened.
+ * TCP (the part after "tcp:").  Conversions (a host name is resolved by
+ * getaddrinfo); no socket is opened.
  */
 #include "ctladdr.h"
 
