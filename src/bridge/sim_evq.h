@@ -1,7 +1,7 @@
 /*
  * sim_evq: the event queue of the simulated fabric (bridge/sim): a binary
  * min-heap of (time, insertion number) keys with an opaque payload, FIFO
- * among equal times.  Its own module for its unit test (test_sim).
+ * among equal times.  Its own module, with its own unit test (test_sim_evq).
  *
  * Ownership: the queue owns its storage (inart_sim_evq_free); payloads
  * belong to the caller.
