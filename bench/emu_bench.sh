@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # emu_bench.sh [ITERS]: InArt and its baselines measured on packets in the
 # emulated network (inart emu compare, docs/emulator.md), beside the
-# evaluator's prediction, on three k=4 fat-tree scenarios:
+# evaluator's prediction, on three k=4 fat-tree scenarios and a leaf-spine
+# one:
 #   default     the built-in default scenario (two jobs, INA everywhere with
 #               2 trees per switch, 20% background on a third of the fabric)
 #   scarce      INA only at the ToRs, one tree and 100 Gbit/s of
@@ -9,12 +10,19 @@
 #               budgets bind), same jobs
 #   background  the default topology with 50% background load on every
 #               aggregation-core link (real cross traffic), same jobs
+#   scarce-small the planning family's scarce-small/1 (5 leaves, 2 spines,
+#               three jobs): InArt's plan is mixed there, two jobs as ring
+#               all-reduces and one through PSs, sharing the leaf-spine links
+# Algorithms: inart, ps, byteps, switchml, atp and ring (EMU_ALGOS to change).
 # For each: a table, CSV, JSON and a PNG chart in bench/results/emu/, the
 # measured/predicted ratios, InArt's reductions, CPU headroom, and the
 # targets of issue 12 (PASS/MISS; a CPU-bound run is reported as info).
 # EMU_ARGS adds options to every compare (e.g. "--mbps 10").  Root only.
+# About 6 minutes with ITERS 5 on a quiet 2-core machine (7 min 45 s on a
+# busy one).
 set -u
 iters=${1:-5}
+algos=${EMU_ALGOS:-inart,ps,byteps,switchml,atp,ring}
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$root/build}
 out=$root/bench/results/emu
@@ -31,6 +39,7 @@ mkdir -p "$out"
 I=$B/inart
 
 "$I" run --scenario default --write "$out/default" --no-compare >/dev/null || exit 1
+"$I" run --scenario scarce-small/1 --write "$out/scarce-small" --no-compare >/dev/null || exit 1
 mkdir -p "$out/scarce" "$out/background"
 "$I" topo gen fattree --k 4 --ina tor --trees 1 --agg-gbps 100 -o "$out/scarce/topo.json" || exit 1
 cp "$out/default/jobs.json" "$out/scarce/jobs.json"
@@ -58,9 +67,9 @@ python3 -c "
 import sys; a, b, c = map(float, sys.argv[1:4]); t = c - a
 print('== up and down: up %.2f s (namespaces, veths, shaping, 20 switchd, 5 ps), down %.2f s' % (b - a, c - b))
 print('  %s k=4 fat-tree up and down in under 10 s (%.2f s)' % ('PASS' if t < 10 else 'MISS', t))" "$t0" "$t1" "$t2"
-for s in default scarce background; do
+for s in default scarce background scarce-small; do
 	echo "== $s"
-	"$I" emu compare "$out/$s/topo.json" "$out/$s/jobs.json" --iters "$iters" \
+	"$I" emu compare "$out/$s/topo.json" "$out/$s/jobs.json" --iters "$iters" --algos "$algos" \
 		--prefix "$P" -f json -o "$out/$s.json" --png "$out/$s.png" ${EMU_ARGS:-} 2>"$out/$s.log"
 	rc=$?
 	[ $rc -ne 0 ] && status=1

@@ -26,6 +26,9 @@
  * WSTALL=PERIOD:DUR:SEED: every PERIOD ms of simulated time a node drawn at
  * random (seeded) stalls for up to DUR ms (its frames and timers wait: a
  * process starved of CPU, as on a busy machine).
+ * WRING=N sets the ring workers' window (install's ring_window; default:
+ * the larger of 64 and the window).
+ * WLINKS=F prints every link busy more than F of the simulated time.
  * WTRACE=FROM:TO (ms of simulated time) prints every frame delivered in that
  * interval (arc, flags, job, tree, iteration, seq, slot, label, bitmap).
  */
@@ -163,6 +166,8 @@ int main(int argc, char **argv)
 
 			inart_install_opt_default(&io);
 			io.slots_per_tree = (uint16_t)set[si].window;
+			/* WRING=N: ring workers' window N (default: install's) */
+			io.ring_window = getenv("WRING") ? (uint16_t)atoi(getenv("WRING")) : 0;
 			io.retx_timeout_ns = (uint64_t)(set[si].retx_ms * 1e6);
 			io.flush_timeout_ns = (uint64_t)(set[si].flush_ms * 1e6);
 			/* PACE: workers paced at PACE x their plan rates */
@@ -255,6 +260,20 @@ int main(int argc, char **argv)
 			       rc < 0 ? "NOT DONE"
 			       : bad  ? "WRONG"
 				      : "exact");
+			/* WLINKS=F: every link busy more than F of the simulated
+			   time (all iterations), its bytes and its busy share */
+			for (int e = 0; getenv("WLINKS") && e < inart_topo_n_arcs(t); e++) {
+				struct inart_sim_link_stats ls;
+				double busy;
+
+				inart_sim_link_stats(s, e, &ls);
+				busy = (double)ls.busy_ps / 1e3 / (double)inart_sim_now(s);
+				if (busy > atof(getenv("WLINKS")))
+					printf("  link %s>%s: %llu bytes, busy %.3f\n",
+					       t->nodes[t->arcs[e].from].id,
+					       t->nodes[t->arcs[e].to].id,
+					       (unsigned long long)ls.tx_bytes, busy);
+			}
 			for (int w = 0; w < in->n_workers; w++)
 				free(x[w]);
 			free(x);

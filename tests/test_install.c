@@ -680,6 +680,72 @@ static void test_fattree_property(void **state)
 	inart_topo_destroy(t);
 }
 
+/* Where a packet from host `from` to `to`'s address goes, switch by switch
+ * along the IPv4 routes: the nodes visited (at most max). */
+static int route_walk(const struct inart_topo *t, const struct inart_deploy *d,
+		      const struct inart_install *in, int from, int to, int *out, int max)
+{
+	int n = 0, v = from;
+
+	out[n++] = v;
+	v = t->arcs[t->arc_out[t->out_off[v]]].to; /* the host's one link */
+	while (n < max) {
+		out[n++] = v;
+		if (v == to || t->nodes[v].kind != INART_NODE_SWITCH)
+			break;
+		v = peer(t, d, v, route_port(sw_of(in, v), d->ip[to]));
+	}
+	return n;
+}
+
+/* A three-worker ring over two spines: each hop's DATA follows the hop and
+ * the successor's ACKs go back along the hop reversed (not the shortest
+ * path through the first spine, which the plan left to other traffic). */
+static void test_ring_ack_routes(void **state)
+{
+	struct inart_topo *t =
+	    tu_topo("h0-e0 h1-e1 h2-e2 h3-e0 e0-s0 e1-s0 e2-s0 e0-s1 e1-s1 e2-s1", "");
+	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h2", "h3", 1e6);
+	struct inart_plan *p = inart_plan_create(js, "hand");
+	struct inart_deploy *d = inart_deploy_auto(t);
+	const char *hops[3] = {"h0 e0 s1 e1 h1", "h1 e1 s0 e2 h2", "h2 e2 s1 e0 h0"};
+	struct inart_install *in;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		int q[5], n = 0, used;
+		char name[16];
+
+		for (const char *s = hops[i]; sscanf(s, " %15s%n", name, &used) == 1; s += used)
+			q[n++] = tu_find(t, name);
+		assert_int_equal(inart_plan_add_ring_hop(p, 0, q, n), 0);
+	}
+	in = build(t, js, p, d, NULL);
+	assert_int_equal(in->n_ring_hops, 3);
+	assert_int_equal(in->n_ring_hops_off_plan, 0);
+	assert_int_equal(in->n_ring_acks_off_plan, 0);
+	for (int i = 0; i < 3; i++) {
+		int q[5], n = 0, used, got[8], ng;
+		char name[16];
+
+		for (const char *s = hops[i]; sscanf(s, " %15s%n", name, &used) == 1; s += used)
+			q[n++] = tu_find(t, name);
+		ng = route_walk(t, d, in, q[0], q[n - 1], got, 8); /* DATA */
+		assert_int_equal(ng, n);
+		for (int k = 0; k < n; k++)
+			assert_int_equal(got[k], q[k]);
+		ng = route_walk(t, d, in, q[n - 1], q[0], got, 8); /* its ACKs */
+		assert_int_equal(ng, n);
+		for (int k = 0; k < n; k++)
+			if (got[k] != q[n - 1 - k])
+				fail_msg("hop %s: ACK path node %d is '%s'", hops[i], k,
+					 t->nodes[got[k]].id);
+	}
+	inart_install_destroy(in);
+	inart_deploy_destroy(d);
+	tu_free(t, js, NULL, p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +753,7 @@ int main(void)
 	    cmocka_unit_test(test_multilevel),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_fattree_property),
+	    cmocka_unit_test(test_ring_ack_routes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

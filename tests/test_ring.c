@@ -4,8 +4,10 @@
  *
  * With N workers and a gradient of G, every worker sends (N - 1)/N G to its
  * successor in the reduce-scatter (push) and as much in the all-gather
- * (pull), both on the hop's forward arcs: a worker's access link carries
- * 2 (N - 1)/N G in each direction.
+ * (pull), both on the hop's forward arcs, and the successor's ACKs go
+ * back (INART_EVAL_RING_ACK_SHARE of it): a worker's access link carries
+ * 2 (N - 1)/N G (1 + ACK share) in each direction (its own sends and its
+ * ACKs up, its predecessor's sends and its successor's ACKs down).
  */
 #include "testutil.h"
 
@@ -47,6 +49,9 @@ static struct fx ring_on(const char *links, const char *workers)
 	return f;
 }
 
+/* Times and loads with the ACKs counted. */
+#define ACK (1 + INART_EVAL_RING_ACK_SHARE)
+
 static void assert_near(double got, double want)
 {
 	if (!(fabs(got - want) <= 1e-9 * fabs(want)))
@@ -54,7 +59,8 @@ static void assert_near(double got, double want)
 }
 
 /* 4 workers on one switch, 100 Gbit/s, G = 1 Gbit: each access link carries
- * 2 * 3/4 * 1 = 1.5 Gbit each way: 15 ms; push and pull 7.5 ms each. */
+ * 2 * 3/4 * 1 = 1.5 Gbit each way and its ACKs: 15 ms x ACK; push and
+ * pull half each. */
 static void test_four_on_a_switch(void **state)
 {
 	struct fx f = ring_on("h0-s0 h1-s0 h2-s0 h3-s0 s0-h9", "h0 h1 h2 h3");
@@ -67,17 +73,17 @@ static void test_four_on_a_switch(void **state)
 
 	(void)state;
 	assert_string_equal(p->algorithm, "ring");
-	assert_near(p->comm_time_s, 0.015);
-	assert_near(p->push_time_s, 0.0075);
-	assert_near(p->pull_time_s, 0.0075);
+	assert_near(p->comm_time_s, 0.015 * ACK);
+	assert_near(p->push_time_s, 0.0075 * ACK);
+	assert_near(p->pull_time_s, 0.0075 * ACK);
 	assert_int_equal(p->jobs[0].n_ring, 4);
 	assert_int_equal(p->jobs[0].n_flows, 0);
 	assert_int_equal(inart_evaluator_run(ev, p, &e, &err), 0);
 	for (int k = 0; k < 4; k++) {
 		int h = js->jobs[0].workers[k], up = inart_topo_arc_between(t, h, tu_find(t, "s0"));
 
-		assert_near(e.arc_push_gbit[up] + e.arc_pull_gbit[up], 1.5);
-		assert_near(e.arc_push_gbit[up ^ 1] + e.arc_pull_gbit[up ^ 1], 1.5);
+		assert_near(e.arc_push_gbit[up] + e.arc_pull_gbit[up], 1.5 * ACK);
+		assert_near(e.arc_push_gbit[up ^ 1] + e.arc_pull_gbit[up ^ 1], 1.5 * ACK);
 	}
 	/* the PS is not used: its link carries nothing */
 	assert_true(
@@ -89,8 +95,8 @@ static void test_four_on_a_switch(void **state)
 /*
  * Two racks of two workers joined by a 10 Gbit/s link, G = 1 Gbit: the ring
  * (by locality) crosses between the racks once each way, 2 * 3/4 = 1.5 Gbit
- * per direction: 150 ms.  A rack-unaware order (h0 h2 h1 h3) would cross
- * four times: 600 ms.
+ * per direction and the other crossing's ACKs: 150 ms x ACK.  A
+ * rack-unaware order (h0 h2 h1 h3) would cross four times: 600 ms x ACK.
  */
 static void test_two_racks(void **state)
 {
@@ -99,7 +105,7 @@ static void test_two_racks(void **state)
 	static const char *const order[] = {"h0", "h1", "h2", "h3", "h0"};
 
 	(void)state;
-	assert_near(f.p->comm_time_s, 0.15);
+	assert_near(f.p->comm_time_s, 0.15 * ACK);
 	/* order: h0 h1 (rack a), then h2 h3 (rack b), back to h0 */
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(jp->ring[i].path[0], tu_find(f.t, order[i]));
@@ -118,14 +124,14 @@ static void test_paths_spread(void **state)
 	struct inart_plan *q;
 
 	(void)state;
-	assert_near(f.p->comm_time_s, 0.15);
+	assert_near(f.p->comm_time_s, 0.15 * ACK);
 	/* a second job of the same shape: its crossings take the spine the
 	 * first job left free, so no arc carries two hops */
 	tu_job(js2, f.t, "a", "h0 h1 h2 h3", "h9", 1.25e8);
 	tu_job(js2, f.t, "b", "h1 h0 h3 h2", "h9", 1.25e8);
 	assert_int_equal(inart_jobs_validate(js2, f.t, &err), 0);
 	q = ring(f.t, js2);
-	assert_near(q->comm_time_s, 0.15);
+	assert_near(q->comm_time_s, 0.15 * ACK);
 	inart_plan_destroy(q);
 	inart_jobs_destroy(js2);
 	tu_free(f.t, f.js, NULL, f.p);
@@ -187,8 +193,8 @@ static void test_rules(void **state)
 	}
 	set_ring(p, t, "h0 s0 h2, h2 s0 h1, h1 s0 h0");
 	assert_int_equal(inart_evaluate(t, js, p, NULL), 0);
-	/* 3 workers: 2 * 2/3 Gbit over 100 Gbit/s */
-	assert_near(p->comm_time_s, 2.0 * 2 / 3 / 100);
+	/* 3 workers: 2 * 2/3 Gbit and its ACKs over 100 Gbit/s */
+	assert_near(p->comm_time_s, 2.0 * 2 / 3 / 100 * ACK);
 	tu_flow(p, t, 0, "h0", "h9", "h9", "h0 s0 h9");
 	expect_invalid(t, js, p, "a ring all-reduce has no flows or trees");
 	tu_free(t, js, NULL, p);

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
+#include "cp/evaluate.h"
 #include "dp/pkt.h"
 #include "dp/ring.h"
 
@@ -636,6 +637,17 @@ static void test_wire(void **state)
 	assert_int_equal(inart_wire_ring_encode(&h, NULL, b, sizeof(b)), 0);
 }
 
+/* The evaluator charges a ring hop's reverse arcs with its ACKs: one ACK
+ * frame (headers only) per full DATA frame, as the ring core sends them. */
+static void test_ack_share(void **state)
+{
+	double ack = INART_PKT_UDP_HLEN + INART_WIRE_RING_HDR_LEN,
+	       data = ack + 4.0 * INART_WIRE_RING_MAX_VALUES;
+
+	(void)state;
+	assert_true(fabs(INART_EVAL_RING_ACK_SHARE - ack / data) < 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +656,7 @@ int main(void)
 	    cmocka_unit_test(test_silent_peer), cmocka_unit_test(test_steps),
 	    cmocka_unit_test(test_paced),	cmocka_unit_test(test_queue_no_resend),
 	    cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_wire),
+	    cmocka_unit_test(test_ack_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cp/evaluate.h"
+#include "routes.h"
 
 #define DIR_UP 0
 #define DIR_DOWN 1
@@ -450,130 +451,6 @@ static void expected_of(struct builder *b, int ti, char *done)
 	}
 }
 
-/* /32 routes at every switch to every other node's address, along BFS
- * shortest paths (ties: adjacency order).  Hosts do not relay. */
-/* The route to dst along the plan's ring hops that end there: every switch
- * of such a hop forwards to its next node on the hop (a path's suffix
- * reaches dst; switches off the hops keep their shortest path, which ends
- * at dst or on a hop, so there is no loop).  A hop that disagrees at some
- * switch with a hop taken before is left out whole (ring_off_plan counts
- * it).  mark: n ints of scratch. */
-static void ring_routes(const struct builder *b, int *via, int *mark, int dst)
-{
-	const struct inart_topo *t = b->t;
-
-	for (int v = 0; v < t->n_nodes; v++)
-		mark[v] = 0;
-	for (int j = 0; j < b->plan->n_jobs; j++) {
-		const struct inart_job_plan *jp = &b->plan->jobs[j];
-
-		for (int i = 0; i < jp->n_ring; i++) {
-			const int *q = jp->ring[i].path;
-			int n = jp->ring[i].n_path, ok = q[n - 1] == dst;
-
-			for (int k = 1; k + 1 < n && ok; k++) {
-				int e = inart_topo_arc_between(t, q[k], q[k + 1]);
-
-				ok =
-				    e >= 0 && is_switch(b, q[k]) && (!mark[q[k]] || via[q[k]] == e);
-			}
-			for (int k = 1; k + 1 < n && ok; k++) {
-				via[q[k]] = inart_topo_arc_between(t, q[k], q[k + 1]);
-				mark[q[k]] = 1;
-			}
-		}
-	}
-}
-
-/* Ring hops towards dst whose IPv4 route (via: each node's arc towards
- * dst) is not the plan's hop path. */
-static int ring_off_plan(const struct builder *b, const int *via, int dst)
-{
-	const struct inart_topo *t = b->t;
-	int off = 0;
-
-	for (int j = 0; j < b->plan->n_jobs; j++) {
-		const struct inart_job_plan *jp = &b->plan->jobs[j];
-
-		for (int i = 0; i < jp->n_ring; i++) {
-			const struct inart_ring_hop *h = &jp->ring[i];
-			int k = 0, v = h->path[0];
-
-			if (jp->ring[(i + 1) % jp->n_ring].path[0] != dst)
-				continue;
-			/* the host's one link, then the switches' routes */
-			while (v != dst && k < h->n_path && h->path[k] == v) {
-				int e = is_switch(b, v) ? via[v] : t->arc_out[t->out_off[v]];
-
-				v = e < 0 ? -1 : t->arcs[e].to;
-				k++;
-			}
-			off += !(v == dst && k == h->n_path - 1 && h->path[k] == dst);
-		}
-	}
-	return off;
-}
-
-static int build_routes(struct builder *b, struct inart_install *in)
-{
-	const struct inart_topo *t = b->t;
-	int n = t->n_nodes, rc = 0;
-	int *via = malloc((size_t)n * sizeof(int)), *queue = malloc((size_t)n * sizeof(int));
-
-	if (via == NULL || queue == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (int k = 0; k < b->n_sw; k++) {
-		in->sw[k].routes = calloc((size_t)n, sizeof(struct inart_route));
-		if (in->sw[k].routes == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	for (int dst = 0; dst < n; dst++) {
-		int head = 0, tail = 0;
-
-		for (int v = 0; v < n; v++)
-			via[v] = -1;
-		via[dst] = -2;
-		queue[tail++] = dst;
-		while (head < tail) {
-			int u = queue[head++];
-
-			if (u != dst && !is_switch(b, u))
-				continue;
-			for (int k = t->out_off[u]; k < t->out_off[u + 1]; k++) {
-				int e = t->arc_out[k], v = t->arcs[e].to;
-
-				if (via[v] != -1)
-					continue;
-				via[v] = e ^ 1; /* v's arc towards dst */
-				queue[tail++] = v;
-			}
-		}
-		if (in->n_ring_hops > 0)
-			ring_routes(b, via, queue, dst);
-		for (int k = 0; k < b->n_sw; k++) {
-			struct inart_sw_install *si = &in->sw[k];
-			int s = si->node;
-
-			if (s == dst || via[s] < 0)
-				continue;
-			si->routes[si->n_routes].prefix = b->d->ip[dst];
-			si->routes[si->n_routes].len = 32;
-			si->routes[si->n_routes].port = (uint16_t)b->d->port[via[s]];
-			si->n_routes++;
-		}
-		if (in->n_ring_hops > 0)
-			in->n_ring_hops_off_plan += ring_off_plan(b, via, dst);
-	}
-out:
-	free(via);
-	free(queue);
-	return rc;
-}
-
 void inart_install_opt_default(struct inart_install_opt *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -872,7 +749,10 @@ static int build_ring_job(struct builder *b, struct inart_install *in, int wbase
 		wi->ring.prev_ip = b->d->ip[jp->ring[(pos + n - 1) % n].path[0]];
 		wi->ring.next_ip = b->d->ip[jp->ring[(pos + 1) % n].path[0]];
 		wi->ring.retx_timeout_ns = b->opt.retx_timeout_ns;
-		wi->ring.window = b->opt.slots_per_tree;
+		wi->ring.window = b->opt.ring_window ? b->opt.ring_window
+				  : b->opt.slots_per_tree > INART_RING_DEFAULT_WINDOW
+				      ? b->opt.slots_per_tree
+				      : INART_RING_DEFAULT_WINDOW;
 		/* the plan's rate of the hop: 2 (N - 1) / N of the gradient in the
 		   plan's communication time (as for the trees' pace_Bps) */
 		if (b->opt.pace_scale > 0 && b->comm_s > 0)
@@ -1107,7 +987,7 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 	if (rc < 0)
 		goto out;
 	give_switches(&b, in);
-	rc = build_routes(&b, in);
+	rc = inart_routes_build(t, plan, d, in);
 	if (rc == 0)
 		rc = build_ingress(&b, in);
 	if (rc < 0)
@@ -1122,224 +1002,6 @@ out:
 	free(ps_count);
 	inart_install_destroy(in);
 	return rc;
-}
-
-/* ---- identity ---- */
-
-static void fnv(uint64_t *h, uint64_t v, int bytes)
-{
-	for (int i = 0; i < bytes; i++) {
-		*h ^= (v >> (8 * i)) & 0xff;
-		*h *= 1099511628211ull;
-	}
-}
-
-static void fnv_mac(uint64_t *h, const uint8_t m[6])
-{
-	for (int i = 0; i < 6; i++)
-		fnv(h, m[i], 1);
-}
-
-static void digest_switch(uint64_t *h, const struct inart_sw_install *si)
-{
-	const struct inart_sw_cfg *c = &si->cfg;
-
-	fnv(h, (uint64_t)si->node, 4);
-	fnv(h, (uint64_t)c->n_ports, 4);
-	for (int p = 0; p < c->n_ports; p++) {
-		fnv_mac(h, c->ports[p].mac);
-		fnv(h, c->ports[p].ip, 4);
-		fnv_mac(h, c->ports[p].peer_mac);
-		fnv(h, c->ports[p].peer_ip, 4);
-	}
-	fnv(h, (uint64_t)c->pool_slots, 4);
-	fnv(h, (uint64_t)c->max_values, 4);
-	fnv(h, c->flush_timeout_ns, 8);
-	fnv(h, (uint64_t)si->n_labels, 4);
-	for (int i = 0; i < si->n_labels; i++) {
-		const struct inart_label_entry *e = &si->labels[i];
-
-		fnv(h, e->label, 4);
-		fnv(h, e->kind, 1);
-		fnv(h, e->job, 4);
-		fnv(h, e->tree, 2);
-		fnv(h, e->in_ports, 8);
-		fnv(h, e->out_port, 2);
-		fnv(h, e->next_label, 4);
-		fnv(h, e->aggregate, 1);
-		fnv(h, e->slot_base, 2);
-		fnv(h, e->n_slots, 2);
-		fnv(h, e->bitmap_words, 1);
-		for (int w = 0; e->aggregate && w < e->bitmap_words; w++)
-			fnv(h, e->expected[w], 8);
-		fnv(h, e->n_down, 2);
-		for (int k = 0; k < e->n_down; k++) {
-			fnv(h, e->down[k].port, 2);
-			fnv(h, e->down[k].label, 4);
-			fnv(h, e->down[k].dst_ip, 4);
-		}
-	}
-	fnv(h, (uint64_t)si->n_routes, 4);
-	for (int i = 0; i < si->n_routes; i++) {
-		fnv(h, si->routes[i].prefix, 4);
-		fnv(h, si->routes[i].len, 1);
-		fnv(h, si->routes[i].port, 2);
-	}
-	fnv(h, (uint64_t)si->n_ingress, 4);
-	for (int i = 0; i < si->n_ingress; i++) {
-		fnv(h, si->ingress[i].port, 2);
-		fnv(h, si->ingress[i].rank, 2);
-		fnv(h, si->ingress[i].job, 4);
-	}
-}
-
-uint64_t inart_install_digest(const struct inart_install *in)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	fnv(&h, (uint64_t)in->n_switches, 4);
-	for (int k = 0; k < in->n_switches; k++)
-		digest_switch(&h, &in->sw[k]);
-	fnv(&h, (uint64_t)in->n_ps, 4);
-	for (int k = 0; k < in->n_ps; k++) {
-		fnv(&h, (uint64_t)in->ps[k].node, 4);
-		fnv(&h, (uint64_t)in->ps[k].n_trees, 4);
-		for (int i = 0; i < in->ps[k].n_trees; i++) {
-			const struct inart_ps_tree_cfg *c = &in->ps[k].trees[i];
-
-			fnv(&h, c->job, 4);
-			fnv(&h, c->tree, 2);
-			fnv(&h, c->fan_in, 2);
-			fnv(&h, c->max_chunks, 4);
-			fnv(&h, c->n_children, 2);
-			for (int q = 0; q < c->n_children; q++) {
-				fnv(&h, c->children[q].ip, 4);
-				fnv(&h, c->children[q].label, 4);
-			}
-			fnv(&h, c->n_sources, 2);
-			for (int q = 0; q < c->n_sources; q++) {
-				fnv(&h, c->sources[q].ip, 4);
-				fnv(&h, c->sources[q].rank, 2);
-			}
-		}
-	}
-	fnv(&h, (uint64_t)in->n_workers, 4);
-	for (int k = 0; k < in->n_workers; k++) {
-		const struct inart_worker_cfg *c = &in->workers[k].cfg;
-
-		fnv(&h, (uint64_t)in->workers[k].node, 4);
-		fnv(&h, c->job, 4);
-		fnv(&h, c->rank, 2);
-		fnv(&h, c->n_workers, 2);
-		fnv(&h, c->n_trees, 2);
-		for (int t = 0; t < c->n_trees; t++) {
-			uint64_t share;
-
-			memcpy(&share, &c->trees[t].share, 8);
-			fnv(&h, c->trees[t].ps_ip, 4);
-			fnv(&h, c->trees[t].label, 4);
-			fnv(&h, share, 8);
-			/* (only when paced: unpaced installations keep their
-			   identities) */
-			memcpy(&share, &c->trees[t].pace_Bps, 8);
-			if (c->trees[t].pace_Bps > 0)
-				fnv(&h, share, 8);
-		}
-		fnv(&h, c->values_per_packet, 2);
-		fnv(&h, c->window, 2);
-		fnv(&h, c->slots, 2);
-		fnv(&h, c->retx_timeout_ns, 8);
-		fnv(&h, (uint8_t)c->scale_exp, 1);
-		if (in->workers[k].ring.size > 0) { /* ring jobs only: PS plans keep their ids */
-			const struct inart_ring_cfg *rc = &in->workers[k].ring;
-			uint64_t pace;
-
-			fnv(&h, rc->pos, 2);
-			fnv(&h, rc->size, 2);
-			fnv(&h, rc->prev_ip, 4);
-			fnv(&h, rc->next_ip, 4);
-			memcpy(&pace, &rc->pace_Bps, 8);
-			fnv(&h, pace, 8);
-		}
-	}
-	return h;
-}
-
-void inart_install_id_fmt(uint64_t id, char out[17])
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 16; i++)
-		out[i] = hex[(id >> (60 - 4 * i)) & 15];
-	out[16] = '\0';
-}
-
-struct inart_deploy *inart_deploy_create(const struct inart_topo *t)
-{
-	struct inart_deploy *d = calloc(1, sizeof(*d));
-	int n = t->n_nodes, m = inart_topo_n_arcs(t);
-
-	if (d == NULL)
-		return NULL;
-	d->n_nodes = n;
-	d->n_arcs = m;
-	d->ip = calloc((size_t)n + 1, sizeof(*d->ip));
-	d->mac = calloc((size_t)n + 1, sizeof(*d->mac));
-	d->port = calloc((size_t)m + 1, sizeof(*d->port));
-	d->port_mac = calloc((size_t)m + 1, sizeof(*d->port_mac));
-	if (!d->ip || !d->mac || !d->port || !d->port_mac) {
-		inart_deploy_destroy(d);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (int e = 0; e < m; e++)
-		d->port[e] = -1;
-	return d;
-}
-
-struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
-{
-	struct inart_deploy *d;
-	int n = t->n_nodes;
-
-	if (n > 65536) {
-		errno = E2BIG;
-		return NULL;
-	}
-	d = inart_deploy_create(t);
-	if (d == NULL)
-		return NULL;
-	for (int v = 0; v < n; v++) {
-		d->ip[v] =
-		    (10u << 24) | ((uint32_t)(v / 256) << 16) | ((uint32_t)(v % 256) << 8) | 1u;
-		d->mac[v][0] = 0x02;
-		d->mac[v][2] = (uint8_t)(v >> 8);
-		d->mac[v][3] = (uint8_t)v;
-		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
-			int e = t->arc_out[k], p = k - t->out_off[v];
-
-			if (t->nodes[v].kind != INART_NODE_SWITCH)
-				continue;
-			d->port[e] = p;
-			d->port_mac[e][0] = 0x02;
-			d->port_mac[e][2] = (uint8_t)(v >> 8);
-			d->port_mac[e][3] = (uint8_t)v;
-			d->port_mac[e][4] = (uint8_t)(p >> 8);
-			d->port_mac[e][5] = (uint8_t)p;
-		}
-	}
-	return d;
-}
-
-void inart_deploy_destroy(struct inart_deploy *d)
-{
-	if (d == NULL)
-		return;
-	free(d->ip);
-	free(d->mac);
-	free(d->port);
-	free(d->port_mac);
-	free(d);
 }
 
 const struct inart_sw_install *inart_install_sw_of(const struct inart_install *in, int v)

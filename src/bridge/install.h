@@ -17,7 +17,8 @@
  * copy for a worker gets the worker's IP as destination.
  * IPv4 routes: a /32 to every host and switch address along BFS shortest
  * paths, so plain traffic (ping, TCP, retransmissions with label 0) works;
- * to a ring worker along the plan's ring hop that ends there.
+ * to a ring worker along the plan's ring hop that ends there, else along
+ * the reverse of its hop that starts there (the ring's ACKs).
  *
  * Requirements: hosts single-homed (switch-centric topologies: fat-tree,
  * leaf-spine); at most INART_WIRE_MAX_CONTRIB workers per job.
@@ -42,28 +43,11 @@
 #define INART_INSTALL_H
 
 #include "cp/plan.h"
+#include "deployment.h"
 #include "dp/ps.h"
 #include "dp/ring.h"
 #include "dp/switch.h"
 #include "dp/worker.h"
-
-/* Where every node is: IPv4 and MAC per node, port number per arc. */
-struct inart_deploy {
-	int n_nodes, n_arcs;
-	uint32_t *ip;		/* per node, host order */
-	uint8_t (*mac)[6];	/* per node: hosts' interface MAC */
-	int *port;		/* per arc: port number at the arc's tail if it is a
-				   switch (ports numbered 0.. in adjacency order), -1 */
-	uint8_t (*port_mac)[6]; /* per arc from a switch: that port's MAC */
-};
-
-/* 10.<node / 256>.<node % 256>.1 style addresses (hosts and switches),
- * locally administered MACs 02:00:<node>:<port>.  NULL + errno. */
-struct inart_deploy *inart_deploy_auto(const struct inart_topo *t);
-/* An empty deployment shaped after t: addresses and MACs zero, every port
- * -1.  NULL + errno. */
-struct inart_deploy *inart_deploy_create(const struct inart_topo *t);
-void inart_deploy_destroy(struct inart_deploy *d);
 
 struct inart_install_opt {
 	uint16_t slots_per_tree;    /* pool region per tree, and the workers'
@@ -83,6 +67,14 @@ struct inart_install_opt {
 				       bytes per second: 1 on the modelled network,
 				       the rate scale on a scaled one (emulator);
 				       0: not paced (only the window limits) */
+	uint16_t ring_window;	    /* a ring worker's messages in flight; default
+				       (0): the larger of INART_RING_DEFAULT_WINDOW
+				       and slots_per_tree.  Not slots_per_tree
+				       itself: a ring holds no switch memory, and its
+				       steps depend on each other, so a window that
+				       a queue on a shared link covers (16 in the
+				       emulator) idles the ring's links (emulator.md,
+				       "Mixed plans") */
 };
 
 /* The default pacing factor: workers send at 1.1x their plan rates.  The
@@ -130,8 +122,11 @@ struct inart_install {
 	   worker follows the plan's hop that ends there (not a shortest path:
 	   the ring baseline spreads hops over k shortest paths); hops that
 	   disagree with another one at some switch keep the route taken before
-	   and are counted off the plan */
-	int n_ring_hops, n_ring_hops_off_plan;
+	   and are counted off the plan; a ring worker's ACKs to its
+	   predecessor follow the predecessor's hop reversed where no DATA
+	   route to that address disagrees (n_ring_acks_off_plan: hops whose
+	   ACKs take another path) */
+	int n_ring_hops, n_ring_hops_off_plan, n_ring_acks_off_plan;
 };
 
 void inart_install_opt_default(struct inart_install_opt *o);
@@ -148,14 +143,7 @@ void inart_install_destroy(struct inart_install *in);
 const struct inart_sw_install *inart_install_sw_of(const struct inart_install *in, int v);
 const struct inart_ps_install *inart_install_ps_of(const struct inart_install *in, int v);
 
-/* The identity of an installation: a 64-bit digest (FNV-1a) of everything
- * it installs -- every switch's configuration, labels, routes and ingress
- * entries, every PS's trees, every worker's configuration -- so of its
- * inputs and options as far as they change anything installed.  Every
- * node's batch carries it (`install_id`, 16 hex digits); `inart ctl install`
- * compares what the nodes hold with it. */
-uint64_t inart_install_digest(const struct inart_install *in);
-/* "%016llx" of an identity into out[17]. */
-void inart_install_id_fmt(uint64_t id, char out[17]);
+/* the identity of an installation (inart_install_digest) */
+#include "install_id.h"
 
 #endif

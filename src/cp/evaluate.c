@@ -255,7 +255,8 @@ static const char *who_str(const struct inart_evaluator *ev, const struct who *w
  * in both directions of every link) and add its push (forward) and pull
  * (reverse) load.  who names the flow or tree in messages.  A ring hop
  * (who->is_tree == 2) carries both phases forward (reduce-scatter as push,
- * all-gather as pull) and needs capacity in that direction only.
+ * all-gather as pull) and their acknowledgements back
+ * (INART_EVAL_RING_ACK_SHARE of each).
  */
 static int walk_path(struct inart_evaluator *ev, const char *job, const struct who *who,
 		     const int *path, int n, int from, int to, double vol, struct inart_err *err)
@@ -297,16 +298,23 @@ static int walk_path(struct inart_evaluator *ev, const char *job, const struct w
 			return inart_err_set(
 			    err, -EINVAL, "job '%s': %s: arc '%s'->'%s' has no residual capacity",
 			    job, WHO(who), nid(ev, u), nid(ev, path[i + 1]));
-		if (who->is_tree != 2 && !(inart_arc_residual(&t->arcs[e ^ 1]) > 0))
+		if (!(inart_arc_residual(&t->arcs[e ^ 1]) > 0))
 			return inart_err_set(
 			    err, -EINVAL,
 			    "job '%s': %s: arc '%s'->'%s' has no residual capacity "
-			    "(the pull phase uses it)",
-			    job, WHO(who), nid(ev, path[i + 1]), nid(ev, u));
+			    "(%s uses it)",
+			    job, WHO(who), nid(ev, path[i + 1]), nid(ev, u),
+			    who->is_tree == 2 ? "the ring's acknowledgements" : "the pull phase");
 		touch_arc(ev, e);
 		touch_arc(ev, e ^ 1);
 		ev->arc_push[e] += vol;
-		ev->arc_pull[who->is_tree == 2 ? e : e ^ 1] += vol;
+		if (who->is_tree == 2) { /* both phases forward, their ACKs back */
+			ev->arc_pull[e] += vol;
+			ev->arc_push[e ^ 1] += INART_EVAL_RING_ACK_SHARE * vol;
+			ev->arc_pull[e ^ 1] += INART_EVAL_RING_ACK_SHARE * vol;
+		} else {
+			ev->arc_pull[e ^ 1] += vol;
+		}
 	}
 	return 0;
 }

@@ -18,7 +18,9 @@
  *    carries both push and pull traffic, comm = max(push, pull).
  *  - a ring all-reduce job (plan.h: ring hops, no PS) with N workers loads
  *    every forward arc of every hop with (N-1)/N * G_j as push
- *    (reduce-scatter) and as much as pull (all-gather).
+ *    (reduce-scatter) and as much as pull (all-gather), and every reverse
+ *    arc with INART_EVAL_RING_ACK_SHARE of that in each phase (the
+ *    successor's acknowledgements go back along the hop).
  *
  * Validity (first error reported, naming the job, node ids and reason): every
  * path contiguous, simple, with the right endpoints and residual capacity on
@@ -32,6 +34,14 @@
  */
 #ifndef INART_EVALUATE_H
 #define INART_EVALUATE_H
+
+/* The ring's acknowledgements, as a share of the DATA it acknowledges: the
+ * ring core (dp/ring.h) answers every DATA frame of 1514 bytes (Ethernet, IP,
+ * UDP, 32-byte ring header, 360 values) with one ACK frame of 74 bytes
+ * (headers only; docs/wire.md).  On packets that is 4.9% of a hop's load
+ * going the other way, on the links the hop uses (emulator: scarce-small/1);
+ * test_ring_dp checks the constant against the wire format. */
+#define INART_EVAL_RING_ACK_SHARE (74.0 / 1514.0)
 
 #include "plan.h"
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "evaluate.h"
 #include "ring.h"
 #include "route_lp.h"
 
@@ -82,8 +83,9 @@ static int mixed(struct inart_search *s, const struct inart_plan *base,
 	return 0;
 }
 
-/* Job j's load on the arcs: its ring hops (ring = 1) or the access links of
- * its single-homed workers (ring = 0). */
+/* Job j's load on the arcs: its ring hops (ring = 1: both phases forward,
+ * their ACKs back, as the evaluator counts them) or the access links of its
+ * single-homed workers (ring = 0). */
 static void job_load(const struct inart_topo *t, const struct inart_jobs *js,
 		     const struct inart_plan *rp, int j, int ring, double *load)
 {
@@ -96,9 +98,12 @@ static void job_load(const struct inart_topo *t, const struct inart_jobs *js,
 		for (int h = 0; h < rp->jobs[j].n_ring; h++) {
 			const struct inart_ring_hop *hop = &rp->jobs[j].ring[h];
 
-			for (int k = 0; k + 1 < hop->n_path; k++)
-				load[inart_topo_arc_between(t, hop->path[k], hop->path[k + 1])] +=
-				    vol;
+			for (int k = 0; k + 1 < hop->n_path; k++) {
+				int e = inart_topo_arc_between(t, hop->path[k], hop->path[k + 1]);
+
+				load[e] += vol;
+				load[e ^ 1] += INART_EVAL_RING_ACK_SHARE * vol;
+			}
 		}
 		return;
 	}

@@ -14,7 +14,7 @@
 #define TARGET_RATIO 0.15
 #define TARGET_REDUCTION 0.8
 
-static const char *const baselines[] = {"ps", "byteps", "switchml", "atp", NULL};
+static const char *const baselines[] = {"ps", "byteps", "switchml", "atp", "ring", NULL};
 
 static int is_baseline(const char *a)
 {

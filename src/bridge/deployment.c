@@ -1,0 +1,77 @@
+/*
+ * deployment: the in-memory deployment of a topology (deployment.h): empty
+ * or numbered automatically.  Ownership: the caller owns what create and
+ * auto return.
+ */
+#include "deployment.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct inart_deploy *inart_deploy_create(const struct inart_topo *t)
+{
+	struct inart_deploy *d = calloc(1, sizeof(*d));
+	int n = t->n_nodes, m = inart_topo_n_arcs(t);
+
+	if (d == NULL)
+		return NULL;
+	d->n_nodes = n;
+	d->n_arcs = m;
+	d->ip = calloc((size_t)n + 1, sizeof(*d->ip));
+	d->mac = calloc((size_t)n + 1, sizeof(*d->mac));
+	d->port = calloc((size_t)m + 1, sizeof(*d->port));
+	d->port_mac = calloc((size_t)m + 1, sizeof(*d->port_mac));
+	if (!d->ip || !d->mac || !d->port || !d->port_mac) {
+		inart_deploy_destroy(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (int e = 0; e < m; e++)
+		d->port[e] = -1;
+	return d;
+}
+
+struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
+{
+	struct inart_deploy *d;
+	int n = t->n_nodes;
+
+	if (n > 65536) {
+		errno = E2BIG;
+		return NULL;
+	}
+	d = inart_deploy_create(t);
+	if (d == NULL)
+		return NULL;
+	for (int v = 0; v < n; v++) {
+		d->ip[v] =
+		    (10u << 24) | ((uint32_t)(v / 256) << 16) | ((uint32_t)(v % 256) << 8) | 1u;
+		d->mac[v][0] = 0x02;
+		d->mac[v][2] = (uint8_t)(v >> 8);
+		d->mac[v][3] = (uint8_t)v;
+		for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+			int e = t->arc_out[k], p = k - t->out_off[v];
+
+			if (t->nodes[v].kind != INART_NODE_SWITCH)
+				continue;
+			d->port[e] = p;
+			d->port_mac[e][0] = 0x02;
+			d->port_mac[e][2] = (uint8_t)(v >> 8);
+			d->port_mac[e][3] = (uint8_t)v;
+			d->port_mac[e][4] = (uint8_t)(p >> 8);
+			d->port_mac[e][5] = (uint8_t)p;
+		}
+	}
+	return d;
+}
+
+void inart_deploy_destroy(struct inart_deploy *d)
+{
+	if (d == NULL)
+		return;
+	free(d->ip);
+	free(d->mac);
+	free(d->port);
+	free(d->port_mac);
+	free(d);
+}
