@@ -145,20 +145,23 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	const char *cmd = "controller";
 	double hold = 200, rlimit = 200, rtimeout = 500, settle = 100, rise = 500;
 	const struct cli_num nums[] = {
-	    {O_PERIOD, "--period-ms", 10, 60000, NULL, &a->period_ms},
-	    {O_TAU, "--tau-ms", 0, 600000, NULL, &a->tau_ms},
-	    {O_SCALE, "--rate-scale", 1e-9, 1e9, NULL, &a->scale},
-	    {O_THRESH, "--threshold", 1e-6, 1, NULL, &a->o.threshold},
-	    {O_HOLD, "--hold-ms", 0, 3600e3, NULL, &hold},
-	    {O_WINDOW, "--window-s", 0, 1e6, NULL, &a->o.window_s},
-	    {O_RLIMIT, "--replan-limit-ms", 0, 3600e3, NULL, &rlimit},
-	    {O_RTIMEOUT, "--replan-timeout-ms", 1, 3600e3, NULL, &rtimeout},
-	    {O_DURATION, "--duration", 0, 1e9, NULL, &a->duration},
-	    {O_SETTLE, "--settle-ms", 0, 3600e3, NULL, &settle},
-	    {O_RISE, "--rise-ms", 0, 3600e3, NULL, &rise},
-	    {O_SETTLEF, "--settle-frac", 0, 1, NULL, &a->o.settle_frac},
-	    {O_ITERW, "--iter-window-s", 0.01, 3600, NULL, &a->iter_window_s},
-	    {O_ITERP, "--iter-period-ms", 0, 3600e3, NULL, &a->iter_period_ms},
+	    {O_PERIOD, "--period-ms", 10, 60000, .d = &a->period_ms},
+	    {O_TAU, "--tau-ms", 0, 600000, .d = &a->tau_ms},
+	    {O_SCALE, "--rate-scale", 1e-9, 1e9, .d = &a->scale},
+	    {O_THRESH, "--threshold", 1e-6, 1, .d = &a->o.threshold},
+	    {O_HOLD, "--hold-ms", 0, 3600e3, .d = &hold},
+	    {O_WINDOW, "--window-s", 0, 1e6, .d = &a->o.window_s},
+	    {O_RLIMIT, "--replan-limit-ms", 0, 3600e3, .d = &rlimit},
+	    {O_RTIMEOUT, "--replan-timeout-ms", 1, 3600e3, .d = &rtimeout},
+	    {O_DURATION, "--duration", 0, 1e9, .d = &a->duration},
+	    {O_SETTLE, "--settle-ms", 0, 3600e3, .d = &settle},
+	    {O_RISE, "--rise-ms", 0, 3600e3, .d = &rise},
+	    {O_SETTLEF, "--settle-frac", 0, 1, .d = &a->o.settle_frac},
+	    {O_ITERW, "--iter-window-s", 0.01, 3600, .d = &a->iter_window_s},
+	    {O_ITERP, "--iter-period-ms", 0, 3600e3, .d = &a->iter_period_ms},
+	    {O_LOG, "--log", .s = &a->log},
+	    {O_VERBOSE, "--verbose", .flag = &a->verbose},
+	    {O_PLANDIR, "--plan-dir", .s = &a->plan_dir},
 	};
 	int c;
 
@@ -179,15 +182,6 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 		case 'h':
 			fputs(cmd_controller_help, stdout);
 			exit(EXIT_OK);
-		case O_LOG:
-			a->log = optarg;
-			break;
-		case O_VERBOSE:
-			a->verbose = 1;
-			break;
-		case O_PLANDIR:
-			a->plan_dir = optarg;
-			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
 		}

@@ -103,13 +103,12 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 
 int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t)
 {
-	if (c == CLI_OPT_CTL_TCP)
-		t->tcp = arg;
-	else if (c == CLI_OPT_CTL_KEY)
-		t->key_file = arg;
-	else
-		return 0;
-	return 1;
+	const struct cli_num tab[] = {
+	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &t->tcp},
+	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &t->key_file},
+	};
+
+	return cli_num_opt(NULL, c, arg, tab, sizeof(tab) / sizeof(tab[0])); /* no number */
 }
 
 const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t)
@@ -592,27 +591,16 @@ void cli_deploy_args_init(struct cli_deploy_args *a)
 
 int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a)
 {
-	switch (c) {
-	case CLI_OPT_DEPLOY:
-		a->deploy = arg;
-		return 1;
-	case CLI_OPT_AUTO_DEPLOY:
-		a->aut = 1;
-		return 1;
-	case CLI_OPT_CTL_DIR:
-		a->ctl_dir = arg;
-		return 1;
-	case CLI_OPT_LEARN:
-		a->learn = 1;
-		return 1;
-	case CLI_OPT_RESTART:
-		a->restart = 1;
-		return 1;
-	case CLI_OPT_DRY:
-		a->dry = 1;
-		return 1;
-	}
-	return 0;
+	const struct cli_num tab[] = {
+	    {CLI_OPT_DEPLOY, "--deploy", .s = &a->deploy},
+	    {CLI_OPT_AUTO_DEPLOY, "--auto-deploy", .flag = &a->aut},
+	    {CLI_OPT_CTL_DIR, "--ctl-dir", .s = &a->ctl_dir},
+	    {CLI_OPT_LEARN, "--learn-macs", .flag = &a->learn},
+	    {CLI_OPT_RESTART, "--restart-jobs", .flag = &a->restart},
+	    {CLI_OPT_DRY, "--dry-run", .flag = &a->dry},
+	};
+
+	return cli_num_opt(NULL, c, arg, tab, sizeof(tab) / sizeof(tab[0])); /* no number */
 }
 
 void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/rank.h"
 #include "cp/evaluate.h"
 #include "util.h"
 
@@ -28,20 +29,6 @@ const char cmd_eval_help[] =
     "Exit status: 0 valid plan, 1 invalid input or plan (the reason names the\n"
     "job, nodes and rule broken), 2 usage error.\n";
 
-struct arc_rank {
-	int arc;
-	double time_s;
-};
-
-static int by_time_desc(const void *a, const void *b)
-{
-	const struct arc_rank *x = a, *y = b;
-
-	if (x->time_s != y->time_s)
-		return x->time_s < y->time_s ? 1 : -1;
-	return x->arc - y->arc;
-}
-
 static double arc_time(const struct inart_topo *t, const struct inart_eval *ev, int e)
 {
 	double res = inart_arc_residual(&t->arcs[e]);
@@ -59,7 +46,7 @@ static json_t *jreal(double v)
 }
 
 static char *eval_json(const struct inart_topo *t, const struct inart_plan *p,
-		       const struct inart_eval *ev, const struct arc_rank *rank, int n_top)
+		       const struct inart_eval *ev, const struct inart_rank *rank, int n_top)
 {
 	json_t *root = json_object(), *links = json_array(), *sw = json_array(), *ps = json_array(),
 	       *bn = json_object();
@@ -85,7 +72,7 @@ static char *eval_json(const struct inart_topo *t, const struct inart_plan *p,
 	}
 	json_object_set_new(root, "bottleneck", bn);
 	for (int i = 0; i < n_top; i++) {
-		int e = rank[i].arc;
+		int e = rank[i].id;
 		const struct inart_arc *a = &t->arcs[e];
 		json_t *l = json_object();
 
@@ -94,7 +81,7 @@ static char *eval_json(const struct inart_topo *t, const struct inart_plan *p,
 		json_object_set_new(l, "push_gbit", json_real(ev->arc_push_gbit[e]));
 		json_object_set_new(l, "pull_gbit", json_real(ev->arc_pull_gbit[e]));
 		json_object_set_new(l, "residual_gbps", json_real(inart_arc_residual(a)));
-		json_object_set_new(l, "time_s", jreal(rank[i].time_s));
+		json_object_set_new(l, "time_s", jreal(rank[i].value));
 		json_array_append_new(links, l);
 	}
 	json_object_set_new(root, "top_links", links);
@@ -127,7 +114,7 @@ static char *eval_json(const struct inart_topo *t, const struct inart_plan *p,
 }
 
 static void eval_text(const char *path, const struct inart_topo *t, const struct inart_plan *p,
-		      const struct inart_eval *ev, const struct arc_rank *rank, int n_top)
+		      const struct inart_eval *ev, const struct inart_rank *rank, int n_top)
 {
 	int shown = 0;
 
@@ -161,14 +148,14 @@ static void eval_text(const char *path, const struct inart_topo *t, const struct
 		printf("  %-24s %12s %12s %10s %12s\n", "link", "push Gbit", "pull Gbit",
 		       "res Gbit/s", "time ms");
 		for (int i = 0; i < n_top; i++) {
-			int e = rank[i].arc;
+			int e = rank[i].id;
 			const struct inart_arc *a = &t->arcs[e];
 			char name[256];
 
 			snprintf(name, sizeof(name), "%s->%s", cli_node_id(t, a->from),
 				 cli_node_id(t, a->to));
 			printf("  %-24s %12.6g %12.6g %10.6g %12.6g\n", name, ev->arc_push_gbit[e],
-			       ev->arc_pull_gbit[e], inart_arc_residual(a), rank[i].time_s * 1e3);
+			       ev->arc_pull_gbit[e], inart_arc_residual(a), rank[i].value * 1e3);
 		}
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
@@ -212,7 +199,7 @@ int cmd_eval(int argc, char **argv)
 	struct inart_jobs *js;
 	struct inart_plan *p;
 	struct inart_eval ev;
-	struct arc_rank *rank;
+	struct inart_rank *rank; /* id: arc, value: its time (s) */
 	int c, json = 0, top = 10, n_arcs, n_top = 0;
 
 	cli_getopt_reset();
@@ -255,10 +242,10 @@ int cmd_eval(int argc, char **argv)
 	for (int e = 0; e < n_arcs; e++) {
 		if (ev.arc_push_gbit[e] + ev.arc_pull_gbit[e] <= 0)
 			continue;
-		rank[n_top].arc = e;
-		rank[n_top++].time_s = arc_time(t, &ev, e);
+		rank[n_top].id = e;
+		rank[n_top++].value = arc_time(t, &ev, e);
 	}
-	qsort(rank, (size_t)n_top, sizeof(*rank), by_time_desc);
+	inart_rank_sort(rank, (size_t)n_top);
 	if (n_top > top)
 		n_top = top;
 	if (json) {

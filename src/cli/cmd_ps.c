@@ -450,10 +450,18 @@ int cmd_ps(int argc, char **argv)
 	struct inart_udp *u;
 	static struct cli_ctl_tcp tcp;
 	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
+	const struct cli_num tab[] = {
+	    {O_CTL, "--ctl", .s = &ctl},
+	    {O_NAME, "--name", .s = &st.name},
+	    {O_BATCH, "--batch", 1, 1024, .i = &batch},
+	    {O_STATS, "--stats", .flag = &stats},
+	    {O_JSON, "--json", .flag = &json},
+	};
 
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_ctl_tcp_opt(c, optarg, &tcp))
+		if (cli_ctl_tcp_opt(c, optarg, &tcp) ||
+		    cli_num_opt(cmd, c, optarg, tab, sizeof(tab) / sizeof(tab[0])))
 			continue;
 		switch (c) {
 		case 'h':
@@ -464,23 +472,8 @@ int cmd_ps(int argc, char **argv)
 			if (inart_ctl_parse_ip(optarg, &st.ip) < 0)
 				cli_usage_error(cmd, "--bind: '%s' is not an IPv4 address", optarg);
 			break;
-		case O_CTL:
-			ctl = optarg;
-			break;
-		case O_NAME:
-			st.name = optarg;
-			break;
-		case O_BATCH:
-			batch = cli_int(cmd, "--batch", optarg, 1, 1024);
-			break;
 		case O_LOG:
 			level = cli_log_level(cmd, optarg);
-			break;
-		case O_STATS:
-			stats = 1;
-			break;
-		case O_JSON:
-			json = 1;
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);

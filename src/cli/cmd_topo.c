@@ -80,15 +80,15 @@ static int topo_gen(int argc, char **argv)
 	struct inart_topo *t = NULL;
 	int k = -1, n = -1, spines = -1, leaves = -1, hosts = -1, c;
 	const struct cli_num nums[] = {
-	    {'k', "--k", 0, 1024, &k, NULL},
-	    {'n', "--n", 1, 1024, &n, NULL},
-	    {'S', "--spines", 1, 100000, &spines, NULL},
-	    {'L', "--leaves", 1, 100000, &leaves, NULL},
-	    {'H', "--hosts", 1, 100000, &hosts, NULL},
-	    {'t', "--trees", 0, 1000000, &o.trees, NULL},
-	    {'a', "--agg-gbps", 1e-9, 1e9, NULL, &o.agg_gbps},
-	    {'h' + 256, "--host-gbps", 1e-9, 1e9, NULL, &o.host_gbps},
-	    {'f', "--fabric-gbps", 1e-9, 1e9, NULL, &o.fabric_gbps},
+	    {'k', "--k", 0, 1024, .i = &k},
+	    {'n', "--n", 1, 1024, .i = &n},
+	    {'S', "--spines", 1, 100000, .i = &spines},
+	    {'L', "--leaves", 1, 100000, .i = &leaves},
+	    {'H', "--hosts", 1, 100000, .i = &hosts},
+	    {'t', "--trees", 0, 1000000, .i = &o.trees},
+	    {'a', "--agg-gbps", 1e-9, 1e9, .d = &o.agg_gbps},
+	    {'h' + 256, "--host-gbps", 1e-9, 1e9, .d = &o.host_gbps},
+	    {'f', "--fabric-gbps", 1e-9, 1e9, .d = &o.fabric_gbps},
 	};
 	char *text;
 

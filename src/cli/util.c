@@ -119,8 +119,12 @@ int cli_num_opt(const char *cmd, int c, const char *arg, const struct cli_num *t
 			continue;
 		if (o->i != NULL)
 			*o->i = cli_int(cmd, o->name, arg, (long)o->min, (long)o->max);
-		else
+		else if (o->d != NULL)
 			*o->d = cli_double(cmd, o->name, arg, o->min, o->max);
+		else if (o->s != NULL)
+			*o->s = arg;
+		else
+			*o->flag = 1;
 		return 1;
 	}
 	return 0;
@@ -157,28 +161,21 @@ double cli_double(const char *cmd, const char *opt, const char *arg, double min,
 int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planner_opt *o)
 {
 	const struct cli_num nums[] = {
-	    {OPT_K_PATHS, "--k-paths", 1, 64, &o->k_paths, NULL},
-	    {OPT_TRIALS, "--trials", 1, 100000, &o->trials, NULL},
-	    {OPT_ROUNDS, "--rounds", 1, 1000, &o->max_rounds, NULL},
-	    {OPT_MILP_TIME, "--milp-time-limit", 0, 1e7, NULL, &o->milp_time_limit_s},
-	    {OPT_TIME_LIMIT, "--time-limit", 0, 1e7, NULL, &o->time_limit_s},
+	    {OPT_K_PATHS, "--k-paths", 1, 64, .i = &o->k_paths},
+	    {OPT_TRIALS, "--trials", 1, 100000, .i = &o->trials},
+	    {OPT_ROUNDS, "--rounds", 1, 1000, .i = &o->max_rounds},
+	    {OPT_MILP_TIME, "--milp-time-limit", 0, 1e7, .d = &o->milp_time_limit_s},
+	    {OPT_TIME_LIMIT, "--time-limit", 0, 1e7, .d = &o->time_limit_s},
+	    {OPT_NO_GUARD, "--no-baseline-guard", .flag = &o->no_baseline_guard},
+	    {OPT_NO_RING, "--no-ring", .flag = &o->no_ring},
 	};
 
 	if (cli_num_opt(cmd, c, arg, nums, sizeof(nums) / sizeof(nums[0])))
 		return 1;
-	switch (c) {
-	case OPT_SEED:
-		o->seed = cli_u64(cmd, "--seed", arg);
-		return 1;
-	case OPT_NO_GUARD:
-		o->no_baseline_guard = 1;
-		return 1;
-	case OPT_NO_RING:
-		o->no_ring = 1;
-		return 1;
-	default:
+	if (c != OPT_SEED)
 		return 0;
-	}
+	o->seed = cli_u64(cmd, "--seed", arg);
+	return 1;
 }
 
 enum inart_compare_format cli_format(const char *cmd, const char *arg)

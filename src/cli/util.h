@@ -73,17 +73,21 @@ void cli_operands(const char *cmd, int argc, char **argv, const char *const *nam
 int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max);
 uint64_t cli_u64(const char *cmd, const char *opt, const char *arg);
 double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max);
-/* Numeric options by table: the getopt code, the name in messages, the
- * range, and the variable: an int (i) or a double (d). */
+/* Options by table: the getopt code, the name in messages, the range, and
+ * the variable it sets: an int (i) or a double (d) parsed from the argument
+ * within the range, a string (s) set to the argument itself, or a flag
+ * (flag) set to 1.  Exactly one variable per row. */
 struct cli_num {
 	int c;
 	const char *name;
 	double min, max;
 	int *i;
 	double *d;
+	const char **s;
+	int *flag;
 };
-/* If c is the code of one of tab[0..n), parse arg into its variable (with
- * cli_int or cli_double) and return 1; else 0. */
+/* If c is the code of one of tab[0..n), set its variable from arg (numbers
+ * with cli_int or cli_double) and return 1; else 0. */
 int cli_num_opt(const char *cmd, int c, const char *arg, const struct cli_num *tab, size_t n);
 /* A --log-level argument (error, warn, info, debug); a usage error otherwise. */
 int cli_log_level(const char *cmd, const char *arg);

@@ -16,6 +16,8 @@
  */
 #include "evaluate.h"
 
+#include "common/slab.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -29,6 +31,7 @@ struct inart_evaluator {
 	const struct inart_topo *t;
 	const struct inart_jobs *js;
 	int n, m;
+	void *block; /* the per-arc and per-node arrays below (lay_out) */
 	/* results, per arc / per node */
 	double *arc_push, *arc_pull;
 	double *node_agg, *node_ingress;
@@ -50,12 +53,38 @@ struct inart_evaluator {
 	size_t cap_seen;
 	int cap_trees;
 	int *tnext, *tpidx, *tchildren, *tparent, *tstate;
+	void *tblock; /* the five above (lay_out_trees) */
 };
+
+/* The per-arc and per-node arrays, in one block (common/slab.h): arcs
+ * (m entries each) arc_push, arc_pull, arc_list, arc_touched, then nodes (n
+ * entries each) node_agg, node_ingress, node_trees, node_list,
+ * node_touched, wgen, pgen, hgen, vgen, widx, pidx, head. */
+static void lay_out(struct inart_evaluator *ev, struct inart_slab *s, size_t n, size_t m)
+{
+	ev->arc_push = inart_slab_take(s, m, sizeof(double));
+	ev->arc_pull = inart_slab_take(s, m, sizeof(double));
+	ev->arc_list = inart_slab_take(s, m, sizeof(int));
+	ev->arc_touched = inart_slab_take(s, m, 1);
+	ev->node_agg = inart_slab_take(s, n, sizeof(double));
+	ev->node_ingress = inart_slab_take(s, n, sizeof(double));
+	ev->node_trees = inart_slab_take(s, n, sizeof(int));
+	ev->node_list = inart_slab_take(s, n, sizeof(int));
+	ev->node_touched = inart_slab_take(s, n, 1);
+	ev->wgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->pgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->hgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->vgen = inart_slab_take(s, n, sizeof(unsigned));
+	ev->widx = inart_slab_take(s, n, sizeof(int));
+	ev->pidx = inart_slab_take(s, n, sizeof(int));
+	ev->head = inart_slab_take(s, n, sizeof(int));
+}
 
 struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
 					       const struct inart_jobs *js)
 {
 	struct inart_evaluator *ev = calloc(1, sizeof(*ev));
+	struct inart_slab slab = INART_SLAB_INIT;
 	size_t n, m, seen = 1;
 
 	if (ev == NULL)
@@ -72,29 +101,14 @@ struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
 		if (s > seen)
 			seen = s;
 	}
-	ev->arc_push = calloc(m, sizeof(double));
-	ev->arc_pull = calloc(m, sizeof(double));
-	ev->node_agg = calloc(n, sizeof(double));
-	ev->node_ingress = calloc(n, sizeof(double));
-	ev->node_trees = calloc(n, sizeof(int));
-	ev->arc_list = malloc(m * sizeof(int));
-	ev->arc_touched = calloc(m, 1);
-	ev->node_list = malloc(n * sizeof(int));
-	ev->node_touched = calloc(n, 1);
-	ev->wgen = calloc(n, sizeof(unsigned));
-	ev->pgen = calloc(n, sizeof(unsigned));
-	ev->hgen = calloc(n, sizeof(unsigned));
-	ev->vgen = calloc(n, sizeof(unsigned));
-	ev->widx = malloc(n * sizeof(int));
-	ev->pidx = malloc(n * sizeof(int));
-	ev->head = malloc(n * sizeof(int));
+	lay_out(ev, &slab, n, m);
+	if (inart_slab_alloc(&slab) == 0) {
+		lay_out(ev, &slab, n, m);
+		ev->block = slab.base;
+	}
 	ev->seen = malloc(seen);
 	ev->cap_seen = seen;
-	if (ev->arc_push == NULL || ev->arc_pull == NULL || ev->node_agg == NULL ||
-	    ev->node_ingress == NULL || ev->node_trees == NULL || ev->arc_list == NULL ||
-	    ev->arc_touched == NULL || ev->node_list == NULL || ev->node_touched == NULL ||
-	    ev->wgen == NULL || ev->pgen == NULL || ev->hgen == NULL || ev->vgen == NULL ||
-	    ev->widx == NULL || ev->pidx == NULL || ev->head == NULL || ev->seen == NULL) {
+	if (ev->block == NULL || ev->seen == NULL) {
 		inart_evaluator_destroy(ev);
 		errno = ENOMEM;
 		return NULL;
@@ -106,28 +120,9 @@ void inart_evaluator_destroy(struct inart_evaluator *ev)
 {
 	if (ev == NULL)
 		return;
-	free(ev->arc_push);
-	free(ev->arc_pull);
-	free(ev->node_agg);
-	free(ev->node_ingress);
-	free(ev->node_trees);
-	free(ev->arc_list);
-	free(ev->arc_touched);
-	free(ev->node_list);
-	free(ev->node_touched);
-	free(ev->wgen);
-	free(ev->pgen);
-	free(ev->hgen);
-	free(ev->vgen);
-	free(ev->widx);
-	free(ev->pidx);
-	free(ev->head);
+	free(ev->block);
 	free(ev->seen);
-	free(ev->tnext);
-	free(ev->tpidx);
-	free(ev->tchildren);
-	free(ev->tparent);
-	free(ev->tstate);
+	free(ev->tblock);
 	free(ev);
 }
 
@@ -179,23 +174,40 @@ static unsigned next_gen(unsigned *gen, unsigned *a, unsigned *b, unsigned *c, s
 	return ++*gen;
 }
 
+/* The per-job tree scratch in one block (common/slab.h), cap_trees entries
+ * each: tnext, tpidx, tchildren, tparent, tstate. */
+static void lay_out_trees(struct inart_evaluator *ev, struct inart_slab *s)
+{
+	size_t n = (size_t)ev->cap_trees;
+
+	ev->tnext = inart_slab_take(s, n, sizeof(*ev->tnext));
+	ev->tpidx = inart_slab_take(s, n, sizeof(*ev->tpidx));
+	ev->tchildren = inart_slab_take(s, n, sizeof(*ev->tchildren));
+	ev->tparent = inart_slab_take(s, n, sizeof(*ev->tparent));
+	ev->tstate = inart_slab_take(s, n, sizeof(*ev->tstate));
+}
+
+/* Room for n trees.  Every job rebuilds the scratch (index_trees), so a
+ * larger block starts empty; on failure there is none (cap_trees 0). */
 static int grow_trees(struct inart_evaluator *ev, int n)
 {
+	struct inart_slab slab = INART_SLAB_INIT;
 	int cap = ev->cap_trees ? ev->cap_trees : 16;
-	int **arrs[] = {&ev->tnext, &ev->tpidx, &ev->tchildren, &ev->tparent, &ev->tstate};
 
 	if (n <= ev->cap_trees)
 		return 0;
 	while (cap < n)
 		cap *= 2;
-	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
-		int *na = realloc(*arrs[i], sizeof(int) * (size_t)cap);
-
-		if (na == NULL)
-			return -ENOMEM;
-		*arrs[i] = na;
-	}
+	free(ev->tblock);
+	ev->tblock = NULL;
 	ev->cap_trees = cap;
+	lay_out_trees(ev, &slab);
+	if (inart_slab_alloc(&slab) < 0) {
+		ev->cap_trees = 0;
+		return -ENOMEM;
+	}
+	lay_out_trees(ev, &slab);
+	ev->tblock = slab.base;
 	return 0;
 }
 

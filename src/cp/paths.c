@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "../common/slab.h"
 
 #define CACHE_BYTES ((size_t)32 << 20)
 #define COUNT_SAT ((uint64_t)1 << 62)
@@ -55,6 +56,7 @@ struct inart_paths {
 	struct inart_pathset cand; /* Yen candidates */
 	char *taken;
 	int cap_taken;
+	void *block; /* usable, slot_of and the scratch arrays (lay_out) */
 };
 
 void inart_pathset_init(struct inart_pathset *ps)
@@ -116,9 +118,27 @@ static int arc_usable(const struct inart_topo *t, int e)
 	return inart_arc_residual(&t->arcs[e]) > 0 && inart_arc_residual(&t->arcs[e ^ 1]) > 0;
 }
 
+/* The arrays of fixed size in one block (common/slab.h): per arc (m + 1
+ * entries each) usable, amark; per node (n + 1 entries each) slot_of, queue,
+ * prev, cnt, nmark, bmark, buf, spur.  (The cache's per-slot arrays grow.) */
+static void lay_out(struct inart_paths *p, struct inart_slab *s, size_t n, size_t m)
+{
+	p->usable = inart_slab_take(s, m, sizeof(*p->usable));
+	p->amark = inart_slab_take(s, m, sizeof(*p->amark));
+	p->slot_of = inart_slab_take(s, n, sizeof(*p->slot_of));
+	p->queue = inart_slab_take(s, n, sizeof(*p->queue));
+	p->prev = inart_slab_take(s, n, sizeof(*p->prev));
+	p->cnt = inart_slab_take(s, n, sizeof(*p->cnt));
+	p->nmark = inart_slab_take(s, n, sizeof(*p->nmark));
+	p->bmark = inart_slab_take(s, n, sizeof(*p->bmark));
+	p->buf = inart_slab_take(s, n, sizeof(*p->buf));
+	p->spur = inart_slab_take(s, n, sizeof(*p->spur));
+}
+
 struct inart_paths *inart_paths_create(const struct inart_topo *t)
 {
 	struct inart_paths *p = calloc(1, sizeof(*p));
+	struct inart_slab slab = INART_SLAB_INIT;
 	size_t n, m;
 
 	if (p == NULL)
@@ -133,24 +153,16 @@ struct inart_paths *inart_paths_create(const struct inart_topo *t)
 		p->max_slots = p->n;
 	if (p->max_slots < INART_PATHS_MIN_CACHE)
 		p->max_slots = INART_PATHS_MIN_CACHE;
-	p->usable = malloc(m);
+	lay_out(p, &slab, n, m);
+	if (inart_slab_alloc(&slab) == 0) {
+		lay_out(p, &slab, n, m);
+		p->block = slab.base;
+	}
 	p->dist = calloc((size_t)p->max_slots, sizeof(*p->dist));
 	p->slot_dst = malloc(sizeof(int) * (size_t)p->max_slots);
 	p->slot_used = malloc(sizeof(uint64_t) * (size_t)p->max_slots);
-	p->slot_of = malloc(sizeof(int) * n);
-	p->queue = malloc(sizeof(int) * n);
-	p->prev = malloc(sizeof(int) * n);
-	p->cnt = malloc(sizeof(uint64_t) * n);
-	p->nmark = calloc(n, sizeof(unsigned));
-	p->bmark = calloc(n, sizeof(unsigned));
-	p->amark = calloc(m, sizeof(unsigned));
-	p->buf = malloc(sizeof(int) * n);
-	p->spur = malloc(sizeof(int) * n);
 	inart_pathset_init(&p->cand);
-	if (p->usable == NULL || p->dist == NULL || p->slot_dst == NULL || p->slot_used == NULL ||
-	    p->slot_of == NULL || p->queue == NULL || p->prev == NULL || p->cnt == NULL ||
-	    p->nmark == NULL || p->bmark == NULL || p->amark == NULL || p->buf == NULL ||
-	    p->spur == NULL) {
+	if (p->block == NULL || p->dist == NULL || p->slot_dst == NULL || p->slot_used == NULL) {
 		inart_paths_destroy(p);
 		errno = ENOMEM;
 		return NULL;
@@ -170,18 +182,9 @@ void inart_paths_destroy(struct inart_paths *p)
 		for (int s = 0; s < p->n_slots; s++)
 			free(p->dist[s]);
 	free(p->dist);
-	free(p->usable);
 	free(p->slot_dst);
 	free(p->slot_used);
-	free(p->slot_of);
-	free(p->queue);
-	free(p->prev);
-	free(p->cnt);
-	free(p->nmark);
-	free(p->bmark);
-	free(p->amark);
-	free(p->buf);
-	free(p->spur);
+	free(p->block);
 	inart_pathset_free(&p->cand);
 	free(p->taken);
 	free(p);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/slab.h"
 #include "cp/evaluate.h"
 #include "cp/planner.h"
 
@@ -42,6 +43,7 @@ struct inart_controller {
 	double last_t;
 	int switches;
 	double *hist; /* HIST x n_arcs past loads */
+	void *block;  /* bg_replan, rising and hist (lay_out) */
 	double hist_t[HIST];
 	int hist_n, hist_head; /* entries, next slot */
 };
@@ -113,10 +115,17 @@ void inart_controller_destroy(struct inart_controller *c)
 	inart_plan_destroy(c->cand);
 	inart_topo_destroy(c->t);
 	inart_topo_destroy(c->tp);
-	free(c->rising);
-	free(c->bg_replan);
-	free(c->hist);
+	free(c->block);
 	free(c);
+}
+
+/* The per-arc arrays in one block (common/slab.h): bg_replan, rising (n_arcs
+ * + 1 entries each), hist (HIST rows of n_arcs + 1). */
+static void lay_out(struct inart_controller *c, struct inart_slab *s, size_t n)
+{
+	c->bg_replan = inart_slab_take(s, n, sizeof(*c->bg_replan));
+	c->rising = inart_slab_take(s, n, sizeof(*c->rising));
+	c->hist = inart_slab_take(s, (size_t)HIST * n, sizeof(*c->hist));
 }
 
 struct inart_controller *inart_controller_create(const struct inart_topo *t,
@@ -126,6 +135,7 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 						 struct inart_err *err)
 {
 	struct inart_controller *c;
+	struct inart_slab slab = INART_SLAB_INIT;
 
 	if (t == NULL || js == NULL || installed == NULL || o == NULL || !(o->threshold > 0) ||
 	    !(o->hold_s >= 0) || !(o->window_s >= 0) || !(o->replan_change >= 0) ||
@@ -152,14 +162,15 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 	c->tp = topo_copy(t, err);
 	if (c->tp == NULL)
 		goto fail;
-	c->bg_replan = calloc((size_t)inart_topo_n_arcs(t) + 1, sizeof(double));
-	c->rising = calloc((size_t)inart_topo_n_arcs(t) + 1, 1);
-	c->hist = calloc((size_t)HIST * ((size_t)inart_topo_n_arcs(t) + 1), sizeof(double));
+	lay_out(c, &slab, (size_t)inart_topo_n_arcs(t) + 1);
+	if (inart_slab_alloc(&slab) == 0) {
+		lay_out(c, &slab, (size_t)inart_topo_n_arcs(t) + 1);
+		c->block = slab.base;
+	}
 	c->ev = inart_evaluator_create(c->t, js);
 	c->evp = inart_evaluator_create(c->tp, js);
 	c->cur = inart_plan_clone(installed);
-	if (c->bg_replan == NULL || c->rising == NULL || c->hist == NULL || c->ev == NULL ||
-	    c->evp == NULL || c->cur == NULL) {
+	if (c->block == NULL || c->ev == NULL || c->evp == NULL || c->cur == NULL) {
 		inart_err_set(err, -ENOMEM, "controller: out of memory");
 		errno = ENOMEM;
 		goto fail;

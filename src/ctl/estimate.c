@@ -6,6 +6,8 @@
  */
 #include "estimate.h"
 
+#include "common/slab.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@ struct inart_estimator {
 	double *bg;			      /* per arc, model Gbit/s */
 	char *known;			      /* per arc */
 	struct sw_state *sw;		      /* per node */
+	void *block;			      /* the arrays above (lay_out) */
 	uint64_t resets;
 };
 
@@ -42,16 +45,7 @@ void inart_estimator_destroy(struct inart_estimator *e)
 {
 	if (e == NULL)
 		return;
-	if (e->sw != NULL)
-		for (int v = 0; v < e->t->n_nodes; v++)
-			free(e->sw[v].last);
-	free(e->sw);
-	free(e->meas_node);
-	free(e->meas_port);
-	free(e->meas_rx);
-	free(e->out_arc);
-	free(e->bg);
-	free(e->known);
+	free(e->block);
 	free(e);
 }
 
@@ -85,10 +79,37 @@ static int map_ports(struct inart_estimator *e, const int *port)
 	return 0;
 }
 
+/* The arrays, in one block (common/slab.h): per arc (n_arcs + 1 entries
+ * each) meas_node, meas_port, meas_rx, bg, known, out_arc; per node sw;
+ * then each switch's last sample (degree + 1 ports), node by node. */
+static void lay_out(struct inart_estimator *e, struct inart_slab *s)
+{
+	const struct inart_topo *t = e->t;
+	size_t n = (size_t)e->n_arcs + 1;
+
+	e->meas_node = inart_slab_take(s, n, sizeof(int));
+	e->meas_port = inart_slab_take(s, n, sizeof(int));
+	e->meas_rx = inart_slab_take(s, n, sizeof(int));
+	e->bg = inart_slab_take(s, n, sizeof(double));
+	e->known = inart_slab_take(s, n, 1);
+	e->out_arc = inart_slab_take(s, n, sizeof(int));
+	e->sw = inart_slab_take(s, (size_t)t->n_nodes + 1, sizeof(*e->sw));
+	for (int v = 0; v < t->n_nodes; v++) {
+		struct inart_port_sample *last;
+
+		if (t->nodes[v].kind != INART_NODE_SWITCH)
+			continue;
+		last = inart_slab_take(s, (size_t)degree(t, v) + 1, sizeof(*last));
+		if (e->sw != NULL)
+			e->sw[v].last = last;
+	}
+}
+
 struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 					       const struct inart_est_opt *o, const int *port)
 {
 	struct inart_estimator *e;
+	struct inart_slab slab = INART_SLAB_INIT;
 	int n;
 
 	if (t == NULL || !t->finalized || o == NULL || !(o->tau_s >= 0) || !(o->scale_bps > 0) ||
@@ -102,16 +123,11 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 	e->t = t;
 	e->o = *o;
 	n = e->n_arcs = inart_topo_n_arcs(t);
-	e->meas_node = calloc((size_t)n + 1, sizeof(int));
-	e->meas_port = calloc((size_t)n + 1, sizeof(int));
-	e->meas_rx = calloc((size_t)n + 1, sizeof(int));
-	e->bg = calloc((size_t)n + 1, sizeof(double));
-	e->known = calloc((size_t)n + 1, 1);
-	e->out_arc = calloc((size_t)n + 1, sizeof(int));
-	e->sw = calloc((size_t)t->n_nodes + 1, sizeof(*e->sw));
-	if (e->meas_node == NULL || e->meas_port == NULL || e->meas_rx == NULL || e->bg == NULL ||
-	    e->known == NULL || e->out_arc == NULL || e->sw == NULL)
+	lay_out(e, &slab);
+	if (inart_slab_alloc(&slab) < 0)
 		goto fail;
+	lay_out(e, &slab);
+	e->block = slab.base;
 	if (map_ports(e, port) < 0) {
 		inart_estimator_destroy(e);
 		errno = EINVAL;
@@ -124,9 +140,6 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 	for (int v = 0; v < t->n_nodes; v++) {
 		if (t->nodes[v].kind != INART_NODE_SWITCH)
 			continue;
-		e->sw[v].last = calloc((size_t)degree(t, v) + 1, sizeof(struct inart_port_sample));
-		if (e->sw[v].last == NULL)
-			goto fail;
 		for (int k = 0; k < degree(t, v); k++) {
 			int out = e->out_arc[t->out_off[v] + k], in = out ^ 1;
 

@@ -21,7 +21,7 @@ struct inart_itertime {
 	int n_jobs;
 	double window_s;
 	uint64_t resets;
-	struct job_hist *j;
+	struct job_hist j[]; /* n_jobs + 1, in the same allocation */
 };
 
 struct inart_itertime *inart_itertime_create(int n_jobs, double window_s)
@@ -32,17 +32,11 @@ struct inart_itertime *inart_itertime_create(int n_jobs, double window_s)
 		errno = EINVAL;
 		return NULL;
 	}
-	it = calloc(1, sizeof(*it));
+	it = calloc(1, sizeof(*it) + ((size_t)n_jobs + 1) * sizeof(it->j[0]));
 	if (it == NULL)
 		return NULL;
 	it->n_jobs = n_jobs;
 	it->window_s = window_s;
-	it->j = calloc((size_t)n_jobs + 1, sizeof(*it->j));
-	if (it->j == NULL) {
-		free(it);
-		errno = ENOMEM;
-		return NULL;
-	}
 	for (int i = 0; i < n_jobs; i++)
 		it->j[i].last_t = -INFINITY;
 	return it;
@@ -52,7 +46,6 @@ void inart_itertime_destroy(struct inart_itertime *it)
 {
 	if (it == NULL)
 		return;
-	free(it->j);
 	free(it);
 }
 

@@ -9,6 +9,7 @@
 
 #include "bridge/ctlmsg.h"
 #include "common/clock.h"
+#include "common/slab.h"
 #include "io/ctlsock.h"
 
 struct inart_poller {
@@ -20,6 +21,7 @@ struct inart_poller {
 	unsigned long failures;
 	struct inart_port_sample *buf; /* max degree */
 	int max_deg;
+	void *block; /* path, conn, full and buf (lay_out) */
 };
 
 void inart_poller_destroy(struct inart_poller *p)
@@ -30,17 +32,27 @@ void inart_poller_destroy(struct inart_poller *p)
 		free(p->path[v]);
 	for (int v = 0; p->conn != NULL && v < p->t->n_nodes; v++)
 		inart_ctl_conn_destroy(p->conn[v]);
-	free(p->path);
-	free(p->conn);
-	free(p->full);
-	free(p->buf);
+	free(p->block);
 	free(p);
+}
+
+/* The arrays in one block (common/slab.h): per node (n_nodes + 1 entries
+ * each) path, conn, full; then buf, max_deg + 1 samples. */
+static void lay_out(struct inart_poller *p, struct inart_slab *s)
+{
+	size_t n = (size_t)p->t->n_nodes + 1;
+
+	p->path = inart_slab_take(s, n, sizeof(*p->path));
+	p->conn = inart_slab_take(s, n, sizeof(*p->conn));
+	p->full = inart_slab_take(s, n, sizeof(*p->full));
+	p->buf = inart_slab_take(s, (size_t)p->max_deg + 1, sizeof(*p->buf));
 }
 
 struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const *path,
 					 int timeout_ms)
 {
 	struct inart_poller *p;
+	struct inart_slab slab = INART_SLAB_INIT;
 
 	if (t == NULL || !t->finalized || path == NULL || timeout_ms <= 0) {
 		errno = EINVAL;
@@ -51,14 +63,18 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 		return NULL;
 	p->t = t;
 	p->timeout_ms = timeout_ms;
-	p->path = calloc((size_t)t->n_nodes + 1, sizeof(char *));
-	p->conn = calloc((size_t)t->n_nodes + 1, sizeof(*p->conn));
-	p->full = calloc((size_t)t->n_nodes + 1, 1);
-	if (p->path == NULL || p->conn == NULL || p->full == NULL)
-		goto nomem;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int deg = t->out_off[v + 1] - t->out_off[v];
 
+		if (t->nodes[v].kind == INART_NODE_SWITCH && deg > p->max_deg)
+			p->max_deg = deg;
+	}
+	lay_out(p, &slab);
+	if (inart_slab_alloc(&slab) < 0)
+		goto nomem;
+	lay_out(p, &slab);
+	p->block = slab.base;
+	for (int v = 0; v < t->n_nodes; v++) {
 		if (t->nodes[v].kind != INART_NODE_SWITCH)
 			continue;
 		if (path[v] == NULL) {
@@ -70,12 +86,7 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 		p->conn[v] = inart_ctl_conn_create(path[v]);
 		if (p->path[v] == NULL || p->conn[v] == NULL)
 			goto nomem;
-		if (deg > p->max_deg)
-			p->max_deg = deg;
 	}
-	p->buf = calloc((size_t)p->max_deg + 1, sizeof(*p->buf));
-	if (p->buf == NULL)
-		goto nomem;
 	return p;
 nomem:
 	inart_poller_destroy(p);

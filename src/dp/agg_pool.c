@@ -17,6 +17,8 @@
  */
 #include "agg_pool.h"
 
+#include "common/slab.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@ struct inart_agg_pool {
 	struct inart_agg_slot *view;
 	struct slot_link *link;
 	int32_t *sums; /* 64-byte aligned */
+	void *block;   /* view, link and sums (lay_out) */
 };
 
 /* Macros rather than functions: a function passing 32-byte vectors by value
@@ -168,32 +171,44 @@ int inart_agg_add_be(int32_t *sums, const uint8_t *be, size_t n)
 	return add_be_base(sums, be, n);
 }
 
-void inart_agg_copy_be(int32_t *sums, const uint8_t *be, size_t n)
+/* n 32-bit words from src to dst, each byte-swapped (both ways between
+ * host and network order), with the engine selected. */
+static void swap32(void *dst, const void *src, size_t n)
 {
 #ifdef AGG_AVX2
 	if (use_avx2()) {
-		swap_avx2(sums, be, n);
+		swap_avx2(dst, src, n);
 		return;
 	}
 #endif
-	swap_base(sums, be, n);
+	swap_base(dst, src, n);
+}
+
+void inart_agg_copy_be(int32_t *sums, const uint8_t *be, size_t n)
+{
+	swap32(sums, be, n);
 }
 
 void inart_agg_store_be(uint8_t *be, const int32_t *sums, size_t n)
 {
-#ifdef AGG_AVX2
-	if (use_avx2()) {
-		swap_avx2(be, sums, n);
-		return;
-	}
-#endif
-	swap_base(be, sums, n);
+	swap32(be, sums, n);
+}
+
+/* The slots' views and links, then the sums (64-byte aligned, stride int32
+ * per slot), in one block (common/slab.h). */
+static void lay_out(struct inart_agg_pool *p, struct inart_slab *s)
+{
+	size_t n = (size_t)p->n_slots;
+
+	p->view = inart_slab_take(s, n, sizeof(*p->view));
+	p->link = inart_slab_take(s, n, sizeof(*p->link));
+	p->sums = inart_slab_take_aligned(s, p->stride * n, sizeof(int32_t), 64);
 }
 
 struct inart_agg_pool *inart_agg_pool_create(int n_slots, int max_values, uint64_t timeout_ns)
 {
 	struct inart_agg_pool *p;
-	size_t bytes;
+	struct inart_slab slab = INART_SLAB_INIT;
 
 	if (n_slots < 1 || n_slots > (1 << 24) || max_values < 0 || max_values > 65535) {
 		errno = EINVAL;
@@ -207,18 +222,13 @@ struct inart_agg_pool *inart_agg_pool_create(int n_slots, int max_values, uint64
 	p->stride = ((size_t)max_values + 15) / 16 * 16;
 	p->timeout = timeout_ns;
 	p->head = p->tail = -1;
-	p->view = calloc((size_t)n_slots, sizeof(*p->view));
-	p->link = calloc((size_t)n_slots, sizeof(*p->link));
-	bytes = p->stride * (size_t)n_slots * sizeof(int32_t);
-	if (bytes == 0)
-		bytes = 64;
-	p->sums = aligned_alloc(64, bytes);
-	if (p->view == NULL || p->link == NULL || p->sums == NULL) {
-		inart_agg_pool_destroy(p);
-		errno = ENOMEM;
+	lay_out(p, &slab);
+	if (inart_slab_alloc(&slab) < 0) {
+		free(p);
 		return NULL;
 	}
-	memset(p->sums, 0, bytes);
+	lay_out(p, &slab);
+	p->block = slab.base;
 	return p;
 }
 
@@ -226,9 +236,7 @@ void inart_agg_pool_destroy(struct inart_agg_pool *p)
 {
 	if (p == NULL)
 		return;
-	free(p->view);
-	free(p->link);
-	free(p->sums);
+	free(p->block);
 	free(p);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "../common/slab.h"
 #include "bytes.h"
 #include "pkt.h"
 #include "wire.h"
@@ -27,6 +28,17 @@ struct inart_gate {
 	uint8_t out[INART_FRAME_MAX];
 	struct inart_gate_stats st;
 };
+
+/* The queue in one block (common/slab.h), starting at buf: cap frames of
+ * INART_FRAME_MAX bytes, then their lengths, then their ports. */
+static void queue_lay_out(struct inart_gate *g, struct inart_slab *s)
+{
+	size_t n = (size_t)g->cap;
+
+	g->buf = inart_slab_take(s, n, INART_FRAME_MAX);
+	g->len = inart_slab_take(s, n, sizeof(*g->len));
+	g->port = inart_slab_take(s, n, sizeof(*g->port));
+}
 
 struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t now_ns)
 {
@@ -50,11 +62,13 @@ struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t 
 	inart_rng_seed(&g->rx_rng, c.seed);
 	inart_rng_seed(&g->tx_rng, c.seed ^ 0x5bd1e995u);
 	if (c.agg_bytes_per_s > 0) {
+		struct inart_slab slab = INART_SLAB_INIT;
+
 		g->cap = c.queue_frames;
-		g->buf = malloc((size_t)g->cap * INART_FRAME_MAX);
-		g->len = calloc((size_t)g->cap, sizeof(*g->len));
-		g->port = calloc((size_t)g->cap, sizeof(*g->port));
-		if (g->buf == NULL || g->len == NULL || g->port == NULL ||
+		queue_lay_out(g, &slab);
+		if (inart_slab_alloc(&slab) == 0)
+			queue_lay_out(g, &slab);
+		if (g->buf == NULL ||
 		    inart_tbucket_init(&g->tb, c.agg_bytes_per_s, c.agg_burst, now_ns) < 0) {
 			inart_gate_destroy(g);
 			errno = ENOMEM;
@@ -69,9 +83,7 @@ void inart_gate_destroy(struct inart_gate *g)
 	if (g == NULL)
 		return;
 	free(g->labels);
-	free(g->buf);
-	free(g->len);
-	free(g->port);
+	free(g->buf); /* and len, port (queue_lay_out) */
 	free(g);
 }
 

@@ -76,6 +76,7 @@ struct tree {
 	 * child's own, or a switch child's aggregates): NACKs and results sent
 	 * down again go only towards the ranks concerned */
 	uint16_t *child_of; /* fan_in */
+	void *per_rank;	    /* rk, last_iter, last_any, child_of (ps_tree.c lay_out) */
 	uint8_t child_known[INART_PS_MAX_CHILDREN];
 	uint32_t learn_ip; /* the last sender address looked up, and its child + 1 */
 	int learn_child;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/slab.h"
 #include "ps_impl.h"
 
 static size_t tree_hash(uint32_t job, uint16_t tree)
@@ -71,10 +72,7 @@ static void tree_free(struct tree *t)
 			free(t->blocks[p][b]);
 		free(t->blocks[p]);
 	}
-	free(t->rk);
-	free(t->last_iter);
-	free(t->last_any);
-	free(t->child_of);
+	free(t->per_rank);
 	free(t->src);
 	free(t);
 }
@@ -129,9 +127,22 @@ static int set_sources(struct tree *t, const struct inart_ps_tree_cfg *cfg)
 	return 0;
 }
 
+/* The per-rank arrays (fan_in entries each) in one block (common/slab.h):
+ * rk, last_iter, last_any, child_of. */
+static void lay_out(struct tree *t, struct inart_slab *s)
+{
+	size_t n = (size_t)t->cfg.fan_in;
+
+	t->rk = inart_slab_take(s, n, sizeof(*t->rk));
+	t->last_iter = inart_slab_take(s, n, sizeof(*t->last_iter));
+	t->last_any = inart_slab_take(s, n, sizeof(*t->last_any));
+	t->child_of = inart_slab_take(s, n, sizeof(*t->child_of));
+}
+
 static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_chunks)
 {
 	struct tree *t = calloc(1, sizeof(*t));
+	struct inart_slab slab = INART_SLAB_INIT;
 
 	if (t == NULL)
 		return NULL;
@@ -155,12 +166,12 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 				goto fail;
 		}
 	}
-	t->rk = calloc(cfg->fan_in, sizeof(*t->rk));
-	t->last_iter = calloc(cfg->fan_in, sizeof(*t->last_iter));
-	t->last_any = calloc(cfg->fan_in, sizeof(*t->last_any));
-	t->child_of = calloc(cfg->fan_in, sizeof(*t->child_of));
-	if (t->rk == NULL || t->last_iter == NULL || t->last_any == NULL || t->child_of == NULL ||
-	    set_sources(t, cfg) < 0)
+	lay_out(t, &slab);
+	if (inart_slab_alloc(&slab) < 0)
+		goto fail;
+	lay_out(t, &slab);
+	t->per_rank = slab.base;
+	if (set_sources(t, cfg) < 0)
 		goto fail;
 	for (int r = 0; r < cfg->fan_in; r++)
 		t->full[r / 64] |= (uint64_t)1 << (r % 64);

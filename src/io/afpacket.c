@@ -35,6 +35,7 @@
 
 #include "common/err.h"
 #include "common/file.h"
+#include "common/slab.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -60,6 +61,7 @@ struct inart_afp {
 	uint16_t *tx_len;
 	struct iovec *tx_iov;
 	struct mmsghdr *tx_msg;
+	void *mmsg_block; /* the mmsg arrays above (mmsg_lay_out) */
 	struct sockaddr_ll tx_addr;
 	/* both: pending transmit frames [tx_head, tx_head + tx_n) */
 	int tx_head, tx_n;
@@ -92,21 +94,31 @@ const char *inart_afp_mode_name(enum inart_afp_mode m)
 	}
 }
 
+/* The mmsg back end's arrays in one block (common/slab.h): rx (batch
+ * entries each) buffers of INART_AFP_BUF bytes, iovecs, messages,
+ * addresses; tx (txq entries each) buffers, lengths, iovecs, messages.  On
+ * a fresh slab (the sizing pass) it sets every pointer to NULL. */
+static void mmsg_lay_out(struct inart_afp *p, struct inart_slab *s)
+{
+	size_t batch = (size_t)p->batch, txq = (size_t)p->txq;
+
+	p->rx_buf = inart_slab_take(s, batch, INART_AFP_BUF);
+	p->rx_iov = inart_slab_take(s, batch, sizeof(*p->rx_iov));
+	p->rx_msg = inart_slab_take(s, batch, sizeof(*p->rx_msg));
+	p->rx_addr = inart_slab_take(s, batch, sizeof(*p->rx_addr));
+	p->tx_buf = inart_slab_take(s, txq, INART_AFP_BUF);
+	p->tx_len = inart_slab_take(s, txq, sizeof(*p->tx_len));
+	p->tx_iov = inart_slab_take(s, txq, sizeof(*p->tx_iov));
+	p->tx_msg = inart_slab_take(s, txq, sizeof(*p->tx_msg));
+}
+
 static void free_bufs(struct inart_afp *p)
 {
-	free(p->rx_buf);
-	free(p->rx_iov);
-	free(p->rx_msg);
-	free(p->rx_addr);
-	free(p->tx_buf);
-	free(p->tx_len);
-	free(p->tx_iov);
-	free(p->tx_msg);
-	p->rx_buf = p->tx_buf = NULL;
-	p->rx_iov = p->tx_iov = NULL;
-	p->rx_msg = p->tx_msg = NULL;
-	p->rx_addr = NULL;
-	p->tx_len = NULL;
+	struct inart_slab none = INART_SLAB_INIT;
+
+	free(p->mmsg_block);
+	p->mmsg_block = NULL;
+	mmsg_lay_out(p, &none); /* no dangling pointers */
 }
 
 /* Undo open_socket: unmap the rings, close, free the mmsg buffers (for
@@ -179,18 +191,13 @@ static int ring_setup(struct inart_afp *p, int rx_frames, int tx_frames)
 static int mmsg_setup(struct inart_afp *p)
 {
 	int batch = p->batch, txq = p->txq;
+	struct inart_slab slab = INART_SLAB_INIT;
 
-	p->rx_buf = malloc((size_t)batch * INART_AFP_BUF);
-	p->rx_iov = calloc((size_t)batch, sizeof(*p->rx_iov));
-	p->rx_msg = calloc((size_t)batch, sizeof(*p->rx_msg));
-	p->rx_addr = calloc((size_t)batch, sizeof(*p->rx_addr));
-	p->tx_buf = malloc((size_t)txq * INART_AFP_BUF);
-	p->tx_len = calloc((size_t)txq, sizeof(*p->tx_len));
-	p->tx_iov = calloc((size_t)txq, sizeof(*p->tx_iov));
-	p->tx_msg = calloc((size_t)txq, sizeof(*p->tx_msg));
-	if (!p->rx_buf || !p->rx_iov || !p->rx_msg || !p->rx_addr || !p->tx_buf || !p->tx_len ||
-	    !p->tx_iov || !p->tx_msg)
+	mmsg_lay_out(p, &slab);
+	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
+	mmsg_lay_out(p, &slab);
+	p->mmsg_block = slab.base;
 	for (int i = 0; i < batch; i++) {
 		p->rx_iov[i].iov_base = p->rx_buf + (size_t)i * INART_AFP_BUF;
 		p->rx_iov[i].iov_len = INART_AFP_BUF;

@@ -18,6 +18,7 @@
 
 #include "common/err.h"
 #include "common/file.h"
+#include "common/slab.h"
 
 #define RX_BUF (INART_DGRAM_MAX + 1)
 
@@ -27,6 +28,7 @@ struct inart_udp {
 	struct iovec *rx_iov, *tx_iov;
 	struct mmsghdr *rx_msg, *tx_msg;
 	struct sockaddr_in *rx_addr, *tx_addr;
+	void *block; /* the batch arrays above (lay_out) */
 };
 
 void inart_udp_close(struct inart_udp *u)
@@ -34,13 +36,7 @@ void inart_udp_close(struct inart_udp *u)
 	if (u == NULL)
 		return;
 	inart_fd_close(u->fd);
-	free(u->rx_buf);
-	free(u->rx_iov);
-	free(u->tx_iov);
-	free(u->rx_msg);
-	free(u->tx_msg);
-	free(u->rx_addr);
-	free(u->tx_addr);
+	free(u->block);
 	free(u);
 }
 
@@ -50,9 +46,26 @@ static void set_buf(int fd, int opt_force, int opt, int bytes)
 		setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
 }
 
+/* The batch arrays in one block (common/slab.h), batch entries each:
+ * receive buffers (RX_BUF bytes each), rx and tx iovecs, messages and
+ * addresses. */
+static void lay_out(struct inart_udp *u, struct inart_slab *s)
+{
+	size_t n = (size_t)u->batch;
+
+	u->rx_buf = inart_slab_take(s, n, RX_BUF);
+	u->rx_iov = inart_slab_take(s, n, sizeof(*u->rx_iov));
+	u->tx_iov = inart_slab_take(s, n, sizeof(*u->tx_iov));
+	u->rx_msg = inart_slab_take(s, n, sizeof(*u->rx_msg));
+	u->tx_msg = inart_slab_take(s, n, sizeof(*u->tx_msg));
+	u->rx_addr = inart_slab_take(s, n, sizeof(*u->rx_addr));
+	u->tx_addr = inart_slab_take(s, n, sizeof(*u->tx_addr));
+}
+
 struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct inart_err *err)
 {
 	struct inart_udp *u;
+	struct inart_slab slab = INART_SLAB_INIT;
 	struct sockaddr_in a;
 	char ips[INET_ADDRSTRLEN];
 	int rc;
@@ -67,19 +80,14 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 		return NULL;
 	u->fd = -1;
 	u->batch = batch;
-	u->rx_buf = malloc((size_t)batch * RX_BUF);
-	u->rx_iov = calloc((size_t)batch, sizeof(*u->rx_iov));
-	u->tx_iov = calloc((size_t)batch, sizeof(*u->tx_iov));
-	u->rx_msg = calloc((size_t)batch, sizeof(*u->rx_msg));
-	u->tx_msg = calloc((size_t)batch, sizeof(*u->tx_msg));
-	u->rx_addr = calloc((size_t)batch, sizeof(*u->rx_addr));
-	u->tx_addr = calloc((size_t)batch, sizeof(*u->tx_addr));
-	if (!u->rx_buf || !u->rx_iov || !u->tx_iov || !u->rx_msg || !u->tx_msg || !u->rx_addr ||
-	    !u->tx_addr) {
+	lay_out(u, &slab);
+	if (inart_slab_alloc(&slab) < 0) {
 		rc = ENOMEM;
 		inart_err_set(err, -rc, "udp: out of memory");
 		goto fail;
 	}
+	lay_out(u, &slab);
+	u->block = slab.base;
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons(port);

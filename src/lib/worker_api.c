@@ -224,6 +224,22 @@ static int ring_create(struct inart_ctx *c, const struct built *b, struct inart_
 
 static int send_all(struct inart_ctx *c, int n, uint64_t deadline);
 
+/* Send all the core (the ring, or the tree worker) has to send at now, in
+ * batches of CTX_OUT.  0, or -ETIMEDOUT (a send found no room by the
+ * deadline). */
+static int send_due(struct inart_ctx *c, uint64_t now, uint64_t deadline)
+{
+	int k;
+
+	do {
+		k = c->ring != NULL ? inart_ring_poll(c->ring, now, c->out, CTX_OUT)
+				    : inart_worker_poll(c->w, now, c->out, CTX_OUT);
+		if (k > 0 && send_all(c, k, deadline) < 0)
+			return -ETIMEDOUT;
+	} while (k == CTX_OUT);
+	return 0;
+}
+
 /* Feed the ring core every datagram waiting on the socket; *at = when the
  * last batch was read (unchanged if none came).  0, or -EIO. */
 static int ring_rx_pending(struct inart_ctx *c, uint64_t *at)
@@ -274,13 +290,8 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 
 		if (ring_rx_pending(c, &now) < 0)
 			return -EIO;
-		now = inart_now_ns();
-		while ((k = inart_ring_poll(c->ring, now, c->out, CTX_OUT)) > 0) {
-			if (send_all(c, k, deadline) < 0)
-				goto timeout;
-			if (k < CTX_OUT)
-				break;
-		}
+		if (send_due(c, inart_now_ns(), deadline) < 0)
+			goto timeout;
 		if (inart_ring_done(c->ring))
 			break;
 		now = inart_now_ns();
@@ -597,13 +608,8 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 		}
 		if (inart_worker_done(c->w))
 			break;
-		now = inart_now_ns();
-		while ((k = inart_worker_poll(c->w, now, c->out, CTX_OUT)) > 0) {
-			if (send_all(c, k, deadline) < 0)
-				goto timeout;
-			if (k < CTX_OUT)
-				break;
-		}
+		if (send_due(c, inart_now_ns(), deadline) < 0)
+			goto timeout;
 		now = inart_now_ns();
 		if (now >= deadline)
 			goto timeout;

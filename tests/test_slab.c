@@ -1,0 +1,109 @@
+/*
+ * test_slab: one block for parallel arrays -- the two passes hand out the
+ * same layout, every array aligned, zeroed and disjoint from the others; a
+ * size that overflows fails with ENOMEM and allocates nothing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "common/slab.h"
+
+struct arrs {
+	double *d;
+	char *c;
+	int *i;
+	int32_t *big; /* aligned to 64 */
+	char *none;   /* zero elements */
+};
+
+static void lay_out(struct arrs *a, struct inart_slab *s, size_t n)
+{
+	a->d = inart_slab_take(s, n, sizeof(*a->d));
+	a->c = inart_slab_take(s, 3 * n + 1, 1);
+	a->i = inart_slab_take(s, n, sizeof(*a->i));
+	a->big = inart_slab_take_aligned(s, n, sizeof(*a->big), 64);
+	a->none = inart_slab_take(s, 0, 1);
+}
+
+static void test_layout(void **state)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+	struct arrs a;
+	size_t n = 37, counted;
+
+	(void)state;
+	lay_out(&a, &s, n);
+	assert_null(a.d); /* sizing pass */
+	assert_null(a.big);
+	counted = s.used;
+	assert_true(counted >= n * (8 + 3 + 4 + 4) + 1);
+	assert_int_equal(inart_slab_alloc(&s), 0);
+	lay_out(&a, &s, n);
+	assert_int_equal(s.used, counted); /* the same layout twice */
+	assert_true(s.used <= s.size);
+	assert_non_null(a.d);
+	assert_non_null(a.none);
+	assert_int_equal((uintptr_t)s.base % 64, 0);
+	assert_int_equal((uintptr_t)a.d % _Alignof(max_align_t), 0);
+	assert_int_equal((uintptr_t)a.i % _Alignof(max_align_t), 0);
+	assert_int_equal((uintptr_t)a.big % 64, 0);
+	/* in the order taken, disjoint */
+	assert_true((char *)(a.d + n) <= a.c);
+	assert_true(a.c + 3 * n + 1 <= (char *)a.i);
+	assert_true((char *)(a.i + n) <= (char *)a.big);
+	assert_true((char *)(a.big + n) <= s.base + s.size);
+	for (size_t k = 0; k < n; k++) {
+		assert_true(a.d[k] == 0.0 && a.i[k] == 0 && a.big[k] == 0);
+		a.d[k] = (double)k;
+		a.i[k] = -(int)k;
+		a.big[k] = (int32_t)(2 * k);
+	}
+	for (size_t k = 0; k < 3 * n + 1; k++) {
+		assert_int_equal(a.c[k], 0);
+		a.c[k] = 'x';
+	}
+	for (size_t k = 0; k < n; k++) /* no array wrote over another */
+		assert_true(a.d[k] == (double)k && a.i[k] == -(int)k &&
+			    a.big[k] == (int32_t)(2 * k));
+	free(s.base);
+}
+
+static void test_overflow(void **state)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+
+	(void)state;
+	assert_null(inart_slab_take(&s, 16, 8));
+	assert_null(inart_slab_take(&s, SIZE_MAX / 2, 4));
+	errno = 0;
+	assert_int_equal(inart_slab_alloc(&s), -ENOMEM);
+	assert_int_equal(errno, ENOMEM);
+	assert_null(s.base);
+}
+
+static void test_empty(void **state)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+
+	(void)state;
+	assert_int_equal(inart_slab_alloc(&s), 0); /* nothing taken: still a block to free */
+	assert_non_null(s.base);
+	free(s.base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_layout),
+	    cmocka_unit_test(test_overflow),
+	    cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
