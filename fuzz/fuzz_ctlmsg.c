@@ -47,15 +47,7 @@ static void apply(const struct inart_ctl_req *r)
 {
 	if (r->op == INART_CTL_INSTALL) {
 		struct inart_switch *sw = fixed_switch();
-		struct inart_sw_update u = {
-		    .replace = r->replace,
-		    .n_labels = r->n_labels,
-		    .labels = r->labels,
-		    .n_del_labels = r->n_del_labels,
-		    .del_labels = r->del_labels,
-		    .n_routes = r->n_routes,
-		    .routes = r->routes,
-		};
+		struct inart_sw_update u = inart_ctl_req_sw_update(r);
 		char why[256] = "";
 
 		if (inart_switch_apply(sw, &u, why, sizeof(why)) < 0) {

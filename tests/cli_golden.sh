@@ -80,6 +80,23 @@ for a in inart ps atp ring; do
 done
 run dot_inart dot sc/topo.json sc/jobs.json p_inart.json
 
+# the other built-in scenarios (their own shapes of fabric, INA and jobs):
+# the inputs written and described, phase 1 and 2 through inart's and the
+# PS baseline's plans, the evaluator, and compare's JSON (its plan times are
+# the one wall-clock field, replaced by T)
+for s in scarce leafspine bcube scarce-small/1; do
+	d=$(echo "$s" | tr / _)
+	(cd "$W" && "$INART" run --scenario "$s" --write "$d" --no-compare >/dev/null)
+	run "topo_describe_$d" topo describe "$d/topo.json"
+	for a in inart ps; do
+		run "plan_${a}_$d" plan "$d/topo.json" "$d/jobs.json" --algo $a --time-limit 0
+		cp "$W/out" "$W/$d/p_$a.json"
+		run "eval_${a}_$d" eval "$d/topo.json" "$d/jobs.json" "$d/p_$a.json"
+	done
+	run "compare_$d" compare "$d/topo.json" "$d/jobs.json" --format json --time-limit 0 \
+		--algos inart,inart-even,ps,byteps,switchml,atp,ring,lp
+done
+
 # tables and control requests built from the plans (bridge: install, ctlmsg)
 run ctl_deploy ctl deploy sc/topo.json sc/jobs.json --ctl-dir /run/g
 for a in inart atp switchml ring; do

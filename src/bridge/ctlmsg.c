@@ -372,6 +372,21 @@ void inart_ctl_req_free(struct inart_ctl_req *req)
 	memset(req, 0, sizeof(*req));
 }
 
+struct inart_sw_update inart_ctl_req_sw_update(const struct inart_ctl_req *req)
+{
+	return (struct inart_sw_update){
+	    .replace = req->replace,
+	    .n_labels = req->n_labels,
+	    .labels = req->labels,
+	    .n_del_labels = req->n_del_labels,
+	    .del_labels = req->del_labels,
+	    .n_routes = req->n_routes,
+	    .routes = req->routes,
+	    .n_ingress = req->n_ingress,
+	    .ingress = req->ingress,
+	};
+}
+
 /* ---- request encoding (client side) ---- */
 
 char *inart_ctl_req_encode(const struct inart_ctl_req *req)

@@ -119,6 +119,9 @@ int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len);
 int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req, char *why,
 			size_t why_len);
 void inart_ctl_req_free(struct inart_ctl_req *req);
+/* The table update an install request carries (replace, labels, deletions,
+ * routes, ingress), pointing into req's arrays: valid while req is. */
+struct inart_sw_update inart_ctl_req_sw_update(const struct inart_ctl_req *req);
 
 /* A request as JSON text (malloc'ed, NUL-terminated; NULL + errno). Fields
  * not used by req->op are omitted. */

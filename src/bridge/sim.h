@@ -167,28 +167,4 @@ const struct inart_switch *inart_sim_switch(const struct inart_sim *s, int node)
 const struct inart_ps *inart_sim_ps(const struct inart_sim *s, int node);
 const struct inart_worker *inart_sim_worker(const struct inart_sim *s, int k);
 
-/*
- * The event queue, public for its unit test: a binary min-heap of
- * (time, insertion number) keys with an opaque payload, FIFO among equal
- * times.
- */
-struct inart_sim_ev {
-	uint64_t t, seq;
-	int type, a;
-	void *p;
-};
-
-struct inart_sim_evq {
-	struct inart_sim_ev *h;
-	size_t n, cap;
-	uint64_t next_seq;
-};
-
-void inart_sim_evq_init(struct inart_sim_evq *q);
-void inart_sim_evq_free(struct inart_sim_evq *q);
-/* 0 or -ENOMEM. */
-int inart_sim_evq_push(struct inart_sim_evq *q, uint64_t t, int type, int a, void *p);
-/* 1 and *ev = the earliest event (removed), or 0 if empty. */
-int inart_sim_evq_pop(struct inart_sim_evq *q, struct inart_sim_ev *ev);
-
 #endif

@@ -26,4 +26,10 @@ static inline uint64_t inart_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Milliseconds, signed: for deadlines and timeouts of the control sockets. */
+static inline int64_t inart_now_ms(void)
+{
+	return (int64_t)(inart_now_ns() / 1000000);
+}
+
 #endif

@@ -4,9 +4,7 @@
  * built.  Readers take untrusted input: every error names the file (`name`)
  * and the line/column (JSON syntax) or the offending id, e.g.
  *   "topo.json:3:17: '}' expected" or "jobs.json: job 'j0': unknown model 'x'".
- * Writers produce canonical, stable JSON (keys in a fixed order, 2-space
- * indentation, shortest round-trip numbers) so that golden files compare
- * byte for byte.
+ * Writers (formats_dump.h, included here) produce canonical, stable JSON.
  *
  * Text in, text out: reading and writing files is common/file.h, and
  * cp/load.h reads these formats from files.
@@ -19,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "formats_dump.h"
 #include "plan.h"
 
 /* Parse from memory (name is used in messages only).  NULL + errno on error,
@@ -30,11 +29,5 @@ struct inart_jobs *inart_jobs_parse(const char *buf, size_t len, const char *nam
 struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *name,
 				    const struct inart_topo *t, const struct inart_jobs *js,
 				    struct inart_err *err);
-
-/* Serialize to a NUL-terminated malloc'ed string (NULL + errno on failure). */
-char *inart_topo_dump(const struct inart_topo *t);
-char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t);
-char *inart_plan_dump(const struct inart_plan *p, const struct inart_topo *t,
-		      const struct inart_jobs *js);
 
 #endif

@@ -17,7 +17,7 @@
  * not through within request_ms is answered with an error / dropped and its
  * client closed.  So idle or slow clients never lock the others out.
  *
- * Client: inart_ctl_call sends one request and waits for its reply.
+ * Client: io/ctlclient.h (included here for the users of both ends).
  *
  * Ownership: the server owns its connections and unlinks its path on close.
  */
@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "inart/inart.h"
+#include "ctlclient.h"
 
 #define INART_CTLSRV_MAX_CLIENTS 32
 
@@ -72,34 +73,5 @@ int inart_ctlsrv_service(struct inart_ctlsrv *s);
  * is wrong: the connection is closed, nothing of it handled). */
 int inart_ctlsrv_tcp_port(const struct inart_ctlsrv *s);
 uint64_t inart_ctlsrv_auth_failures(const struct inart_ctlsrv *s);
-
-/* Client: send one request body, wait up to timeout_ms for the reply.
- * path is a UNIX socket path, or "tcp:HOST:PORT": then the key is read from
- * the file named by the environment variable INART_CTL_KEY, the handshake
- * of io/ctlauth.h authenticates both sides and every frame carries a MAC
- * (-EACCES: refused, or the server does not know the key).
- * 0 and *reply (malloc'ed, NUL-terminated, *reply_len bytes), or -errno
- * with err saying what failed (connect, timeout, framing). */
-int inart_ctl_call(const char *path, const char *body, size_t len, char **reply, size_t *reply_len,
-		   int timeout_ms, struct inart_err *err);
-
-/* A kept connection: requests to one daemon over one connection, opened at
- * the first call (TCP: with the handshake of io/ctlauth.h, frames MAC'ed
- * with consecutive sequence numbers), kept open between calls.  A call on
- * a kept connection that the daemon closed (idle, restarted, its slot given
- * to another client: -ECONNRESET) is made once more on a new connection
- * within the same timeout; any failure closes the connection (a late reply
- * is never taken for the next request's), the next call opens a new one.
- * The same results and errors as inart_ctl_call.  For periodic requests
- * (the controller's counters): no connect, accept and, over TCP, handshake
- * per request. */
-struct inart_ctl_conn;
-
-struct inart_ctl_conn *inart_ctl_conn_create(const char *path); /* NULL + errno */
-void inart_ctl_conn_destroy(struct inart_ctl_conn *c);
-int inart_ctl_conn_call(struct inart_ctl_conn *c, const char *body, size_t len, char **reply,
-			size_t *reply_len, int timeout_ms, struct inart_err *err);
-/* Connections opened so far (tests). */
-unsigned long inart_ctl_conn_connects(const struct inart_ctl_conn *c);
 
 #endif

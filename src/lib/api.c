@@ -1,7 +1,7 @@
 /*
  * api: glue for the public API (include/inart/inart.h) that no internal
  * module defines.  The rest of the public surface is implemented where it
- * lives: loading in load.c, dumping in formats.c, destroy functions in
+ * lives: loading in load.c, dumping in formats_dump.c, destroy functions in
  * graph.c, jobs.c and plan.c, planning in planner.c, evaluation in
  * evaluate.c.
  */

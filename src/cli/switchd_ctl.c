@@ -1,0 +1,501 @@
+/*
+ * switchd_ctl: what `inart switchd` does for each control request
+ * (switchd_ctl.h): info, tables, stats and port counters as JSON, installs
+ * built aside and put in service through cli/txn, counters reset, state
+ * dropped.  Runs in the control thread; whatever touches the core's mutable
+ * state, the gate or the sockets is a command (cmd_*) that the packet thread
+ * runs between two batches (inart_ctlthread_call), so that thread stays the
+ * only writer of what it owns.
+ *
+ * Ownership: an install's object (struct sw_obj: a new core or a table set,
+ * with the gate's labels) belongs to the control thread until cmd_swap puts
+ * its contents in service; what goes out of service comes back in a new
+ * object, kept by cli/txn for a rollback and destroyed by
+ * cli_switchd_obj_destroy.
+ */
+#include "switchd_ctl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge/ctlmsg.h"
+#include "common/clock.h"
+#include "dp/gate.h"
+#include "dp/pkt.h"
+#include "io/log.h"
+
+/* What an install puts in service: a new core (with its configuration), or a
+ * table set for the core in service. */
+struct sw_obj {
+	struct inart_switch *core;
+	struct inart_sw_cfg cfg;
+	struct inart_sw_tables *tab;
+	uint32_t *agg; /* with a gate: its aggregating labels (inart_gate_agg_labels_of) */
+	int n_agg;
+};
+
+/* Current tree counters (malloc'ed, *n); NULL with *n = 0 if none. */
+static struct inart_sw_tree_stats *tree_stats(const struct inart_switch *sw, uint64_t *drops,
+					      struct inart_sw_port_stats *ports, int *n)
+{
+	int cap = 64, k;
+	struct inart_sw_tree_stats *t = NULL;
+
+	for (;;) {
+		struct inart_sw_tree_stats *nt = realloc(t, (size_t)cap * sizeof(*t));
+
+		if (nt == NULL) {
+			free(t);
+			*n = 0;
+			inart_switch_stats(sw, drops, ports, NULL, 0);
+			return NULL;
+		}
+		t = nt;
+		k = inart_switch_stats(sw, drops, ports, t, cap);
+		if (k <= cap)
+			break;
+		cap = k;
+	}
+	*n = k;
+	return t;
+}
+
+/* ---- commands (run in the packet thread) ---- */
+
+static void cmd_reset_stats(void *arg)
+{
+	struct sw_state *s = arg;
+
+	free(s->base_trees);
+	s->base_trees = tree_stats(s->sw, s->base_drops, s->base_ports, &s->n_base_trees);
+	for (int i = 0; i < s->n_ports; i++)
+		inart_afp_stats(s->ports[i], &s->base_afp[i]);
+}
+
+/* A new core: its counters start at zero (socket counters go on). */
+static void stats_zero(struct sw_state *s)
+{
+	free(s->base_trees);
+	s->base_trees = NULL;
+	s->n_base_trees = 0;
+	memset(s->base_drops, 0, sizeof(s->base_drops));
+	memset(s->base_ports, 0, sizeof(s->base_ports));
+	for (int i = 0; i < s->n_ports; i++)
+		inart_afp_stats(s->ports[i], &s->base_afp[i]);
+}
+
+struct swap_cmd {
+	struct sw_state *s;
+	struct sw_obj *in, *out;
+};
+
+/* Put c->in in service; what it replaces goes to c->out (the gate's label
+ * set with the tables it was built from: a rollback brings both back). */
+static void cmd_swap(void *arg)
+{
+	struct swap_cmd *c = arg;
+	struct sw_state *s = c->s;
+
+	if (c->in->core != NULL) {
+		c->out->core = s->sw;
+		s->sw = c->in->core;
+		stats_zero(s);
+	} else {
+		c->out->tab = inart_switch_tables_swap(s->sw, c->in->tab);
+	}
+	if (s->gate != NULL) {
+		inart_gate_swap_agg_labels(s->gate, &c->in->agg, &c->in->n_agg);
+		c->out->agg = c->in->agg;
+		c->out->n_agg = c->in->n_agg;
+		c->in->agg = NULL;
+	}
+}
+
+struct lose_cmd {
+	struct sw_state *s;
+	int busy;
+};
+
+static void cmd_lose_state(void *arg)
+{
+	struct lose_cmd *c = arg;
+
+	c->busy = inart_switch_lose_state(c->s->sw);
+}
+
+/* The counters since the last reset (the gate's: since start). */
+struct stats_cmd {
+	struct sw_state *s;
+	struct inart_gate_stats gate;
+	uint64_t drops[INART_DROP_N];
+	struct inart_sw_port_stats ports[INART_SW_MAX_PORTS];
+	struct inart_afp_stats afp[INART_SW_MAX_PORTS];
+	struct inart_sw_tree_stats *trees;
+	int n;
+};
+
+static void cmd_stats(void *arg)
+{
+	struct stats_cmd *c = arg;
+	struct sw_state *s = c->s;
+
+	c->trees = tree_stats(s->sw, c->drops, c->ports, &c->n);
+	if (s->gate != NULL)
+		inart_gate_stats(s->gate, &c->gate);
+	for (int i = 0; i < INART_DROP_N; i++)
+		c->drops[i] -= s->base_drops[i];
+	for (int i = 0; i < s->n_ports; i++) {
+		struct inart_afp_stats a;
+		const struct inart_afp_stats *b = &s->base_afp[i];
+
+		inart_ctl_counters_sub(&c->ports[i], &s->base_ports[i], inart_ctl_sw_port_counters,
+				       inart_ctl_n_sw_port_counters);
+		inart_afp_stats(s->ports[i], &a);
+		c->afp[i].rx_kernel_drops = a.rx_kernel_drops - b->rx_kernel_drops;
+		c->afp[i].rx_trunc = a.rx_trunc - b->rx_trunc;
+		c->afp[i].tx_blocked = a.tx_blocked - b->tx_blocked;
+		c->afp[i].tx_drops = a.tx_drops - b->tx_drops;
+		c->afp[i].tx_errors = a.tx_errors - b->tx_errors;
+	}
+	for (int i = 0; i < c->n; i++)
+		for (int k = 0; k < s->n_base_trees; k++) {
+			const struct inart_sw_tree_stats *b = &s->base_trees[k];
+			struct inart_sw_tree_stats *t = &c->trees[i];
+
+			if (b->job == t->job && b->tree == t->tree)
+				inart_ctl_counters_sub(t, b, inart_ctl_sw_tree_counters,
+						       inart_ctl_n_sw_tree_counters);
+		}
+}
+
+/* ---- the control thread ---- */
+
+void *cli_switchd_obj_swap(void *ctx, void *obj)
+{
+	struct sw_state *s = ctx;
+	struct sw_obj *in = obj, *out = calloc(1, sizeof(*out));
+	struct swap_cmd c = {s, in, out};
+
+	if (out == NULL) {
+		/* cannot keep what goes out of service: it is lost, not leaked
+		 * into service */
+		static struct sw_obj sink;
+
+		memset(&sink, 0, sizeof(sink));
+		c.out = &sink;
+		inart_ctlthread_call(s->ctl, cmd_swap, &c);
+		inart_switch_destroy(sink.core);
+		inart_sw_tables_destroy(sink.tab);
+		free(sink.agg);
+		out = NULL;
+	} else {
+		inart_ctlthread_call(s->ctl, cmd_swap, &c);
+		out->cfg = s->cfg;
+	}
+	if (in->core != NULL)
+		s->cfg = in->cfg;
+	free(in); /* its contents are in service now */
+	return out;
+}
+
+void cli_switchd_obj_destroy(void *ctx, void *obj)
+{
+	struct sw_obj *o = obj;
+
+	(void)ctx;
+	if (o == NULL)
+		return;
+	inart_switch_destroy(o->core);
+	inart_sw_tables_destroy(o->tab);
+	free(o->agg);
+	free(o);
+}
+
+/* The gate's counters (emulation: losses, aggregation limit), since start. */
+static json_t *gate_json(const struct sw_state *s, const struct inart_gate_stats *g)
+{
+	json_t *o = json_object(), *rx = json_array(), *tx = json_array();
+
+	for (int i = 0; i < s->n_ports; i++) {
+		json_array_append_new(rx, json_integer((json_int_t)g->rx_lost[i]));
+		json_array_append_new(tx, json_integer((json_int_t)g->tx_lost[i]));
+	}
+	json_object_set_new(o, "rx_lost", rx);
+	json_object_set_new(o, "tx_lost", tx);
+	json_object_set_new(o, "agg_frames", json_integer((json_int_t)g->agg_frames));
+	json_object_set_new(o, "agg_bytes", json_integer((json_int_t)g->agg_bytes));
+	json_object_set_new(o, "agg_held", json_integer((json_int_t)g->agg_held));
+	json_object_set_new(o, "agg_dropped", json_integer((json_int_t)g->agg_dropped));
+	return o;
+}
+
+/* With a gate: the aggregating labels of what o puts in service (its new
+ * core's tables or its table set), for cmd_swap to hand to the gate.  Runs
+ * in the control thread on objects not in service. */
+static int gate_labels(struct sw_state *s, struct sw_obj *o, char *why, size_t why_len)
+{
+	int n = o->core ? inart_switch_get_labels(o->core, NULL, 0)
+			: inart_sw_tables_labels(o->tab, NULL, 0);
+	struct inart_label_entry *l;
+	int rc = -ENOMEM;
+
+	if (s->gate == NULL)
+		return 0;
+	l = calloc((size_t)n + 1, sizeof(*l));
+	if (l != NULL) {
+		n = o->core ? inart_switch_get_labels(o->core, l, n)
+			    : inart_sw_tables_labels(o->tab, l, n);
+		rc = inart_gate_agg_labels_of(l, n, &o->agg, &o->n_agg);
+	}
+	free(l);
+	if (rc < 0)
+		snprintf(why, why_len, "out of memory (the aggregation limit's labels)");
+	return rc;
+}
+
+static json_t *stats_json(struct sw_state *s)
+{
+	struct stats_cmd c = {.s = s};
+	json_t *o, *pa;
+
+	inart_ctlthread_call(s->ctl, cmd_stats, &c);
+	o = inart_ctl_sw_stats_json(c.drops, c.ports, s->n_ports, s->ifnames, c.trees, c.n);
+	free(c.trees);
+	pa = json_object_get(o, "ports");
+	for (int i = 0; i < s->n_ports; i++) {
+		const struct inart_afp_stats *a = &c.afp[i];
+		json_t *p = json_array_get(pa, (size_t)i);
+
+		json_object_set_new(p, "sock_rx_kernel_drops",
+				    json_integer((json_int_t)a->rx_kernel_drops));
+		json_object_set_new(p, "sock_rx_trunc", json_integer((json_int_t)a->rx_trunc));
+		json_object_set_new(p, "sock_tx_blocked", json_integer((json_int_t)a->tx_blocked));
+		json_object_set_new(p, "sock_tx_drops", json_integer((json_int_t)a->tx_drops));
+		json_object_set_new(p, "sock_tx_errors", json_integer((json_int_t)a->tx_errors));
+	}
+	if (s->gate != NULL)
+		json_object_set_new(o, "gate", gate_json(s, &c.gate));
+	json_object_set_new(o, "role", json_string("switch"));
+	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
+	return o;
+}
+
+/* The port counters alone (port_counters: the controller's polls). */
+static json_t *port_counters_json(struct sw_state *s)
+{
+	struct stats_cmd c = {.s = s};
+	json_t *o;
+
+	inart_ctlthread_call(s->ctl, cmd_stats, &c);
+	free(c.trees);
+	o = inart_ctl_sw_port_counters_json(c.ports, s->n_ports);
+	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
+	return o;
+}
+
+static json_t *info_json(struct sw_state *s)
+{
+	json_t *o = json_object(), *names = json_array(), *macs = json_array();
+
+	for (int i = 0; i < s->n_ports; i++) {
+		char m[18];
+
+		inart_ctl_fmt_mac(s->macs[i], m);
+		json_array_append_new(names, json_string(s->ifnames[i]));
+		json_array_append_new(macs, json_string(m));
+	}
+	json_object_set_new(o, "role", json_string("switch"));
+	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "ctl_auth_failures",
+			    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
+	json_object_set_new(o, "ports", names);
+	json_object_set_new(o, "macs", macs);
+	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
+	json_object_set_new(o, "installs", json_integer((json_int_t)s->installs));
+	json_object_set_new(o, "labels", json_integer(inart_switch_get_labels(s->sw, NULL, 0)));
+	json_object_set_new(
+	    o, "table_bytes",
+	    json_integer((json_int_t)inart_sw_tables_bytes(inart_switch_tables(s->sw))));
+	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
+	cli_txn_json(&s->txn, o);
+	return o;
+}
+
+static json_t *tables_json(struct sw_state *s, char *why, size_t why_len)
+{
+	int nl = inart_switch_get_labels(s->sw, NULL, 0),
+	    nr = inart_switch_get_routes(s->sw, NULL, 0),
+	    ng = inart_switch_get_ingress(s->sw, NULL, 0);
+	struct inart_label_entry *l = calloc((size_t)nl + 1, sizeof(*l));
+	struct inart_route *r = calloc((size_t)nr + 1, sizeof(*r));
+	struct inart_sw_ingress *g = calloc((size_t)ng + 1, sizeof(*g));
+	json_t *o = NULL, *la, *ra, *ga;
+
+	if (l == NULL || r == NULL || g == NULL) {
+		snprintf(why, why_len, "out of memory");
+		goto out;
+	}
+	nl = inart_switch_get_labels(s->sw, l, nl);
+	nr = inart_switch_get_routes(s->sw, r, nr);
+	ng = inart_switch_get_ingress(s->sw, g, ng);
+	o = json_object();
+	la = json_array();
+	ra = json_array();
+	ga = json_array();
+	for (int i = 0; i < nl; i++)
+		json_array_append_new(la, inart_ctl_label_json(&l[i]));
+	for (int i = 0; i < nr; i++)
+		json_array_append_new(ra, inart_ctl_route_json(&r[i]));
+	for (int i = 0; i < ng; i++)
+		json_array_append_new(ga, inart_ctl_ingress_json(&g[i]));
+	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
+	json_object_set_new(o, "labels", la);
+	json_object_set_new(o, "routes", ra);
+	json_object_set_new(o, "ingress", ga);
+out:
+	free(l);
+	free(r);
+	free(g);
+	return o;
+}
+
+/* Build what request rq installs, aside: a core (with a configuration) or a
+ * table set for the core in service.  0 and *obj, or -errno with why. */
+static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj, char *why,
+		 size_t why_len)
+{
+	struct inart_sw_update u = inart_ctl_req_sw_update(rq);
+	struct sw_obj *o = calloc(1, sizeof(*o));
+	char r[160];
+	int rc;
+
+	*obj = NULL;
+	if (o == NULL) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	if (!rq->has_cfg) {
+		/* reads only the tables in service, which only this thread changes */
+		rc = inart_switch_tables_build(s->sw, &u, &o->tab, why, why_len);
+		if (rc < 0)
+			goto fail;
+		goto built;
+	}
+	if (rq->cfg.n_ports != s->n_ports) {
+		snprintf(why, why_len, "config has %d ports, this switch has %d interfaces",
+			 rq->cfg.n_ports, s->n_ports);
+		rc = -EINVAL;
+		goto fail;
+	}
+	for (int i = 0; i < s->n_ports; i++)
+		if (inart_mac_is_zero(rq->cfg.ports[i].mac))
+			memcpy(rq->cfg.ports[i].mac, s->macs[i], 6);
+	o->cfg = rq->cfg;
+	rc = inart_switch_cfg_check(&rq->cfg, r, sizeof(r));
+	if (rc < 0) {
+		snprintf(why, why_len, "config refused by the switch core: %s", r);
+		goto fail;
+	}
+	o->core = inart_switch_create(&rq->cfg);
+	if (o->core == NULL) {
+		rc = -ENOMEM;
+		snprintf(why, why_len, "out of memory");
+		goto fail;
+	}
+	rc = inart_switch_apply(o->core, &u, why, why_len);
+	if (rc < 0)
+		goto fail;
+built:
+	rc = gate_labels(s, o, why, why_len);
+	if (rc < 0)
+		goto fail;
+	*obj = o;
+	return 0;
+fail:
+	cli_switchd_obj_destroy(s, o);
+	return rc;
+}
+
+static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **data, char *why,
+		      size_t why_len)
+{
+	struct sw_obj *o = NULL;
+	int rc, unchanged = rq->prepare && cli_txn_unchanged(&s->txn, rq->install_id);
+
+	if (!unchanged) {
+		rc = build(s, rq, &o, why, why_len);
+		if (rc < 0)
+			return rc;
+	}
+	*data = json_object();
+	if (rq->prepare) {
+		cli_txn_prepare(&s->txn, rq->install_id, o, o != NULL && o->core == NULL);
+		json_object_set_new(*data, "prepared", json_string(rq->install_id));
+		json_object_set_new(*data, "unchanged", json_boolean(unchanged));
+		return 0;
+	}
+	cli_txn_install(&s->txn, rq->install_id, o);
+	s->installs++;
+	json_object_set_new(*data, "installed", json_string(s->txn.id));
+	return 0;
+}
+
+int cli_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
+{
+	struct sw_state *s = ctx;
+	int rc = 0, committed = 0;
+
+	if (cli_txn_is_op(rq->op)) {
+		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
+				     why_len);
+		s->installs += committed;
+		return rc;
+	}
+	switch (rq->op) {
+	case INART_CTL_INFO:
+		*data = info_json(s);
+		break;
+	case INART_CTL_INSTALL:
+		rc = do_install(s, rq, data, why, why_len);
+		if (rc == 0)
+			inart_log_info("%s %d labels, %d routes, %d deletions%s%s%s%s",
+				       rq->prepare ? "prepared" : "installed", rq->n_labels,
+				       rq->n_routes, rq->n_del_labels,
+				       rq->replace ? " (replace)" : "",
+				       rq->has_cfg ? " with a new configuration" : "",
+				       rq->install_id[0] ? ", install " : "", rq->install_id);
+		break;
+	case INART_CTL_TABLES:
+		*data = tables_json(s, why, why_len);
+		if (*data == NULL)
+			rc = -ENOMEM;
+		break;
+	case INART_CTL_STATS:
+		*data = stats_json(s);
+		break;
+	case INART_CTL_PORT_COUNTERS:
+		*data = port_counters_json(s);
+		break;
+	case INART_CTL_RESET_STATS:
+		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
+		inart_log_info("counters reset");
+		break;
+	case INART_CTL_LOSE_STATE: {
+		struct lose_cmd c = {s, 0};
+
+		inart_ctlthread_call(s->ctl, cmd_lose_state, &c);
+		/* the partial sums of chunks in progress are gone */
+		*data = json_object();
+		json_object_set_new(*data, "busy_slots", json_integer(c.busy));
+		inart_log_warn("aggregation state dropped on request (%d slots in use)", c.busy);
+		break;
+	}
+	default:
+		rc = -EOPNOTSUPP; /* the other daemon's (cli_ctl_serve says so) */
+		break;
+	}
+	return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * switchd_ctl: the control side of `inart switchd` (cmd_switchd.c is the
+ * daemon: options, interfaces, the packet thread's loop).  The state below
+ * is the daemon's, shared by its two threads; the comments on its fields say
+ * which thread owns each.  The control thread reads the core only where the
+ * packet thread never writes (the tables in service, which change only
+ * through the control thread's own commands).
+ */
+#ifndef INART_CLI_SWITCHD_CTL_H
+#define INART_CLI_SWITCHD_CTL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bridge/ctlmsg.h"
+#include "dp/switch.h"
+#include "io/afpacket.h"
+#include "io/ctlthread.h"
+#include "txn.h"
+
+/* output frames of the core per call */
+#define OUT_MAX (INART_SW_MAX_FANOUT + 8)
+
+struct inart_gate;
+
+struct sw_state {
+	const char *name;
+	int n_ports;
+	struct inart_afp *ports[INART_SW_MAX_PORTS];
+	const char *ifnames[INART_SW_MAX_PORTS];
+	uint8_t macs[INART_SW_MAX_PORTS][6];
+	struct inart_switch *sw;     /* in service (changed by commands only) */
+	struct inart_ctlthread *ctl; /* the control thread */
+	/* packet thread: loss and aggregation limit (NULL: none); its label set
+	 * is exchanged by cmd_swap with the tables' */
+	struct inart_gate *gate;
+	/* control thread */
+	struct inart_sw_cfg cfg; /* of the core in service */
+	struct cli_txn txn;
+	uint64_t installs;
+	/* packet thread: counters at the last reset */
+	uint64_t base_drops[INART_DROP_N];
+	struct inart_sw_port_stats base_ports[INART_SW_MAX_PORTS];
+	struct inart_afp_stats base_afp[INART_SW_MAX_PORTS];
+	struct inart_sw_tree_stats *base_trees;
+	int n_base_trees;
+	uint64_t start_ns;
+	/* output frames of the core */
+	struct inart_frame out[OUT_MAX];
+};
+
+/* One control request for this switch (cli_ctl_daemon's op; cli_ctl_serve
+ * does the rest). */
+int cli_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len);
+/* cli_txn's swap and destroy for the switch's objects (ctx: the sw_state). */
+void *cli_switchd_obj_swap(void *ctx, void *obj);
+void cli_switchd_obj_destroy(void *ctx, void *obj);
+
+#endif
