@@ -102,6 +102,7 @@ static void test_backwards(void **state)
 {
 	struct inart_topo *t = line();
 	struct inart_estimator *e = est(t, 0);
+	struct inart_est_anomalies an;
 	struct inart_port_sample p[2] = {{0}};
 	int v = tu_find(t, "e1"), a = arc(t, "e0", "e1");
 
@@ -123,7 +124,20 @@ static void test_backwards(void **state)
 	p[0].rx_ina_bytes = 50;
 	assert_int_equal(inart_estimator_feed(e, v, 6.0, p, 2), 0);
 	assert_int_equal(inart_estimator_resets(e), 2);
+	/* INA bytes grown more than all bytes: read at two moments, skipped */
+	p[0].rx_ina_bytes += 1000;
+	p[0].rx_bytes += 10;
+	assert_int_equal(inart_estimator_feed(e, v, 7.0, p, 2), 0);
+	assert_true(fabs(inart_estimator_bg(e)[a] - 3.0) < 1e-6);
+	assert_int_equal(inart_estimator_resets(e), 2);
+	inart_estimator_anomalies(e, &an);
+	assert_int_equal(an.went_back, 2);
+	assert_int_equal(an.restarts, 0);
+	assert_int_equal(an.jumps, 0);
+	assert_int_equal(an.inconsistent, 2); /* this one and the INA-only step at 5.0 */
 	inart_estimator_destroy(e);
+	inart_estimator_anomalies(NULL, &an);
+	assert_int_equal(an.went_back + an.restarts + an.jumps + an.inconsistent, 0);
 	inart_topo_destroy(t);
 }
 
@@ -131,6 +145,7 @@ static void test_silent_and_clamp(void **state)
 {
 	struct inart_topo *t = line();
 	struct inart_estimator *e = est(t, 0);
+	struct inart_est_anomalies an;
 	struct inart_port_sample p[2] = {{0}};
 	int e0 = tu_find(t, "e0"), e1 = tu_find(t, "e1");
 
@@ -149,6 +164,9 @@ static void test_silent_and_clamp(void **state)
 	p[0].rx_bytes += (uint64_t)(1.0 * 50e9 / 8);
 	assert_int_equal(inart_estimator_feed(e, e1, 2.5, p, 2), 0);
 	assert_int_equal(inart_estimator_resets(e), 1);
+	inart_estimator_anomalies(e, &an);
+	assert_int_equal(an.jumps, 1);
+	assert_int_equal(an.went_back + an.restarts + an.inconsistent, 0);
 	assert_true(fabs(inart_estimator_bg(e)[arc(t, "e0", "e1")] - 9.5) < 1e-9);
 	/* bad calls */
 	assert_int_equal(inart_estimator_feed(e, e1, 2.5, p, 2), -EINVAL); /* same time */
@@ -199,6 +217,7 @@ static void test_switch_clock(void **state)
 {
 	struct inart_topo *t = line();
 	struct inart_estimator *e = est(t, 0);
+	struct inart_est_anomalies an;
 	struct inart_port_sample p[2] = {{0}};
 	const double jitter[5] = {0, 0.08, 0.01, 0.07, 0.0};
 	int v = tu_find(t, "e1"), a = arc(t, "e0", "e1");
@@ -213,6 +232,9 @@ static void test_switch_clock(void **state)
 	p[0].rx_bytes = 5; /* restarted: its clock and counters from 0 */
 	assert_int_equal(inart_estimator_feed_at(e, v, 11.0, 0.05, p, 2), 0);
 	assert_int_equal(inart_estimator_resets(e), 1);
+	inart_estimator_anomalies(e, &an);
+	assert_int_equal(an.restarts, 1);
+	assert_int_equal(an.went_back + an.jumps + an.inconsistent, 0);
 	assert_true(fabs(inart_estimator_bg(e)[a] - 3.0) < 1e-6);
 	inart_estimator_destroy(e);
 	inart_topo_destroy(t);

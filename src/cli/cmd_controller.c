@@ -562,6 +562,20 @@ static void install(struct run *r, uint64_t e)
 	log_event(r, "install", epoch, id, rc == 0, inart_now_s() - t1, rc == 0 ? "" : err.msg);
 }
 
+/* The samples the estimator set aside, by cause (ctl/estimate.h). */
+static void print_anomalies(const struct inart_estimator *e)
+{
+	struct inart_est_anomalies an;
+
+	inart_estimator_anomalies(e, &an);
+	fprintf(
+	    stderr,
+	    "inart controller: samples set aside: %llu switch restarts, %llu counters went back, "
+	    "%llu jumps above 4x a link, %llu inconsistent (INA > total)\n",
+	    (unsigned long long)an.restarts, (unsigned long long)an.went_back,
+	    (unsigned long long)an.jumps, (unsigned long long)an.inconsistent);
+}
+
 static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *e,
 		const struct inart_topo *t)
 {
@@ -634,6 +648,7 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 		r->install_failures, inart_poller_failures(pl), inart_poller_connects(pl),
 		(unsigned long long)inart_estimator_resets(e), cpu_s() - cpu0,
 		100 * (cpu_s() - cpu0) / (inart_now_s() - r->t0));
+	print_anomalies(e);
 	fprintf(stderr, "inart controller: CPU by phase: startup %.3f s", cpu0);
 	for (int ph = 0; ph < PH_N; ph++)
 		fprintf(stderr, ", %s %.3f s", phase_name[ph], acct->s[ph]);

@@ -30,7 +30,7 @@ struct inart_estimator {
 	char *known;			      /* per arc */
 	struct sw_state *sw;		      /* per node */
 	void *block;			      /* the arrays above (lay_out) */
-	uint64_t resets;
+	struct inart_est_anomalies an;
 };
 
 void inart_est_opt_default(struct inart_est_opt *o)
@@ -201,7 +201,7 @@ int inart_estimator_feed_at(struct inart_estimator *e, int node, double now_s, d
 	if (s->sampled && !(now_s > s->t))
 		return -EINVAL;
 	if (s->sampled && !(clock_s > s->clock))
-		e->resets++; /* the switch's clock went back: it restarted */
+		e->an.restarts++; /* the switch's clock went back: it restarted */
 	if (!s->sampled || !(clock_s > s->clock)) {
 		memcpy(s->last, ports, (size_t)n_ports * sizeof(*ports));
 		s->sampled = 1;
@@ -216,7 +216,7 @@ int inart_estimator_feed_at(struct inart_estimator *e, int node, double now_s, d
 		int arcs[2] = {out ^ 1, out};
 
 		if (went_back(&s->last[k], &ports[k])) {
-			e->resets++;
+			e->an.went_back++;
 			continue; /* a new baseline; the estimates stay */
 		}
 		for (int i = 0; i < 2; i++) {
@@ -226,11 +226,13 @@ int inart_estimator_feed_at(struct inart_estimator *e, int node, double now_s, d
 			if (e->meas_node[a] != node)
 				continue;
 			b = bg_bytes(&s->last[k], &ports[k], e->meas_rx[a]);
-			if (b < 0)
+			if (b < 0) {
+				e->an.inconsistent++;
 				continue;
+			}
 			g = b * 8.0 / dt / e->o.scale_bps;
 			if (g > 4.0 * t->arcs[a].gbps) {
-				e->resets++; /* impossible on the link: a counter jump */
+				e->an.jumps++; /* impossible on the link: a counter jump */
 				continue;
 			}
 			cap = (1.0 - e->o.min_residual) * t->arcs[a].gbps;
@@ -272,7 +274,15 @@ int inart_estimator_silent(const struct inart_estimator *e, double now_s)
 	return -1;
 }
 
+void inart_estimator_anomalies(const struct inart_estimator *e, struct inart_est_anomalies *out)
+{
+	if (e == NULL)
+		memset(out, 0, sizeof(*out));
+	else
+		*out = e->an;
+}
+
 uint64_t inart_estimator_resets(const struct inart_estimator *e)
 {
-	return e == NULL ? 0 : e->resets;
+	return e == NULL ? 0 : e->an.restarts + e->an.went_back + e->an.jumps;
 }

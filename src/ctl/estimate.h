@@ -90,7 +90,18 @@ int inart_estimator_ready(const struct inart_estimator *e);
  * now_s, or -1.  A switch never sampled counts as silent. */
 int inart_estimator_silent(const struct inart_estimator *e, double now_s);
 
-/* Counter resets seen (counters that went backwards). */
+/* Samples the estimator set aside, by cause: a switch's clock that went
+ * back (it restarted), a port counter that went backwards, an interval
+ * above 4x the link's capacity (a counter that jumped forward), and an
+ * interval whose INA bytes exceed its total bytes (counters read at two
+ * different moments: skipped, the estimate kept). */
+struct inart_est_anomalies {
+	uint64_t restarts, went_back, jumps, inconsistent;
+};
+
+void inart_estimator_anomalies(const struct inart_estimator *e, struct inart_est_anomalies *out);
+
+/* Counter resets seen: restarts + went_back + jumps of the above. */
 uint64_t inart_estimator_resets(const struct inart_estimator *e);
 
 #endif
