@@ -92,13 +92,20 @@ static int add_hop(const struct inart_topo *t, struct inart_paths *paths, struct
 	return rc;
 }
 
+double inart_ring_hop_gbit(const struct inart_job *job)
+{
+	int n = job->n_workers;
+
+	return 2.0 * (n - 1) / n * inart_job_gbit(job);
+}
+
 static int plan_job(const struct inart_topo *t, struct inart_paths *paths, struct inart_plan *p,
 		    const struct inart_jobs *js, int j, double *load, int *order, char *taken,
 		    struct inart_pathset *set)
 {
 	const struct inart_job *job = &js->jobs[j];
 	int n = job->n_workers, rc = ring_order(paths, job, order, taken);
-	double vol = 2.0 * (n - 1) / n * inart_job_gbit(job);
+	double vol = inart_ring_hop_gbit(job);
 
 	if (rc == 0 && n == 1)
 		return inart_plan_add_ring_hop(p, j, job->workers, 1);

@@ -26,6 +26,11 @@
 #include "paths.h"
 #include "plan.h"
 
+/* What one hop of job's ring carries forward over an all-reduce, both
+ * phases: 2 (N - 1)/N of its gradient, in Gbit (the hop's ACKs, which load
+ * the reverse arcs, not included: evaluate.h). */
+double inart_ring_hop_gbit(const struct inart_job *job);
+
 /* A new plan "ring" (owned by the caller) that has passed the evaluator, or
  * -errno (err says why). */
 int inart_ring_plan(const struct inart_topo *t, const struct inart_jobs *js,

@@ -94,7 +94,7 @@ static void job_load(const struct inart_topo *t, const struct inart_jobs *js,
 	double g = inart_job_gbit(job);
 
 	if (ring) {
-		double vol = 2.0 * (job->n_workers - 1) / job->n_workers * g;
+		double vol = inart_ring_hop_gbit(job);
 
 		for (int h = 0; h < rp->jobs[j].n_ring; h++) {
 			const struct inart_ring_hop *hop = &rp->jobs[j].ring[h];
