@@ -23,6 +23,7 @@
 
 #include "../common/clock.h"
 #include "../common/rng.h"
+#include "ringmix.h"
 #include "route_lp.h"
 #include "split.h"
 
@@ -64,7 +65,34 @@ struct lns {
 	double limit_s;	    /* CBC's time per neighbourhood */
 	int max_nodes;	    /* and its node limit */
 	int steps;	    /* neighbourhoods solved */
+	double deadline;    /* inart_now_s() at which to stop */
+	/* Ring jobs (inart_lns_run_ring; NULL: every job through PSs, the
+	 * incumbent is s->best): the incumbent's PS part and the incumbent
+	 * itself (its PS jobs mixed with the rings), both owned. */
+	struct inart_lns_ring *ring;
+	struct inart_plan *inc, *view;
 };
+
+/* The plan whose routes are the incumbent's (ring jobs: its PS part). */
+static const struct inart_plan *inc_plan(const struct lns *l)
+{
+	return l->ring ? l->inc : l->s->best;
+}
+
+/* The incumbent as evaluated (ring jobs: mixed with the rings). */
+static const struct inart_plan *view_plan(const struct lns *l)
+{
+	return l->ring ? l->view : l->s->best;
+}
+
+/* The ring context of a model: the PS jobs only, the rings' loads fixed. */
+static void lp_ctx(const struct lns *l, struct inart_route_lp_opt *lo)
+{
+	if (l->ring) {
+		lo->job_on = l->ring->job_on;
+		lo->link_extra = l->ring->link_extra;
+	}
+}
 
 static void lns_free(struct lns *l)
 {
@@ -79,6 +107,8 @@ static void lns_free(struct lns *l)
 	free(l->sw);
 	free(l->sw_key);
 	free(l->done);
+	inart_plan_destroy(l->inc);
+	inart_plan_destroy(l->view);
 }
 
 /* Switches where more (job, PS) pairs have cand trees than the budget. */
@@ -94,7 +124,8 @@ static int find_contended(struct lns *l)
 		return -ENOMEM;
 	}
 	for (int k = 0; k < l->c->n_trees; k++)
-		count[l->c->trees[k].sw]++;
+		if (l->ring == NULL || l->ring->job_on[l->c->trees[k].job])
+			count[l->c->trees[k].sw]++;
 	for (int v = 0; v < t->n_nodes; v++)
 		if (t->nodes[v].ina && count[v] > t->nodes[v].trees)
 			l->sw[l->n_sw++] = v;
@@ -105,13 +136,23 @@ static int find_contended(struct lns *l)
 	return l->done ? 0 : -ENOMEM;
 }
 
-static int lns_init(struct lns *l, struct inart_search *s)
+/* A ring job's neighbourhood has nothing free: never tried. */
+static void skip_ring_jobs(struct lns *l)
+{
+	for (int j = 0; l->ring != NULL && j < l->s->js->n_jobs; j++)
+		if (!l->ring->job_on[j])
+			l->done[1 + l->n_sw + j] = 1;
+}
+
+static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring *ring)
 {
 	const struct inart_jobs *js = s->js;
 	int rc;
 
 	memset(l, 0, sizeof(*l));
 	l->s = s;
+	l->ring = ring;
+	l->deadline = ring ? ring->deadline : s->deadline;
 	l->c = s->cand;
 	l->small = l->c->n_choices <= LNS_SMALL_CHOICES;
 	l->limit_s = LNS_SUB_S;
@@ -133,14 +174,18 @@ static int lns_init(struct lns *l, struct inart_search *s)
 	if (rc < 0 || !l->x || !l->split || !l->used || !l->tree_fix || !l->free_pair ||
 	    !l->free_job)
 		return -ENOMEM;
-	return find_contended(l);
+	rc = find_contended(l);
+	if (rc == 0)
+		skip_ring_jobs(l);
+	return rc;
 }
 
 /* The incumbent (s->best) as assignment, x, split and tree configuration.
  * -ENOENT when its routes are not candidates (a baseline's plan). */
 static int take_incumbent(struct lns *l)
 {
-	const struct inart_plan *b = l->s->best;
+	const struct inart_plan *b = inc_plan(l);
+	double now = view_plan(l)->comm_time_s;
 	int rc = inart_cand_from_plan(l->c, l->s->js, b, &l->a);
 
 	if (rc < 0)
@@ -150,9 +195,11 @@ static int take_incumbent(struct lns *l)
 	for (int j = 0; j < b->n_jobs; j++)
 		memcpy(l->split + l->pair_base[j], b->jobs[j].split,
 		       sizeof(double) * (size_t)b->jobs[j].n_ps);
-	if (!(b->comm_time_s >= l->incumbent_s * (1 - LNS_IMPROVE_REL)))
+	if (!(now >= l->incumbent_s * (1 - LNS_IMPROVE_REL))) {
 		memset(l->done, 0, (size_t)l->n_done);
-	l->incumbent_s = b->comm_time_s;
+		skip_ring_jobs(l);
+	}
+	l->incumbent_s = now;
 	return 0;
 }
 
@@ -212,7 +259,7 @@ static int crosses(const struct inart_topo *t, const int *p, int n, int e)
  * models: the routes free in the "routes" neighbourhood). */
 static int free_bottleneck(struct lns *l)
 {
-	const struct inart_plan *b = l->s->best;
+	const struct inart_plan *b = view_plan(l);
 	struct inart_eval e;
 	int rc = inart_evaluator_run(l->s->ev, b, &e, NULL);
 
@@ -273,8 +320,36 @@ static enum nb_kind nb_set(struct lns *l, int k)
  * Solving a neighbourhood
  */
 
+/* Ring jobs: the PS part p of a MILP result mixed with the rings, offered
+ * to the search, and the incumbent if faster (p then owned by l).  1 if it
+ * replaced the incumbent. */
+static int take_ring_result(struct lns *l, struct inart_plan *p, const char *step)
+{
+	struct inart_plan *m = NULL, *c;
+	int rc = inart_ringmix_mix(l->s, p, l->ring->ring, l->ring->in, &m);
+
+	if (rc == 0)
+		rc = inart_search_offer(l->s, m, step);
+	if (rc >= 0 && m->comm_time_s < l->view->comm_time_s * (1 - 1e-12)) {
+		c = inart_plan_clone(p);
+		rc = c ? 1 : -ENOMEM;
+		if (c != NULL) {
+			inart_plan_destroy(l->inc);
+			inart_plan_destroy(l->view);
+			l->inc = c;
+			l->view = m;
+			m = NULL;
+		}
+	} else if (rc >= 0) {
+		rc = 0;
+	}
+	inart_plan_destroy(m);
+	return rc == -EINVAL ? 0 : rc; /* an invalid realization: nothing taken */
+}
+
 /* Plan from a MILP result, offered as the best; then phase 1 for its
- * routes.  1 if kept. */
+ * routes (ring jobs: the mix, no phase 1 -- CBC chose the shares of the
+ * free jobs).  1 if kept. */
 static int take_result(struct lns *l, const struct inart_route_lp_result *res, const char *step)
 {
 	struct inart_search *s = l->s;
@@ -285,11 +360,16 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 
 	for (int j = 0, off = 0; rc == 0 && j < s->js->n_jobs; j++)
 		for (int i = 0; i < s->js->jobs[j].n_ps; i++)
-			p->jobs[j].split[i] = res->split[off++];
+			p->jobs[j].split[i] = res->split[off++]; /* ring jobs: a valid start */
 	if (rc == 0) {
 		inart_plan_clean_split(p, 1e-9);
 		inart_cand_assign_from_x(l->c, res->x, &l->a);
 		rc = inart_cand_realize(l->c, &l->a, p);
+	}
+	if (rc == 0 && l->ring != NULL) { /* its PS jobs beside the rings */
+		rc = take_ring_result(l, p, step);
+		inart_plan_destroy(p);
+		return rc;
 	}
 	if (rc == 0)
 		rc = inart_evaluate(s->t, s->js, p, s->err);
@@ -306,14 +386,27 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 	return rc < 0 ? rc : kept;
 }
 
-static double left_s(const struct inart_search *s)
+static double left_s(const struct lns *l)
 {
-	return s->deadline - inart_now_s();
+	return l->deadline - inart_now_s();
+}
+
+/* The incumbent is close to its bound: for ring jobs, CBC's bound on the
+ * subset's whole MILP, or the search's best plan, which no plan of the
+ * subset can beat when the subset's bound reaches it. */
+static int close_enough(const struct lns *l)
+{
+	const struct inart_lns_ring *r = l->ring;
+
+	if (r == NULL)
+		return inart_search_close(l->s, LNS_GAP);
+	return r->proven || l->view->comm_time_s <= r->bound_s * (1 + LNS_GAP) ||
+	       r->bound_s >= l->s->best->comm_time_s * (1 - 1e-9);
 }
 
 static int stop(const struct lns *l)
 {
-	return left_s(l->s) <= 0.1 || inart_search_close(l->s, LNS_GAP) ||
+	return left_s(l) <= 0.1 || close_enough(l) ||
 	       (l->s->lns_steps > 0 && l->steps >= l->s->lns_steps);
 }
 
@@ -321,7 +414,7 @@ static int stop(const struct lns *l)
  * whole time left (then only the node limit binds). */
 static double nb_limit(const struct lns *l, double want)
 {
-	return l->s->lns_steps > 0 ? left_s(l->s) : fmin(want, left_s(l->s));
+	return l->s->lns_steps > 0 ? left_s(l) : fmin(want, left_s(l));
 }
 
 /* Solve the current neighbourhood (kind) within limit_s.  *proven: CBC
@@ -332,9 +425,10 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	struct inart_search *s = l->s;
 	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT, .integer = 1};
 	struct inart_route_lp_result res = {0};
-	double before = s->best->comm_time_s;
+	double before = view_plan(l)->comm_time_s;
 	int rc;
 
+	lp_ctx(l, &lo);
 	lo.time_limit_s = limit_s;
 	lo.max_nodes = l->max_nodes;
 	lo.start_x = l->x;
@@ -349,14 +443,19 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	*proven = rc == 0 && res.optimal;
 	if (rc == -ETIMEDOUT) /* CBC did not even keep the start */
 		return 0;
-	if (rc == 0 && kind == NB_ALL) /* nothing fixed: a bound for every plan */
+	if (rc == 0 && kind == NB_ALL && l->ring == NULL) /* a bound for every plan */
 		inart_search_raise_bound(s, res.bound_s, INART_BOUND_CBC);
+	if (rc == 0 && kind == NB_ALL && l->ring != NULL) { /* for the subset's */
+		if (isnan(l->ring->bound_s) || res.bound_s > l->ring->bound_s)
+			l->ring->bound_s = res.bound_s;
+		l->ring->proven |= res.optimal;
+	}
 	if (rc == 0)
 		rc = take_result(l, &res, nb_names[kind]);
 	inart_route_lp_result_free(&res);
 	if (rc > 0 && take_incumbent(l) < 0)
 		rc = -ENOMEM;
-	if (rc > 0 && !(s->best->comm_time_s < before * (1 - LNS_IMPROVE_REL)))
+	if (rc > 0 && !(view_plan(l)->comm_time_s < before * (1 - LNS_IMPROVE_REL)))
 		rc = 0; /* kept, but too little to start over */
 	return rc;
 }
@@ -373,6 +472,7 @@ static void order_switches(struct lns *l)
 
 		nb_clear(l);
 		free_switch(l, l->sw[i]);
+		lp_ctx(l, &lo);
 		lo.tree_fix = l->tree_fix;
 		lo.warm_x = l->x;
 		l->sw_key[l->sw[i]] =
@@ -408,7 +508,7 @@ static int pass(struct lns *l)
 		if (kind == NB_PAIR && (k - 1 - l->n_sw - l->s->js->n_jobs) / l->n_sw >=
 					   (k - 1 - l->n_sw - l->s->js->n_jobs) % l->n_sw)
 			continue; /* each unordered pair once */
-		limit = kind == NB_ALL ? left_s(l->s) : nb_limit(l, l->limit_s);
+		limit = kind == NB_ALL ? left_s(l) : nb_limit(l, l->limit_s);
 		rc = solve_nb(l, kind, limit, &proven);
 		if (rc != 0)
 			return rc;
@@ -418,6 +518,28 @@ static int pass(struct lns *l)
 	return 0;
 }
 
+/* The search from the incumbent taken by take_incumbent (rc 0). */
+static int run(struct lns *l, int rc)
+{
+	if (rc == 0 && l->small) { /* a first look at the whole model: often enough */
+		int proven;
+
+		nb_set(l, l->n_done - 1);
+		rc = solve_nb(l, NB_ALL, nb_limit(l, fmin(LNS_SUB_S, left_s(l) / 4)), &proven);
+		l->done[l->n_done - 1] = (char)proven;
+	}
+	if (rc >= 0)
+		order_switches(l);
+	while (rc >= 0 && !stop(l) && memchr(l->done, 0, (size_t)l->n_done) != NULL) {
+		rc = pass(l);
+		if (rc == 0) { /* none improved: more for the unproven ones */
+			l->limit_s *= 2;
+			l->max_nodes *= 4;
+		}
+	}
+	return rc;
+}
+
 int inart_lns_run(struct inart_search *s)
 {
 	struct lns l;
@@ -425,26 +547,41 @@ int inart_lns_run(struct inart_search *s)
 
 	if (s->cand->n_choices > LNS_MAX_CHOICES)
 		return 0;
-	rc = lns_init(&l, s);
+	rc = lns_init(&l, s, NULL);
 	if (rc == 0 && take_incumbent(&l) < 0)
-		goto out;	  /* the best plan is a baseline's, outside the candidates */
-	if (rc == 0 && l.small) { /* a first look at the whole model: often enough */
-		int proven;
-
-		nb_set(&l, l.n_done - 1);
-		rc = solve_nb(&l, NB_ALL, nb_limit(&l, fmin(LNS_SUB_S, left_s(s) / 4)), &proven);
-		l.done[l.n_done - 1] = (char)proven;
-	}
-	if (rc >= 0)
-		order_switches(&l);
-	while (rc >= 0 && !stop(&l) && memchr(l.done, 0, (size_t)l.n_done) != NULL) {
-		rc = pass(&l);
-		if (rc == 0) { /* none improved: more for the unproven ones */
-			l.limit_s *= 2;
-			l.max_nodes *= 4;
-		}
-	}
+		goto out; /* the best plan is a baseline's, outside the candidates */
+	rc = run(&l, rc);
 out:
+	lns_free(&l);
+	if (rc == -ENOMEM)
+		return inart_err_set(s->err, rc, "out of memory");
+	return rc < 0 ? rc : 0;
+}
+
+int inart_lns_run_ring(struct inart_search *s, const struct inart_plan *base,
+		       struct inart_lns_ring *r)
+{
+	struct lns l;
+	int rc;
+
+	r->bound_s = NAN;
+	r->proven = 0;
+	r->best_s = INFINITY;
+	if (s->cand->n_choices > LNS_MAX_CHOICES)
+		return 0;
+	rc = lns_init(&l, s, r);
+	if (rc == 0) {
+		l.inc = inart_plan_clone(base);
+		rc = l.inc ? inart_ringmix_mix(s, base, r->ring, r->in, &l.view) : -ENOMEM;
+	}
+	if (rc == 0)
+		rc = inart_search_offer(s, l.view, "ring jobs");
+	if (rc >= 0)
+		rc = take_incumbent(&l);
+	if (rc >= 0)
+		rc = run(&l, 0);
+	if (l.view != NULL)
+		r->best_s = l.view->comm_time_s;
 	lns_free(&l);
 	if (rc == -ENOMEM)
 		return inart_err_set(s->err, rc, "out of memory");

@@ -36,4 +36,31 @@
  * 0 or -errno. */
 int inart_lns_run(struct inart_search *s);
 
+/*
+ * The same search over the plans whose jobs in[] are ring all-reduces
+ * (ringmix.h): the rings' loads are fixed on the links (route_lp.h:
+ * link_extra), the other jobs (job_on) are re-solved by the same
+ * neighbourhoods, whose MILPs have only their columns.  The incumbent is
+ * base's routes for those jobs (base: a plan over the candidates; its ring
+ * jobs' routes are ignored) mixed with the rings; every improvement is
+ * offered to the search (inart_search_offer).  CBC's bound on the whole
+ * model of the subset (the "all" neighbourhood, small models) is returned.
+ */
+struct inart_lns_ring {
+	const char *in;		       /* per job: 1 a ring job */
+	const char *job_on;	       /* per job: !in[j] */
+	const double *link_extra;      /* the rings' loads per link (route_lp.h) */
+	const struct inart_plan *ring; /* the ring candidate (ring.h) */
+	double deadline;	       /* stop at this inart_now_s() */
+	/* results */
+	double bound_s; /* CBC's best bound on the subset's whole MILP; NaN: none */
+	int proven;	/* CBC proved that MILP optimal (bound_s is its optimum) */
+	double best_s;	/* the best mixed plan's time seen */
+};
+
+/* 0, -ENOENT when base's routes are not candidates (nothing done), or
+ * -errno. */
+int inart_lns_run_ring(struct inart_search *s, const struct inart_plan *base,
+		       struct inart_lns_ring *r);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "../common/clock.h"
 #include "evaluate.h"
+#include "lns.h"
 #include "ring.h"
 #include "route_lp.h"
 #include "stream_bound.h"
@@ -56,9 +57,8 @@ static void set_mask(struct rm *r, unsigned m)
 	}
 }
 
-/* base with the jobs of in[] planned by ring's hops, evaluated: *out. */
-static int mixed(struct inart_search *s, const struct inart_plan *base,
-		 const struct inart_plan *ring, const char *in, struct inart_plan **out)
+int inart_ringmix_mix(struct inart_search *s, const struct inart_plan *base,
+		      const struct inart_plan *ring, const char *in, struct inart_plan **out)
 {
 	struct inart_plan *c = inart_plan_clone(base);
 	int rc = c ? 0 : -ENOMEM;
@@ -216,7 +216,7 @@ static int try_mix(struct inart_search *s, const struct inart_plan *base,
 		   const struct inart_plan *ring, const char *in, double *t)
 {
 	struct inart_plan *p = NULL;
-	int rc = mixed(s, base, ring, in, &p);
+	int rc = inart_ringmix_mix(s, base, ring, in, &p);
 
 	if (rc == 0) {
 		*t = p->comm_time_s;
@@ -302,6 +302,42 @@ static int work(struct rm *r, unsigned m, double limit)
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
 }
 
+/*
+ * Subset m (some PS jobs) on a model CBC can solve, from base's routes: the
+ * large-neighbourhood search of lns.h over the PS jobs around the rings'
+ * loads, for at most limit seconds -- it re-plans them neighbourhood by
+ * neighbourhood (a tree-budget exchange at a time), which finds good mixed
+ * plans much sooner than CBC on the whole subset, and its "all"
+ * neighbourhood bounds the subset.  Without a start (base's routes are not
+ * candidates), work() instead.
+ */
+static int improve(struct rm *r, unsigned m, double limit)
+{
+	struct inart_search *s = r->s;
+	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1;
+	struct inart_lns_ring lr = {0};
+	int rc;
+
+	if (r->start_x == NULL)
+		return work(r, m, limit);
+	set_mask(r, m);
+	ring_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
+	lr.in = r->in;
+	lr.job_on = r->off;
+	lr.link_extra = r->load + 2 * na;
+	lr.ring = r->ring;
+	lr.deadline = inart_now_s() + limit;
+	rc = inart_lns_run_ring(s, r->base, &lr);
+	if (rc == -ENOENT)
+		return work(r, m, limit);
+	r->sub_done[m - 1] = 1;
+	if (rc == 0 && lr.bound_s > r->sub_bound[m - 1]) {
+		r->sub_bound[m - 1] = lr.bound_s;
+		r->sub_src[m - 1] = lr.proven ? INART_BOUND_CBC : INART_BOUND_CBC_LIMIT;
+	}
+	return rc;
+}
+
 /* The start of the subset MILPs: base's routes (when they are candidates). */
 static int make_start(struct rm *r)
 {
@@ -375,7 +411,7 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 			lim = RINGMIX_STEP_SAFETY_S;
 		if (!(lim >= RINGMIX_MIN_CBC_S))
 			break; /* out of time: the rest keep their load bounds */
-		rc = work(r, m, lim);
+		rc = improve(r, m, lim);
 		inart_search_tick(s, "ring jobs");
 	}
 	*bound = INFINITY;

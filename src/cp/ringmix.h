@@ -76,6 +76,11 @@ int inart_ringmix_run(struct inart_search *s, double *ring_bound, enum inart_bou
  * The search then leaves ring-mix part of its time. */
 int inart_ringmix_wants_time(struct inart_search *s);
 
+/* base with the jobs of in[] (per job, 1: ring) planned by ring's hops (no
+ * PS, no routes), evaluated: *out (the caller's).  0 or -errno (err set). */
+int inart_ringmix_mix(struct inart_search *s, const struct inart_plan *base,
+		      const struct inart_plan *ring, const char *in, struct inart_plan **out);
+
 /* The load bound of the second term above for the subset in[] (per job, 1:
  * ring) with the ring plan's hops; load: scratch of inart_topo_n_arcs(t)
  * doubles. */
