@@ -43,7 +43,7 @@ static void small_init(struct small *s)
 static void solve(const struct small *s, double limit, double *sol, struct inart_milp_result *r,
 		  int want_rc)
 {
-	struct inart_milp_opt o = {limit, 0};
+	struct inart_milp_opt o = {limit, 0, 0, 0};
 	struct inart_err err = {{0}};
 	int rc = inart_milp_solve(&s->m, &o, sol, r, &err);
 
@@ -110,6 +110,36 @@ static void test_start(void **state)
 	assert_true(r.optimal && fabs(r.value + 5) < 1e-9);
 }
 
+/* A cutoff: above the optimum, the optimum; at or below it, -ERANGE with a
+ * bound just below the cutoff -- a lower bound, so never above the optimum
+ * (-5) -- also with fixed columns, whose objective shifts the cutoff. */
+static void test_cutoff(void **state)
+{
+	struct small s;
+	struct inart_milp_result r;
+	struct inart_err err = {{0}};
+	double sol[3];
+	struct inart_milp_opt o = {10, 0, 1, -4.5};
+
+	(void)state;
+	small_init(&s);
+	assert_int_equal(inart_milp_solve(&s.m, &o, sol, &r, &err), 0);
+	assert_true(r.optimal && fabs(r.value + 5) < 1e-9);
+	o.cutoff = -5;
+	assert_int_equal(inart_milp_solve(&s.m, &o, sol, &r, &err), -ERANGE);
+	assert_true(r.bound <= -5 && r.bound > -5 - 1e-3);
+	o.cutoff = -6;
+	assert_int_equal(inart_milp_solve(&s.m, &o, sol, &r, &err), -ERANGE);
+	assert_true(r.bound <= -6 && r.bound > -6 - 1e-3);
+	s.clb[2] = s.cub[2] = 1; /* fixed: its -3 leaves the model */
+	o.cutoff = -4.5;
+	assert_int_equal(inart_milp_solve(&s.m, &o, sol, &r, &err), 0);
+	assert_true(fabs(r.value + 5) < 1e-9 && sol[2] == 1);
+	o.cutoff = -5;
+	assert_int_equal(inart_milp_solve(&s.m, &o, sol, &r, &err), -ERANGE);
+	assert_true(r.bound <= -5 && r.bound > -5 - 1e-3);
+}
+
 static void test_infeasible(void **state)
 {
 	struct small s;
@@ -126,9 +156,8 @@ static void test_infeasible(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_proven),
-	    cmocka_unit_test(test_fixed_columns),
-	    cmocka_unit_test(test_start),
+	    cmocka_unit_test(test_proven),     cmocka_unit_test(test_fixed_columns),
+	    cmocka_unit_test(test_start),      cmocka_unit_test(test_cutoff),
 	    cmocka_unit_test(test_infeasible),
 	};
 

@@ -633,6 +633,27 @@ static void test_link_extra(void **state)
 	tu_free(t, js, c, NULL);
 }
 
+/* A cutoff just below the optimum opt (brute force): CBC proves nothing is
+ * faster (-ERANGE) with a bound just below the cutoff, never above opt; a
+ * cutoff above opt finds it. */
+static void check_cutoff(const struct inart_topo *t, const struct inart_jobs *js,
+			 const struct inart_cand *c, const struct inart_plan *p, double opt)
+{
+	struct inart_route_lp_opt o = {.mode = INART_LP_FIXED_SPLIT,
+				       .integer = 1,
+				       .time_limit_s = 60,
+				       .cutoff_s = opt * (1 - 1e-6)};
+	struct inart_route_lp_result r;
+	struct inart_err err;
+
+	assert_int_equal(inart_route_lp_solve(t, js, c, p, &o, &r, &err), -ERANGE);
+	assert_true(r.bound_s <= o.cutoff_s && r.bound_s >= opt * (1 - 1e-3));
+	o.cutoff_s = opt * 1.01;
+	assert_int_equal(inart_route_lp_solve(t, js, c, p, &o, &r, &err), 0);
+	assert_true(fabs(r.objective_s - opt) <= 1e-6 * opt && r.optimal);
+	inart_route_lp_result_free(&r);
+}
+
 static void test_milp_brute_force(void **state)
 {
 	int checked = 0;
@@ -665,6 +686,7 @@ static void test_milp_brute_force(void **state)
 		assert_true(fabs(evaluate(ev, in.p) - milp) <= 1e-6 * milp);
 		bf = brute_force(in.t, c, in.p, ev);
 		assert_true(fabs(bf - milp) <= 1e-6 * bf);
+		check_cutoff(in.t, in.js, c, in.p, bf);
 		lp = lp_value(in.t, in.js, c, in.p, INART_LP_FIXED_SPLIT, 0);
 		assert_true(lp <= milp * (1 + 1e-7));
 		inart_assign_free(&a);

@@ -437,10 +437,20 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 		lo.tree_fix = l->tree_fix;
 		lo.free_pair = l->free_pair;
 		lo.free_job = l->free_job;
+	} else if (l->ring != NULL) {
+		/* the whole subset: only plans faster than the search's best
+		 * matter, and CBC prunes every node that cannot give one */
+		lo.cutoff_s = s->best->comm_time_s;
 	}
 	rc = inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, s->err);
 	l->steps++;
-	*proven = rc == 0 && res.optimal;
+	*proven = (rc == 0 && res.optimal) || rc == -ERANGE;
+	if (l->ring != NULL && kind == NB_ALL && (rc == -ERANGE || rc == -ETIMEDOUT)) {
+		if (isnan(l->ring->bound_s) || res.bound_s > l->ring->bound_s)
+			l->ring->bound_s = res.bound_s;
+		l->ring->proven |= rc == -ERANGE; /* nothing faster than the best */
+		return 0;
+	}
 	if (rc == -ETIMEDOUT) /* CBC did not even keep the start */
 		return 0;
 	if (rc == 0 && kind == NB_ALL && l->ring == NULL) /* a bound for every plan */

@@ -54,7 +54,9 @@ struct inart_lns_ring {
 	double deadline;	       /* stop at this inart_now_s() */
 	/* results */
 	double bound_s; /* CBC's best bound on the subset's whole MILP; NaN: none */
-	int proven;	/* CBC proved that MILP optimal (bound_s is its optimum) */
+	int proven;	/* CBC proved that MILP optimal (bound_s is its optimum),
+			 * or that it has no plan faster than the search's best
+			 * (its cutoff; bound_s just below that time) */
 	double best_s;	/* the best mixed plan's time seen */
 };
 

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a proof "nothing below the cutoff" is worth less than the cutoff:
+ * more than CBC's cutoff increment. */
+#define MILP_CUTOFF_SLACK 1e-4
+
 static void set_limits(Cbc_Model *m, const struct inart_milp_opt *o)
 {
 	Cbc_setLogLevel(m, 0);
@@ -158,6 +162,8 @@ static int solve_model(const struct inart_milp_model *mm, const struct inart_mil
 			Cbc_setInteger(m, i);
 	Cbc_setObjSense(m, 1.0);
 	set_limits(m, o);
+	if (o->has_cutoff)
+		Cbc_setCutoff(m, o->cutoff);
 	if (mm->mip_start != NULL && (rc = set_start(m, mm)) < 0) {
 		rc = inart_err_set(err, rc, "milp: out of memory");
 		goto out;
@@ -166,7 +172,14 @@ static int solve_model(const struct inart_milp_model *mm, const struct inart_mil
 	res->bound = Cbc_getBestPossibleObjValue(m);
 	best = Cbc_bestSolution(m);
 	if (best == NULL) {
-		if (Cbc_isProvenInfeasible(m))
+		if (o->has_cutoff && Cbc_status(m) == 0 && !Cbc_isSecondsLimitReached(m) &&
+		    !Cbc_isNodeLimitReached(m) && !Cbc_isAbandoned(m)) {
+			/* searched to the end: nothing below the cutoff, up to
+			 * CBC's cutoff increment (1e-5 by default; the
+			 * objective is of order one, route_matrix.h) */
+			res->bound = o->cutoff - MILP_CUTOFF_SLACK;
+			rc = -ERANGE;
+		} else if (Cbc_isProvenInfeasible(m))
 			rc = inart_err_set(err, -EINVAL, "milp: the model is infeasible");
 		else
 			rc =
@@ -216,8 +229,14 @@ int inart_milp_solve(const struct inart_milp_model *mm, const struct inart_milp_
 	}
 	if (r.n_keep == 0) /* everything fixed: feasible or not */
 		rc = all_fixed(&r, res, err);
-	else
+	else if (o->has_cutoff) {
+		struct inart_milp_opt ro = *o;
+
+		ro.cutoff -= r.obj_const; /* the fixed columns' part */
+		rc = solve_model(&r.m, &ro, rsol, res, err);
+	} else {
 		rc = solve_model(&r.m, o, rsol, res, err);
+	}
 	res->bound += r.obj_const;
 	if (rc < 0)
 		goto out;

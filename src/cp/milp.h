@@ -30,6 +30,10 @@ struct inart_milp_opt {
 	int max_nodes;	     /* branch-and-bound nodes at most, <= 0: no limit (a
 				limit that, unlike time, gives the same result on
 				any machine) */
+	int has_cutoff;	     /* 1: only solutions of objective below cutoff are
+				wanted (CBC prunes every node whose bound reaches
+				it) */
+	double cutoff;
 };
 
 struct inart_milp_result {
@@ -40,7 +44,9 @@ struct inart_milp_result {
 
 /* sol: n_cols values of the best solution found.  0; -ETIMEDOUT when no
  * integral solution was found within the limits (res->bound is still set);
- * -EINVAL (proven infeasible), -ENOMEM. */
+ * -ERANGE with a cutoff when CBC proved that no solution is below it
+ * (res->bound = cutoff: a lower bound); -EINVAL (proven infeasible),
+ * -ENOMEM. */
 int inart_milp_solve(const struct inart_milp_model *m, const struct inart_milp_opt *o, double *sol,
 		     struct inart_milp_result *res, struct inart_err *err);
 

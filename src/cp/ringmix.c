@@ -279,6 +279,7 @@ static int work(struct rm *r, unsigned m, double limit)
 		lo.start_x = r->start_x;
 		lo.start_split = r->start_split;
 		lo.max_nodes = s->lns_steps > 0 ? RINGMIX_STEP_NODES : 0;
+		lo.cutoff_s = s->best->comm_time_s; /* only faster plans matter */
 	} else {
 		lo.warm_x = s->warm;
 	}
@@ -287,6 +288,10 @@ static int work(struct rm *r, unsigned m, double limit)
 		b = res.bound_s;
 		src = res.optimal ? INART_BOUND_CBC : INART_BOUND_CBC_LIMIT;
 		rc = offer_milp(r, &res);
+	} else if (rc == -ERANGE || (rc == -ETIMEDOUT && lo.integer)) {
+		b = res.bound_s; /* nothing (found) faster than the best plan */
+		src = rc == -ERANGE ? INART_BOUND_CBC : INART_BOUND_CBC_LIMIT;
+		rc = 0;
 	} else if (rc == 0) {
 		b = res.bound_s;
 		src = res.optimal ? INART_BOUND_LP : INART_BOUND_LP_PARTIAL;
@@ -318,7 +323,7 @@ static int improve(struct rm *r, unsigned m, double limit)
 	struct inart_lns_ring lr = {0};
 	int rc;
 
-	if (r->start_x == NULL)
+	if (r->start_x == NULL || s->ringmix_cbc_s > 0) /* no start; `bound`: bounds */
 		return work(r, m, limit);
 	set_mask(r, m);
 	ring_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);

@@ -344,7 +344,8 @@ static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index
 	double *lb = malloc(sizeof(double) * n), *ub = malloc(sizeof(double) * n);
 	struct inart_milp_model mm = {b->n_rows, b->n_cols, start,  index,  value,   obj,
 				      lb,	 ub,	    b->rlb, b->rub, b->cint, mip};
-	struct inart_milp_opt mo = {opt->time_limit_s, opt->max_nodes};
+	struct inart_milp_opt mo = {opt->time_limit_s, opt->max_nodes, opt->cutoff_s > 0,
+				    opt->cutoff_s / b->scale};
 	struct inart_milp_result mr;
 	int rc = lb && ub && (mip || !opt->start_x) ? 0 : -ENOMEM;
 
@@ -358,9 +359,11 @@ static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index
 		fix_columns(b, opt, mip, lb, ub);
 	if (rc == 0)
 		rc = inart_milp_solve(&mm, &mo, sol, &mr, err);
-	if (rc == 0) {
+	if (rc == 0 || rc == -ERANGE || (rc == -ETIMEDOUT && mo.has_cutoff)) {
 		*optimal = mr.optimal;
-		*bound = mr.bound;
+		*bound = !mo.has_cutoff				       ? mr.bound
+			 : rc == -ETIMEDOUT && !(mr.bound < mo.cutoff) ? -INFINITY /* none known */
+								       : fmin(mr.bound, mo.cutoff);
 	}
 	free(mip);
 	free(lb);
@@ -458,6 +461,8 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 		rc = solve_lp(&b, start, index, value, obj, opt, deadline, sol, &lp_val, &bound,
 			      &optimal, res, err);
 	res->solve_s = inart_now_s() - t0;
+	if (rc == -ERANGE || (rc == -ETIMEDOUT && opt->integer && opt->cutoff_s > 0))
+		res->bound_s = bound * b.scale; /* nothing (found) below the cutoff */
 	if (rc < 0)
 		goto out;
 	fill_split(&b, sol, res->split);

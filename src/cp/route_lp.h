@@ -86,6 +86,13 @@ struct inart_route_lp_opt {
 	 * the two directions, so a valid value is the fixed load of the
 	 * direction(s) with that residual. */
 	const double *link_extra;
+	/* MILP: > 0, only plans faster than this many seconds are wanted: CBC
+	 * prunes every node whose bound reaches it (a known plan's time), and
+	 * when it proves that no plan is faster the solve returns -ERANGE with
+	 * bound_s just below cutoff_s (a lower bound) and no solution;
+	 * -ETIMEDOUT then also sets bound_s (CBC's bound, at most the
+	 * cutoff). */
+	double cutoff_s;
 };
 
 struct inart_route_lp_result {
@@ -110,8 +117,9 @@ void inart_route_lp_result_free(struct inart_route_lp_result *r);
 
 /* Build and solve.  In FIXED mode plan supplies the split (and is not
  * modified); in JOINT mode plan is not read and may be NULL.  Returns 0,
- * -ENOMEM, -EINVAL (err), or -ETIMEDOUT when the MILP found no integral
- * solution (the LP no feasible solution) within the time limit. */
+ * -ENOMEM, -EINVAL (err), -ETIMEDOUT when the MILP found no integral
+ * solution (the LP no feasible solution) within the time limit, or -ERANGE
+ * (cutoff_s: nothing faster; res->bound_s set, nothing else). */
 int inart_route_lp_solve(const struct inart_topo *t, const struct inart_jobs *js,
 			 const struct inart_cand *c, const struct inart_plan *plan,
 			 const struct inart_route_lp_opt *opt, struct inart_route_lp_result *res,
