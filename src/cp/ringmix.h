@@ -17,12 +17,17 @@
  *      plan's time, while the ring-mix time lasts (s->ring_deadline, else
  *      s->deadline; each gets its share of what is left): on models small
  *      enough for CBC (per-worker candidates, at most
- *      RINGMIX_CBC_MAX_CHOICES), CBC on the MILP of the PS jobs alone
- *      (route_lp.h, job_on) with the rings' loads fixed on the links
- *      (link_extra), started from the best PS plan's routes: its solution
- *      re-plans the PS jobs around the rings (offered), its best bound bounds
- *      the subset (exact when CBC proves it optimal); on larger models the
- *      JOINT LP of the same, for the bound only.
+ *      RINGMIX_CBC_MAX_CHOICES), the PS jobs are re-planned around the rings
+ *      on their MILP (route_lp.h, job_on) with the rings' loads fixed on the
+ *      links (link_extra), from the best PS plan's routes: by the
+ *      large-neighbourhood search of lns.h (inart_lns_run_ring: a tree-budget
+ *      exchange at a time, much sooner good than CBC on the whole subset),
+ *      whose whole-subset neighbourhood bounds the subset; in the `bound`
+ *      algorithm (ringmix_cbc_s set), by CBC on the whole subset.  CBC's
+ *      cutoff is the best plan's time: it looks only for faster plans, and
+ *      when it proves there is none the subset is bounded by that time
+ *      (source cbc).  On larger models the JOINT LP of the same, for the
+ *      bound only.
  *
  * The bound over plans with at least one ring job: for a plan whose ring jobs
  * are S (non-empty),
@@ -38,7 +43,9 @@
  *                                           (stream_bound.h)
  * and the bound is the minimum over S of the largest of the three, labelled
  * by the source of the subset attaining it (load, stream, lp, lp-partial,
- * cbc: proven, cbc-limit: CBC's bound at its time limit).  A subset whose
+ * cbc: proven -- the subset's optimum, or "nothing faster than the cutoff",
+ * then just below the best plan's time --, cbc-limit: CBC's bound at its
+ * time limit, at most the cutoff).  A subset whose
  * closed-form bound (the last two) already reaches the best plan's time gets
  * no CBC or LP: no plan with those ring jobs is better.  Above RINGMIX_ENUM_MAX_JOBS
  * jobs the bound is max_e sum_j min(ring_j, access_j)(e) / res(e), below
