@@ -180,12 +180,9 @@ static double min_load_bound(const struct inart_topo *t, const struct inart_jobs
 	return max_time(t, load);
 }
 
-/* Per link (even arc): the fixed ring load of in[]'s jobs on the direction
- * with the smaller residual (both when equal: the larger load), the value
- * route_lp's link rows take (route_lp.h: link_extra).  ring_arc: scratch. */
-static void ring_links(const struct inart_topo *t, const struct inart_jobs *js,
-		       const struct inart_plan *ring, const char *in, double *ring_arc,
-		       double *link)
+void inart_ringmix_links(const struct inart_topo *t, const struct inart_jobs *js,
+			 const struct inart_plan *ring, const char *in, double *ring_arc,
+			 double *link)
 {
 	int na = inart_topo_n_arcs(t);
 
@@ -270,7 +267,7 @@ static int work(struct rm *r, unsigned m, double limit)
 	int rc;
 
 	set_mask(r, m);
-	ring_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
+	inart_ringmix_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
 	lo.job_on = r->off;
 	lo.link_extra = r->load + 2 * na;
 	lo.time_limit_s = limit;
@@ -326,7 +323,7 @@ static int improve(struct rm *r, unsigned m, double limit)
 	if (r->start_x == NULL || s->ringmix_cbc_s > 0) /* no start; `bound`: bounds */
 		return work(r, m, limit);
 	set_mask(r, m);
-	ring_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
+	inart_ringmix_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
 	lr.in = r->in;
 	lr.job_on = r->off;
 	lr.link_extra = r->load + 2 * na;

@@ -88,6 +88,14 @@ int inart_ringmix_wants_time(struct inart_search *s);
 int inart_ringmix_mix(struct inart_search *s, const struct inart_plan *base,
 		      const struct inart_plan *ring, const char *in, struct inart_plan **out);
 
+/* Per link (even arc; odd entries 0): the fixed load of in[]'s ring jobs
+ * on the direction with the smaller residual (both when equal: the larger
+ * load), the value route_lp's link rows take (route_lp.h: link_extra).
+ * ring_arc, link: inart_topo_n_arcs(t) doubles each (ring_arc scratch). */
+void inart_ringmix_links(const struct inart_topo *t, const struct inart_jobs *js,
+			 const struct inart_plan *ring, const char *in, double *ring_arc,
+			 double *link);
+
 /* The load bound of the second term above for the subset in[] (per job, 1:
  * ring) with the ring plan's hops; load: scratch of inart_topo_n_arcs(t)
  * doubles. */
