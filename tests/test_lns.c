@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "common/clock.h"
 #include "cp/evaluate.h"
@@ -18,53 +19,76 @@
 #include "cp/scenario.h"
 #include "cp/search.h"
 
-/* A search on scenario `name` whose best plan is `start_algo`'s, with
- * `seconds` for the LNS. */
-static void lns_from(const char *name, const char *start_algo, double seconds, int steps,
-		     double *before, double *after, double *bound, enum inart_bound_source *src)
-{
-	struct inart_planner_opt o = {.size = sizeof(o)};
+/* A search on a scenario with the test's options. */
+struct env {
+	struct inart_planner_opt o;
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	struct inart_paths *paths;
 	struct inart_evaluator *ev;
 	struct inart_search s;
-	struct inart_plan *p = NULL;
 	struct inart_err err;
+};
+
+/* Scenario `name`, a search on it with `seconds` and `steps` for the LNS
+ * (candidates built), and start_algo's plan (the caller's). */
+static struct inart_plan *env_init(struct env *e, const char *name, const char *start_algo,
+				   double seconds, int steps)
+{
+	struct inart_plan *p = NULL;
+
+	memset(e, 0, sizeof(*e));
+	e->o.size = sizeof(e->o);
+	if (inart_scenario_build(name, 1, &e->t, &e->js, &e->err) < 0)
+		fail_msg("%s", e->err.msg);
+	inart_planner_opt_default(&e->o);
+	e->o.trials = 8;
+	if (inart_planner_run(start_algo, e->t, e->js, &e->o, &p, &e->err) < 0)
+		fail_msg("%s: %s", start_algo, e->err.msg);
+	e->paths = inart_paths_create(e->t);
+	e->ev = inart_evaluator_create(e->t, e->js);
+	e->o.time_limit_s = seconds;
+	inart_search_init(&e->s, e->t, e->js, &e->o, e->paths, e->ev, &e->err);
+	e->s.lns_steps = steps;
+	assert_int_equal(inart_search_cand(&e->s, 0), 0);
+	return p;
+}
+
+static void env_free(struct env *e)
+{
+	inart_search_free(&e->s);
+	inart_evaluator_destroy(e->ev);
+	inart_paths_destroy(e->paths);
+	inart_jobs_destroy(e->js);
+	inart_topo_destroy(e->t);
+}
+
+/* A search on scenario `name` whose best plan is `start_algo`'s, with
+ * `seconds` for the LNS. */
+static void lns_from(const char *name, const char *start_algo, double seconds, int steps,
+		     double *before, double *after, double *bound, enum inart_bound_source *src)
+{
+	struct env e;
+	struct inart_plan *p = env_init(&e, name, start_algo, seconds, steps);
+	struct inart_search *s = &e.s;
 	double t0;
 
-	if (inart_scenario_build(name, 1, &t, &js, &err) < 0)
-		fail_msg("%s", err.msg);
-	inart_planner_opt_default(&o);
-	o.trials = 8;
-	if (inart_planner_run(start_algo, t, js, &o, &p, &err) < 0)
-		fail_msg("%s: %s", start_algo, err.msg);
-	paths = inart_paths_create(t);
-	ev = inart_evaluator_create(t, js);
-	o.time_limit_s = seconds;
-	inart_search_init(&s, t, js, &o, paths, ev, &err);
-	s.lns_steps = steps;
-	assert_int_equal(inart_search_cand(&s, 0), 0);
-	assert_int_equal(inart_search_bound(&s, &s.lp_bound_s, &s.bound_src, NULL), 0);
-	s.bound_s = s.lp_bound_s;
+	assert_int_equal(inart_search_bound(s, &s->lp_bound_s, &s->bound_src, NULL), 0);
+	s->bound_s = s->lp_bound_s;
 	*before = p->comm_time_s;
-	assert_int_equal(inart_search_offer(&s, p, "test"), 1);
+	assert_int_equal(inart_search_offer(s, p, "test"), 1);
 	t0 = inart_now_s();
-	if (inart_lns_run(&s) < 0)
-		fail_msg("lns: %s", err.msg);
+	if (inart_lns_run(s) < 0)
+		fail_msg("lns: %s", e.err.msg);
 	/* the deadline holds, give or take one neighbourhood's overrun */
 	assert_true(inart_now_s() - t0 < seconds + 2);
-	*after = s.best->comm_time_s;
-	assert_int_equal(inart_evaluate(t, js, s.best, &err), 0);
-	assert_true(fabs(s.best->comm_time_s - *after) <= 1e-12 * *after);
-	*bound = s.bound_s;
-	*src = s.bound_src;
+	*after = s->best->comm_time_s;
+	assert_int_equal(inart_evaluate(e.t, e.js, s->best, &e.err), 0);
+	assert_true(fabs(s->best->comm_time_s - *after) <= 1e-12 * *after);
+	*bound = s->bound_s;
+	*src = s->bound_src;
 	inart_plan_destroy(p);
-	inart_search_free(&s);
-	inart_evaluator_destroy(ev);
-	inart_paths_destroy(paths);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	env_free(&e);
 }
 
 /* From `inart-even` (132.9 ms on scarce-small/5; the optimum, by CBC, is
@@ -135,58 +159,38 @@ static void ring_lns(struct inart_search *s, const struct inart_plan *base,
  */
 static void test_ring(void **state)
 {
-	struct inart_planner_opt o = {.size = sizeof(o)};
-	struct inart_topo *t;
-	struct inart_jobs *js;
-	struct inart_paths *paths;
-	struct inart_evaluator *ev;
-	struct inart_search s;
-	struct inart_plan *grid = NULL, *ring = NULL;
+	struct env e;
+	struct inart_plan *grid = env_init(&e, "scarce-small/7", "grid", 0, 8), *ring = NULL;
+	struct inart_search *s = &e.s;
 	struct inart_lns_ring r;
-	struct inart_err err;
 	const char j0[3] = {1, 0, 0}, j2[3] = {0, 0, 1};
 	double best;
 
 	(void)state;
-	if (inart_scenario_build("scarce-small/7", 1, &t, &js, &err) < 0)
-		fail_msg("%s", err.msg);
-	assert_int_equal(js->n_jobs, 3);
-	inart_planner_opt_default(&o);
-	o.trials = 8;
-	if (inart_planner_run("grid", t, js, &o, &grid, &err) < 0)
-		fail_msg("grid: %s", err.msg);
-	paths = inart_paths_create(t);
-	ev = inart_evaluator_create(t, js);
-	inart_search_init(&s, t, js, &o, paths, ev, &err);
-	s.lns_steps = 8;
-	assert_int_equal(inart_search_cand(&s, 0), 0);
-	assert_true(s.no_groups);
-	assert_int_equal(inart_ring_plan(t, js, paths, &ring, &err), 0);
-	assert_int_equal(inart_search_offer(&s, grid, "test"), 1);
-	ring_lns(&s, grid, ring, j0, &r);
-	best = s.best->comm_time_s;
+	assert_int_equal(e.js->n_jobs, 3);
+	assert_true(s->no_groups);
+	assert_int_equal(inart_ring_plan(e.t, e.js, e.paths, &ring, &e.err), 0);
+	assert_int_equal(inart_search_offer(s, grid, "test"), 1);
+	ring_lns(s, grid, ring, j0, &r);
+	best = s->best->comm_time_s;
 	print_message("scarce-small/7, j0 as a ring, from grid (%.3f ms): %.3f ms, subset bound "
 		      "%.3f ms%s\n",
 		      grid->comm_time_s * 1e3, best * 1e3, r.bound_s * 1e3,
 		      r.proven ? " (proven)" : "");
-	assert_true(s.best->jobs[0].n_ring > 0 && s.best->jobs[1].n_ring == 0 &&
-		    s.best->jobs[2].n_ring == 0);
+	assert_true(s->best->jobs[0].n_ring > 0 && s->best->jobs[1].n_ring == 0 &&
+		    s->best->jobs[2].n_ring == 0);
 	assert_true(best <= 1.05 * S7_OPT && best >= S7_OPT * (1 - 1e-9));
 	assert_true(fabs(r.best_s - best) <= 1e-12 * best);
 	assert_true(isnan(r.bound_s) || r.bound_s <= best * (1 + 1e-9));
-	assert_int_equal(inart_evaluate(t, js, s.best, &err), 0);
-	assert_true(fabs(s.best->comm_time_s - best) <= 1e-12 * best);
-	ring_lns(&s, grid, ring, j2, &r);
+	assert_int_equal(inart_evaluate(e.t, e.js, s->best, &e.err), 0);
+	assert_true(fabs(s->best->comm_time_s - best) <= 1e-12 * best);
+	ring_lns(s, grid, ring, j2, &r);
 	assert_true(r.proven);
 	assert_true(r.bound_s <= best && r.bound_s >= best * (1 - 1e-3));
-	assert_true(s.best->comm_time_s == best);
+	assert_true(s->best->comm_time_s == best);
 	inart_plan_destroy(ring);
 	inart_plan_destroy(grid);
-	inart_search_free(&s);
-	inart_evaluator_destroy(ev);
-	inart_paths_destroy(paths);
-	inart_jobs_destroy(js);
-	inart_topo_destroy(t);
+	env_free(&e);
 }
 
 int main(void)
