@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/err.h"
+
 struct inart_deploy *inart_deploy_create(const struct inart_topo *t)
 {
 	struct inart_deploy *d = calloc(1, sizeof(*d));
@@ -23,8 +25,7 @@ struct inart_deploy *inart_deploy_create(const struct inart_topo *t)
 	d->port_mac = calloc((size_t)m + 1, sizeof(*d->port_mac));
 	if (!d->ip || !d->mac || !d->port || !d->port_mac) {
 		inart_deploy_destroy(d);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	for (int e = 0; e < m; e++)
 		d->port[e] = -1;
@@ -36,10 +37,8 @@ struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
 	struct inart_deploy *d;
 	int n = t->n_nodes;
 
-	if (n > 65536) {
-		errno = E2BIG;
-		return NULL;
-	}
+	if (n > 65536)
+		return inart_null_errno(E2BIG);
 	d = inart_deploy_create(t);
 	if (d == NULL)
 		return NULL;

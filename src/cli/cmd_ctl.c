@@ -101,45 +101,45 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	return rc;
 }
 
-int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t)
+void cli_daemon_args_init(struct cli_daemon_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->batch = 64;
+	a->level = INART_LOG_INFO;
+}
+
+int cli_daemon_opt(const char *cmd, int c, const char *arg, struct cli_daemon_args *a)
 {
 	const struct cli_num tab[] = {
-	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &t->tcp},
-	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &t->key_file},
+	    {CLI_OPT_NAME, "--name", .s = &a->name},
+	    {CLI_OPT_CTL, "--ctl", .s = &a->ctl},
+	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &a->tcp},
+	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &a->key_file},
+	    {CLI_OPT_BATCH, "--batch", 1, 1024, .i = &a->batch},
+	    {CLI_OPT_STATS, "--stats", .flag = &a->stats},
+	    {CLI_OPT_JSON, "--json", .flag = &a->json},
 	};
 
-	return cli_num_opt(NULL, c, arg, tab, sizeof(tab) / sizeof(tab[0])); /* no number */
+	if (c == CLI_OPT_LOG) {
+		a->level = cli_log_level(cmd, arg);
+		return 1;
+	}
+	return cli_num_opt(cmd, c, arg, tab, sizeof(tab) / sizeof(tab[0]));
 }
 
-const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t)
-{
-	struct inart_err err = {{0}};
-
-	if (t->tcp == NULL && t->key_file == NULL)
-		return NULL;
-	if (t->tcp == NULL || t->key_file == NULL)
-		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
-	if (inart_ctl_key_load(t->key_file, &t->key, &err) < 0)
-		cli_fail(&err);
-	inart_ctlsrv_opt_default(&t->opt);
-	t->opt.tcp = t->tcp;
-	t->opt.key = &t->key;
-	return &t->opt;
-}
-
-int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
-			int json, int others)
+int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,
+		     int others)
 {
 	if (optind < argc)
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (ctl == NULL)
+	if (a->ctl == NULL)
 		cli_usage_error(cmd, "--ctl PATH is required");
-	if (stats) {
-		if (others)
+	if (a->stats) {
+		if (others || a->name != NULL || a->tcp != NULL || a->key_file != NULL)
 			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
-		return cli_ctl_print_stats(ctl, json);
+		return cli_ctl_print_stats(a->ctl, a->json);
 	}
-	if (json)
+	if (a->json)
 		cli_usage_error(cmd, "--json goes with --stats");
 	return -1;
 }
@@ -195,15 +195,40 @@ static void on_stop_signal(int sig)
 	cli_daemon_stop = 1;
 }
 
-void cli_daemon_signals(void)
+/* The server options of --ctl-tcp and --ctl-key (NULL: UNIX socket only). */
+static const struct inart_ctlsrv_opt *tcp_setup(const char *cmd, struct cli_daemon_args *a)
 {
+	struct inart_err err = {{0}};
+
+	if (a->tcp == NULL && a->key_file == NULL)
+		return NULL;
+	if (a->tcp == NULL || a->key_file == NULL)
+		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
+	if (inart_ctl_key_load(a->key_file, &a->key, &err) < 0)
+		cli_fail(&err);
+	inart_ctlsrv_opt_default(&a->opt);
+	a->opt.tcp = a->tcp;
+	a->opt.key = &a->key;
+	return &a->opt;
+}
+
+struct inart_ctlthread *cli_daemon_start(const char *cmd, struct cli_daemon_args *a,
+					 struct cli_ctl_daemon *d)
+{
+	struct inart_err err = {{0}};
+	struct inart_ctlthread *ct;
 	struct sigaction sa;
 
+	d->name = a->name;
+	ct = inart_ctlthread_start(a->ctl, cli_ctl_serve, d, tcp_setup(cmd, a), &err);
+	if (ct == NULL)
+		cli_fail(&err);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	return ct;
 }
 
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)

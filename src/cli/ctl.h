@@ -15,6 +15,7 @@
 #include "bridge/install.h"
 #include "io/ctlauth.h"
 #include "io/ctlsock.h"
+#include "io/ctlthread.h"
 #include "io/deploy.h"
 
 #define CLI_CTL_TIMEOUT_MS 10000
@@ -27,14 +28,6 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 /* `stats`: print the counters of the switch or PS at path (a table, or the
  * JSON reply with json = 1).  Exit status for the caller. */
 int cli_ctl_print_stats(const char *path, int json);
-
-/* The checks after a daemon's options: no operands, --ctl PATH required,
- * --json only with --stats, and --stats with nothing but --ctl and --json
- * (others: another daemon option was given); usage errors exit 2.  With
- * --stats it prints the counters (cli_ctl_print_stats) and returns the exit
- * status; otherwise -1: go on and run the daemon. */
-int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
-			int json, int others);
 
 /* The deployment options of `ctl install` and `controller`: --deploy FILE |
  * --auto-deploy, --ctl-dir DIR, --learn-macs, --restart-jobs, --dry-run. */
@@ -102,25 +95,51 @@ int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
 int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
 		    char id[17], struct inart_install **built, struct inart_err *err);
 
-/* Daemons: the optional TCP control listener, --ctl-tcp HOST:PORT with
- * --ctl-key FILE (io/ctlauth.h).  The UNIX socket (--ctl) stays. */
-enum { CLI_OPT_CTL_TCP = 2100, CLI_OPT_CTL_KEY };
-#define CLI_CTL_TCP_LONGOPTS                                                                       \
-	{"ctl-tcp", required_argument, NULL, CLI_OPT_CTL_TCP},                                     \
+/* The options of both daemons (switchd, ps): --name ID, --ctl PATH, the
+ * optional TCP control listener --ctl-tcp HOST:PORT with --ctl-key FILE
+ * (io/ctlauth.h; the UNIX socket --ctl stays), --batch N (1..1024),
+ * --log-level, --stats, --json.  CLI_DAEMON_LONGOPTS goes into a struct
+ * option array; cli_daemon_opt() handles the codes. */
+enum {
+	CLI_OPT_NAME = 2100,
+	CLI_OPT_CTL,
+	CLI_OPT_CTL_TCP,
+	CLI_OPT_CTL_KEY,
+	CLI_OPT_BATCH,
+	CLI_OPT_LOG,
+	CLI_OPT_STATS,
+	CLI_OPT_JSON,
+};
+#define CLI_DAEMON_LONGOPTS                                                                        \
+	{"name", required_argument, NULL, CLI_OPT_NAME},                                           \
+	    {"ctl", required_argument, NULL, CLI_OPT_CTL},                                         \
+	    {"ctl-tcp", required_argument, NULL, CLI_OPT_CTL_TCP},                                 \
+	    {"ctl-key", required_argument, NULL, CLI_OPT_CTL_KEY},                                 \
+	    {"batch", required_argument, NULL, CLI_OPT_BATCH},                                     \
+	    {"log-level", required_argument, NULL, CLI_OPT_LOG},                                   \
+	    {"stats", no_argument, NULL, CLI_OPT_STATS},                                           \
 	{                                                                                          \
-		"ctl-key", required_argument, NULL, CLI_OPT_CTL_KEY                                \
+		"json", no_argument, NULL, CLI_OPT_JSON                                            \
 	}
-struct cli_ctl_tcp {
-	const char *tcp, *key_file;
-	struct inart_ctl_key key;
+struct cli_daemon_args {
+	const char *name, *ctl;
+	const char *tcp, *key_file; /* --ctl-tcp, --ctl-key */
+	int batch, level, stats, json;
+	struct inart_ctl_key key;   /* what key_file holds (cli_daemon_start) */
 	struct inart_ctlsrv_opt opt;
 };
-/* 1 if c is one of CLI_CTL_TCP_LONGOPTS (handled), else 0. */
-int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t);
-/* The server options for inart_ctlthread_start (NULL: UNIX socket only);
- * a usage error if only one of the two options was given, exit 1 if the key
- * file is refused. */
-const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t);
+/* Defaults: batch 64, log level info, nothing else given. */
+void cli_daemon_args_init(struct cli_daemon_args *a);
+/* 1 if c is one of CLI_DAEMON_LONGOPTS (handled; usage errors exit 2), else 0. */
+int cli_daemon_opt(const char *cmd, int c, const char *arg, struct cli_daemon_args *a);
+/* The checks after a daemon's options: no operands, --ctl PATH required,
+ * --json only with --stats, and --stats with nothing but --ctl and --json
+ * (others: one of the daemon's own options was given; --name and the TCP
+ * options count too); usage errors exit 2.  With --stats it prints the
+ * counters (cli_ctl_print_stats) and returns the exit status; otherwise -1:
+ * go on and run the daemon. */
+int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,
+		     int others);
 
 /* Daemon side.  The work of one request addressed to this daemon: 0 with the
  * reply's data in *data (stolen; NULL = none), or -errno with the reason in
@@ -145,11 +164,16 @@ struct cli_ctl_daemon {
  * reply to send. */
 char *cli_ctl_serve(void *daemon, const char *body, size_t len);
 
-/* Set by SIGINT and SIGTERM once cli_daemon_signals ran: a daemon's loop
+/* Set by SIGINT and SIGTERM once cli_daemon_start ran: a daemon's loop
  * ends when it is set. */
 extern volatile sig_atomic_t cli_daemon_stop;
 
-/* SIGINT and SIGTERM set cli_daemon_stop; SIGPIPE is ignored. */
-void cli_daemon_signals(void);
+/* Serve d's control socket (--ctl, and --ctl-tcp with --ctl-key if given)
+ * on a thread (io/ctlthread.h) and let SIGINT and SIGTERM set
+ * cli_daemon_stop (SIGPIPE ignored).  A usage error if only one of the TCP
+ * options was given; exits 1 if the key file is refused or the socket does
+ * not open. */
+struct inart_ctlthread *cli_daemon_start(const char *cmd, struct cli_daemon_args *a,
+					 struct cli_ctl_daemon *d);
 
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 struct sw_state {
 	int sampled;
 	double t;			/* when the last sample arrived (the caller's clock) */
@@ -113,10 +115,8 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 	int n;
 
 	if (t == NULL || !t->finalized || o == NULL || !(o->tau_s >= 0) || !(o->scale_bps > 0) ||
-	    !(o->min_residual >= 0 && o->min_residual < 1) || !(o->stale_s > 0)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    !(o->min_residual >= 0 && o->min_residual < 1) || !(o->stale_s > 0))
+		return inart_null_errno(EINVAL);
 	e = calloc(1, sizeof(*e));
 	if (e == NULL)
 		return NULL;
@@ -130,8 +130,7 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 	e->block = slab.base;
 	if (map_ports(e, port) < 0) {
 		inart_estimator_destroy(e);
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	for (int a = 0; a < n; a++) {
 		e->meas_node[a] = -1;
@@ -158,8 +157,7 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 	return e;
 fail:
 	inart_estimator_destroy(e);
-	errno = ENOMEM;
-	return NULL;
+	return inart_null_errno(ENOMEM);
 }
 
 static int went_back(const struct inart_port_sample *o, const struct inart_port_sample *n)

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 typedef uint32_t v8u __attribute__((vector_size(32)));
 
 struct slot_link {
@@ -210,10 +212,8 @@ struct inart_agg_pool *inart_agg_pool_create(int n_slots, int max_values, uint64
 	struct inart_agg_pool *p;
 	struct inart_slab slab = INART_SLAB_INIT;
 
-	if (n_slots < 1 || n_slots > (1 << 24) || max_values < 0 || max_values > 65535) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (n_slots < 1 || n_slots > (1 << 24) || max_values < 0 || max_values > 65535)
+		return inart_null_errno(EINVAL);
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return NULL;

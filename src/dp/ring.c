@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "common/err.h"
 #include "pkt.h"
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
@@ -146,10 +147,8 @@ struct inart_ring *inart_ring_create(const struct inart_ring_cfg *cfg)
 	int N;
 
 	if (cfg == NULL || cfg->size == 0 || cfg->size > INART_RING_MAX_WORKERS ||
-	    cfg->pos >= cfg->size || cfg->values_per_packet > INART_WIRE_RING_MAX_VALUES) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    cfg->pos >= cfg->size || cfg->values_per_packet > INART_WIRE_RING_MAX_VALUES)
+		return inart_null_errno(EINVAL);
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return NULL;
@@ -166,8 +165,7 @@ struct inart_ring *inart_ring_create(const struct inart_ring_cfg *cfg)
 	r->sbuf = malloc((size_t)r->window * sizeof(*r->sbuf));
 	if (!r->off_s || !r->off_r || !r->smeta || !r->sbuf) {
 		inart_ring_destroy(r);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	return r;
 }

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "common/err.h"
 #include "pkt.h"
 #include "quant.h"
 
@@ -63,10 +64,8 @@ struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 	if (cfg->values_per_packet > inart_wire_max_values(bw))
 		goto inval;
 	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (w == NULL)
+		return inart_null_errno(ENOMEM);
 	w->cfg = *cfg;
 	w->bw = bw;
 	w->vpp = cfg->values_per_packet ? cfg->values_per_packet : inart_wire_max_values(bw);
@@ -87,8 +86,7 @@ struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 	w->bitmap[cfg->rank / 64] = (uint64_t)1 << (cfg->rank % 64);
 	return w;
 inval:
-	errno = EINVAL;
-	return NULL;
+	return inart_null_errno(EINVAL);
 }
 
 void inart_worker_destroy(struct inart_worker *w)

@@ -290,8 +290,7 @@ struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt 
 	    o.mode < INART_AFP_AUTO || o.mode > INART_AFP_MMSG) {
 		inart_err_set(err, -EINVAL, "%s: bad interface name, mode, batch or ring size",
 			      ifname ? ifname : "(null)");
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)

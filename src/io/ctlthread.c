@@ -98,8 +98,7 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 
 	if (t == NULL) {
 		inart_err_set(err, -ENOMEM, "out of memory");
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	t->to_data = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	t->to_ctl = eventfd(0, EFD_CLOEXEC);

@@ -72,8 +72,7 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 
 	if (batch < 1 || batch > 1024) {
 		inart_err_set(err, -EINVAL, "udp: batch %d out of range 1..1024", batch);
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	u = calloc(1, sizeof(*u));
 	if (u == NULL)
