@@ -19,6 +19,7 @@
 
 #include "bytes.h"
 #include "common/err.h"
+#include "common/slab.h"
 #include "pkt.h"
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
@@ -141,33 +142,33 @@ static int rbit(const struct inart_ring *r, uint32_t seq)
 	return (int)(r->rbits[seq / 64] >> (seq % 64) & 1);
 }
 
+/* The ring and its fixed-size arrays in one block (common/slab.h): the
+ * message offsets off_s, off_r (2N each) and the stash (window entries). */
+static void lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_ring *r = obj;
+
+	r->off_s = inart_slab_take(s, (size_t)(2 * r->N), sizeof(*r->off_s));
+	r->off_r = inart_slab_take(s, (size_t)(2 * r->N), sizeof(*r->off_r));
+	r->smeta = inart_slab_take(s, (size_t)r->window, sizeof(*r->smeta));
+	r->sbuf = inart_slab_take(s, (size_t)r->window, sizeof(*r->sbuf));
+}
+
 struct inart_ring *inart_ring_create(const struct inart_ring_cfg *cfg)
 {
-	struct inart_ring *r;
-	int N;
+	struct inart_ring proto = {0};
 
 	if (cfg == NULL || cfg->size == 0 || cfg->size > INART_RING_MAX_WORKERS ||
 	    cfg->pos >= cfg->size || cfg->values_per_packet > INART_WIRE_RING_MAX_VALUES)
 		return inart_null_errno(EINVAL);
-	r = calloc(1, sizeof(*r));
-	if (r == NULL)
-		return NULL;
-	r->cfg = *cfg;
-	N = r->N = cfg->size;
-	r->V = cfg->values_per_packet ? cfg->values_per_packet : INART_WIRE_RING_MAX_VALUES;
-	r->window = cfg->window ? cfg->window : INART_RING_DEFAULT_WINDOW;
-	if (r->cfg.retx_timeout_ns == 0)
-		r->cfg.retx_timeout_ns = INART_RING_DEFAULT_RETX_NS;
-	r->rto = r->cfg.retx_timeout_ns;
-	r->off_s = malloc((size_t)(2 * N) * sizeof(uint32_t));
-	r->off_r = malloc((size_t)(2 * N) * sizeof(uint32_t));
-	r->smeta = malloc((size_t)r->window * sizeof(*r->smeta));
-	r->sbuf = malloc((size_t)r->window * sizeof(*r->sbuf));
-	if (!r->off_s || !r->off_r || !r->smeta || !r->sbuf) {
-		inart_ring_destroy(r);
-		return inart_null_errno(ENOMEM);
-	}
-	return r;
+	proto.cfg = *cfg;
+	proto.N = cfg->size;
+	proto.V = cfg->values_per_packet ? cfg->values_per_packet : INART_WIRE_RING_MAX_VALUES;
+	proto.window = cfg->window ? cfg->window : INART_RING_DEFAULT_WINDOW;
+	if (proto.cfg.retx_timeout_ns == 0)
+		proto.cfg.retx_timeout_ns = INART_RING_DEFAULT_RETX_NS;
+	proto.rto = proto.cfg.retx_timeout_ns;
+	return inart_slab_new(&proto, sizeof(proto), lay_out);
 }
 
 void inart_ring_destroy(struct inart_ring *r)
@@ -177,13 +178,9 @@ void inart_ring_destroy(struct inart_ring *r)
 	free(r->in);
 	free(r->acc);
 	free(r->res);
-	free(r->off_s);
-	free(r->off_r);
 	free(r->tx);
 	free(r->rbits);
-	free(r->smeta);
-	free(r->sbuf);
-	free(r);
+	free(r); /* and off_s, off_r, smeta, sbuf (lay_out) */
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)

@@ -223,8 +223,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 	return s;
 fail:
 	srv_free(s);
-	errno = rc;
-	return NULL;
+	return inart_null_errno(rc);
 }
 
 static void conn_close(struct inart_ctlsrv *s, int i)

@@ -122,8 +122,7 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 	return t;
 fail:
 	thread_free(t);
-	errno = rc;
-	return NULL;
+	return inart_null_errno(rc);
 }
 
 int inart_ctlthread_fd(const struct inart_ctlthread *t)

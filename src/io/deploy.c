@@ -186,8 +186,7 @@ out:
 	if (rc < 0) {
 		inart_deploy_destroy(d);
 		inart_deploy_ctl_free(ctl, t->n_nodes);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	if (ctl_out != NULL)
 		*ctl_out = ctl;

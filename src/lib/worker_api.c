@@ -405,8 +405,7 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 out:
 	if (rc < 0) {
 		inart_ctx_destroy(c);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	return c;
 }
