@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cp/evaluate.h"
 #include "routes.h"
 
@@ -133,6 +134,7 @@ static int64_t key_get(struct builder *b, int dir, const int *nodes, int n, int 
 	struct key *k;
 	struct swb *sw;
 	struct inart_label_entry *e;
+	int cap;
 
 	*created = 0;
 	while (b->hash[s]) {
@@ -148,30 +150,13 @@ static int64_t key_get(struct builder *b, int dir, const int *nodes, int n, int 
 		while (b->hash[s])
 			s = (s + 1) & (b->hash_size - 1);
 	}
-	if (b->n_keys == b->cap_keys) {
-		int cap = b->cap_keys ? 2 * b->cap_keys : 256;
-		struct key *nk = realloc(b->keys, (size_t)cap * sizeof(*nk));
-
-		if (nk == NULL)
-			return -ENOMEM;
-		b->keys = nk;
-		b->cap_keys = cap;
-	}
+	if (inart_grow((void **)&b->keys, &b->cap_keys, b->n_keys, sizeof(*b->keys), 256) < 0)
+		return -ENOMEM;
 	sw = &b->sw[b->sw_index[nodes[0]]];
-	if (sw->n_labels == sw->cap_labels) {
-		int cap = sw->cap_labels ? 2 * sw->cap_labels : 16;
-		struct inart_label_entry *nl = realloc(sw->labels, (size_t)cap * sizeof(*nl));
-		size_t *nv;
-
-		if (nl == NULL)
-			return -ENOMEM;
-		sw->labels = nl;
-		nv = realloc(sw->var, (size_t)cap * sizeof(*nv));
-		if (nv == NULL)
-			return -ENOMEM;
-		sw->var = nv;
-		sw->cap_labels = cap;
-	}
+	cap = sw->cap_labels; /* labels and var share it */
+	if (inart_grow((void **)&sw->labels, &cap, sw->n_labels, sizeof(*sw->labels), 16) < 0 ||
+	    inart_grow((void **)&sw->var, &sw->cap_labels, sw->n_labels, sizeof(*sw->var), 16) < 0)
+		return -ENOMEM;
 	k = &b->keys[b->n_keys];
 	k->nodes = malloc((size_t)n * sizeof(int));
 	if (k->nodes == NULL)

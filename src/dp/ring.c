@@ -19,8 +19,10 @@
 
 #include "bytes.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/slab.h"
 #include "pkt.h"
+#include "quant.h"
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
 
@@ -183,20 +185,6 @@ void inart_ring_destroy(struct inart_ring *r)
 	free(r); /* and off_s, off_r, smeta, sbuf (lay_out) */
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	q = realloc(*p, need * elem);
-	if (q == NULL)
-		return -ENOMEM;
-	*p = q;
-	*cap = need;
-	return 0;
-}
-
 static void check_done(struct inart_ring *r)
 {
 	if (r->state == ST_RUNNING && r->recv_n == r->mr && r->acked_n == r->ms) {
@@ -217,17 +205,16 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 		return -EBUSY;
 	if (r->have_last && (int32_t)(iter - r->last_iter) <= 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(buf[i]))
-			return -EINVAL;
+	if (!inart_quant_finite(buf, n))
+		return -EINVAL;
 	cap_n = r->cap_n;
-	if (grow((void **)&r->in, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->in, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	cap_n = r->cap_n;
-	if (grow((void **)&r->acc, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->acc, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	cap_n = r->cap_n;
-	if (grow((void **)&r->res, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->res, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	r->cap_n = cap_n;
 	if (n > 0)
@@ -239,8 +226,8 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 	r->ms = r->off_s[2 * (r->N - 1)];
 	r->mr = r->off_r[2 * (r->N - 1)];
 	words = (size_t)r->mr / 64 + 1;
-	if (grow((void **)&r->tx, &r->cap_tx, (size_t)r->ms + 1, sizeof(*r->tx)) < 0 ||
-	    grow((void **)&r->rbits, &r->cap_rwords, words, sizeof(uint64_t)) < 0)
+	if (inart_grow_to((void **)&r->tx, &r->cap_tx, (size_t)r->ms + 1, sizeof(*r->tx)) < 0 ||
+	    inart_grow_to((void **)&r->rbits, &r->cap_rwords, words, sizeof(uint64_t)) < 0)
 		return -ENOMEM;
 	memset(r->tx, 0, ((size_t)r->ms + 1) * sizeof(*r->tx));
 	memset(r->rbits, 0, words * sizeof(uint64_t));

@@ -36,6 +36,7 @@
 
 #include "bytes.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "pkt.h"
 #include "quant.h"
 
@@ -177,19 +178,11 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 	/* late copies of an earlier iteration would be taken for this one's */
 	if (w->have_iter && (int32_t)(iter - w->iter) <= 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(buf[i]))
-			return -EINVAL;
+	if (!inart_quant_finite(buf, n))
+		return -EINVAL;
 	w->active = 0; /* the previous result is gone from here on */
-	if (n > w->res_cap) {
-		float *r = malloc(n * sizeof(*r));
-
-		if (r == NULL)
-			return -ENOMEM;
-		free(w->res);
-		w->res = r;
-		w->res_cap = n;
-	}
+	if (inart_grow_to((void **)&w->res, &w->res_cap, n, sizeof(*w->res)) < 0)
+		return -ENOMEM;
 	rc = layout(w, n);
 	if (rc < 0)
 		return rc;
