@@ -8,6 +8,7 @@
  * Also the daemons' side of a request (cli_ctl_serve, see ctl.h): parsing,
  * the node check, log_level and the reply, around each daemon's own ops.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -108,23 +109,42 @@ void cli_daemon_args_init(struct cli_daemon_args *a)
 	a->level = INART_LOG_INFO;
 }
 
-int cli_daemon_opt(const char *cmd, int c, const char *arg, struct cli_daemon_args *a)
+int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
+		      struct cli_daemon_args *a)
 {
+	/* one row per option: its code, name and variable; the long options
+	 * come from these rows (no argument: the flags) */
 	const struct cli_num tab[] = {
 	    {CLI_OPT_NAME, "--name", .s = &a->name},
 	    {CLI_OPT_CTL, "--ctl", .s = &a->ctl},
 	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &a->tcp},
 	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &a->key_file},
 	    {CLI_OPT_BATCH, "--batch", 1, 1024, .i = &a->batch},
+	    {CLI_OPT_LOG, "--log-level", .s = &a->log_level},
 	    {CLI_OPT_STATS, "--stats", .flag = &a->stats},
 	    {CLI_OPT_JSON, "--json", .flag = &a->json},
 	};
+	enum { N_TAB = sizeof(tab) / sizeof(tab[0]), MAX_OWN = 32 };
+	struct option lo[MAX_OWN + N_TAB + 1];
+	size_t n = 0;
+	int c;
 
-	if (c == CLI_OPT_LOG) {
-		a->level = cli_log_level(cmd, arg);
-		return 1;
+	for (; own[n].name != NULL; n++) {
+		assert(n < MAX_OWN);
+		lo[n] = own[n];
 	}
-	return cli_num_opt(cmd, c, arg, tab, sizeof(tab) / sizeof(tab[0]));
+	for (size_t k = 0; k < N_TAB; k++)
+		lo[n++] = (struct option){tab[k].name + 2,
+					  tab[k].flag ? no_argument : required_argument, NULL,
+					  tab[k].c};
+	lo[n] = (struct option){NULL, 0, NULL, 0};
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		if (!cli_num_opt(cmd, c, optarg, tab, N_TAB))
+			return c;
+		if (c == CLI_OPT_LOG)
+			a->level = cli_log_level(cmd, a->log_level);
+	}
+	return -1;
 }
 
 int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,

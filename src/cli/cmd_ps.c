@@ -433,7 +433,6 @@ int cmd_ps(int argc, char **argv)
 	enum { O_BIND = 1 };
 	static const struct option longopts[] = {
 	    {"bind", required_argument, NULL, O_BIND},
-	    CLI_DAEMON_LONGOPTS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -447,9 +446,7 @@ int cmd_ps(int argc, char **argv)
 
 	cli_daemon_args_init(&a);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_daemon_opt(cmd, c, optarg, &a))
-			continue;
+	while ((c = cli_daemon_getopt(cmd, argc, argv, longopts, &a)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_ps_help, stdout);

@@ -325,7 +325,6 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 	};
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
-	    CLI_DAEMON_LONGOPTS,
 	    {"pool-slots", required_argument, NULL, O_POOL},
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"io", required_argument, NULL, O_IO},
@@ -348,9 +347,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 	cli_daemon_args_init(&a->dm);
 	inart_afp_opt_default(&a->afo);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_daemon_opt(cmd, c, optarg, &a->dm))
-			continue;
+	while ((c = cli_daemon_getopt(cmd, argc, argv, longopts, &a->dm)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_switchd_help, stdout);

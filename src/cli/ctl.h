@@ -7,6 +7,7 @@
 #ifndef INART_CLI_CTL_H
 #define INART_CLI_CTL_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -98,8 +99,7 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 /* The options of both daemons (switchd, ps): --name ID, --ctl PATH, the
  * optional TCP control listener --ctl-tcp HOST:PORT with --ctl-key FILE
  * (io/ctlauth.h; the UNIX socket --ctl stays), --batch N (1..1024),
- * --log-level, --stats, --json.  CLI_DAEMON_LONGOPTS goes into a struct
- * option array; cli_daemon_opt() handles the codes. */
+ * --log-level, --stats, --json. */
 enum {
 	CLI_OPT_NAME = 2100,
 	CLI_OPT_CTL,
@@ -110,28 +110,22 @@ enum {
 	CLI_OPT_STATS,
 	CLI_OPT_JSON,
 };
-#define CLI_DAEMON_LONGOPTS                                                                        \
-	{"name", required_argument, NULL, CLI_OPT_NAME},                                           \
-	    {"ctl", required_argument, NULL, CLI_OPT_CTL},                                         \
-	    {"ctl-tcp", required_argument, NULL, CLI_OPT_CTL_TCP},                                 \
-	    {"ctl-key", required_argument, NULL, CLI_OPT_CTL_KEY},                                 \
-	    {"batch", required_argument, NULL, CLI_OPT_BATCH},                                     \
-	    {"log-level", required_argument, NULL, CLI_OPT_LOG},                                   \
-	    {"stats", no_argument, NULL, CLI_OPT_STATS},                                           \
-	{                                                                                          \
-		"json", no_argument, NULL, CLI_OPT_JSON                                            \
-	}
 struct cli_daemon_args {
 	const char *name, *ctl;
 	const char *tcp, *key_file; /* --ctl-tcp, --ctl-key */
+	const char *log_level;	    /* as given; level: its value */
 	int batch, level, stats, json;
-	struct inart_ctl_key key;   /* what key_file holds (cli_daemon_start) */
+	struct inart_ctl_key key; /* what key_file holds (cli_daemon_start) */
 	struct inart_ctlsrv_opt opt;
 };
 /* Defaults: batch 64, log level info, nothing else given. */
 void cli_daemon_args_init(struct cli_daemon_args *a);
-/* 1 if c is one of CLI_DAEMON_LONGOPTS (handled; usage errors exit 2), else 0. */
-int cli_daemon_opt(const char *cmd, int c, const char *arg, struct cli_daemon_args *a);
+/* getopt_long (after cli_getopt_reset) over the daemon options and the
+ * command's own (own: at most 32, NULL-terminated, --help among them): a
+ * daemon option is handled here (into a; usage errors exit 2), anything
+ * else is returned as getopt_long returns it (-1 at the end). */
+int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
+		      struct cli_daemon_args *a);
 /* The checks after a daemon's options: no operands, --ctl PATH required,
  * --json only with --stats, and --stats with nothing but --ctl and --json
  * (others: one of the daemon's own options was given; --name and the TCP
