@@ -134,9 +134,8 @@ int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct optio
 		lo[n] = own[n];
 	}
 	for (size_t k = 0; k < N_TAB; k++)
-		lo[n++] = (struct option){tab[k].name + 2,
-					  tab[k].flag ? no_argument : required_argument, NULL,
-					  tab[k].c};
+		lo[n++] = (struct option){
+		    tab[k].name + 2, tab[k].flag ? no_argument : required_argument, NULL, tab[k].c};
 	lo[n] = (struct option){NULL, 0, NULL, 0};
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		if (!cli_num_opt(cmd, c, optarg, tab, N_TAB))

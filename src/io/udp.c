@@ -107,8 +107,8 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 			      rc == EADDRNOTAVAIL ? " (the address is not on this host)" : "");
 		goto fail;
 	}
-	inart_mmsg_rx_init(u->rx_msg, u->rx_iov, u->rx_buf, RX_BUF, u->rx_addr,
-			   sizeof(*u->rx_addr), batch);
+	inart_mmsg_rx_init(u->rx_msg, u->rx_iov, u->rx_buf, RX_BUF, u->rx_addr, sizeof(*u->rx_addr),
+			   batch);
 	for (int i = 0; i < batch; i++) {
 		u->tx_msg[i].msg_hdr.msg_iov = &u->tx_iov[i];
 		u->tx_msg[i].msg_hdr.msg_iovlen = 1;
