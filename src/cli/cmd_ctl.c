@@ -8,7 +8,6 @@
  * Also the daemons' side of a request (cli_ctl_serve, see ctl.h): parsing,
  * the node check, log_level and the reply, around each daemon's own ops.
  */
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -112,38 +111,22 @@ void cli_daemon_args_init(struct cli_daemon_args *a)
 int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
 		      struct cli_daemon_args *a)
 {
-	/* one row per option: its code, name and variable; the long options
-	 * come from these rows (no argument: the flags) */
 	const struct cli_num tab[] = {
 	    {CLI_OPT_NAME, "--name", .s = &a->name},
 	    {CLI_OPT_CTL, "--ctl", .s = &a->ctl},
 	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &a->tcp},
 	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &a->key_file},
 	    {CLI_OPT_BATCH, "--batch", 1, 1024, .i = &a->batch},
-	    {CLI_OPT_LOG, "--log-level", .s = &a->log_level},
+	    {CLI_OPT_LOG, "--log-level", .s = NULL}, /* no variable: parsed below */
 	    {CLI_OPT_STATS, "--stats", .flag = &a->stats},
 	    {CLI_OPT_JSON, "--json", .flag = &a->json},
 	};
-	enum { N_TAB = sizeof(tab) / sizeof(tab[0]), MAX_OWN = 32 };
-	struct option lo[MAX_OWN + N_TAB + 1];
-	size_t n = 0;
 	int c;
 
-	for (; own[n].name != NULL; n++) {
-		assert(n < MAX_OWN);
-		lo[n] = own[n];
-	}
-	for (size_t k = 0; k < N_TAB; k++)
-		lo[n++] = (struct option){
-		    tab[k].name + 2, tab[k].flag ? no_argument : required_argument, NULL, tab[k].c};
-	lo[n] = (struct option){NULL, 0, NULL, 0};
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		if (!cli_num_opt(cmd, c, optarg, tab, N_TAB))
-			return c;
-		if (c == CLI_OPT_LOG)
-			a->level = cli_log_level(cmd, a->log_level);
-	}
-	return -1;
+	while ((c = cli_getopt_rows(cmd, argc, argv, ":h", own, tab,
+				    sizeof(tab) / sizeof(tab[0]))) == CLI_OPT_LOG)
+		a->level = cli_log_level(cmd, optarg);
+	return c;
 }
 
 int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,
@@ -633,9 +616,9 @@ void cli_deploy_args_init(struct cli_deploy_args *a)
 	a->ctl_dir = "/run/inart";
 }
 
-int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a)
+void cli_deploy_rows(struct cli_deploy_args *a, struct cli_num *rows)
 {
-	const struct cli_num tab[] = {
+	const struct cli_num tab[CLI_DEPLOY_ROWS] = {
 	    {CLI_OPT_DEPLOY, "--deploy", .s = &a->deploy},
 	    {CLI_OPT_AUTO_DEPLOY, "--auto-deploy", .flag = &a->aut},
 	    {CLI_OPT_CTL_DIR, "--ctl-dir", .s = &a->ctl_dir},
@@ -644,7 +627,7 @@ int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a)
 	    {CLI_OPT_DRY, "--dry-run", .flag = &a->dry},
 	};
 
-	return cli_num_opt(NULL, c, arg, tab, sizeof(tab) / sizeof(tab[0])); /* no number */
+	memcpy(rows, tab, sizeof(tab));
 }
 
 void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a)
@@ -696,20 +679,20 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 {
 	enum { O_FLUSH = 1, O_ONLY };
 	static const struct option longopts[] = {
-	    CLI_DEPLOY_LONGOPTS,
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"only", required_argument, NULL, O_ONLY},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct cli_num rows[CLI_DEPLOY_ROWS];
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	cli_deploy_args_init(&a->d);
+	cli_deploy_rows(&a->d, rows);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_deploy_opt(c, optarg, &a->d))
-			continue;
+	while ((c = cli_getopt_rows(cmd, argc, argv, ":h", longopts, rows, CLI_DEPLOY_ROWS)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_ctl_help, stdout);

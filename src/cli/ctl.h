@@ -40,24 +40,17 @@ enum {
 	CLI_OPT_RESTART,
 	CLI_OPT_DRY,
 };
-#define CLI_DEPLOY_LONGOPTS                                                                        \
-	{"deploy", required_argument, NULL, CLI_OPT_DEPLOY},                                       \
-	    {"auto-deploy", no_argument, NULL, CLI_OPT_AUTO_DEPLOY},                               \
-	    {"ctl-dir", required_argument, NULL, CLI_OPT_CTL_DIR},                                 \
-	    {"learn-macs", no_argument, NULL, CLI_OPT_LEARN},                                      \
-	    {"restart-jobs", no_argument, NULL, CLI_OPT_RESTART},                                  \
-	{                                                                                          \
-		"dry-run", no_argument, NULL, CLI_OPT_DRY                                          \
-	}
-
 struct cli_deploy_args {
 	const char *deploy, *ctl_dir; /* ctl_dir default /run/inart */
 	int aut, learn, restart, dry;
 };
 
 void cli_deploy_args_init(struct cli_deploy_args *a);
-/* 1 if c is one of CLI_DEPLOY_LONGOPTS (handled), else 0. */
-int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a);
+/* The rows of the deployment options (cli_getopt_rows, util.h), setting a:
+ * written to rows[0..CLI_DEPLOY_ROWS). */
+enum { CLI_DEPLOY_ROWS = 6 };
+struct cli_num;
+void cli_deploy_rows(struct cli_deploy_args *a, struct cli_num *rows);
 /* Usage error unless exactly one of --deploy and --auto-deploy was given. */
 void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a);
 /* The deployment (and *ctl: the sockets it names) and its data-plane
@@ -113,7 +106,6 @@ enum {
 struct cli_daemon_args {
 	const char *name, *ctl;
 	const char *tcp, *key_file; /* --ctl-tcp, --ctl-key */
-	const char *log_level;	    /* as given; level: its value */
 	int batch, level, stats, json;
 	struct inart_ctl_key key; /* what key_file holds (cli_daemon_start) */
 	struct inart_ctlsrv_opt opt;
@@ -121,7 +113,7 @@ struct cli_daemon_args {
 /* Defaults: batch 64, log level info, nothing else given. */
 void cli_daemon_args_init(struct cli_daemon_args *a);
 /* getopt_long (after cli_getopt_reset) over the daemon options and the
- * command's own (own: at most 32, NULL-terminated, --help among them): a
+ * command's own (own: NULL-terminated, --help among them; cli_getopt_rows): a
  * daemon option is handled here (into a; usage errors exit 2), anything
  * else is returned as getopt_long returns it (-1 at the end). */
 int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
