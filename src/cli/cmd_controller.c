@@ -169,11 +169,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 3)
-		cli_usage_error(cmd, "expected TOPO JOBS PLAN");
-	if (argc - optind > 3)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 3]);
-	cli_deploy_check(cmd, &a->d);
+	cli_deploy_check(cmd, "", argc, argv, &a->d);
 	a->o.hold_s = hold / 1e3;
 	a->o.replan_limit_s = rlimit / 1e3;
 	a->o.replan_timeout_s = rtimeout / 1e3;

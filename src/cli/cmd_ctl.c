@@ -630,10 +630,15 @@ void cli_deploy_rows(struct cli_deploy_args *a, struct cli_num *rows)
 	memcpy(rows, tab, sizeof(tab));
 }
 
-void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a)
+void cli_deploy_check(const char *cmd, const char *what, int argc, char **argv,
+		      const struct cli_deploy_args *a)
 {
+	if (argc - optind < 3)
+		cli_usage_error(cmd, "%sexpected TOPO JOBS PLAN", what);
+	if (argc - optind > 3)
+		cli_usage_error(cmd, "%sunexpected argument '%s'", what, argv[optind + 3]);
 	if ((a->deploy == NULL) == !a->aut)
-		cli_usage_error(cmd, "give exactly one of --deploy FILE and --auto-deploy");
+		cli_usage_error(cmd, "%sgive exactly one of --deploy FILE and --auto-deploy", what);
 }
 
 struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
@@ -708,13 +713,7 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 3)
-		cli_usage_error(cmd, "install: expected TOPO JOBS PLAN");
-	if (argc - optind > 3)
-		cli_usage_error(cmd, "install: unexpected argument '%s'", argv[optind + 3]);
-	if ((a->d.deploy == NULL) == !a->d.aut)
-		cli_usage_error(cmd,
-				"install: give exactly one of --deploy FILE and --auto-deploy");
+	cli_deploy_check(cmd, "install: ", argc, argv, &a->d);
 }
 
 int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,

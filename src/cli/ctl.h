@@ -51,8 +51,12 @@ void cli_deploy_args_init(struct cli_deploy_args *a);
 enum { CLI_DEPLOY_ROWS = 6 };
 struct cli_num;
 void cli_deploy_rows(struct cli_deploy_args *a, struct cli_num *rows);
-/* Usage error unless exactly one of --deploy and --auto-deploy was given. */
-void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a);
+/* After the options of a command that installs a plan (ctl install,
+ * controller): exactly the operands TOPO JOBS PLAN, and exactly one of
+ * --deploy and --auto-deploy; what prefixes the messages ("install: " or
+ * ""); usage errors exit 2. */
+void cli_deploy_check(const char *cmd, const char *what, int argc, char **argv,
+		      const struct cli_deploy_args *a);
 /* The deployment (and *ctl: the sockets it names) and its data-plane
  * settings over the defaults into opt; exits 1 on an error. */
 struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
