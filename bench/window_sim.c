@@ -7,6 +7,9 @@
  *
  *   window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS [W:RETX:FLUSH[:PACE],...]]]]
  *
+ * VALUES: one number for every job, or one per job separated by commas (in
+ * the jobs file's order: the emulator's scaled jobs, e.g. 91121,492624).
+ *
  * Links at MBPS for the fastest (default 20; all scaled alike), no
  * per-frame wire overhead (tbf counts Ethernet frames only), 1 us
  * propagation, deep queues (as the emulator's); every worker of every job
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
 	struct inart_deploy *d;
 	double mbps = argc > 4 ? atof(argv[4]) : 20, fast = 0, pred, f, slow = 1e30, workers = 0,
 	       qms;
-	size_t n = argc > 5 ? (size_t)strtoull(argv[5], NULL, 10) : 20000;
+	size_t n = argc > 5 ? (size_t)strtoull(argv[5], NULL, 10) : 20000, *nj = NULL, *nw = NULL;
 	int iters = argc > 6 ? atoi(argv[6]) : 3, bw = 1;
 
 	if (argc < 4 || mbps <= 0 || n == 0 || iters < 1) {
@@ -89,9 +92,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "window_sim: %s\n", err.msg);
 		return 1;
 	}
-	/* every job reduces n values per worker: the prediction for that volume */
+	/* every job reduces n values per worker (or its own number of the
+	   list): the prediction for that volume */
+	nj = calloc((size_t)js->n_jobs, sizeof(*nj));
 	for (int j = 0; j < js->n_jobs; j++) {
-		js->jobs[j].gradient_bytes = 4.0 * (double)n;
+		const char *v = argc > 5 ? argv[5] : "20000";
+
+		for (int i = 0; i < j && strchr(v, ','); i++)
+			v = strchr(v, ',') + 1;
+		nj[j] = (size_t)strtoull(v, NULL, 10);
+		if (nj[j] == 0) {
+			fprintf(stderr, "window_sim: no values for job %d\n", j);
+			return 2;
+		}
+		n = nj[j] > n ? nj[j] : n;
+		js->jobs[j].gradient_bytes = 4.0 * (double)nj[j];
 		workers += js->jobs[j].n_workers;
 		if ((js->jobs[j].n_workers + 63) / 64 > bw)
 			bw = (js->jobs[j].n_workers + 63) / 64;
@@ -115,8 +130,8 @@ int main(int argc, char **argv)
 	if (qms < 50)
 		qms = 50;
 	d = inart_deploy_auto(t);
-	printf("%s, %s, plan %s: %zu values per worker, fastest link %.3g Mbit/s, %d iterations\n",
-	       argv[1], argv[2], argv[3], n, mbps, iters);
+	printf("%s, %s, plan %s: %s values per worker, fastest link %.3g Mbit/s, %d iterations\n",
+	       argv[1], argv[2], argv[3], argc > 5 ? argv[5] : "20000", mbps, iters);
 	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
 	       pred * 1e3);
 	printf("%6s %8s %8s %5s %12s %7s %8s %8s %8s %7s %7s %8s %7s %s\n", "window", "retx ms",
@@ -209,16 +224,18 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			x = malloc((size_t)in->n_workers * sizeof(*x));
+			nw = realloc(nw, (size_t)in->n_workers * sizeof(*nw));
 			for (int w = 0; w < in->n_workers; w++) {
-				x[w] = malloc(n * sizeof(float));
-				for (size_t i = 0; i < n; i++)
+				nw[w] = nj[in->workers[w].job];
+				x[w] = malloc(nw[w] * sizeof(float));
+				for (size_t i = 0; i < nw[w]; i++)
 					x[w][i] =
 					    (float)((int)((w * 7 + i * 3) % 101) - 50) / 16.0f;
 			}
 			for (int k = 0; k < iters && rc == 0; k++)
-				rc = inart_sim_allreduce(s, (const float *const *)x, n,
-							 (uint32_t)k + 1,
-							 inart_sim_now(s) + 600000000000ull, &r);
+				rc = inart_sim_allreduce_each(
+				    s, (const float *const *)x, n, nw, (uint32_t)k + 1,
+				    inart_sim_now(s) + 600000000000ull, &r);
 			for (int w = 0; w < in->n_workers; w++) {
 				inart_worker_stats(inart_sim_worker(s, w), &ws);
 				sum.retransmitted += ws.retransmitted;
@@ -234,11 +251,12 @@ int main(int argc, char **argv)
 			   multiples of 1/16 below 4: sums are exact in float and at
 			   the default scale) */
 			for (int w = 0; w < in->n_workers && rc == 0 && !bad; w++) {
-				float *a = malloc(n * sizeof(float));
+				size_t m = nw[w];
+				float *a = malloc(m * sizeof(float));
 
-				if (inart_sim_result(s, w, a, n) < 0)
+				if (inart_sim_result(s, w, a, m) < 0)
 					bad = 1;
-				for (size_t i = 0; i < n && !bad; i++) {
+				for (size_t i = 0; i < m && !bad; i++) {
 					float want = 0;
 
 					for (int v = 0; v < in->n_workers; v++)
@@ -260,6 +278,18 @@ int main(int argc, char **argv)
 			       rc < 0 ? "NOT DONE"
 			       : bad  ? "WRONG"
 				      : "exact");
+			/* the last iteration's time of every job (its last
+			   worker done), and each job's prediction alone */
+			for (int j = 0; j < js->n_jobs && js->n_jobs > 1; j++) {
+				uint64_t end = 0;
+
+				for (int w = 0; w < in->n_workers; w++)
+					if (in->workers[w].job == j &&
+					    inart_sim_worker_done_ns(s, w) > end)
+						end = inart_sim_worker_done_ns(s, w);
+				printf("  job %s: %.3f ms\n", js->jobs[j].id,
+				       (double)(end - r.start_ns) / 1e6);
+			}
 			/* WLINKS=F: every link busy more than F of the simulated
 			   time (all iterations), its bytes and its busy share */
 			for (int e = 0; getenv("WLINKS") && e < inart_topo_n_arcs(t); e++) {
@@ -269,10 +299,15 @@ int main(int argc, char **argv)
 				inart_sim_link_stats(s, e, &ls);
 				busy = (double)ls.busy_ps / 1e3 / (double)inart_sim_now(s);
 				if (busy > atof(getenv("WLINKS")))
-					printf("  link %s>%s: %llu bytes, busy %.3f\n",
+					printf("  link %s>%s: %llu bytes, busy %.3f, queueing mean "
+					       "%.2f ms, max %.2f ms\n",
 					       t->nodes[t->arcs[e].from].id,
 					       t->nodes[t->arcs[e].to].id,
-					       (unsigned long long)ls.tx_bytes, busy);
+					       (unsigned long long)ls.tx_bytes, busy,
+					       ls.tx_pkts
+						   ? (double)ls.wait_ps / 1e9 / (double)ls.tx_pkts
+						   : 0.0,
+					       (double)ls.wait_max_ps / 1e9);
 			}
 			for (int w = 0; w < in->n_workers; w++)
 				free(x[w]);
@@ -281,6 +316,8 @@ int main(int argc, char **argv)
 			inart_install_destroy(in);
 		}
 	}
+	free(nw);
+	free(nj);
 	inart_deploy_destroy(d);
 	inart_plan_destroy(p);
 	inart_jobs_destroy(js);
