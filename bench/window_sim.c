@@ -5,7 +5,7 @@
  * queueing delays of shaped links (docs/emulator.md, "The data plane's
  * settings on a scaled network").  Not a test: it prints numbers.
  *
- *   window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS [W:RETX:FLUSH[:PACE],...]]]]
+ *   window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS [W:RETX:FLUSH[:PACE[:LEAD]],...]]]]
  *
  * VALUES: one number for every job, or one per job separated by commas (in
  * the jobs file's order: the emulator's scaled jobs, e.g. 91121,492624).
@@ -26,6 +26,9 @@
  * Results are checked: every worker holds the exact sums of its job.
  * PACE (optional 4th field): workers paced at PACE x their plan rates
  * (install's pace_scale = PACE x the rate scale; 0: not paced).
+ * LEAD (optional 5th field, W:RETX:FLUSH:PACE:LEAD): paced workers at most
+ * LEAD ms ahead of their plan rates (install's pace_lead_ns, rate_scale =
+ * the rate scale; 0, the default: no bound).
  * WSTALL=PERIOD:DUR:SEED: every PERIOD ms of simulated time a node drawn at
  * random (seeded) stalls for up to DUR ms (its frames and timers wait: a
  * process starved of CPU, as on a busy machine).
@@ -67,7 +70,7 @@ static void tap(void *ctx, int arc, uint64_t at_ps, const uint8_t *f, size_t len
 }
 struct setting {
 	int window;
-	double retx_ms, flush_ms, pace;
+	double retx_ms, flush_ms, pace, lead_ms;
 };
 
 int main(int argc, char **argv)
@@ -84,7 +87,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4 || mbps <= 0 || n == 0 || iters < 1) {
 		fprintf(stderr, "usage: window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS "
-				"[W:RETX:FLUSH[:PACE],...]]]]\n");
+				"[W:RETX:FLUSH[:PACE[:LEAD]],...]]]]\n");
 		return 2;
 	}
 	if ((t = inart_topo_load(argv[1], &err)) == NULL ||
@@ -134,13 +137,13 @@ int main(int argc, char **argv)
 	       argv[1], argv[2], argv[3], argc > 5 ? argv[5] : "20000", mbps, iters);
 	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
 	       pred * 1e3);
-	printf("%6s %8s %8s %5s %12s %7s %8s %8s %8s %7s %7s %8s %7s %s\n", "window", "retx ms",
-	       "flush ms", "pace", "sim ms", "ratio", "resent", "probes", "nacks", "asked", "held",
-	       "deferred", "stalls", "result");
+	printf("%6s %5s %8s %8s %5s %12s %7s %8s %8s %8s %7s %7s %8s %7s %s\n", "window", "lead",
+	       "retx ms", "flush ms", "pace", "sim ms", "ratio", "resent", "probes", "nacks",
+	       "asked", "held", "deferred", "stalls", "result");
 	{
 		struct setting set[32] = {
-		    {64, 50, 10, 0},  {64, qms, qms, 0}, {16, 50, 10, 0},
-		    {16, qms, 10, 0}, {16, qms, qms, 0}, {8, qms, qms, 0},
+		    {64, 50, 10, 0, 0},	 {64, qms, qms, 0, 0}, {16, 50, 10, 0, 0},
+		    {16, qms, 10, 0, 0}, {16, qms, qms, 0, 0}, {8, qms, qms, 0, 0},
 		};
 		size_t nset = 6;
 
@@ -152,13 +155,14 @@ int main(int argc, char **argv)
 			     tok = strtok_r(NULL, ",", &save)) {
 				struct setting *x = &set[nset];
 
-				x->pace = 0;
-				if (sscanf(tok, "%d:%lf:%lf:%lf", &x->window, &x->retx_ms,
-					   &x->flush_ms, &x->pace) < 3 ||
-				    x->window < 1 || !(x->pace >= 0)) {
-					fprintf(stderr,
-						"window_sim: '%s' is not W:RETX:FLUSH[:PACE]\n",
-						tok);
+				x->pace = x->lead_ms = 0;
+				if (sscanf(tok, "%d:%lf:%lf:%lf:%lf", &x->window, &x->retx_ms,
+					   &x->flush_ms, &x->pace, &x->lead_ms) < 3 ||
+				    x->window < 1 || !(x->pace >= 0) || !(x->lead_ms >= 0)) {
+					fprintf(
+					    stderr,
+					    "window_sim: '%s' is not W:RETX:FLUSH[:PACE[:LEAD]]\n",
+					    tok);
 					return 2;
 				}
 				x->retx_ms = x->retx_ms > 0 ? x->retx_ms : qms;
@@ -187,6 +191,8 @@ int main(int argc, char **argv)
 			io.flush_timeout_ns = (uint64_t)(set[si].flush_ms * 1e6);
 			/* PACE: workers paced at PACE x their plan rates */
 			io.pace_scale = set[si].pace * mbps / (fast * 1e3);
+			io.pace_lead_ns = (uint64_t)(set[si].lead_ms * 1e6);
+			io.rate_scale = mbps / (fast * 1e3);
 			if (inart_install_build(t, js, p, d, &io, &in, &err) < 0) {
 				fprintf(stderr, "window_sim: %s\n", err.msg);
 				return 1;
@@ -266,11 +272,12 @@ int main(int argc, char **argv)
 				}
 				free(a);
 			}
-			printf("%6d %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %7llu %7llu "
+			printf("%6d %5.1f %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %7llu "
+			       "%7llu "
 			       "%8llu "
 			       "%7llu %s\n",
-			       set[si].window, set[si].retx_ms, set[si].flush_ms, set[si].pace,
-			       r.time_s * 1e3, r.time_s / pred,
+			       set[si].window, set[si].lead_ms, set[si].retx_ms, set[si].flush_ms,
+			       set[si].pace, r.time_s * 1e3, r.time_s / pred,
 			       (unsigned long long)sum.retransmitted,
 			       (unsigned long long)sum.probes, (unsigned long long)sum.nacks,
 			       (unsigned long long)sum.retx_asked, (unsigned long long)sum_held,

@@ -77,6 +77,7 @@ void emu_args_init(struct emu_args *a)
 	a->o.iter_timeout_s = 0; /* auto */
 	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
 	a->pace = 1.05;		 /* docs/emulator.md: pacing at the plan's rates */
+	a->pace_lead_ms = 10;	 /* docs/emulator.md: pacing against the plan's schedule */
 }
 
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
@@ -96,6 +97,7 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	    {3017, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
 	    {3018, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
 	    {3020, "--pace", 0, 100, &a->pace},
+	    {3021, "--pace-lead", 0, 3600e3, &a->pace_lead_ms},
 	};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
@@ -526,6 +528,7 @@ static void exec_setup(struct emu_exec *x)
 		a->rate_scale = a->mbps / (max_gbps(x->t) * 1e3);
 	a->o.net.rate_scale = a->rate_scale;
 	a->o.net.pace_scale = a->pace * a->rate_scale;
+	a->o.net.pace_lead_ms = a->pace_lead_ms;
 	if (a->o.net.retx_ms == 0)
 		a->o.net.retx_ms = emu_retx_ms(x->t, x->js, a->o.net.window, a->rate_scale);
 	if (a->o.net.flush_ms == 0)

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "pace.h"
 #include "pkt.h"
 #include "quant.h"
 
@@ -147,6 +148,7 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
 		tt[t].pace_at = 0;
+		tt[t].sched_at = 0;
 		tt[t].begun = 0;
 		tt[t].lag = w->trees[t].lag;
 		tt[t].debt = w->trees[t].debt; /* a property of the tree's paths */
@@ -243,6 +245,8 @@ static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
 	if (tr->pace_at + credit < now)
 		tr->pace_at = now - credit;
 	tr->pace_at += f;
+	inart_pace_sched(&tr->sched_at, &tr->pace_at, w->cfg.trees[t].plan_Bps, w->cfg.pace_lead_ns,
+			 sz + INART_PKT_UDP_HLEN, now);
 }
 
 /* Chunk c's timeout expired at now.  The first timeout of a chunk sent once

@@ -227,8 +227,13 @@ static int dp_ms(json_t *o, const char *k, const char *name, uint64_t *ns, struc
 int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 				 struct inart_install_opt *o, struct inart_err *err)
 {
-	static const char *const keys[] = {"slots_per_tree", "retx_timeout_ms", "flush_timeout_ms",
-					   "pace_scale", NULL};
+	static const char *const keys[] = {"slots_per_tree",
+					   "retx_timeout_ms",
+					   "flush_timeout_ms",
+					   "pace_scale",
+					   "pace_lead_ms",
+					   "rate_scale",
+					   NULL};
 	struct inart_install_opt n = *o;
 	json_t *root = json_loadb(buf, len, 0, NULL), *dp, *x;
 	const char *k;
@@ -273,6 +278,19 @@ int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 			goto out;
 		}
 		n.pace_scale = json_number_value(x);
+	}
+	if ((rc = dp_ms(dp, "pace_lead_ms", name, &n.pace_lead_ns, err)) < 0)
+		goto out;
+	x = json_object_get(dp, "rate_scale");
+	if (x != NULL) {
+		if (!json_is_number(x) || !(json_number_value(x) > 0) ||
+		    json_number_value(x) > 1e6) {
+			rc = inart_err_set(
+			    err, -EINVAL,
+			    "%s: dataplane: 'rate_scale' must be a number in (0, 1e6]", name);
+			goto out;
+		}
+		n.rate_scale = json_number_value(x);
 	}
 	*o = n;
 out:
