@@ -28,8 +28,10 @@ The digits data ships with python3-sklearn (no download).  Needs root.
 `--worker` is the per-process entry point the driver runs in a namespace.
 """
 import argparse
+import faulthandler
 import json
 import os
+import signal
 import statistics
 import sys
 import time
@@ -146,7 +148,10 @@ def train(args):
     if state is not None:
         out["stats"] = state.stats()
         state.close()
-    dist.destroy_process_group()
+    # The process group is not destroyed: the worker leaves with os._exit
+    # once its results are written (main), as tests/python/inart_ranks.py
+    # does -- tearing down gloo's threads can hang (pytorch/pytorch#75097),
+    # which once held a rank until the driver's run timeout.
     return out
 
 
@@ -189,7 +194,9 @@ def run_backend(fab, args, backend, plan, nodes):
     bad = [(r, rc, o) for r, (rc, o) in enumerate(res) if rc != 0]
     if bad:
         r, rc, o = bad[0]
-        raise RuntimeError("%s rank %d exited %s:\n%s" % (backend, r, rc, o[-3000:]))
+        how = ("did not finish within %g s (killed; its stack, if it printed one, follows)"
+               % args.run_timeout if rc is None else "exited with status %d" % rc)
+        raise RuntimeError("%s rank %d %s:\n%s" % (backend, r, how, o[-3000:]))
     return [json.load(open(p)) for p in outs]
 
 
@@ -364,10 +371,15 @@ def main():
     ap.add_argument("--plan", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
+        # SIGUSR1 prints every thread's stack: the driver sends it to a rank
+        # that overran its time before killing it (python/inart/fabric.py).
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         r = train(args)
         with open(args.out, "w") as f:
             json.dump(r, f)
-        return 0
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     args.backends = [b for b in args.backends.split(",") if b]
     out = compare(args)
     report(out, args)

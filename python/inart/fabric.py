@@ -279,6 +279,13 @@ class Fabric:
             try:
                 rc = p.wait(timeout=max(0.01, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
+                # SIGUSR1 first: a program that registered faulthandler for it
+                # prints where it hangs into its output; then the kill.
+                p.send_signal(signal.SIGUSR1)
+                try:
+                    p.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass
                 p.kill()
                 p.wait()
                 rc = None

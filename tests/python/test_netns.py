@@ -133,7 +133,7 @@ def training(tmp):
     args = argparse.Namespace(workers=2, mbps=100.0, epochs=6, batch=32, hidden=64, lr=0.05,
                               seed=1, bucket_mb=25.0, timeout=20.0, warmup=3, queue_ms=10.0,
                               pace=1.05, sync=False, backends=["inart", "gloo"],
-                              run_timeout=400.0)
+                              run_timeout=180.0)
     t0 = time.monotonic()
     try:
         out = ddp_digits.compare(args)
