@@ -34,6 +34,8 @@
  * process starved of CPU, as on a busy machine).
  * WRING=N sets the ring workers' window (install's ring_window; default:
  * the larger of 64 and the window).
+ * WLOSS=P loses every frame of every link with probability P (seed WSEED,
+ * default 1).
  * WLINKS=F prints every link busy more than F of the simulated time.
  * WTRACE=FROM:TO (ms of simulated time) prints every frame delivered in that
  * interval (arc, flags, job, tree, iteration, seq, slot, label, bitmap).
@@ -201,6 +203,9 @@ int main(int argc, char **argv)
 			so.gbps_scale = mbps / (fast * 1e3);
 			so.overhead_bytes = 0;
 			so.queue_pkts = 100000;
+			/* WLOSS=P: every frame of every link lost with probability P */
+			so.loss = getenv("WLOSS") ? atof(getenv("WLOSS")) : 0;
+			so.seed = getenv("WSEED") ? strtoull(getenv("WSEED"), NULL, 10) : 1;
 			s = inart_sim_create(t, d, &so);
 			if (getenv("WSTALL")) {
 				/* a starved CPU: every PERIOD ms of simulated time

@@ -99,12 +99,25 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	    {3020, "--pace", 0, 100, &a->pace},
 	    {3021, "--pace-lead", 0, 3600e3, &a->pace_lead_ms},
 	};
+	const struct {
+		int code;
+		const char **to;
+	} str[] = {{'o', &a->out},
+		   {3007, &a->png},
+		   {3019, &a->o.keep_dir},
+		   {3032, &a->o.ctl_args},
+		   {3033, &a->dyn_png}};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
 		if (c == num[i].code) {
 			*num[i].to = cli_double(cmd, num[i].name, arg, num[i].min, num[i].max);
 			if (c == 3002)
 				a->rate_scale = 0; /* --mbps sets the rate scale */
+			return 1;
+		}
+	for (size_t i = 0; i < sizeof(str) / sizeof(str[0]); i++)
+		if (c == str[i].code) {
+			*str[i].to = arg;
 			return 1;
 		}
 	switch (c) {
@@ -119,12 +132,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		return 1;
 	case 'f':
 		a->fmt = cli_format(cmd, arg);
-		return 1;
-	case 'o':
-		a->out = arg;
-		return 1;
-	case 3007:
-		a->png = arg;
 		return 1;
 	case 3009:
 		a->o.seed = cli_u64(cmd, "--seed", arg);
@@ -146,9 +153,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case 3016:
 		a->o.net.window = cli_int(cmd, "--window", arg, 1, 4096);
 		return 1;
-	case 3019:
-		a->o.keep_dir = arg;
-		return 1;
 	case 3030:
 		if (a->n_bg_args == 32)
 			cli_usage_error(cmd, "at most 32 --bg-at");
@@ -163,12 +167,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 			a->controller = 2;
 		else
 			cli_usage_error(cmd, "--controller: on, off or both, not '%s'", arg);
-		return 1;
-	case 3032:
-		a->o.ctl_args = arg;
-		return 1;
-	case 3033:
-		a->dyn_png = arg;
 		return 1;
 	case 'q':
 		a->quiet = 1;
