@@ -40,7 +40,9 @@ static uint64_t run(double pace, uint64_t lead, double plan, uint64_t t0, uint64
 					 (unsigned long long)sent, (unsigned long long)now, ahead);
 		}
 		pace_at = (pace_at > now ? pace_at : now) + (uint64_t)(FRAME * 1e9 / (PLAN * pace));
-		inart_pace_sched(&sched_at, &pace_at, plan, lead, FRAME, now);
+		inart_pace_sched_charge(&sched_at, plan, FRAME, now);
+		if (pace_at < inart_pace_sched_gate(sched_at, lead))
+			pace_at = inart_pace_sched_gate(sched_at, lead);
 	}
 	return sent;
 }

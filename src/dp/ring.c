@@ -504,8 +504,13 @@ static void emit_data(struct inart_ring *r, uint32_t seq, uint64_t now, struct i
 		if (r->pace_at + credit < now)
 			r->pace_at = now - credit;
 		r->pace_at += f;
-		inart_pace_sched(&r->sched_at, &r->pace_at, r->cfg.plan_Bps, r->cfg.pace_lead_ns,
-				 INART_PKT_UDP_HLEN + d->len, now);
+		if (r->cfg.pace_lead_ns) {
+			inart_pace_sched_charge(&r->sched_at, r->cfg.plan_Bps,
+						INART_PKT_UDP_HLEN + d->len, now);
+			if (r->pace_at < inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns))
+				r->pace_at =
+				    inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns);
+		}
 	}
 	if (t->tx > 0)
 		r->st.retransmitted++;
