@@ -170,8 +170,8 @@ static void test_scarce_lead(void **state)
  * that share's rate, a frame every 17 s, the probes and resends of that
  * chunk when it or its result was lost waited seconds each: with 1% loss
  * on every link the iteration took 14-239x its prediction in 9 of 22 seeds
- * (3 of 22 without the lead).  Trees are now paced at least at a window of
- * full frames in the plan's time (install.c); with the emulator's scales
+ * (3 of 22 without the lead).  Trees are now paced at least at
+ * INART_WORKER_PACE_BURST full frames in the plan's time (install.c); with the emulator's scales
  * (at 0.3 s per iteration, as tests/emu.sh's loss run) every one of those
  * seeds finished within 1.8x.
  */

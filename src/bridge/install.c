@@ -798,17 +798,19 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 			   header factor cancels: the plan's time on frames is F
 			   times the model's, and so are the bytes) */
 			if (b->opt.pace_scale > 0 && b->comm_s > 0) {
-				/* ... but at least a window of full frames in the
-				   plan's time: a tree whose share is a chunk or two
-				   (the planner leaves shares of 0.02%) would pace the
-				   probes and resends of a lost chunk seconds apart */
+				/* ... but at least INART_WORKER_PACE_BURST full
+				   frames in the plan's time: a tree whose share is a
+				   chunk or two (the planner leaves shares of 0.02%)
+				   would pace the probes and resends of a lost chunk
+				   seconds apart (a tree of more chunks sends its
+				   first ones as fast) */
 				double rate = job->gradient_bytes * jp->split[i] / b->comm_s,
-				       lo = (double)b->opt.slots_per_tree *
+				       lo = (double)INART_WORKER_PACE_BURST *
 					    (INART_PKT_UDP_HLEN + inart_wire_hdr_len(b->words) +
 					     4.0 * inart_wire_max_values(b->words)) /
 					    b->comm_s;
 
-				rate = rate > lo ? rate : lo;
+				rate = rate > lo || rate == 0 ? rate : lo; /* 0: no chunks */
 				c->trees[i].pace_Bps = rate * b->opt.pace_scale;
 				c->trees[i].plan_Bps = rate * b->opt.rate_scale;
 			}
