@@ -395,10 +395,8 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 	json_t *o;
 	char *s;
 
-	if (name == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (name == NULL)
+		return inart_null_errno(EINVAL);
 	o = json_object();
 	json_object_set_new(o, "op", json_string(name));
 	if (req->node[0])
@@ -452,8 +450,7 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 	case INART_CTL_LOG_LEVEL:
 		if (req->level < 0 || req->level > 3) {
 			json_decref(o);
-			errno = EINVAL;
-			return NULL;
+			return inart_null_errno(EINVAL);
 		}
 		json_object_set_new(o, "level", json_string(level_names[req->level]));
 		break;

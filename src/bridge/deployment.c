@@ -8,25 +8,29 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/err.h"
+#include "common/slab.h"
+
+/* The deployment and its arrays in one block (common/slab.h): per node
+ * (n_nodes + 1 entries each) ip, mac; per arc (n_arcs + 1) port, port_mac. */
+static void lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_deploy *d = obj;
+
+	d->ip = inart_slab_take(s, (size_t)d->n_nodes + 1, sizeof(*d->ip));
+	d->mac = inart_slab_take(s, (size_t)d->n_nodes + 1, sizeof(*d->mac));
+	d->port = inart_slab_take(s, (size_t)d->n_arcs + 1, sizeof(*d->port));
+	d->port_mac = inart_slab_take(s, (size_t)d->n_arcs + 1, sizeof(*d->port_mac));
+}
+
 struct inart_deploy *inart_deploy_create(const struct inart_topo *t)
 {
-	struct inart_deploy *d = calloc(1, sizeof(*d));
-	int n = t->n_nodes, m = inart_topo_n_arcs(t);
+	struct inart_deploy proto = {.n_nodes = t->n_nodes, .n_arcs = inart_topo_n_arcs(t)}, *d;
 
+	d = inart_slab_new(&proto, sizeof(proto), lay_out);
 	if (d == NULL)
 		return NULL;
-	d->n_nodes = n;
-	d->n_arcs = m;
-	d->ip = calloc((size_t)n + 1, sizeof(*d->ip));
-	d->mac = calloc((size_t)n + 1, sizeof(*d->mac));
-	d->port = calloc((size_t)m + 1, sizeof(*d->port));
-	d->port_mac = calloc((size_t)m + 1, sizeof(*d->port_mac));
-	if (!d->ip || !d->mac || !d->port || !d->port_mac) {
-		inart_deploy_destroy(d);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (int e = 0; e < m; e++)
+	for (int e = 0; e < d->n_arcs; e++)
 		d->port[e] = -1;
 	return d;
 }
@@ -36,10 +40,8 @@ struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
 	struct inart_deploy *d;
 	int n = t->n_nodes;
 
-	if (n > 65536) {
-		errno = E2BIG;
-		return NULL;
-	}
+	if (n > 65536)
+		return inart_null_errno(E2BIG);
 	d = inart_deploy_create(t);
 	if (d == NULL)
 		return NULL;
@@ -67,11 +69,5 @@ struct inart_deploy *inart_deploy_auto(const struct inart_topo *t)
 
 void inart_deploy_destroy(struct inart_deploy *d)
 {
-	if (d == NULL)
-		return;
-	free(d->ip);
-	free(d->mac);
-	free(d->port);
-	free(d->port_mac);
-	free(d);
+	free(d); /* its arrays with it (lay_out) */
 }

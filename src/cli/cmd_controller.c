@@ -97,7 +97,7 @@ struct ctl_args {
 	struct inart_ctl_opt o;
 };
 
-/* The options' getopt codes and names. */
+/* The options' getopt codes (their names: parse's rows). */
 enum {
 	O_PERIOD = 1,
 	O_TAU,
@@ -117,29 +117,6 @@ enum {
 	O_ITERP,
 	O_RISE,
 };
-static const struct option ctl_longopts[] = {
-    CLI_DEPLOY_LONGOPTS,
-    {"period-ms", required_argument, NULL, O_PERIOD},
-    {"tau-ms", required_argument, NULL, O_TAU},
-    {"rate-scale", required_argument, NULL, O_SCALE},
-    {"threshold", required_argument, NULL, O_THRESH},
-    {"hold-ms", required_argument, NULL, O_HOLD},
-    {"window-s", required_argument, NULL, O_WINDOW},
-    {"replan-limit-ms", required_argument, NULL, O_RLIMIT},
-    {"replan-timeout-ms", required_argument, NULL, O_RTIMEOUT},
-    {"duration", required_argument, NULL, O_DURATION},
-    {"log", required_argument, NULL, O_LOG},
-    {"verbose", no_argument, NULL, O_VERBOSE},
-    {"plan-dir", required_argument, NULL, O_PLANDIR},
-    {"settle-ms", required_argument, NULL, O_SETTLE},
-    {"settle-frac", required_argument, NULL, O_SETTLEF},
-    {"iter-window-s", required_argument, NULL, O_ITERW},
-    {"iter-period-ms", required_argument, NULL, O_ITERP},
-    {"rise-ms", required_argument, NULL, O_RISE},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 static void parse(int argc, char **argv, struct ctl_args *a)
 {
 	const char *cmd = "controller";
@@ -163,6 +140,12 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	    {O_VERBOSE, "--verbose", .flag = &a->verbose},
 	    {O_PLANDIR, "--plan-dir", .s = &a->plan_dir},
 	};
+	static const struct option help[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	enum { N_NUMS = sizeof(nums) / sizeof(nums[0]) };
+	struct cli_num rows[N_NUMS + CLI_DEPLOY_ROWS];
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -173,11 +156,11 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 	a->iter_window_s = 2;
 	a->iter_period_ms = 250;
 	a->scale = 1;
+	memcpy(rows, nums, sizeof(nums));
+	cli_deploy_rows(&a->d, rows + N_NUMS);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", ctl_longopts, NULL)) != -1) {
-		if (cli_num_opt(cmd, c, optarg, nums, sizeof(nums) / sizeof(nums[0])) ||
-		    cli_deploy_opt(c, optarg, &a->d))
-			continue;
+	while ((c = cli_getopt_rows(cmd, argc, argv, ":h", help, rows, N_NUMS + CLI_DEPLOY_ROWS)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_controller_help, stdout);
@@ -186,11 +169,7 @@ static void parse(int argc, char **argv, struct ctl_args *a)
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 3)
-		cli_usage_error(cmd, "expected TOPO JOBS PLAN");
-	if (argc - optind > 3)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 3]);
-	cli_deploy_check(cmd, &a->d);
+	cli_deploy_check(cmd, "", argc, argv, &a->d);
 	a->o.hold_s = hold / 1e3;
 	a->o.replan_limit_s = rlimit / 1e3;
 	a->o.replan_timeout_s = rtimeout / 1e3;

@@ -101,45 +101,47 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	return rc;
 }
 
-int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t)
+void cli_daemon_args_init(struct cli_daemon_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->batch = 64;
+	a->level = INART_LOG_INFO;
+}
+
+int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
+		      struct cli_daemon_args *a)
 {
 	const struct cli_num tab[] = {
-	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &t->tcp},
-	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &t->key_file},
+	    {CLI_OPT_NAME, "--name", .s = &a->name},
+	    {CLI_OPT_CTL, "--ctl", .s = &a->ctl},
+	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &a->tcp},
+	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &a->key_file},
+	    {CLI_OPT_BATCH, "--batch", 1, 1024, .i = &a->batch},
+	    {CLI_OPT_LOG, "--log-level", .s = NULL}, /* no variable: parsed below */
+	    {CLI_OPT_STATS, "--stats", .flag = &a->stats},
+	    {CLI_OPT_JSON, "--json", .flag = &a->json},
 	};
+	int c;
 
-	return cli_num_opt(NULL, c, arg, tab, sizeof(tab) / sizeof(tab[0])); /* no number */
+	while ((c = cli_getopt_rows(cmd, argc, argv, ":h", own, tab,
+				    sizeof(tab) / sizeof(tab[0]))) == CLI_OPT_LOG)
+		a->level = cli_log_level(cmd, optarg);
+	return c;
 }
 
-const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t)
-{
-	struct inart_err err = {{0}};
-
-	if (t->tcp == NULL && t->key_file == NULL)
-		return NULL;
-	if (t->tcp == NULL || t->key_file == NULL)
-		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
-	if (inart_ctl_key_load(t->key_file, &t->key, &err) < 0)
-		cli_fail(&err);
-	inart_ctlsrv_opt_default(&t->opt);
-	t->opt.tcp = t->tcp;
-	t->opt.key = &t->key;
-	return &t->opt;
-}
-
-int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
-			int json, int others)
+int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,
+		     int others)
 {
 	if (optind < argc)
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (ctl == NULL)
+	if (a->ctl == NULL)
 		cli_usage_error(cmd, "--ctl PATH is required");
-	if (stats) {
-		if (others)
+	if (a->stats) {
+		if (others || a->name != NULL || a->tcp != NULL || a->key_file != NULL)
 			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
-		return cli_ctl_print_stats(ctl, json);
+		return cli_ctl_print_stats(a->ctl, a->json);
 	}
-	if (json)
+	if (a->json)
 		cli_usage_error(cmd, "--json goes with --stats");
 	return -1;
 }
@@ -195,15 +197,40 @@ static void on_stop_signal(int sig)
 	cli_daemon_stop = 1;
 }
 
-void cli_daemon_signals(void)
+/* The server options of --ctl-tcp and --ctl-key (NULL: UNIX socket only). */
+static const struct inart_ctlsrv_opt *tcp_setup(const char *cmd, struct cli_daemon_args *a)
 {
+	struct inart_err err = {{0}};
+
+	if (a->tcp == NULL && a->key_file == NULL)
+		return NULL;
+	if (a->tcp == NULL || a->key_file == NULL)
+		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
+	if (inart_ctl_key_load(a->key_file, &a->key, &err) < 0)
+		cli_fail(&err);
+	inart_ctlsrv_opt_default(&a->opt);
+	a->opt.tcp = a->tcp;
+	a->opt.key = &a->key;
+	return &a->opt;
+}
+
+struct inart_ctlthread *cli_daemon_start(const char *cmd, struct cli_daemon_args *a,
+					 struct cli_ctl_daemon *d)
+{
+	struct inart_err err = {{0}};
+	struct inart_ctlthread *ct;
 	struct sigaction sa;
 
+	d->name = a->name;
+	ct = inart_ctlthread_start(a->ctl, cli_ctl_serve, d, tcp_setup(cmd, a), &err);
+	if (ct == NULL)
+		cli_fail(&err);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	return ct;
 }
 
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)
@@ -589,9 +616,9 @@ void cli_deploy_args_init(struct cli_deploy_args *a)
 	a->ctl_dir = "/run/inart";
 }
 
-int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a)
+void cli_deploy_rows(struct cli_deploy_args *a, struct cli_num *rows)
 {
-	const struct cli_num tab[] = {
+	const struct cli_num tab[CLI_DEPLOY_ROWS] = {
 	    {CLI_OPT_DEPLOY, "--deploy", .s = &a->deploy},
 	    {CLI_OPT_AUTO_DEPLOY, "--auto-deploy", .flag = &a->aut},
 	    {CLI_OPT_CTL_DIR, "--ctl-dir", .s = &a->ctl_dir},
@@ -600,13 +627,18 @@ int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a)
 	    {CLI_OPT_DRY, "--dry-run", .flag = &a->dry},
 	};
 
-	return cli_num_opt(NULL, c, arg, tab, sizeof(tab) / sizeof(tab[0])); /* no number */
+	memcpy(rows, tab, sizeof(tab));
 }
 
-void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a)
+void cli_deploy_check(const char *cmd, const char *what, int argc, char **argv,
+		      const struct cli_deploy_args *a)
 {
+	if (argc - optind < 3)
+		cli_usage_error(cmd, "%sexpected TOPO JOBS PLAN", what);
+	if (argc - optind > 3)
+		cli_usage_error(cmd, "%sunexpected argument '%s'", what, argv[optind + 3]);
 	if ((a->deploy == NULL) == !a->aut)
-		cli_usage_error(cmd, "give exactly one of --deploy FILE and --auto-deploy");
+		cli_usage_error(cmd, "%sgive exactly one of --deploy FILE and --auto-deploy", what);
 }
 
 struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
@@ -652,20 +684,20 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 {
 	enum { O_FLUSH = 1, O_ONLY };
 	static const struct option longopts[] = {
-	    CLI_DEPLOY_LONGOPTS,
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"only", required_argument, NULL, O_ONLY},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct cli_num rows[CLI_DEPLOY_ROWS];
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	cli_deploy_args_init(&a->d);
+	cli_deploy_rows(&a->d, rows);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_deploy_opt(c, optarg, &a->d))
-			continue;
+	while ((c = cli_getopt_rows(cmd, argc, argv, ":h", longopts, rows, CLI_DEPLOY_ROWS)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_ctl_help, stdout);
@@ -681,13 +713,7 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (argc - optind < 3)
-		cli_usage_error(cmd, "install: expected TOPO JOBS PLAN");
-	if (argc - optind > 3)
-		cli_usage_error(cmd, "install: unexpected argument '%s'", argv[optind + 3]);
-	if ((a->d.deploy == NULL) == !a->d.aut)
-		cli_usage_error(cmd,
-				"install: give exactly one of --deploy FILE and --auto-deploy");
+	cli_deploy_check(cmd, "install: ", argc, argv, &a->d);
 }
 
 int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,

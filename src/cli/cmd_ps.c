@@ -430,39 +430,23 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 
 int cmd_ps(int argc, char **argv)
 {
-	enum { O_BIND = 1, O_CTL, O_NAME, O_BATCH, O_LOG, O_STATS, O_JSON };
+	enum { O_BIND = 1 };
 	static const struct option longopts[] = {
 	    {"bind", required_argument, NULL, O_BIND},
-	    {"ctl", required_argument, NULL, O_CTL},
-	    CLI_CTL_TCP_LONGOPTS,
-	    {"name", required_argument, NULL, O_NAME},
-	    {"batch", required_argument, NULL, O_BATCH},
-	    {"log-level", required_argument, NULL, O_LOG},
-	    {"stats", no_argument, NULL, O_STATS},
-	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *cmd = "ps", *ctl = NULL, *bind_s = NULL;
+	const char *cmd = "ps", *bind_s = NULL;
 	struct ps_state st = {0};
 	struct cli_ctl_daemon cd = {.role = "PS", .other = "switch", .op = ps_op, .ctx = &st};
 	struct inart_err err = {{0}};
 	struct inart_udp *u;
-	static struct cli_ctl_tcp tcp;
-	int c, batch = 64, level = INART_LOG_INFO, stats = 0, json = 0, rc;
-	const struct cli_num tab[] = {
-	    {O_CTL, "--ctl", .s = &ctl},
-	    {O_NAME, "--name", .s = &st.name},
-	    {O_BATCH, "--batch", 1, 1024, .i = &batch},
-	    {O_STATS, "--stats", .flag = &stats},
-	    {O_JSON, "--json", .flag = &json},
-	};
+	static struct cli_daemon_args a;
+	int c, rc;
 
+	cli_daemon_args_init(&a);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_ctl_tcp_opt(c, optarg, &tcp) ||
-		    cli_num_opt(cmd, c, optarg, tab, sizeof(tab) / sizeof(tab[0])))
-			continue;
+	while ((c = cli_daemon_getopt(cmd, argc, argv, longopts, &a)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_ps_help, stdout);
@@ -472,21 +456,18 @@ int cmd_ps(int argc, char **argv)
 			if (inart_ctl_parse_ip(optarg, &st.ip) < 0)
 				cli_usage_error(cmd, "--bind: '%s' is not an IPv4 address", optarg);
 			break;
-		case O_LOG:
-			level = cli_log_level(cmd, optarg);
-			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
 		}
 	}
-	rc = cli_ctl_daemon_args(cmd, argc, argv, ctl, stats, json,
-				 bind_s != NULL || st.name != NULL || tcp.tcp || tcp.key_file);
+	rc = cli_daemon_check(cmd, argc, argv, &a, bind_s != NULL);
 	if (rc >= 0)
 		return rc;
 	if (bind_s == NULL)
 		cli_usage_error(cmd, "--bind IP is required");
 
-	inart_log_init("inart-ps", level);
+	inart_log_init("inart-ps", a.level);
+	st.name = a.name;
 	st.cur = calloc(1, sizeof(*st.cur));
 	if (st.cur == NULL || (st.cur->core = inart_ps_create()) == NULL)
 		cli_failf("out of memory");
@@ -494,18 +475,14 @@ int cmd_ps(int argc, char **argv)
 	st.txn.ctx = &st;
 	st.txn.swap = obj_swap;
 	st.txn.destroy = obj_destroy;
-	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, batch, &err);
+	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, a.batch, &err);
 	if (u == NULL)
 		cli_fail(&err);
 	st.start_ns = inart_now_ns();
-	cd.name = st.name;
-	st.ctl = inart_ctlthread_start(ctl, cli_ctl_serve, &cd, cli_ctl_tcp_setup(cmd, &tcp), &err);
-	if (st.ctl == NULL)
-		cli_fail(&err);
-	cli_daemon_signals();
+	st.ctl = cli_daemon_start(cmd, &a, &cd);
 	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", bind_s,
-		       INART_WIRE_UDP_PORT, ctl);
-	rc = run(&st, u, batch);
+		       INART_WIRE_UDP_PORT, a.ctl);
+	rc = run(&st, u, a.batch);
 	inart_log_info("stopping");
 	inart_ctlthread_stop(st.ctl);
 	cli_txn_free(&st.txn);

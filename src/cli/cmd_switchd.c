@@ -298,10 +298,9 @@ static int run(struct sw_state *s, int batch)
 
 /* The command line of switchd. */
 struct switchd_args {
-	const char *ctl;
-	struct cli_ctl_tcp tcp; /* --ctl-tcp, --ctl-key */
+	struct cli_daemon_args dm; /* --name, --ctl, --batch, ... (ctl.h) */
 	struct inart_gate_cfg gc;
-	int gated, pool, batch, level, stats, json;
+	int gated, pool;
 	double flush_ms;
 	struct inart_afp_opt afo;
 };
@@ -313,16 +312,10 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 			   struct switchd_args *a)
 {
 	enum {
-		O_NAME = 1,
-		O_PORT,
-		O_CTL,
+		O_PORT = 1,
 		O_POOL,
 		O_FLUSH,
-		O_BATCH,
 		O_IO,
-		O_LOG,
-		O_STATS,
-		O_JSON,
 		O_RING,
 		O_AGG,
 		O_RXLOSS,
@@ -331,17 +324,10 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 		O_SEED,
 	};
 	static const struct option longopts[] = {
-	    {"name", required_argument, NULL, O_NAME},
 	    {"port", required_argument, NULL, O_PORT},
-	    {"ctl", required_argument, NULL, O_CTL},
-	    CLI_CTL_TCP_LONGOPTS,
 	    {"pool-slots", required_argument, NULL, O_POOL},
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
-	    {"batch", required_argument, NULL, O_BATCH},
 	    {"io", required_argument, NULL, O_IO},
-	    {"log-level", required_argument, NULL, O_LOG},
-	    {"stats", no_argument, NULL, O_STATS},
-	    {"json", no_argument, NULL, O_JSON},
 	    {"ring-frames", required_argument, NULL, O_RING},
 	    {"agg-mbps", required_argument, NULL, O_AGG},
 	    {"rx-loss", required_argument, NULL, O_RXLOSS},
@@ -358,25 +344,16 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 	a->gc.seed = 1;
 	a->flush_ms = 10;
 	a->pool = 4096;
-	a->batch = 64;
-	a->level = INART_LOG_INFO;
+	cli_daemon_args_init(&a->dm);
 	inart_afp_opt_default(&a->afo);
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (cli_ctl_tcp_opt(c, optarg, &a->tcp))
-			continue;
+	while ((c = cli_daemon_getopt(cmd, argc, argv, longopts, &a->dm)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(cmd_switchd_help, stdout);
 			return EXIT_OK;
-		case O_NAME:
-			s->name = optarg;
-			break;
 		case O_PORT:
 			add_ports(cmd, s, optarg);
-			break;
-		case O_CTL:
-			a->ctl = optarg;
 			break;
 		case O_POOL:
 			a->pool = cli_int(cmd, "--pool-slots", optarg, 1, 1 << 24);
@@ -384,20 +361,8 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct sw_sta
 		case O_FLUSH:
 			a->flush_ms = cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3);
 			break;
-		case O_BATCH:
-			a->batch = cli_int(cmd, "--batch", optarg, 1, 1024);
-			break;
 		case O_IO:
 			a->afo.mode = io_mode(cmd, optarg);
-			break;
-		case O_LOG:
-			a->level = cli_log_level(cmd, optarg);
-			break;
-		case O_STATS:
-			a->stats = 1;
-			break;
-		case O_JSON:
-			a->json = 1;
 			break;
 		case O_RING:
 			a->afo.rx_frames = cli_int(cmd, "--ring-frames", optarg, 64, 65536);
@@ -441,8 +406,8 @@ static void switchd_open(struct sw_state *s, struct switchd_args *a)
 	s->cfg.n_ports = s->n_ports;
 	s->cfg.pool_slots = a->pool;
 	s->cfg.flush_timeout_ns = (uint64_t)(a->flush_ms * 1e6);
-	afo->batch = a->batch;
-	afo->tx_queue = 4 * a->batch + OUT_MAX;
+	afo->batch = a->dm.batch;
+	afo->tx_queue = 4 * a->dm.batch + OUT_MAX;
 	if (afo->tx_frames < afo->tx_queue)
 		afo->tx_frames = afo->tx_queue;
 	for (int i = 0; i < s->n_ports; i++) {
@@ -479,37 +444,30 @@ int cmd_switchd(int argc, char **argv)
 	struct cli_ctl_daemon cd = {
 	    .role = "switch", .other = "PS", .op = cli_switchd_op, .ctx = &st};
 	struct switchd_args a;
-	struct inart_err err = {{0}};
 	int rc;
 
 	rc = switchd_options(cmd, argc, argv, s, &a);
 	if (rc >= 0)
 		return rc;
-	rc = cli_ctl_daemon_args(cmd, argc, argv, a.ctl, a.stats, a.json,
-				 s->n_ports > 0 || s->name != NULL || a.gated || a.tcp.tcp ||
-				     a.tcp.key_file);
+	rc = cli_daemon_check(cmd, argc, argv, &a.dm, s->n_ports > 0 || a.gated);
 	if (rc >= 0)
 		return rc;
+	s->name = a.dm.name;
 	if (s->name == NULL)
 		cli_usage_error(cmd, "--name ID is required");
 	if (s->n_ports == 0)
 		cli_usage_error(cmd, "--port IF[,IF...] is required");
 
-	inart_log_init("inart-switchd", a.level);
+	inart_log_init("inart-switchd", a.dm.level);
 	switchd_open(s, &a);
 	s->start_ns = inart_now_ns();
 	s->txn.ctx = s;
 	s->txn.swap = cli_switchd_obj_swap;
 	s->txn.destroy = cli_switchd_obj_destroy;
-	cd.name = s->name;
-	s->ctl =
-	    inart_ctlthread_start(a.ctl, cli_ctl_serve, &cd, cli_ctl_tcp_setup(cmd, &a.tcp), &err);
-	if (s->ctl == NULL)
-		cli_fail(&err);
-	cli_daemon_signals();
+	s->ctl = cli_daemon_start(cmd, &a.dm, &cd);
 	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
-		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), a.ctl);
-	rc = run(s, a.batch);
+		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), a.dm.ctl);
+	rc = run(s, a.dm.batch);
 	inart_log_info("stopping");
 	inart_ctlthread_stop(s->ctl);
 	cli_txn_free(&s->txn);

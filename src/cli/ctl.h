@@ -7,6 +7,7 @@
 #ifndef INART_CLI_CTL_H
 #define INART_CLI_CTL_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "bridge/install.h"
 #include "io/ctlauth.h"
 #include "io/ctlsock.h"
+#include "io/ctlthread.h"
 #include "io/deploy.h"
 
 #define CLI_CTL_TIMEOUT_MS 10000
@@ -28,14 +30,6 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
  * JSON reply with json = 1).  Exit status for the caller. */
 int cli_ctl_print_stats(const char *path, int json);
 
-/* The checks after a daemon's options: no operands, --ctl PATH required,
- * --json only with --stats, and --stats with nothing but --ctl and --json
- * (others: another daemon option was given); usage errors exit 2.  With
- * --stats it prints the counters (cli_ctl_print_stats) and returns the exit
- * status; otherwise -1: go on and run the daemon. */
-int cli_ctl_daemon_args(const char *cmd, int argc, char **argv, const char *ctl, int stats,
-			int json, int others);
-
 /* The deployment options of `ctl install` and `controller`: --deploy FILE |
  * --auto-deploy, --ctl-dir DIR, --learn-macs, --restart-jobs, --dry-run. */
 enum {
@@ -46,26 +40,23 @@ enum {
 	CLI_OPT_RESTART,
 	CLI_OPT_DRY,
 };
-#define CLI_DEPLOY_LONGOPTS                                                                        \
-	{"deploy", required_argument, NULL, CLI_OPT_DEPLOY},                                       \
-	    {"auto-deploy", no_argument, NULL, CLI_OPT_AUTO_DEPLOY},                               \
-	    {"ctl-dir", required_argument, NULL, CLI_OPT_CTL_DIR},                                 \
-	    {"learn-macs", no_argument, NULL, CLI_OPT_LEARN},                                      \
-	    {"restart-jobs", no_argument, NULL, CLI_OPT_RESTART},                                  \
-	{                                                                                          \
-		"dry-run", no_argument, NULL, CLI_OPT_DRY                                          \
-	}
-
 struct cli_deploy_args {
 	const char *deploy, *ctl_dir; /* ctl_dir default /run/inart */
 	int aut, learn, restart, dry;
 };
 
 void cli_deploy_args_init(struct cli_deploy_args *a);
-/* 1 if c is one of CLI_DEPLOY_LONGOPTS (handled), else 0. */
-int cli_deploy_opt(int c, const char *arg, struct cli_deploy_args *a);
-/* Usage error unless exactly one of --deploy and --auto-deploy was given. */
-void cli_deploy_check(const char *cmd, const struct cli_deploy_args *a);
+/* The rows of the deployment options (cli_getopt_rows, util.h), setting a:
+ * written to rows[0..CLI_DEPLOY_ROWS). */
+enum { CLI_DEPLOY_ROWS = 6 };
+struct cli_num;
+void cli_deploy_rows(struct cli_deploy_args *a, struct cli_num *rows);
+/* After the options of a command that installs a plan (ctl install,
+ * controller): exactly the operands TOPO JOBS PLAN, and exactly one of
+ * --deploy and --auto-deploy; what prefixes the messages ("install: " or
+ * ""); usage errors exit 2. */
+void cli_deploy_check(const char *cmd, const char *what, int argc, char **argv,
+		      const struct cli_deploy_args *a);
 /* The deployment (and *ctl: the sockets it names) and its data-plane
  * settings over the defaults into opt; exits 1 on an error. */
 struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
@@ -102,25 +93,43 @@ int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
 int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
 		    char id[17], struct inart_install **built, struct inart_err *err);
 
-/* Daemons: the optional TCP control listener, --ctl-tcp HOST:PORT with
- * --ctl-key FILE (io/ctlauth.h).  The UNIX socket (--ctl) stays. */
-enum { CLI_OPT_CTL_TCP = 2100, CLI_OPT_CTL_KEY };
-#define CLI_CTL_TCP_LONGOPTS                                                                       \
-	{"ctl-tcp", required_argument, NULL, CLI_OPT_CTL_TCP},                                     \
-	{                                                                                          \
-		"ctl-key", required_argument, NULL, CLI_OPT_CTL_KEY                                \
-	}
-struct cli_ctl_tcp {
-	const char *tcp, *key_file;
-	struct inart_ctl_key key;
+/* The options of both daemons (switchd, ps): --name ID, --ctl PATH, the
+ * optional TCP control listener --ctl-tcp HOST:PORT with --ctl-key FILE
+ * (io/ctlauth.h; the UNIX socket --ctl stays), --batch N (1..1024),
+ * --log-level, --stats, --json. */
+enum {
+	CLI_OPT_NAME = 2100,
+	CLI_OPT_CTL,
+	CLI_OPT_CTL_TCP,
+	CLI_OPT_CTL_KEY,
+	CLI_OPT_BATCH,
+	CLI_OPT_LOG,
+	CLI_OPT_STATS,
+	CLI_OPT_JSON,
+};
+struct cli_daemon_args {
+	const char *name, *ctl;
+	const char *tcp, *key_file; /* --ctl-tcp, --ctl-key */
+	int batch, level, stats, json;
+	struct inart_ctl_key key; /* what key_file holds (cli_daemon_start) */
 	struct inart_ctlsrv_opt opt;
 };
-/* 1 if c is one of CLI_CTL_TCP_LONGOPTS (handled), else 0. */
-int cli_ctl_tcp_opt(int c, const char *arg, struct cli_ctl_tcp *t);
-/* The server options for inart_ctlthread_start (NULL: UNIX socket only);
- * a usage error if only one of the two options was given, exit 1 if the key
- * file is refused. */
-const struct inart_ctlsrv_opt *cli_ctl_tcp_setup(const char *cmd, struct cli_ctl_tcp *t);
+/* Defaults: batch 64, log level info, nothing else given. */
+void cli_daemon_args_init(struct cli_daemon_args *a);
+/* getopt_long (after cli_getopt_reset) over the daemon options and the
+ * command's own (own: NULL-terminated, --help among them; cli_getopt_rows): a
+ * daemon option is handled here (into a; usage errors exit 2), anything
+ * else is returned as getopt_long returns it (-1 at the end). */
+int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
+		      struct cli_daemon_args *a);
+/* The checks after a daemon's options: no operands, --ctl PATH required,
+ * --json only with --stats, and --stats with nothing but --ctl and --json
+ * (others: one of the daemon's own options was given; --name and the TCP
+ * options count too); usage errors exit 2.  With --stats it prints the
+ * counters (cli_ctl_print_stats) and returns the exit status; otherwise -1:
+ * go on and run the daemon. */
+int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,
+		     int others);
 
 /* Daemon side.  The work of one request addressed to this daemon: 0 with the
  * reply's data in *data (stolen; NULL = none), or -errno with the reason in
@@ -145,11 +154,16 @@ struct cli_ctl_daemon {
  * reply to send. */
 char *cli_ctl_serve(void *daemon, const char *body, size_t len);
 
-/* Set by SIGINT and SIGTERM once cli_daemon_signals ran: a daemon's loop
+/* Set by SIGINT and SIGTERM once cli_daemon_start ran: a daemon's loop
  * ends when it is set. */
 extern volatile sig_atomic_t cli_daemon_stop;
 
-/* SIGINT and SIGTERM set cli_daemon_stop; SIGPIPE is ignored. */
-void cli_daemon_signals(void);
+/* Serve d's control socket (--ctl, and --ctl-tcp with --ctl-key if given)
+ * on a thread (io/ctlthread.h) and let SIGINT and SIGTERM set
+ * cli_daemon_stop (SIGPIPE ignored).  A usage error if only one of the TCP
+ * options was given; exits 1 if the key file is refused or the socket does
+ * not open. */
+struct inart_ctlthread *cli_daemon_start(const char *cmd, struct cli_daemon_args *a,
+					 struct cli_ctl_daemon *d);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "util.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -128,6 +129,35 @@ int cli_num_opt(const char *cmd, int c, const char *arg, const struct cli_num *t
 		return 1;
 	}
 	return 0;
+}
+
+int cli_getopt_rows(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *own, const struct cli_num *tab, size_t n)
+{
+	struct option lo[CLI_MAX_LONGOPTS + 1];
+	size_t k = 0;
+	int c;
+
+	for (; own[k].name != NULL; k++) {
+		assert(k < CLI_MAX_LONGOPTS);
+		lo[k] = own[k];
+	}
+	for (size_t r = 0; r < n; r++, k++) {
+		assert(k < CLI_MAX_LONGOPTS);
+		lo[k] = (struct option){
+		    tab[r].name + 2, tab[r].flag ? no_argument : required_argument, NULL, tab[r].c};
+	}
+	lo[k] = (struct option){NULL, 0, NULL, 0};
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		size_t r = 0;
+
+		while (r < n && tab[r].c != c)
+			r++;
+		if (r == n || (!tab[r].i && !tab[r].d && !tab[r].s && !tab[r].flag))
+			return c;
+		cli_num_opt(cmd, c, optarg, &tab[r], 1);
+	}
+	return -1;
 }
 
 uint64_t cli_u64(const char *cmd, const char *opt, const char *arg)

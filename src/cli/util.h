@@ -89,6 +89,16 @@ struct cli_num {
 /* If c is the code of one of tab[0..n), set its variable from arg (numbers
  * with cli_int or cli_double) and return 1; else 0. */
 int cli_num_opt(const char *cmd, int c, const char *arg, const struct cli_num *tab, size_t n);
+/* getopt_long (after cli_getopt_reset) with shortopts over the command's own
+ * long options (own, NULL-terminated) and the rows tab[0..n), whose long
+ * options are built from them (the name without "--"; an argument unless
+ * the row is a flag; own and rows together at most CLI_MAX_LONGOPTS): a
+ * row's option sets its variable here (cli_num_opt) and the next is read;
+ * a row without a variable and anything else is returned as getopt_long
+ * returns it (-1 at the end). */
+enum { CLI_MAX_LONGOPTS = 64 };
+int cli_getopt_rows(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *own, const struct cli_num *tab, size_t n);
 /* A --log-level argument (error, warn, info, debug); a usage error otherwise. */
 int cli_log_level(const char *cmd, const char *arg);
 

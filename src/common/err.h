@@ -11,6 +11,7 @@
 #ifndef INART_ERR_H
 #define INART_ERR_H
 
+#include <errno.h>
 #include <stddef.h>
 
 #include "inart/inart.h" /* struct inart_err, INART_ERR_MAX */
@@ -29,6 +30,15 @@ int inart_err_set(struct inart_err *err, int code, const char *fmt, ...) INART_P
  * not wanted), the convention of the data plane cores and the control
  * messages.  Returns code. */
 int inart_why(char *why, size_t why_len, int code, const char *fmt, ...) INART_PRINTF(4, 5);
+
+/* The failing exit of a pointer-returning function (a constructor, a
+ * parser): errno = code, NULL -- `return inart_null_errno(ENOMEM);` after
+ * undoing what was built. */
+static inline void *inart_null_errno(int code)
+{
+	errno = code;
+	return NULL;
+}
 
 /* Prefix the existing message with "prefix: " (used to add a file name). */
 void inart_err_prefix(struct inart_err *err, const char *prefix);

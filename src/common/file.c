@@ -79,8 +79,7 @@ out:
 	if (rc == 0)
 		return buf;
 	free(buf);
-	errno = -rc;
-	return NULL;
+	return inart_null_errno(-rc);
 }
 
 static int write_all(int fd, const char *p, size_t n)

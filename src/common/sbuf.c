@@ -72,8 +72,7 @@ char *inart_sbuf_finish(struct inart_sbuf *b)
 	if (b->failed) {
 		free(b->s);
 		b->s = NULL;
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	return b->s;
 }

@@ -17,6 +17,9 @@
  *	lay_out(x, &s);
  *	x->block = s.base;     (freed with one free(), the arrays with it)
  *
+ * Or, where the object itself is fixed-size too, the object and its arrays
+ * in one block (inart_slab_new below): destroy is one free().
+ *
  * Layout: the arrays lie in the order taken, each aligned to max_align_t
  * (or to the alignment asked of inart_slab_take_aligned), all zero.  An
  * array must keep its size: one that grows later (realloc) gets its own
@@ -87,6 +90,26 @@ static inline int inart_slab_alloc(struct inart_slab *s)
 	s->size = size;
 	s->used = 0;
 	return 0;
+}
+
+/* An object of `size` bytes and its arrays in one zeroed block, freed with
+ * one free(): proto (zeroed but for the fields lay_out reads; it is written
+ * on the sizing pass) is copied to the start of the block, then lay_out
+ * takes the arrays for the copy.  The object, or NULL + ENOMEM. */
+static inline void *inart_slab_new(void *proto, size_t size,
+				   void (*lay_out)(void *obj, struct inart_slab *s))
+{
+	struct inart_slab s = INART_SLAB_INIT;
+	void *obj;
+
+	inart_slab_take(&s, 1, size);
+	lay_out(proto, &s);
+	if (inart_slab_alloc(&s) < 0)
+		return NULL;
+	obj = inart_slab_take(&s, 1, size);
+	memcpy(obj, proto, size);
+	lay_out(obj, &s);
+	return obj;
 }
 
 #endif

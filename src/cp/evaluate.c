@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 #define SPLIT_TOL 1e-6
 
 struct inart_evaluator {
@@ -110,8 +112,7 @@ struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
 	ev->cap_seen = seen;
 	if (ev->block == NULL || ev->seen == NULL) {
 		inart_evaluator_destroy(ev);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	return ev;
 }

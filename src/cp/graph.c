@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/grow.h"
 
 static uint32_t hash_str(const char *s)
@@ -49,8 +50,7 @@ struct inart_topo *inart_topo_create(void)
 		return NULL;
 	if (index_rebuild(t, 64) < 0) {
 		free(t);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	return t;
 }

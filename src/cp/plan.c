@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/grow.h"
 
 struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *algorithm)
@@ -32,8 +33,7 @@ struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *al
 	return p;
 fail:
 	inart_plan_destroy(p);
-	errno = ENOMEM;
-	return NULL;
+	return inart_null_errno(ENOMEM);
 }
 
 void inart_plan_clear_routes(struct inart_plan *p, int j)
@@ -221,8 +221,7 @@ struct inart_plan *inart_plan_clone(const struct inart_plan *p)
 	return c;
 fail:
 	inart_plan_destroy(c);
-	errno = ENOMEM;
-	return NULL;
+	return inart_null_errno(ENOMEM);
 }
 
 /* Share of PS node ps in job j's split, or 0 if ps is not a PS of j. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/slab.h"
 #include "cp/evaluate.h"
 #include "cp/planner.h"
@@ -100,8 +101,7 @@ static struct inart_topo *topo_copy(const struct inart_topo *s, struct inart_err
 	return t;
 fail:
 	inart_topo_destroy(t);
-	errno = EINVAL;
-	return NULL;
+	return inart_null_errno(EINVAL);
 }
 
 void inart_controller_destroy(struct inart_controller *c)
@@ -142,8 +142,7 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 	    !(o->replan_limit_s >= 0) || !(o->replan_timeout_s > 0) || !(o->settle_s >= 0) ||
 	    !(o->settle_frac >= 0) || !(o->rise_s >= 0)) {
 		inart_err_set(err, -EINVAL, "controller: bad arguments or options");
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)

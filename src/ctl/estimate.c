@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 struct sw_state {
 	int sampled;
 	double t;			/* when the last sample arrived (the caller's clock) */
@@ -29,7 +31,6 @@ struct inart_estimator {
 	double *bg;			      /* per arc, model Gbit/s */
 	char *known;			      /* per arc */
 	struct sw_state *sw;		      /* per node */
-	void *block;			      /* the arrays above (lay_out) */
 	struct inart_est_anomalies an;
 };
 
@@ -43,10 +44,7 @@ void inart_est_opt_default(struct inart_est_opt *o)
 
 void inart_estimator_destroy(struct inart_estimator *e)
 {
-	if (e == NULL)
-		return;
-	free(e->block);
-	free(e);
+	free(e); /* its arrays with it (lay_out) */
 }
 
 static int degree(const struct inart_topo *t, int v)
@@ -79,11 +77,13 @@ static int map_ports(struct inart_estimator *e, const int *port)
 	return 0;
 }
 
-/* The arrays, in one block (common/slab.h): per arc (n_arcs + 1 entries
- * each) meas_node, meas_port, meas_rx, bg, known, out_arc; per node sw;
- * then each switch's last sample (degree + 1 ports), node by node. */
-static void lay_out(struct inart_estimator *e, struct inart_slab *s)
+/* The estimator and its arrays, in one block (common/slab.h): per arc
+ * (n_arcs + 1 entries each) meas_node, meas_port, meas_rx, bg, known,
+ * out_arc; per node sw; then each switch's last sample (degree + 1 ports),
+ * node by node. */
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_estimator *e = obj;
 	const struct inart_topo *t = e->t;
 	size_t n = (size_t)e->n_arcs + 1;
 
@@ -108,30 +108,21 @@ static void lay_out(struct inart_estimator *e, struct inart_slab *s)
 struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 					       const struct inart_est_opt *o, const int *port)
 {
-	struct inart_estimator *e;
-	struct inart_slab slab = INART_SLAB_INIT;
+	struct inart_estimator proto = {0}, *e;
 	int n;
 
 	if (t == NULL || !t->finalized || o == NULL || !(o->tau_s >= 0) || !(o->scale_bps > 0) ||
-	    !(o->min_residual >= 0 && o->min_residual < 1) || !(o->stale_s > 0)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	e = calloc(1, sizeof(*e));
+	    !(o->min_residual >= 0 && o->min_residual < 1) || !(o->stale_s > 0))
+		return inart_null_errno(EINVAL);
+	proto.t = t;
+	proto.o = *o;
+	n = proto.n_arcs = inart_topo_n_arcs(t);
+	e = inart_slab_new(&proto, sizeof(proto), lay_out);
 	if (e == NULL)
 		return NULL;
-	e->t = t;
-	e->o = *o;
-	n = e->n_arcs = inart_topo_n_arcs(t);
-	lay_out(e, &slab);
-	if (inart_slab_alloc(&slab) < 0)
-		goto fail;
-	lay_out(e, &slab);
-	e->block = slab.base;
 	if (map_ports(e, port) < 0) {
 		inart_estimator_destroy(e);
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	for (int a = 0; a < n; a++) {
 		e->meas_node[a] = -1;
@@ -156,10 +147,6 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 		}
 	}
 	return e;
-fail:
-	inart_estimator_destroy(e);
-	errno = ENOMEM;
-	return NULL;
 }
 
 static int went_back(const struct inart_port_sample *o, const struct inart_port_sample *n)

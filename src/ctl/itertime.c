@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/err.h"
+
 #define HIST 64
 
 struct job_hist {
@@ -28,10 +30,8 @@ struct inart_itertime *inart_itertime_create(int n_jobs, double window_s)
 {
 	struct inart_itertime *it;
 
-	if (n_jobs < 0 || !(window_s > 0) || !isfinite(window_s)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (n_jobs < 0 || !(window_s > 0) || !isfinite(window_s))
+		return inart_null_errno(EINVAL);
 	it = calloc(1, sizeof(*it) + ((size_t)n_jobs + 1) * sizeof(it->j[0]));
 	if (it == NULL)
 		return NULL;

@@ -9,6 +9,7 @@
 
 #include "bridge/ctlmsg.h"
 #include "common/clock.h"
+#include "common/err.h"
 #include "common/slab.h"
 #include "io/ctlsock.h"
 
@@ -54,10 +55,8 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 	struct inart_poller *p;
 	struct inart_slab slab = INART_SLAB_INIT;
 
-	if (t == NULL || !t->finalized || path == NULL || timeout_ms <= 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (t == NULL || !t->finalized || path == NULL || timeout_ms <= 0)
+		return inart_null_errno(EINVAL);
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return NULL;
@@ -79,8 +78,7 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 			continue;
 		if (path[v] == NULL) {
 			inart_poller_destroy(p);
-			errno = EINVAL;
-			return NULL;
+			return inart_null_errno(EINVAL);
 		}
 		p->path[v] = strdup(path[v]);
 		p->conn[v] = inart_ctl_conn_create(path[v]);
@@ -90,8 +88,7 @@ struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const
 	return p;
 nomem:
 	inart_poller_destroy(p);
-	errno = ENOMEM;
-	return NULL;
+	return inart_null_errno(ENOMEM);
 }
 
 unsigned long inart_poller_failures(const struct inart_poller *p)

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 typedef uint32_t v8u __attribute__((vector_size(32)));
 
 struct slot_link {
@@ -37,7 +39,6 @@ struct inart_agg_pool {
 	struct inart_agg_slot *view;
 	struct slot_link *link;
 	int32_t *sums; /* 64-byte aligned */
-	void *block;   /* view, link and sums (lay_out) */
 };
 
 /* Macros rather than functions: a function passing 32-byte vectors by value
@@ -194,10 +195,11 @@ void inart_agg_store_be(uint8_t *be, const int32_t *sums, size_t n)
 	swap32(be, sums, n);
 }
 
-/* The slots' views and links, then the sums (64-byte aligned, stride int32
- * per slot), in one block (common/slab.h). */
-static void lay_out(struct inart_agg_pool *p, struct inart_slab *s)
+/* The pool, then the slots' views and links, then the sums (64-byte
+ * aligned, stride int32 per slot), in one block (common/slab.h). */
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_agg_pool *p = obj;
 	size_t n = (size_t)p->n_slots;
 
 	p->view = inart_slab_take(s, n, sizeof(*p->view));
@@ -207,37 +209,21 @@ static void lay_out(struct inart_agg_pool *p, struct inart_slab *s)
 
 struct inart_agg_pool *inart_agg_pool_create(int n_slots, int max_values, uint64_t timeout_ns)
 {
-	struct inart_agg_pool *p;
-	struct inart_slab slab = INART_SLAB_INIT;
+	struct inart_agg_pool proto = {0};
 
-	if (n_slots < 1 || n_slots > (1 << 24) || max_values < 0 || max_values > 65535) {
-		errno = EINVAL;
-		return NULL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return NULL;
-	p->n_slots = n_slots;
-	p->max_values = max_values;
-	p->stride = ((size_t)max_values + 15) / 16 * 16;
-	p->timeout = timeout_ns;
-	p->head = p->tail = -1;
-	lay_out(p, &slab);
-	if (inart_slab_alloc(&slab) < 0) {
-		free(p);
-		return NULL;
-	}
-	lay_out(p, &slab);
-	p->block = slab.base;
-	return p;
+	if (n_slots < 1 || n_slots > (1 << 24) || max_values < 0 || max_values > 65535)
+		return inart_null_errno(EINVAL);
+	proto.n_slots = n_slots;
+	proto.max_values = max_values;
+	proto.stride = ((size_t)max_values + 15) / 16 * 16;
+	proto.timeout = timeout_ns;
+	proto.head = proto.tail = -1;
+	return inart_slab_new(&proto, sizeof(proto), lay_out);
 }
 
 void inart_agg_pool_destroy(struct inart_agg_pool *p)
 {
-	if (p == NULL)
-		return;
-	free(p->block);
-	free(p);
+	free(p); /* its arrays with it (lay_out) */
 }
 
 int inart_agg_pool_n_slots(const struct inart_agg_pool *p)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/err.h"
 #include "../common/rng.h"
 #include "../common/slab.h"
 #include "bytes.h"
@@ -47,10 +48,8 @@ struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t 
 
 	if (c.n_ports < 1 || c.n_ports > INART_SW_MAX_PORTS ||
 	    !(c.rx_loss >= 0 && c.rx_loss <= 1) || !(c.tx_loss >= 0 && c.tx_loss <= 1) ||
-	    !(c.agg_bytes_per_s >= 0) || !(c.agg_burst >= 0) || c.queue_frames < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    !(c.agg_bytes_per_s >= 0) || !(c.agg_burst >= 0) || c.queue_frames < 0)
+		return inart_null_errno(EINVAL);
 	if (c.agg_burst == 0)
 		c.agg_burst = 16.0 * INART_FRAME_MAX;
 	if (c.queue_frames == 0)
@@ -71,8 +70,7 @@ struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t 
 		if (g->buf == NULL ||
 		    inart_tbucket_init(&g->tb, c.agg_bytes_per_s, c.agg_burst, now_ns) < 0) {
 			inart_gate_destroy(g);
-			errno = ENOMEM;
-			return NULL;
+			return inart_null_errno(ENOMEM);
 		}
 	}
 	return g;

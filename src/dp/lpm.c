@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 struct lpm_ent {
 	uint32_t prefix, value;
 	uint8_t len, used;
@@ -49,8 +51,7 @@ struct inart_lpm *inart_lpm_create(void)
 	t->tab = calloc(t->cap, sizeof(*t->tab));
 	if (t->tab == NULL) {
 		free(t);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	return t;
 }
@@ -73,8 +74,7 @@ struct inart_lpm *inart_lpm_clone(const struct inart_lpm *t)
 	c->tab = malloc(t->cap * sizeof(*t->tab));
 	if (c->tab == NULL) {
 		free(c);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	memcpy(c->tab, t->tab, t->cap * sizeof(*t->tab));
 	return c;

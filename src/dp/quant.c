@@ -87,6 +87,14 @@ void inart_quant_decode64(const int64_t *q, size_t n, int scale_exp, float *out)
 		out[i] = (float)((double)q[i] * f);
 }
 
+int inart_quant_finite(const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
 float inart_quant_max_abs(const float *x, size_t n)
 {
 	float m = 0;

@@ -39,6 +39,10 @@ void inart_quant_decode(const int32_t *q, size_t n, int scale_exp, float *out);
 /* Same for int64 sums (exact in double below 2^53). */
 void inart_quant_decode64(const int64_t *q, size_t n, int scale_exp, float *out);
 
+/* 1 if every value of the buffer is finite (no NaN, no infinity), else 0:
+ * what an all-reduce accepts (inart_worker_begin, inart_ring_begin). */
+int inart_quant_finite(const float *x, size_t n);
+
 /* Largest |x| of the buffer; NaN if any value is NaN, +Inf if any is infinite. */
 float inart_quant_max_abs(const float *x, size_t n);
 

@@ -18,8 +18,12 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "common/err.h"
+#include "common/grow.h"
+#include "common/slab.h"
 #include "pace.h"
 #include "pkt.h"
+#include "quant.h"
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
 
@@ -142,36 +146,33 @@ static int rbit(const struct inart_ring *r, uint32_t seq)
 	return (int)(r->rbits[seq / 64] >> (seq % 64) & 1);
 }
 
+/* The ring and its fixed-size arrays in one block (common/slab.h): the
+ * message offsets off_s, off_r (2N each) and the stash (window entries). */
+static void lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_ring *r = obj;
+
+	r->off_s = inart_slab_take(s, (size_t)(2 * r->N), sizeof(*r->off_s));
+	r->off_r = inart_slab_take(s, (size_t)(2 * r->N), sizeof(*r->off_r));
+	r->smeta = inart_slab_take(s, (size_t)r->window, sizeof(*r->smeta));
+	r->sbuf = inart_slab_take(s, (size_t)r->window, sizeof(*r->sbuf));
+}
+
 struct inart_ring *inart_ring_create(const struct inart_ring_cfg *cfg)
 {
-	struct inart_ring *r;
-	int N;
+	struct inart_ring proto = {0};
 
 	if (cfg == NULL || cfg->size == 0 || cfg->size > INART_RING_MAX_WORKERS ||
-	    cfg->pos >= cfg->size || cfg->values_per_packet > INART_WIRE_RING_MAX_VALUES) {
-		errno = EINVAL;
-		return NULL;
-	}
-	r = calloc(1, sizeof(*r));
-	if (r == NULL)
-		return NULL;
-	r->cfg = *cfg;
-	N = r->N = cfg->size;
-	r->V = cfg->values_per_packet ? cfg->values_per_packet : INART_WIRE_RING_MAX_VALUES;
-	r->window = cfg->window ? cfg->window : INART_RING_DEFAULT_WINDOW;
-	if (r->cfg.retx_timeout_ns == 0)
-		r->cfg.retx_timeout_ns = INART_RING_DEFAULT_RETX_NS;
-	r->rto = r->cfg.retx_timeout_ns;
-	r->off_s = malloc((size_t)(2 * N) * sizeof(uint32_t));
-	r->off_r = malloc((size_t)(2 * N) * sizeof(uint32_t));
-	r->smeta = malloc((size_t)r->window * sizeof(*r->smeta));
-	r->sbuf = malloc((size_t)r->window * sizeof(*r->sbuf));
-	if (!r->off_s || !r->off_r || !r->smeta || !r->sbuf) {
-		inart_ring_destroy(r);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return r;
+	    cfg->pos >= cfg->size || cfg->values_per_packet > INART_WIRE_RING_MAX_VALUES)
+		return inart_null_errno(EINVAL);
+	proto.cfg = *cfg;
+	proto.N = cfg->size;
+	proto.V = cfg->values_per_packet ? cfg->values_per_packet : INART_WIRE_RING_MAX_VALUES;
+	proto.window = cfg->window ? cfg->window : INART_RING_DEFAULT_WINDOW;
+	if (proto.cfg.retx_timeout_ns == 0)
+		proto.cfg.retx_timeout_ns = INART_RING_DEFAULT_RETX_NS;
+	proto.rto = proto.cfg.retx_timeout_ns;
+	return inart_slab_new(&proto, sizeof(proto), lay_out);
 }
 
 void inart_ring_destroy(struct inart_ring *r)
@@ -181,27 +182,9 @@ void inart_ring_destroy(struct inart_ring *r)
 	free(r->in);
 	free(r->acc);
 	free(r->res);
-	free(r->off_s);
-	free(r->off_r);
 	free(r->tx);
 	free(r->rbits);
-	free(r->smeta);
-	free(r->sbuf);
-	free(r);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	q = realloc(*p, need * elem);
-	if (q == NULL)
-		return -ENOMEM;
-	*p = q;
-	*cap = need;
-	return 0;
+	free(r); /* and off_s, off_r, smeta, sbuf (lay_out) */
 }
 
 static void check_done(struct inart_ring *r)
@@ -224,17 +207,16 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 		return -EBUSY;
 	if (r->have_last && (int32_t)(iter - r->last_iter) <= 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(buf[i]))
-			return -EINVAL;
+	if (!inart_quant_finite(buf, n))
+		return -EINVAL;
 	cap_n = r->cap_n;
-	if (grow((void **)&r->in, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->in, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	cap_n = r->cap_n;
-	if (grow((void **)&r->acc, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->acc, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	cap_n = r->cap_n;
-	if (grow((void **)&r->res, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->res, &cap_n, n, sizeof(float)) < 0)
 		return -ENOMEM;
 	r->cap_n = cap_n;
 	if (n > 0)
@@ -246,8 +228,8 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 	r->ms = r->off_s[2 * (r->N - 1)];
 	r->mr = r->off_r[2 * (r->N - 1)];
 	words = (size_t)r->mr / 64 + 1;
-	if (grow((void **)&r->tx, &r->cap_tx, (size_t)r->ms + 1, sizeof(*r->tx)) < 0 ||
-	    grow((void **)&r->rbits, &r->cap_rwords, words, sizeof(uint64_t)) < 0)
+	if (inart_grow_to((void **)&r->tx, &r->cap_tx, (size_t)r->ms + 1, sizeof(*r->tx)) < 0 ||
+	    inart_grow_to((void **)&r->rbits, &r->cap_rwords, words, sizeof(uint64_t)) < 0)
 		return -ENOMEM;
 	memset(r->tx, 0, ((size_t)r->ms + 1) * sizeof(*r->tx));
 	memset(r->rbits, 0, words * sizeof(uint64_t));

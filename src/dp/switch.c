@@ -158,10 +158,8 @@ struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
 	struct inart_switch *sw;
 	int i, slots, mv;
 
-	if (inart_switch_cfg_check(cfg, NULL, 0) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (inart_switch_cfg_check(cfg, NULL, 0) < 0)
+		return inart_null_errno(EINVAL);
 	mv = cfg_values(cfg);
 	slots = cfg_slots(cfg);
 	sw = calloc(1, sizeof(*sw));
@@ -180,8 +178,7 @@ struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
 	sw->tab = inart_sw_tables_empty();
 	if (sw->pool == NULL || sw->meta == NULL || sw->tab == NULL) {
 		inart_switch_destroy(sw);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	return sw;
 }

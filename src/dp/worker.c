@@ -35,6 +35,8 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "common/err.h"
+#include "common/grow.h"
 #include "pace.h"
 #include "pkt.h"
 #include "quant.h"
@@ -64,10 +66,8 @@ struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 	if (cfg->values_per_packet > inart_wire_max_values(bw))
 		goto inval;
 	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (w == NULL)
+		return inart_null_errno(ENOMEM);
 	w->cfg = *cfg;
 	w->bw = bw;
 	w->vpp = cfg->values_per_packet ? cfg->values_per_packet : inart_wire_max_values(bw);
@@ -88,8 +88,7 @@ struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 	w->bitmap[cfg->rank / 64] = (uint64_t)1 << (cfg->rank % 64);
 	return w;
 inval:
-	errno = EINVAL;
-	return NULL;
+	return inart_null_errno(EINVAL);
 }
 
 void inart_worker_destroy(struct inart_worker *w)
@@ -181,19 +180,11 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 	/* late copies of an earlier iteration would be taken for this one's */
 	if (w->have_iter && (int32_t)(iter - w->iter) <= 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(buf[i]))
-			return -EINVAL;
+	if (!inart_quant_finite(buf, n))
+		return -EINVAL;
 	w->active = 0; /* the previous result is gone from here on */
-	if (n > w->res_cap) {
-		float *r = malloc(n * sizeof(*r));
-
-		if (r == NULL)
-			return -ENOMEM;
-		free(w->res);
-		w->res = r;
-		w->res_cap = n;
-	}
+	if (inart_grow_to((void **)&w->res, &w->res_cap, n, sizeof(*w->res)) < 0)
+		return -ENOMEM;
 	rc = layout(w, n);
 	if (rc < 0)
 		return rc;

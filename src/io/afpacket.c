@@ -36,6 +36,7 @@
 #include "common/err.h"
 #include "common/file.h"
 #include "common/slab.h"
+#include "mmsg.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -198,14 +199,8 @@ static int mmsg_setup(struct inart_afp *p)
 		return -ENOMEM;
 	mmsg_lay_out(p, &slab);
 	p->mmsg_block = slab.base;
-	for (int i = 0; i < batch; i++) {
-		p->rx_iov[i].iov_base = p->rx_buf + (size_t)i * INART_AFP_BUF;
-		p->rx_iov[i].iov_len = INART_AFP_BUF;
-		p->rx_msg[i].msg_hdr.msg_iov = &p->rx_iov[i];
-		p->rx_msg[i].msg_hdr.msg_iovlen = 1;
-		p->rx_msg[i].msg_hdr.msg_name = &p->rx_addr[i];
-		p->rx_msg[i].msg_hdr.msg_namelen = sizeof(p->rx_addr[i]);
-	}
+	inart_mmsg_rx_init(p->rx_msg, p->rx_iov, p->rx_buf, INART_AFP_BUF, p->rx_addr,
+			   sizeof(*p->rx_addr), batch);
 	p->tx_addr.sll_family = AF_PACKET;
 	p->tx_addr.sll_ifindex = p->ifindex;
 	p->tx_addr.sll_halen = 6;
@@ -290,8 +285,7 @@ struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt 
 	    o.mode < INART_AFP_AUTO || o.mode > INART_AFP_MMSG) {
 		inart_err_set(err, -EINVAL, "%s: bad interface name, mode, batch or ring size",
 			      ifname ? ifname : "(null)");
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
@@ -320,8 +314,7 @@ struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt 
 	return p;
 fail:
 	inart_afp_close(p);
-	errno = -rc;
-	return NULL;
+	return inart_null_errno(-rc);
 }
 
 int inart_afp_fd(const struct inart_afp *p)
@@ -397,10 +390,7 @@ static int mmsg_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max
 {
 	int n, k = 0;
 
-	for (int i = 0; i < max; i++) {
-		p->rx_msg[i].msg_hdr.msg_namelen = sizeof(p->rx_addr[i]);
-		p->rx_msg[i].msg_hdr.msg_flags = 0;
-	}
+	inart_mmsg_rx_rearm(p->rx_msg, sizeof(*p->rx_addr), max);
 	n = recvmmsg(p->fd, p->rx_msg, (unsigned)max, MSG_DONTWAIT | MSG_TRUNC, NULL);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;

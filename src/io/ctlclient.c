@@ -316,8 +316,7 @@ struct inart_ctl_conn *inart_ctl_conn_create(const char *path)
 
 	if (c == NULL || (c->path = strdup(path)) == NULL) {
 		free(c);
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	c->fd = -1;
 	c->tcp = strncmp(path, "tcp:", 4) == 0;

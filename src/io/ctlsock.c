@@ -164,8 +164,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 	if (inart_ctl_addr_unix(&a, path) < 0) {
 		inart_err_set(err, -ENAMETOOLONG, "%s: control socket path too long (at most %zu)",
 			      path, sizeof(a.sun_path) - 1);
-		errno = ENAMETOOLONG;
-		return NULL;
+		return inart_null_errno(ENAMETOOLONG);
 	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
@@ -224,8 +223,7 @@ struct inart_ctlsrv *inart_ctlsrv_open_opt(const char *path, inart_ctl_handler_f
 	return s;
 fail:
 	srv_free(s);
-	errno = rc;
-	return NULL;
+	return inart_null_errno(rc);
 }
 
 static void conn_close(struct inart_ctlsrv *s, int i)

@@ -98,8 +98,7 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 
 	if (t == NULL) {
 		inart_err_set(err, -ENOMEM, "out of memory");
-		errno = ENOMEM;
-		return NULL;
+		return inart_null_errno(ENOMEM);
 	}
 	t->to_data = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	t->to_ctl = eventfd(0, EFD_CLOEXEC);
@@ -123,8 +122,7 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 	return t;
 fail:
 	thread_free(t);
-	errno = rc;
-	return NULL;
+	return inart_null_errno(rc);
 }
 
 int inart_ctlthread_fd(const struct inart_ctlthread *t)

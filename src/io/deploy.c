@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/file.h"
 #include "bridge/ctlmsg.h"
 #include "dp/pkt.h"
@@ -145,8 +146,7 @@ struct inart_deploy *inart_deploy_parse(const char *buf, size_t len, const char 
 	if (root == NULL) {
 		inart_err_set(err, -EINVAL, "%s:%d:%d: %s", name, jerr.line, jerr.column,
 			      jerr.text);
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	d = inart_deploy_create(t);
 	if (ctl_out != NULL)
@@ -186,8 +186,7 @@ out:
 	if (rc < 0) {
 		inart_deploy_destroy(d);
 		inart_deploy_ctl_free(ctl, t->n_nodes);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	if (ctl_out != NULL)
 		*ctl_out = ctl;

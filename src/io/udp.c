@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "common/file.h"
 #include "common/slab.h"
+#include "mmsg.h"
 
 #define RX_BUF (INART_DGRAM_MAX + 1)
 
@@ -72,8 +73,7 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 
 	if (batch < 1 || batch > 1024) {
 		inart_err_set(err, -EINVAL, "udp: batch %d out of range 1..1024", batch);
-		errno = EINVAL;
-		return NULL;
+		return inart_null_errno(EINVAL);
 	}
 	u = calloc(1, sizeof(*u));
 	if (u == NULL)
@@ -107,12 +107,9 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 			      rc == EADDRNOTAVAIL ? " (the address is not on this host)" : "");
 		goto fail;
 	}
+	inart_mmsg_rx_init(u->rx_msg, u->rx_iov, u->rx_buf, RX_BUF, u->rx_addr, sizeof(*u->rx_addr),
+			   batch);
 	for (int i = 0; i < batch; i++) {
-		u->rx_iov[i].iov_base = u->rx_buf + (size_t)i * RX_BUF;
-		u->rx_iov[i].iov_len = RX_BUF;
-		u->rx_msg[i].msg_hdr.msg_iov = &u->rx_iov[i];
-		u->rx_msg[i].msg_hdr.msg_iovlen = 1;
-		u->rx_msg[i].msg_hdr.msg_name = &u->rx_addr[i];
 		u->tx_msg[i].msg_hdr.msg_iov = &u->tx_iov[i];
 		u->tx_msg[i].msg_hdr.msg_iovlen = 1;
 		u->tx_msg[i].msg_hdr.msg_name = &u->tx_addr[i];
@@ -122,8 +119,7 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 	return u;
 fail:
 	inart_udp_close(u);
-	errno = rc;
-	return NULL;
+	return inart_null_errno(rc);
 }
 
 int inart_udp_fd(const struct inart_udp *u)
@@ -139,8 +135,7 @@ int inart_udp_recv(struct inart_udp *u, struct inart_dgram *out, int max)
 		max = u->batch;
 	if (max <= 0)
 		return 0;
-	for (int i = 0; i < max; i++)
-		u->rx_msg[i].msg_hdr.msg_namelen = sizeof(u->rx_addr[i]);
+	inart_mmsg_rx_rearm(u->rx_msg, sizeof(*u->rx_addr), max);
 	n = recvmmsg(u->fd, u->rx_msg, (unsigned)max, MSG_DONTWAIT, NULL);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;

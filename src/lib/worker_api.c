@@ -47,6 +47,7 @@
 #include "cp/load.h"
 #include "bridge/epoch.h"
 #include "bridge/install.h"
+#include "dp/quant.h"
 #include "dp/ring.h"
 #include "dp/worker.h"
 #include "io/deploy.h"
@@ -265,9 +266,8 @@ static int ring_allreduce(struct inart_ctx *c, float *buf, size_t n, uint64_t de
 	size_t cur_n;
 	int rc, k;
 
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(buf[i]))
-			return -EINVAL; /* (so that begin's -EINVAL below is the step's) */
+	if (!inart_quant_finite(buf, n))
+		return -EINVAL; /* (so that begin's -EINVAL below is the step's) */
 	if (!inart_ring_running(c->ring, &iter, &cur_n) || iter != c->step || cur_n != n) {
 		rc = inart_ring_running(c->ring, NULL, NULL)
 			 ? -EBUSY
@@ -405,8 +405,7 @@ struct inart_ctx *inart_ctx_create(const char *topo, const char *jobs, const cha
 out:
 	if (rc < 0) {
 		inart_ctx_destroy(c);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	return c;
 }
