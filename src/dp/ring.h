@@ -48,7 +48,8 @@
  * rate of the hop, so that shaped FIFO queues stay short and timeouts are
  * not spent in them.  With plan_Bps and pace_lead_ns, a ring worker runs at
  * most pace_lead_ns ahead of the plan's rate of its hop (pace.h), as a
- * worker's tree does.
+ * worker's tree does (every DATA packet, resends included, counts in the
+ * ring's schedule and waits for it; a tree's resends do not).
  *
  * Steps: every packet carries the all-reduce's step (`iter`).  DATA of the
  * last completed step is answered with ACK|DONE (the predecessor's last
