@@ -20,10 +20,22 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../common/grow.h"
 #include "../common/rng.h"
 
 #define LS_TIE 1e-9 /* relative tolerance for "at the bottleneck" */
 #define LS_TOP 8    /* most loaded resources examined per step */
+
+struct undo {
+	int r;	  /* resource */
+	double v; /* its load before */
+};
+
+struct move {
+	int kind; /* 0 slot, 1 tree */
+	int who;  /* the slot or cand tree */
+	int from; /* its choice before */
+};
 
 struct ls {
 	const struct inart_topo *t;
@@ -44,8 +56,7 @@ struct ls {
 	double spow;	   /* sum of the weights of the committed state */
 	/* undo log of the current tentative move */
 	int n_log, cap_log;
-	int *log_r;
-	double *log_v;
+	struct undo *log;
 	char *mark;
 	struct res_key *keys; /* scratch: n_res */
 	int *tmp;	      /* scratch: n_res */
@@ -53,7 +64,7 @@ struct ls {
 	int oom;
 	/* moves of the current tentative compound move (kind 0 slot, 1 tree) */
 	int n_mv, cap_mv;
-	int *mv_kind, *mv_who, *mv_from;
+	struct move *mv;
 	/* (job, PS) pairs: their flows, and their cand trees by node */
 	int n_pairs;
 	int *pair_base; /* per job: first pair */
@@ -72,23 +83,13 @@ static double res_time(const struct ls *s, int r)
 
 static void bump(struct ls *s, int r, double delta)
 {
-	if (s->n_log >= s->cap_log) {
-		int nc = s->cap_log ? 2 * s->cap_log : 256;
-		int *lr = realloc(s->log_r, sizeof(int) * (size_t)nc);
-		double *lv = lr ? realloc(s->log_v, sizeof(double) * (size_t)nc) : NULL;
-
-		if (lr)
-			s->log_r = lr;
-		if (lv == NULL) {
-			s->oom = 1;
-			s->val[r] += delta;
-			return;
-		}
-		s->log_v = lv;
-		s->cap_log = nc;
+	if (inart_grow((void **)&s->log, &s->cap_log, s->n_log, sizeof(*s->log), 256) < 0) {
+		s->oom = 1;
+		s->val[r] += delta;
+		return;
 	}
-	s->log_r[s->n_log] = r;
-	s->log_v[s->n_log++] = s->val[r];
+	s->log[s->n_log].r = r;
+	s->log[s->n_log++].v = s->val[r];
 	s->val[r] += delta;
 }
 
@@ -186,7 +187,7 @@ static void move_tree(struct ls *s, int t, int to)
 static void undo_values(struct ls *s)
 {
 	for (int i = s->n_log - 1; i >= 0; i--)
-		s->val[s->log_r[i]] = s->log_v[i];
+		s->val[s->log[i].r] = s->log[i].v;
 	s->n_log = 0;
 }
 
@@ -219,13 +220,13 @@ static void key_now(struct ls *s, double *tp, double *sp)
 	double tmax = 0, sum = s->spow;
 
 	for (int i = 0; i < s->n_log; i++) {
-		int r = s->log_r[i];
+		int r = s->log[i].r;
 
 		if (s->mark[r])
 			continue;
 		s->mark[r] = 1; /* first entry: the committed value */
 		tmax = fmax(tmax, res_time(s, r));
-		sum += weight(s, res_time(s, r)) - weight(s, s->log_v[i] * s->inv_cap[r]);
+		sum += weight(s, res_time(s, r)) - weight(s, s->log[i].v * s->inv_cap[r]);
 	}
 	for (int k = 0; k < s->n_res; k++) { /* the largest unchanged one */
 		int r = s->order[k];
@@ -236,7 +237,7 @@ static void key_now(struct ls *s, double *tp, double *sp)
 		}
 	}
 	for (int i = 0; i < s->n_log; i++)
-		s->mark[s->log_r[i]] = 0;
+		s->mark[s->log[i].r] = 0;
 	*tp = tmax;
 	*sp = sum;
 }
@@ -263,7 +264,7 @@ static void resort(struct ls *s)
 	struct res_key *ch = s->keys;
 
 	for (int i = 0; i < s->n_log; i++) {
-		int r = s->log_r[i];
+		int r = s->log[i].r;
 
 		if (!s->mark[r]) {
 			s->mark[r] = 1;
@@ -300,14 +301,11 @@ static void ls_free(struct ls *s)
 	free(s->slot_member);
 	free(s->order);
 	free(s->pos);
-	free(s->log_r);
-	free(s->log_v);
+	free(s->log);
 	free(s->mark);
 	free(s->keys);
 	free(s->tmp);
-	free(s->mv_kind);
-	free(s->mv_who);
-	free(s->mv_from);
+	free(s->mv);
 	free(s->pair_base);
 	free(s->pflow_off);
 	free(s->pflow);
@@ -489,26 +487,13 @@ static int out_of_budget(const struct ls_budget *bu)
 /* Recorded moves (for compound moves and their undo). */
 static void rec_move(struct ls *s, int kind, int who, int to)
 {
-	if (s->n_mv >= s->cap_mv) {
-		int nc = s->cap_mv ? 2 * s->cap_mv : 64;
-		int *k = realloc(s->mv_kind, sizeof(int) * (size_t)nc);
-		int *w = k ? realloc(s->mv_who, sizeof(int) * (size_t)nc) : NULL;
-		int *f = w ? realloc(s->mv_from, sizeof(int) * (size_t)nc) : NULL;
-
-		if (k)
-			s->mv_kind = k;
-		if (w)
-			s->mv_who = w;
-		if (f == NULL) {
-			s->oom = 1;
-			return;
-		}
-		s->mv_from = f;
-		s->cap_mv = nc;
+	if (inart_grow((void **)&s->mv, &s->cap_mv, s->n_mv, sizeof(*s->mv), 64) < 0) {
+		s->oom = 1;
+		return;
 	}
-	s->mv_kind[s->n_mv] = kind;
-	s->mv_who[s->n_mv] = who;
-	s->mv_from[s->n_mv++] = kind ? s->a->tree_choice[who] : s->a->slot_choice[who];
+	s->mv[s->n_mv].kind = kind;
+	s->mv[s->n_mv].who = who;
+	s->mv[s->n_mv++].from = kind ? s->a->tree_choice[who] : s->a->slot_choice[who];
 	if (kind)
 		move_tree(s, who, to);
 	else
@@ -518,10 +503,10 @@ static void rec_move(struct ls *s, int kind, int who, int to)
 static void undo_moves(struct ls *s)
 {
 	for (int i = s->n_mv - 1; i >= 0; i--) {
-		if (s->mv_kind[i])
-			move_tree(s, s->mv_who[i], s->mv_from[i]);
+		if (s->mv[i].kind)
+			move_tree(s, s->mv[i].who, s->mv[i].from);
 		else
-			move_slot(s, s->mv_who[i], s->mv_from[i]);
+			move_slot(s, s->mv[i].who, s->mv[i].from);
 	}
 	s->n_mv = 0;
 	undo_values(s);

@@ -24,43 +24,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "stream_bound.h"
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *na;
+/* One of the parallel arrays that grow together (the columns' bounds and
+ * kind, the rows', the triplets). */
+struct array {
+	void **arr;  /* the array's pointer */
+	size_t size; /* bytes per element */
+};
 
-	if (need <= *cap)
+/* Make the k arrays of a[] (capacity *cap) hold element n: no change while
+ * n < *cap, else the capacity doubles (`first` when it was 0).  Each array
+ * is moved by inart_grow_to, so a failure leaves every array valid (some
+ * already larger): 0, or -ENOMEM with *cap unchanged. */
+static int grow_together(const struct array *a, int k, size_t n, size_t *cap, size_t first)
+{
+	size_t nc;
+
+	if (n < *cap)
 		return 0;
-	while (nc < need)
-		nc *= 2;
-	na = realloc(*arr, nc * size);
-	if (na == NULL)
-		return -ENOMEM;
-	*arr = na;
+	nc = *cap ? 2 * *cap : first;
+	for (int i = 0; i < k; i++) {
+		size_t c = *cap;
+
+		if (inart_grow_to(a[i].arr, &c, nc, a[i].size) < 0)
+			return -ENOMEM;
+	}
 	*cap = nc;
 	return 0;
 }
 
 static int new_col(struct lpb *b, double lb, double ub, int is_int)
 {
-	if (b->n_cols >= b->cap_cols) {
-		size_t nc = b->cap_cols ? 2 * (size_t)b->cap_cols : 256;
-		double *l = realloc(b->clb, nc * sizeof(double));
-		double *u = l ? realloc(b->cub, nc * sizeof(double)) : NULL;
-		char *i = u ? realloc(b->cint, nc) : NULL;
+	const struct array cols[] = {{(void **)&b->clb, sizeof(double)},
+				     {(void **)&b->cub, sizeof(double)},
+				     {(void **)&b->cint, 1}};
 
-		if (l)
-			b->clb = l;
-		if (u)
-			b->cub = u;
-		if (i == NULL) {
-			b->oom = 1;
-			return 0;
-		}
-		b->cint = i;
-		b->cap_cols = (int)nc;
+	if (grow_together(cols, 3, (size_t)b->n_cols, &b->cap_cols, 256) < 0) {
+		b->oom = 1;
+		return 0;
 	}
 	b->clb[b->n_cols] = lb;
 	b->cub[b->n_cols] = ub;
@@ -70,24 +73,13 @@ static int new_col(struct lpb *b, double lb, double ub, int is_int)
 
 static void add(struct lpb *b, int row, int col, double v)
 {
-	size_t cap = b->cap_nz;
+	const struct array nz[] = {{(void **)&b->trow, sizeof(int)},
+				   {(void **)&b->tcol, sizeof(int)},
+				   {(void **)&b->tval, sizeof(double)}};
 
-	if (b->n_nz >= b->cap_nz) {
-		if (grow((void **)&b->trow, &cap, b->n_nz + 1, sizeof(int))) {
-			b->oom = 1;
-			return;
-		}
-		cap = b->cap_nz;
-		if (grow((void **)&b->tcol, &cap, b->n_nz + 1, sizeof(int))) {
-			b->oom = 1;
-			return;
-		}
-		cap = b->cap_nz;
-		if (grow((void **)&b->tval, &cap, b->n_nz + 1, sizeof(double))) {
-			b->oom = 1;
-			return;
-		}
-		b->cap_nz = cap;
+	if (grow_together(nz, 3, b->n_nz, &b->cap_nz, 64) < 0) {
+		b->oom = 1;
+		return;
 	}
 	b->trow[b->n_nz] = row;
 	b->tcol[b->n_nz] = col;
@@ -100,25 +92,14 @@ static void add(struct lpb *b, int row, int col, double v)
 
 static int new_row(struct lpb *b, double lb, double ub, int kind)
 {
-	if (b->n_rows >= b->cap_rows) {
-		size_t nc = b->cap_rows ? 2 * (size_t)b->cap_rows : 256;
-		double *l = realloc(b->rlb, nc * sizeof(double));
-		double *u = l ? realloc(b->rub, nc * sizeof(double)) : NULL;
-		char *r = u ? realloc(b->rres, nc) : NULL;
-		char *z = r ? realloc(b->rlazy, nc) : NULL;
+	const struct array rows[] = {{(void **)&b->rlb, sizeof(double)},
+				     {(void **)&b->rub, sizeof(double)},
+				     {(void **)&b->rres, 1},
+				     {(void **)&b->rlazy, 1}};
 
-		if (l)
-			b->rlb = l;
-		if (u)
-			b->rub = u;
-		if (r)
-			b->rres = r;
-		if (z == NULL) {
-			b->oom = 1;
-			return 0;
-		}
-		b->rlazy = z;
-		b->cap_rows = (int)nc;
+	if (grow_together(rows, 4, (size_t)b->n_rows, &b->cap_rows, 256) < 0) {
+		b->oom = 1;
+		return 0;
 	}
 	b->rlb[b->n_rows] = lb;
 	b->rub[b->n_rows] = ub;
