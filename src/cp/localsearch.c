@@ -22,6 +22,7 @@
 #include "../common/clock.h"
 #include "../common/grow.h"
 #include "../common/rng.h"
+#include "../common/slab.h"
 
 #define LS_TIE 1e-9 /* relative tolerance for "at the bottleneck" */
 #define LS_TOP 8    /* most loaded resources examined per step */
@@ -38,6 +39,7 @@ struct move {
 };
 
 struct ls {
+	void *block; /* the fixed-size arrays below (ls_lay_out) */
 	const struct inart_topo *t;
 	const struct inart_cand *c;
 	const struct inart_plan *plan;
@@ -291,27 +293,37 @@ static void resort(struct ls *s)
 
 static void ls_free(struct ls *s)
 {
-	free(s->val);
-	free(s->inv_cap);
-	free(s->ntrees);
-	free(s->nchild);
-	free(s->vol_flow);
-	free(s->vol_tree);
-	free(s->slot_flow);
-	free(s->slot_member);
-	free(s->order);
-	free(s->pos);
+	free(s->block);
 	free(s->log);
-	free(s->mark);
-	free(s->keys);
-	free(s->tmp);
 	free(s->mv);
-	free(s->pair_base);
-	free(s->pflow_off);
-	free(s->pflow);
-	free(s->ptree_off);
-	free(s->tree_at);
-	free(s->cand_stamp);
+}
+
+/* The fixed-size arrays, in one slab (s->block). */
+static void ls_lay_out(struct ls *s, struct inart_slab *sl, int n_jobs)
+{
+	const struct inart_cand *c = s->c;
+	size_t res = (size_t)s->n_res + 1, pairs = (size_t)s->n_pairs + 2;
+
+	s->val = inart_slab_take(sl, res, sizeof(*s->val));
+	s->inv_cap = inart_slab_take(sl, res, sizeof(*s->inv_cap));
+	s->ntrees = inart_slab_take(sl, (size_t)s->t->n_nodes + 1, sizeof(*s->ntrees));
+	s->nchild = inart_slab_take(sl, (size_t)c->n_trees + 1, sizeof(*s->nchild));
+	s->vol_flow = inart_slab_take(sl, (size_t)c->n_flows + 1, sizeof(*s->vol_flow));
+	s->vol_tree = inart_slab_take(sl, (size_t)c->n_trees + 1, sizeof(*s->vol_tree));
+	s->slot_flow = inart_slab_take(sl, (size_t)c->n_slots + 1, sizeof(*s->slot_flow));
+	s->slot_member = inart_slab_take(sl, (size_t)c->n_slots + 1, sizeof(*s->slot_member));
+	s->order = inart_slab_take(sl, res, sizeof(*s->order));
+	s->pos = inart_slab_take(sl, res, sizeof(*s->pos));
+	s->mark = inart_slab_take(sl, res, sizeof(*s->mark));
+	s->keys = inart_slab_take(sl, res, sizeof(*s->keys));
+	s->tmp = inart_slab_take(sl, res, sizeof(*s->tmp));
+	s->pair_base = inart_slab_take(sl, (size_t)n_jobs + 1, sizeof(*s->pair_base));
+	s->pflow_off = inart_slab_take(sl, pairs, sizeof(*s->pflow_off));
+	s->pflow = inart_slab_take(sl, (size_t)c->n_flows + 1, sizeof(*s->pflow));
+	s->ptree_off = inart_slab_take(sl, pairs, sizeof(*s->ptree_off));
+	s->tree_at = inart_slab_take(sl, (size_t)s->n_pairs * (size_t)s->t->n_nodes + 1,
+				     sizeof(*s->tree_at));
+	s->cand_stamp = inart_slab_take(sl, (size_t)c->n_trees + 1, sizeof(*s->cand_stamp));
 }
 
 static int pair_of(const struct ls *s, int job, int ps_idx)
@@ -326,24 +338,14 @@ static int pairs_init(struct ls *s, const struct inart_jobs *js)
 	int *fill;
 	size_t nn;
 
-	s->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
-	if (s->pair_base == NULL)
-		return -ENOMEM;
-	for (int j = 0; j < js->n_jobs; j++) {
-		s->pair_base[j] = s->n_pairs;
-		s->n_pairs += js->jobs[j].n_ps;
+	for (int j = 0, n = 0; j < js->n_jobs; j++) {
+		s->pair_base[j] = n;
+		n += js->jobs[j].n_ps;
 	}
 	nn = (size_t)s->n_pairs * (size_t)s->t->n_nodes;
-	s->pflow_off = calloc((size_t)s->n_pairs + 2, sizeof(int));
-	s->pflow = malloc(sizeof(int) * ((size_t)c->n_flows + 1));
-	s->ptree_off = calloc((size_t)s->n_pairs + 2, sizeof(int));
-	s->tree_at = malloc(sizeof(int) * (nn + 1));
-	s->cand_stamp = calloc((size_t)c->n_trees + 1, sizeof(int));
 	fill = malloc(sizeof(int) * ((size_t)s->n_pairs + 1));
-	if (!s->pflow_off || !s->pflow || !s->ptree_off || !s->tree_at || !s->cand_stamp || !fill) {
-		free(fill);
+	if (fill == NULL)
 		return -ENOMEM;
-	}
 	for (int f = 0; f < c->n_flows; f++)
 		s->pflow_off[pair_of(s, c->flows[f].job, c->flows[f].ps_idx) + 1]++;
 	for (int p = 0; p < s->n_pairs; p++)
@@ -369,6 +371,8 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 		   const struct inart_cand *c, const struct inart_plan *plan,
 		   struct inart_assign *a)
 {
+	struct inart_slab slab = INART_SLAB_INIT;
+
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	s->c = c;
@@ -376,23 +380,13 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 	s->a = a;
 	s->n_arcs = inart_topo_n_arcs(t);
 	s->n_res = s->n_arcs + t->n_nodes;
-	s->val = calloc((size_t)s->n_res + 1, sizeof(double));
-	s->inv_cap = calloc((size_t)s->n_res + 1, sizeof(double));
-	s->ntrees = calloc((size_t)t->n_nodes + 1, sizeof(int));
-	s->nchild = calloc((size_t)c->n_trees + 1, sizeof(int));
-	s->vol_flow = calloc((size_t)c->n_flows + 1, sizeof(double));
-	s->vol_tree = calloc((size_t)c->n_trees + 1, sizeof(double));
-	s->slot_flow = malloc(sizeof(int) * ((size_t)c->n_slots + 1));
-	s->slot_member = malloc(sizeof(int) * ((size_t)c->n_slots + 1));
-	s->order = malloc(sizeof(int) * ((size_t)s->n_res + 1));
-	s->pos = malloc(sizeof(int) * ((size_t)s->n_res + 1));
-	s->mark = calloc((size_t)s->n_res + 1, 1);
-	s->keys = malloc(sizeof(*s->keys) * ((size_t)s->n_res + 1));
-	s->tmp = malloc(sizeof(int) * ((size_t)s->n_res + 1));
-	if (!s->val || !s->inv_cap || !s->ntrees || !s->nchild || !s->vol_flow || !s->vol_tree ||
-	    !s->slot_flow || !s->slot_member || !s->order || !s->pos || !s->mark || !s->keys ||
-	    !s->tmp)
+	for (int j = 0; j < js->n_jobs; j++)
+		s->n_pairs += js->jobs[j].n_ps;
+	ls_lay_out(s, &slab, js->n_jobs);
+	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
+	ls_lay_out(s, &slab, js->n_jobs);
+	s->block = slab.base;
 	for (int e = 0; e < s->n_arcs; e++)
 		s->inv_cap[e] = 1.0 / inart_arc_residual(&t->arcs[e]);
 	for (int v = 0; v < t->n_nodes; v++)

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/slab.h"
 #include "split_sys.h"
 
 #define POLISH_MAX_VARS 512
@@ -56,6 +57,7 @@ void inart_split_opt_default(struct inart_split_opt *o)
 
 struct work {
 	const struct inart_split_sys *s;
+	void *block;		 /* the arrays below and the polish's (work_lay_out) */
 	double *x, *xn, *best_x; /* shares: current, trial, best primal */
 	double *y, *yn;		 /* utilizations of x and xn */
 	double *lam, *lamn;	 /* multipliers for x and xn */
@@ -478,34 +480,29 @@ static void lagrangian(struct work *w, struct polish *pl, const struct inart_spl
 	o->iters = it;
 }
 
-static int work_alloc(struct work *w, const struct inart_split_sys *s)
+/* The work arrays and, where pl is not NULL, the Newton polish's, in one
+ * slab (w->block): per share x, xn, best_x, grad, per resource y, yn, lam,
+ * lamn; per share or job the polish's vectors and its square KKT matrix. */
+static void work_lay_out(struct work *w, struct polish *pl, struct inart_slab *sl)
 {
-	size_t nv = (size_t)s->n_var + 1, nr = (size_t)s->n_res + 1;
+	size_t nv = (size_t)w->s->n_var + 1, nr = (size_t)w->s->n_res + 1;
+	size_t nk = (size_t)w->s->n_var + (size_t)w->s->n_jobs + 1;
+	double **per_var[] = {&w->x, &w->xn, &w->best_x, &w->grad};
+	double **per_res[] = {&w->y, &w->yn, &w->lam, &w->lamn};
 
-	w->s = s;
-	w->x = malloc(sizeof(double) * nv);
-	w->xn = malloc(sizeof(double) * nv);
-	w->best_x = malloc(sizeof(double) * nv);
-	w->grad = malloc(sizeof(double) * nv);
-	w->y = malloc(sizeof(double) * nr);
-	w->yn = malloc(sizeof(double) * nr);
-	w->lam = malloc(sizeof(double) * nr);
-	w->lamn = malloc(sizeof(double) * nr);
-	if (!w->x || !w->xn || !w->best_x || !w->grad || !w->y || !w->yn || !w->lam || !w->lamn)
-		return -ENOMEM;
-	return 0;
-}
-
-static void work_free(struct work *w)
-{
-	free(w->x);
-	free(w->xn);
-	free(w->best_x);
-	free(w->grad);
-	free(w->y);
-	free(w->yn);
-	free(w->lam);
-	free(w->lamn);
+	for (size_t i = 0; i < sizeof(per_var) / sizeof(per_var[0]); i++)
+		*per_var[i] = inart_slab_take(sl, nv, sizeof(double));
+	for (size_t i = 0; i < sizeof(per_res) / sizeof(per_res[0]); i++)
+		*per_res[i] = inart_slab_take(sl, nr, sizeof(double));
+	if (pl == NULL)
+		return;
+	pl->fidx = inart_slab_take(sl, nk, sizeof(*pl->fidx));
+	pl->free = inart_slab_take(sl, nk, sizeof(*pl->free));
+	pl->ent = inart_slab_take(sl, nk, sizeof(*pl->ent));
+	pl->ku = inart_slab_take(sl, nk, sizeof(*pl->ku));
+	pl->rhs = inart_slab_take(sl, nk, sizeof(*pl->rhs));
+	pl->dir = inart_slab_take(sl, nk, sizeof(*pl->dir));
+	pl->kkt = inart_slab_take(sl, nk * nk, sizeof(*pl->kkt));
 }
 
 /* Store shares x in the plan: drop negligible shares, renormalize. */
@@ -535,7 +532,8 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	struct inart_split_sys s;
 	struct work w = {0};
 	struct lagr_out o;
-	struct polish pl = {0};
+	struct polish pl = {0}, *with_pl;
+	struct inart_slab sl = INART_SLAB_INIT;
 	int rc;
 
 	if (opt == NULL) {
@@ -545,25 +543,15 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	rc = inart_split_sys_build(&s, t, js, plan, NULL, err);
 	if (rc < 0)
 		return rc;
-	rc = work_alloc(&w, &s);
+	w.s = &s;
+	with_pl = s.n_var <= POLISH_MAX_VARS ? &pl : NULL;
+	work_lay_out(&w, with_pl, &sl);
+	rc = inart_slab_alloc(&sl);
 	if (rc < 0)
 		goto out;
-	if (s.n_var <= POLISH_MAX_VARS) {
-		size_t nk = (size_t)s.n_var + (size_t)s.n_jobs + 1;
-
-		pl.fidx = malloc(sizeof(int) * nk);
-		pl.free = malloc(sizeof(int) * nk);
-		pl.ent = malloc(sizeof(int) * nk);
-		pl.ku = malloc(sizeof(double) * nk);
-		pl.rhs = malloc(sizeof(double) * nk);
-		pl.dir = malloc(sizeof(double) * nk);
-		pl.kkt = malloc(sizeof(double) * nk * nk);
-		rc = -ENOMEM;
-		if (!pl.fidx || !pl.free || !pl.ent || !pl.ku || !pl.rhs || !pl.dir || !pl.kkt)
-			goto out;
-		rc = 0;
-	}
-	lagrangian(&w, pl.kkt != NULL ? &pl : NULL, opt, &o);
+	work_lay_out(&w, with_pl, &sl);
+	w.block = sl.base;
+	lagrangian(&w, with_pl, opt, &o);
 	store_split(&s, plan, w.best_x);
 	o.primal = fmax(o.dual, sys_apply(&s, w.best_x, w.y));
 	if (res != NULL) {
@@ -575,14 +563,7 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	}
 	plan->split_gap = o.primal > 0 ? (o.primal - o.dual) / o.primal : 0;
 out:
-	free(pl.fidx);
-	free(pl.free);
-	free(pl.ent);
-	free(pl.ku);
-	free(pl.rhs);
-	free(pl.dir);
-	free(pl.kkt);
-	work_free(&w);
+	free(w.block);
 	inart_split_sys_free(&s);
 	return rc;
 }
