@@ -52,11 +52,7 @@ static int ctx_init(struct ctx *c, const struct inart_topo *t, const struct inar
 {
 	struct inart_slab s = INART_SLAB_INIT;
 
-	memset(c, 0, sizeof(*c));
-	c->t = t;
-	c->js = js;
-	c->paths = paths;
-	c->err = err;
+	*c = (struct ctx){.t = t, .js = js, .paths = paths, .err = err};
 	c->ev = inart_evaluator_create(t, js);
 	ctx_lay_out(c, &s);
 	if (c->ev == NULL || inart_slab_alloc(&s) < 0)
@@ -99,17 +95,18 @@ static int sp(struct ctx *c, int j, int a, int b)
 	return n;
 }
 
-/* Route every worker of job j straight to PS p (no INA). */
-static int route_direct(struct ctx *c, struct inart_plan *p, int j, int ps)
+/* Route every worker of job j by a shortest path to agg, where its flow to
+ * PS ps aggregates (agg == ps: straight to the PS, no INA). */
+static int route_workers(struct ctx *c, struct inart_plan *p, int j, int ps, int agg)
 {
 	const struct inart_job *job = &c->js->jobs[j];
 
 	for (int k = 0; k < job->n_workers; k++) {
-		int n = sp(c, j, job->workers[k], ps);
+		int n = sp(c, j, job->workers[k], agg);
 
 		if (n < 0)
 			return n;
-		n = inart_plan_add_flow(p, j, job->workers[k], ps, ps, c->buf, n);
+		n = inart_plan_add_flow(p, j, job->workers[k], ps, agg, c->buf, n);
 		if (n < 0)
 			return inart_err_set(c->err, n, "out of memory");
 	}
@@ -144,7 +141,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 
 	for (int j = 0; j < c->js->n_jobs; j++) {
 		split_one(p, j, 0);
-		rc = route_direct(c, p, j, c->js->jobs[j].ps[0]);
+		rc = route_workers(c, p, j, c->js->jobs[j].ps[0], c->js->jobs[j].ps[0]);
 		if (rc < 0)
 			return rc;
 	}
@@ -181,7 +178,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 static int route_ps(struct ctx *c, struct inart_plan *p, int j, int i, const void *arg)
 {
 	(void)arg;
-	return route_direct(c, p, j, c->js->jobs[j].ps[i]);
+	return route_workers(c, p, j, c->js->jobs[j].ps[i], c->js->jobs[j].ps[i]);
 }
 
 /* Check and time the finished plan; hand it out or free it. */
@@ -245,7 +242,7 @@ static int fill_byteps(struct ctx *c, struct inart_plan *p)
 
 		for (int i = 0; i < job->n_ps && rc == 0; i++) {
 			p->jobs[j].split[i] = 1.0 / job->n_ps;
-			rc = route_direct(c, p, j, job->ps[i]);
+			rc = route_workers(c, p, j, job->ps[i], job->ps[i]);
 		}
 	}
 	return rc;
@@ -424,16 +421,10 @@ static int route_switchml(struct ctx *c, struct inart_plan *p, int j, int i, con
 	int ps = job->ps[i], s = arg->sw, rc;
 
 	if (s < 0 || c->left[s] <= 0)
-		return route_direct(c, p, j, ps);
-	for (int k = 0; k < job->n_workers; k++) {
-		int n = sp(c, j, job->workers[k], s);
-
-		if (n < 0)
-			return n;
-		rc = inart_plan_add_flow(p, j, job->workers[k], ps, s, c->buf, n);
-		if (rc < 0)
-			return inart_err_set(c->err, rc, "out of memory");
-	}
+		return route_workers(c, p, j, ps, ps);
+	rc = route_workers(c, p, j, ps, s);
+	if (rc < 0)
+		return rc;
 	rc = sp(c, j, s, ps);
 	if (rc < 0)
 		return rc;

@@ -373,12 +373,7 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 {
 	struct inart_slab slab = INART_SLAB_INIT;
 
-	memset(s, 0, sizeof(*s));
-	s->t = t;
-	s->c = c;
-	s->plan = plan;
-	s->a = a;
-	s->n_arcs = inart_topo_n_arcs(t);
+	*s = (struct ls){.t = t, .c = c, .plan = plan, .a = a, .n_arcs = inart_topo_n_arcs(t)};
 	s->n_res = s->n_arcs + t->n_nodes;
 	for (int j = 0; j < js->n_jobs; j++)
 		s->n_pairs += js->jobs[j].n_ps;
