@@ -37,8 +37,9 @@ struct array {
 /* Make the k arrays of a[] (capacity *cap) hold element n: no change while
  * n < *cap, else the capacity doubles (`first` when it was 0).  Each array
  * is moved by inart_grow_to, so a failure leaves every array valid (some
- * already larger): 0, or -ENOMEM with *cap unchanged. */
-static int grow_together(const struct array *a, int k, size_t n, size_t *cap, size_t first)
+ * already larger): 0, or -ENOMEM with *cap unchanged and b->oom set. */
+static int grow_together(struct lpb *b, const struct array *a, int k, size_t n, size_t *cap,
+			 size_t first)
 {
 	size_t nc;
 
@@ -48,8 +49,10 @@ static int grow_together(const struct array *a, int k, size_t n, size_t *cap, si
 	for (int i = 0; i < k; i++) {
 		size_t c = *cap;
 
-		if (inart_grow_to(a[i].arr, &c, nc, a[i].size) < 0)
+		if (inart_grow_to(a[i].arr, &c, nc, a[i].size) < 0) {
+			b->oom = 1;
 			return -ENOMEM;
+		}
 	}
 	*cap = nc;
 	return 0;
@@ -61,10 +64,8 @@ static int new_col(struct lpb *b, double lb, double ub, int is_int)
 				     {(void **)&b->cub, sizeof(double)},
 				     {(void **)&b->cint, 1}};
 
-	if (grow_together(cols, 3, (size_t)b->n_cols, &b->cap_cols, 256) < 0) {
-		b->oom = 1;
+	if (grow_together(b, cols, 3, (size_t)b->n_cols, &b->cap_cols, 256) < 0)
 		return 0;
-	}
 	b->clb[b->n_cols] = lb;
 	b->cub[b->n_cols] = ub;
 	b->cint[b->n_cols] = (char)is_int;
@@ -77,10 +78,8 @@ static void add(struct lpb *b, int row, int col, double v)
 				   {(void **)&b->tcol, sizeof(int)},
 				   {(void **)&b->tval, sizeof(double)}};
 
-	if (grow_together(nz, 3, b->n_nz, &b->cap_nz, 64) < 0) {
-		b->oom = 1;
+	if (grow_together(b, nz, 3, b->n_nz, &b->cap_nz, 64) < 0)
 		return;
-	}
 	b->trow[b->n_nz] = row;
 	b->tcol[b->n_nz] = col;
 	b->tval[b->n_nz] = v;
@@ -97,10 +96,8 @@ static int new_row(struct lpb *b, double lb, double ub, int kind)
 				     {(void **)&b->rres, 1},
 				     {(void **)&b->rlazy, 1}};
 
-	if (grow_together(rows, 4, (size_t)b->n_rows, &b->cap_rows, 256) < 0) {
-		b->oom = 1;
+	if (grow_together(b, rows, 4, (size_t)b->n_rows, &b->cap_rows, 256) < 0)
 		return 0;
-	}
 	b->rlb[b->n_rows] = lb;
 	b->rub[b->n_rows] = ub;
 	b->rres[b->n_rows] = (kind & ROW_RES) != 0;
