@@ -132,6 +132,17 @@ static void split_one(struct inart_plan *p, int j, int i)
 /* A route builder for job j with PS index i (budgets in c->left). */
 typedef int (*route_fn)(struct ctx *c, struct inart_plan *p, int j, int i, const void *arg);
 
+/* Job j's routes made anew by `route`, its whole gradient at its i-th PS (the
+ * budgets that the other jobs' routes hold taken first). */
+static int reroute(struct ctx *c, struct inart_plan *p, int j, int i, route_fn route,
+		   const void *arg)
+{
+	inart_plan_clear_routes(p, j);
+	split_one(p, j, i);
+	budgets_take_plan(c, p, j);
+	return route(c, p, j, i, arg);
+}
+
 /* For each job in order, try every PS index with `route` and keep the
  * fastest (earlier jobs fixed, later jobs provisionally straight to their
  * first PS, holding no tree). */
@@ -153,10 +164,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 		for (int i = 0; i < job->n_ps; i++) {
 			double tm;
 
-			inart_plan_clear_routes(p, j);
-			split_one(p, j, i);
-			budgets_take_plan(c, p, j);
-			rc = route(c, p, j, i, arg);
+			rc = reroute(c, p, j, i, route, arg);
 			if (rc < 0)
 				return rc;
 			tm = eval_time(c, p);
@@ -165,10 +173,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 				best_i = i;
 			}
 		}
-		inart_plan_clear_routes(p, j);
-		split_one(p, j, best_i);
-		budgets_take_plan(c, p, j);
-		rc = route(c, p, j, best_i, arg);
+		rc = reroute(c, p, j, best_i, route, arg);
 		if (rc < 0)
 			return rc;
 	}
@@ -498,10 +503,7 @@ static int fill_switchml(struct ctx *c, struct inart_plan *p)
 			for (int i = 0; i < c->js->jobs[j].n_ps && rc == 0; i++) {
 				double tm;
 
-				inart_plan_clear_routes(p, j);
-				split_one(p, j, i);
-				budgets_take_plan(c, p, j);
-				rc = route_switchml(c, p, j, i, &arg);
+				rc = reroute(c, p, j, i, route_switchml, &arg);
 				tm = rc == 0 ? eval_time(c, p) : INFINITY;
 				if (tm < best) {
 					best = tm;
@@ -512,11 +514,8 @@ static int fill_switchml(struct ctx *c, struct inart_plan *p)
 		}
 		if (rc < 0)
 			break;
-		inart_plan_clear_routes(p, j);
-		split_one(p, j, best_i);
-		budgets_take_plan(c, p, j);
 		arg.sw = best_sw;
-		rc = route_switchml(c, p, j, best_i, &arg);
+		rc = reroute(c, p, j, best_i, route_switchml, &arg);
 	}
 	return rc;
 }
