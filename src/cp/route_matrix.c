@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/slab.h"
 #include "stream_bound.h"
 
 /* One of the parallel arrays that grow together (the columns' bounds and
@@ -487,19 +488,7 @@ void inart_route_matrix_free(struct lpb *b)
 	free(b->trow);
 	free(b->tcol);
 	free(b->tval);
-	free(b->arc_row);
-	free(b->node_row);
-	free(b->col_x);
-	free(b->col_v);
-	free(b->col_u);
-	free(b->col_a);
-	free(b->ps_base);
-	free(b->link_row);
-	free(b->vlink_row);
-	free(b->col_w);
-	free(b->link_stamp);
-	free(b->arc_const);
-	free(b->dup);
+	free(b->block);
 }
 
 /*
@@ -526,26 +515,44 @@ static int stream_rows(struct lpb *b)
 	return rc;
 }
 
+/* The arrays of a fixed size, in one slab (b->block). */
+static void lay_out(struct lpb *b, struct inart_slab *s)
+{
+	size_t arcs = (size_t)inart_topo_n_arcs(b->t) + 1, nch = (size_t)b->c->n_choices + 1;
+	size_t trees = (size_t)b->c->n_trees + 1;
+
+	b->arc_row = inart_slab_take(s, arcs, sizeof(*b->arc_row));
+	b->node_row = inart_slab_take(s, (size_t)b->t->n_nodes + 1, sizeof(*b->node_row));
+	b->col_x = inart_slab_take(s, nch, sizeof(*b->col_x));
+	b->col_v = inart_slab_take(s, nch, sizeof(*b->col_v));
+	b->col_u = inart_slab_take(s, trees, sizeof(*b->col_u));
+	b->link_row = inart_slab_take(s, trees, sizeof(*b->link_row));
+	b->vlink_row = inart_slab_take(s, trees, sizeof(*b->vlink_row));
+	b->col_w = inart_slab_take(s, trees, sizeof(*b->col_w));
+	b->link_stamp = inart_slab_take(s, trees, sizeof(*b->link_stamp));
+	b->ps_base = inart_slab_take(s, (size_t)b->js->n_jobs + 1, sizeof(*b->ps_base));
+	b->arc_const = inart_slab_take(s, arcs, sizeof(*b->arc_const));
+	b->dup = inart_slab_take(s, nch, sizeof(*b->dup));
+	b->col_a = inart_slab_take(s, (size_t)b->n_pairs + 1, sizeof(*b->col_a));
+}
+
 int inart_route_matrix_build(struct lpb *b, struct inart_err *err)
 {
 	const struct inart_cand *c = b->c;
+	struct inart_slab slab = INART_SLAB_INIT;
 	int nch = c->n_choices + 1, rc;
 
-	b->arc_row = malloc(sizeof(int) * ((size_t)inart_topo_n_arcs(b->t) + 1));
-	b->node_row = malloc(sizeof(int) * ((size_t)b->t->n_nodes + 1));
-	b->col_x = malloc(sizeof(int) * (size_t)nch);
-	b->col_v = malloc(sizeof(int) * (size_t)nch);
-	b->col_u = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->link_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->vlink_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->col_w = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->link_stamp = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->ps_base = malloc(sizeof(int) * ((size_t)b->js->n_jobs + 1));
-	b->arc_const = calloc((size_t)inart_topo_n_arcs(b->t) + 1, sizeof(double));
-	b->dup = calloc((size_t)nch, 1);
-	if (!b->arc_row || !b->node_row || !b->col_x || !b->col_v || !b->col_u || !b->link_row ||
-	    !b->vlink_row || !b->col_w || !b->link_stamp || !b->ps_base || !b->arc_const || !b->dup)
+	for (int j = 0; j < b->js->n_jobs; j++)
+		b->n_pairs += b->js->jobs[j].n_ps;
+	lay_out(b, &slab);
+	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
+	lay_out(b, &slab);
+	b->block = slab.base;
+	for (int j = 0, n = 0; j < b->js->n_jobs; j++) {
+		b->ps_base[j] = n;
+		n += b->js->jobs[j].n_ps;
+	}
 	for (int f = 0; f < c->n_flows; f++)
 		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);
 	for (int t = 0; t < c->n_trees; t++)
@@ -555,13 +562,6 @@ int inart_route_matrix_build(struct lpb *b, struct inart_err *err)
 	memset(b->col_x, -1, sizeof(int) * (size_t)nch);
 	memset(b->col_v, -1, sizeof(int) * (size_t)nch);
 	memset(b->link_stamp, -1, sizeof(int) * ((size_t)c->n_trees + 1));
-	for (int j = 0; j < b->js->n_jobs; j++) {
-		b->ps_base[j] = b->n_pairs;
-		b->n_pairs += b->js->jobs[j].n_ps;
-	}
-	b->col_a = malloc(sizeof(int) * ((size_t)b->n_pairs + 1));
-	if (b->col_a == NULL)
-		return -ENOMEM;
 
 	new_col(b, 0, LP_INF, 0); /* T' */
 	if (b->joint) {

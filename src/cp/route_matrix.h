@@ -52,6 +52,7 @@ struct lpb {
 	int *trow, *tcol;
 	double *tval;
 
+	void *block;   /* the fixed-size arrays below, one allocation */
 	int *arc_row;  /* per link (at its even arc), -1 none */
 	int *node_row; /* per node, -1 none */
 	int *col_x;    /* per choice: x (flow) or z (tree) column, -1 none */
