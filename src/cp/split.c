@@ -570,60 +570,78 @@ out:
 
 /* ---- exact LP by CLP (cross-check) --------------------------------------- */
 
+/* The exact split LP for CLP (CSC), its arrays in one slab. */
+struct exact_lp {
+	int nc, nr, nnz; /* columns, rows, entries */
+	CoinBigIndex *start;
+	int *index;
+	double *val, *obj, *rlo, *rup;
+	double *x; /* the shares of the solution */
+};
+
+static void exact_lay_out(struct exact_lp *lp, struct inart_slab *sl)
+{
+	lp->start = inart_slab_take(sl, (size_t)lp->nc + 1, sizeof(*lp->start));
+	lp->index = inart_slab_take(sl, (size_t)lp->nnz + 1, sizeof(*lp->index));
+	lp->val = inart_slab_take(sl, (size_t)lp->nnz + 1, sizeof(*lp->val));
+	lp->obj = inart_slab_take(sl, (size_t)lp->nc, sizeof(*lp->obj));
+	lp->rlo = inart_slab_take(sl, (size_t)lp->nr + 1, sizeof(*lp->rlo));
+	lp->rup = inart_slab_take(sl, (size_t)lp->nr + 1, sizeof(*lp->rup));
+	lp->x = inart_slab_take(sl, (size_t)lp->nc, sizeof(*lp->x));
+}
+
 int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 		      struct inart_plan *plan, double *t_opt_s, struct inart_err *err)
 {
 	struct inart_split_sys s;
 	Clp_Simplex *m = NULL;
-	CoinBigIndex *start = NULL;
-	int *index = NULL, rc, nc, nr, nnz;
-	double *val = NULL, *obj = NULL, *rlo = NULL, *rup = NULL, *x = NULL;
+	struct exact_lp lp = {0};
+	struct inart_slab sl = INART_SLAB_INIT;
+	int rc, nnz;
 
 	rc = inart_split_sys_build(&s, t, js, plan, NULL, err);
 	if (rc < 0)
 		return rc;
 	/* Columns: shares, then T.  Rows: resources (U a - T <= 0), then jobs
 	 * (sum a = 1). */
-	nc = s.n_var + 1;
-	nr = s.n_res + s.n_jobs;
-	nnz = s.col_off[s.n_var] + s.n_var + s.n_res;
-	rc = -ENOMEM;
-	start = malloc(sizeof(*start) * (size_t)(nc + 1));
-	index = malloc(sizeof(int) * (size_t)(nnz + 1));
-	val = malloc(sizeof(double) * (size_t)(nnz + 1));
-	obj = calloc((size_t)nc, sizeof(double));
-	rlo = malloc(sizeof(double) * (size_t)(nr + 1));
-	rup = malloc(sizeof(double) * (size_t)(nr + 1));
-	x = malloc(sizeof(double) * (size_t)(s.n_var + 1));
-	if (!start || !index || !val || !obj || !rlo || !rup || !x)
+	lp.nc = s.n_var + 1;
+	lp.nr = s.n_res + s.n_jobs;
+	lp.nnz = s.col_off[s.n_var] + s.n_var + s.n_res;
+	exact_lay_out(&lp, &sl);
+	rc = inart_slab_alloc(&sl);
+	if (rc < 0)
 		goto out;
+	exact_lay_out(&lp, &sl);
 	nnz = 0;
 	for (int j = 0; j < s.n_jobs; j++)
 		for (int v = s.job_off[j]; v < s.job_off[j + 1]; v++) {
-			start[v] = nnz;
+			lp.start[v] = nnz;
 			for (int k = s.col_off[v]; k < s.col_off[v + 1]; k++) {
-				index[nnz] = s.col_res[k];
-				val[nnz++] = s.col_u[k];
+				lp.index[nnz] = s.col_res[k];
+				lp.val[nnz++] = s.col_u[k];
 			}
-			index[nnz] = s.n_res + j;
-			val[nnz++] = 1;
+			lp.index[nnz] = s.n_res + j;
+			lp.val[nnz++] = 1;
 		}
-	start[s.n_var] = nnz;
+	lp.start[s.n_var] = nnz;
 	for (int r = 0; r < s.n_res; r++) {
-		index[nnz] = r;
-		val[nnz++] = -1;
-		rlo[r] = -DBL_MAX;
-		rup[r] = 0;
+		lp.index[nnz] = r;
+		lp.val[nnz++] = -1;
+		lp.rlo[r] = -DBL_MAX;
+		lp.rup[r] = 0;
 	}
-	start[nc] = nnz;
+	lp.start[lp.nc] = nnz;
 	for (int j = 0; j < s.n_jobs; j++)
-		rlo[s.n_res + j] = rup[s.n_res + j] = 1;
-	obj[s.n_var] = 1;
+		lp.rlo[s.n_res + j] = lp.rup[s.n_res + j] = 1;
+	lp.obj[s.n_var] = 1;
 	m = Clp_newModel();
-	if (m == NULL)
+	if (m == NULL) {
+		rc = -ENOMEM;
 		goto out;
+	}
 	Clp_setLogLevel(m, 0);
-	Clp_loadProblem(m, nc, nr, start, index, val, NULL, NULL, obj, rlo, rup);
+	Clp_loadProblem(m, lp.nc, lp.nr, lp.start, lp.index, lp.val, NULL, NULL, lp.obj, lp.rlo,
+			lp.rup);
 	Clp_setPrimalTolerance(m, 1e-9);
 	Clp_setDualTolerance(m, 1e-9);
 	Clp_initialSolve(m);
@@ -631,21 +649,15 @@ int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 		rc = inart_err_set(err, -EIO, "split LP: CLP status %d", Clp_status(m));
 		goto out;
 	}
-	memcpy(x, Clp_primalColumnSolution(m), sizeof(double) * (size_t)s.n_var);
-	store_split(&s, plan, x);
+	memcpy(lp.x, Clp_primalColumnSolution(m), sizeof(double) * (size_t)s.n_var);
+	store_split(&s, plan, lp.x);
 	if (t_opt_s != NULL)
 		*t_opt_s = Clp_primalColumnSolution(m)[s.n_var] * s.scale;
 	rc = 0;
 out:
 	if (m != NULL)
 		Clp_deleteModel(m);
-	free(start);
-	free(index);
-	free(val);
-	free(obj);
-	free(rlo);
-	free(rup);
-	free(x);
+	free(sl.base);
 	inart_split_sys_free(&s);
 	return rc;
 }
