@@ -422,11 +422,10 @@ static int setup(struct bnb *b)
 		return -ENOMEM;
 	lay_out(b, &s);
 	b->block = s.base;
-	for (int j = 0, p = 0; j < b->js->n_jobs; j++) {
-		b->job_first[j] = p;
+	inart_jobs_pairs(b->js, b->job_first);
+	for (int j = 0; j < b->js->n_jobs; j++)
 		for (int i = 0; i < b->js->jobs[j].n_ps; i++)
-			b->pair_job[p++] = j;
-	}
+			b->pair_job[b->job_first[j] + i] = j;
 	for (int k = 0; k < b->nt; k++)
 		b->tree_pair[k] = b->job_first[c->trees[k].job] + c->trees[k].ps_idx;
 	return 0;

@@ -561,10 +561,7 @@ int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
 		goto fail;
 	}
 	inart_pathset_init(&b.c->paths);
-	for (int j = 0; j < js->n_jobs; j++) {
-		b.ps_base[j] = n_pairs;
-		n_pairs += js->jobs[j].n_ps;
-	}
+	n_pairs = inart_jobs_pairs(js, b.ps_base);
 	b.tree_map = malloc(sizeof(int) * (size_t)n_pairs * (size_t)t->n_nodes + 1);
 	rc = build_groups(b.c, t, js, opt->no_groups);
 	if (b.tree_map == NULL || rc < 0) {

@@ -338,10 +338,7 @@ static int pairs_init(struct ls *s, const struct inart_jobs *js)
 	int *fill;
 	size_t nn;
 
-	for (int j = 0, n = 0; j < js->n_jobs; j++) {
-		s->pair_base[j] = n;
-		n += js->jobs[j].n_ps;
-	}
+	inart_jobs_pairs(js, s->pair_base);
 	nn = (size_t)s->n_pairs * (size_t)s->t->n_nodes;
 	fill = malloc(sizeof(int) * ((size_t)s->n_pairs + 1));
 	if (fill == NULL)
@@ -375,8 +372,7 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 
 	*s = (struct ls){.t = t, .c = c, .plan = plan, .a = a, .n_arcs = inart_topo_n_arcs(t)};
 	s->n_res = s->n_arcs + t->n_nodes;
-	for (int j = 0; j < js->n_jobs; j++)
-		s->n_pairs += js->jobs[j].n_ps;
+	s->n_pairs = inart_jobs_pairs(js, NULL);
 	ls_lay_out(s, &slab, js->n_jobs);
 	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;

@@ -519,17 +519,14 @@ static int stream_rows(struct lpb *b)
 static void lay_out(struct lpb *b, struct inart_slab *s)
 {
 	size_t arcs = (size_t)inart_topo_n_arcs(b->t) + 1, nch = (size_t)b->c->n_choices + 1;
-	size_t trees = (size_t)b->c->n_trees + 1;
+	int **per_tree[] = {&b->col_u, &b->link_row, &b->vlink_row, &b->col_w, &b->link_stamp};
 
 	b->arc_row = inart_slab_take(s, arcs, sizeof(*b->arc_row));
 	b->node_row = inart_slab_take(s, (size_t)b->t->n_nodes + 1, sizeof(*b->node_row));
 	b->col_x = inart_slab_take(s, nch, sizeof(*b->col_x));
 	b->col_v = inart_slab_take(s, nch, sizeof(*b->col_v));
-	b->col_u = inart_slab_take(s, trees, sizeof(*b->col_u));
-	b->link_row = inart_slab_take(s, trees, sizeof(*b->link_row));
-	b->vlink_row = inart_slab_take(s, trees, sizeof(*b->vlink_row));
-	b->col_w = inart_slab_take(s, trees, sizeof(*b->col_w));
-	b->link_stamp = inart_slab_take(s, trees, sizeof(*b->link_stamp));
+	for (size_t i = 0; i < sizeof(per_tree) / sizeof(per_tree[0]); i++)
+		*per_tree[i] = inart_slab_take(s, (size_t)b->c->n_trees + 1, sizeof(int));
 	b->ps_base = inart_slab_take(s, (size_t)b->js->n_jobs + 1, sizeof(*b->ps_base));
 	b->arc_const = inart_slab_take(s, arcs, sizeof(*b->arc_const));
 	b->dup = inart_slab_take(s, nch, sizeof(*b->dup));
@@ -542,17 +539,13 @@ int inart_route_matrix_build(struct lpb *b, struct inart_err *err)
 	struct inart_slab slab = INART_SLAB_INIT;
 	int nch = c->n_choices + 1, rc;
 
-	for (int j = 0; j < b->js->n_jobs; j++)
-		b->n_pairs += b->js->jobs[j].n_ps;
+	b->n_pairs = inart_jobs_pairs(b->js, NULL);
 	lay_out(b, &slab);
 	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
 	lay_out(b, &slab);
 	b->block = slab.base;
-	for (int j = 0, n = 0; j < b->js->n_jobs; j++) {
-		b->ps_base[j] = n;
-		n += b->js->jobs[j].n_ps;
-	}
+	inart_jobs_pairs(b->js, b->ps_base);
 	for (int f = 0; f < c->n_flows; f++)
 		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);
 	for (int t = 0; t < c->n_trees; t++)
