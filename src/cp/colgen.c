@@ -341,12 +341,14 @@ static void lay_out(struct lpcg *g, struct inart_slab *s)
 {
 	size_t nc = (size_t)g->b->n_cols + 1, nr = (size_t)g->b->n_rows + 1;
 
-	g->loaded = inart_slab_take(s, nc, sizeof(*g->loaded));
-	g->clp_col = inart_slab_take(s, nc, sizeof(*g->clp_col));
-	g->add_cols = inart_slab_take(s, nc, sizeof(*g->add_cols));
+	int **per_col[] = {&g->loaded, &g->clp_col, &g->add_cols};
+	int **per_row[] = {&g->rmap, &g->add_rows};
+
+	for (size_t i = 0; i < sizeof(per_col) / sizeof(per_col[0]); i++)
+		*per_col[i] = inart_slab_take(s, nc, sizeof(int));
+	for (size_t i = 0; i < sizeof(per_row) / sizeof(per_row[0]); i++)
+		*per_row[i] = inart_slab_take(s, nr, sizeof(int));
 	g->kind = inart_slab_take(s, nc, sizeof(*g->kind));
-	g->rmap = inart_slab_take(s, nr, sizeof(*g->rmap));
-	g->add_rows = inart_slab_take(s, nr, sizeof(*g->add_rows));
 	g->row_tree = inart_slab_take(s, nr, sizeof(*g->row_tree));
 	g->bstart = inart_slab_take(s, nr + 1, sizeof(*g->bstart));
 	g->owner_tree = inart_slab_take(s, (size_t)g->b->c->n_choices + 1, sizeof(*g->owner_tree));

@@ -480,29 +480,35 @@ static void lagrangian(struct work *w, struct polish *pl, const struct inart_spl
 	o->iters = it;
 }
 
+/* The Newton polish's arrays: per share or job (nk) its index vectors and
+ * values, and its square KKT matrix. */
+static void polish_lay_out(struct polish *pl, struct inart_slab *sl, size_t nk)
+{
+	int **ints[] = {&pl->fidx, &pl->free, &pl->ent};
+	double **reals[] = {&pl->ku, &pl->rhs, &pl->dir};
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		*ints[i] = inart_slab_take(sl, nk, sizeof(int));
+		*reals[i] = inart_slab_take(sl, nk, sizeof(double));
+	}
+	pl->kkt = inart_slab_take(sl, nk * nk, sizeof(*pl->kkt));
+}
+
 /* The work arrays and, where pl is not NULL, the Newton polish's, in one
  * slab (w->block): per share x, xn, best_x, grad, per resource y, yn, lam,
- * lamn; per share or job the polish's vectors and its square KKT matrix. */
+ * lamn. */
 static void work_lay_out(struct work *w, struct polish *pl, struct inart_slab *sl)
 {
 	size_t nv = (size_t)w->s->n_var + 1, nr = (size_t)w->s->n_res + 1;
-	size_t nk = (size_t)w->s->n_var + (size_t)w->s->n_jobs + 1;
 	double **per_var[] = {&w->x, &w->xn, &w->best_x, &w->grad};
 	double **per_res[] = {&w->y, &w->yn, &w->lam, &w->lamn};
 
-	for (size_t i = 0; i < sizeof(per_var) / sizeof(per_var[0]); i++)
+	for (size_t i = 0; i < sizeof(per_var) / sizeof(per_var[0]); i++) {
 		*per_var[i] = inart_slab_take(sl, nv, sizeof(double));
-	for (size_t i = 0; i < sizeof(per_res) / sizeof(per_res[0]); i++)
 		*per_res[i] = inart_slab_take(sl, nr, sizeof(double));
-	if (pl == NULL)
-		return;
-	pl->fidx = inart_slab_take(sl, nk, sizeof(*pl->fidx));
-	pl->free = inart_slab_take(sl, nk, sizeof(*pl->free));
-	pl->ent = inart_slab_take(sl, nk, sizeof(*pl->ent));
-	pl->ku = inart_slab_take(sl, nk, sizeof(*pl->ku));
-	pl->rhs = inart_slab_take(sl, nk, sizeof(*pl->rhs));
-	pl->dir = inart_slab_take(sl, nk, sizeof(*pl->dir));
-	pl->kkt = inart_slab_take(sl, nk * nk, sizeof(*pl->kkt));
+	}
+	if (pl != NULL)
+		polish_lay_out(pl, sl, (size_t)w->s->n_var + (size_t)w->s->n_jobs + 1);
 }
 
 /* Store shares x in the plan: drop negligible shares, renormalize. */
