@@ -35,19 +35,42 @@ struct array {
 	size_t size; /* bytes per element */
 };
 
-/* Make the k arrays of a[] (capacity *cap) hold element n: no change while
- * n < *cap, else the capacity doubles (`first` when it was 0).  Each array
- * is moved by inart_grow_to, so a failure leaves every array valid (some
- * already larger): 0, or -ENOMEM with *cap unchanged and b->oom set. */
-static int grow_together(struct lpb *b, const struct array *a, int k, size_t n, size_t *cap,
-			 size_t first)
+/* b's arrays that grow (all but those in b->block), in groups that grow
+ * together: from GROW_COLS a column's bounds and kind, from GROW_ROWS a row's
+ * bounds and kinds, from GROW_NZ a triplet. */
+enum { GROW_COLS = 0, GROW_ROWS = 3, GROW_NZ = 7, N_GROWN = 10 };
+
+static void grown_arrays(struct lpb *b, struct array a[N_GROWN])
 {
+	const struct array all[N_GROWN] = {{(void **)&b->clb, sizeof(double)},
+					   {(void **)&b->cub, sizeof(double)},
+					   {(void **)&b->cint, 1},
+					   {(void **)&b->rlb, sizeof(double)},
+					   {(void **)&b->rub, sizeof(double)},
+					   {(void **)&b->rres, 1},
+					   {(void **)&b->rlazy, 1},
+					   {(void **)&b->trow, sizeof(int)},
+					   {(void **)&b->tcol, sizeof(int)},
+					   {(void **)&b->tval, sizeof(double)}};
+
+	memcpy(a, all, sizeof(all));
+}
+
+/* Make the arrays of group [from, to) of grown_arrays (capacity *cap) hold
+ * element n: no change while n < *cap, else the capacity doubles (`first`
+ * when it was 0).  Each array is moved by inart_grow_to, so a failure leaves
+ * every array valid (some already larger): 0, or -ENOMEM with *cap unchanged
+ * and b->oom set. */
+static int grow_group(struct lpb *b, int from, int to, size_t n, size_t *cap, size_t first)
+{
+	struct array a[N_GROWN];
 	size_t nc;
 
 	if (n < *cap)
 		return 0;
+	grown_arrays(b, a);
 	nc = *cap ? 2 * *cap : first;
-	for (int i = 0; i < k; i++) {
+	for (int i = from; i < to; i++) {
 		size_t c = *cap;
 
 		if (inart_grow_to(a[i].arr, &c, nc, a[i].size) < 0) {
@@ -61,11 +84,7 @@ static int grow_together(struct lpb *b, const struct array *a, int k, size_t n, 
 
 static int new_col(struct lpb *b, double lb, double ub, int is_int)
 {
-	const struct array cols[] = {{(void **)&b->clb, sizeof(double)},
-				     {(void **)&b->cub, sizeof(double)},
-				     {(void **)&b->cint, 1}};
-
-	if (grow_together(b, cols, 3, (size_t)b->n_cols, &b->cap_cols, 256) < 0)
+	if (grow_group(b, GROW_COLS, GROW_ROWS, (size_t)b->n_cols, &b->cap_cols, 256) < 0)
 		return 0;
 	b->clb[b->n_cols] = lb;
 	b->cub[b->n_cols] = ub;
@@ -75,11 +94,7 @@ static int new_col(struct lpb *b, double lb, double ub, int is_int)
 
 static void add(struct lpb *b, int row, int col, double v)
 {
-	const struct array nz[] = {{(void **)&b->trow, sizeof(int)},
-				   {(void **)&b->tcol, sizeof(int)},
-				   {(void **)&b->tval, sizeof(double)}};
-
-	if (grow_together(b, nz, 3, b->n_nz, &b->cap_nz, 64) < 0)
+	if (grow_group(b, GROW_NZ, N_GROWN, b->n_nz, &b->cap_nz, 64) < 0)
 		return;
 	b->trow[b->n_nz] = row;
 	b->tcol[b->n_nz] = col;
@@ -92,12 +107,7 @@ static void add(struct lpb *b, int row, int col, double v)
 
 static int new_row(struct lpb *b, double lb, double ub, int kind)
 {
-	const struct array rows[] = {{(void **)&b->rlb, sizeof(double)},
-				     {(void **)&b->rub, sizeof(double)},
-				     {(void **)&b->rres, 1},
-				     {(void **)&b->rlazy, 1}};
-
-	if (grow_together(b, rows, 4, (size_t)b->n_rows, &b->cap_rows, 256) < 0)
+	if (grow_group(b, GROW_ROWS, GROW_NZ, (size_t)b->n_rows, &b->cap_rows, 256) < 0)
 		return 0;
 	b->rlb[b->n_rows] = lb;
 	b->rub[b->n_rows] = ub;
@@ -478,16 +488,11 @@ double inart_route_matrix_scale(const struct inart_topo *t, const struct inart_j
 
 void inart_route_matrix_free(struct lpb *b)
 {
-	free(b->clb);
-	free(b->cub);
-	free(b->cint);
-	free(b->rlb);
-	free(b->rub);
-	free(b->rres);
-	free(b->rlazy);
-	free(b->trow);
-	free(b->tcol);
-	free(b->tval);
+	struct array a[N_GROWN];
+
+	grown_arrays(b, a);
+	for (int i = 0; i < N_GROWN; i++)
+		free(*a[i].arr);
 	free(b->block);
 }
 
