@@ -136,7 +136,8 @@ static int add_choice(struct builder *b, const int *path, int len, int agg, int 
 	struct inart_cand *c = b->c;
 	int pi;
 
-	if (inart_grow((void **)&c->choices, &b->cap_choices, c->n_choices, sizeof(*c->choices), 16))
+	if (inart_grow((void **)&c->choices, &b->cap_choices, c->n_choices, sizeof(*c->choices),
+		       16))
 		return -ENOMEM;
 	pi = inart_pathset_add(&c->paths, path, len);
 	if (pi < 0)
