@@ -5,7 +5,10 @@
  * queueing delays of shaped links (docs/emulator.md, "The data plane's
  * settings on a scaled network").  Not a test: it prints numbers.
  *
- *   window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS [W:RETX:FLUSH[:PACE],...]]]]
+ *   window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS [W:RETX:FLUSH[:PACE[:LEAD]],...]]]]
+ *
+ * VALUES: one number for every job, or one per job separated by commas (in
+ * the jobs file's order: the emulator's scaled jobs, e.g. 91121,492624).
  *
  * Links at MBPS for the fastest (default 20; all scaled alike), no
  * per-frame wire overhead (tbf counts Ethernet frames only), 1 us
@@ -23,11 +26,16 @@
  * Results are checked: every worker holds the exact sums of its job.
  * PACE (optional 4th field): workers paced at PACE x their plan rates
  * (install's pace_scale = PACE x the rate scale; 0: not paced).
+ * LEAD (optional 5th field, W:RETX:FLUSH:PACE:LEAD): paced workers at most
+ * LEAD ms ahead of their plan rates (install's pace_lead_ns, rate_scale =
+ * the rate scale; 0, the default: no bound).
  * WSTALL=PERIOD:DUR:SEED: every PERIOD ms of simulated time a node drawn at
  * random (seeded) stalls for up to DUR ms (its frames and timers wait: a
  * process starved of CPU, as on a busy machine).
  * WRING=N sets the ring workers' window (install's ring_window; default:
  * the larger of 64 and the window).
+ * WLOSS=P loses every frame of every link with probability P (seed WSEED,
+ * default 1).
  * WLINKS=F prints every link busy more than F of the simulated time.
  * WTRACE=FROM:TO (ms of simulated time) prints every frame delivered in that
  * interval (arc, flags, job, tree, iteration, seq, slot, label, bitmap).
@@ -64,7 +72,7 @@ static void tap(void *ctx, int arc, uint64_t at_ps, const uint8_t *f, size_t len
 }
 struct setting {
 	int window;
-	double retx_ms, flush_ms, pace;
+	double retx_ms, flush_ms, pace, lead_ms;
 };
 
 int main(int argc, char **argv)
@@ -76,12 +84,12 @@ int main(int argc, char **argv)
 	struct inart_deploy *d;
 	double mbps = argc > 4 ? atof(argv[4]) : 20, fast = 0, pred, f, slow = 1e30, workers = 0,
 	       qms;
-	size_t n = argc > 5 ? (size_t)strtoull(argv[5], NULL, 10) : 20000;
+	size_t n = argc > 5 ? (size_t)strtoull(argv[5], NULL, 10) : 20000, *nj = NULL, *nw = NULL;
 	int iters = argc > 6 ? atoi(argv[6]) : 3, bw = 1;
 
 	if (argc < 4 || mbps <= 0 || n == 0 || iters < 1) {
 		fprintf(stderr, "usage: window_sim TOPO JOBS PLAN [MBPS [VALUES [ITERS "
-				"[W:RETX:FLUSH[:PACE],...]]]]\n");
+				"[W:RETX:FLUSH[:PACE[:LEAD]],...]]]]\n");
 		return 2;
 	}
 	if ((t = inart_topo_load(argv[1], &err)) == NULL ||
@@ -89,9 +97,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "window_sim: %s\n", err.msg);
 		return 1;
 	}
-	/* every job reduces n values per worker: the prediction for that volume */
+	/* every job reduces n values per worker (or its own number of the
+	   list): the prediction for that volume */
+	nj = calloc((size_t)js->n_jobs, sizeof(*nj));
 	for (int j = 0; j < js->n_jobs; j++) {
-		js->jobs[j].gradient_bytes = 4.0 * (double)n;
+		const char *v = argc > 5 ? argv[5] : "20000";
+
+		for (int i = 0; i < j && strchr(v, ','); i++)
+			v = strchr(v, ',') + 1;
+		nj[j] = (size_t)strtoull(v, NULL, 10);
+		if (nj[j] == 0) {
+			fprintf(stderr, "window_sim: no values for job %d\n", j);
+			return 2;
+		}
+		n = nj[j] > n ? nj[j] : n;
+		js->jobs[j].gradient_bytes = 4.0 * (double)nj[j];
 		workers += js->jobs[j].n_workers;
 		if ((js->jobs[j].n_workers + 63) / 64 > bw)
 			bw = (js->jobs[j].n_workers + 63) / 64;
@@ -115,17 +135,17 @@ int main(int argc, char **argv)
 	if (qms < 50)
 		qms = 50;
 	d = inart_deploy_auto(t);
-	printf("%s, %s, plan %s: %zu values per worker, fastest link %.3g Mbit/s, %d iterations\n",
-	       argv[1], argv[2], argv[3], n, mbps, iters);
+	printf("%s, %s, plan %s: %s values per worker, fastest link %.3g Mbit/s, %d iterations\n",
+	       argv[1], argv[2], argv[3], argc > 5 ? argv[5] : "20000", mbps, iters);
 	printf("prediction (evaluator x header factor %.4f): %.3f ms per iteration\n", f,
 	       pred * 1e3);
-	printf("%6s %8s %8s %5s %12s %7s %8s %8s %8s %7s %7s %8s %7s %s\n", "window", "retx ms",
-	       "flush ms", "pace", "sim ms", "ratio", "resent", "probes", "nacks", "asked", "held",
-	       "deferred", "stalls", "result");
+	printf("%6s %5s %8s %8s %5s %12s %7s %8s %8s %8s %7s %7s %8s %7s %s\n", "window", "lead",
+	       "retx ms", "flush ms", "pace", "sim ms", "ratio", "resent", "probes", "nacks",
+	       "asked", "held", "deferred", "stalls", "result");
 	{
 		struct setting set[32] = {
-		    {64, 50, 10, 0},  {64, qms, qms, 0}, {16, 50, 10, 0},
-		    {16, qms, 10, 0}, {16, qms, qms, 0}, {8, qms, qms, 0},
+		    {64, 50, 10, 0, 0},	 {64, qms, qms, 0, 0}, {16, 50, 10, 0, 0},
+		    {16, qms, 10, 0, 0}, {16, qms, qms, 0, 0}, {8, qms, qms, 0, 0},
 		};
 		size_t nset = 6;
 
@@ -137,13 +157,14 @@ int main(int argc, char **argv)
 			     tok = strtok_r(NULL, ",", &save)) {
 				struct setting *x = &set[nset];
 
-				x->pace = 0;
-				if (sscanf(tok, "%d:%lf:%lf:%lf", &x->window, &x->retx_ms,
-					   &x->flush_ms, &x->pace) < 3 ||
-				    x->window < 1 || !(x->pace >= 0)) {
-					fprintf(stderr,
-						"window_sim: '%s' is not W:RETX:FLUSH[:PACE]\n",
-						tok);
+				x->pace = x->lead_ms = 0;
+				if (sscanf(tok, "%d:%lf:%lf:%lf:%lf", &x->window, &x->retx_ms,
+					   &x->flush_ms, &x->pace, &x->lead_ms) < 3 ||
+				    x->window < 1 || !(x->pace >= 0) || !(x->lead_ms >= 0)) {
+					fprintf(
+					    stderr,
+					    "window_sim: '%s' is not W:RETX:FLUSH[:PACE[:LEAD]]\n",
+					    tok);
 					return 2;
 				}
 				x->retx_ms = x->retx_ms > 0 ? x->retx_ms : qms;
@@ -172,6 +193,8 @@ int main(int argc, char **argv)
 			io.flush_timeout_ns = (uint64_t)(set[si].flush_ms * 1e6);
 			/* PACE: workers paced at PACE x their plan rates */
 			io.pace_scale = set[si].pace * mbps / (fast * 1e3);
+			io.pace_lead_ns = (uint64_t)(set[si].lead_ms * 1e6);
+			io.rate_scale = mbps / (fast * 1e3);
 			if (inart_install_build(t, js, p, d, &io, &in, &err) < 0) {
 				fprintf(stderr, "window_sim: %s\n", err.msg);
 				return 1;
@@ -180,6 +203,9 @@ int main(int argc, char **argv)
 			so.gbps_scale = mbps / (fast * 1e3);
 			so.overhead_bytes = 0;
 			so.queue_pkts = 100000;
+			/* WLOSS=P: every frame of every link lost with probability P */
+			so.loss = getenv("WLOSS") ? atof(getenv("WLOSS")) : 0;
+			so.seed = getenv("WSEED") ? strtoull(getenv("WSEED"), NULL, 10) : 1;
 			s = inart_sim_create(t, d, &so);
 			if (getenv("WSTALL")) {
 				/* a starved CPU: every PERIOD ms of simulated time
@@ -209,16 +235,18 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			x = malloc((size_t)in->n_workers * sizeof(*x));
+			nw = realloc(nw, (size_t)in->n_workers * sizeof(*nw));
 			for (int w = 0; w < in->n_workers; w++) {
-				x[w] = malloc(n * sizeof(float));
-				for (size_t i = 0; i < n; i++)
+				nw[w] = nj[in->workers[w].job];
+				x[w] = malloc(nw[w] * sizeof(float));
+				for (size_t i = 0; i < nw[w]; i++)
 					x[w][i] =
 					    (float)((int)((w * 7 + i * 3) % 101) - 50) / 16.0f;
 			}
 			for (int k = 0; k < iters && rc == 0; k++)
-				rc = inart_sim_allreduce(s, (const float *const *)x, n,
-							 (uint32_t)k + 1,
-							 inart_sim_now(s) + 600000000000ull, &r);
+				rc = inart_sim_allreduce_each(
+				    s, (const float *const *)x, n, nw, (uint32_t)k + 1,
+				    inart_sim_now(s) + 600000000000ull, &r);
 			for (int w = 0; w < in->n_workers; w++) {
 				inart_worker_stats(inart_sim_worker(s, w), &ws);
 				sum.retransmitted += ws.retransmitted;
@@ -234,11 +262,12 @@ int main(int argc, char **argv)
 			   multiples of 1/16 below 4: sums are exact in float and at
 			   the default scale) */
 			for (int w = 0; w < in->n_workers && rc == 0 && !bad; w++) {
-				float *a = malloc(n * sizeof(float));
+				size_t m = nw[w];
+				float *a = malloc(m * sizeof(float));
 
-				if (inart_sim_result(s, w, a, n) < 0)
+				if (inart_sim_result(s, w, a, m) < 0)
 					bad = 1;
-				for (size_t i = 0; i < n && !bad; i++) {
+				for (size_t i = 0; i < m && !bad; i++) {
 					float want = 0;
 
 					for (int v = 0; v < in->n_workers; v++)
@@ -248,11 +277,12 @@ int main(int argc, char **argv)
 				}
 				free(a);
 			}
-			printf("%6d %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %7llu %7llu "
+			printf("%6d %5.1f %8.1f %8.1f %5.2f %12.3f %7.3f %8llu %8llu %8llu %7llu "
+			       "%7llu "
 			       "%8llu "
 			       "%7llu %s\n",
-			       set[si].window, set[si].retx_ms, set[si].flush_ms, set[si].pace,
-			       r.time_s * 1e3, r.time_s / pred,
+			       set[si].window, set[si].lead_ms, set[si].retx_ms, set[si].flush_ms,
+			       set[si].pace, r.time_s * 1e3, r.time_s / pred,
 			       (unsigned long long)sum.retransmitted,
 			       (unsigned long long)sum.probes, (unsigned long long)sum.nacks,
 			       (unsigned long long)sum.retx_asked, (unsigned long long)sum_held,
@@ -260,6 +290,18 @@ int main(int argc, char **argv)
 			       rc < 0 ? "NOT DONE"
 			       : bad  ? "WRONG"
 				      : "exact");
+			/* the last iteration's time of every job (its last
+			   worker done), and each job's prediction alone */
+			for (int j = 0; j < js->n_jobs && js->n_jobs > 1; j++) {
+				uint64_t end = 0;
+
+				for (int w = 0; w < in->n_workers; w++)
+					if (in->workers[w].job == j &&
+					    inart_sim_worker_done_ns(s, w) > end)
+						end = inart_sim_worker_done_ns(s, w);
+				printf("  job %s: %.3f ms\n", js->jobs[j].id,
+				       (double)(end - r.start_ns) / 1e6);
+			}
 			/* WLINKS=F: every link busy more than F of the simulated
 			   time (all iterations), its bytes and its busy share */
 			for (int e = 0; getenv("WLINKS") && e < inart_topo_n_arcs(t); e++) {
@@ -269,10 +311,15 @@ int main(int argc, char **argv)
 				inart_sim_link_stats(s, e, &ls);
 				busy = (double)ls.busy_ps / 1e3 / (double)inart_sim_now(s);
 				if (busy > atof(getenv("WLINKS")))
-					printf("  link %s>%s: %llu bytes, busy %.3f\n",
+					printf("  link %s>%s: %llu bytes, busy %.3f, queueing mean "
+					       "%.2f ms, max %.2f ms\n",
 					       t->nodes[t->arcs[e].from].id,
 					       t->nodes[t->arcs[e].to].id,
-					       (unsigned long long)ls.tx_bytes, busy);
+					       (unsigned long long)ls.tx_bytes, busy,
+					       ls.tx_pkts
+						   ? (double)ls.wait_ps / 1e9 / (double)ls.tx_pkts
+						   : 0.0,
+					       (double)ls.wait_max_ps / 1e9);
 			}
 			for (int w = 0; w < in->n_workers; w++)
 				free(x[w]);
@@ -281,6 +328,8 @@ int main(int argc, char **argv)
 			inart_install_destroy(in);
 		}
 	}
+	free(nw);
+	free(nj);
 	inart_deploy_destroy(d);
 	inart_plan_destroy(p);
 	inart_jobs_destroy(js);

@@ -61,6 +61,7 @@ static void test_net(void **state)
 	o.window = 16;
 	o.retx_ms = 200;
 	o.pace_scale = 2.1e-4;
+	o.pace_lead_ms = 10;
 	assert_int_equal(inart_emu_net_create(t, &o, &n, &err), 0);
 	assert_string_equal(n->ns[h0], "inart-emu-abc123-h0");
 	assert_string_equal(n->dir, "/run/inart-emu/abc123");
@@ -106,6 +107,17 @@ static void test_net(void **state)
 		assert_int_equal(io.slots_per_tree, 16);
 		assert_true(fabs(io.pace_scale - 2.1e-4) < 1e-12);
 		assert_true(io.retx_timeout_ns == 200000000ull);
+		/* the schedule: the lead and the plan's rates on this network */
+		assert_true(io.pace_lead_ns == 10000000ull);
+		assert_true(fabs(io.rate_scale - 2e-4) < 1e-12);
+		assert_int_equal(inart_deploy_dataplane_parse("{\"dataplane\":{\"rate_scale\":0}}",
+							      30, "d", &io, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "rate_scale"));
+		assert_int_equal(inart_deploy_dataplane_parse(
+				     "{\"dataplane\":{\"pace_lead_ms\":-1}}", 33, "d", &io, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "pace_lead_ms"));
 		assert_int_equal(inart_deploy_dataplane_parse("{\"dataplane\":{\"pace_scale\":-1}}",
 							      31, "d", &io, &err),
 				 -EINVAL);

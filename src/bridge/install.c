@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cp/evaluate.h"
+#include "dp/pkt.h"
 #include "routes.h"
 
 void inart_install_opt_default(struct inart_install_opt *o)
@@ -39,6 +40,8 @@ void inart_install_opt_default(struct inart_install_opt *o)
 	o->retx_timeout_ns = 50000000ull;
 	o->scale_exp = 16;
 	o->pace_scale = INART_INSTALL_PACE_DEFAULT;
+	o->pace_lead_ns = 0;
+	o->rate_scale = 1;
 }
 
 void inart_install_destroy(struct inart_install *in)
@@ -334,9 +337,13 @@ static int build_ring_job(struct builder *b, struct inart_install *in, int wbase
 				      : INART_RING_DEFAULT_WINDOW;
 		/* the plan's rate of the hop: 2 (N - 1) / N of the gradient in the
 		   plan's communication time (as for the trees' pace_Bps) */
-		if (b->opt.pace_scale > 0 && b->comm_s > 0)
+		if (b->opt.pace_scale > 0 && b->comm_s > 0) {
 			wi->ring.pace_Bps =
 			    2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s * b->opt.pace_scale;
+			wi->ring.plan_Bps =
+			    2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s * b->opt.rate_scale;
+			wi->ring.pace_lead_ns = b->opt.pace_lead_ns;
+		}
 	}
 	in->n_ring_hops += n;
 	return 0;
@@ -369,10 +376,25 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 			   in the plan's communication time, as frame bytes (the
 			   header factor cancels: the plan's time on frames is F
 			   times the model's, and so are the bytes) */
-			if (b->opt.pace_scale > 0 && b->comm_s > 0)
-				c->trees[i].pace_Bps = job->gradient_bytes * jp->split[i] /
-						       b->comm_s * b->opt.pace_scale;
+			if (b->opt.pace_scale > 0 && b->comm_s > 0) {
+				/* ... but at least INART_WORKER_PACE_BURST full
+				   frames in the plan's time: a tree whose share is a
+				   chunk or two (the planner leaves shares of 0.02%)
+				   would pace the probes and resends of a lost chunk
+				   seconds apart (a tree of more chunks sends its
+				   first ones as fast) */
+				double rate = job->gradient_bytes * jp->split[i] / b->comm_s,
+				       lo = (double)INART_WORKER_PACE_BURST *
+					    (INART_PKT_UDP_HLEN + inart_wire_hdr_len(b->words) +
+					     4.0 * inart_wire_max_values(b->words)) /
+					    b->comm_s;
+
+				rate = rate > lo || rate == 0 ? rate : lo; /* 0: no chunks */
+				c->trees[i].pace_Bps = rate * b->opt.pace_scale;
+				c->trees[i].plan_Bps = rate * b->opt.rate_scale;
+			}
 		}
+		c->pace_lead_ns = b->opt.pace_scale > 0 ? b->opt.pace_lead_ns : 0;
 		c->values_per_packet = b->opt.values_per_packet;
 		c->slots = b->opt.slots_per_tree;
 		c->window = b->opt.slots_per_tree;

@@ -75,6 +75,17 @@ struct inart_install_opt {
 				       a queue on a shared link covers (16 in the
 				       emulator) idles the ring's links (emulator.md,
 				       "Mixed plans") */
+	uint64_t pace_lead_ns;	    /* default 0 (no bound): paced trees and ring
+				       workers run at most this far ahead of the
+				       plan's own rate (dp/pace.h), so that the
+				       headroom of pace_scale cannot take one job's
+				       share of a full link for another (emulator.md,
+				       "Pacing against the plan's schedule") */
+	double rate_scale;	    /* default 1: the network's links run at this
+				       times their capacity in the topology (the
+				       emulator's rate scale); the plan's own rate of
+				       a flow, for pace_lead_ns, is its plan rate x
+				       rate_scale */
 };
 
 /* The default pacing factor: workers send at 1.1x their plan rates.  The

@@ -76,6 +76,7 @@ struct wrk {
 	struct inart_worker *w;
 	struct inart_ring *r; /* a ring job's worker (then w is NULL) */
 	int active;	      /* began and not yet done */
+	uint64_t done;	      /* ps: when its last all-reduce ended */
 };
 
 struct inart_sim {
@@ -200,6 +201,9 @@ static int link_send(struct inart_sim *s, int e, const uint8_t *data, size_t len
 		return -ENOMEM;
 	start = l->busy_until > s->now ? l->busy_until : s->now;
 	end = start + ser_ps(s, l, len);
+	l->st.wait_ps += start - s->now;
+	if (start - s->now > l->st.wait_max_ps)
+		l->st.wait_max_ps = start - s->now;
 	l->st.busy_ps += end - start;
 	l->busy_until = end;
 	l->ring[(l->ring_head + l->ring_n++) % l->ring_cap] = end;
@@ -346,6 +350,7 @@ static void worker_check_done(struct inart_sim *s, struct wrk *wk)
 		wk->active = 0;
 		s->remaining--;
 		s->last_done = s->now;
+		wk->done = s->now;
 		if (!wrk_done(wk))
 			s->stale++;
 	}
@@ -995,6 +1000,13 @@ int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t
 int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n, uint32_t iter,
 			uint64_t limit_ns, struct inart_sim_result *res)
 {
+	return inart_sim_allreduce_each(s, bufs, n, NULL, iter, limit_ns, res);
+}
+
+int inart_sim_allreduce_each(struct inart_sim *s, const float *const *bufs, size_t n,
+			     const size_t *each, uint32_t iter, uint64_t limit_ns,
+			     struct inart_sim_result *res)
+{
 	uint64_t start = s->now, limit, ev0 = s->events;
 	struct inart_sim_ev ev;
 	int rc;
@@ -1007,8 +1019,10 @@ int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n,
 	for (int k = 0; k < s->n_workers; k++) {
 		struct wrk *wk = &s->workers[k];
 
-		rc = wk->r ? inart_ring_begin(wk->r, bufs[k], n, iter)
-			   : inart_worker_begin(wk->w, bufs[k], n, iter);
+		size_t nk = each ? each[k] : n;
+
+		rc = wk->r ? inart_ring_begin(wk->r, bufs[k], nk, iter)
+			   : inart_worker_begin(wk->w, bufs[k], nk, iter);
 		if (rc < 0)
 			return rc;
 		wk->active = 1;
@@ -1080,6 +1094,11 @@ const struct inart_switch *inart_sim_switch(const struct inart_sim *s, int node)
 const struct inart_ps *inart_sim_ps(const struct inart_sim *s, int node)
 {
 	return node >= 0 && node < s->t->n_nodes ? s->nodes[node].ps : NULL;
+}
+
+uint64_t inart_sim_worker_done_ns(const struct inart_sim *s, int k)
+{
+	return k >= 0 && k < s->n_workers ? s->workers[k].done / PS_PER_NS : 0;
 }
 
 const struct inart_worker *inart_sim_worker(const struct inart_sim *s, int k)

@@ -62,8 +62,10 @@ struct inart_sim_link_stats {
 	uint64_t tx_pkts, tx_bytes; /* frames that went onto the wire */
 	uint64_t queue_drops;	    /* tail drops at the sender */
 	uint64_t lost, duplicated, reordered;
-	uint64_t delivered; /* frames (copies included) handed to the receiver */
-	uint64_t busy_ps;   /* time spent serializing */
+	uint64_t delivered;   /* frames (copies included) handed to the receiver */
+	uint64_t busy_ps;     /* time spent serializing */
+	uint64_t wait_ps;     /* queueing: frames' waits for the link, summed */
+	uint64_t wait_max_ps; /* the longest wait of a frame */
 };
 
 struct inart_sim_host_stats {
@@ -140,6 +142,12 @@ int inart_sim_stall_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t
 int inart_sim_allreduce(struct inart_sim *s, const float *const *bufs, size_t n, uint32_t iter,
 			uint64_t limit_ns, struct inart_sim_result *res);
 
+/* The same, worker k reducing each[k] values (jobs of different sizes;
+ * each == NULL: n for every worker). */
+int inart_sim_allreduce_each(struct inart_sim *s, const float *const *bufs, size_t n,
+			     const size_t *each, uint32_t iter, uint64_t limit_ns,
+			     struct inart_sim_result *res);
+
 /* Worker k's result (n floats): 0 or -EAGAIN. */
 int inart_sim_result(const struct inart_sim *s, int k, float *out, size_t n);
 
@@ -166,5 +174,7 @@ void inart_sim_host_stats(const struct inart_sim *s, int node, struct inart_sim_
 const struct inart_switch *inart_sim_switch(const struct inart_sim *s, int node);
 const struct inart_ps *inart_sim_ps(const struct inart_sim *s, int node);
 const struct inart_worker *inart_sim_worker(const struct inart_sim *s, int k);
+/* Simulated time (ns) at which worker k's last all-reduce ended (0: never). */
+uint64_t inart_sim_worker_done_ns(const struct inart_sim *s, int k);
 
 #endif

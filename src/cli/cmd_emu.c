@@ -77,6 +77,7 @@ void emu_args_init(struct emu_args *a)
 	a->o.iter_timeout_s = 0; /* auto */
 	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
 	a->pace = 1.05;		 /* docs/emulator.md: pacing at the plan's rates */
+	a->pace_lead_ms = 10;	 /* docs/emulator.md: pacing against the plan's schedule */
 }
 
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
@@ -96,13 +97,27 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	    {3017, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
 	    {3018, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
 	    {3020, "--pace", 0, 100, &a->pace},
+	    {3021, "--pace-lead", 0, 3600e3, &a->pace_lead_ms},
 	};
+	const struct {
+		int code;
+		const char **to;
+	} str[] = {{'o', &a->out},
+		   {3007, &a->png},
+		   {3019, &a->o.keep_dir},
+		   {3032, &a->o.ctl_args},
+		   {3033, &a->dyn_png}};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
 		if (c == num[i].code) {
 			*num[i].to = cli_double(cmd, num[i].name, arg, num[i].min, num[i].max);
 			if (c == 3002)
 				a->rate_scale = 0; /* --mbps sets the rate scale */
+			return 1;
+		}
+	for (size_t i = 0; i < sizeof(str) / sizeof(str[0]); i++)
+		if (c == str[i].code) {
+			*str[i].to = arg;
 			return 1;
 		}
 	switch (c) {
@@ -117,12 +132,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		return 1;
 	case 'f':
 		a->fmt = cli_format(cmd, arg);
-		return 1;
-	case 'o':
-		a->out = arg;
-		return 1;
-	case 3007:
-		a->png = arg;
 		return 1;
 	case 3009:
 		a->o.seed = cli_u64(cmd, "--seed", arg);
@@ -144,9 +153,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case 3016:
 		a->o.net.window = cli_int(cmd, "--window", arg, 1, 4096);
 		return 1;
-	case 3019:
-		a->o.keep_dir = arg;
-		return 1;
 	case 3030:
 		if (a->n_bg_args == 32)
 			cli_usage_error(cmd, "at most 32 --bg-at");
@@ -161,12 +167,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 			a->controller = 2;
 		else
 			cli_usage_error(cmd, "--controller: on, off or both, not '%s'", arg);
-		return 1;
-	case 3032:
-		a->o.ctl_args = arg;
-		return 1;
-	case 3033:
-		a->dyn_png = arg;
 		return 1;
 	case 'q':
 		a->quiet = 1;
@@ -526,6 +526,7 @@ static void exec_setup(struct emu_exec *x)
 		a->rate_scale = a->mbps / (max_gbps(x->t) * 1e3);
 	a->o.net.rate_scale = a->rate_scale;
 	a->o.net.pace_scale = a->pace * a->rate_scale;
+	a->o.net.pace_lead_ms = a->pace_lead_ms;
 	if (a->o.net.retx_ms == 0)
 		a->o.net.retx_ms = emu_retx_ms(x->t, x->js, a->o.net.window, a->rate_scale);
 	if (a->o.net.flush_ms == 0)

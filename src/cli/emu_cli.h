@@ -14,7 +14,8 @@ struct emu_args {
 	struct inart_emu_opt o;
 	char prefix[INART_EMU_PREFIX_MAX + 1];
 	double mbps, rate_scale, size_scale, target_s;
-	double pace; /* workers paced at pace x their plan rates (0: not paced) */
+	double pace;	     /* workers paced at pace x their plan rates (0: not paced) */
+	double pace_lead_ms; /* ... at most this far ahead of the plan's rates (0: no bound) */
 	int iters, quiet;
 	enum inart_compare_format fmt;
 	const char *out, *png;
@@ -57,6 +58,7 @@ int cmd_emu_down(int argc, char **argv);
 	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
 	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
 	    {"algos", required_argument, NULL, 'a'}, {"pace", required_argument, NULL, 3020},      \
+	    {"pace-lead", required_argument, NULL, 3021},                                          \
 	    {"bg-at", required_argument, NULL, 3030},                                              \
 	    {"controller", required_argument, NULL, 3031},                                         \
 	    {"controller-args", required_argument, NULL, 3032},                                    \
@@ -98,6 +100,8 @@ int cmd_emu_down(int argc, char **argv);
 	"  --pace G           workers send every flow at G x its rate in the plan (the flow's\n"   \
 	"                     share of the gradient in the plan's predicted time; default\n"       \
 	"                     1.05; 0: not paced, only the window limits a flow)\n"                \
+	"  --pace-lead MS     ... but at most MS ahead of the plan's own rates since the\n"        \
+	"                     all-reduce began (default 10; 0: no bound)\n"                        \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
 	"                     plans) to DIR before removing it\n"                                  \
 	"  --bg-at A-B@T=G    from T s after the first iteration starts, link direction\n"         \

@@ -21,6 +21,7 @@
 #include "common/err.h"
 #include "common/grow.h"
 #include "common/slab.h"
+#include "pace.h"
 #include "pkt.h"
 #include "quant.h"
 
@@ -60,7 +61,8 @@ struct inart_ring {
 	uint32_t recv_n, cum_r;
 	int ack_pending, old_ack_pending;
 	uint64_t t0, heard_prev, heard_next, last_poll;
-	uint64_t pace_at; /* paced: the next DATA packet may go then */
+	uint64_t pace_at;  /* paced: the next DATA packet may go then */
+	uint64_t sched_at; /* the plan's time of the next one (pace.h); 0: none yet */
 	/* timer */
 	uint64_t srtt, rttvar, rto;
 	int samples;
@@ -236,6 +238,7 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 	r->recv_n = r->cum_r = 0;
 	r->ack_pending = 0;
 	r->t0 = 0;
+	r->sched_at = 0;
 	r->which = INART_RING_SILENT_NONE;
 	r->samples = 0; /* every all-reduce warms up again */
 	r->rto = r->cfg.retx_timeout_ns;
@@ -483,6 +486,13 @@ static void emit_data(struct inart_ring *r, uint32_t seq, uint64_t now, struct i
 		if (r->pace_at + credit < now)
 			r->pace_at = now - credit;
 		r->pace_at += f;
+		if (r->cfg.pace_lead_ns) {
+			inart_pace_sched_charge(&r->sched_at, r->cfg.plan_Bps,
+						INART_PKT_UDP_HLEN + d->len, now);
+			if (r->pace_at < inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns))
+				r->pace_at =
+				    inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns);
+		}
 	}
 	if (t->tx > 0)
 		r->st.retransmitted++;

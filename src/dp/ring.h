@@ -46,7 +46,10 @@
  * as its Ethernet frame (INART_PKT_UDP_HLEN + datagram) and the next one
  * waits for the rate (ACKs are not paced); the installation sets the plan's
  * rate of the hop, so that shaped FIFO queues stay short and timeouts are
- * not spent in them.
+ * not spent in them.  With plan_Bps and pace_lead_ns, a ring worker runs at
+ * most pace_lead_ns ahead of the plan's rate of its hop (pace.h), as a
+ * worker's tree does (every DATA packet, resends included, counts in the
+ * ring's schedule and waits for it; a tree's resends do not).
  *
  * Steps: every packet carries the all-reduce's step (`iter`).  DATA of the
  * last completed step is answered with ACK|DONE (the predecessor's last
@@ -98,6 +101,8 @@ struct inart_ring_cfg {
 	double pace_Bps;	    /* DATA at most this rate, as Ethernet frame bytes
 				       per second, with a credit of INART_RING_PACE_BURST
 				       frames after idling; 0: not paced */
+	double plan_Bps;	    /* the plan's own rate of the hop (pace.h); 0: none */
+	uint64_t pace_lead_ns;	    /* at most this far ahead of it; 0: no bound */
 };
 
 struct inart_ring_stats {

@@ -37,6 +37,7 @@
 #include "bytes.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "pace.h"
 #include "pkt.h"
 #include "quant.h"
 
@@ -146,6 +147,7 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
 		tt[t].pace_at = 0;
+		tt[t].sched_at = 0;
 		tt[t].begun = 0;
 		tt[t].lag = w->trees[t].lag;
 		tt[t].debt = w->trees[t].debt; /* a property of the tree's paths */
@@ -234,6 +236,15 @@ static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
 	if (tr->pace_at + credit < now)
 		tr->pace_at = now - credit;
 	tr->pace_at += f;
+}
+
+/* Paced with a schedule (pace.h): when the next new chunk of tree tr may
+ * go (0: now).  Resends and probes do not wait for it (nor count in it):
+ * the schedule bounds how far the tree's new data runs ahead of the
+ * plan, recovery only waits for the paced rate. */
+static uint64_t sched_gate(const struct inart_worker *w, const struct wtree *tr)
+{
+	return w->cfg.pace_lead_ns ? inart_pace_sched_gate(tr->sched_at, w->cfg.pace_lead_ns) : 0;
 }
 
 /* Chunk c's timeout expired at now.  The first timeout of a chunk sent once
@@ -709,9 +720,12 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 		lim = tr->n_chunks;
 	while (tr->next < lim && *n < max_out) {
 		if (w->ch[tr->chunk0 + tr->next].state == C_IDLE) {
-			if (now < tr->pace_at)
+			if (now < tr->pace_at || now < sched_gate(w, tr))
 				break; /* paced: not yet */
 			send_chunk(w, t, tr->next, 0, now, &out[(*n)++]);
+			if (w->cfg.pace_lead_ns)
+				inart_pace_sched_charge(&tr->sched_at, w->cfg.trees[t].plan_Bps,
+							INART_PKT_UDP_HLEN + out[*n - 1].len, now);
 		}
 		tr->next++;
 	}
@@ -755,6 +769,8 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 			if (tr->pace_at == 0)
 				return 0;
 			dt = tr->pace_at; /* paced: the next new chunk's time */
+			if (dt < sched_gate(w, tr))
+				dt = sched_gate(w, tr);
 		}
 		for (uint32_t s = tr->base; s < tr->next; s++) {
 			const struct wchunk *c = &w->ch[tr->chunk0 + s];

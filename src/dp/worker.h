@@ -75,7 +75,11 @@
  * wait for the rate too and are charged a full frame (the answer to one may
  * be a whole result): recovery traffic of a paced tree never exceeds its
  * rate, so results merely late (a starved CPU, a stalled peer) cannot turn
- * into a storm of probes whose answers fill the PS's link.
+ * into a storm of probes whose answers fill the PS's link.  With a schedule
+ * (plan_Bps and pace_lead_ns), a tree runs at most pace_lead_ns ahead of its
+ * plan's rate since its first packet of the all-reduce (pace.h): on a link
+ * the plan fills with several jobs, the headroom does not let one job's
+ * streams take another's share.
  *
  * Ownership: the worker keeps a pointer to the input buffer until the
  * all-reduce is done; the caller keeps it alive.  Datagram buffers are the
@@ -98,6 +102,9 @@ struct inart_worker_tree {
 	double share;	 /* fraction of the buffer; shares sum to 1 */
 	double pace_Bps; /* the tree's planned rate: frame bytes per second of its
 			    DATA packets (0: not paced, only the window limits) */
+	double plan_Bps; /* the plan's own rate of the flow (pace_Bps without its
+			    headroom): a paced tree runs at most pace_lead_ns ahead
+			    of it (pace.h); 0: no schedule */
 };
 
 struct inart_worker_cfg {
@@ -110,6 +117,8 @@ struct inart_worker_cfg {
 	uint16_t slots;		    /* slot region per tree at switches; >= window */
 	uint64_t retx_timeout_ns;   /* initial retransmission timeout; default 20 ms */
 	int8_t scale_exp;	    /* initial quantization scale; 0: default 16 */
+	uint64_t pace_lead_ns;	    /* paced trees with plan_Bps: at most this far ahead
+				       of the plan's schedule (pace.h); 0: no bound */
 };
 
 struct inart_worker_stats {

@@ -52,8 +52,10 @@ struct wtree {
 	 * on, at stall_at, the wait doubling up to INART_WORKER_STALL_MAX_NS */
 	uint64_t heard, stall_at, stall_wait;
 	uint32_t stall_round;
-	uint32_t unheard; /* probes and resends since the PS was last heard */
-	uint64_t pace_at; /* paced: the next DATA packet may go then */
+	uint32_t unheard;  /* probes and resends since the PS was last heard */
+	uint64_t pace_at;  /* paced: the next DATA packet may go then */
+	uint64_t sched_at; /* paced with a schedule: the plan's time of the next
+			      packet (pace.h); 0: none yet */
 	/* skewed starts: the tree's first transmission of the all-reduce, and
 	 * how much later than the smallest time to result its first result
 	 * came in recent all-reduces (peers that started later; start_wait) */

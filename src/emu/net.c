@@ -168,6 +168,12 @@ static char *add_dataplane(char *text, const struct inart_emu_net_opt *o)
 	/* always: 0 (--pace 0) must say "not paced", not "the default" (which
 	   would pace at the unscaled rates) */
 	json_object_set_new(dp, "pace_scale", json_real(o->pace_scale > 0 ? o->pace_scale : 0));
+	/* the plan's own rates on this network (rate scale) and how far ahead
+	   of them a paced tree may run (dp/pace.h) */
+	if (o->pace_lead_ms > 0 && o->rate_scale > 0) {
+		json_object_set_new(dp, "pace_lead_ms", json_real(o->pace_lead_ms));
+		json_object_set_new(dp, "rate_scale", json_real(o->rate_scale));
+	}
 	json_object_set_new(root, "dataplane", dp);
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);

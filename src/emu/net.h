@@ -48,6 +48,8 @@ struct inart_emu_net_opt {
 	double flush_ms;	    /* data plane: switches' partial flush (0: default) */
 	double pace_scale;	    /* data plane: workers paced at their plan rates times
 				       this (0: not paced) */
+	double pace_lead_ms;	    /* data plane: ... at most this far ahead of their plan
+				       rates times rate_scale (0: no bound) */
 };
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);

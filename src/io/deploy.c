@@ -223,11 +223,34 @@ static int dp_ms(json_t *o, const char *k, const char *name, uint64_t *ns, struc
 	return 0;
 }
 
+/* A scale of the "dataplane" object: a number in [0, 1e6] ((0, 1e6] if
+ * positive), *v unchanged if absent.  0 or -EINVAL. */
+static int dp_scale(json_t *dp, const char *k, int positive, const char *name, double *v,
+		    struct inart_err *err)
+{
+	json_t *x = json_object_get(dp, k);
+	double d = x ? json_number_value(x) : 0;
+
+	if (x == NULL)
+		return 0;
+	if (!json_is_number(x) || !(positive ? d > 0 : d >= 0) || d > 1e6)
+		return inart_err_set(err, -EINVAL,
+				     "%s: dataplane: '%s' must be a number in %s0, 1e6]", name, k,
+				     positive ? "(" : "[");
+	*v = d;
+	return 0;
+}
+
 int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 				 struct inart_install_opt *o, struct inart_err *err)
 {
-	static const char *const keys[] = {"slots_per_tree", "retx_timeout_ms", "flush_timeout_ms",
-					   "pace_scale", NULL};
+	static const char *const keys[] = {"slots_per_tree",
+					   "retx_timeout_ms",
+					   "flush_timeout_ms",
+					   "pace_scale",
+					   "pace_lead_ms",
+					   "rate_scale",
+					   NULL};
 	struct inart_install_opt n = *o;
 	json_t *root = json_loadb(buf, len, 0, NULL), *dp, *x;
 	const char *k;
@@ -262,17 +285,10 @@ int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 	if ((rc = dp_ms(dp, "retx_timeout_ms", name, &n.retx_timeout_ns, err)) < 0 ||
 	    (rc = dp_ms(dp, "flush_timeout_ms", name, &n.flush_timeout_ns, err)) < 0)
 		goto out;
-	x = json_object_get(dp, "pace_scale");
-	if (x != NULL) {
-		if (!json_is_number(x) || !(json_number_value(x) >= 0) ||
-		    json_number_value(x) > 1e6) {
-			rc = inart_err_set(
-			    err, -EINVAL,
-			    "%s: dataplane: 'pace_scale' must be a number in [0, 1e6]", name);
-			goto out;
-		}
-		n.pace_scale = json_number_value(x);
-	}
+	if ((rc = dp_scale(dp, "pace_scale", 0, name, &n.pace_scale, err)) < 0 ||
+	    (rc = dp_ms(dp, "pace_lead_ms", name, &n.pace_lead_ns, err)) < 0 ||
+	    (rc = dp_scale(dp, "rate_scale", 1, name, &n.rate_scale, err)) < 0)
+		goto out;
 	*o = n;
 out:
 	json_decref(root);

@@ -41,10 +41,14 @@ void inart_deploy_ctl_free(char **ctl, int n_nodes);
  * `inart ctl install` and every worker (inart_ctx_create) must share, applied
  * over o:
  *   "dataplane": {"slots_per_tree": 16, "retx_timeout_ms": 50,
- *                 "flush_timeout_ms": 10, "pace_scale": 1}
+ *                 "flush_timeout_ms": 10, "pace_scale": 1,
+ *                 "pace_lead_ms": 10, "rate_scale": 1}
  * slots_per_tree is also the workers' window (chunks in flight per tree);
  * pace_scale paces every worker's trees at their plan rates times it
- * (install.h; absent: INART_INSTALL_PACE_DEFAULT, 1.1; 0: not paced).
+ * (install.h; absent: INART_INSTALL_PACE_DEFAULT, 1.1; 0: not paced);
+ * pace_lead_ms bounds how far ahead of the plan's own rates (times
+ * rate_scale, the links' scale against the topology, default 1) a paced
+ * tree may run (install.h, dp/pace.h; absent: no bound).
  * 0 (o unchanged if absent), or -EINVAL with err naming the key. */
 int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
 				 struct inart_install_opt *o, struct inart_err *err);
