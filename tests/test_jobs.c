@@ -96,6 +96,15 @@ static void test_add_and_find(void **state)
 	assert_int_equal(inart_jobs_find(js, "a"), 0);
 	assert_int_equal(inart_jobs_find(js, "j19"), 20);
 	assert_int_equal(inart_jobs_find(js, "j20"), -1);
+	{ /* pairs: job a has 2 PSs, the 20 others 1 each */
+		int first[21];
+
+		assert_int_equal(inart_jobs_pairs(js, NULL), 22);
+		assert_int_equal(inart_jobs_pairs(js, first), 22);
+		assert_int_equal(first[0], 0);
+		assert_int_equal(first[1], 2);
+		assert_int_equal(first[20], 21);
+	}
 	assert_int_equal(inart_job_ps_index(&js->jobs[0], 4), 1);
 	assert_int_equal(inart_job_ps_index(&js->jobs[0], 3), 0);
 	assert_int_equal(inart_job_ps_index(&js->jobs[0], 0), -1);

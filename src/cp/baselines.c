@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "../common/slab.h"
 #include "evaluate.h"
 #include "split.h"
 
@@ -26,6 +27,7 @@ struct ctx {
 	const struct inart_jobs *js;
 	struct inart_paths *paths;
 	struct inart_evaluator *ev;
+	void *block;  /* the arrays below (ctx_lay_out) */
 	int *buf;     /* MAX_PATH nodes */
 	int *left;    /* per node: tree budget left */
 	int *tree_at; /* per node: mark of a tree of the current (job, PS) */
@@ -38,29 +40,32 @@ static uint64_t salt(int j, int w, int p)
 	return inart_hash2(((uint64_t)(unsigned)j << 32) | (unsigned)w, (uint64_t)(unsigned)p);
 }
 
+static void ctx_lay_out(struct ctx *c, struct inart_slab *s)
+{
+	c->buf = inart_slab_take(s, MAX_PATH, sizeof(*c->buf));
+	c->left = inart_slab_take(s, (size_t)c->t->n_nodes, sizeof(*c->left));
+	c->tree_at = inart_slab_take(s, (size_t)c->t->n_nodes, sizeof(*c->tree_at));
+}
+
 static int ctx_init(struct ctx *c, const struct inart_topo *t, const struct inart_jobs *js,
 		    struct inart_paths *paths, struct inart_err *err)
 {
-	memset(c, 0, sizeof(*c));
-	c->t = t;
-	c->js = js;
-	c->paths = paths;
-	c->err = err;
+	struct inart_slab s = INART_SLAB_INIT;
+
+	*c = (struct ctx){.t = t, .js = js, .paths = paths, .err = err};
 	c->ev = inart_evaluator_create(t, js);
-	c->buf = malloc(sizeof(int) * MAX_PATH);
-	c->left = malloc(sizeof(int) * (size_t)t->n_nodes);
-	c->tree_at = calloc((size_t)t->n_nodes, sizeof(int));
-	if (c->ev == NULL || c->buf == NULL || c->left == NULL || c->tree_at == NULL)
+	ctx_lay_out(c, &s);
+	if (c->ev == NULL || inart_slab_alloc(&s) < 0)
 		return inart_err_set(err, -ENOMEM, "out of memory");
+	ctx_lay_out(c, &s);
+	c->block = s.base;
 	return 0;
 }
 
 static void ctx_free(struct ctx *c)
 {
 	inart_evaluator_destroy(c->ev);
-	free(c->buf);
-	free(c->left);
-	free(c->tree_at);
+	free(c->block);
 }
 
 static void budgets_reset(struct ctx *c)
@@ -90,17 +95,18 @@ static int sp(struct ctx *c, int j, int a, int b)
 	return n;
 }
 
-/* Route every worker of job j straight to PS p (no INA). */
-static int route_direct(struct ctx *c, struct inart_plan *p, int j, int ps)
+/* Route every worker of job j by a shortest path to agg, where its flow to
+ * PS ps aggregates (agg == ps: straight to the PS, no INA). */
+static int route_workers(struct ctx *c, struct inart_plan *p, int j, int ps, int agg)
 {
 	const struct inart_job *job = &c->js->jobs[j];
 
 	for (int k = 0; k < job->n_workers; k++) {
-		int n = sp(c, j, job->workers[k], ps);
+		int n = sp(c, j, job->workers[k], agg);
 
 		if (n < 0)
 			return n;
-		n = inart_plan_add_flow(p, j, job->workers[k], ps, ps, c->buf, n);
+		n = inart_plan_add_flow(p, j, job->workers[k], ps, agg, c->buf, n);
 		if (n < 0)
 			return inart_err_set(c->err, n, "out of memory");
 	}
@@ -126,6 +132,17 @@ static void split_one(struct inart_plan *p, int j, int i)
 /* A route builder for job j with PS index i (budgets in c->left). */
 typedef int (*route_fn)(struct ctx *c, struct inart_plan *p, int j, int i, const void *arg);
 
+/* Job j's routes made anew by `route`, its whole gradient at its i-th PS (the
+ * budgets that the other jobs' routes hold taken first). */
+static int reroute(struct ctx *c, struct inart_plan *p, int j, int i, route_fn route,
+		   const void *arg)
+{
+	inart_plan_clear_routes(p, j);
+	split_one(p, j, i);
+	budgets_take_plan(c, p, j);
+	return route(c, p, j, i, arg);
+}
+
 /* For each job in order, try every PS index with `route` and keep the
  * fastest (earlier jobs fixed, later jobs provisionally straight to their
  * first PS, holding no tree). */
@@ -135,7 +152,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 
 	for (int j = 0; j < c->js->n_jobs; j++) {
 		split_one(p, j, 0);
-		rc = route_direct(c, p, j, c->js->jobs[j].ps[0]);
+		rc = route_workers(c, p, j, c->js->jobs[j].ps[0], c->js->jobs[j].ps[0]);
 		if (rc < 0)
 			return rc;
 	}
@@ -147,10 +164,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 		for (int i = 0; i < job->n_ps; i++) {
 			double tm;
 
-			inart_plan_clear_routes(p, j);
-			split_one(p, j, i);
-			budgets_take_plan(c, p, j);
-			rc = route(c, p, j, i, arg);
+			rc = reroute(c, p, j, i, route, arg);
 			if (rc < 0)
 				return rc;
 			tm = eval_time(c, p);
@@ -159,10 +173,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 				best_i = i;
 			}
 		}
-		inart_plan_clear_routes(p, j);
-		split_one(p, j, best_i);
-		budgets_take_plan(c, p, j);
-		rc = route(c, p, j, best_i, arg);
+		rc = reroute(c, p, j, best_i, route, arg);
 		if (rc < 0)
 			return rc;
 	}
@@ -172,7 +183,7 @@ static int best_single_ps(struct ctx *c, struct inart_plan *p, route_fn route, c
 static int route_ps(struct ctx *c, struct inart_plan *p, int j, int i, const void *arg)
 {
 	(void)arg;
-	return route_direct(c, p, j, c->js->jobs[j].ps[i]);
+	return route_workers(c, p, j, c->js->jobs[j].ps[i], c->js->jobs[j].ps[i]);
 }
 
 /* Check and time the finished plan; hand it out or free it. */
@@ -197,50 +208,55 @@ static int finish(struct ctx *c, struct inart_plan *p, struct inart_plan **out, 
 	return 0;
 }
 
-static int start(struct ctx *c, const struct inart_topo *t, const struct inart_jobs *js,
-		 struct inart_paths *paths, const char *name, struct inart_plan **p,
-		 struct inart_err *err)
+/* A baseline's plan: a context and an empty plan named `name`, filled by
+ * fill, then checked and timed (finish). */
+static int run(const struct inart_topo *t, const struct inart_jobs *js, struct inart_paths *paths,
+	       const char *name, int (*fill)(struct ctx *c, struct inart_plan *p),
+	       struct inart_plan **out, struct inart_err *err)
 {
-	int rc = ctx_init(c, t, js, paths, err);
+	struct ctx c;
+	struct inart_plan *p = NULL;
+	int rc = ctx_init(&c, t, js, paths, err);
 
-	*p = rc == 0 ? inart_plan_create(js, name) : NULL;
-	if (rc == 0 && *p == NULL)
+	if (rc == 0 && (p = inart_plan_create(js, name)) == NULL)
 		rc = inart_err_set(err, -ENOMEM, "out of memory");
-	if (rc < 0)
-		ctx_free(c);
-	return rc;
+	if (rc < 0) {
+		ctx_free(&c);
+		return rc;
+	}
+	return finish(&c, p, out, fill(&c, p));
+}
+
+static int fill_ps(struct ctx *c, struct inart_plan *p)
+{
+	return best_single_ps(c, p, route_ps, NULL);
 }
 
 int inart_baseline_ps(const struct inart_topo *t, const struct inart_jobs *js,
 		      struct inart_paths *paths, struct inart_plan **out, struct inart_err *err)
 {
-	struct ctx c;
-	struct inart_plan *p;
-	int rc = start(&c, t, js, paths, "ps", &p, err);
+	return run(t, js, paths, "ps", fill_ps, out, err);
+}
 
-	if (rc < 0)
-		return rc;
-	return finish(&c, p, out, best_single_ps(&c, p, route_ps, NULL));
+static int fill_byteps(struct ctx *c, struct inart_plan *p)
+{
+	int rc = 0;
+
+	for (int j = 0; j < c->js->n_jobs && rc == 0; j++) {
+		const struct inart_job *job = &c->js->jobs[j];
+
+		for (int i = 0; i < job->n_ps && rc == 0; i++) {
+			p->jobs[j].split[i] = 1.0 / job->n_ps;
+			rc = route_workers(c, p, j, job->ps[i], job->ps[i]);
+		}
+	}
+	return rc;
 }
 
 int inart_baseline_byteps(const struct inart_topo *t, const struct inart_jobs *js,
 			  struct inart_paths *paths, struct inart_plan **out, struct inart_err *err)
 {
-	struct ctx c;
-	struct inart_plan *p;
-	int rc = start(&c, t, js, paths, "byteps", &p, err);
-
-	if (rc < 0)
-		return rc;
-	for (int j = 0; j < js->n_jobs && rc == 0; j++) {
-		const struct inart_job *job = &js->jobs[j];
-
-		for (int i = 0; i < job->n_ps && rc == 0; i++) {
-			p->jobs[j].split[i] = 1.0 / job->n_ps;
-			rc = route_direct(&c, p, j, job->ps[i]);
-		}
-	}
-	return finish(&c, p, out, rc);
+	return run(t, js, paths, "byteps", fill_byteps, out, err);
 }
 
 /* ---- on-path INA: atp and inart-sp ---- */
@@ -355,45 +371,46 @@ out:
 	return rc < 0 ? inart_err_set(c->err, rc, "out of memory or no path") : 0;
 }
 
+static int fill_atp(struct ctx *c, struct inart_plan *p)
+{
+	static const struct onpath_arg arg = {1};
+
+	return best_single_ps(c, p, route_onpath, &arg);
+}
+
 int inart_baseline_atp(const struct inart_topo *t, const struct inart_jobs *js,
 		       struct inart_paths *paths, struct inart_plan **out, struct inart_err *err)
 {
-	static const struct onpath_arg arg = {1};
-	struct ctx c;
-	struct inart_plan *p;
-	int rc = start(&c, t, js, paths, "atp", &p, err);
+	return run(t, js, paths, "atp", fill_atp, out, err);
+}
 
-	if (rc < 0)
-		return rc;
-	return finish(&c, p, out, best_single_ps(&c, p, route_onpath, &arg));
+static int fill_inart_sp(struct ctx *c, struct inart_plan *p)
+{
+	static const struct onpath_arg arg = {0};
+	struct inart_split_opt so;
+	int rc = 0;
+
+	budgets_reset(c);
+	for (int j = 0; j < c->js->n_jobs && rc == 0; j++)
+		for (int i = 0; i < c->js->jobs[j].n_ps && rc == 0; i++) {
+			p->jobs[j].split[i] = 1.0 / c->js->jobs[j].n_ps;
+			rc = route_onpath(c, p, j, i, &arg);
+		}
+	inart_split_opt_default(&so);
+	if (rc == 0)
+		rc = inart_split_optimize(c->t, c->js, p, &so, NULL, c->err);
+	if (rc == 0) {
+		inart_plan_clean_split(p, 1e-6);
+		inart_plan_prune_zero(p, c->js);
+	}
+	return rc;
 }
 
 int inart_baseline_inart_sp(const struct inart_topo *t, const struct inart_jobs *js,
 			    struct inart_paths *paths, struct inart_plan **out,
 			    struct inart_err *err)
 {
-	static const struct onpath_arg arg = {0};
-	struct inart_split_opt so;
-	struct ctx c;
-	struct inart_plan *p;
-	int rc = start(&c, t, js, paths, "inart-sp", &p, err);
-
-	if (rc < 0)
-		return rc;
-	budgets_reset(&c);
-	for (int j = 0; j < js->n_jobs && rc == 0; j++)
-		for (int i = 0; i < js->jobs[j].n_ps && rc == 0; i++) {
-			p->jobs[j].split[i] = 1.0 / js->jobs[j].n_ps;
-			rc = route_onpath(&c, p, j, i, &arg);
-		}
-	inart_split_opt_default(&so);
-	if (rc == 0)
-		rc = inart_split_optimize(t, js, p, &so, NULL, err);
-	if (rc == 0) {
-		inart_plan_clean_split(p, 1e-6);
-		inart_plan_prune_zero(p, js);
-	}
-	return finish(&c, p, out, rc);
+	return run(t, js, paths, "inart-sp", fill_inart_sp, out, err);
 }
 
 /* ---- switchml ---- */
@@ -409,16 +426,10 @@ static int route_switchml(struct ctx *c, struct inart_plan *p, int j, int i, con
 	int ps = job->ps[i], s = arg->sw, rc;
 
 	if (s < 0 || c->left[s] <= 0)
-		return route_direct(c, p, j, ps);
-	for (int k = 0; k < job->n_workers; k++) {
-		int n = sp(c, j, job->workers[k], s);
-
-		if (n < 0)
-			return n;
-		rc = inart_plan_add_flow(p, j, job->workers[k], ps, s, c->buf, n);
-		if (rc < 0)
-			return inart_err_set(c->err, rc, "out of memory");
-	}
+		return route_workers(c, p, j, ps, ps);
+	rc = route_workers(c, p, j, ps, s);
+	if (rc < 0)
+		return rc;
 	rc = sp(c, j, s, ps);
 	if (rc < 0)
 		return rc;
@@ -469,41 +480,31 @@ static int switchml_candidates(struct ctx *c, int j, int *cand)
 	return n;
 }
 
-int inart_baseline_switchml(const struct inart_topo *t, const struct inart_jobs *js,
-			    struct inart_paths *paths, struct inart_plan **out,
-			    struct inart_err *err)
+static int fill_switchml(struct ctx *c, struct inart_plan *p)
 {
-	struct ctx c;
-	struct inart_plan *p;
 	struct switchml_arg arg = {-1};
-	int rc = start(&c, t, js, paths, "switchml", &p, err);
-
-	if (rc < 0)
-		return rc;
 	/* Provisional routes for every job (no INA), then per job the best
 	 * (switch, PS) with the earlier jobs fixed. */
-	rc = best_single_ps(&c, p, route_ps, NULL);
-	for (int j = 0; j < js->n_jobs && rc == 0; j++) {
-		int cand[SWITCHML_TRY], n = switchml_candidates(&c, j, cand);
+	int rc = best_single_ps(c, p, route_ps, NULL);
+
+	for (int j = 0; j < c->js->n_jobs && rc == 0; j++) {
+		int cand[SWITCHML_TRY], n = switchml_candidates(c, j, cand);
 		double best = INFINITY;
 		int best_sw = -1, best_i = 0;
 
 		if (n < 0) {
-			rc = inart_err_set(err, n, "out of memory");
+			rc = inart_err_set(c->err, n, "out of memory");
 			break;
 		}
 		/* SwitchML always aggregates at a switch when one has a tree
 		 * left; only without any does the job go straight to a PS. */
 		for (int s = n > 0 ? 0 : -1; s < n && rc == 0; s++) {
 			arg.sw = s < 0 ? -1 : cand[s];
-			for (int i = 0; i < js->jobs[j].n_ps && rc == 0; i++) {
+			for (int i = 0; i < c->js->jobs[j].n_ps && rc == 0; i++) {
 				double tm;
 
-				inart_plan_clear_routes(p, j);
-				split_one(p, j, i);
-				budgets_take_plan(&c, p, j);
-				rc = route_switchml(&c, p, j, i, &arg);
-				tm = rc == 0 ? eval_time(&c, p) : INFINITY;
+				rc = reroute(c, p, j, i, route_switchml, &arg);
+				tm = rc == 0 ? eval_time(c, p) : INFINITY;
 				if (tm < best) {
 					best = tm;
 					best_sw = arg.sw;
@@ -513,11 +514,15 @@ int inart_baseline_switchml(const struct inart_topo *t, const struct inart_jobs 
 		}
 		if (rc < 0)
 			break;
-		inart_plan_clear_routes(p, j);
-		split_one(p, j, best_i);
-		budgets_take_plan(&c, p, j);
 		arg.sw = best_sw;
-		rc = route_switchml(&c, p, j, best_i, &arg);
+		rc = reroute(c, p, j, best_i, route_switchml, &arg);
 	}
-	return finish(&c, p, out, rc);
+	return rc;
+}
+
+int inart_baseline_switchml(const struct inart_topo *t, const struct inart_jobs *js,
+			    struct inart_paths *paths, struct inart_plan **out,
+			    struct inart_err *err)
+{
+	return run(t, js, paths, "switchml", fill_switchml, out, err);
 }

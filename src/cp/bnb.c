@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../common/slab.h"
 #include "route_lp.h"
 
 /* A share box narrower than this is not split further. */
@@ -52,6 +53,7 @@ struct bnb {
 	struct inart_route_lp_model *m;
 	int np, nt;
 	size_t bs, node_bytes;
+	void *block;	/* the arrays below, one allocation (lay_out) */
 	int *pair_job;	/* per pair: its job */
 	int *job_first; /* per job: its first pair */
 	int *tree_pair; /* per cand tree: its pair */
@@ -390,31 +392,40 @@ static int stop(const struct bnb *b)
 	return b->deadline > 0 && inart_now_s() >= b->deadline;
 }
 
+/* The per-pair, per-tree and per-node arrays, in one slab (b->block). */
+static void lay_out(struct bnb *b, struct inart_slab *s)
+{
+	size_t np = (size_t)b->np + 1, nt = (size_t)b->nt + 1;
+
+	b->pair_job = inart_slab_take(s, np, sizeof(*b->pair_job));
+	b->job_first = inart_slab_take(s, (size_t)b->js->n_jobs + 1, sizeof(*b->job_first));
+	b->tree_pair = inart_slab_take(s, nt, sizeof(*b->tree_pair));
+	b->split = inart_slab_take(s, np, sizeof(*b->split));
+	b->viol = inart_slab_take(s, np, sizeof(*b->viol));
+	b->u = inart_slab_take(s, nt, sizeof(*b->u));
+	b->w = inart_slab_take(s, nt, sizeof(*b->w));
+	b->sw_mass = inart_slab_take(s, (size_t)b->t->n_nodes + 1, sizeof(*b->sw_mass));
+}
+
 static int setup(struct bnb *b)
 {
 	const struct inart_cand *c = b->c;
+	struct inart_slab s = INART_SLAB_INIT;
 
 	b->nt = c->n_trees;
 	b->np = inart_route_lp_model_n_pairs(b->m);
 	b->bs = inart_route_lp_model_basis_size(b->m);
 	b->node_bytes = sizeof(struct node) + sizeof(double) * 2 * (size_t)b->np + (size_t)b->nt +
 			b->bs + sizeof(double);
-	b->pair_job = malloc(sizeof(int) * ((size_t)b->np + 1));
-	b->job_first = malloc(sizeof(int) * ((size_t)b->js->n_jobs + 1));
-	b->tree_pair = malloc(sizeof(int) * ((size_t)b->nt + 1));
-	b->split = malloc(sizeof(double) * ((size_t)b->np + 1));
-	b->viol = malloc(sizeof(double) * ((size_t)b->np + 1));
-	b->u = malloc(sizeof(double) * ((size_t)b->nt + 1));
-	b->w = malloc(sizeof(double) * ((size_t)b->nt + 1));
-	b->sw_mass = malloc(sizeof(double) * ((size_t)b->t->n_nodes + 1));
-	if (!b->pair_job || !b->job_first || !b->tree_pair || !b->split || !b->viol || !b->u ||
-	    !b->w || !b->sw_mass)
+	lay_out(b, &s);
+	if (inart_slab_alloc(&s) < 0)
 		return -ENOMEM;
-	for (int j = 0, p = 0; j < b->js->n_jobs; j++) {
-		b->job_first[j] = p;
+	lay_out(b, &s);
+	b->block = s.base;
+	inart_jobs_pairs(b->js, b->job_first);
+	for (int j = 0; j < b->js->n_jobs; j++)
 		for (int i = 0; i < b->js->jobs[j].n_ps; i++)
-			b->pair_job[p++] = j;
-	}
+			b->pair_job[b->job_first[j] + i] = j;
 	for (int k = 0; k < b->nt; k++)
 		b->tree_pair[k] = b->job_first[c->trees[k].job] + c->trees[k].ps_idx;
 	return 0;
@@ -425,14 +436,7 @@ static void cleanup(struct bnb *b)
 	for (long i = 0; i < b->nh; i++)
 		node_free(b->heap[i]);
 	free(b->heap);
-	free(b->pair_job);
-	free(b->job_first);
-	free(b->tree_pair);
-	free(b->split);
-	free(b->viol);
-	free(b->u);
-	free(b->w);
-	free(b->sw_mass);
+	free(b->block);
 	inart_route_lp_model_destroy(b->m);
 }
 

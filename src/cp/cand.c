@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 void inart_cand_opt_default(struct inart_cand_opt *o)
 {
 	o->k_paths = 4;
@@ -103,24 +105,6 @@ out:
 	return rc;
 }
 
-/* Growable array helper. */
-static int grow(void **arr, int *cap, int need, size_t size)
-{
-	void *na;
-	int nc = *cap ? *cap : 16;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	na = realloc(*arr, size * (size_t)nc);
-	if (na == NULL)
-		return -ENOMEM;
-	*arr = na;
-	*cap = nc;
-	return 0;
-}
-
 struct builder {
 	struct inart_cand *c;
 	const struct inart_topo *t;
@@ -152,7 +136,8 @@ static int add_choice(struct builder *b, const int *path, int len, int agg, int 
 	struct inart_cand *c = b->c;
 	int pi;
 
-	if (grow((void **)&c->choices, &b->cap_choices, c->n_choices + 1, sizeof(*c->choices)))
+	if (inart_grow((void **)&c->choices, &b->cap_choices, c->n_choices, sizeof(*c->choices),
+		       16))
 		return -ENOMEM;
 	pi = inart_pathset_add(&c->paths, path, len);
 	if (pi < 0)
@@ -449,8 +434,8 @@ static int pass_trees(struct builder *b, struct inart_err *err)
 			for (int v = 0; v < t->n_nodes; v++) {
 				if (*tree_slot(b, j, i, v) != -2)
 					continue;
-				if (grow((void **)&c->trees, &b->cap_trees, c->n_trees + 1,
-					 sizeof(*c->trees)))
+				if (inart_grow((void **)&c->trees, &b->cap_trees, c->n_trees,
+					       sizeof(*c->trees), 16))
 					return inart_err_set(err, -ENOMEM, "out of memory");
 				c->trees[c->n_trees++] = (struct inart_cand_tree){.job = j,
 										  .ps_idx = i,
@@ -561,10 +546,7 @@ int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
 		goto fail;
 	}
 	inart_pathset_init(&b.c->paths);
-	for (int j = 0; j < js->n_jobs; j++) {
-		b.ps_base[j] = n_pairs;
-		n_pairs += js->jobs[j].n_ps;
-	}
+	n_pairs = inart_jobs_pairs(js, b.ps_base);
 	b.tree_map = malloc(sizeof(int) * (size_t)n_pairs * (size_t)t->n_nodes + 1);
 	rc = build_groups(b.c, t, js, opt->no_groups);
 	if (b.tree_map == NULL || rc < 0) {
@@ -679,8 +661,8 @@ int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
 		       struct inart_plan *plan)
 {
 	char *used = malloc((size_t)c->n_trees + 1);
-	int *buf = NULL;
-	int cap = 0, rc = 0;
+	int *buf = NULL, rc = 0;
+	size_t cap = 0;
 
 	if (used == NULL)
 		return -ENOMEM;
@@ -696,7 +678,7 @@ int inart_cand_realize(const struct inart_cand *c, const struct inart_assign *a,
 			    &c->choices[slot_effective(c, a, plan, f, k)];
 			int len = inart_pathset_len(&c->paths, ch->path);
 
-			if (grow((void **)&buf, &cap, len, sizeof(int))) {
+			if (inart_grow_to((void **)&buf, &cap, (size_t)len, sizeof(int))) {
 				rc = -ENOMEM;
 				break;
 			}

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../common/slab.h"
 
 #define CG_TOL 1e-9
 
@@ -35,6 +36,7 @@ struct lpcg {
 	const int *index;
 	const double *value;
 	const double *obj;
+	void *block;  /* the fixed-size arrays below (lay_out) */
 	int *loaded;  /* per column: CLP column, -1 not loaded, -2 queued */
 	int *clp_col; /* per CLP column: model column */
 	int n_loaded;
@@ -43,7 +45,7 @@ struct lpcg {
 	/* entries of the columns that are not choices (base and tree columns)
 	 * by row (CSR), for rows added later */
 	int *bstart, *bcol;
-	double *bval;
+	double *bval;	 /* one allocation with bcol */
 	char *kind;	 /* per column: COL_BASE, COL_TREE or COL_CHOICE */
 	char *row_tree;	 /* per row: 1 if a tree column is in it */
 	int *owner_tree; /* per choice: its cand tree, -1 for a flow's */
@@ -284,12 +286,9 @@ static int base_csr(struct lpcg *g)
 	int *pos;
 	size_t n = 0;
 
-	g->bstart = calloc((size_t)b->n_rows + 2, sizeof(int));
 	pos = malloc(sizeof(int) * ((size_t)b->n_rows + 1));
-	if (g->bstart == NULL || pos == NULL) {
-		free(pos);
+	if (pos == NULL)
 		return -ENOMEM;
-	}
 	for (int col = 0; col < b->n_cols; col++)
 		for (CoinBigIndex k = g->start[col];
 		     k < g->start[col + 1] && g->kind[col] != COL_CHOICE; k++) {
@@ -298,12 +297,12 @@ static int base_csr(struct lpcg *g)
 		}
 	for (int r = 0; r < b->n_rows; r++)
 		g->bstart[r + 1] += g->bstart[r];
-	g->bcol = malloc(sizeof(int) * (n + 1));
-	g->bval = malloc(sizeof(double) * (n + 1));
-	if (g->bcol == NULL || g->bval == NULL) {
+	g->bval = malloc((sizeof(double) + sizeof(int)) * (n + 1));
+	if (g->bval == NULL) {
 		free(pos);
 		return -ENOMEM;
 	}
+	g->bcol = (int *)(g->bval + n + 1); /* in the same block, after bval */
 	memcpy(pos, g->bstart, sizeof(int) * (size_t)b->n_rows);
 	for (int col = 0; col < b->n_cols; col++)
 		for (CoinBigIndex k = g->start[col];
@@ -337,25 +336,38 @@ static int clp_run_limited(Clp_Simplex *m, int warm, double deadline)
 	return clp_run(m, warm);
 }
 
+/* The per-column and per-row arrays, in one slab (g->block). */
+static void lay_out(struct lpcg *g, struct inart_slab *s)
+{
+	size_t nc = (size_t)g->b->n_cols + 1, nr = (size_t)g->b->n_rows + 1;
+
+	int **per_col[] = {&g->loaded, &g->clp_col, &g->add_cols};
+	int **per_row[] = {&g->rmap, &g->add_rows};
+
+	for (size_t i = 0; i < sizeof(per_col) / sizeof(per_col[0]); i++)
+		*per_col[i] = inart_slab_take(s, nc, sizeof(int));
+	for (size_t i = 0; i < sizeof(per_row) / sizeof(per_row[0]); i++)
+		*per_row[i] = inart_slab_take(s, nr, sizeof(int));
+	g->kind = inart_slab_take(s, nc, sizeof(*g->kind));
+	g->row_tree = inart_slab_take(s, nr, sizeof(*g->row_tree));
+	g->bstart = inart_slab_take(s, nr + 1, sizeof(*g->bstart));
+	g->owner_tree = inart_slab_take(s, (size_t)g->b->c->n_choices + 1, sizeof(*g->owner_tree));
+}
+
 /* Allocate the state, load the base columns, the first choice of every flow
  * and the warm start's support. */
 static int colgen_init(struct lpcg *g, Clp_Simplex *m, int full, const double *warm_x)
 {
 	const struct inart_colgen_lp *b = g->b;
 	size_t nc = (size_t)b->n_cols + 1, nr = (size_t)b->n_rows + 1;
+	struct inart_slab s = INART_SLAB_INIT;
 	int rc;
 
-	g->loaded = malloc(sizeof(int) * nc);
-	g->clp_col = malloc(sizeof(int) * nc);
-	g->add_cols = malloc(sizeof(int) * nc);
-	g->kind = malloc(nc);
-	g->rmap = malloc(sizeof(int) * nr);
-	g->add_rows = malloc(sizeof(int) * nr);
-	g->row_tree = calloc(nr, 1);
-	g->owner_tree = malloc(sizeof(int) * ((size_t)b->c->n_choices + 1));
-	if (!g->loaded || !g->clp_col || !g->add_cols || !g->kind || !g->rmap || !g->add_rows ||
-	    !g->row_tree || !g->owner_tree)
+	lay_out(g, &s);
+	if (inart_slab_alloc(&s) < 0)
 		return -ENOMEM;
+	lay_out(g, &s);
+	g->block = s.base;
 	memset(g->loaded, -1, sizeof(int) * nc);
 	memset(g->rmap, -1, sizeof(int) * nr);
 	memset(g->kind, COL_BASE, nc);
@@ -392,16 +404,7 @@ static int colgen_init(struct lpcg *g, Clp_Simplex *m, int full, const double *w
 
 static void colgen_free(struct lpcg *g)
 {
-	free(g->loaded);
-	free(g->clp_col);
-	free(g->add_cols);
-	free(g->kind);
-	free(g->row_tree);
-	free(g->owner_tree);
-	free(g->rmap);
-	free(g->add_rows);
-	free(g->bstart);
-	free(g->bcol);
+	free(g->block);
 	free(g->bval);
 }
 

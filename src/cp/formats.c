@@ -95,10 +95,13 @@ static void rd_where(struct rd *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* An error from a constructor (graph.c, jobs.c): add the file name.  Bad
- * content is -EINVAL whatever the constructor said (e.g. -EEXIST). */
+/* The result of a constructor (graph.c, jobs.c): 0 where it succeeded (rc
+ * >= 0), else its error with the file name added.  Bad content is -EINVAL
+ * whatever the constructor said (e.g. -EEXIST). */
 static int rd_pass(struct rd *r, int rc)
 {
+	if (rc >= 0)
+		return 0;
 	if (rc == -ENOMEM)
 		return inart_err_set(r->err, rc, "%s: out of memory", r->name);
 	inart_err_prefix(r->err, r->name);
@@ -293,7 +296,7 @@ static int parse_node(struct rd *r, struct inart_topo *t, json_t *v, size_t i)
 			return rd_fail(r, "'agg_gbps' must be > 0 Gbit/s (got %g)", agg);
 	}
 	rc = inart_topo_add_node(t, id, k, ina != NULL, agg, trees, r->err);
-	return rc < 0 ? rd_pass(r, rc) : 0;
+	return rd_pass(r, rc);
 }
 
 /* Capacity (or background) of one direction: the per-direction key wins over
@@ -365,7 +368,7 @@ static int parse_link(struct rd *r, struct inart_topo *t, json_t *v, size_t i)
 	if ((rc = link_check(r, as, bs, ab, bab)) || (rc = link_check(r, bs, as, ba, bba)))
 		return rc;
 	rc = inart_topo_add_link(t, a, b, ab, ba, bab, bba, r->err);
-	return rc < 0 ? rd_pass(r, rc) : 0;
+	return rd_pass(r, rc);
 }
 
 /* A required array member. */
@@ -419,15 +422,12 @@ struct inart_topo *inart_topo_parse(const char *buf, size_t len, const char *nam
 		if ((rc = parse_link(&r, t, v, i)))
 			goto out;
 	}
-	rc = inart_topo_finalize(t, err);
-	if (rc < 0)
-		rc = rd_pass(&r, rc);
+	rc = rd_pass(&r, inart_topo_finalize(t, err));
 out:
 	json_decref(root);
 	if (rc < 0) {
 		inart_topo_destroy(t);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	return t;
 }
@@ -527,7 +527,7 @@ static int parse_job(struct rd *r, const struct inart_topo *t, struct inart_jobs
 		goto out;
 	}
 	rc = inart_jobs_add(js, id, workers, n_workers, ps, n_ps, bytes, model, r->err);
-	rc = rc < 0 ? rd_pass(r, rc) : 0;
+	rc = rd_pass(r, rc);
 out:
 	free(workers);
 	free(ps);
@@ -573,15 +573,12 @@ struct inart_jobs *inart_jobs_parse(const char *buf, size_t len, const char *nam
 		if ((rc = parse_job(&r, t, js, v, i)))
 			goto out;
 	}
-	rc = inart_jobs_validate(js, t, err);
-	if (rc < 0)
-		rc = rd_pass(&r, rc);
+	rc = rd_pass(&r, inart_jobs_validate(js, t, err));
 out:
 	json_decref(root);
 	if (rc < 0) {
 		inart_jobs_destroy(js);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	return js;
 }
@@ -842,8 +839,7 @@ out:
 	free(seen);
 	if (rc < 0) {
 		inart_plan_destroy(p);
-		errno = -rc;
-		return NULL;
+		return inart_null_errno(-rc);
 	}
 	return p;
 }

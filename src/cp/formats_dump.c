@@ -118,6 +118,14 @@ static void sb_item(struct inart_sbuf *s, int first, const char *indent)
 	sb_puts(s, indent);
 }
 
+/* The next element of a top-level array: an object opened with its "id". */
+static void sb_item_id(struct inart_sbuf *s, int first, const char *id)
+{
+	sb_item(s, first, "    ");
+	sb_puts(s, "{\"id\": ");
+	sb_str(s, id);
+}
+
 static void sb_close(struct inart_sbuf *s, int empty, const char *indent)
 {
 	if (!empty) {
@@ -153,9 +161,7 @@ char *inart_topo_dump(const struct inart_topo *t)
 	for (int v = 0; v < t->n_nodes; v++) {
 		const struct inart_node *n = &t->nodes[v];
 
-		sb_item(&s, v == 0, "    ");
-		sb_puts(&s, "{\"id\": ");
-		sb_str(&s, n->id);
+		sb_item_id(&s, v == 0, n->id);
 		sb_puts(&s, n->kind == INART_NODE_HOST ? ", \"kind\": \"host\""
 						       : ", \"kind\": \"switch\"");
 		if (n->ina) {
@@ -194,9 +200,7 @@ char *inart_jobs_dump(const struct inart_jobs *js, const struct inart_topo *t)
 	for (int i = 0; i < js->n_jobs; i++) {
 		const struct inart_job *j = &js->jobs[i];
 
-		sb_item(&s, i == 0, "    ");
-		sb_puts(&s, "{\"id\": ");
-		sb_str(&s, j->id);
+		sb_item_id(&s, i == 0, j->id);
 		sb_puts(&s, ", \"workers\": ");
 		sb_path(&s, t, j->workers, j->n_workers);
 		sb_puts(&s, ", \"ps\": ");

@@ -101,6 +101,18 @@ int inart_jobs_find(const struct inart_jobs *js, const char *id)
 	return -1;
 }
 
+int inart_jobs_pairs(const struct inart_jobs *js, int *first)
+{
+	int n = 0;
+
+	for (int j = 0; j < js->n_jobs; j++) {
+		if (first != NULL)
+			first[j] = n;
+		n += js->jobs[j].n_ps;
+	}
+	return n;
+}
+
 int inart_job_ps_index(const struct inart_job *j, int p)
 {
 	for (int i = 0; i < j->n_ps; i++)

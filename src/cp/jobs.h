@@ -47,6 +47,11 @@ int inart_jobs_validate(const struct inart_jobs *js, const struct inart_topo *t,
 /* Index of a job by id, or -1. */
 int inart_jobs_find(const struct inart_jobs *js, const char *id);
 
+/* The (job, PS) pairs, numbered job by job (job j's i-th PS is pair
+ * first[j] + i): their number; first, where not NULL, gets each job's first
+ * pair (n_jobs entries). */
+int inart_jobs_pairs(const struct inart_jobs *js, int *first);
+
 /* Index of PS node p in job j's PS list, or -1. */
 int inart_job_ps_index(const struct inart_job *j, int p);
 

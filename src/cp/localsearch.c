@@ -20,12 +20,26 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../common/grow.h"
 #include "../common/rng.h"
+#include "../common/slab.h"
 
 #define LS_TIE 1e-9 /* relative tolerance for "at the bottleneck" */
 #define LS_TOP 8    /* most loaded resources examined per step */
 
+struct undo {
+	int r;	  /* resource */
+	double v; /* its load before */
+};
+
+struct move {
+	int kind; /* 0 slot, 1 tree */
+	int who;  /* the slot or cand tree */
+	int from; /* its choice before */
+};
+
 struct ls {
+	void *block; /* the fixed-size arrays below (ls_lay_out) */
 	const struct inart_topo *t;
 	const struct inart_cand *c;
 	const struct inart_plan *plan;
@@ -44,8 +58,7 @@ struct ls {
 	double spow;	   /* sum of the weights of the committed state */
 	/* undo log of the current tentative move */
 	int n_log, cap_log;
-	int *log_r;
-	double *log_v;
+	struct undo *log;
 	char *mark;
 	struct res_key *keys; /* scratch: n_res */
 	int *tmp;	      /* scratch: n_res */
@@ -53,7 +66,7 @@ struct ls {
 	int oom;
 	/* moves of the current tentative compound move (kind 0 slot, 1 tree) */
 	int n_mv, cap_mv;
-	int *mv_kind, *mv_who, *mv_from;
+	struct move *mv;
 	/* (job, PS) pairs: their flows, and their cand trees by node */
 	int n_pairs;
 	int *pair_base; /* per job: first pair */
@@ -72,23 +85,13 @@ static double res_time(const struct ls *s, int r)
 
 static void bump(struct ls *s, int r, double delta)
 {
-	if (s->n_log >= s->cap_log) {
-		int nc = s->cap_log ? 2 * s->cap_log : 256;
-		int *lr = realloc(s->log_r, sizeof(int) * (size_t)nc);
-		double *lv = lr ? realloc(s->log_v, sizeof(double) * (size_t)nc) : NULL;
-
-		if (lr)
-			s->log_r = lr;
-		if (lv == NULL) {
-			s->oom = 1;
-			s->val[r] += delta;
-			return;
-		}
-		s->log_v = lv;
-		s->cap_log = nc;
+	if (inart_grow((void **)&s->log, &s->cap_log, s->n_log, sizeof(*s->log), 256) < 0) {
+		s->oom = 1;
+		s->val[r] += delta;
+		return;
 	}
-	s->log_r[s->n_log] = r;
-	s->log_v[s->n_log++] = s->val[r];
+	s->log[s->n_log].r = r;
+	s->log[s->n_log++].v = s->val[r];
 	s->val[r] += delta;
 }
 
@@ -186,7 +189,7 @@ static void move_tree(struct ls *s, int t, int to)
 static void undo_values(struct ls *s)
 {
 	for (int i = s->n_log - 1; i >= 0; i--)
-		s->val[s->log_r[i]] = s->log_v[i];
+		s->val[s->log[i].r] = s->log[i].v;
 	s->n_log = 0;
 }
 
@@ -219,13 +222,13 @@ static void key_now(struct ls *s, double *tp, double *sp)
 	double tmax = 0, sum = s->spow;
 
 	for (int i = 0; i < s->n_log; i++) {
-		int r = s->log_r[i];
+		int r = s->log[i].r;
 
 		if (s->mark[r])
 			continue;
 		s->mark[r] = 1; /* first entry: the committed value */
 		tmax = fmax(tmax, res_time(s, r));
-		sum += weight(s, res_time(s, r)) - weight(s, s->log_v[i] * s->inv_cap[r]);
+		sum += weight(s, res_time(s, r)) - weight(s, s->log[i].v * s->inv_cap[r]);
 	}
 	for (int k = 0; k < s->n_res; k++) { /* the largest unchanged one */
 		int r = s->order[k];
@@ -236,7 +239,7 @@ static void key_now(struct ls *s, double *tp, double *sp)
 		}
 	}
 	for (int i = 0; i < s->n_log; i++)
-		s->mark[s->log_r[i]] = 0;
+		s->mark[s->log[i].r] = 0;
 	*tp = tmax;
 	*sp = sum;
 }
@@ -263,7 +266,7 @@ static void resort(struct ls *s)
 	struct res_key *ch = s->keys;
 
 	for (int i = 0; i < s->n_log; i++) {
-		int r = s->log_r[i];
+		int r = s->log[i].r;
 
 		if (!s->mark[r]) {
 			s->mark[r] = 1;
@@ -290,30 +293,37 @@ static void resort(struct ls *s)
 
 static void ls_free(struct ls *s)
 {
-	free(s->val);
-	free(s->inv_cap);
-	free(s->ntrees);
-	free(s->nchild);
-	free(s->vol_flow);
-	free(s->vol_tree);
-	free(s->slot_flow);
-	free(s->slot_member);
-	free(s->order);
-	free(s->pos);
-	free(s->log_r);
-	free(s->log_v);
-	free(s->mark);
-	free(s->keys);
-	free(s->tmp);
-	free(s->mv_kind);
-	free(s->mv_who);
-	free(s->mv_from);
-	free(s->pair_base);
-	free(s->pflow_off);
-	free(s->pflow);
-	free(s->ptree_off);
-	free(s->tree_at);
-	free(s->cand_stamp);
+	free(s->block);
+	free(s->log);
+	free(s->mv);
+}
+
+/* The fixed-size arrays, in one slab (s->block). */
+static void ls_lay_out(struct ls *s, struct inart_slab *sl, int n_jobs)
+{
+	const struct inart_cand *c = s->c;
+	size_t res = (size_t)s->n_res + 1, pairs = (size_t)s->n_pairs + 2;
+
+	s->val = inart_slab_take(sl, res, sizeof(*s->val));
+	s->inv_cap = inart_slab_take(sl, res, sizeof(*s->inv_cap));
+	s->ntrees = inart_slab_take(sl, (size_t)s->t->n_nodes + 1, sizeof(*s->ntrees));
+	s->nchild = inart_slab_take(sl, (size_t)c->n_trees + 1, sizeof(*s->nchild));
+	s->vol_flow = inart_slab_take(sl, (size_t)c->n_flows + 1, sizeof(*s->vol_flow));
+	s->vol_tree = inart_slab_take(sl, (size_t)c->n_trees + 1, sizeof(*s->vol_tree));
+	s->slot_flow = inart_slab_take(sl, (size_t)c->n_slots + 1, sizeof(*s->slot_flow));
+	s->slot_member = inart_slab_take(sl, (size_t)c->n_slots + 1, sizeof(*s->slot_member));
+	s->order = inart_slab_take(sl, res, sizeof(*s->order));
+	s->pos = inart_slab_take(sl, res, sizeof(*s->pos));
+	s->mark = inart_slab_take(sl, res, sizeof(*s->mark));
+	s->keys = inart_slab_take(sl, res, sizeof(*s->keys));
+	s->tmp = inart_slab_take(sl, res, sizeof(*s->tmp));
+	s->pair_base = inart_slab_take(sl, (size_t)n_jobs + 1, sizeof(*s->pair_base));
+	s->pflow_off = inart_slab_take(sl, pairs, sizeof(*s->pflow_off));
+	s->pflow = inart_slab_take(sl, (size_t)c->n_flows + 1, sizeof(*s->pflow));
+	s->ptree_off = inart_slab_take(sl, pairs, sizeof(*s->ptree_off));
+	s->tree_at = inart_slab_take(sl, (size_t)s->n_pairs * (size_t)s->t->n_nodes + 1,
+				     sizeof(*s->tree_at));
+	s->cand_stamp = inart_slab_take(sl, (size_t)c->n_trees + 1, sizeof(*s->cand_stamp));
 }
 
 static int pair_of(const struct ls *s, int job, int ps_idx)
@@ -328,24 +338,11 @@ static int pairs_init(struct ls *s, const struct inart_jobs *js)
 	int *fill;
 	size_t nn;
 
-	s->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
-	if (s->pair_base == NULL)
-		return -ENOMEM;
-	for (int j = 0; j < js->n_jobs; j++) {
-		s->pair_base[j] = s->n_pairs;
-		s->n_pairs += js->jobs[j].n_ps;
-	}
+	inart_jobs_pairs(js, s->pair_base);
 	nn = (size_t)s->n_pairs * (size_t)s->t->n_nodes;
-	s->pflow_off = calloc((size_t)s->n_pairs + 2, sizeof(int));
-	s->pflow = malloc(sizeof(int) * ((size_t)c->n_flows + 1));
-	s->ptree_off = calloc((size_t)s->n_pairs + 2, sizeof(int));
-	s->tree_at = malloc(sizeof(int) * (nn + 1));
-	s->cand_stamp = calloc((size_t)c->n_trees + 1, sizeof(int));
 	fill = malloc(sizeof(int) * ((size_t)s->n_pairs + 1));
-	if (!s->pflow_off || !s->pflow || !s->ptree_off || !s->tree_at || !s->cand_stamp || !fill) {
-		free(fill);
+	if (fill == NULL)
 		return -ENOMEM;
-	}
 	for (int f = 0; f < c->n_flows; f++)
 		s->pflow_off[pair_of(s, c->flows[f].job, c->flows[f].ps_idx) + 1]++;
 	for (int p = 0; p < s->n_pairs; p++)
@@ -371,30 +368,16 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 		   const struct inart_cand *c, const struct inart_plan *plan,
 		   struct inart_assign *a)
 {
-	memset(s, 0, sizeof(*s));
-	s->t = t;
-	s->c = c;
-	s->plan = plan;
-	s->a = a;
-	s->n_arcs = inart_topo_n_arcs(t);
+	struct inart_slab slab = INART_SLAB_INIT;
+
+	*s = (struct ls){.t = t, .c = c, .plan = plan, .a = a, .n_arcs = inart_topo_n_arcs(t)};
 	s->n_res = s->n_arcs + t->n_nodes;
-	s->val = calloc((size_t)s->n_res + 1, sizeof(double));
-	s->inv_cap = calloc((size_t)s->n_res + 1, sizeof(double));
-	s->ntrees = calloc((size_t)t->n_nodes + 1, sizeof(int));
-	s->nchild = calloc((size_t)c->n_trees + 1, sizeof(int));
-	s->vol_flow = calloc((size_t)c->n_flows + 1, sizeof(double));
-	s->vol_tree = calloc((size_t)c->n_trees + 1, sizeof(double));
-	s->slot_flow = malloc(sizeof(int) * ((size_t)c->n_slots + 1));
-	s->slot_member = malloc(sizeof(int) * ((size_t)c->n_slots + 1));
-	s->order = malloc(sizeof(int) * ((size_t)s->n_res + 1));
-	s->pos = malloc(sizeof(int) * ((size_t)s->n_res + 1));
-	s->mark = calloc((size_t)s->n_res + 1, 1);
-	s->keys = malloc(sizeof(*s->keys) * ((size_t)s->n_res + 1));
-	s->tmp = malloc(sizeof(int) * ((size_t)s->n_res + 1));
-	if (!s->val || !s->inv_cap || !s->ntrees || !s->nchild || !s->vol_flow || !s->vol_tree ||
-	    !s->slot_flow || !s->slot_member || !s->order || !s->pos || !s->mark || !s->keys ||
-	    !s->tmp)
+	s->n_pairs = inart_jobs_pairs(js, NULL);
+	ls_lay_out(s, &slab, js->n_jobs);
+	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
+	ls_lay_out(s, &slab, js->n_jobs);
+	s->block = slab.base;
 	for (int e = 0; e < s->n_arcs; e++)
 		s->inv_cap[e] = 1.0 / inart_arc_residual(&t->arcs[e]);
 	for (int v = 0; v < t->n_nodes; v++)
@@ -489,26 +472,13 @@ static int out_of_budget(const struct ls_budget *bu)
 /* Recorded moves (for compound moves and their undo). */
 static void rec_move(struct ls *s, int kind, int who, int to)
 {
-	if (s->n_mv >= s->cap_mv) {
-		int nc = s->cap_mv ? 2 * s->cap_mv : 64;
-		int *k = realloc(s->mv_kind, sizeof(int) * (size_t)nc);
-		int *w = k ? realloc(s->mv_who, sizeof(int) * (size_t)nc) : NULL;
-		int *f = w ? realloc(s->mv_from, sizeof(int) * (size_t)nc) : NULL;
-
-		if (k)
-			s->mv_kind = k;
-		if (w)
-			s->mv_who = w;
-		if (f == NULL) {
-			s->oom = 1;
-			return;
-		}
-		s->mv_from = f;
-		s->cap_mv = nc;
+	if (inart_grow((void **)&s->mv, &s->cap_mv, s->n_mv, sizeof(*s->mv), 64) < 0) {
+		s->oom = 1;
+		return;
 	}
-	s->mv_kind[s->n_mv] = kind;
-	s->mv_who[s->n_mv] = who;
-	s->mv_from[s->n_mv++] = kind ? s->a->tree_choice[who] : s->a->slot_choice[who];
+	s->mv[s->n_mv].kind = kind;
+	s->mv[s->n_mv].who = who;
+	s->mv[s->n_mv++].from = kind ? s->a->tree_choice[who] : s->a->slot_choice[who];
 	if (kind)
 		move_tree(s, who, to);
 	else
@@ -518,10 +488,10 @@ static void rec_move(struct ls *s, int kind, int who, int to)
 static void undo_moves(struct ls *s)
 {
 	for (int i = s->n_mv - 1; i >= 0; i--) {
-		if (s->mv_kind[i])
-			move_tree(s, s->mv_who[i], s->mv_from[i]);
+		if (s->mv[i].kind)
+			move_tree(s, s->mv[i].who, s->mv[i].from);
 		else
-			move_slot(s, s->mv_who[i], s->mv_from[i]);
+			move_slot(s, s->mv[i].who, s->mv[i].from);
 	}
 	s->n_mv = 0;
 	undo_values(s);

@@ -125,14 +125,13 @@ static void lay_out(struct inart_paths *p, struct inart_slab *s, size_t n, size_
 {
 	p->usable = inart_slab_take(s, m, sizeof(*p->usable));
 	p->amark = inart_slab_take(s, m, sizeof(*p->amark));
-	p->slot_of = inart_slab_take(s, n, sizeof(*p->slot_of));
-	p->queue = inart_slab_take(s, n, sizeof(*p->queue));
-	p->prev = inart_slab_take(s, n, sizeof(*p->prev));
+	int **node_ints[] = {&p->slot_of, &p->queue, &p->prev, &p->buf, &p->spur};
+
+	for (size_t i = 0; i < sizeof(node_ints) / sizeof(node_ints[0]); i++)
+		*node_ints[i] = inart_slab_take(s, n, sizeof(int));
 	p->cnt = inart_slab_take(s, n, sizeof(*p->cnt));
 	p->nmark = inart_slab_take(s, n, sizeof(*p->nmark));
 	p->bmark = inart_slab_take(s, n, sizeof(*p->bmark));
-	p->buf = inart_slab_take(s, n, sizeof(*p->buf));
-	p->spur = inart_slab_take(s, n, sizeof(*p->spur));
 }
 
 struct inart_paths *inart_paths_create(const struct inart_topo *t)

@@ -47,20 +47,30 @@ static int flow_active(const struct inart_cand *c, const struct inart_plan *plan
  * Sampling
  */
 
+/* The sum of x (its non-negative part) over flow f's choices; where it is
+ * not positive, every member of f takes the flow's first choice. */
+static double flow_mass(const struct inart_cand *c, const double *x, int f, struct inart_assign *a)
+{
+	const struct inart_cand_flow *cf = &c->flows[f];
+	double sum = 0;
+
+	for (int i = 0; i < cf->n_choices; i++)
+		sum += fmax(x[cf->first_choice + i], 0);
+	if (!(sum > 0))
+		for (int i = 0; i < c->groups[cf->group].n_members; i++)
+			a->slot_choice[cf->first_slot + i] = cf->first_choice;
+	return sum;
+}
+
 /* Members of flow f by largest remainder of m * x (deterministic). */
 static void apportion(const struct inart_cand *c, const double *x, int f, struct inart_assign *a)
 {
 	const struct inart_cand_flow *cf = &c->flows[f];
 	int m = c->groups[cf->group].n_members, given = 0, k = cf->first_slot;
-	double sum = 0;
+	double sum = flow_mass(c, x, f, a);
 
-	for (int i = 0; i < cf->n_choices; i++)
-		sum += fmax(x[cf->first_choice + i], 0);
-	if (!(sum > 0)) {
-		for (int i = 0; i < m; i++)
-			a->slot_choice[cf->first_slot + i] = cf->first_choice;
+	if (!(sum > 0))
 		return;
-	}
 	for (int i = 0; i < cf->n_choices; i++) {
 		int n = (int)floor(fmax(x[cf->first_choice + i], 0) / sum * m + 1e-9);
 
@@ -93,15 +103,10 @@ static void sample_flow(const struct inart_cand *c, const double *x, int f, stru
 {
 	const struct inart_cand_flow *cf = &c->flows[f];
 	int m = c->groups[cf->group].n_members, i = 0;
-	double sum = 0, u = inart_rng_unit(r), cum;
+	double u = inart_rng_unit(r), sum = flow_mass(c, x, f, a), cum;
 
-	for (int k = 0; k < cf->n_choices; k++)
-		sum += fmax(x[cf->first_choice + k], 0);
-	if (!(sum > 0)) {
-		for (int k = 0; k < m; k++)
-			a->slot_choice[cf->first_slot + k] = cf->first_choice;
+	if (!(sum > 0))
 		return;
-	}
 	cum = fmax(x[cf->first_choice], 0) / sum;
 	for (int k = 0; k < m; k++) {
 		double pos = (k + u) / m;

@@ -24,44 +24,68 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+#include "../common/slab.h"
 #include "stream_bound.h"
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *na;
+/* One of the parallel arrays that grow together (the columns' bounds and
+ * kind, the rows', the triplets). */
+struct array {
+	void **arr;  /* the array's pointer */
+	size_t size; /* bytes per element */
+};
 
-	if (need <= *cap)
+/* b's arrays that grow (all but those in b->block), in groups that grow
+ * together: from GROW_COLS a column's bounds and kind, from GROW_ROWS a row's
+ * bounds and kinds, from GROW_NZ a triplet. */
+enum { GROW_COLS = 0, GROW_ROWS = 3, GROW_NZ = 7, N_GROWN = 10 };
+
+static void grown_arrays(struct lpb *b, struct array a[N_GROWN])
+{
+	const struct array all[N_GROWN] = {{(void **)&b->clb, sizeof(double)},
+					   {(void **)&b->cub, sizeof(double)},
+					   {(void **)&b->cint, 1},
+					   {(void **)&b->rlb, sizeof(double)},
+					   {(void **)&b->rub, sizeof(double)},
+					   {(void **)&b->rres, 1},
+					   {(void **)&b->rlazy, 1},
+					   {(void **)&b->trow, sizeof(int)},
+					   {(void **)&b->tcol, sizeof(int)},
+					   {(void **)&b->tval, sizeof(double)}};
+
+	memcpy(a, all, sizeof(all));
+}
+
+/* Make the arrays of group [from, to) of grown_arrays (capacity *cap) hold
+ * element n: no change while n < *cap, else the capacity doubles (`first`
+ * when it was 0).  Each array is moved by inart_grow_to, so a failure leaves
+ * every array valid (some already larger): 0, or -ENOMEM with *cap unchanged
+ * and b->oom set. */
+static int grow_group(struct lpb *b, int from, int to, size_t n, size_t *cap, size_t first)
+{
+	struct array a[N_GROWN];
+	size_t nc;
+
+	if (n < *cap)
 		return 0;
-	while (nc < need)
-		nc *= 2;
-	na = realloc(*arr, nc * size);
-	if (na == NULL)
-		return -ENOMEM;
-	*arr = na;
+	grown_arrays(b, a);
+	nc = *cap ? 2 * *cap : first;
+	for (int i = from; i < to; i++) {
+		size_t c = *cap;
+
+		if (inart_grow_to(a[i].arr, &c, nc, a[i].size) < 0) {
+			b->oom = 1;
+			return -ENOMEM;
+		}
+	}
 	*cap = nc;
 	return 0;
 }
 
 static int new_col(struct lpb *b, double lb, double ub, int is_int)
 {
-	if (b->n_cols >= b->cap_cols) {
-		size_t nc = b->cap_cols ? 2 * (size_t)b->cap_cols : 256;
-		double *l = realloc(b->clb, nc * sizeof(double));
-		double *u = l ? realloc(b->cub, nc * sizeof(double)) : NULL;
-		char *i = u ? realloc(b->cint, nc) : NULL;
-
-		if (l)
-			b->clb = l;
-		if (u)
-			b->cub = u;
-		if (i == NULL) {
-			b->oom = 1;
-			return 0;
-		}
-		b->cint = i;
-		b->cap_cols = (int)nc;
-	}
+	if (grow_group(b, GROW_COLS, GROW_ROWS, (size_t)b->n_cols, &b->cap_cols, 256) < 0)
+		return 0;
 	b->clb[b->n_cols] = lb;
 	b->cub[b->n_cols] = ub;
 	b->cint[b->n_cols] = (char)is_int;
@@ -70,25 +94,8 @@ static int new_col(struct lpb *b, double lb, double ub, int is_int)
 
 static void add(struct lpb *b, int row, int col, double v)
 {
-	size_t cap = b->cap_nz;
-
-	if (b->n_nz >= b->cap_nz) {
-		if (grow((void **)&b->trow, &cap, b->n_nz + 1, sizeof(int))) {
-			b->oom = 1;
-			return;
-		}
-		cap = b->cap_nz;
-		if (grow((void **)&b->tcol, &cap, b->n_nz + 1, sizeof(int))) {
-			b->oom = 1;
-			return;
-		}
-		cap = b->cap_nz;
-		if (grow((void **)&b->tval, &cap, b->n_nz + 1, sizeof(double))) {
-			b->oom = 1;
-			return;
-		}
-		b->cap_nz = cap;
-	}
+	if (grow_group(b, GROW_NZ, N_GROWN, b->n_nz, &b->cap_nz, 64) < 0)
+		return;
 	b->trow[b->n_nz] = row;
 	b->tcol[b->n_nz] = col;
 	b->tval[b->n_nz] = v;
@@ -100,26 +107,8 @@ static void add(struct lpb *b, int row, int col, double v)
 
 static int new_row(struct lpb *b, double lb, double ub, int kind)
 {
-	if (b->n_rows >= b->cap_rows) {
-		size_t nc = b->cap_rows ? 2 * (size_t)b->cap_rows : 256;
-		double *l = realloc(b->rlb, nc * sizeof(double));
-		double *u = l ? realloc(b->rub, nc * sizeof(double)) : NULL;
-		char *r = u ? realloc(b->rres, nc) : NULL;
-		char *z = r ? realloc(b->rlazy, nc) : NULL;
-
-		if (l)
-			b->rlb = l;
-		if (u)
-			b->rub = u;
-		if (r)
-			b->rres = r;
-		if (z == NULL) {
-			b->oom = 1;
-			return 0;
-		}
-		b->rlazy = z;
-		b->cap_rows = (int)nc;
-	}
+	if (grow_group(b, GROW_ROWS, GROW_NZ, (size_t)b->n_rows, &b->cap_rows, 256) < 0)
+		return 0;
 	b->rlb[b->n_rows] = lb;
 	b->rub[b->n_rows] = ub;
 	b->rres[b->n_rows] = (kind & ROW_RES) != 0;
@@ -499,29 +488,12 @@ double inart_route_matrix_scale(const struct inart_topo *t, const struct inart_j
 
 void inart_route_matrix_free(struct lpb *b)
 {
-	free(b->clb);
-	free(b->cub);
-	free(b->cint);
-	free(b->rlb);
-	free(b->rub);
-	free(b->rres);
-	free(b->rlazy);
-	free(b->trow);
-	free(b->tcol);
-	free(b->tval);
-	free(b->arc_row);
-	free(b->node_row);
-	free(b->col_x);
-	free(b->col_v);
-	free(b->col_u);
-	free(b->col_a);
-	free(b->ps_base);
-	free(b->link_row);
-	free(b->vlink_row);
-	free(b->col_w);
-	free(b->link_stamp);
-	free(b->arc_const);
-	free(b->dup);
+	struct array a[N_GROWN];
+
+	grown_arrays(b, a);
+	for (int i = 0; i < N_GROWN; i++)
+		free(*a[i].arr);
+	free(b->block);
 }
 
 /*
@@ -548,26 +520,37 @@ static int stream_rows(struct lpb *b)
 	return rc;
 }
 
+/* The arrays of a fixed size, in one slab (b->block). */
+static void lay_out(struct lpb *b, struct inart_slab *s)
+{
+	size_t arcs = (size_t)inart_topo_n_arcs(b->t) + 1, nch = (size_t)b->c->n_choices + 1;
+	int **per_tree[] = {&b->col_u, &b->link_row, &b->vlink_row, &b->col_w, &b->link_stamp};
+
+	b->arc_row = inart_slab_take(s, arcs, sizeof(*b->arc_row));
+	b->node_row = inart_slab_take(s, (size_t)b->t->n_nodes + 1, sizeof(*b->node_row));
+	b->col_x = inart_slab_take(s, nch, sizeof(*b->col_x));
+	b->col_v = inart_slab_take(s, nch, sizeof(*b->col_v));
+	for (size_t i = 0; i < sizeof(per_tree) / sizeof(per_tree[0]); i++)
+		*per_tree[i] = inart_slab_take(s, (size_t)b->c->n_trees + 1, sizeof(int));
+	b->ps_base = inart_slab_take(s, (size_t)b->js->n_jobs + 1, sizeof(*b->ps_base));
+	b->arc_const = inart_slab_take(s, arcs, sizeof(*b->arc_const));
+	b->dup = inart_slab_take(s, nch, sizeof(*b->dup));
+	b->col_a = inart_slab_take(s, (size_t)b->n_pairs + 1, sizeof(*b->col_a));
+}
+
 int inart_route_matrix_build(struct lpb *b, struct inart_err *err)
 {
 	const struct inart_cand *c = b->c;
+	struct inart_slab slab = INART_SLAB_INIT;
 	int nch = c->n_choices + 1, rc;
 
-	b->arc_row = malloc(sizeof(int) * ((size_t)inart_topo_n_arcs(b->t) + 1));
-	b->node_row = malloc(sizeof(int) * ((size_t)b->t->n_nodes + 1));
-	b->col_x = malloc(sizeof(int) * (size_t)nch);
-	b->col_v = malloc(sizeof(int) * (size_t)nch);
-	b->col_u = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->link_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->vlink_row = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->col_w = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->link_stamp = malloc(sizeof(int) * ((size_t)c->n_trees + 1));
-	b->ps_base = malloc(sizeof(int) * ((size_t)b->js->n_jobs + 1));
-	b->arc_const = calloc((size_t)inart_topo_n_arcs(b->t) + 1, sizeof(double));
-	b->dup = calloc((size_t)nch, 1);
-	if (!b->arc_row || !b->node_row || !b->col_x || !b->col_v || !b->col_u || !b->link_row ||
-	    !b->vlink_row || !b->col_w || !b->link_stamp || !b->ps_base || !b->arc_const || !b->dup)
+	b->n_pairs = inart_jobs_pairs(b->js, NULL);
+	lay_out(b, &slab);
+	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
+	lay_out(b, &slab);
+	b->block = slab.base;
+	inart_jobs_pairs(b->js, b->ps_base);
 	for (int f = 0; f < c->n_flows; f++)
 		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);
 	for (int t = 0; t < c->n_trees; t++)
@@ -577,13 +560,6 @@ int inart_route_matrix_build(struct lpb *b, struct inart_err *err)
 	memset(b->col_x, -1, sizeof(int) * (size_t)nch);
 	memset(b->col_v, -1, sizeof(int) * (size_t)nch);
 	memset(b->link_stamp, -1, sizeof(int) * ((size_t)c->n_trees + 1));
-	for (int j = 0; j < b->js->n_jobs; j++) {
-		b->ps_base[j] = b->n_pairs;
-		b->n_pairs += b->js->jobs[j].n_ps;
-	}
-	b->col_a = malloc(sizeof(int) * ((size_t)b->n_pairs + 1));
-	if (b->col_a == NULL)
-		return -ENOMEM;
 
 	new_col(b, 0, LP_INF, 0); /* T' */
 	if (b->joint) {

@@ -36,11 +36,13 @@ struct lpb {
 	const double *link_extra; /* per link (even arc): fixed load (Gbit), or NULL */
 	int *box_row;		  /* kept model: per cand tree its 4 McCormick rows */
 
-	int n_cols, cap_cols;
+	int n_cols;
+	size_t cap_cols;
 	double *clb, *cub;
 	char *cint;
 
-	int n_rows, cap_rows;
+	int n_rows;
+	size_t cap_rows;
 	double *rlb, *rub;
 	char *rres;  /* 1: resource row (contains T') */
 	char *rlazy; /* 1: redundant while its choice columns are all 0 (column
@@ -50,6 +52,7 @@ struct lpb {
 	int *trow, *tcol;
 	double *tval;
 
+	void *block;   /* the fixed-size arrays below, one allocation */
 	int *arc_row;  /* per link (at its even arc), -1 none */
 	int *node_row; /* per node, -1 none */
 	int *col_x;    /* per choice: x (flow) or z (tree) column, -1 none */

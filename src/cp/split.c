@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/slab.h"
 #include "split_sys.h"
 
 #define POLISH_MAX_VARS 512
@@ -56,6 +57,7 @@ void inart_split_opt_default(struct inart_split_opt *o)
 
 struct work {
 	const struct inart_split_sys *s;
+	void *block;		 /* the arrays below and the polish's (work_lay_out) */
 	double *x, *xn, *best_x; /* shares: current, trial, best primal */
 	double *y, *yn;		 /* utilizations of x and xn */
 	double *lam, *lamn;	 /* multipliers for x and xn */
@@ -478,34 +480,35 @@ static void lagrangian(struct work *w, struct polish *pl, const struct inart_spl
 	o->iters = it;
 }
 
-static int work_alloc(struct work *w, const struct inart_split_sys *s)
+/* The Newton polish's arrays: per share or job (nk) its index vectors and
+ * values, and its square KKT matrix. */
+static void polish_lay_out(struct polish *pl, struct inart_slab *sl, size_t nk)
 {
-	size_t nv = (size_t)s->n_var + 1, nr = (size_t)s->n_res + 1;
+	int **ints[] = {&pl->fidx, &pl->free, &pl->ent};
+	double **reals[] = {&pl->ku, &pl->rhs, &pl->dir};
 
-	w->s = s;
-	w->x = malloc(sizeof(double) * nv);
-	w->xn = malloc(sizeof(double) * nv);
-	w->best_x = malloc(sizeof(double) * nv);
-	w->grad = malloc(sizeof(double) * nv);
-	w->y = malloc(sizeof(double) * nr);
-	w->yn = malloc(sizeof(double) * nr);
-	w->lam = malloc(sizeof(double) * nr);
-	w->lamn = malloc(sizeof(double) * nr);
-	if (!w->x || !w->xn || !w->best_x || !w->grad || !w->y || !w->yn || !w->lam || !w->lamn)
-		return -ENOMEM;
-	return 0;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		*ints[i] = inart_slab_take(sl, nk, sizeof(int));
+		*reals[i] = inart_slab_take(sl, nk, sizeof(double));
+	}
+	pl->kkt = inart_slab_take(sl, nk * nk, sizeof(*pl->kkt));
 }
 
-static void work_free(struct work *w)
+/* The work arrays and, where pl is not NULL, the Newton polish's, in one
+ * slab (w->block): per share x, xn, best_x, grad, per resource y, yn, lam,
+ * lamn. */
+static void work_lay_out(struct work *w, struct polish *pl, struct inart_slab *sl)
 {
-	free(w->x);
-	free(w->xn);
-	free(w->best_x);
-	free(w->grad);
-	free(w->y);
-	free(w->yn);
-	free(w->lam);
-	free(w->lamn);
+	size_t nv = (size_t)w->s->n_var + 1, nr = (size_t)w->s->n_res + 1;
+	double **per_var[] = {&w->x, &w->xn, &w->best_x, &w->grad};
+	double **per_res[] = {&w->y, &w->yn, &w->lam, &w->lamn};
+
+	for (size_t i = 0; i < sizeof(per_var) / sizeof(per_var[0]); i++) {
+		*per_var[i] = inart_slab_take(sl, nv, sizeof(double));
+		*per_res[i] = inart_slab_take(sl, nr, sizeof(double));
+	}
+	if (pl != NULL)
+		polish_lay_out(pl, sl, (size_t)w->s->n_var + (size_t)w->s->n_jobs + 1);
 }
 
 /* Store shares x in the plan: drop negligible shares, renormalize. */
@@ -535,7 +538,8 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	struct inart_split_sys s;
 	struct work w = {0};
 	struct lagr_out o;
-	struct polish pl = {0};
+	struct polish pl = {0}, *with_pl;
+	struct inart_slab sl = INART_SLAB_INIT;
 	int rc;
 
 	if (opt == NULL) {
@@ -545,25 +549,15 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	rc = inart_split_sys_build(&s, t, js, plan, NULL, err);
 	if (rc < 0)
 		return rc;
-	rc = work_alloc(&w, &s);
+	w.s = &s;
+	with_pl = s.n_var <= POLISH_MAX_VARS ? &pl : NULL;
+	work_lay_out(&w, with_pl, &sl);
+	rc = inart_slab_alloc(&sl);
 	if (rc < 0)
 		goto out;
-	if (s.n_var <= POLISH_MAX_VARS) {
-		size_t nk = (size_t)s.n_var + (size_t)s.n_jobs + 1;
-
-		pl.fidx = malloc(sizeof(int) * nk);
-		pl.free = malloc(sizeof(int) * nk);
-		pl.ent = malloc(sizeof(int) * nk);
-		pl.ku = malloc(sizeof(double) * nk);
-		pl.rhs = malloc(sizeof(double) * nk);
-		pl.dir = malloc(sizeof(double) * nk);
-		pl.kkt = malloc(sizeof(double) * nk * nk);
-		rc = -ENOMEM;
-		if (!pl.fidx || !pl.free || !pl.ent || !pl.ku || !pl.rhs || !pl.dir || !pl.kkt)
-			goto out;
-		rc = 0;
-	}
-	lagrangian(&w, pl.kkt != NULL ? &pl : NULL, opt, &o);
+	work_lay_out(&w, with_pl, &sl);
+	w.block = sl.base;
+	lagrangian(&w, with_pl, opt, &o);
 	store_split(&s, plan, w.best_x);
 	o.primal = fmax(o.dual, sys_apply(&s, w.best_x, w.y));
 	if (res != NULL) {
@@ -575,74 +569,85 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	}
 	plan->split_gap = o.primal > 0 ? (o.primal - o.dual) / o.primal : 0;
 out:
-	free(pl.fidx);
-	free(pl.free);
-	free(pl.ent);
-	free(pl.ku);
-	free(pl.rhs);
-	free(pl.dir);
-	free(pl.kkt);
-	work_free(&w);
+	free(w.block);
 	inart_split_sys_free(&s);
 	return rc;
 }
 
 /* ---- exact LP by CLP (cross-check) --------------------------------------- */
 
+/* The exact split LP for CLP (CSC), its arrays in one slab. */
+struct exact_lp {
+	int nc, nr, nnz; /* columns, rows, entries */
+	CoinBigIndex *start;
+	int *index;
+	double *val, *obj, *rlo, *rup;
+	double *x; /* the shares of the solution */
+};
+
+static void exact_lay_out(struct exact_lp *lp, struct inart_slab *sl)
+{
+	lp->start = inart_slab_take(sl, (size_t)lp->nc + 1, sizeof(*lp->start));
+	lp->index = inart_slab_take(sl, (size_t)lp->nnz + 1, sizeof(*lp->index));
+	lp->val = inart_slab_take(sl, (size_t)lp->nnz + 1, sizeof(*lp->val));
+	lp->obj = inart_slab_take(sl, (size_t)lp->nc, sizeof(*lp->obj));
+	lp->rlo = inart_slab_take(sl, (size_t)lp->nr + 1, sizeof(*lp->rlo));
+	lp->rup = inart_slab_take(sl, (size_t)lp->nr + 1, sizeof(*lp->rup));
+	lp->x = inart_slab_take(sl, (size_t)lp->nc, sizeof(*lp->x));
+}
+
 int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 		      struct inart_plan *plan, double *t_opt_s, struct inart_err *err)
 {
 	struct inart_split_sys s;
 	Clp_Simplex *m = NULL;
-	CoinBigIndex *start = NULL;
-	int *index = NULL, rc, nc, nr, nnz;
-	double *val = NULL, *obj = NULL, *rlo = NULL, *rup = NULL, *x = NULL;
+	struct exact_lp lp = {0};
+	struct inart_slab sl = INART_SLAB_INIT;
+	int rc, nnz;
 
 	rc = inart_split_sys_build(&s, t, js, plan, NULL, err);
 	if (rc < 0)
 		return rc;
 	/* Columns: shares, then T.  Rows: resources (U a - T <= 0), then jobs
 	 * (sum a = 1). */
-	nc = s.n_var + 1;
-	nr = s.n_res + s.n_jobs;
-	nnz = s.col_off[s.n_var] + s.n_var + s.n_res;
-	rc = -ENOMEM;
-	start = malloc(sizeof(*start) * (size_t)(nc + 1));
-	index = malloc(sizeof(int) * (size_t)(nnz + 1));
-	val = malloc(sizeof(double) * (size_t)(nnz + 1));
-	obj = calloc((size_t)nc, sizeof(double));
-	rlo = malloc(sizeof(double) * (size_t)(nr + 1));
-	rup = malloc(sizeof(double) * (size_t)(nr + 1));
-	x = malloc(sizeof(double) * (size_t)(s.n_var + 1));
-	if (!start || !index || !val || !obj || !rlo || !rup || !x)
+	lp.nc = s.n_var + 1;
+	lp.nr = s.n_res + s.n_jobs;
+	lp.nnz = s.col_off[s.n_var] + s.n_var + s.n_res;
+	exact_lay_out(&lp, &sl);
+	rc = inart_slab_alloc(&sl);
+	if (rc < 0)
 		goto out;
+	exact_lay_out(&lp, &sl);
 	nnz = 0;
 	for (int j = 0; j < s.n_jobs; j++)
 		for (int v = s.job_off[j]; v < s.job_off[j + 1]; v++) {
-			start[v] = nnz;
+			lp.start[v] = nnz;
 			for (int k = s.col_off[v]; k < s.col_off[v + 1]; k++) {
-				index[nnz] = s.col_res[k];
-				val[nnz++] = s.col_u[k];
+				lp.index[nnz] = s.col_res[k];
+				lp.val[nnz++] = s.col_u[k];
 			}
-			index[nnz] = s.n_res + j;
-			val[nnz++] = 1;
+			lp.index[nnz] = s.n_res + j;
+			lp.val[nnz++] = 1;
 		}
-	start[s.n_var] = nnz;
+	lp.start[s.n_var] = nnz;
 	for (int r = 0; r < s.n_res; r++) {
-		index[nnz] = r;
-		val[nnz++] = -1;
-		rlo[r] = -DBL_MAX;
-		rup[r] = 0;
+		lp.index[nnz] = r;
+		lp.val[nnz++] = -1;
+		lp.rlo[r] = -DBL_MAX;
+		lp.rup[r] = 0;
 	}
-	start[nc] = nnz;
+	lp.start[lp.nc] = nnz;
 	for (int j = 0; j < s.n_jobs; j++)
-		rlo[s.n_res + j] = rup[s.n_res + j] = 1;
-	obj[s.n_var] = 1;
+		lp.rlo[s.n_res + j] = lp.rup[s.n_res + j] = 1;
+	lp.obj[s.n_var] = 1;
 	m = Clp_newModel();
-	if (m == NULL)
+	if (m == NULL) {
+		rc = -ENOMEM;
 		goto out;
+	}
 	Clp_setLogLevel(m, 0);
-	Clp_loadProblem(m, nc, nr, start, index, val, NULL, NULL, obj, rlo, rup);
+	Clp_loadProblem(m, lp.nc, lp.nr, lp.start, lp.index, lp.val, NULL, NULL, lp.obj, lp.rlo,
+			lp.rup);
 	Clp_setPrimalTolerance(m, 1e-9);
 	Clp_setDualTolerance(m, 1e-9);
 	Clp_initialSolve(m);
@@ -650,21 +655,15 @@ int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 		rc = inart_err_set(err, -EIO, "split LP: CLP status %d", Clp_status(m));
 		goto out;
 	}
-	memcpy(x, Clp_primalColumnSolution(m), sizeof(double) * (size_t)s.n_var);
-	store_split(&s, plan, x);
+	memcpy(lp.x, Clp_primalColumnSolution(m), sizeof(double) * (size_t)s.n_var);
+	store_split(&s, plan, lp.x);
 	if (t_opt_s != NULL)
 		*t_opt_s = Clp_primalColumnSolution(m)[s.n_var] * s.scale;
 	rc = 0;
 out:
 	if (m != NULL)
 		Clp_deleteModel(m);
-	free(start);
-	free(index);
-	free(val);
-	free(obj);
-	free(rlo);
-	free(rup);
-	free(x);
+	free(sl.base);
 	inart_split_sys_free(&s);
 	return rc;
 }

@@ -21,15 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/slab.h"
+
 void inart_split_sys_free(struct inart_split_sys *s)
 {
 	free(s->job_off);
-	free(s->row_off);
-	free(s->row_var);
-	free(s->row_u);
-	free(s->col_off);
-	free(s->col_res);
-	free(s->col_u);
+	free(s->block);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -284,6 +281,18 @@ static int uniq_rows(int n_raw, const int *roff, const int *rvar, const double *
 	return n_uniq;
 }
 
+/* The merged system's CSR and CSC arrays (n_res rows, nnz entries), in one
+ * slab (s->block). */
+static void sys_lay_out(struct inart_split_sys *s, struct inart_slab *sl, size_t nnz)
+{
+	s->row_off = inart_slab_take(sl, (size_t)s->n_res + 1, sizeof(*s->row_off));
+	s->col_off = inart_slab_take(sl, (size_t)s->n_var + 1, sizeof(*s->col_off));
+	s->row_var = inart_slab_take(sl, nnz + 1, sizeof(*s->row_var));
+	s->row_u = inart_slab_take(sl, nnz + 1, sizeof(*s->row_u));
+	s->col_res = inart_slab_take(sl, nnz + 1, sizeof(*s->col_res));
+	s->col_u = inart_slab_take(sl, nnz + 1, sizeof(*s->col_u));
+}
+
 /* Transpose the raw columns into rows, merge identical rows, and rebuild the
  * columns over the merged rows. */
 static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
@@ -294,6 +303,7 @@ static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
 	int *rvar = malloc(sizeof(int) * (size_t)(nnz + 1));
 	double *ru = malloc(sizeof(double) * (size_t)(nnz + 1));
 	int *pos = NULL, *table = NULL, *uniq = NULL;
+	struct inart_slab sl = INART_SLAB_INIT;
 
 	if (roff == NULL || rvar == NULL || ru == NULL)
 		goto out;
@@ -321,20 +331,16 @@ static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
 	n_uniq = uniq_rows(n_raw, roff, rvar, ru, table, hsize, uniq);
 	/* Merged rows in CSR and CSC. */
 	s->n_res = n_uniq;
-	s->row_off = malloc(sizeof(int) * (size_t)(n_uniq + 1));
-	s->col_off = calloc((size_t)n_var + 1, sizeof(int));
-	if (s->row_off == NULL || s->col_off == NULL)
+	nnz = 0;
+	for (int i = 0; i < n_uniq; i++)
+		nnz += roff[uniq[i] + 1] - roff[uniq[i]];
+	sys_lay_out(s, &sl, (size_t)nnz);
+	if (inart_slab_alloc(&sl) < 0)
 		goto out;
-	s->row_off[0] = 0;
+	sys_lay_out(s, &sl, (size_t)nnz);
+	s->block = sl.base;
 	for (int i = 0; i < n_uniq; i++)
 		s->row_off[i + 1] = s->row_off[i] + roff[uniq[i] + 1] - roff[uniq[i]];
-	nnz = s->row_off[n_uniq];
-	s->row_var = malloc(sizeof(int) * (size_t)(nnz + 1));
-	s->row_u = malloc(sizeof(double) * (size_t)(nnz + 1));
-	s->col_res = malloc(sizeof(int) * (size_t)(nnz + 1));
-	s->col_u = malloc(sizeof(double) * (size_t)(nnz + 1));
-	if (s->row_var == NULL || s->row_u == NULL || s->col_res == NULL || s->col_u == NULL)
-		goto out;
 	for (int i = 0; i < n_uniq; i++) {
 		int len = s->row_off[i + 1] - s->row_off[i];
 

@@ -21,6 +21,7 @@ struct inart_split_sys {
 	double *row_u; /* CSR by resource */
 	int *col_off, *col_res;
 	double *col_u; /* CSC by share */
+	void *block;   /* the CSR and CSC arrays, one allocation */
 	double scale;  /* seconds per normalized unit */
 };
 
