@@ -9,7 +9,11 @@
 #               aggregation each (the switches' aggregation limit and tree
 #               budgets bind), same jobs
 #   background  the default topology with 50% background load on every
-#               aggregation-core link (real cross traffic), same jobs
+#               aggregation-core link (real cross traffic), same jobs; run
+#               at --mbps 10 (EMU_BG_MBPS), half the default rate scale: its
+#               cross-traffic sender and InArt's run used 1.66-1.70 of the 2
+#               cores at 20 Mbit/s and InArt measured 1.15-1.21x there (at
+#               c181cf2), 1.15 cores and 1.01-1.03x at 10 Mbit/s
 #   scarce-small the planning family's scarce-small/1 (5 leaves, 2 spines,
 #               three jobs): InArt's plan is mixed there, two jobs as ring
 #               all-reduces and one through PSs, sharing the leaf-spine links
@@ -70,7 +74,8 @@ print('  %s k=4 fat-tree up and down in under 10 s (%.2f s)' % ('PASS' if t < 10
 for s in default scarce background scarce-small; do
 	echo "== $s"
 	"$I" emu compare "$out/$s/topo.json" "$out/$s/jobs.json" --iters "$iters" --algos "$algos" \
-		--prefix "$P" -f json -o "$out/$s.json" --png "$out/$s.png" ${EMU_ARGS:-} 2>"$out/$s.log"
+		--prefix "$P" -f json -o "$out/$s.json" --png "$out/$s.png" ${EMU_ARGS:-} \
+		$([ "$s" = background ] && echo "--mbps ${EMU_BG_MBPS:-10}") 2>"$out/$s.log"
 	rc=$?
 	[ $rc -ne 0 ] && status=1
 	python3 - "$out/$s.json" <<'X'
