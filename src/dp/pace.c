@@ -3,6 +3,13 @@
  */
 #include "pace.h"
 
+void inart_pace_charge(uint64_t *pace_at, uint64_t frame_ns, uint64_t credit_ns, uint64_t now)
+{
+	if (*pace_at + credit_ns < now)
+		*pace_at = now - credit_ns;
+	*pace_at += frame_ns;
+}
+
 void inart_pace_sched_charge(uint64_t *sched_at, double plan_Bps, size_t bytes, uint64_t now)
 {
 	if (!(plan_Bps > 0))

@@ -24,6 +24,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The paced rate itself: a frame whose time at the paced rate is frame_ns
+ * went out at now, so the next may go frame_ns after *pace_at; a stream
+ * idle for longer than credit_ns (its burst) restarts credit_ns back, so a
+ * sender woken late catches up by that much and no more. */
+void inart_pace_charge(uint64_t *pace_at, uint64_t frame_ns, uint64_t credit_ns, uint64_t now);
+
 /* A frame of `bytes` went out at now: charge it to the schedule *sched_at
  * at plan_Bps (the first charge starts it at now).  No-op when plan_Bps is
  * not positive. */

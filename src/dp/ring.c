@@ -483,15 +483,15 @@ static void emit_data(struct inart_ring *r, uint32_t seq, uint64_t now, struct i
 			 credit =
 			     (uint64_t)(INART_RING_PACE_BURST * 1514.0 * 1e9 / r->cfg.pace_Bps);
 
-		if (r->pace_at + credit < now)
-			r->pace_at = now - credit;
-		r->pace_at += f;
+		inart_pace_charge(&r->pace_at, f, credit, now);
 		if (r->cfg.pace_lead_ns) {
+			uint64_t gate;
+
 			inart_pace_sched_charge(&r->sched_at, r->cfg.plan_Bps,
 						INART_PKT_UDP_HLEN + d->len, now);
-			if (r->pace_at < inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns))
-				r->pace_at =
-				    inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns);
+			gate = inart_pace_sched_gate(r->sched_at, r->cfg.pace_lead_ns);
+			if (r->pace_at < gate)
+				r->pace_at = gate;
 		}
 	}
 	if (t->tx > 0)

@@ -231,11 +231,8 @@ static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
 		 credit = INART_WORKER_PACE_BURST *
 			  pace_ns(w, t, inart_wire_hdr_len(w->bw) + 4 * (size_t)w->vpp);
 
-	if (f == 0)
-		return;
-	if (tr->pace_at + credit < now)
-		tr->pace_at = now - credit;
-	tr->pace_at += f;
+	if (f != 0)
+		inart_pace_charge(&tr->pace_at, f, credit, now);
 }
 
 /* Paced with a schedule (pace.h): when the next new chunk of tree tr may
