@@ -338,10 +338,10 @@ static int build_ring_job(struct builder *b, struct inart_install *in, int wbase
 		/* the plan's rate of the hop: 2 (N - 1) / N of the gradient in the
 		   plan's communication time (as for the trees' pace_Bps) */
 		if (b->opt.pace_scale > 0 && b->comm_s > 0) {
-			wi->ring.pace_Bps =
-			    2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s * b->opt.pace_scale;
-			wi->ring.plan_Bps =
-			    2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s * b->opt.rate_scale;
+			double rate = 2.0 * (n - 1) / n * job->gradient_bytes / b->comm_s;
+
+			wi->ring.pace_Bps = rate * b->opt.pace_scale;
+			wi->ring.plan_Bps = rate * b->opt.rate_scale;
 			wi->ring.pace_lead_ns = b->opt.pace_lead_ns;
 		}
 	}
