@@ -287,6 +287,16 @@ static void log_event(struct run *r, const char *event, uint64_t epoch, const ch
 	json_decref(o);
 }
 
+/* The log's first line: t = 0 on CLOCK_MONOTONIC (inart_now_s), so that
+ * the records' t can be lined up with other programs' clocks. */
+static void log_start(struct run *r)
+{
+	char s[96];
+
+	snprintf(s, sizeof(s), "{\"t\": 0, \"event\": \"start\", \"clock_s\": %.6f}", r->t0);
+	log_line(r, s);
+}
+
 /* PS node v's kept control connection (made at the first use), or NULL. */
 static struct inart_ctl_conn *ps_conn(struct run *r, int v)
 {
@@ -566,6 +576,7 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 	enum inart_ctl_action last_act = INART_CTL_KEEP;
 
 	r->t0 = next;
+	log_start(r);
 	while (!stop && (r->a->duration <= 0 || inart_now_s() - r->t0 < r->a->duration)) {
 		struct inart_ctl_decision d;
 		struct inart_err err = {{0}};
