@@ -362,7 +362,9 @@ static void mark_ps(struct run *r, const struct inart_plan *p)
 }
 
 /* The jobs' iteration times: every PS that a plan in service gave a share
- * (since the start) asked for its steps, each job's fed to the tracker. */
+ * (since the start) asked for its steps, each job's fed to the tracker at
+ * the time of the replies (a PS slow to answer on a busy machine must not
+ * date its step back to before the request). */
 static void poll_iters(struct run *r, double now)
 {
 	int nj = r->ci.js->n_jobs;
@@ -377,9 +379,10 @@ static void poll_iters(struct run *r, double now)
 		if (r->ps_node[v])
 			node_steps(r, v, r->a->period_ms < 50 ? 50 : (int)r->a->period_ms,
 				   r->steps);
+	now = inart_now_s() - r->t0;
 	for (int j = 0; j < nj; j++) {
 		inart_itertime_feed(r->it, j, now, r->steps[j]);
-		r->iter[j] = inart_itertime_get(r->it, j, now);
+		r->iter[j] = inart_itertime_get(r->it, j);
 	}
 }
 
