@@ -413,40 +413,26 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 			json_object_set_new(o, "replace", json_true());
 		if (req->has_cfg)
 			json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&req->cfg));
-		a = json_array();
-		for (int i = 0; i < req->n_labels; i++)
-			json_array_append_new(a, inart_ctl_label_json(&req->labels[i]));
-		json_object_set_new(o, "labels", a);
+		json_object_set_new(o, "labels", inart_ctl_labels_json(req->labels, req->n_labels));
 		if (req->n_del_labels > 0) {
 			a = json_array();
 			for (int i = 0; i < req->n_del_labels; i++)
 				json_array_append_new(a, json_integer(req->del_labels[i]));
 			json_object_set_new(o, "del_labels", a);
 		}
-		a = json_array();
-		for (int i = 0; i < req->n_routes; i++)
-			json_array_append_new(a, inart_ctl_route_json(&req->routes[i]));
-		json_object_set_new(o, "routes", a);
-		if (req->n_ingress > 0) {
-			a = json_array();
-			for (int i = 0; i < req->n_ingress; i++)
-				json_array_append_new(a, inart_ctl_ingress_json(&req->ingress[i]));
-			json_object_set_new(o, "ingress", a);
-		}
+		json_object_set_new(o, "routes", inart_ctl_routes_json(req->routes, req->n_routes));
+		if (req->n_ingress > 0)
+			json_object_set_new(o, "ingress",
+					    inart_ctl_ingress_json(req->ingress, req->n_ingress));
 		break;
 	}
-	case INART_CTL_TREES: {
-		json_t *a = json_array();
-
+	case INART_CTL_TREES:
 		if (req->replace)
 			json_object_set_new(o, "replace", json_true());
 		if (req->reset)
 			json_object_set_new(o, "reset", json_true());
-		for (int i = 0; i < req->n_trees; i++)
-			json_array_append_new(a, inart_ctl_ps_tree_json(&req->trees[i]));
-		json_object_set_new(o, "trees", a);
+		json_object_set_new(o, "trees", inart_ctl_ps_trees_json(req->trees, req->n_trees));
 		break;
-	}
 	case INART_CTL_LOG_LEVEL:
 		if (req->level < 0 || req->level > 3) {
 			json_decref(o);

@@ -293,7 +293,6 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 {
 	struct ps_state *s = ctx;
 	char ip[16];
-	json_t *a;
 	int rc = 0;
 
 	if (cli_txn_is_op(rq->op))
@@ -324,10 +323,8 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		break;
 	case INART_CTL_SHOW:
 		*data = json_object();
-		a = json_array();
-		for (int i = 0; i < s->cur->n_trees; i++)
-			json_array_append_new(a, inart_ctl_ps_tree_json(&s->cur->trees[i]));
-		json_object_set_new(*data, "trees", a);
+		json_object_set_new(*data, "trees",
+				    inart_ctl_ps_trees_json(s->cur->trees, s->cur->n_trees));
 		break;
 	case INART_CTL_STATS:
 		*data = stats_json(s);
