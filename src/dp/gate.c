@@ -30,10 +30,12 @@ struct inart_gate {
 	struct inart_gate_stats st;
 };
 
-/* The queue in one block (common/slab.h), starting at buf: cap frames of
- * INART_FRAME_MAX bytes, then their lengths, then their ports. */
-static void queue_lay_out(struct inart_gate *g, struct inart_slab *s)
+/* The queue, in one block with the gate (inart_slab_new): cap frames of
+ * INART_FRAME_MAX bytes, then their lengths, then their ports (cap 0: no
+ * aggregation limit, no queue). */
+static void queue_lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_gate *g = obj;
 	size_t n = (size_t)g->cap;
 
 	g->buf = inart_slab_take(s, n, INART_FRAME_MAX);
@@ -43,7 +45,7 @@ static void queue_lay_out(struct inart_gate *g, struct inart_slab *s)
 
 struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t now_ns)
 {
-	struct inart_gate *g;
+	struct inart_gate proto = {0};
 	struct inart_gate_cfg c = *cfg;
 
 	if (c.n_ports < 1 || c.n_ports > INART_SW_MAX_PORTS ||
@@ -54,26 +56,15 @@ struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t 
 		c.agg_burst = 16.0 * INART_FRAME_MAX;
 	if (c.queue_frames == 0)
 		c.queue_frames = 1024;
-	g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return NULL;
-	g->cfg = c;
-	inart_rng_seed(&g->rx_rng, c.seed);
-	inart_rng_seed(&g->tx_rng, c.seed ^ 0x5bd1e995u);
 	if (c.agg_bytes_per_s > 0) {
-		struct inart_slab slab = INART_SLAB_INIT;
-
-		g->cap = c.queue_frames;
-		queue_lay_out(g, &slab);
-		if (inart_slab_alloc(&slab) == 0)
-			queue_lay_out(g, &slab);
-		if (g->buf == NULL ||
-		    inart_tbucket_init(&g->tb, c.agg_bytes_per_s, c.agg_burst, now_ns) < 0) {
-			inart_gate_destroy(g);
-			return inart_null_errno(ENOMEM);
-		}
+		proto.cap = c.queue_frames;
+		if (inart_tbucket_init(&proto.tb, c.agg_bytes_per_s, c.agg_burst, now_ns) < 0)
+			return inart_null_errno(EINVAL); /* an infinite rate or burst */
 	}
-	return g;
+	proto.cfg = c;
+	inart_rng_seed(&proto.rx_rng, c.seed);
+	inart_rng_seed(&proto.tx_rng, c.seed ^ 0x5bd1e995u);
+	return inart_slab_new(&proto, sizeof(proto), queue_lay_out);
 }
 
 void inart_gate_destroy(struct inart_gate *g)
@@ -81,8 +72,7 @@ void inart_gate_destroy(struct inart_gate *g)
 	if (g == NULL)
 		return;
 	free(g->labels);
-	free(g->buf); /* and len, port (queue_lay_out) */
-	free(g);
+	free(g); /* and the queue (queue_lay_out) */
 }
 
 static int cmp_u32(const void *a, const void *b)
