@@ -16,6 +16,12 @@
 #include "pkt.h"
 #include "wire.h"
 
+/* A frame held back by the aggregation limit. */
+struct held {
+	uint16_t len, port;
+	uint8_t data[INART_FRAME_MAX];
+};
+
 struct inart_gate {
 	struct inart_gate_cfg cfg;
 	struct inart_rng rx_rng, tx_rng;
@@ -23,24 +29,19 @@ struct inart_gate {
 	uint32_t *labels;
 	int n_labels;
 	/* FIFO of held frames: [head, head + n) modulo cap */
-	uint8_t *buf;
-	uint16_t *len, *port;
+	struct held *q;
 	int cap, head, n;
 	uint8_t out[INART_FRAME_MAX];
 	struct inart_gate_stats st;
 };
 
-/* The queue, in one block with the gate (inart_slab_new): cap frames of
- * INART_FRAME_MAX bytes, then their lengths, then their ports (cap 0: no
- * aggregation limit, no queue). */
+/* The queue, in one block with the gate (inart_slab_new): cap frames (cap
+ * 0: no aggregation limit, no queue). */
 static void queue_lay_out(void *obj, struct inart_slab *s)
 {
 	struct inart_gate *g = obj;
-	size_t n = (size_t)g->cap;
 
-	g->buf = inart_slab_take(s, n, INART_FRAME_MAX);
-	g->len = inart_slab_take(s, n, sizeof(*g->len));
-	g->port = inart_slab_take(s, n, sizeof(*g->port));
+	g->q = inart_slab_take(s, (size_t)g->cap, sizeof(*g->q));
 }
 
 struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t now_ns)
@@ -171,9 +172,9 @@ enum inart_gate_verdict inart_gate_rx(struct inart_gate *g, const struct inart_f
 		return INART_GATE_DROP;
 	}
 	slot = (g->head + g->n) % g->cap;
-	memcpy(g->buf + (size_t)slot * INART_FRAME_MAX, in->data, in->len);
-	g->len[slot] = in->len;
-	g->port[slot] = in->port;
+	memcpy(g->q[slot].data, in->data, in->len);
+	g->q[slot].len = in->len;
+	g->q[slot].port = in->port;
 	g->n++;
 	g->st.agg_held++;
 	return INART_GATE_HELD;
@@ -181,12 +182,14 @@ enum inart_gate_verdict inart_gate_rx(struct inart_gate *g, const struct inart_f
 
 int inart_gate_next(struct inart_gate *g, uint64_t now_ns, struct inart_frame *out)
 {
-	if (g->n == 0 || !inart_tbucket_take(&g->tb, g->len[g->head], now_ns))
+	const struct held *h = &g->q[g->head];
+
+	if (g->n == 0 || !inart_tbucket_take(&g->tb, h->len, now_ns))
 		return 0;
-	memcpy(g->out, g->buf + (size_t)g->head * INART_FRAME_MAX, g->len[g->head]);
+	memcpy(g->out, h->data, h->len);
 	out->data = g->out;
-	out->len = g->len[g->head];
-	out->port = g->port[g->head];
+	out->len = h->len;
+	out->port = h->port;
 	g->head = (g->head + 1) % g->cap;
 	g->n--;
 	return 1;
@@ -196,7 +199,7 @@ uint64_t inart_gate_deadline(const struct inart_gate *g, uint64_t now_ns)
 {
 	if (g->n == 0)
 		return UINT64_MAX;
-	return inart_tbucket_ready_at(&g->tb, g->len[g->head], now_ns);
+	return inart_tbucket_ready_at(&g->tb, g->q[g->head].len, now_ns);
 }
 
 int inart_gate_tx_drop(struct inart_gate *g, int port)
