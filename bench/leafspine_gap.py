@@ -5,7 +5,7 @@ section 10, "The leafspine gap").  Needs scipy >= 1.9 (HiGHS); Debian's
 python3-scipy, so run it with /usr/bin/python3.
 
 usage: leafspine_gap.py TOPO JOBS cut [SECONDS]
-       leafspine_gap.py TOPO JOBS fixed PLAN [SECONDS]
+       leafspine_gap.py TOPO JOBS fixed PLAN [SECONDS [OUT]]
 
 Both models count streams (one per worker and PS, docs/evaluator.md) on the
 leaf-spine links of a topology whose hosts hang off leaves and whose leaves
@@ -31,6 +31,7 @@ fixed: a RESTRICTION to plans with PLAN's split whose routes are
   such plans (or, where a flow goes down to its own leaf's tree, dominated
   by one that aggregates there directly), so HiGHS's bound is a lower bound
   on every such plan with that split (not on other routes or splits).
+  OUT: the best point as a plan file (docs/formats.md), for `inart eval`.
 """
 import json
 import math
@@ -183,6 +184,7 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
     agg = {s: {} for s in ina}
     budget = {s: {} for s in ina}
     big = sum(len(jb["workers"]) for jb in jobs)
+    recs = {}
 
     def add(d, k, c):
         d[k] = d.get(k, 0) + c
@@ -194,6 +196,8 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
             if vol <= 0:
                 continue
             home = leaf_of[p]
+            rec = recs[j, p] = {"lt": {}, "out": {}, "relay": {}, "k": {}, "n": {}, "hu": {},
+                                "st": {}, "through": {}, "home": None}
             flows_in = {s: {} for s in spines}  # worker flows arriving at s
             outs_in = {s: {} for s in spines}  # leaf trees' outputs arriving at s
             ltree = {}  # INA leaf (not home) -> its tree of the pair
@@ -203,18 +207,20 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
                     continue
                 tr = ltree[leaf] = m.var(0, 1, 1)
                 budget[leaf][tr] = 1
-                out = {s: m.var(0, 1, 1) for s in spines}
+                out = rec["out"][leaf] = {s: m.var(0, 1, 1) for s in spines}
+                rec["lt"][leaf] = tr
                 m.row({**{out[s]: 1 for s in spines}, tr: -1}, 0, 0)
                 inputs = {}
                 for s in spines:
                     add(link[leaf, s], out[s], vol)
                     outs_in[s][out[s]] = 1
                     r = relay[s][leaf] = m.var(0, big, 1)
+                    rec["relay"].setdefault(s, {})[leaf] = r
                     m.row({r: 1, tr: -big}, -np.inf, 0)
                     add(link[leaf, s], r, vol)
                     inputs[r] = 1
                 if local[leaf]:
-                    k = m.var(0, local[leaf], 1)
+                    k = rec["k"][leaf] = m.var(0, local[leaf], 1)
                     m.row({k: 1, tr: -local[leaf]}, -np.inf, 0)
                     inputs[k] = 1
                     ltree[leaf] = (tr, k)
@@ -223,7 +229,7 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
             for leaf in leaves:
                 if leaf == home or local[leaf] == 0:
                     continue
-                n = {s: m.var(0, local[leaf], 1) for s in spines}
+                n = rec["n"][leaf] = {s: m.var(0, local[leaf], 1) for s in spines}
                 part = {n[s]: 1 for s in spines}
                 if isinstance(ltree.get(leaf), tuple):
                     part[ltree[leaf][1]] = 1
@@ -236,7 +242,7 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
             home_up = {}
             for s in spines:
                 if local[home]:
-                    u = home_up[s] = m.var(0, local[home], 1)
+                    u = home_up[s] = rec["hu"][s] = m.var(0, local[home], 1)
                     add(link[home, s], u, vol)
                     flows_in[s][u] = 1
             arrive = {}
@@ -247,6 +253,7 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
                     tr = m.var(0, 1, 1)
                     budget[s][tr] = 1
                     g_f, g_o = m.var(0, big, 1), m.var(0, big, 1)
+                    rec["st"][s] = (tr, g_f, g_o)
                     m.row({g_f: 1, g_o: 1, tr: -big}, -np.inf, 0)
                     m.row({**flows_in[s], **outs_in[s], through: -1, g_f: -1, g_o: -1, **down},
                           0, 0)
@@ -268,6 +275,7 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
                 tr = m.var(0, 1, 1)
                 budget[home][tr] = 1
                 g = m.var(0, big, 1)
+                rec["home"] = (tr, g)
                 m.row({g: 1, tr: -big}, -np.inf, 0)
                 add(agg[home], g, vol)
                 m.row({streams: 1, **{k: -1 for k in arrive}, **{u: 1 for u in home_up.values()},
@@ -285,7 +293,85 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
     for s, d in budget.items():
         if d:
             m.row(d, 0, ina[s]["trees"])
-    return m, t
+    return m, t, recs
+
+
+def to_plan(x, jobs, leaf_of, leaves, split, recs):
+    """The plan of a `fixed` solution x (docs/formats.md), for `inart eval`."""
+    val = lambda i: int(round(x[i]))
+    out = {"algorithm": "inart", "jobs": []}
+    for j, jb in enumerate(jobs):
+        flows, trees = [], []
+        for p in jb["ps"]:
+            if (j, p) not in recs:
+                continue
+            rec, home = recs[j, p], leaf_of[p]
+            spines = sorted(rec["st"].keys() | rec["through"].keys() | rec["hu"].keys()
+                            | {s for L in rec["n"] for s in rec["n"][L]})
+            at_spine = {s: [] for s in spines}  # flow tokens: (worker, path)
+            outs = {s: [] for s in spines}  # leaf tree outputs: (leaf, path)
+            for L in leaves:
+                ws = [w for w in jb["workers"] if leaf_of[w] == L]
+                if L == home or not ws:
+                    continue
+                k = val(rec["k"][L]) if L in rec["k"] else 0
+                for w in ws[:k]:
+                    flows.append({"worker": w, "ps": p, "agg": L, "path": [w, L]})
+                ws = ws[k:]
+                for s_, v in rec["n"][L].items():
+                    for _ in range(val(v)):
+                        w = ws.pop(0)
+                        at_spine[s_].append((w, [w, L, s_]))
+            for L, tr in rec["lt"].items():
+                if val(tr):
+                    s_ = [s_ for s_, v in rec["out"][L].items() if val(v)][0]
+                    outs[s_].append((L, [L, s_]))
+            here = [w for w in jb["workers"] if leaf_of[w] == home]
+            for s_, v in rec["hu"].items():
+                for _ in range(val(v)):
+                    w = here.pop(0)
+                    at_spine[s_].append((w, [w, home, s_]))
+            arrivals = [("flow", w, [w, home]) for w in here]
+            for s_ in spines:
+                toks, os_ = at_spine[s_], outs[s_]
+                if s_ in rec["st"] and val(rec["st"][s_][0]):
+                    _, g_f, g_o = rec["st"][s_]
+                    for w, path in toks[:val(g_f)]:
+                        flows.append({"worker": w, "ps": p, "agg": s_, "path": path})
+                    for L, path in os_[:val(g_o)]:
+                        trees.append({"switch": L, "ps": p, "parent": s_, "path": path})
+                    toks, os_ = toks[val(g_f):], os_[val(g_o):]
+                    arrivals.append(("tree", s_, [s_, home]))
+                for L2, v in rec["relay"].get(s_, {}).items():
+                    for _ in range(val(v)):
+                        w, path = toks.pop(0)
+                        if path[1] == L2:  # down to its own leaf: aggregate there directly
+                            path = [w, L2]
+                        flows.append({"worker": w, "ps": p, "agg": L2, "path": path + ([L2] if path[-1] != L2 else [])})
+                for w, path in toks:
+                    arrivals.append(("flow", w, path + [home]))
+                for L, path in os_:
+                    arrivals.append(("tree", L, path + [home]))
+            g = 0
+            if rec["home"] is not None and val(rec["home"][0]):
+                g = val(rec["home"][1])
+                trees.append({"switch": home, "ps": p, "parent": p, "path": [home, p]})
+            for i, (kind, who, path) in enumerate(arrivals):
+                at_home = i < g
+                if kind == "flow":
+                    flows.append({"worker": who, "ps": p, "agg": home if at_home else p,
+                                  "path": path if at_home else path + [p]})
+                else:
+                    trees.append({"switch": who, "ps": p, "parent": home if at_home else p,
+                                  "path": path if at_home else path + [p]})
+        while True:  # a tree the model opened without inputs carries nothing: drop it
+            fed = {(r["ps"], r["agg"]) for r in flows} | {(r["ps"], r["parent"]) for r in trees}
+            keep = [r for r in trees if (r["ps"], r["switch"]) in fed]
+            if len(keep) == len(trees):
+                break
+            trees = keep
+        out["jobs"].append({"id": jb["id"], "split": split[j], "flows": flows, "trees": trees})
+    return out
 
 
 def main():
@@ -307,12 +393,15 @@ def main():
         seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 120
         by_id = {jb["id"]: jb["split"] for jb in plan["jobs"]}
         split = [by_id[jb["id"]] for jb in jobs]
-        m, t = fixed_model(jobs, leaf_of, leaves, up, ina, split)
+        m, t, recs = fixed_model(jobs, leaf_of, leaves, up, ina, split)
     r = m.solve(t, seconds)
     best = r.fun * 1e3 if r.x is not None else float("nan")
     print("%s: %s; best point %.4f ms, HiGHS bound %.4f ms (%d variables, %d rows, %.0f s)"
           % (sys.argv[3], "optimal" if r.status == 0 else "time limit" if r.status == 1
              else r.message, best, r.mip_dual_bound * 1e3, len(m.v), len(m.rows), seconds))
+    if sys.argv[3] == "fixed" and r.x is not None and len(sys.argv) > 6:
+        with open(sys.argv[6], "w") as f:
+            json.dump(to_plan(r.x, jobs, leaf_of, leaves, split, recs), f, indent=1)
     if sys.argv[3] == "cut" and r.x is not None:
         print("  shares at the best point: " + ", ".join(
             "%s/%s %.3f" % (jobs[j]["id"], p, r.x[i]) for (j, p), i in share.items()))

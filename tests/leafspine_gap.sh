@@ -6,7 +6,9 @@
 #  - `fixed` restricted to the milp plan's split holds the milp plan when
 #    its routes are the model's (leaf-spine-leaf, see the script): then HiGHS's bound is
 #    never above the milp plan's time, and its best point never below CBC's
-#    optimum (CBC's optimum is over the candidates, a larger set).
+#    optimum (CBC's optimum is over the candidates, a larger set);
+#  - the `fixed` model's best point, written as a plan, is valid and
+#    `inart eval` gives it at most the model's time.
 set -u
 inart=$1 py=$2 script=$3
 if ! "$py" -c 'from scipy.optimize import milp' 2>/dev/null; then
@@ -30,8 +32,11 @@ for n in 0 3 5 8 9 12; do
 		continue
 	fi
 	"$py" "$script" "$d/topo.json" "$d/jobs.json" cut 30 >"$d/cut.txt" || { fail=1; continue; }
-	"$py" "$script" "$d/topo.json" "$d/jobs.json" fixed "$d/milp.json" 30 >"$d/fixed.txt" ||
-		{ fail=1; continue; }
+	"$py" "$script" "$d/topo.json" "$d/jobs.json" fixed "$d/milp.json" 30 "$d/fixed.json" \
+		>"$d/fixed.txt" || { fail=1; continue; }
+	# the best point is a plan: the evaluator gives it the model's time or less
+	"$inart" eval "$d/topo.json" "$d/jobs.json" "$d/fixed.json" --json >"$d/fixed.eval" ||
+		{ echo "scarce-small/$n: the fixed model's plan is invalid"; fail=1; continue; }
 	"$py" - "$d" "$n" <<'EOF' || fail=1
 import json, re, sys
 d, n = sys.argv[1], sys.argv[2]
@@ -66,6 +71,10 @@ def fits(p, r, tree):
 two_hop = all(fits(r["ps"], r, t) for j in plan["jobs"]
               for t, rs in ((0, j["flows"]), (1, j.get("trees", []))) for r in rs)
 st, val, bnd = parse(d + "/fixed.txt")
+ev = json.load(open(d + "/fixed.eval"))["comm_time_s"] * 1e3
+if ev > val * (1 + 1e-6):
+    print("  the fixed model's plan evaluates to %.4f ms, above its %.4f" % (ev, val))
+    bad = True
 if two_hop:
     bad2 = bnd > opt * (1 + 1e-6) or val < opt * (1 - 1e-6)
     print("  fixed at milp's split (the milp plan is in the model): %s, point %.4f, bound %.4f%s"
