@@ -94,6 +94,13 @@ struct inart_planner_opt {
 	 * by the local search (so the result is never slower than it, unless
 	 * a route of it is not a candidate the search can take). */
 	const struct inart_plan *start;
+	/* inart and the algorithms over candidates, where candidates are per
+	 * worker (up to 512 (worker, PS) pairs): also up to `detours` paths from
+	 * each worker to every INA switch off its shortest paths to the PS but
+	 * closer to it (a third leaf of a leaf-spine), aggregating there, and 4
+	 * paths per cand tree instead of 2 (docs/formulation.md section 3).
+	 * Default 0: none. */
+	int detours;
 };
 
 /* Defaults for the fields within o->size (see above).  0, or -EINVAL if o is

@@ -108,6 +108,7 @@ int cli_log_level(const char *cmd, const char *arg);
 enum {
 	OPT_SEED = 1000,
 	OPT_K_PATHS,
+	OPT_DETOURS,
 	OPT_TRIALS,
 	OPT_ROUNDS,
 	OPT_MILP_TIME,
@@ -120,6 +121,7 @@ enum {
 #define CLI_PLANNER_LONGOPTS                                                                       \
 	{"seed", required_argument, NULL, OPT_SEED},                                               \
 	    {"k-paths", required_argument, NULL, OPT_K_PATHS},                                     \
+	    {"detours", required_argument, NULL, OPT_DETOURS},                                     \
 	    {"trials", required_argument, NULL, OPT_TRIALS},                                       \
 	    {"rounds", required_argument, NULL, OPT_ROUNDS},                                       \
 	    {"milp-time-limit", required_argument, NULL, OPT_MILP_TIME},                           \
@@ -132,6 +134,10 @@ enum {
 	"  --seed S               random seed (default 1)\n"                                       \
 	"  --k-paths K            candidate paths per worker->PS flow (default: 8 below\n"         \
 	"                         512 nodes, else 4)\n"                                            \
+	"  --detours N            also N paths per flow to each INA switch off its\n"              \
+	"                         shortest paths but closer to the PS (a third leaf),\n"           \
+	"                         and 4 paths per tree; up to 512 worker-PS pairs\n"               \
+	"                         (default 0: none)\n"                                             \
 	"  --trials N             randomized-rounding trials (default 32)\n"                       \
 	"  --rounds R             phase-1/phase-2 iterations at most (default 4)\n"                \
 	"  --time-limit S         inart: keep improving the plan for S seconds from the\n"         \

@@ -25,6 +25,7 @@ void inart_cand_opt_default(struct inart_cand_opt *o)
 	o->k_paths = 4;
 	o->k_tree_paths = 2;
 	o->no_groups = 0;
+	o->detours = 0;
 	o->extra = NULL;
 	o->n_extra = 0;
 }
@@ -118,6 +119,9 @@ struct builder {
 	const struct inart_flow **xf; /* flows of the extra plans */
 	int *xt_off;		      /* n_trees + 1 */
 	const struct inart_tree **xt; /* trees of the extra plans */
+	/* detours (cand_opt.detours): paths per cand flow in `det` */
+	struct inart_pathset det;
+	int *det_first, *det_n; /* n_flows */
 };
 
 static int *tree_slot(struct builder *b, int j, int ps_idx, int node)
@@ -378,15 +382,58 @@ static int add_extra_tree(struct builder *b, int k)
 	return rc;
 }
 
+/* The detours of cand flow f from rep to ps (cand_opt.detours) into b->det,
+ * marking the trees they need.  d_ps, d_rep: scratch of n_nodes. */
+static int flow_detours(struct builder *b, int f, int j, int i, int rep, uint64_t salt, int k,
+			int *d_ps, int *d_rep)
+{
+	const struct inart_topo *t = b->t;
+	int ps = js_ps(b, j, i), n = t->n_nodes;
+	const int *d;
+
+	b->det_first[f] = b->det.n;
+	b->det_n[f] = 0;
+	if ((d = inart_paths_dist_to(b->paths, ps)) == NULL)
+		return -ENOMEM;
+	memcpy(d_ps, d, sizeof(int) * (size_t)n);
+	if ((d = inart_paths_dist_to(b->paths, rep)) == NULL)
+		return -ENOMEM;
+	memcpy(d_rep, d, sizeof(int) * (size_t)n);
+	for (int v = 0; v < n; v++) {
+		int got;
+
+		if (!ina_usable(&t->nodes[v]) || d_ps[v] < 0 || d_rep[v] < 0 ||
+		    d_ps[v] >= d_ps[rep] || d_rep[v] >= d_ps[rep] ||
+		    d_rep[v] + d_ps[v] <= d_ps[rep])
+			continue;
+		got = inart_paths_k_shortest_salted(b->paths, rep, v, k, salt, &b->det);
+		if (got == -ENOMEM)
+			return got;
+		if (got < 0)
+			continue;   /* unreachable: no detour there */
+		b->det_n[f] += got; /* those through the PS are skipped in pass 3 */
+		*tree_slot(b, j, i, v) = -2;
+	}
+	return 0;
+}
+
 /* Pass 1: paths of every (group, PS) into `scratch`; mark wanted trees. */
 static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 			   struct inart_pathset *scratch, int *flow_first, int *flow_n,
 			   struct inart_err *err)
 {
 	const struct inart_topo *t = b->t;
-	int f = 0;
+	int f = 0, rc = 0, *d_ps = NULL, *d_rep = NULL;
 
-	for (int g = 0; g < b->c->n_groups; g++) {
+	if (opt->detours > 0) {
+		d_ps = malloc(sizeof(int) * (size_t)t->n_nodes);
+		d_rep = malloc(sizeof(int) * (size_t)t->n_nodes);
+		if (d_ps == NULL || d_rep == NULL) {
+			rc = inart_err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (int g = 0; g < b->c->n_groups && rc == 0; g++) {
 		const struct inart_group *grp = &b->c->groups[g];
 		const struct inart_job *job = &b->js->jobs[grp->job];
 
@@ -398,10 +445,12 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 			int n = inart_paths_k_shortest_salted(b->paths, grp->members[0], job->ps[i],
 							      opt->k_paths, salt, scratch);
 
-			if (n < 0)
-				return inart_err_set(
-				    err, n, "job '%s': no path from '%s' to PS '%s'", job->id,
-				    t->nodes[grp->members[0]].id, t->nodes[job->ps[i]].id);
+			if (n < 0) {
+				rc = inart_err_set(err, n, "job '%s': no path from '%s' to PS '%s'",
+						   job->id, t->nodes[grp->members[0]].id,
+						   t->nodes[job->ps[i]].id);
+				goto out;
+			}
 			flow_first[f] = before;
 			flow_n[f] = n;
 			for (int k = before; k < before + n; k++) {
@@ -412,9 +461,17 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 					if (ina_usable(&t->nodes[p[pos]]))
 						*tree_slot(b, grp->job, i, p[pos]) = -2;
 			}
+			if (opt->detours > 0 && flow_detours(b, f, grp->job, i, grp->members[0],
+							     salt, opt->detours, d_ps, d_rep) < 0) {
+				rc = inart_err_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 	}
-	return 0;
+out:
+	free(d_ps);
+	free(d_rep);
+	return rc;
 }
 
 /* Pass 2: one cand tree per wanted (job, PS, switch), deepest first. */
@@ -452,6 +509,25 @@ static int pass_trees(struct builder *b, struct inart_err *err)
 	return 0;
 }
 
+/* The detours of cand flow f (job j, PS index i) as choices, but those
+ * through the PS and those already there. */
+static int add_detours(struct builder *b, int f, int j, int i, int first)
+{
+	int ps = js_ps(b, j, i), rc = 0;
+
+	for (int x = b->det_first[f]; x < b->det_first[f] + b->det_n[f] && rc == 0; x++) {
+		const int *p = inart_pathset_path(&b->det, x);
+		int len = inart_pathset_len(&b->det, x), v = p[len - 1], through_ps = 0;
+
+		for (int pos = 0; pos < len; pos++)
+			through_ps |= p[pos] == ps;
+		if (!through_ps && *tree_slot(b, j, i, v) >= 0 &&
+		    !has_choice(b->c, first, p, len, v))
+			rc = add_choice(b, p, len, v, *tree_slot(b, j, i, v));
+	}
+	return rc;
+}
+
 /* Pass 3: choices of flows and trees. */
 static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 			const struct inart_pathset *scratch, const int *flow_first,
@@ -477,6 +553,8 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 						       .first_slot = c->n_slots};
 			rc = add_choices(b, scratch, flow_first[f], flow_n[f], grp->job, i, NULL,
 					 -1);
+			if (rc == 0 && opt->detours > 0)
+				rc = add_detours(b, f, grp->job, i, cf->first_choice);
 			if (rc == 0)
 				rc = add_extra_flow(b, f, grp, i, cf->first_choice);
 			if (rc < 0)
@@ -530,6 +608,7 @@ int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
 	int n_pairs = 0, n_flows = 0, rc;
 
 	inart_pathset_init(&scratch);
+	inart_pathset_init(&b.det);
 	if (opt == NULL) {
 		inart_cand_opt_default(&dflt);
 		opt = &dflt;
@@ -560,7 +639,12 @@ int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
 	flow_first = malloc(sizeof(int) * (size_t)(n_flows + 1));
 	flow_n = malloc(sizeof(int) * (size_t)(n_flows + 1));
 	b.c->flows = calloc((size_t)n_flows + 1, sizeof(*b.c->flows));
-	if (flow_first == NULL || flow_n == NULL || b.c->flows == NULL) {
+	if (opt->detours > 0) {
+		b.det_first = calloc((size_t)n_flows + 1, sizeof(int));
+		b.det_n = calloc((size_t)n_flows + 1, sizeof(int));
+	}
+	if (flow_first == NULL || flow_n == NULL || b.c->flows == NULL ||
+	    (opt->detours > 0 && (b.det_first == NULL || b.det_n == NULL))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -592,6 +676,9 @@ out:
 	free(b.xf);
 	free(b.xt_off);
 	free(b.xt);
+	inart_pathset_free(&b.det);
+	free(b.det_first);
+	free(b.det_n);
 	return rc;
 }
 

@@ -35,6 +35,12 @@ struct inart_cand_opt {
 	int k_paths;	  /* candidate paths per (group, PS); default 4 */
 	int k_tree_paths; /* candidate paths per cand tree; default 2 */
 	int no_groups;	  /* 1: every worker is its own group (exact MILP) */
+	/* Detours: per (group, PS) and per INA switch v off every shortest
+	 * path but closer to the PS than the worker (e.g. a third leaf of a
+	 * leaf-spine), up to `detours` shortest paths to v with v as the
+	 * aggregation point (a cand tree there then sends on towards the PS);
+	 * 0: none (default). */
+	int detours;
 	/* Plans whose routes become candidates too (the baselines'), where
 	 * they fit: a flow's path and aggregation point become a choice of its
 	 * (group, PS) -- for every member, with its own first node -- and a

@@ -92,10 +92,12 @@ static int full_opt(const struct inart_planner_opt *opt, struct inart_planner_op
 				     (unsigned)opt->size);
 	memcpy((char *)o + OPT_MIN_SIZE, (const char *)opt + OPT_MIN_SIZE,
 	       (opt->size < sizeof(*o) ? opt->size : sizeof(*o)) - OPT_MIN_SIZE);
-	if (o->k_paths < 0 || o->trials < 1 || o->max_rounds < 1 || !(o->time_limit_s >= 0))
-		return inart_err_set(err, -EINVAL,
-				     "k_paths must be >= 0 (0: auto), trials and max_rounds >= 1, "
-				     "time_limit_s >= 0");
+	if (o->k_paths < 0 || o->detours < 0 || o->trials < 1 || o->max_rounds < 1 ||
+	    !(o->time_limit_s >= 0))
+		return inart_err_set(
+		    err, -EINVAL,
+		    "k_paths and detours must be >= 0 (0: auto), trials and max_rounds >= 1, "
+		    "time_limit_s >= 0");
 	return 0;
 }
 
