@@ -125,6 +125,66 @@ static void test_multilevel(void **state)
 	tu_free(t, js, c, p);
 }
 
+/* The choices of flow f that aggregate at node v. */
+static int n_agg_at(const struct inart_cand *c, int f, int v)
+{
+	int n = 0;
+
+	for (int q = c->flows[f].first_choice; q < c->flows[f].first_choice + c->flows[f].n_choices;
+	     q++)
+		n += c->choices[q].agg == v;
+	return n;
+}
+
+/* Detours: h0 on leaf l0, its PS h2 on l2; l1, a third leaf with INA, is on
+ * no shortest path h0 -> h2 but closer to h2 than h0 is.  With detours = 2
+ * the flow may go up to a spine and down to l1 and aggregate there (both
+ * spines), l1's tree then sends on to the PS; without, l1 has no role. */
+static void test_detours(void **state)
+{
+	struct inart_topo *t =
+	    tu_topo("h0-l0 h1-l1 h2-l2 l0-s0 l0-s1 l1-s0 l1-s1 l2-s0 l2-s1", "l1:400:1");
+	struct inart_jobs *js = tu_jobs1(t, "h0 h1", "h2", 1e9);
+	struct inart_paths *paths = inart_paths_create(t);
+	struct inart_cand_opt o;
+	struct inart_cand *c = NULL;
+	struct inart_err err;
+	int l1 = inart_topo_find(t, "l1"), f0 = -1;
+
+	(void)state;
+	assert_non_null(paths);
+	inart_cand_opt_default(&o);
+	o.k_paths = 2;
+	o.no_groups = 1;
+	for (int det = 0; det <= 2; det += 2) {
+		o.detours = det;
+		if (inart_cand_build(t, js, paths, &o, &c, &err) < 0)
+			fail_msg("cand: %s", err.msg);
+		for (int f = 0; f < c->n_flows; f++)
+			if (c->groups[c->flows[f].group].members[0] == inart_topo_find(t, "h0"))
+				f0 = f;
+		assert_true(f0 >= 0);
+		assert_int_equal(n_agg_at(c, f0, l1), det); /* h0-l0-s0-l1, h0-l0-s1-l1 */
+		/* l1 holds h1's own tree either way, and every choice of h0
+		 * aggregating there ends at l1 and names that tree */
+		assert_int_equal(c->n_trees, 1);
+		for (int q = c->flows[f0].first_choice;
+		     q < c->flows[f0].first_choice + c->flows[f0].n_choices; q++)
+			if (c->choices[q].agg == l1) {
+				const int *pp = inart_pathset_path(&c->paths, c->choices[q].path);
+				int len = inart_pathset_len(&c->paths, c->choices[q].path);
+
+				assert_int_equal(len, 4);
+				assert_int_equal(pp[len - 1], l1);
+				assert_int_equal(c->choices[q].tree, 0);
+			}
+		inart_cand_destroy(c);
+	}
+	inart_paths_destroy(paths);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 /* Switches without INA or without a tree budget give no tree. */
 static void test_no_ina(void **state)
 {
@@ -141,9 +201,8 @@ static void test_no_ina(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_star),
-	    cmocka_unit_test(test_realize),
-	    cmocka_unit_test(test_multilevel),
+	    cmocka_unit_test(test_star),       cmocka_unit_test(test_realize),
+	    cmocka_unit_test(test_multilevel), cmocka_unit_test(test_detours),
 	    cmocka_unit_test(test_no_ina),
 	};
 
