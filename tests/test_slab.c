@@ -1,7 +1,9 @@
 /*
  * test_slab: one block for parallel arrays -- the two passes hand out the
  * same layout, every array aligned, zeroed and disjoint from the others; a
- * size that overflows fails with ENOMEM and allocates nothing.
+ * size that overflows fails with ENOMEM and allocates nothing;
+ * inart_slab_block runs both passes over a lay_out that reads its sizes
+ * from the object.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -97,12 +99,55 @@ static void test_empty(void **state)
 	free(s.base);
 }
 
+struct sized {
+	size_t n;
+	double *d;
+	int *i;
+	void *block;
+};
+
+static void sized_lay_out(void *obj, struct inart_slab *s)
+{
+	struct sized *x = obj;
+
+	x->d = inart_slab_take(s, x->n, sizeof(*x->d));
+	x->i = inart_slab_take(s, x->n, sizeof(*x->i));
+}
+
+static void test_block(void **state)
+{
+	struct sized x = {.n = 21};
+
+	(void)state;
+	x.block = inart_slab_block(&x, sized_lay_out);
+	assert_non_null(x.block);
+	assert_ptr_equal(x.d, x.block); /* the first array starts the block */
+	assert_true((char *)(x.d + x.n) <= (char *)x.i);
+	for (size_t k = 0; k < x.n; k++) {
+		assert_true(x.d[k] == 0.0 && x.i[k] == 0);
+		x.d[k] = 1.5;
+		x.i[k] = (int)k;
+	}
+	for (size_t k = 0; k < x.n; k++)
+		assert_true(x.d[k] == 1.5 && x.i[k] == (int)k);
+	free(x.block);
+
+	x.n = SIZE_MAX / 4; /* does not fit: nothing allocated, the pointers NULL */
+	errno = 0;
+	x.block = inart_slab_block(&x, sized_lay_out);
+	assert_null(x.block);
+	assert_int_equal(errno, ENOMEM);
+	assert_null(x.d);
+	assert_null(x.i);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layout),
 	    cmocka_unit_test(test_overflow),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
