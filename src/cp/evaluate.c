@@ -61,13 +61,18 @@ struct inart_evaluator {
 };
 
 /* The per-arc and per-node arrays, in the evaluator's block (common/slab.h):
- * arcs (m + 1 entries each) arc_push, arc_pull, arc_list, arc_touched, then nodes (n
- * + 1 entries each) node_agg, node_ingress, node_trees, node_list,
- * node_touched, wgen, pgen, hgen, vgen, widx, pidx, head. */
+ * arcs (m + 1 entries each) arc_push, arc_pull, arc_list, arc_touched, then
+ * nodes (n + 1 entries each) node_agg, node_ingress, node_trees, node_list,
+ * node_touched, the stamps wgen, pgen, hgen, vgen and the maps widx, pidx,
+ * head. */
 static void lay_out(void *obj, struct inart_slab *s)
 {
 	struct inart_evaluator *ev = obj;
 	size_t n = (size_t)ev->n + 1, m = (size_t)ev->m + 1;
+	/* the per-job node maps (valid where their stamp is the job's), the
+	 * per-path visit stamps */
+	unsigned **stamps[] = {&ev->wgen, &ev->pgen, &ev->hgen, &ev->vgen};
+	int **maps[] = {&ev->widx, &ev->pidx, &ev->head};
 
 	ev->arc_push = inart_slab_take(s, m, sizeof(double));
 	ev->arc_pull = inart_slab_take(s, m, sizeof(double));
@@ -78,13 +83,10 @@ static void lay_out(void *obj, struct inart_slab *s)
 	ev->node_trees = inart_slab_take(s, n, sizeof(int));
 	ev->node_list = inart_slab_take(s, n, sizeof(int));
 	ev->node_touched = inart_slab_take(s, n, 1);
-	ev->wgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->pgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->hgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->vgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->widx = inart_slab_take(s, n, sizeof(int));
-	ev->pidx = inart_slab_take(s, n, sizeof(int));
-	ev->head = inart_slab_take(s, n, sizeof(int));
+	for (size_t i = 0; i < sizeof(stamps) / sizeof(stamps[0]); i++)
+		*stamps[i] = inart_slab_take(s, n, sizeof(unsigned));
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		*maps[i] = inart_slab_take(s, n, sizeof(int));
 }
 
 struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
