@@ -1162,6 +1162,65 @@ static void test_reuse_after_error(void **state)
 	bad_free(&b);
 }
 
+/* The per-job scratch grows with the jobs: an evaluator made for one small
+ * job (its first run sizes the scratch for 1 (worker, PS) pair), then run on
+ * plans of a set that has since gained a job with 32 pairs and trees, agrees
+ * with the naive evaluation. */
+static void test_scratch_grows(void **state)
+{
+	struct inart_topo *t = mk_fattree4();
+	struct inart_paths *paths = inart_paths_create(t);
+	struct inart_jobs *js = inart_jobs_create();
+	struct inart_evaluator *ev;
+	struct inart_rng r;
+	int m = inart_topo_n_arcs(t), n = t->n_nodes, most_trees = 0;
+	double *push = malloc(sizeof(double) * (size_t)m),
+	       *pull = malloc(sizeof(double) * (size_t)m);
+	double *agg = malloc(sizeof(double) * (size_t)n), *ing = malloc(sizeof(double) * (size_t)n);
+	int *budget = malloc(sizeof(int) * (size_t)n);
+	int w0[1] = {0}, p0[1] = {1}, w1[8], p1[4];
+
+	(void)state;
+	for (int k = 0; k < 8; k++)
+		w1[k] = 2 + k;
+	for (int k = 0; k < 4; k++)
+		p1[k] = 10 + k;
+	assert_int_equal(inart_jobs_add(js, "small", w0, 1, p0, 1, 1e9, NULL, NULL), 0);
+	assert_int_equal(inart_jobs_validate(js, t, NULL), 0);
+	ev = inart_evaluator_create(t, js);
+	assert_non_null(ev);
+	assert_int_equal(inart_jobs_add(js, "large", w1, 8, p1, 4, 2e9, NULL, NULL), 1);
+	assert_int_equal(inart_jobs_validate(js, t, NULL), 0);
+	inart_rng_seed(&r, 77);
+	for (int k = 0; k < 20; k++) {
+		struct inart_plan *p = random_plan(t, js, paths, &r, budget);
+		struct inart_eval e1;
+		struct inart_err err = {{0}};
+		double comm, pt, qt;
+
+		naive(t, js, p, push, pull, agg, ing, &comm, &pt, &qt);
+		if (inart_evaluator_run(ev, p, &e1, &err) != 0)
+			fail_msg("%s", err.msg);
+		assert_near(e1.comm_time_s, comm, 1e-9);
+		for (int e = 0; e < m; e++)
+			assert_near(e1.arc_push_gbit[e] + e1.arc_pull_gbit[e], push[e] + pull[e],
+				    1e-9);
+		if (p->jobs[1].n_trees > most_trees)
+			most_trees = p->jobs[1].n_trees;
+		inart_plan_destroy(p);
+	}
+	assert_true(most_trees > 0); /* the large job's trees were indexed too */
+	inart_evaluator_destroy(ev);
+	free(push);
+	free(pull);
+	free(agg);
+	free(ing);
+	free(budget);
+	inart_jobs_destroy(js);
+	inart_paths_destroy(paths);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1183,6 +1242,7 @@ int main(void)
 	    cmocka_unit_test(test_invalid_budget),
 	    cmocka_unit_test(test_random_against_naive),
 	    cmocka_unit_test(test_reuse_after_error),
+	    cmocka_unit_test(test_scratch_grows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
