@@ -99,46 +99,48 @@ static void test_empty(void **state)
 	free(s.base);
 }
 
-struct sized {
+/* The arrays of test_layout with their count, for inart_slab_block. */
+struct counted {
+	struct arrs a;
 	size_t n;
-	double *d;
-	int *i;
-	void *block;
 };
 
-static void sized_lay_out(void *obj, struct inart_slab *s)
+static void counted_lay_out(void *obj, struct inart_slab *s)
 {
-	struct sized *x = obj;
+	struct counted *x = obj;
 
-	x->d = inart_slab_take(s, x->n, sizeof(*x->d));
-	x->i = inart_slab_take(s, x->n, sizeof(*x->i));
+	lay_out(&x->a, s, x->n);
 }
 
 static void test_block(void **state)
 {
-	struct sized x = {.n = 21};
+	struct counted x = {.n = 21};
+	void *block;
 
 	(void)state;
-	x.block = inart_slab_block(&x, sized_lay_out);
-	assert_non_null(x.block);
-	assert_ptr_equal(x.d, x.block); /* the first array starts the block */
-	assert_true((char *)(x.d + x.n) <= (char *)x.i);
+	block = inart_slab_block(&x, counted_lay_out);
+	assert_non_null(block);
+	assert_ptr_equal(x.a.d, block); /* the first array starts the block */
+	assert_true((char *)(x.a.d + x.n) <= x.a.c);
+	assert_true((char *)(x.a.i + x.n) <= (char *)x.a.big);
+	assert_int_equal((uintptr_t)x.a.big % 64, 0);
 	for (size_t k = 0; k < x.n; k++) {
-		assert_true(x.d[k] == 0.0 && x.i[k] == 0);
-		x.d[k] = 1.5;
-		x.i[k] = (int)k;
+		assert_true(x.a.d[k] == 0.0 && x.a.i[k] == 0 && x.a.big[k] == 0);
+		x.a.d[k] = 1.5;
+		x.a.i[k] = (int)k;
 	}
 	for (size_t k = 0; k < x.n; k++)
-		assert_true(x.d[k] == 1.5 && x.i[k] == (int)k);
-	free(x.block);
+		assert_true(x.a.d[k] == 1.5 && x.a.i[k] == (int)k);
+	free(block);
 
 	x.n = SIZE_MAX / 4; /* does not fit: nothing allocated, the pointers NULL */
 	errno = 0;
-	x.block = inart_slab_block(&x, sized_lay_out);
-	assert_null(x.block);
+	block = inart_slab_block(&x, counted_lay_out);
+	assert_null(block);
 	assert_int_equal(errno, ENOMEM);
-	assert_null(x.d);
-	assert_null(x.i);
+	assert_null(x.a.d);
+	assert_null(x.a.i);
+	assert_null(x.a.big);
 }
 
 int main(void)
