@@ -5,6 +5,7 @@
  * taken from a switch's compact label tables (in service and built aside)
  * and exchanged without allocation. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +56,9 @@ static void test_refused(void **state)
 	c.n_ports = 2;
 	c.agg_bytes_per_s = -1;
 	assert_null(inart_gate_create(&c, 0));
+	c.agg_bytes_per_s = INFINITY; /* the token bucket refuses it */
+	assert_null(inart_gate_create(&c, 0));
+	assert_int_equal(errno, EINVAL);
 	inart_gate_destroy(NULL);
 }
 

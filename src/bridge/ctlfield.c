@@ -207,20 +207,6 @@ int inart_ctl_get_array(json_t *o, const char *what, const char *key, size_t max
 	return 0;
 }
 
-/* get_array, then an array of n zeroed elements of `size` bytes in *mem
- * (left NULL when the array is absent or empty; the caller frees it). */
-int inart_ctl_get_array_alloc(json_t *o, const char *what, const char *key, size_t max, size_t size,
-			      json_t **arr, size_t *n, void **mem, char *why, size_t why_len)
-{
-	int rc = inart_ctl_get_array(o, what, key, max, arr, n, why, why_len);
-
-	*mem = NULL;
-	if (rc < 0 || *n == 0)
-		return rc;
-	*mem = calloc(*n, size);
-	return *mem ? 0 : -ENOMEM;
-}
-
 int inart_ctl_parse_hex64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -5,8 +5,7 @@
  * JSON readers: each reads one field of an object that comes from untrusted
  * bytes, checks its type, range or length, and on a refusal returns -EINVAL
  * with a reason in why that starts with "what" (the entry at fault, e.g.
- * "labels[3]: down[2]") and names the key.  Pure, no I/O, no allocation
- * except inart_ctl_get_array_alloc's array (the caller's).
+ * "labels[3]: down[2]") and names the key.  Pure, no I/O, no allocation.
  */
 #ifndef INART_CTLFIELD_H
 #define INART_CTLFIELD_H
@@ -34,11 +33,6 @@ int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out, c
  * absent. */
 int inart_ctl_get_array(json_t *o, const char *what, const char *key, size_t max, json_t **arr,
 			size_t *n, char *why, size_t why_len);
-/* inart_ctl_get_array, then an array of *n zeroed elements of `size` bytes
- * in *mem (left NULL when the array is absent or empty; the caller frees it
- * even on an error).  -ENOMEM if allocation failed. */
-int inart_ctl_get_array_alloc(json_t *o, const char *what, const char *key, size_t max, size_t size,
-			      json_t **arr, size_t *n, void **mem, char *why, size_t why_len);
 
 /* Field tables: the fields of one JSON object read into one C struct, each
  * key the name of the struct member it fills (so the keys are written

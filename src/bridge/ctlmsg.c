@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/slab.h"
 #include "dp/bytes.h"
 
 static const char *const op_names[] = {
@@ -100,33 +101,85 @@ static int parse_ident(json_t *o, const char *what, struct inart_ctl_req *r, int
 	return 0;
 }
 
+/* The sizes of an install or trees request's arrays, read from its JSON
+ * before it is parsed (an array that is not one, or too long, counts 0: the
+ * parse refuses it). */
+struct req_sizes {
+	size_t labels, words, copies, del_labels, routes, ingress, trees, srcs;
+};
+
+static size_t array_len(json_t *o, const char *key, size_t max)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_array(v) && json_array_size(v) <= max ? json_array_size(v) : 0;
+}
+
+static void req_sizes(json_t *o, int op, struct req_sizes *z)
+{
+	json_t *labels = json_object_get(o, "labels"), *trees = json_object_get(o, "trees");
+
+	memset(z, 0, sizeof(*z));
+	if (op == INART_CTL_INSTALL) {
+		z->labels = array_len(o, "labels", INART_SW_MAX_LABELS);
+		for (size_t i = 0; i < z->labels; i++) {
+			size_t w, c;
+
+			inart_ctl_label_sizes(json_array_get(labels, i), &w, &c);
+			z->words += w;
+			z->copies += c;
+		}
+		z->del_labels = array_len(o, "del_labels", INART_SW_MAX_LABELS);
+		z->routes = array_len(o, "routes", INART_CTL_MAX_ROUTES);
+		z->ingress = array_len(o, "ingress", INART_CTL_MAX_ROUTES);
+	} else {
+		z->trees = array_len(o, "trees", INART_CTL_MAX_TREES);
+		for (size_t i = 0; i < z->trees; i++)
+			z->srcs += inart_ctl_ps_tree_sources(json_array_get(trees, i));
+	}
+}
+
+static void req_lay_out(struct inart_ctl_req *r, const struct req_sizes *z, struct inart_slab *s)
+{
+	r->labels = inart_slab_take(s, z->labels, sizeof(*r->labels));
+	r->exp = inart_slab_take(s, z->words, sizeof(*r->exp));
+	r->downs = inart_slab_take(s, z->copies, sizeof(*r->downs));
+	r->del_labels = inart_slab_take(s, z->del_labels, sizeof(*r->del_labels));
+	r->routes = inart_slab_take(s, z->routes, sizeof(*r->routes));
+	r->ingress = inart_slab_take(s, z->ingress, sizeof(*r->ingress));
+	r->trees = inart_slab_take(s, z->trees, sizeof(*r->trees));
+	r->srcs = inart_slab_take(s, z->srcs, sizeof(*r->srcs));
+}
+
+/* Room for the arrays of request o (op: install or trees), one block in
+ * r->block.  0 or -ENOMEM. */
+static int req_alloc(json_t *o, struct inart_ctl_req *r)
+{
+	struct inart_slab slab = INART_SLAB_INIT;
+	struct req_sizes z;
+
+	req_sizes(o, r->op, &z);
+	req_lay_out(r, &z, &slab);
+	if (inart_slab_alloc(&slab) < 0)
+		return -ENOMEM;
+	req_lay_out(r, &z, &slab);
+	r->block = slab.base;
+	return 0;
+}
+
 static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
 {
 	json_t *arr;
-	void *mem;
 	size_t n, words = 0, copies = 0;
 	char what[48];
 	int rc;
 
-	rc = inart_ctl_get_array_alloc(o, "install", "labels", INART_SW_MAX_LABELS,
-				       sizeof(*r->labels), &arr, &n, &mem, why, why_len);
-	r->labels = mem;
+	rc = inart_ctl_get_array(o, "install", "labels", INART_SW_MAX_LABELS, &arr, &n, why,
+				 why_len);
 	if (rc < 0)
 		return rc;
 	r->n_labels = (int)n;
-	/* one array each for the expected bitmaps and the copies */
-	for (size_t i = 0; i < n; i++) {
-		size_t w, c;
-
-		inart_ctl_label_sizes(json_array_get(arr, i), &w, &c);
-		words += w;
-		copies += c;
-	}
-	r->exp = calloc(words + 1, sizeof(*r->exp));
-	r->downs = calloc(copies + 1, sizeof(*r->downs));
-	if (r->exp == NULL || r->downs == NULL)
-		return -ENOMEM;
-	words = copies = 0;
+	/* expected bitmaps and copies into exp and downs, in label order */
 	for (size_t i = 0; i < n; i++) {
 		json_t *j = json_array_get(arr, i);
 		size_t w, c;
@@ -164,21 +217,20 @@ static int ingress_elem(json_t *j, const char *what, void *out, char *why, size_
 	return inart_ctl_ingress_parse(j, what, out, why, why_len);
 }
 
-/* The install list key: at most max elements of `size` bytes, in a new
- * array *mem (the caller frees it, also on an error), *count of them. */
+/* The install list key: at most max elements of `size` bytes into mem
+ * (room for them: req_alloc), *count of them. */
 static int parse_list(json_t *o, const char *key, size_t max, size_t size, elem_parse_fn parse,
-		      void **mem, int *count, char *why, size_t why_len)
+		      void *mem, int *count, char *why, size_t why_len)
 {
 	json_t *arr;
 	size_t n;
 	char what[48];
-	int rc =
-	    inart_ctl_get_array_alloc(o, "install", key, max, size, &arr, &n, mem, why, why_len);
+	int rc = inart_ctl_get_array(o, "install", key, max, &arr, &n, why, why_len);
 
 	*count = rc < 0 ? 0 : (int)n;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		snprintf(what, sizeof(what), "%s[%zu]", key, i);
-		rc = parse(json_array_get(arr, i), what, (char *)*mem + i * size, why, why_len);
+		rc = parse(json_array_get(arr, i), what, (char *)mem + i * size, why, why_len);
 	}
 	return rc;
 }
@@ -189,11 +241,10 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 					   "labels",	 "del_labels", "routes", "ingress",
 					   "install_id", "phase",      NULL};
 	json_t *cfg;
-	void *mem;
 	int rc;
 
 	if ((rc = inart_ctl_get_keys(o, "install", keys, why, why_len)) < 0 ||
-	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0)
+	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, r)) < 0)
 		return rc;
 	if ((rc = inart_ctl_get_bool(o, "install", "replace", &r->replace, why, why_len)) < 0)
 		return rc;
@@ -203,22 +254,14 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 			return rc;
 		r->has_cfg = 1;
 	}
-	if ((rc = parse_labels(o, r, why, why_len)) < 0)
+	if ((rc = parse_labels(o, r, why, why_len)) < 0 ||
+	    (rc = parse_list(o, "del_labels", INART_SW_MAX_LABELS, sizeof(*r->del_labels),
+			     del_label_elem, r->del_labels, &r->n_del_labels, why, why_len)) < 0 ||
+	    (rc = parse_list(o, "routes", INART_CTL_MAX_ROUTES, sizeof(*r->routes), route_elem,
+			     r->routes, &r->n_routes, why, why_len)) < 0)
 		return rc;
-	rc = parse_list(o, "del_labels", INART_SW_MAX_LABELS, sizeof(*r->del_labels),
-			del_label_elem, &mem, &r->n_del_labels, why, why_len);
-	r->del_labels = mem;
-	if (rc < 0)
-		return rc;
-	rc = parse_list(o, "routes", INART_CTL_MAX_ROUTES, sizeof(*r->routes), route_elem, &mem,
-			&r->n_routes, why, why_len);
-	r->routes = mem;
-	if (rc < 0)
-		return rc;
-	rc = parse_list(o, "ingress", INART_CTL_MAX_ROUTES, sizeof(*r->ingress), ingress_elem, &mem,
-			&r->n_ingress, why, why_len);
-	r->ingress = mem;
-	return rc;
+	return parse_list(o, "ingress", INART_CTL_MAX_ROUTES, sizeof(*r->ingress), ingress_elem,
+			  r->ingress, &r->n_ingress, why, why_len);
 }
 
 static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
@@ -226,31 +269,22 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 	static const char *const keys[] = {"op",    "node",	  "replace", "reset",
 					   "trees", "install_id", "phase",   NULL};
 	json_t *arr;
-	void *mem;
 	size_t n, ns = 0;
 	char what[48];
 	int rc;
 
 	if ((rc = inart_ctl_get_keys(o, "trees", keys, why, why_len)) < 0 ||
-	    (rc = parse_ident(o, "trees", r, 1, why, why_len)) < 0)
+	    (rc = parse_ident(o, "trees", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, r)) < 0)
 		return rc;
 	if ((rc = inart_ctl_get_bool(o, "trees", "replace", &r->replace, why, why_len)) < 0 ||
 	    (rc = inart_ctl_get_bool(o, "trees", "reset", &r->reset, why, why_len)) < 0)
 		return rc;
 	if (json_object_get(o, "trees") == NULL)
 		return inart_why(why, why_len, -EINVAL, "trees: missing 'trees'");
-	rc = inart_ctl_get_array_alloc(o, "trees", "trees", INART_CTL_MAX_TREES, sizeof(*r->trees),
-				       &arr, &n, &mem, why, why_len);
-	r->trees = mem;
+	rc = inart_ctl_get_array(o, "trees", "trees", INART_CTL_MAX_TREES, &arr, &n, why, why_len);
 	if (rc < 0)
 		return rc;
 	r->n_trees = (int)n;
-	for (size_t i = 0; i < n; i++)
-		ns += inart_ctl_ps_tree_sources(json_array_get(arr, i));
-	r->srcs = calloc(ns + 1, sizeof(*r->srcs));
-	if (r->srcs == NULL)
-		return -ENOMEM;
-	ns = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_t *j = json_array_get(arr, i);
 
@@ -361,14 +395,7 @@ void inart_ctl_req_free(struct inart_ctl_req *req)
 {
 	if (req == NULL)
 		return;
-	free(req->labels);
-	free(req->exp);
-	free(req->downs);
-	free(req->del_labels);
-	free(req->routes);
-	free(req->ingress);
-	free(req->trees);
-	free(req->srcs);
+	free(req->block);
 	memset(req, 0, sizeof(*req));
 }
 
@@ -413,40 +440,26 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 			json_object_set_new(o, "replace", json_true());
 		if (req->has_cfg)
 			json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&req->cfg));
-		a = json_array();
-		for (int i = 0; i < req->n_labels; i++)
-			json_array_append_new(a, inart_ctl_label_json(&req->labels[i]));
-		json_object_set_new(o, "labels", a);
+		json_object_set_new(o, "labels", inart_ctl_labels_json(req->labels, req->n_labels));
 		if (req->n_del_labels > 0) {
 			a = json_array();
 			for (int i = 0; i < req->n_del_labels; i++)
 				json_array_append_new(a, json_integer(req->del_labels[i]));
 			json_object_set_new(o, "del_labels", a);
 		}
-		a = json_array();
-		for (int i = 0; i < req->n_routes; i++)
-			json_array_append_new(a, inart_ctl_route_json(&req->routes[i]));
-		json_object_set_new(o, "routes", a);
-		if (req->n_ingress > 0) {
-			a = json_array();
-			for (int i = 0; i < req->n_ingress; i++)
-				json_array_append_new(a, inart_ctl_ingress_json(&req->ingress[i]));
-			json_object_set_new(o, "ingress", a);
-		}
+		json_object_set_new(o, "routes", inart_ctl_routes_json(req->routes, req->n_routes));
+		if (req->n_ingress > 0)
+			json_object_set_new(o, "ingress",
+					    inart_ctl_ingress_json(req->ingress, req->n_ingress));
 		break;
 	}
-	case INART_CTL_TREES: {
-		json_t *a = json_array();
-
+	case INART_CTL_TREES:
 		if (req->replace)
 			json_object_set_new(o, "replace", json_true());
 		if (req->reset)
 			json_object_set_new(o, "reset", json_true());
-		for (int i = 0; i < req->n_trees; i++)
-			json_array_append_new(a, inart_ctl_ps_tree_json(&req->trees[i]));
-		json_object_set_new(o, "trees", a);
+		json_object_set_new(o, "trees", inart_ctl_ps_trees_json(req->trees, req->n_trees));
 		break;
-	}
 	case INART_CTL_LOG_LEVEL:
 		if (req->level < 0 || req->level > 3) {
 			json_decref(o);

@@ -37,7 +37,7 @@
  * and the reason for a refusal names the entry (e.g. "labels[3]: down[2]:
  * port 70000 out of range").
  *
- * Ownership: a parsed request owns its arrays (inart_ctl_req_free);
+ * Ownership: a parsed request owns its arrays, one block (inart_ctl_req_free);
  * encoders return malloc'ed strings or new jansson references.
  */
 #ifndef INART_CTLMSG_H
@@ -100,6 +100,7 @@ struct inart_ctl_req {
 	int n_trees;
 	struct inart_ps_tree_cfg *trees; /* their sources point into srcs */
 	struct inart_ps_source *srcs;
+	void *block;  /* a parsed request's arrays above, one allocation */
 	uint32_t job; /* tree_del */
 	uint16_t tree;
 };

@@ -342,7 +342,7 @@ static json_t *jmac(const uint8_t mac[6])
 	return json_string(s);
 }
 
-json_t *inart_ctl_label_json(const struct inart_label_entry *e)
+static json_t *label_json(const struct inart_label_entry *e)
 {
 	json_t *o = json_object();
 
@@ -396,26 +396,45 @@ json_t *inart_ctl_label_json(const struct inart_label_entry *e)
 	return o;
 }
 
-json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g)
+json_t *inart_ctl_labels_json(const struct inart_label_entry *e, int n)
 {
-	json_t *o = json_object();
+	json_t *a = json_array();
 
-	json_object_set_new(o, "port", json_integer(g->port));
-	json_object_set_new(o, "job", json_integer(g->job));
-	json_object_set_new(o, "rank", json_integer(g->rank));
-	return o;
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, label_json(&e[i]));
+	return a;
 }
 
-json_t *inart_ctl_route_json(const struct inart_route *r)
+json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g, int n)
 {
-	json_t *o = json_object();
-	char s[16], p[24];
+	json_t *a = json_array();
 
-	inart_ctl_fmt_ip(r->prefix, s);
-	snprintf(p, sizeof(p), "%s/%u", s, r->len);
-	json_object_set_new(o, "prefix", json_string(p));
-	json_object_set_new(o, "port", json_integer(r->port));
-	return o;
+	for (int i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "port", json_integer(g[i].port));
+		json_object_set_new(o, "job", json_integer(g[i].job));
+		json_object_set_new(o, "rank", json_integer(g[i].rank));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *inart_ctl_routes_json(const struct inart_route *r, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++) {
+		json_t *o = json_object();
+		char s[16], p[24];
+
+		inart_ctl_fmt_ip(r[i].prefix, s);
+		snprintf(p, sizeof(p), "%s/%u", s, r[i].len);
+		json_object_set_new(o, "prefix", json_string(p));
+		json_object_set_new(o, "port", json_integer(r[i].port));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg)
@@ -443,34 +462,41 @@ json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg)
 	return o;
 }
 
-json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg)
+json_t *inart_ctl_ps_trees_json(const struct inart_ps_tree_cfg *t, int n)
 {
-	json_t *o = json_object(), *ch = json_array();
+	json_t *a = json_array();
 
-	json_object_set_new(o, "job", json_integer(cfg->job));
-	json_object_set_new(o, "tree", json_integer(cfg->tree));
-	json_object_set_new(o, "fan_in", json_integer(cfg->fan_in));
-	json_object_set_new(o, "max_chunks", json_integer(cfg->max_chunks));
-	for (int i = 0; i < cfg->n_children && i < INART_PS_MAX_CHILDREN; i++) {
-		json_t *c = json_object();
+	for (int k = 0; k < n; k++) {
+		const struct inart_ps_tree_cfg *cfg = &t[k];
+		json_t *o = json_object(), *ch = json_array();
 
-		json_object_set_new(c, "ip", jip(cfg->children[i].ip));
-		json_object_set_new(c, "label", json_integer(cfg->children[i].label));
-		json_array_append_new(ch, c);
-	}
-	json_object_set_new(o, "children", ch);
-	if (cfg->n_sources > 0) {
-		json_t *sa = json_array();
-
-		for (int i = 0; i < cfg->n_sources; i++) {
+		json_object_set_new(o, "job", json_integer(cfg->job));
+		json_object_set_new(o, "tree", json_integer(cfg->tree));
+		json_object_set_new(o, "fan_in", json_integer(cfg->fan_in));
+		json_object_set_new(o, "max_chunks", json_integer(cfg->max_chunks));
+		for (int i = 0; i < cfg->n_children && i < INART_PS_MAX_CHILDREN; i++) {
 			json_t *c = json_object();
 
-			json_object_set_new(c, "ip", jip(cfg->sources[i].ip));
-			if (cfg->sources[i].rank != INART_PS_ANY_RANK)
-				json_object_set_new(c, "rank", json_integer(cfg->sources[i].rank));
-			json_array_append_new(sa, c);
+			json_object_set_new(c, "ip", jip(cfg->children[i].ip));
+			json_object_set_new(c, "label", json_integer(cfg->children[i].label));
+			json_array_append_new(ch, c);
 		}
-		json_object_set_new(o, "sources", sa);
+		json_object_set_new(o, "children", ch);
+		if (cfg->n_sources > 0) {
+			json_t *sa = json_array();
+
+			for (int i = 0; i < cfg->n_sources; i++) {
+				json_t *c = json_object();
+
+				json_object_set_new(c, "ip", jip(cfg->sources[i].ip));
+				if (cfg->sources[i].rank != INART_PS_ANY_RANK)
+					json_object_set_new(c, "rank",
+							    json_integer(cfg->sources[i].rank));
+				json_array_append_new(sa, c);
+			}
+			json_object_set_new(o, "sources", sa);
+		}
+		json_array_append_new(a, o);
 	}
-	return o;
+	return a;
 }

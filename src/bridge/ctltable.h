@@ -23,11 +23,12 @@
 #include "dp/ps.h"
 #include "dp/switch.h"
 
-json_t *inart_ctl_label_json(const struct inart_label_entry *e);
-json_t *inart_ctl_route_json(const struct inart_route *r);
-json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g);
+/* A table of n entries as a JSON array (a configuration: one object). */
+json_t *inart_ctl_labels_json(const struct inart_label_entry *e, int n);
+json_t *inart_ctl_routes_json(const struct inart_route *r, int n);
+json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g, int n);
 json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg);
-json_t *inart_ctl_ps_tree_json(const struct inart_ps_tree_cfg *cfg);
+json_t *inart_ctl_ps_trees_json(const struct inart_ps_tree_cfg *t, int n);
 /* The reverse, for one entry; 0 or -EINVAL with why ("what" prefixes it).
  * A label entry's expected words and copies go into exp and down, which have
  * room for what inart_ctl_label_sizes says (at most 16 words, 64 copies); a

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/file.h"
+#include "common/slab.h"
 
 static uint32_t lab(uint32_t l, uint32_t off)
 {
@@ -78,71 +79,56 @@ int inart_epoch_apply(struct inart_install *in, uint32_t epoch, struct inart_err
 	return 0;
 }
 
-void inart_epoch_union_destroy(struct inart_install *u)
+/* n_a entries of a then n_b of b (element size sz), taken from the slab:
+ * on its sizing pass NULL (the size counted), then the copy. */
+static void *join(struct inart_slab *s, const void *a, int n_a, const void *b, int n_b, size_t sz)
 {
-	if (u == NULL)
-		return;
-	for (int k = 0; k < u->n_switches && u->sw; k++) {
-		free(u->sw[k].labels);
-		free(u->sw[k].ingress);
-	}
-	for (int k = 0; k < u->n_ps && u->ps; k++)
-		free(u->ps[k].trees);
-	free(u->sw);
-	free(u->ps);
-	free(u);
-}
+	char *p = inart_slab_take(s, (size_t)n_a + (size_t)n_b, sz);
 
-/* dst = a's n_a entries then b's n_b (element size sz); NULL on ENOMEM. */
-static void *concat(const void *a, int n_a, const void *b, int n_b, size_t sz)
-{
-	char *p = malloc(((size_t)n_a + (size_t)n_b + 1) * sz);
-
-	if (p == NULL)
-		return NULL;
-	if (n_a > 0)
+	if (p != NULL && n_a > 0)
 		memcpy(p, a, (size_t)n_a * sz);
-	if (n_b > 0)
+	if (p != NULL && n_b > 0)
 		memcpy(p + (size_t)n_a * sz, b, (size_t)n_b * sz);
 	return p;
 }
 
-int inart_epoch_union(const struct inart_install *old, const struct inart_install *new_in,
-		      struct inart_install **out, struct inart_err *err)
+/* The union and all its arrays in one block (common/slab.h), called on the
+ * slab's sizing pass (nothing written) and again to fill it: the union, its
+ * switches (new's, each with old's labels and ingress entries then new's),
+ * its PSs (new's with old's trees added, then old's that new leaves out).
+ * 0, or -EINVAL: a switch of one not in the other. */
+static int union_lay_out(struct inart_slab *s, const struct inart_install *old,
+			 const struct inart_install *new_in, struct inart_install **out)
 {
-	struct inart_install *u = calloc(1, sizeof(*u));
+	struct inart_install *u = inart_slab_take(s, 1, sizeof(*u));
+	struct inart_sw_install *sw = inart_slab_take(s, (size_t)new_in->n_switches, sizeof(*sw));
+	struct inart_ps_install *ps =
+	    inart_slab_take(s, (size_t)(old->n_ps + new_in->n_ps), sizeof(*ps));
 	int n_ps = 0;
 
-	*out = NULL;
-	if (u == NULL)
-		return inart_err_set(err, -ENOMEM, "out of memory");
-	u->sw = calloc((size_t)new_in->n_switches + 1, sizeof(*u->sw));
-	u->ps = calloc((size_t)(old->n_ps + new_in->n_ps) + 1, sizeof(*u->ps));
-	if (u->sw == NULL || u->ps == NULL)
-		goto nomem;
 	if (old->n_switches != new_in->n_switches)
-		goto mismatch;
+		return -EINVAL;
 	for (int k = 0; k < new_in->n_switches; k++) {
 		const struct inart_sw_install *n = &new_in->sw[k],
 					      *o = inart_install_sw_of(old, n->node);
-		struct inart_sw_install *s = &u->sw[k];
+		void *labels, *ingress;
 
 		if (o == NULL)
-			goto mismatch;
-		*s = *n;
-		s->exp = NULL;
-		s->downs = NULL;
-		u->n_switches = k + 1;
-		s->labels =
-		    concat(o->labels, o->n_labels, n->labels, n->n_labels, sizeof(*s->labels));
-		s->n_labels = o->n_labels + n->n_labels;
-		s->ingress =
-		    concat(o->ingress, o->n_ingress, n->ingress, n->n_ingress, sizeof(*s->ingress));
-		s->n_ingress = o->n_ingress + n->n_ingress;
-		if (s->labels == NULL || s->ingress == NULL)
-			goto nomem;
+			return -EINVAL;
+		labels =
+		    join(s, o->labels, o->n_labels, n->labels, n->n_labels, sizeof(*n->labels));
+		ingress = join(s, o->ingress, o->n_ingress, n->ingress, n->n_ingress,
+			       sizeof(*n->ingress));
+		if (sw == NULL)
+			continue;
+		sw[k] = *n;
+		sw[k].exp = NULL;
+		sw[k].downs = NULL;
+		sw[k].labels = labels;
+		sw[k].n_labels = o->n_labels + n->n_labels;
+		sw[k].ingress = ingress;
+		sw[k].n_ingress = o->n_ingress + n->n_ingress;
 	}
-	/* PSs: new's with old's trees added, then old's that new leaves out */
 	for (int pass = 0; pass < 2; pass++) {
 		const struct inart_install *a = pass == 0 ? new_in : old;
 		const struct inart_install *b = pass == 0 ? old : NULL;
@@ -151,30 +137,48 @@ int inart_epoch_union(const struct inart_install *old, const struct inart_instal
 			const struct inart_ps_install *p = &a->ps[k];
 			const struct inart_ps_install *q =
 			    b ? inart_install_ps_of(b, p->node) : NULL;
-			struct inart_ps_install *s = &u->ps[n_ps];
+			int n_q = q ? q->n_trees : 0;
+			void *trees;
 
 			if (pass == 1 && inart_install_ps_of(new_in, p->node) != NULL)
 				continue;
-			s->node = p->node;
-			s->trees = concat(p->trees, p->n_trees, q ? q->trees : NULL,
-					  q ? q->n_trees : 0, sizeof(*s->trees));
-			s->n_trees = p->n_trees + (q ? q->n_trees : 0);
+			trees = join(s, p->trees, p->n_trees, q ? q->trees : NULL, n_q,
+				     sizeof(*p->trees));
+			if (ps != NULL)
+				ps[n_ps] = (struct inart_ps_install){
+				    .node = p->node, .n_trees = p->n_trees + n_q, .trees = trees};
 			n_ps++;
-			u->n_ps = n_ps;
-			if (s->trees == NULL)
-				goto nomem;
 		}
 	}
-	u->n_workers = new_in->n_workers;
-	u->workers = new_in->workers;
+	if (u != NULL)
+		*u = (struct inart_install){.n_switches = new_in->n_switches,
+					    .sw = sw,
+					    .n_ps = n_ps,
+					    .ps = ps,
+					    .n_workers = new_in->n_workers,
+					    .workers = new_in->workers};
 	*out = u;
 	return 0;
-nomem:
-	inart_epoch_union_destroy(u);
-	return inart_err_set(err, -ENOMEM, "out of memory");
-mismatch:
-	inart_epoch_union_destroy(u);
-	return inart_err_set(err, -EINVAL, "the two installations have different switches");
+}
+
+int inart_epoch_union(const struct inart_install *old, const struct inart_install *new_in,
+		      struct inart_install **out, struct inart_err *err)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+	int rc = union_lay_out(&s, old, new_in, out);
+
+	if (rc == 0 && (rc = inart_slab_alloc(&s)) == 0)
+		rc = union_lay_out(&s, old, new_in, out);
+	if (rc == -EINVAL)
+		return inart_err_set(err, rc, "the two installations have different switches");
+	if (rc < 0)
+		return inart_err_set(err, rc, "out of memory");
+	return 0;
+}
+
+void inart_epoch_union_destroy(struct inart_install *u)
+{
+	free(u); /* and its arrays (union_lay_out) */
 }
 
 int inart_epoch_parse(const char *buf, size_t len, const char *name, const char *job, int64_t *n,

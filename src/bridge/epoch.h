@@ -19,7 +19,7 @@
  *
  * Ownership: inart_epoch_apply changes the installation in place; a union
  * refers to the entries of both installations (which must outlive it) and
- * owns only its arrays (inart_epoch_union_destroy).
+ * owns only its arrays, in one block with it (inart_epoch_union_destroy).
  */
 #ifndef INART_EPOCH_H
 #define INART_EPOCH_H

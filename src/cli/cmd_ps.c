@@ -28,6 +28,7 @@
 #include "ctl.h"
 #include "bridge/ctlmsg.h"
 #include "common/clock.h"
+#include "common/slab.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
 #include "io/ctlthread.h"
@@ -64,12 +65,14 @@ const char cmd_ps_help[] =
 #define OUT_ROOM (INART_PS_MAX_CHILDREN + 1) /* most datagrams one rx can emit */
 
 /* A PS state: a core and the configurations of its trees (deep copies:
- * each tree's sources in srcs). */
+ * each tree's sources in srcs), the arrays in one block with it (room for
+ * cap trees and cap_srcs sources, obj_lay_out). */
 struct ps_obj {
 	struct inart_ps *core;
 	struct inart_ps_tree_cfg *trees;
-	int n_trees;
+	int n_trees, cap;
 	struct inart_ps_source *srcs;
+	size_t cap_srcs;
 	/* the trees to restart when it goes in service (a copy of the request's) */
 	int reset;
 };
@@ -92,9 +95,15 @@ static void obj_free(struct ps_obj *o)
 	if (o == NULL)
 		return;
 	inart_ps_destroy(o->core);
-	free(o->trees);
-	free(o->srcs);
-	free(o);
+	free(o); /* and its arrays */
+}
+
+static void obj_lay_out(void *obj, struct inart_slab *s)
+{
+	struct ps_obj *o = obj;
+
+	o->trees = inart_slab_take(s, (size_t)o->cap, sizeof(*o->trees));
+	o->srcs = inart_slab_take(s, o->cap_srcs, sizeof(*o->srcs));
 }
 
 static int find_tree(const struct inart_ps_tree_cfg *t, int n, uint32_t job, uint16_t tree)
@@ -112,12 +121,18 @@ static struct ps_obj *obj_build(const struct ps_obj *from, const struct inart_ct
 				int replace, int64_t del_job, uint16_t del_tree, char *why,
 				size_t why_len)
 {
-	struct ps_obj *o = calloc(1, sizeof(*o));
-	int cap = (replace || from == NULL ? 0 : from->n_trees) + (rq ? rq->n_trees : 0) + 1;
-	size_t ns = 0, k = 0;
+	struct ps_obj *o, proto = {0};
+	size_t k = 0;
 	int rc;
 
-	if (o == NULL || (o->trees = calloc((size_t)cap, sizeof(*o->trees))) == NULL)
+	/* room for every tree of from and rq (some may be left out) */
+	for (int i = 0; !replace && from != NULL && i < from->n_trees; i++)
+		proto.cap_srcs += from->trees[i].n_sources;
+	for (int i = 0; rq != NULL && i < rq->n_trees; i++)
+		proto.cap_srcs += rq->trees[i].n_sources;
+	proto.cap = (replace || from == NULL ? 0 : from->n_trees) + (rq ? rq->n_trees : 0);
+	o = inart_slab_new(&proto, sizeof(proto), obj_lay_out);
+	if (o == NULL)
 		goto oom;
 	for (int i = 0; !replace && from != NULL && i < from->n_trees; i++) {
 		const struct inart_ps_tree_cfg *c = &from->trees[i];
@@ -129,11 +144,8 @@ static struct ps_obj *obj_build(const struct ps_obj *from, const struct inart_ct
 	}
 	for (int i = 0; rq != NULL && i < rq->n_trees; i++)
 		o->trees[o->n_trees++] = rq->trees[i];
-	for (int i = 0; i < o->n_trees; i++)
-		ns += o->trees[i].n_sources;
-	o->srcs = calloc(ns + 1, sizeof(*o->srcs));
 	o->core = inart_ps_create();
-	if (o->srcs == NULL || o->core == NULL)
+	if (o->core == NULL)
 		goto oom;
 	for (int i = 0; i < o->n_trees; i++) {
 		struct inart_ps_tree_cfg *c = &o->trees[i];
@@ -293,7 +305,6 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 {
 	struct ps_state *s = ctx;
 	char ip[16];
-	json_t *a;
 	int rc = 0;
 
 	if (cli_txn_is_op(rq->op))
@@ -324,10 +335,8 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		break;
 	case INART_CTL_SHOW:
 		*data = json_object();
-		a = json_array();
-		for (int i = 0; i < s->cur->n_trees; i++)
-			json_array_append_new(a, inart_ctl_ps_tree_json(&s->cur->trees[i]));
-		json_object_set_new(*data, "trees", a);
+		json_object_set_new(*data, "trees",
+				    inart_ctl_ps_trees_json(s->cur->trees, s->cur->n_trees));
 		break;
 	case INART_CTL_STATS:
 		*data = stats_json(s);

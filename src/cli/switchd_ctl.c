@@ -332,7 +332,7 @@ static json_t *tables_json(struct sw_state *s, char *why, size_t why_len)
 	struct inart_label_entry *l = calloc((size_t)nl + 1, sizeof(*l));
 	struct inart_route *r = calloc((size_t)nr + 1, sizeof(*r));
 	struct inart_sw_ingress *g = calloc((size_t)ng + 1, sizeof(*g));
-	json_t *o = NULL, *la, *ra, *ga;
+	json_t *o = NULL;
 
 	if (l == NULL || r == NULL || g == NULL) {
 		snprintf(why, why_len, "out of memory");
@@ -342,19 +342,10 @@ static json_t *tables_json(struct sw_state *s, char *why, size_t why_len)
 	nr = inart_switch_get_routes(s->sw, r, nr);
 	ng = inart_switch_get_ingress(s->sw, g, ng);
 	o = json_object();
-	la = json_array();
-	ra = json_array();
-	ga = json_array();
-	for (int i = 0; i < nl; i++)
-		json_array_append_new(la, inart_ctl_label_json(&l[i]));
-	for (int i = 0; i < nr; i++)
-		json_array_append_new(ra, inart_ctl_route_json(&r[i]));
-	for (int i = 0; i < ng; i++)
-		json_array_append_new(ga, inart_ctl_ingress_json(&g[i]));
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
-	json_object_set_new(o, "labels", la);
-	json_object_set_new(o, "routes", ra);
-	json_object_set_new(o, "ingress", ga);
+	json_object_set_new(o, "labels", inart_ctl_labels_json(l, nl));
+	json_object_set_new(o, "routes", inart_ctl_routes_json(r, nr));
+	json_object_set_new(o, "ingress", inart_ctl_ingress_json(g, ng));
 out:
 	free(l);
 	free(r);

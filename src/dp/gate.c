@@ -16,6 +16,12 @@
 #include "pkt.h"
 #include "wire.h"
 
+/* A frame held back by the aggregation limit. */
+struct held {
+	uint16_t len, port;
+	uint8_t data[INART_FRAME_MAX];
+};
+
 struct inart_gate {
 	struct inart_gate_cfg cfg;
 	struct inart_rng rx_rng, tx_rng;
@@ -23,27 +29,24 @@ struct inart_gate {
 	uint32_t *labels;
 	int n_labels;
 	/* FIFO of held frames: [head, head + n) modulo cap */
-	uint8_t *buf;
-	uint16_t *len, *port;
+	struct held *q;
 	int cap, head, n;
 	uint8_t out[INART_FRAME_MAX];
 	struct inart_gate_stats st;
 };
 
-/* The queue in one block (common/slab.h), starting at buf: cap frames of
- * INART_FRAME_MAX bytes, then their lengths, then their ports. */
-static void queue_lay_out(struct inart_gate *g, struct inart_slab *s)
+/* The queue, in one block with the gate (inart_slab_new): cap frames (cap
+ * 0: no aggregation limit, no queue). */
+static void queue_lay_out(void *obj, struct inart_slab *s)
 {
-	size_t n = (size_t)g->cap;
+	struct inart_gate *g = obj;
 
-	g->buf = inart_slab_take(s, n, INART_FRAME_MAX);
-	g->len = inart_slab_take(s, n, sizeof(*g->len));
-	g->port = inart_slab_take(s, n, sizeof(*g->port));
+	g->q = inart_slab_take(s, (size_t)g->cap, sizeof(*g->q));
 }
 
 struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t now_ns)
 {
-	struct inart_gate *g;
+	struct inart_gate proto = {0};
 	struct inart_gate_cfg c = *cfg;
 
 	if (c.n_ports < 1 || c.n_ports > INART_SW_MAX_PORTS ||
@@ -54,26 +57,15 @@ struct inart_gate *inart_gate_create(const struct inart_gate_cfg *cfg, uint64_t 
 		c.agg_burst = 16.0 * INART_FRAME_MAX;
 	if (c.queue_frames == 0)
 		c.queue_frames = 1024;
-	g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return NULL;
-	g->cfg = c;
-	inart_rng_seed(&g->rx_rng, c.seed);
-	inart_rng_seed(&g->tx_rng, c.seed ^ 0x5bd1e995u);
 	if (c.agg_bytes_per_s > 0) {
-		struct inart_slab slab = INART_SLAB_INIT;
-
-		g->cap = c.queue_frames;
-		queue_lay_out(g, &slab);
-		if (inart_slab_alloc(&slab) == 0)
-			queue_lay_out(g, &slab);
-		if (g->buf == NULL ||
-		    inart_tbucket_init(&g->tb, c.agg_bytes_per_s, c.agg_burst, now_ns) < 0) {
-			inart_gate_destroy(g);
-			return inart_null_errno(ENOMEM);
-		}
+		proto.cap = c.queue_frames;
+		if (inart_tbucket_init(&proto.tb, c.agg_bytes_per_s, c.agg_burst, now_ns) < 0)
+			return inart_null_errno(EINVAL); /* an infinite rate or burst */
 	}
-	return g;
+	proto.cfg = c;
+	inart_rng_seed(&proto.rx_rng, c.seed);
+	inart_rng_seed(&proto.tx_rng, c.seed ^ 0x5bd1e995u);
+	return inart_slab_new(&proto, sizeof(proto), queue_lay_out);
 }
 
 void inart_gate_destroy(struct inart_gate *g)
@@ -81,8 +73,7 @@ void inart_gate_destroy(struct inart_gate *g)
 	if (g == NULL)
 		return;
 	free(g->labels);
-	free(g->buf); /* and len, port (queue_lay_out) */
-	free(g);
+	free(g); /* and the queue (queue_lay_out) */
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -181,9 +172,9 @@ enum inart_gate_verdict inart_gate_rx(struct inart_gate *g, const struct inart_f
 		return INART_GATE_DROP;
 	}
 	slot = (g->head + g->n) % g->cap;
-	memcpy(g->buf + (size_t)slot * INART_FRAME_MAX, in->data, in->len);
-	g->len[slot] = in->len;
-	g->port[slot] = in->port;
+	memcpy(g->q[slot].data, in->data, in->len);
+	g->q[slot].len = in->len;
+	g->q[slot].port = in->port;
 	g->n++;
 	g->st.agg_held++;
 	return INART_GATE_HELD;
@@ -191,12 +182,14 @@ enum inart_gate_verdict inart_gate_rx(struct inart_gate *g, const struct inart_f
 
 int inart_gate_next(struct inart_gate *g, uint64_t now_ns, struct inart_frame *out)
 {
-	if (g->n == 0 || !inart_tbucket_take(&g->tb, g->len[g->head], now_ns))
+	const struct held *h = &g->q[g->head];
+
+	if (g->n == 0 || !inart_tbucket_take(&g->tb, h->len, now_ns))
 		return 0;
-	memcpy(g->out, g->buf + (size_t)g->head * INART_FRAME_MAX, g->len[g->head]);
+	memcpy(g->out, h->data, h->len);
 	out->data = g->out;
-	out->len = g->len[g->head];
-	out->port = g->port[g->head];
+	out->len = h->len;
+	out->port = h->port;
 	g->head = (g->head + 1) % g->cap;
 	g->n--;
 	return 1;
@@ -206,7 +199,7 @@ uint64_t inart_gate_deadline(const struct inart_gate *g, uint64_t now_ns)
 {
 	if (g->n == 0)
 		return UINT64_MAX;
-	return inart_tbucket_ready_at(&g->tb, g->len[g->head], now_ns);
+	return inart_tbucket_ready_at(&g->tb, g->q[g->head].len, now_ns);
 }
 
 int inart_gate_tx_drop(struct inart_gate *g, int port)

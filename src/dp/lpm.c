@@ -41,19 +41,25 @@ static size_t hash_of(uint32_t prefix, int len, size_t cap)
 	return (size_t)(h >> 32) & (cap - 1);
 }
 
-struct inart_lpm *inart_lpm_create(void)
+/* An empty table of cap slots (a power of two), or NULL + ENOMEM. */
+static struct inart_lpm *lpm_new(size_t cap)
 {
 	struct inart_lpm *t = calloc(1, sizeof(*t));
 
 	if (t == NULL)
 		return NULL;
-	t->cap = LPM_MIN_CAP;
-	t->tab = calloc(t->cap, sizeof(*t->tab));
+	t->cap = cap;
+	t->tab = calloc(cap, sizeof(*t->tab));
 	if (t->tab == NULL) {
 		free(t);
 		return inart_null_errno(ENOMEM);
 	}
 	return t;
+}
+
+struct inart_lpm *inart_lpm_create(void)
+{
+	return lpm_new(LPM_MIN_CAP);
 }
 
 void inart_lpm_destroy(struct inart_lpm *t)
@@ -66,16 +72,14 @@ void inart_lpm_destroy(struct inart_lpm *t)
 
 struct inart_lpm *inart_lpm_clone(const struct inart_lpm *t)
 {
-	struct inart_lpm *c = malloc(sizeof(*c));
+	struct inart_lpm *c = lpm_new(t->cap);
+	struct lpm_ent *tab;
 
 	if (c == NULL)
 		return NULL;
-	*c = *t;
-	c->tab = malloc(t->cap * sizeof(*t->tab));
-	if (c->tab == NULL) {
-		free(c);
-		return inart_null_errno(ENOMEM);
-	}
+	tab = c->tab;
+	*c = *t; /* the counts; then the table's copy */
+	c->tab = tab;
 	memcpy(c->tab, t->tab, t->cap * sizeof(*t->tab));
 	return c;
 }

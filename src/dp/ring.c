@@ -49,7 +49,9 @@ struct inart_ring {
 	uint32_t last_iter, last_mr;
 	/* the all-reduce */
 	const float *own;
-	size_t n, cap_n;
+	size_t n;
+	float *vals;		 /* in, acc and res: n floats each, one allocation */
+	size_t cap_vals;	 /* floats vals holds */
 	float *in, *acc, *res;	 /* own values (copied at begin), partial sums, results */
 	uint32_t *off_s, *off_r; /* 2(N-1) + 1 message offsets each */
 	uint32_t ms, mr;
@@ -179,9 +181,7 @@ void inart_ring_destroy(struct inart_ring *r)
 {
 	if (r == NULL)
 		return;
-	free(r->in);
-	free(r->acc);
-	free(r->res);
+	free(r->vals);
 	free(r->tx);
 	free(r->rbits);
 	free(r); /* and off_s, off_r, smeta, sbuf (lay_out) */
@@ -199,7 +199,7 @@ static void check_done(struct inart_ring *r)
 
 int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t iter)
 {
-	size_t cap_n, words;
+	size_t words;
 
 	if (r == NULL || (buf == NULL && n > 0))
 		return -EINVAL;
@@ -209,16 +209,11 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 		return -EINVAL;
 	if (!inart_quant_finite(buf, n))
 		return -EINVAL;
-	cap_n = r->cap_n;
-	if (inart_grow_to((void **)&r->in, &cap_n, n, sizeof(float)) < 0)
+	if (inart_grow_to((void **)&r->vals, &r->cap_vals, 3 * n, sizeof(float)) < 0)
 		return -ENOMEM;
-	cap_n = r->cap_n;
-	if (inart_grow_to((void **)&r->acc, &cap_n, n, sizeof(float)) < 0)
-		return -ENOMEM;
-	cap_n = r->cap_n;
-	if (inart_grow_to((void **)&r->res, &cap_n, n, sizeof(float)) < 0)
-		return -ENOMEM;
-	r->cap_n = cap_n;
+	r->in = r->vals;
+	r->acc = r->vals + n;
+	r->res = r->vals + 2 * n;
 	if (n > 0)
 		memcpy(r->in, buf, n * sizeof(float));
 	r->own = r->in;

@@ -37,6 +37,7 @@
 #include "agg_pool.h"
 #include "bytes.h"
 #include "common/err.h"
+#include "common/slab.h"
 #include "lpm.h"
 #include "pkt.h"
 #include "progress.h"
@@ -57,7 +58,7 @@ struct inart_switch {
 	uint8_t peer_fixed[INART_SW_MAX_PORTS];
 	struct inart_sw_tables *tab;
 	struct inart_agg_pool *pool;
-	struct slot_meta *meta;
+	struct slot_meta *meta; /* per pool slot; in the switch's block (lay_out) */
 	int max_values;
 	uint64_t drops[INART_DROP_N];
 	struct inart_sw_port_stats port_stats[INART_SW_MAX_PORTS];
@@ -153,30 +154,34 @@ int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, char *why, size_t why
 	return 0;
 }
 
+/* The per-slot metadata, in one block with the switch (inart_slab_new). */
+static void lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_switch *sw = obj;
+
+	sw->meta = inart_slab_take(s, (size_t)cfg_slots(&sw->cfg), sizeof(*sw->meta));
+}
+
 struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
 {
-	struct inart_switch *sw;
-	int i, slots, mv;
+	struct inart_switch *sw, proto = {0};
 
 	if (inart_switch_cfg_check(cfg, NULL, 0) < 0)
 		return inart_null_errno(EINVAL);
-	mv = cfg_values(cfg);
-	slots = cfg_slots(cfg);
-	sw = calloc(1, sizeof(*sw));
-	if (sw == NULL)
-		return NULL;
-	sw->cfg = *cfg;
-	sw->max_values = mv;
-	for (i = 0; i < cfg->n_ports; i++) {
+	proto.cfg = *cfg;
+	proto.max_values = cfg_values(cfg);
+	for (int i = 0; i < cfg->n_ports; i++) {
 		if (!inart_mac_is_zero(cfg->ports[i].peer_mac)) {
-			memcpy(sw->peer[i], cfg->ports[i].peer_mac, 6);
-			sw->peer_known[i] = sw->peer_fixed[i] = 1;
+			memcpy(proto.peer[i], cfg->ports[i].peer_mac, 6);
+			proto.peer_known[i] = proto.peer_fixed[i] = 1;
 		}
 	}
-	sw->pool = inart_agg_pool_create(slots, sw->max_values, cfg->flush_timeout_ns);
-	sw->meta = calloc((size_t)slots, sizeof(*sw->meta));
+	sw = inart_slab_new(&proto, sizeof(proto), lay_out);
+	if (sw == NULL)
+		return NULL;
+	sw->pool = inart_agg_pool_create(cfg_slots(cfg), sw->max_values, cfg->flush_timeout_ns);
 	sw->tab = inart_sw_tables_empty();
-	if (sw->pool == NULL || sw->meta == NULL || sw->tab == NULL) {
+	if (sw->pool == NULL || sw->tab == NULL) {
 		inart_switch_destroy(sw);
 		return inart_null_errno(ENOMEM);
 	}
@@ -189,8 +194,7 @@ void inart_switch_destroy(struct inart_switch *sw)
 		return;
 	inart_sw_tables_destroy(sw->tab);
 	inart_agg_pool_destroy(sw->pool);
-	free(sw->meta);
-	free(sw);
+	free(sw); /* and meta (lay_out) */
 }
 
 /* ---- data path ---- */

@@ -71,8 +71,6 @@ void inart_emu_net_destroy(struct inart_emu_net *n)
 {
 	if (n == NULL)
 		return;
-	for (int v = 0; n->ns != NULL && v < n->t->n_nodes; v++)
-		free(n->ns[v]);
 	for (int v = 0; n->node_script != NULL && v < n->t->n_nodes; v++)
 		free(n->node_script[v]);
 	free(n->ns);
@@ -201,14 +199,13 @@ static int name_nodes(struct inart_emu_net *n, const struct inart_emu_net_opt *o
 		if (deg > 64)
 			return inart_err_set(err, -EINVAL, "switch '%s' has %d links (at most 64)",
 					     nd->id, deg);
+		/* at most 10 + 9 + 1 + 40 bytes (id_ok) */
 		if (id_ok(nd->id))
-			snprintf(buf, sizeof(buf), "%s%s-%s", INART_EMU_NS_PREFIX, o->prefix,
-				 nd->id);
+			snprintf(n->ns[v], sizeof(n->ns[v]), "%s%s-%s", INART_EMU_NS_PREFIX,
+				 o->prefix, nd->id);
 		else
-			snprintf(buf, sizeof(buf), "%s%s-n%d", INART_EMU_NS_PREFIX, o->prefix, v);
-		n->ns[v] = strdup(buf);
-		if (n->ns[v] == NULL)
-			return -ENOMEM;
+			snprintf(n->ns[v], sizeof(n->ns[v]), "%s%s-n%d", INART_EMU_NS_PREFIX,
+				 o->prefix, v);
 		if (nd->kind == INART_NODE_SWITCH || (o->is_ps != NULL && o->is_ps[v])) {
 			snprintf(buf, sizeof(buf), "%s/%s.sock", n->dir,
 				 id_ok(nd->id) ? nd->id : "");

@@ -58,7 +58,7 @@ struct inart_emu_net {
 	const struct inart_topo *t;
 	char prefix[INART_EMU_PREFIX_MAX + 1];
 	char dir[64];		/* run directory */
-	char **ns;		/* per node */
+	char (*ns)[64];		/* per node: its namespace (prefix, run prefix, node id) */
 	char (*ifname)[16];	/* per arc: the interface at the arc's tail */
 	double *arc_bps;	/* per arc: shaped rate, bit/s */
 	long *arc_limit;	/* per arc: tbf queue, bytes */

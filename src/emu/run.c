@@ -29,6 +29,7 @@
 #include "bg.h"
 #include "common/file.h"
 #include "common/sbuf.h"
+#include "common/slab.h"
 #include "cp/formats.h"
 #include "scale.h"
 #include "bridge/ctlmsg.h"
@@ -71,12 +72,7 @@ void inart_emu_result_free(struct inart_emu_result *r)
 {
 	if (r == NULL)
 		return;
-	free(r->iter_s);
-	free(r->iter_t0_s);
-	free(r->job_iter_s);
-	free(r->arc_bytes);
-	free(r->arc_known);
-	free(r->arc_qdrops);
+	free(r->block); /* every array (result_lay_out) */
 	memset(r, 0, sizeof(*r));
 }
 
@@ -523,24 +519,33 @@ static int wait_all(struct inart_emu *e, struct worker *w, int nw, int k, int wa
 	}
 }
 
+/* The result's arrays, one block (the +1s: no zero-size array). */
+static void result_lay_out(struct inart_emu_result *r, struct inart_slab *s)
+{
+	size_t iters = (size_t)r->iters, arcs = (size_t)r->n_arcs + 1;
+
+	r->iter_s = inart_slab_take(s, iters + 1, sizeof(*r->iter_s));
+	r->iter_t0_s = inart_slab_take(s, iters + 1, sizeof(*r->iter_t0_s));
+	r->job_iter_s = inart_slab_take(s, iters * (size_t)r->n_jobs + 1, sizeof(*r->job_iter_s));
+	r->arc_bytes = inart_slab_take(s, arcs, sizeof(*r->arc_bytes));
+	r->arc_known = inart_slab_take(s, arcs, sizeof(*r->arc_known));
+	r->arc_qdrops = inart_slab_take(s, arcs, sizeof(*r->arc_qdrops));
+}
+
 static int result_alloc(struct inart_emu_result *r, int iters, int n_jobs, int n_arcs)
 {
+	struct inart_slab slab = INART_SLAB_INIT;
+
 	memset(r, 0, sizeof(*r));
 	r->iters = iters;
 	r->n_jobs = n_jobs;
 	r->n_arcs = n_arcs;
-	r->iter_s = calloc((size_t)iters + 1, sizeof(double));
-	r->iter_t0_s = calloc((size_t)iters + 1, sizeof(double));
 	r->ctl_first_install_s = -1;
-	r->job_iter_s = calloc((size_t)iters * (size_t)n_jobs + 1, sizeof(double));
-	r->arc_bytes = calloc((size_t)n_arcs + 1, sizeof(double));
-	r->arc_known = calloc((size_t)n_arcs + 1, sizeof(int));
-	r->arc_qdrops = calloc((size_t)n_arcs + 1, sizeof(uint64_t));
-	if (!r->iter_s || !r->iter_t0_s || !r->job_iter_s || !r->arc_bytes || !r->arc_known ||
-	    !r->arc_qdrops) {
-		inart_emu_result_free(r);
+	result_lay_out(r, &slab);
+	if (inart_slab_alloc(&slab) < 0)
 		return -ENOMEM;
-	}
+	result_lay_out(r, &slab);
+	r->block = slab.base;
 	return 0;
 }
 

@@ -91,6 +91,7 @@ struct inart_emu_result {
 	double *arc_bytes;
 	int *arc_known;	      /* 1 if a switch counts the arc */
 	uint64_t *arc_qdrops; /* per arc: frames its tbf dropped (queue full) */
+	void *block;	      /* the arrays above, one allocation (inart_emu_result_free) */
 	/* CPU and drops over the iterations */
 	double switchd_cpu_max; /* cores, the busiest switchd */
 	char switchd_cpu_node[64];

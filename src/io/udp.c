@@ -28,8 +28,7 @@ struct inart_udp {
 	uint8_t *rx_buf;
 	struct iovec *rx_iov, *tx_iov;
 	struct mmsghdr *rx_msg, *tx_msg;
-	struct sockaddr_in *rx_addr, *tx_addr;
-	void *block; /* the batch arrays above (lay_out) */
+	struct sockaddr_in *rx_addr, *tx_addr; /* the arrays: in u's own block (lay_out) */
 };
 
 void inart_udp_close(struct inart_udp *u)
@@ -37,8 +36,7 @@ void inart_udp_close(struct inart_udp *u)
 	if (u == NULL)
 		return;
 	inart_fd_close(u->fd);
-	free(u->block);
-	free(u);
+	free(u); /* and the batch arrays */
 }
 
 static void set_buf(int fd, int opt_force, int opt, int bytes)
@@ -47,11 +45,12 @@ static void set_buf(int fd, int opt_force, int opt, int bytes)
 		setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
 }
 
-/* The batch arrays in one block (common/slab.h), batch entries each:
- * receive buffers (RX_BUF bytes each), rx and tx iovecs, messages and
- * addresses. */
-static void lay_out(struct inart_udp *u, struct inart_slab *s)
+/* The batch arrays, in one block with the struct (inart_slab_new), batch
+ * entries each: receive buffers (RX_BUF bytes each), rx and tx iovecs,
+ * messages and addresses. */
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_udp *u = obj;
 	size_t n = (size_t)u->batch;
 
 	u->rx_buf = inart_slab_take(s, n, RX_BUF);
@@ -65,8 +64,7 @@ static void lay_out(struct inart_udp *u, struct inart_slab *s)
 
 struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct inart_err *err)
 {
-	struct inart_udp *u;
-	struct inart_slab slab = INART_SLAB_INIT;
+	struct inart_udp *u, proto = {.fd = -1, .batch = batch};
 	struct sockaddr_in a;
 	char ips[INET_ADDRSTRLEN];
 	int rc;
@@ -75,19 +73,11 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 		inart_err_set(err, -EINVAL, "udp: batch %d out of range 1..1024", batch);
 		return inart_null_errno(EINVAL);
 	}
-	u = calloc(1, sizeof(*u));
-	if (u == NULL)
+	u = inart_slab_new(&proto, sizeof(proto), lay_out);
+	if (u == NULL) {
+		inart_err_set(err, -ENOMEM, "udp: out of memory");
 		return NULL;
-	u->fd = -1;
-	u->batch = batch;
-	lay_out(u, &slab);
-	if (inart_slab_alloc(&slab) < 0) {
-		rc = ENOMEM;
-		inart_err_set(err, -rc, "udp: out of memory");
-		goto fail;
 	}
-	lay_out(u, &slab);
-	u->block = slab.base;
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons(port);
