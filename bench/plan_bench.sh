@@ -30,7 +30,7 @@
 #                            [--time-limit S] [--milp-time-limit S]
 #                            [--family N] [--family-milp-limit S]
 #                            [--bound-time-limit S] [--family-bound-limit S]
-#                            [--only NAME[,NAME..]] [--timeout S]
+#                            [--only NAME[,NAME..]] [--timeout S] [--leafgap-limit S]
 #   --time-limit: inart's planning budget (default: the planner's, 4 s)
 #   --milp-time-limit: CBC's limit on the built-in scenarios (default 60)
 #   --bound-time-limit: the `bound` algorithm's (default 120)
@@ -39,6 +39,8 @@
 #   --family N: scarce-small/0..N-1 (default 18; 0: none)
 #   --family-milp-limit: CBC's limit on the family (default 300)
 #   --timeout: per algorithm and scenario (default 900)
+#   --leafgap-limit: HiGHS's limit for bench/leafspine_gap.py on leafspine
+#       (row `leafgap`: a plan at inart's split, evaluated; default 240)
 # env:   INART=path/to/inart to use an existing binary (implies --no-build),
 #        BUILD=dir (default build)
 set -euo pipefail
@@ -55,6 +57,7 @@ family_milp=300
 family_bound=120
 bound_limit=120
 tout=900
+leafgap_limit=240
 only=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -70,7 +73,8 @@ while [ $# -gt 0 ]; do
 	--bound-time-limit) bound_limit=$2; shift ;;
 	--only) only=$2; shift ;;
 	--timeout) tout=$2; shift ;;
-	-h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--leafgap-limit) leafgap_limit=$2; shift ;;
+	-h|--help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "plan_bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -101,7 +105,7 @@ cases=(
 	"bcube:$base,milp,bound"
 	"default:$base,milp,bound"
 	"fattree8:$base,bound"
-	"leafspine:$base,milp,bound"
+	"leafspine:$base,milp,bound,leafgap"
 	"scarce:$base,milp,bound"
 	"fattree16:$base"
 )
@@ -119,9 +123,39 @@ opts=(--seed "$seed")
 header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s,ring_bound_source"
 echo "InArt planning benchmark: $("$INART" --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), results in $out" | tee "$out/summary.txt"
 
+# leafgap NAME FILE: a plan over leaf-spine-leaf routes at the split of an
+# `inart` plan (bench/leafspine_gap.py fixed, HiGHS for $leafgap_limit s),
+# evaluated by `inart eval`: a row `leafgap` whose time bounds the optimum
+# from above (the 1.05x line's MISS says so when inart is above 1.05x of it)
+leafgap() {
+	local name=$1 file=$2 d=$out/$2.leafgap t0 t1
+	mkdir -p "$d"
+	t0=$(date +%s.%N)
+	if "$INART" plan "$out/$file/topo.json" "$out/$file/jobs.json" --algo inart "${opts[@]}" \
+		-o "$d/inart.json" 2>"$d/inart.err" &&
+		/usr/bin/python3 bench/leafspine_gap.py "$out/$file/topo.json" "$out/$file/jobs.json" \
+			fixed "$d/inart.json" "$leafgap_limit" "$d/plan.json" >"$d/gap.txt" 2>&1 &&
+		"$INART" eval "$out/$file/topo.json" "$out/$file/jobs.json" "$d/plan.json" --json \
+			>"$d/eval.json"; then
+		t1=$(date +%s.%N)
+		python3 -c 'import json, sys
+e = json.load(open(sys.argv[1] + "/eval.json"))
+print("leafgap,1,%r,,,,,,,%.1f,0,,,,,ok,," % (e["comm_time_s"], float(sys.argv[3]) - float(sys.argv[2])))' \
+			"$d" "$t0" "$t1" >>"$out/$file.csv"
+		echo "   leafgap: $(head -1 "$d/gap.txt"); inart's plan: $(tail -1 "$d/inart.err")" >&2
+	else
+		echo "leafgap,0,,,,,,,,,0,,,,,leafspine_gap.py failed,," >>"$out/$file.csv"
+		echo "   leafgap: failed ($(tail -1 "$d/gap.txt" 2>/dev/null))" >&2
+	fi
+}
+
 # run_algo NAME FILE ALGO: one algorithm on one scenario into FILE.csv rows
 run_algo() {
 	local name=$1 file=$2 algo=$3 extra=() a=$3 rc=0 t0 t1 wall
+	if [ "$algo" = leafgap ]; then
+		leafgap "$name" "$file"
+		return 0
+	fi
 	case $algo in
 	inart-ng) a=inart; extra=(--no-baseline-guard) ;;
 	inart-nr) a=inart; extra=(--no-baseline-guard --no-ring) ;;

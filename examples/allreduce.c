@@ -10,8 +10,11 @@
  * that depends on (rank, i, k), so the exact sum is known to every worker
  * (given --workers W, the job's worker count): the program checks the
  * result bit for bit (the values are exact in the int32 fixed point) and
- * exits 1 on any difference.  -v prints the context's counters
- * (inart_ctx_stats: resends, probes, NACKs...) to stderr at the end.
+ * exits 1 on any difference.  -v also ends each iteration's line with the
+ * time it ended on CLOCK_MONOTONIC (", at T s": to line it up with other
+ * programs' logs, e.g. `inart controller`'s start record) and prints the
+ * context's counters (inart_ctx_stats: resends, probes, NACKs...) to stderr
+ * at the end.
  * tests/netns.sh runs it in network namespaces.
  */
 #include <errno.h>
@@ -127,10 +130,13 @@ int main(int argc, char **argv)
 						pos[4], k, i, buf[i], want);
 			}
 		}
-		printf("rank %s iter %d: %ld values in %.3f ms, %s\n", pos[4], k, n, dt * 1e3,
+		printf("rank %s iter %d: %ld values in %.3f ms, %s", pos[4], k, n, dt * 1e3,
 		       workers == 0 ? "not checked"
 		       : wrong	    ? "WRONG"
 				    : "exact");
+		if (verbose)
+			printf(", at %.6f s", t0 + dt);
+		putchar('\n');
 		if (wrong)
 			bad = 1;
 	}

@@ -23,6 +23,7 @@ packages=(
 	# Debian's torch 1.13 (gloo), numpy, scikit-learn (the digits data set),
 	# matplotlib (the loss-curve PNG), venv (pip install ./python in a venv)
 	python3-torch python3-numpy python3-sklearn python3-matplotlib python3-venv
+	python3-scipy     # HiGHS MILPs of bench/leafspine_gap.py (offline analysis)
 )
 
 missing=()

@@ -54,7 +54,7 @@ fi
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
-P="inh10c$$-"
+P="${PREFIX:-inh10c$$-}" # PREFIX: another per-run prefix
 declare -A IP=([w0]=10.78.0.1 [w1]=10.78.0.2 [p0]=10.78.0.4 [t0]=10.78.0.101 [ta]=10.78.0.102
 	[tb]=10.78.0.103 [t1]=10.78.0.104)
 declare -A MAC=([w0]=02:78:00:00:00:01 [w1]=02:78:00:00:00:02 [p0]=02:78:00:00:00:04)
@@ -108,17 +108,18 @@ rate, secs = float(sys.argv[1]), float(sys.argv[2])
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("p2", 0))
 frame = b"\xff" * 6 + b"\x02\x78\x00\x00\x00\x99" + b"\x88\xb5" + bytes(1500)
-per_tick, tick = rate / (8 * len(frame)) * 0.01, 0.01
-t0 = time.monotonic(); sent = 0.0; owed = 0.0
+# the frames due by the clock, not per tick: a sleep that overruns (a busy
+# machine) must not lower the rate
+t0 = time.monotonic(); sent = 0
 while time.monotonic() - t0 < secs:
-    owed += per_tick
-    while owed >= 1:
+    due = int(rate * (time.monotonic() - t0) / (8 * len(frame)))
+    while sent < due:
         try:
             s.send(frame)
         except OSError:
             pass
-        owed -= 1
-    time.sleep(tick)
+        sent += 1
+    time.sleep(0.01)
 EOF
 	BGPID=$!
 	pids+=($BGPID)
@@ -147,6 +148,7 @@ load=$(echo "$sw" | "$PY" -c '
 import json, sys
 d = json.loads(sys.stdin.read() or "{}")
 print(max([l["bg_gbps"] for l in d.get("loads", []) if l["from"] == "t0" and l["to"] == "ta"] or [0]))')
+echo "  | measured load t0->ta at the switch: $load Gbit/s (model), 7.5 sent"
 if "$PY" -c "import sys; sys.exit(not (5 <= $load <= 10))"; then ok; else
 	bad "measured load t0->ta $load Gbit/s (model), 7.5 sent"
 fi
@@ -214,7 +216,6 @@ if ! grep -q '"action": "switch"' "$tmp/ctl2.log"; then ok; else bad "switched w
 if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" --deploy "$tmp/deploy.json" \
 	--restart-jobs >"$tmp/inst-e.out" 2>&1; then ok; else bad "ctl install of a plan of epoch 0: $(tail -2 "$tmp/inst-e.out")"; fi
 wp=()
-w_t0=$(date +%s.%N)
 for r in 0 1; do
 	ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" \
 		j0 $r --deploy "$tmp/deploy.json" -n 20000 --iters 1500 --workers 2 --timeout-ms 5000 -v \
@@ -230,12 +231,11 @@ sleep 1
 background 15e6 4
 arc=0
 for r in 0 1; do wait "${wp[$r]}" || arc=1; done
-w_t1=$(date +%s.%N)
 wait $CPID
 echo "epoch switch with workers running:"
 grep -E '"event"|"action": "switch"' "$tmp/ctl3.log" | cut -c1-200 | sed 's/^/  | /'
 grep -h counters "$tmp"/e?.err | sed 's/^/  | /'
-awk '/ms, exact/ { if ($6 > m) { m = $6; at = $4 } } END { printf "  | slowest iteration of worker 0: %s ms (iter %s)\n", m, at }' "$tmp/e0.out"
+awk '/ms, exact/ { if ($8 > m) { m = $8; at = $4 } } END { printf "  | slowest iteration of worker 0: %s ms (iter %s)\n", m, at }' "$tmp/e0.out"
 for r in 0 1; do
 	n=$(grep -c exact "$tmp/e$r.out")
 	if [ $arc -eq 0 ] && [ "$n" -eq 1500 ]; then ok; else
@@ -251,21 +251,50 @@ if grep -q '"event":"install","epoch":1,.*"ok":true' "$tmp/ctl3.log" &&
 	bad "epoch 1 installed beside epoch 0, then epoch 0 removed"
 	sed 's/^/  | /' "$tmp/ctl3.err" | tail -8
 fi
-# the jobs' iteration times from the PSs' steps (every period's record,
-# --verbose) against the workers' pace (their wall time / 1500, process
-# start included): the median of the records in the first 60% of the run
-# (the workers end at ~70%; after that the records show the stall) within
-# 25% of it
-itc=$("$PY" - "$tmp/ctl3.log" "$w_t0" "$w_t1" <<'PYEOF'
-import json, statistics, sys
-recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"t"')]
-its = [r["iter_s"]["j0"] for r in recs if r.get("iter_s", {}).get("j0") is not None]
-pace = (float(sys.argv[3]) - float(sys.argv[2])) / 1500
-if len(its) < 5:
-    print("bad: %d records with an iteration time" % len(its))
+# the jobs' iteration times from the PSs' steps against the workers' own,
+# over the same time: each record's iter_s (--verbose: every period) is the
+# PSs' pace over the last 2 s (--iter-window-s) before it; the workers' pace
+# over those 2 s comes from the times their iterations ended (-v: ", at T
+# s", CLOCK_MONOTONIC; the controller's start record puts its t = 0 on that
+# clock).  The records whose 2 s lie within the workers' run (not before
+# their first iteration ended, not after their last: the stall after it is
+# the controller's to show, not the workers'): the median of the
+# controller's within 25% of the median of the workers' over the same
+# records.  (Not the workers' pace over their whole run: that pace is not
+# steady on a loaded machine, and a slow run outlasts the controller's 7 s,
+# so a part of the run would be compared with all of it.)
+itc=$("$PY" - "$tmp/ctl3.log" "$tmp/e0.out" "$tmp/e1.out" <<'PYEOF'
+import bisect, json, re, statistics, sys
+W = 2.0  # the controller's --iter-window-s
+log = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"t"')]
+start = [r["clock_s"] for r in log if r.get("event") == "start"]
+end = {}  # iteration -> when its last worker had its result
+for path in sys.argv[2:]:
+    for line in open(path):
+        m = re.match(r"rank \d+ iter (\d+):.*, at ([0-9.]+) s$", line)
+        if m:
+            end[int(m.group(1))] = max(end.get(int(m.group(1)), 0.0), float(m.group(2)))
+if not start or len(end) < 2:
+    print("bad: no start record in the log (%d) or no iteration end times (%d)" % (len(start), len(end)))
     sys.exit()
-c = statistics.median(its[: int(len(its) * 0.6)])
-print("controller %.5f s, workers' pace %.5f s (%d records)" % (c, pace, len(its)))
+ts = [end[k] - start[0] for k in sorted(end)]  # on the controller's t
+
+def workers(t):  # seconds per iteration of the iterations ended in [t - W, t]
+    i, j = bisect.bisect_right(ts, t) - 1, bisect.bisect_left(ts, t - W)
+    return (ts[i] - ts[j]) / (i - j) if i > j else None
+
+recs = [r for r in log if r.get("iter_s", {}).get("j0") is not None]
+lo = max(ts[0], recs[0]["t"] if recs else 0.0, 0.0) + W
+pairs = [(r["t"], r["iter_s"]["j0"], workers(r["t"])) for r in recs if lo <= r["t"] <= ts[-1]]
+pairs = [p for p in pairs if p[2] is not None]
+if len(pairs) < 5:
+    print("bad: %d records at t %.2f..%.2f s (the workers' run t %.2f..%.2f s)"
+          % (len(pairs), lo, ts[-1], ts[0], ts[-1]))
+    sys.exit()
+print("controller %.5f s, workers %.5f s (medians of %d records, t %.2f..%.2f s; the workers' "
+      "run t %.2f..%.2f s, its pace %.5f s)"
+      % (statistics.median(p[1] for p in pairs), statistics.median(p[2] for p in pairs),
+         len(pairs), pairs[0][0], pairs[-1][0], ts[0], ts[-1], (ts[-1] - ts[0]) / (len(ts) - 1)))
 PYEOF
 )
 echo "  | iteration times of j0: $itc"

@@ -287,6 +287,16 @@ static void log_event(struct run *r, const char *event, uint64_t epoch, const ch
 	json_decref(o);
 }
 
+/* The log's first line: t = 0 on CLOCK_MONOTONIC (inart_now_s), so that
+ * the records' t can be lined up with other programs' clocks. */
+static void log_start(struct run *r)
+{
+	char s[96];
+
+	snprintf(s, sizeof(s), "{\"t\": 0, \"event\": \"start\", \"clock_s\": %.6f}", r->t0);
+	log_line(r, s);
+}
+
 /* PS node v's kept control connection (made at the first use), or NULL. */
 static struct inart_ctl_conn *ps_conn(struct run *r, int v)
 {
@@ -352,7 +362,9 @@ static void mark_ps(struct run *r, const struct inart_plan *p)
 }
 
 /* The jobs' iteration times: every PS that a plan in service gave a share
- * (since the start) asked for its steps, each job's fed to the tracker. */
+ * (since the start) asked for its steps, each job's fed to the tracker at
+ * the time of the replies (a PS slow to answer on a busy machine must not
+ * date its step back to before the request). */
 static void poll_iters(struct run *r, double now)
 {
 	int nj = r->ci.js->n_jobs;
@@ -367,9 +379,10 @@ static void poll_iters(struct run *r, double now)
 		if (r->ps_node[v])
 			node_steps(r, v, r->a->period_ms < 50 ? 50 : (int)r->a->period_ms,
 				   r->steps);
+	now = inart_now_s() - r->t0;
 	for (int j = 0; j < nj; j++) {
 		inart_itertime_feed(r->it, j, now, r->steps[j]);
-		r->iter[j] = inart_itertime_get(r->it, j, now);
+		r->iter[j] = inart_itertime_get(r->it, j);
 	}
 }
 
@@ -566,6 +579,7 @@ static int loop(struct run *r, struct inart_poller *pl, struct inart_estimator *
 	enum inart_ctl_action last_act = INART_CTL_KEEP;
 
 	r->t0 = next;
+	log_start(r);
 	while (!stop && (r->a->duration <= 0 || inart_now_s() - r->t0 < r->a->duration)) {
 		struct inart_ctl_decision d;
 		struct inart_err err = {{0}};

@@ -1,10 +1,12 @@
 /*
  * controller: hysteresis over predicted gains, re-plans under measured
- * loads, a decision record per period (controller.h).  Owns a copy of the
- * topology whose background it overwrites with the measured loads, an
- * evaluator on that copy, three plans: installed, previous (for
- * revert) and the candidate of the last re-plan, and a ring of past
- * loads (HIST snapshots at least settle_s / 8 apart) for the settling test.
+ * loads, a decision record per period (controller.h).  Owns two views of
+ * the topology (each a copy whose background it overwrites, and an
+ * evaluator on it): the measured loads, and the loads a re-plan sees;
+ * three plans: installed, previous (for revert) and the candidate of the
+ * last re-plan; and a ring of past loads (HIST snapshots at least
+ * settle_s / 8 apart) for the settling test.  The controller and its
+ * per-arc arrays are one block (lay_out).
  */
 #include "controller.h"
 
@@ -24,19 +26,26 @@
 #define HIST 16
 #define RISE_RESIDUAL 0.05 /* a rising arc is planned for at 95% of its capacity */
 
+/* A copy of the topology whose background the controller overwrites, and
+ * an evaluator on that copy. */
+struct view {
+	struct inart_topo *t;
+	struct inart_evaluator *ev;
+};
+
 struct inart_controller {
-	struct inart_topo *t;  /* copy; bg = measured */
-	struct inart_topo *tp; /* copy; bg = what the re-plan sees (rising arcs high) */
+	struct view meas;      /* bg = measured */
+	struct view replan;    /* bg = what the re-plan sees (rising arcs high) */
+	int n_arcs;	       /* of the topology */
 	unsigned char *rising; /* per arc: its load is rising */
 	const struct inart_jobs *js;
 	struct inart_ctl_opt o;
-	struct inart_evaluator *ev, *evp; /* on t, on tp */
 	struct inart_plan *cur, *prev, *cand;
 	uint64_t epoch, prev_epoch;
-	/* predicted times under tp at the last re-plan: the installed plan's,
+	/* predicted times in the replan view at the last re-plan: the installed plan's,
 	 * the candidate's (+inf: none), the previous plan's (for revert) */
 	double ref_cur, ref_cand, ref_prev;
-	double *bg_replan; /* what the last re-plan saw (tp's loads, n_arcs) */
+	double *bg_replan; /* what the last re-plan saw (the replan view's loads, n_arcs) */
 	int replanned_once;
 	long replans, skipped; /* re-plans run; skipped (no load moved that matters) */
 	double pend_since;     /* gain above threshold since, or < 0 */
@@ -44,7 +53,6 @@ struct inart_controller {
 	double last_t;
 	int switches;
 	double *hist; /* HIST x n_arcs past loads */
-	void *block;  /* bg_replan, rising and hist (lay_out) */
 	double hist_t[HIST];
 	int hist_n, hist_head; /* entries, next slot */
 };
@@ -104,25 +112,48 @@ fail:
 	return inart_null_errno(EINVAL);
 }
 
+/* v: a copy of t and an evaluator of js on it.  0, or -1 with err and errno
+ * set (as topo_copy and inart_evaluator_create set them). */
+static int view_init(struct view *v, const struct inart_topo *t, const struct inart_jobs *js,
+		     struct inart_err *err)
+{
+	v->t = topo_copy(t, err);
+	if (v->t == NULL)
+		return -1;
+	v->ev = inart_evaluator_create(v->t, js);
+	if (v->ev == NULL) {
+		inart_err_set(err, -ENOMEM, "controller: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void view_free(struct view *v)
+{
+	inart_evaluator_destroy(v->ev);
+	inart_topo_destroy(v->t);
+}
+
 void inart_controller_destroy(struct inart_controller *c)
 {
 	if (c == NULL)
 		return;
-	inart_evaluator_destroy(c->ev);
-	inart_evaluator_destroy(c->evp);
+	view_free(&c->meas);
+	view_free(&c->replan);
 	inart_plan_destroy(c->cur);
 	inart_plan_destroy(c->prev);
 	inart_plan_destroy(c->cand);
-	inart_topo_destroy(c->t);
-	inart_topo_destroy(c->tp);
-	free(c->block);
-	free(c);
+	free(c); /* its arrays with it (lay_out) */
 }
 
-/* The per-arc arrays in one block (common/slab.h): bg_replan, rising (n_arcs
- * + 1 entries each), hist (HIST rows of n_arcs + 1). */
-static void lay_out(struct inart_controller *c, struct inart_slab *s, size_t n)
+/* The controller and its per-arc arrays in one block (common/slab.h):
+ * bg_replan, rising (n_arcs + 1 entries each), hist (HIST rows of n_arcs +
+ * 1). */
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_controller *c = obj;
+	size_t n = (size_t)c->n_arcs + 1;
+
 	c->bg_replan = inart_slab_take(s, n, sizeof(*c->bg_replan));
 	c->rising = inart_slab_take(s, n, sizeof(*c->rising));
 	c->hist = inart_slab_take(s, (size_t)HIST * n, sizeof(*c->hist));
@@ -134,8 +165,7 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 						 const struct inart_ctl_opt *o,
 						 struct inart_err *err)
 {
-	struct inart_controller *c;
-	struct inart_slab slab = INART_SLAB_INIT;
+	struct inart_controller proto = {0}, *c;
 
 	if (t == NULL || js == NULL || installed == NULL || o == NULL || !(o->threshold > 0) ||
 	    !(o->hold_s >= 0) || !(o->window_s >= 0) || !(o->replan_change >= 0) ||
@@ -144,9 +174,12 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 		inart_err_set(err, -EINVAL, "controller: bad arguments or options");
 		return inart_null_errno(EINVAL);
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL)
+	proto.n_arcs = inart_topo_n_arcs(t);
+	c = inart_slab_new(&proto, sizeof(proto), lay_out);
+	if (c == NULL) {
+		inart_err_set(err, -ENOMEM, "controller: out of memory");
 		return NULL;
+	}
 	c->js = js;
 	c->o = *o;
 	if (c->o.algorithm == NULL)
@@ -155,26 +188,15 @@ struct inart_controller *inart_controller_create(const struct inart_topo *t,
 	c->last_switch = -INFINITY;
 	c->ref_cur = c->ref_cand = c->ref_prev = INFINITY;
 	c->last_t = -INFINITY;
-	c->t = topo_copy(t, err);
-	if (c->t == NULL)
+	if (view_init(&c->meas, t, js, err) < 0 || view_init(&c->replan, t, js, err) < 0)
 		goto fail;
-	c->tp = topo_copy(t, err);
-	if (c->tp == NULL)
-		goto fail;
-	lay_out(c, &slab, (size_t)inart_topo_n_arcs(t) + 1);
-	if (inart_slab_alloc(&slab) == 0) {
-		lay_out(c, &slab, (size_t)inart_topo_n_arcs(t) + 1);
-		c->block = slab.base;
-	}
-	c->ev = inart_evaluator_create(c->t, js);
-	c->evp = inart_evaluator_create(c->tp, js);
 	c->cur = inart_plan_clone(installed);
-	if (c->block == NULL || c->ev == NULL || c->evp == NULL || c->cur == NULL) {
+	if (c->cur == NULL) {
 		inart_err_set(err, -ENOMEM, "controller: out of memory");
 		errno = ENOMEM;
 		goto fail;
 	}
-	if (inart_evaluator_run(c->ev, c->cur, NULL, err) < 0) {
+	if (inart_evaluator_run(c->meas.ev, c->cur, NULL, err) < 0) {
 		inart_err_prefix(err, "controller: the installed plan");
 		errno = EINVAL;
 		goto fail;
@@ -219,9 +241,9 @@ int inart_controller_revert(struct inart_controller *c)
 	return 0;
 }
 
-/* Predicted time of p by evaluator ev (on t: the measured loads; on tp:
- * as the re-plan sees them); +inf when the evaluator refuses it (e.g. an
- * arc it uses has no residual capacity). */
+/* Predicted time of p by evaluator ev (meas's: under the measured loads;
+ * replan's: as the re-plan sees them); +inf when the evaluator refuses it
+ * (e.g. an arc it uses has no residual capacity). */
 static double predict_on(struct inart_evaluator *ev, const struct inart_plan *p)
 {
 	struct inart_eval e;
@@ -233,7 +255,7 @@ static double predict_on(struct inart_evaluator *ev, const struct inart_plan *p)
 
 static double predict(struct inart_controller *c, const struct inart_plan *p)
 {
-	return predict_on(c->ev, p);
+	return predict_on(c->meas.ev, p);
 }
 
 /* now rose above ref by more than the fraction f (+inf above finite: yes). */
@@ -243,8 +265,8 @@ static int time_rose(double now, double ref, double f)
 }
 
 /* Whether a re-plan can change the decision, judged on the loads the
- * re-plan sees (tp: measured, rising arcs high) against those of the last
- * re-plan.  A plan's predicted time never falls when a load rises, so if
+ * re-plan sees (the replan view: measured, rising arcs high) against those
+ * of the last re-plan.  A plan's predicted time never falls when a load rises, so if
  * no load fell by more than replan_change x capacity, no plan became
  * faster than it was then (beyond the band): none is faster than `best`,
  * the faster of the installed plan and the candidate at the last re-plan.
@@ -255,7 +277,7 @@ static int time_rose(double now, double ref, double f)
  * plan that gains the threshold. */
 static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 {
-	const struct inart_topo *t = c->t;
+	const struct inart_topo *t = c->meas.t;
 	double now, cur, best;
 
 	if (!c->replanned_once) {
@@ -263,7 +285,7 @@ static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 		return 1;
 	}
 	for (int a = 0; a < inart_topo_n_arcs(t); a++) {
-		double d = c->tp->arcs[a].bg_gbps - c->bg_replan[a];
+		double d = c->replan.t->arcs[a].bg_gbps - c->bg_replan[a];
 
 		if (d < -c->o.replan_change * t->arcs[a].gbps) {
 			snprintf(why, cap, "%.32s->%.32s fell %.3g Gbit/s",
@@ -271,13 +293,13 @@ static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 			return 1;
 		}
 	}
-	cur = predict_on(c->evp, c->cur);
+	cur = predict_on(c->replan.ev, c->cur);
 	if (time_rose(cur, c->ref_cur, c->o.replan_change)) {
 		snprintf(why, cap, "plan in service: %.3g -> %.3g s", c->ref_cur, cur);
 		return 1;
 	}
 	best = c->ref_cand < c->ref_cur ? c->ref_cand : c->ref_cur;
-	now = predict_on(c->evp, c->cand);
+	now = predict_on(c->replan.ev, c->cand);
 	if (time_rose(now, c->ref_cand, c->o.replan_change) && best <= (1 - c->o.threshold) * cur) {
 		snprintf(why, cap, "candidate: %.3g -> %.3g s", c->ref_cand, now);
 		return 1;
@@ -287,14 +309,14 @@ static int loads_moved(const struct inart_controller *c, char *why, size_t cap)
 
 /* rising[a]: arc a's load now exceeds its lowest within the last rise_s
  * (the snapshots) by more than settle_frac x capacity.  The re-plan's
- * topology tp: the measured loads, rising arcs at (1 - RISE_RESIDUAL) x
+ * view: the measured loads, rising arcs at (1 - RISE_RESIDUAL) x
  * capacity (never below the measured load). */
 static void rising_loads(struct inart_controller *c, double now_s)
 {
-	int n = inart_topo_n_arcs(c->t);
+	int n = c->n_arcs;
 
 	for (int a = 0; a < n; a++) {
-		double cap = c->t->arcs[a].gbps, now = c->t->arcs[a].bg_gbps, lo = now;
+		double cap = c->meas.t->arcs[a].gbps, now = c->meas.t->arcs[a].bg_gbps, lo = now;
 
 		for (int k = 0; c->o.rise_s > 0 && k < c->hist_n; k++) {
 			int i = (c->hist_head + HIST - 1 - k) % HIST;
@@ -305,22 +327,22 @@ static void rising_loads(struct inart_controller *c, double now_s)
 				lo = c->hist[(size_t)i * (size_t)n + (size_t)a];
 		}
 		c->rising[a] = c->o.rise_s > 0 && now - lo > c->o.settle_frac * cap;
-		c->tp->arcs[a].bg_gbps = c->rising[a] && now < (1 - RISE_RESIDUAL) * cap
-					     ? (1 - RISE_RESIDUAL) * cap
-					     : now;
+		c->replan.t->arcs[a].bg_gbps = c->rising[a] && now < (1 - RISE_RESIDUAL) * cap
+						   ? (1 - RISE_RESIDUAL) * cap
+						   : now;
 	}
 }
 
 /* Remember the current loads (at most one snapshot per settle_s / 8). */
 static void hist_push(struct inart_controller *c, double now_s)
 {
-	int n = inart_topo_n_arcs(c->t), last = (c->hist_head + HIST - 1) % HIST;
+	int n = c->n_arcs, last = (c->hist_head + HIST - 1) % HIST;
 
 	if (c->hist_n > 0 && now_s - c->hist_t[last] <
 				 (c->o.settle_s > c->o.rise_s ? c->o.settle_s : c->o.rise_s) / 8)
 		return;
 	for (int a = 0; a < n; a++)
-		c->hist[(size_t)c->hist_head * (size_t)n + (size_t)a] = c->t->arcs[a].bg_gbps;
+		c->hist[(size_t)c->hist_head * (size_t)n + (size_t)a] = c->meas.t->arcs[a].bg_gbps;
 	c->hist_t[c->hist_head] = now_s;
 	c->hist_head = (c->hist_head + 1) % HIST;
 	if (c->hist_n < HIST)
@@ -332,7 +354,7 @@ static void hist_push(struct inart_controller *c, double now_s)
  * *moved = the largest move as a fraction of capacity. */
 static int settled(const struct inart_controller *c, double now_s, double *moved)
 {
-	int n = inart_topo_n_arcs(c->t);
+	int n = c->n_arcs;
 
 	*moved = 0;
 	if (c->o.settle_s <= 0)
@@ -344,8 +366,8 @@ static int settled(const struct inart_controller *c, double now_s, double *moved
 		if (now_s - c->hist_t[i] < c->o.settle_s - 1e-9)
 			continue;
 		for (int a = 0; a < n; a++) {
-			double cap = c->t->arcs[a].gbps,
-			       m = cap > 0 ? fabs(c->t->arcs[a].bg_gbps - old[a]) / cap : 0;
+			double cap = c->meas.t->arcs[a].gbps,
+			       m = cap > 0 ? fabs(c->meas.t->arcs[a].bg_gbps - old[a]) / cap : 0;
 
 			if (m > *moved)
 				*moved = m;
@@ -381,18 +403,18 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 	struct inart_plan *p = NULL;
 	struct inart_err err = {0};
 	double el = NAN;
-	int n = inart_topo_n_arcs(c->t), rc;
+	int n = c->n_arcs, rc;
 
 	if (!loads_moved(c, d->replan_why, sizeof(d->replan_why))) {
 		c->skipped++;
 		return 0;
 	}
 	for (int a = 0; a < n; a++)
-		c->bg_replan[a] = c->tp->arcs[a].bg_gbps;
+		c->bg_replan[a] = c->replan.t->arcs[a].bg_gbps;
 	c->replanned_once = 1;
 	c->replans++;
-	c->ref_cur = predict_on(c->evp, c->cur);
-	rc = fn(arg, c->tp, c->js, c->cur, c->o.replan_limit_s, &p, &el, &err);
+	c->ref_cur = predict_on(c->replan.ev, c->cur);
+	rc = fn(arg, c->replan.t, c->js, c->cur, c->o.replan_limit_s, &p, &el, &err);
 	d->replanned = 1;
 	d->replan_s = el;
 	if (rc < 0 || p == NULL) {
@@ -414,7 +436,7 @@ static int maybe_replan(struct inart_controller *c, struct inart_ctl_decision *d
 	 * rising re-plans every period and must not restart it */
 	inart_plan_destroy(c->cand);
 	c->cand = p;
-	c->ref_cand = predict_on(c->evp, p);
+	c->ref_cand = predict_on(c->replan.ev, p);
 	return 0;
 }
 
@@ -433,12 +455,12 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 	d->silent_node = silent_node;
 	d->epoch = c->epoch;
 	d->js = c->js;
-	n = inart_topo_n_arcs(c->t);
+	n = c->n_arcs;
 	if (silent_node >= 0) {
 		c->pend_since = -1;
 		say(d, INART_CTL_KEEP, "silent",
 		    "switch '%s' does not answer for its counters; keeping the plan",
-		    silent_node < c->t->n_nodes ? c->t->nodes[silent_node].id : "?");
+		    silent_node < c->meas.t->n_nodes ? c->meas.t->nodes[silent_node].id : "?");
 		return 0;
 	}
 	if (bg == NULL || !ready) {
@@ -446,9 +468,9 @@ int inart_controller_decide(struct inart_controller *c, double now_s, const doub
 		return 0;
 	}
 	for (int a = 0; a < n; a++) {
-		double b = bg[a], cap = c->t->arcs[a].gbps;
+		double b = bg[a], cap = c->meas.t->arcs[a].gbps;
 
-		c->t->arcs[a].bg_gbps = !(b > 0) ? 0 : b < cap ? b : cap;
+		c->meas.t->arcs[a].bg_gbps = !(b > 0) ? 0 : b < cap ? b : cap;
 	}
 	d->bg = bg;
 	calm = settled(c, now_s, &moved);

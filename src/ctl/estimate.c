@@ -22,15 +22,22 @@ struct sw_state {
 	struct inart_port_sample *last; /* degree entries */
 };
 
+/* The counter that measures an arc: on switch `node`, at the port that
+ * out_arc maps to the arc, its rx or its tx side. */
+struct meter {
+	int node; /* -1: none */
+	int rx;	  /* 1: rx_bytes, rx_ina_bytes; 0: tx_bytes, tx_ina_bytes */
+};
+
 struct inart_estimator {
 	const struct inart_topo *t;
 	struct inart_est_opt o;
 	int n_arcs;
-	int *meas_node, *meas_port, *meas_rx; /* per arc: switch, its port, 1: rx side */
-	int *out_arc;			      /* [out_off[v] + k]: the arc leaving v on port k */
-	double *bg;			      /* per arc, model Gbit/s */
-	char *known;			      /* per arc */
-	struct sw_state *sw;		      /* per node */
+	struct meter *meter; /* per arc */
+	int *out_arc;	     /* [out_off[v] + k]: the arc leaving v on port k */
+	double *bg;	     /* per arc, model Gbit/s */
+	char *known;	     /* per arc */
+	struct sw_state *sw; /* per node */
 	struct inart_est_anomalies an;
 };
 
@@ -78,18 +85,15 @@ static int map_ports(struct inart_estimator *e, const int *port)
 }
 
 /* The estimator and its arrays, in one block (common/slab.h): per arc
- * (n_arcs + 1 entries each) meas_node, meas_port, meas_rx, bg, known,
- * out_arc; per node sw; then each switch's last sample (degree + 1 ports),
- * node by node. */
+ * (n_arcs + 1 entries each) meter, bg, known, out_arc; per node sw; then
+ * each switch's last sample (degree + 1 ports), node by node. */
 static void lay_out(void *obj, struct inart_slab *s)
 {
 	struct inart_estimator *e = obj;
 	const struct inart_topo *t = e->t;
 	size_t n = (size_t)e->n_arcs + 1;
 
-	e->meas_node = inart_slab_take(s, n, sizeof(int));
-	e->meas_port = inart_slab_take(s, n, sizeof(int));
-	e->meas_rx = inart_slab_take(s, n, sizeof(int));
+	e->meter = inart_slab_take(s, n, sizeof(*e->meter));
 	e->bg = inart_slab_take(s, n, sizeof(double));
 	e->known = inart_slab_take(s, n, 1);
 	e->out_arc = inart_slab_take(s, n, sizeof(int));
@@ -125,7 +129,7 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 		return inart_null_errno(EINVAL);
 	}
 	for (int a = 0; a < n; a++) {
-		e->meas_node[a] = -1;
+		e->meter[a].node = -1;
 		e->bg[a] = t->arcs[a].bg_gbps;
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
@@ -135,15 +139,10 @@ struct inart_estimator *inart_estimator_create(const struct inart_topo *t,
 			int out = e->out_arc[t->out_off[v] + k], in = out ^ 1;
 
 			/* arriving at v on port k: v's rx counter */
-			e->meas_node[in] = v;
-			e->meas_port[in] = k;
-			e->meas_rx[in] = 1;
+			e->meter[in] = (struct meter){v, 1};
 			/* leaving v towards a host: v's tx counter */
-			if (t->nodes[t->arcs[out].to].kind != INART_NODE_SWITCH) {
-				e->meas_node[out] = v;
-				e->meas_port[out] = k;
-				e->meas_rx[out] = 0;
-			}
+			if (t->nodes[t->arcs[out].to].kind != INART_NODE_SWITCH)
+				e->meter[out] = (struct meter){v, 0};
 		}
 	}
 	return e;
@@ -210,9 +209,9 @@ int inart_estimator_feed_at(struct inart_estimator *e, int node, double now_s, d
 			int a = arcs[i];
 			double b, g, cap;
 
-			if (e->meas_node[a] != node)
+			if (e->meter[a].node != node)
 				continue;
-			b = bg_bytes(&s->last[k], &ports[k], e->meas_rx[a]);
+			b = bg_bytes(&s->last[k], &ports[k], e->meter[a].rx);
 			if (b < 0) {
 				e->an.inconsistent++;
 				continue;
@@ -245,7 +244,7 @@ int inart_estimator_ready(const struct inart_estimator *e)
 	if (e == NULL)
 		return 0;
 	for (int a = 0; a < e->n_arcs; a++)
-		if (e->meas_node[a] >= 0 && !e->known[a])
+		if (e->meter[a].node >= 0 && !e->known[a])
 			return 0;
 	return 1;
 }

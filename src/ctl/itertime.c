@@ -1,6 +1,7 @@
 /*
  * itertime: per-job iteration times from PS steps (itertime.h).  Per job a
- * ring of its last HIST step advances (time, step) and the last time fed.
+ * ring of its last HIST step advances (time, step), the last time fed and
+ * the last time its step was known.
  */
 #include "itertime.h"
 
@@ -15,8 +16,9 @@
 struct job_hist {
 	double t[HIST];
 	int64_t step[HIST];
-	int n, head; /* entries, next slot */
-	double last_t;
+	int n, head;   /* entries, next slot */
+	double last_t; /* the last feed */
+	double seen_t; /* the last feed with a step (>= 0) */
 };
 
 struct inart_itertime {
@@ -66,7 +68,8 @@ int inart_itertime_feed(struct inart_itertime *it, int j, double now_s, int64_t 
 		return -EINVAL;
 	h->last_t = now_s;
 	if (step < 0)
-		return 0;
+		return 0; /* no answer: no news */
+	h->seen_t = now_s;
 	if (h->n > 0 && step < h->step[slot(h, 0)]) {
 		h->n = 0; /* restarted */
 		it->resets++;
@@ -81,11 +84,11 @@ int inart_itertime_feed(struct inart_itertime *it, int j, double now_s, int64_t 
 	return 0;
 }
 
-double inart_itertime_get(const struct inart_itertime *it, int j, double now_s)
+double inart_itertime_get(const struct inart_itertime *it, int j)
 {
 	const struct job_hist *h;
 	int nw, old;
-	double per;
+	double per, still;
 
 	if (it == NULL || j < 0 || j >= it->n_jobs)
 		return NAN;
@@ -97,7 +100,8 @@ double inart_itertime_get(const struct inart_itertime *it, int j, double now_s)
 	for (int k = 2; k < h->n && h->t[nw] - h->t[slot(h, k)] <= it->window_s; k++)
 		old = slot(h, k);
 	per = (h->t[nw] - h->t[old]) / (double)(h->step[nw] - h->step[old]);
-	return now_s - h->t[nw] > per ? now_s - h->t[nw] : per;
+	still = h->seen_t - h->t[nw]; /* the newest step seen unchanged this long */
+	return still > per ? still : per;
 }
 
 uint64_t inart_itertime_resets(const struct inart_itertime *it)

@@ -22,25 +22,25 @@ struct inart_poller {
 	unsigned long failures;
 	struct inart_port_sample *buf; /* max degree */
 	int max_deg;
-	void *block; /* path, conn, full and buf (lay_out) */
 };
 
 void inart_poller_destroy(struct inart_poller *p)
 {
 	if (p == NULL)
 		return;
-	for (int v = 0; p->path != NULL && v < p->t->n_nodes; v++)
+	for (int v = 0; v < p->t->n_nodes; v++) {
 		free(p->path[v]);
-	for (int v = 0; p->conn != NULL && v < p->t->n_nodes; v++)
 		inart_ctl_conn_destroy(p->conn[v]);
-	free(p->block);
-	free(p);
+	}
+	free(p); /* its arrays with it (lay_out) */
 }
 
-/* The arrays in one block (common/slab.h): per node (n_nodes + 1 entries
- * each) path, conn, full; then buf, max_deg + 1 samples. */
-static void lay_out(struct inart_poller *p, struct inart_slab *s)
+/* The poller and its arrays in one block (common/slab.h): per node
+ * (n_nodes + 1 entries each) path, conn, full; then buf, max_deg + 1
+ * samples. */
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_poller *p = obj;
 	size_t n = (size_t)p->t->n_nodes + 1;
 
 	p->path = inart_slab_take(s, n, sizeof(*p->path));
@@ -52,27 +52,21 @@ static void lay_out(struct inart_poller *p, struct inart_slab *s)
 struct inart_poller *inart_poller_create(const struct inart_topo *t, char *const *path,
 					 int timeout_ms)
 {
-	struct inart_poller *p;
-	struct inart_slab slab = INART_SLAB_INIT;
+	struct inart_poller proto = {0}, *p;
 
 	if (t == NULL || !t->finalized || path == NULL || timeout_ms <= 0)
 		return inart_null_errno(EINVAL);
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return NULL;
-	p->t = t;
-	p->timeout_ms = timeout_ms;
+	proto.t = t;
+	proto.timeout_ms = timeout_ms;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int deg = t->out_off[v + 1] - t->out_off[v];
 
-		if (t->nodes[v].kind == INART_NODE_SWITCH && deg > p->max_deg)
-			p->max_deg = deg;
+		if (t->nodes[v].kind == INART_NODE_SWITCH && deg > proto.max_deg)
+			proto.max_deg = deg;
 	}
-	lay_out(p, &slab);
-	if (inart_slab_alloc(&slab) < 0)
-		goto nomem;
-	lay_out(p, &slab);
-	p->block = slab.base;
+	p = inart_slab_new(&proto, sizeof(proto), lay_out);
+	if (p == NULL)
+		return NULL;
 	for (int v = 0; v < t->n_nodes; v++) {
 		if (t->nodes[v].kind != INART_NODE_SWITCH)
 			continue;
