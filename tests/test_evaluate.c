@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include "common/rng.h"
+#include "common/slab.h"
 #include "cp/evaluate.h"
 #include "cp/paths.h"
 
@@ -1022,19 +1023,95 @@ static void naive(const struct inart_topo *t, const struct inart_jobs *js,
 		}
 }
 
+/* The naive evaluation's arrays (per arc, per node) and random_plan's tree
+ * budgets, in one block. */
+struct naive_bufs {
+	size_t m, n; /* arcs, nodes */
+	double *push, *pull, *agg, *ing;
+	int *budget;
+	void *block;
+};
+
+static void bufs_lay_out(void *obj, struct inart_slab *s)
+{
+	struct naive_bufs *b = obj;
+
+	b->push = inart_slab_take(s, b->m, sizeof(*b->push));
+	b->pull = inart_slab_take(s, b->m, sizeof(*b->pull));
+	b->agg = inart_slab_take(s, b->n, sizeof(*b->agg));
+	b->ing = inart_slab_take(s, b->n, sizeof(*b->ing));
+	b->budget = inart_slab_take(s, b->n, sizeof(*b->budget));
+}
+
+static void bufs_make(struct naive_bufs *b, const struct inart_topo *t)
+{
+	*b = (struct naive_bufs){.m = (size_t)inart_topo_n_arcs(t), .n = (size_t)t->n_nodes};
+	b->block = inart_slab_block(b, bufs_lay_out);
+	assert_non_null(b->block);
+}
+
+/* A random plan for js, run on ev, agrees with the naive evaluation and the
+ * one-shot one.  Returns the most trees of a job of the plan. */
+static int check_random_plan(struct inart_evaluator *ev, const struct inart_topo *t,
+			     const struct inart_jobs *js, struct inart_paths *paths,
+			     struct inart_rng *r, struct naive_bufs *b)
+{
+	struct inart_plan *p = random_plan(t, js, paths, r, b->budget);
+	struct inart_eval e1;
+	struct inart_err err = {{0}};
+	double comm, pt, qt;
+	int most_trees = 0;
+
+	naive(t, js, p, b->push, b->pull, b->agg, b->ing, &comm, &pt, &qt);
+	if (inart_evaluator_run(ev, p, &e1, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_near(e1.comm_time_s, comm, 1e-9);
+	assert_near(e1.push_time_s, pt, 1e-9);
+	assert_near(e1.pull_time_s, qt, 1e-9);
+	for (int e = 0; e < inart_topo_n_arcs(t); e++) {
+		assert_near(e1.arc_push_gbit[e], b->push[e], 1e-9);
+		assert_near(e1.arc_pull_gbit[e], b->pull[e], 1e-9);
+	}
+	for (int v = 0; v < t->n_nodes; v++) {
+		assert_near(e1.node_agg_gbit[v], b->agg[v], 1e-9);
+		assert_near(e1.node_ingress_gbit[v], b->ing[v], 1e-9);
+		assert_int_equal(e1.node_trees[v],
+				 (t->nodes[v].ina ? t->nodes[v].trees : 0) - b->budget[v]);
+	}
+	/* the bottleneck resource has the comm time */
+	if (e1.bottleneck_arc >= 0) {
+		int e = e1.bottleneck_arc;
+		double res = t->arcs[e].gbps - t->arcs[e].bg_gbps;
+
+		assert_int_equal(e1.bottleneck_node, -1);
+		assert_near((b->push[e] + b->pull[e]) / res, comm, 1e-9);
+	} else {
+		int v = e1.bottleneck_node;
+
+		assert_true(v >= 0);
+		assert_near(b->agg[v] / t->nodes[v].agg_gbps, comm, 1e-9);
+	}
+	/* comm >= max(push, pull) always */
+	assert_true(comm >= fmax(pt, qt) - 1e-12);
+	/* one-shot evaluation agrees */
+	assert_int_equal(inart_evaluate(t, js, p, NULL), 0);
+	assert_near(p->comm_time_s, comm, 1e-9);
+	for (int j = 0; j < p->n_jobs; j++)
+		most_trees = p->jobs[j].n_trees > most_trees ? p->jobs[j].n_trees : most_trees;
+	inart_plan_destroy(p);
+	return most_trees;
+}
+
 static void test_random_against_naive(void **state)
 {
 	struct inart_topo *t = mk_fattree4();
 	struct inart_paths *paths = inart_paths_create(t);
 	struct inart_evaluator *ev;
 	struct inart_rng r;
-	int m = inart_topo_n_arcs(t), n = t->n_nodes;
-	double *push = malloc(sizeof(double) * (size_t)m),
-	       *pull = malloc(sizeof(double) * (size_t)m);
-	double *agg = malloc(sizeof(double) * (size_t)n), *ing = malloc(sizeof(double) * (size_t)n);
-	int *budget = malloc(sizeof(int) * (size_t)n);
+	struct naive_bufs b;
 
 	(void)state;
+	bufs_make(&b, t);
 	inart_rng_seed(&r, 2024);
 	for (int round = 0; round < 30; round++) {
 		struct inart_jobs *js = inart_jobs_create();
@@ -1066,57 +1143,12 @@ static void test_random_against_naive(void **state)
 		}
 		assert_int_equal(inart_jobs_validate(js, t, NULL), 0);
 		ev = inart_evaluator_create(t, js);
-		for (int k = 0; k < 20; k++) {
-			struct inart_plan *p = random_plan(t, js, paths, &r, budget);
-			struct inart_eval e1;
-			struct inart_err err = {{0}};
-			double comm, pt, qt;
-
-			naive(t, js, p, push, pull, agg, ing, &comm, &pt, &qt);
-			if (inart_evaluator_run(ev, p, &e1, &err) != 0)
-				fail_msg("%s", err.msg);
-			assert_near(e1.comm_time_s, comm, 1e-9);
-			assert_near(e1.push_time_s, pt, 1e-9);
-			assert_near(e1.pull_time_s, qt, 1e-9);
-			for (int e = 0; e < m; e++) {
-				assert_near(e1.arc_push_gbit[e], push[e], 1e-9);
-				assert_near(e1.arc_pull_gbit[e], pull[e], 1e-9);
-			}
-			for (int v = 0; v < n; v++) {
-				assert_near(e1.node_agg_gbit[v], agg[v], 1e-9);
-				assert_near(e1.node_ingress_gbit[v], ing[v], 1e-9);
-				assert_int_equal(e1.node_trees[v],
-						 (t->nodes[v].ina ? t->nodes[v].trees : 0) -
-						     budget[v]);
-			}
-			/* the bottleneck resource has the comm time */
-			if (e1.bottleneck_arc >= 0) {
-				int e = e1.bottleneck_arc;
-				double res = t->arcs[e].gbps - t->arcs[e].bg_gbps;
-
-				assert_int_equal(e1.bottleneck_node, -1);
-				assert_near((push[e] + pull[e]) / res, comm, 1e-9);
-			} else {
-				int v = e1.bottleneck_node;
-
-				assert_true(v >= 0);
-				assert_near(agg[v] / t->nodes[v].agg_gbps, comm, 1e-9);
-			}
-			/* comm >= max(push, pull) always */
-			assert_true(comm >= fmax(pt, qt) - 1e-12);
-			/* one-shot evaluation agrees */
-			assert_int_equal(inart_evaluate(t, js, p, NULL), 0);
-			assert_near(p->comm_time_s, comm, 1e-9);
-			inart_plan_destroy(p);
-		}
+		for (int k = 0; k < 20; k++)
+			check_random_plan(ev, t, js, paths, &r, &b);
 		inart_evaluator_destroy(ev);
 		inart_jobs_destroy(js);
 	}
-	free(push);
-	free(pull);
-	free(agg);
-	free(ing);
-	free(budget);
+	free(b.block);
 	inart_paths_destroy(paths);
 	inart_topo_destroy(t);
 }
@@ -1162,6 +1194,46 @@ static void test_reuse_after_error(void **state)
 	bad_free(&b);
 }
 
+/* The per-job scratch grows with the jobs: an evaluator made for one small
+ * job (its first run sizes the scratch for 1 (worker, PS) pair), then run on
+ * plans of a set that has since gained a job with 32 pairs and trees, agrees
+ * with the naive evaluation. */
+static void test_scratch_grows(void **state)
+{
+	struct inart_topo *t = mk_fattree4();
+	struct inart_paths *paths = inart_paths_create(t);
+	struct inart_jobs *js = inart_jobs_create();
+	struct inart_evaluator *ev;
+	struct inart_rng r;
+	struct naive_bufs b;
+	int w0[1] = {0}, p0[1] = {1}, w1[8], p1[4], most_trees = 0;
+
+	(void)state;
+	bufs_make(&b, t);
+	for (int k = 0; k < 8; k++)
+		w1[k] = 2 + k;
+	for (int k = 0; k < 4; k++)
+		p1[k] = 10 + k;
+	assert_int_equal(inart_jobs_add(js, "small", w0, 1, p0, 1, 1e9, NULL, NULL), 0);
+	assert_int_equal(inart_jobs_validate(js, t, NULL), 0);
+	ev = inart_evaluator_create(t, js);
+	assert_non_null(ev);
+	assert_int_equal(inart_jobs_add(js, "large", w1, 8, p1, 4, 2e9, NULL, NULL), 1);
+	assert_int_equal(inart_jobs_validate(js, t, NULL), 0);
+	inart_rng_seed(&r, 77);
+	for (int k = 0; k < 20; k++) {
+		int most = check_random_plan(ev, t, js, paths, &r, &b);
+
+		most_trees = most > most_trees ? most : most_trees;
+	}
+	assert_true(most_trees > 0); /* the trees were indexed too */
+	inart_evaluator_destroy(ev);
+	free(b.block);
+	inart_jobs_destroy(js);
+	inart_paths_destroy(paths);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1183,6 +1255,7 @@ int main(void)
 	    cmocka_unit_test(test_invalid_budget),
 	    cmocka_unit_test(test_random_against_naive),
 	    cmocka_unit_test(test_reuse_after_error),
+	    cmocka_unit_test(test_scratch_grows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

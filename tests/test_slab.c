@@ -1,7 +1,9 @@
 /*
  * test_slab: one block for parallel arrays -- the two passes hand out the
  * same layout, every array aligned, zeroed and disjoint from the others; a
- * size that overflows fails with ENOMEM and allocates nothing.
+ * size that overflows fails with ENOMEM and allocates nothing;
+ * inart_slab_block runs both passes over a lay_out that reads its sizes
+ * from the object.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -97,12 +99,57 @@ static void test_empty(void **state)
 	free(s.base);
 }
 
+/* The arrays of test_layout with their count, for inart_slab_block. */
+struct counted {
+	struct arrs a;
+	size_t n;
+};
+
+static void counted_lay_out(void *obj, struct inart_slab *s)
+{
+	struct counted *x = obj;
+
+	lay_out(&x->a, s, x->n);
+}
+
+static void test_block(void **state)
+{
+	struct counted x = {.n = 21};
+	void *block;
+
+	(void)state;
+	block = inart_slab_block(&x, counted_lay_out);
+	assert_non_null(block);
+	assert_ptr_equal(x.a.d, block); /* the first array starts the block */
+	assert_true((char *)(x.a.d + x.n) <= x.a.c);
+	assert_true((char *)(x.a.i + x.n) <= (char *)x.a.big);
+	assert_int_equal((uintptr_t)x.a.big % 64, 0);
+	for (size_t k = 0; k < x.n; k++) {
+		assert_true(x.a.d[k] == 0.0 && x.a.i[k] == 0 && x.a.big[k] == 0);
+		x.a.d[k] = 1.5;
+		x.a.i[k] = (int)k;
+	}
+	for (size_t k = 0; k < x.n; k++)
+		assert_true(x.a.d[k] == 1.5 && x.a.i[k] == (int)k);
+	free(block);
+
+	x.n = SIZE_MAX / 4; /* does not fit: nothing allocated, the pointers NULL */
+	errno = 0;
+	block = inart_slab_block(&x, counted_lay_out);
+	assert_null(block);
+	assert_int_equal(errno, ENOMEM);
+	assert_null(x.a.d);
+	assert_null(x.a.i);
+	assert_null(x.a.big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layout),
 	    cmocka_unit_test(test_overflow),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,12 @@
  *	lay_out(x, &s);
  *	x->block = s.base;     (freed with one free(), the arrays with it)
  *
+ * inart_slab_block below is those five lines in one call, for a lay_out
+ * that reads what it needs from the object:
+ *
+ *	x->block = inart_slab_block(x, lay_out);
+ *	if (x->block == NULL) ... ENOMEM ...
+ *
  * Or, where the object itself is fixed-size too, the object and its arrays
  * in one block (inart_slab_new below): destroy is one free().
  *
@@ -90,6 +96,21 @@ static inline int inart_slab_alloc(struct inart_slab *s)
 	s->size = size;
 	s->used = 0;
 	return 0;
+}
+
+/* The two passes over lay_out (see the top): the arrays of obj in one
+ * zeroed block.  The block, which the caller keeps and frees with one
+ * free(), or NULL + ENOMEM with nothing allocated (the pointers lay_out sets
+ * are then NULL: a destroy that frees the block is safe). */
+static inline void *inart_slab_block(void *obj, void (*lay_out)(void *obj, struct inart_slab *s))
+{
+	struct inart_slab s = INART_SLAB_INIT;
+
+	lay_out(obj, &s);
+	if (inart_slab_alloc(&s) < 0)
+		return NULL;
+	lay_out(obj, &s);
+	return s.base;
 }
 
 /* An object of `size` bytes and its arrays in one zeroed block, freed with

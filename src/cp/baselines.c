@@ -40,8 +40,10 @@ static uint64_t salt(int j, int w, int p)
 	return inart_hash2(((uint64_t)(unsigned)j << 32) | (unsigned)w, (uint64_t)(unsigned)p);
 }
 
-static void ctx_lay_out(struct ctx *c, struct inart_slab *s)
+static void ctx_lay_out(void *obj, struct inart_slab *s)
 {
+	struct ctx *c = obj;
+
 	c->buf = inart_slab_take(s, MAX_PATH, sizeof(*c->buf));
 	c->left = inart_slab_take(s, (size_t)c->t->n_nodes, sizeof(*c->left));
 	c->tree_at = inart_slab_take(s, (size_t)c->t->n_nodes, sizeof(*c->tree_at));
@@ -50,15 +52,11 @@ static void ctx_lay_out(struct ctx *c, struct inart_slab *s)
 static int ctx_init(struct ctx *c, const struct inart_topo *t, const struct inart_jobs *js,
 		    struct inart_paths *paths, struct inart_err *err)
 {
-	struct inart_slab s = INART_SLAB_INIT;
-
 	*c = (struct ctx){.t = t, .js = js, .paths = paths, .err = err};
 	c->ev = inart_evaluator_create(t, js);
-	ctx_lay_out(c, &s);
-	if (c->ev == NULL || inart_slab_alloc(&s) < 0)
+	c->block = inart_slab_block(c, ctx_lay_out);
+	if (c->ev == NULL || c->block == NULL)
 		return inart_err_set(err, -ENOMEM, "out of memory");
-	ctx_lay_out(c, &s);
-	c->block = s.base;
 	return 0;
 }
 

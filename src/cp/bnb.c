@@ -393,8 +393,9 @@ static int stop(const struct bnb *b)
 }
 
 /* The per-pair, per-tree and per-node arrays, in one slab (b->block). */
-static void lay_out(struct bnb *b, struct inart_slab *s)
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct bnb *b = obj;
 	size_t np = (size_t)b->np + 1, nt = (size_t)b->nt + 1;
 
 	b->pair_job = inart_slab_take(s, np, sizeof(*b->pair_job));
@@ -410,18 +411,15 @@ static void lay_out(struct bnb *b, struct inart_slab *s)
 static int setup(struct bnb *b)
 {
 	const struct inart_cand *c = b->c;
-	struct inart_slab s = INART_SLAB_INIT;
 
 	b->nt = c->n_trees;
 	b->np = inart_route_lp_model_n_pairs(b->m);
 	b->bs = inart_route_lp_model_basis_size(b->m);
 	b->node_bytes = sizeof(struct node) + sizeof(double) * 2 * (size_t)b->np + (size_t)b->nt +
 			b->bs + sizeof(double);
-	lay_out(b, &s);
-	if (inart_slab_alloc(&s) < 0)
+	b->block = inart_slab_block(b, lay_out);
+	if (b->block == NULL)
 		return -ENOMEM;
-	lay_out(b, &s);
-	b->block = s.base;
 	inart_jobs_pairs(b->js, b->job_first);
 	for (int j = 0; j < b->js->n_jobs; j++)
 		for (int i = 0; i < b->js->jobs[j].n_ps; i++)

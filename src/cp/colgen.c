@@ -337,8 +337,9 @@ static int clp_run_limited(Clp_Simplex *m, int warm, double deadline)
 }
 
 /* The per-column and per-row arrays, in one slab (g->block). */
-static void lay_out(struct lpcg *g, struct inart_slab *s)
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct lpcg *g = obj;
 	size_t nc = (size_t)g->b->n_cols + 1, nr = (size_t)g->b->n_rows + 1;
 
 	int **per_col[] = {&g->loaded, &g->clp_col, &g->add_cols};
@@ -360,14 +361,11 @@ static int colgen_init(struct lpcg *g, Clp_Simplex *m, int full, const double *w
 {
 	const struct inart_colgen_lp *b = g->b;
 	size_t nc = (size_t)b->n_cols + 1, nr = (size_t)b->n_rows + 1;
-	struct inart_slab s = INART_SLAB_INIT;
 	int rc;
 
-	lay_out(g, &s);
-	if (inart_slab_alloc(&s) < 0)
+	g->block = inart_slab_block(g, lay_out);
+	if (g->block == NULL)
 		return -ENOMEM;
-	lay_out(g, &s);
-	g->block = s.base;
 	memset(g->loaded, -1, sizeof(int) * nc);
 	memset(g->rmap, -1, sizeof(int) * nr);
 	memset(g->kind, COL_BASE, nc);

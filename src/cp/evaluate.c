@@ -3,15 +3,17 @@
  * defined in evaluate.h (docs/evaluator.md has the formulas).
  *
  * The evaluator is made for repeated use (rounding judges thousands of
- * plans): every per-arc and per-node array is allocated once at creation and
- * only the entries a run touched are reset by the next run, so a run costs
- * O(total path length + trees + jobs * workers * PSs) and allocates nothing
- * unless a plan has more trees per job than any before.  Per-job lookups
+ * plans): every per-arc and per-node array is allocated once at creation, in
+ * the evaluator's own block, and only the entries a run touched are reset by
+ * the next run, so a run costs O(total path length + trees + jobs * workers *
+ * PSs) and allocates nothing unless a job has more (worker, PS) pairs or
+ * trees than any before (the per-job scratch, one block that grows).  Per-job lookups
  * (node -> worker index, PS index, trees at a switch) are arrays stamped with
  * a generation number instead of being cleared.
  *
  * Ownership: the evaluator owns its arrays (returned through struct
- * inart_eval, valid until its next run or destroy); it refers to, and does
+ * inart_eval, valid until its next run or destroy): the fixed ones share its
+ * allocation, the per-job scratch is job_block; it refers to, and does
  * not own, the topology and jobs.
  */
 #include "evaluate.h"
@@ -33,7 +35,7 @@ struct inart_evaluator {
 	const struct inart_topo *t;
 	const struct inart_jobs *js;
 	int n, m;
-	void *block; /* the per-arc and per-node arrays below (lay_out) */
+	/* in the evaluator's block (lay_out): */
 	/* results, per arc / per node */
 	double *arc_push, *arc_pull;
 	double *node_agg, *node_ingress;
@@ -50,20 +52,28 @@ struct inart_evaluator {
 	/* per-path visit stamps */
 	unsigned *vgen;
 	unsigned pathgen;
-	/* per-job scratch */
+	/* per-job scratch, in job_block (lay_out_job) */
+	void *job_block;
 	char *seen; /* n_workers * n_ps */
 	size_t cap_seen;
 	int cap_trees;
 	int *tnext, *tpidx, *tchildren, *tparent, *tstate;
-	void *tblock; /* the five above (lay_out_trees) */
 };
 
-/* The per-arc and per-node arrays, in one block (common/slab.h): arcs
- * (m entries each) arc_push, arc_pull, arc_list, arc_touched, then nodes (n
- * entries each) node_agg, node_ingress, node_trees, node_list,
- * node_touched, wgen, pgen, hgen, vgen, widx, pidx, head. */
-static void lay_out(struct inart_evaluator *ev, struct inart_slab *s, size_t n, size_t m)
+/* The per-arc and per-node arrays, in the evaluator's block (common/slab.h):
+ * arcs (m + 1 entries each) arc_push, arc_pull, arc_list, arc_touched, then
+ * nodes (n + 1 entries each) node_agg, node_ingress, node_trees, node_list,
+ * node_touched, the stamps wgen, pgen, hgen, vgen and the maps widx, pidx,
+ * head. */
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_evaluator *ev = obj;
+	size_t n = (size_t)ev->n + 1, m = (size_t)ev->m + 1;
+	/* the per-job node maps (valid where their stamp is the job's), the
+	 * per-path visit stamps */
+	unsigned **stamps[] = {&ev->wgen, &ev->pgen, &ev->hgen, &ev->vgen};
+	int **maps[] = {&ev->widx, &ev->pidx, &ev->head};
+
 	ev->arc_push = inart_slab_take(s, m, sizeof(double));
 	ev->arc_pull = inart_slab_take(s, m, sizeof(double));
 	ev->arc_list = inart_slab_take(s, m, sizeof(int));
@@ -73,58 +83,27 @@ static void lay_out(struct inart_evaluator *ev, struct inart_slab *s, size_t n, 
 	ev->node_trees = inart_slab_take(s, n, sizeof(int));
 	ev->node_list = inart_slab_take(s, n, sizeof(int));
 	ev->node_touched = inart_slab_take(s, n, 1);
-	ev->wgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->pgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->hgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->vgen = inart_slab_take(s, n, sizeof(unsigned));
-	ev->widx = inart_slab_take(s, n, sizeof(int));
-	ev->pidx = inart_slab_take(s, n, sizeof(int));
-	ev->head = inart_slab_take(s, n, sizeof(int));
+	for (size_t i = 0; i < sizeof(stamps) / sizeof(stamps[0]); i++)
+		*stamps[i] = inart_slab_take(s, n, sizeof(unsigned));
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		*maps[i] = inart_slab_take(s, n, sizeof(int));
 }
 
 struct inart_evaluator *inart_evaluator_create(const struct inart_topo *t,
 					       const struct inart_jobs *js)
 {
-	struct inart_evaluator *ev = calloc(1, sizeof(*ev));
-	struct inart_slab slab = INART_SLAB_INIT;
-	size_t n, m, seen = 1;
+	struct inart_evaluator proto = {.t = t, .js = js, .n = t->n_nodes};
 
-	if (ev == NULL)
-		return NULL;
-	ev->t = t;
-	ev->js = js;
-	ev->n = t->n_nodes;
-	ev->m = inart_topo_n_arcs(t);
-	n = (size_t)ev->n + 1;
-	m = (size_t)ev->m + 1;
-	for (int j = 0; j < js->n_jobs; j++) {
-		size_t s = (size_t)js->jobs[j].n_workers * (size_t)js->jobs[j].n_ps;
-
-		if (s > seen)
-			seen = s;
-	}
-	lay_out(ev, &slab, n, m);
-	if (inart_slab_alloc(&slab) == 0) {
-		lay_out(ev, &slab, n, m);
-		ev->block = slab.base;
-	}
-	ev->seen = malloc(seen);
-	ev->cap_seen = seen;
-	if (ev->block == NULL || ev->seen == NULL) {
-		inart_evaluator_destroy(ev);
-		return inart_null_errno(ENOMEM);
-	}
-	return ev;
+	proto.m = inart_topo_n_arcs(t);
+	return inart_slab_new(&proto, sizeof(proto), lay_out);
 }
 
 void inart_evaluator_destroy(struct inart_evaluator *ev)
 {
 	if (ev == NULL)
 		return;
-	free(ev->block);
-	free(ev->seen);
-	free(ev->tblock);
-	free(ev);
+	free(ev->job_block);
+	free(ev); /* the per-arc and per-node arrays with it */
 }
 
 static void reset(struct inart_evaluator *ev)
@@ -175,12 +154,15 @@ static unsigned next_gen(unsigned *gen, unsigned *a, unsigned *b, unsigned *c, s
 	return ++*gen;
 }
 
-/* The per-job tree scratch in one block (common/slab.h), cap_trees entries
- * each: tnext, tpidx, tchildren, tparent, tstate. */
-static void lay_out_trees(struct inart_evaluator *ev, struct inart_slab *s)
+/* The per-job scratch in one block (common/slab.h): seen (cap_seen
+ * bytes), then cap_trees entries each of tnext, tpidx, tchildren, tparent,
+ * tstate. */
+static void lay_out_job(void *obj, struct inart_slab *s)
 {
+	struct inart_evaluator *ev = obj;
 	size_t n = (size_t)ev->cap_trees;
 
+	ev->seen = inart_slab_take(s, ev->cap_seen, 1);
 	ev->tnext = inart_slab_take(s, n, sizeof(*ev->tnext));
 	ev->tpidx = inart_slab_take(s, n, sizeof(*ev->tpidx));
 	ev->tchildren = inart_slab_take(s, n, sizeof(*ev->tchildren));
@@ -188,27 +170,27 @@ static void lay_out_trees(struct inart_evaluator *ev, struct inart_slab *s)
 	ev->tstate = inart_slab_take(s, n, sizeof(*ev->tstate));
 }
 
-/* Room for n trees.  Every job rebuilds the scratch (index_trees), so a
- * larger block starts empty; on failure there is none (cap_trees 0). */
-static int grow_trees(struct inart_evaluator *ev, int n)
+/* Room for a job of n_seen (worker, PS) marks and n_trees trees (the tree
+ * capacity doubles from 16).  Every job clears and rebuilds the scratch it
+ * uses, so a larger block starts empty; on failure there is none (both
+ * capacities 0). */
+static int grow_job(struct inart_evaluator *ev, size_t n_seen, int n_trees)
 {
-	struct inart_slab slab = INART_SLAB_INIT;
 	int cap = ev->cap_trees ? ev->cap_trees : 16;
 
-	if (n <= ev->cap_trees)
+	if (ev->job_block != NULL && n_seen <= ev->cap_seen && n_trees <= ev->cap_trees)
 		return 0;
-	while (cap < n)
+	while (cap < n_trees)
 		cap *= 2;
-	free(ev->tblock);
-	ev->tblock = NULL;
+	free(ev->job_block);
+	ev->cap_seen = n_seen > ev->cap_seen ? n_seen : ev->cap_seen;
 	ev->cap_trees = cap;
-	lay_out_trees(ev, &slab);
-	if (inart_slab_alloc(&slab) < 0) {
+	ev->job_block = inart_slab_block(ev, lay_out_job);
+	if (ev->job_block == NULL) {
+		ev->cap_seen = 0;
 		ev->cap_trees = 0;
 		return -ENOMEM;
 	}
-	lay_out_trees(ev, &slab);
-	ev->tblock = slab.base;
 	return 0;
 }
 
@@ -594,15 +576,7 @@ static int run_job(struct inart_evaluator *ev, const struct inart_job *job,
 	rc = jp->n_ring > 0 ? 0 : check_split(job, jp, ev->t, err);
 	if (rc < 0)
 		return rc;
-	if (need > ev->cap_seen) { /* the jobs changed since creation */
-		char *ns = realloc(ev->seen, need);
-
-		if (ns == NULL)
-			return inart_err_set(err, -ENOMEM, "out of memory");
-		ev->seen = ns;
-		ev->cap_seen = need;
-	}
-	if (grow_trees(ev, jp->n_trees) < 0)
+	if (grow_job(ev, need, jp->n_trees) < 0)
 		return inart_err_set(err, -ENOMEM, "out of memory");
 	next_gen(&ev->jgen, ev->wgen, ev->pgen, ev->hgen, (size_t)ev->n);
 	for (int k = 0; k < job->n_workers; k++) {

@@ -1,5 +1,7 @@
 /* graph: see graph.h.  Node ids are indexed by an open-addressing hash table
- * (FNV-1a, linear probing) that is rebuilt when it gets half full. */
+ * (FNV-1a, linear probing), made with the first node (64 slots) and rebuilt
+ * twice the size when it gets half full.  The adjacency (out_off, arc_out)
+ * is one block, made by finalize (common/slab.h). */
 #include "graph.h"
 
 #include <errno.h>
@@ -9,6 +11,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/slab.h"
 
 static uint32_t hash_str(const char *s)
 {
@@ -44,15 +47,7 @@ static int index_rebuild(struct inart_topo *t, int size)
 
 struct inart_topo *inart_topo_create(void)
 {
-	struct inart_topo *t = calloc(1, sizeof(*t));
-
-	if (t == NULL)
-		return NULL;
-	if (index_rebuild(t, 64) < 0) {
-		free(t);
-		return inart_null_errno(ENOMEM);
-	}
-	return t;
+	return calloc(1, sizeof(struct inart_topo)); /* the index comes with the first node */
 }
 
 void inart_topo_destroy(struct inart_topo *t)
@@ -63,17 +58,18 @@ void inart_topo_destroy(struct inart_topo *t)
 		free(t->nodes[v].id);
 	free(t->nodes);
 	free(t->arcs);
-	free(t->out_off);
-	free(t->arc_out);
+	free(t->adj);
 	free(t->index);
 	free(t);
 }
 
 int inart_topo_find(const struct inart_topo *t, const char *id)
 {
-	uint32_t mask = (uint32_t)(t->index_size - 1);
-	uint32_t h = hash_str(id) & mask;
+	uint32_t mask = (uint32_t)(t->index_size - 1), h;
 
+	if (t->index_size == 0) /* no node yet */
+		return -1;
+	h = hash_str(id) & mask;
 	while (t->index[h] >= 0) {
 		if (strcmp(t->nodes[t->index[h]].id, id) == 0)
 			return t->index[h];
@@ -113,7 +109,7 @@ int inart_topo_add_node(struct inart_topo *t, const char *id, enum inart_node_ki
 	t->n_nodes++;
 	t->finalized = 0;
 	if (2 * t->n_nodes > t->index_size) {
-		rc = index_rebuild(t, 2 * t->index_size);
+		rc = index_rebuild(t, t->index_size ? 2 * t->index_size : 64);
 		if (rc < 0) {
 			t->n_nodes--;
 			free(n->id);
@@ -137,17 +133,17 @@ static int check_dir(const struct inart_topo *t, int a, int b, double gbps, doub
 
 	if (!(gbps > 0) || !isfinite(gbps))
 		return inart_err_set(err, -EINVAL,
-				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia, ib,
-				     ia, ib, gbps);
+				     "link %s-%s: capacity %s->%s must be > 0 Gbit/s (got %g)", ia,
+				     ib, ia, ib, gbps);
 	if (!(bg >= 0) || !isfinite(bg))
 		return inart_err_set(err, -EINVAL,
-				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)", ia,
-				     ib, ia, ib, bg);
+				     "link %s-%s: background %s->%s must be >= 0 Gbit/s (got %g)",
+				     ia, ib, ia, ib, bg);
 	if (bg > gbps)
 		return inart_err_set(
-			err, -EINVAL,
-			"link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
-			ia, ib, ia, ib, bg, gbps);
+		    err, -EINVAL,
+		    "link %s-%s: background %s->%s (%g Gbit/s) is above the capacity (%g Gbit/s)",
+		    ia, ib, ia, ib, bg, gbps);
 	return 0;
 }
 
@@ -189,15 +185,28 @@ static void sort_by_head(const struct inart_topo *t, int *arcs, int n)
 	}
 }
 
+/* The adjacency in one block: out_off (n_nodes + 1 entries), arc_out
+ * (2 * n_links + 1). */
+static void adj_lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_topo *t = obj;
+
+	t->out_off = inart_slab_take(s, (size_t)t->n_nodes + 1, sizeof(*t->out_off));
+	t->arc_out = inart_slab_take(s, 2 * (size_t)t->n_links + 1, sizeof(*t->arc_out));
+}
+
 int inart_topo_finalize(struct inart_topo *t, struct inart_err *err)
 {
 	int n = t->n_nodes, m = 2 * t->n_links;
-	int *off = calloc((size_t)n + 1, sizeof(*off));
-	int *out = malloc(sizeof(*out) * (size_t)(m ? m : 1));
-	int *fill = NULL;
+	int *off, *out, *fill = NULL;
 	int rc = 0;
 
-	if (off == NULL || out == NULL) {
+	free(t->adj);
+	t->finalized = 0;
+	t->adj = inart_slab_block(t, adj_lay_out);
+	off = t->out_off;
+	out = t->arc_out;
+	if (t->adj == NULL) {
 		rc = inart_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -219,22 +228,14 @@ int inart_topo_finalize(struct inart_topo *t, struct inart_err *err)
 		sort_by_head(t, out + off[v], off[v + 1] - off[v]);
 		for (int i = off[v] + 1; i < off[v + 1]; i++) {
 			if (t->arcs[out[i]].to == t->arcs[out[i - 1]].to) {
-				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s", t->nodes[v].id,
-						   t->nodes[t->arcs[out[i]].to].id);
+				rc = inart_err_set(err, -EINVAL, "duplicate link %s-%s",
+						   t->nodes[v].id, t->nodes[t->arcs[out[i]].to].id);
 				goto out;
 			}
 		}
 	}
-	free(t->out_off);
-	free(t->arc_out);
-	t->out_off = off;
-	t->arc_out = out;
-	off = NULL;
-	out = NULL;
 	t->finalized = 1;
 out:
-	free(off);
-	free(out);
 	free(fill);
 	return rc;
 }

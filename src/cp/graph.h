@@ -31,14 +31,14 @@ enum inart_node_kind {
 struct inart_node {
 	char *id;
 	enum inart_node_kind kind;
-	int ina;         /* 1 if INA-capable (switches only) */
+	int ina;	 /* 1 if INA-capable (switches only) */
 	double agg_gbps; /* aggregation throughput, > 0 when ina */
-	int trees;       /* tree budget, >= 0 when ina */
+	int trees;	 /* tree budget, >= 0 when ina */
 };
 
 struct inart_arc {
 	int from, to;
-	double gbps;    /* capacity in this direction */
+	double gbps;	/* capacity in this direction */
 	double bg_gbps; /* background load in this direction */
 };
 
@@ -48,10 +48,11 @@ struct inart_topo {
 	struct inart_arc *arcs;
 	int *out_off; /* n_nodes + 1 entries, valid after finalize */
 	int *arc_out; /* 2 * n_links entries, valid after finalize */
+	void *adj;    /* private: the block of out_off and arc_out */
 	/* private: capacities of the arrays and the id index */
 	int cap_nodes, cap_links;
-	int *index;     /* open-addressing hash of node ids -> node number */
-	int index_size; /* power of two */
+	int *index;	/* open-addressing hash of node ids -> node number */
+	int index_size; /* power of two; 0 until the first node */
 	int finalized;
 };
 

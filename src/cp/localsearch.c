@@ -44,6 +44,7 @@ struct ls {
 	const struct inart_cand *c;
 	const struct inart_plan *plan;
 	struct inart_assign *a;
+	int n_jobs;
 	int n_arcs, n_res; /* resources: arcs, then nodes */
 	double *val;	   /* per resource: push+pull Gbit (arc) or agg input (node) */
 	double *inv_cap;   /* per resource: 1 / capacity (0: not a resource) */
@@ -299,8 +300,9 @@ static void ls_free(struct ls *s)
 }
 
 /* The fixed-size arrays, in one slab (s->block). */
-static void ls_lay_out(struct ls *s, struct inart_slab *sl, int n_jobs)
+static void ls_lay_out(void *obj, struct inart_slab *sl)
 {
+	struct ls *s = obj;
 	const struct inart_cand *c = s->c;
 	size_t res = (size_t)s->n_res + 1, pairs = (size_t)s->n_pairs + 2;
 
@@ -317,7 +319,7 @@ static void ls_lay_out(struct ls *s, struct inart_slab *sl, int n_jobs)
 	s->mark = inart_slab_take(sl, res, sizeof(*s->mark));
 	s->keys = inart_slab_take(sl, res, sizeof(*s->keys));
 	s->tmp = inart_slab_take(sl, res, sizeof(*s->tmp));
-	s->pair_base = inart_slab_take(sl, (size_t)n_jobs + 1, sizeof(*s->pair_base));
+	s->pair_base = inart_slab_take(sl, (size_t)s->n_jobs + 1, sizeof(*s->pair_base));
 	s->pflow_off = inart_slab_take(sl, pairs, sizeof(*s->pflow_off));
 	s->pflow = inart_slab_take(sl, (size_t)c->n_flows + 1, sizeof(*s->pflow));
 	s->ptree_off = inart_slab_take(sl, pairs, sizeof(*s->ptree_off));
@@ -368,16 +370,13 @@ static int ls_init(struct ls *s, const struct inart_topo *t, const struct inart_
 		   const struct inart_cand *c, const struct inart_plan *plan,
 		   struct inart_assign *a)
 {
-	struct inart_slab slab = INART_SLAB_INIT;
-
-	*s = (struct ls){.t = t, .c = c, .plan = plan, .a = a, .n_arcs = inart_topo_n_arcs(t)};
+	*s = (struct ls){.t = t, .c = c, .plan = plan, .a = a, .n_jobs = js->n_jobs};
+	s->n_arcs = inart_topo_n_arcs(t);
 	s->n_res = s->n_arcs + t->n_nodes;
 	s->n_pairs = inart_jobs_pairs(js, NULL);
-	ls_lay_out(s, &slab, js->n_jobs);
-	if (inart_slab_alloc(&slab) < 0)
+	s->block = inart_slab_block(s, ls_lay_out);
+	if (s->block == NULL)
 		return -ENOMEM;
-	ls_lay_out(s, &slab, js->n_jobs);
-	s->block = slab.base;
 	for (int e = 0; e < s->n_arcs; e++)
 		s->inv_cap[e] = 1.0 / inart_arc_residual(&t->arcs[e]);
 	for (int v = 0; v < t->n_nodes; v++)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/slab.h"
+
 /* What a proof "nothing below the cutoff" is worth less than the cutoff:
  * more than CBC's cutoff increment. */
 #define MILP_CUTOFF_SLACK 1e-4
@@ -56,24 +58,39 @@ static int set_start(Cbc_Model *m, const struct inart_milp_model *mm)
 }
 
 /* A model without its fixed columns (lb == ub): their activity moves to
- * the row bounds.  keep[j]: new index of column j, or -1 (fixed). */
+ * the row bounds.  keep[j]: new index of column j, or -1 (fixed).  Its
+ * arrays, sized for every column of the full model, are one block. */
 struct reduced {
 	struct inart_milp_model m;
+	const struct inart_milp_model *full;
+	void *block; /* the arrays below (reduced_lay_out) */
 	CoinBigIndex *start;
 	int *index, *keep, n_keep;
 	double *value, *obj, *clb, *cub, *rlb, *rub, *mip, obj_const;
-	double *cols; /* one block: obj, clb, cub, mip per column; rlb, rub per row */
 	char *is_int;
 };
 
-static void reduced_free(struct reduced *r)
+/* keep and start per column, index and value per entry, then obj, clb, cub
+ * (and mip where the full model has a start) per column, rlb and rub per
+ * row, is_int per column. */
+static void reduced_lay_out(void *obj, struct inart_slab *s)
 {
-	free(r->start);
-	free(r->index);
-	free(r->keep);
-	free(r->value);
-	free(r->cols);
-	free(r->is_int);
+	struct reduced *r = obj;
+	const struct inart_milp_model *mm = r->full;
+	size_t nc = (size_t)mm->n_cols + 1, nr = (size_t)mm->n_rows + 1;
+	size_t nz = (size_t)mm->start[mm->n_cols] + 1;
+	double **per_col[] = {&r->obj, &r->clb, &r->cub}, **per_row[] = {&r->rlb, &r->rub};
+
+	r->keep = inart_slab_take(s, nc, sizeof(*r->keep));
+	r->start = inart_slab_take(s, nc, sizeof(*r->start));
+	r->index = inart_slab_take(s, nz, sizeof(*r->index));
+	r->value = inart_slab_take(s, nz, sizeof(*r->value));
+	for (size_t i = 0; i < sizeof(per_col) / sizeof(per_col[0]); i++)
+		*per_col[i] = inart_slab_take(s, nc, sizeof(double));
+	r->mip = mm->mip_start ? inart_slab_take(s, nc, sizeof(*r->mip)) : NULL;
+	for (size_t i = 0; i < sizeof(per_row) / sizeof(per_row[0]); i++)
+		*per_row[i] = inart_slab_take(s, nr, sizeof(double));
+	r->is_int = inart_slab_take(s, nc, sizeof(*r->is_int));
 }
 
 static void shift_bound(double *b, double delta)
@@ -119,24 +136,10 @@ static void reduce_fill(const struct inart_milp_model *mm, struct reduced *r)
 
 static int reduce(const struct inart_milp_model *mm, struct reduced *r)
 {
-	size_t nc = (size_t)mm->n_cols + 1, nr = (size_t)mm->n_rows + 1;
-	size_t nz = (size_t)mm->start[mm->n_cols] + 1;
-
-	memset(r, 0, sizeof(*r));
-	r->keep = malloc(sizeof(int) * nc);
-	r->start = malloc(sizeof(*r->start) * nc);
-	r->index = malloc(sizeof(int) * nz);
-	r->value = malloc(sizeof(double) * nz);
-	r->cols = malloc(sizeof(double) * (4 * nc + 2 * nr));
-	r->is_int = malloc(nc);
-	if (!r->keep || !r->start || !r->index || !r->value || !r->cols || !r->is_int)
+	*r = (struct reduced){.full = mm};
+	r->block = inart_slab_block(r, reduced_lay_out);
+	if (r->block == NULL)
 		return -ENOMEM;
-	r->obj = r->cols;
-	r->clb = r->obj + nc;
-	r->cub = r->clb + nc;
-	r->mip = mm->mip_start ? r->cub + nc : NULL;
-	r->rlb = r->cub + 2 * nc;
-	r->rub = r->rlb + nr;
 	for (int j = 0; j < mm->n_cols; j++)
 		r->keep[j] = mm->clb[j] == mm->cub[j] ? -1 : r->n_keep++;
 	reduce_fill(mm, r);
@@ -245,6 +248,6 @@ int inart_milp_solve(const struct inart_milp_model *mm, const struct inart_milp_
 		sol[j] = r.keep[j] < 0 ? mm->clb[j] : rsol[r.keep[j]];
 out:
 	free(rsol);
-	reduced_free(&r);
+	free(r.block);
 	return rc;
 }

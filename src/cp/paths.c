@@ -121,8 +121,10 @@ static int arc_usable(const struct inart_topo *t, int e)
 /* The arrays of fixed size in one block (common/slab.h): per arc (m + 1
  * entries each) usable, amark; per node (n + 1 entries each) slot_of, queue,
  * prev, cnt, nmark, bmark, buf, spur.  (The cache's per-slot arrays grow.) */
-static void lay_out(struct inart_paths *p, struct inart_slab *s, size_t n, size_t m)
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_paths *p = obj;
+	size_t n = (size_t)p->n + 1, m = (size_t)p->m + 1;
 	p->usable = inart_slab_take(s, m, sizeof(*p->usable));
 	p->amark = inart_slab_take(s, m, sizeof(*p->amark));
 	int **node_ints[] = {&p->slot_of, &p->queue, &p->prev, &p->buf, &p->spur};
@@ -137,26 +139,18 @@ static void lay_out(struct inart_paths *p, struct inart_slab *s, size_t n, size_
 struct inart_paths *inart_paths_create(const struct inart_topo *t)
 {
 	struct inart_paths *p = calloc(1, sizeof(*p));
-	struct inart_slab slab = INART_SLAB_INIT;
-	size_t n, m;
 
 	if (p == NULL)
 		return NULL;
 	p->t = t;
 	p->n = t->n_nodes;
 	p->m = inart_topo_n_arcs(t);
-	n = (size_t)p->n + 1;
-	m = (size_t)p->m + 1;
-	p->max_slots = (int)(CACHE_BYTES / (sizeof(int) * n));
+	p->max_slots = (int)(CACHE_BYTES / (sizeof(int) * ((size_t)p->n + 1)));
 	if (p->max_slots > p->n)
 		p->max_slots = p->n;
 	if (p->max_slots < INART_PATHS_MIN_CACHE)
 		p->max_slots = INART_PATHS_MIN_CACHE;
-	lay_out(p, &slab, n, m);
-	if (inart_slab_alloc(&slab) == 0) {
-		lay_out(p, &slab, n, m);
-		p->block = slab.base;
-	}
+	p->block = inart_slab_block(p, lay_out);
 	p->dist = calloc((size_t)p->max_slots, sizeof(*p->dist));
 	p->slot_dst = malloc(sizeof(int) * (size_t)p->max_slots);
 	p->slot_used = malloc(sizeof(uint64_t) * (size_t)p->max_slots);

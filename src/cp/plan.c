@@ -232,6 +232,17 @@ static double share_of(const struct inart_plan *p, const struct inart_job *job, 
 	return i >= 0 ? p->jobs[j].split[i] : 0;
 }
 
+/* Whether a route of job j toward PS node ps stays (the PS has a share);
+ * a route that goes has its path freed here. */
+static int route_stays(const struct inart_plan *p, const struct inart_job *job, int j, int ps,
+		       int *path)
+{
+	if (share_of(p, job, j, ps) > 0)
+		return 1;
+	free(path);
+	return 0;
+}
+
 void inart_plan_prune_zero(struct inart_plan *p, const struct inart_jobs *js)
 {
 	for (int j = 0; j < p->n_jobs; j++) {
@@ -239,20 +250,14 @@ void inart_plan_prune_zero(struct inart_plan *p, const struct inart_jobs *js)
 		const struct inart_job *job = &js->jobs[j];
 		int n = 0;
 
-		for (int i = 0; i < jp->n_flows; i++) {
-			if (share_of(p, job, j, jp->flows[i].ps) > 0)
+		for (int i = 0; i < jp->n_flows; i++)
+			if (route_stays(p, job, j, jp->flows[i].ps, jp->flows[i].path))
 				jp->flows[n++] = jp->flows[i];
-			else
-				free(jp->flows[i].path);
-		}
 		jp->n_flows = n;
 		n = 0;
-		for (int i = 0; i < jp->n_trees; i++) {
-			if (share_of(p, job, j, jp->trees[i].ps) > 0)
+		for (int i = 0; i < jp->n_trees; i++)
+			if (route_stays(p, job, j, jp->trees[i].ps, jp->trees[i].path))
 				jp->trees[n++] = jp->trees[i];
-			else
-				free(jp->trees[i].path);
-		}
 		jp->n_trees = n;
 	}
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../common/slab.h"
 #include "evaluate.h"
 #include "lns.h"
 #include "ring.h"
@@ -31,17 +32,22 @@
 /* ... and its time limit then, a safety net only. */
 #define RINGMIX_STEP_SAFETY_S 60.0
 
+/* A subset of the jobs on the ring. */
+struct subset {
+	double bound; /* its best bound: the load bound, raised by CBC or the LP */
+	enum inart_bound_source src;
+	char done; /* CBC or the LP ran */
+};
+
 struct rm {
 	struct inart_search *s;
 	struct inart_plan *ring, *base; /* the ring candidate; the best PS plan */
 	double *start_x, *start_split;	/* base as a MILP start (NULL: none) */
+	void *block;			/* the scratch below (rm_lay_out) */
 	double *load;			/* 3 (n_arcs + 1) scratch */
 	char *in, *off;			/* per job: ring / PS job of the subset */
 	int n_sub;			/* non-empty subsets */
-	double *sub_load;		/* per subset (mask - 1): its load bound */
-	double *sub_bound;		/* per subset: its best bound */
-	enum inart_bound_source *sub_src;
-	char *sub_done; /* per subset: CBC or the LP ran */
+	struct subset *sub;		/* per subset (mask - 1) */
 };
 
 static double deadline(const struct inart_search *s)
@@ -296,10 +302,10 @@ static int work(struct rm *r, unsigned m, double limit)
 		rc = 0; /* nothing in time: the load bound, valid, weaker */
 	}
 	inart_route_lp_result_free(&res);
-	r->sub_done[m - 1] = 1;
-	if (b > r->sub_bound[m - 1]) {
-		r->sub_bound[m - 1] = b;
-		r->sub_src[m - 1] = src;
+	r->sub[m - 1].done = 1;
+	if (b > r->sub[m - 1].bound) {
+		r->sub[m - 1].bound = b;
+		r->sub[m - 1].src = src;
 	}
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
 }
@@ -332,10 +338,10 @@ static int improve(struct rm *r, unsigned m, double limit)
 	rc = inart_lns_run_ring(s, r->base, &lr);
 	if (rc == -ENOENT)
 		return work(r, m, limit);
-	r->sub_done[m - 1] = 1;
-	if (rc == 0 && lr.bound_s > r->sub_bound[m - 1]) {
-		r->sub_bound[m - 1] = lr.bound_s;
-		r->sub_src[m - 1] = lr.proven ? INART_BOUND_CBC : INART_BOUND_CBC_LIMIT;
+	r->sub[m - 1].done = 1;
+	if (rc == 0 && lr.bound_s > r->sub[m - 1].bound) {
+		r->sub[m - 1].bound = lr.bound_s;
+		r->sub[m - 1].src = lr.proven ? INART_BOUND_CBC : INART_BOUND_CBC_LIMIT;
 	}
 	return rc;
 }
@@ -376,10 +382,10 @@ static unsigned next_subset(const struct rm *r, int *n_left)
 
 	*n_left = 0;
 	for (unsigned m = 1; m < all; m++) {
-		if (r->sub_done[m - 1] || !(r->sub_bound[m - 1] < r->s->best->comm_time_s))
+		if (r->sub[m - 1].done || !(r->sub[m - 1].bound < r->s->best->comm_time_s))
 			continue;
 		++*n_left;
-		if (pick == 0 || r->sub_bound[m - 1] < r->sub_bound[pick - 1])
+		if (pick == 0 || r->sub[m - 1].bound < r->sub[pick - 1].bound)
 			pick = m;
 	}
 	return pick;
@@ -398,7 +404,7 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 	for (m = 1; rc == 0 && m <= (unsigned)r->n_sub; m++) {
 		set_mask(r, m);
 		rc = try_mix(s, r->base, r->ring, r->in, &t);
-		r->sub_load[m - 1] = r->sub_bound[m - 1] = subset_bound(r, &r->sub_src[m - 1]);
+		r->sub[m - 1].bound = subset_bound(r, &r->sub[m - 1].src);
 	}
 	if (!cbc_ok(s) && s->cand->n_choices > s->lp_max_choices)
 		n_left = -1; /* no LP either: the load bounds */
@@ -418,9 +424,9 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 	}
 	*bound = INFINITY;
 	for (m = 1; rc == 0 && m <= (unsigned)r->n_sub; m++)
-		if (r->sub_bound[m - 1] < *bound) {
-			*bound = r->sub_bound[m - 1];
-			*src = r->sub_src[m - 1];
+		if (r->sub[m - 1].bound < *bound) {
+			*bound = r->sub[m - 1].bound;
+			*src = r->sub[m - 1].src;
 		}
 	return rc;
 }
@@ -463,31 +469,35 @@ static void rm_free(struct rm *r)
 	inart_plan_destroy(r->base);
 	free(r->start_x);
 	free(r->start_split);
-	free(r->load);
-	free(r->in);	   /* with off and sub_done */
-	free(r->sub_load); /* with sub_bound */
-	free(r->sub_src);
+	free(r->block);
+}
+
+/* The scratch in one block (common/slab.h): load; per job in, off; per
+ * subset sub. */
+static void rm_lay_out(void *obj, struct inart_slab *sl)
+{
+	struct rm *r = obj;
+	const struct inart_search *s = r->s;
+	size_t n = (size_t)s->js->n_jobs + 1;
+
+	r->load = inart_slab_take(sl, 3 * ((size_t)inart_topo_n_arcs(s->t) + 1), sizeof(double));
+	r->in = inart_slab_take(sl, n, sizeof(*r->in));
+	r->off = inart_slab_take(sl, n, sizeof(*r->off));
+	r->sub = inart_slab_take(sl, (size_t)r->n_sub + 1, sizeof(*r->sub));
 }
 
 /* The ring candidate and scratch; 1: no ring candidate (no plan with ring
  * jobs), 0, or -ENOMEM. */
 static int rm_init(struct rm *r, struct inart_search *s)
 {
-	size_t na = (size_t)inart_topo_n_arcs(s->t) + 1, n = (size_t)s->js->n_jobs + 1;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->s = s;
 	r->n_sub = s->js->n_jobs <= RINGMIX_ENUM_MAX_JOBS ? (1 << s->js->n_jobs) - 1 : 0;
-	r->load = malloc(sizeof(double) * na * 3);
-	r->in = calloc(2 * n + (size_t)r->n_sub + 1, 1);
-	r->sub_load = malloc(sizeof(double) * 2 * ((size_t)r->n_sub + 1));
-	r->sub_src = malloc(sizeof(*r->sub_src) * ((size_t)r->n_sub + 1));
-	if (!r->load || !r->in || !r->sub_load || !r->sub_src)
+	r->block = inart_slab_block(r, rm_lay_out);
+	if (r->block == NULL)
 		return -ENOMEM;
-	r->off = r->in + n;
-	r->sub_done = r->off + n;
-	r->sub_bound = r->sub_load + r->n_sub + 1;
 	rc = inart_ring_plan(s->t, s->js, s->paths, &r->ring, s->err);
 	return rc == -ENOMEM ? rc : rc < 0 ? 1 : 0;
 }

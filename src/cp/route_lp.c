@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../common/slab.h"
 #include "colgen.h"
 #include "milp.h"
 #include "route_matrix.h"
@@ -558,6 +559,7 @@ struct inart_route_lp_model {
 	struct lpb b;
 	Clp_Simplex *clp;
 	int n_pairs;
+	void *block;	      /* the loaded state below (model_lay_out) */
 	double *lo, *hi;      /* the loaded box per pair */
 	double *clb, *cub;    /* column bounds as loaded */
 	double *rlb, *rub;    /* row bounds as loaded */
@@ -573,15 +575,26 @@ void inart_route_lp_model_destroy(struct inart_route_lp_model *m)
 		Clp_deleteModel(m->clp);
 	inart_route_matrix_free(&m->b);
 	free(m->b.box_row);
-	free(m->lo);
-	free(m->hi);
-	free(m->clb);
-	free(m->cub);
-	free(m->rlb);
-	free(m->rub);
-	free(m->fix);
-	free(m->basis);
+	free(m->block);
 	free(m);
+}
+
+/* The loaded state in one block (common/slab.h): the lower and upper
+ * bounds per pair (lo, hi), per column (clb, cub) and per row (rlb, rub);
+ * per cand tree fix; basis (columns, then rows). */
+static void model_lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_route_lp_model *m = obj;
+	size_t nc = (size_t)m->b.n_cols + 1, nr = (size_t)m->b.n_rows + 1;
+	size_t n[] = {(size_t)m->n_pairs + 1, nc, nr};
+	double **lower[] = {&m->lo, &m->clb, &m->rlb}, **upper[] = {&m->hi, &m->cub, &m->rub};
+
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		*lower[i] = inart_slab_take(s, n[i], sizeof(double));
+		*upper[i] = inart_slab_take(s, n[i], sizeof(double));
+	}
+	m->fix = inart_slab_take(s, (size_t)m->b.c->n_trees + 1, sizeof(*m->fix));
+	m->basis = inart_slab_take(s, nc + nr, sizeof(*m->basis));
 }
 
 /* Load the built model into CLP; the build's triplets are freed. */
@@ -617,7 +630,6 @@ int inart_route_lp_model_create(const struct inart_topo *t, const struct inart_j
 				struct inart_err *err)
 {
 	struct inart_route_lp_model *m = calloc(1, sizeof(*m));
-	size_t nc, nr;
 	int rc = m ? 0 : -ENOMEM;
 
 	*out = NULL;
@@ -633,20 +645,9 @@ int inart_route_lp_model_create(const struct inart_topo *t, const struct inart_j
 		rc = m->b.box_row && m->clp ? inart_route_matrix_build(&m->b, err) : -ENOMEM;
 	}
 	if (rc == 0) {
-		nc = (size_t)m->b.n_cols + 1;
-		nr = (size_t)m->b.n_rows + 1;
 		m->n_pairs = m->b.n_pairs;
-		m->lo = calloc((size_t)m->n_pairs + 1, sizeof(double));
-		m->hi = malloc(sizeof(double) * ((size_t)m->n_pairs + 1));
-		m->clb = malloc(sizeof(double) * nc);
-		m->cub = malloc(sizeof(double) * nc);
-		m->rlb = malloc(sizeof(double) * nr);
-		m->rub = malloc(sizeof(double) * nr);
-		m->fix = malloc((size_t)c->n_trees + 1);
-		m->basis = malloc(nc + nr);
-		rc = m->lo && m->hi && m->clb && m->cub && m->rlb && m->rub && m->fix && m->basis
-			 ? 0
-			 : -ENOMEM;
+		m->block = inart_slab_block(m, model_lay_out);
+		rc = m->block ? 0 : -ENOMEM;
 	}
 	if (rc == 0) {
 		for (int p = 0; p < m->n_pairs; p++)

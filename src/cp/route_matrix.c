@@ -521,8 +521,9 @@ static int stream_rows(struct lpb *b)
 }
 
 /* The arrays of a fixed size, in one slab (b->block). */
-static void lay_out(struct lpb *b, struct inart_slab *s)
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct lpb *b = obj;
 	size_t arcs = (size_t)inart_topo_n_arcs(b->t) + 1, nch = (size_t)b->c->n_choices + 1;
 	int **per_tree[] = {&b->col_u, &b->link_row, &b->vlink_row, &b->col_w, &b->link_stamp};
 
@@ -541,15 +542,12 @@ static void lay_out(struct lpb *b, struct inart_slab *s)
 int inart_route_matrix_build(struct lpb *b, struct inart_err *err)
 {
 	const struct inart_cand *c = b->c;
-	struct inart_slab slab = INART_SLAB_INIT;
 	int nch = c->n_choices + 1, rc;
 
 	b->n_pairs = inart_jobs_pairs(b->js, NULL);
-	lay_out(b, &slab);
-	if (inart_slab_alloc(&slab) < 0)
+	b->block = inart_slab_block(b, lay_out);
+	if (b->block == NULL)
 		return -ENOMEM;
-	lay_out(b, &slab);
-	b->block = slab.base;
 	inart_jobs_pairs(b->js, b->ps_base);
 	for (int f = 0; f < c->n_flows; f++)
 		mark_dups(b, c->flows[f].first_choice, c->flows[f].n_choices);

@@ -15,10 +15,12 @@
 #include "../common/rng.h"
 #include "gen.h"
 
+enum topo_family { FAT_TREE, LEAF_SPINE, BCUBE };
+
 struct scenario {
 	const char *name;
 	const char *desc;
-	int family; /* 0 fat-tree(a), 1 leaf-spine(a, b, c), 2 bcube(a, b) */
+	enum topo_family family; /* fat-tree(a), leaf-spine(a, b, c), bcube(a, b) */
 	int a, b, c;
 	enum inart_ina_mode ina;
 	double agg_gbps;
@@ -33,27 +35,27 @@ static const struct scenario scenarios[] = {
     {"default",
      "fat-tree k=4, 2 jobs (6 workers / 3 PS and 4 workers / 2 PS), INA on all switches "
      "with 2 trees each, 20% background on a third of the fabric links",
-     0, 4, 0, 0, INART_INA_ALL, 200, 2, 100, 100, 2, 0, 0, "resnet50", 0.2},
+     FAT_TREE, 4, 0, 0, INART_INA_ALL, 200, 2, 100, 100, 2, 0, 0, "resnet50", 0.2},
     {"scarce",
      "fat-tree k=8, 4 jobs of 16 workers and 4 PS, INA only at ToRs with 1 tree and "
      "100 Gbit/s of aggregation each (not enough for every worker)",
-     0, 8, 0, 0, INART_INA_TOR, 100, 1, 100, 100, 4, 16, 4, "vgg16", 0},
-    {"fattree4", "fat-tree k=4, 1 job of 8 workers and 4 PS, INA everywhere, 4 trees", 0, 4, 0, 0,
-     INART_INA_ALL, 400, 4, 100, 100, 1, 8, 4, "resnet50", 0},
-    {"fattree8", "fat-tree k=8, 2 jobs of 32 workers and 4 PS, INA everywhere, 4 trees", 0, 8, 0, 0,
-     INART_INA_ALL, 400, 4, 100, 100, 2, 32, 4, "bert-base", 0},
-    {"fattree16", "fat-tree k=16 (1024 hosts), 1 job of 256 workers and 8 PS, INA everywhere", 0,
-     16, 0, 0, INART_INA_ALL, 400, 8, 100, 100, 1, 256, 8, "gpt2-small", 0},
-    {"fattree32", "fat-tree k=32 (8192 hosts), 1 job of 1024 workers and 16 PS, INA everywhere", 0,
-     32, 0, 0, INART_INA_ALL, 400, 8, 100, 100, 1, 1024, 16, "gpt2-small", 0},
+     FAT_TREE, 8, 0, 0, INART_INA_TOR, 100, 1, 100, 100, 4, 16, 4, "vgg16", 0},
+    {"fattree4", "fat-tree k=4, 1 job of 8 workers and 4 PS, INA everywhere, 4 trees", FAT_TREE, 4,
+     0, 0, INART_INA_ALL, 400, 4, 100, 100, 1, 8, 4, "resnet50", 0},
+    {"fattree8", "fat-tree k=8, 2 jobs of 32 workers and 4 PS, INA everywhere, 4 trees", FAT_TREE,
+     8, 0, 0, INART_INA_ALL, 400, 4, 100, 100, 2, 32, 4, "bert-base", 0},
+    {"fattree16", "fat-tree k=16 (1024 hosts), 1 job of 256 workers and 8 PS, INA everywhere",
+     FAT_TREE, 16, 0, 0, INART_INA_ALL, 400, 8, 100, 100, 1, 256, 8, "gpt2-small", 0},
+    {"fattree32", "fat-tree k=32 (8192 hosts), 1 job of 1024 workers and 16 PS, INA everywhere",
+     FAT_TREE, 32, 0, 0, INART_INA_ALL, 400, 8, 100, 100, 1, 1024, 16, "gpt2-small", 0},
     {"leafspine",
      "leaf-spine 4 spines x 8 leaves x 8 hosts, 2 jobs of 16 workers and 4 PS, "
      "INA on a random half of the switches",
-     1, 4, 8, 8, INART_INA_RANDOM, 400, 4, 100, 100, 2, 16, 4, "resnet50", 0.1},
+     LEAF_SPINE, 4, 8, 8, INART_INA_RANDOM, 400, 4, 100, 100, 2, 16, 4, "resnet50", 0.1},
     {"bcube",
      "BCube(4, 1) (16 hosts, hosts relay), 1 job of 8 workers and 4 PS, INA on "
      "level-0 switches",
-     2, 4, 1, 0, INART_INA_TOR, 400, 2, 100, 100, 1, 8, 4, "alexnet", 0},
+     BCUBE, 4, 1, 0, INART_INA_TOR, 400, 2, 100, 100, 1, 8, 4, "alexnet", 0},
 };
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -370,9 +372,9 @@ int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **tp
 	o.trees = s->trees;
 	o.host_gbps = s->host_gbps;
 	o.fabric_gbps = s->fabric_gbps;
-	if (s->family == 0)
+	if (s->family == FAT_TREE)
 		t = inart_gen_fattree(s->a, &o, err);
-	else if (s->family == 1)
+	else if (s->family == LEAF_SPINE)
 		t = inart_gen_leafspine(s->a, s->b, s->c, &o, err);
 	else
 		t = inart_gen_bcube(s->a, s->b, &o, err);

@@ -62,6 +62,7 @@ struct work {
 	double *y, *yn;		 /* utilizations of x and xn */
 	double *lam, *lamn;	 /* multipliers for x and xn */
 	double *grad;		 /* U^T lam */
+	struct polish *pl;	 /* the Newton polish, or NULL: none */
 };
 
 /* y = U x; returns max_r y_r. */
@@ -494,11 +495,12 @@ static void polish_lay_out(struct polish *pl, struct inart_slab *sl, size_t nk)
 	pl->kkt = inart_slab_take(sl, nk * nk, sizeof(*pl->kkt));
 }
 
-/* The work arrays and, where pl is not NULL, the Newton polish's, in one
+/* The work arrays and, where w->pl is not NULL, the Newton polish's, in one
  * slab (w->block): per share x, xn, best_x, grad, per resource y, yn, lam,
  * lamn. */
-static void work_lay_out(struct work *w, struct polish *pl, struct inart_slab *sl)
+static void work_lay_out(void *obj, struct inart_slab *sl)
 {
+	struct work *w = obj;
 	size_t nv = (size_t)w->s->n_var + 1, nr = (size_t)w->s->n_res + 1;
 	double **per_var[] = {&w->x, &w->xn, &w->best_x, &w->grad};
 	double **per_res[] = {&w->y, &w->yn, &w->lam, &w->lamn};
@@ -507,8 +509,8 @@ static void work_lay_out(struct work *w, struct polish *pl, struct inart_slab *s
 		*per_var[i] = inart_slab_take(sl, nv, sizeof(double));
 		*per_res[i] = inart_slab_take(sl, nr, sizeof(double));
 	}
-	if (pl != NULL)
-		polish_lay_out(pl, sl, (size_t)w->s->n_var + (size_t)w->s->n_jobs + 1);
+	if (w->pl != NULL)
+		polish_lay_out(w->pl, sl, (size_t)w->s->n_var + (size_t)w->s->n_jobs + 1);
 }
 
 /* Store shares x in the plan: drop negligible shares, renormalize. */
@@ -538,8 +540,7 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	struct inart_split_sys s;
 	struct work w = {0};
 	struct lagr_out o;
-	struct polish pl = {0}, *with_pl;
-	struct inart_slab sl = INART_SLAB_INIT;
+	struct polish pl = {0};
 	int rc;
 
 	if (opt == NULL) {
@@ -550,14 +551,13 @@ int inart_split_optimize(const struct inart_topo *t, const struct inart_jobs *js
 	if (rc < 0)
 		return rc;
 	w.s = &s;
-	with_pl = s.n_var <= POLISH_MAX_VARS ? &pl : NULL;
-	work_lay_out(&w, with_pl, &sl);
-	rc = inart_slab_alloc(&sl);
-	if (rc < 0)
+	w.pl = s.n_var <= POLISH_MAX_VARS ? &pl : NULL;
+	w.block = inart_slab_block(&w, work_lay_out);
+	if (w.block == NULL) {
+		rc = -ENOMEM;
 		goto out;
-	work_lay_out(&w, with_pl, &sl);
-	w.block = sl.base;
-	lagrangian(&w, with_pl, opt, &o);
+	}
+	lagrangian(&w, w.pl, opt, &o);
 	store_split(&s, plan, w.best_x);
 	o.primal = fmax(o.dual, sys_apply(&s, w.best_x, w.y));
 	if (res != NULL) {
@@ -582,11 +582,14 @@ struct exact_lp {
 	CoinBigIndex *start;
 	int *index;
 	double *val, *obj, *rlo, *rup;
-	double *x; /* the shares of the solution */
+	double *x;   /* the shares of the solution */
+	void *block; /* the arrays above (exact_lay_out) */
 };
 
-static void exact_lay_out(struct exact_lp *lp, struct inart_slab *sl)
+static void exact_lay_out(void *obj, struct inart_slab *sl)
 {
+	struct exact_lp *lp = obj;
+
 	lp->start = inart_slab_take(sl, (size_t)lp->nc + 1, sizeof(*lp->start));
 	lp->index = inart_slab_take(sl, (size_t)lp->nnz + 1, sizeof(*lp->index));
 	lp->val = inart_slab_take(sl, (size_t)lp->nnz + 1, sizeof(*lp->val));
@@ -602,7 +605,6 @@ int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 	struct inart_split_sys s;
 	Clp_Simplex *m = NULL;
 	struct exact_lp lp = {0};
-	struct inart_slab sl = INART_SLAB_INIT;
 	int rc, nnz;
 
 	rc = inart_split_sys_build(&s, t, js, plan, NULL, err);
@@ -613,11 +615,11 @@ int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 	lp.nc = s.n_var + 1;
 	lp.nr = s.n_res + s.n_jobs;
 	lp.nnz = s.col_off[s.n_var] + s.n_var + s.n_res;
-	exact_lay_out(&lp, &sl);
-	rc = inart_slab_alloc(&sl);
-	if (rc < 0)
+	lp.block = inart_slab_block(&lp, exact_lay_out);
+	if (lp.block == NULL) {
+		rc = -ENOMEM;
 		goto out;
-	exact_lay_out(&lp, &sl);
+	}
 	nnz = 0;
 	for (int j = 0; j < s.n_jobs; j++)
 		for (int v = s.job_off[j]; v < s.job_off[j + 1]; v++) {
@@ -663,7 +665,7 @@ int inart_split_exact(const struct inart_topo *t, const struct inart_jobs *js,
 out:
 	if (m != NULL)
 		Clp_deleteModel(m);
-	free(sl.base);
+	free(lp.block);
 	inart_split_sys_free(&s);
 	return rc;
 }

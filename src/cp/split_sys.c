@@ -283,8 +283,11 @@ static int uniq_rows(int n_raw, const int *roff, const int *rvar, const double *
 
 /* The merged system's CSR and CSC arrays (n_res rows, nnz entries), in one
  * slab (s->block). */
-static void sys_lay_out(struct inart_split_sys *s, struct inart_slab *sl, size_t nnz)
+static void sys_lay_out(void *obj, struct inart_slab *sl)
 {
+	struct inart_split_sys *s = obj;
+	size_t nnz = (size_t)s->nnz;
+
 	s->row_off = inart_slab_take(sl, (size_t)s->n_res + 1, sizeof(*s->row_off));
 	s->col_off = inart_slab_take(sl, (size_t)s->n_var + 1, sizeof(*s->col_off));
 	s->row_var = inart_slab_take(sl, nnz + 1, sizeof(*s->row_var));
@@ -303,7 +306,6 @@ static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
 	int *rvar = malloc(sizeof(int) * (size_t)(nnz + 1));
 	double *ru = malloc(sizeof(double) * (size_t)(nnz + 1));
 	int *pos = NULL, *table = NULL, *uniq = NULL;
-	struct inart_slab sl = INART_SLAB_INIT;
 
 	if (roff == NULL || rvar == NULL || ru == NULL)
 		goto out;
@@ -334,11 +336,10 @@ static int sys_finish(struct inart_split_sys *s, int n_raw, const int *col_off,
 	nnz = 0;
 	for (int i = 0; i < n_uniq; i++)
 		nnz += roff[uniq[i] + 1] - roff[uniq[i]];
-	sys_lay_out(s, &sl, (size_t)nnz);
-	if (inart_slab_alloc(&sl) < 0)
+	s->nnz = nnz;
+	s->block = inart_slab_block(s, sys_lay_out);
+	if (s->block == NULL)
 		goto out;
-	sys_lay_out(s, &sl, (size_t)nnz);
-	s->block = sl.base;
 	for (int i = 0; i < n_uniq; i++)
 		s->row_off[i + 1] = s->row_off[i] + roff[uniq[i] + 1] - roff[uniq[i]];
 	for (int i = 0; i < n_uniq; i++) {

@@ -16,6 +16,7 @@
 /* The compiled linear load model. */
 struct inart_split_sys {
 	int n_jobs, n_var, n_res;
+	int nnz;      /* entries of U (the merged system) */
 	int *job_off; /* n_jobs + 1: shares of job j are job_off[j] .. job_off[j+1] */
 	int *row_off, *row_var;
 	double *row_u; /* CSR by resource */
