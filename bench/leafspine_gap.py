@@ -349,7 +349,11 @@ def to_plan(x, jobs, leaf_of, leaves, split, recs):
                             path = [w, L2]
                         flows.append({"worker": w, "ps": p, "agg": L2, "path": path + ([L2] if path[-1] != L2 else [])})
                 for w, path in toks:
-                    arrivals.append(("flow", w, path + [home]))
+                    # a worker of the PS's leaf that went up and was not
+                    # aggregated at the spine comes straight down: its
+                    # direct path carries the same to the PS's leaf with
+                    # less load, so the plan is no slower than the point
+                    arrivals.append(("flow", w, [w, home] if path[1] == home else path + [home]))
                 for L, path in os_:
                     arrivals.append(("tree", L, path + [home]))
             g = 0
