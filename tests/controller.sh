@@ -143,13 +143,15 @@ if [ -n "$sw" ]; then ok; else
 	bad "no switch in the controller's log"
 	tail -5 "$tmp/ctl.log" | sed 's/^/  | /'
 fi
-# the measured load of t0 -> ta: 15 Mbit/s sent (7.5 model Gbit/s), within 5..10
+# the measured load of t0 -> ta: 15 Mbit/s sent (7.5 model Gbit/s), within
+# 5..9.45: the estimator clamps a link's load at 95% of its 10 Gbit/s
+# (min_residual), so a saturated estimate (9.5) fails; 10 could not
 load=$(echo "$sw" | "$PY" -c '
 import json, sys
 d = json.loads(sys.stdin.read() or "{}")
 print(max([l["bg_gbps"] for l in d.get("loads", []) if l["from"] == "t0" and l["to"] == "ta"] or [0]))')
 echo "  | measured load t0->ta at the switch: $load Gbit/s (model), 7.5 sent"
-if "$PY" -c "import sys; sys.exit(not (5 <= $load <= 10))"; then ok; else
+if "$PY" -c "import sys; sys.exit(not (5 <= $load <= 9.45))"; then ok; else
 	bad "measured load t0->ta $load Gbit/s (model), 7.5 sent"
 fi
 if grep -q '"event":"install".*"ok":true' "$tmp/ctl.log"; then ok; else
