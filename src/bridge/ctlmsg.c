@@ -139,8 +139,17 @@ static void req_sizes(json_t *o, int op, struct req_sizes *z)
 	}
 }
 
-static void req_lay_out(struct inart_ctl_req *r, const struct req_sizes *z, struct inart_slab *s)
+/* A request and the sizes of its arrays (req_sizes), for req_lay_out. */
+struct req_room {
+	struct inart_ctl_req *r;
+	struct req_sizes z;
+};
+
+static void req_lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_ctl_req *r = ((struct req_room *)obj)->r;
+	const struct req_sizes *z = &((struct req_room *)obj)->z;
+
 	r->labels = inart_slab_take(s, z->labels, sizeof(*r->labels));
 	r->exp = inart_slab_take(s, z->words, sizeof(*r->exp));
 	r->downs = inart_slab_take(s, z->copies, sizeof(*r->downs));
@@ -155,16 +164,11 @@ static void req_lay_out(struct inart_ctl_req *r, const struct req_sizes *z, stru
  * r->block.  0 or -ENOMEM. */
 static int req_alloc(json_t *o, struct inart_ctl_req *r)
 {
-	struct inart_slab slab = INART_SLAB_INIT;
-	struct req_sizes z;
+	struct req_room q = {.r = r};
 
-	req_sizes(o, r->op, &z);
-	req_lay_out(r, &z, &slab);
-	if (inart_slab_alloc(&slab) < 0)
-		return -ENOMEM;
-	req_lay_out(r, &z, &slab);
-	r->block = slab.base;
-	return 0;
+	req_sizes(o, r->op, &q.z);
+	r->block = inart_slab_block(&q, req_lay_out);
+	return r->block != NULL ? 0 : -ENOMEM;
 }
 
 static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)

@@ -129,8 +129,9 @@ static int set_sources(struct tree *t, const struct inart_ps_tree_cfg *cfg)
 
 /* The per-rank arrays (fan_in entries each) in one block (common/slab.h):
  * rk, last_iter, last_any, child_of. */
-static void lay_out(struct tree *t, struct inart_slab *s)
+static void lay_out(void *obj, struct inart_slab *s)
 {
+	struct tree *t = obj;
 	size_t n = (size_t)t->cfg.fan_in;
 
 	t->rk = inart_slab_take(s, n, sizeof(*t->rk));
@@ -142,7 +143,6 @@ static void lay_out(struct tree *t, struct inart_slab *s)
 static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_chunks)
 {
 	struct tree *t = calloc(1, sizeof(*t));
-	struct inart_slab slab = INART_SLAB_INIT;
 
 	if (t == NULL)
 		return NULL;
@@ -166,11 +166,9 @@ static struct tree *tree_new(const struct inart_ps_tree_cfg *cfg, uint32_t max_c
 				goto fail;
 		}
 	}
-	lay_out(t, &slab);
-	if (inart_slab_alloc(&slab) < 0)
+	t->per_rank = inart_slab_block(t, lay_out);
+	if (t->per_rank == NULL)
 		goto fail;
-	lay_out(t, &slab);
-	t->per_rank = slab.base;
 	if (set_sources(t, cfg) < 0)
 		goto fail;
 	for (int r = 0; r < cfg->fan_in; r++)

@@ -520,8 +520,9 @@ static int wait_all(struct inart_emu *e, struct worker *w, int nw, int k, int wa
 }
 
 /* The result's arrays, one block (the +1s: no zero-size array). */
-static void result_lay_out(struct inart_emu_result *r, struct inart_slab *s)
+static void result_lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_emu_result *r = obj;
 	size_t iters = (size_t)r->iters, arcs = (size_t)r->n_arcs + 1;
 
 	r->iter_s = inart_slab_take(s, iters + 1, sizeof(*r->iter_s));
@@ -534,19 +535,13 @@ static void result_lay_out(struct inart_emu_result *r, struct inart_slab *s)
 
 static int result_alloc(struct inart_emu_result *r, int iters, int n_jobs, int n_arcs)
 {
-	struct inart_slab slab = INART_SLAB_INIT;
-
 	memset(r, 0, sizeof(*r));
 	r->iters = iters;
 	r->n_jobs = n_jobs;
 	r->n_arcs = n_arcs;
 	r->ctl_first_install_s = -1;
-	result_lay_out(r, &slab);
-	if (inart_slab_alloc(&slab) < 0)
-		return -ENOMEM;
-	result_lay_out(r, &slab);
-	r->block = slab.base;
-	return 0;
+	r->block = inart_slab_block(r, result_lay_out);
+	return r->block != NULL ? 0 : -ENOMEM;
 }
 
 /* Iteration k: wait for every worker to be ready (k > 0), start them all at

@@ -99,8 +99,9 @@ const char *inart_afp_mode_name(enum inart_afp_mode m)
  * entries each) buffers of INART_AFP_BUF bytes, iovecs, messages,
  * addresses; tx (txq entries each) buffers, lengths, iovecs, messages.  On
  * a fresh slab (the sizing pass) it sets every pointer to NULL. */
-static void mmsg_lay_out(struct inart_afp *p, struct inart_slab *s)
+static void mmsg_lay_out(void *obj, struct inart_slab *s)
 {
+	struct inart_afp *p = obj;
 	size_t batch = (size_t)p->batch, txq = (size_t)p->txq;
 
 	p->rx_buf = inart_slab_take(s, batch, INART_AFP_BUF);
@@ -192,13 +193,10 @@ static int ring_setup(struct inart_afp *p, int rx_frames, int tx_frames)
 static int mmsg_setup(struct inart_afp *p)
 {
 	int batch = p->batch, txq = p->txq;
-	struct inart_slab slab = INART_SLAB_INIT;
 
-	mmsg_lay_out(p, &slab);
-	if (inart_slab_alloc(&slab) < 0)
+	p->mmsg_block = inart_slab_block(p, mmsg_lay_out);
+	if (p->mmsg_block == NULL)
 		return -ENOMEM;
-	mmsg_lay_out(p, &slab);
-	p->mmsg_block = slab.base;
 	inart_mmsg_rx_init(p->rx_msg, p->rx_iov, p->rx_buf, INART_AFP_BUF, p->rx_addr,
 			   sizeof(*p->rx_addr), batch);
 	p->tx_addr.sll_family = AF_PACKET;
