@@ -96,7 +96,7 @@ static int full_opt(const struct inart_planner_opt *opt, struct inart_planner_op
 	    !(o->time_limit_s >= 0))
 		return inart_err_set(
 		    err, -EINVAL,
-		    "k_paths and detours must be >= 0 (0: auto), trials and max_rounds >= 1, "
+		    "k_paths must be >= 0 (0: auto), detours >= 0, trials and max_rounds >= 1, "
 		    "time_limit_s >= 0");
 	return 0;
 }
