@@ -1,7 +1,8 @@
-/* graph: see graph.h.  Node ids are indexed by an open-addressing hash table
- * (FNV-1a, linear probing), made with the first node (64 slots) and rebuilt
- * twice the size when it gets half full.  The adjacency (out_off, arc_out)
- * is one block, made by finalize (common/slab.h). */
+/* graph: see graph.h.  Node ids are copied into a string pool
+ * (common/strpool.h) and indexed by an open-addressing hash table (FNV-1a,
+ * linear probing), made with the first node (64 slots) and rebuilt twice the
+ * size before it would get more than half full.  The adjacency (out_off,
+ * arc_out) is one block, made by finalize (common/slab.h). */
 #include "graph.h"
 
 #include <errno.h>
@@ -24,6 +25,17 @@ static uint32_t hash_str(const char *s)
 	return h;
 }
 
+/* Enter node v in the index (which has a free slot). */
+static void index_insert(struct inart_topo *t, int v)
+{
+	uint32_t mask = (uint32_t)(t->index_size - 1);
+	uint32_t h = hash_str(t->nodes[v].id) & mask;
+
+	while (t->index[h] >= 0)
+		h = (h + 1) & mask;
+	t->index[h] = v;
+}
+
 static int index_rebuild(struct inart_topo *t, int size)
 {
 	int *idx = malloc(sizeof(*idx) * (size_t)size);
@@ -32,16 +44,11 @@ static int index_rebuild(struct inart_topo *t, int size)
 		return -ENOMEM;
 	for (int i = 0; i < size; i++)
 		idx[i] = -1;
-	for (int v = 0; v < t->n_nodes; v++) {
-		uint32_t h = hash_str(t->nodes[v].id) & (uint32_t)(size - 1);
-
-		while (idx[h] >= 0)
-			h = (h + 1) & (uint32_t)(size - 1);
-		idx[h] = v;
-	}
 	free(t->index);
 	t->index = idx;
 	t->index_size = size;
+	for (int v = 0; v < t->n_nodes; v++)
+		index_insert(t, v);
 	return 0;
 }
 
@@ -54,8 +61,7 @@ void inart_topo_destroy(struct inart_topo *t)
 {
 	if (t == NULL)
 		return;
-	for (int v = 0; v < t->n_nodes; v++)
-		free(t->nodes[v].id);
+	inart_strpool_free(&t->ids);
 	free(t->nodes);
 	free(t->arcs);
 	free(t->adj);
@@ -81,8 +87,7 @@ int inart_topo_find(const struct inart_topo *t, const char *id)
 int inart_topo_add_node(struct inart_topo *t, const char *id, enum inart_node_kind kind, int ina,
 			double agg_gbps, int trees, struct inart_err *err)
 {
-	struct inart_node *n;
-	int rc;
+	char *copy;
 
 	if (id == NULL || id[0] == '\0')
 		return inart_err_set(err, -EINVAL, "node with an empty id");
@@ -95,35 +100,23 @@ int inart_topo_add_node(struct inart_topo *t, const char *id, enum inart_node_ki
 				     "switch '%s': aggregation throughput must be > 0 Gbit/s", id);
 	if (ina && trees < 0)
 		return inart_err_set(err, -EINVAL, "switch '%s': tree budget must be >= 0", id);
-	if (inart_grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes, sizeof(*t->nodes), 64) < 0)
+	/* room first (the node, its id, a free half of the index): a failure
+	 * leaves the topology as it was */
+	if (inart_grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes, sizeof(*t->nodes), 64) < 0 ||
+	    (2 * (t->n_nodes + 1) > t->index_size &&
+	     index_rebuild(t, t->index_size ? 2 * t->index_size : 64) < 0) ||
+	    (copy = inart_strpool_dup(&t->ids, id)) == NULL)
 		return inart_err_set(err, -ENOMEM, "out of memory");
-	n = &t->nodes[t->n_nodes];
-	memset(n, 0, sizeof(*n));
-	n->id = strdup(id);
-	if (n->id == NULL)
-		return inart_err_set(err, -ENOMEM, "out of memory");
-	n->kind = kind;
-	n->ina = ina ? 1 : 0;
-	n->agg_gbps = ina ? agg_gbps : 0;
-	n->trees = ina ? trees : 0;
-	t->n_nodes++;
+	t->nodes[t->n_nodes] = (struct inart_node){
+	    .id = copy,
+	    .kind = kind,
+	    .ina = ina ? 1 : 0,
+	    .agg_gbps = ina ? agg_gbps : 0,
+	    .trees = ina ? trees : 0,
+	};
+	index_insert(t, t->n_nodes);
 	t->finalized = 0;
-	if (2 * t->n_nodes > t->index_size) {
-		rc = index_rebuild(t, t->index_size ? 2 * t->index_size : 64);
-		if (rc < 0) {
-			t->n_nodes--;
-			free(n->id);
-			return inart_err_set(err, rc, "out of memory");
-		}
-	} else {
-		uint32_t mask = (uint32_t)(t->index_size - 1);
-		uint32_t h = hash_str(id) & mask;
-
-		while (t->index[h] >= 0)
-			h = (h + 1) & mask;
-		t->index[h] = t->n_nodes - 1;
-	}
-	return t->n_nodes - 1;
+	return t->n_nodes++;
 }
 
 static int check_dir(const struct inart_topo *t, int a, int b, double gbps, double bg,

@@ -14,7 +14,8 @@
  * > 0 and 0 <= background <= capacity.  The adjacency arrays (CSR) list, for
  * node v, the arcs leaving v in arc_out[out_off[v] .. out_off[v+1]).
  *
- * Ownership: the topology owns every string and array in it.
+ * Ownership: the topology owns every string and array in it; node ids stay
+ * where they are until the topology is destroyed.
  */
 #ifndef INART_GRAPH_H
 #define INART_GRAPH_H
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "../common/strpool.h"
 
 enum inart_node_kind {
 	INART_NODE_HOST = 0,
@@ -54,6 +56,7 @@ struct inart_topo {
 	int *index;	/* open-addressing hash of node ids -> node number */
 	int index_size; /* power of two; 0 until the first node */
 	int finalized;
+	struct inart_strpool ids; /* private: where the node ids are kept */
 };
 
 struct inart_topo *inart_topo_create(void);

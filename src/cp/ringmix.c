@@ -44,6 +44,7 @@ struct rm {
 	struct inart_plan *ring, *base; /* the ring candidate; the best PS plan */
 	double *start_x, *start_split;	/* base as a MILP start (NULL: none) */
 	void *block;			/* the scratch below (rm_lay_out) */
+	double *x0, *split0;		/* room for the start (CBC models only) */
 	double *load;			/* 3 (n_arcs + 1) scratch */
 	char *in, *off;			/* per job: ring / PS job of the subset */
 	int n_sub;			/* non-empty subsets */
@@ -351,27 +352,18 @@ static int make_start(struct rm *r)
 {
 	struct inart_search *s = r->s;
 	struct inart_assign a = {0};
-	int n_pairs = 0, rc;
+	int rc = inart_assign_init(&a, s->cand);
 
-	for (int j = 0; j < s->js->n_jobs; j++)
-		n_pairs += s->js->jobs[j].n_ps;
-	rc = inart_assign_init(&a, s->cand);
-	r->start_x = malloc(sizeof(double) * ((size_t)s->cand->n_choices + 1));
-	r->start_split = malloc(sizeof(double) * ((size_t)n_pairs + 1));
-	if (rc < 0 || r->start_x == NULL || r->start_split == NULL) {
-		rc = -ENOMEM;
-	} else if (inart_cand_from_plan(s->cand, s->js, r->base, &a) == 0) {
-		inart_cand_assign_x(s->cand, &a, r->base, r->start_x);
+	if (rc == 0 && inart_cand_from_plan(s->cand, s->js, r->base, &a) == 0) {
+		inart_cand_assign_x(s->cand, &a, r->base, r->x0);
 		for (int j = 0, off = 0; j < s->js->n_jobs; j++)
 			for (int i = 0; i < s->js->jobs[j].n_ps; i++)
-				r->start_split[off++] = r->base->jobs[j].split[i];
-	} else { /* no start: CBC from scratch */
-		free(r->start_x);
-		free(r->start_split);
-		r->start_x = r->start_split = NULL;
-	}
+				r->split0[off++] = r->base->jobs[j].split[i];
+		r->start_x = r->x0;
+		r->start_split = r->split0;
+	} /* else no start: CBC from scratch */
 	inart_assign_free(&a);
-	return rc;
+	return rc < 0 ? -ENOMEM : 0;
 }
 
 /* The next subset to work on: the one with the lowest bound below the best
@@ -463,27 +455,26 @@ static int greedy(struct inart_search *s, const struct inart_plan *base,
 	return rc == 0 ? try_mix(s, base, ring, in, &t) : rc;
 }
 
-static void rm_free(struct rm *r)
-{
-	inart_plan_destroy(r->ring);
-	inart_plan_destroy(r->base);
-	free(r->start_x);
-	free(r->start_split);
-	free(r->block);
-}
-
 /* The scratch in one block (common/slab.h): load; per job in, off; per
- * subset sub. */
+ * subset sub; on models CBC solves, the room for the MILP start (x0 per
+ * candidate choice, split0 per (job, PS)). */
 static void rm_lay_out(void *obj, struct inart_slab *sl)
 {
 	struct rm *r = obj;
 	const struct inart_search *s = r->s;
-	size_t n = (size_t)s->js->n_jobs + 1;
+	size_t n = (size_t)s->js->n_jobs + 1, n_x = 0, n_pairs = 0;
 
+	if (cbc_ok(s)) {
+		n_x = (size_t)s->cand->n_choices;
+		for (int j = 0; j < s->js->n_jobs; j++)
+			n_pairs += (size_t)s->js->jobs[j].n_ps;
+	}
 	r->load = inart_slab_take(sl, 3 * ((size_t)inart_topo_n_arcs(s->t) + 1), sizeof(double));
 	r->in = inart_slab_take(sl, n, sizeof(*r->in));
 	r->off = inart_slab_take(sl, n, sizeof(*r->off));
 	r->sub = inart_slab_take(sl, (size_t)r->n_sub + 1, sizeof(*r->sub));
+	r->x0 = inart_slab_take(sl, n_x + 1, sizeof(*r->x0));
+	r->split0 = inart_slab_take(sl, n_pairs + 1, sizeof(*r->split0));
 }
 
 /* The ring candidate and scratch; 1: no ring candidate (no plan with ring
@@ -500,6 +491,13 @@ static int rm_init(struct rm *r, struct inart_search *s)
 		return -ENOMEM;
 	rc = inart_ring_plan(s->t, s->js, s->paths, &r->ring, s->err);
 	return rc == -ENOMEM ? rc : rc < 0 ? 1 : 0;
+}
+
+static void rm_free(struct rm *r)
+{
+	inart_plan_destroy(r->ring);
+	inart_plan_destroy(r->base);
+	free(r->block);
 }
 
 int inart_ringmix_wants_time(struct inart_search *s)

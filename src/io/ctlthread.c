@@ -80,9 +80,10 @@ static void *loop(void *arg)
 	return NULL;
 }
 
-/* Close the event descriptors that are open and free t. */
+/* Close the socket and the event descriptors that are open, free t. */
 static void thread_free(struct inart_ctlthread *t)
 {
+	inart_ctlsrv_close(t->srv);
 	inart_fd_close(t->to_data);
 	inart_fd_close(t->to_ctl);
 	inart_fd_close(t->stop_fd);
@@ -116,13 +117,33 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 	rc = pthread_create(&t->th, NULL, loop, t);
 	if (rc != 0) {
 		inart_err_set(err, -rc, "control thread: %s", strerror(rc));
-		inart_ctlsrv_close(t->srv);
 		goto fail;
 	}
 	return t;
 fail:
 	thread_free(t);
 	return inart_null_errno(rc);
+}
+
+void inart_ctlthread_stop(struct inart_ctlthread *t)
+{
+	if (t == NULL)
+		return;
+	ev_signal(t->stop_fd);
+	/* a request in progress may still need the packet thread */
+	while (!atomic_load_explicit(&t->exited, memory_order_acquire)) {
+		struct pollfd p = {t->to_data, POLLIN, 0};
+
+		poll(&p, 1, 10);
+		inart_ctlthread_run(t);
+	}
+	pthread_join(t->th, NULL);
+	thread_free(t);
+}
+
+uint64_t inart_ctlthread_auth_failures(const struct inart_ctlthread *t)
+{
+	return t == NULL ? 0 : inart_ctlsrv_auth_failures(t->srv);
 }
 
 int inart_ctlthread_fd(const struct inart_ctlthread *t)
@@ -132,11 +153,7 @@ int inart_ctlthread_fd(const struct inart_ctlthread *t)
 
 int inart_ctlthread_run(struct inart_ctlthread *t)
 {
-	uint64_t v;
-
-	if (read(t->to_data, &v, sizeof(v)) < 0) {
-		/* nothing signalled: the state decides */
-	}
+	ev_drain(t->to_data); /* non-blocking: the state decides */
 	if (atomic_load_explicit(&t->state, memory_order_acquire) != POSTED)
 		return 0;
 	t->fn(t->arg);
@@ -154,26 +171,4 @@ void inart_ctlthread_call(struct inart_ctlthread *t, inart_ctl_cmd_fn fn, void *
 	while (atomic_load_explicit(&t->state, memory_order_acquire) != DONE)
 		ev_drain(t->to_ctl);
 	atomic_store_explicit(&t->state, IDLE, memory_order_relaxed);
-}
-
-void inart_ctlthread_stop(struct inart_ctlthread *t)
-{
-	if (t == NULL)
-		return;
-	ev_signal(t->stop_fd);
-	/* a request in progress may still need the packet thread */
-	while (!atomic_load_explicit(&t->exited, memory_order_acquire)) {
-		struct pollfd p = {t->to_data, POLLIN, 0};
-
-		poll(&p, 1, 10);
-		inart_ctlthread_run(t);
-	}
-	pthread_join(t->th, NULL);
-	inart_ctlsrv_close(t->srv);
-	thread_free(t);
-}
-
-uint64_t inart_ctlthread_auth_failures(const struct inart_ctlthread *t)
-{
-	return t == NULL ? 0 : inart_ctlsrv_auth_failures(t->srv);
 }
