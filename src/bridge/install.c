@@ -18,7 +18,8 @@
  * the builder's state, shared by both, install_impl.h.
  *
  * Ownership: the builder refers to the topology, jobs, plan and deployment
- * (never modified) and returns a struct inart_install that owns all arrays.
+ * (never modified) and returns a struct inart_install that owns all arrays
+ * (its switch, PS and worker arrays in one block with it: install_new).
  */
 #include "install_impl.h"
 
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/slab.h"
 #include "cp/evaluate.h"
 #include "dp/pkt.h"
 #include "routes.h"
@@ -48,22 +50,17 @@ void inart_install_destroy(struct inart_install *in)
 {
 	if (in == NULL)
 		return;
-	for (int k = 0; k < in->n_switches && in->sw; k++) {
+	for (int k = 0; k < in->n_switches; k++) {
 		free(in->sw[k].labels);
 		free(in->sw[k].exp);
 		free(in->sw[k].downs);
 		free(in->sw[k].routes);
 		free(in->sw[k].ingress);
 	}
-	for (int k = 0; k < in->n_ps && in->ps; k++) {
-		for (int i = 0; i < in->ps[k].n_trees && in->ps[k].trees; i++)
+	for (int k = 0; k < in->n_ps; k++)
+		for (int i = 0; i < in->ps[k].n_trees; i++)
 			free((void *)in->ps[k].trees[i].sources);
-		free(in->ps[k].trees);
-	}
-	free(in->sw);
-	free(in->ps);
-	free(in->workers);
-	free(in);
+	free(in); /* and its switches, PSs (with their trees) and workers */
 }
 
 /* Inputs the builder relies on, beyond plan validity. */
@@ -234,12 +231,19 @@ static int build_ingress(struct builder *b, struct inart_install *in)
 	return 0;
 }
 
+/* Where the PSs with a tree are: per node its PS number (-1: none) and its
+ * trees. */
+struct ps_at {
+	int num, trees;
+};
+
 /* Labels and configurations of PS number pi of job j. */
-static int build_tree(struct builder *b, struct inart_install *in, int *ps_of, int wbase, int pi)
+static int build_tree(struct builder *b, struct inart_install *in, const struct ps_at *ps_at,
+		      int wbase, int pi)
 {
 	const struct inart_job_plan *jp = b->jp;
 	const struct inart_job *job = &b->js->jobs[b->job];
-	struct inart_ps_install *pin = &in->ps[ps_of[job->ps[pi]]];
+	struct inart_ps_install *pin = &in->ps[ps_at[job->ps[pi]].num];
 	struct inart_ps_tree_cfg *pc = &pin->trees[pin->n_trees];
 	char *done = calloc((size_t)jp->n_trees + 1, 1);
 	int rc = 0, it = 0, node, n_rev, *rev;
@@ -349,7 +353,8 @@ static int build_ring_job(struct builder *b, struct inart_install *in, int wbase
 	return 0;
 }
 
-static int build_job(struct builder *b, struct inart_install *in, int *ps_of, int wbase)
+static int build_job(struct builder *b, struct inart_install *in, const struct ps_at *ps_at,
+		     int wbase)
 {
 	const struct inart_job *job = &b->js->jobs[b->job];
 	const struct inart_job_plan *jp = b->jp;
@@ -411,7 +416,7 @@ static int build_job(struct builder *b, struct inart_install *in, int *ps_of, in
 	}
 	for (int i = 0; i < job->n_ps && rc == 0; i++)
 		if (jp->split[i] > 0)
-			rc = build_tree(b, in, ps_of, wbase, i);
+			rc = build_tree(b, in, ps_at, wbase, i);
 	for (int r = 0; r < job->n_workers; r++)
 		b->rank[job->workers[r]] = -1;
 	return rc;
@@ -440,61 +445,100 @@ static int check_plan(struct builder *b)
 	return rc;
 }
 
-/* Number the switches (b->sw_index) and the PSs with a tree (ps_of, trees
- * per PS in ps_count), count the workers; the most trees of a job. */
-static int number_nodes(struct builder *b, struct inart_install *in, int *ps_of, int *ps_count)
+/* The build's scratch in one block (common/slab.h): per node the builder's
+ * sw_index, rank and tree_at and where the PSs with a tree are; per
+ * switch the builder's sw; per tree of a job region and exp (the most trees
+ * of a job). */
+struct scratch {
+	struct builder *b;
+	struct ps_at *ps_at; /* per node */
+};
+
+static void scratch_lay_out(void *obj, struct inart_slab *s)
 {
-	int n = b->t->n_nodes, max_trees = 1;
+	struct scratch *x = obj;
+	struct builder *b = x->b;
+	size_t n = (size_t)b->t->n_nodes + 1, n_sw = 1, max_trees = 1;
+
+	b->sw_index = inart_slab_take(s, n, sizeof(*b->sw_index));
+	b->rank = inart_slab_take(s, n, sizeof(*b->rank));
+	b->tree_at = inart_slab_take(s, n, sizeof(*b->tree_at));
+	x->ps_at = inart_slab_take(s, n, sizeof(*x->ps_at));
+	for (int v = 0; v < b->t->n_nodes; v++)
+		n_sw += is_switch(b, v);
+	b->sw = inart_slab_take(s, n_sw, sizeof(*b->sw));
+	for (int j = 0; j < b->plan->n_jobs; j++)
+		if ((size_t)b->plan->jobs[j].n_trees > max_trees)
+			max_trees = (size_t)b->plan->jobs[j].n_trees;
+	b->region = inart_slab_take(s, max_trees, sizeof(*b->region));
+	b->exp = inart_slab_take(s, max_trees * INART_WIRE_MAX_BITMAP_WORDS, sizeof(*b->exp));
+}
+
+/* Number the switches (b->sw_index, b->sw[].node) and the PSs with a tree
+ * (x->ps_at); count them and the workers in *in. */
+static void number_nodes(struct builder *b, struct scratch *x, struct inart_install *in)
+{
+	int n = b->t->n_nodes;
 
 	for (int v = 0; v < n; v++) {
 		b->sw_index[v] = is_switch(b, v) ? b->n_sw++ : -1;
-		b->rank[v] = b->tree_at[v] = ps_of[v] = -1;
+		b->rank[v] = b->tree_at[v] = x->ps_at[v].num = -1;
+		if (b->sw_index[v] >= 0)
+			b->sw[b->sw_index[v]].node = v;
 	}
 	for (int j = 0; j < b->js->n_jobs; j++) {
 		const struct inart_job *job = &b->js->jobs[j];
 		const struct inart_job_plan *jp = &b->plan->jobs[j];
 
 		in->n_workers += job->n_workers;
-		if (jp->n_trees > max_trees)
-			max_trees = jp->n_trees;
 		for (int i = 0; i < job->n_ps && jp->n_ring == 0; i++)
 			if (jp->split[i] > 0)
-				ps_count[job->ps[i]]++;
+				x->ps_at[job->ps[i]].trees++;
 	}
 	for (int v = 0; v < n; v++)
-		if (ps_count[v] > 0)
-			ps_of[v] = in->n_ps++;
-	return max_trees;
+		if (x->ps_at[v].trees > 0)
+			x->ps_at[v].num = in->n_ps++;
+	in->n_switches = b->n_sw;
 }
 
-/* The switches, PSs and workers of in and the builder's per-switch and
- * per-tree arrays.  0 or -ENOMEM. */
-static int alloc_nodes(struct builder *b, struct inart_install *in, const int *ps_of,
-		       const int *ps_count, int max_trees)
+/* in's switches, PSs (each with room for its trees) and workers, for the
+ * counts in in: on the sizing pass (in->ps NULL) only taken. */
+static void install_lay_out(struct inart_install *in, const struct builder *b,
+			    const struct scratch *x, struct inart_slab *s)
 {
-	b->sw = calloc((size_t)b->n_sw + 1, sizeof(*b->sw));
-	in->sw = calloc((size_t)b->n_sw + 1, sizeof(*in->sw));
-	in->ps = calloc((size_t)in->n_ps + 1, sizeof(*in->ps));
-	in->workers = calloc((size_t)in->n_workers + 1, sizeof(*in->workers));
-	b->region = malloc((size_t)max_trees * sizeof(int));
-	b->exp = malloc((size_t)max_trees * INART_WIRE_MAX_BITMAP_WORDS * sizeof(uint64_t));
-	if (!b->sw || !in->sw || !in->ps || !in->workers || !b->region || !b->exp)
-		return -ENOMEM;
-	in->n_switches = b->n_sw;
+	in->sw = inart_slab_take(s, (size_t)in->n_switches + 1, sizeof(*in->sw));
+	in->ps = inart_slab_take(s, (size_t)in->n_ps + 1, sizeof(*in->ps));
+	in->workers = inart_slab_take(s, (size_t)in->n_workers + 1, sizeof(*in->workers));
+	for (int k = 0; k < in->n_switches && in->sw; k++)
+		in->sw[k].node = b->sw[k].node;
 	for (int v = 0; v < b->t->n_nodes; v++) {
-		if (b->sw_index[v] >= 0) {
-			b->sw[b->sw_index[v]].node = v;
-			in->sw[b->sw_index[v]].node = v;
-		}
-		if (ps_of[v] >= 0) {
-			in->ps[ps_of[v]].node = v;
-			in->ps[ps_of[v]].trees =
-			    calloc((size_t)ps_count[v], sizeof(struct inart_ps_tree_cfg));
-			if (in->ps[ps_of[v]].trees == NULL)
-				return -ENOMEM;
-		}
+		struct inart_ps_tree_cfg *trees;
+
+		if (x->ps_at[v].num < 0)
+			continue;
+		trees = inart_slab_take(s, (size_t)x->ps_at[v].trees, sizeof(*trees));
+		if (in->ps != NULL)
+			in->ps[x->ps_at[v].num] =
+			    (struct inart_ps_install){.node = v, .trees = trees};
 	}
-	return 0;
+}
+
+/* An install with the counts of proto, and its arrays, in one zeroed block
+ * (freed with one free()).  NULL if out of memory. */
+static struct inart_install *install_new(const struct inart_install *proto, const struct builder *b,
+					 const struct scratch *x)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+	struct inart_install sizing = *proto, *in;
+
+	inart_slab_take(&s, 1, sizeof(*in));
+	install_lay_out(&sizing, b, x, &s);
+	if (inart_slab_alloc(&s) < 0)
+		return NULL;
+	in = inart_slab_take(&s, 1, sizeof(*in));
+	*in = *proto;
+	install_lay_out(in, b, x, &s);
+	return in;
 }
 
 /* Hand every switch's built labels (pointers into its arrays set now) and
@@ -535,12 +579,6 @@ static void builder_free(struct builder *b)
 		free(b->keys[i].nodes);
 	free(b->keys);
 	free(b->hash);
-	free(b->sw);
-	free(b->sw_index);
-	free(b->rank);
-	free(b->tree_at);
-	free(b->region);
-	free(b->exp);
 }
 
 int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
@@ -549,8 +587,10 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 			struct inart_err *err)
 {
 	struct builder b;
-	struct inart_install *in = NULL;
-	int *ps_of = NULL, *ps_count = NULL, rc, n = t->n_nodes, max_trees, wbase = 0;
+	struct scratch x = {&b, NULL};
+	struct inart_install counts = {0}, *in = NULL;
+	void *block = NULL;
+	int rc, wbase = 0;
 
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
@@ -567,22 +607,18 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 	if (rc < 0)
 		return rc;
 	rc = -ENOMEM;
-	in = calloc(1, sizeof(*in));
-	b.sw_index = malloc((size_t)n * sizeof(int));
-	b.rank = malloc((size_t)n * sizeof(int));
-	b.tree_at = malloc((size_t)n * sizeof(int));
-	ps_of = malloc((size_t)n * sizeof(int));
-	ps_count = calloc((size_t)n, sizeof(int));
+	block = inart_slab_block(&x, scratch_lay_out);
 	b.hash_size = 1024;
 	b.hash = calloc(b.hash_size, sizeof(int));
-	if (!in || !b.sw_index || !b.rank || !b.tree_at || !ps_of || !ps_count || !b.hash)
+	if (block == NULL || b.hash == NULL)
 		goto out;
-	max_trees = number_nodes(&b, in, ps_of, ps_count);
-	rc = alloc_nodes(&b, in, ps_of, ps_count, max_trees);
+	number_nodes(&b, &x, &counts);
+	in = install_new(&counts, &b, &x);
+	rc = in == NULL ? -ENOMEM : 0;
 	for (int j = 0; j < js->n_jobs && rc == 0; j++) {
 		b.job = j;
 		b.jp = &plan->jobs[j];
-		rc = build_job(&b, in, ps_of, wbase);
+		rc = build_job(&b, in, x.ps_at, wbase);
 		wbase += js->jobs[j].n_workers;
 	}
 	if (rc < 0)
@@ -599,8 +635,7 @@ out:
 	if (rc == -ENOMEM)
 		inart_err_set(err, rc, "out of memory");
 	builder_free(&b);
-	free(ps_of);
-	free(ps_count);
+	free(block);
 	inart_install_destroy(in);
 	return rc;
 }
