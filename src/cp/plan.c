@@ -8,6 +8,36 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/slab.h"
+
+/* The jobs of p (p->n_jobs), each with its split of n_ps shares (+ 1, all
+ * 0; n_ps as in js, or when js is NULL as in like) in one block from
+ * p->jobs (common/slab.h): free(p->jobs) frees the splits too. */
+static void jobs_lay_out(struct inart_plan *p, const struct inart_jobs *js,
+			 const struct inart_plan *like, struct inart_slab *s)
+{
+	p->jobs = inart_slab_take(s, (size_t)p->n_jobs + 1, sizeof(*p->jobs));
+	for (int j = 0; j < p->n_jobs; j++) {
+		int n_ps = js != NULL ? js->jobs[j].n_ps : like->jobs[j].n_ps;
+		double *split = inart_slab_take(s, (size_t)n_ps + 1, sizeof(*split));
+
+		if (p->jobs != NULL)
+			p->jobs[j] = (struct inart_job_plan){.n_ps = n_ps, .split = split};
+	}
+}
+
+/* 0, or -ENOMEM with p->jobs NULL. */
+static int jobs_alloc(struct inart_plan *p, const struct inart_jobs *js,
+		      const struct inart_plan *like)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+
+	jobs_lay_out(p, js, like, &s);
+	if (inart_slab_alloc(&s) < 0)
+		return -ENOMEM;
+	jobs_lay_out(p, js, like, &s);
+	return 0;
+}
 
 struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *algorithm)
 {
@@ -19,21 +49,13 @@ struct inart_plan *inart_plan_create(const struct inart_jobs *js, const char *al
 	p->lp_bound_s = p->split_gap = p->phase2_lp_s = p->best_bound_s = NAN;
 	p->ring_bound_s = NAN;
 	p->plan_time_s = 0;
-	p->algorithm = strdup(algorithm ? algorithm : "");
-	p->jobs = calloc((size_t)(js->n_jobs > 0 ? js->n_jobs : 1), sizeof(*p->jobs));
-	if (p->algorithm == NULL || p->jobs == NULL)
-		goto fail;
 	p->n_jobs = js->n_jobs;
-	for (int j = 0; j < js->n_jobs; j++) {
-		p->jobs[j].n_ps = js->jobs[j].n_ps;
-		p->jobs[j].split = calloc((size_t)js->jobs[j].n_ps + 1, sizeof(double));
-		if (p->jobs[j].split == NULL)
-			goto fail;
+	p->algorithm = strdup(algorithm ? algorithm : "");
+	if (p->algorithm == NULL || jobs_alloc(p, js, NULL) < 0) {
+		inart_plan_destroy(p);
+		return inart_null_errno(ENOMEM);
 	}
 	return p;
-fail:
-	inart_plan_destroy(p);
-	return inart_null_errno(ENOMEM);
 }
 
 void inart_plan_clear_routes(struct inart_plan *p, int j)
@@ -60,9 +82,8 @@ void inart_plan_destroy(struct inart_plan *p)
 		free(p->jobs[j].flows);
 		free(p->jobs[j].trees);
 		free(p->jobs[j].ring);
-		free(p->jobs[j].split);
 	}
-	free(p->jobs);
+	free(p->jobs); /* and the splits */
 	free(p->algorithm);
 	free(p->origin);
 	free(p);
@@ -183,27 +204,20 @@ struct inart_plan *inart_plan_clone(const struct inart_plan *p)
 		return NULL;
 	*c = *p;
 	c->origin = NULL;
+	c->jobs = NULL;
 	if (p->origin != NULL && (c->origin = strdup(p->origin)) == NULL)
 		c->algorithm = NULL;
 	else
 		c->algorithm = strdup(p->algorithm);
-	c->jobs = calloc((size_t)(p->n_jobs > 0 ? p->n_jobs : 1), sizeof(*c->jobs));
-	if (c->algorithm == NULL || c->jobs == NULL) {
-		c->n_jobs = 0;
+	if (c->algorithm == NULL || jobs_alloc(c, NULL, p) < 0)
 		goto fail;
-	}
 	for (int j = 0; j < p->n_jobs; j++) {
 		const struct inart_job_plan *s = &p->jobs[j];
-		struct inart_job_plan *d = &c->jobs[j];
 
-		d->n_ps = s->n_ps;
-		d->split = malloc(sizeof(double) * (size_t)(s->n_ps + 1));
-		if (d->split == NULL)
-			goto fail;
+		memcpy(c->jobs[j].split, s->split, sizeof(double) * (size_t)s->n_ps);
 		for (int i = 0; i < s->n_ring; i++)
 			if (inart_plan_add_ring_hop(c, j, s->ring[i].path, s->ring[i].n_path))
 				goto fail;
-		memcpy(d->split, s->split, sizeof(double) * (size_t)s->n_ps);
 		for (int i = 0; i < s->n_flows; i++) {
 			const struct inart_flow *f = &s->flows[i];
 
