@@ -19,7 +19,6 @@
 
 #include "bytes.h"
 #include "common/err.h"
-#include "common/grow.h"
 #include "common/slab.h"
 #include "pace.h"
 #include "pkt.h"
@@ -50,15 +49,13 @@ struct inart_ring {
 	/* the all-reduce */
 	const float *own;
 	size_t n;
-	float *vals;		 /* in, acc and res: n floats each, one allocation */
-	size_t cap_vals;	 /* floats vals holds */
+	void *call;		 /* the all-reduce's arrays below (call_lay_out) */
+	size_t call_size;	 /* bytes call holds */
 	float *in, *acc, *res;	 /* own values (copied at begin), partial sums, results */
 	uint32_t *off_s, *off_r; /* 2(N-1) + 1 message offsets each */
 	uint32_t ms, mr;
 	struct msg_tx *tx;
-	size_t cap_tx;
 	uint64_t *rbits;
-	size_t cap_rwords;
 	uint32_t una, next, acked_n;
 	uint32_t recv_n, cum_r;
 	int ack_pending, old_ack_pending;
@@ -181,9 +178,7 @@ void inart_ring_destroy(struct inart_ring *r)
 {
 	if (r == NULL)
 		return;
-	free(r->vals);
-	free(r->tx);
-	free(r->rbits);
+	free(r->call);
 	free(r); /* and off_s, off_r, smeta, sbuf (lay_out) */
 }
 
@@ -197,10 +192,41 @@ static void check_done(struct inart_ring *r)
 	}
 }
 
+/* The arrays of one all-reduce in one block (common/slab.h): in, acc and
+ * res (n values each), tx (ms + 1 messages), rbits (a bit per received
+ * message). */
+static void call_lay_out(struct inart_ring *r, struct inart_slab *s)
+{
+	r->in = inart_slab_take(s, r->n, sizeof(*r->in));
+	r->acc = inart_slab_take(s, r->n, sizeof(*r->acc));
+	r->res = inart_slab_take(s, r->n, sizeof(*r->res));
+	r->tx = inart_slab_take(s, (size_t)r->ms + 1, sizeof(*r->tx));
+	r->rbits = inart_slab_take(s, (size_t)r->mr / 64 + 1, sizeof(*r->rbits));
+}
+
+/* Lay the arrays of the all-reduce of r->n values out in r->call, a new
+ * block only when it is too small.  0 or -ENOMEM (r->call kept). */
+static int call_arrays(struct inart_ring *r)
+{
+	struct inart_slab s = INART_SLAB_INIT;
+	struct inart_ring sizing = *r;
+
+	call_lay_out(&sizing, &s);
+	if (!s.overflow && s.used <= r->call_size) {
+		s = (struct inart_slab){.base = r->call, .size = r->call_size, .align = s.align};
+	} else {
+		if (inart_slab_alloc(&s) < 0)
+			return -ENOMEM;
+		free(r->call);
+		r->call = s.base;
+		r->call_size = s.size;
+	}
+	call_lay_out(r, &s);
+	return 0;
+}
+
 int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t iter)
 {
-	size_t words;
-
 	if (r == NULL || (buf == NULL && n > 0))
 		return -EINVAL;
 	if (r->state == ST_RUNNING)
@@ -209,25 +235,18 @@ int inart_ring_begin(struct inart_ring *r, const float *buf, size_t n, uint32_t 
 		return -EINVAL;
 	if (!inart_quant_finite(buf, n))
 		return -EINVAL;
-	if (inart_grow_to((void **)&r->vals, &r->cap_vals, 3 * n, sizeof(float)) < 0)
-		return -ENOMEM;
-	r->in = r->vals;
-	r->acc = r->vals + n;
-	r->res = r->vals + 2 * n;
-	if (n > 0)
-		memcpy(r->in, buf, n * sizeof(float));
-	r->own = r->in;
 	r->n = n;
 	offsets(r, r->cfg.pos, r->off_s);
 	offsets(r, (int)pred(r), r->off_r);
 	r->ms = r->off_s[2 * (r->N - 1)];
 	r->mr = r->off_r[2 * (r->N - 1)];
-	words = (size_t)r->mr / 64 + 1;
-	if (inart_grow_to((void **)&r->tx, &r->cap_tx, (size_t)r->ms + 1, sizeof(*r->tx)) < 0 ||
-	    inart_grow_to((void **)&r->rbits, &r->cap_rwords, words, sizeof(uint64_t)) < 0)
+	if (call_arrays(r) < 0)
 		return -ENOMEM;
+	if (n > 0)
+		memcpy(r->in, buf, n * sizeof(float));
+	r->own = r->in;
 	memset(r->tx, 0, ((size_t)r->ms + 1) * sizeof(*r->tx));
-	memset(r->rbits, 0, words * sizeof(uint64_t));
+	memset(r->rbits, 0, ((size_t)r->mr / 64 + 1) * sizeof(*r->rbits));
 	r->iter = iter;
 	r->una = r->next = r->acked_n = 0;
 	r->recv_n = r->cum_r = 0;

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/slab.h"
 #include "lpm.h"
 #include "progress.h"
 
@@ -49,41 +50,68 @@ static int cmp_u64_2(uint64_t x0, uint64_t y0, uint64_t x1, uint64_t y1)
 	return c != 0 ? c : cmp_u64(x1, y1);
 }
 
-/* Build the index of t->ent[0..n) (labels unique). 0 or -ENOMEM. */
-static int lt_index(struct inart_sw_tables *t)
+/* Cells of the index of n entries: the power of two >= 2 n, at least 16. */
+static uint32_t index_cells(int n)
 {
-	uint32_t cap = 16, m, i;
+	uint32_t cap = 16;
 
-	while (cap < 2 * (uint32_t)t->n)
+	while (cap < 2 * (uint32_t)n)
 		cap *= 2;
-	t->index = malloc(cap * sizeof(*t->index));
-	if (t->index == NULL)
-		return -ENOMEM;
-	t->hcap = cap;
-	m = cap - 1;
-	memset(t->index, 0xff, cap * sizeof(*t->index));
+	return cap;
+}
+
+/* Fill the index (t->hcap cells) of t->ent[0..n) (labels unique). */
+static void lt_index(struct inart_sw_tables *t)
+{
+	uint32_t m = t->hcap - 1, i;
+
+	memset(t->index, 0xff, t->hcap * sizeof(*t->index));
 	for (int k = 0; k < t->n; k++) {
 		for (i = inart_sw_label_hash(t->ent[k].label) & m; t->index[i] >= 0;
 		     i = (i + 1) & m)
 			;
 		t->index[i] = k;
 	}
-	return 0;
+}
+
+/* The fixed-size arrays of a set, in one block with it (inart_slab_new):
+ * entries, index, expected bitmaps, DOWN copies, rank progress. */
+static void table_lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_sw_tables *t = obj;
+
+	t->ent = inart_slab_take(s, (size_t)t->n + 1, sizeof(*t->ent));
+	t->index = inart_slab_take(s, t->hcap, sizeof(*t->index));
+	t->exp = inart_slab_take(s, t->n_exp + 1, sizeof(*t->exp));
+	t->dn = inart_slab_take(s, t->n_dn + 1, sizeof(*t->dn));
+	t->rk = inart_slab_take(s, t->n_rk + 1, sizeof(*t->rk));
+}
+
+/* What a set holds: entries, expected bitmap words, DOWN copies, expected
+ * ranks (progress records). */
+struct sizes {
+	int n;
+	size_t n_exp, n_dn, n_rk;
+};
+
+/* A set of z's sizes, every array zeroed (no trees, routes or ingress yet);
+ * NULL on ENOMEM. */
+static struct inart_sw_tables *table_new(struct sizes z)
+{
+	struct inart_sw_tables proto = {
+	    .n = z.n, .hcap = index_cells(z.n), .n_exp = z.n_exp, .n_dn = z.n_dn, .n_rk = z.n_rk};
+
+	return inart_slab_new(&proto, sizeof(proto), table_lay_out);
 }
 
 void inart_sw_tables_destroy(struct inart_sw_tables *t)
 {
 	if (t == NULL)
 		return;
-	free(t->ent);
-	free(t->index);
-	free(t->exp);
-	free(t->dn);
-	free(t->rk);
 	free(t->trees);
 	inart_lpm_destroy(t->lpm);
 	free(t->ing);
-	free(t);
+	free(t); /* and its fixed-size arrays (table_lay_out) */
 }
 
 size_t inart_sw_tables_bytes(const struct inart_sw_tables *t)
@@ -99,12 +127,13 @@ size_t inart_sw_tables_bytes(const struct inart_sw_tables *t)
 
 struct inart_sw_tables *inart_sw_tables_empty(void)
 {
-	struct inart_sw_tables *t = calloc(1, sizeof(*t));
+	struct inart_sw_tables *t = table_new((struct sizes){0, 0, 0, 0});
 
 	if (t == NULL)
 		return NULL;
+	lt_index(t);
 	t->lpm = inart_lpm_create();
-	if (t->lpm == NULL || lt_index(t) < 0) {
+	if (t->lpm == NULL) {
 		inart_sw_tables_destroy(t);
 		return NULL;
 	}
@@ -553,36 +582,31 @@ static int mark_gone(const struct inart_sw_tables *old, const struct inart_sw_up
 }
 
 /* Sizes of a table set: entries, expected words, DOWN copies. */
-struct sizes {
-	int n;
-	size_t n_exp, n_dn;
-};
-
-static void sizes_add(struct sizes *z, uint8_t kind, uint8_t aggregate, uint8_t bitmap_words,
-		      uint16_t n_down)
+static void sizes_add(struct sizes *z, const struct inart_label_entry *v)
 {
+	int agg = v->kind == INART_LABEL_UP && v->aggregate;
+
 	z->n++;
-	z->n_exp += kind == INART_LABEL_UP && aggregate ? bitmap_words : 0;
-	z->n_dn += kind == INART_LABEL_DOWN ? n_down : 0;
+	z->n_exp += agg ? v->bitmap_words : 0;
+	z->n_dn += v->kind == INART_LABEL_DOWN ? v->n_down : 0;
+	z->n_rk += agg ? (size_t)bits_count(v->expected, v->bitmap_words) : 0;
 }
 
 /* The sizes of the new set: the old entries that stay and u's. */
 static struct sizes new_sizes(const struct inart_sw_tables *old, const uint8_t *gone,
 			      const struct inart_sw_update *u)
 {
-	struct sizes z = {0, 0, 0};
+	struct sizes z = {0, 0, 0, 0};
+	struct inart_label_entry v;
 
 	for (int k = 0; k < old->n; k++) {
-		const struct lent *e = &old->ent[k];
-
-		if (!gone[k])
-			sizes_add(&z, e->kind, e->aggregate, e->bitmap_words, e->n_down);
+		if (gone[k])
+			continue;
+		entry_view(old, k, &v);
+		sizes_add(&z, &v);
 	}
-	for (int i = 0; i < u->n_labels; i++) {
-		const struct inart_label_entry *v = &u->labels[i];
-
-		sizes_add(&z, v->kind, v->aggregate, v->bitmap_words, v->n_down);
-	}
+	for (int i = 0; i < u->n_labels; i++)
+		sizes_add(&z, &u->labels[i]);
 	return z;
 }
 
@@ -591,20 +615,12 @@ static struct sizes new_sizes(const struct inart_sw_tables *old, const uint8_t *
 static struct inart_sw_tables *labels_build(const struct inart_sw_tables *old, const uint8_t *gone,
 					    const struct inart_sw_update *u, struct sizes z)
 {
-	struct inart_sw_tables *t = calloc(1, sizeof(*t));
+	struct inart_sw_tables *t = table_new(z);
 	size_t n_exp = 0, n_dn = 0, n_rk = 0;
 	int k = 0;
 
 	if (t == NULL)
 		return NULL;
-	t->n = z.n;
-	t->ent = malloc(((size_t)t->n + 1) * sizeof(*t->ent));
-	t->exp = malloc((z.n_exp + 1) * sizeof(*t->exp));
-	t->dn = malloc((z.n_dn + 1) * sizeof(*t->dn));
-	if (t->ent == NULL || t->exp == NULL || t->dn == NULL)
-		goto fail;
-	t->n_exp = z.n_exp;
-	t->n_dn = z.n_dn;
 	for (int i = 0; i < old->n; i++) {
 		struct inart_label_entry v;
 
@@ -615,14 +631,12 @@ static struct inart_sw_tables *labels_build(const struct inart_sw_tables *old, c
 	}
 	for (int i = 0; i < u->n_labels; i++)
 		put_entry(t, k++, &u->labels[i], &n_exp, &n_dn, &n_rk);
-	t->n_rk = n_rk;
-	t->rk = calloc(n_rk + 1, sizeof(*t->rk));
-	if (t->rk == NULL || lt_index(t) < 0 || build_trees(t) < 0)
-		goto fail;
+	lt_index(t);
+	if (build_trees(t) < 0) {
+		inart_sw_tables_destroy(t);
+		return NULL;
+	}
 	return t;
-fail:
-	inart_sw_tables_destroy(t);
-	return NULL;
 }
 
 /* t's routes: old's (unless replace) and u's.  0 or -ENOMEM. */
