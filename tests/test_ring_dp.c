@@ -320,6 +320,45 @@ static void test_sizes(void **state)
 		}
 }
 
+/* One ring, all-reduces of changing sizes one after the other (its arrays
+ * are kept while large enough, laid out again for each size): every
+ * result exact, with loss. */
+static void test_changing_sizes(void **state)
+{
+	const size_t lens[] = {5000, 17, 0, 20000, 361, 20000, 3};
+	const int n = 4;
+	float *ref = malloc((20000 + 1) * sizeof(float)),
+	      *got = malloc((20000 + 1) * sizeof(float));
+	struct fab f;
+
+	(void)state;
+	assert_non_null(ref);
+	assert_non_null(got);
+	fab_init(&f, n, 7, 11);
+	f.loss = 0.02;
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t len = lens[k];
+		float *x = inputs(n, len, 300 + k);
+
+		reference(x, n, len, ref);
+		for (int i = 0; i < n; i++)
+			assert_int_equal(
+			    inart_ring_begin(f.w[i], x + (size_t)i * len, len, (uint32_t)k + 1), 0);
+		assert_int_equal(fab_run(&f, f.now + 5000000000ull), 0);
+		for (int i = 0; i < n; i++) {
+			assert_true(inart_ring_done(f.w[i]));
+			assert_int_equal(inart_ring_result(f.w[i], got, len), 0);
+			if (len > 0 && memcmp(got, ref, len * sizeof(float)) != 0)
+				fail_msg("len=%zu (all-reduce %zu): worker %d result differs", len,
+					 k, i);
+		}
+		free(x);
+	}
+	fab_free(&f);
+	free(ref);
+	free(got);
+}
+
 static void test_loss(void **state)
 {
 	double loss[] = {0.01, 0.05, 0.10};
@@ -651,11 +690,17 @@ static void test_ack_share(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_loss_free),	cmocka_unit_test(test_sizes),
-	    cmocka_unit_test(test_loss),	cmocka_unit_test(test_dup_reorder),
-	    cmocka_unit_test(test_silent_peer), cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_paced),	cmocka_unit_test(test_queue_no_resend),
-	    cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_wire),
+	    cmocka_unit_test(test_loss_free),
+	    cmocka_unit_test(test_sizes),
+	    cmocka_unit_test(test_changing_sizes),
+	    cmocka_unit_test(test_loss),
+	    cmocka_unit_test(test_dup_reorder),
+	    cmocka_unit_test(test_silent_peer),
+	    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_paced),
+	    cmocka_unit_test(test_queue_no_resend),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_wire),
 	    cmocka_unit_test(test_ack_share),
 	};
 
