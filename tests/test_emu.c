@@ -70,8 +70,8 @@ static void test_net(void **state)
 	for (int e = 0; e < inart_topo_n_arcs(t); e++) {
 		assert_true(strncmp(n->ifname[e], "eabc123-p", 9) == 0);
 		assert_true(strlen(n->ifname[e]) < 16);
-		assert_true(fabs(n->arc_bps[e] - 20e6) < 1);
-		assert_true(n->arc_limit[e] >= 16 << 20);
+		assert_true(fabs(n->tbf[e].bps - 20e6) < 1);
+		assert_true(n->tbf[e].limit >= 16 << 20);
 	}
 	assert_int_equal(inart_emu_net_port(n, a), 0);
 	assert_string_equal(n->ifname[a], "eabc123-p0");

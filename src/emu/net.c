@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/sbuf.h"
+#include "common/slab.h"
 #include "bridge/ctlmsg.h"
 #include "io/deploy.h"
 #include "spawn.h"
@@ -71,18 +72,12 @@ void inart_emu_net_destroy(struct inart_emu_net *n)
 {
 	if (n == NULL)
 		return;
-	for (int v = 0; n->node_script != NULL && v < n->t->n_nodes; v++)
+	for (int v = 0; v < n->t->n_nodes; v++)
 		free(n->node_script[v]);
-	free(n->ns);
-	free(n->node_script);
-	free(n->ifname);
-	free(n->arc_bps);
-	free(n->arc_limit);
-	free(n->gw);
 	free(n->deploy_json);
 	free(n->root_script);
 	inart_deploy_destroy(n->d);
-	free(n);
+	free(n); /* and its per-node and per-arc arrays (net_lay_out) */
 }
 
 int inart_emu_net_port(const struct inart_emu_net *n, int e)
@@ -112,7 +107,7 @@ static char *node_script(const struct inart_emu_net *n, int v)
 	inart_sbuf_printf(&ip, "link set lo up\n");
 	for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
 		int e = t->arc_out[k];
-		double bps = n->arc_bps[e];
+		double bps = n->tbf[e].bps;
 		long burst = (long)(bps / 8 * 0.001);
 
 		if (burst < 2 * FRAME)
@@ -120,7 +115,7 @@ static char *node_script(const struct inart_emu_net *n, int v)
 		inart_sbuf_printf(&ip, "link set %s mtu 1500 up\n", n->ifname[e]);
 		inart_sbuf_printf(
 		    &tc, "qdisc replace dev %s root tbf rate %.0fbit burst %ld limit %ld\n",
-		    n->ifname[e], bps, burst, n->arc_limit[e]);
+		    n->ifname[e], bps, burst, n->tbf[e].limit);
 		if (host) {
 			char ipb[16], gw[16], mac[18];
 
@@ -230,8 +225,8 @@ static void size_arcs(struct inart_emu_net *n, const struct inart_emu_net_opt *o
 
 		snprintf(n->ifname[e], sizeof(n->ifname[e]), "e%s-p%d", o->prefix,
 			 inart_emu_net_port(n, e));
-		n->arc_bps[e] = bps;
-		n->arc_limit[e] = lim > o->min_queue_bytes ? lim : o->min_queue_bytes;
+		n->tbf[e] = (struct inart_emu_tbf){
+		    bps, lim > o->min_queue_bytes ? lim : o->min_queue_bytes};
 		if (t->nodes[a->from].kind == INART_NODE_HOST)
 			n->gw[a->from] = n->d->ip[a->to];
 	}
@@ -261,11 +256,25 @@ static char *root_script(const struct inart_emu_net *n)
 	return inart_sbuf_finish(&root);
 }
 
+/* The network and its per-node (ns, node_script, gw) and per-arc (ifname,
+ * tbf) arrays in one block (inart_slab_new). */
+static void net_lay_out(void *obj, struct inart_slab *s)
+{
+	struct inart_emu_net *n = obj;
+	size_t nodes = (size_t)n->t->n_nodes + 1, arcs = (size_t)inart_topo_n_arcs(n->t) + 1;
+
+	n->ns = inart_slab_take(s, nodes, sizeof(*n->ns));
+	n->node_script = inart_slab_take(s, nodes, sizeof(*n->node_script));
+	n->gw = inart_slab_take(s, nodes, sizeof(*n->gw));
+	n->ifname = inart_slab_take(s, arcs, sizeof(*n->ifname));
+	n->tbf = inart_slab_take(s, arcs, sizeof(*n->tbf));
+}
+
 int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_opt *o,
 			 struct inart_emu_net **out, struct inart_err *err)
 {
-	struct inart_emu_net *n;
-	int na = inart_topo_n_arcs(t), rc = 0;
+	struct inart_emu_net proto = {0}, *n;
+	int rc = 0;
 	char **ctl = NULL;
 
 	*out = NULL;
@@ -273,22 +282,15 @@ int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_
 		return inart_err_set(err, -EINVAL,
 				     "prefix '%s': 1 to %d lower-case letters or digits",
 				     o->prefix ? o->prefix : "", INART_EMU_PREFIX_MAX);
-	n = calloc(1, sizeof(*n));
+	proto.t = t;
+	n = inart_slab_new(&proto, sizeof(proto), net_lay_out);
 	if (n == NULL)
 		return -ENOMEM;
-	n->t = t;
 	snprintf(n->prefix, sizeof(n->prefix), "%s", o->prefix);
 	snprintf(n->dir, sizeof(n->dir), "%s/%s", INART_EMU_RUN_DIR, o->prefix);
-	n->ns = calloc((size_t)t->n_nodes + 1, sizeof(*n->ns));
-	n->node_script = calloc((size_t)t->n_nodes + 1, sizeof(*n->node_script));
-	n->ifname = calloc((size_t)na + 1, sizeof(*n->ifname));
-	n->arc_bps = calloc((size_t)na + 1, sizeof(*n->arc_bps));
-	n->arc_limit = calloc((size_t)na + 1, sizeof(*n->arc_limit));
-	n->gw = calloc((size_t)t->n_nodes + 1, sizeof(*n->gw));
 	n->d = inart_deploy_auto(t);
 	ctl = calloc((size_t)t->n_nodes + 1, sizeof(*ctl));
-	if (!n->ns || !n->node_script || !n->ifname || !n->arc_bps || !n->arc_limit || !n->gw ||
-	    !n->d || !ctl) {
+	if (!n->d || !ctl) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -54,17 +54,22 @@ struct inart_emu_net_opt {
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);
 
+/* The token bucket (tc tbf) an arc's interface is shaped with. */
+struct inart_emu_tbf {
+	double bps; /* rate, bit/s */
+	long limit; /* queue, bytes */
+};
+
 struct inart_emu_net {
 	const struct inart_topo *t;
 	char prefix[INART_EMU_PREFIX_MAX + 1];
-	char dir[64];		/* run directory */
-	char (*ns)[64];		/* per node: its namespace (prefix, run prefix, node id) */
-	char (*ifname)[16];	/* per arc: the interface at the arc's tail */
-	double *arc_bps;	/* per arc: shaped rate, bit/s */
-	long *arc_limit;	/* per arc: tbf queue, bytes */
-	uint32_t *gw;		/* per host: gateway address (its switch's) */
-	struct inart_deploy *d; /* addresses, MACs, ports */
-	char *deploy_json;	/* the deployment file (control sockets in dir) */
+	char dir[64];		   /* run directory */
+	char (*ns)[64];		   /* per node: its namespace (prefix, run prefix, node id) */
+	char (*ifname)[16];	   /* per arc: the interface at the arc's tail */
+	struct inart_emu_tbf *tbf; /* per arc: how it is shaped */
+	uint32_t *gw;		   /* per host: gateway address (its switch's) */
+	struct inart_deploy *d;	   /* addresses, MACs, ports */
+	char *deploy_json;	   /* the deployment file (control sockets in dir) */
 	/* scripts: ip -batch in the root namespace (namespaces, veths), and per
 	   node a shell line run inside its namespace */
 	char *root_script;
