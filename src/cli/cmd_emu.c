@@ -121,11 +121,8 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 			return 1;
 		}
 	switch (c) {
-	case 3001:
-		if (!inart_emu_prefix_ok(arg))
-			cli_usage_error(cmd, "--prefix: '%s' is not 1 to %d of [a-z0-9]", arg,
-					INART_EMU_PREFIX_MAX);
-		snprintf(a->prefix, sizeof(a->prefix), "%s", arg);
+	case EMU_OPT_PREFIX:
+		snprintf(a->prefix, sizeof(a->prefix), "%s", emu_prefix_arg(cmd, arg));
 		return 1;
 	case 3006:
 		a->iters = cli_int(cmd, "--iters", arg, 1, 100000);
@@ -218,6 +215,14 @@ void emu_need_root(const char *cmd)
 		cli_failf("emu %s: needs root (network namespaces, veth pairs, tc, AF_PACKET); run "
 			  "it as root or with sudo",
 			  cmd);
+}
+
+const char *emu_prefix_arg(const char *cmd, const char *arg)
+{
+	if (!inart_emu_prefix_ok(arg))
+		cli_usage_error(cmd, "--prefix: '%s' is not 1 to %d of [a-z0-9]", arg,
+				INART_EMU_PREFIX_MAX);
+	return arg;
 }
 
 /* The arc A->B of "A-B" (node ids may hold '-': every split is tried), or -1. */

@@ -21,16 +21,15 @@ static const char help[] =
 
 int cmd_emu_down(int argc, char **argv)
 {
-	enum { O_PREFIX = 1, O_FORCE };
-	static const struct option longopts[] = {
-	    {"prefix", required_argument, NULL, O_PREFIX},
-	    {"force", no_argument, NULL, O_FORCE},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *cmd = "emu down", *prefix = NULL;
 	struct inart_err err = {{0}};
 	int c, force = 0, skipped = 0, n;
+	const struct option longopts[] = {
+	    {"prefix", required_argument, NULL, EMU_OPT_PREFIX},
+	    {"force", no_argument, &force, 1},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
 
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -38,14 +37,10 @@ int cmd_emu_down(int argc, char **argv)
 		case 'h':
 			fputs(help, stdout);
 			return EXIT_OK;
-		case O_PREFIX:
-			if (!inart_emu_prefix_ok(optarg))
-				cli_usage_error(cmd, "--prefix: '%s' is not 1 to %d of [a-z0-9]",
-						optarg, INART_EMU_PREFIX_MAX);
-			prefix = optarg;
+		case 0: /* --force (getopt set it) */
 			break;
-		case O_FORCE:
-			force = 1;
+		case EMU_OPT_PREFIX:
+			prefix = emu_prefix_arg(cmd, optarg);
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);

@@ -42,9 +42,12 @@ int cmd_emu_run(int argc, char **argv);
 int cmd_emu_compare(int argc, char **argv);
 int cmd_emu_down(int argc, char **argv);
 
-/* getopt codes of the shared options (emu_longopts) */
+/* getopt codes of the shared options (emu_longopts); --prefix is also emu
+ * down's */
+#define EMU_OPT_PREFIX 3001
 #define EMU_LONGOPTS                                                                               \
-	{"prefix", required_argument, NULL, 3001}, {"mbps", required_argument, NULL, 3002},        \
+	{"prefix", required_argument, NULL, EMU_OPT_PREFIX},                                       \
+	    {"mbps", required_argument, NULL, 3002},                                               \
 	    {"rate-scale", required_argument, NULL, 3003},                                         \
 	    {"size-scale", required_argument, NULL, 3004},                                         \
 	    {"target-s", required_argument, NULL, 3005}, {"iters", required_argument, NULL, 3006}, \
@@ -134,6 +137,10 @@ int emu_action(const char *cmd, int argc, char **argv, const char *help, int com
 
 /* Root, or exit 1 with a message. */
 void emu_need_root(const char *cmd);
+
+/* The argument of --prefix, checked (a usage error, exit 2, if it is not a
+ * valid prefix). */
+const char *emu_prefix_arg(const char *cmd, const char *arg);
 
 /* Run every plan (paths[i], or planned by algorithm algos[i] when paths is
  * NULL) on one emulated network and print the report.  Exit status. */
