@@ -418,33 +418,32 @@ static int ip_batch(const char *text, struct inart_err *err)
 	return rc;
 }
 
-int inart_emu_net_up(struct inart_emu_net *n, struct inart_err *err)
+/* The first line of file path (without its newline) in msg, "" if none. */
+static void first_line(const char *path, char *msg, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	msg[0] = '\0';
+	if (f != NULL) {
+		if (fgets(msg, (int)size, f) == NULL)
+			msg[0] = '\0';
+		fclose(f);
+	}
+	msg[strcspn(msg, "\n")] = '\0';
+}
+
+/* Run every node's script: one shell per node, in parallel, each in its
+ * namespace (output in the run directory's net-V.log), and wait for all
+ * of them.  0, or -errno (err names the first node that failed). */
+static int run_node_scripts(struct inart_emu_net *n, struct inart_err *err)
 {
 	const struct inart_topo *t = n->t;
 	pid_t *pid = calloc((size_t)t->n_nodes + 1, sizeof(*pid));
-	char path[128], own[32];
+	char path[128];
 	int rc = 0;
 
 	if (pid == NULL)
 		return -ENOMEM;
-	mkdir(INART_EMU_RUN_DIR, 0755);
-	if (mkdir(n->dir, 0700) < 0) {
-		rc = inart_err_set(err, -errno, "%s: %s", n->dir, strerror(errno));
-		free(pid);
-		return rc;
-	}
-	snprintf(own, sizeof(own), "%d\n", (int)getpid());
-	snprintf(path, sizeof(path), "%s/owner", n->dir);
-	write_file(path, own);
-	snprintf(path, sizeof(path), "%s/deploy.json", n->dir);
-	if ((rc = write_file(path, n->deploy_json)) < 0) {
-		inart_err_set(err, rc, "%s: %s", path, strerror(-rc));
-		goto out;
-	}
-	n->up = 1;
-	if ((rc = ip_batch(n->root_script, err)) < 0)
-		goto out;
-	/* one shell per node, in parallel, each in its namespace */
 	for (int v = 0; v < t->n_nodes; v++) {
 		char *argv[] = {"sh", "-c", n->node_script[v], NULL};
 		struct inart_emu_fds fds = {-1, -1, -1, 0};
@@ -463,6 +462,7 @@ int inart_emu_net_up(struct inart_emu_net *n, struct inart_err *err)
 		}
 	}
 	for (int v = 0; v < t->n_nodes; v++) {
+		char msg[256];
 		int st;
 
 		if (pid[v] <= 0)
@@ -470,23 +470,37 @@ int inart_emu_net_up(struct inart_emu_net *n, struct inart_err *err)
 		while (waitpid(pid[v], &st, 0) < 0 && errno == EINTR)
 			;
 		if (rc == 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
-			char msg[256] = "";
-			FILE *f;
-
 			snprintf(path, sizeof(path), "%s/net-%d.log", n->dir, v);
-			f = fopen(path, "r");
-			if (f != NULL) {
-				if (fgets(msg, sizeof(msg), f) == NULL)
-					msg[0] = '\0';
-				fclose(f);
-			}
-			msg[strcspn(msg, "\n")] = '\0';
+			first_line(path, msg, sizeof(msg));
 			rc = inart_err_set(err, -EIO, "setting up node '%s' (namespace %s): %s",
 					   t->nodes[v].id, n->ns[v], msg[0] ? msg : "failed");
 		}
 	}
-out:
 	free(pid);
+	return rc;
+}
+
+int inart_emu_net_up(struct inart_emu_net *n, struct inart_err *err)
+{
+	char path[128], own[32];
+	int rc;
+
+	mkdir(INART_EMU_RUN_DIR, 0755);
+	if (mkdir(n->dir, 0700) < 0)
+		return inart_err_set(err, -errno, "%s: %s", n->dir, strerror(errno));
+	snprintf(own, sizeof(own), "%d\n", (int)getpid());
+	snprintf(path, sizeof(path), "%s/owner", n->dir);
+	write_file(path, own);
+	snprintf(path, sizeof(path), "%s/deploy.json", n->dir);
+	rc = write_file(path, n->deploy_json);
+	if (rc < 0) {
+		inart_err_set(err, rc, "%s: %s", path, strerror(-rc));
+	} else {
+		n->up = 1;
+		rc = ip_batch(n->root_script, err);
+		if (rc == 0)
+			rc = run_node_scripts(n, err);
+	}
 	if (rc < 0)
 		inart_emu_net_down(n);
 	return rc;
