@@ -446,9 +446,8 @@ static int check_plan(struct builder *b)
 }
 
 /* The build's scratch in one block (common/slab.h): per node the builder's
- * sw_index, rank and tree_at and where the PSs with a tree are; per
- * switch the builder's sw; per tree of a job region and exp (the most trees
- * of a job). */
+ * sw_index, rank and tree_at, and ps_at; per switch the builder's sw; per
+ * tree of a job (room for the job with the most) region and exp. */
 struct scratch {
 	struct builder *b;
 	struct ps_at *ps_at; /* per node */

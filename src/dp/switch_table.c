@@ -581,7 +581,7 @@ static int mark_gone(const struct inart_sw_tables *old, const struct inart_sw_up
 	return 0;
 }
 
-/* Sizes of a table set: entries, expected words, DOWN copies. */
+/* Count entry v in z. */
 static void sizes_add(struct sizes *z, const struct inart_label_entry *v)
 {
 	int agg = v->kind == INART_LABEL_UP && v->aggregate;
