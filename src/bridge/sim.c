@@ -614,13 +614,12 @@ uint64_t inart_sim_run(struct inart_sim *s, uint64_t until_ns)
 
 void inart_sim_opt_default(struct inart_sim_opt *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->gbps_scale = 1;
-	o->prop_ns = 1000;
-	o->queue_pkts = 1024;
-	o->overhead_bytes = 24;
-	o->reorder_ns = 10000;
-	o->seed = 1;
+	*o = (struct inart_sim_opt){.gbps_scale = 1,
+				    .prop_ns = 1000,
+				    .queue_pkts = 1024,
+				    .overhead_bytes = 24,
+				    .reorder_ns = 10000,
+				    .seed = 1};
 }
 
 struct inart_sim *inart_sim_create(const struct inart_topo *t, const struct inart_deploy *d,
