@@ -211,6 +211,41 @@ static void test_detours(void **state)
 	inart_topo_destroy(t);
 }
 
+/*
+ * Automatic detours, the default: on leafspine (racks l0, l4, l5, l6 have no
+ * INA) they let flows of those racks aggregate at a third leaf; the search
+ * without an improvement phase (the same on any machine) then finds a plan
+ * at least 3% faster than over the candidates without detours (measured:
+ * 11.579 vs 12.137 ms).  Guard off: a baseline cannot stand in for either.
+ */
+static void test_detours_auto(void **state)
+{
+	struct inart_planner_opt o = tu_opt(32, 0, 1);
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_err err;
+	struct inart_plan *with, *without;
+
+	(void)state;
+	assert_int_equal(o.detours, -1); /* the default is auto */
+	if (inart_scenario_build("leafspine", 1, &t, &js, &err) < 0)
+		fail_msg("%s", err.msg);
+	with = tu_plan("inart", t, js, &o);
+	o.detours = 0;
+	without = tu_plan("inart", t, js, &o);
+	print_message("leafspine, no improvement phase: auto detours %.4f ms, none %.4f ms\n",
+		      with->comm_time_s * 1e3, without->comm_time_s * 1e3);
+	assert_true(with->comm_time_s < 0.97 * without->comm_time_s);
+	o.detours = -2;
+	inart_plan_destroy(without);
+	without = NULL;
+	assert_int_equal(inart_planner_run("inart", t, js, &o, &without, &err), -EINVAL);
+	assert_null(without);
+	inart_plan_destroy(with);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 /* Same seed, same plan (without the time-dependent improvement phase). */
 static void test_deterministic(void **state)
 {
@@ -329,7 +364,7 @@ int main(void)
 	    cmocka_unit_test(test_milp_time_limit),  cmocka_unit_test(test_two_ps_halve),
 	    cmocka_unit_test(test_default_scenario), cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_opt_size),	     cmocka_unit_test(test_warm_start),
-	    cmocka_unit_test(test_detours),
+	    cmocka_unit_test(test_detours),	     cmocka_unit_test(test_detours_auto),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
