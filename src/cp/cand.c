@@ -9,7 +9,10 @@
  * path with the PS as aggregation point, then every INA position on it; for a
  * tree, its paths towards the PS with the PS as parent, then every position
  * holding a cand tree of the same (job, PS) strictly closer to the PS.
- * Choice paths are stored truncated at their aggregation point.
+ * Choice paths are stored truncated at their aggregation point.  Detours
+ * (cand_opt.detours: paths to INA switches off the shortest paths; auto: only
+ * for racks without INA, within a share of the flows' own paths) are found
+ * after pass 1 and become flow choices after the flow's own.
  */
 #include "cand.h"
 
@@ -474,6 +477,8 @@ static int flow_detours(struct builder *b, int f, int j, int i, int rep, uint64_
 
 	b->det_first[f] = b->det.n;
 	b->det_n[f] = 0;
+	if (max_excess <= 0)
+		return 0;
 	if (detour_dists(b, js_ps(b, j, i), rep, d_ps, d_rep) < 0)
 		return -ENOMEM;
 	for (int v = 0; v < n; v++) {
