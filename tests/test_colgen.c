@@ -58,9 +58,12 @@ static void lp3_init(struct lp3 *m)
 	m->flow = (struct inart_cand_flow){.first_choice = 0, .n_choices = 3};
 	m->c = (struct inart_cand){
 	    .n_flows = 1, .flows = &m->flow, .n_choices = 3, .choices = m->choices};
-	m->lp = (struct inart_colgen_lp){4,	   4,	   m->start, m->index, m->value, m->obj,
-					 m->clb,   m->cub, m->rlb,   m->rub,   m->lazy,	 &m->c,
-					 m->col_x, 1,	   NULL,     0};
+	m->lp = (struct inart_colgen_lp){
+	    .m = {4, 4, m->start, m->index, m->value, m->obj, m->clb, m->cub, m->rlb, m->rub},
+	    .rlazy = m->lazy,
+	    .c = &m->c,
+	    .col_x = m->col_x,
+	    .unit_cols = 1};
 }
 
 static void test_prices_in(void **state)

@@ -171,6 +171,15 @@ static int req_alloc(json_t *o, struct inart_ctl_req *r)
 	return r->block != NULL ? 0 : -ENOMEM;
 }
 
+/* Frees the block req_alloc made (a request never allocates more). */
+void inart_ctl_req_free(struct inart_ctl_req *req)
+{
+	if (req == NULL)
+		return;
+	free(req->block);
+	memset(req, 0, sizeof(*req));
+}
+
 static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
 {
 	json_t *arr;
@@ -393,14 +402,6 @@ out:
 	if (rc < 0)
 		inart_ctl_req_free(req);
 	return rc;
-}
-
-void inart_ctl_req_free(struct inart_ctl_req *req)
-{
-	if (req == NULL)
-		return;
-	free(req->block);
-	memset(req, 0, sizeof(*req));
 }
 
 struct inart_sw_update inart_ctl_req_sw_update(const struct inart_ctl_req *req)

@@ -1,5 +1,8 @@
 /*
- * sim: the simulated fabric (see sim.h for the model).
+ * sim: the simulated fabric (see sim.h for the model): frames on links,
+ * events, the cores' wake-ups, failures and stalls, the run.  The cores an
+ * installation puts on the nodes: sim_cores.c; the state both share:
+ * sim_impl.h.
  *
  * Invariants: every event in the heap is either a frame delivery owning its
  * packet buffer, a core wake-up (stale unless its time equals the node's
@@ -23,13 +26,11 @@
 
 #include "common/rng.h"
 #include "dp/pkt.h"
-#include "sim_evq.h"
+#include "sim_impl.h"
 
 #define PS_PER_NS 1000ull
 #define NONE UINT64_MAX
-#define SW_MAX_OUT 128
 #define WORKER_MAX_OUT 64
-#define PS_MAX_OUT (INART_PS_MAX_CHILDREN + 1)
 #define STALL_PS (1000 * PS_PER_NS) /* a core that asks to run but does nothing */
 
 enum { EV_DELIVER = 1, EV_WAKE_HOST, EV_WAKE_SW, EV_FAIL, EV_STALL, EV_TABLES };
@@ -38,71 +39,6 @@ struct pkt {
 	struct pkt *next;
 	uint16_t len;
 	uint8_t data[INART_FRAME_MAX];
-};
-
-struct link {
-	double gbps;
-	uint64_t busy_until; /* ps: end of the last frame's serialization */
-	uint64_t *ring;	     /* end times of frames not fully serialized, FIFO */
-	int ring_head, ring_n, ring_cap;
-	int limit; /* queue limit (frames), 0: none */
-	double loss, dup, reorder;
-	struct inart_rng rng;
-	struct inart_sim_link_stats st;
-};
-
-struct node {
-	int is_sw;
-	/* switch */
-	struct inart_switch *sw;
-	int n_ports;
-	int *port_arc;
-	uint64_t down_until;  /* ps: frames received before this are dropped */
-	uint64_t stall_until; /* ps: frames and timers wait until then (a starved CPU) */
-	uint64_t fail_drops;
-	/* host */
-	int arc; /* the host's link out, -1 */
-	uint8_t next_mac[6];
-	struct inart_ps *ps;
-	int n_workers, *workers; /* indices into sim->workers */
-	struct inart_sim_host_stats st;
-	/* both */
-	uint64_t wake; /* ps of the pending wake-up, NONE */
-};
-
-struct wrk {
-	int node;
-	uint32_t job;
-	struct inart_worker *w;
-	struct inart_ring *r; /* a ring job's worker (then w is NULL) */
-	int active;	      /* began and not yet done */
-	uint64_t done;	      /* ps: when its last all-reduce ended */
-};
-
-struct inart_sim {
-	const struct inart_topo *t;
-	const struct inart_deploy *d;
-	struct inart_sim_opt o;
-	uint64_t now; /* ps */
-	struct inart_sim_evq q;
-	struct link *links;
-	struct node *nodes;
-	int n_workers;
-	struct wrk *workers;
-	int remaining;
-	int stale;	    /* workers whose all-reduce got a step notice */
-	uint64_t last_done; /* ps */
-	struct pkt *free_pkts;
-	inart_sim_tap_fn tap;
-	void *tap_ctx;
-	uint64_t events;
-	/* scratch for the cores' output */
-	struct inart_frame fout[SW_MAX_OUT];
-	struct inart_dgram dout[PS_MAX_OUT];
-	uint8_t *fbuf, *dbuf;
-	/* scheduled table changes (inart_sim_tables_at) that failed, the last reason */
-	int tables_failed;
-	char tables_why[256];
 };
 
 /* ---- a worker: the INA worker core, or a ring job's (dp/ring) ---- */
@@ -456,67 +392,6 @@ static void sw_wake(struct inart_sim *s, int v)
 	wake_at(s, v, inart_switch_next_deadline(nd->sw), n > 0);
 }
 
-/* The batch that puts switch install si's tables in place of the switch's. */
-static struct inart_sw_update sw_update_of(const struct inart_sw_install *si)
-{
-	return (struct inart_sw_update){.replace = 1,
-					.n_labels = si->n_labels,
-					.labels = si->labels,
-					.n_routes = si->n_routes,
-					.routes = si->routes,
-					.n_ingress = si->n_ingress,
-					.ingress = si->ingress};
-}
-
-/* Put in's tables in service on the cores as they are (inart_sim_tables_at):
- * a switch's tables replaced (aggregation state of the labels that stay goes
- * on), a PS's trees replaced (chunk state of the trees that stay goes on),
- * PSs that in does not list lose their trees.  0 or -errno with why. */
-static int sim_tables(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len)
-{
-	const struct inart_topo *t = s->t;
-	int rc;
-
-	for (int k = 0; k < in->n_switches; k++) {
-		const struct inart_sw_install *si = &in->sw[k];
-		struct inart_sw_update u = sw_update_of(si);
-
-		if (si->node < 0 || si->node >= t->n_nodes || s->nodes[si->node].sw == NULL) {
-			snprintf(why, why_len, "switch install %d: no switch core", k);
-			return -EINVAL;
-		}
-		rc = inart_switch_apply(s->nodes[si->node].sw, &u, why, why_len);
-		if (rc < 0)
-			return rc;
-	}
-	for (int v = 0; v < t->n_nodes; v++) {
-		struct node *nd = &s->nodes[v];
-		const struct inart_ps_install *pi = inart_install_ps_of(in, v);
-		struct inart_ps *to;
-
-		if (nd->is_sw || (pi == NULL && nd->ps == NULL))
-			continue;
-		to = inart_ps_create();
-		if (to == NULL)
-			return -ENOMEM;
-		for (int i = 0; pi != NULL && i < pi->n_trees; i++) {
-			rc = inart_ps_tree_set(to, &pi->trees[i]);
-			if (rc < 0) {
-				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
-					 t->nodes[v].id, pi->trees[i].job, pi->trees[i].tree);
-				inart_ps_destroy(to);
-				return rc;
-			}
-		}
-		if (nd->ps != NULL)
-			inart_ps_carry(to, nd->ps, 0);
-		inart_ps_destroy(nd->ps);
-		nd->ps = to;
-	}
-	return 0;
-}
-
 /* Event ev for node v arrived while v is stalled (its process had no CPU):
  * it waits until the stall ends, in order.  1 if deferred. */
 static int stalled(struct inart_sim *s, const struct inart_sim_ev *ev, int v)
@@ -572,7 +447,7 @@ static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 			host_wake(s, ev->a);
 		break;
 	case EV_TABLES:
-		if (sim_tables(s, ev->p, s->tables_why, sizeof(s->tables_why)) < 0)
+		if (inart_sim_put_tables(s, ev->p, s->tables_why, sizeof(s->tables_why)) < 0)
 			s->tables_failed++;
 		break;
 	case EV_FAIL:
@@ -614,13 +489,12 @@ uint64_t inart_sim_run(struct inart_sim *s, uint64_t until_ns)
 
 void inart_sim_opt_default(struct inart_sim_opt *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->gbps_scale = 1;
-	o->prop_ns = 1000;
-	o->queue_pkts = 1024;
-	o->overhead_bytes = 24;
-	o->reorder_ns = 10000;
-	o->seed = 1;
+	*o = (struct inart_sim_opt){.gbps_scale = 1,
+				    .prop_ns = 1000,
+				    .queue_pkts = 1024,
+				    .overhead_bytes = 24,
+				    .reorder_ns = 10000,
+				    .seed = 1};
 }
 
 struct inart_sim *inart_sim_create(const struct inart_topo *t, const struct inart_deploy *d,
@@ -717,29 +591,6 @@ fail:
 	return NULL;
 }
 
-static void drop_cores(struct inart_sim *s)
-{
-	for (int v = 0; v < s->t->n_nodes; v++) {
-		struct node *nd = &s->nodes[v];
-
-		inart_switch_destroy(nd->sw);
-		inart_ps_destroy(nd->ps);
-		free(nd->workers);
-		nd->sw = NULL;
-		nd->ps = NULL;
-		nd->workers = NULL;
-		nd->n_workers = 0;
-	}
-	for (int k = 0; k < s->n_workers; k++) {
-		inart_worker_destroy(s->workers[k].w);
-		inart_ring_destroy(s->workers[k].r);
-	}
-	free(s->workers);
-	s->workers = NULL;
-	s->n_workers = 0;
-	s->remaining = 0;
-}
-
 void inart_sim_destroy(struct inart_sim *s)
 {
 	struct inart_sim_ev ev;
@@ -747,7 +598,7 @@ void inart_sim_destroy(struct inart_sim *s)
 	if (s == NULL)
 		return;
 	if (s->nodes)
-		drop_cores(s);
+		inart_sim_drop_cores(s);
 	while (inart_sim_evq_pop(&s->q, &ev)) {
 		if (ev.type == EV_DELIVER || ev.type == EV_FAIL || ev.type == EV_STALL)
 			free(ev.p);
@@ -768,139 +619,6 @@ void inart_sim_destroy(struct inart_sim *s)
 	free(s->fbuf);
 	free(s->dbuf);
 	free(s);
-}
-
-/* A switch core per switch of in, holding its tables. */
-static int install_switches(struct inart_sim *s, const struct inart_install *in, char *why,
-			    size_t why_len)
-{
-	const struct inart_topo *t = s->t;
-	int rc = 0;
-
-	for (int k = 0; k < in->n_switches && rc == 0; k++) {
-		const struct inart_sw_install *si = &in->sw[k];
-		struct inart_sw_update u = sw_update_of(si);
-		struct node *nd;
-		char r[160];
-
-		if (si->node < 0 || si->node >= t->n_nodes || !s->nodes[si->node].is_sw ||
-		    si->cfg.n_ports != s->nodes[si->node].n_ports) {
-			snprintf(why, why_len,
-				 "switch install %d: node %d is not a switch with %d ports", k,
-				 si->node, si->cfg.n_ports);
-			return -EINVAL;
-		}
-		rc = inart_switch_cfg_check(&si->cfg, r, sizeof(r));
-		if (rc < 0) {
-			snprintf(why, why_len, "switch '%s': %s", t->nodes[si->node].id, r);
-			return rc;
-		}
-		nd = &s->nodes[si->node];
-		inart_switch_destroy(nd->sw);
-		nd->sw = inart_switch_create(&si->cfg);
-		if (nd->sw == NULL)
-			return -ENOMEM;
-		rc = inart_switch_apply(nd->sw, &u, why, why_len);
-	}
-	return rc;
-}
-
-/* A PS core per PS of in, holding its trees. */
-static int install_ps(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len)
-{
-	const struct inart_topo *t = s->t;
-
-	for (int k = 0; k < in->n_ps; k++) {
-		const struct inart_ps_install *pi = &in->ps[k];
-		struct node *nd;
-
-		if (pi->node < 0 || pi->node >= t->n_nodes || s->nodes[pi->node].is_sw) {
-			snprintf(why, why_len, "PS install %d: node %d is not a host", k, pi->node);
-			return -EINVAL;
-		}
-		nd = &s->nodes[pi->node];
-		if (nd->ps == NULL)
-			nd->ps = inart_ps_create();
-		if (nd->ps == NULL)
-			return -ENOMEM;
-		for (int i = 0; i < pi->n_trees; i++) {
-			int rc = inart_ps_tree_set(nd->ps, &pi->trees[i]);
-
-			if (rc < 0) {
-				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
-					 t->nodes[pi->node].id, pi->trees[i].job,
-					 pi->trees[i].tree);
-				return rc;
-			}
-		}
-	}
-	return 0;
-}
-
-/* A worker core per worker of in, listed at its host. */
-static int install_workers(struct inart_sim *s, const struct inart_install *in, char *why,
-			   size_t why_len)
-{
-	const struct inart_topo *t = s->t;
-
-	s->workers = calloc((size_t)in->n_workers + 1, sizeof(*s->workers));
-	if (s->workers == NULL)
-		return -ENOMEM;
-	for (int k = 0; k < in->n_workers; k++) {
-		const struct inart_worker_install *wi = &in->workers[k];
-		struct node *nd;
-		int *nw;
-
-		if (wi->node < 0 || wi->node >= t->n_nodes || s->nodes[wi->node].is_sw) {
-			snprintf(why, why_len, "worker install %d: node %d is not a host", k,
-				 wi->node);
-			return -EINVAL;
-		}
-		nd = &s->nodes[wi->node];
-		s->workers[k].node = wi->node;
-		s->workers[k].job = wi->cfg.job;
-		if (wi->ring.size > 0)
-			s->workers[k].r = inart_ring_create(&wi->ring);
-		else
-			s->workers[k].w = inart_worker_create(&wi->cfg);
-		s->n_workers = k + 1;
-		if (s->workers[k].w == NULL && s->workers[k].r == NULL) {
-			int rc = errno > 0 ? -errno : -EINVAL;
-
-			snprintf(why, why_len,
-				 "worker %d (job %u rank %u at '%s') refused its config", k,
-				 wi->cfg.job, wi->cfg.rank, t->nodes[wi->node].id);
-			return rc;
-		}
-		nw = realloc(nd->workers, (size_t)(nd->n_workers + 1) * sizeof(int));
-		if (nw == NULL)
-			return -ENOMEM;
-		nd->workers = nw;
-		nd->workers[nd->n_workers++] = k;
-	}
-	return 0;
-}
-
-int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len)
-{
-	int rc;
-
-	if (why_len)
-		why[0] = '\0';
-	drop_cores(s);
-	rc = install_switches(s, in, why, why_len);
-	if (rc == 0)
-		rc = install_ps(s, in, why, why_len);
-	if (rc == 0)
-		rc = install_workers(s, in, why, why_len);
-	if (rc == 0)
-		return 0;
-	if (rc == -ENOMEM && why_len)
-		snprintf(why, why_len, "out of memory");
-	drop_cores(s);
-	return rc < 0 ? rc : -EINVAL;
 }
 
 void inart_sim_arc_faults(struct inart_sim *s, int arc, double loss, double dup, double reorder)
@@ -950,41 +668,6 @@ int inart_sim_tables_failed(const struct inart_sim *s, char *why, size_t why_len
 	if (why_len)
 		snprintf(why, why_len, "%s", s->tables_why);
 	return s->tables_failed;
-}
-
-int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, char *why,
-			  size_t why_len)
-{
-	if (in->n_workers != s->n_workers) {
-		snprintf(why, why_len, "%d workers, the simulation has %d", in->n_workers,
-			 s->n_workers);
-		return -EINVAL;
-	}
-	for (int k = 0; k < s->n_workers; k++)
-		if (in->workers[k].node != s->workers[k].node || s->workers[k].active) {
-			snprintf(why, why_len, "worker %d: another node, or in an all-reduce", k);
-			return -EINVAL;
-		}
-	for (int k = 0; k < s->n_workers; k++) {
-		const struct inart_worker_install *wi = &in->workers[k];
-		struct inart_worker *w = NULL;
-		struct inart_ring *r = NULL;
-
-		if (wi->ring.size > 0)
-			r = inart_ring_create(&wi->ring);
-		else
-			w = inart_worker_create(&wi->cfg);
-		if (w == NULL && r == NULL) {
-			snprintf(why, why_len, "worker %d refused its config", k);
-			return -errno;
-		}
-		inart_worker_destroy(s->workers[k].w);
-		inart_ring_destroy(s->workers[k].r);
-		s->workers[k].w = w;
-		s->workers[k].r = r;
-		s->workers[k].job = in->workers[k].cfg.job;
-	}
-	return 0;
 }
 
 int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t down_ns)

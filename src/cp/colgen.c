@@ -149,8 +149,8 @@ static int flush(struct lpcg *g, Clp_Simplex *m, int first)
 
 		g->rmap[r] = g->n_rows_loaded++;
 		rst[i] = (CoinBigIndex)rnz;
-		rlb[i] = b->rlb[r];
-		rub[i] = b->rub[r];
+		rlb[i] = b->m.rlb[r];
+		rub[i] = b->m.rub[r];
 		for (int k = g->bstart[r]; k < g->bstart[r + 1] && !first; k++) {
 			if (g->loaded[g->bcol[k]] < 0)
 				continue; /* a tree column not loaded yet */
@@ -173,8 +173,8 @@ static int flush(struct lpcg *g, Clp_Simplex *m, int first)
 			ix[nz] = g->rmap[g->index[k]];
 			va[nz++] = g->value[k];
 		}
-		lb[i] = b->clb[col];
-		ub[i] = b->cub[col];
+		lb[i] = b->m.clb[col];
+		ub[i] = b->m.cub[col];
 		ob[i] = g->obj[col];
 		g->loaded[col] = g->n_loaded;
 		g->clp_col[g->n_loaded++] = col;
@@ -286,16 +286,16 @@ static int base_csr(struct lpcg *g)
 	int *pos;
 	size_t n = 0;
 
-	pos = malloc(sizeof(int) * ((size_t)b->n_rows + 1));
+	pos = malloc(sizeof(int) * ((size_t)b->m.n_rows + 1));
 	if (pos == NULL)
 		return -ENOMEM;
-	for (int col = 0; col < b->n_cols; col++)
+	for (int col = 0; col < b->m.n_cols; col++)
 		for (CoinBigIndex k = g->start[col];
 		     k < g->start[col + 1] && g->kind[col] != COL_CHOICE; k++) {
 			g->bstart[g->index[k] + 1]++;
 			n++;
 		}
-	for (int r = 0; r < b->n_rows; r++)
+	for (int r = 0; r < b->m.n_rows; r++)
 		g->bstart[r + 1] += g->bstart[r];
 	g->bval = malloc((sizeof(double) + sizeof(int)) * (n + 1));
 	if (g->bval == NULL) {
@@ -303,8 +303,8 @@ static int base_csr(struct lpcg *g)
 		return -ENOMEM;
 	}
 	g->bcol = (int *)(g->bval + n + 1); /* in the same block, after bval */
-	memcpy(pos, g->bstart, sizeof(int) * (size_t)b->n_rows);
-	for (int col = 0; col < b->n_cols; col++)
+	memcpy(pos, g->bstart, sizeof(int) * (size_t)b->m.n_rows);
+	for (int col = 0; col < b->m.n_cols; col++)
 		for (CoinBigIndex k = g->start[col];
 		     k < g->start[col + 1] && g->kind[col] != COL_CHOICE; k++) {
 			int p = pos[g->index[k]]++;
@@ -321,7 +321,7 @@ static void take_solution(const struct lpcg *g, Clp_Simplex *m, double *sol)
 {
 	const double *cs = Clp_getColSolution(m);
 
-	memset(sol, 0, sizeof(double) * (size_t)g->b->n_cols);
+	memset(sol, 0, sizeof(double) * (size_t)g->b->m.n_cols);
 	for (int i = 0; i < g->n_loaded; i++)
 		sol[g->clp_col[i]] = cs[i];
 }
@@ -340,7 +340,7 @@ static int clp_run_limited(Clp_Simplex *m, int warm, double deadline)
 static void lay_out(void *obj, struct inart_slab *s)
 {
 	struct lpcg *g = obj;
-	size_t nc = (size_t)g->b->n_cols + 1, nr = (size_t)g->b->n_rows + 1;
+	size_t nc = (size_t)g->b->m.n_cols + 1, nr = (size_t)g->b->m.n_rows + 1;
 
 	int **per_col[] = {&g->loaded, &g->clp_col, &g->add_cols};
 	int **per_row[] = {&g->rmap, &g->add_rows};
@@ -360,7 +360,7 @@ static void lay_out(void *obj, struct inart_slab *s)
 static int colgen_init(struct lpcg *g, Clp_Simplex *m, int full, const double *warm_x)
 {
 	const struct inart_colgen_lp *b = g->b;
-	size_t nc = (size_t)b->n_cols + 1, nr = (size_t)b->n_rows + 1;
+	size_t nc = (size_t)b->m.n_cols + 1, nr = (size_t)b->m.n_rows + 1;
 	int rc;
 
 	g->block = inart_slab_block(g, lay_out);
@@ -389,7 +389,7 @@ static int colgen_init(struct lpcg *g, Clp_Simplex *m, int full, const double *w
 	rc = base_csr(g);
 	if (rc < 0)
 		return rc;
-	for (int col = 0; col < b->n_cols; col++)
+	for (int col = 0; col < b->m.n_cols; col++)
 		if (g->kind[col] == COL_BASE || full)
 			want(g, col);
 	for (int f = 0; f < b->c->n_flows; f++)
@@ -444,7 +444,7 @@ int inart_colgen_solve(const struct inart_colgen_lp *b, int full, const double *
 		       struct inart_err *err)
 {
 	struct lpcg g = {
-	    .b = b, .start = b->start, .index = b->index, .value = b->value, .obj = b->obj};
+	    .b = b, .start = b->m.start, .index = b->m.index, .value = b->m.value, .obj = b->m.obj};
 	Clp_Simplex *m = Clp_newModel();
 	int rc, status, have = 0;
 

@@ -21,14 +21,19 @@
 #include <coin/Clp_C_Interface.h>
 #pragma GCC diagnostic pop
 
-struct inart_colgen_lp {
+/* A whole LP, minimized, as compressed columns: the arrays CLP loads. */
+struct inart_lp_csc {
 	int n_rows, n_cols;
 	const CoinBigIndex *start; /* n_cols + 1 */
 	const int *index;
 	const double *value;
 	const double *obj, *clb, *cub; /* per column */
 	const double *rlb, *rub;       /* per row */
-	const char *rlazy;	       /* per row: lazy */
+};
+
+struct inart_colgen_lp {
+	struct inart_lp_csc m;
+	const char *rlazy; /* per row: lazy */
 	const struct inart_cand *c;
 	const int *col_x; /* per choice: first column, -1 none */
 	int unit_cols;	  /* columns per choice */

@@ -32,6 +32,7 @@ struct rd {
 	const char *name;
 	struct inart_err *err;
 	char where[256];
+	const struct inart_topo *t; /* jobs: the topology whose hosts they name */
 };
 
 /* Keep the message on one line: control characters that came from the
@@ -384,47 +385,57 @@ static int need_array(struct rd *r, json_t *obj, const char *key, json_t **out)
 	return 0;
 }
 
-struct inart_topo *inart_topo_parse(const char *buf, size_t len, const char *name,
-				    struct inart_err *err)
+/* Read a file into obj: a top-level object whose keys are all in keys,
+ * handed to fill.  0, or -errno with the error in r->err. */
+static int rd_read(struct rd *r, const char *buf, size_t len, const char *const *keys,
+		   int (*fill)(struct rd *r, json_t *root, void *obj), void *obj)
 {
-	struct rd r = {name ? name : "<input>", err, ""};
-	struct inart_topo *t = NULL;
-	json_t *root = rd_load(&r, buf, len), *nodes, *links, *v;
-	size_t i;
+	json_t *root = rd_load(r, buf, len);
 	int rc;
 
 	if (root == NULL)
-		return NULL;
-	if ((rc = check_keys(&r, root, topo_keys, NULL)) ||
-	    (rc = need_array(&r, root, "nodes", &nodes)) ||
-	    (rc = need_array(&r, root, "links", &links)))
-		goto out;
-	if (json_array_size(nodes) == 0) {
-		rc = rd_fail(&r, "no nodes");
-		goto out;
-	}
-	if (json_array_size(nodes) > INT_MAX / 2 || json_array_size(links) > INT_MAX / 4) {
-		rc = rd_fail(&r, "too many nodes or links");
-		goto out;
-	}
-	t = inart_topo_create();
-	if (t == NULL) {
-		rc = rd_oom(&r);
-		goto out;
-	}
+		return -EINVAL;
+	rc = check_keys(r, root, keys, NULL);
+	if (rc == 0)
+		rc = fill(r, root, obj);
+	json_decref(root);
+	return rc;
+}
+
+static int topo_fill(struct rd *r, json_t *root, void *obj)
+{
+	struct inart_topo *t = obj;
+	json_t *nodes, *links, *v;
+	size_t i;
+	int rc;
+
+	if ((rc = need_array(r, root, "nodes", &nodes)) ||
+	    (rc = need_array(r, root, "links", &links)))
+		return rc;
+	if (json_array_size(nodes) == 0)
+		return rd_fail(r, "no nodes");
+	if (json_array_size(nodes) > INT_MAX / 2 || json_array_size(links) > INT_MAX / 4)
+		return rd_fail(r, "too many nodes or links");
 	json_array_foreach(nodes, i, v)
 	{
-		if ((rc = parse_node(&r, t, v, i)))
-			goto out;
+		if ((rc = parse_node(r, t, v, i)))
+			return rc;
 	}
 	json_array_foreach(links, i, v)
 	{
-		if ((rc = parse_link(&r, t, v, i)))
-			goto out;
+		if ((rc = parse_link(r, t, v, i)))
+			return rc;
 	}
-	rc = rd_pass(&r, inart_topo_finalize(t, err));
-out:
-	json_decref(root);
+	return rd_pass(r, inart_topo_finalize(t, r->err));
+}
+
+struct inart_topo *inart_topo_parse(const char *buf, size_t len, const char *name,
+				    struct inart_err *err)
+{
+	struct rd r = {name ? name : "<input>", err, "", NULL};
+	struct inart_topo *t = inart_topo_create();
+	int rc = t ? rd_read(&r, buf, len, topo_keys, topo_fill, t) : rd_oom(&r);
+
 	if (rc < 0) {
 		inart_topo_destroy(t);
 		return inart_null_errno(-rc);
@@ -534,13 +545,32 @@ out:
 	return rc;
 }
 
+static int jobs_fill(struct rd *r, json_t *root, void *obj)
+{
+	struct inart_jobs *js = obj;
+	json_t *jobs, *v;
+	size_t i;
+	int rc = need_array(r, root, "jobs", &jobs);
+
+	if (rc)
+		return rc;
+	if (json_array_size(jobs) == 0)
+		return rd_fail(r, "no jobs");
+	if (json_array_size(jobs) > INT_MAX / 4)
+		return rd_fail(r, "too many jobs");
+	json_array_foreach(jobs, i, v)
+	{
+		if ((rc = parse_job(r, r->t, js, v, i)))
+			return rc;
+	}
+	return rd_pass(r, inart_jobs_validate(js, r->t, r->err));
+}
+
 struct inart_jobs *inart_jobs_parse(const char *buf, size_t len, const char *name,
 				    const struct inart_topo *t, struct inart_err *err)
 {
-	struct rd r = {name ? name : "<input>", err, ""};
-	struct inart_jobs *js = NULL;
-	json_t *root, *jobs, *v;
-	size_t i;
+	struct rd r = {name ? name : "<input>", err, "", t};
+	struct inart_jobs *js;
 	int rc;
 
 	if (t == NULL || !t->finalized) {
@@ -549,33 +579,8 @@ struct inart_jobs *inart_jobs_parse(const char *buf, size_t len, const char *nam
 		errno = EINVAL;
 		return NULL;
 	}
-	root = rd_load(&r, buf, len);
-	if (root == NULL)
-		return NULL;
-	if ((rc = check_keys(&r, root, jobs_keys, NULL)) ||
-	    (rc = need_array(&r, root, "jobs", &jobs)))
-		goto out;
-	if (json_array_size(jobs) == 0) {
-		rc = rd_fail(&r, "no jobs");
-		goto out;
-	}
-	if (json_array_size(jobs) > INT_MAX / 4) {
-		rc = rd_fail(&r, "too many jobs");
-		goto out;
-	}
 	js = inart_jobs_create();
-	if (js == NULL) {
-		rc = rd_oom(&r);
-		goto out;
-	}
-	json_array_foreach(jobs, i, v)
-	{
-		if ((rc = parse_job(&r, t, js, v, i)))
-			goto out;
-	}
-	rc = rd_pass(&r, inart_jobs_validate(js, t, err));
-out:
-	json_decref(root);
+	rc = js ? rd_read(&r, buf, len, jobs_keys, jobs_fill, js) : rd_oom(&r);
 	if (rc < 0) {
 		inart_jobs_destroy(js);
 		return inart_null_errno(-rc);
@@ -801,7 +806,7 @@ struct inart_plan *inart_plan_parse(const char *buf, size_t len, const char *nam
 				    const struct inart_topo *t, const struct inart_jobs *js,
 				    struct inart_err *err)
 {
-	struct rd r = {name ? name : "<input>", err, ""};
+	struct rd r = {name ? name : "<input>", err, "", NULL};
 	struct inart_plan *p = NULL;
 	json_t *root, *jobs, *algo, *v;
 	char *seen = NULL;

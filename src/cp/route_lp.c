@@ -225,22 +225,13 @@ static const double *first_columns(const struct lpb *b, const struct inart_route
 }
 
 /* The LP by column generation (colgen.h). */
-static int solve_lp(const struct lpb *b, const CoinBigIndex *start, const int *index,
-		    const double *value, const double *obj, const struct inart_route_lp_opt *opt,
-		    double deadline, double *sol, double *val, double *lower, int *optimal,
-		    struct inart_route_lp_result *res, struct inart_err *err)
+static int solve_lp(const struct lpb *b, const struct inart_lp_csc *m,
+		    const struct inart_route_lp_opt *opt, double deadline, double *sol, double *val,
+		    double *lower, int *optimal, struct inart_route_lp_result *res,
+		    struct inart_err *err)
 {
 	struct inart_colgen_lp lp = {
-	    .n_rows = b->n_rows,
-	    .n_cols = b->n_cols,
-	    .start = start,
-	    .index = index,
-	    .value = value,
-	    .obj = obj,
-	    .clb = b->clb,
-	    .cub = b->cub,
-	    .rlb = b->rlb,
-	    .rub = b->rub,
+	    .m = *m,
 	    .rlazy = b->rlazy,
 	    .c = b->c,
 	    .col_x = b->col_x,
@@ -336,15 +327,15 @@ static void fix_columns(const struct lpb *b, const struct inart_route_lp_opt *op
 			fix_col(b->col_a[b->ps_base[j] + i], mip, lb, ub);
 }
 
-static int solve_milp(struct lpb *b, const CoinBigIndex *start, const int *index,
-		      const double *value, const double *obj, const struct inart_route_lp_opt *opt,
-		      double *sol, double *bound, int *optimal, struct inart_err *err)
+static int solve_milp(struct lpb *b, const struct inart_lp_csc *m,
+		      const struct inart_route_lp_opt *opt, double *sol, double *bound,
+		      int *optimal, struct inart_err *err)
 {
 	size_t n = (size_t)b->n_cols + 1;
 	double *mip = opt->start_x ? malloc(sizeof(double) * n) : NULL;
 	double *lb = malloc(sizeof(double) * n), *ub = malloc(sizeof(double) * n);
-	struct inart_milp_model mm = {b->n_rows, b->n_cols, start,  index,  value,   obj,
-				      lb,	 ub,	    b->rlb, b->rub, b->cint, mip};
+	struct inart_milp_model mm = {m->n_rows, m->n_cols, m->start, m->index, m->value, m->obj,
+				      lb,	 ub,	    m->rlb,   m->rub,	b->cint,  mip};
 	struct inart_milp_opt mo = {opt->time_limit_s, opt->max_nodes, opt->cutoff_s > 0,
 				    opt->cutoff_s / b->scale};
 	struct inart_milp_result mr;
@@ -413,6 +404,7 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 		       struct inart_err *err)
 {
 	struct lpb b = {0};
+	struct inart_lp_csc m;
 	CoinBigIndex *start = NULL;
 	int *index = NULL;
 	double *value = NULL, *obj = NULL, *sol = NULL, bound = 0, lp_val = 0, t0 = inart_now_s();
@@ -451,16 +443,17 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 		goto out;
 	}
 	obj[0] = 1.0;
+	m = (struct inart_lp_csc){b.n_rows, b.n_cols, start, index, value,
+				  obj,	    b.clb,    b.cub, b.rlb, b.rub};
 	res->n_rows = b.n_rows;
 	res->n_cols = b.n_cols;
 	res->n_nonzeros = (long)b.n_nz;
 	res->build_s = inart_now_s() - t0;
 	t0 = inart_now_s();
 	if (b.integer)
-		rc = solve_milp(&b, start, index, value, obj, opt, sol, &bound, &optimal, err);
+		rc = solve_milp(&b, &m, opt, sol, &bound, &optimal, err);
 	else
-		rc = solve_lp(&b, start, index, value, obj, opt, deadline, sol, &lp_val, &bound,
-			      &optimal, res, err);
+		rc = solve_lp(&b, &m, opt, deadline, sol, &lp_val, &bound, &optimal, res, err);
 	res->solve_s = inart_now_s() - t0;
 	if (rc == -ERANGE || (rc == -ETIMEDOUT && opt->integer && opt->cutoff_s > 0))
 		res->bound_s = bound * b.scale; /* nothing (found) below the cutoff */

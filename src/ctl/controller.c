@@ -74,15 +74,10 @@ void inart_ctl_opt_default(struct inart_ctl_opt *o)
 
 const char *inart_ctl_action_name(enum inart_ctl_action a)
 {
-	switch (a) {
-	case INART_CTL_KEEP:
-		return "keep";
-	case INART_CTL_HOLD:
-		return "hold";
-	case INART_CTL_SWITCH:
-		return "switch";
-	}
-	return "?";
+	static const char *const names[] = {
+	    [INART_CTL_KEEP] = "keep", [INART_CTL_HOLD] = "hold", [INART_CTL_SWITCH] = "switch"};
+
+	return a >= INART_CTL_KEEP && a <= INART_CTL_SWITCH ? names[a] : "?";
 }
 
 static struct inart_topo *topo_copy(const struct inart_topo *s, struct inart_err *err)

@@ -182,7 +182,12 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 		return -EINVAL;
 	if (!inart_quant_finite(buf, n))
 		return -EINVAL;
-	w->active = 0; /* the previous result is gone from here on */
+	/* the previous all-reduce is gone from here on: its result, its step
+	 * notice, its count of chunks done */
+	w->active = 0;
+	w->stale = 0;
+	w->stale_target = 0;
+	w->done_chunks = 0;
 	if (inart_grow_to((void **)&w->res, &w->res_cap, n, sizeof(*w->res)) < 0)
 		return -ENOMEM;
 	rc = layout(w, n);
@@ -190,18 +195,13 @@ int inart_worker_begin(struct inart_worker *w, const float *buf, size_t n, uint3
 		return rc;
 	/* every chunk starts at cfg.scale_exp: the scale of a step depends on
 	 * that step's values only (an overflow lowers it, docs/dataplane.md) */
-	for (size_t k = 0; k < w->n_ch; k++) {
-		memset(&w->ch[k], 0, sizeof(w->ch[k]));
-		w->ch[k].scale = (int8_t)w->scale0;
-	}
+	for (size_t k = 0; k < w->n_ch; k++)
+		w->ch[k] = (struct wchunk){.scale = (int8_t)w->scale0};
 	w->buf = buf;
 	w->n = n;
 	w->iter = iter;
 	w->have_iter = 1;
 	w->active = 1;
-	w->stale = 0;
-	w->stale_target = 0;
-	w->done_chunks = 0;
 	return 0;
 }
 
@@ -400,22 +400,23 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	} else {
 		c->retries = 0;
 	}
-	if (!retx)
-		c->sent_at = now;
 	if (tr->idle_from == 0)
 		tr->idle_from = now;
 	if (tr->heard == 0)
 		tr->heard = now; /* a stall is counted from the first send */
 	if (tr->begun == 0)
 		tr->begun = now;
-	c->last_tx = now;
-	c->open = 0;
-	c->asked = 0;
-	c->refused = 0;
-	c->unanswered = 0;
-	c->counted = 0;
-	c->probe_at = 0;
-	c->state = C_INFLIGHT;
+	/* a new transmission: the chunk keeps its history (first send,
+	 * retries, scale, last probe, the NACK round acted on); what NACKs,
+	 * probes and refused resends said of the last one is gone, and no
+	 * probe is due */
+	*c = (struct wchunk){.sent_at = retx ? c->sent_at : now,
+			     .last_tx = now,
+			     .state = C_INFLIGHT,
+			     .retries = c->retries,
+			     .scale = c->scale,
+			     .last_probe = c->last_probe,
+			     .nack_round = c->nack_round};
 	c->deadline = now + inart_worker_backoff(tr, c);
 	/* at the end of an all-reduce nothing later reveals a lost
 	 * retransmission: check on it after a probe's round trip */

@@ -271,6 +271,7 @@ static void controller_result(struct inart_emu *e, pid_t pid, uint64_t spawn_ns,
 	char logp[160], line[4096];
 	int64_t cpu = inart_emu_cpu_ns(pid);
 	uint64_t now = inart_emu_now_ns();
+	double origin_ns = (double)spawn_ns; /* the log's t = 0 */
 	FILE *f;
 
 	if (cpu > 0 && now > spawn_ns)
@@ -279,18 +280,25 @@ static void controller_result(struct inart_emu *e, pid_t pid, uint64_t spawn_ns,
 	snprintf(logp, sizeof(logp), "%s/controller-%d.log", e->net->dir, e->runs);
 	f = fopen(logp, "r");
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-		json_t *o;
-		double t;
+		json_t *o = json_loads(line, 0, NULL);
+		const char *ev = json_string_value(json_object_get(o, "event"));
+		double t = json_number_value(json_object_get(o, "t"));
 
-		if (strstr(line, "\"event\":\"install\"") == NULL ||
-		    strstr(line, "\"ok\":true") == NULL || (o = json_loads(line, 0, NULL)) == NULL)
-			continue;
-		t = json_number_value(json_object_get(o, "t"));
+		if (ev != NULL && strcmp(ev, "start") == 0) {
+			/* the log's t = 0 on CLOCK_MONOTONIC, the clock of
+			 * inart_emu_now_ns(): better than the spawn time */
+			double c = json_number_value(json_object_get(o, "clock_s"));
+
+			if (c > 0)
+				origin_ns = c * 1e9;
+		} else if (ev != NULL && strcmp(ev, "install") == 0 &&
+			   json_is_true(json_object_get(o, "ok"))) {
+			r->ctl_installs++;
+			if (r->ctl_first_install_s < 0 && run_t0 > 0)
+				r->ctl_first_install_s =
+				    (origin_ns + t * 1e9 - (double)run_t0) / 1e9;
+		}
 		json_decref(o);
-		r->ctl_installs++;
-		if (r->ctl_first_install_s < 0 && run_t0 > 0)
-			r->ctl_first_install_s =
-			    ((double)spawn_ns + t * 1e9 - (double)run_t0) / 1e9;
 	}
 	if (f != NULL)
 		fclose(f);

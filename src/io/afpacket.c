@@ -85,14 +85,10 @@ void inart_afp_opt_default(struct inart_afp_opt *o)
 
 const char *inart_afp_mode_name(enum inart_afp_mode m)
 {
-	switch (m) {
-	case INART_AFP_RING:
-		return "ring";
-	case INART_AFP_MMSG:
-		return "mmsg";
-	default:
-		return "auto";
-	}
+	static const char *const names[] = {
+	    [INART_AFP_AUTO] = "auto", [INART_AFP_RING] = "ring", [INART_AFP_MMSG] = "mmsg"};
+
+	return m == INART_AFP_RING || m == INART_AFP_MMSG ? names[m] : "auto";
 }
 
 /* The mmsg back end's arrays in one block (common/slab.h): rx (batch
