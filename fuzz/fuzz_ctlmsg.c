@@ -47,7 +47,7 @@ static void apply(const struct inart_ctl_req *r)
 {
 	if (r->op == INART_CTL_INSTALL) {
 		struct inart_switch *sw = fixed_switch();
-		struct inart_sw_update u = inart_ctl_req_sw_update(r);
+		struct inart_sw_update u = r->tab;
 		char why[256] = "";
 
 		if (inart_switch_apply(sw, &u, why, sizeof(why)) < 0) {

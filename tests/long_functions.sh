@@ -54,6 +54,8 @@ echo "$out" | grep -q "table" && bad "an initialiser reported as a function: $ou
 	bad "--allow did not accept too_long"
 "$py" "$script" --check --max 101 "$tmp/t.c" >/dev/null 2>&1 && ok ||
 	bad "--max 101 still reports a 101-line function"
+"$py" "$script" --check --allow "$tmp/t.c:too_long" --allow "$tmp/t.c:just_right" "$tmp/t.c" \
+	>/dev/null 2>&1 && bad "--check accepted a stale entry (just_right is not over 100 lines)" || ok
 
 # the tree
 out=$(cd "$src" && "$py" "$script" --check --allow-file scripts/long_functions.allow src 2>&1)

@@ -120,7 +120,7 @@ static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
 	memset(l, 0, 3 * sizeof(*l));
 	r->op = INART_CTL_INSTALL;
 	strcpy(r->node, "s0");
-	r->replace = 1;
+	r->tab.replace = 1;
 	r->has_cfg = 1;
 	r->cfg.n_ports = 3;
 	r->cfg.ports[0].mac[0] = 2;
@@ -164,24 +164,24 @@ static void sample_install(struct inart_ctl_req *r, struct inart_label_entry *l,
 	dn[2].port = 2;
 	dn[2].label = 14;
 	l[2].down = dn;
-	r->n_ingress = 2;
-	r->ingress = ing;
+	r->tab.n_ingress = 2;
+	r->tab.ingress = ing;
 	strcpy(r->install_id, "0123456789abcdef");
 	r->prepare = 1;
-	r->n_labels = 3;
-	r->labels = l;
+	r->tab.n_labels = 3;
+	r->tab.labels = l;
 	rt[0].prefix = IP(10, 0, 1, 1);
 	rt[0].len = 32;
 	rt[0].port = 0;
 	rt[1].prefix = 0;
 	rt[1].len = 0;
 	rt[1].port = 2;
-	r->n_routes = 2;
-	r->routes = rt;
+	r->tab.n_routes = 2;
+	r->tab.routes = rt;
 	del[0] = 5;
 	del[1] = 6;
-	r->n_del_labels = 2;
-	r->del_labels = del;
+	r->tab.n_del_labels = 2;
+	r->tab.del_labels = del;
 }
 
 static void test_install_roundtrip(void **state)
@@ -199,24 +199,24 @@ static void test_install_roundtrip(void **state)
 	assert_int_equal(parse(s, &p, why), 0);
 	assert_int_equal(p.op, INART_CTL_INSTALL);
 	assert_string_equal(p.node, "s0");
-	assert_int_equal(p.replace, 1);
+	assert_int_equal(p.tab.replace, 1);
 	assert_int_equal(p.has_cfg, 1);
 	assert_int_equal(p.cfg.n_ports, 3);
 	assert_memory_equal(p.cfg.ports, r.cfg.ports, 3 * sizeof(r.cfg.ports[0]));
 	assert_int_equal(p.cfg.pool_slots, 128);
 	assert_int_equal(p.cfg.max_values, 300);
 	assert_int_equal(p.cfg.flush_timeout_ns, 10000000);
-	assert_int_equal(p.n_labels, 3);
+	assert_int_equal(p.tab.n_labels, 3);
 	for (int i = 0; i < 3; i++)
-		label_eq(&p.labels[i], &l[i]);
-	assert_int_equal(p.n_ingress, 2);
-	assert_memory_equal(p.ingress, r.ingress, 2 * sizeof(r.ingress[0]));
+		label_eq(&p.tab.labels[i], &l[i]);
+	assert_int_equal(p.tab.n_ingress, 2);
+	assert_memory_equal(p.tab.ingress, r.tab.ingress, 2 * sizeof(r.tab.ingress[0]));
 	assert_string_equal(p.install_id, "0123456789abcdef");
 	assert_int_equal(p.prepare, 1);
-	assert_int_equal(p.n_routes, 2);
-	assert_memory_equal(p.routes, rt, sizeof(rt));
-	assert_int_equal(p.n_del_labels, 2);
-	assert_int_equal(p.del_labels[1], 6);
+	assert_int_equal(p.tab.n_routes, 2);
+	assert_memory_equal(p.tab.routes, rt, sizeof(rt));
+	assert_int_equal(p.tab.n_del_labels, 2);
+	assert_int_equal(p.tab.del_labels[1], 6);
 	/* encoding is a function of the content */
 	s2 = inart_ctl_req_encode(&p);
 	assert_string_equal(s, s2);
@@ -313,8 +313,8 @@ static void refused(const char *json, const char *needle)
 
 	if (rc != -EINVAL || strstr(why, needle) == NULL)
 		fail_msg("'%s': rc %d, why '%s' (expected '%s')", json, rc, why, needle);
-	assert_null(r.labels);
-	assert_int_equal(r.n_labels, 0);
+	assert_null(r.tab.labels);
+	assert_int_equal(r.tab.n_labels, 0);
 }
 
 static void test_refusals(void **state)
@@ -656,7 +656,7 @@ static void test_mutations(void **state)
 			accepted++;
 		} else {
 			assert_true(why[0] != '\0');
-			assert_null(p.labels);
+			assert_null(p.tab.labels);
 			refusedn++;
 		}
 		free(m);
@@ -685,7 +685,7 @@ static char *echo_handler(void *ctx, const char *body, size_t len)
 		return inart_ctl_reply_err(why);
 	d = json_object();
 	json_object_set_new(d, "op", json_string(inart_ctl_op_name(r.op)));
-	json_object_set_new(d, "labels", json_integer(r.n_labels));
+	json_object_set_new(d, "labels", json_integer(r.tab.n_labels));
 	inart_ctl_req_free(&r);
 	return inart_ctl_reply_ok(d);
 }
@@ -709,6 +709,7 @@ static void test_ctlsock(void **state)
 	struct inart_err err = {{0}};
 	struct srv_ctx c = {0};
 	struct inart_ctl_req big = {.op = INART_CTL_INSTALL};
+	struct inart_label_entry *bigl;
 	pthread_t th;
 	size_t rlen;
 	json_t *o;
@@ -733,16 +734,18 @@ static void test_ctlsock(void **state)
 	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), -EPERM);
 	free(rep);
 	/* a big request (about 6 MB: 20000 labels) crosses many reads */
-	big.n_labels = 20000;
-	big.labels = calloc(20000, sizeof(*big.labels));
+	bigl = calloc(20000, sizeof(*bigl));
+	assert_non_null(bigl);
 	for (int i = 0; i < 20000; i++) {
 		static const struct inart_label_down four[4];
 
-		big.labels[i].label = (uint32_t)i + 1;
-		big.labels[i].kind = INART_LABEL_DOWN;
-		big.labels[i].n_down = 4;
-		big.labels[i].down = four;
+		bigl[i].label = (uint32_t)i + 1;
+		bigl[i].kind = INART_LABEL_DOWN;
+		bigl[i].n_down = 4;
+		bigl[i].down = four;
 	}
+	big.tab.n_labels = 20000;
+	big.tab.labels = bigl;
 	body = inart_ctl_req_encode(&big);
 	assert_non_null(body);
 	assert_int_equal(inart_ctl_call(path, body, strlen(body), &rep, &rlen, 20000, &err), 0);
@@ -751,7 +754,7 @@ static void test_ctlsock(void **state)
 	json_decref(o);
 	free(rep);
 	free(body);
-	free(big.labels);
+	free(bigl);
 	/* nobody there */
 	assert_true(inart_ctl_call("/tmp/inart-no-such.sock", "{}", 2, &rep, &rlen, 100, &err) < 0);
 	assert_non_null(strstr(err.msg, "cannot connect"));

@@ -139,36 +139,50 @@ static void req_sizes(json_t *o, int op, struct req_sizes *z)
 	}
 }
 
-/* A request and the sizes of its arrays (req_sizes), for req_lay_out. */
+/* A request, the sizes of its arrays (req_sizes), for req_lay_out, and the
+ * install arrays writable while they are parsed (r->tab views them). */
 struct req_room {
 	struct inart_ctl_req *r;
 	struct req_sizes z;
+	struct inart_label_entry *labels; /* pointing into exp and downs */
+	uint64_t *exp;
+	struct inart_label_down *downs;
+	uint32_t *del_labels;
+	struct inart_route *routes;
+	struct inart_sw_ingress *ingress;
 };
 
 static void req_lay_out(void *obj, struct inart_slab *s)
 {
-	struct inart_ctl_req *r = ((struct req_room *)obj)->r;
-	const struct req_sizes *z = &((struct req_room *)obj)->z;
+	struct req_room *q = obj;
+	struct inart_ctl_req *r = q->r;
+	const struct req_sizes *z = &q->z;
 
-	r->labels = inart_slab_take(s, z->labels, sizeof(*r->labels));
-	r->exp = inart_slab_take(s, z->words, sizeof(*r->exp));
-	r->downs = inart_slab_take(s, z->copies, sizeof(*r->downs));
-	r->del_labels = inart_slab_take(s, z->del_labels, sizeof(*r->del_labels));
-	r->routes = inart_slab_take(s, z->routes, sizeof(*r->routes));
-	r->ingress = inart_slab_take(s, z->ingress, sizeof(*r->ingress));
+	q->labels = inart_slab_take(s, z->labels, sizeof(*q->labels));
+	q->exp = inart_slab_take(s, z->words, sizeof(*q->exp));
+	q->downs = inart_slab_take(s, z->copies, sizeof(*q->downs));
+	q->del_labels = inart_slab_take(s, z->del_labels, sizeof(*q->del_labels));
+	q->routes = inart_slab_take(s, z->routes, sizeof(*q->routes));
+	q->ingress = inart_slab_take(s, z->ingress, sizeof(*q->ingress));
 	r->trees = inart_slab_take(s, z->trees, sizeof(*r->trees));
 	r->srcs = inart_slab_take(s, z->srcs, sizeof(*r->srcs));
 }
 
-/* Room for the arrays of request o (op: install or trees), one block in
- * r->block.  0 or -ENOMEM. */
-static int req_alloc(json_t *o, struct inart_ctl_req *r)
+/* Room for the arrays of request o (op: install or trees) in q, one block
+ * in q->r->block.  0 or -ENOMEM. */
+static int req_alloc(json_t *o, struct req_room *q)
 {
-	struct req_room q = {.r = r};
+	struct inart_ctl_req *r = q->r;
 
-	req_sizes(o, r->op, &q.z);
-	r->block = inart_slab_block(&q, req_lay_out);
-	return r->block != NULL ? 0 : -ENOMEM;
+	req_sizes(o, r->op, &q->z);
+	r->block = inart_slab_block(q, req_lay_out);
+	if (r->block == NULL)
+		return -ENOMEM;
+	r->tab.labels = q->labels;
+	r->tab.del_labels = q->del_labels;
+	r->tab.routes = q->routes;
+	r->tab.ingress = q->ingress;
+	return 0;
 }
 
 /* Frees the block req_alloc made (a request never allocates more). */
@@ -180,7 +194,7 @@ void inart_ctl_req_free(struct inart_ctl_req *req)
 	memset(req, 0, sizeof(*req));
 }
 
-static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
+static int parse_labels(json_t *o, struct req_room *q, char *why, size_t why_len)
 {
 	json_t *arr;
 	size_t n, words = 0, copies = 0;
@@ -191,7 +205,7 @@ static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t wh
 				 why_len);
 	if (rc < 0)
 		return rc;
-	r->n_labels = (int)n;
+	q->r->tab.n_labels = (int)n;
 	/* expected bitmaps and copies into exp and downs, in label order */
 	for (size_t i = 0; i < n; i++) {
 		json_t *j = json_array_get(arr, i);
@@ -199,8 +213,8 @@ static int parse_labels(json_t *o, struct inart_ctl_req *r, char *why, size_t wh
 
 		inart_ctl_label_sizes(j, &w, &c);
 		snprintf(what, sizeof(what), "labels[%zu]", i);
-		if ((rc = inart_ctl_label_parse(j, what, &r->labels[i], r->exp + words,
-						r->downs + copies, why, why_len)) < 0)
+		if ((rc = inart_ctl_label_parse(j, what, &q->labels[i], q->exp + words,
+						q->downs + copies, why, why_len)) < 0)
 			return rc;
 		words += w;
 		copies += c;
@@ -253,13 +267,15 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	static const char *const keys[] = {"op",	 "node",       "config", "replace",
 					   "labels",	 "del_labels", "routes", "ingress",
 					   "install_id", "phase",      NULL};
+	struct req_room q = {.r = r};
+	struct inart_sw_update *u = &r->tab;
 	json_t *cfg;
 	int rc;
 
 	if ((rc = inart_ctl_get_keys(o, "install", keys, why, why_len)) < 0 ||
-	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, r)) < 0)
+	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, &q)) < 0)
 		return rc;
-	if ((rc = inart_ctl_get_bool(o, "install", "replace", &r->replace, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_bool(o, "install", "replace", &u->replace, why, why_len)) < 0)
 		return rc;
 	cfg = json_object_get(o, "config");
 	if (cfg != NULL) {
@@ -267,27 +283,28 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 			return rc;
 		r->has_cfg = 1;
 	}
-	if ((rc = parse_labels(o, r, why, why_len)) < 0 ||
-	    (rc = parse_list(o, "del_labels", INART_SW_MAX_LABELS, sizeof(*r->del_labels),
-			     del_label_elem, r->del_labels, &r->n_del_labels, why, why_len)) < 0 ||
-	    (rc = parse_list(o, "routes", INART_CTL_MAX_ROUTES, sizeof(*r->routes), route_elem,
-			     r->routes, &r->n_routes, why, why_len)) < 0)
+	if ((rc = parse_labels(o, &q, why, why_len)) < 0 ||
+	    (rc = parse_list(o, "del_labels", INART_SW_MAX_LABELS, sizeof(*q.del_labels),
+			     del_label_elem, q.del_labels, &u->n_del_labels, why, why_len)) < 0 ||
+	    (rc = parse_list(o, "routes", INART_CTL_MAX_ROUTES, sizeof(*q.routes), route_elem,
+			     q.routes, &u->n_routes, why, why_len)) < 0)
 		return rc;
-	return parse_list(o, "ingress", INART_CTL_MAX_ROUTES, sizeof(*r->ingress), ingress_elem,
-			  r->ingress, &r->n_ingress, why, why_len);
+	return parse_list(o, "ingress", INART_CTL_MAX_ROUTES, sizeof(*q.ingress), ingress_elem,
+			  q.ingress, &u->n_ingress, why, why_len);
 }
 
 static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
 {
 	static const char *const keys[] = {"op",    "node",	  "replace", "reset",
 					   "trees", "install_id", "phase",   NULL};
+	struct req_room q = {.r = r};
 	json_t *arr;
 	size_t n, ns = 0;
 	char what[48];
 	int rc;
 
 	if ((rc = inart_ctl_get_keys(o, "trees", keys, why, why_len)) < 0 ||
-	    (rc = parse_ident(o, "trees", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, r)) < 0)
+	    (rc = parse_ident(o, "trees", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, &q)) < 0)
 		return rc;
 	if ((rc = inart_ctl_get_bool(o, "trees", "replace", &r->replace, why, why_len)) < 0 ||
 	    (rc = inart_ctl_get_bool(o, "trees", "reset", &r->reset, why, why_len)) < 0)
@@ -404,21 +421,6 @@ out:
 	return rc;
 }
 
-struct inart_sw_update inart_ctl_req_sw_update(const struct inart_ctl_req *req)
-{
-	return (struct inart_sw_update){
-	    .replace = req->replace,
-	    .n_labels = req->n_labels,
-	    .labels = req->labels,
-	    .n_del_labels = req->n_del_labels,
-	    .del_labels = req->del_labels,
-	    .n_routes = req->n_routes,
-	    .routes = req->routes,
-	    .n_ingress = req->n_ingress,
-	    .ingress = req->ingress,
-	};
-}
-
 /* ---- request encoding (client side) ---- */
 
 char *inart_ctl_req_encode(const struct inart_ctl_req *req)
@@ -441,21 +443,23 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 	case INART_CTL_INSTALL: {
 		json_t *a;
 
-		if (req->replace)
+		const struct inart_sw_update *u = &req->tab;
+
+		if (u->replace)
 			json_object_set_new(o, "replace", json_true());
 		if (req->has_cfg)
 			json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&req->cfg));
-		json_object_set_new(o, "labels", inart_ctl_labels_json(req->labels, req->n_labels));
-		if (req->n_del_labels > 0) {
+		json_object_set_new(o, "labels", inart_ctl_labels_json(u->labels, u->n_labels));
+		if (u->n_del_labels > 0) {
 			a = json_array();
-			for (int i = 0; i < req->n_del_labels; i++)
-				json_array_append_new(a, json_integer(req->del_labels[i]));
+			for (int i = 0; i < u->n_del_labels; i++)
+				json_array_append_new(a, json_integer(u->del_labels[i]));
 			json_object_set_new(o, "del_labels", a);
 		}
-		json_object_set_new(o, "routes", inart_ctl_routes_json(req->routes, req->n_routes));
-		if (req->n_ingress > 0)
+		json_object_set_new(o, "routes", inart_ctl_routes_json(u->routes, u->n_routes));
+		if (u->n_ingress > 0)
 			json_object_set_new(o, "ingress",
-					    inart_ctl_ingress_json(req->ingress, req->n_ingress));
+					    inart_ctl_ingress_json(u->ingress, u->n_ingress));
 		break;
 	}
 	case INART_CTL_TREES:

@@ -82,21 +82,12 @@ struct inart_ctl_req {
 	char node[128];	     /* "node": the target's expected name ("" = any) */
 	char install_id[17]; /* "install_id": 16 hex digits, "" = none */
 	int prepare;	     /* install/trees: "phase": "prepare" (keep aside until commit) */
-	int replace;	     /* install: clear tables first; trees: drop other trees */
+	int replace;	     /* trees: drop other trees (install: tab.replace) */
 	int reset;	     /* trees: restart the listed trees' chunk state */
 	int has_cfg;	     /* install: a switch configuration came with the batch */
 	struct inart_sw_cfg cfg;
-	int n_labels;
-	struct inart_label_entry *labels; /* pointing into exp and downs */
-	uint64_t *exp;
-	struct inart_label_down *downs;
-	int n_del_labels;
-	uint32_t *del_labels;
-	int n_routes;
-	struct inart_route *routes;
-	int n_ingress;
-	struct inart_sw_ingress *ingress;
-	int level; /* log_level */
+	struct inart_sw_update tab; /* install: the table batch, as the switch applies it */
+	int level;		    /* log_level */
 	int n_trees;
 	struct inart_ps_tree_cfg *trees; /* their sources point into srcs */
 	struct inart_ps_source *srcs;
@@ -120,9 +111,6 @@ int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len);
 int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req, char *why,
 			size_t why_len);
 void inart_ctl_req_free(struct inart_ctl_req *req);
-/* The table update an install request carries (replace, labels, deletions,
- * routes, ingress), pointing into req's arrays: valid while req is. */
-struct inart_sw_update inart_ctl_req_sw_update(const struct inart_ctl_req *req);
 
 /* A request as JSON text (malloc'ed, NUL-terminated; NULL + errno). Fields
  * not used by req->op are omitted. */

@@ -620,3 +620,14 @@ const struct inart_ps_install *inart_install_ps_of(const struct inart_install *i
 			return &in->ps[k];
 	return NULL;
 }
+
+struct inart_sw_update inart_sw_install_update(const struct inart_sw_install *si)
+{
+	return (struct inart_sw_update){.replace = 1,
+					.n_labels = si->n_labels,
+					.labels = si->labels,
+					.n_routes = si->n_routes,
+					.routes = si->routes,
+					.n_ingress = si->n_ingress,
+					.ingress = si->ingress};
+}

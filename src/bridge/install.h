@@ -154,6 +154,10 @@ void inart_install_destroy(struct inart_install *in);
 const struct inart_sw_install *inart_install_sw_of(const struct inart_install *in, int v);
 const struct inart_ps_install *inart_install_ps_of(const struct inart_install *in, int v);
 
+/* The batch that puts switch install si's tables in place of a switch's
+ * (replace; no deletions), pointing into si: valid while si is. */
+struct inart_sw_update inart_sw_install_update(const struct inart_sw_install *si);
+
 /* the identity of an installation (inart_install_digest) */
 #include "install_id.h"
 

@@ -11,18 +11,6 @@
 
 #include "sim_impl.h"
 
-/* The batch that puts switch install si's tables in place of the switch's. */
-static struct inart_sw_update sw_update_of(const struct inart_sw_install *si)
-{
-	return (struct inart_sw_update){.replace = 1,
-					.n_labels = si->n_labels,
-					.labels = si->labels,
-					.n_routes = si->n_routes,
-					.routes = si->routes,
-					.n_ingress = si->n_ingress,
-					.ingress = si->ingress};
-}
-
 /* Put in's tables in service on the cores as they are (inart_sim_tables_at):
  * a switch's tables replaced (aggregation state of the labels that stay goes
  * on), a PS's trees replaced (chunk state of the trees that stay goes on),
@@ -35,7 +23,7 @@ int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, ch
 
 	for (int k = 0; k < in->n_switches; k++) {
 		const struct inart_sw_install *si = &in->sw[k];
-		struct inart_sw_update u = sw_update_of(si);
+		struct inart_sw_update u = inart_sw_install_update(si);
 
 		if (si->node < 0 || si->node >= t->n_nodes || s->nodes[si->node].sw == NULL) {
 			snprintf(why, why_len, "switch install %d: no switch core", k);
@@ -104,7 +92,7 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 
 	for (int k = 0; k < in->n_switches && rc == 0; k++) {
 		const struct inart_sw_install *si = &in->sw[k];
-		struct inart_sw_update u = sw_update_of(si);
+		struct inart_sw_update u = inart_sw_install_update(si);
 		struct node *nd;
 		char r[160];
 

@@ -768,15 +768,9 @@ static int install_nodes(const struct cli_install *ci, const struct inart_instal
 			continue;
 		reqs[n] = (struct inart_ctl_req){
 		    .op = INART_CTL_INSTALL,
-		    .replace = 1,
 		    .has_cfg = !ci->tables_only, /* an epoch switch keeps the core */
 		    .cfg = si->cfg,
-		    .n_labels = si->n_labels,
-		    .labels = si->labels,
-		    .n_routes = si->n_routes,
-		    .routes = si->routes,
-		    .n_ingress = si->n_ingress,
-		    .ingress = si->ingress,
+		    .tab = inart_sw_install_update(si),
 		};
 		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, si->node, "switch", &reqs[n]);
 		n++;

@@ -358,7 +358,7 @@ out:
 static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj, char *why,
 		 size_t why_len)
 {
-	struct inart_sw_update u = inart_ctl_req_sw_update(rq);
+	struct inart_sw_update u = rq->tab;
 	struct sw_obj *o = calloc(1, sizeof(*o));
 	char r[160];
 	int rc;
@@ -453,9 +453,9 @@ int cli_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why
 		rc = do_install(s, rq, data, why, why_len);
 		if (rc == 0)
 			inart_log_info("%s %d labels, %d routes, %d deletions%s%s%s%s",
-				       rq->prepare ? "prepared" : "installed", rq->n_labels,
-				       rq->n_routes, rq->n_del_labels,
-				       rq->replace ? " (replace)" : "",
+				       rq->prepare ? "prepared" : "installed", rq->tab.n_labels,
+				       rq->tab.n_routes, rq->tab.n_del_labels,
+				       rq->tab.replace ? " (replace)" : "",
 				       rq->has_cfg ? " with a new configuration" : "",
 				       rq->install_id[0] ? ", install " : "", rq->install_id);
 		break;
