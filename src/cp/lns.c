@@ -42,10 +42,12 @@
 /* An improvement below this restarts nothing (noise). */
 #define LNS_IMPROVE_REL 1e-4
 /* The kicks step: random kicks of the local search at first (four times
- * more after a pass without improvement), and its moves tried per kick and
- * per member slot or cand tree (a work budget: the same plan on any
- * machine unless the deadline binds first). */
+ * more after a pass without improvement, up to LNS_KICKS_MAX: then no more
+ * for that plan), and its moves tried per kick and per member slot or cand
+ * tree (a work budget: the same plan on any machine unless the deadline
+ * binds first). */
 #define LNS_KICKS 256
+#define LNS_KICKS_MAX 16384
 #define LNS_KICK_TRIES 64
 
 enum nb_kind { NB_ROUTES, NB_SWITCH, NB_JOB, NB_PAIR, NB_ALL };
@@ -626,8 +628,10 @@ static int run(struct lns *l, int rc)
 		if (rc == 0) { /* none improved: more for the unproven ones */
 			l->limit_s *= 2;
 			l->max_nodes *= 4;
-			l->kicks *= 4;
-			l->kicks_done = 0;
+			if (l->kicks < LNS_KICKS_MAX) {
+				l->kicks *= 4;
+				l->kicks_done = 0;
+			}
 		}
 	}
 	return rc;
