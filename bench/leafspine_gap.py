@@ -245,6 +245,8 @@ def fixed_model(jobs, leaf_of, leaves, up, ina, split):
                     u = home_up[s] = rec["hu"][s] = m.var(0, local[home], 1)
                     add(link[home, s], u, vol)
                     flows_in[s][u] = 1
+            if home_up:  # each of those workers goes up at most once
+                m.row({u: 1 for u in home_up.values()}, 0, local[home])
             arrive = {}
             for s in spines:
                 through = m.var(0, big, 1)

@@ -185,6 +185,77 @@ static void test_detours(void **state)
 	inart_topo_destroy(t);
 }
 
+/* The cand flow of worker w (first member of its group), or -1. */
+static int flow_of(const struct inart_cand *c, int w)
+{
+	for (int f = 0; f < c->n_flows; f++)
+		if (c->groups[c->flows[f].group].members[0] == w)
+			return f;
+	return -1;
+}
+
+static struct inart_cand *cand_det(const struct inart_topo *t, const struct inart_jobs *js,
+				   struct inart_paths *paths, int k, int detours)
+{
+	struct inart_cand_opt o;
+	struct inart_cand *c = NULL;
+	struct inart_err err;
+
+	inart_cand_opt_default(&o);
+	o.k_paths = k;
+	o.no_groups = 1;
+	o.detours = detours;
+	if (inart_cand_build(t, js, paths, &o, &c, &err) < 0)
+		fail_msg("cand: %s", err.msg);
+	return c;
+}
+
+/* Automatic detours: on test_detours' leaf-spine with a fourth leaf, h0's
+ * rack l0 has no INA, l1 (h1, h5) and l3 (h3) have: only h0's flow gets
+ * detours (2 paths each to l1 and l3; l3 is also a detour target of h1 and
+ * h5, l1 of h3), the trees at l1 and l3 get 4 paths (k_tree_paths 2); with
+ * k_paths 1 the 4 detour paths would exceed half the 4 own paths: none. */
+static void test_detours_auto(void **state)
+{
+	struct inart_topo *t = tu_topo("h0-l0 h1-l1 h5-l1 h2-l2 h3-l3 l0-s0 l0-s1 l1-s0 l1-s1 "
+				       "l2-s0 l2-s1 l3-s0 l3-s1",
+				       "l1:400:1 l3:400:1");
+	struct inart_jobs *js = tu_jobs1(t, "h0 h1 h3 h5", "h2", 1e9);
+	struct inart_paths *paths = inart_paths_create(t);
+	int l1 = inart_topo_find(t, "l1"), l3 = inart_topo_find(t, "l3"),
+	    h0 = inart_topo_find(t, "h0"), h1 = inart_topo_find(t, "h1"),
+	    h3 = inart_topo_find(t, "h3");
+	struct inart_cand *c, *none;
+
+	(void)state;
+	assert_non_null(paths);
+	c = cand_det(t, js, paths, 2, INART_CAND_DETOURS_AUTO);
+	none = cand_det(t, js, paths, 2, 0);
+	assert_int_equal(n_agg_at(none, flow_of(none, h0), l1), 0);
+	assert_int_equal(n_agg_at(none, flow_of(none, h0), l3), 0);
+	assert_int_equal(n_agg_at(c, flow_of(c, h0), l1), 2); /* h0-l0-s0-l1, h0-l0-s1-l1 */
+	assert_int_equal(n_agg_at(c, flow_of(c, h0), l3), 2);
+	assert_int_equal(n_agg_at(c, flow_of(c, h1), l3), 0); /* l1 aggregates h1 */
+	assert_int_equal(n_agg_at(c, flow_of(c, h3), l1), 0);
+	assert_int_equal(c->n_trees, none->n_trees);
+	for (int k = 0; k < c->n_trees; k++) {
+		assert_int_equal(none->trees[k].n_choices, 2);
+		assert_int_equal(c->trees[k].n_choices, 4); /* all paths of <= 5 hops */
+	}
+	assert_int_equal(c->n_choices, none->n_choices + 4 + 2 * c->n_trees);
+	inart_cand_destroy(c);
+	inart_cand_destroy(none);
+	c = cand_det(t, js, paths, 1, INART_CAND_DETOURS_AUTO);
+	none = cand_det(t, js, paths, 1, 0);
+	assert_int_equal(n_agg_at(c, flow_of(c, h0), l1), 0);
+	assert_int_equal(c->n_choices, none->n_choices);
+	inart_cand_destroy(c);
+	inart_cand_destroy(none);
+	inart_paths_destroy(paths);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 /* Switches without INA or without a tree budget give no tree. */
 static void test_no_ina(void **state)
 {
@@ -201,9 +272,9 @@ static void test_no_ina(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_star),       cmocka_unit_test(test_realize),
-	    cmocka_unit_test(test_multilevel), cmocka_unit_test(test_detours),
-	    cmocka_unit_test(test_no_ina),
+	    cmocka_unit_test(test_star),	 cmocka_unit_test(test_realize),
+	    cmocka_unit_test(test_multilevel),	 cmocka_unit_test(test_detours),
+	    cmocka_unit_test(test_detours_auto), cmocka_unit_test(test_no_ina),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -211,6 +211,39 @@ static void test_detours(void **state)
 	inart_topo_destroy(t);
 }
 
+/*
+ * Automatic detours, the default: on leafspine (racks l0, l4, l5, l6 have no
+ * INA) they let flows of those racks aggregate at a third leaf; the search
+ * without an improvement phase (the same on any machine) then finds a plan
+ * at least 3% faster than over the candidates without detours (measured:
+ * 11.579 vs 12.137 ms).  Guard off: a baseline cannot stand in for either.
+ */
+static void test_detours_auto(void **state)
+{
+	struct inart_planner_opt o = tu_opt(32, 0, 1);
+	struct inart_plan *p[2] = {NULL, NULL}; /* auto (the default), none */
+	struct inart_topo *t = NULL;
+	struct inart_jobs *js = NULL;
+	struct inart_err err;
+
+	(void)state;
+	assert_int_equal(o.detours, -1);
+	assert_int_equal(inart_scenario_build("leafspine", 1, &t, &js, &err), 0);
+	for (int i = 0; i < 2; i++, o.detours = 0)
+		p[i] = tu_plan("inart", t, js, &o);
+	print_message("leafspine, no improvement phase: auto detours %.4f ms, none %.4f ms\n",
+		      p[0]->comm_time_s * 1e3, p[1]->comm_time_s * 1e3);
+	assert_true(p[0]->comm_time_s < 0.97 * p[1]->comm_time_s);
+	inart_plan_destroy(p[1]);
+	p[1] = NULL;
+	o.detours = -2;
+	assert_int_equal(inart_planner_run("inart", t, js, &o, &p[1], &err), -EINVAL);
+	assert_null(p[1]);
+	inart_plan_destroy(p[0]);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 /* Same seed, same plan (without the time-dependent improvement phase). */
 static void test_deterministic(void **state)
 {
@@ -329,7 +362,7 @@ int main(void)
 	    cmocka_unit_test(test_milp_time_limit),  cmocka_unit_test(test_two_ps_halve),
 	    cmocka_unit_test(test_default_scenario), cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_opt_size),	     cmocka_unit_test(test_warm_start),
-	    cmocka_unit_test(test_detours),
+	    cmocka_unit_test(test_detours),	     cmocka_unit_test(test_detours_auto),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,7 +99,10 @@ struct inart_planner_opt {
 	 * each worker to every INA switch off its shortest paths to the PS but
 	 * closer to it (a third leaf of a leaf-spine), aggregating there, and 4
 	 * paths per cand tree instead of 2 (docs/formulation.md section 3).
-	 * Default 0: none. */
+	 * 0: none.  Default -1, auto: 2 such paths, only for workers whose rack
+	 * switch has no INA, only while they add at most half as many paths as
+	 * the flows' own candidates, and 4 paths only for the trees they reach
+	 * (on the built-in scenarios: leafspine only). */
 	int detours;
 };
 

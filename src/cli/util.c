@@ -192,7 +192,7 @@ int cli_planner_opt(const char *cmd, int c, const char *arg, struct inart_planne
 {
 	const struct cli_num nums[] = {
 	    {OPT_K_PATHS, "--k-paths", 1, 64, .i = &o->k_paths},
-	    {OPT_DETOURS, "--detours", 0, 64, .i = &o->detours},
+	    {OPT_DETOURS, "--detours", -1, 64, .i = &o->detours},
 	    {OPT_TRIALS, "--trials", 1, 100000, .i = &o->trials},
 	    {OPT_ROUNDS, "--rounds", 1, 1000, .i = &o->max_rounds},
 	    {OPT_MILP_TIME, "--milp-time-limit", 0, 1e7, .d = &o->milp_time_limit_s},

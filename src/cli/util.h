@@ -136,8 +136,10 @@ enum {
 	"                         512 nodes, else 4)\n"                                            \
 	"  --detours N            also N paths per flow to each INA switch off its\n"              \
 	"                         shortest paths but closer to the PS (a third leaf),\n"           \
-	"                         and 4 paths per tree; up to 512 worker-PS pairs\n"               \
-	"                         (default 0: none)\n"                                             \
+	"                         and 4 paths per tree; up to 512 worker-PS pairs;\n"              \
+	"                         0: none; -1 (default): auto, 2 paths for workers\n"              \
+	"                         in racks without INA while they add at most half\n"              \
+	"                         the flows' own candidate paths\n"                                \
 	"  --trials N             randomized-rounding trials (default 32)\n"                       \
 	"  --rounds R             phase-1/phase-2 iterations at most (default 4)\n"                \
 	"  --time-limit S         inart: keep improving the plan for S seconds from the\n"         \

@@ -9,16 +9,28 @@
  * path with the PS as aggregation point, then every INA position on it; for a
  * tree, its paths towards the PS with the PS as parent, then every position
  * holding a cand tree of the same (job, PS) strictly closer to the PS.
- * Choice paths are stored truncated at their aggregation point.
+ * Choice paths are stored truncated at their aggregation point.  Detours
+ * (cand_opt.detours: paths to INA switches off the shortest paths; auto: only
+ * for racks without INA, within a share of the flows' own paths) are found
+ * after pass 1 and become flow choices after the flow's own.
  */
 #include "cand.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/grow.h"
+
+/* Detour paths per (flow, switch) in auto mode, and the paths of a cand tree
+ * a detour ends at. */
+#define AUTO_DETOUR_PATHS 2
+#define DETOUR_TREE_PATHS 4
+/* Auto mode: detour paths at most this share of the flows' own candidate
+ * paths (so the LP and the search grow by a bounded factor). */
+#define AUTO_DETOUR_SHARE 0.5
 
 void inart_cand_opt_default(struct inart_cand_opt *o)
 {
@@ -122,6 +134,7 @@ struct builder {
 	/* detours (cand_opt.detours): paths per cand flow in `det` */
 	struct inart_pathset det;
 	int *det_first, *det_n; /* n_flows */
+	char *det_tree;		/* per (flattened job-ps, node): a detour ends there */
 };
 
 static int *tree_slot(struct builder *b, int j, int ps_idx, int node)
@@ -382,29 +395,96 @@ static int add_extra_tree(struct builder *b, int k)
 	return rc;
 }
 
-/* The detours of cand flow f from rep to ps (cand_opt.detours) into b->det,
- * marking the trees they need.  d_ps, d_rep: scratch of n_nodes. */
-static int flow_detours(struct builder *b, int f, int j, int i, int rep, uint64_t salt, int k,
-			int *d_ps, int *d_rep)
+/* How far v is off rep's shortest paths to the PS when it is a detour target:
+ * an INA switch on no shortest path but closer to the PS than rep and than
+ * rep is to the PS (d(rep, v) + d(v, ps) - d(rep, ps) > 0); else 0. */
+static int detour_excess(const struct inart_topo *t, int v, int rep, const int *d_ps,
+			 const int *d_rep)
 {
-	const struct inart_topo *t = b->t;
-	int ps = js_ps(b, j, i), n = t->n_nodes;
+	if (!ina_usable(&t->nodes[v]) || d_ps[v] < 0 || d_rep[v] < 0 || d_ps[v] >= d_ps[rep] ||
+	    d_rep[v] >= d_ps[rep] || d_rep[v] + d_ps[v] <= d_ps[rep])
+		return 0;
+	return d_rep[v] + d_ps[v] - d_ps[rep];
+}
+
+/* Auto mode: a flow gets detours only when its worker's rack cannot
+ * aggregate (single-homed on a switch without INA): all its bytes leave the
+ * rack, and a switch off its shortest paths is where they can be merged. */
+static int auto_wants(const struct inart_topo *t, int rep)
+{
+	int a = attach_switch(t, rep);
+
+	return a >= 0 && !ina_usable(&t->nodes[a]);
+}
+
+/* Distances to the PS and from rep into d_ps, d_rep (n_nodes each). */
+static int detour_dists(struct builder *b, int ps, int rep, int *d_ps, int *d_rep)
+{
+	size_t n = (size_t)b->t->n_nodes;
 	const int *d;
+
+	if ((d = inart_paths_dist_to(b->paths, ps)) == NULL)
+		return -ENOMEM;
+	memcpy(d_ps, d, sizeof(int) * n);
+	if ((d = inart_paths_dist_to(b->paths, rep)) == NULL)
+		return -ENOMEM;
+	memcpy(d_rep, d, sizeof(int) * n);
+	return 0;
+}
+
+/* Auto mode: the largest excess L such that the detours of every wanted
+ * flow to targets at most L off its shortest paths (AUTO_DETOUR_PATHS each)
+ * number at most AUTO_DETOUR_SHARE of the flows' `base_paths` candidate
+ * paths; 0 when even the nearest do not fit. */
+static int auto_excess_limit(struct builder *b, int base_paths, int *d_ps, int *d_rep, int *limit)
+{
+	int n = b->t->n_nodes, *hist = calloc((size_t)n + 1, sizeof(int));
+	long budget = (long)(base_paths * AUTO_DETOUR_SHARE), used = 0;
+
+	if (hist == NULL)
+		return -ENOMEM;
+	for (int g = 0; g < b->c->n_groups; g++) {
+		const struct inart_group *grp = &b->c->groups[g];
+		const struct inart_job *job = &b->js->jobs[grp->job];
+
+		for (int i = 0; i < job->n_ps && auto_wants(b->t, grp->members[0]); i++) {
+			if (detour_dists(b, job->ps[i], grp->members[0], d_ps, d_rep) < 0) {
+				free(hist);
+				return -ENOMEM;
+			}
+			for (int v = 0; v < n; v++)
+				hist[detour_excess(b->t, v, grp->members[0], d_ps, d_rep)]++;
+		}
+	}
+	*limit = 0;
+	for (int e = 1; e <= n; e++) {
+		used += (long)hist[e] * AUTO_DETOUR_PATHS;
+		if (used > budget)
+			break;
+		*limit = e;
+	}
+	free(hist);
+	return 0;
+}
+
+/* The detours of cand flow f from rep to ps (cand_opt.detours) into b->det,
+ * k paths to each target at most max_excess off the shortest paths, marking
+ * the trees they need.  d_ps, d_rep: scratch of n_nodes. */
+static int flow_detours(struct builder *b, int f, int j, int i, int rep, uint64_t salt, int k,
+			int max_excess, int *d_ps, int *d_rep)
+{
+	int n = b->t->n_nodes;
 
 	b->det_first[f] = b->det.n;
 	b->det_n[f] = 0;
-	if ((d = inart_paths_dist_to(b->paths, ps)) == NULL)
+	if (max_excess <= 0)
+		return 0;
+	if (detour_dists(b, js_ps(b, j, i), rep, d_ps, d_rep) < 0)
 		return -ENOMEM;
-	memcpy(d_ps, d, sizeof(int) * (size_t)n);
-	if ((d = inart_paths_dist_to(b->paths, rep)) == NULL)
-		return -ENOMEM;
-	memcpy(d_rep, d, sizeof(int) * (size_t)n);
 	for (int v = 0; v < n; v++) {
-		int got;
+		int e = detour_excess(b->t, v, rep, d_ps, d_rep), got;
 
-		if (!ina_usable(&t->nodes[v]) || d_ps[v] < 0 || d_rep[v] < 0 ||
-		    d_ps[v] >= d_ps[rep] || d_rep[v] >= d_ps[rep] ||
-		    d_rep[v] + d_ps[v] <= d_ps[rep])
+		if (e == 0 || e > max_excess)
 			continue;
 		got = inart_paths_k_shortest_salted(b->paths, rep, v, k, salt, &b->det);
 		if (got == -ENOMEM)
@@ -413,8 +493,50 @@ static int flow_detours(struct builder *b, int f, int j, int i, int rep, uint64_
 			continue;   /* unreachable: no detour there */
 		b->det_n[f] += got; /* those through the PS are skipped in pass 3 */
 		*tree_slot(b, j, i, v) = -2;
+		b->det_tree[(size_t)(b->ps_base[j] + i) * (size_t)n + (size_t)v] = 1;
 	}
 	return 0;
+}
+
+/* Salted by the attach switch (what every member of the group shares), so
+ * racks spread over equal-cost paths. */
+static uint64_t group_salt(const struct inart_topo *t, const struct inart_group *grp)
+{
+	int a = attach_switch(t, grp->members[0]);
+
+	return 1 + (uint64_t)(a >= 0 ? a : grp->members[0]);
+}
+
+/* Pass 1b: the detours of every cand flow (cand_opt.detours), after the
+ * flows' own paths (`base_paths` of them). */
+static int pass_detours(struct builder *b, const struct inart_cand_opt *opt, int base_paths)
+{
+	const struct inart_topo *t = b->t;
+	int f = 0, rc = 0, k = opt->detours, max_excess = INT_MAX;
+	int *d_ps = malloc(sizeof(int) * (size_t)t->n_nodes);
+	int *d_rep = malloc(sizeof(int) * (size_t)t->n_nodes);
+
+	if (d_ps == NULL || d_rep == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (opt->detours == INART_CAND_DETOURS_AUTO) {
+		k = AUTO_DETOUR_PATHS;
+		rc = auto_excess_limit(b, base_paths, d_ps, d_rep, &max_excess);
+	}
+	for (int g = 0; g < b->c->n_groups && rc == 0; g++) {
+		const struct inart_group *grp = &b->c->groups[g];
+		int rep = grp->members[0],
+		    skip = opt->detours == INART_CAND_DETOURS_AUTO && !auto_wants(t, rep);
+
+		for (int i = 0; i < b->js->jobs[grp->job].n_ps && rc == 0; i++, f++)
+			rc = flow_detours(b, f, grp->job, i, rep, group_salt(t, grp), k,
+					  skip ? 0 : max_excess, d_ps, d_rep);
+	}
+out:
+	free(d_ps);
+	free(d_rep);
+	return rc;
 }
 
 /* Pass 1: paths of every (group, PS) into `scratch`; mark wanted trees. */
@@ -423,34 +545,22 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 			   struct inart_err *err)
 {
 	const struct inart_topo *t = b->t;
-	int f = 0, rc = 0, *d_ps = NULL, *d_rep = NULL;
+	int f = 0;
 
-	if (opt->detours > 0) {
-		d_ps = malloc(sizeof(int) * (size_t)t->n_nodes);
-		d_rep = malloc(sizeof(int) * (size_t)t->n_nodes);
-		if (d_ps == NULL || d_rep == NULL) {
-			rc = inart_err_set(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	for (int g = 0; g < b->c->n_groups && rc == 0; g++) {
+	for (int g = 0; g < b->c->n_groups; g++) {
 		const struct inart_group *grp = &b->c->groups[g];
 		const struct inart_job *job = &b->js->jobs[grp->job];
 
 		for (int i = 0; i < job->n_ps; i++, f++) {
-			int before = scratch->n, a = attach_switch(t, grp->members[0]);
-			/* Salted by the attach switch (what every member of the
-			 * group shares), so racks spread over equal-cost paths. */
-			uint64_t salt = 1 + (uint64_t)(a >= 0 ? a : grp->members[0]);
+			int before = scratch->n;
 			int n = inart_paths_k_shortest_salted(b->paths, grp->members[0], job->ps[i],
-							      opt->k_paths, salt, scratch);
+							      opt->k_paths, group_salt(t, grp),
+							      scratch);
 
-			if (n < 0) {
-				rc = inart_err_set(err, n, "job '%s': no path from '%s' to PS '%s'",
-						   job->id, t->nodes[grp->members[0]].id,
-						   t->nodes[job->ps[i]].id);
-				goto out;
-			}
+			if (n < 0)
+				return inart_err_set(
+				    err, n, "job '%s': no path from '%s' to PS '%s'", job->id,
+				    t->nodes[grp->members[0]].id, t->nodes[job->ps[i]].id);
 			flow_first[f] = before;
 			flow_n[f] = n;
 			for (int k = before; k < before + n; k++) {
@@ -461,17 +571,11 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 					if (ina_usable(&t->nodes[p[pos]]))
 						*tree_slot(b, grp->job, i, p[pos]) = -2;
 			}
-			if (opt->detours > 0 && flow_detours(b, f, grp->job, i, grp->members[0],
-							     salt, opt->detours, d_ps, d_rep) < 0) {
-				rc = inart_err_set(err, -ENOMEM, "out of memory");
-				goto out;
-			}
 		}
 	}
-out:
-	free(d_ps);
-	free(d_rep);
-	return rc;
+	if (opt->detours != 0 && pass_detours(b, opt, scratch->n) < 0)
+		return inart_err_set(err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 /* Pass 2: one cand tree per wanted (job, PS, switch), deepest first. */
@@ -528,6 +632,19 @@ static int add_detours(struct builder *b, int f, int j, int i, int first)
 	return rc;
 }
 
+/* Paths of cand tree ct: k_tree_paths, at least DETOUR_TREE_PATHS at a switch
+ * a detour ends at (its tree may have to climb back over any spine). */
+static int tree_paths(const struct builder *b, const struct inart_cand_opt *opt,
+		      const struct inart_cand_tree *ct)
+{
+	size_t at =
+	    (size_t)(b->ps_base[ct->job] + ct->ps_idx) * (size_t)b->t->n_nodes + (size_t)ct->sw;
+
+	if (b->det_tree != NULL && b->det_tree[at] && opt->k_tree_paths < DETOUR_TREE_PATHS)
+		return DETOUR_TREE_PATHS;
+	return opt->k_tree_paths;
+}
+
 /* Pass 3: choices of flows and trees. */
 static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 			const struct inart_pathset *scratch, const int *flow_first,
@@ -553,7 +670,7 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 						       .first_slot = c->n_slots};
 			rc = add_choices(b, scratch, flow_first[f], flow_n[f], grp->job, i, NULL,
 					 -1);
-			if (rc == 0 && opt->detours > 0)
+			if (rc == 0 && opt->detours != 0)
 				rc = add_detours(b, f, grp->job, i, cf->first_choice);
 			if (rc == 0)
 				rc = add_extra_flow(b, f, grp, i, cf->first_choice);
@@ -570,7 +687,7 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 		int n;
 
 		inart_pathset_clear(&tp);
-		n = inart_paths_k_shortest_salted(b->paths, ct->sw, ct->ps, opt->k_tree_paths,
+		n = inart_paths_k_shortest_salted(b->paths, ct->sw, ct->ps, tree_paths(b, opt, ct),
 						  1 + (uint64_t)ct->sw, &tp);
 		if (n < 0) {
 			rc = inart_err_set(err, n, "no path from switch '%s' to PS '%s'",
@@ -639,12 +756,13 @@ int inart_cand_build(const struct inart_topo *t, const struct inart_jobs *js,
 	flow_first = malloc(sizeof(int) * (size_t)(n_flows + 1));
 	flow_n = malloc(sizeof(int) * (size_t)(n_flows + 1));
 	b.c->flows = calloc((size_t)n_flows + 1, sizeof(*b.c->flows));
-	if (opt->detours > 0) {
+	if (opt->detours != 0) {
 		b.det_first = calloc((size_t)n_flows + 1, sizeof(int));
 		b.det_n = calloc((size_t)n_flows + 1, sizeof(int));
+		b.det_tree = calloc((size_t)n_pairs * (size_t)t->n_nodes + 1, 1);
 	}
 	if (flow_first == NULL || flow_n == NULL || b.c->flows == NULL ||
-	    (opt->detours > 0 && (b.det_first == NULL || b.det_n == NULL))) {
+	    (opt->detours != 0 && (b.det_first == NULL || b.det_n == NULL || b.det_tree == NULL))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -679,6 +797,7 @@ out:
 	inart_pathset_free(&b.det);
 	free(b.det_first);
 	free(b.det_n);
+	free(b.det_tree);
 	return rc;
 }
 

@@ -31,6 +31,9 @@
 #include "paths.h"
 #include "plan.h"
 
+/* cand_opt.detours: detours only where they add a bounded share (below) */
+#define INART_CAND_DETOURS_AUTO (-1)
+
 struct inart_cand_opt {
 	int k_paths;	  /* candidate paths per (group, PS); default 4 */
 	int k_tree_paths; /* candidate paths per cand tree; default 2 */
@@ -39,7 +42,12 @@ struct inart_cand_opt {
 	 * path but closer to the PS than the worker (e.g. a third leaf of a
 	 * leaf-spine), up to `detours` shortest paths to v with v as the
 	 * aggregation point (a cand tree there then sends on towards the PS);
-	 * 0: none (default). */
+	 * 0: none (default).  INART_CAND_DETOURS_AUTO: 2 paths to each such
+	 * v, but only for groups whose rack cannot aggregate (single-homed on
+	 * a switch without INA) and only targets at most L hops off the
+	 * shortest paths, L the largest that keeps the detour paths within
+	 * half the flows' own candidate paths (none if even the nearest do not
+	 * fit); cand trees at a detour's end get at least 4 paths. */
 	int detours;
 	/* Plans whose routes become candidates too (the baselines'), where
 	 * they fit: a flow's path and aggregation point become a choice of its

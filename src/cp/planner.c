@@ -59,7 +59,8 @@ static void fill_defaults(struct inart_planner_opt *o, size_t n)
 	memset(&d, 0, sizeof(d));
 	d.size = (uint32_t)sizeof(d);
 	d.seed = 1;
-	d.k_paths = 0; /* auto */
+	d.k_paths = 0;	/* auto */
+	d.detours = -1; /* auto */
 	d.trials = 32;
 	d.max_rounds = 4;
 	d.milp_time_limit_s = 30;
@@ -92,12 +93,12 @@ static int full_opt(const struct inart_planner_opt *opt, struct inart_planner_op
 				     (unsigned)opt->size);
 	memcpy((char *)o + OPT_MIN_SIZE, (const char *)opt + OPT_MIN_SIZE,
 	       (opt->size < sizeof(*o) ? opt->size : sizeof(*o)) - OPT_MIN_SIZE);
-	if (o->k_paths < 0 || o->detours < 0 || o->trials < 1 || o->max_rounds < 1 ||
+	if (o->k_paths < 0 || o->detours < -1 || o->trials < 1 || o->max_rounds < 1 ||
 	    !(o->time_limit_s >= 0))
-		return inart_err_set(
-		    err, -EINVAL,
-		    "k_paths must be >= 0 (0: auto), detours >= 0, trials and max_rounds >= 1, "
-		    "time_limit_s >= 0");
+		return inart_err_set(err, -EINVAL,
+				     "k_paths must be >= 0 (0: auto), detours >= -1 (-1: auto), "
+				     "trials and max_rounds >= 1, "
+				     "time_limit_s >= 0");
 	return 0;
 }
 

@@ -115,9 +115,10 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	/* Auto: more candidates where the LP is cheap. */
 	co.k_paths = s->opt->k_paths > 0 ? s->opt->k_paths : s->t->n_nodes < 512 ? 8 : 4;
 	co.no_groups = s->no_groups = force_no_groups || pairs <= NO_GROUPS_MAX_PAIRS;
-	if (s->no_groups && s->opt->detours > 0) {
-		co.detours = s->opt->detours;
-		co.k_tree_paths = 4;
+	if (s->no_groups && s->opt->detours != 0) {
+		co.detours = s->opt->detours; /* -1: auto (cand.h) */
+		if (s->opt->detours > 0)
+			co.k_tree_paths = 4;
 	}
 	if (s->opt->start != NULL)
 		extra[n_extra++] = s->opt->start; /* the warm start's routes */
