@@ -23,6 +23,7 @@
 
 #include "../common/clock.h"
 #include "../common/rng.h"
+#include "localsearch.h"
 #include "ringmix.h"
 #include "route_lp.h"
 #include "split.h"
@@ -40,6 +41,14 @@
 #define LNS_GAP 0.01
 /* An improvement below this restarts nothing (noise). */
 #define LNS_IMPROVE_REL 1e-4
+/* The kicks step: random kicks of the local search at first (four times
+ * more after a pass without improvement, up to LNS_KICKS_MAX: then no more
+ * for that plan), and its moves tried per kick and per member slot or cand
+ * tree (a work budget: the same plan on any machine unless the deadline
+ * binds first). */
+#define LNS_KICKS 256
+#define LNS_KICKS_MAX 16384
+#define LNS_KICK_TRIES 64
 
 enum nb_kind { NB_ROUTES, NB_SWITCH, NB_JOB, NB_PAIR, NB_ALL };
 
@@ -65,6 +74,10 @@ struct lns {
 	double limit_s;	    /* CBC's time per neighbourhood */
 	int max_nodes;	    /* and its node limit */
 	int steps;	    /* neighbourhoods solved */
+	int kicks;	    /* the kicks step's random kicks */
+	int kicks_done;	    /* not (again) for this incumbent: it ran without
+			     * improvement, or on small models where CBC's
+			     * neighbourhoods come first, no pass has failed */
 	double deadline;    /* inart_now_s() at which to stop */
 	/* Ring jobs (inart_lns_run_ring; NULL: every job through PSs, the
 	 * incumbent is s->best): the incumbent's PS part and the incumbent
@@ -157,6 +170,8 @@ static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring
 	l->small = l->c->n_choices <= LNS_SMALL_CHOICES;
 	l->limit_s = LNS_SUB_S;
 	l->max_nodes = LNS_NODES;
+	l->kicks = LNS_KICKS;
+	l->kicks_done = l->small;
 	l->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
 	if (l->pair_base == NULL)
 		return -ENOMEM;
@@ -198,6 +213,7 @@ static int take_incumbent(struct lns *l)
 	if (!(now >= l->incumbent_s * (1 - LNS_IMPROVE_REL))) {
 		memset(l->done, 0, (size_t)l->n_done);
 		skip_ring_jobs(l);
+		l->kicks_done = l->small;
 	}
 	l->incumbent_s = now;
 	return 0;
@@ -347,6 +363,27 @@ static int take_ring_result(struct lns *l, struct inart_plan *p, const char *ste
 	return rc == -EINVAL ? 0 : rc; /* an invalid realization: nothing taken */
 }
 
+/* Plan p (realized, every PS routed) offered as the best; then phase 1 for
+ * its routes.  1 if kept, 0 if not, -errno. */
+static int offer_plan(struct lns *l, struct inart_plan *p, const char *step)
+{
+	struct inart_search *s = l->s;
+	struct inart_split_opt so;
+	struct inart_split_result sr;
+	int rc = inart_evaluate(s->t, s->js, p, s->err), kept = 0;
+
+	if (rc == 0)
+		rc = kept = inart_search_offer(s, p, step);
+	/* Phase 1 for the new routes (realize routes every PS). */
+	inart_split_opt_default(&so);
+	if (kept > 0 && inart_split_optimize(s->t, s->js, p, &so, &sr, s->err) == 0) {
+		inart_plan_clean_split(p, 1e-6);
+		if (inart_evaluate(s->t, s->js, p, s->err) == 0)
+			rc = inart_search_offer(s, p, "lns split");
+	}
+	return rc < 0 ? rc : kept;
+}
+
 /* Plan from a MILP result, offered as the best; then phase 1 for its
  * routes (ring jobs: the mix, no phase 1 -- CBC chose the shares of the
  * free jobs).  1 if kept. */
@@ -354,9 +391,7 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 {
 	struct inart_search *s = l->s;
 	struct inart_plan *p = inart_plan_create(s->js, "inart");
-	struct inart_split_opt so;
-	struct inart_split_result sr;
-	int rc = p ? 0 : -ENOMEM, kept = 0;
+	int rc = p ? 0 : -ENOMEM;
 
 	for (int j = 0, off = 0; rc == 0 && j < s->js->n_jobs; j++)
 		for (int i = 0; i < s->js->jobs[j].n_ps; i++)
@@ -372,18 +407,9 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 		return rc;
 	}
 	if (rc == 0)
-		rc = inart_evaluate(s->t, s->js, p, s->err);
-	if (rc == 0)
-		rc = kept = inart_search_offer(s, p, step);
-	/* Phase 1 for the new routes (realize routes every PS). */
-	inart_split_opt_default(&so);
-	if (kept > 0 && inart_split_optimize(s->t, s->js, p, &so, &sr, s->err) == 0) {
-		inart_plan_clean_split(p, 1e-6);
-		if (inart_evaluate(s->t, s->js, p, s->err) == 0)
-			rc = inart_search_offer(s, p, "lns split");
-	}
+		rc = offer_plan(l, p, step);
 	inart_plan_destroy(p);
-	return rc < 0 ? rc : kept;
+	return rc;
 }
 
 static double left_s(const struct lns *l)
@@ -470,6 +496,56 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	return rc;
 }
 
+/*
+ * The kicks step: the local search (localsearch.h) from the incumbent at its
+ * split, with l->kicks random kicks each followed by a descent (kept when
+ * better): an iterated local search.  Its compound moves re-route many
+ * flows of several pairs step by step (on `leafspine`, streams moved off a
+ * leaf's uplinks to trees at other leaves and spines), where CBC, on a
+ * neighbourhood that frees them all at once, finds no better point within
+ * its node limit: the min-max objective leaves the LP of every node at the
+ * bound.  Not for ring jobs (the local search does not see the rings'
+ * loads).  1 if the best plan improved, 0 if not, -errno.
+ */
+static int kicks(struct lns *l)
+{
+	struct inart_search *s = l->s;
+	struct inart_plan *p = NULL;
+	struct inart_assign a = {0};
+	struct inart_ls_opt lo = {(long)l->kicks * LNS_KICK_TRIES * (l->c->n_slots + l->c->n_trees),
+				  s->lns_steps > 0 ? 0 : l->deadline,
+				  s->opt->seed + (uint64_t)l->steps, l->kicks};
+	double before = view_plan(l)->comm_time_s, tls = INFINITY;
+	int rc = 0;
+
+	l->kicks_done = 1;
+	if (l->ring != NULL)
+		return 0;
+	p = inart_plan_clone(inc_plan(l));
+	rc = p ? inart_assign_init(&a, l->c) : -ENOMEM;
+	if (rc == 0 && inart_cand_from_plan(l->c, s->js, p, &a) < 0)
+		goto out; /* not over the candidates: nothing to do */
+	if (rc == 0)
+		rc = inart_localsearch_run(s->t, s->js, l->c, p, &a, &lo, &tls);
+	l->steps++;
+	if (rc >= 0)
+		rc = 0;
+	if (rc == 0 && tls < before * (1 - LNS_IMPROVE_REL)) {
+		rc = inart_cand_realize(l->c, &a, p);
+		if (rc == 0)
+			rc = offer_plan(l, p, "lns kicks");
+	}
+	if (rc > 0 && take_incumbent(l) < 0)
+		rc = -ENOMEM;
+	if (rc > 0 && !(view_plan(l)->comm_time_s < before * (1 - LNS_IMPROVE_REL)))
+		rc = 0;
+	inart_search_tick(s, "lns kicks");
+out:
+	inart_assign_free(&a);
+	inart_plan_destroy(p);
+	return rc;
+}
+
 /* Screen the contended switches by the JOINT LP with the incumbent's
  * configuration fixed elsewhere (small models): most promising first. */
 static void order_switches(struct lns *l)
@@ -507,6 +583,12 @@ static void order_switches(struct lns *l)
  */
 static int pass(struct lns *l)
 {
+	if (!l->kicks_done && !stop(l)) {
+		int rc = kicks(l);
+
+		if (rc != 0)
+			return rc;
+	}
 	for (int k = 0; k < l->n_done && !stop(l); k++) {
 		enum nb_kind kind;
 		double limit;
@@ -540,11 +622,16 @@ static int run(struct lns *l, int rc)
 	}
 	if (rc >= 0)
 		order_switches(l);
-	while (rc >= 0 && !stop(l) && memchr(l->done, 0, (size_t)l->n_done) != NULL) {
+	while (rc >= 0 && !stop(l) &&
+	       (!l->kicks_done || memchr(l->done, 0, (size_t)l->n_done) != NULL)) {
 		rc = pass(l);
 		if (rc == 0) { /* none improved: more for the unproven ones */
 			l->limit_s *= 2;
 			l->max_nodes *= 4;
+			if (l->kicks < LNS_KICKS_MAX) {
+				l->kicks *= 4;
+				l->kicks_done = 0;
+			}
 		}
 	}
 	return rc;

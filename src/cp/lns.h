@@ -13,7 +13,13 @@
  * switches; last, on models up to 2000 choices, everything, with the
  * remaining time (CBC's bound is then valid for every plan) -- such models
  * also get a first look at everything, for a quarter of the time or 1 s,
- * before the others (CBC often proves them whole in that).  After an
+ * before the others (CBC often proves them whole in that).  Beside them,
+ * not by CBC, the kicks step: the local search (localsearch.h) from the
+ * best plan with random kicks (a work budget), first on models above 2000
+ * choices, after a pass without improvement on smaller ones; it re-routes
+ * many flows of several pairs in small moves, which a min-max MILP over
+ * them all does not find within its node limit (docs/formulation.md
+ * section 9).  After an
  * improvement the phase-1 split is re-optimized for the new routes.  The
  * search stops at the run's deadline, or when the best plan is within 1% of
  * the best proven bound.
