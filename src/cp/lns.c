@@ -23,6 +23,7 @@
 
 #include "../common/clock.h"
 #include "../common/rng.h"
+#include "../common/slab.h"
 #include "localsearch.h"
 #include "ringmix.h"
 #include "route_lp.h"
@@ -84,6 +85,7 @@ struct lns {
 	 * itself (its PS jobs mixed with the rings), both owned. */
 	struct inart_lns_ring *ring;
 	struct inart_plan *inc, *view;
+	void *block; /* the arrays above (lns_lay_out), one allocation */
 };
 
 /* The plan whose routes are the incumbent's (ring jobs: its PS part). */
@@ -110,43 +112,46 @@ static void lp_ctx(const struct lns *l, struct inart_route_lp_opt *lo)
 static void lns_free(struct lns *l)
 {
 	inart_assign_free(&l->a);
-	free(l->x);
-	free(l->split);
-	free(l->used);
-	free(l->tree_fix);
-	free(l->free_pair);
-	free(l->free_job);
-	free(l->pair_base);
-	free(l->sw);
-	free(l->sw_key);
-	free(l->done);
+	free(l->block);
 	inart_plan_destroy(l->inc);
 	inart_plan_destroy(l->view);
 }
 
-/* Switches where more (job, PS) pairs have cand trees than the budget. */
-static int find_contended(struct lns *l)
+/* The arrays of l in one block (l->block): sizes from l->c, l->s, n_pairs
+ * and n_done. */
+static void lns_lay_out(void *obj, struct inart_slab *sl)
 {
-	const struct inart_topo *t = l->s->t;
-	int *count = calloc((size_t)t->n_nodes + 1, sizeof(int));
+	struct lns *l = obj;
+	size_t nodes = (size_t)l->s->t->n_nodes + 1, jobs = (size_t)l->s->js->n_jobs + 1;
+	size_t pairs = (size_t)l->n_pairs + 1, trees = (size_t)l->c->n_trees + 1;
 
-	l->sw = malloc(sizeof(int) * ((size_t)t->n_nodes + 1));
-	l->sw_key = calloc((size_t)t->n_nodes + 1, sizeof(double));
-	if (count == NULL || l->sw == NULL || l->sw_key == NULL) {
-		free(count);
-		return -ENOMEM;
-	}
+	l->x = inart_slab_take(sl, (size_t)l->c->n_choices + 1, sizeof(*l->x));
+	l->split = inart_slab_take(sl, pairs, sizeof(*l->split));
+	l->sw_key = inart_slab_take(sl, nodes, sizeof(*l->sw_key));
+	l->pair_base = inart_slab_take(sl, jobs, sizeof(*l->pair_base));
+	l->sw = inart_slab_take(sl, nodes, sizeof(*l->sw));
+	l->used = inart_slab_take(sl, trees, 1);
+	l->tree_fix = inart_slab_take(sl, trees, 1);
+	l->free_pair = inart_slab_take(sl, pairs, 1);
+	l->free_job = inart_slab_take(sl, jobs, 1);
+	l->done = inart_slab_take(sl, (size_t)l->n_done, 1);
+}
+
+/* Per node: how many (job, PS) pairs have cand trees there (ring jobs'
+ * trees left out), into count. */
+static void count_trees(const struct lns *l, int *count)
+{
 	for (int k = 0; k < l->c->n_trees; k++)
 		if (l->ring == NULL || l->ring->job_on[l->c->trees[k].job])
 			count[l->c->trees[k].sw]++;
-	for (int v = 0; v < t->n_nodes; v++)
-		if (t->nodes[v].ina && count[v] > t->nodes[v].trees)
-			l->sw[l->n_sw++] = v;
-	free(count);
-	/* neighbourhoods: routes, switches, jobs, switch pairs, all */
-	l->n_done = 2 + l->n_sw + l->s->js->n_jobs + l->n_sw * l->n_sw;
-	l->done = calloc((size_t)l->n_done, 1);
-	return l->done ? 0 : -ENOMEM;
+}
+
+/* Switch v has cand trees of more pairs than its budget. */
+static int contended(const struct lns *l, const int *count, int v)
+{
+	const struct inart_node *nd = &l->s->t->nodes[v];
+
+	return nd->ina && count[v] > nd->trees;
 }
 
 /* A ring job's neighbourhood has nothing free: never tried. */
@@ -160,7 +165,8 @@ static void skip_ring_jobs(struct lns *l)
 static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring *ring)
 {
 	const struct inart_jobs *js = s->js;
-	int rc;
+	int n_nodes = s->t->n_nodes, n_sw = 0, rc = -ENOMEM;
+	int *count = calloc((size_t)n_nodes + 1, sizeof(int));
 
 	memset(l, 0, sizeof(*l));
 	l->s = s;
@@ -172,26 +178,29 @@ static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring
 	l->max_nodes = LNS_NODES;
 	l->kicks = LNS_KICKS;
 	l->kicks_done = l->small;
-	l->pair_base = malloc(sizeof(int) * ((size_t)js->n_jobs + 1));
-	if (l->pair_base == NULL)
-		return -ENOMEM;
-	for (int j = 0; j < js->n_jobs; j++) {
-		l->pair_base[j] = l->n_pairs;
+	if (count == NULL)
+		goto out;
+	for (int j = 0; j < js->n_jobs; j++)
 		l->n_pairs += js->jobs[j].n_ps;
+	/* contended INA switches; neighbourhoods: routes, switches, jobs,
+	 * switch pairs, all */
+	count_trees(l, count);
+	for (int v = 0; v < n_nodes; v++)
+		n_sw += contended(l, count, v);
+	l->n_done = 2 + n_sw + js->n_jobs + n_sw * n_sw;
+	l->block = inart_slab_block(l, lns_lay_out);
+	if (l->block == NULL || (rc = inart_assign_init(&l->a, l->c)) < 0)
+		goto out;
+	for (int j = 0, n = 0; j < js->n_jobs; j++) {
+		l->pair_base[j] = n;
+		n += js->jobs[j].n_ps;
 	}
-	l->x = malloc(sizeof(double) * ((size_t)l->c->n_choices + 1));
-	l->split = malloc(sizeof(double) * ((size_t)l->n_pairs + 1));
-	l->used = malloc((size_t)l->c->n_trees + 1);
-	l->tree_fix = malloc((size_t)l->c->n_trees + 1);
-	l->free_pair = malloc((size_t)l->n_pairs + 1);
-	l->free_job = malloc((size_t)js->n_jobs + 1);
-	rc = inart_assign_init(&l->a, l->c);
-	if (rc < 0 || !l->x || !l->split || !l->used || !l->tree_fix || !l->free_pair ||
-	    !l->free_job)
-		return -ENOMEM;
-	rc = find_contended(l);
-	if (rc == 0)
-		skip_ring_jobs(l);
+	for (int v = 0; v < n_nodes; v++)
+		if (contended(l, count, v))
+			l->sw[l->n_sw++] = v;
+	skip_ring_jobs(l);
+out:
+	free(count);
 	return rc;
 }
 
