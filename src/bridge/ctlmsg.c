@@ -423,11 +423,22 @@ out:
 
 /* ---- request encoding (client side) ---- */
 
+/* Message o as one compact line (keys in order), o released; NULL with
+ * errno ENOMEM if it cannot be written. */
+static char *dump(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	if (s == NULL)
+		errno = ENOMEM;
+	return s;
+}
+
 char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 {
 	const char *name = inart_ctl_op_name(req->op);
 	json_t *o;
-	char *s;
 
 	if (name == NULL)
 		return inart_null_errno(EINVAL);
@@ -441,9 +452,8 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 		json_object_set_new(o, "phase", json_string("prepare"));
 	switch (req->op) {
 	case INART_CTL_INSTALL: {
-		json_t *a;
-
 		const struct inart_sw_update *u = &req->tab;
+		json_t *a;
 
 		if (u->replace)
 			json_object_set_new(o, "replace", json_true());
@@ -483,11 +493,7 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 	default:
 		break;
 	}
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (s == NULL)
-		errno = ENOMEM;
-	return s;
+	return dump(o);
 }
 
 /* ---- replies ---- */
@@ -495,32 +501,22 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 char *inart_ctl_reply_ok(json_t *data)
 {
 	json_t *o = json_object();
-	char *s;
 
 	json_object_set_new(o, "ok", json_true());
 	if (data != NULL) {
 		json_object_update(o, data);
 		json_decref(data);
 	}
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (s == NULL)
-		errno = ENOMEM;
-	return s;
+	return dump(o);
 }
 
 char *inart_ctl_reply_err(const char *reason)
 {
 	json_t *o = json_object();
-	char *s;
 
 	json_object_set_new(o, "ok", json_false());
 	json_object_set_new(o, "reason", json_string(reason ? reason : "refused"));
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (s == NULL)
-		errno = ENOMEM;
-	return s;
+	return dump(o);
 }
 
 int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why, size_t why_len)
