@@ -180,8 +180,7 @@ static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring
 	l->kicks_done = l->small;
 	if (count == NULL)
 		goto out;
-	for (int j = 0; j < js->n_jobs; j++)
-		l->n_pairs += js->jobs[j].n_ps;
+	l->n_pairs = inart_jobs_pairs(js, NULL);
 	/* contended INA switches; neighbourhoods: routes, switches, jobs,
 	 * switch pairs, all */
 	count_trees(l, count);
@@ -191,10 +190,7 @@ static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring
 	l->block = inart_slab_block(l, lns_lay_out);
 	if (l->block == NULL || (rc = inart_assign_init(&l->a, l->c)) < 0)
 		goto out;
-	for (int j = 0, n = 0; j < js->n_jobs; j++) {
-		l->pair_base[j] = n;
-		n += js->jobs[j].n_ps;
-	}
+	inart_jobs_pairs(js, l->pair_base);
 	for (int v = 0; v < n_nodes; v++)
 		if (contended(l, count, v))
 			l->sw[l->n_sw++] = v;
