@@ -176,13 +176,7 @@ static int req_alloc(json_t *o, struct req_room *q)
 
 	req_sizes(o, r->op, &q->z);
 	r->block = inart_slab_block(q, req_lay_out);
-	if (r->block == NULL)
-		return -ENOMEM;
-	r->tab.labels = q->labels;
-	r->tab.del_labels = q->del_labels;
-	r->tab.routes = q->routes;
-	r->tab.ingress = q->ingress;
-	return 0;
+	return r->block != NULL ? 0 : -ENOMEM;
 }
 
 /* Frees the block req_alloc made (a request never allocates more). */
@@ -275,6 +269,10 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	if ((rc = inart_ctl_get_keys(o, "install", keys, why, why_len)) < 0 ||
 	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, &q)) < 0)
 		return rc;
+	u->labels = q.labels;
+	u->del_labels = q.del_labels;
+	u->routes = q.routes;
+	u->ingress = q.ingress;
 	if ((rc = inart_ctl_get_bool(o, "install", "replace", &u->replace, why, why_len)) < 0)
 		return rc;
 	cfg = json_object_get(o, "config");
