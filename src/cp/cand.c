@@ -24,10 +24,9 @@
 
 #include "../common/grow.h"
 
-/* Detour paths per (flow, switch) in auto mode, and the paths of a cand tree
- * a detour ends at. */
+/* Detour paths per (flow, switch) in auto mode (a cand tree a detour ends at
+ * gets INART_CAND_DETOUR_TREE_PATHS paths, cand.h). */
 #define AUTO_DETOUR_PATHS 2
-#define DETOUR_TREE_PATHS 4
 /* Auto mode: detour paths at most this share of the flows' own candidate
  * paths (so the LP and the search grow by a bounded factor). */
 #define AUTO_DETOUR_SHARE 0.5
@@ -632,16 +631,18 @@ static int add_detours(struct builder *b, int f, int j, int i, int first)
 	return rc;
 }
 
-/* Paths of cand tree ct: k_tree_paths, at least DETOUR_TREE_PATHS at a switch
- * a detour ends at (its tree may have to climb back over any spine). */
+/* Paths of cand tree ct: k_tree_paths, at least INART_CAND_DETOUR_TREE_PATHS
+ * at a switch a detour ends at (its tree may have to climb back over any
+ * spine). */
 static int tree_paths(const struct builder *b, const struct inart_cand_opt *opt,
 		      const struct inart_cand_tree *ct)
 {
 	size_t at =
 	    (size_t)(b->ps_base[ct->job] + ct->ps_idx) * (size_t)b->t->n_nodes + (size_t)ct->sw;
 
-	if (b->det_tree != NULL && b->det_tree[at] && opt->k_tree_paths < DETOUR_TREE_PATHS)
-		return DETOUR_TREE_PATHS;
+	if (b->det_tree != NULL && b->det_tree[at] &&
+	    opt->k_tree_paths < INART_CAND_DETOUR_TREE_PATHS)
+		return INART_CAND_DETOUR_TREE_PATHS;
 	return opt->k_tree_paths;
 }
 

@@ -33,6 +33,9 @@
 
 /* cand_opt.detours: detours only where they add a bounded share (below) */
 #define INART_CAND_DETOURS_AUTO (-1)
+/* Candidate paths of a cand tree at a detour's end, at least (cand.c), and
+ * every cand tree's with detours asked for explicitly (search.c). */
+#define INART_CAND_DETOUR_TREE_PATHS 4
 
 struct inart_cand_opt {
 	int k_paths;	  /* candidate paths per (group, PS); default 4 */

@@ -118,7 +118,7 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	if (s->no_groups && s->opt->detours != 0) {
 		co.detours = s->opt->detours; /* -1: auto (cand.h) */
 		if (s->opt->detours > 0)
-			co.k_tree_paths = 4;
+			co.k_tree_paths = INART_CAND_DETOUR_TREE_PATHS;
 	}
 	if (s->opt->start != NULL)
 		extra[n_extra++] = s->opt->start; /* the warm start's routes */
