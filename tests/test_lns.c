@@ -158,6 +158,77 @@ static void test_kicks(void **state)
 	env_free(&e);
 }
 
+/* CBC's limit: the time left less its overrun, capped by what the
+ * neighbourhood wants; none below 0.05 s or below the overrun. */
+static void test_cbc_limit(void **state)
+{
+	(void)state;
+	assert_true(fabs(inart_lns_cbc_limit(3.0, 3.0, 0.5) - 2.5) < 1e-12);
+	assert_true(fabs(inart_lns_cbc_limit(10.0, 3.0, 0.5) - 3.0) < 1e-12);
+	assert_true(fabs(inart_lns_cbc_limit(1.0, 3.0, 0.5) - 0.5) < 1e-12);
+	assert_true(inart_lns_cbc_limit(0.99, 3.0, 0.5) == 0);
+	assert_true(fabs(inart_lns_cbc_limit(5.0, INFINITY, 0.2) - 4.8) < 1e-12);
+	assert_true(fabs(inart_lns_cbc_limit(0.06, 3.0, 0) - 0.06) < 1e-12);
+	assert_true(inart_lns_cbc_limit(0.04, 3.0, 0) == 0);
+	assert_true(inart_lns_cbc_limit(-1.0, 3.0, 0) == 0);
+	/* the guess grows with the model, within (0, 1.5] s */
+	assert_true(inart_lns_cbc_over_guess(700) > 0);
+	assert_true(inart_lns_cbc_over_guess(700) < inart_lns_cbc_over_guess(3000));
+	assert_true(inart_lns_cbc_over_guess(1000000) <= 1.5);
+}
+
+/* A frozen clock: always `left` seconds before the search's deadline. */
+struct frozen {
+	const struct inart_search *s;
+	double left;
+};
+
+static double frozen_now(void *arg)
+{
+	const struct frozen *f = arg;
+
+	return f->s->deadline - f->left;
+}
+
+/* The LNS on leafspine from InArt's starts with the clock frozen `left`
+ * seconds before the deadline and a work budget of two steps (the kicks
+ * step, then the "routes" neighbourhood): how many CBC neighbourhoods it
+ * started. */
+static int cbc_steps_at(double left_over_guess)
+{
+	struct env e;
+	struct inart_plan *p = env_init(&e, "leafspine", "inart", 600, 2, 0);
+	struct inart_search *s = &e.s;
+	struct frozen f = {s, 0};
+	int n;
+
+	/* left: relative to the overrun assumed at the start (no CBC yet) */
+	f.left = left_over_guess * inart_lns_cbc_over_guess(s->cand->n_choices);
+	s->lns_clock = frozen_now;
+	s->lns_clock_arg = &f;
+	assert_int_equal(inart_search_offer(s, p, "test"), 1);
+	if (inart_lns_run(s) < 0)
+		fail_msg("lns: %s", e.err.msg);
+	n = s->lns_cbc_steps;
+	inart_plan_destroy(p);
+	env_free(&e);
+	return n;
+}
+
+/*
+ * A CBC step that cannot usefully start is not started (issue: the budget
+ * overrun, 4.3 s for 4 s on leafspine): with the time left just under twice
+ * CBC's assumed overrun (its limit would be less than the overrun), the LNS
+ * ends after the kicks step without a CBC step; just over it, it starts
+ * one.  The clock is the test's (frozen): nothing depends on the machine.
+ */
+static void test_no_time(void **state)
+{
+	(void)state;
+	assert_int_equal(cbc_steps_at(1.95), 0);
+	assert_int_equal(cbc_steps_at(2.1), 1);
+}
+
 /* scarce-small/7's optimum over InArt's whole search space, rings included:
  * j0 as a ring, j1 and j2 through PSs (CBC proved that subset optimal;
  * docs/benchmarks.md) */
@@ -233,10 +304,9 @@ static void test_ring(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_improves),
-	    cmocka_unit_test(test_bound),
-	    cmocka_unit_test(test_kicks),
-	    cmocka_unit_test(test_ring),
+	    cmocka_unit_test(test_improves),  cmocka_unit_test(test_bound),
+	    cmocka_unit_test(test_kicks),     cmocka_unit_test(test_ring),
+	    cmocka_unit_test(test_cbc_limit), cmocka_unit_test(test_no_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,6 +40,20 @@
 /* ... unless this time limit (seconds) binds first: a safety net. */
 #define LNS_SUB_S 3.0
 #define LNS_GAP 0.01
+/*
+ * CBC's time limit is soft (CBC 2.10): completing the start solution, some
+ * root heuristics and what it does after its search do not check it
+ * (measured at dc72324: on leafspine 0.1-1.2 s past limits of 0.2-3 s, on
+ * the scarce family 0.01-0.03 s).  A neighbourhood gets the time left less
+ * CBC's overrun -- the largest seen in this run, and at least a guess that
+ * grows with the square of the candidate choices (0.65 s at leafspine's
+ * 3293, 0.03 s at the family's 700), LNS_CBC_OVER_K seconds per choice
+ * squared, at most LNS_CBC_OVER_MAX_S -- and is not started when that
+ * leaves CBC less than LNS_CBC_MIN_S or less than its overrun.
+ */
+#define LNS_CBC_OVER_K 6e-8
+#define LNS_CBC_OVER_MAX_S 1.5
+#define LNS_CBC_MIN_S 0.05
 /* An improvement below this restarts nothing (noise). */
 #define LNS_IMPROVE_REL 1e-4
 /* The kicks step: random kicks of the local search at first (four times
@@ -80,6 +94,8 @@ struct lns {
 			     * improvement, or on small models where CBC's
 			     * neighbourhoods come first, no pass has failed */
 	double deadline;    /* inart_now_s() at which to stop */
+	double cbc_over;    /* CBC's overrun of its limit: the largest seen, or the guess */
+	int no_time;	    /* no CBC step can start in the time left: stop */
 	/* Ring jobs (inart_lns_run_ring; NULL: every job through PSs, the
 	 * incumbent is s->best): the incumbent's PS part and the incumbent
 	 * itself (its PS jobs mixed with the rings), both owned. */
@@ -178,6 +194,7 @@ static int lns_init(struct lns *l, struct inart_search *s, struct inart_lns_ring
 	l->max_nodes = LNS_NODES;
 	l->kicks = LNS_KICKS;
 	l->kicks_done = l->small;
+	l->cbc_over = inart_lns_cbc_over_guess(l->c->n_choices);
 	if (count == NULL)
 		goto out;
 	l->n_pairs = inart_jobs_pairs(js, NULL);
@@ -417,9 +434,26 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 	return rc;
 }
 
+static double now_s(const struct lns *l)
+{
+	return l->s->lns_clock ? l->s->lns_clock(l->s->lns_clock_arg) : inart_now_s();
+}
+
 static double left_s(const struct lns *l)
 {
-	return l->deadline - inart_now_s();
+	return l->deadline - now_s(l);
+}
+
+double inart_lns_cbc_over_guess(int n_choices)
+{
+	return fmin(LNS_CBC_OVER_MAX_S, LNS_CBC_OVER_K * (double)n_choices * n_choices);
+}
+
+double inart_lns_cbc_limit(double left_s, double want_s, double over_s)
+{
+	double limit = fmin(want_s, left_s - over_s);
+
+	return limit >= fmax(LNS_CBC_MIN_S, over_s) ? limit : 0;
 }
 
 /* The incumbent is close to its bound: for ring jobs, CBC's bound on the
@@ -437,15 +471,23 @@ static int close_enough(const struct lns *l)
 
 static int stop(const struct lns *l)
 {
-	return left_s(l) <= 0.1 || close_enough(l) ||
+	return l->no_time || left_s(l) <= 0.1 || close_enough(l) ||
 	       (l->s->lns_steps > 0 && l->steps >= l->s->lns_steps);
 }
 
-/* A neighbourhood's time limit: the safety net, or with a step budget the
- * whole time left (then only the node limit binds). */
+/* CBC's limit for a neighbourhood that wants `want` seconds (the safety
+ * net; with a step budget the whole time left: then only the node limit
+ * binds), within the time left (lns.h: inart_lns_cbc_limit); 0: it does
+ * not start. */
 static double nb_limit(const struct lns *l, double want)
 {
-	return l->s->lns_steps > 0 ? left_s(l) : fmin(want, left_s(l));
+	return inart_lns_cbc_limit(left_s(l), l->s->lns_steps > 0 ? INFINITY : want, l->cbc_over);
+}
+
+/* A CBC step of limit_s took took_s: its overrun counts. */
+static void cbc_took(struct lns *l, double limit_s, double took_s)
+{
+	l->cbc_over = fmax(l->cbc_over, took_s - limit_s);
 }
 
 /* Solve the current neighbourhood (kind) within limit_s.  *proven: CBC
@@ -456,7 +498,7 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	struct inart_search *s = l->s;
 	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT, .integer = 1};
 	struct inart_route_lp_result res = {0};
-	double before = view_plan(l)->comm_time_s;
+	double before = view_plan(l)->comm_time_s, t0 = now_s(l);
 	int rc;
 
 	lp_ctx(l, &lo);
@@ -474,7 +516,9 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 		lo.cutoff_s = s->best->comm_time_s;
 	}
 	rc = inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, s->err);
+	cbc_took(l, limit_s, now_s(l) - t0);
 	l->steps++;
+	s->lns_cbc_steps++;
 	*proven = (rc == 0 && res.optimal) || rc == -ERANGE;
 	if (l->ring != NULL && kind == NB_ALL && (rc == -ERANGE || rc == -ETIMEDOUT)) {
 		if (isnan(l->ring->bound_s) || res.bound_s > l->ring->bound_s)
@@ -518,7 +562,7 @@ static int kicks(struct lns *l)
 	struct inart_plan *p = NULL;
 	struct inart_assign a = {0};
 	struct inart_ls_opt lo = {(long)l->kicks * LNS_KICK_TRIES * (l->c->n_slots + l->c->n_trees),
-				  s->lns_steps > 0 ? 0 : l->deadline,
+				  s->lns_steps > 0 ? 0 : inart_now_s() + left_s(l),
 				  s->opt->seed + (uint64_t)l->steps, l->kicks};
 	double before = view_plan(l)->comm_time_s, tls = INFINITY;
 	int rc = 0;
@@ -605,7 +649,11 @@ static int pass(struct lns *l)
 		if (kind == NB_PAIR && (k - 1 - l->n_sw - l->s->js->n_jobs) / l->n_sw >=
 					   (k - 1 - l->n_sw - l->s->js->n_jobs) % l->n_sw)
 			continue; /* each unordered pair once */
-		limit = kind == NB_ALL ? left_s(l) : nb_limit(l, l->limit_s);
+		limit = nb_limit(l, kind == NB_ALL ? INFINITY : l->limit_s);
+		if (limit <= 0) { /* too little time for CBC: the search ends */
+			l->no_time = 1;
+			return 0;
+		}
 		rc = solve_nb(l, kind, limit, &proven);
 		if (rc != 0)
 			return rc;
@@ -618,11 +666,13 @@ static int pass(struct lns *l)
 /* The search from the incumbent taken by take_incumbent (rc 0). */
 static int run(struct lns *l, int rc)
 {
-	if (rc == 0 && l->small) { /* a first look at the whole model: often enough */
+	double first = nb_limit(l, fmin(LNS_SUB_S, left_s(l) / 4));
+
+	if (rc == 0 && l->small && first > 0) { /* a first look at the whole model: often enough */
 		int proven;
 
 		nb_set(l, l->n_done - 1);
-		rc = solve_nb(l, NB_ALL, nb_limit(l, fmin(LNS_SUB_S, left_s(l) / 4)), &proven);
+		rc = solve_nb(l, NB_ALL, first, &proven);
 		l->done[l->n_done - 1] = (char)proven;
 	}
 	if (rc >= 0)

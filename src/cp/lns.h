@@ -27,8 +27,9 @@
  * Each neighbourhood is bounded by CBC's node limit (200 nodes, four times
  * more after a pass without improvement), so its result does not depend on
  * the machine's speed, and by a time limit as a safety net (3 s, and the
- * run's deadline).  With a step budget (search.h: lns_steps) only the node
- * limit binds and the search gives the same plan on any machine.
+ * run's deadline less CBC's overrun of its limit: inart_lns_cbc_limit).
+ * With a step budget (search.h: lns_steps) only the node limit binds and the
+ * search gives the same plan on any machine.
  *
  * With per-worker candidates (search.h) the sub-MILPs are exact; with groups
  * they optimize a relaxation and only evaluated improvements are kept.
@@ -70,5 +71,19 @@ struct inart_lns_ring {
  * -errno. */
 int inart_lns_run_ring(struct inart_search *s, const struct inart_plan *base,
 		       struct inart_lns_ring *r);
+
+/*
+ * The time limit the search gives CBC for a neighbourhood that wants want_s
+ * seconds, with left_s seconds left and CBC's overrun of its limit over_s
+ * (CBC 2.10 checks its limit only in its search: completing the start, the
+ * root's heuristics and the final LP come on top): min(want_s, left_s -
+ * over_s), or 0 -- the neighbourhood is not started, nor any other after
+ * it -- when that is below LNS_CBC_MIN_S (lns.c) or below over_s.
+ */
+double inart_lns_cbc_limit(double left_s, double want_s, double over_s);
+
+/* The overrun assumed before CBC has shown one in the run, for a model of
+ * n_choices candidate choices (lns.c: LNS_CBC_OVER_K). */
+double inart_lns_cbc_over_guess(int n_choices);
 
 #endif

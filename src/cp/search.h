@@ -66,6 +66,12 @@ struct inart_search {
 	double lp_bound_s;			  /* the JOINT LP's bound */
 	struct inart_plan *even_plan, *grid_plan; /* starts 2 and 3 (owned) */
 	double last_report;			  /* elapsed time of the last progress */
+	/* The large-neighbourhood search's clock (NULL: inart_now_s): tests
+	 * set a fake one to drive its time decisions deterministically; and
+	 * how many CBC neighbourhoods it started (a count for tests). */
+	double (*lns_clock)(void *arg);
+	void *lns_clock_arg;
+	int lns_cbc_steps;
 };
 
 /* A run on (t, js) with complete options; paths and ev belong to the caller. */
