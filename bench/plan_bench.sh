@@ -31,6 +31,7 @@
 #                            [--family N] [--family-milp-limit S]
 #                            [--bound-time-limit S] [--family-bound-limit S]
 #                            [--only NAME[,NAME..]] [--timeout S] [--leafgap-limit S]
+#                            [--detours N]
 #   --time-limit: inart's planning budget (default: the planner's, 4 s)
 #   --milp-time-limit: CBC's limit on the built-in scenarios (default 60)
 #   --bound-time-limit: the `bound` algorithm's (default 120)
@@ -41,6 +42,12 @@
 #   --timeout: per algorithm and scenario (default 900)
 #   --leafgap-limit: HiGHS's limit for bench/leafspine_gap.py on leafspine
 #       (row `leafgap`: a plan at inart's split, evaluated; default 240)
+#   --detours N: passed to every `inart compare` and `inart plan` run
+#       (`inart plan --help`: detour candidates; default: inart's, -1 auto)
+# Budget overrun: for each inart row (inart, inart-ng, inart-nr) the
+# planning time minus the budget (--time-limit, else 4 s) is printed after
+# the row and, with the largest over all rows, in the summary (wall-clock
+# figures: a benchmark's, not a test's; the planner may also end early).
 # env:   INART=path/to/inart to use an existing binary (implies --no-build),
 #        BUILD=dir (default build)
 set -euo pipefail
@@ -59,6 +66,7 @@ bound_limit=120
 tout=900
 leafgap_limit=240
 only=
+detours=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--k32) k32=1 ;;
@@ -74,7 +82,8 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--timeout) tout=$2; shift ;;
 	--leafgap-limit) leafgap_limit=$2; shift ;;
-	-h|--help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--detours) detours=$2; shift ;;
+	-h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "plan_bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -119,6 +128,7 @@ done
 opts=(--seed "$seed")
 [ -n "$trials" ] && opts+=(--trials "$trials")
 [ -n "$tlim" ] && opts+=(--time-limit "$tlim")
+[ -n "$detours" ] && opts+=(--detours "$detours")
 
 header="algorithm,ok,comm_time_s,push_time_s,pull_time_s,reduction,vs_ring,lp_ratio,bound_ratio,plan_time_s,is_baseline,best_bound_s,bound_source,milp_status,origin,status,ring_bound_s,ring_bound_source"
 echo "InArt planning benchmark: $("$INART" --version), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), results in $out" | tee "$out/summary.txt"
@@ -147,6 +157,21 @@ print("leafgap,1,%r,,,,,,,%.1f,0,,,,,ok,," % (e["comm_time_s"], float(sys.argv[3
 		echo "leafgap,0,,,,,,,,,0,,,,,leafspine_gap.py failed,," >>"$out/$file.csv"
 		echo "   leafgap: failed ($(tail -1 "$d/gap.txt" 2>/dev/null))" >&2
 	fi
+}
+
+# budget_overrun NAME ALGO CSV: an inart row's planning time minus its budget,
+# printed and kept in overrun.csv
+budget_overrun() {
+	python3 - "$1" "$2" "$3" "${tlim:-4}" "$out/overrun.csv" >&2 <<'EOF'
+import csv, sys
+name, algo, path, budget, keep = sys.argv[1:6]
+r = list(csv.DictReader(open(path)))[0]
+if r["ok"] == "1" and r["plan_time_s"]:
+    over = float(r["plan_time_s"]) - float(budget)
+    print("   budget overrun: %+.2f s (plan %.2f s, budget %s s)" % (over, float(r["plan_time_s"]), budget))
+    with open(keep, "a") as f:
+        f.write("%s,%s,%s,%s,%.3f\n" % (name, algo, r["plan_time_s"], budget, over))
+EOF
 }
 
 # run_algo NAME FILE ALGO: one algorithm on one scenario into FILE.csv rows
@@ -202,6 +227,9 @@ if r["ok"] == "1":
 else:
     print("   %s: %s" % (sys.argv[2], r["status"]))
 EOF
+		case $algo in
+		inart | inart-ng | inart-nr) budget_overrun "$name" "$algo" "$out/$file.$algo.csv" ;;
+		esac
 	elif [ $rc -eq 124 ]; then
 		echo "$algo,0,,,,,,,,$tout,0,,,,,bench timeout after $tout s" >>"$out/$file.csv"
 		echo "   $algo: bench timeout after $tout s" >&2
@@ -228,3 +256,14 @@ for c in "${cases[@]}"; do
 done
 
 python3 bench/plan_summary.py "$out" "$k32" "$family" | tee -a "$out/summary.txt"
+if [ -s "$out/overrun.csv" ]; then
+	python3 - "$out/overrun.csv" <<'EOF' | tee -a "$out/summary.txt"
+import sys
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip()]
+worst = max(rows, key=lambda r: float(r[4]))
+over = [r for r in rows if float(r[4]) > 0]
+print("budget overrun (inart rows, planning time - budget, wall clock): largest %+.2f s "
+      "(%s %s: %s s for %s s), %d of %d rows over their budget"
+      % (float(worst[4]), worst[0], worst[1], worst[2], worst[3], len(over), len(rows)))
+EOF
+fi
