@@ -431,32 +431,98 @@ static int detour_dists(struct builder *b, int ps, int rep, int *d_ps, int *d_re
 	return 0;
 }
 
+/* A node a detour can end at and its excess (e > 0, detour_excess). */
+struct target {
+	int v, e;
+};
+
+/* The detour targets of every cand flow: flow f's are at[first[f] ..
+ * first[f + 1]), in node order.  Found once per flow from its two distance
+ * arrays: the auto limit and the paths both read them. */
+struct targets {
+	int *first;	   /* n_flows + 1 */
+	struct target *at; /* n of them, room for cap */
+	int n, cap;
+};
+
+static void targets_free(struct targets *tg)
+{
+	free(tg->first);
+	free(tg->at);
+}
+
+static int targets_add(struct targets *tg, int v, int e)
+{
+	if (inart_grow((void **)&tg->at, &tg->cap, tg->n, sizeof(*tg->at), 64) < 0)
+		return -ENOMEM;
+	tg->at[tg->n++] = (struct target){v, e};
+	return 0;
+}
+
+/* The targets of cand flow f, from rep to ps (none when skip).  d_ps,
+ * d_rep: scratch of n_nodes. */
+static int flow_targets(struct builder *b, struct targets *tg, int f, int ps, int rep, int skip,
+			int *d_ps, int *d_rep)
+{
+	tg->first[f] = tg->n;
+	if (skip)
+		return 0;
+	if (detour_dists(b, ps, rep, d_ps, d_rep) < 0)
+		return -ENOMEM;
+	for (int v = 0; v < b->t->n_nodes; v++) {
+		int e = detour_excess(b->t, v, rep, d_ps, d_rep);
+
+		if (e > 0 && targets_add(tg, v, e) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The targets of every cand flow (auto mode: of the flows it wants). */
+static int find_targets(struct builder *b, const struct inart_cand_opt *opt, int n_flows,
+			struct targets *tg)
+{
+	const struct inart_topo *t = b->t;
+	int f = 0, rc = 0;
+	int *d_ps = malloc(sizeof(int) * (size_t)t->n_nodes);
+	int *d_rep = malloc(sizeof(int) * (size_t)t->n_nodes);
+
+	tg->first = malloc(sizeof(int) * ((size_t)n_flows + 1));
+	if (d_ps == NULL || d_rep == NULL || tg->first == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int g = 0; g < b->c->n_groups && rc == 0; g++) {
+		const struct inart_group *grp = &b->c->groups[g];
+		int rep = grp->members[0],
+		    skip = opt->detours == INART_CAND_DETOURS_AUTO && !auto_wants(t, rep);
+
+		for (int i = 0; i < b->js->jobs[grp->job].n_ps && rc == 0; i++, f++)
+			rc = flow_targets(b, tg, f, js_ps(b, grp->job, i), rep, skip, d_ps, d_rep);
+	}
+	if (rc == 0)
+		tg->first[f] = tg->n;
+out:
+	free(d_ps);
+	free(d_rep);
+	return rc;
+}
+
 /* Auto mode: the largest excess L such that the detours of every wanted
  * flow to targets at most L off its shortest paths (AUTO_DETOUR_PATHS each)
  * number at most AUTO_DETOUR_SHARE of the flows' `base_paths` candidate
  * paths; 0 when even the nearest do not fit. */
-static int auto_excess_limit(struct builder *b, int base_paths, int *d_ps, int *d_rep, int *limit)
+static int auto_excess_limit(const struct targets *tg, int n_nodes, int base_paths, int *limit)
 {
-	int n = b->t->n_nodes, *hist = calloc((size_t)n + 1, sizeof(int));
+	int *hist = calloc((size_t)n_nodes + 1, sizeof(int));
 	long budget = (long)(base_paths * AUTO_DETOUR_SHARE), used = 0;
 
 	if (hist == NULL)
 		return -ENOMEM;
-	for (int g = 0; g < b->c->n_groups; g++) {
-		const struct inart_group *grp = &b->c->groups[g];
-		const struct inart_job *job = &b->js->jobs[grp->job];
-
-		for (int i = 0; i < job->n_ps && auto_wants(b->t, grp->members[0]); i++) {
-			if (detour_dists(b, job->ps[i], grp->members[0], d_ps, d_rep) < 0) {
-				free(hist);
-				return -ENOMEM;
-			}
-			for (int v = 0; v < n; v++)
-				hist[detour_excess(b->t, v, grp->members[0], d_ps, d_rep)]++;
-		}
-	}
+	for (int x = 0; x < tg->n; x++)
+		hist[tg->at[x].e]++;
 	*limit = 0;
-	for (int e = 1; e <= n; e++) {
+	for (int e = 1; e <= n_nodes; e++) {
 		used += (long)hist[e] * AUTO_DETOUR_PATHS;
 		if (used > budget)
 			break;
@@ -466,24 +532,20 @@ static int auto_excess_limit(struct builder *b, int base_paths, int *d_ps, int *
 	return 0;
 }
 
-/* The detours of cand flow f from rep to ps (cand_opt.detours) into b->det,
- * k paths to each target at most max_excess off the shortest paths, marking
- * the trees they need.  d_ps, d_rep: scratch of n_nodes. */
-static int flow_detours(struct builder *b, int f, int j, int i, int rep, uint64_t salt, int k,
-			int max_excess, int *d_ps, int *d_rep)
+/* The detours of cand flow f (job j, PS index i) from rep into b->det, k
+ * paths to each of its targets at most max_excess off the shortest paths,
+ * marking the trees they need. */
+static int flow_detours(struct builder *b, const struct targets *tg, int f, int j, int i, int rep,
+			uint64_t salt, int k, int max_excess)
 {
 	int n = b->t->n_nodes;
 
 	b->det_first[f] = b->det.n;
 	b->det_n[f] = 0;
-	if (max_excess <= 0)
-		return 0;
-	if (detour_dists(b, js_ps(b, j, i), rep, d_ps, d_rep) < 0)
-		return -ENOMEM;
-	for (int v = 0; v < n; v++) {
-		int e = detour_excess(b->t, v, rep, d_ps, d_rep), got;
+	for (int x = tg->first[f]; x < tg->first[f + 1]; x++) {
+		int v = tg->at[x].v, got;
 
-		if (e == 0 || e > max_excess)
+		if (tg->at[x].e > max_excess)
 			continue;
 		got = inart_paths_k_shortest_salted(b->paths, rep, v, k, salt, &b->det);
 		if (got == -ENOMEM)
@@ -507,34 +569,26 @@ static uint64_t group_salt(const struct inart_topo *t, const struct inart_group 
 }
 
 /* Pass 1b: the detours of every cand flow (cand_opt.detours), after the
- * flows' own paths (`base_paths` of them). */
-static int pass_detours(struct builder *b, const struct inart_cand_opt *opt, int base_paths)
+ * flows' own paths (`base_paths` of them, n_flows flows). */
+static int pass_detours(struct builder *b, const struct inart_cand_opt *opt, int base_paths,
+			int n_flows)
 {
-	const struct inart_topo *t = b->t;
-	int f = 0, rc = 0, k = opt->detours, max_excess = INT_MAX;
-	int *d_ps = malloc(sizeof(int) * (size_t)t->n_nodes);
-	int *d_rep = malloc(sizeof(int) * (size_t)t->n_nodes);
+	struct targets tg = {0};
+	int f = 0, k = opt->detours, max_excess = INT_MAX;
+	int rc = find_targets(b, opt, n_flows, &tg);
 
-	if (d_ps == NULL || d_rep == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (opt->detours == INART_CAND_DETOURS_AUTO) {
+	if (rc == 0 && opt->detours == INART_CAND_DETOURS_AUTO) {
 		k = AUTO_DETOUR_PATHS;
-		rc = auto_excess_limit(b, base_paths, d_ps, d_rep, &max_excess);
+		rc = auto_excess_limit(&tg, b->t->n_nodes, base_paths, &max_excess);
 	}
 	for (int g = 0; g < b->c->n_groups && rc == 0; g++) {
 		const struct inart_group *grp = &b->c->groups[g];
-		int rep = grp->members[0],
-		    skip = opt->detours == INART_CAND_DETOURS_AUTO && !auto_wants(t, rep);
 
 		for (int i = 0; i < b->js->jobs[grp->job].n_ps && rc == 0; i++, f++)
-			rc = flow_detours(b, f, grp->job, i, rep, group_salt(t, grp), k,
-					  skip ? 0 : max_excess, d_ps, d_rep);
+			rc = flow_detours(b, &tg, f, grp->job, i, grp->members[0],
+					  group_salt(b->t, grp), k, max_excess);
 	}
-out:
-	free(d_ps);
-	free(d_rep);
+	targets_free(&tg);
 	return rc;
 }
 
@@ -572,7 +626,7 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 			}
 		}
 	}
-	if (opt->detours != 0 && pass_detours(b, opt, scratch->n) < 0)
+	if (opt->detours != 0 && pass_detours(b, opt, scratch->n, f) < 0)
 		return inart_err_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
