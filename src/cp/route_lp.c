@@ -392,10 +392,8 @@ void inart_route_lp_result_free(struct inart_route_lp_result *r)
 {
 	if (r == NULL)
 		return;
-	free(r->x);
-	free(r->split);
-	r->x = NULL;
-	r->split = NULL;
+	free(r->x); /* and split: one block */
+	r->x = r->split = NULL;
 }
 
 static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
@@ -436,9 +434,10 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	rc = inart_route_matrix_csc(&b, &start, &index, &value);
 	obj = calloc((size_t)b.n_cols, sizeof(double));
 	sol = calloc((size_t)b.n_cols, sizeof(double));
-	res->x = malloc(sizeof(double) * ((size_t)c->n_choices + 1));
-	res->split = malloc(sizeof(double) * ((size_t)b.n_pairs + 1));
-	if (rc < 0 || !obj || !sol || !res->x || !res->split) {
+	/* x and split in one block (freed by inart_route_lp_result_free) */
+	res->x = malloc(sizeof(double) * ((size_t)c->n_choices + 1 + (size_t)b.n_pairs + 1));
+	res->split = res->x ? res->x + c->n_choices + 1 : NULL;
+	if (rc < 0 || !obj || !sol || !res->x) {
 		rc = -ENOMEM;
 		goto out;
 	}
