@@ -11,7 +11,7 @@
  * z columns are binary.  The integral solution is cleaned (counts rounded,
  * trees without children dropped, zero shares sent to the first choice) and
  * its time recomputed from the rows, so objective_s is exactly the time of
- * the plan inart_cand_realize() makes from it.
+ * the plan inart_assign_realize() makes from it.
  *
  * Ownership: all build arrays are local to one solve; the result owns x and
  * split.
@@ -27,6 +27,7 @@
 
 #include "../common/clock.h"
 #include "../common/slab.h"
+#include "assign.h"
 #include "colgen.h"
 #include "milp.h"
 #include "route_matrix.h"
@@ -52,7 +53,7 @@ static double resource_max(const struct lpb *b, const double *sol)
 
 /*
  * Integer mode: make sol exactly integral and consistent with what
- * inart_cand_realize() installs, then recompute T' from the rows.  Shares
+ * inart_assign_realize() installs, then recompute T' from the rows.  Shares
  * below 1e-9 become 0 (their flows take the first choice).
  */
 static int clean_integral(struct lpb *b, double *sol, double *split)
