@@ -270,6 +270,27 @@ static void test_trees_roundtrip(void **state)
 	inart_ctl_req_free(&p);
 }
 
+/* The control messages' wire names (docs/wire.md), each with its op. */
+static const struct {
+	int op;
+	const char *name;
+} wire_names[] = {
+    {INART_CTL_INFO, "info"},
+    {INART_CTL_INSTALL, "install"},
+    {INART_CTL_TABLES, "tables"},
+    {INART_CTL_STATS, "stats"},
+    {INART_CTL_RESET_STATS, "reset_stats"},
+    {INART_CTL_LOSE_STATE, "lose_state"},
+    {INART_CTL_LOG_LEVEL, "log_level"},
+    {INART_CTL_TREES, "trees"},
+    {INART_CTL_TREE_DEL, "tree_del"},
+    {INART_CTL_SHOW, "show"},
+    {INART_CTL_COMMIT, "commit"},
+    {INART_CTL_ABORT, "abort"},
+    {INART_CTL_ROLLBACK, "rollback"},
+    {INART_CTL_PORT_COUNTERS, "port_counters"},
+};
+
 static void test_simple_ops(void **state)
 {
 	struct inart_ctl_req r;
@@ -297,7 +318,9 @@ static void test_simple_ops(void **state)
 		free(s);
 	}
 	assert_null(inart_ctl_op_name(0));
-	assert_string_equal(inart_ctl_op_name(INART_CTL_INSTALL), "install");
+	assert_null(inart_ctl_op_name(INART_CTL_PORT_COUNTERS + 1));
+	for (size_t i = 0; i < sizeof(wire_names) / sizeof(wire_names[0]); i++)
+		assert_string_equal(inart_ctl_op_name(wire_names[i].op), wire_names[i].name);
 	/* port_counters: no arguments */
 	assert_int_equal(parse("{\"op\":\"port_counters\"}", &r, why), 0);
 	assert_int_equal(r.op, INART_CTL_PORT_COUNTERS);

@@ -19,7 +19,7 @@ static double realized(const struct inart_topo *t, const struct inart_jobs *js,
 {
 	struct inart_err err;
 
-	assert_int_equal(inart_cand_realize(c, a, p), 0);
+	assert_int_equal(inart_assign_realize(c, a, p), 0);
 	if (inart_evaluate(t, js, p, &err) < 0)
 		fail_msg("invalid plan: %s", err.msg);
 	return p->comm_time_s;

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "common/rng.h"
+#include "cp/assign.h"
 #include "cp/cand.h"
 #include "cp/evaluate.h"
 #include "cp/gen.h"
@@ -58,7 +59,7 @@ static void used_counts(const struct inart_topo *t, const struct inart_cand *c,
 	char *used = malloc((size_t)c->n_trees + 1);
 
 	memset(count, 0, sizeof(int) * (size_t)t->n_nodes);
-	inart_cand_used_trees(c, a, p, used);
+	inart_assign_used_trees(c, a, p, used);
 	for (int k = 0; k < c->n_trees; k++)
 		if (used[k])
 			count[c->trees[k].sw]++;
@@ -143,7 +144,7 @@ static void test_repair_by_hand(void **state)
 	{
 		struct inart_evaluator *ev = inart_evaluator_create(t, js);
 
-		assert_int_equal(inart_cand_realize(c, &a, p), 0);
+		assert_int_equal(inart_assign_realize(c, &a, p), 0);
 		if (inart_evaluator_run(ev, p, NULL, &err) < 0)
 			fail_msg("evaluate: %s", err.msg);
 		inart_evaluator_destroy(ev);
@@ -256,7 +257,7 @@ static void test_repair_random(void **state)
 			used_counts(in.t, c, &a, in.p, count);
 			for (int v = 0; v < in.t->n_nodes; v++)
 				assert_true(count[v] <= in.t->nodes[v].trees || count[v] == 0);
-			assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
+			assert_int_equal(inart_assign_realize(c, &a, in.p), 0);
 			if (inart_evaluator_run(in.ev, in.p, NULL, &err) < 0)
 				fail_msg("seed %d: %s", (int)seed, err.msg);
 		}

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "common/rng.h"
+#include "cp/assign.h"
 #include "cp/cand.h"
 #include "cp/evaluate.h"
 #include "cp/gen.h"
@@ -357,7 +358,7 @@ static int within_budget(const struct inart_topo *t, const struct inart_cand *c,
 	char *used = malloc((size_t)c->n_trees + 1);
 	int *count = calloc((size_t)t->n_nodes, sizeof(int)), ok = 1;
 
-	inart_cand_used_trees(c, a, p, used);
+	inart_assign_used_trees(c, a, p, used);
 	for (int k = 0; k < c->n_trees; k++)
 		if (used[k] && ++count[c->trees[k].sw] > t->nodes[c->trees[k].sw].trees)
 			ok = 0;
@@ -411,7 +412,7 @@ static void test_lp_lower_bound(void **state)
 			if (!within_budget(in.t, c, &a, in.p))
 				continue;
 			tried++;
-			assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
+			assert_int_equal(inart_assign_realize(c, &a, in.p), 0);
 			assert_true(lp <= evaluate(ev, in.p) * (1 + 1e-7));
 			assert_true(joint <= evaluate(ev, in.p) * (1 + 1e-7));
 		}
@@ -499,7 +500,7 @@ static void test_share_box(void **state)
 				if (!within_budget(in.t, c, &a, in.p))
 					continue;
 				tried++;
-				assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
+				assert_int_equal(inart_assign_realize(c, &a, in.p), 0);
 				assert_true(v <= evaluate(ev, in.p) * (1 + 1e-7));
 			}
 			assert_true(tried > 0);
@@ -566,7 +567,7 @@ static double brute_force(const struct inart_topo *t, const struct inart_cand *c
 				a.tree_choice[i - c->n_slots] = base[i] + cur[i];
 		}
 		if (within_budget(t, c, &a, p)) {
-			assert_int_equal(inart_cand_realize(c, &a, p), 0);
+			assert_int_equal(inart_assign_realize(c, &a, p), 0);
 			best = fmin(best, evaluate(ev, p));
 		}
 		for (i = 0; i < n && ++cur[i] == cnt[i]; i++)
@@ -682,7 +683,7 @@ static void test_milp_brute_force(void **state)
 		assert_int_equal(inart_assign_init(&a, c), 0);
 		assign_from_x(c, r.x, &a);
 		assert_true(within_budget(in.t, c, &a, in.p));
-		assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
+		assert_int_equal(inart_assign_realize(c, &a, in.p), 0);
 		assert_true(fabs(evaluate(ev, in.p) - milp) <= 1e-6 * milp);
 		bf = brute_force(in.t, c, in.p, ev);
 		assert_true(fabs(bf - milp) <= 1e-6 * bf);
@@ -725,7 +726,7 @@ static void test_joint_milp_exact(void **state)
 				in.p->jobs[j].split[i] = r.split[off++];
 		assert_int_equal(inart_assign_init(&a, c), 0);
 		assign_from_x(c, r.x, &a);
-		assert_int_equal(inart_cand_realize(c, &a, in.p), 0);
+		assert_int_equal(inart_assign_realize(c, &a, in.p), 0);
 		assert_true(fabs(evaluate(ev, in.p) - milp) <= 1e-6 * milp);
 		assert_true(lp_value(in.t, in.js, c, NULL, INART_LP_JOINT, 0) <= milp * (1 + 1e-7));
 		inart_assign_free(&a);

@@ -188,18 +188,26 @@ static void test_names_and_unknown(void **state)
 	struct inart_topo *t = NULL;
 	struct inart_jobs *js = NULL;
 	struct inart_err err;
+	char d[512];
 	int n = 0;
 
 	(void)state;
 	for (const char *const *s = inart_scenario_names; *s; s++, n++) {
-		const char *d = inart_scenario_describe(*s);
+		int len = inart_scenario_describe(*s, d, sizeof(d));
 
-		assert_non_null(d);
-		assert_true(strlen(d) > 10);
+		assert_true(len > 10 && len < (int)sizeof(d));
+		assert_int_equal(strlen(d), len);
 	}
 	assert_int_equal(n, 9); /* the last is the family "scarce-small/N" */
-	assert_null(inart_scenario_describe("nosuch"));
-	assert_null(inart_scenario_describe(""));
+	assert_int_equal(inart_scenario_describe("nosuch", d, sizeof(d)), -EINVAL);
+	assert_int_equal(inart_scenario_describe("", d, sizeof(d)), -EINVAL);
+	/* made from the scenario's parameters */
+	assert_true(inart_scenario_describe("scarce", d, sizeof(d)) > 0);
+	assert_string_equal(d,
+			    "fat-tree k=8 (128 hosts), 4 jobs of 16 workers and 4 PS training "
+			    "vgg16, INA only at ToRs, 1 tree and 100 Gbit/s of aggregation each");
+	assert_true(inart_scenario_describe("bcube", d, 8) > 8); /* cut, length needed */
+	assert_string_equal(d, "BCube(4");
 	assert_int_equal(inart_scenario_build("nosuch", 1, &t, &js, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "unknown scenario 'nosuch'"));
 	assert_null(t);
@@ -214,7 +222,7 @@ static void test_scarce_family(void **state)
 	struct inart_topo *t = NULL, *t2 = NULL;
 	struct inart_jobs *js = NULL, *js2 = NULL;
 	struct inart_err err;
-	char name[32];
+	char name[32], d[512];
 
 	(void)state;
 	for (int i = 0; i < 16; i++) {
@@ -222,7 +230,7 @@ static void test_scarce_family(void **state)
 
 		snprintf(name, sizeof(name), "scarce-small/%d", i);
 		assert_true(inart_scenario_known(name));
-		assert_non_null(inart_scenario_describe(name));
+		assert_true(inart_scenario_describe(name, d, sizeof(d)) > 0);
 		if (inart_scenario_build(name, 1, &t, &js, &err) < 0)
 			fail_msg("%s: %s", name, err.msg);
 		assert_true(js->n_jobs >= 2 && js->n_jobs <= 3);

@@ -20,6 +20,7 @@
 
 #include "common/rng.h"
 #include "cp/cand.h"
+#include "cp/evaluate.h"
 #include "cp/gen.h"
 #include "cp/graph.h"
 #include "cp/jobs.h"
@@ -181,6 +182,17 @@ static inline void tu_tree(struct inart_plan *p, const struct inart_topo *t, int
 	assert_int_equal(
 	    inart_plan_add_tree(p, j, tu_find(t, sw), tu_find(t, ps), tu_find(t, parent), nodes, n),
 	    0);
+}
+
+/* plan's communication time by the evaluator (the test fails if it refuses). */
+static inline double tu_comm_time(const struct inart_topo *t, const struct inart_jobs *js,
+				  struct inart_plan *p)
+{
+	struct inart_err err;
+
+	if (inart_evaluate(t, js, p, &err) < 0)
+		fail_msg("evaluate: %s", err.msg);
+	return p->comm_time_s;
 }
 
 /* Destroy what a test built (p and c may be NULL): plan, candidates, jobs,

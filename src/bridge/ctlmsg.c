@@ -20,23 +20,12 @@
 #include "common/slab.h"
 #include "dp/bytes.h"
 
+/* Wire names, indexed by enum inart_ctl_op (test_ctlmsg pins each to its op). */
 static const char *const op_names[] = {
-    [INART_CTL_INFO] = "info",
-    [INART_CTL_INSTALL] = "install",
-    [INART_CTL_TABLES] = "tables",
-    [INART_CTL_STATS] = "stats",
-    [INART_CTL_RESET_STATS] = "reset_stats",
-    [INART_CTL_LOSE_STATE] = "lose_state",
-    [INART_CTL_LOG_LEVEL] = "log_level",
-    [INART_CTL_TREES] = "trees",
-    [INART_CTL_TREE_DEL] = "tree_del",
-    [INART_CTL_SHOW] = "show",
-    [INART_CTL_COMMIT] = "commit",
-    [INART_CTL_ABORT] = "abort",
-    [INART_CTL_ROLLBACK] = "rollback",
-    [INART_CTL_PORT_COUNTERS] = "port_counters",
-};
+    NULL,    "info",	 "install", "tables", "stats", "reset_stats", "lose_state",   "log_level",
+    "trees", "tree_del", "show",    "commit", "abort", "rollback",    "port_counters"};
 #define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
+_Static_assert(N_OPS == INART_CTL_PORT_COUNTERS + 1, "a wire name per control operation");
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 

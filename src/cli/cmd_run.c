@@ -74,6 +74,7 @@ int cmd_run(int argc, char **argv)
 	struct inart_topo *t = NULL;
 	struct inart_jobs *js = NULL;
 	int c, rc = EXIT_OK, list = 0, compare = 1;
+	char desc[512];
 
 	inart_planner_opt_default(&opt);
 	cli_getopt_reset();
@@ -101,9 +102,8 @@ int cmd_run(int argc, char **argv)
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (list) {
 		for (int i = 0; inart_scenario_names[i]; i++) {
-			const char *d = inart_scenario_describe(inart_scenario_names[i]);
-
-			printf("%-16s %s\n", inart_scenario_names[i], d ? d : "");
+			inart_scenario_describe(inart_scenario_names[i], desc, sizeof(desc));
+			printf("%-16s %s\n", inart_scenario_names[i], desc);
 		}
 		free(co.algos);
 		return EXIT_OK;
@@ -115,8 +115,8 @@ int cmd_run(int argc, char **argv)
 	if (dir)
 		write_scenario(dir, t, js);
 	if (compare) {
-		fprintf(stderr, "inart run: scenario %s: %s\n", scenario,
-			inart_scenario_describe(scenario));
+		inart_scenario_describe(scenario, desc, sizeof(desc));
+		fprintf(stderr, "inart run: scenario %s: %s\n", scenario, desc);
 		rc = cli_compare_print(t, js, &opt, &co);
 	}
 	free(co.algos);

@@ -391,47 +391,37 @@ static json_t *jstr(const char *s)
 	return s != NULL && s[0] ? json_string(s) : json_null();
 }
 
+/* A row as a JSON object (json_pack: NULL if any value could not be made). */
+static json_t *row_json(const struct inart_compare_row *r)
+{
+	return json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+			 "s:o, s:o, s:o, s:o}",
+			 "algorithm", r->algorithm, "ok", r->ok, "status", r->status, "comm_time_s",
+			 jnum(r->comm_time_s), "push_time_s", jnum(r->push_time_s), "pull_time_s",
+			 jnum(r->pull_time_s), "reduction", jnum(r->reduction), "vs_ring",
+			 jnum(r->vs_ring), "lp_ratio", jnum(r->lp_ratio), "bound_ratio",
+			 jnum(r->bound_ratio), "plan_time_s", jnum(r->plan_time_s), "is_baseline",
+			 r->is_baseline, "best_bound_s", jnum(r->best_bound_s), "ring_bound_s",
+			 jnum(r->ring_bound_s), "ring_bound_source", jstr(r->ring_bound_source),
+			 "bound_source", jstr(r->bound_source), "milp_status",
+			 jstr(inart_milp_status_name(r->milp_status)), "origin", jstr(r->origin));
+}
+
 static char *format_json(const struct inart_compare *c)
 {
-	json_t *root = json_object(), *rows = json_array();
+	json_t *root = NULL, *rows = json_array();
 	char *s, *out = NULL;
 
-	if (root == NULL || rows == NULL)
-		goto out;
-	json_object_set_new(root, "lp_bound_s", jnum(c->lp_bound_s));
-	json_object_set_new(root, "best_baseline",
-			    c->best_baseline[0] ? json_string(c->best_baseline) : json_null());
-	json_object_set_new(root, "best_baseline_s", jnum(c->best_baseline_s));
-	json_object_set_new(root, "ring_s", jnum(c->ring_s));
-	json_object_set_new(root, "best_bound_s", jnum(c->best_bound_s));
-	json_object_set_new(root, "best_bound_source", jstr(c->best_bound_source));
-	for (int i = 0; i < c->n_rows; i++) {
-		const struct inart_compare_row *r = &c->rows[i];
-		json_t *o = json_object();
-
-		if (o == NULL)
+	for (int i = 0; rows != NULL && i < c->n_rows; i++)
+		if (json_array_append_new(rows, row_json(&c->rows[i])) < 0)
 			goto out;
-		json_object_set_new(o, "algorithm", json_string(r->algorithm));
-		json_object_set_new(o, "ok", json_boolean(r->ok));
-		json_object_set_new(o, "status", json_string(r->status));
-		json_object_set_new(o, "comm_time_s", jnum(r->comm_time_s));
-		json_object_set_new(o, "push_time_s", jnum(r->push_time_s));
-		json_object_set_new(o, "pull_time_s", jnum(r->pull_time_s));
-		json_object_set_new(o, "reduction", jnum(r->reduction));
-		json_object_set_new(o, "vs_ring", jnum(r->vs_ring));
-		json_object_set_new(o, "lp_ratio", jnum(r->lp_ratio));
-		json_object_set_new(o, "bound_ratio", jnum(r->bound_ratio));
-		json_object_set_new(o, "plan_time_s", jnum(r->plan_time_s));
-		json_object_set_new(o, "is_baseline", json_boolean(r->is_baseline));
-		json_object_set_new(o, "best_bound_s", jnum(r->best_bound_s));
-		json_object_set_new(o, "ring_bound_s", jnum(r->ring_bound_s));
-		json_object_set_new(o, "ring_bound_source", jstr(r->ring_bound_source));
-		json_object_set_new(o, "bound_source", jstr(r->bound_source));
-		json_object_set_new(o, "milp_status", jstr(inart_milp_status_name(r->milp_status)));
-		json_object_set_new(o, "origin", jstr(r->origin));
-		json_array_append_new(rows, o);
-	}
-	json_object_set(root, "rows", rows);
+	root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:O}", "lp_bound_s", jnum(c->lp_bound_s),
+			 "best_baseline", jstr(c->best_baseline), "best_baseline_s",
+			 jnum(c->best_baseline_s), "ring_s", jnum(c->ring_s), "best_bound_s",
+			 jnum(c->best_bound_s), "best_bound_source", jstr(c->best_bound_source),
+			 "rows", rows);
+	if (root == NULL)
+		goto out;
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	if (s == NULL)
 		goto out;

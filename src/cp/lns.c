@@ -24,6 +24,7 @@
 #include "../common/clock.h"
 #include "../common/rng.h"
 #include "../common/slab.h"
+#include "assign.h"
 #include "localsearch.h"
 #include "ringmix.h"
 #include "route_lp.h"
@@ -223,12 +224,12 @@ static int take_incumbent(struct lns *l)
 {
 	const struct inart_plan *b = inc_plan(l);
 	double now = view_plan(l)->comm_time_s;
-	int rc = inart_cand_from_plan(l->c, l->s->js, b, &l->a);
+	int rc = inart_assign_from_plan(l->c, l->s->js, b, &l->a);
 
 	if (rc < 0)
 		return rc;
-	inart_cand_assign_x(l->c, &l->a, b, l->x);
-	inart_cand_used_trees(l->c, &l->a, b, l->used);
+	inart_assign_to_x(l->c, &l->a, b, l->x);
+	inart_assign_used_trees(l->c, &l->a, b, l->used);
 	for (int j = 0; j < b->n_jobs; j++)
 		memcpy(l->split + l->pair_base[j], b->jobs[j].split,
 		       sizeof(double) * (size_t)b->jobs[j].n_ps);
@@ -420,8 +421,8 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 			p->jobs[j].split[i] = res->split[off++]; /* ring jobs: a valid start */
 	if (rc == 0) {
 		inart_plan_clean_split(p, 1e-9);
-		inart_cand_assign_from_x(l->c, res->x, &l->a);
-		rc = inart_cand_realize(l->c, &l->a, p);
+		inart_assign_from_x(l->c, res->x, &l->a);
+		rc = inart_assign_realize(l->c, &l->a, p);
 	}
 	if (rc == 0 && l->ring != NULL) { /* its PS jobs beside the rings */
 		rc = take_ring_result(l, p, step);
@@ -572,7 +573,7 @@ static int kicks(struct lns *l)
 		return 0;
 	p = inart_plan_clone(inc_plan(l));
 	rc = p ? inart_assign_init(&a, l->c) : -ENOMEM;
-	if (rc == 0 && inart_cand_from_plan(l->c, s->js, p, &a) < 0)
+	if (rc == 0 && inart_assign_from_plan(l->c, s->js, p, &a) < 0)
 		goto out; /* not over the candidates: nothing to do */
 	if (rc == 0)
 		rc = inart_localsearch_run(s->t, s->js, l->c, p, &a, &lo, &tls);
@@ -580,7 +581,7 @@ static int kicks(struct lns *l)
 	if (rc >= 0)
 		rc = 0;
 	if (rc == 0 && tls < before * (1 - LNS_IMPROVE_REL)) {
-		rc = inart_cand_realize(l->c, &a, p);
+		rc = inart_assign_realize(l->c, &a, p);
 		if (rc == 0)
 			rc = offer_plan(l, p, "lns kicks");
 	}

@@ -19,7 +19,7 @@
 #ifndef INART_LOCALSEARCH_H
 #define INART_LOCALSEARCH_H
 
-#include "cand.h"
+#include "assign.h"
 
 struct inart_ls_opt {
 	long max_tries;	 /* moves tried at most (work bound, reproducible) */

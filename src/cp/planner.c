@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "assign.h"
 #include "baselines.h"
 #include "bnb.h"
 #include "evaluate.h"
@@ -250,8 +251,8 @@ static int algo_milp(struct inart_search *s, struct inart_plan **out)
 			p->jobs[j].split[i] = res.split[off++];
 	if (rc == 0) {
 		inart_plan_clean_split(p, 1e-9);
-		inart_cand_assign_from_x(s->cand, res.x, &a);
-		rc = inart_cand_realize(s->cand, &a, p);
+		inart_assign_from_x(s->cand, res.x, &a);
+		rc = inart_assign_realize(s->cand, &a, p);
 	}
 	if (rc == 0) {
 		inart_plan_prune_zero(p, s->js);

@@ -17,6 +17,7 @@
 
 #include "../common/clock.h"
 #include "../common/slab.h"
+#include "assign.h"
 #include "evaluate.h"
 #include "lns.h"
 #include "ring.h"
@@ -245,8 +246,8 @@ static int offer_milp(struct rm *r, const struct inart_route_lp_result *res)
 			p->jobs[j].split[i] = r->off[j] ? res->split[off] : 0;
 	if (rc == 0) {
 		inart_plan_clean_split(p, 1e-9);
-		inart_cand_assign_from_x(s->cand, res->x, &a);
-		rc = inart_cand_realize(s->cand, &a, p);
+		inart_assign_from_x(s->cand, res->x, &a);
+		rc = inart_assign_realize(s->cand, &a, p);
 	}
 	if (rc == 0)
 		rc = try_mix(s, p, r->ring, r->in, &t);
@@ -354,8 +355,8 @@ static int make_start(struct rm *r)
 	struct inart_assign a = {0};
 	int rc = inart_assign_init(&a, s->cand);
 
-	if (rc == 0 && inart_cand_from_plan(s->cand, s->js, r->base, &a) == 0) {
-		inart_cand_assign_x(s->cand, &a, r->base, r->x0);
+	if (rc == 0 && inart_assign_from_plan(s->cand, s->js, r->base, &a) == 0) {
+		inart_assign_to_x(s->cand, &a, r->base, r->x0);
 		for (int j = 0, off = 0; j < s->js->n_jobs; j++)
 			for (int i = 0; i < s->js->jobs[j].n_ps; i++)
 				r->split0[off++] = r->base->jobs[j].split[i];

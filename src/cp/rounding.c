@@ -207,7 +207,7 @@ int inart_rounding_repair(const struct inart_topo *t, const struct inart_cand *c
 	for (;;) {
 		int over = -1, drop = -1;
 
-		inart_cand_used_trees(c, a, plan, used);
+		inart_assign_used_trees(c, a, plan, used);
 		memset(count, 0, sizeof(int) * (size_t)t->n_nodes);
 		for (int k = 0; k < c->n_trees; k++)
 			if (used[k])
@@ -285,7 +285,7 @@ static int assign_copy(struct inart_assign *dst, const struct inart_assign *src,
 static int judge(const struct inart_cand *c, const struct inart_assign *a, struct inart_plan *work,
 		 struct inart_evaluator *ev, struct inart_eval *e, struct inart_err *err)
 {
-	int rc = inart_cand_realize(c, a, work);
+	int rc = inart_assign_realize(c, a, work);
 
 	if (rc < 0)
 		return inart_err_set(err, rc, "rounding: out of memory");

@@ -21,7 +21,7 @@
 #ifndef INART_ROUNDING_H
 #define INART_ROUNDING_H
 
-#include "cand.h"
+#include "assign.h"
 #include "evaluate.h"
 
 struct inart_round_opt {

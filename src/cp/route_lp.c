@@ -11,7 +11,7 @@
  * z columns are binary.  The integral solution is cleaned (counts rounded,
  * trees without children dropped, zero shares sent to the first choice) and
  * its time recomputed from the rows, so objective_s is exactly the time of
- * the plan inart_cand_realize() makes from it.
+ * the plan inart_assign_realize() makes from it.
  *
  * Ownership: all build arrays are local to one solve; the result owns x and
  * split.
@@ -27,6 +27,7 @@
 
 #include "../common/clock.h"
 #include "../common/slab.h"
+#include "assign.h"
 #include "colgen.h"
 #include "milp.h"
 #include "route_matrix.h"
@@ -52,7 +53,7 @@ static double resource_max(const struct lpb *b, const double *sol)
 
 /*
  * Integer mode: make sol exactly integral and consistent with what
- * inart_cand_realize() installs, then recompute T' from the rows.  Shares
+ * inart_assign_realize() installs, then recompute T' from the rows.  Shares
  * below 1e-9 become 0 (their flows take the first choice).
  */
 static int clean_integral(struct lpb *b, double *sol, double *split)
@@ -392,10 +393,8 @@ void inart_route_lp_result_free(struct inart_route_lp_result *r)
 {
 	if (r == NULL)
 		return;
-	free(r->x);
-	free(r->split);
-	r->x = NULL;
-	r->split = NULL;
+	free(r->x); /* and split: one block */
+	r->x = r->split = NULL;
 }
 
 static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
@@ -436,9 +435,10 @@ static int solve_model(const struct inart_topo *t, const struct inart_jobs *js,
 	rc = inart_route_matrix_csc(&b, &start, &index, &value);
 	obj = calloc((size_t)b.n_cols, sizeof(double));
 	sol = calloc((size_t)b.n_cols, sizeof(double));
-	res->x = malloc(sizeof(double) * ((size_t)c->n_choices + 1));
-	res->split = malloc(sizeof(double) * ((size_t)b.n_pairs + 1));
-	if (rc < 0 || !obj || !sol || !res->x || !res->split) {
+	/* x and split in one block (freed by inart_route_lp_result_free) */
+	res->x = malloc(sizeof(double) * ((size_t)c->n_choices + 1 + (size_t)b.n_pairs + 1));
+	res->split = res->x ? res->x + c->n_choices + 1 : NULL;
+	if (rc < 0 || !obj || !sol || !res->x) {
 		rc = -ENOMEM;
 		goto out;
 	}

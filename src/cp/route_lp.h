@@ -102,8 +102,8 @@ struct inart_route_lp_result {
 	int optimal;	    /* 1 if solved to optimality (MILP: proven by CBC) */
 	double *x;	    /* cand->n_choices values: x for flow choices, z for
 			     * tree choices (owned; free with _result_free) */
-	double *split;	    /* JOINT: shares, per job then per PS (owned);
-			     * FIXED: a copy of the plan's split */
+	double *split;	    /* JOINT: shares, per job then per PS;
+			     * FIXED: a copy of the plan's split (in x's block) */
 	/* Statistics of the model (for benchmarks and reports). */
 	int n_rows, n_cols;
 	long n_nonzeros;

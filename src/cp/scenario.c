@@ -17,46 +17,36 @@
 
 enum topo_family { FAT_TREE, LEAF_SPINE, BCUBE };
 
+/* A built-in scenario, a line each: the topology (fat-tree k=a; leaf-spine a
+ * spines x b leaves x c hosts; BCube(a, b)); where INA is, with the aggregation
+ * throughput (Gbit/s) and trees of an INA switch; n jobs
+ * of w workers and p PSs (n = 0: the "default" scenario's two jobs of
+ * different sizes, default_jobs) training model; and the fraction of a third of
+ * the fabric links' capacity that background traffic takes.  Links are the
+ * generator's (100 Gbit/s).  describe() writes the description from these. */
 struct scenario {
 	const char *name;
-	const char *desc;
-	enum topo_family family; /* fat-tree(a), leaf-spine(a, b, c), bcube(a, b) */
+	enum topo_family family;
 	int a, b, c;
 	enum inart_ina_mode ina;
-	double agg_gbps;
-	int trees;
-	double host_gbps, fabric_gbps;
-	int n_jobs, n_workers, n_ps;
+	int agg_gbps, trees;
+	int n, w, p;
 	const char *model;
-	double background; /* fraction of fabric links' capacity used by others */
+	double background;
 };
 
 static const struct scenario scenarios[] = {
-    {"default",
-     "fat-tree k=4, 2 jobs (6 workers / 3 PS and 4 workers / 2 PS), INA on all switches "
-     "with 2 trees each, 20% background on a third of the fabric links",
-     FAT_TREE, 4, 0, 0, INART_INA_ALL, 200, 2, 100, 100, 2, 0, 0, "resnet50", 0.2},
-    {"scarce",
-     "fat-tree k=8, 4 jobs of 16 workers and 4 PS, INA only at ToRs with 1 tree and "
-     "100 Gbit/s of aggregation each (not enough for every worker)",
-     FAT_TREE, 8, 0, 0, INART_INA_TOR, 100, 1, 100, 100, 4, 16, 4, "vgg16", 0},
-    {"fattree4", "fat-tree k=4, 1 job of 8 workers and 4 PS, INA everywhere, 4 trees", FAT_TREE, 4,
-     0, 0, INART_INA_ALL, 400, 4, 100, 100, 1, 8, 4, "resnet50", 0},
-    {"fattree8", "fat-tree k=8, 2 jobs of 32 workers and 4 PS, INA everywhere, 4 trees", FAT_TREE,
-     8, 0, 0, INART_INA_ALL, 400, 4, 100, 100, 2, 32, 4, "bert-base", 0},
-    {"fattree16", "fat-tree k=16 (1024 hosts), 1 job of 256 workers and 8 PS, INA everywhere",
-     FAT_TREE, 16, 0, 0, INART_INA_ALL, 400, 8, 100, 100, 1, 256, 8, "gpt2-small", 0},
-    {"fattree32", "fat-tree k=32 (8192 hosts), 1 job of 1024 workers and 16 PS, INA everywhere",
-     FAT_TREE, 32, 0, 0, INART_INA_ALL, 400, 8, 100, 100, 1, 1024, 16, "gpt2-small", 0},
-    {"leafspine",
-     "leaf-spine 4 spines x 8 leaves x 8 hosts, 2 jobs of 16 workers and 4 PS, "
-     "INA on a random half of the switches",
-     LEAF_SPINE, 4, 8, 8, INART_INA_RANDOM, 400, 4, 100, 100, 2, 16, 4, "resnet50", 0.1},
-    {"bcube",
-     "BCube(4, 1) (16 hosts, hosts relay), 1 job of 8 workers and 4 PS, INA on "
-     "level-0 switches",
-     BCUBE, 4, 1, 0, INART_INA_TOR, 400, 2, 100, 100, 1, 8, 4, "alexnet", 0},
+    {"default", FAT_TREE, 4, 0, 0, INART_INA_ALL, 200, 2, 0, 0, 0, "resnet50", 0.2},
+    {"scarce", FAT_TREE, 8, 0, 0, INART_INA_TOR, 100, 1, 4, 16, 4, "vgg16", 0},
+    {"fattree4", FAT_TREE, 4, 0, 0, INART_INA_ALL, 400, 4, 1, 8, 4, "resnet50", 0},
+    {"fattree8", FAT_TREE, 8, 0, 0, INART_INA_ALL, 400, 4, 2, 32, 4, "bert-base", 0},
+    {"fattree16", FAT_TREE, 16, 0, 0, INART_INA_ALL, 400, 8, 1, 256, 8, "gpt2-small", 0},
+    {"fattree32", FAT_TREE, 32, 0, 0, INART_INA_ALL, 400, 8, 1, 1024, 16, "gpt2-small", 0},
+    {"leafspine", LEAF_SPINE, 4, 8, 8, INART_INA_RANDOM, 400, 4, 2, 16, 4, "resnet50", 0.1},
+    {"bcube", BCUBE, 4, 1, 0, INART_INA_TOR, 400, 2, 1, 8, 4, "alexnet", 0},
 };
+#define RANDOM_INA_FRACTION 0.5
+#define DEFAULT_JOBS "2 jobs (6 workers / 3 PS training resnet50, 4 workers / 2 PS vgg16)"
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -102,14 +92,50 @@ int inart_scenario_known(const char *name)
 	return find(name) != NULL || family_index(name, &i);
 }
 
-const char *inart_scenario_describe(const char *name)
+static int describe(const struct scenario *s, char *buf, size_t size)
+{
+	static const char *const ina[] = {
+	    [INART_INA_ALL] = "on every switch",
+	    [INART_INA_TOR] = "only at ToRs",
+	    [INART_INA_RANDOM] = "on a random half of the switches",
+	};
+	const char *where = ina[s->ina];
+	char topo[64], jobs[128], bg[64] = "";
+	int bcube_hosts = s->a; /* n^(k+1) */
+
+	for (int l = 0; l < s->b; l++)
+		bcube_hosts *= s->a;
+	if (s->family == FAT_TREE)
+		snprintf(topo, sizeof(topo), "fat-tree k=%d (%d hosts)", s->a,
+			 s->a * s->a * s->a / 4);
+	else if (s->family == LEAF_SPINE)
+		snprintf(topo, sizeof(topo), "leaf-spine %d spines x %d leaves x %d hosts", s->a,
+			 s->b, s->c);
+	else
+		snprintf(topo, sizeof(topo), "BCube(%d, %d) (%d hosts, hosts relay)", s->a, s->b,
+			 bcube_hosts);
+	if (s->n == 0)
+		snprintf(jobs, sizeof(jobs), "%s", DEFAULT_JOBS);
+	else
+		snprintf(jobs, sizeof(jobs), "%d job%s of %d workers and %d PS training %s", s->n,
+			 s->n > 1 ? "s" : "", s->w, s->p, s->model);
+	if (s->background > 0)
+		snprintf(bg, sizeof(bg), ", %g%% background on a third of the fabric links",
+			 100 * s->background);
+	if (s->family == BCUBE && s->ina == INART_INA_TOR)
+		where = "on level-0 switches";
+	return snprintf(buf, size, "%s, %s, INA %s, %d tree%s and %d Gbit/s of aggregation each%s",
+			topo, jobs, where, s->trees, s->trees > 1 ? "s" : "", s->agg_gbps, bg);
+}
+
+int inart_scenario_describe(const char *name, char *buf, size_t size)
 {
 	const struct scenario *s = find(name);
 	int i;
 
 	if (s == NULL && (family_index(name, &i) || strcmp(name, FAMILY_PREFIX "N") == 0))
-		return FAMILY_DESC;
-	return s ? s->desc : NULL;
+		return snprintf(buf, size, "%s", FAMILY_DESC);
+	return s ? describe(s, buf, size) : -EINVAL;
 }
 
 struct inart_jobs *inart_scenario_random_jobs(const struct inart_topo *t, int n_jobs, int n_workers,
@@ -366,12 +392,10 @@ int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **tp
 		return inart_err_set(err, -EINVAL, "unknown scenario '%s'", name);
 	inart_gen_opt_default(&o);
 	o.ina = s->ina;
-	o.ina_fraction = 0.5;
+	o.ina_fraction = RANDOM_INA_FRACTION;
 	o.seed = seed;
 	o.agg_gbps = s->agg_gbps;
 	o.trees = s->trees;
-	o.host_gbps = s->host_gbps;
-	o.fabric_gbps = s->fabric_gbps;
 	if (s->family == FAT_TREE)
 		t = inart_gen_fattree(s->a, &o, err);
 	else if (s->family == LEAF_SPINE)
@@ -384,11 +408,11 @@ int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **tp
 	}
 	if (s->background > 0)
 		add_background(t, s->background);
-	if (strcmp(s->name, "default") == 0) {
+	if (s->n == 0) {
 		js = default_jobs(t, seed, err);
 	} else {
-		js = inart_scenario_random_jobs(t, s->n_jobs, s->n_workers, s->n_ps,
-						inart_model_bytes(s->model), seed, err);
+		js = inart_scenario_random_jobs(t, s->n, s->w, s->p, inart_model_bytes(s->model),
+						seed, err);
 		for (int j = 0; js != NULL && j < js->n_jobs; j++)
 			js->jobs[j].model = strdup(s->model);
 	}

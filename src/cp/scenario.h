@@ -17,9 +17,13 @@ int inart_scenario_build(const char *name, uint64_t seed, struct inart_topo **t,
  * (N = 0, 1, ...: instance N of the scarce family, drawn from (seed, N)). */
 int inart_scenario_known(const char *name);
 
-/* NULL-terminated list of names and one-line descriptions. */
+/* NULL-terminated list of names. */
 extern const char *const inart_scenario_names[];
-const char *inart_scenario_describe(const char *name);
+
+/* Scenario name's one-line description into buf (snprintf's contract: the
+ * length it needs, so a result >= size was cut), or -EINVAL if name is no
+ * scenario (nor the family's "scarce-small/N"). */
+int inart_scenario_describe(const char *name, char *buf, size_t size);
 
 /* Random jobs on a topology: n_jobs jobs, each with n_workers workers and
  * n_ps candidate PSs drawn (seeded) from the hosts without repetition across

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "assign.h"
 #include "baselines.h"
 #include "lns.h"
 #include "localsearch.h"
@@ -576,10 +577,10 @@ static int baseline_starts(struct inart_search *s)
 		b = inart_plan_clone(from);
 
 		rc = b ? 0 : -ENOMEM;
-		if (rc == 0 && inart_cand_from_plan(s->cand, s->js, b, &a) == 0) {
+		if (rc == 0 && inart_assign_from_plan(s->cand, s->js, b, &a) == 0) {
 			rc = inart_localsearch_run(s->t, s->js, s->cand, b, &a, &lo, &tls);
 			if (rc >= 0)
-				rc = inart_cand_realize(s->cand, &a, b);
+				rc = inart_assign_realize(s->cand, &a, b);
 			if (rc == 0)
 				rc = inart_search_evaluate(s, b);
 			if (rc == 0 &&
