@@ -20,8 +20,8 @@ enum topo_family { FAT_TREE, LEAF_SPINE, BCUBE };
 /* A built-in scenario, a line each: the topology (fat-tree k=a; leaf-spine a
  * spines x b leaves x c hosts; BCube(a, b)); where INA is, with the aggregation
  * throughput (Gbit/s) and trees of an INA switch; n jobs
- * of w workers and p PSs (n = 0: the "default" scenario's two jobs of
- * different sizes, default_jobs) training model; and the fraction of a third of
+ * of w workers and p PSs (n = 0: the "default" scenario's jobs of
+ * different sizes, default_sizes) training model; and the fraction of a third of
  * the fabric links' capacity that background traffic takes.  Links are the
  * generator's (100 Gbit/s).  describe() writes the description from these. */
 struct scenario {
@@ -36,7 +36,7 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-    {"default", FAT_TREE, 4, 0, 0, INART_INA_ALL, 200, 2, 0, 0, 0, "resnet50", 0.2},
+    {"default", FAT_TREE, 4, 0, 0, INART_INA_ALL, 200, 2, 0, 0, 0, NULL, 0.2},
     {"scarce", FAT_TREE, 8, 0, 0, INART_INA_TOR, 100, 1, 4, 16, 4, "vgg16", 0},
     {"fattree4", FAT_TREE, 4, 0, 0, INART_INA_ALL, 400, 4, 1, 8, 4, "resnet50", 0},
     {"fattree8", FAT_TREE, 8, 0, 0, INART_INA_ALL, 400, 4, 2, 32, 4, "bert-base", 0},
@@ -46,7 +46,13 @@ static const struct scenario scenarios[] = {
     {"bcube", BCUBE, 4, 1, 0, INART_INA_TOR, 400, 2, 1, 8, 4, "alexnet", 0},
 };
 #define RANDOM_INA_FRACTION 0.5
-#define DEFAULT_JOBS "2 jobs (6 workers / 3 PS training resnet50, 4 workers / 2 PS vgg16)"
+
+/* The "default" scenario's jobs (n = 0 in its row), of different sizes. */
+static const struct {
+	int w, p;
+	const char *model;
+} default_sizes[] = {{6, 3, "resnet50"}, {4, 2, "vgg16"}};
+#define N_DEFAULT_JOBS (sizeof(default_sizes) / sizeof(default_sizes[0]))
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -98,25 +104,35 @@ static int describe(const struct scenario *s, char *buf, size_t size)
 	    [INART_INA_ALL] = "on every switch",
 	    [INART_INA_TOR] = "only at ToRs",
 	    [INART_INA_RANDOM] = "on a random half of the switches",
+	    [INART_INA_NONE] = "nowhere",
 	};
 	const char *where = ina[s->ina];
 	char topo[64], jobs[128], bg[64] = "";
 	int bcube_hosts = s->a; /* n^(k+1) */
 
-	for (int l = 0; l < s->b; l++)
-		bcube_hosts *= s->a;
-	if (s->family == FAT_TREE)
+	if (s->family == FAT_TREE) {
 		snprintf(topo, sizeof(topo), "fat-tree k=%d (%d hosts)", s->a,
 			 s->a * s->a * s->a / 4);
-	else if (s->family == LEAF_SPINE)
+	} else if (s->family == LEAF_SPINE) {
 		snprintf(topo, sizeof(topo), "leaf-spine %d spines x %d leaves x %d hosts", s->a,
 			 s->b, s->c);
-	else
+	} else {
+		for (int l = 0; l < s->b; l++)
+			bcube_hosts *= s->a;
 		snprintf(topo, sizeof(topo), "BCube(%d, %d) (%d hosts, hosts relay)", s->a, s->b,
 			 bcube_hosts);
-	if (s->n == 0)
-		snprintf(jobs, sizeof(jobs), "%s", DEFAULT_JOBS);
-	else
+	}
+	if (s->n == 0) {
+		int len = snprintf(jobs, sizeof(jobs), "%d jobs (", (int)N_DEFAULT_JOBS);
+
+		for (size_t j = 0; j < N_DEFAULT_JOBS && len < (int)sizeof(jobs); j++)
+			len += snprintf(jobs + len, sizeof(jobs) - (size_t)len,
+					"%s%d workers / %d PS %s%s", j ? ", " : "",
+					default_sizes[j].w, default_sizes[j].p,
+					j ? "" : "training ", default_sizes[j].model);
+		if (len < (int)sizeof(jobs) - 1)
+			strcpy(jobs + len, ")");
+	} else
 		snprintf(jobs, sizeof(jobs), "%d job%s of %d workers and %d PS training %s", s->n,
 			 s->n > 1 ? "s" : "", s->w, s->p, s->model);
 	if (s->background > 0)
@@ -213,27 +229,40 @@ static void add_background(struct inart_topo *t, double frac)
 	}
 }
 
-/* The "default" scenario's jobs have different sizes. */
+/* The "default" scenario's jobs (default_sizes): the hosts of one random job
+ * as large as all of them together, dealt out in order. */
 static struct inart_jobs *default_jobs(const struct inart_topo *t, uint64_t seed,
 				       struct inart_err *err)
 {
-	struct inart_jobs *a = inart_scenario_random_jobs(t, 1, 10, 5, 1, seed, err);
-	struct inart_jobs *js = NULL;
-	double bytes = inart_model_bytes("resnet50");
+	int w = 0, p = 0;
+	struct inart_jobs *a, *js = NULL;
 	const struct inart_job *s;
 
+	for (size_t j = 0; j < N_DEFAULT_JOBS; j++) {
+		w += default_sizes[j].w;
+		p += default_sizes[j].p;
+	}
+	a = inart_scenario_random_jobs(t, 1, w, p, 1, seed, err);
 	if (a == NULL)
 		return NULL;
 	s = &a->jobs[0];
 	js = inart_jobs_create();
-	if (js == NULL ||
-	    inart_jobs_add(js, "j0", s->workers, 6, s->ps, 3, bytes, "resnet50", err) < 0 ||
-	    inart_jobs_add(js, "j1", s->workers + 6, 4, s->ps + 3, 2, inart_model_bytes("vgg16"),
-			   "vgg16", err) < 0) {
-		inart_jobs_destroy(js);
-		js = NULL;
-		errno = ENOMEM;
+	w = p = 0;
+	for (size_t j = 0; js != NULL && j < N_DEFAULT_JOBS; j++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "j%zu", j);
+		if (inart_jobs_add(js, id, s->workers + w, default_sizes[j].w, s->ps + p,
+				   default_sizes[j].p, inart_model_bytes(default_sizes[j].model),
+				   default_sizes[j].model, err) < 0) {
+			inart_jobs_destroy(js);
+			js = NULL;
+		}
+		w += default_sizes[j].w;
+		p += default_sizes[j].p;
 	}
+	if (js == NULL)
+		errno = ENOMEM;
 	inart_jobs_destroy(a);
 	return js;
 }
