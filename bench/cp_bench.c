@@ -30,10 +30,10 @@
 #include <time.h>
 
 #include "common/rng.h"
-#include "cp/gen.h"
-#include "cp/paths.h"
-#include "cp/plan.h"
-#include "cp/split.h"
+#include "cp/model/gen.h"
+#include "cp/model/paths.h"
+#include "cp/model/plan.h"
+#include "cp/planner/split.h"
 
 static double clock_s(clockid_t id)
 {

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 PARAMS = {"resnet50": 25.6e6, "vgg16": 138.4e6, "alexnet": 61.1e6,
-          "bert-base": 110e6, "gpt2-small": 124e6}  # src/cp/jobs.c
+          "bert-base": 110e6, "gpt2-small": 124e6}  # src/cp/model/jobs.c
 
 
 class Model:

@@ -22,11 +22,11 @@
 #include <time.h>
 
 #include "common/rng.h"
-#include "cp/gen.h"
-#include "cp/planner.h"
+#include "cp/model/gen.h"
+#include "cp/planner/planner.h"
 #include "bridge/install.h"
 #include "dp/quant.h"
-#include "bridge/sim.h"
+#include "sim/sim.h"
 
 static double cpu_s(void)
 {

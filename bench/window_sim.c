@@ -1,6 +1,6 @@
 /*
  * window_sim: the emulator's scaled network in the packet-level simulator
- * (bridge/sim), without the CPU noise of real processes: how the data
+ * (sim/sim), without the CPU noise of real processes: how the data
  * plane's window and timers compare with the bandwidth-delay product and
  * queueing delays of shaped links (docs/emulator.md, "The data plane's
  * settings on a scaled network").  Not a test: it prints numbers.
@@ -46,9 +46,9 @@
 #include <string.h>
 
 #include "bridge/install.h"
-#include "bridge/sim.h"
-#include "cp/evaluate.h"
-#include "cp/formats.h"
+#include "sim/sim.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/formats.h"
 #include "dp/pkt.h"
 #include "dp/wire.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp/formats.h"
+#include "cp/model/formats.h"
 
 static const char fuzz_topo_text[] =
     "{\"nodes\": [{\"id\": \"h0\", \"kind\": \"host\"}, {\"id\": \"h1\", \"kind\": \"host\"},"

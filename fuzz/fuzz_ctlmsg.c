@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "dp/ps.h"
 #include "dp/switch.h"
 

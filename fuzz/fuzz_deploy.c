@@ -1,5 +1,5 @@
 /*
- * fuzz_deploy: libFuzzer target for the deployment file reader (io/deploy):
+ * fuzz_deploy: libFuzzer target for the deployment file reader (bridge/deploy):
  * node addresses, MACs, switch ports, control sockets and the "dataplane"
  * settings, against the fixed small topology of fuzz_common.h.  An accepted
  * file must dump and parse again to the same dump; the data-plane reader
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "io/deploy.h"
+#include "bridge/deploy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

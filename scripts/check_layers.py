@@ -13,7 +13,11 @@ are paths relative to SRCROOT and must lie in DIR.  The check:
     including file, then to include/ and src/, as the compiler does) to a file
     of the same layer or of a layer below, or to the public headers in
     include/.  An include of a higher layer's header, or of a file that does
-    not exist, is reported as FILE:LINE and the check exits 1.
+    not exist, is reported as FILE:LINE and the check exits 1;
+  * every such include is written in the one style: a project header by its
+    path under src/ ("dp/wire.h", "cp/model/plan.h"), a public header by its
+    path under include/ ("inart/worker.h"); a relative path ("../x.h") or a
+    bare same-folder name ("x.h") is reported with the spelling to use.
 
 On success it writes FILE (--out), an empty header the libraries depend on,
 so that ninja runs the check before it compiles anything.  Python standard
@@ -61,6 +65,14 @@ def resolve(root, including, target):
     return None
 
 
+def canonical(path):
+    """The one spelling of an include of path (relative to the root)."""
+    for top in ("src", "include"):
+        if path.startswith(top + os.sep):
+            return path[len(top) + 1:].replace(os.sep, "/")
+    return path
+
+
 def check(root, specs):
     layers, owner, errors = parse_layers(specs, root)
     for dirpath, _, names in sorted(os.walk(os.path.join(root, "src"))):
@@ -82,6 +94,9 @@ def check(root, specs):
                 got = resolve(root, f, inc)
                 if got is None:
                     errors.append(f'{f}:{lineno}: #include "{inc}" names no file')
+                elif (canon := canonical(got)) != inc:
+                    errors.append(f'{f}:{lineno}: #include "{inc}": write it "{canon}" '
+                                  "(the path under src/ or include/)")
                 elif got.startswith("include" + os.sep):
                     continue  # the public API: declarations, allowed everywhere
                 elif got not in owner:

@@ -11,7 +11,7 @@ packages=(
 	meson ninja-build pkg-config
 	coinor-libclp-dev coinor-libcbc-dev
 	libjansson-dev libcmocka-dev
-	libssl-dev        # libcrypto: HMAC-SHA256 of the daemons' TCP control (src/io/ctlauth.c)
+	libssl-dev        # libcrypto: HMAC-SHA256 of the daemons' TCP control (src/ctlproto/ctlauth.c)
 	graphviz          # tests/cli.sh renders SVG with dot
 	python3           # scripts/check_layers.py (every build), tests/cli.sh, tests/netns.sh
 	binutils          # nm, readelf: tests/abi.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # layers.sh PYTHON CHECK_LAYERS LAYER...: the layer check passes on the tree
 # and fails, naming file:line, on each planted fault in a copy of it: an
-# upward include (by layer path and by relative path), the control-plane
+# upward include, an include not in the one style (relative path, bare
+# same-folder name), the control-plane
 # model including the planner, an include of a missing file, a file under
 # src/ that no module list names.  meson passes the same LAYER specs the
 # build uses; INART_SRC is the source root.
@@ -49,13 +50,19 @@ fi
 
 layers=("$@")
 p() { plant "$@" "${layers[@]}"; }
-p "dp includes cp" src/dp/wire.c 3 '#include "cp/plan.h"' \
-	'src/dp/wire.c:3: #include "cp/plan.h": layer dp may not include src/cp/plan.h of layer cp_model'
-p "dp includes bridge by a relative path" src/dp/switch.h 2 '#include "../bridge/install.h"' \
-	'src/dp/switch.h:2: #include "../bridge/install.h": layer dp may not include src/bridge/install.h'
+p "dp includes cp" src/dp/wire.c 3 '#include "cp/model/plan.h"' \
+	'src/dp/wire.c:3: #include "cp/model/plan.h": layer dp may not include src/cp/model/plan.h of layer cp_model'
+p "a relative include" src/dp/switch.h 2 '#include "../common/err.h"' \
+	'src/dp/switch.h:2: #include "../common/err.h": write it "common/err.h"'
+p "a same-folder include" src/dp/switch.c 2 '#include "wire.h"' \
+	'src/dp/switch.c:2: #include "wire.h": write it "dp/wire.h"'
+p "sim includes ctlproto" src/sim/sim.c 2 '#include "ctlproto/ctlmsg.h"' \
+	'layer sim may not include src/ctlproto/ctlmsg.h of layer ctlproto'
+p "emu includes cli" src/emu/run.c 2 '#include "cli/util.h"' \
+	'layer emu may not include src/cli/util.h of layer cli'
 p "common includes dp" src/common/sbuf.c 1 '#include "dp/wire.h"' 'src/common/sbuf.c:1:'
-p "cp model includes the planner" src/cp/evaluate.c 5 '#include "planner.h"' \
-	'src/cp/evaluate.c:5: #include "planner.h": layer cp_model may not include src/cp/planner.h of layer cp_planner'
+p "cp model includes the planner" src/cp/model/evaluate.c 5 '#include "cp/planner/planner.h"' \
+	'src/cp/model/evaluate.c:5: #include "cp/planner/planner.h": layer cp_model may not include src/cp/planner/planner.h of layer cp_planner'
 p "bridge includes io" src/bridge/install.c 4 '#include "io/udp.h"' 'src/bridge/install.c:4:'
 p "io includes cli" src/io/log.c 4 '#include "cli/util.h"' 'src/io/log.c:4:'
 p "an include of a missing file" src/dp/pkt.c 2 '#include "dp/nosuch.h"' \

@@ -4,9 +4,9 @@
 
 #include <math.h>
 
-#include "cp/assign.h"
-#include "cp/cand.h"
-#include "cp/evaluate.h"
+#include "cp/model/assign.h"
+#include "cp/model/cand.h"
+#include "cp/model/evaluate.h"
 
 /* Realize an assignment and check the plan with the evaluator. */
 static void test_realize(void **state)

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "cp/baselines.h"
-#include "cp/evaluate.h"
+#include "cp/planner/baselines.h"
+#include "cp/model/evaluate.h"
 
 /* Rack e0 holds the workers h0, h1; rack e1 the candidate PSs h2 (100G)
  * and h3 (10G).  8 Gbit of gradient per worker. */

@@ -23,10 +23,10 @@
 #include <errno.h>
 
 #include "common/clock.h"
-#include "cp/bnb.h"
-#include "cp/route_lp.h"
-#include "cp/scenario.h"
-#include "cp/search.h"
+#include "cp/planner/bnb.h"
+#include "cp/planner/route_lp.h"
+#include "cp/model/scenario.h"
+#include "cp/planner/search.h"
 
 struct inst {
 	struct tu_search ts;

@@ -4,9 +4,9 @@
 
 #include <math.h>
 
-#include "cp/assign.h"
-#include "cp/cand.h"
-#include "cp/evaluate.h"
+#include "cp/model/assign.h"
+#include "cp/model/cand.h"
+#include "cp/model/evaluate.h"
 
 /* Two workers under one INA switch, PS on the same switch. */
 static void test_star(void **state)

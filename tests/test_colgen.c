@@ -12,7 +12,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "cp/colgen.h"
+#include "cp/planner/colgen.h"
 
 /* Columns: 0 = T, 1..3 = x_0..x_2.  Rows: 0..2 resources (lazy), 3 the sum. */
 struct lp3 {

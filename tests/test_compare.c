@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "cp/compare.h"
+#include "cp/planner/compare.h"
 
 static void set_row(struct inart_compare_row *r, const char *name, int ok, double comm_ms,
 		    double push_ms, double pull_ms, double reduction, double lp_ratio,

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "cp/evaluate.h"
+#include "cp/model/evaluate.h"
 #include "ctl/controller.h"
 #include "testutil.h"
 

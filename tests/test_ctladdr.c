@@ -1,5 +1,5 @@
 /*
- * test_ctladdr: the control socket's addresses (io/ctladdr.h): a UNIX path
+ * test_ctladdr: the control socket's addresses (ctlproto/ctladdr.h): a UNIX path
  * that fits and one that does not; "HOST:PORT" with an address, a port at
  * both ends of its range, and what is refused (no colon, no port, a port
  * that is not a number or out of range, a host too long, a name that does
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "io/ctladdr.h"
+#include "ctlproto/ctladdr.h"
 #include "testutil.h"
 
 static void test_unix(void **state)

@@ -1,6 +1,6 @@
 /* Tests of ctlmsg (control messages: framing, parsing with reasons,
- * encode/parse round trips, seeded mutations), of io/ctlsock (a server in a
- * thread, real UNIX socket) and of io/deploy (file reader/writer). */
+ * encode/parse round trips, seeded mutations), of ctlproto/ctlsock (a server in a
+ * thread, real UNIX socket) and of bridge/deploy (file reader/writer). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,10 +21,10 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
-#include "bridge/ctlmsg.h"
-#include "io/ctlauth.h"
-#include "io/ctlsock.h"
-#include "io/deploy.h"
+#include "ctlproto/ctlmsg.h"
+#include "ctlproto/ctlauth.h"
+#include "ctlproto/ctlsock.h"
+#include "bridge/deploy.h"
 #include "testutil.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -64,24 +64,24 @@ static void test_text_helpers(void **state)
 	char s[18];
 
 	(void)state;
-	assert_int_equal(inart_ctl_parse_ip("10.1.2.3", &ip), 0);
+	assert_int_equal(inart_addr_parse_ip("10.1.2.3", &ip), 0);
 	assert_int_equal(ip, IP(10, 1, 2, 3));
-	inart_ctl_fmt_ip(IP(192, 168, 0, 255), s);
+	inart_addr_fmt_ip(IP(192, 168, 0, 255), s);
 	assert_string_equal(s, "192.168.0.255");
-	assert_int_equal(inart_ctl_parse_ip("10.1.2", &ip), -1);
-	assert_int_equal(inart_ctl_parse_ip("10.1.2.256", &ip), -1);
-	assert_int_equal(inart_ctl_parse_ip("10.1.2.3.4", &ip), -1);
-	assert_int_equal(inart_ctl_parse_ip("10..2.3", &ip), -1);
-	assert_int_equal(inart_ctl_parse_ip("0010.1.2.3", &ip), -1);
-	assert_int_equal(inart_ctl_parse_ip("", &ip), -1);
-	assert_int_equal(inart_ctl_parse_mac("02:00:0a:Ff:10:01", mac), 0);
+	assert_int_equal(inart_addr_parse_ip("10.1.2", &ip), -1);
+	assert_int_equal(inart_addr_parse_ip("10.1.2.256", &ip), -1);
+	assert_int_equal(inart_addr_parse_ip("10.1.2.3.4", &ip), -1);
+	assert_int_equal(inart_addr_parse_ip("10..2.3", &ip), -1);
+	assert_int_equal(inart_addr_parse_ip("0010.1.2.3", &ip), -1);
+	assert_int_equal(inart_addr_parse_ip("", &ip), -1);
+	assert_int_equal(inart_addr_parse_mac("02:00:0a:Ff:10:01", mac), 0);
 	assert_int_equal(mac[3], 0xff);
-	inart_ctl_fmt_mac(mac, s);
+	inart_addr_fmt_mac(mac, s);
 	assert_string_equal(s, "02:00:0a:ff:10:01");
-	assert_int_equal(inart_ctl_parse_mac("02:00:0a:ff:10", mac), -1);
-	assert_int_equal(inart_ctl_parse_mac("02:00:0a:ff:10:011", mac), -1);
-	assert_int_equal(inart_ctl_parse_mac("02-00-0a-ff-10-01", mac), -1);
-	assert_int_equal(inart_ctl_parse_mac("0g:00:0a:ff:10:01", mac), -1);
+	assert_int_equal(inart_addr_parse_mac("02:00:0a:ff:10", mac), -1);
+	assert_int_equal(inart_addr_parse_mac("02:00:0a:ff:10:011", mac), -1);
+	assert_int_equal(inart_addr_parse_mac("02-00-0a-ff-10-01", mac), -1);
+	assert_int_equal(inart_addr_parse_mac("0g:00:0a:ff:10:01", mac), -1);
 }
 
 /* Two label entries are equal: fields and the arrays they point to. */

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "cp/dot.h"
+#include "cp/model/dot.h"
 
 struct fixture {
 	struct inart_topo *t;

@@ -28,16 +28,16 @@
 #include "testutil.h"
 
 #include "common/rng.h"
-#include "cp/gen.h"
-#include "cp/plan.h"
-#include "cp/planner.h"
-#include "cp/evaluate.h"
-#include "cp/scenario.h"
+#include "cp/model/gen.h"
+#include "cp/model/plan.h"
+#include "cp/planner/planner.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/scenario.h"
 #include "dp/pkt.h"
 #include "dp/wire.h"
 #include "bridge/install.h"
 #include "dp/quant.h"
-#include "bridge/sim.h"
+#include "sim/sim.h"
 #include "bridge/epoch.h"
 
 struct e2e {

@@ -13,11 +13,11 @@
 
 #include <cmocka.h>
 
-#include "io/deploy.h"
+#include "bridge/deploy.h"
 #include "bridge/install.h"
 
-#include "cp/gen.h"
-#include "cp/jobs.h"
+#include "cp/model/gen.h"
+#include "cp/model/jobs.h"
 #include "emu/net.h"
 #include "emu/report.h"
 #include "emu/scale.h"

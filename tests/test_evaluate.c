@@ -17,8 +17,8 @@
 
 #include "common/rng.h"
 #include "common/slab.h"
-#include "cp/evaluate.h"
-#include "cp/paths.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/paths.h"
 
 #define EPS 1e-12
 

@@ -22,8 +22,8 @@
 
 #include <errno.h>
 
-#include "cp/ringmix.h"
-#include "cp/scenario.h"
+#include "cp/planner/ringmix.h"
+#include "cp/model/scenario.h"
 
 #define MAX_INST 64
 #define REPROVE_S 2.0 /* instances CBC proved in this much are proven again */

@@ -24,9 +24,9 @@
 
 #include "common/rng.h"
 #include "common/file.h"
-#include "cp/formats.h"
-#include "cp/load.h"
-#include "cp/gen.h"
+#include "cp/model/formats.h"
+#include "cp/model/load.h"
+#include "cp/model/gen.h"
 
 static char *data_path(const char *rel)
 {

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "cp/gen.h"
+#include "cp/model/gen.h"
 
 static int degree(const struct inart_topo *t, int v)
 {

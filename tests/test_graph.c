@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cp/graph.h"
+#include "cp/model/graph.h"
 
 static void expect_msg(const struct inart_err *err, const char *words)
 {

@@ -13,10 +13,10 @@
 
 #include "testutil.h"
 
-#include "cp/baselines.h"
-#include "cp/gen.h"
-#include "cp/paths.h"
-#include "cp/plan.h"
+#include "cp/planner/baselines.h"
+#include "cp/model/gen.h"
+#include "cp/model/paths.h"
+#include "cp/model/plan.h"
 #include "bridge/install.h"
 
 static const struct inart_sw_install *sw_of(const struct inart_install *in, int v)

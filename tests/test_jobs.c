@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cp/jobs.h"
+#include "cp/model/jobs.h"
 
 static void expect_msg(const struct inart_err *err, const char *words)
 {

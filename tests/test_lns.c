@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "cp/evaluate.h"
-#include "cp/lns.h"
-#include "cp/planner.h"
-#include "cp/ring.h"
-#include "cp/ringmix.h"
-#include "cp/scenario.h"
-#include "cp/search.h"
+#include "cp/model/evaluate.h"
+#include "cp/planner/lns.h"
+#include "cp/planner/planner.h"
+#include "cp/planner/ring.h"
+#include "cp/planner/ringmix.h"
+#include "cp/model/scenario.h"
+#include "cp/planner/search.h"
 
 /* A search on a scenario with the test's options. */
 struct env {

@@ -1,5 +1,5 @@
 /*
- * test_load: the formats read from files (cp/load.h): a file's content
+ * test_load: the formats read from files (cp/model/load.h): a file's content
  * parsed, the file named in every message ("<stdin>" for standard input),
  * and the reader's errno passed through (a missing file is ENOENT, not a
  * parse error).  Runs in tests/data (INART_TEST_DATA).
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "cp/load.h"
+#include "cp/model/load.h"
 
 /* The three files of the tiny case load; the plan keeps its algorithm. */
 static void test_load_tiny(void **state)

@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <math.h>
 
-#include "cp/evaluate.h"
-#include "cp/localsearch.h"
-#include "cp/scenario.h"
+#include "cp/model/evaluate.h"
+#include "cp/planner/localsearch.h"
+#include "cp/model/scenario.h"
 
 /* Realize a (split given in p) and evaluate; the plan's time. */
 static double realized(const struct inart_topo *t, const struct inart_jobs *js,

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "cp/milp.h"
+#include "cp/planner/milp.h"
 
 /*
  * min -x0 - 2 x1 - 3 x2  s.t.  x0 + x1 + x2 <= 2,  x binary.  Optimum -5

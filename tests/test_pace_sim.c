@@ -15,9 +15,9 @@
 #include "testutil.h"
 
 #include "bridge/install.h"
-#include "bridge/sim.h"
-#include "cp/evaluate.h"
-#include "cp/formats.h"
+#include "sim/sim.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/formats.h"
 #include "dp/pkt.h"
 #include "dp/wire.h"
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
-#include "cp/paths.h"
+#include "cp/model/paths.h"
 
 /* A topology of n switches named n0.. (links added by the caller). */
 static struct inart_topo *mk_nodes(int n)

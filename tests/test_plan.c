@@ -5,7 +5,7 @@
 
 #include "testutil.h"
 
-#include "cp/plan.h"
+#include "cp/model/plan.h"
 
 /* Seven hosts on one switch; j0: workers h0 h1, PSs h2 h3; j1: workers h4
  * h5, PS h6. */

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "cp/evaluate.h"
-#include "cp/scenario.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/scenario.h"
 
 /* The test's options: 32 trials, 2 s of improvement, guard off. */
 static struct inart_plan *plan(const char *algo, const struct inart_topo *t,

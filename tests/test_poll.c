@@ -12,10 +12,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "ctl/poll.h"
-#include "io/ctlsock.h"
+#include "ctlproto/ctlsock.h"
 #include "testutil.h"
 
 static void test_parse(void **state)

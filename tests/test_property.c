@@ -20,10 +20,10 @@
 #include <math.h>
 
 #include "common/rng.h"
-#include "cp/evaluate.h"
-#include "cp/gen.h"
-#include "cp/planner.h"
-#include "cp/scenario.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/gen.h"
+#include "cp/planner/planner.h"
+#include "cp/model/scenario.h"
 
 static struct inart_topo *random_topo(struct inart_rng *r, uint64_t seed)
 {

@@ -14,9 +14,9 @@
 #include <errno.h>
 #include <math.h>
 
-#include "cp/evaluate.h"
-#include "cp/formats.h"
-#include "cp/ring.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/formats.h"
+#include "cp/planner/ring.h"
 
 static struct inart_plan *ring(const struct inart_topo *t, const struct inart_jobs *js)
 {

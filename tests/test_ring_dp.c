@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
-#include "cp/evaluate.h"
+#include "cp/model/evaluate.h"
 #include "dp/pkt.h"
 #include "dp/ring.h"
 

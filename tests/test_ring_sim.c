@@ -15,11 +15,11 @@
 #include <math.h>
 
 #include "bridge/install.h"
-#include "bridge/sim.h"
-#include "cp/baselines.h"
-#include "cp/evaluate.h"
-#include "cp/formats.h"
-#include "cp/ring.h"
+#include "sim/sim.h"
+#include "cp/planner/baselines.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/formats.h"
+#include "cp/planner/ring.h"
 #include "dp/pkt.h"
 #include "dp/wire.h"
 

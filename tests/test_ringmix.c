@@ -21,10 +21,10 @@
 
 #include <math.h>
 
-#include "cp/evaluate.h"
-#include "cp/ring.h"
-#include "cp/ringmix.h"
-#include "cp/scenario.h"
+#include "cp/model/evaluate.h"
+#include "cp/planner/ring.h"
+#include "cp/planner/ringmix.h"
+#include "cp/model/scenario.h"
 
 static void assert_near(double got, double want)
 {

@@ -1,4 +1,4 @@
-/* Tests of rollout (io/rollout): the install transaction over many daemons,
+/* Tests of rollout (ctlproto/rollout): the install transaction over many daemons,
  * with a transport that plays daemons in memory -- one refuses its batch,
  * one dies between prepare and commit, one already holds the installation,
  * an optional one cannot be reached.  Every node must end holding either
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "io/rollout.h"
+#include "ctlproto/rollout.h"
 
 #define NN 4
 

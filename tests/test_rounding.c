@@ -9,13 +9,13 @@
 #include <math.h>
 
 #include "common/rng.h"
-#include "cp/assign.h"
-#include "cp/cand.h"
-#include "cp/evaluate.h"
-#include "cp/gen.h"
-#include "cp/rounding.h"
-#include "cp/route_lp.h"
-#include "cp/scenario.h"
+#include "cp/model/assign.h"
+#include "cp/model/cand.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/gen.h"
+#include "cp/planner/rounding.h"
+#include "cp/planner/route_lp.h"
+#include "cp/model/scenario.h"
 
 static struct inart_plan *plan_even(const struct inart_jobs *js)
 {

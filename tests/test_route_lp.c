@@ -12,13 +12,13 @@
 #include <math.h>
 
 #include "common/rng.h"
-#include "cp/assign.h"
-#include "cp/cand.h"
-#include "cp/evaluate.h"
-#include "cp/gen.h"
-#include "cp/route_lp.h"
-#include "cp/scenario.h"
-#include "cp/stream_bound.h"
+#include "cp/model/assign.h"
+#include "cp/model/cand.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/gen.h"
+#include "cp/planner/route_lp.h"
+#include "cp/model/scenario.h"
+#include "cp/planner/stream_bound.h"
 
 #define GBIT100 12.5e9 /* bytes: a 100 Gbit gradient */
 

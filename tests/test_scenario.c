@@ -6,7 +6,7 @@
 
 #include "testutil.h"
 
-#include "cp/scenario.h"
+#include "cp/model/scenario.h"
 
 static int n_hosts(const struct inart_topo *t)
 {

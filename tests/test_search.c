@@ -10,11 +10,11 @@
 #include <errno.h>
 #include <math.h>
 
-#include "cp/evaluate.h"
-#include "cp/gen.h"
-#include "cp/planner.h"
-#include "cp/route_lp.h"
-#include "cp/scenario.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/gen.h"
+#include "cp/planner/planner.h"
+#include "cp/planner/route_lp.h"
+#include "cp/model/scenario.h"
 
 static double algo_time(const char *algo, const struct inart_topo *t, const struct inart_jobs *js)
 {

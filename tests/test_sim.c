@@ -11,10 +11,10 @@
 
 #include "testutil.h"
 
-#include "cp/plan.h"
+#include "cp/model/plan.h"
 #include "bridge/install.h"
 #include "dp/pkt.h"
-#include "bridge/sim.h"
+#include "sim/sim.h"
 
 /* Recorded deliveries. */
 struct tap {

@@ -1,5 +1,5 @@
 /*
- * test_sim_evq: the simulator's event queue (bridge/sim_evq.h): order of
+ * test_sim_evq: the simulator's event queue (sim/sim_evq.h): order of
  * random keys against a sort, FIFO among equal times, interleaved pushes
  * and pops.
  */
@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "common/rng.h"
-#include "bridge/sim_evq.h"
+#include "sim/sim_evq.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
-#include "cp/evaluate.h"
-#include "cp/paths.h"
-#include "cp/split.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/paths.h"
+#include "cp/planner/split.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 

@@ -17,8 +17,8 @@
 
 #include <math.h>
 
-#include "cp/evaluate.h"
-#include "cp/stream_bound.h"
+#include "cp/model/evaluate.h"
+#include "cp/planner/stream_bound.h"
 
 #define GBIT100 12.5e9 /* bytes: a 100 Gbit gradient */
 #define LINKS "h0-s0 h1-s0 s0-s1:10 s0-s2:40 s1-s3:5 s2-s3 s3-h2 s1-h3"

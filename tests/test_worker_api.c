@@ -30,7 +30,7 @@
 
 #include <cmocka.h>
 
-#include "../src/lib/worker_api.c"
+#include "lib/worker_api.c"
 
 #define PS_OUT 256
 

@@ -8,9 +8,9 @@
 
 #include <math.h>
 
-#include "cp/evaluate.h"
-#include "cp/planner.h"
-#include "cp/search.h"
+#include "cp/model/evaluate.h"
+#include "cp/planner/planner.h"
+#include "cp/planner/search.h"
 #include "testutil.h"
 
 /* Options for tests: defaults, `trials` rounding trials, `time_limit`

@@ -19,12 +19,12 @@
 #include <cmocka.h>
 
 #include "common/rng.h"
-#include "cp/cand.h"
-#include "cp/evaluate.h"
-#include "cp/gen.h"
-#include "cp/graph.h"
-#include "cp/jobs.h"
-#include "cp/plan.h"
+#include "cp/model/cand.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/gen.h"
+#include "cp/model/graph.h"
+#include "cp/model/jobs.h"
+#include "cp/model/plan.h"
 
 static inline int tu_node(struct inart_topo *t, const char *id, const char *ina_specs)
 {

@@ -3,7 +3,7 @@
  * or numbered automatically.  Ownership: the caller owns what create and
  * auto return.
  */
-#include "deployment.h"
+#include "bridge/deployment.h"
 
 #include <errno.h>
 #include <stdlib.h>

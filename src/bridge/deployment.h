@@ -2,7 +2,7 @@
  * deployment: where every node of a topology is -- an IPv4 address and a MAC
  * per node, a port number (and its MAC) per arc leaving a switch -- the
  * input install turns into switch, PS and worker configurations.  Files in
- * this shape are read and written by io/deploy (inart_deploy_load);
+ * this shape are read and written by bridge/deploy (inart_deploy_load);
  * inart_deploy_auto numbers a topology without one.
  *
  * Invariants: ip and mac have n_nodes entries (+1 spare), port and port_mac
@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "cp/graph.h"
+#include "cp/model/graph.h"
 
 /* Where every node is: IPv4 and MAC per node, port number per arc. */
 struct inart_deploy {

@@ -2,7 +2,7 @@
  * epoch: an installation moved into its epoch's half of the identifier
  * spaces, and the union of two epochs' tables (epoch.h).
  */
-#include "epoch.h"
+#include "bridge/epoch.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "install.h"
+#include "bridge/install.h"
 
 #define INART_EPOCH_JOB_BIT (1u << 31)
 #define INART_EPOCH_LABEL_BIT (1u << 30)

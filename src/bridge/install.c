@@ -21,7 +21,7 @@
  * (never modified) and returns a struct inart_install that owns all arrays
  * (its switch, PS and worker arrays in one block with it: install_new).
  */
-#include "install_impl.h"
+#include "bridge/install_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,9 +29,9 @@
 #include <string.h>
 
 #include "common/slab.h"
-#include "cp/evaluate.h"
+#include "cp/model/evaluate.h"
 #include "dp/pkt.h"
-#include "routes.h"
+#include "bridge/routes.h"
 
 void inart_install_opt_default(struct inart_install_opt *o)
 {

@@ -42,8 +42,8 @@
 #ifndef INART_INSTALL_H
 #define INART_INSTALL_H
 
-#include "cp/plan.h"
-#include "deployment.h"
+#include "cp/model/plan.h"
+#include "bridge/deployment.h"
 #include "dp/ps.h"
 #include "dp/ring.h"
 #include "dp/switch.h"
@@ -159,6 +159,6 @@ const struct inart_ps_install *inart_install_ps_of(const struct inart_install *i
 struct inart_sw_update inart_sw_install_update(const struct inart_sw_install *si);
 
 /* the identity of an installation (inart_install_digest) */
-#include "install_id.h"
+#include "bridge/install_id.h"
 
 #endif

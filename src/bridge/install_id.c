@@ -3,11 +3,11 @@
  * order (switches, PSs, workers); fields added later are hashed only when
  * set, so installations without them keep their identities.
  */
-#include "install_id.h"
+#include "bridge/install_id.h"
 
 #include <string.h>
 
-#include "install.h"
+#include "bridge/install.h"
 
 static void fnv(uint64_t *h, uint64_t v, int bytes)
 {

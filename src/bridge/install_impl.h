@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "install.h"
+#include "bridge/install.h"
 
 #define DIR_UP 0
 #define DIR_DOWN 1

@@ -9,7 +9,7 @@
  * Ownership: the keys, the hash and the switches' arrays belong to the
  * builder (install_impl.h); install.c frees them or hands them to the result.
  */
-#include "install_impl.h"
+#include "bridge/install_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>

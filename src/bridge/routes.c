@@ -12,7 +12,7 @@
  * freed by inart_install_destroy) and in->n_ring_hops_off_plan /
  * n_ring_acks_off_plan; refers to t, plan and d only.
  */
-#include "routes.h"
+#include "bridge/routes.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef INART_ROUTES_H
 #define INART_ROUTES_H
 
-#include "install.h"
+#include "bridge/install.h"
 
 /* Fill in->sw[k].routes (in->n_switches, in->sw[k].node and in->n_ring_hops
  * set) and the ring counters.  0 or -ENOMEM. */

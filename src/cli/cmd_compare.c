@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "cli/util.h"
 
 const char cmd_compare_help[] =
     "usage: inart compare TOPO JOBS [--format table|csv|json] [--algos A,B,..] [OPTIONS]\n"

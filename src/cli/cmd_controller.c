@@ -18,16 +18,16 @@
 
 #include "common/clock.h"
 #include "common/file.h"
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "bridge/epoch.h"
-#include "cp/formats.h"
-#include "ctl.h"
+#include "cp/model/formats.h"
+#include "cli/ctl.h"
 #include "ctl/controller.h"
 #include "ctl/estimate.h"
 #include "ctl/itertime.h"
 #include "ctl/poll.h"
-#include "io/ctlsock.h"
-#include "util.h"
+#include "ctlproto/ctlsock.h"
+#include "cli/util.h"
 
 const char cmd_controller_help[] =
     "usage: inart controller TOPO JOBS PLAN (--deploy DEPLOY | --auto-deploy) [OPTIONS]\n"

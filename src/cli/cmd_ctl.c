@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli/ctl.h"
 #include "bridge/epoch.h"
 #include "bridge/install.h"
-#include "io/ctlsock.h"
-#include "io/deploy.h"
+#include "ctlproto/ctlsock.h"
+#include "bridge/deploy.h"
 #include "io/log.h"
-#include "io/rollout.h"
-#include "util.h"
+#include "ctlproto/rollout.h"
+#include "cli/util.h"
 
 const char cmd_ctl_help[] =
     "usage: inart ctl install TOPO JOBS PLAN (--deploy DEPLOY | --auto-deploy) [OPTIONS]\n"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp/dot.h"
-#include "util.h"
+#include "cp/model/dot.h"
+#include "cli/util.h"
 
 const char cmd_dot_help[] =
     "usage: inart dot TOPO [JOBS PLAN] [-o FILE]\n"

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cp/planner.h"
+#include "cp/planner/planner.h"
 #include "emu/scale.h"
 #include "emu/schedule.h"
 #include "emu/spawn.h"
-#include "emu_cli.h"
+#include "cli/emu_cli.h"
 #include "common/sbuf.h"
 
 const char cmd_emu_help[] =

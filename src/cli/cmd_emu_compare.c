@@ -2,7 +2,7 @@
  * cmd_emu_compare: `inart emu compare TOPO JOBS` -- every algorithm's plan
  * on the same emulated network, one after the other (emu_cli.h).
  */
-#include "emu_cli.h"
+#include "cli/emu_cli.h"
 
 static const char help[] =
     "usage: inart emu compare TOPO JOBS [--algos A,B,..] [OPTIONS]\n"

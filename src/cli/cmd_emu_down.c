@@ -7,7 +7,7 @@
 #include <getopt.h>
 
 #include "emu/net.h"
-#include "emu_cli.h"
+#include "cli/emu_cli.h"
 
 static const char help[] =
     "usage: inart emu down [--prefix P] [--force]\n"

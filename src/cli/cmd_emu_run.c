@@ -2,7 +2,7 @@
  * cmd_emu_run: `inart emu run TOPO JOBS PLAN` -- one plan on the emulated
  * network (build, run, remove; emu_cli.h).
  */
-#include "emu_cli.h"
+#include "cli/emu_cli.h"
 
 int cmd_emu_run(int argc, char **argv)
 {

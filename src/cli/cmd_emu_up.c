@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "emu/scale.h"
-#include "emu_cli.h"
+#include "cli/emu_cli.h"
 
 static const char help[] =
     "usage: inart emu up TOPO [JOBS] [OPTIONS]\n"

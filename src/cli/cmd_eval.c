@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "common/rank.h"
-#include "cp/evaluate.h"
-#include "util.h"
+#include "cp/model/evaluate.h"
+#include "cli/util.h"
 
 const char cmd_eval_help[] =
     "usage: inart eval TOPO JOBS PLAN [--json] [--top N]\n"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp/planner.h"
-#include "util.h"
+#include "cp/planner/planner.h"
+#include "cli/util.h"
 
 const char cmd_plan_help[] =
     "usage: inart plan TOPO JOBS --algo NAME [OPTIONS] [-o PLAN]\n"

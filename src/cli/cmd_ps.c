@@ -6,12 +6,12 @@
  * socket pushes back, input is not read until the pending results are out
  * (the kernel's receive buffer holds it meanwhile).
  *
- * Control requests are served by a control thread (io/ctlthread): a `trees`
+ * Control requests are served by a control thread (ctlproto/ctlthread): a `trees`
  * request builds a new core with every tree the PS will hold (all checked
  * and all chunk records allocated there, off the packet path); the packet
  * thread puts it in service with one command, which moves the chunk state
  * of the trees that stay (inart_ps_carry) and restarts those asked to
- * (reset).  Installs are transactions (cli/txn).  Also tree_del, show,
+ * (reset).  Installs are transactions (daemon/txn).  Also tree_del, show,
  * stats, reset_stats, log_level, info.
  *
  * Threads: the packet thread owns the core in service and the counters'
@@ -25,17 +25,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctl.h"
-#include "bridge/ctlmsg.h"
+#include "cli/ctl.h"
+#include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "common/slab.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
-#include "io/ctlthread.h"
+#include "ctlproto/ctlthread.h"
 #include "io/log.h"
 #include "io/udp.h"
-#include "txn.h"
-#include "util.h"
+#include "daemon/txn.h"
+#include "cli/util.h"
 
 const char cmd_ps_help[] =
     "usage: inart ps --bind IP --ctl PATH [OPTIONS]\n"
@@ -312,7 +312,7 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = json_object();
-		inart_ctl_fmt_ip(s->ip, ip);
+		inart_addr_fmt_ip(s->ip, ip);
 		json_object_set_new(*data, "role", json_string("ps"));
 		json_object_set_new(*data, "name", json_string(s->name ? s->name : ""));
 		json_object_set_new(*data, "bind", json_string(ip));
@@ -462,7 +462,7 @@ int cmd_ps(int argc, char **argv)
 			return EXIT_OK;
 		case O_BIND:
 			bind_s = optarg;
-			if (inart_ctl_parse_ip(optarg, &st.ip) < 0)
+			if (inart_addr_parse_ip(optarg, &st.ip) < 0)
 				cli_usage_error(cmd, "--bind: '%s' is not an IPv4 address", optarg);
 			break;
 		default:

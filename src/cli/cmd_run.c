@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cp/scenario.h"
-#include "util.h"
+#include "cp/model/scenario.h"
+#include "cli/util.h"
 
 const char cmd_run_help[] =
     "usage: inart run [--scenario NAME] [--format table|csv|json] [--algos A,B,..]\n"

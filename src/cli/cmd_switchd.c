@@ -6,14 +6,14 @@
  * inart_switch_next_deadline for partial-aggregate flushes.  Frames are
  * received and sent in batches; nothing is allocated per frame.
  *
- * Control requests (bridge/ctlmsg) are served by a control thread of their own
- * (io/ctlthread; what each request does is cli/switchd_ctl.c): it parses a
+ * Control requests (ctlproto/ctlmsg) are served by a control thread of their own
+ * (ctlproto/ctlthread; what each request does is cli/switchd_ctl.c): it parses a
  * request, builds what it installs aside (a new core for an install with a
  * configuration, else a new table set from the tables in service:
  * inart_switch_tables_build) and has the packet thread
  * put it in service with one command (a pointer swap) between two batches,
  * so a large install never stalls forwarding.  Installs are transactions
- * (cli/txn: prepare, commit, abort, rollback under an install identity).
+ * (daemon/txn: prepare, commit, abort, rollback under an install identity).
  * Counters are the core's and the sockets', reported since the last
  * reset_stats (a baseline kept here, read and written by commands in the
  * packet thread); the core's counters only grow.
@@ -38,17 +38,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctl.h"
-#include "bridge/ctlmsg.h"
+#include "cli/ctl.h"
+#include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "dp/gate.h"
 #include "dp/pkt.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
-#include "io/ctlthread.h"
+#include "ctlproto/ctlthread.h"
 #include "io/log.h"
-#include "switchd_ctl.h"
-#include "util.h"
+#include "cli/switchd_ctl.h"
+#include "cli/util.h"
 
 const char cmd_switchd_help[] =
     "usage: inart switchd --name ID --port IF[,IF...] --ctl PATH [OPTIONS]\n"

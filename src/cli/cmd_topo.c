@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp/gen.h"
-#include "util.h"
+#include "cp/model/gen.h"
+#include "cli/util.h"
 
 const char cmd_topo_help[] =
     "usage: inart topo gen FAMILY [OPTIONS] [-o FILE]\n"

@@ -12,12 +12,12 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "bridge/install.h"
-#include "io/ctlauth.h"
-#include "io/ctlsock.h"
-#include "io/ctlthread.h"
-#include "io/deploy.h"
+#include "ctlproto/ctlauth.h"
+#include "ctlproto/ctlsock.h"
+#include "ctlproto/ctlthread.h"
+#include "bridge/deploy.h"
 
 #define CLI_CTL_TIMEOUT_MS 10000
 
@@ -84,7 +84,7 @@ int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
 		  struct inart_install **out, struct inart_err *err);
 
 /* Build the installation of p and put it in service on every node as one
- * transaction (io/rollout.h), printing what each node held before and holds
+ * transaction (ctlproto/rollout.h), printing what each node held before and holds
  * now to out (with dry: the requests, nothing sent).  id: the identity (""
  * when the plan did not build); *built (if not NULL): p's installation on
  * success (the caller's).  0; -EIO: the transaction failed (err: the node
@@ -95,7 +95,7 @@ int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FI
 
 /* The options of both daemons (switchd, ps): --name ID, --ctl PATH, the
  * optional TCP control listener --ctl-tcp HOST:PORT with --ctl-key FILE
- * (io/ctlauth.h; the UNIX socket --ctl stays), --batch N (1..1024),
+ * (ctlproto/ctlauth.h; the UNIX socket --ctl stays), --batch N (1..1024),
  * --log-level, --stats, --json. */
 enum {
 	CLI_OPT_NAME = 2100,
@@ -159,7 +159,7 @@ char *cli_ctl_serve(void *daemon, const char *body, size_t len);
 extern volatile sig_atomic_t cli_daemon_stop;
 
 /* Serve d's control socket (--ctl, and --ctl-tcp with --ctl-key if given)
- * on a thread (io/ctlthread.h) and let SIGINT and SIGTERM set
+ * on a thread (ctlproto/ctlthread.h) and let SIGINT and SIGTERM set
  * cli_daemon_stop (SIGPIPE ignored).  A usage error if only one of the TCP
  * options was given; exits 1 if the key file is refused or the socket does
  * not open. */

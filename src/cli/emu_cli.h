@@ -8,7 +8,7 @@
 
 #include "emu/report.h"
 #include "emu/run.h"
-#include "util.h"
+#include "cli/util.h"
 
 struct emu_args {
 	struct inart_emu_opt o;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "cli/util.h"
 
 #ifndef INART_VERSION
 #define INART_VERSION "0.1.0"

@@ -1,7 +1,7 @@
 /*
  * switchd_ctl: what `inart switchd` does for each control request
  * (switchd_ctl.h): info, tables, stats and port counters as JSON, installs
- * built aside and put in service through cli/txn, counters reset, state
+ * built aside and put in service through daemon/txn, counters reset, state
  * dropped.  Runs in the control thread; whatever touches the core's mutable
  * state, the gate or the sockets is a command (cmd_*) that the packet thread
  * runs between two batches (inart_ctlthread_call), so that thread stays the
@@ -10,17 +10,17 @@
  * Ownership: an install's object (struct sw_obj: a new core or a table set,
  * with the gate's labels) belongs to the control thread until cmd_swap puts
  * its contents in service; what goes out of service comes back in a new
- * object, kept by cli/txn for a rollback and destroyed by
+ * object, kept by daemon/txn for a rollback and destroyed by
  * cli_switchd_obj_destroy.
  */
-#include "switchd_ctl.h"
+#include "cli/switchd_ctl.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "dp/gate.h"
 #include "dp/pkt.h"
@@ -303,7 +303,7 @@ static json_t *info_json(struct sw_state *s)
 	for (int i = 0; i < s->n_ports; i++) {
 		char m[18];
 
-		inart_ctl_fmt_mac(s->macs[i], m);
+		inart_addr_fmt_mac(s->macs[i], m);
 		json_array_append_new(names, json_string(s->ifnames[i]));
 		json_array_append_new(macs, json_string(m));
 	}

@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
-#include "io/ctlthread.h"
-#include "txn.h"
+#include "ctlproto/ctlthread.h"
+#include "daemon/txn.h"
 
 /* output frames of the core per call */
 #define OUT_MAX (INART_SW_MAX_FANOUT + 8)

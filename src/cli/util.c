@@ -3,7 +3,7 @@
  * exit 2, invalid input exits 1 with the library's message; nothing here
  * knows about algorithms.
  */
-#include "util.h"
+#include "cli/util.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cp/planner.h"
+#include "cp/planner/planner.h"
 #include "io/log.h"
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -14,11 +14,11 @@
 
 #include "inart/inart.h"
 #include "common/err.h"
-#include "cp/compare.h"
-#include "cp/evaluate.h"
+#include "cp/planner/compare.h"
+#include "cp/model/evaluate.h"
 #include "common/file.h"
-#include "cp/formats.h"
-#include "cp/load.h"
+#include "cp/model/formats.h"
+#include "cp/model/load.h"
 
 enum {
 	EXIT_OK = 0,

@@ -1,5 +1,5 @@
 /* err: see err.h. */
-#include "err.h"
+#include "common/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

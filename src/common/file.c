@@ -1,5 +1,5 @@
 /* file: see file.h. */
-#include "file.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <fcntl.h>

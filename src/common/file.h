@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "err.h"
+#include "common/err.h"
 
 /* Largest file inart_file_read accepts (bytes). */
 #define INART_FILE_MAX ((size_t)256 << 20)

@@ -2,7 +2,7 @@
  * rank: (id, value) pairs in the "most loaded first" order -- the largest
  * value first, ties by the smaller id, so that the order is total and the
  * same on every platform (link times in `inart eval`; the resources of
- * cp/localsearch.c sort the same way).  Header-only; libc only.
+ * cp/planner/localsearch.c sort the same way).  Header-only; libc only.
  */
 #ifndef INART_RANK_H
 #define INART_RANK_H

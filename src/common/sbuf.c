@@ -1,5 +1,5 @@
 /* sbuf: see sbuf.h. */
-#include "sbuf.h"
+#include "common/sbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>

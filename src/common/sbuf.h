@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "err.h"
+#include "common/err.h"
 
 struct inart_sbuf {
 	char *s;

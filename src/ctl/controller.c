@@ -8,7 +8,7 @@
  * settle_s / 8 apart) for the settling test.  The controller and its
  * per-arc arrays are one block (lay_out).
  */
-#include "controller.h"
+#include "ctl/controller.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,8 +20,8 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/slab.h"
-#include "cp/evaluate.h"
-#include "cp/planner.h"
+#include "cp/model/evaluate.h"
+#include "cp/planner/planner.h"
 
 #define HIST 16
 #define RISE_RESIDUAL 0.05 /* a rising arc is planned for at 95% of its capacity */

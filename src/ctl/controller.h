@@ -58,9 +58,9 @@
 #include <stdint.h>
 
 #include "common/sbuf.h"
-#include "cp/graph.h"
-#include "cp/jobs.h"
-#include "cp/plan.h"
+#include "cp/model/graph.h"
+#include "cp/model/jobs.h"
+#include "cp/model/plan.h"
 
 /* Re-plan on t (its background = the measured loads, rising arcs high), the installed plan
  * given as a warm start.  *out = a new plan (the caller's), *elapsed_s = the

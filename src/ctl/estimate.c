@@ -4,7 +4,7 @@
  * per arc: which switch port measures it, its estimate and whether it has
  * one.
  */
-#include "estimate.h"
+#include "ctl/estimate.h"
 
 #include "common/slab.h"
 

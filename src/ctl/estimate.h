@@ -39,7 +39,7 @@
 
 #include <stdint.h>
 
-#include "cp/graph.h"
+#include "cp/model/graph.h"
 
 struct inart_est_opt {
 	double tau_s;	     /* smoothing time constant, default 0.15 */

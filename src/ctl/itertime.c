@@ -3,7 +3,7 @@
  * ring of its last HIST step advances (time, step), the last time fed and
  * the last time its step was known.
  */
-#include "itertime.h"
+#include "ctl/itertime.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,17 +1,17 @@
 /*
  * poll: counters from the switches' control sockets (poll.h).
  */
-#include "poll.h"
+#include "ctl/poll.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/ctlmsg.h"
+#include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/slab.h"
-#include "io/ctlsock.h"
+#include "ctlproto/ctlsock.h"
 
 struct inart_poller {
 	const struct inart_topo *t;

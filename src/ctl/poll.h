@@ -33,7 +33,7 @@ int inart_poller_round(struct inart_poller *p, struct inart_estimator *e, struct
 unsigned long inart_poller_failures(const struct inart_poller *p);
 
 /* Control connections opened so far: one per switch while its daemon
- * keeps it (io/ctlsock: inart_ctl_conn), one more after each failure. */
+ * keeps it (ctlproto/ctlsock: inart_ctl_conn), one more after each failure. */
 unsigned long inart_poller_connects(const struct inart_poller *p);
 
 /* The port counters of a `stats` or `port_counters` reply (its "ports" array): at most max

@@ -15,7 +15,7 @@
  * it is compiled twice, for AVX2 and for the baseline, and the CPU picks one
  * at load time (a constructor reads the CPU features once).
  */
-#include "agg_pool.h"
+#include "dp/agg_pool.h"
 
 #include "common/slab.h"
 

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "dp/wire.h"
 
 struct inart_agg_key {
 	uint32_t job, label, iter, seq;

@@ -3,18 +3,18 @@
  * gate.h).  The FIFO is a ring of queue_frames buffers of INART_FRAME_MAX
  * bytes; the label set a sorted array searched by bisection.
  */
-#include "gate.h"
+#include "dp/gate.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/err.h"
-#include "../common/rng.h"
-#include "../common/slab.h"
-#include "bytes.h"
-#include "pkt.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/rng.h"
+#include "common/slab.h"
+#include "dp/bytes.h"
+#include "dp/pkt.h"
+#include "dp/wire.h"
 
 /* A frame held back by the aggregation limit. */
 struct held {

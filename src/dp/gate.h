@@ -35,8 +35,8 @@
 
 #include <stdint.h>
 
-#include "switch.h"
-#include "tbucket.h"
+#include "dp/switch.h"
+#include "dp/tbucket.h"
 
 struct inart_gate_cfg {
 	int n_ports;		/* 1..INART_SW_MAX_PORTS */

@@ -7,7 +7,7 @@
  * length l and bit l of lens is set iff len_count[l] > 0; a lookup walks the
  * set bits of lens from 32 down and probes once per length.
  */
-#include "lpm.h"
+#include "dp/lpm.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * pace: the plan's schedule of a paced stream (see pace.h).
  */
-#include "pace.h"
+#include "dp/pace.h"
 
 void inart_pace_charge(uint64_t *pace_at, uint64_t frame_ns, uint64_t credit_ns, uint64_t now)
 {

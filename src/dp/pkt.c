@@ -8,11 +8,11 @@
  * not parsed as UDP.  Frames that are neither IPv4 nor ARP parse fine with
  * only the Ethernet fields set.  No allocation, no I/O.
  */
-#include "pkt.h"
+#include "dp/pkt.h"
 
 #include <string.h>
 
-#include "bytes.h"
+#include "dp/bytes.h"
 
 #define ARP_LEN 28
 

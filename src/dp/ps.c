@@ -30,17 +30,17 @@
  * Ownership: the PS owns trees and blocks; no allocation on the packet path
  * once a block exists (the first packet reaching a block allocates it).
  */
-#include "ps.h"
+#include "dp/ps.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "progress.h"
-#include "quant.h"
+#include "dp/bytes.h"
+#include "dp/progress.h"
+#include "dp/quant.h"
 
-#include "ps_impl.h"
+#include "dp/ps_impl.h"
 
 /* The record of (iter, seq) (any iteration; one of an older generation is
  * made empty). */

@@ -73,8 +73,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dgram.h"
-#include "wire.h"
+#include "dp/dgram.h"
+#include "dp/wire.h"
 
 #define INART_PS_MAX_CHILDREN 256
 #define INART_PS_MAX_SOURCES 4096

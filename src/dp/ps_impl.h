@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dgram.h"
-#include "progress.h"
-#include "ps.h"
-#include "wire.h"
+#include "dp/dgram.h"
+#include "dp/progress.h"
+#include "dp/ps.h"
+#include "dp/wire.h"
 
 enum { REC_EMPTY = 0, REC_OPEN = 1, REC_DONE = 2 };
 

@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "ps_impl.h"
+#include "dp/ps_impl.h"
 
 /* The child (1 + index) the single rank of `asker` was learned under, 0 if
  * not known (copies towards it go to every child nothing was learned from,

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/slab.h"
-#include "ps_impl.h"
+#include "common/slab.h"
+#include "dp/ps_impl.h"
 
 static size_t tree_hash(uint32_t job, uint16_t tree)
 {

@@ -8,7 +8,7 @@
  * int32 or int64 below 2^53 times a power of two is exact in double, so
  * dequantization also rounds once (to float).  No state, no allocation.
  */
-#include "quant.h"
+#include "dp/quant.h"
 
 #include <errno.h>
 #include <math.h>

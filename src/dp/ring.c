@@ -10,19 +10,19 @@
  * the step), so what a message is sent from never changes.  Ownership: the
  * ring owns its arrays (own points at its copy of the input).
  */
-#include "ring.h"
+#include "dp/ring.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "dp/bytes.h"
 #include "common/err.h"
 #include "common/slab.h"
-#include "pace.h"
-#include "pkt.h"
-#include "quant.h"
+#include "dp/pace.h"
+#include "dp/pkt.h"
+#include "dp/quant.h"
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE, ST_FAILED };
 

@@ -77,8 +77,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dgram.h"
-#include "wire.h"
+#include "dp/dgram.h"
+#include "dp/wire.h"
 
 #define INART_RING_DEFAULT_WINDOW 64
 #define INART_RING_DEFAULT_RETX_NS 20000000ull

@@ -28,20 +28,20 @@
  * Ownership: the switch owns its current table set, pool and counters;
  * table sets returned by swap are the caller's; frames are the caller's.
  */
-#include "switch.h"
+#include "dp/switch.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg_pool.h"
-#include "bytes.h"
+#include "dp/agg_pool.h"
+#include "dp/bytes.h"
 #include "common/err.h"
 #include "common/slab.h"
-#include "lpm.h"
-#include "pkt.h"
-#include "progress.h"
-#include "switch_table.h"
+#include "dp/lpm.h"
+#include "dp/pkt.h"
+#include "dp/progress.h"
+#include "dp/switch_table.h"
 
 struct slot_meta {
 	uint32_t src_ip, dst_ip;

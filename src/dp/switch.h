@@ -53,7 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "dp/wire.h"
 
 #define INART_SW_MAX_PORTS 64
 #define INART_SW_MAX_FANOUT 64

@@ -25,7 +25,7 @@
  * writes (builds of the next set never read them).
  * Ownership: a built set is the caller's until it is swapped into a switch.
  */
-#include "switch_table.h"
+#include "dp/switch_table.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,8 +33,8 @@
 
 #include "common/err.h"
 #include "common/slab.h"
-#include "lpm.h"
-#include "progress.h"
+#include "dp/lpm.h"
+#include "dp/progress.h"
 
 /* -1, 0 or 1 as x is below, equal to or above y (the sort orders). */
 static int cmp_u64(uint64_t x, uint64_t y)

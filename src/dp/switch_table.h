@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "switch.h"
+#include "dp/switch.h"
 
 /* A compiled label entry. */
 struct lent {

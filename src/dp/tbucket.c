@@ -2,7 +2,7 @@
  * tbucket: token bucket (see tbucket.h).  Tokens are refilled lazily from
  * the time elapsed since the last call.
  */
-#include "tbucket.h"
+#include "dp/tbucket.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,12 +8,12 @@
  * zeroed by decode.  Encode refuses (returns 0) any header decode would
  * refuse.  No allocation, no I/O.
  */
-#include "wire.h"
+#include "dp/wire.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "dp/bytes.h"
 
 #define FLAGS_KNOWN                                                                                \
 	(INART_F_DATA | INART_F_RESULT | INART_F_RETX | INART_F_PARTIAL | INART_F_FALLBACK |       \

@@ -27,21 +27,21 @@
  * in poll/rx); the input buffer is the caller's and must stay alive until
  * done.
  */
-#include "worker.h"
+#include "dp/worker.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "dp/bytes.h"
 #include "common/err.h"
 #include "common/grow.h"
-#include "pace.h"
-#include "pkt.h"
-#include "quant.h"
+#include "dp/pace.h"
+#include "dp/pkt.h"
+#include "dp/quant.h"
 
-#include "worker_impl.h"
+#include "dp/worker_impl.h"
 
 struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 {

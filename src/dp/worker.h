@@ -91,8 +91,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dgram.h"
-#include "wire.h"
+#include "dp/dgram.h"
+#include "dp/wire.h"
 
 #define INART_WORKER_MAX_TREES 64
 

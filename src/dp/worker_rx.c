@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <math.h>
 
-#include "bytes.h"
-#include "quant.h"
-#include "worker_impl.h"
+#include "dp/bytes.h"
+#include "dp/quant.h"
+#include "dp/worker_impl.h"
 
 /* The tree's first result of the all-reduce came at now: its lag is how
  * much later than the smallest time to result after the first

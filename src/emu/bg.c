@@ -6,7 +6,7 @@
  * clock_nanosleep in between.  A flow more than 100 ms late starts afresh
  * (no burst to catch up).
  */
-#include "bg.h"
+#include "emu/bg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "emu/spawn.h"
 
 #define BG_FRAME 1514
 #define SILENT_NS 10000000ull /* a silent flow looks at its schedule every 10 ms */

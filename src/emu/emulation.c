@@ -16,11 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bg.h"
-#include "bridge/ctlmsg.h"
+#include "emu/bg.h"
+#include "ctlproto/ctlmsg.h"
 #include "common/sbuf.h"
-#include "run_impl.h"
-#include "spawn.h"
+#include "emu/run_impl.h"
+#include "emu/spawn.h"
 
 #define DAEMON_WAIT_MS 10000
 
@@ -152,7 +152,7 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 			}
 		}
 	} else {
-		inart_ctl_fmt_ip(e->net->d->ip[v], ipb);
+		inart_addr_fmt_ip(e->net->d->ip[v], ipb);
 		a = arg2(argv, a, "--bind", ipb);
 	}
 	a = arg2(argv, a, "--ctl", e->ctl[v]);

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "common/sbuf.h"
-#include "run_impl.h"
-#include "spawn.h"
+#include "emu/run_impl.h"
+#include "emu/spawn.h"
 
 #define QUIET_WAIT_MS 30000 /* wait_quiet: at most */
 #define QUIET_LOOK_MS 50

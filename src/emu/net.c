@@ -7,7 +7,7 @@
  * files and turns checksum offload off on hosts.  The node shells run in
  * parallel.
  */
-#include "net.h"
+#include "emu/net.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,9 +24,9 @@
 
 #include "common/sbuf.h"
 #include "common/slab.h"
-#include "bridge/ctlmsg.h"
-#include "io/deploy.h"
-#include "spawn.h"
+#include "ctlproto/ctlmsg.h"
+#include "bridge/deploy.h"
+#include "emu/spawn.h"
 
 #define FRAME 1514
 #define CMD_TIMEOUT_MS 60000
@@ -93,7 +93,7 @@ int inart_emu_net_port(const struct inart_emu_net *n, int e)
 
 static void fmt_mac(const uint8_t m[6], char out[18])
 {
-	inart_ctl_fmt_mac(m, out);
+	inart_addr_fmt_mac(m, out);
 }
 
 /* The shell line of node v: IPv6 off, its ip and tc batches, offload off. */
@@ -119,8 +119,8 @@ static char *node_script(const struct inart_emu_net *n, int v)
 		if (host) {
 			char ipb[16], gw[16], mac[18];
 
-			inart_ctl_fmt_ip(n->d->ip[v], ipb);
-			inart_ctl_fmt_ip(n->gw[v], gw);
+			inart_addr_fmt_ip(n->d->ip[v], ipb);
+			inart_addr_fmt_ip(n->gw[v], gw);
 			fmt_mac(n->d->port_mac[e ^ 1], mac);
 			inart_sbuf_printf(&ip, "addr add %s/32 dev %s\n", ipb, n->ifname[e]);
 			inart_sbuf_printf(&ip, "neigh replace %s lladdr %s dev %s nud permanent\n",
@@ -546,8 +546,8 @@ int inart_emu_net_link_set(struct inart_emu_net *n, int e, int up, struct inart_
 
 		if (t->nodes[v].kind != INART_NODE_HOST)
 			continue;
-		inart_ctl_fmt_ip(n->d->ip[v], ipb);
-		inart_ctl_fmt_ip(n->gw[v], gw);
+		inart_addr_fmt_ip(n->d->ip[v], ipb);
+		inart_addr_fmt_ip(n->gw[v], gw);
 		fmt_mac(n->d->port_mac[a ^ 1], mac);
 		snprintf(cmd, sizeof(cmd),
 			 "ip neigh replace %s lladdr %s dev %s nud permanent && "

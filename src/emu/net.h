@@ -29,7 +29,7 @@
 #ifndef INART_EMU_NET_H
 #define INART_EMU_NET_H
 
-#include "cp/graph.h"
+#include "cp/model/graph.h"
 #include "bridge/install.h"
 
 #define INART_EMU_NS_PREFIX "inart-emu-"

@@ -1,7 +1,7 @@
 /*
  * report: tables, CSV, JSON and charts of emulated runs (see report.h).
  */
-#include "report.h"
+#include "emu/report.h"
 
 #include <errno.h>
 #include <jansson.h>

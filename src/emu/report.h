@@ -18,9 +18,9 @@
 #ifndef INART_EMU_REPORT_H
 #define INART_EMU_REPORT_H
 
-#include "cp/graph.h"
-#include "cp/jobs.h"
-#include "run.h"
+#include "cp/model/graph.h"
+#include "cp/model/jobs.h"
+#include "emu/run.h"
 
 struct inart_emu_row {
 	const char *algorithm;

@@ -11,7 +11,7 @@
  * of every job at once when all are ready, START 30 ms ahead so that all
  * are waiting.
  */
-#include "run.h"
+#include "emu/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,16 +26,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bg.h"
+#include "emu/bg.h"
 #include "common/file.h"
 #include "common/sbuf.h"
 #include "common/slab.h"
-#include "cp/formats.h"
-#include "scale.h"
-#include "bridge/ctlmsg.h"
-#include "io/ctlsock.h"
-#include "spawn.h"
-#include "run_impl.h"
+#include "cp/model/formats.h"
+#include "emu/scale.h"
+#include "ctlproto/ctlmsg.h"
+#include "ctlproto/ctlsock.h"
+#include "emu/spawn.h"
+#include "emu/run_impl.h"
 
 #define READY_WAIT_MS 30000
 #define CTL_MS 10000

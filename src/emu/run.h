@@ -23,8 +23,8 @@
 
 #include <stdint.h>
 
-#include "cp/evaluate.h"
-#include "net.h"
+#include "cp/model/evaluate.h"
+#include "emu/net.h"
 
 enum inart_emu_fault_kind { INART_EMU_FAULT_LINK = 1, INART_EMU_FAULT_KILL = 2 };
 

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
-#include "run.h"
+#include "emu/run.h"
 
 #define GO_AHEAD_NS 30000000ull /* "go K" goes this long before the start */
 

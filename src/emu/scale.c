@@ -2,7 +2,7 @@
  * scale: scales, limits and the header factor of the emulator (see
  * scale.h).
  */
-#include "scale.h"
+#include "emu/scale.h"
 
 #include <errno.h>
 #include <math.h>

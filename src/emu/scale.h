@@ -30,8 +30,8 @@
 #ifndef INART_EMU_SCALE_H
 #define INART_EMU_SCALE_H
 
-#include "cp/evaluate.h"
-#include "cp/jobs.h"
+#include "cp/model/evaluate.h"
+#include "cp/model/jobs.h"
 
 struct inart_emu_limits {
 	int cores;

@@ -4,7 +4,7 @@
  * resolution walks, per arc, the times at which an entry touching it
  * changes.
  */
-#include "schedule.h"
+#include "emu/schedule.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@
 #define INART_EMU_SCHEDULE_H
 
 #include "common/err.h"
-#include "cp/graph.h"
+#include "cp/model/graph.h"
 #include "emu/run.h"
 
 struct inart_emu_bg_entry {

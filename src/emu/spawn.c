@@ -4,7 +4,7 @@
  * execvp) through a close-on-exec pipe: the parent reads either EOF (the
  * exec happened) or an errno and a message.
  */
-#include "spawn.h"
+#include "emu/spawn.h"
 
 #include <dirent.h>
 #include <errno.h>

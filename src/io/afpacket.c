@@ -19,7 +19,7 @@
  *
  * Everything is allocated (or mapped) at open.
  */
-#include "afpacket.h"
+#include "io/afpacket.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +36,7 @@
 #include "common/err.h"
 #include "common/file.h"
 #include "common/slab.h"
-#include "mmsg.h"
+#include "io/mmsg.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23

@@ -3,7 +3,7 @@
  * line (stdio locks the stream, so lines from threads do not interleave).
  * State: the program name and the level, process-wide.
  */
-#include "log.h"
+#include "io/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

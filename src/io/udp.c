@@ -6,7 +6,7 @@
  * mmsghdrs and peer addresses; transmit mmsghdrs for one batch pointing at
  * the caller's datagrams.  All allocated at open.
  */
-#include "udp.h"
+#include "io/udp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "common/file.h"
 #include "common/slab.h"
-#include "mmsg.h"
+#include "io/mmsg.h"
 
 #define RX_BUF (INART_DGRAM_MAX + 1)
 

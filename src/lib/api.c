@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "cp/plan.h"
+#include "cp/model/plan.h"
 
 double inart_plan_comm_time(const struct inart_plan *p)
 {

@@ -44,13 +44,13 @@
 
 #include "common/clock.h"
 #include "common/err.h"
-#include "cp/load.h"
+#include "cp/model/load.h"
 #include "bridge/epoch.h"
 #include "bridge/install.h"
 #include "dp/quant.h"
 #include "dp/ring.h"
 #include "dp/worker.h"
-#include "io/deploy.h"
+#include "bridge/deploy.h"
 #include "io/udp.h"
 
 #define CTX_BATCH 64

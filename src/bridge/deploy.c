@@ -1,0 +1,364 @@
+/*
+ * deploy: deployment file reader and writer (see deploy.h).  The reader
+ * checks every node of the topology is described (address, switch ports
+ * complete and distinct) and refuses unknown nodes and keys; it builds the
+ * struct inart_deploy that install.c consumes.
+ */
+#include "bridge/deploy.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/file.h"
+#include "dp/addr.h"
+#include "dp/pkt.h"
+
+void inart_deploy_ctl_free(char **ctl, int n_nodes)
+{
+	if (ctl == NULL)
+		return;
+	for (int i = 0; i < n_nodes; i++)
+		free(ctl[i]);
+	free(ctl);
+}
+
+static int has_key(const char *const *keys, const char *k)
+{
+	for (int i = 0; keys[i]; i++)
+		if (strcmp(keys[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+static int parse_node(json_t *o, const char *name, const struct inart_topo *t, int v,
+		      struct inart_deploy *d, char **ctl, struct inart_err *err)
+{
+	static const char *const hkeys[] = {"ip", "mac", "ctl", NULL};
+	static const char *const skeys[] = {"ip", "ctl", "ports", NULL};
+	static const char *const pkeys[] = {"port", "mac", NULL};
+	const char *id = t->nodes[v].id, *k, *pk;
+	int sw = t->nodes[v].kind == INART_NODE_SWITCH;
+	int deg = t->out_off[v + 1] - t->out_off[v];
+	uint64_t used = 0;
+	json_t *x, *ports, *p;
+
+	if (!json_is_object(o))
+		return inart_err_set(err, -EINVAL, "%s: node '%s': must be an object", name, id);
+	json_object_foreach(o, k, x)
+	{
+		if (!has_key(sw ? skeys : hkeys, k))
+			return inart_err_set(err, -EINVAL, "%s: node '%s': unknown key '%.64s'",
+					     name, id, k);
+	}
+	x = json_object_get(o, "ip");
+	if (!json_is_string(x) || inart_addr_parse_ip(json_string_value(x), &d->ip[v]) < 0 ||
+	    d->ip[v] == 0)
+		return inart_err_set(err, -EINVAL, "%s: node '%s': 'ip' must be an IPv4 address",
+				     name, id);
+	x = json_object_get(o, "mac");
+	if (x != NULL &&
+	    (!json_is_string(x) || inart_addr_parse_mac(json_string_value(x), d->mac[v]) < 0))
+		return inart_err_set(err, -EINVAL, "%s: node '%s': 'mac' must be xx:xx:xx:xx:xx:xx",
+				     name, id);
+	x = json_object_get(o, "ctl");
+	if (x != NULL) {
+		if (!json_is_string(x) || json_string_length(x) == 0 ||
+		    json_string_length(x) >= 108)
+			return inart_err_set(err, -EINVAL,
+					     "%s: node '%s': 'ctl' must be a socket path "
+					     "(1..107 bytes)",
+					     name, id);
+		if (ctl != NULL && (ctl[v] = strdup(json_string_value(x))) == NULL)
+			return -ENOMEM;
+	}
+	if (!sw)
+		return 0;
+	if (deg > 64)
+		return inart_err_set(err, -E2BIG, "%s: switch '%s' has %d links (at most 64)", name,
+				     id, deg);
+	ports = json_object_get(o, "ports");
+	if (!json_is_object(ports))
+		return inart_err_set(err, -EINVAL, "%s: switch '%s': 'ports' object missing", name,
+				     id);
+	json_object_foreach(ports, k, p)
+	{
+		int u = inart_topo_find(t, k), e;
+		json_int_t pn;
+
+		if (u < 0 || (e = inart_topo_arc_between(t, v, u)) < 0)
+			return inart_err_set(err, -EINVAL,
+					     "%s: switch '%s': port towards '%.64s', which is not "
+					     "a neighbour",
+					     name, id, k);
+		if (!json_is_object(p))
+			return inart_err_set(
+			    err, -EINVAL, "%s: switch '%s' port '%s': not an object", name, id, k);
+		json_object_foreach(p, pk, x)
+		{
+			if (!has_key(pkeys, pk))
+				return inart_err_set(err, -EINVAL,
+						     "%s: switch '%s': port key '%.64s' unknown",
+						     name, id, pk);
+		}
+		x = json_object_get(p, "port");
+		pn = json_is_integer(x) ? json_integer_value(x) : -1;
+		if (pn < 0 || pn >= deg || (used >> pn & 1))
+			return inart_err_set(err, -EINVAL,
+					     "%s: switch '%s': port towards '%s' must have a "
+					     "distinct 'port' in 0..%d",
+					     name, id, t->nodes[u].id, deg - 1);
+		used |= 1ull << pn;
+		d->port[e] = (int)pn;
+		x = json_object_get(p, "mac");
+		if (x != NULL && (!json_is_string(x) ||
+				  inart_addr_parse_mac(json_string_value(x), d->port_mac[e]) < 0))
+			return inart_err_set(err, -EINVAL,
+					     "%s: switch '%s': port towards '%s': bad 'mac'", name,
+					     id, t->nodes[u].id);
+	}
+	for (int kk = t->out_off[v]; kk < t->out_off[v + 1]; kk++) {
+		int e = t->arc_out[kk];
+
+		if (d->port[e] < 0)
+			return inart_err_set(err, -EINVAL, "%s: switch '%s': no port towards '%s'",
+					     name, id, t->nodes[t->arcs[e].to].id);
+	}
+	return 0;
+}
+
+struct inart_deploy *inart_deploy_parse(const char *buf, size_t len, const char *name,
+					const struct inart_topo *t, char ***ctl_out,
+					struct inart_err *err)
+{
+	struct inart_deploy *d = NULL;
+	json_error_t jerr;
+	json_t *root, *nodes, *o;
+	const char *k;
+	char **ctl = NULL;
+	int rc = 0;
+
+	if (ctl_out != NULL)
+		*ctl_out = NULL;
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		inart_err_set(err, -EINVAL, "%s:%d:%d: %s", name, jerr.line, jerr.column,
+			      jerr.text);
+		return inart_null_errno(EINVAL);
+	}
+	d = inart_deploy_create(t);
+	if (ctl_out != NULL)
+		ctl = calloc((size_t)t->n_nodes + 1, sizeof(*ctl));
+	if (d == NULL || (ctl_out != NULL && ctl == NULL)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	nodes = json_object_get(root, "nodes");
+	if (!json_is_object(root) || !json_is_object(nodes) ||
+	    json_object_size(root) != 1 + (json_object_get(root, "dataplane") != NULL)) {
+		rc = inart_err_set(err, -EINVAL,
+				   "%s: expected {\"nodes\": {...}} (and optionally \"dataplane\")",
+				   name);
+		goto out;
+	}
+	json_object_foreach(nodes, k, o)
+	{
+		int v = inart_topo_find(t, k);
+
+		if (v < 0) {
+			rc = inart_err_set(err, -EINVAL, "%s: node '%.64s' is not in the topology",
+					   name, k);
+			goto out;
+		}
+		if ((rc = parse_node(o, name, t, v, d, ctl, err)) < 0)
+			goto out;
+	}
+	for (int v = 0; v < t->n_nodes; v++)
+		if (d->ip[v] == 0) {
+			rc = inart_err_set(err, -EINVAL, "%s: node '%s' missing", name,
+					   t->nodes[v].id);
+			goto out;
+		}
+out:
+	json_decref(root);
+	if (rc < 0) {
+		inart_deploy_destroy(d);
+		inart_deploy_ctl_free(ctl, t->n_nodes);
+		return inart_null_errno(-rc);
+	}
+	if (ctl_out != NULL)
+		*ctl_out = ctl;
+	return d;
+}
+
+struct inart_deploy *inart_deploy_load(const char *path, const struct inart_topo *t, char ***ctl,
+				       struct inart_err *err)
+{
+	struct inart_deploy *d;
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+
+	if (buf == NULL)
+		return NULL;
+	d = inart_deploy_parse(buf, len, path, t, ctl, err);
+	free(buf);
+	return d;
+}
+
+/* A number of milliseconds in (0, 3600000] from key k of o, into *ns. */
+static int dp_ms(json_t *o, const char *k, const char *name, uint64_t *ns, struct inart_err *err)
+{
+	json_t *x = json_object_get(o, k);
+
+	if (x == NULL)
+		return 0;
+	if (!json_is_number(x) || !(json_number_value(x) > 0) || json_number_value(x) > 3600000)
+		return inart_err_set(err, -EINVAL,
+				     "%s: dataplane: '%s' must be a number of ms in "
+				     "(0, 3600000]",
+				     name, k);
+	*ns = (uint64_t)(json_number_value(x) * 1e6);
+	return 0;
+}
+
+/* A scale of the "dataplane" object: a number in [0, 1e6] ((0, 1e6] if
+ * positive), *v unchanged if absent.  0 or -EINVAL. */
+static int dp_scale(json_t *dp, const char *k, int positive, const char *name, double *v,
+		    struct inart_err *err)
+{
+	json_t *x = json_object_get(dp, k);
+	double d = x ? json_number_value(x) : 0;
+
+	if (x == NULL)
+		return 0;
+	if (!json_is_number(x) || !(positive ? d > 0 : d >= 0) || d > 1e6)
+		return inart_err_set(err, -EINVAL,
+				     "%s: dataplane: '%s' must be a number in %s0, 1e6]", name, k,
+				     positive ? "(" : "[");
+	*v = d;
+	return 0;
+}
+
+int inart_deploy_dataplane_parse(const char *buf, size_t len, const char *name,
+				 struct inart_install_opt *o, struct inart_err *err)
+{
+	static const char *const keys[] = {"slots_per_tree",
+					   "retx_timeout_ms",
+					   "flush_timeout_ms",
+					   "pace_scale",
+					   "pace_lead_ms",
+					   "rate_scale",
+					   NULL};
+	struct inart_install_opt n = *o;
+	json_t *root = json_loadb(buf, len, 0, NULL), *dp, *x;
+	const char *k;
+	int rc = 0;
+
+	dp = json_object_get(root, "dataplane");
+	if (dp == NULL)
+		goto out;
+	if (!json_is_object(dp)) {
+		rc = inart_err_set(err, -EINVAL, "%s: 'dataplane' must be an object", name);
+		goto out;
+	}
+	json_object_foreach(dp, k, x)
+	{
+		if (!has_key(keys, k)) {
+			rc = inart_err_set(err, -EINVAL, "%s: dataplane: unknown key '%.64s'", name,
+					   k);
+			goto out;
+		}
+	}
+	x = json_object_get(dp, "slots_per_tree");
+	if (x != NULL) {
+		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+		    json_integer_value(x) > 65535) {
+			rc = inart_err_set(err, -EINVAL,
+					   "%s: dataplane: 'slots_per_tree' must be in 1..65535",
+					   name);
+			goto out;
+		}
+		n.slots_per_tree = (uint16_t)json_integer_value(x);
+	}
+	if ((rc = dp_ms(dp, "retx_timeout_ms", name, &n.retx_timeout_ns, err)) < 0 ||
+	    (rc = dp_ms(dp, "flush_timeout_ms", name, &n.flush_timeout_ns, err)) < 0)
+		goto out;
+	if ((rc = dp_scale(dp, "pace_scale", 0, name, &n.pace_scale, err)) < 0 ||
+	    (rc = dp_ms(dp, "pace_lead_ms", name, &n.pace_lead_ns, err)) < 0 ||
+	    (rc = dp_scale(dp, "rate_scale", 1, name, &n.rate_scale, err)) < 0)
+		goto out;
+	*o = n;
+out:
+	json_decref(root);
+	return rc;
+}
+
+int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
+				struct inart_err *err)
+{
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+	int rc;
+
+	if (buf == NULL)
+		return -(errno ? errno : EIO);
+	rc = inart_deploy_dataplane_parse(buf, len, path, o, err);
+	free(buf);
+	return rc;
+}
+
+char *inart_deploy_dump(const struct inart_deploy *d, const struct inart_topo *t, char *const *ctl,
+			const char *ctl_dir, const unsigned char *is_ps)
+{
+	json_t *root = json_object(), *nodes = json_object();
+	char *s;
+
+	for (int v = 0; v < t->n_nodes; v++) {
+		json_t *o = json_object();
+		int sw = t->nodes[v].kind == INART_NODE_SWITCH;
+		char ip[16], mac[18];
+
+		inart_addr_fmt_ip(d->ip[v], ip);
+		json_object_set_new(o, "ip", json_string(ip));
+		if (!sw && !inart_mac_is_zero(d->mac[v])) {
+			inart_addr_fmt_mac(d->mac[v], mac);
+			json_object_set_new(o, "mac", json_string(mac));
+		}
+		if (ctl != NULL && ctl[v] != NULL) {
+			json_object_set_new(o, "ctl", json_string(ctl[v]));
+		} else if (ctl_dir != NULL && (sw || (is_ps != NULL && is_ps[v]))) {
+			char *p = malloc(strlen(ctl_dir) + strlen(t->nodes[v].id) + 8);
+
+			if (p != NULL) {
+				sprintf(p, "%s/%s.sock", ctl_dir, t->nodes[v].id);
+				json_object_set_new(o, "ctl", json_string(p));
+				free(p);
+			}
+		}
+		if (sw) {
+			json_t *ports = json_object();
+
+			for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+				int e = t->arc_out[k];
+				json_t *p = json_object();
+
+				json_object_set_new(p, "port", json_integer(d->port[e]));
+				if (!inart_mac_is_zero(d->port_mac[e])) {
+					inart_addr_fmt_mac(d->port_mac[e], mac);
+					json_object_set_new(p, "mac", json_string(mac));
+				}
+				json_object_set_new(ports, t->nodes[t->arcs[e].to].id, p);
+			}
+			json_object_set_new(o, "ports", ports);
+		}
+		json_object_set_new(nodes, t->nodes[v].id, o);
+	}
+	json_object_set_new(root, "nodes", nodes);
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (s == NULL)
+		errno = ENOMEM;
+	return s;
+}
