@@ -24,6 +24,8 @@ packages=(
 	# matplotlib (the loss-curve PNG), venv (pip install ./python in a venv)
 	python3-torch python3-numpy python3-sklearn python3-matplotlib python3-venv
 	python3-scipy     # HiGHS MILPs of bench/leafspine_gap.py (offline analysis)
+	mininet           # python/inart/mininet.py and its test (installed without its
+	                  # recommended Open vSwitch: --no-install-recommends below)
 )
 
 missing=()
