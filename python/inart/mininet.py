@@ -121,6 +121,30 @@ def _stop(proc, timeout=3.0):
         proc.wait()
 
 
+def _spawn(node, argv, env=None):
+    """node.popen(argv) with its output into a temporary file: (proc, file)."""
+    out = tempfile.TemporaryFile(mode="w+", dir=run_dir())
+    return node.popen(list(argv), stdin=subprocess.DEVNULL, stdout=out,
+                      stderr=subprocess.STDOUT, env=env), out
+
+
+def _wait_all(procs, timeout_s):
+    """Wait for every (proc, file) of _spawn, at most timeout_s in all (the
+    rest are ended by PID): [(exit status or None, output)]."""
+    deadline = time.monotonic() + timeout_s
+    res = []
+    for p, out in procs:
+        try:
+            rc = p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _stop(p, 1.0)
+            rc = None
+        out.seek(0)
+        res.append((rc, out.read()))
+        out.close()
+    return res
+
+
 def _wait_socket(path, proc, what):
     deadline = time.monotonic() + SOCKET_WAIT_S
     while not os.path.exists(path):
@@ -489,22 +513,9 @@ class Inart:
             e = self.env(env)
             e.update(RANK=str(r), WORLD_SIZE=str(len(workers)), LOCAL_RANK="0",
                      MASTER_ADDR=master, MASTER_PORT="29500", INART_JOB=job)
-            out = tempfile.TemporaryFile(mode="w+", dir=run_dir())
             a = argv(r) if callable(argv) else argv
-            procs.append((self.node(w).popen(list(a), stdin=subprocess.DEVNULL, stdout=out,
-                                             stderr=subprocess.STDOUT, env=e), out))
-        deadline = time.monotonic() + timeout_s
-        res = []
-        for p, out in procs:
-            try:
-                rc = p.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _stop(p, 1.0)
-                rc = None
-            out.seek(0)
-            res.append((rc, out.read()))
-            out.close()
-        return res
+            procs.append(_spawn(self.node(w), a, e))
+        return _wait_all(procs, timeout_s)
 
     def allreduce(self, job=None, values=100000, iters=3, timeout_s=60):
         """Run the example worker (examples/allreduce.c) on every worker host
@@ -514,7 +525,7 @@ class Inart:
         if self.plan_path is None:
             raise RuntimeError("inart.mininet: install a plan first")
         prog = find_allreduce()
-        procs = []
+        procs, who = [], []
         for jid, j in self.jobs.items():
             if job is not None and jid != job:
                 continue
@@ -523,21 +534,10 @@ class Inart:
                         "--deploy", self.deploy_path, "-n", str(values), "--iters", str(iters),
                         "--workers", str(len(j["workers"])),
                         "--timeout-ms", str(int(timeout_s * 1000))]
-                out = tempfile.TemporaryFile(mode="w+", dir=run_dir())
-                p = self.node(w).popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                       stderr=subprocess.STDOUT)
-                procs.append((jid, r, p, out))
+                procs.append(_spawn(self.node(w), argv))
+                who.append((jid, r))
         res, bad = {}, []
-        deadline = time.monotonic() + timeout_s * (iters + 1)
-        for jid, r, p, out in procs:
-            try:
-                rc = p.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _stop(p, 1.0)
-                rc = None
-            out.seek(0)
-            text = out.read()
-            out.close()
+        for (jid, r), (rc, text) in zip(who, _wait_all(procs, timeout_s * (iters + 1))):
             ms = [float(m) for m in re.findall(r"values in ([0-9.]+) ms", text)]
             res.setdefault(jid, []).append({"rc": rc, "ms": ms, "out": text})
             if rc != 0:

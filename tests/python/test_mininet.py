@@ -33,32 +33,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
 DATA = os.path.join(ROOT, "tests", "data", "mininet")
 
-passed, failed = 0, 0
-
-
-def ok(name):
-    global passed
-    passed += 1
-    print("ok %s" % name, flush=True)
-
-
-def bad(name, detail=""):
-    global failed
-    failed += 1
-    print("FAIL %s" % name, flush=True)
-    if detail:
-        print("  | " + str(detail).rstrip().replace("\n", "\n  | "), flush=True)
-
-
-def skip_all(why):
-    print("test_mininet.py: %s, all checks skipped" % why)
-    if os.environ.get("INART_NO_SKIP") == "1":
-        print("0 passed, 1 failed, 0 skipped (INART_NO_SKIP=1)")
-        sys.exit(1)
-    print("0 passed, 0 failed, all skipped")
-    sys.exit(77)
+from report import bad, ok, skip_all, summary  # noqa: E402
 
 
 def inart(*args):
@@ -252,16 +230,15 @@ def main():
     try:
         import mininet.net  # noqa: F401
     except ImportError as e:
-        skip_all("%s (scripts/deps.sh installs Debian's mininet)" % e)
+        skip_all("test_mininet.py", "%s (scripts/deps.sh installs Debian's mininet)" % e)
     with tempfile.TemporaryDirectory(prefix="inart-mntest-") as tmp:
         round_trips(tmp)
         refusals()
         if os.geteuid() != 0:
-            skip_all("not root (the round trips ran: %d passed, %d failed)" % (passed, failed))
+            skip_all("test_mininet.py", "not root (the checks above ran)")
         network("m%d" % (os.getpid() % 10000))
         mn_cli("")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -30,32 +30,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 
-passed, failed = 0, 0
-
-
-def ok(name):
-    global passed
-    passed += 1
-    print("ok %s" % name, flush=True)
-
-
-def bad(name, detail=""):
-    global failed
-    failed += 1
-    print("FAIL %s" % name, flush=True)
-    if detail:
-        print("  | " + detail.rstrip().replace("\n", "\n  | "), flush=True)
-
-
-def skip_all(why):
-    print("test_netns.py: %s, all checks skipped" % why)
-    if os.environ.get("INART_NO_SKIP") == "1":
-        print("0 passed, 1 failed, 0 skipped (INART_NO_SKIP=1)")
-        sys.exit(1)
-    print("0 passed, 0 failed, all skipped")
-    sys.exit(77)
+from report import bad, ok, skip_all, summary  # noqa: E402
 
 
 def files(tmp, workers):
@@ -161,14 +139,14 @@ def main():
     os.environ["INART_BIN"] = os.path.abspath(sys.argv[1])
     os.environ["INART_WORKER_LIB"] = os.path.abspath(sys.argv[2])
     if os.geteuid() != 0:
-        skip_all("not root")
+        skip_all("test_netns.py", "not root")
     try:
         import torch  # noqa: F401
         import sklearn  # noqa: F401
     except ImportError as e:
-        skip_all("%s (scripts/deps.sh installs python3-torch, python3-sklearn)" % e)
+        skip_all("test_netns.py", "%s (scripts/deps.sh installs python3-torch, python3-sklearn)" % e)
     if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
-        skip_all("'ip netns' unavailable")
+        skip_all("test_netns.py", "'ip netns' unavailable")
     only = os.environ.get("INART_PY_ONLY", "grads2,bad,grads4,train").split(",")
     with tempfile.TemporaryDirectory(prefix="inart-pytest-") as tmp:
         if "grads2" in only:
@@ -179,8 +157,7 @@ def main():
             grads(tmp, 4)
         if "train" in only:
             training(tmp)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":
