@@ -3,7 +3,8 @@
  * ps.  `install` turns a plan into table batches (bridge/install) and sends
  * every switch its batch and every PS its trees over their control sockets,
  * after checking that every daemon is reachable and is the node it should
- * be; the other actions read or reset one daemon's state.
+ * be (the transaction: daemon/installer); the other actions read or reset
+ * one daemon's state.
  *
  * Also the daemons' side of a request (cli_ctl_serve, see ctl.h): parsing,
  * the node check, log_level and the reply, around each daemon's own ops.
@@ -19,8 +20,8 @@
 #include "ctlproto/ctlsock.h"
 #include "bridge/deploy.h"
 #include "io/log.h"
-#include "ctlproto/rollout.h"
 #include "cli/util.h"
+#include "daemon/installer.h"
 
 const char cmd_ctl_help[] =
     "usage: inart ctl install TOPO JOBS PLAN (--deploy DEPLOY | --auto-deploy) [OPTIONS]\n"
@@ -80,25 +81,7 @@ const char cmd_ctl_help[] =
 int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **reply, char *why,
 		 size_t why_len)
 {
-	struct inart_err err = {{0}};
-	char *body = inart_ctl_req_encode(req), *rep = NULL;
-	size_t rlen;
-	int rc;
-
-	*reply = NULL;
-	if (body == NULL) {
-		snprintf(why, why_len, "cannot encode the request");
-		return -ENOMEM;
-	}
-	rc = inart_ctl_call(path, body, strlen(body), &rep, &rlen, CLI_CTL_TIMEOUT_MS, &err);
-	free(body);
-	if (rc < 0) {
-		snprintf(why, why_len, "%s", err.msg);
-		return rc;
-	}
-	rc = inart_ctl_reply_parse(rep, rlen, reply, why, why_len);
-	free(rep);
-	return rc;
+	return inart_installer_call(path, req, reply, why, why_len);
 }
 
 void cli_daemon_args_init(struct cli_daemon_args *a)
@@ -487,18 +470,6 @@ static int act_send(const char *cmd, int argc, char **argv)
 	return rc;
 }
 
-static unsigned char *ps_nodes(const struct inart_topo *t, const struct inart_jobs *js)
-{
-	unsigned char *is_ps = calloc((size_t)t->n_nodes + 1, 1);
-
-	if (is_ps == NULL)
-		cli_failf("out of memory");
-	for (int j = 0; js != NULL && j < js->n_jobs; j++)
-		for (int k = 0; k < js->jobs[j].n_ps; k++)
-			is_ps[js->jobs[j].ps[k]] = 1;
-	return is_ps;
-}
-
 static int act_deploy(const char *cmd, int argc, char **argv)
 {
 	const char *ctl_dir = "/run/inart", *out = "-", *files[2] = {NULL, NULL};
@@ -531,7 +502,9 @@ static int act_deploy(const char *cmd, int argc, char **argv)
 	d = inart_deploy_auto(t);
 	if (d == NULL)
 		cli_failf("automatic deployment: %s", strerror(errno));
-	is_ps = ps_nodes(t, js);
+	is_ps = inart_installer_ps_nodes(t, js);
+	if (is_ps == NULL)
+		cli_failf("out of memory");
 	s = inart_deploy_dump(d, t, NULL, ctl_dir, is_ps);
 	if (s == NULL)
 		cli_failf("out of memory");
@@ -542,66 +515,6 @@ static int act_deploy(const char *cmd, int argc, char **argv)
 	inart_jobs_destroy(js);
 	inart_topo_destroy(t);
 	return EXIT_OK;
-}
-
-/* Control socket of node v: from the deployment, else DIR/<id>.sock. */
-static char *ctl_path(char **ctl, const char *dir, const struct inart_topo *t, int v)
-{
-	char *p;
-
-	if (ctl != NULL && ctl[v] != NULL)
-		return strdup(ctl[v]);
-	p = malloc(strlen(dir) + strlen(t->nodes[v].id) + 8);
-	if (p != NULL)
-		sprintf(p, "%s/%s.sock", dir, t->nodes[v].id);
-	return p;
-}
-
-/* Node v of a rollout (role "switch" or "ps"), reached over its control
- * socket, with its request. */
-static struct inart_rollout_node ro_node(char **ctl, const char *dir, const struct inart_topo *t,
-					 int v, const char *role, struct inart_ctl_req *req)
-{
-	return (struct inart_rollout_node){
-	    .name = t->nodes[v].id, .path = ctl_path(ctl, dir, t, v), .role = role, .req = req};
-}
-
-/* The real transport of a rollout: one request over the node's socket. */
-static int rollout_call(void *ctx, const char *path, const struct inart_ctl_req *req,
-			json_t **reply, char *why, size_t why_len)
-{
-	(void)ctx;
-	return cli_ctl_call(path, req, reply, why, why_len);
-}
-
-/* install --dry-run: print "PATH REQUEST" per node, each request one that
- * installs the node at once under the identity (no "phase": `ctl send PATH
- * REQUEST` applies it by hand, outside a transaction). */
-static void print_requests(FILE *out, struct inart_rollout_node *nodes, int n, const char *id)
-{
-	for (int i = 0; i < n; i++) {
-		char *s;
-
-		snprintf(nodes[i].req->install_id, sizeof(nodes[i].req->install_id), "%s", id);
-		snprintf(nodes[i].req->node, sizeof(nodes[i].req->node), "%s", nodes[i].name);
-		s = inart_ctl_req_encode(nodes[i].req);
-		fprintf(out, "%s %s\n", nodes[i].path, s ? s : "(out of memory)");
-		free(s);
-	}
-}
-
-static void print_rollout(FILE *out, const struct inart_rollout_node *nodes, int n, const char *id)
-{
-	fprintf(out, "install %s\n", id);
-	fprintf(out, "%-12s %-6s %-16s    %-16s %s\n", "node", "role", "held before", "holds now",
-		"");
-	for (int i = 0; i < n; i++) {
-		const struct inart_rollout_node *nd = &nodes[i];
-
-		fprintf(out, "%-12s %-6s %-16s -> %-16s %s%s%s\n", nd->name, nd->role,
-			nd->before[0] ? nd->before : "(none)", nd->after[0] ? nd->after : "(none)",
-			inart_rollout_state_name(nd->state), nd->why[0] ? ": " : "", nd->why);
-	}
 }
 
 struct install_args {
@@ -645,18 +558,10 @@ struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const stru
 				     char ***ctl, struct inart_install_opt *opt)
 {
 	struct inart_err err = {{0}};
-	struct inart_deploy *d;
+	struct inart_deploy *d =
+	    inart_installer_deploy_load(a->aut ? NULL : a->deploy, t, ctl, opt, &err);
 
-	*ctl = NULL;
-	d = a->aut ? inart_deploy_auto(t) : inart_deploy_load(a->deploy, t, ctl, &err);
-	if (d == NULL) {
-		if (a->aut)
-			cli_failf("automatic deployment: %s", strerror(errno));
-		cli_fail(&err);
-	}
-	/* the deployment's data-plane settings (the workers read the same) */
-	inart_install_opt_default(opt);
-	if (a->deploy != NULL && inart_deploy_dataplane_load(a->deploy, opt, &err) < 0)
+	if (d == NULL)
 		cli_fail(&err);
 	return d;
 }
@@ -716,165 +621,12 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 	cli_deploy_check(cmd, "install: ", argc, argv, &a->d);
 }
 
-int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
-		  struct inart_install **out, struct inart_err *err)
-{
-	struct inart_install *in = NULL;
-	int rc = inart_install_build(ci->t, ci->js, p, ci->d, ci->opt, &in, err);
-
-	*out = NULL;
-	if (rc < 0)
-		return rc;
-	if (ci->learn)
-		for (int i = 0; i < in->n_switches; i++)
-			for (int k = 0; k < in->sw[i].cfg.n_ports; k++)
-				memset(in->sw[i].cfg.ports[k].peer_mac, 0, 6);
-	/* a plan of an epoch: in its half of the data plane's identifiers */
-	if (ci->epoch >= 0 && (rc = inart_epoch_apply(in, (uint32_t)ci->epoch, err)) < 0) {
-		inart_install_destroy(in);
-		return rc;
-	}
-	*out = in;
-	return 0;
-}
-
-/* The transaction's nodes and requests for src (into nodes and reqs, room
- * for every node): every switch, every PS of the plan, and every other PS
- * node (of a job, or with a control socket in the deployment), told to
- * drop its trees; with --only, those nodes alone (the same transaction
- * under the same identity, a digest of the whole installation).  The
- * number of nodes, or -ENOMEM. */
-static int install_nodes(const struct cli_install *ci, const struct inart_install *src,
-			 struct inart_rollout_node *nodes, struct inart_ctl_req *reqs)
-{
-	const struct inart_topo *t = ci->t;
-	unsigned char *is_ps = ps_nodes(t, ci->js);
-	int n = 0;
-
-	if (is_ps == NULL)
-		return -ENOMEM;
-	for (int v = 0; ci->ctl != NULL && v < t->n_nodes; v++)
-		if (ci->ctl[v] != NULL && t->nodes[v].kind != INART_NODE_SWITCH)
-			is_ps[v] = 1;
-	for (int i = 0; i < src->n_ps; i++)
-		is_ps[src->ps[i].node] = 2;
-	for (int v = 0; ci->only != NULL && v < t->n_nodes; v++)
-		if (!ci->only[v])
-			is_ps[v] = 0;
-	for (int i = 0; i < src->n_switches; i++) {
-		const struct inart_sw_install *si = &src->sw[i];
-
-		if (ci->only != NULL && !ci->only[si->node])
-			continue;
-		reqs[n] = (struct inart_ctl_req){
-		    .op = INART_CTL_INSTALL,
-		    .has_cfg = !ci->tables_only, /* an epoch switch keeps the core */
-		    .cfg = si->cfg,
-		    .tab = inart_sw_install_update(si),
-		};
-		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, si->node, "switch", &reqs[n]);
-		n++;
-	}
-	for (int i = 0; i < src->n_ps; i++) {
-		const struct inart_ps_install *pi = &src->ps[i];
-
-		if (ci->only != NULL && !ci->only[pi->node])
-			continue;
-		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES,
-						 .replace = 1,
-						 .reset = ci->restart,
-						 .n_trees = pi->n_trees,
-						 .trees = pi->trees};
-		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, pi->node, "ps", &reqs[n]);
-		n++;
-	}
-	for (int v = 0; v < t->n_nodes; v++) {
-		if (is_ps[v] != 1)
-			continue;
-		reqs[n] = (struct inart_ctl_req){.op = INART_CTL_TREES, .replace = 1};
-		nodes[n] = ro_node(ci->ctl, ci->ctl_dir, t, v, "ps", &reqs[n]);
-		nodes[n].optional = 1;
-		n++;
-	}
-	free(is_ps);
-	return n;
-}
-
-/* Run the transaction over nodes[0..n) (or print the requests), with the
- * table of what each node holds on out.  0 or -EIO (err: why). */
-static int install_transaction(const struct cli_install *ci, struct inart_rollout_node *nodes,
-			       int n, const char *id, FILE *out, struct inart_err *err)
-{
-	char why[1024];
-
-	if (ci->dry) {
-		print_requests(out, nodes, n, id);
-		return 0;
-	}
-	if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
-		print_rollout(out, nodes, n, id);
-		return inart_err_set(err, -EIO, "%s", why);
-	}
-	print_rollout(out, nodes, n, id);
-	for (int i = 0; i < n; i++)
-		if (nodes[i].state == INART_RO_SKIPPED)
-			fprintf(
-			    stderr,
-			    "inart ctl install: warning: %s (left out of the plan) not reachable: "
-			    "%s\n",
-			    nodes[i].name, nodes[i].why);
-	return 0;
-}
-
-int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
-		    char id[17], struct inart_install **built, struct inart_err *err)
-{
-	struct inart_install *in = NULL, *u = NULL, *src;
-	struct inart_rollout_node *nodes = NULL;
-	struct inart_ctl_req *reqs = NULL;
-	int n = 0, rc = 0;
-
-	id[0] = 0;
-	if ((rc = cli_ctl_build(ci, p, &in, err)) < 0)
-		goto out;
-	/* with the previous epoch: both side by side (epoch.h) */
-	if (ci->old != NULL && (rc = inart_epoch_union(ci->old, in, &u, err)) < 0)
-		goto out;
-	src = u != NULL ? u : in;
-	inart_install_id_fmt(inart_install_digest(src), id);
-	nodes = calloc((size_t)ci->t->n_nodes + 1, sizeof(*nodes));
-	reqs = calloc((size_t)ci->t->n_nodes + 1, sizeof(*reqs));
-	n = nodes && reqs ? install_nodes(ci, src, nodes, reqs) : -ENOMEM;
-	for (int i = 0; i < n && rc == 0; i++)
-		if (nodes[i].path == NULL)
-			rc = -ENOMEM;
-	if (n < 0 || rc < 0) {
-		n = n < 0 ? 0 : n;
-		rc = inart_err_set(err, -ENOMEM, "out of memory");
-	} else if (ci->only != NULL && n == 0) {
-		rc = inart_err_set(err, -EINVAL, "no switch or PS of the installation");
-	} else {
-		rc = install_transaction(ci, nodes, n, id, out, err);
-	}
-out:
-	for (int i = 0; i < n; i++)
-		free((char *)nodes[i].path);
-	free(nodes);
-	free(reqs);
-	inart_epoch_union_destroy(u);
-	if (built != NULL && rc == 0)
-		*built = in;
-	else
-		inart_install_destroy(in);
-	return rc;
-}
-
 static int act_install(const char *cmd, int argc, char **argv)
 {
 	struct install_args a;
 	struct inart_install_opt opt;
 	struct inart_err err = {{0}};
-	struct cli_install ci = {0};
+	struct inart_installer_cfg ci = {0};
 	struct inart_plan *p;
 	struct inart_deploy *d;
 	unsigned char *only = NULL;
@@ -903,7 +655,8 @@ static int act_install(const char *cmd, int argc, char **argv)
 	ci.restart = a.d.restart;
 	ci.dry = a.d.dry;
 	ci.epoch = epoch;
-	rc = cli_ctl_install(&ci, p, stdout, id, NULL, &err);
+	ci.warn = stderr;
+	rc = inart_installer_run(&ci, p, stdout, id, NULL, &err);
 	if (rc == -EIO) { /* the transaction failed: the table says where */
 		fprintf(stderr, "inart ctl install: %s\n", err.msg);
 	} else if (rc < 0 && id[0] == 0) { /* the plan did not build */

@@ -62,36 +62,7 @@ void cli_deploy_check(const char *cmd, const char *what, int argc, char **argv,
 struct inart_deploy *cli_deploy_load(const struct cli_deploy_args *a, const struct inart_topo *t,
 				     char ***ctl, struct inart_install_opt *opt);
 
-/* What `ctl install` (and the controller) install a plan with. */
-struct cli_install {
-	const struct inart_topo *t;
-	const struct inart_jobs *js;
-	const struct inart_deploy *d;
-	char **ctl;			     /* per node, from the deployment (or NULL) */
-	const char *ctl_dir;		     /* sockets of the others: DIR/<id>.sock */
-	const struct inart_install_opt *opt; /* data-plane settings */
-	const unsigned char *only;	     /* per node: 1 = contact it (NULL: all) */
-	int learn, restart, dry;	     /* --learn-macs, --restart-jobs, --dry-run */
-	int64_t epoch;			     /* the plan's epoch (epoch.h), -1: none */
-	const struct inart_install *old;     /* with epoch: the previous epoch's
-						installation, kept side by side */
-	int tables_only;		     /* switches: no configuration (the core and
-						its aggregation state stay) */
-};
-
-/* p's installation as cli_ctl_install builds it (MACs, epoch). */
-int cli_ctl_build(const struct cli_install *ci, const struct inart_plan *p,
-		  struct inart_install **out, struct inart_err *err);
-
-/* Build the installation of p and put it in service on every node as one
- * transaction (ctlproto/rollout.h), printing what each node held before and holds
- * now to out (with dry: the requests, nothing sent).  id: the identity (""
- * when the plan did not build); *built (if not NULL): p's installation on
- * success (the caller's).  0; -EIO: the transaction failed (err: the node
- * and why; every node holds what it held); other -errno: nothing was sent
- * (err says why). */
-int cli_ctl_install(const struct cli_install *ci, const struct inart_plan *p, FILE *out,
-		    char id[17], struct inart_install **built, struct inart_err *err);
+/* The install itself (`ctl install`, the controller): daemon/installer.h. */
 
 /* The options of both daemons (switchd, ps): --name ID, --ctl PATH, the
  * optional TCP control listener --ctl-tcp HOST:PORT with --ctl-key FILE
