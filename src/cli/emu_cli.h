@@ -1,5 +1,5 @@
 /*
- * emu_cli: what the `inart emu` subcommands share (cmd_emu.c): the option
+ * emu_cli: what the `inart emu` subcommands share (emu_cli.c): the option
  * table and its parsing, the checks made before anything is built, and the
  * execution of a list of plans on one emulated network with the report.
  */
