@@ -44,31 +44,31 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		const char *name;
 		double min, max, *to;
 	} num[] = {
-	    {3002, "--mbps", 1e-6, 1e6, &a->mbps},
-	    {3003, "--rate-scale", 1e-12, 1, &a->rate_scale},
-	    {3004, "--size-scale", 1e-12, 1e3, &a->size_scale},
-	    {3005, "--target-s", 0.001, 3600, &a->target_s},
-	    {3008, "--loss", 0, 0.5, &a->o.loss},
-	    {3014, "--iter-timeout", 0.1, 86400, &a->o.iter_timeout_s},
-	    {3015, "--queue-ms", 0.1, 100000, &a->o.net.queue_ms},
-	    {3017, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
-	    {3018, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
-	    {3020, "--pace", 0, 100, &a->pace},
-	    {3021, "--pace-lead", 0, 3600e3, &a->pace_lead_ms},
+	    {EMU_OPT_MBPS, "--mbps", 1e-6, 1e6, &a->mbps},
+	    {EMU_OPT_RATE_SCALE, "--rate-scale", 1e-12, 1, &a->rate_scale},
+	    {EMU_OPT_SIZE_SCALE, "--size-scale", 1e-12, 1e3, &a->size_scale},
+	    {EMU_OPT_TARGET_S, "--target-s", 0.001, 3600, &a->target_s},
+	    {EMU_OPT_LOSS, "--loss", 0, 0.5, &a->o.loss},
+	    {EMU_OPT_ITER_TIMEOUT, "--iter-timeout", 0.1, 86400, &a->o.iter_timeout_s},
+	    {EMU_OPT_QUEUE_MS, "--queue-ms", 0.1, 100000, &a->o.net.queue_ms},
+	    {EMU_OPT_RETX_MS, "--retx-ms", 0.1, 3600e3, &a->o.net.retx_ms},
+	    {EMU_OPT_FLUSH_MS, "--flush-ms", 0.1, 3600e3, &a->o.net.flush_ms},
+	    {EMU_OPT_PACE, "--pace", 0, 100, &a->pace},
+	    {EMU_OPT_PACE_LEAD, "--pace-lead", 0, 3600e3, &a->pace_lead_ms},
 	};
 	const struct {
 		int code;
 		const char **to;
 	} str[] = {{'o', &a->out},
-		   {3007, &a->png},
-		   {3019, &a->o.keep_dir},
-		   {3032, &a->o.ctl_args},
-		   {3033, &a->dyn_png}};
+		   {EMU_OPT_PNG, &a->png},
+		   {EMU_OPT_KEEP, &a->o.keep_dir},
+		   {EMU_OPT_CONTROLLER_ARGS, &a->o.ctl_args},
+		   {EMU_OPT_DYNAMICS_PNG, &a->dyn_png}};
 
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
 		if (c == num[i].code) {
 			*num[i].to = cli_double(cmd, num[i].name, arg, num[i].min, num[i].max);
-			if (c == 3002)
+			if (c == EMU_OPT_MBPS)
 				a->rate_scale = 0; /* --mbps sets the rate scale */
 			return 1;
 		}
@@ -81,38 +81,38 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 	case EMU_OPT_PREFIX:
 		snprintf(a->prefix, sizeof(a->prefix), "%s", emu_prefix_arg(cmd, arg));
 		return 1;
-	case 3006:
+	case EMU_OPT_ITERS:
 		a->iters = cli_int(cmd, "--iters", arg, 1, 100000);
 		return 1;
 	case 'f':
 		a->fmt = cli_format(cmd, arg);
 		return 1;
-	case 3009:
+	case EMU_OPT_SEED:
 		a->o.seed = cli_u64(cmd, "--seed", arg);
 		return 1;
-	case 3010:
-	case 3011:
+	case EMU_OPT_LINK_DOWN:
+	case EMU_OPT_KILL_SWITCH:
 		if (a->n_fault_args == 16)
 			cli_usage_error(cmd, "at most 16 faults");
 		a->fault_kind[a->n_fault_args] =
-		    c == 3010 ? INART_EMU_FAULT_LINK : INART_EMU_FAULT_KILL;
+		    c == EMU_OPT_LINK_DOWN ? INART_EMU_FAULT_LINK : INART_EMU_FAULT_KILL;
 		a->fault_arg[a->n_fault_args++] = arg;
 		return 1;
-	case 3012:
+	case EMU_OPT_NO_BACKGROUND:
 		a->o.background = 0;
 		return 1;
-	case 3013:
+	case EMU_OPT_NO_AGG_LIMIT:
 		a->o.agg_limit = 0;
 		return 1;
-	case 3016:
+	case EMU_OPT_WINDOW:
 		a->o.net.window = cli_int(cmd, "--window", arg, 1, 4096);
 		return 1;
-	case 3030:
+	case EMU_OPT_BG_AT:
 		if (a->n_bg_args == 32)
 			cli_usage_error(cmd, "at most 32 --bg-at");
 		a->bg_arg[a->n_bg_args++] = arg;
 		return 1;
-	case 3031:
+	case EMU_OPT_CONTROLLER:
 		if (strcmp(arg, "off") == 0)
 			a->controller = 0;
 		else if (strcmp(arg, "on") == 0)
