@@ -1,5 +1,5 @@
 /*
- * emu_cli: what the `inart emu` subcommands share (cmd_emu.c): the option
+ * emu_cli: what the `inart emu` subcommands share (emu_cli.c): the option
  * table and its parsing, the checks made before anything is built, and the
  * execution of a list of plans on one emulated network with the report.
  */
@@ -42,30 +42,64 @@ int cmd_emu_run(int argc, char **argv);
 int cmd_emu_compare(int argc, char **argv);
 int cmd_emu_down(int argc, char **argv);
 
-/* getopt codes of the shared options (emu_longopts); --prefix is also emu
- * down's */
-#define EMU_OPT_PREFIX 3001
+/* getopt codes of the long-only shared options (EMU_LONGOPTS; the values
+ * as before, above every character); --prefix is also emu down's */
+enum emu_opt_code {
+	EMU_OPT_PREFIX = 3001,
+	EMU_OPT_MBPS,
+	EMU_OPT_RATE_SCALE,
+	EMU_OPT_SIZE_SCALE,
+	EMU_OPT_TARGET_S,
+	EMU_OPT_ITERS,
+	EMU_OPT_PNG,
+	EMU_OPT_LOSS,
+	EMU_OPT_SEED,
+	EMU_OPT_LINK_DOWN,
+	EMU_OPT_KILL_SWITCH,
+	EMU_OPT_NO_BACKGROUND,
+	EMU_OPT_NO_AGG_LIMIT,
+	EMU_OPT_ITER_TIMEOUT,
+	EMU_OPT_QUEUE_MS,
+	EMU_OPT_WINDOW,
+	EMU_OPT_RETX_MS,
+	EMU_OPT_FLUSH_MS,
+	EMU_OPT_KEEP,
+	EMU_OPT_PACE,
+	EMU_OPT_PACE_LEAD,
+	EMU_OPT_BG_AT = 3030,
+	EMU_OPT_CONTROLLER,
+	EMU_OPT_CONTROLLER_ARGS,
+	EMU_OPT_DYNAMICS_PNG,
+};
 #define EMU_LONGOPTS                                                                               \
 	{"prefix", required_argument, NULL, EMU_OPT_PREFIX},                                       \
-	    {"mbps", required_argument, NULL, 3002},                                               \
-	    {"rate-scale", required_argument, NULL, 3003},                                         \
-	    {"size-scale", required_argument, NULL, 3004},                                         \
-	    {"target-s", required_argument, NULL, 3005}, {"iters", required_argument, NULL, 3006}, \
+	    {"mbps", required_argument, NULL, EMU_OPT_MBPS},                                       \
+	    {"rate-scale", required_argument, NULL, EMU_OPT_RATE_SCALE},                           \
+	    {"size-scale", required_argument, NULL, EMU_OPT_SIZE_SCALE},                           \
+	    {"target-s", required_argument, NULL, EMU_OPT_TARGET_S},                               \
+	    {"iters", required_argument, NULL, EMU_OPT_ITERS},                                     \
 	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},    \
-	    {"png", required_argument, NULL, 3007}, {"loss", required_argument, NULL, 3008},       \
-	    {"seed", required_argument, NULL, 3009}, {"link-down", required_argument, NULL, 3010}, \
-	    {"kill-switch", required_argument, NULL, 3011},                                        \
-	    {"no-background", no_argument, NULL, 3012}, {"no-agg-limit", no_argument, NULL, 3013}, \
-	    {"iter-timeout", required_argument, NULL, 3014},                                       \
-	    {"queue-ms", required_argument, NULL, 3015}, {"quiet", no_argument, NULL, 'q'},        \
-	    {"window", required_argument, NULL, 3016}, {"retx-ms", required_argument, NULL, 3017}, \
-	    {"flush-ms", required_argument, NULL, 3018}, {"keep", required_argument, NULL, 3019},  \
-	    {"algos", required_argument, NULL, 'a'}, {"pace", required_argument, NULL, 3020},      \
-	    {"pace-lead", required_argument, NULL, 3021},                                          \
-	    {"bg-at", required_argument, NULL, 3030},                                              \
-	    {"controller", required_argument, NULL, 3031},                                         \
-	    {"controller-args", required_argument, NULL, 3032},                                    \
-	    {"dynamics-png", required_argument, NULL, 3033},                                       \
+	    {"png", required_argument, NULL, EMU_OPT_PNG},                                         \
+	    {"loss", required_argument, NULL, EMU_OPT_LOSS},                                       \
+	    {"seed", required_argument, NULL, EMU_OPT_SEED},                                       \
+	    {"link-down", required_argument, NULL, EMU_OPT_LINK_DOWN},                             \
+	    {"kill-switch", required_argument, NULL, EMU_OPT_KILL_SWITCH},                         \
+	    {"no-background", no_argument, NULL, EMU_OPT_NO_BACKGROUND},                           \
+	    {"no-agg-limit", no_argument, NULL, EMU_OPT_NO_AGG_LIMIT},                             \
+	    {"iter-timeout", required_argument, NULL, EMU_OPT_ITER_TIMEOUT},                       \
+	    {"queue-ms", required_argument, NULL, EMU_OPT_QUEUE_MS},                               \
+	    {"quiet", no_argument, NULL, 'q'},                                                     \
+	    {"window", required_argument, NULL, EMU_OPT_WINDOW},                                   \
+	    {"retx-ms", required_argument, NULL, EMU_OPT_RETX_MS},                                 \
+	    {"flush-ms", required_argument, NULL, EMU_OPT_FLUSH_MS},                               \
+	    {"keep", required_argument, NULL, EMU_OPT_KEEP},                                       \
+	    {"algos", required_argument, NULL, 'a'},                                               \
+	    {"pace", required_argument, NULL, EMU_OPT_PACE},                                       \
+	    {"pace-lead", required_argument, NULL, EMU_OPT_PACE_LEAD},                             \
+	    {"bg-at", required_argument, NULL, EMU_OPT_BG_AT},                                     \
+	    {"controller", required_argument, NULL, EMU_OPT_CONTROLLER},                           \
+	    {"controller-args", required_argument, NULL, EMU_OPT_CONTROLLER_ARGS},                 \
+	    {"dynamics-png", required_argument, NULL, EMU_OPT_DYNAMICS_PNG},                       \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,19 @@
 #include "emu/spawn.h"
 
 #define DAEMON_WAIT_MS 10000
+
+void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (e->o.progress == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e->o.progress(e->o.progress_ctx, msg);
+}
 
 /* A process that waits for the emulator to end: if it ends without saying
  * "done" (a crash, SIGKILL), it removes the run's leftovers. */

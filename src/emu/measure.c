@@ -4,20 +4,49 @@
  * the machine's and the run's processes' CPU time, qdisc drops and queue
  * lengths, hosts' UDP buffer errors, switchd's and the PSs' counters, and
  * the verdict.  Reads /proc, `tc -j` and the daemons' control sockets;
- * state in run_impl.h, owned by run.c.
+ * state in run_impl.h, owned by run.c.  Calls emulation.c (progress) and
+ * nothing of run.c, which calls it.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/sbuf.h"
+#include "ctlproto/ctlclient.h"
 #include "emu/run_impl.h"
 #include "emu/spawn.h"
 
 #define QUIET_WAIT_MS 30000 /* wait_quiet: at most */
 #define QUIET_LOOK_MS 50
+#define CTL_MS 10000 /* a request to a daemon: at most */
+
+/* A request to a daemon's control socket; its parsed answer or NULL. */
+static json_t *ctl_req(const char *path, const char *body, struct inart_err *err)
+{
+	char *rep = NULL;
+	size_t rlen;
+	json_t *r = NULL;
+
+	if (inart_ctl_call(path, body, strlen(body), &rep, &rlen, CTL_MS, err) == 0)
+		r = json_loadb(rep, rlen, 0, NULL);
+	free(rep);
+	if (r != NULL && !json_is_true(json_object_get(r, "ok"))) {
+		json_decref(r);
+		r = NULL;
+	}
+	return r;
+}
+
+/* Integer member k of object o, 0 if absent. */
+static uint64_t jint(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
 
 /* Busy and total jiffies of the machine (/proc/stat, first line). */
 static void cpu_stat(uint64_t *busy, uint64_t *total)
@@ -64,10 +93,10 @@ static uint64_t qdisc_drops(struct inart_emu *e, uint64_t *per_arc)
 		{
 			const char *dev = json_string_value(json_object_get(q, "dev"));
 
-			sum += inart_emu_jint(q, "drops");
+			sum += jint(q, "drops");
 			for (int k = t->out_off[v]; per_arc && dev && k < t->out_off[v + 1]; k++)
 				if (strcmp(dev, e->net->ifname[t->arc_out[k]]) == 0)
-					per_arc[t->arc_out[k]] += inart_emu_jint(q, "drops");
+					per_arc[t->arc_out[k]] += jint(q, "drops");
 		}
 		json_decref(r);
 	}
@@ -86,7 +115,7 @@ static int qdisc_max_qlen(struct inart_emu *e)
 
 		json_array_foreach(r, i, q)
 		{
-			int n = (int)inart_emu_jint(q, "qlen");
+			int n = (int)jint(q, "qlen");
 
 			m = n > m ? n : m;
 		}
@@ -192,19 +221,19 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 		size_t i;
 
 		if (e->pid[v] > 0 && t->nodes[v].kind != INART_NODE_SWITCH) {
-			s = inart_emu_ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
+			s = ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
 			p = json_object_get(s, "ps");
-			r->ps_absorbed += inart_emu_jint(p, "absorbed");
-			r->ps_nacks += inart_emu_jint(p, "nacks");
-			r->ps_replaced += inart_emu_jint(p, "replaced");
-			r->ps_duplicates += inart_emu_jint(p, "duplicates");
-			r->ps_probes += inart_emu_jint(p, "probes");
+			r->ps_absorbed += jint(p, "absorbed");
+			r->ps_nacks += jint(p, "nacks");
+			r->ps_replaced += jint(p, "replaced");
+			r->ps_duplicates += jint(p, "duplicates");
+			r->ps_probes += jint(p, "probes");
 			json_decref(s);
 			continue;
 		}
 		if (t->nodes[v].kind != INART_NODE_SWITCH || e->pid[v] <= 0)
 			continue;
-		s = inart_emu_ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
+		s = ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
 		if (s == NULL)
 			continue;
 		ports = json_object_get(s, "ports");
@@ -216,33 +245,33 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 				break;
 			a = t->arc_out[t->out_off[v] + k]; /* leaving v on port k */
 			b = a ^ 1;			   /* arriving at v on port k */
-			r->arc_bytes[a] = (double)inart_emu_jint(p, "tx_bytes");
+			r->arc_bytes[a] = (double)jint(p, "tx_bytes");
 			r->arc_known[a] = 1;
 			if (t->nodes[t->arcs[b].from].kind == INART_NODE_HOST &&
 			    !(t->arcs[b].bg_gbps > 0)) {
 				/* a host's uplink: only the switch counts it (not when
 				   background frames share it: they are counted too) */
-				r->arc_bytes[b] = (double)inart_emu_jint(p, "rx_bytes");
+				r->arc_bytes[b] = (double)jint(p, "rx_bytes");
 				r->arc_known[b] = 1;
 			}
-			r->ring_drops += inart_emu_jint(p, "sock_rx_kernel_drops");
-			r->sock_tx_drops += inart_emu_jint(p, "sock_tx_drops");
+			r->ring_drops += jint(p, "sock_rx_kernel_drops");
+			r->sock_tx_drops += jint(p, "sock_tx_drops");
 		}
-		r->out_full += inart_emu_jint(json_object_get(s, "drops"), "out_full");
+		r->out_full += jint(json_object_get(s, "drops"), "out_full");
 		json_array_foreach(json_object_get(s, "trees"), i, p)
 		{
-			r->sw_aggregated += inart_emu_jint(p, "aggregated");
-			r->sw_emitted += inart_emu_jint(p, "emitted");
-			r->sw_partial += inart_emu_jint(p, "partial");
-			r->sw_early += inart_emu_jint(p, "early");
-			r->sw_fallback += inart_emu_jint(p, "fallback");
-			r->sw_repaired += inart_emu_jint(p, "repaired");
+			r->sw_aggregated += jint(p, "aggregated");
+			r->sw_emitted += jint(p, "emitted");
+			r->sw_partial += jint(p, "partial");
+			r->sw_early += jint(p, "early");
+			r->sw_fallback += jint(p, "fallback");
+			r->sw_repaired += jint(p, "repaired");
 		}
 		p = json_object_get(s, "gate");
 		if (p != NULL) {
 			json_t *x;
 
-			r->agg_dropped += inart_emu_jint(p, "agg_dropped");
+			r->agg_dropped += jint(p, "agg_dropped");
 			json_array_foreach(json_object_get(p, "rx_lost"), i, x)
 			{
 				r->lost += (uint64_t)json_integer_value(x);
@@ -260,8 +289,7 @@ static void reset_counters(struct inart_emu *e)
 {
 	for (int v = 0; v < e->t->n_nodes; v++)
 		if (e->pid[v] > 0)
-			json_decref(
-			    inart_emu_ctl_req(e->ctl[v], "{\"op\": \"reset_stats\"}", NULL));
+			json_decref(ctl_req(e->ctl[v], "{\"op\": \"reset_stats\"}", NULL));
 }
 
 /* --- a run ------------------------------------------------------------------ */

@@ -18,7 +18,6 @@
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +37,6 @@
 #include "emu/run_impl.h"
 
 #define READY_WAIT_MS 30000
-#define CTL_MS 10000
 
 void inart_emu_opt_default(struct inart_emu_opt *o)
 {
@@ -48,19 +46,6 @@ void inart_emu_opt_default(struct inart_emu_opt *o)
 	o->agg_limit = 1;
 	o->background = 1;
 	o->iter_timeout_s = 60;
-}
-
-void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (e->o.progress == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	e->o.progress(e->o.progress_ctx, msg);
 }
 
 const struct inart_emu_net *inart_emu_network(const struct inart_emu *e)
@@ -74,33 +59,6 @@ void inart_emu_result_free(struct inart_emu_result *r)
 		return;
 	free(r->block); /* every array (result_lay_out) */
 	memset(r, 0, sizeof(*r));
-}
-
-/* --- janitor ------------------------------------------------------------ */
-
-/* --- control sockets ------------------------------------------------------- */
-
-json_t *inart_emu_ctl_req(const char *path, const char *body, struct inart_err *err)
-{
-	char *rep = NULL;
-	size_t rlen;
-	json_t *r = NULL;
-
-	if (inart_ctl_call(path, body, strlen(body), &rep, &rlen, CTL_MS, err) == 0)
-		r = json_loadb(rep, rlen, 0, NULL);
-	free(rep);
-	if (r != NULL && !json_is_true(json_object_get(r, "ok"))) {
-		json_decref(r);
-		r = NULL;
-	}
-	return r;
-}
-
-uint64_t inart_emu_jint(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
 }
 
 /* --- workers ------------------------------------------------------------ */

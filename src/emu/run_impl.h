@@ -1,12 +1,13 @@
 /*
  * run_impl: the state of an emulation shared by run.c (daemons, workers,
- * plans, faults) and measure.c (what a run measures); not a public
- * interface (run.h is).
+ * plans, faults), emulation.c (the network and its daemons) and measure.c
+ * (what a run measures); not a public interface (run.h is).  The calls go
+ * one way: run.c -> measure.c -> emulation.c, run.c -> emulation.c
+ * (scripts/check_cycles.py).
  */
 #ifndef INART_EMU_RUN_IMPL_H
 #define INART_EMU_RUN_IMPL_H
 
-#include <jansson.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,16 +54,10 @@ struct run_meas {
 	uint64_t run_t0, run_t1; /* first iteration's start, last result */
 };
 
-/* ---- run.c ---- */
+/* ---- emulation.c (calls neither of the others) ---- */
 
 /* A progress line through the options' callback (none: nothing). */
 void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...) INART_PRINTF(2, 3);
-/* A request to a daemon's control socket; its parsed answer or NULL. */
-json_t *inart_emu_ctl_req(const char *path, const char *body, struct inart_err *err);
-/* Integer member k of object o, 0 if absent. */
-uint64_t inart_emu_jint(json_t *o, const char *k);
-
-/* ---- emulation.c ---- */
 
 /* A log file of the run directory opened for appending (-1 if none). */
 int inart_emu_log_fd(const struct inart_emu *e, const char *name);
@@ -71,7 +66,7 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 /* Wait until the daemons of the n nodes `want` answer on their sockets. */
 int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct inart_err *err);
 
-/* ---- measure.c ---- */
+/* ---- measure.c (calls emulation.c) ---- */
 
 /* Before a run: wait until the previous run's packets left the network. */
 void inart_emu_wait_quiet(struct inart_emu *e);
