@@ -660,8 +660,8 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 
 /* ---- the poll side of the recovery table (worker_fsm.h) ---- */
 
-/* A_NONE: the event changes nothing. */
-static int act_none(struct wevent *e)
+/* A_NONE: the event changes nothing (both sides' table entry for it). */
+int inart_worker_act_none(struct wevent *e)
 {
 	(void)e;
 	return 0;
@@ -763,7 +763,7 @@ static int act_stall_act(struct wevent *e)
 /* The poll side's action of every poll event (the table's first columns
  * name no other; test_worker_fsm checks). */
 static int (*const poll_actions[A_N_ACTIONS])(struct wevent *) = {
-    [A_NONE] = act_none,
+    [A_NONE] = inart_worker_act_none,
     [A_SEND_NEW] = act_send_new,
     [A_SEND_RESCALED] = act_send_rescaled,
     [A_WAIT_ANSWER] = act_wait_answer,

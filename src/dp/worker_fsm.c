@@ -1,7 +1,7 @@
 /*
  * worker_fsm: the worker's recovery table (see worker_fsm.h).  The same
  * table is in docs/dataplane.md (The recovery table); tests/test_worker_fsm.c
- * prints this one and compares.  A row per chunk state, a column per event;
+ * prints this one and compares.  A row per event, a column per chunk state;
  * the guards within an action (credit, NACK rounds, probe tries) are in the
  * action's function and the document.
  */
@@ -12,54 +12,31 @@
 #define NONE A_NONE
 #define DUP A_DUPLICATE
 #define OLD A_OLD_NEWS
+#define LOWER A_LOWER_SCALE
+#define JOIN A_JOIN_SCALE
+#define RESCALED A_SEND_RESCALED
 
+/* A row per event, a column per state, as docs/dataplane.md prints it. */
 /* clang-format off */
-const uint8_t inart_worker_fsm_table[C_N_STATES][WE_N_EVENTS] = {
-	[C_IDLE] = {
-		[WE_WINDOW] = A_SEND_NEW,
-		[WE_VISIT] = NONE, [WE_RESULT_TIMEOUT] = NONE, [WE_ANSWER_PENDING] = NONE,
-		[WE_PROBE_DUE] = NONE, [WE_IDLE] = NONE, [WE_STALL_ROUND] = NONE,
-		[WE_RESULT] = A_STORE, [WE_OVERFLOW] = A_LOWER_SCALE,
-		[WE_SCALE_NOTICE] = A_LOWER_SCALE,
-		[WE_NACK_US] = OLD, [WE_NACK_OTHERS] = OLD,
-		[WE_NACK_LOWER] = A_JOIN_SCALE, [WE_NACK_HIGHER] = OLD,
-		[WE_CHAIN_GAP] = NONE, [WE_CHAIN_BEHIND] = NONE,
-		[WE_STEP_NOTICE] = A_STALE,
-	},
-	[C_INFLIGHT] = {
-		[WE_WINDOW] = NONE,
-		[WE_VISIT] = NONE, [WE_RESULT_TIMEOUT] = A_RECOVER,
-		[WE_ANSWER_PENDING] = A_WAIT_ANSWER, [WE_PROBE_DUE] = A_RECOVER,
-		[WE_IDLE] = A_IDLE_PROBE, [WE_STALL_ROUND] = A_STALL_ACT,
-		[WE_RESULT] = A_STORE, [WE_OVERFLOW] = A_LOWER_SCALE,
-		[WE_SCALE_NOTICE] = A_LOWER_SCALE,
-		[WE_NACK_US] = A_RESEND_ASKED, [WE_NACK_OTHERS] = A_OPEN,
-		[WE_NACK_LOWER] = A_JOIN_SCALE, [WE_NACK_HIGHER] = OLD,
-		[WE_CHAIN_GAP] = A_PROBE_SOON, [WE_CHAIN_BEHIND] = A_PROBE_SOON,
-		[WE_STEP_NOTICE] = A_STALE,
-	},
-	[C_RESEND] = {
-		[WE_WINDOW] = NONE,
-		[WE_VISIT] = A_SEND_RESCALED, [WE_RESULT_TIMEOUT] = A_SEND_RESCALED,
-		[WE_ANSWER_PENDING] = A_SEND_RESCALED, [WE_PROBE_DUE] = A_SEND_RESCALED,
-		[WE_IDLE] = NONE, [WE_STALL_ROUND] = A_SEND_RESCALED,
-		[WE_RESULT] = A_STORE, [WE_OVERFLOW] = A_LOWER_SCALE,
-		[WE_SCALE_NOTICE] = A_LOWER_SCALE,
-		[WE_NACK_US] = OLD, [WE_NACK_OTHERS] = OLD,
-		[WE_NACK_LOWER] = A_JOIN_SCALE, [WE_NACK_HIGHER] = OLD,
-		[WE_CHAIN_GAP] = NONE, [WE_CHAIN_BEHIND] = NONE,
-		[WE_STEP_NOTICE] = A_STALE,
-	},
-	[C_DONE] = {
-		[WE_WINDOW] = NONE,
-		[WE_VISIT] = NONE, [WE_RESULT_TIMEOUT] = NONE, [WE_ANSWER_PENDING] = NONE,
-		[WE_PROBE_DUE] = NONE, [WE_IDLE] = NONE, [WE_STALL_ROUND] = NONE,
-		[WE_RESULT] = DUP, [WE_OVERFLOW] = DUP, [WE_SCALE_NOTICE] = DUP,
-		[WE_NACK_US] = DUP, [WE_NACK_OTHERS] = DUP,
-		[WE_NACK_LOWER] = DUP, [WE_NACK_HIGHER] = DUP,
-		[WE_CHAIN_GAP] = NONE, [WE_CHAIN_BEHIND] = NONE,
-		[WE_STEP_NOTICE] = A_STALE,
-	},
+const uint8_t inart_worker_fsm_table[WE_N_EVENTS][C_N_STATES] = {
+	/*                       IDLE        INFLIGHT         RESEND     DONE */
+	[WE_WINDOW] =         {A_SEND_NEW, NONE,            NONE,      NONE},
+	[WE_VISIT] =          {NONE,       NONE,            RESCALED,  NONE},
+	[WE_RESULT_TIMEOUT] = {NONE,       A_RECOVER,       RESCALED,  NONE},
+	[WE_ANSWER_PENDING] = {NONE,       A_WAIT_ANSWER,   RESCALED,  NONE},
+	[WE_PROBE_DUE] =      {NONE,       A_RECOVER,       RESCALED,  NONE},
+	[WE_IDLE] =           {NONE,       A_IDLE_PROBE,    NONE,      NONE},
+	[WE_STALL_ROUND] =    {NONE,       A_STALL_ACT,     RESCALED,  NONE},
+	[WE_RESULT] =         {A_STORE,    A_STORE,         A_STORE,   DUP},
+	[WE_OVERFLOW] =       {LOWER,      LOWER,           LOWER,     DUP},
+	[WE_SCALE_NOTICE] =   {LOWER,      LOWER,           LOWER,     DUP},
+	[WE_NACK_US] =        {OLD,        A_RESEND_ASKED,  OLD,       DUP},
+	[WE_NACK_OTHERS] =    {OLD,        A_OPEN,          OLD,       DUP},
+	[WE_NACK_LOWER] =     {JOIN,       JOIN,            JOIN,      DUP},
+	[WE_NACK_HIGHER] =    {OLD,        OLD,             OLD,       DUP},
+	[WE_CHAIN_GAP] =      {NONE,       A_PROBE_SOON,    NONE,      NONE},
+	[WE_CHAIN_BEHIND] =   {NONE,       A_PROBE_SOON,    NONE,      NONE},
+	[WE_STEP_NOTICE] =    {A_STALE,    A_STALE,         A_STALE,   A_STALE},
 };
 /* clang-format on */
 

@@ -75,12 +75,12 @@ enum inart_worker_action {
 };
 
 /* The table (worker_fsm.c): an enum inart_worker_action per cell. */
-extern const uint8_t inart_worker_fsm_table[C_N_STATES][WE_N_EVENTS];
+extern const uint8_t inart_worker_fsm_table[WE_N_EVENTS][C_N_STATES];
 
 /* The action for event ev in state st. */
 static inline enum inart_worker_action inart_worker_fsm_action(int st, int ev)
 {
-	return (enum inart_worker_action)inart_worker_fsm_table[st][ev];
+	return (enum inart_worker_action)inart_worker_fsm_table[ev][st];
 }
 
 /* Names for the table's rows, columns and cells (tests and docs print the

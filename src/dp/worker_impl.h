@@ -146,6 +146,8 @@ uint64_t inart_worker_refused_wait(const struct inart_worker *w, const struct wt
 uint64_t inart_worker_probe_wait(const struct inart_worker *w, const struct wtree *tr);
 /* An answer to our probe of chunk c arrived at now. */
 void inart_worker_probe_answered(struct wtree *tr, struct wchunk *c, uint64_t now);
+/* A_NONE's action: nothing (0). */
+int inart_worker_act_none(struct wevent *e);
 /* 1 if tree tr may still send a chunk never sent. */
 int inart_worker_sending(const struct inart_worker *w, const struct wtree *tr);
 

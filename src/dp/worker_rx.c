@@ -87,6 +87,13 @@ static int full_bitmap(const struct inart_worker *w, const uint64_t *bm)
 
 static void follow_chain(struct wevent *e);
 
+/* A unicast packet (RETX) for e's chunk answers our probe of it. */
+static void answer_heard(struct wevent *e)
+{
+	if (e->h->flags & INART_F_RETX)
+		inart_worker_probe_answered(e->tr, e->c, e->now);
+}
+
 /* A_JOIN_SCALE: the answer to our probe (a NACK) is at a scale below the
  * chunk's: the PS's record is at that scale: join it (sent again as new). */
 static int act_join_scale(struct wevent *e)
@@ -110,8 +117,7 @@ static void nack_heard(struct wevent *e)
 {
 	e->w->st.nacks++;
 	e->tr->idle_rounds = 0;
-	if (e->h->flags & INART_F_RETX)
-		inart_worker_probe_answered(e->tr, e->c, e->now);
+	answer_heard(e);
 }
 
 /* A_RESEND_ASKED: the PS misses the contributions of the ranks in the
@@ -300,8 +306,7 @@ static int act_stale(struct wevent *e)
 static void result_heard(struct wevent *e)
 {
 	follow_chain(e);
-	if (e->h->flags & INART_F_RETX)
-		inart_worker_probe_answered(e->tr, e->c, e->now);
+	answer_heard(e);
 }
 
 /* A_STORE: a clean result for chunk c (h->seq) of tree tr: must carry
@@ -386,13 +391,6 @@ static int act_lower_scale(struct wevent *e)
 	return 0;
 }
 
-/* A_NONE: the event changes nothing. */
-static int act_none(struct wevent *e)
-{
-	(void)e;
-	return 0;
-}
-
 /* A_DUPLICATE: the chunk is done: a duplicate. */
 static int act_duplicate(struct wevent *e)
 {
@@ -412,16 +410,11 @@ static int act_old_news(struct wevent *e)
 /* The rx side's action of every rx event (the table's last columns name no
  * other; test_worker_fsm checks). */
 static int (*const rx_actions[A_N_ACTIONS])(struct wevent *) = {
-    [A_NONE] = act_none,
-    [A_DUPLICATE] = act_duplicate,
-    [A_OLD_NEWS] = act_old_news,
-    [A_STORE] = act_store,
-    [A_LOWER_SCALE] = act_lower_scale,
-    [A_JOIN_SCALE] = act_join_scale,
-    [A_RESEND_ASKED] = act_resend_asked,
-    [A_OPEN] = act_open,
-    [A_PROBE_SOON] = act_probe_soon,
-    [A_STALE] = act_stale,
+    [A_NONE] = inart_worker_act_none,	 [A_DUPLICATE] = act_duplicate,
+    [A_OLD_NEWS] = act_old_news,	 [A_STORE] = act_store,
+    [A_LOWER_SCALE] = act_lower_scale,	 [A_JOIN_SCALE] = act_join_scale,
+    [A_RESEND_ASKED] = act_resend_asked, [A_OPEN] = act_open,
+    [A_PROBE_SOON] = act_probe_soon,	 [A_STALE] = act_stale,
 };
 
 /* Event ev of e's packet for chunk seq of its tree (the chunk named, or
