@@ -1,11 +1,14 @@
 /*
- * ps_impl: the parameter server core's state, shared by its three parts
+ * ps_impl: the parameter server core's state, shared by its four parts
  * (not a public interface): ps_tree.c keeps the table of trees and their
- * memory; ps.c their chunk records (aggregation state: absorbing
- * contributions, completing records, sending results, sources and steps);
+ * memory; ps_rec.c finds and starts chunk records and sends (headers,
+ * results, drops counted); ps.c the packet path over the records
+ * (absorbing contributions, completing records, sources and steps);
  * ps_recovery.c finds and asks for what is
  * missing (rank progress, NACKs and their rounds, the drain, probes and the
- * answers to askers, the held mark).  See ps.c for the invariants and
+ * answers to askers, the held mark).  Calls go one way: ps.c ->
+ * ps_recovery.c -> ps_rec.c, ps.c -> ps_rec.c, ps.c -> ps_tree.c.  See ps.c
+ * for the invariants and
  * docs/dataplane.md for the rules.
  */
 #ifndef INART_PS_IMPL_H
@@ -123,7 +126,7 @@ int inart_ps_tree_find(const struct inart_ps *ps, uint32_t job, uint16_t tree);
 /* Forget tree t's chunk state (a new generation of records). */
 void inart_ps_tree_clear(struct tree *t);
 
-/* ---- ps.c: records and emission ---- */
+/* ---- ps_rec.c: records and emission (ps.c and ps_recovery.c use them) ---- */
 
 /* The record of (iter, seq), (re)initialized if it belongs to another
  * iteration or generation (never NULL: all are allocated). */

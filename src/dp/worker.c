@@ -43,12 +43,70 @@
 
 #include "dp/worker_impl.h"
 
+struct inart_worker_tunables inart_worker_tunables_default(void)
+{
+	return (struct inart_worker_tunables){
+	    .window = INART_WORKER_DEFAULT_WINDOW,
+	    .retx_timeout_ns = INART_WORKER_DEFAULT_RETX_NS,
+	    .scale_exp = INART_WORKER_DEFAULT_SCALE,
+	    .max_backoff_shift = INART_WORKER_MAX_BACKOFF_SHIFT,
+	    .rto_srtt_mult = INART_WORKER_RTO_SRTT_MULT,
+	    .rto_min_div = INART_WORKER_RTO_MIN_DIV,
+	    .rto_max_mul = INART_WORKER_RTO_MAX_MUL,
+	    .rto_warmup = INART_WORKER_RTO_WARMUP,
+	    .probe_tries = INART_WORKER_PROBE_TRIES,
+	    .probe_backoff_shift = INART_WORKER_PROBE_BACKOFF_SHIFT,
+	    .idle_gaps = INART_WORKER_IDLE_GAPS,
+	    .idle_probes = INART_WORKER_IDLE_PROBES,
+	    .idle_backoff_shift = INART_WORKER_IDLE_BACKOFF_SHIFT,
+	    .stall_rtos = INART_WORKER_STALL_RTOS,
+	    .stall_windows = INART_WORKER_STALL_WINDOWS,
+	    .stall_max_ns = INART_WORKER_STALL_MAX_NS,
+	    .stall_values = INART_WORKER_STALL_VALUES,
+	    .pace_burst = INART_WORKER_PACE_BURST,
+	    .held_results = INART_WORKER_HELD_RESULTS,
+	    .held_bank_div = INART_WORKER_HELD_BANK_DIV,
+	    .held_backoff_shift = INART_WORKER_HELD_BACKOFF_SHIFT,
+	};
+}
+
+/* 1 if every tunable is in its range: shifts 0..16, the scale 1..127 (a
+ * scale is an int8 on the wire), divisors, multipliers and counts above 0. */
+static int tunables_ok(const struct inart_worker_tunables *t)
+{
+	const int shifts[] = {t->max_backoff_shift, t->probe_backoff_shift, t->idle_backoff_shift,
+			      t->held_backoff_shift};
+	const int counts[] = {t->rto_srtt_mult, t->rto_min_div,	 t->rto_max_mul,   t->idle_gaps,
+			      t->idle_probes,	t->stall_rtos,	 t->stall_windows, t->stall_values,
+			      t->pace_burst,	t->held_results, t->held_bank_div};
+
+	for (size_t i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++)
+		if (shifts[i] < 0 || shifts[i] > 16)
+			return 0;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (counts[i] < 1)
+			return 0;
+	return t->window > 0 && t->retx_timeout_ns > 0 && t->scale_exp > 0 && t->scale_exp <= 127 &&
+	       t->rto_warmup >= 0 && t->probe_tries >= 0 && t->stall_max_ns > 0;
+}
+
 struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 {
+	return inart_worker_create_tuned(cfg, NULL);
+}
+
+struct inart_worker *inart_worker_create_tuned(const struct inart_worker_cfg *cfg,
+					       const struct inart_worker_tunables *tun)
+{
+	struct inart_worker_tunables def = inart_worker_tunables_default();
 	struct inart_worker *w;
 	double total = 0;
 	int bw;
 
+	if (tun == NULL)
+		tun = &def;
+	if (!tunables_ok(tun))
+		goto inval;
 	if (cfg == NULL || cfg->n_workers < 1 || cfg->n_workers > INART_WIRE_MAX_CONTRIB ||
 	    cfg->rank >= cfg->n_workers || cfg->n_trees < 1 ||
 	    cfg->n_trees > INART_WORKER_MAX_TREES)
@@ -69,22 +127,21 @@ struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg)
 	if (w == NULL)
 		return inart_null_errno(ENOMEM);
 	w->cfg = *cfg;
+	w->tun = *tun;
 	w->bw = bw;
 	w->vpp = cfg->values_per_packet ? cfg->values_per_packet : inart_wire_max_values(bw);
 	w->slots = cfg->slots;
 	w->window = cfg->window;
 	if (w->window == 0)
-		w->window = w->slots && w->slots < INART_WORKER_DEFAULT_WINDOW
-				? w->slots
-				: INART_WORKER_DEFAULT_WINDOW;
+		w->window = w->slots && w->slots < tun->window ? w->slots : tun->window;
 	if (w->slots == 0)
 		w->slots = w->window;
 	if (w->window > w->slots) {
 		free(w);
 		goto inval;
 	}
-	w->retx_ns = cfg->retx_timeout_ns ? cfg->retx_timeout_ns : INART_WORKER_DEFAULT_RETX_NS;
-	w->scale0 = cfg->scale_exp ? cfg->scale_exp : INART_WORKER_DEFAULT_SCALE;
+	w->retx_ns = cfg->retx_timeout_ns ? cfg->retx_timeout_ns : tun->retx_timeout_ns;
+	w->scale0 = cfg->scale_exp ? cfg->scale_exp : tun->scale_exp;
 	w->bitmap[cfg->rank / 64] = (uint64_t)1 << (cfg->rank % 64);
 	return w;
 inval:
@@ -134,7 +191,7 @@ static int layout(struct inart_worker *w, size_t n)
 		 * once, through queues still empty, aggregation waiting for every
 		 * child): the first results of the previous one's steady state
 		 * do not apply to it, so the initial timeout holds again until
-		 * INART_WORKER_RTO_WARMUP new samples (else a timeout adapted to
+		 * tun.rto_warmup new samples (else a timeout adapted to
 		 * a paced steady state fires on the fill of the next all-reduce,
 		 * and probes and resends add to the queues that delayed it) */
 		tt[t].rto = w->trees[t].rto > w->retx_ns ? w->trees[t].rto : w->retx_ns;
@@ -142,16 +199,16 @@ static int layout(struct inart_worker *w, size_t n)
 		tt[t].prtt = w->trees[t].prtt;
 		tt[t].samples = 0;
 		tt[t].gap = w->trees[t].gap;
-		tt[t].last_res = tt[t].idle_from = 0;
+		tt[t].last_res = tt[t].flow_since = 0;
 		tt[t].idle_rounds = 0;
-		tt[t].heard = tt[t].stall_at = tt[t].stall_wait = 0;
+		tt[t].peer_heard = tt[t].stall_round_at = tt[t].stall_wait = 0;
 		tt[t].stall_round = tt[t].unheard = 0;
-		tt[t].pace_at = 0;
-		tt[t].sched_at = 0;
+		tt[t].rate_at = 0;
+		tt[t].schedule_at = 0;
 		tt[t].begun = 0;
 		tt[t].lag = w->trees[t].lag;
 		tt[t].debt = w->trees[t].debt; /* a property of the tree's paths */
-		tt[t].debt_at = 0;
+		tt[t].credit_at = 0;
 		n_ch += tt[t].n_chunks;
 		prev = end;
 	}
@@ -222,17 +279,17 @@ static uint64_t pace_ns(const struct inart_worker *w, int t, size_t bytes)
 
 /* A DATA packet of sz bytes (UDP payload) of tree t went out at now: the
  * next may go one frame time later at the tree's rate; a tree that was
- * idle gets a credit of INART_WORKER_PACE_BURST full frames (so a sender
+ * idle gets a credit of tun.pace_burst full frames (so a sender
  * woken late catches up, and no more). */
 static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
 {
 	struct wtree *tr = &w->trees[t];
 	uint64_t f = pace_ns(w, t, sz),
-		 credit = INART_WORKER_PACE_BURST *
+		 credit = (uint64_t)w->tun.pace_burst *
 			  pace_ns(w, t, inart_wire_hdr_len(w->bw) + 4 * (size_t)w->vpp);
 
 	if (f != 0)
-		inart_pace_charge(&tr->pace_at, f, credit, now);
+		inart_pace_charge(&tr->rate_at, f, credit, now);
 }
 
 /* Paced with a schedule (pace.h): when the next new chunk of tree tr may
@@ -241,7 +298,8 @@ static void pace_charge(struct inart_worker *w, int t, size_t sz, uint64_t now)
  * plan, recovery only waits for the paced rate. */
 static uint64_t sched_gate(const struct inart_worker *w, const struct wtree *tr)
 {
-	return w->cfg.pace_lead_ns ? inart_pace_sched_gate(tr->sched_at, w->cfg.pace_lead_ns) : 0;
+	return w->cfg.pace_lead_ns ? inart_pace_sched_gate(tr->schedule_at, w->cfg.pace_lead_ns)
+				   : 0;
 }
 
 /* Chunk c's timeout expired at now.  The first timeout of a chunk sent once
@@ -251,9 +309,9 @@ static uint64_t sched_gate(const struct inart_worker *w, const struct wtree *tr)
 static void timed_out(struct inart_worker *w, struct wtree *tr, const struct wchunk *c,
 		      uint64_t now)
 {
-	if (c->retries == 0 && now >= c->deadline && c->deadline > c->sent_at) {
-		uint64_t twice = 2 * (c->deadline - c->sent_at),
-			 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL;
+	if (c->retries == 0 && now >= c->result_due && c->result_due > c->sent_at) {
+		uint64_t twice = 2 * (c->result_due - c->sent_at),
+			 hi = w->retx_ns * (uint64_t)w->tun.rto_max_mul;
 
 		if (twice > hi)
 			twice = hi;
@@ -263,16 +321,17 @@ static void timed_out(struct inart_worker *w, struct wtree *tr, const struct wch
 }
 
 /* The timeout of chunk c after its last transmission: the tree's, doubled
- * per retransmission up to 2^INART_WORKER_MAX_BACKOFF_SHIFT times. */
-uint64_t inart_worker_backoff(const struct wtree *tr, const struct wchunk *c)
+ * per retransmission up to 2^tun.max_backoff_shift times. */
+uint64_t inart_worker_backoff(const struct inart_worker *w, const struct wtree *tr,
+			      const struct wchunk *c)
 {
-	return tr->rto << (c->retries < INART_WORKER_MAX_BACKOFF_SHIFT
-			       ? c->retries
-			       : INART_WORKER_MAX_BACKOFF_SHIFT);
+	int k = w->tun.max_backoff_shift;
+
+	return tr->rto << (c->retries < k ? c->retries : k);
 }
 
 /* Tree tr has chunks in flight and heard nothing from its PS for
- * INART_WORKER_STALL_RTOS timeouts, or while it sent 2 windows' worth of
+ * tun.stall_rtos timeouts, or while it sent tun.stall_windows windows' worth of
  * probes and resends: the peer (or a switch on the way) is dead or cut
  * off. */
 static int stalled(const struct inart_worker *w, const struct wtree *tr, uint64_t now)
@@ -280,7 +339,8 @@ static int stalled(const struct inart_worker *w, const struct wtree *tr, uint64_
 	(void)w;
 	return tr->base < tr->next &&
 	       (tr->stall_wait != 0 ||
-		(tr->heard != 0 && now >= tr->heard + INART_WORKER_STALL_RTOS * tr->rto));
+		(tr->peer_heard != 0 &&
+		 now >= tr->peer_heard + (uint64_t)w->tun.stall_rtos * tr->rto));
 }
 
 /* Stall now (the chunks' timers acted until now: the first round waits). */
@@ -289,23 +349,23 @@ static void enter_stall(const struct inart_worker *w, struct wtree *tr, uint64_t
 	if (tr->stall_wait != 0)
 		return;
 	tr->stall_wait = tr->rto ? tr->rto : w->retx_ns;
-	tr->stall_at = now + tr->stall_wait;
+	tr->stall_round_at = now + tr->stall_wait;
 }
 
 /* A probe or a resend went out without an answer since the last one heard:
  * 2 windows' worth of them stall the tree. */
 static void note_unheard(const struct inart_worker *w, struct wtree *tr, uint64_t now)
 {
-	if (++tr->unheard >= 2 * (uint32_t)w->window)
+	if (++tr->unheard >= (uint32_t)w->tun.stall_windows * (uint32_t)w->window)
 		enter_stall(w, tr, now);
 }
 
 /* Most debt a tree may run up: half a window of resends. */
 static uint32_t debt_max(const struct inart_worker *w)
 {
-	uint32_t k = (uint32_t)w->window / 2;
+	uint32_t k = (uint32_t)w->window / (uint32_t)w->tun.held_bank_div;
 
-	return INART_WORKER_HELD_RESULTS * (k > 2 ? k : 2);
+	return (uint32_t)w->tun.held_results * (k > 2 ? k : 2);
 }
 
 /* A resend of values that may only be delayed (nothing shows them lost: a
@@ -320,19 +380,19 @@ int inart_worker_held_pay(const struct inart_worker *w, struct wtree *tr, uint64
 	uint64_t per = tr->rto ? tr->rto : w->retx_ns;
 
 	/* the floor: one resend per timeout in which nothing was delivered */
-	if (tr->last_res > tr->debt_at)
-		tr->debt_at = tr->last_res;
-	if (tr->debt_at == 0 || now < tr->debt_at) {
-		tr->debt_at = now;
-	} else if (now >= tr->debt_at + per) {
-		uint64_t k = (now - tr->debt_at) / per * INART_WORKER_HELD_RESULTS;
+	if (tr->last_res > tr->credit_at)
+		tr->credit_at = tr->last_res;
+	if (tr->credit_at == 0 || now < tr->credit_at) {
+		tr->credit_at = now;
+	} else if (now >= tr->credit_at + per) {
+		uint64_t k = (now - tr->credit_at) / per * (uint64_t)w->tun.held_results;
 
 		tr->debt = k >= tr->debt ? 0 : tr->debt - (uint32_t)k;
-		tr->debt_at = now;
+		tr->credit_at = now;
 	}
-	if (tr->debt + INART_WORKER_HELD_RESULTS > debt_max(w))
+	if (tr->debt + (uint32_t)w->tun.held_results > debt_max(w))
 		return 0;
-	tr->debt += INART_WORKER_HELD_RESULTS;
+	tr->debt += (uint32_t)w->tun.held_results;
 	return 1;
 }
 
@@ -341,8 +401,7 @@ int inart_worker_held_pay(const struct inart_worker *w, struct wtree *tr, uint64
 uint64_t inart_worker_refused_wait(const struct inart_worker *w, const struct wtree *tr,
 				   struct wchunk *c)
 {
-	int k = c->refused < INART_WORKER_HELD_BACKOFF_SHIFT ? c->refused
-							     : INART_WORKER_HELD_BACKOFF_SHIFT;
+	int k = c->refused < w->tun.held_backoff_shift ? c->refused : w->tun.held_backoff_shift;
 
 	if (c->refused < 255)
 		c->refused++;
@@ -400,10 +459,10 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 	} else {
 		c->retries = 0;
 	}
-	if (tr->idle_from == 0)
-		tr->idle_from = now;
-	if (tr->heard == 0)
-		tr->heard = now; /* a stall is counted from the first send */
+	if (tr->flow_since == 0)
+		tr->flow_since = now;
+	if (tr->peer_heard == 0)
+		tr->peer_heard = now; /* a stall is counted from the first send */
 	if (tr->begun == 0)
 		tr->begun = now;
 	/* a new transmission: the chunk keeps its history (first send,
@@ -417,11 +476,11 @@ static void send_chunk(struct inart_worker *w, int t, uint32_t seq, int retx, ui
 			     .scale = c->scale,
 			     .last_probe = c->last_probe,
 			     .nack_round = c->nack_round};
-	c->deadline = now + inart_worker_backoff(tr, c);
+	c->result_due = now + inart_worker_backoff(w, tr, c);
 	/* at the end of an all-reduce nothing later reveals a lost
 	 * retransmission: check on it after a probe's round trip */
 	if (retx && !inart_worker_sending(w, tr))
-		c->probe_at = now + inart_worker_probe_wait(w, tr);
+		c->answer_due = now + inart_worker_probe_wait(w, tr);
 }
 
 /* How long to wait for a probe's answer: twice the measured answer time,
@@ -454,7 +513,7 @@ void inart_worker_probe_answered(struct wtree *tr, struct wchunk *c, uint64_t no
 			tr->prtt = (7 * tr->prtt + d) / 8;
 	}
 	c->unanswered = 0;
-	c->probe_at = 0;
+	c->answer_due = 0;
 }
 
 /* Build a probe for chunk seq of tree t into d: DATA|RETX|NACK, header only,
@@ -496,7 +555,9 @@ static void send_probe(struct inart_worker *w, int t, uint32_t seq, uint64_t now
 	 * header, and the PS holds a question repeated while its answer may
 	 * still come */
 	k = inart_worker_sending(w, tr) ? c->unanswered + c->retries : 0;
-	c->probe_at = now + (inart_worker_probe_wait(w, tr) << (k < 2 ? k : 2));
+	c->answer_due =
+	    now + (inart_worker_probe_wait(w, tr)
+		   << (k < w->tun.probe_backoff_shift ? k : w->tun.probe_backoff_shift));
 	if (c->unanswered < 255)
 		c->unanswered++;
 }
@@ -523,10 +584,10 @@ static uint64_t expected(const struct wtree *tr)
  * (the initial timeout before any was measured), doubled per idle round. */
 static uint64_t idle_period(const struct inart_worker *w, const struct wtree *tr)
 {
-	uint64_t g = INART_WORKER_IDLE_GAPS * tr->gap,
+	uint64_t g = (uint64_t)w->tun.idle_gaps * tr->gap,
 		 m = expected(tr) ? expected(tr) / 2 : w->retx_ns;
-	int k = tr->idle_rounds < INART_WORKER_IDLE_BACKOFF_SHIFT ? tr->idle_rounds
-								  : INART_WORKER_IDLE_BACKOFF_SHIFT;
+	int k = tr->idle_rounds < w->tun.idle_backoff_shift ? tr->idle_rounds
+							    : w->tun.idle_backoff_shift;
 
 	if (g < m)
 		g = m;
@@ -578,12 +639,12 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 {
 	uint64_t per, age, t, first = UINT64_MAX;
 
-	if (tr->idle_from == 0 || inart_worker_sending(w, tr))
+	if (tr->flow_since == 0 || inart_worker_sending(w, tr))
 		return UINT64_MAX;
 	per = idle_period(w, tr);
 	age = (expected(tr) ? expected(tr) : per) + start_wait(w, tr);
-	t = tr->idle_from + per + start_wait(w, tr);
-	for (uint32_t s = tr->base, k = 0; s < tr->next && k < INART_WORKER_IDLE_PROBES; s++) {
+	t = tr->flow_since + per + start_wait(w, tr);
+	for (uint32_t s = tr->base, k = 0; s < tr->next && k < (uint32_t)w->tun.idle_probes; s++) {
 		uint64_t r = idle_ready(&w->ch[tr->chunk0 + s], age, per);
 
 		if (r == UINT64_MAX)
@@ -597,41 +658,180 @@ static uint64_t idle_next(const struct inart_worker *w, const struct wtree *tr)
 	return first > t ? first : t;
 }
 
-/* No result of tree t for an idle period: probe its oldest ready chunks. */
+/* ---- the poll side of the recovery table (worker_fsm.h) ---- */
+
+/* A_NONE: the event changes nothing (both sides' table entry for it). */
+int inart_worker_act_none(struct wevent *e)
+{
+	(void)e;
+	return 0;
+}
+
+/* A_SEND_NEW: the chunk at the window's edge goes for the first time, once
+ * the paced rate and the plan's schedule let it (else -EAGAIN: the window
+ * waits); a new chunk is charged to the schedule. */
+static int act_send_new(struct wevent *e)
+{
+	struct inart_worker *w = e->w;
+	struct wtree *tr = e->tr;
+
+	if (e->now < tr->rate_at || e->now < sched_gate(w, tr))
+		return -EAGAIN; /* paced: not yet */
+	send_chunk(w, e->t, e->seq, 0, e->now, &e->out[(*e->n)++]);
+	if (w->cfg.pace_lead_ns)
+		inart_pace_sched_charge(&tr->schedule_at, w->cfg.trees[e->t].plan_Bps,
+					INART_PKT_UDP_HLEN + e->out[*e->n - 1].len, e->now);
+	return 1;
+}
+
+/* A_SEND_RESCALED: its scale changed: sent again as a first transmission. */
+static int act_send_rescaled(struct wevent *e)
+{
+	send_chunk(e->w, e->t, e->seq, 0, e->now, &e->out[(*e->n)++]);
+	return 1;
+}
+
+/* A_WAIT_ANSWER: the result timer expired with a probe out: its answer
+ * tells what to do, so the result timer waits past it. */
+static int act_wait_answer(struct wevent *e)
+{
+	struct wchunk *c = e->c;
+
+	c->result_due = c->answer_due + inart_worker_backoff(e->w, e->tr, c);
+	return 0;
+}
+
+/* A_RECOVER: the result or the probe timer expired.  Ask first (a probe):
+ * the answer says whether the PS misses our values (a NACK naming us),
+ * holds them (a NACK without us) or has the result; the values go again
+ * when a NACK asked for them, or after tun.probe_tries unanswered probes
+ * if the tree's credit pays (else a probe again, later each time). */
+static int act_recover(struct wevent *e)
+{
+	struct inart_worker *w = e->w;
+	struct wtree *tr = e->tr;
+	struct wchunk *c = e->c;
+	uint64_t now = e->now;
+	int due_rto = e->ev == WE_RESULT_TIMEOUT;
+
+	if (due_rto && !c->asked)
+		timed_out(w, tr, c, now);
+	if (!c->asked && (c->counted || c->unanswered < w->tun.probe_tries)) {
+		send_probe(w, e->t, e->seq, now, &e->out[(*e->n)++]);
+		if (due_rto) {
+			if (c->retries < 255)
+				c->retries++;
+			c->result_due = now + inart_worker_backoff(w, tr, c);
+		}
+	} else if (c->asked || inart_worker_held_pay(w, tr, now)) {
+		send_chunk(w, e->t, e->seq, 1, now, &e->out[(*e->n)++]);
+	} else {
+		/* unanswered probes show nothing lost (their answers may
+		 * wait behind the same queues as our values): no credit, so
+		 * probe again, later each time */
+		uint64_t wait = inart_worker_refused_wait(w, tr, c);
+
+		w->deferred++;
+		send_probe(w, e->t, e->seq, now, &e->out[(*e->n)++]);
+		c->answer_due = now + wait;
+		c->result_due = now + wait + inart_worker_backoff(w, tr, c);
+	}
+	return 1;
+}
+
+/* A_IDLE_PROBE: no result of the tree for an idle period: probe it. */
+static int act_idle_probe(struct wevent *e)
+{
+	send_probe(e->w, e->t, e->seq, e->now, &e->out[(*e->n)++]);
+	return 1;
+}
+
+/* A_STALL_ACT: a stalled tree's round on its oldest chunk in flight: a
+ * probe, and every tun.stall_values-th round its values (label 0, in case
+ * only the tree's labels are broken) unless the PS said it holds them. */
+static int act_stall_act(struct wevent *e)
+{
+	struct inart_worker *w = e->w;
+
+	if (e->tr->stall_round % (uint32_t)w->tun.stall_values == 0 && !e->c->counted)
+		send_chunk(w, e->t, e->seq, 1, e->now, &e->out[(*e->n)++]);
+	else
+		send_probe(w, e->t, e->seq, e->now, &e->out[(*e->n)++]);
+	return 1;
+}
+
+/* The poll side's action of every poll event (the table's first columns
+ * name no other; test_worker_fsm checks). */
+static int (*const poll_actions[A_N_ACTIONS])(struct wevent *) = {
+    [A_NONE] = inart_worker_act_none,
+    [A_SEND_NEW] = act_send_new,
+    [A_SEND_RESCALED] = act_send_rescaled,
+    [A_WAIT_ANSWER] = act_wait_answer,
+    [A_RECOVER] = act_recover,
+    [A_IDLE_PROBE] = act_idle_probe,
+    [A_STALL_ACT] = act_stall_act,
+};
+
+/* Event ev for chunk seq of e's tree: the table's action for it.  >0 if a
+ * datagram went, 0 if none, <0 if the action must wait (A_SEND_NEW). */
+static int poll_event(struct wevent *e, uint32_t seq, int ev)
+{
+	e->seq = seq;
+	e->c = &e->w->ch[e->tr->chunk0 + seq];
+	e->ev = ev;
+	return poll_actions[inart_worker_fsm_action(e->c->state, ev)](e);
+}
+
+/* Which timer of chunk c expired at now (WE_VISIT: none). */
+static int timer_event(const struct wchunk *c, uint64_t now)
+{
+	int due_rto = now >= c->result_due, due_probe = c->answer_due && now >= c->answer_due;
+
+	if (!due_rto && !due_probe)
+		return WE_VISIT;
+	if (due_rto && c->answer_due > now && c->unanswered)
+		return WE_ANSWER_PENDING;
+	return due_rto ? WE_RESULT_TIMEOUT : WE_PROBE_DUE;
+}
+
+/* No result of tree t for an idle period: its oldest ripe chunks get
+ * WE_IDLE. */
 static void idle_probe(struct inart_worker *w, int t, uint64_t now, struct inart_dgram *out, int *n,
 		       int max_out)
 {
 	struct wtree *tr = &w->trees[t];
+	struct wevent e = {
+	    .w = w, .t = t, .tr = tr, .now = now, .out = out, .n = n, .max_out = max_out};
 	uint64_t per = idle_period(w, tr),
 		 age = (expected(tr) ? expected(tr) : per) + start_wait(w, tr);
 	int k = 0;
 
-	for (uint32_t s = tr->base; s < tr->next && *n < max_out && k < INART_WORKER_IDLE_PROBES;
-	     s++) {
+	for (uint32_t s = tr->base; s < tr->next && *n < max_out && k < w->tun.idle_probes; s++) {
 		if (now < idle_ready(&w->ch[tr->chunk0 + s], age, per))
 			continue;
-		send_probe(w, t, s, now, &out[(*n)++]);
-		k++;
+		if (poll_event(&e, s, WE_IDLE) > 0)
+			k++;
 	}
 	if (k > 0) {
-		tr->idle_from = now;
+		tr->flow_since = now;
 		tr->idle_rounds++;
 	}
 }
 
-/* A stalled tree: only its oldest unfinished chunk is acted on, once per
- * stall wait, which doubles up to INART_WORKER_STALL_MAX_NS (exponential
- * backoff while nothing progresses): a probe, and every
- * INART_WORKER_STALL_VALUES-th round its values (label 0, in case only the
- * tree's labels are broken).  Anything heard from the PS ends the stall. */
+/* A stalled tree: only its oldest unfinished chunk is acted on
+ * (WE_STALL_ROUND), once per stall wait, which doubles up to
+ * tun.stall_max_ns (exponential backoff while nothing progresses).
+ * Anything heard from the PS ends the stall. */
 static void poll_stalled(struct inart_worker *w, int t, uint64_t now, struct inart_dgram *out,
 			 int *n, int max_out)
 {
 	struct wtree *tr = &w->trees[t];
+	struct wevent e = {
+	    .w = w, .t = t, .tr = tr, .now = now, .out = out, .n = n, .max_out = max_out};
 	uint32_t s;
 
 	enter_stall(w, tr, now);
-	if (now < tr->stall_at || *n >= max_out)
+	if (now < tr->stall_round_at || *n >= max_out)
 		return;
 	for (s = tr->base; s < tr->next; s++)
 		if (w->ch[tr->chunk0 + s].state == C_INFLIGHT ||
@@ -640,23 +840,22 @@ static void poll_stalled(struct inart_worker *w, int t, uint64_t now, struct ina
 	if (s == tr->next)
 		return;
 	tr->stall_round++;
-	if (w->ch[tr->chunk0 + s].state == C_RESEND)
-		send_chunk(w, t, s, 0, now, &out[(*n)++]);
-	else if (tr->stall_round % INART_WORKER_STALL_VALUES == 0 && !w->ch[tr->chunk0 + s].counted)
-		send_chunk(w, t, s, 1, now, &out[(*n)++]);
-	else
-		send_probe(w, t, s, now, &out[(*n)++]);
+	poll_event(&e, s, WE_STALL_ROUND);
 	w->st.stalls++;
-	tr->stall_wait = 2 * tr->stall_wait < INART_WORKER_STALL_MAX_NS ? 2 * tr->stall_wait
-									: INART_WORKER_STALL_MAX_NS;
-	tr->stall_at = now + tr->stall_wait;
+	tr->stall_wait =
+	    2 * tr->stall_wait < w->tun.stall_max_ns ? 2 * tr->stall_wait : w->tun.stall_max_ns;
+	tr->stall_round_at = now + tr->stall_wait;
 }
 
-/* Emit what tree t has to send now into out[*n..max_out). */
+/* Emit what tree t has to send now into out[*n..max_out): a stalled tree
+ * its stall round; else the timers of its chunks in flight (RESEND chunks
+ * go whatever their timers), then new chunks while the window has room. */
 static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_dgram *out, int *n,
 		      int max_out)
 {
 	struct wtree *tr = &w->trees[t];
+	struct wevent e = {
+	    .w = w, .t = t, .tr = tr, .now = now, .out = out, .n = n, .max_out = max_out};
 	uint32_t lim;
 
 	if (stalled(w, tr, now)) {
@@ -665,66 +864,16 @@ static void poll_tree(struct inart_worker *w, int t, uint64_t now, struct inart_
 	}
 	/* paced: probes and resends wait for the rate as new chunks do (a
 	 * probe is charged a full frame: its answer may be a whole result) */
-	if (now < tr->pace_at)
+	if (now < tr->rate_at)
 		return;
-	for (uint32_t s = tr->base; s < tr->next && *n < max_out && now >= tr->pace_at; s++) {
-		struct wchunk *c = &w->ch[tr->chunk0 + s];
-
-		int due_rto, due_probe;
-
-		if (c->state == C_RESEND) {
-			send_chunk(w, t, s, 0, now, &out[(*n)++]);
-			continue;
-		}
-		if (c->state != C_INFLIGHT)
-			continue;
-		due_rto = now >= c->deadline;
-		due_probe = c->probe_at && now >= c->probe_at;
-		if (!due_rto && !due_probe)
-			continue;
-		if (due_rto && c->probe_at > now && c->unanswered) {
-			/* a probe is out: its answer tells what to do */
-			c->deadline = c->probe_at + inart_worker_backoff(tr, c);
-			continue;
-		}
-		if (due_rto && !c->asked)
-			timed_out(w, tr, c, now);
-		if (!c->asked && (c->counted || c->unanswered < INART_WORKER_PROBE_TRIES)) {
-			/* ask first: the answer says whether the PS misses our values
-			 * (a NACK naming us), holds them (a NACK without us) or has the
-			 * result; the values go again only after unanswered probes */
-			send_probe(w, t, s, now, &out[(*n)++]);
-			if (due_rto) {
-				if (c->retries < 255)
-					c->retries++;
-				c->deadline = now + inart_worker_backoff(tr, c);
-			}
-		} else if (c->asked || inart_worker_held_pay(w, tr, now)) {
-			send_chunk(w, t, s, 1, now, &out[(*n)++]);
-		} else {
-			/* unanswered probes show nothing lost (their answers may
-			 * wait behind the same queues as our values): no credit, so
-			 * probe again, later each time */
-			uint64_t wait = inart_worker_refused_wait(w, tr, c);
-
-			w->deferred++;
-			send_probe(w, t, s, now, &out[(*n)++]);
-			c->probe_at = now + wait;
-			c->deadline = now + wait + inart_worker_backoff(tr, c);
-		}
-	}
+	for (uint32_t s = tr->base; s < tr->next && *n < max_out && now >= tr->rate_at; s++)
+		poll_event(&e, s, timer_event(&w->ch[tr->chunk0 + s], now));
 	lim = tr->base + (uint32_t)w->window;
 	if (lim > tr->n_chunks)
 		lim = tr->n_chunks;
 	while (tr->next < lim && *n < max_out) {
-		if (w->ch[tr->chunk0 + tr->next].state == C_IDLE) {
-			if (now < tr->pace_at || now < sched_gate(w, tr))
-				break; /* paced: not yet */
-			send_chunk(w, t, tr->next, 0, now, &out[(*n)++]);
-			if (w->cfg.pace_lead_ns)
-				inart_pace_sched_charge(&tr->sched_at, w->cfg.trees[t].plan_Bps,
-							INART_PKT_UDP_HLEN + out[*n - 1].len, now);
-		}
+		if (poll_event(&e, tr->next, WE_WINDOW) < 0)
+			break;
 		tr->next++;
 	}
 }
@@ -741,7 +890,7 @@ int inart_worker_poll(struct inart_worker *w, uint64_t now_ns, struct inart_dgra
 	w->rr = (w->rr + 1) % nt;
 	for (int t = 0; t < nt && n < max_out; t++)
 		if (!stalled(w, &w->trees[t], now_ns) && now_ns >= idle_next(w, &w->trees[t]) &&
-		    now_ns >= w->trees[t].pace_at)
+		    now_ns >= w->trees[t].rate_at)
 			idle_probe(w, t, now_ns, out, &n, max_out);
 	return n;
 }
@@ -759,14 +908,14 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 
 		if (tr->stall_wait != 0 && tr->base < tr->next) {
 			/* stalled: its schedule alone */
-			if (tr->stall_at < d)
-				d = tr->stall_at;
+			if (tr->stall_round_at < d)
+				d = tr->stall_round_at;
 			continue;
 		}
 		if (tr->next < tr->n_chunks && tr->next < tr->base + (uint32_t)w->window) {
-			if (tr->pace_at == 0)
+			if (tr->rate_at == 0)
 				return 0;
-			dt = tr->pace_at; /* paced: the next new chunk's time */
+			dt = tr->rate_at; /* paced: the next new chunk's time */
 			if (dt < sched_gate(w, tr))
 				dt = sched_gate(w, tr);
 		}
@@ -778,18 +927,18 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w)
 			if (c->state != C_INFLIGHT)
 				continue;
 			inflight = 1;
-			if (c->deadline < dt)
-				dt = c->deadline;
-			if (c->probe_at && c->probe_at < dt)
-				dt = c->probe_at;
+			if (c->result_due < dt)
+				dt = c->result_due;
+			if (c->answer_due && c->answer_due < dt)
+				dt = c->answer_due;
 		}
 		if (inflight && idle_next(w, tr) < dt)
 			dt = idle_next(w, tr);
-		if (dt < tr->pace_at)
-			dt = tr->pace_at; /* paced: nothing goes before */
+		if (dt < tr->rate_at)
+			dt = tr->rate_at; /* paced: nothing goes before */
 		/* the stall starts then, whatever the chunks' timers say */
-		stall = tr->heard + INART_WORKER_STALL_RTOS * tr->rto;
-		if (inflight && tr->heard != 0 && stall < dt)
+		stall = tr->peer_heard + (uint64_t)w->tun.stall_rtos * tr->rto;
+		if (inflight && tr->peer_heard != 0 && stall < dt)
 			dt = stall;
 		if (dt < d)
 			d = dt;

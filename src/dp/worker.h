@@ -139,34 +139,81 @@ struct inart_worker_stats {
 				     its oldest chunk probed or resent, backing off */
 };
 
+/* The defaults of struct inart_worker_tunables (below), one per field. */
 #define INART_WORKER_DEFAULT_WINDOW 64
 #define INART_WORKER_DEFAULT_RETX_NS 20000000ull
 #define INART_WORKER_DEFAULT_SCALE 16
-#define INART_WORKER_MAX_BACKOFF_SHIFT 4  /* a chunk's timeout grows to 16x */
-#define INART_WORKER_RTO_SRTT_MULT 3	  /* timeout >= 3 srtt */
-#define INART_WORKER_RTO_MIN_DIV 64	  /* timeout >= retx_timeout_ns / 64 */
-#define INART_WORKER_RTO_MAX_MUL 8	  /* timeout <= retx_timeout_ns * 8 */
-#define INART_WORKER_RTO_WARMUP 8	  /* samples before the timeout may go below the initial */
-#define INART_WORKER_RAISE_HEADROOM 8	  /* bits kept free when raising a scale */
-#define INART_WORKER_IDLE_GAPS 4	  /* no result for this many inter-result gaps: probe */
-#define INART_WORKER_IDLE_PROBES 4	  /* oldest chunks probed per tree and idle round */
-#define INART_WORKER_PROBE_TRIES 3	  /* unanswered probes, then the values are resent */
-#define INART_WORKER_IDLE_BACKOFF_SHIFT 2 /* idle period doubles up to 4x without answers */
-#define INART_WORKER_STALL_RTOS 2	  /* nothing heard from a tree for 2 timeouts: stalled */
+#define INART_WORKER_MAX_BACKOFF_SHIFT 4   /* a chunk's timeout grows to 16x */
+#define INART_WORKER_RTO_SRTT_MULT 3	   /* timeout >= 3 srtt */
+#define INART_WORKER_RTO_MIN_DIV 64	   /* timeout >= retx_timeout_ns / 64 */
+#define INART_WORKER_RTO_MAX_MUL 8	   /* timeout <= retx_timeout_ns * 8 */
+#define INART_WORKER_RTO_WARMUP 8	   /* samples before the timeout may go below the initial */
+#define INART_WORKER_IDLE_GAPS 4	   /* no result for this many inter-result gaps: probe */
+#define INART_WORKER_IDLE_PROBES 4	   /* oldest chunks probed per tree and idle round */
+#define INART_WORKER_PROBE_TRIES 3	   /* unanswered probes, then the values are resent */
+#define INART_WORKER_PROBE_BACKOFF_SHIFT 2 /* a probe's retry waits up to 4x */
+#define INART_WORKER_IDLE_BACKOFF_SHIFT 2  /* idle period doubles up to 4x without answers */
+#define INART_WORKER_STALL_RTOS 2	   /* nothing heard from a tree for 2 timeouts: stalled */
+#define INART_WORKER_STALL_WINDOWS 2	   /* or 2 windows of probes and resends unanswered */
 #define INART_WORKER_STALL_MAX_NS 500000000ull /* a stalled tree acts at most every 0.5 s */
 #define INART_WORKER_STALL_VALUES 3	       /* every 3rd stall round resends the values */
 #define INART_WORKER_PACE_BURST 4 /* frames a paced tree may send at once after idling */
 /* Resends of values perhaps only delayed (a held NACK, unanswered probes, a
  * repeated NACK round) are paid from a per-tree credit that the tree's
  * deliveries refill: one resend per INART_WORKER_HELD_RESULTS results stored,
- * and one per timeout whatever comes; at most half a window's worth banked.
- * A resend asked for by a NACK that shows the loss costs nothing. */
+ * and one per timeout whatever comes; at most INART_WORKER_HELD_BANK_DIV-th of
+ * a window's worth banked (at least 2 resends).  A resend asked for by a NACK
+ * that shows the loss costs nothing. */
 #define INART_WORKER_HELD_RESULTS 8
+#define INART_WORKER_HELD_BANK_DIV 2
 #define INART_WORKER_HELD_BACKOFF_SHIFT 3 /* a refused resend's probe waits up to 8x */
+
+/*
+ * The worker's recovery tunables, all in one place (docs/dataplane.md, The
+ * recovery table, says where each acts).  inart_worker_create uses
+ * inart_worker_tunables_default(); the configuration's window,
+ * retx_timeout_ns and scale_exp, when not 0, replace the first three.
+ */
+struct inart_worker_tunables {
+	uint16_t window;	  /* chunks in flight per tree (64) */
+	uint64_t retx_timeout_ns; /* initial result timeout (20 ms) */
+	int scale_exp;		  /* initial quantization scale (16) */
+	/* result timer (RFC 6298 smoothing, Karn) */
+	int max_backoff_shift; /* a chunk's timeout doubles per resend up to 2^4 */
+	int rto_srtt_mult;     /* timeout >= 3 srtt */
+	int rto_min_div;       /* timeout >= retx_timeout_ns / 64 */
+	int rto_max_mul;       /* timeout <= retx_timeout_ns * 8 */
+	int rto_warmup;	       /* samples of an all-reduce before it goes below the initial (8) */
+	/* probes */
+	int probe_tries;	 /* unanswered probes before the values go again (3) */
+	int probe_backoff_shift; /* a probe's retry doubles up to 2^2 (while sending new) */
+	/* idle probing */
+	int idle_gaps;		/* no result for 4 inter-result gaps: idle */
+	int idle_probes;	/* oldest chunks probed per idle round (4) */
+	int idle_backoff_shift; /* the idle period doubles up to 2^2 */
+	/* stalls (a dead peer) */
+	int stall_rtos;	       /* nothing heard for 2 timeouts: stalled */
+	int stall_windows;     /* or 2 windows of probes and resends unanswered */
+	uint64_t stall_max_ns; /* the stall wait doubles up to 0.5 s */
+	int stall_values;      /* every 3rd stall round sends the values */
+	/* pacing */
+	int pace_burst; /* full frames a paced tree may send at once after idling (4) */
+	/* the held-resend credit */
+	int held_results;	/* a resend costs 8 results stored */
+	int held_bank_div;	/* at most window / 2 resends banked */
+	int held_backoff_shift; /* a refused resend's probe waits up to 2^3 probe waits */
+};
+
+/* The defaults (the INART_WORKER_* values above). */
+struct inart_worker_tunables inart_worker_tunables_default(void);
 
 struct inart_worker;
 
 struct inart_worker *inart_worker_create(const struct inart_worker_cfg *cfg);
+/* The same with tunables of the caller's (NULL: the defaults); NULL + EINVAL
+ * also for a tunable out of range (a shift above 16, a divisor or count 0). */
+struct inart_worker *inart_worker_create_tuned(const struct inart_worker_cfg *cfg,
+					       const struct inart_worker_tunables *tun);
 void inart_worker_destroy(struct inart_worker *w);
 
 /* Start all-reduce number `iter` over buf[0..n). 0 or -EBUSY (one in

@@ -5,8 +5,10 @@
  * resend its values (at once if the loss is shown, from its tree's credit
  * if the NACK is held) or tell it the chunk is still open, step notices
  * stop the all-reduce, OVERFLOW results and scale notices lower a chunk's
- * scale, and the result chain finds lost results.  Time-to-result samples
- * feed the timers of worker.c.  Never allocates; the state is in
+ * scale, and the result chain finds lost results.  Each packet is one event
+ * of the recovery table (worker_fsm.h) for the chunk it names, a chain gap
+ * one for the chunk it points at; the rx-side actions are here.
+ * Time-to-result samples feed the timers of worker.c.  Never allocates; the state is in
  * worker_impl.h, owned by worker.c.
  */
 #include <errno.h>
@@ -38,8 +40,8 @@ static void note_lag(struct wtree *tr, uint64_t now)
 static void answered(struct inart_worker *w, struct wtree *tr, const struct wchunk *c, uint64_t now)
 {
 	if (c->state == C_INFLIGHT && c->retries == 0 && now >= c->sent_at) {
-		uint64_t r = now - c->sent_at, lo = w->retx_ns / INART_WORKER_RTO_MIN_DIV,
-			 hi = w->retx_ns * INART_WORKER_RTO_MAX_MUL, rto;
+		uint64_t r = now - c->sent_at, lo = w->retx_ns / (uint64_t)w->tun.rto_min_div,
+			 hi = w->retx_ns * (uint64_t)w->tun.rto_max_mul, rto;
 
 		if (tr->min_rtt == 0 || r < tr->min_rtt)
 			tr->min_rtt = r ? r : 1;
@@ -59,11 +61,11 @@ static void answered(struct inart_worker *w, struct wtree *tr, const struct wchu
 		 * variance alone gives timeouts barely above srtt; a stall elsewhere
 		 * (another worker's recovery, a switch's flush) would then make
 		 * every chunk retransmit at once */
-		if (rto < INART_WORKER_RTO_SRTT_MULT * tr->srtt)
-			rto = INART_WORKER_RTO_SRTT_MULT * tr->srtt;
+		if (rto < (uint64_t)w->tun.rto_srtt_mult * tr->srtt)
+			rto = (uint64_t)w->tun.rto_srtt_mult * tr->srtt;
 		/* the first results come through empty queues: keep the initial
 		 * timeout until the pipeline has filled */
-		if (++tr->samples < INART_WORKER_RTO_WARMUP && rto < w->retx_ns)
+		if (++tr->samples < (uint32_t)w->tun.rto_warmup && rto < w->retx_ns)
 			rto = w->retx_ns;
 		tr->rto = rto < lo ? lo : rto > hi ? hi : rto;
 	}
@@ -83,85 +85,117 @@ static int full_bitmap(const struct inart_worker *w, const uint64_t *bm)
 	return 1;
 }
 
-/* A NACK for chunk c (not done) of tree tr: the PS misses the contributions
- * of the ranks in h->bitmap.  Multicast (down the tree): those ranks
- * retransmit, the others learn that the chunk is still open.  Unicast (RETX,
- * the answer to our probe): the bitmap holds every rank missing, so we
- * retransmit if ours is among them and otherwise know ours is counted. */
-static int rx_nack(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
-		   const struct inart_wire_hdr *h, uint64_t now)
+static void follow_chain(struct wevent *e);
+
+/* A unicast packet (RETX) for e's chunk answers our probe of it. */
+static void answer_heard(struct wevent *e)
 {
-	int named = (h->bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64)) & 1;
-	int unicast = (h->flags & INART_F_RETX) != 0;
+	if (e->h->flags & INART_F_RETX)
+		inart_worker_probe_answered(e->tr, e->c, e->now);
+}
 
-	if (unicast && h->scale_exp < c->scale) {
-		/* the answer to our probe: the PS's record is at a lower scale:
-		 * join it */
-		c->scale = h->scale_exp;
-		if (c->state == C_INFLIGHT)
-			c->state = C_RESEND;
-		w->st.rescales++;
-		return 0;
-	}
-	if ((unicast && h->scale_exp > c->scale) || c->state != C_INFLIGHT) {
-		w->st.duplicates++; /* about a scale we left, or a resend is due anyway */
-		return -EALREADY;
-	}
-	/* a multicast NACK's scale is the PS's guess when nothing of the chunk
-	 * arrived; a named worker sends its values at its own scale anyway (the
-	 * PS's scale rules sort out a mismatch) */
-	w->st.nacks++;
-	tr->idle_rounds = 0;
-	if (unicast)
-		inart_worker_probe_answered(tr, c, now);
-	if (named) {
-		uint32_t round = inart_wire_nack_prev(h);
-		/* held: nothing shows our values lost (the PS marked the NACK so,
-		 * or repeats a round we already resent for: that resend may be
-		 * queued); such a resend is paid from the tree's credit */
-		int held = inart_wire_nack_held(h) || (!unicast && c->nack_round > 0);
+/* A_JOIN_SCALE: the answer to our probe (a NACK) is at a scale below the
+ * chunk's: the PS's record is at that scale: join it (sent again as new). */
+static int act_join_scale(struct wevent *e)
+{
+	struct wchunk *c = e->c;
 
-		/* each NACK round of the PS is acted on once (copies of a NACK,
-		 * or one sent before our retransmission arrived, ask nothing
-		 * new); and a NACK less than a round trip after our last
-		 * transmission was sent before the PS could have it */
-		if (!unicast && (round <= c->nack_round || now < c->last_tx + tr->min_rtt))
-			return 0;
-		if (!unicast)
-			c->nack_round = (uint8_t)(round < 255 ? round : 255);
-		if (inart_wire_nack_held(h))
-			w->held_nacks++;
-		c->unanswered = 0; /* the retransmission supersedes a probe */
-		c->probe_at = 0;
-		c->counted = 0;
-		if (held && !inart_worker_held_pay(w, tr, now)) {
-			/* no credit: ask again later instead (a probe) */
-			w->deferred++;
-			c->probe_at = now + inart_worker_refused_wait(w, tr, c);
-			c->deadline = c->probe_at + inart_worker_backoff(tr, c);
-			return 0;
-		}
-		c->asked = 1;
-		c->deadline = now;
-		return 0;
-	}
-	if (unicast)
-		c->counted = 1;
-	/* the chunk waits for other ranks, which the PS asks */
-	c->open = 1;
-	if (c->deadline < now + tr->rto)
-		c->deadline = now + tr->rto;
+	follow_chain(e);
+	c->scale = e->h->scale_exp;
+	if (c->state == C_INFLIGHT)
+		c->state = C_RESEND;
+	e->w->st.rescales++;
 	return 0;
 }
 
-/* Chunk c (in flight) should be probed now (once per probe wait). */
-static int probe_now(const struct inart_worker *w, const struct wtree *tr, struct wchunk *c,
-		     uint64_t now)
+/* A NACK for chunk c (in flight, at our scale): counted, and a unicast one
+ * (RETX, the answer to our probe) answers the probe.  A multicast NACK's
+ * scale is the PS's guess when nothing of the chunk arrived; a named worker
+ * sends its values at its own scale anyway (the PS's scale rules sort out a
+ * mismatch). */
+static void nack_heard(struct wevent *e)
 {
-	if (c->state != C_INFLIGHT || c->probe_at != 0 ||
+	e->w->st.nacks++;
+	e->tr->idle_rounds = 0;
+	answer_heard(e);
+}
+
+/* A_RESEND_ASKED: the PS misses the contributions of the ranks in the
+ * NACK's bitmap, ours among them.  Multicast (down the tree): those ranks
+ * retransmit; unicast (our probe's answer): the bitmap holds every rank
+ * missing.  Our values are due now, once per NACK round; held (nothing
+ * shows them lost) only if the tree's credit pays, else a probe later. */
+static int act_resend_asked(struct wevent *e)
+{
+	struct inart_worker *w = e->w;
+	struct wtree *tr = e->tr;
+	struct wchunk *c = e->c;
+	const struct inart_wire_hdr *h = e->h;
+	uint64_t now = e->now;
+	int unicast = (h->flags & INART_F_RETX) != 0, held;
+	uint32_t round = inart_wire_nack_prev(h);
+
+	follow_chain(e);
+	nack_heard(e);
+	/* held: nothing shows our values lost (the PS marked the NACK so, or
+	 * repeats a round we already resent for: that resend may be queued);
+	 * such a resend is paid from the tree's credit */
+	held = inart_wire_nack_held(h) || (!unicast && c->nack_round > 0);
+	/* each NACK round of the PS is acted on once (copies of a NACK, or one
+	 * sent before our retransmission arrived, ask nothing new); and a NACK
+	 * less than a round trip after our last transmission was sent before
+	 * the PS could have it */
+	if (!unicast && (round <= c->nack_round || now < c->last_tx + tr->min_rtt))
+		return 0;
+	if (!unicast)
+		c->nack_round = (uint8_t)(round < 255 ? round : 255);
+	if (inart_wire_nack_held(h))
+		w->held_nacks++;
+	c->unanswered = 0; /* the retransmission supersedes a probe */
+	c->answer_due = 0;
+	c->counted = 0;
+	if (held && !inart_worker_held_pay(w, tr, now)) {
+		/* no credit: ask again later instead (a probe) */
+		w->deferred++;
+		c->answer_due = now + inart_worker_refused_wait(w, tr, c);
+		c->result_due = c->answer_due + inart_worker_backoff(w, tr, c);
+		return 0;
+	}
+	c->asked = 1;
+	c->result_due = now;
+	return 0;
+}
+
+/* A_OPEN: a NACK not naming us: the chunk waits for other ranks, which the
+ * PS asks; a unicast one (our probe's answer, every rank missing) says
+ * ours is counted. */
+static int act_open(struct wevent *e)
+{
+	struct wchunk *c = e->c;
+
+	follow_chain(e);
+	nack_heard(e);
+	if (e->h->flags & INART_F_RETX)
+		c->counted = 1;
+	c->open = 1;
+	if (c->result_due < e->now + e->tr->rto)
+		c->result_due = e->now + e->tr->rto;
+	return 0;
+}
+
+/* A_PROBE_SOON: chunk c (in flight) should be probed now (once per probe
+ * wait): 1 if so. */
+static int act_probe_soon(struct wevent *e)
+{
+	const struct inart_worker *w = e->w;
+	const struct wtree *tr = e->tr;
+	struct wchunk *c = e->c;
+	uint64_t now = e->now;
+
+	if (c->answer_due != 0 ||
 	    (c->last_probe != 0 && now < c->last_probe + inart_worker_probe_wait(w, tr)))
 		return 0;
-	c->probe_at = now;
+	c->answer_due = now;
 	return 1;
 }
 
@@ -177,8 +211,13 @@ static int probe_now(const struct inart_worker *w, const struct wtree *tr, struc
  * and keep results coming, and such guesses mostly reach the PS after the
  * chunk completed: each is answered with a whole result that is already on
  * its way (docs/dataplane.md, Measured cost of loss). */
-static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, uint64_t now)
+static int rx_event_on(const struct wevent *e, uint32_t seq, int ev);
+
+static void chain_check(const struct wevent *e, uint32_t seq)
 {
+	struct inart_worker *w = e->w;
+	struct wtree *tr = e->tr;
+	uint64_t now = e->now;
 	uint64_t age = tr->min_rtt ? tr->min_rtt : tr->rto;
 
 	if (tr->srtt > age)
@@ -186,7 +225,7 @@ static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, 
 
 	if (seq >= tr->n_chunks || seq < tr->base)
 		return;
-	if (!probe_now(w, tr, &w->ch[tr->chunk0 + seq], now))
+	if (rx_event_on(e, seq, WE_CHAIN_GAP) <= 0)
 		return;
 	w->st.chain_gaps++;
 	if (inart_worker_sending(w, tr))
@@ -195,7 +234,22 @@ static void chain_check(struct inart_worker *w, struct wtree *tr, uint32_t seq, 
 		struct wchunk *c = &w->ch[tr->chunk0 + s];
 
 		if (!c->open && now >= c->last_tx + age)
-			probe_now(w, tr, c, now);
+			rx_event_on(e, s, WE_CHAIN_BEHIND);
+	}
+}
+
+/* The packet of e names its predecessor in the PS's result chain: a
+ * result its `prev`, the answer to a probe (NACK|RETX) the PS's last
+ * result sent down. */
+static void follow_chain(struct wevent *e)
+{
+	const struct inart_wire_hdr *h = e->h;
+
+	if (h->flags & INART_F_NACK) {
+		if ((h->flags & INART_F_RETX) && inart_wire_nack_prev(h) != 0)
+			chain_check(e, inart_wire_nack_prev(h) - 1);
+	} else if (h->prev != 0) {
+		chain_check(e, h->prev - 1);
 	}
 }
 
@@ -229,10 +283,13 @@ static int rx_check(struct inart_worker *w, const uint8_t *data, size_t len, uin
 	return 0;
 }
 
-/* A step notice (RESULT|STALE) for tree tr: for our rank, this step cannot
- * complete here. */
-static int rx_stale(struct inart_worker *w, const struct inart_wire_hdr *h)
+/* A_STALE: a step notice (RESULT|STALE) for e's tree: for our rank, this
+ * step cannot complete here (whatever the chunk's state). */
+static int act_stale(struct wevent *e)
 {
+	struct inart_worker *w = e->w;
+	const struct inart_wire_hdr *h = e->h;
+
 	if (!(h->bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64) & 1)) {
 		w->st.dropped++;
 		return -EINVAL;
@@ -244,21 +301,34 @@ static int rx_stale(struct inart_worker *w, const struct inart_wire_hdr *h)
 	return 0;
 }
 
-/* A clean result for chunk c (h->seq) of tree tr: must carry every rank and
- * the chunk's count; stored once, the chunk is DONE, base advances. */
-static int rx_result(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
-		     const struct inart_wire_hdr *h, const uint8_t *payload, int full,
-		     uint64_t now_ns)
+/* A result (clean or OVERFLOW) for e's chunk: the chain it names is
+ * followed, and a unicast one (RETX) answers our probe. */
+static void result_heard(struct wevent *e)
 {
+	follow_chain(e);
+	answer_heard(e);
+}
+
+/* A_STORE: a clean result for chunk c (h->seq) of tree tr: must carry
+ * every rank and the chunk's count; stored once, the chunk is DONE, base
+ * advances. */
+static int act_store(struct wevent *e)
+{
+	struct inart_worker *w = e->w;
+	struct wtree *tr = e->tr;
+	struct wchunk *c = e->c;
+	const struct inart_wire_hdr *h = e->h;
+	uint64_t now_ns = e->now;
 	size_t off = tr->off + (size_t)h->seq * (size_t)w->vpp;
 	double f = ldexp(1.0, -h->scale_exp);
 
-	if (!full || h->count != inart_worker_chunk_len(w, tr, h->seq)) {
+	result_heard(e);
+	if (!full_bitmap(w, h->bitmap) || h->count != inart_worker_chunk_len(w, tr, h->seq)) {
 		w->st.dropped++;
 		return -EINVAL;
 	}
 	for (int i = 0; i < h->count; i++) {
-		int32_t v = (int32_t)inart_get_be32(payload + 4 * (size_t)i);
+		int32_t v = (int32_t)inart_get_be32(e->payload + 4 * (size_t)i);
 
 		w->res[off + (size_t)i] = (float)((double)v * f);
 	}
@@ -273,7 +343,7 @@ static int rx_result(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
 			g = 2 * tr->gap;
 		tr->gap = tr->gap ? (7 * tr->gap + g) / 8 : g;
 	}
-	tr->last_res = tr->idle_from = now_ns;
+	tr->last_res = tr->flow_since = now_ns;
 	tr->idle_rounds = 0;
 	c->state = C_DONE;
 	c->scale = h->scale_exp;
@@ -288,14 +358,18 @@ static int rx_result(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
 	return 0;
 }
 
-/* OVERFLOW for chunk c: a complete result at scale s means "s overflowed,
- * use lower(s)"; a notice (incomplete bitmap) at s means "the chunk is at s
- * now".  Anything not below our scale is old news. */
-static int rx_overflow(struct inart_worker *w, struct wtree *tr, struct wchunk *c,
-		       const struct inart_wire_hdr *h, int full, uint64_t now_ns)
+/* A_LOWER_SCALE: OVERFLOW for chunk c: a complete result at scale s
+ * (WE_OVERFLOW) means "s overflowed, use lower(s)"; a notice (incomplete
+ * bitmap, WE_SCALE_NOTICE) at s means "the chunk is at s now".  Anything
+ * not below our scale is old news. */
+static int act_lower_scale(struct wevent *e)
 {
-	int ns;
+	struct inart_worker *w = e->w;
+	struct wchunk *c = e->c;
+	const struct inart_wire_hdr *h = e->h;
+	int full = e->ev == WE_OVERFLOW, ns;
 
+	result_heard(e);
 	if (full && h->scale_exp <= c->scale)
 		ns = inart_quant_lower(h->scale_exp);
 	else if (!full && h->scale_exp < c->scale)
@@ -309,7 +383,7 @@ static int rx_overflow(struct inart_worker *w, struct wtree *tr, struct wchunk *
 		return -EALREADY;
 	}
 	if (full)
-		answered(w, tr, c, now_ns);
+		answered(w, e->tr, c, e->now);
 	c->scale = (int8_t)ns;
 	if (c->state == C_INFLIGHT)
 		c->state = C_RESEND;
@@ -317,45 +391,85 @@ static int rx_overflow(struct inart_worker *w, struct wtree *tr, struct wchunk *
 	return 0;
 }
 
+/* A_DUPLICATE: the chunk is done: a duplicate. */
+static int act_duplicate(struct wevent *e)
+{
+	e->w->st.duplicates++;
+	return -EALREADY;
+}
+
+/* A_OLD_NEWS: a NACK about a scale we left, or for a chunk whose resend is
+ * due anyway: the chain it names is followed, nothing else. */
+static int act_old_news(struct wevent *e)
+{
+	follow_chain(e);
+	e->w->st.duplicates++;
+	return -EALREADY;
+}
+
+/* The rx side's action of every rx event (the table's last columns name no
+ * other; test_worker_fsm checks). */
+static int (*const rx_actions[A_N_ACTIONS])(struct wevent *) = {
+    [A_NONE] = inart_worker_act_none,	 [A_DUPLICATE] = act_duplicate,
+    [A_OLD_NEWS] = act_old_news,	 [A_STORE] = act_store,
+    [A_LOWER_SCALE] = act_lower_scale,	 [A_JOIN_SCALE] = act_join_scale,
+    [A_RESEND_ASKED] = act_resend_asked, [A_OPEN] = act_open,
+    [A_PROBE_SOON] = act_probe_soon,	 [A_STALE] = act_stale,
+};
+
+/* Event ev of e's packet for chunk seq of its tree (the chunk named, or
+ * another one the result chain points at): the table's action for it. */
+static int rx_event_on(const struct wevent *e, uint32_t seq, int ev)
+{
+	struct wevent o = *e;
+
+	o.seq = seq;
+	o.c = &o.w->ch[o.tr->chunk0 + seq];
+	o.ev = ev;
+	return rx_actions[inart_worker_fsm_action(o.c->state, ev)](&o);
+}
+
+/* The event a packet h (checked by rx_check) is for chunk c. */
+static int rx_event(const struct inart_worker *w, const struct wchunk *c,
+		    const struct inart_wire_hdr *h)
+{
+	if (h->flags & INART_F_STALE)
+		return WE_STEP_NOTICE;
+	if (h->flags & INART_F_NACK) {
+		int unicast = (h->flags & INART_F_RETX) != 0;
+
+		if (unicast && h->scale_exp < c->scale)
+			return WE_NACK_LOWER;
+		if (unicast && h->scale_exp > c->scale)
+			return WE_NACK_HIGHER;
+		return (h->bitmap[w->cfg.rank / 64] >> (w->cfg.rank % 64)) & 1 ? WE_NACK_US
+									       : WE_NACK_OTHERS;
+	}
+	if (!(h->flags & INART_F_OVERFLOW))
+		return WE_RESULT;
+	return full_bitmap(w, h->bitmap) ? WE_OVERFLOW : WE_SCALE_NOTICE;
+}
+
 int inart_worker_rx(struct inart_worker *w, const uint8_t *data, size_t len, uint32_t src_ip,
 		    uint16_t src_port, uint64_t now_ns)
 {
 	struct inart_wire_hdr h;
-	const uint8_t *payload;
+	struct wevent e = {.w = w, .now = now_ns, .h = &h};
 	struct wtree *tr;
-	struct wchunk *c;
-	int rc, full;
+	int rc;
 
 	if (w == NULL)
 		return -EINVAL;
-	rc = rx_check(w, data, len, src_ip, src_port, &h, &payload);
+	rc = rx_check(w, data, len, src_ip, src_port, &h, &e.payload);
 	if (rc < 0)
 		return rc;
 	tr = &w->trees[h.tree];
-	/* the PS is alive: the tree is not stalled */
-	tr->heard = now_ns;
+	/* the PS is alive: the tree is not stalled (FLOWING again) */
+	tr->peer_heard = now_ns;
 	tr->stall_wait = 0;
 	tr->stall_round = 0;
 	tr->unheard = 0;
-	if (h.flags & INART_F_STALE)
-		return rx_stale(w, &h);
-	c = &w->ch[tr->chunk0 + h.seq];
-	if (c->state == C_DONE) {
-		w->st.duplicates++;
-		return -EALREADY;
-	}
-	if (h.flags & INART_F_NACK) {
-		/* the answer to a probe names the PS's last result sent down */
-		if ((h.flags & INART_F_RETX) && inart_wire_nack_prev(&h) != 0)
-			chain_check(w, tr, inart_wire_nack_prev(&h) - 1, now_ns);
-		return rx_nack(w, tr, c, &h, now_ns);
-	}
-	if (h.prev != 0)
-		chain_check(w, tr, h.prev - 1, now_ns);
-	if (h.flags & INART_F_RETX)
-		inart_worker_probe_answered(tr, c, now_ns);
-	full = full_bitmap(w, h.bitmap);
-	if (!(h.flags & INART_F_OVERFLOW))
-		return rx_result(w, tr, c, &h, payload, full, now_ns);
-	return rx_overflow(w, tr, c, &h, full, now_ns);
+	e.t = h.tree;
+	e.tr = tr;
+	return rx_event_on(&e, h.seq, rx_event(w, &w->ch[tr->chunk0 + h.seq], &h));
 }
