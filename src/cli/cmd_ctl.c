@@ -4,9 +4,7 @@
  * every switch its batch and every PS its trees over their control sockets,
  * after checking that every daemon is reachable and is the node it should
  * be; the other actions read or reset one daemon's state.
- *
- * Also the daemons' side of a request (cli_ctl_serve, see ctl.h): parsing,
- * the node check, log_level and the reply, around each daemon's own ops.
+
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -99,138 +97,6 @@ int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **rep
 	rc = inart_ctl_reply_parse(rep, rlen, reply, why, why_len);
 	free(rep);
 	return rc;
-}
-
-void cli_daemon_args_init(struct cli_daemon_args *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->batch = 64;
-	a->level = INART_LOG_INFO;
-}
-
-int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct option *own,
-		      struct cli_daemon_args *a)
-{
-	const struct cli_num tab[] = {
-	    {CLI_OPT_NAME, "--name", .s = &a->name},
-	    {CLI_OPT_CTL, "--ctl", .s = &a->ctl},
-	    {CLI_OPT_CTL_TCP, "--ctl-tcp", .s = &a->tcp},
-	    {CLI_OPT_CTL_KEY, "--ctl-key", .s = &a->key_file},
-	    {CLI_OPT_BATCH, "--batch", 1, 1024, .i = &a->batch},
-	    {CLI_OPT_LOG, "--log-level", .s = NULL}, /* no variable: parsed below */
-	    {CLI_OPT_STATS, "--stats", .flag = &a->stats},
-	    {CLI_OPT_JSON, "--json", .flag = &a->json},
-	};
-	int c;
-
-	while ((c = cli_getopt_rows(cmd, argc, argv, ":h", own, tab,
-				    sizeof(tab) / sizeof(tab[0]))) == CLI_OPT_LOG)
-		a->level = cli_log_level(cmd, optarg);
-	return c;
-}
-
-int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,
-		     int others)
-{
-	if (optind < argc)
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (a->ctl == NULL)
-		cli_usage_error(cmd, "--ctl PATH is required");
-	if (a->stats) {
-		if (others || a->name != NULL || a->tcp != NULL || a->key_file != NULL)
-			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
-		return cli_ctl_print_stats(a->ctl, a->json);
-	}
-	if (a->json)
-		cli_usage_error(cmd, "--json goes with --stats");
-	return -1;
-}
-
-char *cli_ctl_serve(void *daemon, const char *body, size_t len)
-{
-	const struct cli_ctl_daemon *d = daemon;
-	const char *name = d->name;
-	struct inart_ctl_req rq;
-	char why[INART_CTL_WHY_MAX];
-	json_t *data = NULL;
-	char *reply;
-	int rc;
-
-	rc = inart_ctl_req_parse(body, len, &rq, why, sizeof(why));
-	if (rc < 0) {
-		const char *reason = rc == -ENOMEM ? "out of memory" : why;
-
-		inart_log_warn("control: refused a malformed request: %s", reason);
-		return inart_ctl_reply_err(reason);
-	}
-	if (rq.node[0] && (name == NULL || strcmp(rq.node, name) != 0)) {
-		snprintf(why, sizeof(why), "this is %s '%s', not '%s'", d->role, name ? name : "",
-			 rq.node);
-		rc = -EINVAL;
-	} else if (rq.op == INART_CTL_LOG_LEVEL) {
-		inart_log_set_level(rq.level);
-		inart_log_info("log level %s", inart_log_level_name(rq.level));
-	} else {
-		rc = d->op(d->ctx, &rq, &data, why, sizeof(why));
-		if (rc == -EOPNOTSUPP) {
-			snprintf(why, sizeof(why), "'%s' is a %s request; this is a %s",
-				 inart_ctl_op_name(rq.op), d->other, d->role);
-			rc = -EINVAL;
-		}
-	}
-	if (rc < 0) {
-		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);
-		json_decref(data);
-		reply = inart_ctl_reply_err(why);
-	} else {
-		reply = inart_ctl_reply_ok(data);
-	}
-	inart_ctl_req_free(&rq);
-	return reply;
-}
-
-volatile sig_atomic_t cli_daemon_stop;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	cli_daemon_stop = 1;
-}
-
-/* The server options of --ctl-tcp and --ctl-key (NULL: UNIX socket only). */
-static const struct inart_ctlsrv_opt *tcp_setup(const char *cmd, struct cli_daemon_args *a)
-{
-	struct inart_err err = {{0}};
-
-	if (a->tcp == NULL && a->key_file == NULL)
-		return NULL;
-	if (a->tcp == NULL || a->key_file == NULL)
-		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
-	if (inart_ctl_key_load(a->key_file, &a->key, &err) < 0)
-		cli_fail(&err);
-	inart_ctlsrv_opt_default(&a->opt);
-	a->opt.tcp = a->tcp;
-	a->opt.key = &a->key;
-	return &a->opt;
-}
-
-struct inart_ctlthread *cli_daemon_start(const char *cmd, struct cli_daemon_args *a,
-					 struct cli_ctl_daemon *d)
-{
-	struct inart_err err = {{0}};
-	struct inart_ctlthread *ct;
-	struct sigaction sa;
-
-	d->name = a->name;
-	ct = inart_ctlthread_start(a->ctl, cli_ctl_serve, d, tcp_setup(cmd, a), &err);
-	if (ct == NULL)
-		cli_fail(&err);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	return ct;
 }
 
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)

@@ -1,5 +1,5 @@
 /*
- * cmd_ps: `inart ps` -- the parameter server daemon.  The sans-I/O PS core
+ * psd: the parameter server daemon (`inart ps`, psd.h).  The sans-I/O PS core
  * (dp/ps) runs over one UDP socket bound to IP:47470, in the packet thread:
  * poll() on the socket and the control mailbox; datagrams are received and
  * sent in batches (recvmmsg/sendmmsg) from preallocated buffers.  When the
@@ -18,48 +18,23 @@
  * baseline; the control thread owns the configurations, the transaction
  * state and every core not in service.
  */
+#include "daemon/psd.h"
+
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cli/ctl.h"
-#include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "common/slab.h"
+#include "ctlproto/ctlmsg.h"
+#include "ctlproto/ctlthread.h"
+#include "daemon/txn.h"
+#include "dp/addr.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
-#include "ctlproto/ctlthread.h"
 #include "io/log.h"
 #include "io/udp.h"
-#include "daemon/txn.h"
-#include "cli/util.h"
-
-const char cmd_ps_help[] =
-    "usage: inart ps --bind IP --ctl PATH [OPTIONS]\n"
-    "       inart ps --stats --ctl PATH [--json]\n"
-    "\n"
-    "Run a parameter server: it receives InArt contributions on UDP IP:47470,\n"
-    "combines them so that every worker counts exactly once per chunk, and sends\n"
-    "the results down its trees.  Trees are configured over the UNIX control\n"
-    "socket PATH ('inart ctl install'); docs/programs.md has the protocol.\n"
-    "With --stats, print the counters of the PS running at PATH and exit.\n"
-    "\n"
-    "Options:\n"
-    "  --bind IP          address to bind (this PS's address in the deployment)\n"
-    "  --ctl PATH         control socket\n"
-    "  --ctl-tcp H:P      also listen for control on TCP (HOST:PORT),\n"
-    "                     clients authenticated with the key of\n"
-    "  --ctl-key FILE     FILE (mode 600; docs/programs.md)\n"
-    "  --name ID          node id of this PS (checked against the requests)\n"
-    "  --batch N          datagrams per recvmmsg/sendmmsg (default 64)\n"
-    "  --log-level L      error, warn, info (default) or debug\n"
-    "  --stats            print the counters of a running PS and exit\n"
-    "  --json             with --stats: the JSON reply\n"
-    "\n"
-    "Exit status: 0 stopped by SIGINT/SIGTERM, 1 setup failure, 2 usage error.\n";
 
 #define OUT_CAP 2048
 #define OUT_ROOM (INART_PS_MAX_CHILDREN + 1) /* most datagrams one rx can emit */
@@ -300,7 +275,7 @@ static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data,
 	return 0;
 }
 
-/* One control request for this PS (cli_ctl_serve does the rest). */
+/* One control request for this PS (inart_daemon_serve does the rest). */
 static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
 {
 	struct ps_state *s = ctx;
@@ -345,7 +320,7 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
 		break;
 	default:
-		rc = -EOPNOTSUPP; /* the other daemon's (cli_ctl_serve says so) */
+		rc = -EOPNOTSUPP; /* the other daemon's (inart_daemon_serve says so) */
 		break;
 	}
 	return rc;
@@ -379,7 +354,7 @@ static void outq_flush(struct ps_state *s, struct inart_udp *u, struct outq *q)
 /* Wait until one more datagram's worth of output fits. */
 static void outq_room(struct ps_state *s, struct inart_udp *u, struct outq *q)
 {
-	while (OUT_CAP - q->used < OUT_ROOM && !cli_daemon_stop) {
+	while (OUT_CAP - q->used < OUT_ROOM && !inart_daemon_stop) {
 		struct pollfd w = {inart_udp_fd(u), POLLOUT, 0};
 
 		outq_flush(s, u, q);
@@ -388,19 +363,28 @@ static void outq_room(struct ps_state *s, struct inart_udp *u, struct outq *q)
 	}
 }
 
+/* The output queue with its buffers, in one block. */
+struct outq_block {
+	struct outq q;
+	uint8_t bufs[OUT_CAP][INART_DGRAM_MAX];
+};
+
 static int run(struct ps_state *s, struct inart_udp *u, int batch)
 {
-	static uint8_t bufs[OUT_CAP][INART_DGRAM_MAX];
-	static struct outq q;
+	struct outq_block *ob = calloc(1, sizeof(*ob));
 	struct inart_dgram in[1024];
+	int rc = 0;
 	struct pollfd pfd[2];
 
+	if (ob == NULL)
+		return -ENOMEM;
+#define q (ob->q)
 	for (int i = 0; i < OUT_CAP; i++)
-		q.d[i].data = bufs[i];
+		q.d[i].data = ob->bufs[i];
 	pfd[0].fd = inart_udp_fd(u);
 	pfd[1].fd = inart_ctlthread_fd(s->ctl);
 	pfd[1].events = POLLIN;
-	while (!cli_daemon_stop) {
+	while (!inart_daemon_stop) {
 		int r;
 
 		pfd[0].events = POLLIN | (q.used > 0 ? POLLOUT : 0);
@@ -408,11 +392,12 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
+			rc = -errno;
 			inart_log_error("poll: %s", strerror(errno));
-			return -errno;
+			break;
 		}
 		outq_flush(s, u, &q);
-		for (int round = 0; round < 8 && !cli_daemon_stop; round++) {
+		for (int round = 0; round < 8 && !inart_daemon_stop; round++) {
 			int n = inart_udp_recv(u, in, batch);
 			uint64_t now;
 
@@ -434,68 +419,63 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 		if (pfd[1].revents & POLLIN)
 			inart_ctlthread_run(s->ctl);
 	}
-	return 0;
+#undef q
+	free(ob);
+	return rc;
 }
 
-int cmd_ps(int argc, char **argv)
+int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err)
 {
-	enum { O_BIND = 1 };
-	static const struct option longopts[] = {
-	    {"bind", required_argument, NULL, O_BIND},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *cmd = "ps", *bind_s = NULL;
+	return inart_daemon_cfg_check(&c->dm, err);
+}
+
+int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
+{
 	struct ps_state st = {0};
-	struct cli_ctl_daemon cd = {.role = "PS", .other = "switch", .op = ps_op, .ctx = &st};
-	struct inart_err err = {{0}};
-	struct inart_udp *u;
-	static struct cli_daemon_args a;
-	int c, rc;
+	struct inart_daemon_role role = {.role = "PS", .other = "switch", .op = ps_op, .ctx = &st};
+	struct inart_udp *u = NULL;
+	char ip[16];
+	int rc = inart_psd_cfg_check(c, err);
 
-	cli_daemon_args_init(&a);
-	cli_getopt_reset();
-	while ((c = cli_daemon_getopt(cmd, argc, argv, longopts, &a)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(cmd_ps_help, stdout);
-			return EXIT_OK;
-		case O_BIND:
-			bind_s = optarg;
-			if (inart_addr_parse_ip(optarg, &st.ip) < 0)
-				cli_usage_error(cmd, "--bind: '%s' is not an IPv4 address", optarg);
-			break;
-		default:
-			cli_getopt_error(cmd, c, argv);
-		}
-	}
-	rc = cli_daemon_check(cmd, argc, argv, &a, bind_s != NULL);
-	if (rc >= 0)
+	if (rc < 0)
 		return rc;
-	if (bind_s == NULL)
-		cli_usage_error(cmd, "--bind IP is required");
-
-	inart_log_init("inart-ps", a.level);
-	st.name = a.name;
+	inart_log_init("inart-ps", c->dm.level);
+	st.name = c->dm.name;
+	st.ip = c->bind_ip;
 	st.cur = calloc(1, sizeof(*st.cur));
-	if (st.cur == NULL || (st.cur->core = inart_ps_create()) == NULL)
-		cli_failf("out of memory");
+	if (st.cur == NULL || (st.cur->core = inart_ps_create()) == NULL) {
+		rc = inart_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
 	st.ps = st.cur->core;
 	st.txn.ctx = &st;
 	st.txn.swap = obj_swap;
 	st.txn.destroy = obj_destroy;
-	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, a.batch, &err);
-	if (u == NULL)
-		cli_fail(&err);
+	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, c->dm.batch, err);
+	if (u == NULL) {
+		rc = -errno;
+		goto out;
+	}
 	st.start_ns = inart_now_ns();
-	st.ctl = cli_daemon_start(cmd, &a, &cd);
-	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", bind_s,
-		       INART_WIRE_UDP_PORT, a.ctl);
-	rc = run(&st, u, a.batch);
+	st.ctl = inart_daemon_open(&c->dm, &role, err);
+	if (st.ctl == NULL) {
+		rc = -errno;
+		goto out;
+	}
+	rc = inart_daemon_drop(&c->dm, err);
+	if (rc < 0 || (rc = inart_ctlthread_serve(st.ctl, err)) < 0)
+		goto out;
+	inart_addr_fmt_ip(st.ip, ip);
+	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", ip,
+		       INART_WIRE_UDP_PORT, c->dm.ctl);
+	rc = run(&st, u, c->dm.batch);
+	if (rc < 0)
+		inart_err_set(err, rc, "poll: %s", strerror(-rc));
 	inart_log_info("stopping");
+out:
 	inart_ctlthread_stop(st.ctl);
 	cli_txn_free(&st.txn);
 	inart_udp_close(u);
 	obj_free(st.cur);
-	return rc < 0 ? EXIT_INVALID : EXIT_OK;
+	return rc < 0 ? rc : 0;
 }

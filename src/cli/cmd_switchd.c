@@ -1,0 +1,197 @@
+/*
+ * cmd_switchd: `inart switchd` -- the command line of the switch daemon:
+ * the options into a struct inart_switchd_cfg, then daemon/switchd runs it
+ * (--stats and --check-config answer here).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/daemon_args.h"
+#include "cli/util.h"
+#include "daemon/switchd.h"
+
+const char cmd_switchd_help[] =
+    "usage: inart switchd --name ID --port IF[,IF...] --ctl PATH [OPTIONS]\n"
+    "       inart switchd --stats --ctl PATH [--json]\n"
+    "\n"
+    "Run the software INA switch on network interfaces: port i is the i-th\n"
+    "interface given (AF_PACKET, promiscuous; needs CAP_NET_RAW).  It answers ARP\n"
+    "for its ports, forwards IPv4 by longest prefix match and aggregates InArt\n"
+    "traffic (UDP port 47470) as its label table says.  Tables are installed over\n"
+    "the UNIX control socket PATH ('inart ctl install'); docs/programs.md has the\n"
+    "protocol.  Until then the switch only answers ARP and drops the rest.\n"
+    "With --stats, print the counters of the switch running at PATH and exit.\n"
+    "\n"
+    "Options:\n"
+    "  --name ID            node id of this switch in the topology (checked against\n"
+    "                       the installs it receives)\n"
+    "  --port IF[,IF...]    interfaces, in port order (repeatable)\n"
+    "  --ctl PATH           control socket\n"
+    "  --ctl-tcp H:P        also listen for control on TCP (HOST:PORT),\n"
+    "                       clients authenticated with the key of\n"
+    "  --ctl-key FILE       FILE (mode 600; docs/programs.md)\n"
+    "  --pool-slots N       aggregator slots until a configuration arrives\n"
+    "                       (default 4096)\n"
+    "  --flush-ms X         partial aggregates flushed after X ms (default 10)\n"
+    "  --batch N            frames per receive / send batch (default 64)\n"
+    "  --io MODE            ring (PACKET_MMAP rings), mmsg (recvmmsg/sendmmsg) or\n"
+    "                       auto: ring if the kernel allows it (default); udp:\n"
+    "                       frames over loopback UDP, each --port LPORT:PPORT\n"
+    "  --log-level L        error, warn, info (default) or debug\n"
+    "  --user U             after opening its sockets, run as user U without\n"
+    "                       capabilities (default nobody; root: stay root)\n"
+    "  --check-config       check the options and interfaces, start nothing:\n"
+    "                       exit 0 if good, 1 with the error\n"
+    "  --ring-frames N      receive ring frames per port (default 4096, 2 KB each)\n"
+    "Emulation (inart emu; docs/emulator.md):\n"
+    "  --agg-mbps M         aggregate at most M Mbit/s of frames (a token bucket on\n"
+    "                       the INA contributions that reach an aggregation entry;\n"
+    "                       the others wait in a FIFO, everything else at line rate)\n"
+    "  --rx-loss P          lose each frame received on any port with probability P\n"
+    "  --tx-loss P          lose each frame sent on a --tx-loss-ports port with\n"
+    "                       probability P\n"
+    "  --tx-loss-ports L    ports (numbers, comma-separated) of --tx-loss (default all)\n"
+    "  --loss-seed S        seed of the losses (default 1)\n"
+    "  --stats              print the counters of a running switch and exit\n"
+    "  --json               with --stats: the JSON reply\n"
+    "\n"
+    "Exit status: 0 stopped by SIGINT/SIGTERM, 1 setup failure (interface,\n"
+    "socket), 2 usage error.\n";
+
+static void add_ports(const char *cmd, struct inart_switchd_cfg *c, char *list)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (c->n_ports == INART_SW_MAX_PORTS)
+			cli_usage_error(cmd, "--port: more than %d interfaces", INART_SW_MAX_PORTS);
+		if (*tok == '\0')
+			continue;
+		for (int i = 0; i < c->n_ports; i++)
+			if (strcmp(c->ports[i], tok) == 0)
+				cli_usage_error(cmd, "--port: interface '%s' given twice", tok);
+		c->ports[c->n_ports++] = tok;
+	}
+}
+
+/* --tx-loss-ports: a bit per port number listed. */
+static uint64_t port_mask(const char *cmd, const char *arg)
+{
+	uint64_t m = 0;
+	char *end;
+	const char *p = arg;
+
+	for (;;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v < 0 || v >= INART_SW_MAX_PORTS || (*end != ',' && *end != '\0'))
+			cli_usage_error(cmd, "--tx-loss-ports: '%s' is not a list of port numbers",
+					arg);
+		m |= 1ull << v;
+		if (*end == '\0')
+			return m;
+		p = end + 1;
+	}
+}
+
+/* Parse the options into c.  Returns an exit status when the command is
+ * done (--help), -1 to go on; exits 2 on a usage error. */
+static int switchd_options(const char *cmd, int argc, char **argv, struct inart_switchd_cfg *c,
+			   struct cli_daemon_args *a)
+{
+	// clang-format off
+	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED };
+	// clang-format on
+	static const struct option longopts[] = {
+	    {"port", required_argument, NULL, O_PORT},
+	    {"pool-slots", required_argument, NULL, O_POOL},
+	    {"flush-ms", required_argument, NULL, O_FLUSH},
+	    {"io", required_argument, NULL, O_IO},
+	    {"ring-frames", required_argument, NULL, O_RING},
+	    {"agg-mbps", required_argument, NULL, O_AGG},
+	    {"rx-loss", required_argument, NULL, O_RXLOSS},
+	    {"tx-loss", required_argument, NULL, O_TXLOSS},
+	    {"tx-loss-ports", required_argument, NULL, O_TXPORTS},
+	    {"loss-seed", required_argument, NULL, O_SEED},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int o;
+
+	inart_switchd_cfg_init(c);
+	cli_daemon_args_init(a);
+	cli_getopt_reset();
+	while ((o = cli_daemon_getopt(cmd, argc, argv, longopts, a)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(cmd_switchd_help, stdout);
+			return EXIT_OK;
+		case O_PORT:
+			add_ports(cmd, c, optarg);
+			break;
+		case O_POOL:
+			c->pool_slots = cli_int(cmd, "--pool-slots", optarg, 1, 1 << 24);
+			break;
+		case O_FLUSH:
+			c->flush_ms = cli_double(cmd, "--flush-ms", optarg, 0.001, 3600e3);
+			break;
+		case O_IO:
+			if (inart_afp_mode_parse(optarg, &c->afo.mode) < 0)
+				cli_usage_error(cmd, "--io: '%s' is not ring, mmsg or auto",
+						optarg);
+			break;
+		case O_RING:
+			c->afo.rx_frames = cli_int(cmd, "--ring-frames", optarg, 64, 65536);
+			break;
+		case O_AGG:
+			c->gc.agg_bytes_per_s =
+			    cli_double(cmd, "--agg-mbps", optarg, 1e-3, 1e7) * 1e6 / 8;
+			c->gated = 1;
+			break;
+		case O_RXLOSS:
+			c->gc.rx_loss = cli_double(cmd, "--rx-loss", optarg, 0, 1);
+			c->gated = 1;
+			break;
+		case O_TXLOSS:
+			c->gc.tx_loss = cli_double(cmd, "--tx-loss", optarg, 0, 1);
+			c->gated = 1;
+			break;
+		case O_TXPORTS:
+			c->gc.tx_loss_ports = port_mask(cmd, optarg);
+			break;
+		case O_SEED:
+			c->gc.seed = cli_u64(cmd, "--loss-seed", optarg);
+			break;
+		default:
+			cli_getopt_error(cmd, o, argv);
+		}
+	}
+	return -1;
+}
+
+int cmd_switchd(int argc, char **argv)
+{
+	const char *cmd = "switchd";
+	struct inart_switchd_cfg c;
+	struct cli_daemon_args a;
+	struct inart_err err = {{0}};
+	int rc;
+
+	rc = switchd_options(cmd, argc, argv, &c, &a);
+	if (rc >= 0)
+		return rc;
+	rc = cli_daemon_check(cmd, argc, argv, &a, c.n_ports > 0 || c.gated);
+	if (rc >= 0)
+		return rc;
+	if (a.dm.name == NULL)
+		cli_usage_error(cmd, "--name ID is required");
+	if (c.n_ports == 0)
+		cli_usage_error(cmd, "--port IF[,IF...] is required");
+	c.dm = a.dm;
+	rc = cli_daemon_checked(cmd, &a, inart_switchd_cfg_check(&c, &err), &err);
+	if (rc >= 0)
+		return rc;
+	if (inart_switchd_run(&c, &err) < 0)
+		cli_fail(&err);
+	return EXIT_OK;
+}
