@@ -456,5 +456,18 @@ else
 	skipped 6 "graphviz 'dot' not found, SVG rendering not checked (scripts/deps.sh installs graphviz)"
 fi
 
+# issue 23: --check-config validates without starting (0, or 1 with the error)
+expect 0 "switchd --check-config (lo)" -- "$INART" switchd --name t0 --port lo --ctl ./t0.sock --check-config
+if grep -q 'switchd: configuration OK' "$out" && [ ! -e ./t0.sock ]; then ok; else bad "switchd --check-config says OK and opens nothing"; fi
+expect_err 1 "nosuchif0: no such interface" "switchd --check-config (missing interface)" -- \
+	"$INART" switchd --name t0 --port lo,nosuchif0 --ctl ./t0.sock --check-config
+expect_err 1 "23:x: not LPORT:PPORT" "switchd --check-config (udp port name)" -- \
+	"$INART" switchd --name t0 --io udp --port 23:x --ctl ./t0.sock --check-config
+expect_err 1 "--user: no user 'nosuchuser0'" "ps --check-config (unknown user)" -- \
+	"$INART" ps --bind 127.0.0.1 --ctl ./p0.sock --user nosuchuser0 --check-config
+expect 0 "ps --check-config" -- "$INART" ps --bind 127.0.0.1 --ctl ./p0.sock --check-config
+expect_err 2 "--ctl-tcp and --ctl-key go together" "ps --ctl-tcp without --ctl-key" -- \
+	"$INART" ps --bind 127.0.0.1 --ctl ./p0.sock --ctl-tcp 127.0.0.1:0 --check-config
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

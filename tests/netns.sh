@@ -19,7 +19,8 @@
 #     plan drops its trees; a 200k-label install does not stall forwarding;
 #     a crashed switchd is recovered by installing again, mid-all-reduce;
 #     and with `ctl install --only t1` (the transaction on t1 alone, the
-#     identity the others hold; unknown or non-daemon ids refused).
+#     identity the others hold; unknown or non-daemon ids refused);
+#   - issue 23: switchd and ps run without root after start-up (uid not 0).
 #
 # t0 uses PACKET_MMAP rings, t1 recvmmsg/sendmmsg: both back ends are tested.
 #
@@ -179,6 +180,15 @@ check "plan" -- "$INART" plan "$tmp/topo.json" "$tmp/jobs.json" --algo inart -o 
 check "ctl install" -- "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
 	--deploy "$tmp/deploy.json"
 cp "$tmp/out" "$tmp/install.out"
+# issue 23: the daemons gave up root once their sockets were open (--user,
+# default nobody) and still installed (above) and forward (below)
+for d in t0 t1 p0; do
+	uid=$(awk '/^Uid:/ {print $2, $3, $4, $5}' "/proc/${DPID[$d]}/status" 2>/dev/null)
+	case " $uid " in
+	"" | *" 0 "*) bad "$d runs as root after start-up (uids: '$uid')" ;;
+	*) ok ;;
+	esac
+done
 "$INART" ctl show "$tmp/t0.sock" --json >"$tmp/t0.tables" 2>&1
 if grep -q '"aggregate": true' "$tmp/t0.tables"; then ok; else bad "t0 has an aggregating label"; fi
 check "ctl show (text)" -- "$INART" ctl show "$tmp/t0.sock"

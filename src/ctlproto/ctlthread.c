@@ -33,6 +33,7 @@ struct inart_ctlthread {
 	pthread_t th;
 	int to_data, to_ctl, stop_fd;
 	atomic_int state, exited;
+	int serving; /* the thread runs (inart_ctlthread_serve) */
 	inart_ctl_cmd_fn fn;
 	void *arg;
 };
@@ -90,9 +91,9 @@ static void thread_free(struct inart_ctlthread *t)
 	free(t);
 }
 
-struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handler_fn fn, void *ctx,
-					      const struct inart_ctlsrv_opt *opt,
-					      struct inart_err *err)
+struct inart_ctlthread *inart_ctlthread_open(const char *path, inart_ctl_handler_fn fn, void *ctx,
+					     const struct inart_ctlsrv_opt *opt,
+					     struct inart_err *err)
 {
 	struct inart_ctlthread *t = calloc(1, sizeof(*t));
 	int rc;
@@ -114,21 +115,49 @@ struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handle
 		rc = errno;
 		goto fail;
 	}
-	rc = pthread_create(&t->th, NULL, loop, t);
-	if (rc != 0) {
-		inart_err_set(err, -rc, "control thread: %s", strerror(rc));
-		goto fail;
-	}
 	return t;
 fail:
 	thread_free(t);
 	return inart_null_errno(rc);
 }
 
+int inart_ctlthread_serve(struct inart_ctlthread *t, struct inart_err *err)
+{
+	int rc = pthread_create(&t->th, NULL, loop, t);
+
+	if (rc != 0) {
+		inart_err_set(err, -rc, "control thread: %s", strerror(rc));
+		return -rc;
+	}
+	t->serving = 1;
+	return 0;
+}
+
+struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handler_fn fn, void *ctx,
+					      const struct inart_ctlsrv_opt *opt,
+					      struct inart_err *err)
+{
+	struct inart_ctlthread *t = inart_ctlthread_open(path, fn, ctx, opt, err);
+	int rc;
+
+	if (t == NULL)
+		return NULL;
+	rc = inart_ctlthread_serve(t, err);
+	if (rc < 0) {
+		thread_free(t);
+		return inart_null_errno(-rc);
+	}
+	return t;
+}
+
 void inart_ctlthread_stop(struct inart_ctlthread *t)
 {
 	if (t == NULL)
 		return;
+	if (!t->serving) {
+		thread_free(t);
+		return;
+	}
 	ev_signal(t->stop_fd);
 	/* a request in progress may still need the packet thread */
 	while (!atomic_load_explicit(&t->exited, memory_order_acquire)) {

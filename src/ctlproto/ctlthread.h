@@ -34,6 +34,14 @@ typedef void (*inart_ctl_cmd_fn)(void *arg);
 struct inart_ctlthread *inart_ctlthread_start(const char *path, inart_ctl_handler_fn fn, void *ctx,
 					      const struct inart_ctlsrv_opt *opt,
 					      struct inart_err *err);
+/* The same in two steps: open the socket (nothing served yet: a daemon
+ * gives up root in between, so that no request is parsed as root), then
+ * start the thread.  open: NULL + errno; serve: 0 or -errno; err says why.
+ * A thread opened and never served is closed by inart_ctlthread_stop. */
+struct inart_ctlthread *inart_ctlthread_open(const char *path, inart_ctl_handler_fn fn, void *ctx,
+					     const struct inart_ctlsrv_opt *opt,
+					     struct inart_err *err);
+int inart_ctlthread_serve(struct inart_ctlthread *t, struct inart_err *err);
 /* Stop the thread (called from the packet thread: commands the control
  * thread still sends meanwhile are run), close the socket. NULL: nothing. */
 void inart_ctlthread_stop(struct inart_ctlthread *t);

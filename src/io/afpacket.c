@@ -26,6 +26,8 @@
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -86,9 +88,20 @@ void inart_afp_opt_default(struct inart_afp_opt *o)
 const char *inart_afp_mode_name(enum inart_afp_mode m)
 {
 	static const char *const names[] = {
-	    [INART_AFP_AUTO] = "auto", [INART_AFP_RING] = "ring", [INART_AFP_MMSG] = "mmsg"};
+	    [INART_AFP_AUTO] = "auto", [INART_AFP_RING] = "ring", [INART_AFP_MMSG] = "mmsg",
+	    [INART_AFP_UDP] = "udp"};
 
-	return m == INART_AFP_RING || m == INART_AFP_MMSG ? names[m] : "auto";
+	return m >= INART_AFP_RING && m <= INART_AFP_UDP ? names[m] : "auto";
+}
+
+int inart_afp_mode_parse(const char *name, enum inart_afp_mode *m)
+{
+	for (enum inart_afp_mode k = INART_AFP_AUTO; k <= INART_AFP_UDP; k++)
+		if (strcmp(name, inart_afp_mode_name(k)) == 0) {
+			*m = k;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 /* The mmsg back end's arrays in one block (common/slab.h): rx (batch
@@ -202,8 +215,10 @@ static int mmsg_setup(struct inart_afp *p)
 		p->tx_iov[i].iov_base = p->tx_buf + (size_t)i * INART_AFP_BUF;
 		p->tx_msg[i].msg_hdr.msg_iov = &p->tx_iov[i];
 		p->tx_msg[i].msg_hdr.msg_iovlen = 1;
-		p->tx_msg[i].msg_hdr.msg_name = &p->tx_addr;
-		p->tx_msg[i].msg_hdr.msg_namelen = sizeof(p->tx_addr);
+		/* udp: connected, no address */
+		p->tx_msg[i].msg_hdr.msg_name = p->mode == INART_AFP_UDP ? NULL : &p->tx_addr;
+		p->tx_msg[i].msg_hdr.msg_namelen =
+		    p->mode == INART_AFP_UDP ? 0 : sizeof(p->tx_addr);
 	}
 	return 0;
 }
@@ -261,6 +276,80 @@ static int open_socket(struct inart_afp *p, enum inart_afp_mode mode, const stru
 	return 0;
 }
 
+/* "LPORT:PPORT": the two port numbers.  0 or -EINVAL. */
+static int udp_ports(const char *name, uint16_t *lport, uint16_t *pport)
+{
+	unsigned l, r;
+	int n = 0;
+
+	if (sscanf(name, "%5u:%5u%n", &l, &r, &n) != 2 || name[n] != '\0' || l == 0 ||
+	    l > 65535 || r == 0 || r > 65535)
+		return -EINVAL;
+	*lport = (uint16_t)l;
+	*pport = (uint16_t)r;
+	return 0;
+}
+
+int inart_afp_check_name(const char *name, enum inart_afp_mode mode, struct inart_err *err)
+{
+	uint16_t l, r;
+
+	if (mode == INART_AFP_UDP) {
+		if (name == NULL || udp_ports(name, &l, &r) < 0)
+			return inart_err_set(err, -EINVAL,
+					     "%s: not LPORT:PPORT (udp back end)",
+					     name ? name : "(null)");
+		return 0;
+	}
+	if (name == NULL || name[0] == '\0' || strlen(name) >= IF_NAMESIZE)
+		return inart_err_set(err, -EINVAL, "%s: bad interface name",
+				     name ? name : "(null)");
+	if (if_nametoindex(name) == 0)
+		return inart_err_set(err, -ENODEV, "%s: no such interface", name);
+	return 0;
+}
+
+/* The udp back end: bound to 127.0.0.1:lport, connected to 127.0.0.1:pport. */
+static int open_udp(struct inart_afp *p, const struct inart_afp_opt *o, struct inart_err *err)
+{
+	struct sockaddr_in a;
+	uint16_t lport, pport;
+	int rc;
+
+	if (udp_ports(p->name, &lport, &pport) < 0)
+		return inart_err_set(err, -EINVAL, "%s: not LPORT:PPORT (udp back end)", p->name);
+	p->mode = INART_AFP_UDP;
+	p->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (p->fd < 0) {
+		rc = -errno;
+		return inart_err_set(err, rc, "%s: UDP socket: %s", p->name, strerror(-rc));
+	}
+	p->txq = o->tx_queue;
+	rc = mmsg_setup(p);
+	if (rc < 0)
+		return inart_err_set(err, rc, "%s: udp buffers: %s", p->name, strerror(-rc));
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(lport);
+	if (bind(p->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		rc = -errno;
+		return inart_err_set(err, rc, "%s: bind: %s", p->name, strerror(-rc));
+	}
+	a.sin_port = htons(pport);
+	if (connect(p->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		rc = -errno;
+		return inart_err_set(err, rc, "%s: connect: %s", p->name, strerror(-rc));
+	}
+	set_buf(p->fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
+	set_buf(p->fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+	p->mac[0] = 0x02;
+	p->mac[2] = 0x7f;
+	p->mac[4] = (uint8_t)(lport >> 8);
+	p->mac[5] = (uint8_t)lport;
+	return 0;
+}
+
 struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt *opt,
 				 struct inart_err *err)
 {
@@ -276,7 +365,7 @@ struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt 
 	if (ifname == NULL || strlen(ifname) == 0 || strlen(ifname) >= IF_NAMESIZE || o.batch < 1 ||
 	    o.batch > 1024 || o.tx_queue < o.batch || o.tx_queue > 65536 || o.rx_frames < 64 ||
 	    o.rx_frames > 65536 || o.tx_frames < o.batch || o.tx_frames > 65536 ||
-	    o.mode < INART_AFP_AUTO || o.mode > INART_AFP_MMSG) {
+	    o.mode < INART_AFP_AUTO || o.mode > INART_AFP_UDP) {
 		inart_err_set(err, -EINVAL, "%s: bad interface name, mode, batch or ring size",
 			      ifname ? ifname : "(null)");
 		return inart_null_errno(EINVAL);
@@ -287,6 +376,12 @@ struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt 
 	p->fd = -1;
 	p->batch = o.batch;
 	strcpy(p->name, ifname);
+	if (o.mode == INART_AFP_UDP) {
+		rc = open_udp(p, &o, err);
+		if (rc < 0)
+			goto fail;
+		return p;
+	}
 	p->ifindex = (int)if_nametoindex(ifname);
 	if (p->ifindex == 0) {
 		rc = -(errno ? errno : ENODEV);
@@ -387,12 +482,15 @@ static int mmsg_recv(struct inart_afp *p, uint8_t **data, uint16_t *len, int max
 	inart_mmsg_rx_rearm(p->rx_msg, sizeof(*p->rx_addr), max);
 	n = recvmmsg(p->fd, p->rx_msg, (unsigned)max, MSG_DONTWAIT | MSG_TRUNC, NULL);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
+			       (p->mode == INART_AFP_UDP && errno == ECONNREFUSED) /* no peer yet */
+			   ? 0
+			   : -errno;
 	p->st.rx_calls++;
 	for (int i = 0; i < n; i++) {
 		unsigned l = p->rx_msg[i].msg_len;
 
-		if (p->rx_addr[i].sll_pkttype == PACKET_OUTGOING)
+		if (p->mode != INART_AFP_UDP && p->rx_addr[i].sll_pkttype == PACKET_OUTGOING)
 			continue;
 		if (l > INART_AFP_BUF || (p->rx_msg[i].msg_hdr.msg_flags & MSG_TRUNC)) {
 			p->st.rx_trunc++;
@@ -566,7 +664,8 @@ void inart_afp_stats(struct inart_afp *p, struct inart_afp_stats *st)
 	socklen_t l = sizeof(ks);
 
 	/* the kernel's counters reset when read: accumulate them here */
-	if (getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &ks, &l) == 0)
+	if (p->mode != INART_AFP_UDP &&
+	    getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &ks, &l) == 0)
 		p->st.rx_kernel_drops += ks.tp_drops;
 	*st = p->st;
 }

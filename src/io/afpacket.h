@@ -15,6 +15,11 @@
  * INART_AFP_AUTO tries the ring and falls back to mmsg if the kernel refuses
  * the ring (inart_afp_mode tells which one is in use).
  *
+ *   udp   no interface and no privilege (tests): the same Ethernet frames,
+ *         one per UDP datagram, between 127.0.0.1:LPORT (bound) and
+ *         127.0.0.1:PPORT (connected), the port named "LPORT:PPORT"; the
+ *         mmsg code path.  Its MAC is 02:00:7f:00:LPORT (big-endian).
+ *
  * The socket is bound to one interface (ETH_P_ALL), in promiscuous mode (the
  * switch answers for the port MACs of its configuration, which need not be
  * the interface's own), ignores frames it sent itself (PACKET_IGNORE_OUTGOING
@@ -40,7 +45,7 @@
 
 #define INART_AFP_BUF 2048 /* bytes per frame buffer (MTU 1500 + headers) */
 
-enum inart_afp_mode { INART_AFP_AUTO, INART_AFP_RING, INART_AFP_MMSG };
+enum inart_afp_mode { INART_AFP_AUTO, INART_AFP_RING, INART_AFP_MMSG, INART_AFP_UDP };
 
 struct inart_afp_opt {
 	enum inart_afp_mode mode;
@@ -69,11 +74,17 @@ struct inart_afp;
 struct inart_afp *inart_afp_open(const char *ifname, const struct inart_afp_opt *opt,
 				 struct inart_err *err);
 void inart_afp_close(struct inart_afp *p);
+/* Whether name can be opened with the back end mode, without opening it:
+ * an interface that exists (AF_PACKET), "LPORT:PPORT" (udp).  0 or -errno
+ * (err says why). */
+int inart_afp_check_name(const char *name, enum inart_afp_mode mode, struct inart_err *err);
 
 int inart_afp_fd(const struct inart_afp *p);
 /* The back end in use: INART_AFP_RING or INART_AFP_MMSG; its name. */
 enum inart_afp_mode inart_afp_mode(const struct inart_afp *p);
 const char *inart_afp_mode_name(enum inart_afp_mode m);
+/* The back end named name (inart_afp_mode_name) into *m: 0, or -EINVAL. */
+int inart_afp_mode_parse(const char *name, enum inart_afp_mode *m);
 const char *inart_afp_name(const struct inart_afp *p);
 /* The interface's own MAC address. */
 void inart_afp_mac(const struct inart_afp *p, uint8_t mac[6]);

@@ -1,13 +1,13 @@
 /*
- * switchd_ctl: the control side of `inart switchd` (cmd_switchd.c is the
- * daemon: options, interfaces, the packet thread's loop).  The state below
+ * switchd_ctl: the control side of `inart switchd` (daemon/switchd.c is the
+ * daemon: its configuration, the ports, the packet thread's loop).  The state below
  * is the daemon's, shared by its two threads; the comments on its fields say
  * which thread owns each.  The control thread reads the core only where the
  * packet thread never writes (the tables in service, which change only
  * through the control thread's own commands).
  */
-#ifndef INART_CLI_SWITCHD_CTL_H
-#define INART_CLI_SWITCHD_CTL_H
+#ifndef INART_DAEMON_SWITCHD_CTL_H
+#define INART_DAEMON_SWITCHD_CTL_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -50,11 +50,11 @@ struct sw_state {
 	struct inart_frame out[OUT_MAX];
 };
 
-/* One control request for this switch (cli_ctl_daemon's op; cli_ctl_serve
+/* One control request for this switch (inart_daemon_role's op; inart_daemon_serve
  * does the rest). */
-int cli_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len);
+int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len);
 /* cli_txn's swap and destroy for the switch's objects (ctx: the sw_state). */
-void *cli_switchd_obj_swap(void *ctx, void *obj);
-void cli_switchd_obj_destroy(void *ctx, void *obj);
+void *inart_switchd_obj_swap(void *ctx, void *obj);
+void inart_switchd_obj_destroy(void *ctx, void *obj);
 
 #endif

@@ -11,9 +11,9 @@
  * with the gate's labels) belongs to the control thread until cmd_swap puts
  * its contents in service; what goes out of service comes back in a new
  * object, kept by daemon/txn for a rollback and destroyed by
- * cli_switchd_obj_destroy.
+ * inart_switchd_obj_destroy.
  */
-#include "cli/switchd_ctl.h"
+#include "daemon/switchd_ctl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -172,7 +172,7 @@ static void cmd_stats(void *arg)
 
 /* ---- the control thread ---- */
 
-void *cli_switchd_obj_swap(void *ctx, void *obj)
+void *inart_switchd_obj_swap(void *ctx, void *obj)
 {
 	struct sw_state *s = ctx;
 	struct sw_obj *in = obj, *out = calloc(1, sizeof(*out));
@@ -200,7 +200,7 @@ void *cli_switchd_obj_swap(void *ctx, void *obj)
 	return out;
 }
 
-void cli_switchd_obj_destroy(void *ctx, void *obj)
+void inart_switchd_obj_destroy(void *ctx, void *obj)
 {
 	struct sw_obj *o = obj;
 
@@ -406,7 +406,7 @@ built:
 	*obj = o;
 	return 0;
 fail:
-	cli_switchd_obj_destroy(s, o);
+	inart_switchd_obj_destroy(s, o);
 	return rc;
 }
 
@@ -434,7 +434,7 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **dat
 	return 0;
 }
 
-int cli_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
+int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
 {
 	struct sw_state *s = ctx;
 	int rc = 0, committed = 0;
@@ -485,7 +485,7 @@ int cli_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why
 		break;
 	}
 	default:
-		rc = -EOPNOTSUPP; /* the other daemon's (cli_ctl_serve says so) */
+		rc = -EOPNOTSUPP; /* the other daemon's (inart_daemon_serve says so) */
 		break;
 	}
 	return rc;

@@ -1,0 +1,185 @@
+/*
+ * frame: the daemons' shared frame (see frame.h): the common options and
+ * their check, the control handler around each daemon's ops, the control
+ * socket opened before and served after the privilege drop, the stop flag.
+ */
+#include "daemon/frame.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "io/log.h"
+
+volatile sig_atomic_t inart_daemon_stop;
+
+void inart_daemon_cfg_init(struct inart_daemon_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->batch = 64;
+	c->level = INART_LOG_INFO;
+	c->user = "nobody";
+	c->signals = 1;
+}
+
+/* The user to become: 0 and *pw, 1 if none (NULL, "root"), -errno. */
+static int target_user(const char *user, struct passwd *pw, char *buf, size_t len,
+		       struct inart_err *err)
+{
+	struct passwd *res = NULL;
+	int rc;
+
+	if (user == NULL || strcmp(user, "root") == 0)
+		return 1;
+	rc = getpwnam_r(user, pw, buf, len, &res);
+	if (res == NULL) {
+		rc = rc ? rc : ENOENT;
+		inart_err_set(err, -rc, "--user: no user '%s'%s%s", user, rc == ENOENT ? "" : ": ",
+			      rc == ENOENT ? "" : strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+int inart_daemon_cfg_check(const struct inart_daemon_cfg *c, struct inart_err *err)
+{
+	struct inart_ctl_key key;
+	struct passwd pw;
+	char buf[1024];
+	int rc;
+
+	if (c->ctl == NULL || c->ctl[0] == '\0') {
+		inart_err_set(err, -EINVAL, "--ctl PATH is required");
+		return -EINVAL;
+	}
+	if (c->batch < 1 || c->batch > 1024) {
+		inart_err_set(err, -EINVAL, "--batch: %d is not in 1..1024", c->batch);
+		return -EINVAL;
+	}
+	if ((c->tcp == NULL) != (c->key_file == NULL)) {
+		inart_err_set(err, -EINVAL, "--ctl-tcp and --ctl-key go together");
+		return -EINVAL;
+	}
+	if (c->key_file != NULL) {
+		rc = inart_ctl_key_load(c->key_file, &key, err);
+		memset(&key, 0, sizeof(key));
+		if (rc < 0)
+			return rc;
+	}
+	rc = target_user(c->user, &pw, buf, sizeof(buf), err);
+	return rc < 0 ? rc : 0;
+}
+
+char *inart_daemon_serve(void *daemon, const char *body, size_t len)
+{
+	const struct inart_daemon_role *d = daemon;
+	const char *name = d->name;
+	struct inart_ctl_req rq;
+	char why[INART_CTL_WHY_MAX];
+	json_t *data = NULL;
+	char *reply;
+	int rc;
+
+	rc = inart_ctl_req_parse(body, len, &rq, why, sizeof(why));
+	if (rc < 0) {
+		const char *reason = rc == -ENOMEM ? "out of memory" : why;
+
+		inart_log_warn("control: refused a malformed request: %s", reason);
+		return inart_ctl_reply_err(reason);
+	}
+	if (rq.node[0] && (name == NULL || strcmp(rq.node, name) != 0)) {
+		snprintf(why, sizeof(why), "this is %s '%s', not '%s'", d->role, name ? name : "",
+			 rq.node);
+		rc = -EINVAL;
+	} else if (rq.op == INART_CTL_LOG_LEVEL) {
+		inart_log_set_level(rq.level);
+		inart_log_info("log level %s", inart_log_level_name(rq.level));
+	} else {
+		rc = d->op(d->ctx, &rq, &data, why, sizeof(why));
+		if (rc == -EOPNOTSUPP) {
+			snprintf(why, sizeof(why), "'%s' is a %s request; this is a %s",
+				 inart_ctl_op_name(rq.op), d->other, d->role);
+			rc = -EINVAL;
+		}
+	}
+	if (rc < 0) {
+		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);
+		json_decref(data);
+		reply = inart_ctl_reply_err(why);
+	} else {
+		reply = inart_ctl_reply_ok(data);
+	}
+	inart_ctl_req_free(&rq);
+	return reply;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	inart_daemon_stop = 1;
+}
+
+struct inart_ctlthread *inart_daemon_open(const struct inart_daemon_cfg *c,
+					  struct inart_daemon_role *d, struct inart_err *err)
+{
+	struct inart_ctlsrv_opt opt, *o = NULL;
+	struct inart_ctl_key key;
+	struct inart_ctlthread *ct;
+
+	d->name = c->name;
+	if (c->tcp != NULL && c->key_file != NULL) {
+		if (inart_ctl_key_load(c->key_file, &key, err) < 0)
+			return NULL;
+		inart_ctlsrv_opt_default(&opt);
+		opt.tcp = c->tcp;
+		opt.key = &key; /* copied by the server */
+		o = &opt;
+	}
+	ct = inart_ctlthread_open(c->ctl, inart_daemon_serve, d, o, err);
+	memset(&key, 0, sizeof(key));
+	return ct;
+}
+
+int inart_daemon_drop(const struct inart_daemon_cfg *c, struct inart_err *err)
+{
+	struct passwd pw;
+	char buf[1024];
+	int rc = geteuid() == 0 ? target_user(c->user, &pw, buf, sizeof(buf), err) : 1;
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		/* groups first (they need root), then the gid, then the uid;
+		   setresuid to a non-root uid clears every capability (no
+		   PR_SET_KEEPCAPS) */
+		if (setgroups(0, NULL) < 0 || setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid) < 0 ||
+		    setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid) < 0) {
+			rc = -errno;
+			inart_err_set(err, rc, "--user %s: cannot drop root: %s", c->user,
+				      strerror(-rc));
+			return rc;
+		}
+		if (setuid(0) == 0 || geteuid() == 0) {
+			inart_err_set(err, -EPERM, "--user %s: root could be regained", c->user);
+			return -EPERM;
+		}
+		/* and none to gain through exec */
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		inart_log_info("running as user %s (uid %u, gid %u), no capabilities", c->user,
+			       (unsigned)pw.pw_uid, (unsigned)pw.pw_gid);
+	}
+	if (c->signals) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+	}
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * frame: what the two daemons (daemon/switchd, daemon/psd) share around
+ * their packet loops: the options common to both (struct inart_daemon_cfg),
+ * their check, the control side of every request (parsing, the node check,
+ * log_level, the reply; each daemon's own ops behind), the control thread
+ * (ctlproto/ctlthread: the UNIX socket and, with a key, TCP), the stop flag
+ * set by SIGINT/SIGTERM, and giving up root once the sockets are open.
+ *
+ * Nothing here prints but through io/log, and nothing exits: every failure
+ * is returned (an errno and a message in struct inart_err) to the caller,
+ * the CLI, which exits.
+ */
+#ifndef INART_DAEMON_FRAME_H
+#define INART_DAEMON_FRAME_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "common/err.h"
+#include "ctlproto/ctlauth.h"
+#include "ctlproto/ctlmsg.h"
+#include "ctlproto/ctlsock.h"
+#include "ctlproto/ctlthread.h"
+
+/* The options of both daemons. */
+struct inart_daemon_cfg {
+	const char *name;	    /* node id (NULL: none; requests naming a node refused) */
+	const char *ctl;	    /* the UNIX control socket (required) */
+	const char *tcp, *key_file; /* --ctl-tcp HOST:PORT with --ctl-key FILE, or both NULL */
+	int batch;		    /* frames / datagrams per batch, 1..1024 */
+	int level;		    /* log level (io/log.h) */
+	const char *user;	    /* drop root to this user after the sockets are open;
+				       NULL or "root": keep the process's identity */
+	int signals;		    /* 1: SIGINT/SIGTERM set inart_daemon_stop, SIGPIPE
+				       ignored (the programs); 0: left alone (tests) */
+};
+
+/* Defaults: batch 64, log level info, user "nobody", signals on. */
+void inart_daemon_cfg_init(struct inart_daemon_cfg *c);
+
+/* c's values: --ctl given, batch in range, the TCP options together, the key
+ * file readable and valid, the user known.  0 or -errno with err naming the
+ * option at fault. */
+int inart_daemon_cfg_check(const struct inart_daemon_cfg *c, struct inart_err *err);
+
+/* The work of one request addressed to this daemon: 0 with the reply's data
+ * in *data (stolen; NULL = none), or -errno with the reason in why (then
+ * *data stays NULL); -EOPNOTSUPP for a request of the other daemon. */
+typedef int inart_daemon_op_fn(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why,
+			       size_t why_len);
+
+/* A daemon as its control handler sees it. */
+struct inart_daemon_role {
+	const char *role;  /* "switch", "PS" */
+	const char *other; /* the other daemon's role */
+	const char *name;  /* its --name (NULL: none) */
+	inart_daemon_op_fn *op;
+	void *ctx; /* op's */
+};
+
+/* A daemon's control handler (inart_ctl_handler_fn; daemon: a struct
+ * inart_daemon_role): parse body, refuse a request addressed to another node
+ * ("this is ROLE 'NAME', not 'X'") or meant for the other daemon ("'OP' is
+ * a OTHER request; this is a ROLE"), answer log_level, hand anything else to
+ * op; a refusal is logged.  Returns the reply to send. */
+char *inart_daemon_serve(void *daemon, const char *body, size_t len);
+
+/* Set by SIGINT and SIGTERM (with cfg.signals) or by the caller: a daemon's
+ * loop ends when it is set (within a second).  A process runs each daemon
+ * at most once at a time; clear it before starting again. */
+extern volatile sig_atomic_t inart_daemon_stop;
+
+/* Open c's control socket(s) for d, without serving yet (so that a
+ * request is parsed only after inart_daemon_drop).  NULL with err. */
+struct inart_ctlthread *inart_daemon_open(const struct inart_daemon_cfg *c,
+					  struct inart_daemon_role *d, struct inart_err *err);
+
+/* Give up root (c->user; nothing if NULL, "root" or not root): supplementary
+ * groups, gid, uid, in that order, no capability kept (every socket the
+ * daemons use is open by then) and no way back (checked).  Then install the
+ * signal handlers (c->signals).  0 or -errno with err. */
+int inart_daemon_drop(const struct inart_daemon_cfg *c, struct inart_err *err);
+
+#endif

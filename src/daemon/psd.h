@@ -1,0 +1,30 @@
+/*
+ * psd: the parameter server daemon (`inart ps`): the sans-I/O PS core
+ * (dp/ps) over one UDP socket (io/udp) bound to IP:47470, its control
+ * thread (daemon/frame) and install transactions (daemon/txn).  src/cli
+ * parses the command line into a struct inart_psd_cfg; this module checks it
+ * and runs the daemon until inart_daemon_stop is set.  UDP on a port above
+ * 1024 needs no privilege: on 127.0.0.0/8 the daemon runs as any user.
+ */
+#ifndef INART_DAEMON_PSD_H
+#define INART_DAEMON_PSD_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "daemon/frame.h"
+
+struct inart_psd_cfg {
+	struct inart_daemon_cfg dm; /* name, control socket, batch, log, user */
+	uint32_t bind_ip;	    /* host order (0: any address) */
+};
+
+/* The common options (inart_daemon_cfg_check).  0 or -errno. */
+int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err);
+
+/* Run the PS: bind, open the control socket, give up root (c->dm.user),
+ * serve until inart_daemon_stop, close everything.  0 after a stop; -errno
+ * with err when it could not start (or poll failed). */
+int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err);
+
+#endif

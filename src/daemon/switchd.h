@@ -1,0 +1,44 @@
+/*
+ * switchd: the switch daemon (`inart switchd`): the sans-I/O switch core
+ * (dp/switch) over one port per interface (io/afpacket), its control thread
+ * (daemon/frame, daemon/switchd_ctl) and the emulator's gate (dp/gate).
+ * src/cli parses the command line into a struct inart_switchd_cfg; this
+ * module checks it and runs the daemon until inart_daemon_stop is set.
+ */
+#ifndef INART_DAEMON_SWITCHD_H
+#define INART_DAEMON_SWITCHD_H
+
+#include "common/err.h"
+#include "daemon/frame.h"
+#include "dp/gate.h"
+#include "dp/switch.h"
+#include "io/afpacket.h"
+
+struct inart_switchd_cfg {
+	struct inart_daemon_cfg dm; /* name (required), control socket, batch, log, user */
+	/* interfaces in port order (afo.mode INART_AFP_UDP: "LPORT:PPORT",
+	   io/afpacket.h); the strings are the caller's */
+	const char *ports[INART_SW_MAX_PORTS];
+	int n_ports;
+	struct inart_afp_opt afo; /* mode, rx_frames (batch and queues: from dm.batch) */
+	int pool_slots;		  /* aggregator slots until a configuration arrives */
+	double flush_ms;	  /* partial aggregates flushed after (ms) */
+	int gated;		  /* 1: the gate below stands between ports and core */
+	struct inart_gate_cfg gc; /* loss, aggregation limit (n_ports set here) */
+};
+
+/* Defaults: the daemon's (inart_daemon_cfg_init), pool 4096, flush 10 ms,
+ * back end auto, no gate (tx loss on every port, seed 1 when enabled). */
+void inart_switchd_cfg_init(struct inart_switchd_cfg *c);
+
+/* Check c without opening anything: the common options, --name, at least one
+ * port, no port twice, every interface present (AF_PACKET back ends), the
+ * numbers in range.  0 or -errno with err naming the option or interface. */
+int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err *err);
+
+/* Run the switch: open the ports and the control socket, give up root
+ * (c->dm.user), serve until inart_daemon_stop, close everything.  0 after a
+ * stop; -errno with err when it could not start (or poll failed). */
+int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err);
+
+#endif
