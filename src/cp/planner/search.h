@@ -30,6 +30,7 @@
 #include "cp/model/cand.h"
 #include "cp/model/evaluate.h"
 #include "cp/model/plan.h"
+#include "cp/planner/budget.h"
 
 struct inart_search {
 	const struct inart_topo *t;
@@ -38,7 +39,14 @@ struct inart_search {
 	struct inart_paths *paths;
 	struct inart_evaluator *ev;
 	struct inart_err *err;
-	double t0, deadline; /* inart_now_s() at the start; t0 + time limit */
+	/* The run's time budget (budget.h): the time limit from the start,
+	 * unbounded with time limit 0 (starts only, whatever they take) or for
+	 * algorithms other than inart and bound; every stage checks it (or a
+	 * child of it).  Its clock is the run's: tests set a fake one to drive
+	 * the time decisions deterministically. */
+	struct inart_budget budget;
+	double deadline; /* on budget's clock: the end of the improvement
+			  * phase (budget.t0 + time limit; t0 with 0) */
 
 	struct inart_cand *cand;
 	int no_groups;	      /* the candidates are per worker (sub-MILPs exact) */
@@ -66,12 +74,12 @@ struct inart_search {
 	double lp_bound_s;			  /* the JOINT LP's bound */
 	struct inart_plan *even_plan, *grid_plan; /* starts 2 and 3 (owned) */
 	double last_report;			  /* elapsed time of the last progress */
-	/* The large-neighbourhood search's clock (NULL: inart_now_s): tests
-	 * set a fake one to drive its time decisions deterministically; and
-	 * how many CBC neighbourhoods it started (a count for tests). */
-	double (*lns_clock)(void *arg);
-	void *lns_clock_arg;
+	/* How many CBC neighbourhoods the large-neighbourhood search started
+	 * (a count for tests). */
 	int lns_cbc_steps;
+	int said_over; /* the "over budget" notice went out */
+	int reserved;  /* the finishing reserve is off the budget */
+	double need_s; /* > 0: the estimate of the time the first plan needs */
 };
 
 /* A run on (t, js) with complete options; paths and ev belong to the caller. */
@@ -113,6 +121,9 @@ int inart_search_offer(struct inart_search *s, const struct inart_plan *p, const
 
 /* Report progress if the last report is a second old or more. */
 void inart_search_tick(struct inart_search *s, const char *step);
+
+/* Report the start of a stage (stage: its name) through the progress hook. */
+void inart_search_stage(struct inart_search *s, const char *stage);
 
 /* Raise the best bound (if b is higher) and report progress. */
 void inart_search_raise_bound(struct inart_search *s, double b, enum inart_bound_source src);
