@@ -358,8 +358,9 @@ int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_s
 	lo.warm_x = s->warm;
 	if (rc == 0 && big(s))
 		lo.time_limit_s = s->big_bound_s;
-	if (rc == 0 && !isinf(s->budget.deadline)) {
-		/* within the run's budget */
+	if (rc == 0 && big(s) && !isinf(s->budget.deadline)) {
+		/* within the run's budget (on large instances: with a time
+		 * limit route_lp solves smaller ones differently, slower) */
 		double left = inart_budget_remaining(&s->budget);
 
 		lo.time_limit_s = lo.time_limit_s > 0 ? fmin(lo.time_limit_s, left) : left;
