@@ -53,6 +53,9 @@
  * after the baselines the search has no candidates and returns the fastest
  * baseline's plan. */
 #define CAND_PER_BASELINES 6.0
+/* ... when that saves this many seconds at least (else the candidates are
+ * built and ring mixing, which needs them, still evaluates its subsets). */
+#define CAND_SKIP_MIN_S 0.1
 
 static double now(const struct inart_search *s)
 {
@@ -135,7 +138,8 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 		s->budget.deadline -= fmin(tb, (s->budget.deadline - s->budget.t0) / 4);
 		s->deadline = fmin(s->deadline, s->budget.deadline);
 	}
-	if (inart_budget_remaining(&s->budget) < CAND_PER_BASELINES * tb) {
+	if (CAND_PER_BASELINES * tb >= CAND_SKIP_MIN_S &&
+	    inart_budget_remaining(&s->budget) < CAND_PER_BASELINES * tb) {
 		/* the candidates would not fit: none, the baselines only */
 		s->need_s = now(s) - s->budget.t0 + 2 * CAND_PER_BASELINES * tb;
 		return -ETIMEDOUT;
@@ -427,7 +431,7 @@ void inart_search_tick(struct inart_search *s, const char *step)
 
 void inart_search_stage(struct inart_search *s, const char *stage)
 {
-	if (s->opt->progress != NULL)
+	if (s->opt->progress != NULL && s->best != NULL) /* the hook sees plans only */
 		report(s, stage);
 }
 
