@@ -79,6 +79,7 @@ struct inart_search {
 	int lns_cbc_steps;
 	int said_over; /* the "over budget" notice went out */
 	int reserved;  /* the finishing reserve is off the budget */
+	double base_s; /* how long the baselines took */
 	double need_s; /* > 0: the estimate of the time the first plan needs */
 };
 
