@@ -167,7 +167,7 @@ static int baseline_guard(struct inart_search *s, struct inart_plan **p)
 {
 	int rc = 0;
 
-	for (int i = 0; i < 5 && rc >= 0; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE && rc >= 0; i++)
 		if (s->base[i] != NULL)
 			rc = guard_one(p, s->base[i], 1, inart_search_baselines[i]);
 	if (rc >= 0 && s->grid_plan != NULL)

@@ -90,7 +90,7 @@ void inart_search_free(struct inart_search *s)
 	inart_plan_destroy(s->best);
 	inart_plan_destroy(s->even_plan);
 	inart_plan_destroy(s->grid_plan);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE; i++)
 		inart_plan_destroy(s->base[i]);
 	memset(s, 0, sizeof(*s));
 }
@@ -100,18 +100,19 @@ static int big(const struct inart_search *s)
 	return s->cand->n_choices > s->lp_max_choices;
 }
 
-const char *const inart_search_baselines[5] = {"ps", "byteps", "switchml", "atp", "inart-sp"};
+const char *const inart_search_baselines[INART_SEARCH_N_BASE] = {"ps", "byteps", "switchml", "atp",
+								 "inart-sp"};
 
 static int run_baselines(struct inart_search *s)
 {
 	typedef int (*base_fn)(const struct inart_topo *, const struct inart_jobs *,
 			       struct inart_paths *, struct inart_plan **, struct inart_err *);
-	static const base_fn fns[5] = {inart_baseline_ps, inart_baseline_byteps,
-				       inart_baseline_switchml, inart_baseline_atp,
-				       inart_baseline_inart_sp};
+	static const base_fn fns[INART_SEARCH_N_BASE] = {
+	    inart_baseline_ps, inart_baseline_byteps, inart_baseline_switchml, inart_baseline_atp,
+	    inart_baseline_inart_sp};
 	int rc = 0;
 
-	for (int i = 0; i < 5 && rc == 0; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE && rc == 0; i++)
 		if (s->base[i] == NULL)
 			rc = fns[i](s->t, s->js, s->paths, &s->base[i], s->err);
 	return rc;
@@ -120,7 +121,7 @@ static int run_baselines(struct inart_search *s)
 int inart_search_cand(struct inart_search *s, int force_no_groups)
 {
 	struct inart_cand_opt co;
-	const struct inart_plan *extra[6];
+	const struct inart_plan *extra[INART_SEARCH_N_BASE + 1];
 	long pairs = 0;
 	int rc, n_extra = 0;
 	double tb;
@@ -159,7 +160,7 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	}
 	if (s->opt->start != NULL)
 		extra[n_extra++] = s->opt->start; /* the warm start's routes */
-	for (int i = 0; i < 5 && pairs <= EXTRA_MAX_PAIRS; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE && pairs <= EXTRA_MAX_PAIRS; i++)
 		extra[n_extra++] = s->base[i];
 	co.extra = extra;
 	co.n_extra = n_extra;
@@ -630,8 +631,9 @@ static int baseline_starts(struct inart_search *s)
 	struct inart_assign a = {0};
 	int rc = inart_assign_init(&a, s->cand);
 
-	for (int i = 0; rc == 0 && i < 6 && !met(s) && !spent(s); i++) {
-		const struct inart_plan *from = i < 5 ? s->base[i] : s->opt->start;
+	for (int i = 0; rc == 0 && i < INART_SEARCH_N_BASE + 1 && !met(s) && !spent(s); i++) {
+		const struct inart_plan *from =
+		    i < INART_SEARCH_N_BASE ? s->base[i] : s->opt->start;
 		struct inart_plan *b;
 		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) *
 					      (s->cand->n_slots + s->cand->n_trees),
@@ -650,7 +652,9 @@ static int baseline_starts(struct inart_search *s)
 			if (rc == 0)
 				rc = inart_search_evaluate(s, b);
 			if (rc == 0 &&
-			    inart_search_offer(s, b, i < 5 ? "start baseline" : "start warm") < 0)
+			    inart_search_offer(s, b,
+					       i < INART_SEARCH_N_BASE ? "start baseline"
+								       : "start warm") < 0)
 				rc = -ENOMEM;
 		}
 		inart_plan_destroy(b);
@@ -686,7 +690,7 @@ static int fallback(struct inart_search *s)
 	int rc = 0;
 
 	over_budget(s);
-	for (int i = 0; rc >= 0 && i < 5; i++)
+	for (int i = 0; rc >= 0 && i < INART_SEARCH_N_BASE; i++)
 		if (s->base[i] != NULL)
 			rc = inart_search_offer(s, s->base[i], "baseline (over budget)");
 	/* the ring all-reduce, often far faster, when it fits (it takes about

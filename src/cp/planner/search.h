@@ -32,6 +32,9 @@
 #include "cp/model/plan.h"
 #include "cp/planner/budget.h"
 
+/* The baselines the search starts from and the guard checks (count). */
+#define INART_SEARCH_N_BASE 5
+
 struct inart_search {
 	const struct inart_topo *t;
 	const struct inart_jobs *js;
@@ -66,14 +69,14 @@ struct inart_search {
 	double ring_deadline; /* > 0: the end of the ring-mix search (the
 			       * `bound` algorithm); 0: deadline */
 
-	struct inart_plan *base[5];		  /* ps, byteps, switchml, atp, inart-sp (owned):
-						   * their routes are candidates too */
-	struct inart_plan *best;		  /* best plan so far (owned) */
-	double bound_s;				  /* best proven bound, NaN if none */
-	enum inart_bound_source bound_src;	  /* its source */
-	double lp_bound_s;			  /* the JOINT LP's bound */
-	struct inart_plan *even_plan, *grid_plan; /* starts 2 and 3 (owned) */
-	double last_report;			  /* elapsed time of the last progress */
+	struct inart_plan *base[INART_SEARCH_N_BASE]; /* ps, byteps, switchml, atp, inart-sp
+						       * (owned): their routes are candidates too */
+	struct inart_plan *best;		      /* best plan so far (owned) */
+	double bound_s;				      /* best proven bound, NaN if none */
+	enum inart_bound_source bound_src;	      /* its source */
+	double lp_bound_s;			      /* the JOINT LP's bound */
+	struct inart_plan *even_plan, *grid_plan;     /* starts 2 and 3 (owned) */
+	double last_report;			      /* elapsed time of the last progress */
 	/* How many CBC neighbourhoods the large-neighbourhood search started
 	 * (a count for tests). */
 	int lns_cbc_steps;
@@ -91,7 +94,7 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 void inart_search_free(struct inart_search *s);
 
 /* The baselines whose plans search and guard use, in this order. */
-extern const char *const inart_search_baselines[5];
+extern const char *const inart_search_baselines[INART_SEARCH_N_BASE];
 
 /* Build the candidates once (per worker when the instance is small enough
  * for exact sub-MILPs, or always with force_no_groups), with the routes of
