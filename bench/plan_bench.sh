@@ -48,6 +48,9 @@
 # planning time minus the budget (--time-limit, else 4 s) is printed after
 # the row and, with the largest over all rows, in the summary (wall-clock
 # figures: a benchmark's, not a test's; the planner may also end early).
+# Budget row: per scenario `inart plan --time-limit 2` (its other options
+# as above, --time-limit aside), its wall time against 2.2 s (issue 23:
+# T + 10%), PASS or MISS, kept in budget.csv and counted in the summary.
 # env:   INART=path/to/inart to use an existing binary (implies --no-build),
 #        BUILD=dir (default build)
 set -euo pipefail
@@ -83,7 +86,7 @@ while [ $# -gt 0 ]; do
 	--timeout) tout=$2; shift ;;
 	--leafgap-limit) leafgap_limit=$2; shift ;;
 	--detours) detours=$2; shift ;;
-	-h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "plan_bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -240,6 +243,21 @@ EOF
 	rm -f "$out/$file.$algo.csv"
 }
 
+# budget_row NAME FILE: `inart plan --time-limit 2`, wall time against 2.2 s
+budget_row() {
+	local name=$1 file=$2 t0 t1 wall verdict rc=0 bopts=(--seed "$seed")
+	[ -n "$trials" ] && bopts+=(--trials "$trials")
+	[ -n "$detours" ] && bopts+=(--detours "$detours")
+	t0=$(date +%s.%N)
+	timeout "$tout" "$INART" plan "$out/$file/topo.json" "$out/$file/jobs.json" --algo inart \
+		"${bopts[@]}" --time-limit 2 -o "$out/$file.budget2.json" 2>"$out/$file.budget2.err" || rc=$?
+	t1=$(date +%s.%N)
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	verdict=$(awk -v w="$wall" -v rc="$rc" 'BEGIN { print (rc == 0 && w <= 2.2) ? "PASS" : "MISS" }')
+	echo "$name,$wall,$rc,$verdict" >>"$out/budget.csv"
+	echo "   budget: inart plan --time-limit 2: wall $wall s (target 2.2 s, exit $rc) $verdict" >&2
+}
+
 for c in "${cases[@]}"; do
 	name=${c%%:*}
 	algos=${c#*:}
@@ -253,9 +271,15 @@ for c in "${cases[@]}"; do
 	for algo in ${algos//,/ }; do
 		run_algo "$name" "$file" "$algo"
 	done
+	budget_row "$name" "$file"
 done
 
 python3 bench/plan_summary.py "$out" "$k32" "$family" | tee -a "$out/summary.txt"
+if [ -s "$out/budget.csv" ]; then
+	awk -F, '{ n++; if ($4 == "PASS") p++; if ($2 > w) { w = $2; wn = $1 } }
+		END { printf "budget (inart plan --time-limit 2, wall <= 2.2 s): %d PASS, %d MISS; slowest %s %.2f s\n", p, n - p, wn, w }' \
+		"$out/budget.csv" | tee -a "$out/summary.txt"
+fi
 if [ -s "$out/overrun.csv" ]; then
 	python3 - "$out/overrun.csv" <<'EOF' | tee -a "$out/summary.txt"
 import sys

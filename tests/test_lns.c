@@ -204,8 +204,8 @@ static int cbc_steps_at(double left_over_guess)
 
 	/* left: relative to the overrun assumed at the start (no CBC yet) */
 	f.left = left_over_guess * inart_lns_cbc_over_guess(s->cand->n_choices);
-	s->lns_clock = frozen_now;
-	s->lns_clock_arg = &f;
+	s->budget.clock = frozen_now;
+	s->budget.clock_arg = &f;
 	assert_int_equal(inart_search_offer(s, p, "test"), 1);
 	if (inart_lns_run(s) < 0)
 		fail_msg("lns: %s", e.err.msg);

@@ -355,6 +355,29 @@ static void test_warm_start(void **state)
 	inart_topo_destroy(t);
 }
 
+/* The time limit bounds: a loose net against a 10x regression only (the
+ * benchmark's budget row measures the real target, T + 10%). */
+static void test_time_limit_bounds(void **state)
+{
+	struct inart_planner_opt o = {.size = sizeof(o)};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	struct inart_plan *p = NULL;
+	struct inart_err err;
+
+	(void)state;
+	inart_planner_opt_default(&o);
+	o.time_limit_s = 0.3;
+	if (inart_scenario_build("scarce", 1, &t, &js, &err) < 0)
+		fail_msg("scenario: %s", err.msg);
+	assert_int_equal(inart_planner_run("inart", t, js, &o, &p, &err), 0);
+	print_message("scarce, --time-limit 0.3: planned in %.3f s\n", p->plan_time_s);
+	assert_true(p->plan_time_s < 10 * o.time_limit_s);
+	inart_plan_destroy(p);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +386,7 @@ int main(void)
 	    cmocka_unit_test(test_default_scenario), cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_opt_size),	     cmocka_unit_test(test_warm_start),
 	    cmocka_unit_test(test_detours),	     cmocka_unit_test(test_detours_auto),
+	    cmocka_unit_test(test_time_limit_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -374,6 +374,48 @@ static void test_integral_reproduced(void **state)
 	}
 }
 
+static double frozen_clock(void *arg)
+{
+	return *(const double *)arg;
+}
+
+/* A spent budget (fake clock) stops the stage: trial 0 only, no local
+ * search move; an unbounded one changes nothing. */
+static void test_budget_stops(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct inst in;
+		struct inart_route_lp_result lp;
+		struct inart_round_result r0, r1, r2;
+		struct inart_round_opt o;
+		struct inart_budget b;
+		struct inart_err err;
+		double clk = 10;
+
+		inst_make(&in, seed, 0);
+		lp_solve(&in, 0, &lp);
+		run(&in, lp.x, seed, 6, 2, &r0);
+		inart_round_opt_default(&o);
+		o.seed = seed;
+		o.trials = 6;
+		o.budget = &b;
+		inart_budget_init(&b, INFINITY, frozen_clock, &clk);
+		assert_int_equal(inart_rounding_run(in.t, in.js, in.c, lp.x, in.p, in.ev, &o, &r1, &err), 0);
+		assert_true(r1.best_s == r0.best_s && r1.mean_s == r0.mean_s);
+		assert_int_equal(r1.local_moves, r0.local_moves);
+		inart_budget_init(&b, 1, frozen_clock, &clk);
+		clk = 11; /* spent */
+		assert_int_equal(inart_rounding_run(in.t, in.js, in.c, lp.x, in.p, in.ev, &o, &r2, &err), 0);
+		assert_int_equal(r2.best_trial, 0);
+		assert_true(r2.mean_s == r2.rounded_s); /* one trial drawn */
+		assert_int_equal(r2.local_moves, 0);
+		assert_true(r2.best_s == r2.rounded_s);
+		inart_route_lp_result_free(&lp);
+		inst_free(&in);
+	}
+}
+
 /* Two jobs want the only tree of s0: the LP shares it (u = 1/2 each); the
  * rounded plan keeps one tree and is exactly the better integral plan. */
 static void test_shared_tree(void **state)
@@ -410,6 +452,7 @@ int main(void)
 	    cmocka_unit_test(test_repair_by_hand),	cmocka_unit_test(test_repair_random),
 	    cmocka_unit_test(test_lp_below_rounded),	cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_integral_reproduced), cmocka_unit_test(test_shared_tree),
+	    cmocka_unit_test(test_budget_stops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

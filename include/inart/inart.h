@@ -63,7 +63,13 @@ struct inart_planner_progress {
 	double best_s;		  /* communication time of the best plan so far */
 	double bound_s;		  /* best proven lower bound (NaN: none yet) */
 	const char *bound_source; /* "lp", "cbc" or "lp-partial" (NULL: none) */
-	const char *step;	  /* what found best_s, e.g. "start even", "lns job j0" */
+	const char *step;	  /* what found best_s, e.g. "start even", "lns job j0",
+				     or the stage starting (best_s NaN before
+				     the first plan) */
+	/* > 0: the time limit is spent before the search's first plan; this
+	 * many seconds are its estimate of what that plan needs (step "over
+	 * budget").  The run still returns a plan (the fastest baseline's). */
+	double need_s;
 };
 
 struct inart_planner_opt {

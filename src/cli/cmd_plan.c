@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cp/planner/planner.h"
 #include "cli/util.h"
@@ -18,8 +19,10 @@ const char cmd_plan_help[] =
     "to stderr: communication time, the best proven lower bound with its source\n"
     "(lp, cbc, lp-partial) and the gap to it, milp's status (optimal or\n"
     "time limit), the baseline whose routes the guard kept if it did, planning\n"
-    "time.  Runs longer than a second also print their progress (best time,\n"
-    "best bound, gap) on stderr.\n"
+    "time.  With --progress, or when stderr is a terminal for runs longer than a\n"
+    "second, the progress (elapsed time, stage, best time, best bound, gap) goes\n"
+    "to stderr too.  When --time-limit is too short for the search's first plan,\n"
+    "a notice says so at once, with the time it needs by estimate.\n"
     "\n"
     "Algorithms:\n"
     "  inart       phase-1 split (Lagrange multipliers) + phase-2 routes (LP + rounding)\n"
@@ -36,18 +39,42 @@ const char cmd_plan_help[] =
     "\n"
     "Options:\n"
     "  -a, --algo NAME        algorithm (default inart)\n" CLI_PLANNER_HELP
+    "  --progress             print the progress on stderr (default: when stderr is\n"
+    "                         a terminal, after the first second)\n"
     "  -o, --output PLAN      output file ('-' = stdout)\n"
     "\n"
     "Exit status: 0 success, 1 invalid input or no plan (e.g. milp timed out),\n"
     "2 usage error.\n";
 
-/* Progress of runs longer than a second (the planner reports improvements
- * and, while it improves, at least every second). */
+/* What the progress hook prints: the time limit (for the notice) and
+ * whether every report goes out (--progress) or those after a second
+ * (stderr a terminal) or none. */
+struct plan_progress {
+	double time_limit_s;
+	int all, tty;
+};
+
+/* The planner reports stages, improvements and, while it improves, at
+ * least every second; and once, when the time limit is too short. */
 static void progress(const struct inart_planner_progress *pr, void *arg)
 {
-	(void)arg;
-	if (pr->elapsed_s < 1.0)
+	const struct plan_progress *pp = arg;
+
+	if (pr->need_s > 0) {
+		fprintf(stderr,
+			"inart plan: --time-limit %g is too short for the search here: its first "
+			"plan needs about %.1f s (raise --time-limit to %.0f or more); returning "
+			"the best plan found within the limit (a baseline's if none)\n",
+			pp->time_limit_s, pr->need_s, ceil(pr->need_s * 1.2));
 		return;
+	}
+	if (!pp->all && !(pp->tty && pr->elapsed_s >= 1.0))
+		return;
+	if (isnan(pr->best_s)) { /* a stage before the first plan */
+		fprintf(stderr, "inart plan: %6.1f s: no plan yet [%s]\n", pr->elapsed_s,
+			pr->step ? pr->step : "");
+		return;
+	}
 	fprintf(stderr, "inart plan: %6.1f s: best %.6g ms", pr->elapsed_s, pr->best_s * 1e3);
 	if (pr->bound_s > 0)
 		fprintf(stderr, ", bound %.6g ms (%s), gap %.2f%%", pr->bound_s * 1e3,
@@ -93,6 +120,7 @@ int cmd_plan(int argc, char **argv)
 	    {"algo", required_argument, NULL, 'a'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"progress", no_argument, NULL, OPT_PROGRESS},
 	    CLI_PLANNER_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -102,23 +130,28 @@ int cmd_plan(int argc, char **argv)
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	struct inart_plan *p = NULL;
+	struct plan_progress pp = {0, 0, isatty(STDERR_FILENO)};
 	char *text;
 	int c, rc;
 
 	inart_planner_opt_default(&opt);
 	opt.progress = progress;
+	opt.progress_arg = &pp;
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":a:o:h", longopts, NULL)) != -1) {
 		if (cli_planner_opt(cmd, c, optarg, &opt))
 			continue;
 		if (c == 'a')
 			algo = optarg;
+		else if (c == OPT_PROGRESS)
+			pp.all = 1;
 		else
 			cli_common_opt(cmd, cmd_plan_help, c, argv, &out);
 	}
 	cli_operands(cmd, argc, argv, (const char *const[]){"TOPO", "JOBS", NULL});
 	if (!inart_algorithm_known(algo))
 		cli_usage_error(cmd, "unknown algorithm '%s'", algo);
+	pp.time_limit_s = opt.time_limit_s;
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
 	rc = inart_planner_run(algo, t, js, &opt, &p, &err);

@@ -117,6 +117,7 @@ enum {
 	OPT_TIME_LIMIT,
 	OPT_FORMAT,
 	OPT_ALGOS,
+	OPT_PROGRESS,
 };
 #define CLI_PLANNER_LONGOPTS                                                                       \
 	{"seed", required_argument, NULL, OPT_SEED},                                               \

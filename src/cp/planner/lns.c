@@ -437,7 +437,7 @@ static int take_result(struct lns *l, const struct inart_route_lp_result *res, c
 
 static double now_s(const struct lns *l)
 {
-	return l->s->lns_clock ? l->s->lns_clock(l->s->lns_clock_arg) : inart_now_s();
+	return inart_budget_now(&l->s->budget);
 }
 
 static double left_s(const struct lns *l)
@@ -564,7 +564,7 @@ static int kicks(struct lns *l)
 	struct inart_assign a = {0};
 	struct inart_ls_opt lo = {(long)l->kicks * LNS_KICK_TRIES * (l->c->n_slots + l->c->n_trees),
 				  s->lns_steps > 0 ? 0 : inart_now_s() + left_s(l),
-				  s->opt->seed + (uint64_t)l->steps, l->kicks};
+				  s->opt->seed + (uint64_t)l->steps, l->kicks, NULL};
 	double before = view_plan(l)->comm_time_s, tls = INFINITY;
 	int rc = 0;
 

@@ -459,13 +459,18 @@ static int tree_touches(const struct ls *s, int k, int r)
 struct ls_budget {
 	long tries, max_tries;
 	double deadline; /* <= 0: none */
+	const struct inart_budget *budget; /* NULL: none */
 };
 
 static int out_of_budget(const struct ls_budget *bu)
 {
 	if (bu->tries >= bu->max_tries)
 		return 1;
-	return bu->deadline > 0 && (bu->tries & 63) == 0 && inart_now_s() > bu->deadline;
+	if ((bu->tries & 63) != 0)
+		return 0;
+	if (bu->budget != NULL && inart_budget_expired(bu->budget))
+		return 1;
+	return bu->deadline > 0 && inart_now_s() > bu->deadline;
 }
 
 /* Recorded moves (for compound moves and their undo). */
@@ -823,7 +828,7 @@ int inart_localsearch_run(const struct inart_topo *t, const struct inart_jobs *j
 			  const struct inart_cand *c, const struct inart_plan *plan,
 			  struct inart_assign *a, const struct inart_ls_opt *opt, double *time_s)
 {
-	struct ls_budget bu = {0, opt->max_tries, opt->deadline};
+	struct ls_budget bu = {0, opt->max_tries, opt->deadline, opt->budget};
 	struct inart_assign keep = {0};
 	struct ls s;
 	int rc = inart_assign_init(&keep, c);

@@ -20,6 +20,7 @@
 #define INART_LOCALSEARCH_H
 
 #include "cp/model/assign.h"
+#include "cp/planner/budget.h"
 
 struct inart_ls_opt {
 	long max_tries;	 /* moves tried at most (work bound, reproducible) */
@@ -27,6 +28,9 @@ struct inart_ls_opt {
 			  * reproduces a run exactly) */
 	uint64_t seed;	 /* of the kicks */
 	int kicks;	 /* random kicks at most; 0: descent only */
+	/* the stage's time budget (budget.h), checked with the deadline;
+	 * NULL: none */
+	const struct inart_budget *budget;
 };
 
 /* Improve `a` (a valid assignment within the tree budgets for plan's split)

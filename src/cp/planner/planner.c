@@ -167,7 +167,7 @@ static int baseline_guard(struct inart_search *s, struct inart_plan **p)
 {
 	int rc = 0;
 
-	for (int i = 0; i < 5 && rc >= 0; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE && rc >= 0; i++)
 		if (s->base[i] != NULL)
 			rc = guard_one(p, s->base[i], 1, inart_search_baselines[i]);
 	if (rc >= 0 && s->grid_plan != NULL)
@@ -311,8 +311,8 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 	double limit = s->opt->time_limit_s;
 	int rc = p ? 0 : -ENOMEM, run = 0;
 
-	s->deadline = s->t0 + fmin(BOUND_SEARCH_S, limit / 4);
-	s->ring_deadline = s->t0 + limit / 2;
+	s->deadline = s->budget.t0 + fmin(BOUND_SEARCH_S, limit / 4);
+	s->ring_deadline = s->budget.t0 + limit / 2;
 	s->ringmix_cbc_s = fmin(BOUND_RING_CBC_S, limit / 4);
 	if (rc == 0)
 		rc = inart_search_run(s, &best);
@@ -323,7 +323,7 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 		p->ring_bound_s = best->ring_bound_s;
 		p->ring_bound_source = best->ring_bound_source;
 		bo.cutoff_s = best->comm_time_s;
-		bo.time_limit_s = s->t0 + limit - inart_now_s();
+		bo.time_limit_s = s->budget.t0 + limit - inart_now_s();
 		/* nothing to gain when the plan meets the bound */
 		run = bo.time_limit_s > 0 && s->cand->n_choices <= BNB_MAX_CHOICES &&
 		      !(best->comm_time_s <= best->best_bound_s * (1 + 1e-9));
@@ -381,10 +381,13 @@ int inart_planner_run(const char *algo, const struct inart_topo *t, const struct
 	inart_search_init(&s, t, js, &o, paths, ev, err);
 	if (paths == NULL || ev == NULL)
 		rc = inart_err_set(err, -ENOMEM, "out of memory");
+	/* the time limit bounds inart (and bound's search) only */
+	if (strcmp(algo, "inart") != 0 && strcmp(algo, "bound") != 0)
+		s.budget.deadline = INFINITY;
 	if (rc == 0)
 		rc = dispatch(&s, algo, &p);
 	if (rc == 0) {
-		p->plan_time_s = inart_now_s() - s.t0;
+		p->plan_time_s = inart_budget_elapsed(&s.budget);
 		*out = p;
 	}
 	inart_search_free(&s);

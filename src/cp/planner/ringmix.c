@@ -336,7 +336,7 @@ static int improve(struct rm *r, unsigned m, double limit)
 	lr.job_on = r->off;
 	lr.link_extra = r->load + 2 * na;
 	lr.ring = r->ring;
-	lr.deadline = inart_now_s() + limit;
+	lr.deadline = inart_budget_now(&s->budget) + limit;
 	rc = inart_lns_run_ring(s, r->base, &lr);
 	if (rc == -ENOENT)
 		return work(r, m, limit);
@@ -404,7 +404,7 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 	else if (rc == 0 && cbc_ok(s))
 		rc = make_start(r);
 	while (rc == 0 && n_left >= 0 && (m = next_subset(r, &n_left)) != 0) {
-		double left = deadline(s) - inart_now_s(), lim = left / n_left;
+		double left = deadline(s) - inart_budget_now(&s->budget), lim = left / n_left;
 
 		if (s->ringmix_cbc_s > 0)
 			lim = fmin(lim, s->ringmix_cbc_s);

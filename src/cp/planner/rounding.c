@@ -36,6 +36,7 @@ void inart_round_opt_default(struct inart_round_opt *o)
 	o->local_passes = 2;
 	o->local_time_s = 0;
 	o->local_starts = 4;
+	o->budget = NULL;
 }
 
 static int flow_active(const struct inart_cand *c, const struct inart_plan *plan, int f)
@@ -360,10 +361,18 @@ static int search_starts(const struct inart_topo *t, const struct inart_jobs *js
 	int won = 0, rc = 0;
 
 	for (int i = 0; i < tp->n && rc == 0; i++) {
-		struct inart_ls_opt lo = {per, 0, opt->seed * 1000003u + (uint64_t)i, LS_KICKS};
+		struct inart_ls_opt lo = {per, 0, opt->seed * 1000003u + (uint64_t)i, LS_KICKS, NULL};
+		struct inart_budget share;
 		struct inart_eval e;
 		double tb;
 		int moves;
+
+		if (opt->budget != NULL) {
+			if (i > 0 && inart_budget_expired(opt->budget))
+				break;
+			share = inart_budget_child(opt->budget, 1.0 / (tp->n - i), INFINITY);
+			lo.budget = &share;
+		}
 
 		if (opt->local_time_s > 0) {
 			double left = t0 + opt->local_time_s - inart_now_s();
@@ -426,6 +435,11 @@ int inart_rounding_run(const struct inart_topo *t, const struct inart_jobs *js,
 	}
 	for (int trial = 0; trial < trials; trial++) {
 		int dropped;
+
+		if (trial > 0 && opt->budget != NULL && inart_budget_expired(opt->budget)) {
+			trials = trial; /* the mean over the trials drawn */
+			break;
+		}
 
 		draw_trial(c, x, trial, &rng, &cur);
 		dropped = inart_rounding_repair(t, c, plan, &cur);

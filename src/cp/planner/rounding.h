@@ -23,6 +23,7 @@
 
 #include "cp/model/assign.h"
 #include "cp/model/evaluate.h"
+#include "cp/planner/budget.h"
 
 struct inart_round_opt {
 	int trials;	     /* default 32 */
@@ -35,6 +36,10 @@ struct inart_round_opt {
 			      * exactly (a cap makes results depend on speed) */
 	int local_starts;    /* the search starts from each of the best trials;
 			      * default 4 */
+	/* the stage's time budget (budget.h; NULL, the default: none): once
+	 * it is spent no further trial is drawn (trial 0 always is) and the
+	 * local search stops, each start getting its share of what is left */
+	const struct inart_budget *budget;
 };
 
 struct inart_round_result {

@@ -19,6 +19,7 @@
 #include "cp/planner/baselines.h"
 #include "cp/planner/lns.h"
 #include "cp/planner/localsearch.h"
+#include "cp/planner/ring.h"
 #include "cp/planner/ringmix.h"
 #include "cp/planner/rounding.h"
 #include "cp/planner/route_lp.h"
@@ -44,6 +45,23 @@
 /* The share of the time left after the starts that the ring-mix search gets
  * when it has work (ringmix.h: inart_ringmix_wants_time). */
 #define RING_TIME_SHARE 0.5
+/* With less than this many seconds of the budget left the JOINT LP is not
+ * started (its model alone takes longer on large instances): the bound is
+ * the access-link bound. */
+#define BOUND_MIN_S 0.05
+/* The candidates take about this many times the baselines' time (fat-tree
+ * k=32: 5.2, k=16: 1.5, leafspine: 2.2): with less budget left than that
+ * after the baselines the search has no candidates and returns the fastest
+ * baseline's plan. */
+#define CAND_PER_BASELINES 5.0
+/* ... when that saves this many seconds at least (else the candidates are
+ * built and ring mixing, which needs them, still evaluates its subsets). */
+#define CAND_SKIP_MIN_S 0.1
+
+static double now(const struct inart_search *s)
+{
+	return inart_budget_now(&s->budget);
+}
 
 void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 		       const struct inart_jobs *js, const struct inart_planner_opt *opt,
@@ -56,8 +74,9 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 	s->paths = paths;
 	s->ev = ev;
 	s->err = err;
-	s->t0 = inart_now_s();
-	s->deadline = s->t0 + (opt->time_limit_s > 0 ? opt->time_limit_s : 0);
+	inart_budget_init(&s->budget, opt->time_limit_s > 0 ? opt->time_limit_s : INFINITY, NULL,
+			  NULL);
+	s->deadline = s->budget.t0 + (opt->time_limit_s > 0 ? opt->time_limit_s : 0);
 	s->bound_s = s->lp_bound_s = NAN;
 	s->last_report = -1;
 	s->lp_max_choices = LP_MAX_CHOICES;
@@ -71,7 +90,7 @@ void inart_search_free(struct inart_search *s)
 	inart_plan_destroy(s->best);
 	inart_plan_destroy(s->even_plan);
 	inart_plan_destroy(s->grid_plan);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE; i++)
 		inart_plan_destroy(s->base[i]);
 	memset(s, 0, sizeof(*s));
 }
@@ -81,18 +100,19 @@ static int big(const struct inart_search *s)
 	return s->cand->n_choices > s->lp_max_choices;
 }
 
-const char *const inart_search_baselines[5] = {"ps", "byteps", "switchml", "atp", "inart-sp"};
+const char *const inart_search_baselines[INART_SEARCH_N_BASE] = {"ps", "byteps", "switchml", "atp",
+								 "inart-sp"};
 
 static int run_baselines(struct inart_search *s)
 {
 	typedef int (*base_fn)(const struct inart_topo *, const struct inart_jobs *,
 			       struct inart_paths *, struct inart_plan **, struct inart_err *);
-	static const base_fn fns[5] = {inart_baseline_ps, inart_baseline_byteps,
-				       inart_baseline_switchml, inart_baseline_atp,
-				       inart_baseline_inart_sp};
+	static const base_fn fns[INART_SEARCH_N_BASE] = {
+	    inart_baseline_ps, inart_baseline_byteps, inart_baseline_switchml, inart_baseline_atp,
+	    inart_baseline_inart_sp};
 	int rc = 0;
 
-	for (int i = 0; i < 5 && rc == 0; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE && rc == 0; i++)
 		if (s->base[i] == NULL)
 			rc = fns[i](s->t, s->js, s->paths, &s->base[i], s->err);
 	return rc;
@@ -101,15 +121,32 @@ static int run_baselines(struct inart_search *s)
 int inart_search_cand(struct inart_search *s, int force_no_groups)
 {
 	struct inart_cand_opt co;
-	const struct inart_plan *extra[6];
+	const struct inart_plan *extra[INART_SEARCH_N_BASE + 1];
 	long pairs = 0;
 	int rc, n_extra = 0;
+	double tb;
 
 	if (s->cand != NULL)
 		return 0;
+	tb = now(s);
 	rc = run_baselines(s);
 	if (rc < 0)
 		return rc;
+	tb = now(s) - tb;
+	s->base_s = tb;
+	if (!isinf(s->budget.deadline) && !s->reserved) {
+		/* what follows the stages (ring-mix evaluations, the final
+		 * evaluation, the guard) is kept out of their budget */
+		s->reserved = 1;
+		s->budget.deadline -= fmin(tb, (s->budget.deadline - s->budget.t0) / 4);
+		s->deadline = fmin(s->deadline, s->budget.deadline);
+	}
+	if (CAND_PER_BASELINES * tb >= CAND_SKIP_MIN_S &&
+	    inart_budget_remaining(&s->budget) < CAND_PER_BASELINES * tb) {
+		/* the candidates would not fit: none, the baselines only */
+		s->need_s = now(s) - s->budget.t0 + 2 * CAND_PER_BASELINES * tb;
+		return -ETIMEDOUT;
+	}
 	for (int j = 0; j < s->js->n_jobs; j++)
 		pairs += (long)s->js->jobs[j].n_workers * s->js->jobs[j].n_ps;
 	inart_cand_opt_default(&co);
@@ -123,7 +160,7 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	}
 	if (s->opt->start != NULL)
 		extra[n_extra++] = s->opt->start; /* the warm start's routes */
-	for (int i = 0; i < 5 && pairs <= EXTRA_MAX_PAIRS; i++)
+	for (int i = 0; i < INART_SEARCH_N_BASE && pairs <= EXTRA_MAX_PAIRS; i++)
 		extra[n_extra++] = s->base[i];
 	co.extra = extra;
 	co.n_extra = n_extra;
@@ -302,6 +339,7 @@ int inart_search_phase2(struct inart_search *s, struct inart_plan *p, int warm)
 		inart_round_opt_default(&ro);
 		ro.trials = s->opt->trials;
 		ro.seed = s->opt->seed;
+		ro.budget = &s->budget;
 		if (big(s)) {
 			/* x is the greedy 0/1 assignment: one trial says it
 			 * all; a single short local search keeps the time. */
@@ -327,9 +365,18 @@ int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_s
 	lo.warm_x = s->warm;
 	if (rc == 0 && big(s))
 		lo.time_limit_s = s->big_bound_s;
+	if (rc == 0 && big(s) && !isinf(s->budget.deadline)) {
+		/* within the run's budget (on large instances: with a time
+		 * limit route_lp solves smaller ones differently, slower) */
+		double left = inart_budget_remaining(&s->budget);
+
+		lo.time_limit_s = lo.time_limit_s > 0 ? fmin(lo.time_limit_s, left) : left;
+		if (left < BOUND_MIN_S)
+			rc = -ETIMEDOUT; /* not started */
+	}
 	if (rc == 0)
 		rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
-	if (rc == -ETIMEDOUT && lo.time_limit_s > 0) {
+	if (rc == -ETIMEDOUT && (lo.time_limit_s > 0 || !isinf(s->budget.deadline))) {
 		/* no feasible LP point in time: the access-link bound, valid */
 		*bound = inart_route_lp_access_bound(s->t, s->js, NULL);
 		*src = INART_BOUND_LP_PARTIAL;
@@ -352,10 +399,11 @@ static void report(struct inart_search *s, const char *step)
 {
 	struct inart_planner_progress pr;
 
-	if (s->opt->progress == NULL || s->best == NULL)
+	if (s->opt->progress == NULL || (s->best == NULL && step == NULL))
 		return;
-	pr.elapsed_s = inart_now_s() - s->t0;
-	pr.best_s = s->best->comm_time_s;
+	memset(&pr, 0, sizeof(pr));
+	pr.elapsed_s = now(s) - s->budget.t0;
+	pr.best_s = s->best != NULL ? s->best->comm_time_s : NAN;
 	pr.bound_s = s->bound_s;
 	pr.bound_source = inart_bound_source_name(s->bound_src);
 	pr.step = step;
@@ -380,8 +428,14 @@ int inart_search_offer(struct inart_search *s, const struct inart_plan *p, const
 
 void inart_search_tick(struct inart_search *s, const char *step)
 {
-	if (inart_now_s() - s->t0 - s->last_report >= 1)
+	if (now(s) - s->budget.t0 - s->last_report >= 1 && s->best != NULL)
 		report(s, step);
+}
+
+void inart_search_stage(struct inart_search *s, const char *stage)
+{
+	if (s->opt->progress != NULL && s->best != NULL) /* the hook sees plans only */
+		report(s, stage);
 }
 
 void inart_search_raise_bound(struct inart_search *s, double b, enum inart_bound_source src)
@@ -417,6 +471,8 @@ static int iterate(struct inart_search *s, struct inart_plan *p, int first_cold,
 	for (int round = 0; round < s->opt->max_rounds; round++) {
 		double before = p->comm_time_s;
 
+		if (round > 0 && inart_budget_expired(&s->budget))
+			break;
 		p->rounds = round + 1;
 		rc = inart_search_phase2(s, p, !(first_cold && round == 0));
 		if (rc == 0)
@@ -428,6 +484,8 @@ static int iterate(struct inart_search *s, struct inart_plan *p, int first_cold,
 		if (round > 0 && !(p->comm_time_s < before * (1 - IMPROVE_REL)))
 			break; /* phase 2 did not improve on the last split */
 		before = p->comm_time_s;
+		if (inart_budget_expired(&s->budget))
+			break;
 		rc = inart_split_optimize(s->t, s->js, p, &so, &sr, s->err);
 		if (rc < 0)
 			break;
@@ -474,7 +532,7 @@ static int start_split(struct inart_search *s, struct inart_plan *p, struct inar
 		rc = keep_cover(s, p, cover);
 	if (rc == 0 && inart_search_offer(s, p, step) < 0)
 		rc = -ENOMEM;
-	if (rc == 0) /* phase 1 next: the first phase 2 is done */
+	if (rc == 0 && !inart_budget_expired(&s->budget)) /* phase 1 next */
 		rc = iterate(s, p, 0, step);
 	return rc;
 }
@@ -499,7 +557,12 @@ static int met(const struct inart_search *s)
 
 static int time_left(const struct inart_search *s)
 {
-	return inart_now_s() < s->deadline;
+	return now(s) < s->deadline && !inart_budget_expired(&s->budget);
+}
+
+static int spent(const struct inart_search *s)
+{
+	return inart_budget_expired(&s->budget);
 }
 
 /* Starts 1-3: the LP's shares, the even split, the grid split. */
@@ -508,19 +571,23 @@ static int required_starts(struct inart_search *s)
 	struct inart_plan *p = inart_plan_create(s->js, "inart");
 	int rc = p ? 0 : inart_err_set(s->err, -ENOMEM, "out of memory");
 
-	if (rc == 0 && !big(s)) {
+	if (rc == 0 && !big(s) && !spent(s)) {
+		inart_search_stage(s, "joint LP");
 		rc = inart_search_warm_greedy(s);
 		if (rc == 0)
 			rc = inart_search_bound(s, &s->lp_bound_s, &s->bound_src, p);
-		if (rc == 0) {
+		if (rc == 0)
 			s->bound_s = s->lp_bound_s;
+		/* the LP's shares, unless the budget cut it */
+		if (rc == 0 && inart_budget_remaining(&s->budget) >= BOUND_MIN_S) {
 			inart_plan_clean_split(p, 1e-6);
 			rc = iterate(s, p, 0, "start lp");
 		}
 	}
 	/* Starts 2-3 (skipped once the bound is met: every candidate plan,
 	 * theirs included, is at least the bound) */
-	for (int k = 0; rc == 0 && k < 2 && !met(s); k++) {
+	for (int k = 0; rc == 0 && k < 2 && !met(s) && !spent(s); k++) {
+		inart_search_stage(s, k == 0 ? "start even" : "start grid");
 		inart_plan_destroy(p);
 		p = inart_plan_create(s->js, "inart");
 		if (p == NULL)
@@ -564,12 +631,13 @@ static int baseline_starts(struct inart_search *s)
 	struct inart_assign a = {0};
 	int rc = inart_assign_init(&a, s->cand);
 
-	for (int i = 0; rc == 0 && i < 6 && !met(s); i++) {
-		const struct inart_plan *from = i < 5 ? s->base[i] : s->opt->start;
+	for (int i = 0; rc == 0 && i < INART_SEARCH_N_BASE + 1 && !met(s) && !spent(s); i++) {
+		const struct inart_plan *from =
+		    i < INART_SEARCH_N_BASE ? s->base[i] : s->opt->start;
 		struct inart_plan *b;
 		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) *
 					      (s->cand->n_slots + s->cand->n_trees),
-					  0, s->opt->seed + (uint64_t)i, 16};
+					  0, s->opt->seed + (uint64_t)i, 16, &s->budget};
 		double tls;
 
 		if (from == NULL)
@@ -584,7 +652,9 @@ static int baseline_starts(struct inart_search *s)
 			if (rc == 0)
 				rc = inart_search_evaluate(s, b);
 			if (rc == 0 &&
-			    inart_search_offer(s, b, i < 5 ? "start baseline" : "start warm") < 0)
+			    inart_search_offer(s, b,
+					       i < INART_SEARCH_N_BASE ? "start baseline"
+								       : "start warm") < 0)
 				rc = -ENOMEM;
 		}
 		inart_plan_destroy(b);
@@ -593,12 +663,69 @@ static int baseline_starts(struct inart_search *s)
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc < 0 ? rc : 0;
 }
 
+/* The budget is spent before the search's first plan: say so at once, with
+ * an estimate of what it needs (the time so far and as much again for its
+ * first phase 2, a guess), through the progress hook. */
+static void over_budget(struct inart_search *s)
+{
+	struct inart_planner_progress pr;
+
+	if (s->opt->progress == NULL || s->best != NULL || s->said_over)
+		return;
+	s->said_over = 1;
+	memset(&pr, 0, sizeof(pr));
+	pr.elapsed_s = now(s) - s->budget.t0;
+	pr.best_s = NAN;
+	pr.bound_s = NAN;
+	pr.step = "over budget";
+	pr.need_s = s->need_s > 0 ? s->need_s : 2 * pr.elapsed_s;
+	s->opt->progress(&pr, s->opt->progress_arg);
+}
+
+/* No plan of the search's own within the budget: the fastest baseline's
+ * (computed with the candidates, feasible and evaluated) or the ring
+ * all-reduce's (unless no_ring). */
+static int fallback(struct inart_search *s)
+{
+	int rc = 0;
+
+	over_budget(s);
+	for (int i = 0; rc >= 0 && i < INART_SEARCH_N_BASE; i++)
+		if (s->base[i] != NULL)
+			rc = inart_search_offer(s, s->base[i], "baseline (over budget)");
+	/* the ring all-reduce, often far faster, when it fits (it takes about
+	 * as long as the baselines together on fat-tree k=32) */
+	if (rc >= 0 && !s->opt->no_ring && inart_budget_remaining(&s->budget) >= 2 * s->base_s) {
+		struct inart_plan *r = NULL;
+
+		rc = inart_ring_plan(s->t, s->js, s->paths, &r, s->err);
+		if (rc == 0)
+			rc = inart_search_offer(s, r, "ring (over budget)");
+		inart_plan_destroy(r);
+	}
+	if (rc >= 0 && s->best != NULL)
+		rc = inart_plan_set_algorithm(s->best, "inart");
+	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc < 0 ? rc : 0;
+}
+
 int inart_search_run(struct inart_search *s, struct inart_plan **out)
 {
 	double ring_bound = NAN, end = s->deadline;
 	enum inart_bound_source ring_src = INART_BOUND_NONE;
-	int rc = inart_search_cand(s, 0);
+	int rc;
 
+	inart_search_stage(s, "candidates");
+	rc = inart_search_cand(s, 0);
+	if (rc == -ETIMEDOUT && s->cand == NULL) {
+		rc = fallback(s);
+		if (rc == 0 && s->best == NULL)
+			rc = inart_err_set(s->err, -EINVAL, "inart: no plan");
+		if (rc < 0)
+			return rc;
+		goto done;
+	}
+	if (rc == 0 && spent(s))
+		over_budget(s);
 	if (rc == 0)
 		rc = required_starts(s);
 	if (rc == 0 && !met(s))
@@ -606,6 +733,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	if (rc == 0 && !met(s))
 		rc = single_ps_starts(s);
 	if (rc == 0 && big(s)) { /* time-limited: a valid bound */
+		inart_search_stage(s, "joint LP bound");
 		rc = inart_search_bound(s, &s->lp_bound_s, &s->bound_src, NULL);
 		s->bound_s = s->lp_bound_s;
 	}
@@ -613,10 +741,12 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	 * leaves the ring-mix search its share of the time */
 	if (rc == 0 && !s->opt->no_ring && s->ring_deadline <= 0 && time_left(s) &&
 	    inart_ringmix_wants_time(s))
-		s->deadline = inart_now_s() + (end - inart_now_s()) * (1 - RING_TIME_SHARE);
+		s->deadline = now(s) + (end - now(s)) * (1 - RING_TIME_SHARE);
 	if (rc == 0 && s->best != NULL && time_left(s) && !inart_search_close(s, 0.01))
 		rc = inart_lns_run(s);
 	s->deadline = end;
+	if (rc == 0 && s->best == NULL && spent(s))
+		rc = fallback(s);
 	if (rc == 0 && s->best == NULL)
 		rc = inart_err_set(s->err, -EINVAL, "inart: no plan");
 	/* jobs as ring all-reduces: until the deadline (then evaluations only) */
@@ -624,6 +754,7 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 		rc = inart_ringmix_run(s, &ring_bound, &ring_src);
 	if (rc < 0)
 		return rc;
+done:
 	inart_plan_prune_zero(s->best, s->js);
 	rc = inart_search_evaluate(s, s->best);
 	if (rc < 0)

@@ -30,6 +30,10 @@
 #include "cp/model/cand.h"
 #include "cp/model/evaluate.h"
 #include "cp/model/plan.h"
+#include "cp/planner/budget.h"
+
+/* The baselines the search starts from and the guard checks (count). */
+#define INART_SEARCH_N_BASE 5
 
 struct inart_search {
 	const struct inart_topo *t;
@@ -38,7 +42,14 @@ struct inart_search {
 	struct inart_paths *paths;
 	struct inart_evaluator *ev;
 	struct inart_err *err;
-	double t0, deadline; /* inart_now_s() at the start; t0 + time limit */
+	/* The run's time budget (budget.h): the time limit from the start,
+	 * unbounded with time limit 0 (starts only, whatever they take) or for
+	 * algorithms other than inart and bound; every stage checks it (or a
+	 * child of it).  Its clock is the run's: tests set a fake one to drive
+	 * the time decisions deterministically. */
+	struct inart_budget budget;
+	double deadline; /* on budget's clock: the end of the improvement
+			  * phase (budget.t0 + time limit; t0 with 0) */
 
 	struct inart_cand *cand;
 	int no_groups;	      /* the candidates are per worker (sub-MILPs exact) */
@@ -58,20 +69,21 @@ struct inart_search {
 	double ring_deadline; /* > 0: the end of the ring-mix search (the
 			       * `bound` algorithm); 0: deadline */
 
-	struct inart_plan *base[5];		  /* ps, byteps, switchml, atp, inart-sp (owned):
-						   * their routes are candidates too */
-	struct inart_plan *best;		  /* best plan so far (owned) */
-	double bound_s;				  /* best proven bound, NaN if none */
-	enum inart_bound_source bound_src;	  /* its source */
-	double lp_bound_s;			  /* the JOINT LP's bound */
-	struct inart_plan *even_plan, *grid_plan; /* starts 2 and 3 (owned) */
-	double last_report;			  /* elapsed time of the last progress */
-	/* The large-neighbourhood search's clock (NULL: inart_now_s): tests
-	 * set a fake one to drive its time decisions deterministically; and
-	 * how many CBC neighbourhoods it started (a count for tests). */
-	double (*lns_clock)(void *arg);
-	void *lns_clock_arg;
+	struct inart_plan *base[INART_SEARCH_N_BASE]; /* ps, byteps, switchml, atp, inart-sp
+						       * (owned): their routes are candidates too */
+	struct inart_plan *best;		      /* best plan so far (owned) */
+	double bound_s;				      /* best proven bound, NaN if none */
+	enum inart_bound_source bound_src;	      /* its source */
+	double lp_bound_s;			      /* the JOINT LP's bound */
+	struct inart_plan *even_plan, *grid_plan;     /* starts 2 and 3 (owned) */
+	double last_report;			      /* elapsed time of the last progress */
+	/* How many CBC neighbourhoods the large-neighbourhood search started
+	 * (a count for tests). */
 	int lns_cbc_steps;
+	int said_over; /* the "over budget" notice went out */
+	int reserved;  /* the finishing reserve is off the budget */
+	double base_s; /* how long the baselines took */
+	double need_s; /* > 0: the estimate of the time the first plan needs */
 };
 
 /* A run on (t, js) with complete options; paths and ev belong to the caller. */
@@ -82,7 +94,7 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 void inart_search_free(struct inart_search *s);
 
 /* The baselines whose plans search and guard use, in this order. */
-extern const char *const inart_search_baselines[5];
+extern const char *const inart_search_baselines[INART_SEARCH_N_BASE];
 
 /* Build the candidates once (per worker when the instance is small enough
  * for exact sub-MILPs, or always with force_no_groups), with the routes of
@@ -113,6 +125,10 @@ int inart_search_offer(struct inart_search *s, const struct inart_plan *p, const
 
 /* Report progress if the last report is a second old or more. */
 void inart_search_tick(struct inart_search *s, const char *step);
+
+/* Report the start of a stage (stage: its name) through the progress hook,
+ * once there is a best plan. */
+void inart_search_stage(struct inart_search *s, const char *stage);
 
 /* Raise the best bound (if b is higher) and report progress. */
 void inart_search_raise_bound(struct inart_search *s, double b, enum inart_bound_source src);
