@@ -43,7 +43,7 @@ static void w_destroy(void *ctx, void *o)
 	((struct obj *)o)->destroyed = 1;
 }
 
-static void init(struct world *w, struct cli_txn *t)
+static void init(struct world *w, struct inart_txn *t)
 {
 	memset(w, 0, sizeof(*w));
 	memset(t, 0, sizeof(*t));
@@ -58,77 +58,77 @@ static void init(struct world *w, struct cli_txn *t)
 static void test_prepare_commit_rollback(void **state)
 {
 	struct world w;
-	struct cli_txn t;
+	struct inart_txn t;
 	char why[256];
 	int unchanged;
 
 	(void)state;
 	init(&w, &t);
-	cli_txn_install(&t, "aaaaaaaaaaaaaaaa", &w.objs[1]);
+	inart_txn_install(&t, "aaaaaaaaaaaaaaaa", &w.objs[1]);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
 	assert_string_equal(t.id, "aaaaaaaaaaaaaaaa");
 	/* prepare b: nothing changes until the commit */
-	cli_txn_prepare(&t, "bbbbbbbbbbbbbbbb", &w.objs[2], 0);
+	inart_txn_prepare(&t, "bbbbbbbbbbbbbbbb", &w.objs[2], 0);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
-	assert_int_equal(cli_txn_commit(&t, "cccccccccccccccc", &unchanged, why, sizeof(why)),
+	assert_int_equal(inart_txn_commit(&t, "cccccccccccccccc", &unchanged, why, sizeof(why)),
 			 -EINVAL);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
-	assert_int_equal(cli_txn_commit(&t, "bbbbbbbbbbbbbbbb", &unchanged, why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_commit(&t, "bbbbbbbbbbbbbbbb", &unchanged, why, sizeof(why)), 0);
 	assert_int_equal(unchanged, 0);
 	assert_ptr_equal(w.in_service, &w.objs[2]);
 	/* rollback: only the install in service, one level */
-	assert_int_equal(cli_txn_rollback(&t, "aaaaaaaaaaaaaaaa", why, sizeof(why)), -EINVAL);
-	assert_int_equal(cli_txn_rollback(&t, "bbbbbbbbbbbbbbbb", why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_rollback(&t, "aaaaaaaaaaaaaaaa", why, sizeof(why)), -EINVAL);
+	assert_int_equal(inart_txn_rollback(&t, "bbbbbbbbbbbbbbbb", why, sizeof(why)), 0);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
 	assert_int_equal(w.objs[2].destroyed, 1);
 	assert_string_equal(t.id, "aaaaaaaaaaaaaaaa");
-	assert_int_equal(cli_txn_rollback(&t, "aaaaaaaaaaaaaaaa", why, sizeof(why)), -EINVAL);
-	cli_txn_free(&t);
+	assert_int_equal(inart_txn_rollback(&t, "aaaaaaaaaaaaaaaa", why, sizeof(why)), -EINVAL);
+	inart_txn_free(&t);
 	assert_int_equal(w.objs[1].destroyed, 0); /* in service: the daemon's */
 }
 
 static void test_unchanged_abort_stale(void **state)
 {
 	struct world w;
-	struct cli_txn t;
+	struct inart_txn t;
 	char why[256];
 	int unchanged;
 	json_t *o;
 
 	(void)state;
 	init(&w, &t);
-	cli_txn_install(&t, "aaaaaaaaaaaaaaaa", &w.objs[1]);
+	inart_txn_install(&t, "aaaaaaaaaaaaaaaa", &w.objs[1]);
 	/* the identity in service: unchanged, nothing built or swapped */
-	assert_int_equal(cli_txn_unchanged(&t, "aaaaaaaaaaaaaaaa"), 1);
-	assert_int_equal(cli_txn_unchanged(&t, ""), 0);
-	cli_txn_prepare(&t, "aaaaaaaaaaaaaaaa", NULL, 0);
-	assert_int_equal(cli_txn_commit(&t, "aaaaaaaaaaaaaaaa", &unchanged, why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_unchanged(&t, "aaaaaaaaaaaaaaaa"), 1);
+	assert_int_equal(inart_txn_unchanged(&t, ""), 0);
+	inart_txn_prepare(&t, "aaaaaaaaaaaaaaaa", NULL, 0);
+	assert_int_equal(inart_txn_commit(&t, "aaaaaaaaaaaaaaaa", &unchanged, why, sizeof(why)), 0);
 	assert_int_equal(unchanged, 1);
 	assert_int_equal(w.swaps, 1);
 	/* abort drops the prepared object */
-	cli_txn_prepare(&t, "bbbbbbbbbbbbbbbb", &w.objs[3], 0);
-	assert_int_equal(cli_txn_abort(&t, "cccccccccccccccc", why, sizeof(why)), -EINVAL);
-	assert_int_equal(cli_txn_abort(&t, "bbbbbbbbbbbbbbbb", why, sizeof(why)), 0);
+	inart_txn_prepare(&t, "bbbbbbbbbbbbbbbb", &w.objs[3], 0);
+	assert_int_equal(inart_txn_abort(&t, "cccccccccccccccc", why, sizeof(why)), -EINVAL);
+	assert_int_equal(inart_txn_abort(&t, "bbbbbbbbbbbbbbbb", why, sizeof(why)), 0);
 	assert_int_equal(w.objs[3].destroyed, 1);
 	/* a relative prepare (built from the tables in service) is refused if
 	 * another commit came in between */
-	cli_txn_prepare(&t, "dddddddddddddddd", &w.objs[4], 1);
-	cli_txn_install(&t, "", &w.objs[5]);
-	assert_int_equal(cli_txn_commit(&t, "dddddddddddddddd", NULL, why, sizeof(why)), -EINVAL);
+	inart_txn_prepare(&t, "dddddddddddddddd", &w.objs[4], 1);
+	inart_txn_install(&t, "", &w.objs[5]);
+	assert_int_equal(inart_txn_commit(&t, "dddddddddddddddd", NULL, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "prepare again"));
 	assert_int_equal(w.objs[4].destroyed, 1);
 	assert_ptr_equal(w.in_service, &w.objs[5]);
 	/* a second prepare replaces the first */
-	cli_txn_prepare(&t, "eeeeeeeeeeeeeeee", &w.objs[6], 0);
-	cli_txn_prepare(&t, "ffffffffffffffff", &w.objs[7], 0);
+	inart_txn_prepare(&t, "eeeeeeeeeeeeeeee", &w.objs[6], 0);
+	inart_txn_prepare(&t, "ffffffffffffffff", &w.objs[7], 0);
 	assert_int_equal(w.objs[6].destroyed, 1);
 	o = json_object();
-	cli_txn_json(&t, o);
+	inart_txn_json(&t, o);
 	assert_string_equal(json_string_value(json_object_get(o, "install_id")), "");
 	assert_string_equal(json_string_value(json_object_get(o, "prepared")), "ffffffffffffffff");
 	assert_string_equal(json_string_value(json_object_get(o, "previous")), "aaaaaaaaaaaaaaaa");
 	json_decref(o);
-	cli_txn_free(&t);
+	inart_txn_free(&t);
 	assert_int_equal(w.objs[7].destroyed, 1);
 	assert_int_equal(w.objs[1].destroyed, 1); /* the previous */
 }

@@ -59,7 +59,7 @@ struct ps_state {
 	struct inart_ctlthread *ctl; /* the control thread */
 	/* control thread */
 	struct ps_obj *cur; /* the configurations in service (its core is ps) */
-	struct cli_txn txn;
+	struct inart_txn txn;
 	/* packet thread */
 	struct inart_ps_stats base;
 	uint64_t start_ns, send_blocked, base_send_blocked;
@@ -248,7 +248,7 @@ static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data,
 		    size_t why_len)
 {
 	int del = rq->op == INART_CTL_TREE_DEL;
-	int unchanged = rq->prepare && !rq->reset && cli_txn_unchanged(&s->txn, rq->install_id);
+	int unchanged = rq->prepare && !rq->reset && inart_txn_unchanged(&s->txn, rq->install_id);
 	struct ps_obj *o = NULL;
 
 	if (del && find_tree(s->cur->trees, s->cur->n_trees, rq->job, rq->tree) < 0) {
@@ -265,12 +265,12 @@ static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data,
 	*data = json_object();
 	if (rq->prepare) {
 		/* built from the trees in service unless they are all replaced */
-		cli_txn_prepare(&s->txn, rq->install_id, o, o != NULL && !rq->replace);
+		inart_txn_prepare(&s->txn, rq->install_id, o, o != NULL && !rq->replace);
 		json_object_set_new(*data, "prepared", json_string(rq->install_id));
 		json_object_set_new(*data, "unchanged", json_boolean(unchanged));
 		return 0;
 	}
-	cli_txn_install(&s->txn, del ? s->txn.id : rq->install_id, o);
+	inart_txn_install(&s->txn, del ? s->txn.id : rq->install_id, o);
 	json_object_set_new(*data, "installed", json_string(s->txn.id));
 	return 0;
 }
@@ -282,8 +282,8 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 	char ip[16];
 	int rc = 0;
 
-	if (cli_txn_is_op(rq->op))
-		return cli_txn_request(&s->txn, rq->op, rq->install_id, data, NULL, why, why_len);
+	if (inart_txn_is_op(rq->op))
+		return inart_txn_request(&s->txn, rq->op, rq->install_id, data, NULL, why, why_len);
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = json_object();
@@ -297,7 +297,7 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		    json_integer((json_int_t)inart_ctlthread_auth_failures(s->ctl)));
 		json_object_set_new(*data, "tree_bytes",
 				    json_integer((json_int_t)inart_ps_bytes(s->cur->core)));
-		cli_txn_json(&s->txn, *data);
+		inart_txn_json(&s->txn, *data);
 		break;
 	case INART_CTL_TREES:
 	case INART_CTL_TREE_DEL:
@@ -474,7 +474,7 @@ int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 	inart_log_info("stopping");
 out:
 	inart_ctlthread_stop(st.ctl);
-	cli_txn_free(&st.txn);
+	inart_txn_free(&st.txn);
 	inart_udp_close(u);
 	obj_free(st.cur);
 	return rc < 0 ? rc : 0;

@@ -338,7 +338,7 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 	inart_log_info("stopping");
 out:
 	inart_ctlthread_stop(s->ctl);
-	cli_txn_free(&s->txn);
+	inart_txn_free(&s->txn);
 	inart_switch_destroy(s->sw);
 	inart_gate_destroy(s->gate);
 	for (int i = 0; i < s->n_ports; i++)

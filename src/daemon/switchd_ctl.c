@@ -320,7 +320,7 @@ static json_t *info_json(struct sw_state *s)
 	    o, "table_bytes",
 	    json_integer((json_int_t)inart_sw_tables_bytes(inart_switch_tables(s->sw))));
 	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
-	cli_txn_json(&s->txn, o);
+	inart_txn_json(&s->txn, o);
 	return o;
 }
 
@@ -414,7 +414,7 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **dat
 		      size_t why_len)
 {
 	struct sw_obj *o = NULL;
-	int rc, unchanged = rq->prepare && cli_txn_unchanged(&s->txn, rq->install_id);
+	int rc, unchanged = rq->prepare && inart_txn_unchanged(&s->txn, rq->install_id);
 
 	if (!unchanged) {
 		rc = build(s, rq, &o, why, why_len);
@@ -423,12 +423,12 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **dat
 	}
 	*data = json_object();
 	if (rq->prepare) {
-		cli_txn_prepare(&s->txn, rq->install_id, o, o != NULL && o->core == NULL);
+		inart_txn_prepare(&s->txn, rq->install_id, o, o != NULL && o->core == NULL);
 		json_object_set_new(*data, "prepared", json_string(rq->install_id));
 		json_object_set_new(*data, "unchanged", json_boolean(unchanged));
 		return 0;
 	}
-	cli_txn_install(&s->txn, rq->install_id, o);
+	inart_txn_install(&s->txn, rq->install_id, o);
 	s->installs++;
 	json_object_set_new(*data, "installed", json_string(s->txn.id));
 	return 0;
@@ -439,9 +439,9 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *w
 	struct sw_state *s = ctx;
 	int rc = 0, committed = 0;
 
-	if (cli_txn_is_op(rq->op)) {
-		rc = cli_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
-				     why_len);
+	if (inart_txn_is_op(rq->op)) {
+		rc = inart_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
+				       why_len);
 		s->installs += committed;
 		return rc;
 	}

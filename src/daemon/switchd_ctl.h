@@ -37,7 +37,7 @@ struct sw_state {
 	struct inart_gate *gate;
 	/* control thread */
 	struct inart_sw_cfg cfg; /* of the core in service */
-	struct cli_txn txn;
+	struct inart_txn txn;
 	uint64_t installs;
 	/* packet thread: counters at the last reset */
 	uint64_t base_drops[INART_DROP_N];
@@ -53,7 +53,7 @@ struct sw_state {
 /* One control request for this switch (inart_daemon_role's op; inart_daemon_serve
  * does the rest). */
 int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len);
-/* cli_txn's swap and destroy for the switch's objects (ctx: the sw_state). */
+/* inart_txn's swap and destroy for the switch's objects (ctx: the sw_state). */
 void *inart_switchd_obj_swap(void *ctx, void *obj);
 void inart_switchd_obj_destroy(void *ctx, void *obj);
 

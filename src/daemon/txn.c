@@ -15,7 +15,7 @@
 #include "ctlproto/ctlmsg.h"
 #include "io/log.h"
 
-static void drop_prep(struct cli_txn *t)
+static void drop_prep(struct inart_txn *t)
 {
 	if (t->has_prep && t->prep != NULL)
 		t->destroy(t->ctx, t->prep);
@@ -24,7 +24,7 @@ static void drop_prep(struct cli_txn *t)
 	t->prep_id[0] = '\0';
 }
 
-static void set_prev(struct cli_txn *t, void *old, const char *old_id)
+static void set_prev(struct inart_txn *t, void *old, const char *old_id)
 {
 	if (t->has_prev && t->prev != NULL)
 		t->destroy(t->ctx, t->prev);
@@ -33,12 +33,12 @@ static void set_prev(struct cli_txn *t, void *old, const char *old_id)
 	snprintf(t->prev_id, sizeof(t->prev_id), "%s", old_id);
 }
 
-int cli_txn_unchanged(const struct cli_txn *t, const char *id)
+int inart_txn_unchanged(const struct inart_txn *t, const char *id)
 {
 	return id != NULL && id[0] != '\0' && strcmp(id, t->id) == 0;
 }
 
-void cli_txn_prepare(struct cli_txn *t, const char *id, void *obj, int relative)
+void inart_txn_prepare(struct inart_txn *t, const char *id, void *obj, int relative)
 {
 	drop_prep(t);
 	t->has_prep = 1;
@@ -49,9 +49,9 @@ void cli_txn_prepare(struct cli_txn *t, const char *id, void *obj, int relative)
 	snprintf(t->prep_id, sizeof(t->prep_id), "%s", id ? id : "");
 }
 
-void cli_txn_install(struct cli_txn *t, const char *id, void *obj)
+void inart_txn_install(struct inart_txn *t, const char *id, void *obj)
 {
-	char old_id[CLI_TXN_ID_LEN];
+	char old_id[INART_TXN_ID_LEN];
 
 	snprintf(old_id, sizeof(old_id), "%s", t->id);
 	set_prev(t, t->swap(t->ctx, obj), old_id);
@@ -59,7 +59,7 @@ void cli_txn_install(struct cli_txn *t, const char *id, void *obj)
 	t->commits++;
 }
 
-int cli_txn_commit(struct cli_txn *t, const char *id, int *unchanged, char *why, size_t why_len)
+int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, char *why, size_t why_len)
 {
 	if (unchanged != NULL)
 		*unchanged = 0;
@@ -83,14 +83,14 @@ int cli_txn_commit(struct cli_txn *t, const char *id, int *unchanged, char *why,
 		drop_prep(t);
 		return -EINVAL;
 	}
-	cli_txn_install(t, id, t->prep);
+	inart_txn_install(t, id, t->prep);
 	t->prep = NULL;
 	t->has_prep = 0;
 	t->prep_id[0] = '\0';
 	return 0;
 }
 
-int cli_txn_abort(struct cli_txn *t, const char *id, char *why, size_t why_len)
+int inart_txn_abort(struct inart_txn *t, const char *id, char *why, size_t why_len)
 {
 	if (id != NULL && id[0] != '\0' && t->has_prep && strcmp(id, t->prep_id) != 0) {
 		snprintf(why, why_len, "abort %s: the prepared install is %s", id, t->prep_id);
@@ -100,7 +100,7 @@ int cli_txn_abort(struct cli_txn *t, const char *id, char *why, size_t why_len)
 	return 0;
 }
 
-int cli_txn_rollback(struct cli_txn *t, const char *id, char *why, size_t why_len)
+int inart_txn_rollback(struct inart_txn *t, const char *id, char *why, size_t why_len)
 {
 	void *cur;
 
@@ -120,13 +120,13 @@ int cli_txn_rollback(struct cli_txn *t, const char *id, char *why, size_t why_le
 	return 0;
 }
 
-int cli_txn_is_op(int op)
+int inart_txn_is_op(int op)
 {
 	return op == INART_CTL_COMMIT || op == INART_CTL_ABORT || op == INART_CTL_ROLLBACK;
 }
 
-int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, int *committed,
-		    char *why, size_t why_len)
+int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data, int *committed,
+		      char *why, size_t why_len)
 {
 	int rc, unchanged = 1;
 
@@ -135,7 +135,7 @@ int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, in
 		*committed = 0;
 	switch (op) {
 	case INART_CTL_COMMIT:
-		rc = cli_txn_commit(t, id, &unchanged, why, why_len);
+		rc = inart_txn_commit(t, id, &unchanged, why, why_len);
 		if (rc == 0) {
 			if (committed != NULL)
 				*committed = !unchanged;
@@ -147,9 +147,9 @@ int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, in
 		}
 		return rc;
 	case INART_CTL_ABORT:
-		return cli_txn_abort(t, id, why, why_len);
+		return inart_txn_abort(t, id, why, why_len);
 	case INART_CTL_ROLLBACK:
-		rc = cli_txn_rollback(t, id, why, why_len);
+		rc = inart_txn_rollback(t, id, why, why_len);
 		if (rc == 0) {
 			*data = json_object();
 			json_object_set_new(*data, "installed", json_string(t->id));
@@ -162,7 +162,7 @@ int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, in
 	}
 }
 
-void cli_txn_json(const struct cli_txn *t, json_t *o)
+void inart_txn_json(const struct inart_txn *t, json_t *o)
 {
 	json_object_set_new(o, "install_id", json_string(t->id));
 	if (t->has_prep)
@@ -171,7 +171,7 @@ void cli_txn_json(const struct cli_txn *t, json_t *o)
 		json_object_set_new(o, "previous", json_string(t->prev_id));
 }
 
-void cli_txn_free(struct cli_txn *t)
+void inart_txn_free(struct inart_txn *t)
 {
 	drop_prep(t);
 	if (t->has_prev && t->prev != NULL)

@@ -21,22 +21,22 @@
  * replaced.  Issue 10 (plan epochs) extends this: several objects in service
  * side by side, each under its identity.
  */
-#ifndef INART_CLI_TXN_H
-#define INART_CLI_TXN_H
+#ifndef INART_TXN_H
+#define INART_TXN_H
 
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define CLI_TXN_ID_LEN 17
+#define INART_TXN_ID_LEN 17
 
-struct cli_txn {
+struct inart_txn {
 	/* the daemon's */
 	void *ctx;
 	void *(*swap)(void *ctx, void *obj); /* in service; returns the replaced one */
 	void (*destroy)(void *ctx, void *obj);
 	/* state */
-	char id[CLI_TXN_ID_LEN], prep_id[CLI_TXN_ID_LEN], prev_id[CLI_TXN_ID_LEN];
+	char id[INART_TXN_ID_LEN], prep_id[INART_TXN_ID_LEN], prev_id[INART_TXN_ID_LEN];
 	void *prep, *prev;
 	int has_prep, prep_unchanged, prep_relative, has_prev;
 	uint64_t prep_base, commits;
@@ -44,37 +44,38 @@ struct cli_txn {
 
 /* 1 if a prepare of identity id would be "unchanged" (id non-empty and in
  * service, so the caller need not build anything). */
-int cli_txn_unchanged(const struct cli_txn *t, const char *id);
+int inart_txn_unchanged(const struct inart_txn *t, const char *id);
 
 /* Keep obj (built aside; NULL for an unchanged prepare) as the prepared
  * state of identity id; relative: built from the state in service. */
-void cli_txn_prepare(struct cli_txn *t, const char *id, void *obj, int relative);
+void inart_txn_prepare(struct inart_txn *t, const char *id, void *obj, int relative);
 
 /* Put obj in service now (an install without "phase"): the previous state is
  * kept for rollback. */
-void cli_txn_install(struct cli_txn *t, const char *id, void *obj);
+void inart_txn_install(struct inart_txn *t, const char *id, void *obj);
 
 /* commit / abort / rollback: 0 or -EINVAL with why.  *unchanged (may be
  * NULL) = 1 when the commit had nothing to do. */
-int cli_txn_commit(struct cli_txn *t, const char *id, int *unchanged, char *why, size_t why_len);
-int cli_txn_abort(struct cli_txn *t, const char *id, char *why, size_t why_len);
-int cli_txn_rollback(struct cli_txn *t, const char *id, char *why, size_t why_len);
+int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, char *why,
+		     size_t why_len);
+int inart_txn_abort(struct inart_txn *t, const char *id, char *why, size_t why_len);
+int inart_txn_rollback(struct inart_txn *t, const char *id, char *why, size_t why_len);
 
 /* 1 if op (enum inart_ctl_op of ctlproto/ctlmsg.h) is a transaction op:
  * commit, abort, rollback. */
-int cli_txn_is_op(int op);
+int inart_txn_is_op(int op);
 
 /* A control request's transaction op on identity id, logged: 0 with the
  * reply's data in *data (NULL if none), or -EINVAL with why.  *committed
  * (may be NULL) = 1 when a commit put a new state in service. */
-int cli_txn_request(struct cli_txn *t, int op, const char *id, json_t **data, int *committed,
-		    char *why, size_t why_len);
+int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data, int *committed,
+		      char *why, size_t why_len);
 
 /* Add "install_id", "prepared", "previous" (those set) to o. */
-void cli_txn_json(const struct cli_txn *t, json_t *o);
+void inart_txn_json(const struct inart_txn *t, json_t *o);
 
 /* Destroy the prepared and previous objects (the one in service is the
  * daemon's). */
-void cli_txn_free(struct cli_txn *t);
+void inart_txn_free(struct inart_txn *t);
 
 #endif
