@@ -524,3 +524,19 @@ int inart_baseline_switchml(const struct inart_topo *t, const struct inart_jobs 
 {
 	return run(t, js, paths, "switchml", fill_switchml, out, err);
 }
+
+const struct inart_baseline_entry inart_baseline_table[INART_BASELINE_N] = {
+    {"ps", inart_baseline_ps},
+    {"byteps", inart_baseline_byteps},
+    {"switchml", inart_baseline_switchml},
+    {"atp", inart_baseline_atp},
+    {"inart-sp", inart_baseline_inart_sp},
+};
+
+const struct inart_baseline_entry *inart_baseline_find(const char *name)
+{
+	for (int i = 0; i < INART_BASELINE_N; i++)
+		if (strcmp(inart_baseline_table[i].name, name) == 0)
+			return &inart_baseline_table[i];
+	return NULL;
+}

@@ -34,4 +34,19 @@ int inart_baseline_inart_sp(const struct inart_topo *t, const struct inart_jobs 
 			    struct inart_paths *paths, struct inart_plan **out,
 			    struct inart_err *err);
 
+/* The one registry of the baselines: InArt's search starts from their
+ * plans and the guard checks against them, in this order; `inart plan
+ * --algo NAME` runs the one of that name. */
+typedef int (*inart_baseline_fn)(const struct inart_topo *t, const struct inart_jobs *js,
+				 struct inart_paths *paths, struct inart_plan **out,
+				 struct inart_err *err);
+struct inart_baseline_entry {
+	const char *name;
+	inart_baseline_fn fn;
+};
+#define INART_BASELINE_N 5
+extern const struct inart_baseline_entry inart_baseline_table[INART_BASELINE_N];
+/* The entry of that name, or NULL. */
+const struct inart_baseline_entry *inart_baseline_find(const char *name);
+
 #endif

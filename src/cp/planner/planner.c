@@ -113,17 +113,11 @@ int inart_algorithm_known(const char *name)
 
 static int run_baseline(struct inart_search *s, const char *algo, struct inart_plan **out)
 {
-	if (strcmp(algo, "ps") == 0)
-		return inart_baseline_ps(s->t, s->js, s->paths, out, s->err);
-	if (strcmp(algo, "byteps") == 0)
-		return inart_baseline_byteps(s->t, s->js, s->paths, out, s->err);
-	if (strcmp(algo, "switchml") == 0)
-		return inart_baseline_switchml(s->t, s->js, s->paths, out, s->err);
-	if (strcmp(algo, "atp") == 0)
-		return inart_baseline_atp(s->t, s->js, s->paths, out, s->err);
-	if (strcmp(algo, "ring") == 0)
-		return inart_ring_plan(s->t, s->js, s->paths, out, s->err);
-	return inart_baseline_inart_sp(s->t, s->js, s->paths, out, s->err);
+	const struct inart_baseline_entry *b = inart_baseline_find(algo);
+
+	if (b != NULL)
+		return b->fn(s->t, s->js, s->paths, out, s->err);
+	return inart_ring_plan(s->t, s->js, s->paths, out, s->err); /* "ring" */
 }
 
 /* Replace *p by b (a copy when keep_b) if b is faster; origin = name. */
@@ -169,7 +163,7 @@ static int baseline_guard(struct inart_search *s, struct inart_plan **p)
 
 	for (int i = 0; i < INART_SEARCH_N_BASE && rc >= 0; i++)
 		if (s->base[i] != NULL)
-			rc = guard_one(p, s->base[i], 1, inart_search_baselines[i]);
+			rc = guard_one(p, s->base[i], 1, inart_baseline_table[i].name);
 	if (rc >= 0 && s->grid_plan != NULL)
 		rc = guard_one(p, s->grid_plan, 1, "grid");
 	if (rc >= 0 && s->even_plan != NULL)

@@ -100,21 +100,13 @@ static int big(const struct inart_search *s)
 	return s->cand->n_choices > s->lp_max_choices;
 }
 
-const char *const inart_search_baselines[INART_SEARCH_N_BASE] = {"ps", "byteps", "switchml", "atp",
-								 "inart-sp"};
-
 static int run_baselines(struct inart_search *s)
 {
-	typedef int (*base_fn)(const struct inart_topo *, const struct inart_jobs *,
-			       struct inart_paths *, struct inart_plan **, struct inart_err *);
-	static const base_fn fns[INART_SEARCH_N_BASE] = {
-	    inart_baseline_ps, inart_baseline_byteps, inart_baseline_switchml, inart_baseline_atp,
-	    inart_baseline_inart_sp};
 	int rc = 0;
 
 	for (int i = 0; i < INART_SEARCH_N_BASE && rc == 0; i++)
 		if (s->base[i] == NULL)
-			rc = fns[i](s->t, s->js, s->paths, &s->base[i], s->err);
+			rc = inart_baseline_table[i].fn(s->t, s->js, s->paths, &s->base[i], s->err);
 	return rc;
 }
 

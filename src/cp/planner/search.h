@@ -30,10 +30,12 @@
 #include "cp/model/cand.h"
 #include "cp/model/evaluate.h"
 #include "cp/model/plan.h"
+#include "cp/planner/baselines.h"
 #include "cp/planner/budget.h"
 
-/* The baselines the search starts from and the guard checks (count). */
-#define INART_SEARCH_N_BASE 5
+/* The baselines the search starts from and the guard checks
+ * (cp/planner/baselines.h's registry, in its order). */
+#define INART_SEARCH_N_BASE INART_BASELINE_N
 
 struct inart_search {
 	const struct inart_topo *t;
@@ -92,9 +94,6 @@ void inart_search_init(struct inart_search *s, const struct inart_topo *t,
 		       struct inart_paths *paths, struct inart_evaluator *ev,
 		       struct inart_err *err);
 void inart_search_free(struct inart_search *s);
-
-/* The baselines whose plans search and guard use, in this order. */
-extern const char *const inart_search_baselines[INART_SEARCH_N_BASE];
 
 /* Build the candidates once (per worker when the instance is small enough
  * for exact sub-MILPs, or always with force_no_groups), with the routes of
