@@ -148,7 +148,7 @@ static struct inart_switch *bench_switch_make(void)
 	struct inart_route rt = {0x0a000000, 8, 5};
 	struct inart_sw_update u;
 	struct inart_switch *sw;
-	char why[256];
+	struct inart_err why = {{0}};
 	int p;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -193,8 +193,8 @@ static struct inart_switch *bench_switch_make(void)
 	u.labels = e;
 	u.n_routes = 1;
 	u.routes = &rt;
-	if (inart_switch_apply(sw, &u, why, sizeof(why)) != 0) {
-		fprintf(stderr, "apply: %s\n", why);
+	if (inart_switch_apply(sw, &u, &why) != 0) {
+		fprintf(stderr, "apply: %s\n", why.msg);
 		exit(1);
 	}
 	return sw;

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 		struct inart_sim *s;
 		struct inart_sim_result r;
 		struct inart_rng rng;
-		char why[256];
+		struct inart_err why = {{0}};
 		float **x;
 		double c0, c1;
 		int rc;
@@ -144,8 +144,8 @@ int main(int argc, char **argv)
 		inart_sim_opt_default(&so);
 		so.loss = loss;
 		s = inart_sim_create(t, d, &so);
-		if (s == NULL || inart_sim_install(s, in, why, sizeof(why)) < 0) {
-			printf("%-9s sim failed: %s\n", algos[a], s ? why : "create");
+		if (s == NULL || inart_sim_install(s, in, &why) < 0) {
+			printf("%-9s sim failed: %s\n", algos[a], s ? why.msg : "create");
 			inart_sim_destroy(s);
 			inart_install_destroy(in);
 			inart_plan_destroy(p);

@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 			struct inart_worker_stats ws, sum = {0};
 			uint64_t held, deferred, sum_held = 0, sum_deferred = 0;
 			float **x;
-			char why[256];
+			struct inart_err why = {{0}};
 			int rc = 0, bad = 0;
 
 			inart_install_opt_default(&io);
@@ -230,8 +230,8 @@ int main(int argc, char **argv)
 				tr_t = t;
 				inart_sim_set_tap(s, tap, NULL);
 			}
-			if (s == NULL || inart_sim_install(s, in, why, sizeof(why)) < 0) {
-				fprintf(stderr, "window_sim: %s\n", s ? why : "sim");
+			if (s == NULL || inart_sim_install(s, in, &why) < 0) {
+				fprintf(stderr, "window_sim: %s\n", s ? why.msg : "sim");
 				return 1;
 			}
 			x = malloc((size_t)in->n_workers * sizeof(*x));

@@ -38,7 +38,7 @@ static struct inart_switch *fixed_switch(void)
 	cfg.pool_slots = 64;
 	cfg.flush_timeout_ns = 1000000;
 	sw = inart_switch_create(&cfg);
-	if (sw == NULL || inart_switch_apply(sw, &u, NULL, 0) < 0)
+	if (sw == NULL || inart_switch_apply(sw, &u, NULL) < 0)
 		die("fixed switch");
 	return sw;
 }
@@ -48,13 +48,13 @@ static void apply(const struct inart_ctl_req *r)
 	if (r->op == INART_CTL_INSTALL) {
 		struct inart_switch *sw = fixed_switch();
 		struct inart_sw_update u = r->tab;
-		char why[256] = "";
+		struct inart_err why = {{0}};
 
-		if (inart_switch_apply(sw, &u, why, sizeof(why)) < 0) {
+		if (inart_switch_apply(sw, &u, &why) < 0) {
 			struct inart_label_entry l;
 			struct inart_route rt;
 
-			if (why[0] == '\0')
+			if (why.msg[0] == '\0')
 				die("refused without a reason");
 			if (inart_switch_get_labels(sw, &l, 1) != 1 || l.label != 1 ||
 			    l.out_port != 1 || inart_switch_get_routes(sw, &rt, 1) != 1 ||
@@ -77,7 +77,7 @@ static void apply(const struct inart_ctl_req *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct inart_ctl_req r, r2;
-	char why[INART_CTL_WHY_MAX];
+	struct inart_err why = {{0}};
 	const char *body = (const char *)data;
 	size_t len = size;
 	uint32_t n;
@@ -92,12 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (buf == NULL)
 		return 0;
 	memcpy(buf, body, len);
-	why[0] = '\0';
-	if (inart_ctl_req_parse(buf, len, &r, why, sizeof(why)) == 0) {
+	why.msg[0] = '\0';
+	if (inart_ctl_req_parse(buf, len, &r, &why) == 0) {
 		e1 = inart_ctl_req_encode(&r);
 		if (e1 == NULL)
 			die("encode failed");
-		if (inart_ctl_req_parse(e1, strlen(e1), &r2, why, sizeof(why)) != 0)
+		if (inart_ctl_req_parse(e1, strlen(e1), &r2, &why) != 0)
 			die("the encoding of an accepted request is refused");
 		e2 = inart_ctl_req_encode(&r2);
 		if (e2 == NULL || strcmp(e1, e2) != 0)
@@ -107,10 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(e2);
 		inart_ctl_req_free(&r2);
 		inart_ctl_req_free(&r);
-	} else if (why[0] == '\0') {
+	} else if (why.msg[0] == '\0') {
 		die("refused without a reason");
 	}
-	if (inart_ctl_reply_parse(buf, len, &o, why, sizeof(why)) == 0)
+	if (inart_ctl_reply_parse(buf, len, &o, &why) == 0)
 		json_decref(o);
 	free(buf);
 	return 0;

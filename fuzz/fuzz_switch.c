@@ -74,7 +74,7 @@ static struct inart_switch *make(void)
 	struct inart_route rt[3] = {{0x0a000000, 8, 1}, {0x0a000900, 24, 0}, {0, 0, 4}};
 	struct inart_sw_update u;
 	struct inart_switch *sw;
-	char why[256];
+	struct inart_err why = {{0}};
 	int p;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -114,8 +114,8 @@ static struct inart_switch *make(void)
 	u.labels = e;
 	u.n_routes = 3;
 	u.routes = rt;
-	if (inart_switch_apply(sw, &u, why, sizeof(why)) != 0)
-		die(why);
+	if (inart_switch_apply(sw, &u, &why) != 0)
+		die(why.msg);
 	return sw;
 }
 

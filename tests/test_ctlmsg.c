@@ -29,9 +29,9 @@
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
-static int parse(const char *s, struct inart_ctl_req *r, char *why)
+static int parse(const char *s, struct inart_ctl_req *r, struct inart_err *e)
 {
-	return inart_ctl_req_parse(s, strlen(s), r, why, INART_CTL_WHY_MAX);
+	return inart_ctl_req_parse(s, strlen(s), r, e);
 }
 
 static void test_framing(void **state)
@@ -190,13 +190,14 @@ static void test_install_roundtrip(void **state)
 	struct inart_label_entry l[3];
 	struct inart_route rt[2];
 	uint32_t del[2];
-	char why[INART_CTL_WHY_MAX], *s, *s2;
+	struct inart_err why = {{0}};
+	char *s, *s2;
 
 	(void)state;
 	sample_install(&r, l, rt, del);
 	s = inart_ctl_req_encode(&r);
 	assert_non_null(s);
-	assert_int_equal(parse(s, &p, why), 0);
+	assert_int_equal(parse(s, &p, &why), 0);
 	assert_int_equal(p.op, INART_CTL_INSTALL);
 	assert_string_equal(p.node, "s0");
 	assert_int_equal(p.tab.replace, 1);
@@ -237,7 +238,8 @@ static void test_trees_roundtrip(void **state)
 				  .n_trees = 2,
 				  .trees = t},
 			     p;
-	char why[INART_CTL_WHY_MAX], *s;
+	struct inart_err why = {{0}};
+	char *s;
 
 	(void)state;
 	memset(t, 0, sizeof(t));
@@ -256,7 +258,7 @@ static void test_trees_roundtrip(void **state)
 	t[0].sources = src;
 	s = inart_ctl_req_encode(&r);
 	assert_non_null(s);
-	assert_int_equal(parse(s, &p, why), 0);
+	assert_int_equal(parse(s, &p, &why), 0);
 	assert_int_equal(p.op, INART_CTL_TREES);
 	assert_int_equal(p.replace, 1);
 	assert_int_equal(p.reset, 1);
@@ -294,17 +296,17 @@ static const struct {
 static void test_simple_ops(void **state)
 {
 	struct inart_ctl_req r;
-	char why[INART_CTL_WHY_MAX];
+	struct inart_err why = {{0}};
 
 	(void)state;
-	assert_int_equal(parse("{\"op\":\"stats\"}", &r, why), 0);
+	assert_int_equal(parse("{\"op\":\"stats\"}", &r, &why), 0);
 	assert_int_equal(r.op, INART_CTL_STATS);
-	assert_int_equal(parse("{\"op\":\"lose_state\",\"node\":\"t0\"}", &r, why), 0);
+	assert_int_equal(parse("{\"op\":\"lose_state\",\"node\":\"t0\"}", &r, &why), 0);
 	assert_int_equal(r.op, INART_CTL_LOSE_STATE);
 	assert_string_equal(r.node, "t0");
-	assert_int_equal(parse("{\"op\":\"log_level\",\"level\":\"debug\"}", &r, why), 0);
+	assert_int_equal(parse("{\"op\":\"log_level\",\"level\":\"debug\"}", &r, &why), 0);
 	assert_int_equal(r.level, 3);
-	assert_int_equal(parse("{\"op\":\"tree_del\",\"job\":5,\"tree\":2}", &r, why), 0);
+	assert_int_equal(parse("{\"op\":\"tree_del\",\"job\":5,\"tree\":2}", &r, &why), 0);
 	assert_int_equal(r.job, 5);
 	assert_int_equal(r.tree, 2);
 	for (int op = INART_CTL_INFO; op <= INART_CTL_SHOW; op++) {
@@ -312,7 +314,7 @@ static void test_simple_ops(void **state)
 		char *s = inart_ctl_req_encode(&q);
 
 		assert_non_null(s);
-		assert_int_equal(parse(s, &p, why), 0);
+		assert_int_equal(parse(s, &p, &why), 0);
 		assert_int_equal(p.op, op);
 		inart_ctl_req_free(&p);
 		free(s);
@@ -322,20 +324,20 @@ static void test_simple_ops(void **state)
 	for (size_t i = 0; i < sizeof(wire_names) / sizeof(wire_names[0]); i++)
 		assert_string_equal(inart_ctl_op_name(wire_names[i].op), wire_names[i].name);
 	/* port_counters: no arguments */
-	assert_int_equal(parse("{\"op\":\"port_counters\"}", &r, why), 0);
+	assert_int_equal(parse("{\"op\":\"port_counters\"}", &r, &why), 0);
 	assert_int_equal(r.op, INART_CTL_PORT_COUNTERS);
-	assert_int_equal(parse("{\"op\":\"port_counters\",\"x\":1}", &r, why), -EINVAL);
+	assert_int_equal(parse("{\"op\":\"port_counters\",\"x\":1}", &r, &why), -EINVAL);
 }
 
 /* Each must be refused with a reason containing `needle`. */
 static void refused(const char *json, const char *needle)
 {
 	struct inart_ctl_req r;
-	char why[INART_CTL_WHY_MAX] = "";
-	int rc = parse(json, &r, why);
+	struct inart_err why = {{0}};
+	int rc = parse(json, &r, &why);
 
-	if (rc != -EINVAL || strstr(why, needle) == NULL)
-		fail_msg("'%s': rc %d, why '%s' (expected '%s')", json, rc, why, needle);
+	if (rc != -EINVAL || strstr(why.msg, needle) == NULL)
+		fail_msg("'%s': rc %d, why.msg '%s' (expected '%s')", json, rc, why.msg, needle);
 	assert_null(r.tab.labels);
 	assert_int_equal(r.tab.n_labels, 0);
 }
@@ -441,7 +443,7 @@ static void test_limits(void **state)
 	char *s = malloc(cap);
 	size_t n = 0;
 	struct inart_ctl_req r;
-	char why[INART_CTL_WHY_MAX];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	n += (size_t)snprintf(s + n, cap - n,
@@ -450,31 +452,32 @@ static void test_limits(void **state)
 	for (int i = 0; i < 65; i++)
 		n += (size_t)snprintf(s + n, cap - n, "%s{\"port\":%d}", i ? "," : "", i % 4);
 	snprintf(s + n, cap - n, "]}]}");
-	assert_int_equal(parse(s, &r, why), -EINVAL);
-	assert_non_null(strstr(why, "at most 64"));
+	assert_int_equal(parse(s, &r, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "at most 64"));
 	free(s);
 }
 
 static void test_replies(void **state)
 {
 	json_t *d = json_object(), *o = NULL;
-	char why[INART_CTL_WHY_MAX], *s;
+	struct inart_err why = {{0}};
+	char *s;
 
 	(void)state;
 	json_object_set_new(d, "x", json_integer(5));
 	s = inart_ctl_reply_ok(d);
 	assert_non_null(s);
-	assert_int_equal(inart_ctl_reply_parse(s, strlen(s), &o, why, sizeof(why)), 0);
+	assert_int_equal(inart_ctl_reply_parse(s, strlen(s), &o, &why), 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "x")), 5);
 	json_decref(o);
 	free(s);
 	s = inart_ctl_reply_err("labels[3]: bad port");
-	assert_int_equal(inart_ctl_reply_parse(s, strlen(s), &o, why, sizeof(why)), -EPERM);
-	assert_string_equal(why, "labels[3]: bad port");
+	assert_int_equal(inart_ctl_reply_parse(s, strlen(s), &o, &why), -EPERM);
+	assert_string_equal(why.msg, "labels[3]: bad port");
 	assert_null(o);
 	free(s);
-	assert_int_equal(inart_ctl_reply_parse("{}", 2, &o, why, sizeof(why)), -EINVAL);
-	assert_int_equal(inart_ctl_reply_parse("nope", 4, &o, why, sizeof(why)), -EINVAL);
+	assert_int_equal(inart_ctl_reply_parse("{}", 2, &o, &why), -EINVAL);
+	assert_int_equal(inart_ctl_reply_parse("nope", 4, &o, &why), -EINVAL);
 }
 
 static void test_stats_json(void **state)
@@ -626,7 +629,7 @@ static void test_mutations(void **state)
 	struct inart_label_entry l[3];
 	struct inart_route rt[2];
 	uint32_t del[2];
-	char why[INART_CTL_WHY_MAX];
+	struct inart_err why = {{0}};
 	char *base;
 	size_t blen;
 	uint64_t x = 12345;
@@ -663,13 +666,13 @@ static void test_mutations(void **state)
 				break;
 			}
 		}
-		why[0] = '\0';
-		if (inart_ctl_req_parse(m, len, &p, why, sizeof(why)) == 0) {
+		why.msg[0] = '\0';
+		if (inart_ctl_req_parse(m, len, &p, &why) == 0) {
 			char *e1 = inart_ctl_req_encode(&p), *e2;
 			struct inart_ctl_req q;
 
 			assert_non_null(e1);
-			assert_int_equal(parse(e1, &q, why), 0);
+			assert_int_equal(parse(e1, &q, &why), 0);
 			e2 = inart_ctl_req_encode(&q);
 			assert_string_equal(e1, e2);
 			free(e1);
@@ -678,7 +681,7 @@ static void test_mutations(void **state)
 			inart_ctl_req_free(&p);
 			accepted++;
 		} else {
-			assert_true(why[0] != '\0');
+			assert_true(why.msg[0] != '\0');
 			assert_null(p.tab.labels);
 			refusedn++;
 		}
@@ -700,12 +703,12 @@ struct srv_ctx {
 static char *echo_handler(void *ctx, const char *body, size_t len)
 {
 	struct inart_ctl_req r;
-	char why[INART_CTL_WHY_MAX];
+	struct inart_err why = {{0}};
 	json_t *d;
 
 	(void)ctx;
-	if (inart_ctl_req_parse(body, len, &r, why, sizeof(why)) < 0)
-		return inart_ctl_reply_err(why);
+	if (inart_ctl_req_parse(body, len, &r, &why) < 0)
+		return inart_ctl_reply_err(why.msg);
 	d = json_object();
 	json_object_set_new(d, "op", json_string(inart_ctl_op_name(r.op)));
 	json_object_set_new(d, "labels", json_integer(r.tab.n_labels));
@@ -728,7 +731,8 @@ static void *srv_thread(void *arg)
 
 static void test_ctlsock(void **state)
 {
-	char dir[] = "/tmp/inart-ctlsock-XXXXXX", path[128], *rep = NULL, why[256];
+	struct inart_err why = {{0}};
+	char dir[] = "/tmp/inart-ctlsock-XXXXXX", path[128], *rep = NULL;
 	struct inart_err err = {{0}};
 	struct srv_ctx c = {0};
 	struct inart_ctl_req big = {.op = INART_CTL_INSTALL};
@@ -749,12 +753,12 @@ static void test_ctlsock(void **state)
 	assert_int_equal(pthread_create(&th, NULL, srv_thread, &c), 0);
 
 	assert_int_equal(inart_ctl_call(path, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
-	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, &why), 0);
 	assert_string_equal(json_string_value(json_object_get(o, "op")), "info");
 	json_decref(o);
 	free(rep);
 	assert_int_equal(inart_ctl_call(path, "{\"op\":\"x\"}", 10, &rep, &rlen, 5000, &err), 0);
-	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), -EPERM);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, &why), -EPERM);
 	free(rep);
 	/* a big request (about 6 MB: 20000 labels) crosses many reads */
 	bigl = calloc(20000, sizeof(*bigl));
@@ -772,7 +776,7 @@ static void test_ctlsock(void **state)
 	body = inart_ctl_req_encode(&big);
 	assert_non_null(body);
 	assert_int_equal(inart_ctl_call(path, body, strlen(body), &rep, &rlen, 20000, &err), 0);
-	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, &why), 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "labels")), 20000);
 	json_decref(o);
 	free(rep);
@@ -1001,7 +1005,8 @@ static void test_ctl_tcp_auth(void **state)
 	struct srv_ctx c = {0};
 	uint8_t hello[INART_AUTH_HELLO], answer[INART_AUTH_ANSWER], proof[INART_AUTH_MAC];
 	uint8_t ks[INART_AUTH_MAC], frame[64];
-	char *rep = NULL, why[256];
+	struct inart_err why = {{0}};
+	char *rep = NULL;
 	size_t rlen;
 	pthread_t th;
 	json_t *o;
@@ -1028,7 +1033,7 @@ static void test_ctl_tcp_auth(void **state)
 	/* the right key */
 	setenv("INART_CTL_KEY", kpath, 1);
 	assert_int_equal(inart_ctl_call(spec, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
-	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+	assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, &why), 0);
 	assert_string_equal(json_string_value(json_object_get(o, "op")), "info");
 	json_decref(o);
 	free(rep);
@@ -1096,14 +1101,15 @@ static void test_ctl_tcp_auth(void **state)
 static void conn_calls(struct inart_ctl_conn *c, int n)
 {
 	struct inart_err err = {{0}};
-	char *rep = NULL, why[256];
+	struct inart_err why = {{0}};
+	char *rep = NULL;
 	size_t rlen;
 	json_t *o;
 
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(
 		    inart_ctl_conn_call(c, "{\"op\":\"info\"}", 13, &rep, &rlen, 5000, &err), 0);
-		assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, why, sizeof(why)), 0);
+		assert_int_equal(inart_ctl_reply_parse(rep, rlen, &o, &why), 0);
 		assert_string_equal(json_string_value(json_object_get(o, "op")), "info");
 		json_decref(o);
 		free(rep);

@@ -58,7 +58,7 @@ static void e2e_up(struct e2e *e, const struct inart_install_opt *io,
 		   const struct inart_sim_opt *so)
 {
 	struct inart_err err = {{0}};
-	char why[256];
+	struct inart_err why = {{0}};
 
 	e->d = inart_deploy_auto(e->t);
 	assert_non_null(e->d);
@@ -68,8 +68,8 @@ static void e2e_up(struct e2e *e, const struct inart_install_opt *io,
 		e->edit(e->in);
 	e->s = inart_sim_create(e->t, e->d, so);
 	assert_non_null(e->s);
-	if (inart_sim_install(e->s, e->in, why, sizeof(why)) < 0)
-		fail_msg("sim install: %s", why);
+	if (inart_sim_install(e->s, e->in, &why) < 0)
+		fail_msg("sim install: %s", why.msg);
 }
 
 static void e2e_plan(struct e2e *e, const char *algo)
@@ -1185,7 +1185,7 @@ static void test_epoch_switch(void **state)
 	struct inart_plan *pb = NULL;
 	struct inart_planner_opt po = {.size = sizeof(po)};
 	struct e2e e = {0};
-	char why[256];
+	struct inart_err why = {{0}};
 	double t = 0;
 
 	(void)state;
@@ -1209,7 +1209,7 @@ static void test_epoch_switch(void **state)
 		t = e2e_run(&e, it, 10000000000ull);
 		assert_int_equal(e.r.stale, 0);
 		e2e_check(&e, -1);
-		assert_int_equal(inart_sim_tables_failed(e.s, why, sizeof(why)), 0);
+		assert_int_equal(inart_sim_tables_failed(e.s, &why), 0);
 		if (it == 2) {
 			/* both epochs were in service: more labels than either alone */
 			int v = e.in->sw[0].node;
@@ -1218,8 +1218,8 @@ static void test_epoch_switch(void **state)
 			assert_non_null(n1);
 			assert_true(n1->n_labels > 0);
 			assert_int_equal(sw_labels(&e, v), e.in->sw[0].n_labels + n1->n_labels);
-			if (inart_sim_set_workers(e.s, nb, why, sizeof(why)) < 0)
-				fail_msg("set workers: %s", why);
+			if (inart_sim_set_workers(e.s, nb, &why) < 0)
+				fail_msg("set workers: %s", why.msg);
 		}
 	}
 	/* epoch 0 is gone: every switch holds epoch 1's labels, PSs its trees */

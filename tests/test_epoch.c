@@ -81,11 +81,11 @@ static void test_apply_union(void **state)
 					     .routes = u->sw[0].routes,
 					     .n_ingress = u->sw[0].n_ingress,
 					     .ingress = u->sw[0].ingress};
-		char why[256];
+		struct inart_err why = {{0}};
 
 		assert_non_null(sw);
-		if (inart_switch_apply(sw, &up, why, sizeof(why)) < 0)
-			fail_msg("union refused: %s", why);
+		if (inart_switch_apply(sw, &up, &why) < 0)
+			fail_msg("union refused: %s", why.msg);
 		inart_switch_destroy(sw);
 	}
 	inart_epoch_union_destroy(u);
@@ -95,7 +95,7 @@ static void test_apply_union(void **state)
 		struct inart_install *c;
 		struct inart_switch *sw;
 		struct inart_sw_update up = {.replace = 1};
-		char why[256];
+		struct inart_err why = {{0}};
 
 		c = tiny_install(&t, &js, &d);
 		assert_int_equal(inart_epoch_apply(c, 0, &err), 0);
@@ -103,7 +103,7 @@ static void test_apply_union(void **state)
 		sw = inart_switch_create(&u->sw[0].cfg);
 		up.n_labels = u->sw[0].n_labels;
 		up.labels = u->sw[0].labels;
-		assert_true(inart_switch_apply(sw, &up, why, sizeof(why)) < 0);
+		assert_true(inart_switch_apply(sw, &up, &why) < 0);
 		inart_switch_destroy(sw);
 		inart_epoch_union_destroy(u);
 		inart_install_destroy(c);

@@ -193,7 +193,7 @@ static void test_agg_labels_of(void **state)
 	struct inart_frame f = {b, 0, 0};
 	uint32_t *l = NULL, del = 40;
 	int n = 0, k;
-	char why[256];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	assert_non_null(sw);
@@ -216,7 +216,7 @@ static void test_agg_labels_of(void **state)
 	e[3].job = 1;
 	e[3].n_down = 2;
 	e[3].down = dn;
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	k = inart_switch_get_labels(sw, got, 8);
 	assert_int_equal(k, 4);
 	assert_int_equal(inart_gate_agg_labels_of(got, k, &l, &n), 0);
@@ -234,7 +234,7 @@ static void test_agg_labels_of(void **state)
 	assert_int_equal(inart_gate_rx(g, &f, 0), INART_GATE_PASS);
 	/* new tables built aside without label 40: its set, from the table set */
 	u = (struct inart_sw_update){.n_del_labels = 1, .del_labels = &del};
-	assert_int_equal(inart_switch_tables_build(sw, &u, &tab, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_tables_build(sw, &u, &tab, &why), 0);
 	k = inart_sw_tables_labels(tab, got, 8);
 	assert_int_equal(k, 3);
 	assert_int_equal(inart_gate_agg_labels_of(got, k, &l, &n), 0);

@@ -30,7 +30,8 @@ static double run(const char *set, const size_t values[2], uint64_t lead_ns, dou
 {
 	const char *dir = getenv("INART_TEST_DATA");
 	const char *name[3] = {"topo", "jobs", "plan"};
-	char path[3][512], why[256];
+	struct inart_err why = {{0}};
+	char path[3][512];
 	struct inart_err err = {{0}};
 	struct inart_topo *t;
 	struct inart_jobs *js;
@@ -88,8 +89,8 @@ static double run(const char *set, const size_t values[2], uint64_t lead_ns, dou
 	so.seed = seed;
 	s = inart_sim_create(t, d, &so);
 	assert_non_null(s);
-	if (inart_sim_install(s, in, why, sizeof(why)) < 0)
-		fail_msg("sim install: %s", why);
+	if (inart_sim_install(s, in, &why) < 0)
+		fail_msg("sim install: %s", why.msg);
 	nw = calloc((size_t)in->n_workers, sizeof(*nw));
 	x = calloc((size_t)in->n_workers, sizeof(*x));
 	assert_non_null(nw);

@@ -89,7 +89,7 @@ static void setup(struct env *e, int mixed)
 static void up(struct env *e, double loss, double dup, double reorder, uint64_t seed)
 {
 	struct inart_sim_opt so;
-	char why[256];
+	struct inart_err why = {{0}};
 
 	inart_sim_opt_default(&so);
 	so.loss = loss;
@@ -98,8 +98,8 @@ static void up(struct env *e, double loss, double dup, double reorder, uint64_t 
 	so.seed = seed;
 	e->s = inart_sim_create(e->t, e->d, &so);
 	assert_non_null(e->s);
-	if (inart_sim_install(e->s, e->in, why, sizeof(why)) < 0)
-		fail_msg("sim install: %s", why);
+	if (inart_sim_install(e->s, e->in, &why) < 0)
+		fail_msg("sim install: %s", why.msg);
 }
 
 static void down(struct env *e)
@@ -252,7 +252,7 @@ static void test_mixed_shared_links(void **state)
 	struct inart_sim_opt so;
 	size_t n = 92803; /* the scaled VGG16 of the emulator's run */
 	double fast = 0, slow = 1e30, workers = 0, scale, f, pred, ratio, mbps = 20;
-	char why[256];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	if (dir == NULL)
@@ -296,8 +296,8 @@ static void test_mixed_shared_links(void **state)
 	so.queue_pkts = 100000;
 	e.s = inart_sim_create(e.t, e.d, &so);
 	assert_non_null(e.s);
-	if (inart_sim_install(e.s, e.in, why, sizeof(why)) < 0)
-		fail_msg("sim install: %s", why);
+	if (inart_sim_install(e.s, e.in, &why) < 0)
+		fail_msg("sim install: %s", why.msg);
 	ratio = run_check(&e, n, 1, 5) / pred;
 	print_message("mixed plan on shared links: %.3f of the prediction (%.1f ms)\n", ratio,
 		      pred * 1e3);

@@ -41,7 +41,7 @@ static struct fake *by_path(const char *path)
 }
 
 static int fake_call(void *ctx, const char *path, const struct inart_ctl_req *req, json_t **reply,
-		     char *why, size_t why_len)
+		     struct inart_err *err)
 {
 	struct fake *f = by_path(path);
 	json_t *o = json_object();
@@ -51,7 +51,7 @@ static int fake_call(void *ctx, const char *path, const struct inart_ctl_req *re
 	f->calls[req->op]++;
 	if (f->unreachable || f->dead) {
 		json_decref(o);
-		snprintf(why, why_len, "%s: cannot connect", path);
+		inart_err_set(err, 0, "%s: cannot connect", path);
 		return -ECONNREFUSED;
 	}
 	switch (req->op) {
@@ -65,7 +65,7 @@ static int fake_call(void *ctx, const char *path, const struct inart_ctl_req *re
 		assert_true(req->prepare);
 		if (f->refuse_prepare) {
 			json_decref(o);
-			snprintf(why, why_len, "trees[0]: refused");
+			inart_err_set(err, 0, "trees[0]: refused");
 			return -EPERM;
 		}
 		snprintf(f->prepared, sizeof(f->prepared), "%s", req->install_id);
@@ -75,7 +75,7 @@ static int fake_call(void *ctx, const char *path, const struct inart_ctl_req *re
 		if (f->die_at_commit) {
 			f->dead = 1;
 			json_decref(o);
-			snprintf(why, why_len, "%s: connection closed before the reply", path);
+			inart_err_set(err, 0, "%s: connection closed before the reply", path);
 			return -ECONNRESET;
 		}
 		assert_true(f->has_prep);
@@ -136,12 +136,12 @@ static const char *const NEW = "00000000000000bb";
 
 static void test_all_accept(void **state)
 {
-	char why[512];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	setup();
 	snprintf(fakes[1].held, sizeof(fakes[1].held), "%s", NEW); /* s1 already has it */
-	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, why, sizeof(why)), 0);
+	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, &why), 0);
 	for (int i = 0; i < NN; i++) {
 		assert_string_equal(fakes[i].held, NEW);
 		assert_string_equal(nodes[i].after, NEW);
@@ -156,14 +156,13 @@ static void test_all_accept(void **state)
  * aborts; all hold what they held. */
 static void test_refused_prepare(void **state)
 {
-	char why[512];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	setup();
 	fakes[2].refuse_prepare = 1;
-	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, why, sizeof(why)),
-			 -EPERM);
-	assert_non_null(strstr(why, "ps p0: trees[0]: refused"));
+	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, &why), -EPERM);
+	assert_non_null(strstr(why.msg, "ps p0: trees[0]: refused"));
 	for (int i = 0; i < NN; i++) {
 		assert_string_equal(fakes[i].held, "00000000000000aa");
 		assert_int_equal(fakes[i].has_prep, 0);
@@ -178,39 +177,37 @@ static void test_refused_prepare(void **state)
  * rolled back, the ones after it aborted. */
 static void test_commit_fails(void **state)
 {
-	char why[512];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	setup();
 	fakes[2].die_at_commit = 1;
-	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, why, sizeof(why)),
-			 -ECONNRESET);
+	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, &why), -ECONNRESET);
 	assert_string_equal(fakes[0].held, "00000000000000aa");
 	assert_string_equal(fakes[1].held, "00000000000000aa");
 	assert_int_equal(nodes[0].state, INART_RO_ROLLED_BACK);
 	assert_int_equal(nodes[1].state, INART_RO_ROLLED_BACK);
 	assert_int_equal(nodes[2].state, INART_RO_FAILED);
 	assert_int_equal(fakes[3].has_prep, 0); /* aborted */
-	assert_non_null(strstr(why, "every node is back"));
+	assert_non_null(strstr(why.msg, "every node is back"));
 }
 
 /* A node that is not what it should be stops everything before anything
  * is sent; an optional node that cannot be reached is skipped. */
 static void test_identity_and_optional(void **state)
 {
-	char why[512];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	setup();
 	fakes[3].unreachable = 1;
-	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, why, sizeof(why)), 0);
+	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, &why), 0);
 	assert_int_equal(nodes[3].state, INART_RO_SKIPPED);
 	assert_string_equal(fakes[2].held, NEW);
 	setup();
 	fakes[1].name = "s9";
-	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, why, sizeof(why)),
-			 -EINVAL);
-	assert_non_null(strstr(why, "expected switch 's1', found 's9'"));
+	assert_int_equal(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "expected switch 's1', found 's9'"));
 	for (int i = 0; i < NN; i++) {
 		assert_int_equal(
 		    fakes[i].calls[INART_CTL_INSTALL] + fakes[i].calls[INART_CTL_TREES], 0);
@@ -218,7 +215,7 @@ static void test_identity_and_optional(void **state)
 	}
 	setup();
 	fakes[0].unreachable = 1; /* not optional */
-	assert_true(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, why, sizeof(why)) < 0);
+	assert_true(inart_rollout_run(nodes, NN, NEW, fake_call, NULL, &why) < 0);
 	assert_string_equal(inart_rollout_state_name(INART_RO_ROLLED_BACK), "rolled back");
 }
 

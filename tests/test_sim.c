@@ -51,7 +51,7 @@ struct net {
 static void net_up(struct net *n, const char *links, const struct inart_sim_opt *o)
 {
 	struct inart_err err;
-	char why[256];
+	struct inart_err why = {{0}};
 	int path[3];
 
 	n->t = tu_topo(links, "");
@@ -70,8 +70,8 @@ static void net_up(struct net *n, const char *links, const struct inart_sim_opt 
 		fail_msg("install: %s", err.msg);
 	n->s = inart_sim_create(n->t, n->d, o);
 	assert_non_null(n->s);
-	if (inart_sim_install(n->s, n->in, why, sizeof(why)) < 0)
-		fail_msg("sim install: %s", why);
+	if (inart_sim_install(n->s, n->in, &why) < 0)
+		fail_msg("sim install: %s", why.msg);
 }
 
 static void net_down(struct net *n)
@@ -326,7 +326,7 @@ static void test_install_refused(void **state)
 {
 	struct inart_sim_opt o;
 	struct net n;
-	char why[256];
+	struct inart_err why = {{0}};
 	int pool;
 
 	(void)state;
@@ -335,22 +335,19 @@ static void test_install_refused(void **state)
 	assert_true(n.in->n_switches == 1);
 	pool = n.in->sw[0].cfg.pool_slots;
 	n.in->sw[0].cfg.pool_slots = INART_SW_MAX_POOL_SLOTS + 1;
-	assert_int_equal(inart_sim_install(n.s, n.in, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "switch 'e0': pool_slots 16777217 not in 0..16777216");
+	assert_int_equal(inart_sim_install(n.s, n.in, &why), -EINVAL);
+	assert_string_equal(why.msg, "switch 'e0': pool_slots 16777217 not in 0..16777216");
 	n.in->sw[0].cfg.pool_slots = pool;
-	assert_int_equal(inart_sim_install(n.s, n.in, why, sizeof(why)), 0);
+	assert_int_equal(inart_sim_install(n.s, n.in, &why), 0);
 	net_down(&n);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_link_timing),
-	    cmocka_unit_test(test_queue_drop),
-	    cmocka_unit_test(test_fault_stats),
-	    cmocka_unit_test(test_fail_window),
-	    cmocka_unit_test(test_create_errors),
-	    cmocka_unit_test(test_install_refused),
+	    cmocka_unit_test(test_link_timing),	  cmocka_unit_test(test_queue_drop),
+	    cmocka_unit_test(test_fault_stats),	  cmocka_unit_test(test_fail_window),
+	    cmocka_unit_test(test_create_errors), cmocka_unit_test(test_install_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -237,7 +237,7 @@ static struct inart_label_entry up_agg(uint32_t label, uint32_t job, uint16_t tr
 }
 
 static int apply1(struct inart_switch *sw, const struct inart_label_entry *e, int n,
-		  const struct inart_route *routes, int nr, char *why)
+		  const struct inart_route *routes, int nr, struct inart_err *err)
 {
 	struct inart_sw_update u;
 
@@ -246,7 +246,7 @@ static int apply1(struct inart_switch *sw, const struct inart_label_entry *e, in
 	u.labels = e;
 	u.n_routes = nr;
 	u.routes = routes;
-	return inart_switch_apply(sw, &u, why, 256);
+	return inart_switch_apply(sw, &u, err);
 }
 
 /* A switch (64 slots, 360 values, the flush timeout) with label 7
@@ -256,11 +256,11 @@ static struct inart_switch *agg_switch(uint64_t timeout, int n_slots, int n_rank
 {
 	struct inart_switch *sw = mk_switch(64, 360, timeout);
 	struct inart_label_entry e = up_agg(7, 42, 3, 0, n_slots, 1, n_ranks, 77);
-	char why[256] = "";
-	int rc = apply1(sw, &e, 1, NULL, 0, why);
+	struct inart_err why = {{0}};
+	int rc = apply1(sw, &e, 1, NULL, 0, &why);
 
 	if (rc != 0)
-		fail_msg("apply1: %d %s", rc, why);
+		fail_msg("apply1: %d %s", rc, why.msg);
 	return sw;
 }
 
@@ -317,35 +317,35 @@ static void test_create(void **state)
 static void test_cfg_reason(void **state)
 {
 	struct inart_sw_cfg cfg;
-	char why[160];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(inart_switch_cfg_check(NULL, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "no configuration");
-	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "n_ports 0 not in 1..64");
+	assert_int_equal(inart_switch_cfg_check(NULL, &why), -EINVAL);
+	assert_string_equal(why.msg, "no configuration");
+	assert_int_equal(inart_switch_cfg_check(&cfg, &why), -EINVAL);
+	assert_string_equal(why.msg, "n_ports 0 not in 1..64");
 	cfg.n_ports = 2;
 	cfg.pool_slots = -1;
-	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "pool_slots -1 not in 0..16777216");
+	assert_int_equal(inart_switch_cfg_check(&cfg, &why), -EINVAL);
+	assert_string_equal(why.msg, "pool_slots -1 not in 0..16777216");
 	cfg.pool_slots = 0;
 	cfg.max_values = INART_SW_MAX_SLOT_VALUES + 1;
-	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "max_values 1025 not in 0..1024");
+	assert_int_equal(inart_switch_cfg_check(&cfg, &why), -EINVAL);
+	assert_string_equal(why.msg, "max_values 1025 not in 0..1024");
 	cfg.max_values = 358;
 	cfg.pool_slots = (int)(INART_SW_MAX_POOL_VALUES / 358) + 1;
-	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "pool of 374910 slots x 358 values above 134217728 values");
+	assert_int_equal(inart_switch_cfg_check(&cfg, &why), -EINVAL);
+	assert_string_equal(why.msg, "pool of 374910 slots x 358 values above 134217728 values");
 	assert_null(inart_switch_create(&cfg));
 	assert_int_equal(errno, EINVAL);
 	cfg.pool_slots = 4;
-	why[0] = 'x';
-	assert_int_equal(inart_switch_cfg_check(&cfg, why, sizeof(why)), 0);
-	assert_int_equal(why[0], 'x'); /* untouched when accepted */
-	assert_int_equal(inart_switch_cfg_check(&cfg, NULL, 0), 0);
+	why.msg[0] = 'x';
+	assert_int_equal(inart_switch_cfg_check(&cfg, &why), 0);
+	assert_int_equal(why.msg[0], 'x'); /* untouched when accepted */
+	assert_int_equal(inart_switch_cfg_check(&cfg, NULL), 0);
 	cfg.n_ports = 0;
-	assert_int_equal(inart_switch_cfg_check(&cfg, NULL, 0), -EINVAL);
+	assert_int_equal(inart_switch_cfg_check(&cfg, NULL), -EINVAL);
 }
 
 static void test_apply_validation(void **state)
@@ -356,7 +356,7 @@ static void test_apply_validation(void **state)
 	struct inart_label_entry got[8];
 	struct inart_route rgot[4];
 	struct inart_sw_update u;
-	char why[256];
+	struct inart_err why = {{0}};
 	uint32_t del;
 
 	(void)state;
@@ -371,7 +371,7 @@ static void test_apply_validation(void **state)
 	e[3].down = down_buf();
 	DN(e[3])[0].port = 1;
 	DN(e[3])[1].port = 4;
-	assert_int_equal(apply1(sw, e, 4, rt, 2, why), 0);
+	assert_int_equal(apply1(sw, e, 4, rt, 2, &why), 0);
 	assert_int_equal(inart_switch_get_labels(sw, got, 8), 4);
 	assert_int_equal(inart_switch_get_routes(sw, rgot, 4), 2);
 	assert_int_equal(inart_switch_get_labels(sw, NULL, 0), 4);
@@ -384,8 +384,8 @@ static void test_apply_validation(void **state)
 		bad = up_agg(60, 4, 0, 28, 4, 1, 2, 0);                                            \
 		mutate;                                                                            \
 		b2[1] = bad;                                                                       \
-		assert_int_equal(apply1(sw, b2, 2, NULL, 0, why), code);                           \
-		expect_why(why, words);                                                            \
+		assert_int_equal(apply1(sw, b2, 2, NULL, 0, &why), code);                          \
+		expect_why(why.msg, words);                                                        \
 		assert_int_equal(inart_switch_get_labels(sw, NULL, 0), 4);                         \
 	} while (0)
 	REFUSE(bad.label = 0, "label 0", -EINVAL);
@@ -414,18 +414,18 @@ static void test_apply_validation(void **state)
 		struct inart_label_entry f = up_agg(70, 5, 0, 0, 0, 0, 0, 71);
 
 		f.aggregate = 0;
-		assert_int_equal(apply1(sw, &f, 1, NULL, 0, why), 0);
+		assert_int_equal(apply1(sw, &f, 1, NULL, 0, &why), 0);
 	}
 	/* routes */
 	{
 		struct inart_route br[2] = {{IP(10, 2, 0, 0), 16, 1}, {IP(10, 3, 0, 0), 33, 1}};
 
-		assert_int_equal(apply1(sw, e, 1, br, 2, why), -EINVAL);
-		expect_why(why, "route 10.3.0.0/33");
+		assert_int_equal(apply1(sw, e, 1, br, 2, &why), -EINVAL);
+		expect_why(why.msg, "route 10.3.0.0/33");
 		br[1].len = 16;
 		br[1].port = NP;
-		assert_int_equal(apply1(sw, e, 1, br, 2, why), -EINVAL);
-		expect_why(why, "port 5 >= 5 ports");
+		assert_int_equal(apply1(sw, e, 1, br, 2, &why), -EINVAL);
+		expect_why(why.msg, "port 5 >= 5 ports");
 		assert_int_equal(inart_switch_get_routes(sw, NULL, 0), 2);
 	}
 	/* deletes: a missing label refuses the batch */
@@ -433,10 +433,10 @@ static void test_apply_validation(void **state)
 	del = 999;
 	u.n_del_labels = 1;
 	u.del_labels = &del;
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), -EINVAL);
-	expect_why(why, "delete label 999");
+	assert_int_equal(inart_switch_apply(sw, &u, &why), -EINVAL);
+	expect_why(why.msg, "delete label 999");
 	del = 70;
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	assert_int_equal(inart_switch_get_labels(sw, NULL, 0), 4);
 	/* a deleted region can be reused by another tree in the same batch */
 	{
@@ -445,11 +445,11 @@ static void test_apply_validation(void **state)
 		del = 30;
 		u.n_labels = 1;
 		u.labels = &f;
-		assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+		assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	}
 	/* upsert: an existing label is replaced */
 	e[0].next_label = 12345;
-	assert_int_equal(apply1(sw, e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, e, 1, NULL, 0, &why), 0);
 	assert_int_equal(inart_switch_get_labels(sw, got, 8), 4);
 	{
 		int i, found = 0;
@@ -462,14 +462,14 @@ static void test_apply_validation(void **state)
 	/* malformed update */
 	memset(&u, 0, sizeof(u));
 	u.n_labels = 1;
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), -EINVAL);
-	assert_int_equal(inart_switch_apply(sw, NULL, why, sizeof(why)), -EINVAL);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), -EINVAL);
+	assert_int_equal(inart_switch_apply(sw, NULL, &why), -EINVAL);
 	/* replace clears both tables */
 	memset(&u, 0, sizeof(u));
 	u.replace = 1;
 	u.n_labels = 1;
 	u.labels = &e[2];
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	assert_int_equal(inart_switch_get_labels(sw, got, 8), 1);
 	assert_int_equal(got[0].label, 30);
 	assert_int_equal(inart_switch_get_routes(sw, NULL, 0), 0);
@@ -549,12 +549,12 @@ static void test_ipv4_forward(void **state)
 	struct inart_route rt[3] = {{IP(10, 1, 0, 0), 16, 2}, {IP(10, 1, 5, 0), 24, 3}, {0, 0, 4}};
 	struct inart_pkt_info pi;
 	uint8_t f[200], hm[6], pm[6], payload[50] = "ping";
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t n;
 	int k;
 
 	(void)state;
-	assert_int_equal(apply1(sw, NULL, 0, rt, 3, why), 0);
+	assert_int_equal(apply1(sw, NULL, 0, rt, 3, &why), 0);
 	host_mac(1, hm);
 	port_mac(1, pm);
 	n = inart_pkt_build_udp(f, sizeof(f), hm, pm, IP(10, 0, 1, 2), IP(10, 1, 7, 7), 5, 6,
@@ -596,7 +596,7 @@ static void test_ipv4_forward(void **state)
 	assert_int_equal(outv[0].port, 4);
 	/* port 0's peer MAC is configured */
 	rt[0].port = 0;
-	assert_int_equal(apply1(sw, NULL, 0, rt, 1, why), 0);
+	assert_int_equal(apply1(sw, NULL, 0, rt, 1, &why), 0);
 	n = inart_pkt_build_udp(f, sizeof(f), hm, pm, IP(10, 0, 1, 2), IP(10, 1, 9, 9), 5, 6,
 				payload, 10);
 	assert_int_equal(rx(sw, f, n, 1, 0), 1);
@@ -639,14 +639,14 @@ static void test_ipv4_forward(void **state)
 
 		memset(&u, 0, sizeof(u));
 		u.replace = 1;
-		assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+		assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 		n = inart_pkt_build_udp(f, sizeof(f), hm, pm, IP(10, 0, 1, 2), IP(10, 1, 7, 7), 5,
 					6, payload, 10);
 		assert_int_equal(rx(sw, f, n, 1, 0), 0);
 		assert_int_equal(drops_of(sw, INART_DROP_NO_ROUTE), 1);
 	}
 	/* addressed to the switch itself: dropped (no local stack) */
-	assert_int_equal(apply1(sw, NULL, 0, &rt[2], 1, why), 0);
+	assert_int_equal(apply1(sw, NULL, 0, &rt[2], 1, &why), 0);
 	n = inart_pkt_build_udp(f, sizeof(f), hm, pm, IP(10, 0, 1, 2), IP(10, 255, 0, 3), 5, 6,
 				payload, 10);
 	assert_int_equal(rx(sw, f, n, 1, 0), 0);
@@ -679,11 +679,11 @@ static void check_aggregation(int n_workers, int words)
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, words, n_workers), o;
 	struct inart_pkt_info pi;
 	struct inart_sw_tree_stats ts;
-	char why[256];
+	struct inart_err why = {{0}};
 	int r, i, n_out = 0, cnt = 300;
 	size_t len;
 
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	if (words > 1)
 		cnt = 200;
 	h.count = (uint16_t)cnt;
@@ -833,11 +833,11 @@ static void test_fallback(void **state)
 	struct inart_pkt_info pi;
 	int32_t v[4] = {1, 2, 3, 4}, got[4];
 	uint8_t f[INART_FRAME_MAX];
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t len;
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	h.count = 4;
 	h.seq = 3;
 	h.slot = 3;
@@ -866,7 +866,7 @@ static void test_fallback(void **state)
 	{
 		struct inart_switch *s2 = mk_switch(64, 2, 1000000);
 
-		assert_int_equal(apply1(s2, &e, 1, NULL, 0, why), 0);
+		assert_int_equal(apply1(s2, &e, 1, NULL, 0, &why), 0);
 		h.scale_exp = 8;
 		len = ina_frame(f, &h, v, 2, IP(10, 0, 1, 2), PS_IP);
 		assert_int_equal(rx(s2, f, len, 2, 0), 1);
@@ -956,14 +956,14 @@ static void test_retx_and_forward(void **state)
 	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 3), o;
 	struct inart_pkt_info pi;
 	int32_t v[4] = {10, 20, 30, 40}, got[4];
-	char why[256];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	e[0] = up_agg(7, 42, 3, 0, 8, 1, 3, 77);
 	e[1] = up_agg(8, 42, 3, 0, 0, 0, 0, 88);
 	e[1].aggregate = 0;
 	e[1].out_port = 2;
-	assert_int_equal(apply1(sw, e, 2, &rt, 1, why), 0);
+	assert_int_equal(apply1(sw, e, 2, &rt, 1, &why), 0);
 	h.count = 4;
 	set_rank(&h, 0);
 	/* RETX with an aggregating label: forwarded, never absorbed */
@@ -1007,7 +1007,7 @@ static void test_down_replication(void **state)
 	int32_t v[4] = {10, 20, 30, 40}, got[4];
 	uint8_t f[INART_FRAME_MAX];
 	struct inart_sw_port_stats ps[NP];
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t len;
 	int i;
 
@@ -1022,7 +1022,7 @@ static void test_down_replication(void **state)
 	DN(e)[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
 	DN(e)[1] = (struct inart_label_down){2, 51, 0};
 	DN(e)[2] = (struct inart_label_down){4, 0, IP(10, 0, 4, 1)};
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	h.flags = INART_F_RESULT;
 	h.count = 4;
 	h.bitmap[0] = 0x7;
@@ -1114,12 +1114,12 @@ static void test_lose_state_and_orphans(void **state)
 	struct inart_sw_update u;
 	int32_t v[2] = {5, 6}, got[2];
 	uint8_t f[INART_FRAME_MAX];
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t len;
 	uint32_t del = 7;
 
 	(void)state;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	h.count = 2;
 	set_rank(&h, 0);
 	len = ina_frame(f, &h, v, 1, IP(10, 0, 1, 1), PS_IP);
@@ -1142,19 +1142,19 @@ static void test_lose_state_and_orphans(void **state)
 	memset(&u, 0, sizeof(u));
 	u.n_del_labels = 1;
 	u.del_labels = &del;
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	/* moving a region frees slots outside the new one; slots inside stay */
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	assert_int_equal(rx(sw, f, len, 1, 0), 0);
 	e.slot_base = 1;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	assert_true(inart_switch_next_deadline(sw) == UINT64_MAX);
 	h.seq = 1;
 	h.slot = 0; /* slot 1 + 0 */
 	assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), 0), 0);
 	e.next_label = 99;
-	assert_int_equal(apply1(sw, &e, 1, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, &e, 1, NULL, 0, &why), 0);
 	assert_true(inart_switch_next_deadline(sw) == 5000);
 	/* the flush follows the updated entry */
 	assert_int_equal(tick(sw, 5000, MAXOUT), 1);
@@ -1209,7 +1209,7 @@ static void test_garbage(void **state)
 	int64_t refb[64] = {0};
 	uint8_t base[8][INART_FRAME_MAX], f[INART_FRAME_MAX];
 	size_t blen[8], len;
-	char why[256];
+	struct inart_err why = {{0}};
 	int it, i, k, n, b_flushed = 0;
 
 	(void)state;
@@ -1225,7 +1225,7 @@ static void test_garbage(void **state)
 	e[2].down = down_buf();
 	for (i = 0; i < 4; i++)
 		DN(e[2])[i] = (struct inart_label_down){(uint16_t)(i + 1), (uint32_t)i, 0};
-	assert_int_equal(apply1(sw, e, 3, &rt, 1, why), 0);
+	assert_int_equal(apply1(sw, e, 3, &rt, 1, &why), 0);
 	/* tree B: ranks 0..2 of seq 5 go in first */
 	hb.count = 64;
 	hb.seq = 5;
@@ -1328,14 +1328,14 @@ static void test_garbage_isolation(void **state)
 	int64_t refb[64] = {0};
 	uint8_t base[INART_FRAME_MAX], f[INART_FRAME_MAX];
 	size_t blen, len;
-	char why[256];
+	struct inart_err why = {{0}};
 	int it, i, k;
 
 	(void)state;
 	srand(6160);
 	e[0] = up_agg(0x0a0a0a0a, 0x11111111, 1, 0, 16, 1, 8, 0x0d0d0d0d);
 	e[1] = up_agg(0x0b0b0b0b, 0x22222222, 2, 16, 16, 1, 4, 0x0e0e0e0e);
-	assert_int_equal(apply1(sw, e, 2, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, e, 2, NULL, 0, &why), 0);
 	hb.count = 64;
 	hb.seq = 5;
 	hb.slot = 5;
@@ -1511,7 +1511,7 @@ static void test_nack_repair(void **state)
 	struct inart_pkt_info pi;
 	int32_t v[2] = {10, 20}, got[2];
 	uint8_t f[INART_FRAME_MAX];
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t len;
 
 	(void)state;
@@ -1525,7 +1525,7 @@ static void test_nack_repair(void **state)
 	e[1].down = down_buf();
 	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
 	DN(e[1])[1] = (struct inart_label_down){2, 0, IP(10, 0, 2, 1)};
-	assert_int_equal(apply1(sw, e, 2, NULL, 0, why), 0);
+	assert_int_equal(apply1(sw, e, 2, NULL, 0, &why), 0);
 	h.count = 2;
 	for (int r = 0; r < 3; r++) {
 		set_rank(&h, r);
@@ -1604,7 +1604,7 @@ static void test_probe_answer(void **state)
 	struct inart_pkt_info pi;
 	int32_t v[2] = {31, -5}, got[2];
 	uint8_t f[INART_FRAME_MAX];
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t len;
 
 	(void)state;
@@ -1617,7 +1617,7 @@ static void test_probe_answer(void **state)
 	e[1].n_down = 1;
 	e[1].down = down_buf();
 	DN(e[1])[0] = (struct inart_label_down){1, 0, IP(10, 0, 1, 1)};
-	assert_int_equal(apply1(sw, e, 2, &rt, 1, why), 0);
+	assert_int_equal(apply1(sw, e, 2, &rt, 1, &why), 0);
 	h.flags = INART_F_RESULT;
 	h.seq = h.slot = 5;
 	h.count = 2;
@@ -1716,7 +1716,7 @@ static void test_ingress_filter(void **state)
 	struct inart_wire_hdr o;
 	uint8_t f[INART_FRAME_MAX];
 	int32_t v[4] = {1, 2, 3, 4}, got[4];
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t len;
 
 	(void)state;
@@ -1738,7 +1738,7 @@ static void test_ingress_filter(void **state)
 	u.routes = &rt;
 	u.n_ingress = 3;
 	u.ingress = ing;
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	assert_int_equal(inart_switch_get_ingress(sw, NULL, 0), 3);
 	h.count = 4;
 	h.seq = h.slot = 1;
@@ -1924,7 +1924,7 @@ static void test_table_memory(void **state)
 	struct inart_sw_update u;
 	struct mallinfo2 m0, m1;
 	size_t bytes, heap;
-	char why[256];
+	struct inart_err why = {{0}};
 
 	(void)state;
 	assert_non_null(e);
@@ -1944,7 +1944,7 @@ static void test_table_memory(void **state)
 	u.n_labels = n;
 	u.labels = e;
 	m0 = mallinfo2();
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	m1 = mallinfo2();
 	bytes = inart_sw_tables_bytes(inart_switch_tables(sw));
 	heap = (m1.uordblks + m1.hblkhd) - (m0.uordblks + m0.hblkhd);
@@ -1957,7 +1957,7 @@ static void test_table_memory(void **state)
 	u.n_labels = 1;
 	e[0].next_label = 99;
 	m0 = mallinfo2();
-	assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+	assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 	m1 = mallinfo2();
 	assert_true((m1.uordblks + m1.hblkhd) <= (m0.uordblks + m0.hblkhd) + 4096);
 	inart_switch_destroy(sw);
@@ -1975,7 +1975,7 @@ static void test_entry_memory(void **state)
 	struct inart_label_entry *e = calloc((size_t)n, sizeof(*e));
 	struct inart_sw_cfg cfg;
 	struct inart_sw_update u;
-	char why[256];
+	struct inart_err why = {{0}};
 	size_t base, per[3];
 
 	(void)state;
@@ -2006,7 +2006,7 @@ static void test_entry_memory(void **state)
 		memset(&u, 0, sizeof(u));
 		u.n_labels = n;
 		u.labels = e;
-		assert_int_equal(inart_switch_apply(sw, &u, why, sizeof(why)), 0);
+		assert_int_equal(inart_switch_apply(sw, &u, &why), 0);
 		bytes = inart_sw_tables_bytes(inart_switch_tables(sw));
 		assert_true(bytes > base + (size_t)cells * 4 + (size_t)n * 88);
 		per[kind] = bytes - base - (size_t)cells * 4 - (size_t)n * 88;

@@ -59,7 +59,7 @@ static void test_prepare_commit_rollback(void **state)
 {
 	struct world w;
 	struct inart_txn t;
-	char why[256];
+	struct inart_err why = {{0}};
 	int unchanged;
 
 	(void)state;
@@ -70,19 +70,18 @@ static void test_prepare_commit_rollback(void **state)
 	/* prepare b: nothing changes until the commit */
 	inart_txn_prepare(&t, "bbbbbbbbbbbbbbbb", &w.objs[2], 0);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
-	assert_int_equal(inart_txn_commit(&t, "cccccccccccccccc", &unchanged, why, sizeof(why)),
-			 -EINVAL);
+	assert_int_equal(inart_txn_commit(&t, "cccccccccccccccc", &unchanged, &why), -EINVAL);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
-	assert_int_equal(inart_txn_commit(&t, "bbbbbbbbbbbbbbbb", &unchanged, why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_commit(&t, "bbbbbbbbbbbbbbbb", &unchanged, &why), 0);
 	assert_int_equal(unchanged, 0);
 	assert_ptr_equal(w.in_service, &w.objs[2]);
 	/* rollback: only the install in service, one level */
-	assert_int_equal(inart_txn_rollback(&t, "aaaaaaaaaaaaaaaa", why, sizeof(why)), -EINVAL);
-	assert_int_equal(inart_txn_rollback(&t, "bbbbbbbbbbbbbbbb", why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_rollback(&t, "aaaaaaaaaaaaaaaa", &why), -EINVAL);
+	assert_int_equal(inart_txn_rollback(&t, "bbbbbbbbbbbbbbbb", &why), 0);
 	assert_ptr_equal(w.in_service, &w.objs[1]);
 	assert_int_equal(w.objs[2].destroyed, 1);
 	assert_string_equal(t.id, "aaaaaaaaaaaaaaaa");
-	assert_int_equal(inart_txn_rollback(&t, "aaaaaaaaaaaaaaaa", why, sizeof(why)), -EINVAL);
+	assert_int_equal(inart_txn_rollback(&t, "aaaaaaaaaaaaaaaa", &why), -EINVAL);
 	inart_txn_free(&t);
 	assert_int_equal(w.objs[1].destroyed, 0); /* in service: the daemon's */
 }
@@ -91,7 +90,7 @@ static void test_unchanged_abort_stale(void **state)
 {
 	struct world w;
 	struct inart_txn t;
-	char why[256];
+	struct inart_err why = {{0}};
 	int unchanged;
 	json_t *o;
 
@@ -102,20 +101,20 @@ static void test_unchanged_abort_stale(void **state)
 	assert_int_equal(inart_txn_unchanged(&t, "aaaaaaaaaaaaaaaa"), 1);
 	assert_int_equal(inart_txn_unchanged(&t, ""), 0);
 	inart_txn_prepare(&t, "aaaaaaaaaaaaaaaa", NULL, 0);
-	assert_int_equal(inart_txn_commit(&t, "aaaaaaaaaaaaaaaa", &unchanged, why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_commit(&t, "aaaaaaaaaaaaaaaa", &unchanged, &why), 0);
 	assert_int_equal(unchanged, 1);
 	assert_int_equal(w.swaps, 1);
 	/* abort drops the prepared object */
 	inart_txn_prepare(&t, "bbbbbbbbbbbbbbbb", &w.objs[3], 0);
-	assert_int_equal(inart_txn_abort(&t, "cccccccccccccccc", why, sizeof(why)), -EINVAL);
-	assert_int_equal(inart_txn_abort(&t, "bbbbbbbbbbbbbbbb", why, sizeof(why)), 0);
+	assert_int_equal(inart_txn_abort(&t, "cccccccccccccccc", &why), -EINVAL);
+	assert_int_equal(inart_txn_abort(&t, "bbbbbbbbbbbbbbbb", &why), 0);
 	assert_int_equal(w.objs[3].destroyed, 1);
 	/* a relative prepare (built from the tables in service) is refused if
 	 * another commit came in between */
 	inart_txn_prepare(&t, "dddddddddddddddd", &w.objs[4], 1);
 	inart_txn_install(&t, "", &w.objs[5]);
-	assert_int_equal(inart_txn_commit(&t, "dddddddddddddddd", NULL, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "prepare again"));
+	assert_int_equal(inart_txn_commit(&t, "dddddddddddddddd", NULL, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "prepare again"));
 	assert_int_equal(w.objs[4].destroyed, 1);
 	assert_ptr_equal(w.in_service, &w.objs[5]);
 	/* a second prepare replaces the first */

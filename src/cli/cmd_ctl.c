@@ -75,22 +75,22 @@ const char cmd_ctl_help[] =
     "Exit status: 0 success, 1 invalid input, unreachable or refusing daemon,\n"
     "2 usage error.\n";
 
-int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **reply, char *why,
-		 size_t why_len)
+int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **reply,
+		 struct inart_err *err)
 {
-	return inart_installer_call(path, req, reply, why, why_len);
+	return inart_installer_call(path, req, reply, err);
 }
 
 static json_t *call_or_fail(const char *path, const struct inart_ctl_req *req)
 {
-	char why[INART_CTL_WHY_MAX + 256];
+	struct inart_err why = {{0}};
 	json_t *r;
-	int rc = cli_ctl_call(path, req, &r, why, sizeof(why));
+	int rc = cli_ctl_call(path, req, &r, &why);
 
 	if (rc < 0) {
 		if (rc == -EPERM)
-			cli_failf("%s: refused: %s", path, why);
-		cli_failf("%s", why);
+			cli_failf("%s: refused: %s", path, why.msg);
+		cli_failf("%s", why.msg);
 	}
 	return r;
 }

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "common/err.h"
 #include "ctlproto/ctlmsg.h"
 #include "bridge/install.h"
 #include "ctlproto/ctlauth.h"
@@ -21,9 +22,9 @@
 #define CLI_CTL_TIMEOUT_MS 10000
 
 /* Send req to the daemon at path.  0 and *reply (new reference) if it
- * accepted; -errno with the reason in why otherwise (-EPERM: refused). */
-int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **reply, char *why,
-		 size_t why_len);
+ * accepted; -errno with the reason in err otherwise (-EPERM: refused). */
+int cli_ctl_call(const char *path, const struct inart_ctl_req *req, json_t **reply,
+		 struct inart_err *err);
 
 /* `stats`: print the counters of the switch or PS at path (a table, or the
  * JSON reply with json = 1).  Exit status for the caller. */

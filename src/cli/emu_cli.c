@@ -644,7 +644,7 @@ static int exec_run(struct emu_exec *x, struct inart_emu *e, int i)
 				inart_emu_row_measured(r) / r->to_unscaled,
 				r->model_s * x->f / r->to_unscaled,
 				r->r->cpu_bound ? ", CPU-bound" : "");
-		fprintf(stderr, "%s%s\n", r->r->why[0] ? ": " : "", r->r->why);
+		fprintf(stderr, "%s%s\n", r->r->why.msg[0] ? ": " : "", r->r->why.msg);
 	}
 	return r->r->finished && r->r->exact ? EXIT_OK : EXIT_INVALID;
 }

@@ -17,18 +17,6 @@ int inart_err_set(struct inart_err *err, int code, const char *fmt, ...)
 	return code;
 }
 
-int inart_why(char *why, size_t why_len, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || why_len == 0)
-		return code;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 void inart_err_prefix(struct inart_err *err, const char *prefix)
 {
 	char old[INART_ERR_MAX];

@@ -26,11 +26,6 @@
  * `return inart_err_set(err, -EINVAL, "...")` reads naturally. */
 int inart_err_set(struct inart_err *err, int code, const char *fmt, ...) INART_PRINTF(3, 4);
 
-/* The same for a reason buffer of the caller (why, why_len bytes; NULL or 0:
- * not wanted), the convention of the data plane cores and the control
- * messages.  Returns code. */
-int inart_why(char *why, size_t why_len, int code, const char *fmt, ...) INART_PRINTF(4, 5);
-
 /* The failing exit of a pointer-returning function (a constructor, a
  * parser): errno = code, NULL -- `return inart_null_errno(ENOMEM);` after
  * undoing what was built. */

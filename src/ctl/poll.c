@@ -140,7 +140,7 @@ int inart_poll_parse_ports(const json_t *stats, struct inart_port_sample *out, i
 static int ask(struct inart_poller *p, int v, json_t **o, double *now, struct inart_err *err)
 {
 	static const char ports[] = "{\"op\": \"port_counters\"}", stats[] = "{\"op\": \"stats\"}";
-	char *rep = NULL, why[256];
+	char *rep = NULL;
 	size_t rlen = 0;
 	int rc;
 
@@ -152,15 +152,13 @@ static int ask(struct inart_poller *p, int v, json_t **o, double *now, struct in
 		*now = inart_now_s();
 		if (rc < 0)
 			break;
-		rc = inart_ctl_reply_parse(rep, rlen, o, why, sizeof(why));
+		rc = inart_ctl_reply_parse(rep, rlen, o, err);
 		free(rep);
 		rep = NULL;
 		if (rc == -EPERM && !p->full[v]) {
 			p->full[v] = 1;
 			continue;
 		}
-		if (rc < 0)
-			inart_err_set(err, rc, "%s", why);
 		break;
 	}
 	return rc;

@@ -4,7 +4,7 @@
  * words hex strings of at most 16 digits (JSON numbers are not 64-bit safe).
  * JSON readers: each reads one field of an object that comes from untrusted
  * bytes, checks its type, range or length, and on a refusal returns -EINVAL
- * with a reason in why that starts with "what" (the entry at fault, e.g.
+ * with a reason in err that starts with "what" (the entry at fault, e.g.
  * "labels[3]: down[2]") and names the key.  Pure, no I/O, no allocation.
  */
 #ifndef INART_CTLFIELD_H
@@ -14,19 +14,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "dp/addr.h" /* the text forms of addresses the fields hold */
 
 /* o must be an object whose keys are all in the NULL-terminated list (a
  * typo must not be ignored). */
-int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed, char *why,
-		       size_t why_len);
+int inart_ctl_get_keys(json_t *o, const char *what, const char *const *allowed,
+		       struct inart_err *err);
 /* A boolean field; absent: 0. */
-int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out, char *why,
-		       size_t why_len);
+int inart_ctl_get_bool(json_t *o, const char *what, const char *key, int *out,
+		       struct inart_err *err);
 /* An optional array of at most max elements; *arr = NULL, *n = 0 when
  * absent. */
 int inart_ctl_get_array(json_t *o, const char *what, const char *key, size_t max, json_t **arr,
-			size_t *n, char *why, size_t why_len);
+			size_t *n, struct inart_err *err);
 
 /* Field tables: the fields of one JSON object read into one C struct, each
  * key the name of the struct member it fills (so the keys are written
@@ -73,11 +74,11 @@ struct inart_ctl_field {
 /* Read the n fields f of o into the struct at base, in table order; the
  * first refusal stops (base is then partly filled). */
 int inart_ctl_get_fields(json_t *o, const char *what, const struct inart_ctl_field *f, size_t n,
-			 void *base, char *why, size_t why_len);
+			 void *base, struct inart_err *err);
 /* inart_ctl_get_fields after checking that o is an object whose keys are
  * the fields' or in more_keys (NULL-terminated; NULL: none). */
 int inart_ctl_get_object(json_t *o, const char *what, const char *const *more_keys,
-			 const struct inart_ctl_field *f, size_t n, void *base, char *why,
-			 size_t why_len);
+			 const struct inart_ctl_field *f, size_t n, void *base,
+			 struct inart_err *err);
 
 #endif

@@ -68,8 +68,8 @@ static int op_from_name(const char *s)
 
 /* "install_id" (16 hex digits) and "phase" ("prepare": keep aside until a
  * commit; absent: apply now). */
-static int parse_ident(json_t *o, const char *what, struct inart_ctl_req *r, int phase, char *why,
-		       size_t why_len)
+static int parse_ident(json_t *o, const char *what, struct inart_ctl_req *r, int phase,
+		       struct inart_err *err)
 {
 	json_t *v = json_object_get(o, "install_id");
 	uint64_t id;
@@ -77,15 +77,15 @@ static int parse_ident(json_t *o, const char *what, struct inart_ctl_req *r, int
 	if (v != NULL) {
 		if (!json_is_string(v) || strlen(json_string_value(v)) != 16 ||
 		    inart_addr_parse_hex64(json_string_value(v), &id) < 0)
-			return inart_why(why, why_len, -EINVAL,
-					 "%s: 'install_id' must be 16 hex digits", what);
+			return inart_err_set(err, -EINVAL, "%s: 'install_id' must be 16 hex digits",
+					     what);
 		strcpy(r->install_id, json_string_value(v));
 	}
 	v = json_object_get(o, "phase");
 	if (v == NULL)
 		return 0;
 	if (!phase || !json_is_string(v) || strcmp(json_string_value(v), "prepare") != 0)
-		return inart_why(why, why_len, -EINVAL, "%s: 'phase' must be \"prepare\"", what);
+		return inart_err_set(err, -EINVAL, "%s: 'phase' must be \"prepare\"", what);
 	r->prepare = 1;
 	return 0;
 }
@@ -177,15 +177,14 @@ void inart_ctl_req_free(struct inart_ctl_req *req)
 	memset(req, 0, sizeof(*req));
 }
 
-static int parse_labels(json_t *o, struct req_room *q, char *why, size_t why_len)
+static int parse_labels(json_t *o, struct req_room *q, struct inart_err *err)
 {
 	json_t *arr;
 	size_t n, words = 0, copies = 0;
 	char what[48];
 	int rc;
 
-	rc = inart_ctl_get_array(o, "install", "labels", INART_SW_MAX_LABELS, &arr, &n, why,
-				 why_len);
+	rc = inart_ctl_get_array(o, "install", "labels", INART_SW_MAX_LABELS, &arr, &n, err);
 	if (rc < 0)
 		return rc;
 	q->r->tab.n_labels = (int)n;
@@ -197,7 +196,7 @@ static int parse_labels(json_t *o, struct req_room *q, char *why, size_t why_len
 		inart_ctl_label_sizes(j, &w, &c);
 		snprintf(what, sizeof(what), "labels[%zu]", i);
 		if ((rc = inart_ctl_label_parse(j, what, &q->labels[i], q->exp + words,
-						q->downs + copies, why, why_len)) < 0)
+						q->downs + copies, err)) < 0)
 			return rc;
 		words += w;
 		copies += c;
@@ -206,46 +205,45 @@ static int parse_labels(json_t *o, struct req_room *q, char *why, size_t why_len
 }
 
 /* One element of an install list ("key[i]" in messages). */
-typedef int (*elem_parse_fn)(json_t *j, const char *what, void *out, char *why, size_t why_len);
+typedef int (*elem_parse_fn)(json_t *j, const char *what, void *out, struct inart_err *err);
 
-static int del_label_elem(json_t *v, const char *what, void *out, char *why, size_t why_len)
+static int del_label_elem(json_t *v, const char *what, void *out, struct inart_err *err)
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > UINT32_MAX)
-		return inart_why(why, why_len, -EINVAL, "%s: must be a label 1..%u", what,
-				 UINT32_MAX);
+		return inart_err_set(err, -EINVAL, "%s: must be a label 1..%u", what, UINT32_MAX);
 	*(uint32_t *)out = (uint32_t)json_integer_value(v);
 	return 0;
 }
 
-static int route_elem(json_t *j, const char *what, void *out, char *why, size_t why_len)
+static int route_elem(json_t *j, const char *what, void *out, struct inart_err *err)
 {
-	return inart_ctl_route_parse(j, what, out, why, why_len);
+	return inart_ctl_route_parse(j, what, out, err);
 }
 
-static int ingress_elem(json_t *j, const char *what, void *out, char *why, size_t why_len)
+static int ingress_elem(json_t *j, const char *what, void *out, struct inart_err *err)
 {
-	return inart_ctl_ingress_parse(j, what, out, why, why_len);
+	return inart_ctl_ingress_parse(j, what, out, err);
 }
 
 /* The install list key: at most max elements of `size` bytes into mem
  * (room for them: req_alloc), *count of them. */
 static int parse_list(json_t *o, const char *key, size_t max, size_t size, elem_parse_fn parse,
-		      void *mem, int *count, char *why, size_t why_len)
+		      void *mem, int *count, struct inart_err *err)
 {
 	json_t *arr;
 	size_t n;
 	char what[48];
-	int rc = inart_ctl_get_array(o, "install", key, max, &arr, &n, why, why_len);
+	int rc = inart_ctl_get_array(o, "install", key, max, &arr, &n, err);
 
 	*count = rc < 0 ? 0 : (int)n;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		snprintf(what, sizeof(what), "%s[%zu]", key, i);
-		rc = parse(json_array_get(arr, i), what, (char *)mem + i * size, why, why_len);
+		rc = parse(json_array_get(arr, i), what, (char *)mem + i * size, err);
 	}
 	return rc;
 }
 
-static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
+static int parse_install(json_t *o, struct inart_ctl_req *r, struct inart_err *err)
 {
 	static const char *const keys[] = {"op",	 "node",       "config", "replace",
 					   "labels",	 "del_labels", "routes", "ingress",
@@ -255,32 +253,32 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, char *why, size_t w
 	json_t *cfg;
 	int rc;
 
-	if ((rc = inart_ctl_get_keys(o, "install", keys, why, why_len)) < 0 ||
-	    (rc = parse_ident(o, "install", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, &q)) < 0)
+	if ((rc = inart_ctl_get_keys(o, "install", keys, err)) < 0 ||
+	    (rc = parse_ident(o, "install", r, 1, err)) < 0 || (rc = req_alloc(o, &q)) < 0)
 		return rc;
 	u->labels = q.labels;
 	u->del_labels = q.del_labels;
 	u->routes = q.routes;
 	u->ingress = q.ingress;
-	if ((rc = inart_ctl_get_bool(o, "install", "replace", &u->replace, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_bool(o, "install", "replace", &u->replace, err)) < 0)
 		return rc;
 	cfg = json_object_get(o, "config");
 	if (cfg != NULL) {
-		if ((rc = inart_ctl_sw_cfg_parse(cfg, "config", &r->cfg, why, why_len)) < 0)
+		if ((rc = inart_ctl_sw_cfg_parse(cfg, "config", &r->cfg, err)) < 0)
 			return rc;
 		r->has_cfg = 1;
 	}
-	if ((rc = parse_labels(o, &q, why, why_len)) < 0 ||
+	if ((rc = parse_labels(o, &q, err)) < 0 ||
 	    (rc = parse_list(o, "del_labels", INART_SW_MAX_LABELS, sizeof(*q.del_labels),
-			     del_label_elem, q.del_labels, &u->n_del_labels, why, why_len)) < 0 ||
+			     del_label_elem, q.del_labels, &u->n_del_labels, err)) < 0 ||
 	    (rc = parse_list(o, "routes", INART_CTL_MAX_ROUTES, sizeof(*q.routes), route_elem,
-			     q.routes, &u->n_routes, why, why_len)) < 0)
+			     q.routes, &u->n_routes, err)) < 0)
 		return rc;
 	return parse_list(o, "ingress", INART_CTL_MAX_ROUTES, sizeof(*q.ingress), ingress_elem,
-			  q.ingress, &u->n_ingress, why, why_len);
+			  q.ingress, &u->n_ingress, err);
 }
 
-static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why_len)
+static int parse_trees(json_t *o, struct inart_ctl_req *r, struct inart_err *err)
 {
 	static const char *const keys[] = {"op",    "node",	  "replace", "reset",
 					   "trees", "install_id", "phase",   NULL};
@@ -290,15 +288,15 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 	char what[48];
 	int rc;
 
-	if ((rc = inart_ctl_get_keys(o, "trees", keys, why, why_len)) < 0 ||
-	    (rc = parse_ident(o, "trees", r, 1, why, why_len)) < 0 || (rc = req_alloc(o, &q)) < 0)
+	if ((rc = inart_ctl_get_keys(o, "trees", keys, err)) < 0 ||
+	    (rc = parse_ident(o, "trees", r, 1, err)) < 0 || (rc = req_alloc(o, &q)) < 0)
 		return rc;
-	if ((rc = inart_ctl_get_bool(o, "trees", "replace", &r->replace, why, why_len)) < 0 ||
-	    (rc = inart_ctl_get_bool(o, "trees", "reset", &r->reset, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_bool(o, "trees", "replace", &r->replace, err)) < 0 ||
+	    (rc = inart_ctl_get_bool(o, "trees", "reset", &r->reset, err)) < 0)
 		return rc;
 	if (json_object_get(o, "trees") == NULL)
-		return inart_why(why, why_len, -EINVAL, "trees: missing 'trees'");
-	rc = inart_ctl_get_array(o, "trees", "trees", INART_CTL_MAX_TREES, &arr, &n, why, why_len);
+		return inart_err_set(err, -EINVAL, "trees: missing 'trees'");
+	rc = inart_ctl_get_array(o, "trees", "trees", INART_CTL_MAX_TREES, &arr, &n, err);
 	if (rc < 0)
 		return rc;
 	r->n_trees = (int)n;
@@ -306,22 +304,22 @@ static int parse_trees(json_t *o, struct inart_ctl_req *r, char *why, size_t why
 		json_t *j = json_array_get(arr, i);
 
 		snprintf(what, sizeof(what), "trees[%zu]", i);
-		if ((rc = inart_ctl_ps_tree_parse(j, what, &r->trees[i], r->srcs + ns, why,
-						  why_len)) < 0)
+		if ((rc = inart_ctl_ps_tree_parse(j, what, &r->trees[i], r->srcs + ns, err)) < 0)
 			return rc;
 		ns += inart_ctl_ps_tree_sources(j);
 		for (size_t k = 0; k < i; k++)
 			if (r->trees[k].job == r->trees[i].job &&
 			    r->trees[k].tree == r->trees[i].tree)
-				return inart_why(why, why_len, -EINVAL,
-						 "trees[%zu]: job %" PRIu32 " tree %u listed twice",
-						 i, r->trees[i].job, r->trees[i].tree);
+				return inart_err_set(err, -EINVAL,
+						     "trees[%zu]: job %" PRIu32
+						     " tree %u listed twice",
+						     i, r->trees[i].job, r->trees[i].tree);
 	}
 	return 0;
 }
 
-int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req, char *why,
-			size_t why_len)
+int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
+			struct inart_err *err)
 {
 	static const char *const plain_keys[] = {"op", "node", NULL};
 	static const char *const level_keys[] = {"op", "node", "level", NULL};
@@ -335,43 +333,43 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 	int rc = 0;
 
 	memset(req, 0, sizeof(*req));
-	if (why != NULL && why_len > 0)
-		why[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (o == NULL)
-		return inart_why(why, why_len, -EINVAL, "not JSON: %d:%d: %s", jerr.line,
-				 jerr.column, jerr.text);
+		return inart_err_set(err, -EINVAL, "not JSON: %d:%d: %s", jerr.line, jerr.column,
+				     jerr.text);
 	if (!json_is_object(o)) {
-		rc = inart_why(why, why_len, -EINVAL, "a request must be a JSON object");
+		rc = inart_err_set(err, -EINVAL, "a request must be a JSON object");
 		goto out;
 	}
 	v = json_object_get(o, "op");
 	if (!json_is_string(v) || (req->op = op_from_name(json_string_value(v))) == 0) {
-		rc = inart_why(why, why_len, -EINVAL,
-			       "'op' must name an operation (info, install, tables, "
-			       "stats, reset_stats, lose_state, log_level, trees, "
-			       "tree_del, show, commit, abort, rollback)");
+		rc = inart_err_set(err, -EINVAL,
+				   "'op' must name an operation (info, install, tables, "
+				   "stats, reset_stats, lose_state, log_level, trees, "
+				   "tree_del, show, commit, abort, rollback)");
 		goto out;
 	}
 	v = json_object_get(o, "node");
 	if (v != NULL) {
 		if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof(req->node)) {
-			rc = inart_why(why, why_len, -EINVAL,
-				       "'node' must be a string of at most %zu bytes",
-				       sizeof(req->node) - 1);
+			rc = inart_err_set(err, -EINVAL,
+					   "'node' must be a string of at most %zu bytes",
+					   sizeof(req->node) - 1);
 			goto out;
 		}
 		strcpy(req->node, json_string_value(v));
 	}
 	switch (req->op) {
 	case INART_CTL_INSTALL:
-		rc = parse_install(o, req, why, why_len);
+		rc = parse_install(o, req, err);
 		break;
 	case INART_CTL_TREES:
-		rc = parse_trees(o, req, why, why_len);
+		rc = parse_trees(o, req, err);
 		break;
 	case INART_CTL_LOG_LEVEL:
-		if ((rc = inart_ctl_get_keys(o, "log_level", level_keys, why, why_len)) < 0)
+		if ((rc = inart_ctl_get_keys(o, "log_level", level_keys, err)) < 0)
 			break;
 		v = json_object_get(o, "level");
 		req->level = -1;
@@ -379,26 +377,25 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 			if (strcmp(json_string_value(v), level_names[i]) == 0)
 				req->level = i;
 		if (req->level < 0)
-			rc = inart_why(why, why_len, -EINVAL,
-				       "log_level: 'level' must be error, warn, info or debug");
+			rc = inart_err_set(err, -EINVAL,
+					   "log_level: 'level' must be error, warn, info or debug");
 		break;
 	case INART_CTL_TREE_DEL:
 		rc = inart_ctl_get_object(o, "tree_del", plain_keys, del_fields,
-					  INART_CTL_N_FIELDS(del_fields), req, why, why_len);
+					  INART_CTL_N_FIELDS(del_fields), req, err);
 		break;
 	case INART_CTL_COMMIT:
 	case INART_CTL_ABORT:
 	case INART_CTL_ROLLBACK:
-		if ((rc = inart_ctl_get_keys(o, inart_ctl_op_name(req->op), id_keys, why,
-					     why_len)) < 0 ||
-		    (rc = parse_ident(o, inart_ctl_op_name(req->op), req, 0, why, why_len)) < 0)
+		if ((rc = inart_ctl_get_keys(o, inart_ctl_op_name(req->op), id_keys, err)) < 0 ||
+		    (rc = parse_ident(o, inart_ctl_op_name(req->op), req, 0, err)) < 0)
 			break;
 		if (req->op != INART_CTL_ABORT && req->install_id[0] == '\0')
-			rc = inart_why(why, why_len, -EINVAL, "%s: missing 'install_id'",
-				       inart_ctl_op_name(req->op));
+			rc = inart_err_set(err, -EINVAL, "%s: missing 'install_id'",
+					   inart_ctl_op_name(req->op));
 		break;
 	default:
-		rc = inart_ctl_get_keys(o, inart_ctl_op_name(req->op), plain_keys, why, why_len);
+		rc = inart_ctl_get_keys(o, inart_ctl_op_name(req->op), plain_keys, err);
 		break;
 	}
 out:
@@ -506,7 +503,7 @@ char *inart_ctl_reply_err(const char *reason)
 	return dump(o);
 }
 
-int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why, size_t why_len)
+int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, struct inart_err *err)
 {
 	json_error_t jerr;
 	json_t *o, *ok, *reason;
@@ -514,16 +511,16 @@ int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why,
 	*obj = NULL;
 	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (o == NULL)
-		return inart_why(why, why_len, -EINVAL, "reply is not JSON: %s", jerr.text);
+		return inart_err_set(err, -EINVAL, "reply is not JSON: %s", jerr.text);
 	ok = json_object_get(o, "ok");
 	if (!json_is_object(o) || !json_is_boolean(ok)) {
 		json_decref(o);
-		return inart_why(why, why_len, -EINVAL, "reply without 'ok'");
+		return inart_err_set(err, -EINVAL, "reply without 'ok'");
 	}
 	if (json_is_false(ok)) {
 		reason = json_object_get(o, "reason");
-		inart_why(why, why_len, -EINVAL, "%s",
-			  json_is_string(reason) ? json_string_value(reason) : "refused");
+		inart_err_set(err, -EINVAL, "%s",
+			      json_is_string(reason) ? json_string_value(reason) : "refused");
 		json_decref(o);
 		return -EPERM;
 	}

@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "ctlproto/ctlfield.h"
 #include "ctlproto/ctlstats.h"
 #include "ctlproto/ctltable.h"
@@ -57,7 +58,6 @@
 #define INART_CTL_HDR_LEN 4
 #define INART_CTL_MAX_ROUTES (1 << 20)
 #define INART_CTL_MAX_TREES 65536
-#define INART_CTL_WHY_MAX 256
 
 enum inart_ctl_op {
 	INART_CTL_INFO = 1,
@@ -106,10 +106,10 @@ void inart_ctl_frame_hdr(uint8_t hdr[INART_CTL_HDR_LEN], uint32_t len);
  * the announced length is 0 or above INART_CTL_MAX_MSG. */
 int inart_ctl_frame_check(const uint8_t *buf, size_t len, uint32_t *body_len);
 
-/* Parse one request body.  0, or -EINVAL with the reason in why (req is then
+/* Parse one request body.  0, or -EINVAL with the reason in err (req is then
  * empty).  -ENOMEM if allocation failed. */
-int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req, char *why,
-			size_t why_len);
+int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
+			struct inart_err *err);
 void inart_ctl_req_free(struct inart_ctl_req *req);
 
 /* A request as JSON text (malloc'ed, NUL-terminated; NULL + errno). Fields
@@ -121,7 +121,7 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req);
 char *inart_ctl_reply_ok(json_t *data);
 char *inart_ctl_reply_err(const char *reason);
 /* Parse a reply: 0 and *obj (new reference, the whole object) if ok;
- * -EPERM with the peer's reason in why if refused; -EINVAL if malformed. */
-int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, char *why, size_t why_len);
+ * -EPERM with the peer's reason in err if refused; -EINVAL if malformed. */
+int inart_ctl_reply_parse(const char *body, size_t len, json_t **obj, struct inart_err *err);
 
 #endif

@@ -29,12 +29,12 @@ void inart_ctl_label_sizes(json_t *j, size_t *words, size_t *copies)
 }
 
 /* in_ports: an array of port numbers 0..63, or absent (any port). */
-static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mask, char *why,
-		     size_t why_len)
+static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mask,
+		     struct inart_err *err)
 {
 	json_t *arr;
 	size_t n;
-	int rc = inart_ctl_get_array(o, what, key, INART_SW_MAX_PORTS, &arr, &n, why, why_len);
+	int rc = inart_ctl_get_array(o, what, key, INART_SW_MAX_PORTS, &arr, &n, err);
 
 	*mask = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -42,8 +42,8 @@ static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mas
 
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) >= INART_SW_MAX_PORTS)
-			return inart_why(why, why_len, -EINVAL, "%s: %s[%zu] must be a port 0..%d",
-					 what, key, i, INART_SW_MAX_PORTS - 1);
+			return inart_err_set(err, -EINVAL, "%s: %s[%zu] must be a port 0..%d", what,
+					     key, i, INART_SW_MAX_PORTS - 1);
 		*mask |= 1ull << json_integer_value(v);
 	}
 	return rc;
@@ -53,26 +53,25 @@ static int get_ports(json_t *o, const char *what, const char *key, uint64_t *mas
  * stride (room for max), named "what: key[i]" in messages; *n of them. */
 static int get_records(json_t *o, const char *what, const char *key, size_t max,
 		       const struct inart_ctl_field *f, size_t nf, void *base, size_t stride,
-		       size_t *n, char *why, size_t why_len)
+		       size_t *n, struct inart_err *err)
 {
 	json_t *arr;
 	char sub[96];
-	int rc = inart_ctl_get_array(o, what, key, max, &arr, n, why, why_len);
+	int rc = inart_ctl_get_array(o, what, key, max, &arr, n, err);
 
 	for (size_t i = 0; rc == 0 && i < *n; i++) {
 		void *rec = (char *)base + i * stride;
 
 		memset(rec, 0, stride);
 		snprintf(sub, sizeof(sub), "%s: %s[%zu]", what, key, i);
-		rc = inart_ctl_get_object(json_array_get(arr, i), sub, NULL, f, nf, rec, why,
-					  why_len);
+		rc = inart_ctl_get_object(json_array_get(arr, i), sub, NULL, f, nf, rec, err);
 	}
 	return rc;
 }
 
 /* The fields of an UP entry (after the common ones). */
 static int parse_label_up(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
-			  char *why, size_t why_len)
+			  struct inart_err *err)
 {
 	const struct inart_ctl_field route[] = {
 	    INART_CTL_NUM(inart_label_entry, out_port, 1, 0, UINT16_MAX, 0),
@@ -83,10 +82,9 @@ static int parse_label_up(json_t *j, const char *what, struct inart_label_entry 
 	int agg = 0, rc;
 
 	if (json_object_get(j, "down") != NULL)
-		return inart_why(why, why_len, -EINVAL, "%s: 'down' in an up entry", what);
-	if ((rc = inart_ctl_get_fields(j, what, route, INART_CTL_N_FIELDS(route), e, why,
-				       why_len)) < 0 ||
-	    (rc = inart_ctl_get_bool(j, what, "aggregate", &agg, why, why_len)) < 0)
+		return inart_err_set(err, -EINVAL, "%s: 'down' in an up entry", what);
+	if ((rc = inart_ctl_get_fields(j, what, route, INART_CTL_N_FIELDS(route), e, err)) < 0 ||
+	    (rc = inart_ctl_get_bool(j, what, "aggregate", &agg, err)) < 0)
 		return rc;
 	e->aggregate = (uint8_t)agg;
 	{
@@ -96,24 +94,24 @@ static int parse_label_up(json_t *j, const char *what, struct inart_label_entry 
 		    INART_CTL_NUM(inart_label_entry, n_slots, agg, agg ? 1 : 0, UINT16_MAX, 0),
 		};
 
-		if ((rc = inart_ctl_get_fields(j, what, slots, INART_CTL_N_FIELDS(slots), e, why,
-					       why_len)) < 0)
+		if ((rc = inart_ctl_get_fields(j, what, slots, INART_CTL_N_FIELDS(slots), e, err)) <
+		    0)
 			return rc;
 	}
 	if ((rc = inart_ctl_get_array(j, what, "expected", INART_WIRE_MAX_BITMAP_WORDS, &arr, &n,
-				      why, why_len)) < 0)
+				      err)) < 0)
 		return rc;
 	if (agg && n == 0)
-		return inart_why(why, why_len, -EINVAL, "%s: an aggregating entry needs 'expected'",
-				 what);
+		return inart_err_set(err, -EINVAL, "%s: an aggregating entry needs 'expected'",
+				     what);
 	e->bitmap_words = (uint8_t)n;
 	e->expected = n > 0 ? exp : NULL;
 	for (size_t i = 0; i < n; i++) {
 		json_t *w = json_array_get(arr, i);
 
 		if (!json_is_string(w) || inart_addr_parse_hex64(json_string_value(w), &exp[i]) < 0)
-			return inart_why(
-			    why, why_len, -EINVAL,
+			return inart_err_set(
+			    err, -EINVAL,
 			    "%s: expected[%zu] must be a hex string of at most 16 digits", what, i);
 	}
 	return 0;
@@ -121,7 +119,7 @@ static int parse_label_up(json_t *j, const char *what, struct inart_label_entry 
 
 /* The fields of a DOWN entry (after the common ones). */
 static int parse_label_down(json_t *j, const char *what, struct inart_label_entry *e,
-			    struct inart_label_down *down, char *why, size_t why_len)
+			    struct inart_label_down *down, struct inart_err *err)
 {
 	static const char *const up_only[] = {"out_port",  "next_label", "aggregate",
 					      "slot_base", "n_slots",	 "expected"};
@@ -135,21 +133,21 @@ static int parse_label_down(json_t *j, const char *what, struct inart_label_entr
 
 	for (size_t i = 0; i < sizeof(up_only) / sizeof(up_only[0]); i++)
 		if (json_object_get(j, up_only[i]) != NULL)
-			return inart_why(why, why_len, -EINVAL, "%s: '%s' in a down entry", what,
-					 up_only[i]);
+			return inart_err_set(err, -EINVAL, "%s: '%s' in a down entry", what,
+					     up_only[i]);
 	if ((rc = get_records(j, what, "down", INART_SW_MAX_FANOUT, copy, INART_CTL_N_FIELDS(copy),
-			      down, sizeof(*down), &n, why, why_len)) < 0)
+			      down, sizeof(*down), &n, err)) < 0)
 		return rc;
 	if (n == 0)
-		return inart_why(why, why_len, -EINVAL, "%s: a down entry needs a non-empty 'down'",
-				 what);
+		return inart_err_set(err, -EINVAL, "%s: a down entry needs a non-empty 'down'",
+				     what);
 	e->n_down = (uint16_t)n;
 	e->down = down;
 	return 0;
 }
 
 int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
-			  struct inart_label_down *down, char *why, size_t why_len)
+			  struct inart_label_down *down, struct inart_err *err)
 {
 	static const char *const keys[] = {
 	    "label",	 "kind",      "job",	 "tree",     "in_ports", "out_port", "next_label",
@@ -165,9 +163,8 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	int rc;
 
 	memset(e, 0, sizeof(*e));
-	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0 ||
-	    (rc = inart_ctl_get_fields(j, what, label, INART_CTL_N_FIELDS(label), e, why,
-				       why_len)) < 0)
+	if ((rc = inart_ctl_get_keys(j, what, keys, err)) < 0 ||
+	    (rc = inart_ctl_get_fields(j, what, label, INART_CTL_N_FIELDS(label), e, err)) < 0)
 		return rc;
 	kind = json_object_get(j, "kind");
 	if (json_is_string(kind) && strcmp(json_string_value(kind), "up") == 0)
@@ -175,19 +172,16 @@ int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry 
 	else if (json_is_string(kind) && strcmp(json_string_value(kind), "down") == 0)
 		e->kind = INART_LABEL_DOWN;
 	else
-		return inart_why(why, why_len, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"",
-				 what);
-	if ((rc = inart_ctl_get_fields(j, what, tree, INART_CTL_N_FIELDS(tree), e, why, why_len)) <
-		0 ||
-	    (rc = get_ports(j, what, "in_ports", &e->in_ports, why, why_len)) < 0)
+		return inart_err_set(err, -EINVAL, "%s: 'kind' must be \"up\" or \"down\"", what);
+	if ((rc = inart_ctl_get_fields(j, what, tree, INART_CTL_N_FIELDS(tree), e, err)) < 0 ||
+	    (rc = get_ports(j, what, "in_ports", &e->in_ports, err)) < 0)
 		return rc;
 	if (e->kind == INART_LABEL_UP)
-		return parse_label_up(j, what, e, exp, why, why_len);
-	return parse_label_down(j, what, e, down, why, why_len);
+		return parse_label_up(j, what, e, exp, err);
+	return parse_label_down(j, what, e, down, err);
 }
 
-int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
-			  size_t why_len)
+int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, struct inart_err *err)
 {
 	static const char *const keys[] = {"prefix", "port", NULL};
 	static const struct inart_ctl_field port[] = {
@@ -199,30 +193,28 @@ int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, ch
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_keys(j, what, keys, err)) < 0)
 		return rc;
 	p = json_object_get(j, "prefix");
 	if (!json_is_string(p) || strlen(json_string_value(p)) >= sizeof(buf))
-		return inart_why(why, why_len, -EINVAL, "%s: 'prefix' must be \"a.b.c.d/len\"",
-				 what);
+		return inart_err_set(err, -EINVAL, "%s: 'prefix' must be \"a.b.c.d/len\"", what);
 	strcpy(buf, json_string_value(p));
 	slash = strchr(buf, '/');
 	if (slash == NULL)
-		return inart_why(why, why_len, -EINVAL, "%s: 'prefix' must be \"a.b.c.d/len\"",
-				 what);
+		return inart_err_set(err, -EINVAL, "%s: 'prefix' must be \"a.b.c.d/len\"", what);
 	*slash = '\0';
 	errno = 0;
 	len = strtol(slash + 1, &end, 10);
 	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || len < 0 || len > 32 ||
 	    inart_addr_parse_ip(buf, &r->prefix) < 0)
-		return inart_why(why, why_len, -EINVAL,
-				 "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32", what);
+		return inart_err_set(err, -EINVAL,
+				     "%s: 'prefix' must be \"a.b.c.d/len\" with len 0..32", what);
 	r->len = (uint8_t)len;
-	return inart_ctl_get_fields(j, what, port, INART_CTL_N_FIELDS(port), r, why, why_len);
+	return inart_ctl_get_fields(j, what, port, INART_CTL_N_FIELDS(port), r, err);
 }
 
-int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress *g, char *why,
-			    size_t why_len)
+int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress *g,
+			    struct inart_err *err)
 {
 	static const struct inart_ctl_field f[] = {
 	    INART_CTL_NUM(inart_sw_ingress, port, 1, 0, INART_SW_MAX_PORTS - 1, 0),
@@ -231,11 +223,11 @@ int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress
 	};
 
 	memset(g, 0, sizeof(*g));
-	return inart_ctl_get_object(j, what, NULL, f, INART_CTL_N_FIELDS(f), g, why, why_len);
+	return inart_ctl_get_object(j, what, NULL, f, INART_CTL_N_FIELDS(f), g, err);
 }
 
-int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
-			   size_t why_len)
+int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg,
+			   struct inart_err *err)
 {
 	static const char *const keys[] = {"ports", "pool_slots", "max_values", "flush_timeout_ns",
 					   NULL};
@@ -254,23 +246,23 @@ int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if ((rc = inart_ctl_get_keys(j, what, keys, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_keys(j, what, keys, err)) < 0)
 		return rc;
 	if ((rc = get_records(j, what, "ports", INART_SW_MAX_PORTS, pf, INART_CTL_N_FIELDS(pf),
-			      cfg->ports, sizeof(cfg->ports[0]), &n, why, why_len)) < 0)
+			      cfg->ports, sizeof(cfg->ports[0]), &n, err)) < 0)
 		return rc;
 	if (n == 0)
-		return inart_why(why, why_len, -EINVAL, "%s: 'ports' must list 1..%d ports", what,
-				 INART_SW_MAX_PORTS);
+		return inart_err_set(err, -EINVAL, "%s: 'ports' must list 1..%d ports", what,
+				     INART_SW_MAX_PORTS);
 	cfg->n_ports = (int)n;
-	if ((rc = inart_ctl_get_fields(j, what, f, INART_CTL_N_FIELDS(f), cfg, why, why_len)) < 0)
+	if ((rc = inart_ctl_get_fields(j, what, f, INART_CTL_N_FIELDS(f), cfg, err)) < 0)
 		return rc;
 	if ((uint64_t)(cfg->pool_slots ? cfg->pool_slots : 1) *
 		(uint64_t)(cfg->max_values ? cfg->max_values : INART_SW_MAX_SLOT_VALUES) >
 	    INART_SW_MAX_POOL_VALUES)
-		return inart_why(why, why_len, -EINVAL,
-				 "%s: pool_slots x max_values above %u values (the pool's limit)",
-				 what, INART_SW_MAX_POOL_VALUES);
+		return inart_err_set(
+		    err, -EINVAL, "%s: pool_slots x max_values above %u values (the pool's limit)",
+		    what, INART_SW_MAX_POOL_VALUES);
 	return 0;
 }
 
@@ -283,7 +275,7 @@ size_t inart_ctl_ps_tree_sources(json_t *j)
 }
 
 int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,
-			    struct inart_ps_source *src, char *why, size_t why_len)
+			    struct inart_ps_source *src, struct inart_err *err)
 {
 	static const char *const more[] = {"children", "sources", NULL};
 	static const struct inart_ctl_field f[] = {
@@ -300,11 +292,10 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if ((rc = inart_ctl_get_object(j, what, more, f, INART_CTL_N_FIELDS(f), cfg, why,
-				       why_len)) < 0 ||
+	if ((rc = inart_ctl_get_object(j, what, more, f, INART_CTL_N_FIELDS(f), cfg, err)) < 0 ||
 	    (rc =
 		 get_records(j, what, "children", INART_PS_MAX_CHILDREN, cf, INART_CTL_N_FIELDS(cf),
-			     cfg->children, sizeof(cfg->children[0]), &n, why, why_len)) < 0)
+			     cfg->children, sizeof(cfg->children[0]), &n, err)) < 0)
 		return rc;
 	cfg->n_children = (uint16_t)n;
 	{
@@ -315,8 +306,7 @@ int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cf
 		};
 
 		if ((rc = get_records(j, what, "sources", INART_PS_MAX_SOURCES, sf,
-				      INART_CTL_N_FIELDS(sf), src, sizeof(*src), &n, why,
-				      why_len)) < 0)
+				      INART_CTL_N_FIELDS(sf), src, sizeof(*src), &n, err)) < 0)
 			return rc;
 	}
 	cfg->n_sources = (uint16_t)n;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "dp/ps.h"
 #include "dp/switch.h"
 
@@ -29,21 +30,21 @@ json_t *inart_ctl_routes_json(const struct inart_route *r, int n);
 json_t *inart_ctl_ingress_json(const struct inart_sw_ingress *g, int n);
 json_t *inart_ctl_sw_cfg_json(const struct inart_sw_cfg *cfg);
 json_t *inart_ctl_ps_trees_json(const struct inart_ps_tree_cfg *t, int n);
-/* The reverse, for one entry; 0 or -EINVAL with why ("what" prefixes it).
+/* The reverse, for one entry; 0 or -EINVAL with err ("what" prefixes it).
  * A label entry's expected words and copies go into exp and down, which have
  * room for what inart_ctl_label_sizes says (at most 16 words, 64 copies); a
  * tree's sources into src (inart_ctl_ps_tree_sources of them). */
 void inart_ctl_label_sizes(json_t *j, size_t *words, size_t *copies);
 int inart_ctl_label_parse(json_t *j, const char *what, struct inart_label_entry *e, uint64_t *exp,
-			  struct inart_label_down *down, char *why, size_t why_len);
+			  struct inart_label_down *down, struct inart_err *err);
 size_t inart_ctl_ps_tree_sources(json_t *j);
-int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r, char *why,
-			  size_t why_len);
-int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress *g, char *why,
-			    size_t why_len);
-int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg, char *why,
-			   size_t why_len);
+int inart_ctl_route_parse(json_t *j, const char *what, struct inart_route *r,
+			  struct inart_err *err);
+int inart_ctl_ingress_parse(json_t *j, const char *what, struct inart_sw_ingress *g,
+			    struct inart_err *err);
+int inart_ctl_sw_cfg_parse(json_t *j, const char *what, struct inart_sw_cfg *cfg,
+			   struct inart_err *err);
 int inart_ctl_ps_tree_parse(json_t *j, const char *what, struct inart_ps_tree_cfg *cfg,
-			    struct inart_ps_source *src, char *why, size_t why_len);
+			    struct inart_ps_source *src, struct inart_err *err);
 
 #endif

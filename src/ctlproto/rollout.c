@@ -37,7 +37,7 @@ static int info(struct inart_rollout_node *nd, inart_rollout_call_fn call, void 
 	struct inart_ctl_req rq = {.op = INART_CTL_INFO};
 	json_t *r = NULL;
 	const char *role, *name, *held;
-	int rc = call(ctx, nd->path, &rq, &r, nd->why, sizeof(nd->why));
+	int rc = call(ctx, nd->path, &rq, &r, &nd->err);
 
 	if (rc < 0)
 		return rc;
@@ -45,12 +45,12 @@ static int info(struct inart_rollout_node *nd, inart_rollout_call_fn call, void 
 	name = jstr(r, "name");
 	held = jstr(r, "install_id");
 	if (role == NULL || strcmp(role, nd->role) != 0) {
-		snprintf(nd->why, sizeof(nd->why), "%s: should be a %s, the daemon there is a %s",
-			 nd->path, nd->role, role ? role : "?");
+		inart_err_set(&nd->err, 0, "%s: should be a %s, the daemon there is a %s", nd->path,
+			      nd->role, role ? role : "?");
 		rc = -EINVAL;
 	} else if (name != NULL && name[0] && strcmp(name, nd->name) != 0) {
-		snprintf(nd->why, sizeof(nd->why), "%s: expected %s '%s', found '%s'", nd->path,
-			 nd->role, nd->name, name);
+		inart_err_set(&nd->err, 0, "%s: expected %s '%s', found '%s'", nd->path, nd->role,
+			      nd->name, name);
 		rc = -EINVAL;
 	}
 	snprintf(id, 17, "%s", held ? held : "?");
@@ -67,7 +67,7 @@ static int simple(struct inart_rollout_node *nd, int op, const char *id, inart_r
 
 	snprintf(rq.node, sizeof(rq.node), "%s", nd->name);
 	snprintf(rq.install_id, sizeof(rq.install_id), "%s", id);
-	rc = call(ctx, nd->path, &rq, &r, nd->why, sizeof(nd->why));
+	rc = call(ctx, nd->path, &rq, &r, &nd->err);
 	if (rc == 0 && op == INART_CTL_COMMIT) {
 		json_t *u = json_object_get(r, "unchanged");
 
@@ -86,9 +86,9 @@ static int undo(struct inart_rollout_node *nodes, int n, const char *id, inart_r
 
 	for (int i = 0; i < n; i++) {
 		struct inart_rollout_node *nd = &nodes[i];
-		char keep[sizeof(nd->why)];
+		char keep[sizeof(nd->err.msg)];
 
-		snprintf(keep, sizeof(keep), "%s", nd->why);
+		snprintf(keep, sizeof(keep), "%s", nd->err.msg);
 		if (nd->state == INART_RO_PREPARED) {
 			if (simple(nd, INART_CTL_ABORT, id, call, ctx) < 0) {
 				nd->state = INART_RO_FAILED;
@@ -103,20 +103,21 @@ static int undo(struct inart_rollout_node *nodes, int n, const char *id, inart_r
 			}
 			nd->state = INART_RO_ROLLED_BACK;
 		}
-		snprintf(nd->why, sizeof(nd->why), "%s", keep);
+		inart_err_set(&nd->err, 0, "%s", keep);
 	}
 	return failed;
 }
 
 int inart_rollout_run(struct inart_rollout_node *nodes, int n, const char *id,
-		      inart_rollout_call_fn call, void *ctx, char *why, size_t why_len)
+		      inart_rollout_call_fn call, void *ctx, struct inart_err *err)
 {
 	int rc = 0, bad = -1;
 
-	why[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	for (int i = 0; i < n; i++) {
 		nodes[i].state = INART_RO_UNTOUCHED;
-		nodes[i].why[0] = '\0';
+		nodes[i].err.msg[0] = '\0';
 		snprintf(nodes[i].before, sizeof(nodes[i].before), "?");
 		snprintf(nodes[i].after, sizeof(nodes[i].after), "?");
 	}
@@ -143,7 +144,7 @@ int inart_rollout_run(struct inart_rollout_node *nodes, int n, const char *id,
 		nd->req->prepare = 1;
 		snprintf(nd->req->install_id, sizeof(nd->req->install_id), "%s", id);
 		snprintf(nd->req->node, sizeof(nd->req->node), "%s", nd->name);
-		rc = call(ctx, nd->path, nd->req, &r, nd->why, sizeof(nd->why));
+		rc = call(ctx, nd->path, nd->req, &r, &nd->err);
 		json_decref(r);
 		if (rc < 0) {
 			nd->state = INART_RO_FAILED;
@@ -172,23 +173,24 @@ int inart_rollout_run(struct inart_rollout_node *nodes, int n, const char *id,
 		int left = undo(nodes, n, id, call, ctx);
 
 		if (left == 0)
-			snprintf(why, why_len, "%s %s: %s; every node is back to what it held",
-				 nodes[bad].role, nodes[bad].name, nodes[bad].why);
+			inart_err_set(err, 0, "%s %s: %s; every node is back to what it held",
+				      nodes[bad].role, nodes[bad].name, nodes[bad].err.msg);
 		else
-			snprintf(why, why_len,
-				 "%s %s: %s; %d other node(s) could not be rolled back (see the "
-				 "table)",
-				 nodes[bad].role, nodes[bad].name, nodes[bad].why, left);
+			inart_err_set(
+			    err, 0,
+			    "%s %s: %s; %d other node(s) could not be rolled back (see the "
+			    "table)",
+			    nodes[bad].role, nodes[bad].name, nodes[bad].err.msg, left);
 	}
 	/* 4. what everybody holds now */
 	for (int i = 0; i < n; i++)
 		if (nodes[i].state != INART_RO_SKIPPED) {
-			char keep[sizeof(nodes[i].why)];
+			char keep[sizeof(nodes[i].err.msg)];
 
-			snprintf(keep, sizeof(keep), "%s", nodes[i].why);
+			snprintf(keep, sizeof(keep), "%s", nodes[i].err.msg);
 			if (info(&nodes[i], call, ctx, nodes[i].after) < 0)
 				snprintf(nodes[i].after, sizeof(nodes[i].after), "?");
-			snprintf(nodes[i].why, sizeof(nodes[i].why), "%s", keep);
+			inart_err_set(&nodes[i].err, 0, "%s", keep);
 		}
 	return rc;
 }

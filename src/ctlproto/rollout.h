@@ -30,6 +30,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "common/err.h"
 #include "ctlproto/ctlmsg.h"
 
 enum inart_rollout_state {
@@ -39,7 +40,7 @@ enum inart_rollout_state {
 	INART_RO_COMMITTED,   /* in service */
 	INART_RO_UNCHANGED,   /* already held the installation */
 	INART_RO_ROLLED_BACK, /* committed, then put back */
-	INART_RO_FAILED,      /* refused or unreachable: why says */
+	INART_RO_FAILED,      /* refused or unreachable: err says */
 };
 
 struct inart_rollout_node {
@@ -51,20 +52,20 @@ struct inart_rollout_node {
 	/* results */
 	int state;
 	char before[17], after[17]; /* identities held ("" none, "?" unknown) */
-	char why[320];
+	struct inart_err err;	    /* why it failed */
 };
 
 /* One request to the daemon at path: 0 and *reply (new reference) if it
- * accepted, -EPERM with its reason in why if it refused, another -errno if
+ * accepted, -EPERM with its reason in err if it refused, another -errno if
  * it could not be reached. */
 typedef int (*inart_rollout_call_fn)(void *ctx, const char *path, const struct inart_ctl_req *req,
-				     json_t **reply, char *why, size_t why_len);
+				     json_t **reply, struct inart_err *err);
 
 /* Run the transaction for identity id (16 hex digits) over nodes[0..n).
- * 0 if every node holds it (or was skipped), else -errno with why (the
+ * 0 if every node holds it (or was skipped), else -errno with err (the
  * node and its reason; each node's state and why say more). */
 int inart_rollout_run(struct inart_rollout_node *nodes, int n, const char *id,
-		      inart_rollout_call_fn call, void *ctx, char *why, size_t why_len);
+		      inart_rollout_call_fn call, void *ctx, struct inart_err *err);
 
 const char *inart_rollout_state_name(int state);
 

@@ -185,13 +185,14 @@ static void node_steps(struct run *r, int v, int timeout_ms, int64_t *steps)
 	static const char body[] = "{\"op\": \"stats\"}";
 	struct inart_ctl_conn *conn = ps_conn(r, v);
 	struct inart_err err = {{0}};
-	char *text = NULL, why[256];
+	struct inart_err why = {{0}};
+	char *text = NULL;
 	json_t *rep = NULL, *e;
 	size_t i, len;
 
 	if (conn != NULL &&
 	    inart_ctl_conn_call(conn, body, sizeof(body) - 1, &text, &len, timeout_ms, &err) == 0 &&
-	    inart_ctl_reply_parse(text, len, &rep, why, sizeof(why)) == 0)
+	    inart_ctl_reply_parse(text, len, &rep, &why) == 0)
 		json_array_foreach(json_object_get(rep, "steps"), i, e)
 		{
 			json_int_t job = json_integer_value(json_object_get(e, "job"));

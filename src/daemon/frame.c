@@ -79,37 +79,37 @@ char *inart_daemon_serve(void *daemon, const char *body, size_t len)
 	const struct inart_daemon_role *d = daemon;
 	const char *name = d->name;
 	struct inart_ctl_req rq;
-	char why[INART_CTL_WHY_MAX];
+	struct inart_err why = {{0}};
 	json_t *data = NULL;
 	char *reply;
 	int rc;
 
-	rc = inart_ctl_req_parse(body, len, &rq, why, sizeof(why));
+	rc = inart_ctl_req_parse(body, len, &rq, &why);
 	if (rc < 0) {
-		const char *reason = rc == -ENOMEM ? "out of memory" : why;
+		const char *reason = rc == -ENOMEM ? "out of memory" : why.msg;
 
 		inart_log_warn("control: refused a malformed request: %s", reason);
 		return inart_ctl_reply_err(reason);
 	}
 	if (rq.node[0] && (name == NULL || strcmp(rq.node, name) != 0)) {
-		snprintf(why, sizeof(why), "this is %s '%s', not '%s'", d->role, name ? name : "",
-			 rq.node);
+		inart_err_set(&why, 0, "this is %s '%s', not '%s'", d->role, name ? name : "",
+			      rq.node);
 		rc = -EINVAL;
 	} else if (rq.op == INART_CTL_LOG_LEVEL) {
 		inart_log_set_level(rq.level);
 		inart_log_info("log level %s", inart_log_level_name(rq.level));
 	} else {
-		rc = d->op(d->ctx, &rq, &data, why, sizeof(why));
+		rc = d->op(d->ctx, &rq, &data, &why);
 		if (rc == -EOPNOTSUPP) {
-			snprintf(why, sizeof(why), "'%s' is a %s request; this is a %s",
-				 inart_ctl_op_name(rq.op), d->other, d->role);
+			inart_err_set(&why, 0, "'%s' is a %s request; this is a %s",
+				      inart_ctl_op_name(rq.op), d->other, d->role);
 			rc = -EINVAL;
 		}
 	}
 	if (rc < 0) {
-		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why);
+		inart_log_warn("control: %s refused: %s", inart_ctl_op_name(rq.op), why.msg);
 		json_decref(data);
-		reply = inart_ctl_reply_err(why);
+		reply = inart_ctl_reply_err(why.msg);
 	} else {
 		reply = inart_ctl_reply_ok(data);
 	}

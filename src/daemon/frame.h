@@ -45,10 +45,10 @@ void inart_daemon_cfg_init(struct inart_daemon_cfg *c);
 int inart_daemon_cfg_check(const struct inart_daemon_cfg *c, struct inart_err *err);
 
 /* The work of one request addressed to this daemon: 0 with the reply's data
- * in *data (stolen; NULL = none), or -errno with the reason in why (then
+ * in *data (stolen; NULL = none), or -errno with the reason in err (then
  * *data stays NULL); -EOPNOTSUPP for a request of the other daemon. */
-typedef int inart_daemon_op_fn(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why,
-			       size_t why_len);
+typedef int inart_daemon_op_fn(void *ctx, struct inart_ctl_req *rq, json_t **data,
+			       struct inart_err *err);
 
 /* A daemon as its control handler sees it. */
 struct inart_daemon_role {

@@ -66,26 +66,22 @@ char *inart_installer_ctl_path(char **ctl, const char *dir, const struct inart_t
 }
 
 int inart_installer_call(const char *path, const struct inart_ctl_req *req, json_t **reply,
-			 char *why, size_t why_len)
+			 struct inart_err *err)
 {
-	struct inart_err err = {{0}};
 	char *body = inart_ctl_req_encode(req), *rep = NULL;
 	size_t rlen;
 	int rc;
 
 	*reply = NULL;
 	if (body == NULL) {
-		snprintf(why, why_len, "cannot encode the request");
+		inart_err_set(err, 0, "cannot encode the request");
 		return -ENOMEM;
 	}
-	rc =
-	    inart_ctl_call(path, body, strlen(body), &rep, &rlen, INART_INSTALLER_TIMEOUT_MS, &err);
+	rc = inart_ctl_call(path, body, strlen(body), &rep, &rlen, INART_INSTALLER_TIMEOUT_MS, err);
 	free(body);
-	if (rc < 0) {
-		snprintf(why, why_len, "%s", err.msg);
+	if (rc < 0)
 		return rc;
-	}
-	rc = inart_ctl_reply_parse(rep, rlen, reply, why, why_len);
+	rc = inart_ctl_reply_parse(rep, rlen, reply, err);
 	free(rep);
 	return rc;
 }
@@ -103,10 +99,10 @@ static struct inart_rollout_node ro_node(char **ctl, const char *dir, const stru
 
 /* The real transport of a rollout: one request over the node's socket. */
 static int rollout_call(void *ctx, const char *path, const struct inart_ctl_req *req,
-			json_t **reply, char *why, size_t why_len)
+			json_t **reply, struct inart_err *err)
 {
 	(void)ctx;
-	return inart_installer_call(path, req, reply, why, why_len);
+	return inart_installer_call(path, req, reply, err);
 }
 
 /* --dry-run: print "PATH REQUEST" per node, each request one that installs
@@ -135,7 +131,8 @@ static void print_rollout(FILE *out, const struct inart_rollout_node *nodes, int
 
 		fprintf(out, "%-12s %-6s %-16s -> %-16s %s%s%s\n", nd->name, nd->role,
 			nd->before[0] ? nd->before : "(none)", nd->after[0] ? nd->after : "(none)",
-			inart_rollout_state_name(nd->state), nd->why[0] ? ": " : "", nd->why);
+			inart_rollout_state_name(nd->state), nd->err.msg[0] ? ": " : "",
+			nd->err.msg);
 	}
 }
 
@@ -229,15 +226,13 @@ static int install_transaction(const struct inart_installer_cfg *ci,
 			       struct inart_rollout_node *nodes, int n, const char *id, FILE *out,
 			       struct inart_err *err)
 {
-	char why[1024];
-
 	if (ci->dry) {
 		print_requests(out, nodes, n, id);
 		return 0;
 	}
-	if (inart_rollout_run(nodes, n, id, rollout_call, NULL, why, sizeof(why)) < 0) {
+	if (inart_rollout_run(nodes, n, id, rollout_call, NULL, err) < 0) {
 		print_rollout(out, nodes, n, id);
-		return inart_err_set(err, -EIO, "%s", why);
+		return -EIO;
 	}
 	print_rollout(out, nodes, n, id);
 	for (int i = 0; ci->warn != NULL && i < n; i++)
@@ -246,7 +241,7 @@ static int install_transaction(const struct inart_installer_cfg *ci,
 			    ci->warn,
 			    "inart ctl install: warning: %s (left out of the plan) not reachable: "
 			    "%s\n",
-			    nodes[i].name, nodes[i].why);
+			    nodes[i].name, nodes[i].err.msg);
 	return 0;
 }
 

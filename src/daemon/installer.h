@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/err.h"
 #include "bridge/deploy.h"
 #include "bridge/install.h"
 #include "ctlproto/ctlmsg.h"
@@ -60,9 +61,9 @@ char *inart_installer_ctl_path(char **ctl, const char *dir, const struct inart_t
 
 /* One request to the daemon at path (the real transport of a rollout,
  * within INART_INSTALLER_TIMEOUT_MS): 0 and *reply (new reference) if it
- * accepted; -errno with the reason in why otherwise (-EPERM: refused). */
+ * accepted; -errno with the reason in err otherwise (-EPERM: refused). */
 int inart_installer_call(const char *path, const struct inart_ctl_req *req, json_t **reply,
-			 char *why, size_t why_len);
+			 struct inart_err *err);
 
 /* p's installation as inart_installer_run builds it (MACs, epoch). */
 int inart_installer_build(const struct inart_installer_cfg *ci, const struct inart_plan *p,

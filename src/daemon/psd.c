@@ -91,10 +91,10 @@ static int find_tree(const struct inart_ps_tree_cfg *t, int n, uint32_t job, uin
 
 /* A new state: the trees of `from` (unless replace; without the tree `del`
  * if del_job >= 0) then those of rq (replacing the same (job, tree)), each
- * set in a new core.  NULL with why. */
+ * set in a new core.  NULL with err. */
 static struct ps_obj *obj_build(const struct ps_obj *from, const struct inart_ctl_req *rq,
-				int replace, int64_t del_job, uint16_t del_tree, char *why,
-				size_t why_len)
+				int replace, int64_t del_job, uint16_t del_tree,
+				struct inart_err *err)
 {
 	struct ps_obj *o, proto = {0};
 	size_t k = 0;
@@ -130,15 +130,15 @@ static struct ps_obj *obj_build(const struct ps_obj *from, const struct inart_ct
 		k += c->n_sources;
 		rc = inart_ps_tree_set(o->core, c);
 		if (rc < 0) {
-			snprintf(why, why_len, "trees: job %u tree %u refused: %s", c->job, c->tree,
-				 strerror(-rc));
+			inart_err_set(err, 0, "trees: job %u tree %u refused: %s", c->job, c->tree,
+				      strerror(-rc));
 			obj_free(o);
 			return NULL;
 		}
 	}
 	return o;
 oom:
-	snprintf(why, why_len, "out of memory");
+	inart_err_set(err, 0, "out of memory");
 	obj_free(o);
 	return NULL;
 }
@@ -244,20 +244,20 @@ static json_t *stats_json(struct ps_state *s)
 
 /* trees / tree_del: build the new state, then prepare it or put it in
  * service now. */
-static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data, char *why,
-		    size_t why_len)
+static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data,
+		    struct inart_err *err)
 {
 	int del = rq->op == INART_CTL_TREE_DEL;
 	int unchanged = rq->prepare && !rq->reset && inart_txn_unchanged(&s->txn, rq->install_id);
 	struct ps_obj *o = NULL;
 
 	if (del && find_tree(s->cur->trees, s->cur->n_trees, rq->job, rq->tree) < 0) {
-		snprintf(why, why_len, "no tree (job %u, tree %u)", rq->job, rq->tree);
+		inart_err_set(err, 0, "no tree (job %u, tree %u)", rq->job, rq->tree);
 		return -ENOENT;
 	}
 	if (!unchanged) {
 		o = obj_build(s->cur, del ? NULL : rq, !del && rq->replace,
-			      del ? (int64_t)rq->job : -1, rq->tree, why, why_len);
+			      del ? (int64_t)rq->job : -1, rq->tree, err);
 		if (o == NULL)
 			return -EINVAL;
 		o->reset = !del && rq->reset;
@@ -276,14 +276,14 @@ static int do_trees(struct ps_state *s, struct inart_ctl_req *rq, json_t **data,
 }
 
 /* One control request for this PS (inart_daemon_serve does the rest). */
-static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
+static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct inart_err *err)
 {
 	struct ps_state *s = ctx;
 	char ip[16];
 	int rc = 0;
 
 	if (inart_txn_is_op(rq->op))
-		return inart_txn_request(&s->txn, rq->op, rq->install_id, data, NULL, why, why_len);
+		return inart_txn_request(&s->txn, rq->op, rq->install_id, data, NULL, err);
 	switch (rq->op) {
 	case INART_CTL_INFO:
 		*data = json_object();
@@ -301,7 +301,7 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, 
 		break;
 	case INART_CTL_TREES:
 	case INART_CTL_TREE_DEL:
-		rc = do_trees(s, rq, data, why, why_len);
+		rc = do_trees(s, rq, data, err);
 		if (rc == 0)
 			inart_log_info("%s %d trees%s%s (%d in service)",
 				       rq->prepare ? "prepared" : "configured", rq->n_trees,

@@ -250,7 +250,7 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 			struct inart_err *err)
 {
 	struct inart_afp_opt afo = c->afo;
-	char r[160];
+	struct inart_err r = {{0}};
 
 	memset(&s->cfg, 0, sizeof(s->cfg));
 	s->cfg.n_ports = s->n_ports;
@@ -271,8 +271,8 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 		inart_afp_mac(s->ports[i], s->cfg.ports[i].mac);
 		memcpy(s->macs[i], s->cfg.ports[i].mac, 6);
 	}
-	if (inart_switch_cfg_check(&s->cfg, r, sizeof(r)) < 0)
-		return inart_err_set(err, -EINVAL, "switch core: %s", r);
+	if (inart_switch_cfg_check(&s->cfg, &r) < 0)
+		return inart_err_set(err, -EINVAL, "switch core: %s", r.msg);
 	s->sw = inart_switch_create(&s->cfg);
 	if (s->sw == NULL)
 		return inart_err_set(err, -errno, "switch core: %s", strerror(errno));

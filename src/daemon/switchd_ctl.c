@@ -234,7 +234,7 @@ static json_t *gate_json(const struct sw_state *s, const struct inart_gate_stats
 /* With a gate: the aggregating labels of what o puts in service (its new
  * core's tables or its table set), for cmd_swap to hand to the gate.  Runs
  * in the control thread on objects not in service. */
-static int gate_labels(struct sw_state *s, struct sw_obj *o, char *why, size_t why_len)
+static int gate_labels(struct sw_state *s, struct sw_obj *o, struct inart_err *err)
 {
 	int n = o->core ? inart_switch_get_labels(o->core, NULL, 0)
 			: inart_sw_tables_labels(o->tab, NULL, 0);
@@ -251,7 +251,7 @@ static int gate_labels(struct sw_state *s, struct sw_obj *o, char *why, size_t w
 	}
 	free(l);
 	if (rc < 0)
-		snprintf(why, why_len, "out of memory (the aggregation limit's labels)");
+		inart_err_set(err, 0, "out of memory (the aggregation limit's labels)");
 	return rc;
 }
 
@@ -324,7 +324,7 @@ static json_t *info_json(struct sw_state *s)
 	return o;
 }
 
-static json_t *tables_json(struct sw_state *s, char *why, size_t why_len)
+static json_t *tables_json(struct sw_state *s, struct inart_err *err)
 {
 	int nl = inart_switch_get_labels(s->sw, NULL, 0),
 	    nr = inart_switch_get_routes(s->sw, NULL, 0),
@@ -335,7 +335,7 @@ static json_t *tables_json(struct sw_state *s, char *why, size_t why_len)
 	json_t *o = NULL;
 
 	if (l == NULL || r == NULL || g == NULL) {
-		snprintf(why, why_len, "out of memory");
+		inart_err_set(err, 0, "out of memory");
 		goto out;
 	}
 	nl = inart_switch_get_labels(s->sw, l, nl);
@@ -354,30 +354,30 @@ out:
 }
 
 /* Build what request rq installs, aside: a core (with a configuration) or a
- * table set for the core in service.  0 and *obj, or -errno with why. */
-static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj, char *why,
-		 size_t why_len)
+ * table set for the core in service.  0 and *obj, or -errno with err. */
+static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj,
+		 struct inart_err *err)
 {
 	struct inart_sw_update u = rq->tab;
 	struct sw_obj *o = calloc(1, sizeof(*o));
-	char r[160];
+	struct inart_err r = {{0}};
 	int rc;
 
 	*obj = NULL;
 	if (o == NULL) {
-		snprintf(why, why_len, "out of memory");
+		inart_err_set(err, 0, "out of memory");
 		return -ENOMEM;
 	}
 	if (!rq->has_cfg) {
 		/* reads only the tables in service, which only this thread changes */
-		rc = inart_switch_tables_build(s->sw, &u, &o->tab, why, why_len);
+		rc = inart_switch_tables_build(s->sw, &u, &o->tab, err);
 		if (rc < 0)
 			goto fail;
 		goto built;
 	}
 	if (rq->cfg.n_ports != s->n_ports) {
-		snprintf(why, why_len, "config has %d ports, this switch has %d interfaces",
-			 rq->cfg.n_ports, s->n_ports);
+		inart_err_set(err, 0, "config has %d ports, this switch has %d interfaces",
+			      rq->cfg.n_ports, s->n_ports);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -385,22 +385,22 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 		if (inart_mac_is_zero(rq->cfg.ports[i].mac))
 			memcpy(rq->cfg.ports[i].mac, s->macs[i], 6);
 	o->cfg = rq->cfg;
-	rc = inart_switch_cfg_check(&rq->cfg, r, sizeof(r));
+	rc = inart_switch_cfg_check(&rq->cfg, &r);
 	if (rc < 0) {
-		snprintf(why, why_len, "config refused by the switch core: %s", r);
+		inart_err_set(err, 0, "config refused by the switch core: %s", r.msg);
 		goto fail;
 	}
 	o->core = inart_switch_create(&rq->cfg);
 	if (o->core == NULL) {
 		rc = -ENOMEM;
-		snprintf(why, why_len, "out of memory");
+		inart_err_set(err, 0, "out of memory");
 		goto fail;
 	}
-	rc = inart_switch_apply(o->core, &u, why, why_len);
+	rc = inart_switch_apply(o->core, &u, err);
 	if (rc < 0)
 		goto fail;
 built:
-	rc = gate_labels(s, o, why, why_len);
+	rc = gate_labels(s, o, err);
 	if (rc < 0)
 		goto fail;
 	*obj = o;
@@ -410,14 +410,14 @@ fail:
 	return rc;
 }
 
-static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **data, char *why,
-		      size_t why_len)
+static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **data,
+		      struct inart_err *err)
 {
 	struct sw_obj *o = NULL;
 	int rc, unchanged = rq->prepare && inart_txn_unchanged(&s->txn, rq->install_id);
 
 	if (!unchanged) {
-		rc = build(s, rq, &o, why, why_len);
+		rc = build(s, rq, &o, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -434,14 +434,13 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **dat
 	return 0;
 }
 
-int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len)
+int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct inart_err *err)
 {
 	struct sw_state *s = ctx;
 	int rc = 0, committed = 0;
 
 	if (inart_txn_is_op(rq->op)) {
-		rc = inart_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, why,
-				       why_len);
+		rc = inart_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, err);
 		s->installs += committed;
 		return rc;
 	}
@@ -450,7 +449,7 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *w
 		*data = info_json(s);
 		break;
 	case INART_CTL_INSTALL:
-		rc = do_install(s, rq, data, why, why_len);
+		rc = do_install(s, rq, data, err);
 		if (rc == 0)
 			inart_log_info("%s %d labels, %d routes, %d deletions%s%s%s%s",
 				       rq->prepare ? "prepared" : "installed", rq->tab.n_labels,
@@ -460,7 +459,7 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *w
 				       rq->install_id[0] ? ", install " : "", rq->install_id);
 		break;
 	case INART_CTL_TABLES:
-		*data = tables_json(s, why, why_len);
+		*data = tables_json(s, err);
 		if (*data == NULL)
 			rc = -ENOMEM;
 		break;

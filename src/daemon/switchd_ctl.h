@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "ctlproto/ctlmsg.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
@@ -52,7 +53,7 @@ struct sw_state {
 
 /* One control request for this switch (inart_daemon_role's op; inart_daemon_serve
  * does the rest). */
-int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, char *why, size_t why_len);
+int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct inart_err *err);
 /* inart_txn's swap and destroy for the switch's objects (ctx: the sw_state). */
 void *inart_switchd_obj_swap(void *ctx, void *obj);
 void inart_switchd_obj_destroy(void *ctx, void *obj);

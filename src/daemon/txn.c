@@ -59,15 +59,14 @@ void inart_txn_install(struct inart_txn *t, const char *id, void *obj)
 	t->commits++;
 }
 
-int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, char *why, size_t why_len)
+int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, struct inart_err *err)
 {
 	if (unchanged != NULL)
 		*unchanged = 0;
 	if (!t->has_prep || strcmp(id, t->prep_id) != 0) {
-		snprintf(why, why_len, "commit %s: nothing prepared under that identity%s%s", id,
-			 t->has_prep ? " (prepared: " : "", t->has_prep ? t->prep_id : "");
-		if (t->has_prep && why_len > strlen(why) + 1)
-			strcat(why, ")");
+		inart_err_set(err, 0, "commit %s: nothing prepared under that identity%s%s%s", id,
+			      t->has_prep ? " (prepared: " : "", t->has_prep ? t->prep_id : "",
+			      t->has_prep ? ")" : "");
 		return -EINVAL;
 	}
 	if (t->prep_unchanged) {
@@ -78,8 +77,9 @@ int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, char *
 		return 0;
 	}
 	if (t->prep_relative && t->prep_base != t->commits) {
-		snprintf(why, why_len,
-			 "commit %s: the tables changed since it was prepared; prepare again", id);
+		inart_err_set(err, 0,
+			      "commit %s: the tables changed since it was prepared; prepare again",
+			      id);
 		drop_prep(t);
 		return -EINVAL;
 	}
@@ -90,24 +90,24 @@ int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, char *
 	return 0;
 }
 
-int inart_txn_abort(struct inart_txn *t, const char *id, char *why, size_t why_len)
+int inart_txn_abort(struct inart_txn *t, const char *id, struct inart_err *err)
 {
 	if (id != NULL && id[0] != '\0' && t->has_prep && strcmp(id, t->prep_id) != 0) {
-		snprintf(why, why_len, "abort %s: the prepared install is %s", id, t->prep_id);
+		inart_err_set(err, 0, "abort %s: the prepared install is %s", id, t->prep_id);
 		return -EINVAL;
 	}
 	drop_prep(t);
 	return 0;
 }
 
-int inart_txn_rollback(struct inart_txn *t, const char *id, char *why, size_t why_len)
+int inart_txn_rollback(struct inart_txn *t, const char *id, struct inart_err *err)
 {
 	void *cur;
 
 	if (strcmp(id, t->id) != 0 || !t->has_prev) {
-		snprintf(why, why_len, "rollback %s: %s", id,
-			 strcmp(id, t->id) != 0 ? "not the install in service"
-						: "nothing to go back to");
+		inart_err_set(err, 0, "rollback %s: %s", id,
+			      strcmp(id, t->id) != 0 ? "not the install in service"
+						     : "nothing to go back to");
 		return -EINVAL;
 	}
 	cur = t->swap(t->ctx, t->prev);
@@ -126,7 +126,7 @@ int inart_txn_is_op(int op)
 }
 
 int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data, int *committed,
-		      char *why, size_t why_len)
+		      struct inart_err *err)
 {
 	int rc, unchanged = 1;
 
@@ -135,7 +135,7 @@ int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data
 		*committed = 0;
 	switch (op) {
 	case INART_CTL_COMMIT:
-		rc = inart_txn_commit(t, id, &unchanged, why, why_len);
+		rc = inart_txn_commit(t, id, &unchanged, err);
 		if (rc == 0) {
 			if (committed != NULL)
 				*committed = !unchanged;
@@ -147,9 +147,9 @@ int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data
 		}
 		return rc;
 	case INART_CTL_ABORT:
-		return inart_txn_abort(t, id, why, why_len);
+		return inart_txn_abort(t, id, err);
 	case INART_CTL_ROLLBACK:
-		rc = inart_txn_rollback(t, id, why, why_len);
+		rc = inart_txn_rollback(t, id, err);
 		if (rc == 0) {
 			*data = json_object();
 			json_object_set_new(*data, "installed", json_string(t->id));
@@ -157,7 +157,7 @@ int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data
 		}
 		return rc;
 	default:
-		snprintf(why, why_len, "not a transaction op");
+		inart_err_set(err, 0, "not a transaction op");
 		return -EINVAL;
 	}
 }

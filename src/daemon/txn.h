@@ -24,6 +24,8 @@
 #ifndef INART_TXN_H
 #define INART_TXN_H
 
+#include "common/err.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,22 +56,21 @@ void inart_txn_prepare(struct inart_txn *t, const char *id, void *obj, int relat
  * kept for rollback. */
 void inart_txn_install(struct inart_txn *t, const char *id, void *obj);
 
-/* commit / abort / rollback: 0 or -EINVAL with why.  *unchanged (may be
+/* commit / abort / rollback: 0 or -EINVAL with err.  *unchanged (may be
  * NULL) = 1 when the commit had nothing to do. */
-int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, char *why,
-		     size_t why_len);
-int inart_txn_abort(struct inart_txn *t, const char *id, char *why, size_t why_len);
-int inart_txn_rollback(struct inart_txn *t, const char *id, char *why, size_t why_len);
+int inart_txn_commit(struct inart_txn *t, const char *id, int *unchanged, struct inart_err *err);
+int inart_txn_abort(struct inart_txn *t, const char *id, struct inart_err *err);
+int inart_txn_rollback(struct inart_txn *t, const char *id, struct inart_err *err);
 
 /* 1 if op (enum inart_ctl_op of ctlproto/ctlmsg.h) is a transaction op:
  * commit, abort, rollback. */
 int inart_txn_is_op(int op);
 
 /* A control request's transaction op on identity id, logged: 0 with the
- * reply's data in *data (NULL if none), or -EINVAL with why.  *committed
+ * reply's data in *data (NULL if none), or -EINVAL with err.  *committed
  * (may be NULL) = 1 when a commit put a new state in service. */
 int inart_txn_request(struct inart_txn *t, int op, const char *id, json_t **data, int *committed,
-		      char *why, size_t why_len);
+		      struct inart_err *err);
 
 /* Add "install_id", "prepared", "previous" (those set) to o. */
 void inart_txn_json(const struct inart_txn *t, json_t *o);

@@ -103,17 +103,17 @@ const struct inart_sw_tables *inart_switch_tables(const struct inart_switch *sw)
 }
 
 int inart_switch_tables_build(const struct inart_switch *sw, const struct inart_sw_update *u,
-			      struct inart_sw_tables **out, char *why, size_t why_len)
+			      struct inart_sw_tables **out, struct inart_err *err)
 {
 	return inart_sw_tables_compile(sw != NULL ? &sw->cfg : NULL, sw != NULL ? sw->tab : NULL, u,
-				       out, why, why_len);
+				       out, err);
 }
 
-int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why,
-		       size_t why_len)
+int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
+		       struct inart_err *err)
 {
 	struct inart_sw_tables *t;
-	int rc = inart_switch_tables_build(sw, u, &t, why, why_len);
+	int rc = inart_switch_tables_build(sw, u, &t, err);
 
 	if (rc < 0)
 		return rc;
@@ -134,23 +134,22 @@ static int cfg_slots(const struct inart_sw_cfg *cfg)
 	return cfg->pool_slots > 0 ? cfg->pool_slots : 1;
 }
 
-int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, char *why, size_t why_len)
+int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, struct inart_err *err)
 {
 	if (cfg == NULL)
-		return inart_why(why, why_len, -EINVAL, "no configuration");
+		return inart_err_set(err, -EINVAL, "no configuration");
 	if (cfg->n_ports < 1 || cfg->n_ports > INART_SW_MAX_PORTS)
-		return inart_why(why, why_len, -EINVAL, "n_ports %d not in 1..%d", cfg->n_ports,
-				 INART_SW_MAX_PORTS);
+		return inart_err_set(err, -EINVAL, "n_ports %d not in 1..%d", cfg->n_ports,
+				     INART_SW_MAX_PORTS);
 	if (cfg->pool_slots < 0 || cfg->pool_slots > INART_SW_MAX_POOL_SLOTS)
-		return inart_why(why, why_len, -EINVAL, "pool_slots %d not in 0..%d",
-				 cfg->pool_slots, INART_SW_MAX_POOL_SLOTS);
+		return inart_err_set(err, -EINVAL, "pool_slots %d not in 0..%d", cfg->pool_slots,
+				     INART_SW_MAX_POOL_SLOTS);
 	if (cfg->max_values < 0 || cfg->max_values > INART_SW_MAX_SLOT_VALUES)
-		return inart_why(why, why_len, -EINVAL, "max_values %d not in 0..%d",
-				 cfg->max_values, INART_SW_MAX_SLOT_VALUES);
+		return inart_err_set(err, -EINVAL, "max_values %d not in 0..%d", cfg->max_values,
+				     INART_SW_MAX_SLOT_VALUES);
 	if ((uint64_t)cfg_slots(cfg) * (uint64_t)cfg_values(cfg) > INART_SW_MAX_POOL_VALUES)
-		return inart_why(why, why_len, -EINVAL,
-				 "pool of %d slots x %d values above %u values", cfg_slots(cfg),
-				 cfg_values(cfg), INART_SW_MAX_POOL_VALUES);
+		return inart_err_set(err, -EINVAL, "pool of %d slots x %d values above %u values",
+				     cfg_slots(cfg), cfg_values(cfg), INART_SW_MAX_POOL_VALUES);
 	return 0;
 }
 
@@ -166,7 +165,7 @@ struct inart_switch *inart_switch_create(const struct inart_sw_cfg *cfg)
 {
 	struct inart_switch *sw, proto = {0};
 
-	if (inart_switch_cfg_check(cfg, NULL, 0) < 0)
+	if (inart_switch_cfg_check(cfg, NULL) < 0)
 		return inart_null_errno(EINVAL);
 	proto.cfg = *cfg;
 	proto.max_values = cfg_values(cfg);

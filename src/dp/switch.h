@@ -53,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "dp/wire.h"
 
 #define INART_SW_MAX_PORTS 64
@@ -202,11 +203,11 @@ struct inart_sw_tree_stats {
 struct inart_switch;
 
 /* Whether a switch can be created with cfg: 0, or -EINVAL with the reason
- * in why (the field, its value and its bounds): n_ports not in
+ * in err (the field, its value and its bounds): n_ports not in
  * 1..INART_SW_MAX_PORTS, pool_slots above INART_SW_MAX_POOL_SLOTS,
  * max_values above INART_SW_MAX_SLOT_VALUES or their product above
  * INART_SW_MAX_POOL_VALUES. */
-int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, char *why, size_t why_len);
+int inart_switch_cfg_check(const struct inart_sw_cfg *cfg, struct inart_err *err);
 
 /* NULL + errno (EINVAL: cfg refused by inart_switch_cfg_check, which
  * names the reason; ENOMEM). */
@@ -216,8 +217,8 @@ void inart_switch_destroy(struct inart_switch *sw);
 /* Validate the whole batch, then apply it; on error nothing changes and why
  * names the offending entry.  0 or -EINVAL / -ENOSPC / -ENOMEM.  The same
  * as inart_switch_tables_build + inart_switch_tables_swap + destroy. */
-int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why,
-		       size_t why_len);
+int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
+		       struct inart_err *err);
 
 /*
  * Tables built off the packet path.  A table set (labels, routes, ingress,
@@ -231,9 +232,9 @@ int inart_switch_apply(struct inart_switch *sw, const struct inart_sw_update *u,
  */
 struct inart_sw_tables;
 
-/* 0 and *out, or -EINVAL/-ENOSPC/-ENOMEM with why (nothing allocated). */
+/* 0 and *out, or -EINVAL/-ENOSPC/-ENOMEM with err (nothing allocated). */
 int inart_switch_tables_build(const struct inart_switch *sw, const struct inart_sw_update *u,
-			      struct inart_sw_tables **out, char *why, size_t why_len);
+			      struct inart_sw_tables **out, struct inart_err *err);
 /* Put t in service (tree counters carried over by (job, tree); slots whose
  * entry is gone are freed); returns the previous table set (the caller
  * destroys it, e.g. in another thread). */

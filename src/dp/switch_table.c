@@ -181,68 +181,68 @@ static int bits_count(const uint64_t *a, int words)
 	return n;
 }
 
-static int check_entry(const struct inart_sw_cfg *cfg, const struct inart_label_entry *e, char *why,
-		       size_t why_len)
+static int check_entry(const struct inart_sw_cfg *cfg, const struct inart_label_entry *e,
+		       struct inart_err *err)
 {
 	int i, w;
 
 	if (e->label == 0) {
-		inart_why(why, why_len, 0, "label 0: labels must be non-zero");
+		inart_err_set(err, 0, "label 0: labels must be non-zero");
 		return -EINVAL;
 	}
 	if (cfg->n_ports < 64 && (e->in_ports >> cfg->n_ports) != 0) {
-		inart_why(why, why_len, 0, "label %u: in_ports names a port >= %d ports", e->label,
-			  cfg->n_ports);
+		inart_err_set(err, 0, "label %u: in_ports names a port >= %d ports", e->label,
+			      cfg->n_ports);
 		return -EINVAL;
 	}
 	if (e->kind == INART_LABEL_UP) {
 		if (e->out_port >= cfg->n_ports) {
-			inart_why(why, why_len, 0, "label %u: out_port %u >= %d ports", e->label,
-				  e->out_port, cfg->n_ports);
+			inart_err_set(err, 0, "label %u: out_port %u >= %d ports", e->label,
+				      e->out_port, cfg->n_ports);
 			return -EINVAL;
 		}
 		if (e->aggregate > 1) {
-			inart_why(why, why_len, 0, "label %u: aggregate must be 0 or 1", e->label);
+			inart_err_set(err, 0, "label %u: aggregate must be 0 or 1", e->label);
 			return -EINVAL;
 		}
 		if (!e->aggregate)
 			return 0;
 		if (e->bitmap_words < 1 || e->bitmap_words > INART_WIRE_MAX_BITMAP_WORDS) {
-			inart_why(why, why_len, 0, "label %u: bitmap_words %u not in 1..%d",
-				  e->label, e->bitmap_words, INART_WIRE_MAX_BITMAP_WORDS);
+			inart_err_set(err, 0, "label %u: bitmap_words %u not in 1..%d", e->label,
+				      e->bitmap_words, INART_WIRE_MAX_BITMAP_WORDS);
 			return -EINVAL;
 		}
 		if (e->n_slots < 1 || (int)e->slot_base + (int)e->n_slots > cfg->pool_slots) {
-			inart_why(why, why_len, 0,
-				  "label %u: slot region %u+%u outside the pool of %d slots",
-				  e->label, e->slot_base, e->n_slots, cfg->pool_slots);
+			inart_err_set(err, 0,
+				      "label %u: slot region %u+%u outside the pool of %d slots",
+				      e->label, e->slot_base, e->n_slots, cfg->pool_slots);
 			return -EINVAL;
 		}
 		for (w = 0; e->expected != NULL && w < e->bitmap_words; w++)
 			if (e->expected[w])
 				break;
 		if (e->expected == NULL || w == e->bitmap_words) {
-			inart_why(why, why_len, 0, "label %u: expected bitmap is empty", e->label);
+			inart_err_set(err, 0, "label %u: expected bitmap is empty", e->label);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (e->kind == INART_LABEL_DOWN) {
 		if (e->n_down < 1 || e->n_down > INART_SW_MAX_FANOUT || e->down == NULL) {
-			inart_why(why, why_len, 0, "label %u: n_down %u not in 1..%d", e->label,
-				  e->n_down, INART_SW_MAX_FANOUT);
+			inart_err_set(err, 0, "label %u: n_down %u not in 1..%d", e->label,
+				      e->n_down, INART_SW_MAX_FANOUT);
 			return -EINVAL;
 		}
 		for (i = 0; i < e->n_down; i++) {
 			if (e->down[i].port >= cfg->n_ports) {
-				inart_why(why, why_len, 0, "label %u: down[%d] port %u >= %d ports",
-					  e->label, i, e->down[i].port, cfg->n_ports);
+				inart_err_set(err, 0, "label %u: down[%d] port %u >= %d ports",
+					      e->label, i, e->down[i].port, cfg->n_ports);
 				return -EINVAL;
 			}
 		}
 		return 0;
 	}
-	inart_why(why, why_len, 0, "label %u: unknown kind %u", e->label, e->kind);
+	inart_err_set(err, 0, "label %u: unknown kind %u", e->label, e->kind);
 	return -EINVAL;
 }
 
@@ -262,7 +262,7 @@ static int region_cmp(const void *a, const void *b)
 /* Slot regions of different (job, tree) must be disjoint.  Sweep by start,
  * keeping the interval reaching farthest and the farthest one of a
  * different owner than it. */
-static int check_regions(const struct inart_sw_tables *t, char *why, size_t why_len)
+static int check_regions(const struct inart_sw_tables *t, struct inart_err *err)
 {
 	struct region *r;
 	int n = 0, i, rc = 0;
@@ -294,8 +294,8 @@ static int check_regions(const struct inart_sw_tables *t, char *why, size_t why_
 			other = b2;
 		}
 		if (other >= 0) {
-			inart_why(
-			    why, why_len, 0,
+			inart_err_set(
+			    err, 0,
 			    "label %u: slot region %d..%d of job %u tree %u overlaps label %u "
 			    "(job %u tree %u)",
 			    r[i].label, r[i].lo, r[i].hi - 1, r[i].job, r[i].tree, r[other].label,
@@ -323,7 +323,7 @@ static int u32_cmp(const void *a, const void *b)
 }
 
 /* Labels of the batch unique (sorted copy).  0, -EINVAL or -ENOMEM. */
-static int check_unique(const struct inart_sw_update *u, char *why, size_t why_len)
+static int check_unique(const struct inart_sw_update *u, struct inart_err *err)
 {
 	uint32_t *l;
 	int i, rc = 0;
@@ -338,7 +338,7 @@ static int check_unique(const struct inart_sw_update *u, char *why, size_t why_l
 	qsort(l, (size_t)u->n_labels, sizeof(*l), u32_cmp);
 	for (i = 1; i < u->n_labels; i++) {
 		if (l[i] == l[i - 1]) {
-			inart_why(why, why_len, 0, "label %u: appears twice in the update", l[i]);
+			inart_err_set(err, 0, "label %u: appears twice in the update", l[i]);
 			rc = -EINVAL;
 			break;
 		}
@@ -508,13 +508,13 @@ static void put_entry(struct inart_sw_tables *t, int k, const struct inart_label
 	}
 }
 
-static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_update *u, char *why,
-			size_t why_len)
+static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_update *u,
+			struct inart_err *err)
 {
 	int i, rc;
 
 	for (i = 0; i < u->n_labels; i++) {
-		rc = check_entry(cfg, &u->labels[i], why, why_len);
+		rc = check_entry(cfg, &u->labels[i], err);
 		if (rc < 0)
 			return rc;
 	}
@@ -522,15 +522,16 @@ static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_up
 		const struct inart_route *r = &u->routes[i];
 
 		if (r->len > 32) {
-			inart_why(why, why_len, 0, "route %u.%u.%u.%u/%u: length > 32",
-				  r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
-				  r->prefix & 255, r->len);
+			inart_err_set(err, 0, "route %u.%u.%u.%u/%u: length > 32", r->prefix >> 24,
+				      (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
+				      r->prefix & 255, r->len);
 			return -EINVAL;
 		}
 		if (r->port >= cfg->n_ports) {
-			inart_why(why, why_len, 0, "route %u.%u.%u.%u/%u: port %u >= %d ports",
-				  r->prefix >> 24, (r->prefix >> 16) & 255, (r->prefix >> 8) & 255,
-				  r->prefix & 255, r->len, r->port, cfg->n_ports);
+			inart_err_set(err, 0, "route %u.%u.%u.%u/%u: port %u >= %d ports",
+				      r->prefix >> 24, (r->prefix >> 16) & 255,
+				      (r->prefix >> 8) & 255, r->prefix & 255, r->len, r->port,
+				      cfg->n_ports);
 			return -EINVAL;
 		}
 	}
@@ -538,9 +539,9 @@ static int check_update(const struct inart_sw_cfg *cfg, const struct inart_sw_up
 		const struct inart_sw_ingress *g = &u->ingress[i];
 
 		if (g->port >= cfg->n_ports || g->rank >= INART_WIRE_MAX_CONTRIB) {
-			inart_why(why, why_len, 0,
-				  "ingress[%d]: port %u (of %d) or rank %u (< %d) out of range", i,
-				  g->port, cfg->n_ports, g->rank, INART_WIRE_MAX_CONTRIB);
+			inart_err_set(err, 0,
+				      "ingress[%d]: port %u (of %d) or rank %u (< %d) out of range",
+				      i, g->port, cfg->n_ports, g->rank, INART_WIRE_MAX_CONTRIB);
 			return -EINVAL;
 		}
 	}
@@ -560,7 +561,7 @@ static int update_ok(const struct inart_sw_update *u)
  * deleted, or updated by a label of u.  0 or -EINVAL (a deleted label is not
  * in the table). */
 static int mark_gone(const struct inart_sw_tables *old, const struct inart_sw_update *u,
-		     uint8_t *gone, char *why, size_t why_len)
+		     uint8_t *gone, struct inart_err *err)
 {
 	int k;
 
@@ -569,8 +570,8 @@ static int mark_gone(const struct inart_sw_tables *old, const struct inart_sw_up
 	for (int i = 0; i < u->n_del_labels; i++) {
 		k = inart_sw_tables_find(old, u->del_labels[i]);
 		if (u->replace || k < 0 || gone[k]) {
-			inart_why(why, why_len, 0, "delete label %u: not in the table",
-				  u->del_labels[i]);
+			inart_err_set(err, 0, "delete label %u: not in the table",
+				      u->del_labels[i]);
 			return -EINVAL;
 		}
 		gone[k] = 1;
@@ -656,37 +657,37 @@ static int build_routes(struct inart_sw_tables *t, const struct inart_sw_tables 
 
 int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_sw_tables *old,
 			    const struct inart_sw_update *u, struct inart_sw_tables **out,
-			    char *why, size_t why_len)
+			    struct inart_err *err)
 {
 	struct inart_sw_tables *t = NULL;
 	uint8_t *gone = NULL;
 	struct sizes z;
 	int rc = 0;
 
-	inart_why(why, why_len, 0, "%s", "");
+	inart_err_set(err, 0, "%s", "");
 	if (out != NULL)
 		*out = NULL;
 	if (cfg == NULL || old == NULL || u == NULL || out == NULL || !update_ok(u)) {
-		inart_why(why, why_len, 0, "malformed update");
+		inart_err_set(err, 0, "malformed update");
 		return -EINVAL;
 	}
 	/* 1. every new entry on its own, and unique labels within the batch */
-	rc = check_update(cfg, u, why, why_len);
+	rc = check_update(cfg, u, err);
 	if (rc == 0)
-		rc = check_unique(u, why, why_len);
+		rc = check_unique(u, err);
 	if (rc < 0)
 		return rc;
 	/* 2. which old entries stay: not replaced, not deleted, not updated */
 	gone = calloc((size_t)old->n + 1, 1);
 	if (gone == NULL)
 		return -ENOMEM;
-	rc = mark_gone(old, u, gone, why, why_len);
+	rc = mark_gone(old, u, gone, err);
 	if (rc < 0)
 		goto out;
 	z = new_sizes(old, gone, u);
 	if (z.n > INART_SW_MAX_LABELS) {
-		inart_why(why, why_len, 0, "table full: %d labels (at most %d)", z.n,
-			  INART_SW_MAX_LABELS);
+		inart_err_set(err, 0, "table full: %d labels (at most %d)", z.n,
+			      INART_SW_MAX_LABELS);
 		rc = -ENOSPC;
 		goto out;
 	}
@@ -695,7 +696,7 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 	rc = t == NULL ? -ENOMEM : 0;
 	/* 4. whole-table checks */
 	if (rc == 0)
-		rc = check_regions(t, why, why_len);
+		rc = check_regions(t, err);
 	/* 5. routes and ingress */
 	if (rc == 0)
 		rc = build_routes(t, old, u);
@@ -707,7 +708,7 @@ int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_s
 	}
 out:
 	if (rc == -ENOMEM)
-		inart_why(why, why_len, 0, "out of memory");
+		inart_err_set(err, 0, "out of memory");
 	inart_sw_tables_destroy(t);
 	free(gone);
 	return rc;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "dp/switch.h"
 
 /* A compiled label entry. */
@@ -75,10 +76,10 @@ struct inart_sw_tables *inart_sw_tables_empty(void);
  * (old is only read).  0; -EINVAL (an entry, route or ingress entry is
  * invalid, a deleted label is absent, a label appears twice, slot regions
  * overlap), -ENOSPC (more than INART_SW_MAX_LABELS) or -ENOMEM, with the
- * reason in why. */
+ * reason in err. */
 int inart_sw_tables_compile(const struct inart_sw_cfg *cfg, const struct inart_sw_tables *old,
 			    const struct inart_sw_update *u, struct inart_sw_tables **out,
-			    char *why, size_t why_len);
+			    struct inart_err *err);
 
 /* Copy the counters of the (job, tree)s that old and t share into t. */
 void inart_sw_tables_keep_counters(struct inart_sw_tables *t, const struct inart_sw_tables *old);

@@ -201,8 +201,8 @@ char *inart_emu_report_table(const struct inart_emu_report *rep)
 	for (int i = 0; i < rep->n_rows; i++) {
 		const struct inart_emu_row *r = &rep->rows[i];
 
-		if (r->r != NULL && (!r->r->finished || !r->r->exact) && r->r->why[0])
-			inart_sbuf_printf(&b, "%s: %s\n", r->algorithm, r->r->why);
+		if (r->r != NULL && (!r->r->finished || !r->r->exact) && r->r->why.msg[0])
+			inart_sbuf_printf(&b, "%s: %s\n", r->algorithm, r->r->why.msg);
 		if (r->r != NULL && r->r->cpu_bound)
 			inart_sbuf_printf(&b, "%s: CPU-bound: %s\n", r->algorithm, r->r->cpu_why);
 	}
@@ -262,8 +262,8 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	if (r == NULL)
 		return o;
 	json_object_set_new(o, "finished", json_boolean(r->finished));
-	if (r->why[0])
-		json_object_set_new(o, "why", json_string(r->why));
+	if (r->why.msg[0])
+		json_object_set_new(o, "why", json_string(r->why.msg));
 	if (r->cpu_bound)
 		json_object_set_new(o, "cpu_why", json_string(r->cpu_why));
 	json_object_set_new(o, "to_unscaled", json_real(row->to_unscaled));

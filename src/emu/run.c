@@ -436,23 +436,23 @@ static void end_workers(struct worker *w, int nw)
 }
 
 /* Wait until every worker reached state k of field (ready/done+checked), or
- * a worker failed, or the deadline.  1 reached, 0 failure (why set). */
+ * a worker failed, or the deadline.  1 reached, 0 failure (err set). */
 static int wait_all(struct inart_emu *e, struct worker *w, int nw, int k, int want_done,
-		    uint64_t deadline, uint64_t run_t0, const char *plan_path, char *why,
-		    size_t why_len)
+		    uint64_t deadline, uint64_t run_t0, const char *plan_path,
+		    struct inart_err *err)
 {
 	for (;;) {
 		int all = 1;
 
 		for (int i = 0; i < nw; i++) {
 			if (w[i].failed) {
-				snprintf(why, why_len, "job %s rank %d: %s",
-					 e->js->jobs[w[i].job].id, w[i].rank, w[i].err);
+				inart_err_set(err, 0, "job %s rank %d: %s",
+					      e->js->jobs[w[i].job].id, w[i].rank, w[i].err);
 				return 0;
 			}
 			if (w[i].out < 0 && (want_done ? w[i].checked : w[i].ready) < k) {
-				snprintf(why, why_len, "job %s rank %d: the worker ended early",
-					 e->js->jobs[w[i].job].id, w[i].rank);
+				inart_err_set(err, 0, "job %s rank %d: the worker ended early",
+					      e->js->jobs[w[i].job].id, w[i].rank);
 				return 0;
 			}
 			if ((want_done ? w[i].checked : w[i].ready) < k)
@@ -470,11 +470,12 @@ static int wait_all(struct inart_emu *e, struct worker *w, int nw, int k, int wa
 					inart_sbuf_printf(&b, "%s%s/%d", n > 1 ? ", " : "",
 							  e->js->jobs[w[i].job].id, w[i].rank);
 			s = inart_sbuf_finish(&b);
-			snprintf(why, why_len,
-				 "iteration %d %s within %.0f s (stalled; workers %s): the run "
-				 "was stopped",
-				 k, want_done ? "did not finish" : "did not start",
-				 e->o.iter_timeout_s, s ? s : "?");
+			inart_err_set(
+			    err, 0,
+			    "iteration %d %s within %.0f s (stalled; workers %s): the run "
+			    "was stopped",
+			    k, want_done ? "did not finish" : "did not start", e->o.iter_timeout_s,
+			    s ? s : "?");
 			free(s);
 			return 0;
 		}
@@ -521,7 +522,7 @@ static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, i
 	int n = snprintf(go, sizeof(go), "go %d %llu\n", k, (unsigned long long)start);
 
 	if (k > 0 && !wait_all(e, w, nw, k, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull,
-			       m->run_t0, plan_path, r->why, sizeof(r->why)))
+			       m->run_t0, plan_path, &r->why))
 		return 0;
 	if (m->run_t0 == 0) {
 		m->run_t0 = start;
@@ -531,12 +532,12 @@ static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, i
 	r->iter_t0_s[k] = (double)(start - m->run_t0) / 1e9;
 	for (int i = 0; i < nw; i++)
 		if (write(w[i].in, go, (size_t)n) != n) {
-			snprintf(r->why, sizeof(r->why), "job %s rank %d: cannot start it",
-				 js->jobs[w[i].job].id, w[i].rank);
+			snprintf(&r->why, "job %s rank %d: cannot start it", js->jobs[w[i].job].id,
+				 w[i].rank);
 			return 0;
 		}
 	if (!wait_all(e, w, nw, k, 1, start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull,
-		      m->run_t0, plan_path, r->why, sizeof(r->why)))
+		      m->run_t0, plan_path, &r->why))
 		return 0;
 	for (int j = 0; j < js->n_jobs; j++) {
 		uint64_t a = UINT64_MAX, b = 0;
@@ -566,7 +567,7 @@ static void collect_workers(struct inart_emu *e, const struct worker *w, int nw,
 	for (int i = 0; i < nw; i++) {
 		if (w[i].wrong > 0 && r->exact) {
 			r->exact = 0;
-			snprintf(r->why, sizeof(r->why), "job %s rank %d: %d values WRONG",
+			snprintf(&r->why, "job %s rank %d: %d values WRONG",
 				 e->js->jobs[w[i].job].id, w[i].rank, w[i].wrong);
 		}
 		r->retransmitted += w[i].stats[1];
@@ -641,7 +642,7 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 	if (rc < 0)
 		goto out;
 	if (wait_all(e, w, nw, 0, 0, inart_emu_now_ns() + READY_WAIT_MS * 1000000ull, 0, plan_path,
-		     r->why, sizeof(r->why))) {
+		     &r->why)) {
 		inart_emu_meas_start(e, w, nw, &m);
 		r->finished = 1;
 		for (int k = 0; k < iters && r->finished; k++)

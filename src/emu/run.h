@@ -73,9 +73,9 @@ void inart_emu_opt_default(struct inart_emu_opt *o);
 
 /* One plan's run. */
 struct inart_emu_result {
-	int finished;  /* every iteration done */
-	int exact;     /* every result of every worker exact */
-	char why[512]; /* why not finished or not exact */
+	int finished;	      /* every iteration done */
+	int exact;	      /* every result of every worker exact */
+	struct inart_err why; /* why not finished or not exact */
 	int iters, n_jobs, n_arcs;
 	double *iter_s;	    /* per iteration: first start to last result, all jobs */
 	double *job_iter_s; /* [job * iters + k] */

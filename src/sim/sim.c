@@ -447,7 +447,7 @@ static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 			host_wake(s, ev->a);
 		break;
 	case EV_TABLES:
-		if (inart_sim_put_tables(s, ev->p, s->tables_why, sizeof(s->tables_why)) < 0)
+		if (inart_sim_put_tables(s, ev->p, &s->tables_err) < 0)
 			s->tables_failed++;
 		break;
 	case EV_FAIL:
@@ -663,10 +663,9 @@ int inart_sim_tables_at(struct inart_sim *s, const struct inart_install *in, uin
 	return schedule(s, at_ns * PS_PER_NS, EV_TABLES, 0, (void *)in) < 0 ? -ENOMEM : 0;
 }
 
-int inart_sim_tables_failed(const struct inart_sim *s, char *why, size_t why_len)
+int inart_sim_tables_failed(const struct inart_sim *s, struct inart_err *err)
 {
-	if (why_len)
-		snprintf(why, why_len, "%s", s->tables_why);
+	inart_err_set(err, 0, "%s", s->tables_err.msg);
 	return s->tables_failed;
 }
 

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "cp/model/graph.h"
 #include "bridge/install.h"
 #include "dp/ps.h"
@@ -91,10 +92,9 @@ struct inart_sim *inart_sim_create(const struct inart_topo *t, const struct inar
 void inart_sim_destroy(struct inart_sim *s);
 
 /* Create the switch, PS and worker cores of an installation and apply its
- * tables (replacing any previous installation).  0 or -errno, why says
+ * tables (replacing any previous installation).  0 or -errno, err says
  * which entry or core was refused. */
-int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len);
+int inart_sim_install(struct inart_sim *s, const struct inart_install *in, struct inart_err *err);
 
 /* Override the fault model of one directed link (arc). */
 void inart_sim_arc_faults(struct inart_sim *s, int arc, double loss, double dup, double reorder);
@@ -118,14 +118,14 @@ int inart_sim_fail_node(struct inart_sim *s, int node, uint64_t at_ns, uint64_t 
  * epochs this way, then the new epoch alone.  in is the caller's and must
  * live until then.  0 or -ENOMEM. */
 int inart_sim_tables_at(struct inart_sim *s, const struct inart_install *in, uint64_t at_ns);
-/* Scheduled table changes that failed so far (why: the last reason). */
-int inart_sim_tables_failed(const struct inart_sim *s, char *why, size_t why_len);
+/* Scheduled table changes that failed so far (err: the last reason). */
+int inart_sim_tables_failed(const struct inart_sim *s, struct inart_err *err);
 
 /* Between all-reduces: every worker core replaced by one with in's
  * configuration (same workers, same nodes, in the same order).  0 or -errno
- * with why. */
-int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, char *why,
-			  size_t why_len);
+ * with err. */
+int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in,
+			  struct inart_err *err);
 /* At absolute simulated time at_ns, node `node` (host or switch) stalls for
  * dur_ns: the frames it receives and its timers wait until the stall ends
  * and are then handled in order, nothing is lost (a process starved of

@@ -14,9 +14,8 @@
 /* Put in's tables in service on the cores as they are (inart_sim_tables_at):
  * a switch's tables replaced (aggregation state of the labels that stay goes
  * on), a PS's trees replaced (chunk state of the trees that stay goes on),
- * PSs that in does not list lose their trees.  0 or -errno with why. */
-int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, char *why,
-			 size_t why_len)
+ * PSs that in does not list lose their trees.  0 or -errno with err. */
+int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, struct inart_err *err)
 {
 	const struct inart_topo *t = s->t;
 	int rc;
@@ -26,10 +25,10 @@ int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, ch
 		struct inart_sw_update u = inart_sw_install_update(si);
 
 		if (si->node < 0 || si->node >= t->n_nodes || s->nodes[si->node].sw == NULL) {
-			snprintf(why, why_len, "switch install %d: no switch core", k);
+			inart_err_set(err, 0, "switch install %d: no switch core", k);
 			return -EINVAL;
 		}
-		rc = inart_switch_apply(s->nodes[si->node].sw, &u, why, why_len);
+		rc = inart_switch_apply(s->nodes[si->node].sw, &u, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -46,8 +45,8 @@ int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, ch
 		for (int i = 0; pi != NULL && i < pi->n_trees; i++) {
 			rc = inart_ps_tree_set(to, &pi->trees[i]);
 			if (rc < 0) {
-				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
-					 t->nodes[v].id, pi->trees[i].job, pi->trees[i].tree);
+				inart_err_set(err, 0, "PS '%s': tree (%u, %u) refused",
+					      t->nodes[v].id, pi->trees[i].job, pi->trees[i].tree);
 				inart_ps_destroy(to);
 				return rc;
 			}
@@ -84,8 +83,8 @@ void inart_sim_drop_cores(struct inart_sim *s)
 }
 
 /* A switch core per switch of in, holding its tables. */
-static int install_switches(struct inart_sim *s, const struct inart_install *in, char *why,
-			    size_t why_len)
+static int install_switches(struct inart_sim *s, const struct inart_install *in,
+			    struct inart_err *err)
 {
 	const struct inart_topo *t = s->t;
 	int rc = 0;
@@ -94,18 +93,18 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 		const struct inart_sw_install *si = &in->sw[k];
 		struct inart_sw_update u = inart_sw_install_update(si);
 		struct node *nd;
-		char r[160];
+		struct inart_err r = {{0}};
 
 		if (si->node < 0 || si->node >= t->n_nodes || !s->nodes[si->node].is_sw ||
 		    si->cfg.n_ports != s->nodes[si->node].n_ports) {
-			snprintf(why, why_len,
-				 "switch install %d: node %d is not a switch with %d ports", k,
-				 si->node, si->cfg.n_ports);
+			inart_err_set(err, 0,
+				      "switch install %d: node %d is not a switch with %d ports", k,
+				      si->node, si->cfg.n_ports);
 			return -EINVAL;
 		}
-		rc = inart_switch_cfg_check(&si->cfg, r, sizeof(r));
+		rc = inart_switch_cfg_check(&si->cfg, &r);
 		if (rc < 0) {
-			snprintf(why, why_len, "switch '%s': %s", t->nodes[si->node].id, r);
+			inart_err_set(err, 0, "switch '%s': %s", t->nodes[si->node].id, r.msg);
 			return rc;
 		}
 		nd = &s->nodes[si->node];
@@ -113,14 +112,13 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 		nd->sw = inart_switch_create(&si->cfg);
 		if (nd->sw == NULL)
 			return -ENOMEM;
-		rc = inart_switch_apply(nd->sw, &u, why, why_len);
+		rc = inart_switch_apply(nd->sw, &u, err);
 	}
 	return rc;
 }
 
 /* A PS core per PS of in, holding its trees. */
-static int install_ps(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len)
+static int install_ps(struct inart_sim *s, const struct inart_install *in, struct inart_err *err)
 {
 	const struct inart_topo *t = s->t;
 
@@ -129,7 +127,7 @@ static int install_ps(struct inart_sim *s, const struct inart_install *in, char 
 		struct node *nd;
 
 		if (pi->node < 0 || pi->node >= t->n_nodes || s->nodes[pi->node].is_sw) {
-			snprintf(why, why_len, "PS install %d: node %d is not a host", k, pi->node);
+			inart_err_set(err, 0, "PS install %d: node %d is not a host", k, pi->node);
 			return -EINVAL;
 		}
 		nd = &s->nodes[pi->node];
@@ -141,9 +139,9 @@ static int install_ps(struct inart_sim *s, const struct inart_install *in, char 
 			int rc = inart_ps_tree_set(nd->ps, &pi->trees[i]);
 
 			if (rc < 0) {
-				snprintf(why, why_len, "PS '%s': tree (%u, %u) refused",
-					 t->nodes[pi->node].id, pi->trees[i].job,
-					 pi->trees[i].tree);
+				inart_err_set(err, 0, "PS '%s': tree (%u, %u) refused",
+					      t->nodes[pi->node].id, pi->trees[i].job,
+					      pi->trees[i].tree);
 				return rc;
 			}
 		}
@@ -152,8 +150,8 @@ static int install_ps(struct inart_sim *s, const struct inart_install *in, char 
 }
 
 /* A worker core per worker of in, listed at its host. */
-static int install_workers(struct inart_sim *s, const struct inart_install *in, char *why,
-			   size_t why_len)
+static int install_workers(struct inart_sim *s, const struct inart_install *in,
+			   struct inart_err *err)
 {
 	const struct inart_topo *t = s->t;
 
@@ -166,8 +164,8 @@ static int install_workers(struct inart_sim *s, const struct inart_install *in, 
 		int *nw;
 
 		if (wi->node < 0 || wi->node >= t->n_nodes || s->nodes[wi->node].is_sw) {
-			snprintf(why, why_len, "worker install %d: node %d is not a host", k,
-				 wi->node);
+			inart_err_set(err, 0, "worker install %d: node %d is not a host", k,
+				      wi->node);
 			return -EINVAL;
 		}
 		nd = &s->nodes[wi->node];
@@ -181,9 +179,9 @@ static int install_workers(struct inart_sim *s, const struct inart_install *in, 
 		if (s->workers[k].w == NULL && s->workers[k].r == NULL) {
 			int rc = errno > 0 ? -errno : -EINVAL;
 
-			snprintf(why, why_len,
-				 "worker %d (job %u rank %u at '%s') refused its config", k,
-				 wi->cfg.job, wi->cfg.rank, t->nodes[wi->node].id);
+			inart_err_set(err, 0,
+				      "worker %d (job %u rank %u at '%s') refused its config", k,
+				      wi->cfg.job, wi->cfg.rank, t->nodes[wi->node].id);
 			return rc;
 		}
 		nw = realloc(nd->workers, (size_t)(nd->n_workers + 1) * sizeof(int));
@@ -195,38 +193,37 @@ static int install_workers(struct inart_sim *s, const struct inart_install *in, 
 	return 0;
 }
 
-int inart_sim_install(struct inart_sim *s, const struct inart_install *in, char *why,
-		      size_t why_len)
+int inart_sim_install(struct inart_sim *s, const struct inart_install *in, struct inart_err *err)
 {
 	int rc;
 
-	if (why_len)
-		why[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	inart_sim_drop_cores(s);
-	rc = install_switches(s, in, why, why_len);
+	rc = install_switches(s, in, err);
 	if (rc == 0)
-		rc = install_ps(s, in, why, why_len);
+		rc = install_ps(s, in, err);
 	if (rc == 0)
-		rc = install_workers(s, in, why, why_len);
+		rc = install_workers(s, in, err);
 	if (rc == 0)
 		return 0;
-	if (rc == -ENOMEM && why_len)
-		snprintf(why, why_len, "out of memory");
+	if (rc == -ENOMEM)
+		inart_err_set(err, 0, "out of memory");
 	inart_sim_drop_cores(s);
 	return rc < 0 ? rc : -EINVAL;
 }
 
-int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, char *why,
-			  size_t why_len)
+int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in,
+			  struct inart_err *err)
 {
 	if (in->n_workers != s->n_workers) {
-		snprintf(why, why_len, "%d workers, the simulation has %d", in->n_workers,
-			 s->n_workers);
+		inart_err_set(err, 0, "%d workers, the simulation has %d", in->n_workers,
+			      s->n_workers);
 		return -EINVAL;
 	}
 	for (int k = 0; k < s->n_workers; k++)
 		if (in->workers[k].node != s->workers[k].node || s->workers[k].active) {
-			snprintf(why, why_len, "worker %d: another node, or in an all-reduce", k);
+			inart_err_set(err, 0, "worker %d: another node, or in an all-reduce", k);
 			return -EINVAL;
 		}
 	for (int k = 0; k < s->n_workers; k++) {
@@ -239,7 +236,7 @@ int inart_sim_set_workers(struct inart_sim *s, const struct inart_install *in, c
 		else
 			w = inart_worker_create(&wi->cfg);
 		if (w == NULL && r == NULL) {
-			snprintf(why, why_len, "worker %d refused its config", k);
+			inart_err_set(err, 0, "worker %d refused its config", k);
 			return -errno;
 		}
 		inart_worker_destroy(s->workers[k].w);

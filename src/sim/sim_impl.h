@@ -8,6 +8,7 @@
 #ifndef INART_SIM_IMPL_H
 #define INART_SIM_IMPL_H
 
+#include "common/err.h"
 #include "common/rng.h"
 #include "sim/sim.h"
 #include "sim/sim_evq.h"
@@ -79,15 +80,15 @@ struct inart_sim {
 	uint8_t *fbuf, *dbuf;
 	/* scheduled table changes (inart_sim_tables_at) that failed, the last reason */
 	int tables_failed;
-	char tables_why[256];
+	struct inart_err tables_err;
 };
 
 /* ---- sim_cores.c, used by sim.c ---- */
 
 /* Put in's tables in service on the cores as they are (inart_sim_tables_at).
- * 0 or -errno with why. */
-int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, char *why,
-			 size_t why_len);
+ * 0 or -errno with err. */
+int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in,
+			 struct inart_err *err);
 /* Destroy every core (switch, PS, worker) and the nodes' worker lists. */
 void inart_sim_drop_cores(struct inart_sim *s);
 
