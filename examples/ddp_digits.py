@@ -356,7 +356,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=20.0, help="InArt all-reduce timeout (s)")
     ap.add_argument("--warmup", type=int, default=3, help="iterations left out of the times")
     ap.add_argument("--queue-ms", type=float, default=50.0)
-    ap.add_argument("--pace", type=float, default=1.05,
+    ap.add_argument("--pace", type=float, default=1.1,
                     help="InArt workers send each flow at this factor of its plan rate "
                          "(0: not paced; docs/dataplane.md, Pacing)")
     ap.add_argument("--sync", action="store_true",

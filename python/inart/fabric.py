@@ -57,7 +57,7 @@ class Fabric:
     dataplane=None)
 
     dataplane: the deployment's "dataplane" object (docs/programs.md), e.g.
-    {"pace_scale": 1.05}: workers paced at 1.05x their plan rates (the links
+    {"pace_scale": 1.1}: workers paced at 1.1x their plan rates (the links
     are shaped at the topology's capacities, so the scale is the factor).
     Use as a context manager, or call start() and close()."""
 

@@ -436,12 +436,13 @@ class Inart:
         network at the topo's rate scale, as `inart emu` sets it
         (docs/emulator.md): a window of 16 chunks per tree, retransmission
         and flush timeouts of twice the time the slowest link needs for a
-        full window of the largest job, workers paced at 1.05x their plan
-        rates on this network, at most 10 ms ahead."""
+        full window of the largest job, workers paced at 1.1x (the
+        installation's default) their plan rates on this network, at most
+        10 ms ahead."""
         scale = getattr(self.net.topo, "rate_scale", None)
         with open(self.topo_path) as f:
             slow = min(min(_gbps(l)) for l in json.load(f)["links"])
-        dp = {"slots_per_tree": 16, "pace_scale": 1.05}
+        dp = {"slots_per_tree": 16, "pace_scale": 1.1}
         if scale:
             workers = max(len(j["workers"]) for j in self.jobs.values())
             retx = 2 * 16 * workers * 1514 * 8 / (slow * 1e9 * scale) * 1e3

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bridge/install.h"
 #include "cp/planner/planner.h"
 #include "emu/scale.h"
 #include "emu/schedule.h"
@@ -33,7 +34,7 @@ void emu_args_init(struct emu_args *a)
 	a->out = "-";
 	a->o.iter_timeout_s = 0; /* auto */
 	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
-	a->pace = 1.05;		 /* docs/emulator.md: pacing at the plan's rates */
+	a->pace = INART_INSTALL_PACE_DEFAULT; /* the installation's: docs/dataplane.md, Pacing */
 	a->pace_lead_ms = 10;	 /* docs/emulator.md: pacing against the plan's schedule */
 }
 

@@ -136,7 +136,7 @@ enum emu_opt_code {
 	"                     --retx-ms: it must exceed the skew between children)\n"              \
 	"  --pace G           workers send every flow at G x its rate in the plan (the flow's\n"   \
 	"                     share of the gradient in the plan's predicted time; default\n"       \
-	"                     1.05; 0: not paced, only the window limits a flow)\n"                \
+	"                     1.1, as installed; 0: not paced, only the window limits)\n"          \
 	"  --pace-lead MS     ... but at most MS ahead of the plan's own rates since the\n"        \
 	"                     all-reduce began (default 10; 0: no bound)\n"                        \
 	"  --keep DIR         copy the run directory (daemon and worker logs, deployment,\n"       \
