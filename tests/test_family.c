@@ -76,7 +76,7 @@ static double search_time(const struct inart_topo *t, const struct inart_jobs *j
 
 	o.no_ring = 1;
 	tu_search_init(&r, t, js, &o);
-	r.s.lns_steps = LNS_STEPS;
+	r.s.lns.steps = LNS_STEPS;
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("search: %s", r.err.msg);
 	assert_int_equal(inart_evaluate(t, js, p, NULL), 0);

@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "cp/model/evaluate.h"
+#include "cp/planner/mixplan.h"
 #include "cp/planner/lns.h"
 #include "cp/planner/planner.h"
 #include "cp/planner/ring.h"
@@ -52,7 +53,7 @@ static struct inart_plan *env_init(struct env *e, const char *name, const char *
 	e->ev = inart_evaluator_create(e->t, e->js);
 	e->o.time_limit_s = seconds;
 	inart_search_init(&e->s, e->t, e->js, &e->o, e->paths, e->ev, &e->err);
-	e->s.lns_steps = steps;
+	e->s.lns.steps = steps;
 	assert_int_equal(inart_search_cand(&e->s, 0), 0);
 	return p;
 }
@@ -209,7 +210,7 @@ static int cbc_steps_at(double left_over_guess)
 	assert_int_equal(inart_search_offer(s, p, "test"), 1);
 	if (inart_lns_run(s) < 0)
 		fail_msg("lns: %s", e.err.msg);
-	n = s->lns_cbc_steps;
+	n = s->lns.cbc_steps;
 	inart_plan_destroy(p);
 	env_free(&e);
 	return n;
@@ -247,7 +248,7 @@ static void ring_lns(struct inart_search *s, const struct inart_plan *base,
 	assert_true(scratch && link && s->js->n_jobs <= 8);
 	for (int j = 0; j < s->js->n_jobs; j++)
 		off[j] = !in[j];
-	inart_ringmix_links(s->t, s->js, ring, in, scratch, link);
+	inart_mixplan_links(s->t, s->js, ring, in, scratch, link);
 	*r = (struct inart_lns_ring){in, off, link, ring, inart_now_s() + 120, 0, 0, 0};
 	if (inart_lns_run_ring(s, base, r) < 0)
 		fail_msg("lns ring: %s", s->err->msg);

@@ -22,6 +22,7 @@
 #include <math.h>
 
 #include "cp/model/evaluate.h"
+#include "cp/planner/mixplan.h"
 #include "cp/planner/ring.h"
 #include "cp/planner/ringmix.h"
 #include "cp/model/scenario.h"
@@ -54,15 +55,15 @@ static void test_load_bound_hand(void **state)
 	assert_int_equal(inart_jobs_validate(js, t, &err), 0);
 	assert_int_equal(inart_ring_plan(t, js, paths, &ring, &err), 0);
 	in[0] = 1, in[1] = 0;
-	assert_near(inart_ringmix_load_bound(t, js, ring, in, load), 0.020);
+	assert_near(inart_mixplan_load_bound(t, js, ring, in, load), 0.020);
 	assert_near(load[inart_topo_arc_between(t, tu_find(t, "h0"), tu_find(t, "s0"))],
 		    1.5 * (1 + INART_EVAL_RING_ACK_SHARE));
 	assert_near(load[inart_topo_arc_between(t, tu_find(t, "s0"), tu_find(t, "h4"))], 2.0);
 	in[0] = 1, in[1] = 1;
 	/* every job a ring: the ring plan's own time */
-	assert_near(inart_ringmix_load_bound(t, js, ring, in, load), ring->comm_time_s);
+	assert_near(inart_mixplan_load_bound(t, js, ring, in, load), ring->comm_time_s);
 	in[0] = 0, in[1] = 0;
-	assert_near(inart_ringmix_load_bound(t, js, ring, in, load), 0.020);
+	assert_near(inart_mixplan_load_bound(t, js, ring, in, load), 0.020);
 	assert_near(load[inart_topo_arc_between(t, tu_find(t, "s0"), tu_find(t, "h2"))], 1.0);
 	inart_plan_destroy(ring);
 	inart_paths_destroy(paths);
@@ -210,7 +211,7 @@ static void test_replan(void **state)
 	o.time_limit_s = 120; /* a safety net: the work budget binds */
 	o.trials = 32;
 	tu_search_init(&r, t, js, &o);
-	r.s.lns_steps = 8;
+	r.s.lns.steps = 8;
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("search: %s", r.err.msg);
 	ring = tu_plan("ring", t, js, &o);

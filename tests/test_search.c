@@ -42,10 +42,10 @@ static void check_covers(const struct inart_topo *t, const struct inart_jobs *js
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("%s: search: %s", what, r.err.msg);
 	assert_int_equal(inart_evaluate(t, js, p, NULL), 0);
-	if (r.s.even_plan == NULL || r.s.grid_plan == NULL) { /* skipped: the bound was met */
+	if (r.s.starts.even == NULL || r.s.starts.grid == NULL) { /* skipped: the bound was met */
 		assert_true(p->comm_time_s <= p->best_bound_s * (1 + 1e-9));
-	} else if (r.s.even_plan->comm_time_s != algo_time("inart-even", t, js) ||
-		   r.s.grid_plan->comm_time_s != algo_time("grid", t, js)) {
+	} else if (r.s.starts.even->comm_time_s != algo_time("inart-even", t, js) ||
+		   r.s.starts.grid->comm_time_s != algo_time("grid", t, js)) {
 		fail_msg("%s: starts 2-3 differ from inart-even / grid", what);
 	}
 	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
@@ -94,7 +94,7 @@ static struct inart_plan *large_search(const struct inart_topo *t, const struct 
 	struct tu_search r;
 
 	tu_search_init(&r, t, js, &o);
-	r.s.lp_max_choices = 10;
+	r.s.lp.max_choices = 10;
 	if (inart_search_run(&r.s, &p) < 0)
 		fail_msg("search: %s", r.err.msg);
 	tu_search_free(&r);

@@ -26,7 +26,7 @@
 #include "common/slab.h"
 #include "cp/model/assign.h"
 #include "cp/planner/localsearch.h"
-#include "cp/planner/ringmix.h"
+#include "cp/planner/mixplan.h"
 #include "cp/planner/route_lp.h"
 #include "cp/planner/split.h"
 
@@ -365,7 +365,7 @@ static enum nb_kind nb_set(struct lns *l, int k)
 static int take_ring_result(struct lns *l, struct inart_plan *p, const char *step)
 {
 	struct inart_plan *m = NULL, *c;
-	int rc = inart_ringmix_mix(l->s, p, l->ring->ring, l->ring->in, &m);
+	int rc = inart_mixplan_build(l->s, p, l->ring->ring, l->ring->in, &m);
 
 	if (rc == 0)
 		rc = inart_search_offer(l->s, m, step);
@@ -473,7 +473,7 @@ static int close_enough(const struct lns *l)
 static int stop(const struct lns *l)
 {
 	return l->no_time || left_s(l) <= 0.1 || close_enough(l) ||
-	       (l->s->lns_steps > 0 && l->steps >= l->s->lns_steps);
+	       (l->s->lns.steps > 0 && l->steps >= l->s->lns.steps);
 }
 
 /* CBC's limit for a neighbourhood that wants `want` seconds (the safety
@@ -482,7 +482,7 @@ static int stop(const struct lns *l)
  * not start. */
 static double nb_limit(const struct lns *l, double want)
 {
-	return inart_lns_cbc_limit(left_s(l), l->s->lns_steps > 0 ? INFINITY : want, l->cbc_over);
+	return inart_lns_cbc_limit(left_s(l), l->s->lns.steps > 0 ? INFINITY : want, l->cbc_over);
 }
 
 /* A CBC step of limit_s took took_s: its overrun counts. */
@@ -519,7 +519,7 @@ static int solve_nb(struct lns *l, enum nb_kind kind, double limit_s, int *prove
 	rc = inart_route_lp_solve(s->t, s->js, l->c, NULL, &lo, &res, s->err);
 	cbc_took(l, limit_s, now_s(l) - t0);
 	l->steps++;
-	s->lns_cbc_steps++;
+	s->lns.cbc_steps++;
 	*proven = (rc == 0 && res.optimal) || rc == -ERANGE;
 	if (l->ring != NULL && kind == NB_ALL && (rc == -ERANGE || rc == -ETIMEDOUT)) {
 		if (isnan(l->ring->bound_s) || res.bound_s > l->ring->bound_s)
@@ -563,7 +563,7 @@ static int kicks(struct lns *l)
 	struct inart_plan *p = NULL;
 	struct inart_assign a = {0};
 	struct inart_ls_opt lo = {(long)l->kicks * LNS_KICK_TRIES * (l->c->n_slots + l->c->n_trees),
-				  s->lns_steps > 0 ? 0 : inart_now_s() + left_s(l),
+				  s->lns.steps > 0 ? 0 : inart_now_s() + left_s(l),
 				  s->opt->seed + (uint64_t)l->steps, l->kicks, NULL};
 	double before = view_plan(l)->comm_time_s, tls = INFINITY;
 	int rc = 0;
@@ -725,7 +725,7 @@ int inart_lns_run_ring(struct inart_search *s, const struct inart_plan *base,
 	rc = lns_init(&l, s, r);
 	if (rc == 0) {
 		l.inc = inart_plan_clone(base);
-		rc = l.inc ? inart_ringmix_mix(s, base, r->ring, r->in, &l.view) : -ENOMEM;
+		rc = l.inc ? inart_mixplan_build(s, base, r->ring, r->in, &l.view) : -ENOMEM;
 	}
 	if (rc == 0)
 		rc = inart_search_offer(s, l.view, "ring jobs");

@@ -162,12 +162,12 @@ static int baseline_guard(struct inart_search *s, struct inart_plan **p)
 	int rc = 0;
 
 	for (int i = 0; i < INART_SEARCH_N_BASE && rc >= 0; i++)
-		if (s->base[i] != NULL)
-			rc = guard_one(p, s->base[i], 1, inart_baseline_table[i].name);
-	if (rc >= 0 && s->grid_plan != NULL)
-		rc = guard_one(p, s->grid_plan, 1, "grid");
-	if (rc >= 0 && s->even_plan != NULL)
-		rc = guard_one(p, s->even_plan, 1, "inart-even");
+		if (s->starts.base[i] != NULL)
+			rc = guard_one(p, s->starts.base[i], 1, inart_baseline_table[i].name);
+	if (rc >= 0 && s->starts.grid != NULL)
+		rc = guard_one(p, s->starts.grid, 1, "grid");
+	if (rc >= 0 && s->starts.even != NULL)
+		rc = guard_one(p, s->starts.even, 1, "inart-even");
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc < 0 ? rc : 0;
 }
 
@@ -273,7 +273,7 @@ static int algo_lp(struct inart_search *s, struct inart_plan **out)
 
 	/* the greedy routes as first columns; on large instances no time limit:
 	 * this algorithm is the LP optimum */
-	s->big_bound_s = 0;
+	s->lp.big_bound_s = 0;
 	if (rc == 0)
 		rc = inart_search_warm_greedy(s);
 	if (rc == 0)
@@ -306,8 +306,8 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 	int rc = p ? 0 : -ENOMEM, run = 0;
 
 	s->deadline = s->budget.t0 + fmin(BOUND_SEARCH_S, limit / 4);
-	s->ring_deadline = s->budget.t0 + limit / 2;
-	s->ringmix_cbc_s = fmin(BOUND_RING_CBC_S, limit / 4);
+	s->ring.deadline = s->budget.t0 + limit / 2;
+	s->ring.cbc_s = fmin(BOUND_RING_CBC_S, limit / 4);
 	if (rc == 0)
 		rc = inart_search_run(s, &best);
 	if (rc == 0) {

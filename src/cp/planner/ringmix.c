@@ -20,6 +20,7 @@
 #include "cp/model/assign.h"
 #include "cp/model/evaluate.h"
 #include "cp/planner/lns.h"
+#include "cp/planner/mixplan.h"
 #include "cp/planner/ring.h"
 #include "cp/planner/route_lp.h"
 #include "cp/planner/stream_bound.h"
@@ -54,7 +55,7 @@ struct rm {
 
 static double deadline(const struct inart_search *s)
 {
-	return s->ring_deadline > 0 ? s->ring_deadline : s->deadline;
+	return s->ring.deadline > 0 ? s->ring.deadline : s->deadline;
 }
 
 static void set_mask(struct rm *r, unsigned m)
@@ -65,88 +66,6 @@ static void set_mask(struct rm *r, unsigned m)
 	}
 }
 
-int inart_ringmix_mix(struct inart_search *s, const struct inart_plan *base,
-		      const struct inart_plan *ring, const char *in, struct inart_plan **out)
-{
-	struct inart_plan *c = inart_plan_clone(base);
-	int rc = c ? 0 : -ENOMEM;
-
-	for (int j = 0; rc == 0 && j < s->js->n_jobs; j++) {
-		if (!in[j])
-			continue;
-		inart_plan_clear_routes(c, j);
-		memset(c->jobs[j].split, 0, sizeof(double) * (size_t)c->jobs[j].n_ps);
-		for (int h = 0; rc == 0 && h < ring->jobs[j].n_ring; h++)
-			rc = inart_plan_add_ring_hop(c, j, ring->jobs[j].ring[h].path,
-						     ring->jobs[j].ring[h].n_path);
-	}
-	if (rc == -ENOMEM)
-		rc = inart_err_set(s->err, rc, "out of memory");
-	if (rc == 0)
-		rc = inart_search_evaluate(s, c);
-	if (rc < 0) {
-		inart_plan_destroy(c);
-		return rc;
-	}
-	*out = c;
-	return 0;
-}
-
-/* Job j's load on the arcs: its ring hops (ring = 1: both phases forward,
- * their ACKs back, as the evaluator counts them) or the access links of its
- * single-homed workers (ring = 0). */
-static void job_load(const struct inart_topo *t, const struct inart_jobs *js,
-		     const struct inart_plan *rp, int j, int ring, double *load)
-{
-	const struct inart_job *job = &js->jobs[j];
-	double g = inart_job_gbit(job);
-
-	if (ring) {
-		double vol = inart_ring_hop_gbit(job);
-
-		for (int h = 0; h < rp->jobs[j].n_ring; h++) {
-			const struct inart_ring_hop *hop = &rp->jobs[j].ring[h];
-
-			for (int k = 0; k + 1 < hop->n_path; k++) {
-				int e = inart_topo_arc_between(t, hop->path[k], hop->path[k + 1]);
-
-				load[e] += vol;
-				load[e ^ 1] += INART_EVAL_RING_ACK_SHARE * vol;
-			}
-		}
-		return;
-	}
-	for (int i = 0; i < job->n_workers; i++) {
-		int w = job->workers[i];
-
-		if (t->out_off[w + 1] - t->out_off[w] == 1) {
-			int a = t->arc_out[t->out_off[w]];
-
-			load[a] += g;	  /* push up */
-			load[a ^ 1] += g; /* pull down */
-		}
-	}
-}
-
-static double max_time(const struct inart_topo *t, const double *load)
-{
-	double best = 0;
-
-	for (int e = 0; e < inart_topo_n_arcs(t); e++)
-		if (load[e] > 0)
-			best = fmax(best, load[e] / inart_arc_residual(&t->arcs[e]));
-	return best;
-}
-
-double inart_ringmix_load_bound(const struct inart_topo *t, const struct inart_jobs *js,
-				const struct inart_plan *ring, const char *in, double *load)
-{
-	memset(load, 0, sizeof(double) * (size_t)inart_topo_n_arcs(t));
-	for (int j = 0; j < js->n_jobs; j++)
-		job_load(t, js, ring, j, in[j], load);
-	return max_time(t, load);
-}
-
 /* The closed-form bound of subset in[] (set_mask): the load bound, raised by
  * the PS jobs' streams around the rings' loads (stream_bound.h); *src: load
  * or stream, whichever is larger.  Scratch: r->load (3 (n_arcs + 1)). */
@@ -154,12 +73,12 @@ static double subset_bound(struct rm *r, enum inart_bound_source *src)
 {
 	const struct inart_search *s = r->s;
 	double *ring_arc = r->load + inart_topo_n_arcs(s->t) + 1, st;
-	double b = inart_ringmix_load_bound(s->t, s->js, r->ring, r->in, r->load);
+	double b = inart_mixplan_load_bound(s->t, s->js, r->ring, r->in, r->load);
 
 	memset(ring_arc, 0, sizeof(double) * (size_t)inart_topo_n_arcs(s->t));
 	for (int j = 0; j < s->js->n_jobs; j++)
 		if (r->in[j])
-			job_load(s->t, s->js, r->ring, j, 1, ring_arc);
+			inart_mixplan_job_load(s->t, s->js, r->ring, j, 1, ring_arc);
 	st = inart_stream_bound(s->t, s->js, r->off, ring_arc);
 	*src = INART_BOUND_LOAD;
 	if (st > b) { /* < 0: out of memory, the load bound stands */
@@ -167,46 +86,6 @@ static double subset_bound(struct rm *r, enum inart_bound_source *src)
 		*src = INART_BOUND_STREAM;
 	}
 	return b;
-}
-
-/* Below every subset's load bound: per arc, the smaller of each job's two
- * loads. */
-static double min_load_bound(const struct inart_topo *t, const struct inart_jobs *js,
-			     const struct inart_plan *ring, double *load, double *a, double *b)
-{
-	size_t n = (size_t)inart_topo_n_arcs(t);
-
-	memset(load, 0, sizeof(double) * n);
-	for (int j = 0; j < js->n_jobs; j++) {
-		memset(a, 0, sizeof(double) * n);
-		memset(b, 0, sizeof(double) * n);
-		job_load(t, js, ring, j, 1, a);
-		job_load(t, js, ring, j, 0, b);
-		for (size_t e = 0; e < n; e++)
-			load[e] += fmin(a[e], b[e]);
-	}
-	return max_time(t, load);
-}
-
-void inart_ringmix_links(const struct inart_topo *t, const struct inart_jobs *js,
-			 const struct inart_plan *ring, const char *in, double *ring_arc,
-			 double *link)
-{
-	int na = inart_topo_n_arcs(t);
-
-	memset(ring_arc, 0, sizeof(double) * (size_t)na);
-	for (int j = 0; j < js->n_jobs; j++)
-		if (in[j])
-			job_load(t, js, ring, j, 1, ring_arc);
-	for (int l = 0; l + 1 < na; l += 2) {
-		double r0 = inart_arc_residual(&t->arcs[l]),
-		       r1 = inart_arc_residual(&t->arcs[l + 1]);
-
-		link[l] = r0 < r1   ? ring_arc[l]
-			  : r1 < r0 ? ring_arc[l + 1]
-				    : fmax(ring_arc[l], ring_arc[l + 1]);
-		link[l + 1] = 0;
-	}
 }
 
 /* CBC can re-plan a subset's PS jobs: per-worker candidates (exact MILP),
@@ -221,7 +100,7 @@ static int try_mix(struct inart_search *s, const struct inart_plan *base,
 		   const struct inart_plan *ring, const char *in, double *t)
 {
 	struct inart_plan *p = NULL;
-	int rc = inart_ringmix_mix(s, base, ring, in, &p);
+	int rc = inart_mixplan_build(s, base, ring, in, &p);
 
 	if (rc == 0) {
 		*t = p->comm_time_s;
@@ -275,7 +154,7 @@ static int work(struct rm *r, unsigned m, double limit)
 	int rc;
 
 	set_mask(r, m);
-	inart_ringmix_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
+	inart_mixplan_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
 	lo.job_on = r->off;
 	lo.link_extra = r->load + 2 * na;
 	lo.time_limit_s = limit;
@@ -283,10 +162,10 @@ static int work(struct rm *r, unsigned m, double limit)
 		lo.integer = 1;
 		lo.start_x = r->start_x;
 		lo.start_split = r->start_split;
-		lo.max_nodes = s->lns_steps > 0 ? RINGMIX_STEP_NODES : 0;
+		lo.max_nodes = s->lns.steps > 0 ? RINGMIX_STEP_NODES : 0;
 		lo.cutoff_s = s->best->comm_time_s; /* only faster plans matter */
 	} else {
-		lo.warm_x = s->warm;
+		lo.warm_x = s->lp.warm;
 	}
 	rc = inart_route_lp_solve(s->t, s->js, s->cand, NULL, &lo, &res, s->err);
 	if (rc == 0 && lo.integer) {
@@ -328,10 +207,10 @@ static int improve(struct rm *r, unsigned m, double limit)
 	struct inart_lns_ring lr = {0};
 	int rc;
 
-	if (r->start_x == NULL || s->ringmix_cbc_s > 0) /* no start; `bound`: bounds */
+	if (r->start_x == NULL || s->ring.cbc_s > 0) /* no start; `bound`: bounds */
 		return work(r, m, limit);
 	set_mask(r, m);
-	inart_ringmix_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
+	inart_mixplan_links(s->t, s->js, r->ring, r->in, r->load + na, r->load + 2 * na);
 	lr.in = r->in;
 	lr.job_on = r->off;
 	lr.link_extra = r->load + 2 * na;
@@ -399,16 +278,16 @@ static int enumerate(struct rm *r, double *bound, enum inart_bound_source *src)
 		rc = try_mix(s, r->base, r->ring, r->in, &t);
 		r->sub[m - 1].bound = subset_bound(r, &r->sub[m - 1].src);
 	}
-	if (!cbc_ok(s) && s->cand->n_choices > s->lp_max_choices)
+	if (!cbc_ok(s) && s->cand->n_choices > s->lp.max_choices)
 		n_left = -1; /* no LP either: the load bounds */
 	else if (rc == 0 && cbc_ok(s))
 		rc = make_start(r);
 	while (rc == 0 && n_left >= 0 && (m = next_subset(r, &n_left)) != 0) {
 		double left = deadline(s) - inart_budget_now(&s->budget), lim = left / n_left;
 
-		if (s->ringmix_cbc_s > 0)
-			lim = fmin(lim, s->ringmix_cbc_s);
-		if (s->lns_steps > 0) /* a work budget: the node limit binds */
+		if (s->ring.cbc_s > 0)
+			lim = fmin(lim, s->ring.cbc_s);
+		if (s->lns.steps > 0) /* a work budget: the node limit binds */
 			lim = RINGMIX_STEP_SAFETY_S;
 		if (!(lim >= RINGMIX_MIN_CBC_S))
 			break; /* out of time: the rest keep their load bounds */
@@ -537,8 +416,8 @@ int inart_ringmix_run(struct inart_search *s, double *ring_bound, enum inart_bou
 	} else if (rc == 0) {
 		rc = greedy(s, r.base, r.ring, r.in);
 		if (rc == 0)
-			*ring_bound = min_load_bound(s->t, s->js, r.ring, r.load, r.load + na,
-						     r.load + 2 * na);
+			*ring_bound = inart_mixplan_min_load_bound(s->t, s->js, r.ring, r.load,
+								   r.load + na, r.load + 2 * na);
 	}
 out:
 	rm_free(&r);

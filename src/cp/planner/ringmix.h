@@ -14,7 +14,7 @@
  *      time limit: evaluations only; the all-ring subset is the `ring`
  *      baseline's plan, so the search is never worse than it);
  *   2. then, lowest bound first, the subsets whose bound is below the best
- *      plan's time, while the ring-mix time lasts (s->ring_deadline, else
+ *      plan's time, while the ring-mix time lasts (s->ring.deadline, else
  *      s->deadline; each gets its share of what is left): on models small
  *      enough for CBC (per-worker candidates, at most
  *      RINGMIX_CBC_MAX_CHOICES), the PS jobs are re-planned around the rings
@@ -73,7 +73,7 @@
  * inart_search_offer) and store the bound over plans with ring jobs in
  * *ring_bound (seconds; +inf when there is no ring candidate: no such plan)
  * and its source in *src (that of the subset attaining the minimum).  CBC
- * and the LPs run until s->ring_deadline (0: s->deadline); a subset left
+ * and the LPs run until s->ring.deadline (0: s->deadline); a subset left
  * without keeps its load bound.  0 or -errno. */
 int inart_ringmix_run(struct inart_search *s, double *ring_bound, enum inart_bound_source *src);
 
@@ -82,24 +82,5 @@ int inart_ringmix_run(struct inart_search *s, double *ring_bound, enum inart_bou
  * with PS jobs has a load bound below the best plan's time (s->best set).
  * The search then leaves ring-mix part of its time. */
 int inart_ringmix_wants_time(struct inart_search *s);
-
-/* base with the jobs of in[] (per job, 1: ring) planned by ring's hops (no
- * PS, no routes), evaluated: *out (the caller's).  0 or -errno (err set). */
-int inart_ringmix_mix(struct inart_search *s, const struct inart_plan *base,
-		      const struct inart_plan *ring, const char *in, struct inart_plan **out);
-
-/* Per link (even arc; odd entries 0): the fixed load of in[]'s ring jobs
- * on the direction with the smaller residual (both when equal: the larger
- * load), the value route_lp's link rows take (route_lp.h: link_extra).
- * ring_arc, link: inart_topo_n_arcs(t) doubles each (ring_arc scratch). */
-void inart_ringmix_links(const struct inart_topo *t, const struct inart_jobs *js,
-			 const struct inart_plan *ring, const char *in, double *ring_arc,
-			 double *link);
-
-/* The load bound of the second term above for the subset in[] (per job, 1:
- * ring) with the ring plan's hops; load: scratch of inart_topo_n_arcs(t)
- * doubles. */
-double inart_ringmix_load_bound(const struct inart_topo *t, const struct inart_jobs *js,
-				const struct inart_plan *ring, const char *in, double *load);
 
 #endif

@@ -25,14 +25,6 @@
 #include "cp/planner/route_lp.h"
 #include "cp/planner/split.h"
 
-/* Improvements below this relative amount end the phase iteration. */
-#define IMPROVE_REL 1e-6
-/* Above this many candidate choices the phase-2 LP is too slow for CLP here
- * (minutes at fat-tree k=32): phase 2 then starts the rounding's local search
- * from a greedy assignment instead of the LP solution, and the bound comes
- * from a time-limited LP. */
-#define LP_MAX_CHOICES 100000
-#define BIG_BOUND_TIME_S 8
 /* Up to this many (worker, PS) pairs the candidates are per worker: the
  * JOINT MILP over them is exact, so the large-neighbourhood search can
  * re-solve parts of the plan exactly. */
@@ -58,46 +50,9 @@
  * built and ring mixing, which needs them, still evaluates its subsets). */
 #define CAND_SKIP_MIN_S 0.1
 
-static double now(const struct inart_search *s)
-{
-	return inart_budget_now(&s->budget);
-}
-
-void inart_search_init(struct inart_search *s, const struct inart_topo *t,
-		       const struct inart_jobs *js, const struct inart_planner_opt *opt,
-		       struct inart_paths *paths, struct inart_evaluator *ev, struct inart_err *err)
-{
-	memset(s, 0, sizeof(*s));
-	s->t = t;
-	s->js = js;
-	s->opt = opt;
-	s->paths = paths;
-	s->ev = ev;
-	s->err = err;
-	inart_budget_init(&s->budget, opt->time_limit_s > 0 ? opt->time_limit_s : INFINITY, NULL,
-			  NULL);
-	s->deadline = s->budget.t0 + (opt->time_limit_s > 0 ? opt->time_limit_s : 0);
-	s->bound_s = s->lp_bound_s = NAN;
-	s->last_report = -1;
-	s->lp_max_choices = LP_MAX_CHOICES;
-	s->big_bound_s = BIG_BOUND_TIME_S;
-}
-
-void inart_search_free(struct inart_search *s)
-{
-	free(s->warm);
-	inart_cand_destroy(s->cand);
-	inart_plan_destroy(s->best);
-	inart_plan_destroy(s->even_plan);
-	inart_plan_destroy(s->grid_plan);
-	for (int i = 0; i < INART_SEARCH_N_BASE; i++)
-		inart_plan_destroy(s->base[i]);
-	memset(s, 0, sizeof(*s));
-}
-
 static int big(const struct inart_search *s)
 {
-	return s->cand->n_choices > s->lp_max_choices;
+	return s->cand->n_choices > s->lp.max_choices;
 }
 
 static int run_baselines(struct inart_search *s)
@@ -105,8 +60,9 @@ static int run_baselines(struct inart_search *s)
 	int rc = 0;
 
 	for (int i = 0; i < INART_SEARCH_N_BASE && rc == 0; i++)
-		if (s->base[i] == NULL)
-			rc = inart_baseline_table[i].fn(s->t, s->js, s->paths, &s->base[i], s->err);
+		if (s->starts.base[i] == NULL)
+			rc = inart_baseline_table[i].fn(s->t, s->js, s->paths, &s->starts.base[i],
+							s->err);
 	return rc;
 }
 
@@ -120,12 +76,12 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 
 	if (s->cand != NULL)
 		return 0;
-	tb = now(s);
+	tb = inart_search_now(s);
 	rc = run_baselines(s);
 	if (rc < 0)
 		return rc;
-	tb = now(s) - tb;
-	s->base_s = tb;
+	tb = inart_search_now(s) - tb;
+	s->starts.base_s = tb;
 	if (!isinf(s->budget.deadline) && !s->reserved) {
 		/* what follows the stages (ring-mix evaluations, the final
 		 * evaluation, the guard) is kept out of their budget */
@@ -136,7 +92,7 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	if (CAND_PER_BASELINES * tb >= CAND_SKIP_MIN_S &&
 	    inart_budget_remaining(&s->budget) < CAND_PER_BASELINES * tb) {
 		/* the candidates would not fit: none, the baselines only */
-		s->need_s = now(s) - s->budget.t0 + 2 * CAND_PER_BASELINES * tb;
+		s->need_s = inart_search_now(s) - s->budget.t0 + 2 * CAND_PER_BASELINES * tb;
 		return -ETIMEDOUT;
 	}
 	for (int j = 0; j < s->js->n_jobs; j++)
@@ -153,7 +109,7 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 	if (s->opt->start != NULL)
 		extra[n_extra++] = s->opt->start; /* the warm start's routes */
 	for (int i = 0; i < INART_SEARCH_N_BASE && pairs <= EXTRA_MAX_PAIRS; i++)
-		extra[n_extra++] = s->base[i];
+		extra[n_extra++] = s->starts.base[i];
 	co.extra = extra;
 	co.n_extra = n_extra;
 	return inart_cand_build(s->t, s->js, s->paths, &co, &s->cand, s->err);
@@ -162,23 +118,10 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 /* Keep a copy of an LP solution as the next warm start. */
 static void warm_keep(struct inart_search *s, const double *x)
 {
-	if (s->warm == NULL)
-		s->warm = malloc(sizeof(double) * (size_t)(s->cand->n_choices + 1));
-	if (s->warm != NULL)
-		memcpy(s->warm, x, sizeof(double) * (size_t)s->cand->n_choices);
-}
-
-int inart_search_evaluate(struct inart_search *s, struct inart_plan *p)
-{
-	struct inart_eval e;
-	int rc = inart_evaluator_run(s->ev, p, &e, s->err);
-
-	if (rc == 0) {
-		p->comm_time_s = e.comm_time_s;
-		p->push_time_s = e.push_time_s;
-		p->pull_time_s = e.pull_time_s;
-	}
-	return rc;
+	if (s->lp.warm == NULL)
+		s->lp.warm = malloc(sizeof(double) * (size_t)(s->cand->n_choices + 1));
+	if (s->lp.warm != NULL)
+		memcpy(s->lp.warm, x, sizeof(double) * (size_t)s->cand->n_choices);
 }
 
 static void split_even(struct inart_plan *p)
@@ -294,13 +237,13 @@ int inart_search_warm_greedy(struct inart_search *s)
 	struct inart_plan *even = inart_plan_create(s->js, "even");
 	int rc = even ? inart_search_cand(s, 0) : -ENOMEM;
 
-	if (rc == 0 && s->warm == NULL) {
-		s->warm = malloc(sizeof(double) * (size_t)(s->cand->n_choices + 1));
-		rc = s->warm ? 0 : -ENOMEM;
+	if (rc == 0 && s->lp.warm == NULL) {
+		s->lp.warm = malloc(sizeof(double) * (size_t)(s->cand->n_choices + 1));
+		rc = s->lp.warm ? 0 : -ENOMEM;
 	}
 	if (rc == 0) {
 		split_even(even);
-		rc = greedy_x(s, even, s->warm);
+		rc = greedy_x(s, even, s->lp.warm);
 	}
 	inart_plan_destroy(even);
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc;
@@ -318,7 +261,7 @@ int inart_search_phase2(struct inart_search *s, struct inart_plan *p, int warm)
 	struct inart_round_result rr;
 	int rc = inart_search_cand(s, 0);
 
-	lo.warm_x = warm ? s->warm : NULL;
+	lo.warm_x = warm ? s->lp.warm : NULL;
 	if (rc == 0 && big(s)) {
 		res.x = malloc(sizeof(double) * (size_t)(s->cand->n_choices + 1));
 		rc = res.x ? greedy_x(s, p, res.x) : -ENOMEM;
@@ -354,9 +297,9 @@ int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_s
 	struct inart_route_lp_result res = {0};
 	int rc = inart_search_cand(s, 0);
 
-	lo.warm_x = s->warm;
+	lo.warm_x = s->lp.warm;
 	if (rc == 0 && big(s))
-		lo.time_limit_s = s->big_bound_s;
+		lo.time_limit_s = s->lp.big_bound_s;
 	if (rc == 0 && big(s) && !isinf(s->budget.deadline)) {
 		/* within the run's budget (on large instances: with a time
 		 * limit route_lp solves smaller ones differently, slower) */
@@ -385,63 +328,6 @@ int inart_search_bound(struct inart_search *s, double *bound, enum inart_bound_s
 	}
 	inart_route_lp_result_free(&res);
 	return rc;
-}
-
-static void report(struct inart_search *s, const char *step)
-{
-	struct inart_planner_progress pr;
-
-	if (s->opt->progress == NULL || (s->best == NULL && step == NULL))
-		return;
-	memset(&pr, 0, sizeof(pr));
-	pr.elapsed_s = now(s) - s->budget.t0;
-	pr.best_s = s->best != NULL ? s->best->comm_time_s : NAN;
-	pr.bound_s = s->bound_s;
-	pr.bound_source = inart_bound_source_name(s->bound_src);
-	pr.step = step;
-	s->last_report = pr.elapsed_s;
-	s->opt->progress(&pr, s->opt->progress_arg);
-}
-
-int inart_search_offer(struct inart_search *s, const struct inart_plan *p, const char *step)
-{
-	struct inart_plan *c;
-
-	if (s->best != NULL && !(p->comm_time_s < s->best->comm_time_s * (1 - IMPROVE_REL)))
-		return 0;
-	c = inart_plan_clone(p);
-	if (c == NULL)
-		return inart_err_set(s->err, -ENOMEM, "out of memory");
-	inart_plan_destroy(s->best);
-	s->best = c;
-	report(s, step);
-	return 1;
-}
-
-void inart_search_tick(struct inart_search *s, const char *step)
-{
-	if (now(s) - s->budget.t0 - s->last_report >= 1 && s->best != NULL)
-		report(s, step);
-}
-
-void inart_search_stage(struct inart_search *s, const char *stage)
-{
-	if (s->opt->progress != NULL && s->best != NULL) /* the hook sees plans only */
-		report(s, stage);
-}
-
-void inart_search_raise_bound(struct inart_search *s, double b, enum inart_bound_source src)
-{
-	if (!(b > 0) || (!isnan(s->bound_s) && !(b > s->bound_s * (1 + 1e-12))))
-		return;
-	s->bound_s = b;
-	s->bound_src = src;
-	report(s, "bound");
-}
-
-int inart_search_close(const struct inart_search *s, double rel)
-{
-	return s->best != NULL && s->bound_s > 0 && s->best->comm_time_s <= s->bound_s * (1 + rel);
 }
 
 /* ---------------------------------------------------------------------------
@@ -473,7 +359,7 @@ static int iterate(struct inart_search *s, struct inart_plan *p, int first_cold,
 			rc = inart_search_offer(s, p, step);
 		if (rc < 0)
 			break;
-		if (round > 0 && !(p->comm_time_s < before * (1 - IMPROVE_REL)))
+		if (round > 0 && !(p->comm_time_s < before * (1 - INART_SEARCH_IMPROVE_REL)))
 			break; /* phase 2 did not improve on the last split */
 		before = p->comm_time_s;
 		if (inart_budget_expired(&s->budget))
@@ -488,7 +374,7 @@ static int iterate(struct inart_search *s, struct inart_plan *p, int first_cold,
 			rc = inart_search_offer(s, p, step);
 		if (rc < 0)
 			break;
-		if (!(p->comm_time_s < before * (1 - IMPROVE_REL)))
+		if (!(p->comm_time_s < before * (1 - INART_SEARCH_IMPROVE_REL)))
 			break; /* phase 1 did not improve */
 	}
 	return rc < 0 ? rc : 0;
@@ -549,7 +435,7 @@ static int met(const struct inart_search *s)
 
 static int time_left(const struct inart_search *s)
 {
-	return now(s) < s->deadline && !inart_budget_expired(&s->budget);
+	return inart_search_now(s) < s->deadline && !inart_budget_expired(&s->budget);
 }
 
 static int spent(const struct inart_search *s)
@@ -589,7 +475,7 @@ static int required_starts(struct inart_search *s)
 		else
 			rc = grid_split(s, p);
 		if (rc == 0)
-			rc = start_split(s, p, k == 0 ? &s->even_plan : &s->grid_plan,
+			rc = start_split(s, p, k == 0 ? &s->starts.even : &s->starts.grid,
 					 k == 0 ? "start even" : "start grid");
 	}
 	inart_plan_destroy(p);
@@ -625,7 +511,7 @@ static int baseline_starts(struct inart_search *s)
 
 	for (int i = 0; rc == 0 && i < INART_SEARCH_N_BASE + 1 && !met(s) && !spent(s); i++) {
 		const struct inart_plan *from =
-		    i < INART_SEARCH_N_BASE ? s->base[i] : s->opt->start;
+		    i < INART_SEARCH_N_BASE ? s->starts.base[i] : s->opt->start;
 		struct inart_plan *b;
 		struct inart_ls_opt lo = {(big(s) ? 4L : 64L) *
 					      (s->cand->n_slots + s->cand->n_trees),
@@ -666,7 +552,7 @@ static void over_budget(struct inart_search *s)
 		return;
 	s->said_over = 1;
 	memset(&pr, 0, sizeof(pr));
-	pr.elapsed_s = now(s) - s->budget.t0;
+	pr.elapsed_s = inart_search_now(s) - s->budget.t0;
 	pr.best_s = NAN;
 	pr.bound_s = NAN;
 	pr.step = "over budget";
@@ -683,11 +569,12 @@ static int fallback(struct inart_search *s)
 
 	over_budget(s);
 	for (int i = 0; rc >= 0 && i < INART_SEARCH_N_BASE; i++)
-		if (s->base[i] != NULL)
-			rc = inart_search_offer(s, s->base[i], "baseline (over budget)");
+		if (s->starts.base[i] != NULL)
+			rc = inart_search_offer(s, s->starts.base[i], "baseline (over budget)");
 	/* the ring all-reduce, often far faster, when it fits (it takes about
 	 * as long as the baselines together on fat-tree k=32) */
-	if (rc >= 0 && !s->opt->no_ring && inart_budget_remaining(&s->budget) >= 2 * s->base_s) {
+	if (rc >= 0 && !s->opt->no_ring &&
+	    inart_budget_remaining(&s->budget) >= 2 * s->starts.base_s) {
 		struct inart_plan *r = NULL;
 
 		rc = inart_ring_plan(s->t, s->js, s->paths, &r, s->err);
@@ -731,9 +618,10 @@ int inart_search_run(struct inart_search *s, struct inart_plan **out)
 	}
 	/* ring jobs may beat the PS plans: the large-neighbourhood search
 	 * leaves the ring-mix search its share of the time */
-	if (rc == 0 && !s->opt->no_ring && s->ring_deadline <= 0 && time_left(s) &&
+	if (rc == 0 && !s->opt->no_ring && s->ring.deadline <= 0 && time_left(s) &&
 	    inart_ringmix_wants_time(s))
-		s->deadline = now(s) + (end - now(s)) * (1 - RING_TIME_SHARE);
+		s->deadline =
+		    inart_search_now(s) + (end - inart_search_now(s)) * (1 - RING_TIME_SHARE);
 	if (rc == 0 && s->best != NULL && time_left(s) && !inart_search_close(s, 0.01))
 		rc = inart_lns_run(s);
 	s->deadline = end;
