@@ -385,7 +385,7 @@ static uint64_t json_u(json_t *o, const char *k)
 static void plan_case(double loss)
 {
 	char dir[] = "/tmp/inart-test-daemon-XXXXXX", swp[96], psp[96], ports[3][16], pp[16],
-	     path[128];
+	     path[128], dep[128], mac[3][18];
 	struct run sw = {.is_ps = 0}, ps = {.is_ps = 1};
 	uint16_t base = case_base();
 	struct host *h = calloc(2, sizeof(*h));
@@ -399,44 +399,53 @@ static void plan_case(double loss)
 	assert_non_null(mkdtemp(dir));
 	snprintf(swp, sizeof(swp), "%s/t0.sock", dir);
 	snprintf(psp, sizeof(psp), "%s/p0.sock", dir);
-	inart_daemon_stop = 0;
-	sw_cfg(&sw, swp, base, 3, ports);
-	sw.sw.gated = loss > 0;
-	sw.sw.gc.tx_loss = loss;
-	daemon_cfg(&ps.ps.dm, "p0", psp);
-	ps.ps.bind_ip = 0x0a630004; /* 10.99.0.4: an address in frames only */
-	port_name(pp, sizeof(pp), base, 2, 1);
-	ps.ps.port = pp;
-	ps.ps.port_mode = INART_AFP_UDP;
-	assert_int_equal(inart_psd_cfg_check(&ps.ps, &ps.err), 0);
-	start(&sw);
-	start(&ps);
+	/* the files `inart ctl install` reads; host MACs: their ports' (the
+	   udp back end's 02:00:7f:00:PORT), the switch's ports named ("if") */
+	for (int i = 0; i < 3; i++) {
+		uint16_t hp = (uint16_t)(base + PEER_OFF + i);
 
-	/* the files `inart ctl install` would read; host MACs: their ports' */
-#define MAC(i) "\"02:00:7f:00:%02x:%02x\""
-#define MACV(i) (base + PEER_OFF + (i)) >> 8, (base + PEER_OFF + (i)) & 0xff
+		snprintf(mac[i], sizeof(mac[i]), "02:00:7f:00:%02x:%02x", hp >> 8, hp & 0xff);
+		port_name(ports[i], sizeof(ports[i]), base, i, 0);
+	}
 	snprintf(path, sizeof(path), "%s/topo.json", dir);
 	write_file(path, "%s", topo_json);
 	snprintf(path, sizeof(path), "%s/jobs.json", dir);
 	write_file(path, "%s", jobs_json);
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
 	write_file(path, "%s", plan_json);
-	snprintf(path, sizeof(path), "%s/deploy.json", dir);
-	write_file(path,
-		   "{\"nodes\": {\"w0\": {\"ip\": \"10.99.0.1\", \"mac\": " MAC(
-		       0) "},\n"
-			  "  \"w1\": {\"ip\": \"10.99.0.2\", \"mac\": " MAC(
-			      1) "},\n"
-				 "  \"p0\": {\"ip\": \"10.99.0.4\", \"mac\": " MAC(
-				     2) ", \"ctl\": \"%s\"},\n"
-					"  \"t0\": {\"ip\": \"10.99.0.101\", \"ctl\": \"%s\",\n"
-					"         \"ports\": {\"w0\": {\"port\": 0}, \"w1\": "
-					"{\"port\": 1},\n"
-					"                   \"p0\": {\"port\": 2}}}},\n"
-					" \"dataplane\": {\"retx_timeout_ms\": 20}}\n",
-		   MACV(0), MACV(1), MACV(2), psp, swp);
-#undef MAC
-#undef MACV
+	snprintf(dep, sizeof(dep), "%s/deploy.json", dir);
+	write_file(
+	    dep,
+	    "{\"nodes\": {\"w0\": {\"ip\": \"10.99.0.1\", \"mac\": \"%s\"},\n"
+	    "  \"w1\": {\"ip\": \"10.99.0.2\", \"mac\": \"%s\"},\n"
+	    "  \"p0\": {\"ip\": \"10.99.0.4\", \"mac\": \"%s\", \"ctl\": \"%s\"},\n"
+	    "  \"t0\": {\"ip\": \"10.99.0.101\", \"ctl\": \"%s\", \"ports\": {\n"
+	    "    \"w0\": {\"port\": 0, \"if\": \"%s\"}, \"w1\": {\"port\": 1, \"if\": \"%s\"},\n"
+	    "    \"p0\": {\"port\": 2, \"if\": \"%s\"}}}},\n"
+	    " \"dataplane\": {\"retx_timeout_ms\": 20}}\n",
+	    mac[0], mac[1], mac[2], psp, swp, ports[0], ports[1], ports[2]);
+
+	/* both daemons check their options against their entries there */
+	inart_daemon_stop = 0;
+	sw_cfg(&sw, swp, base, 3, ports);
+	sw.sw.dm.deployment = dep;
+	sw.sw.gated = loss > 0;
+	sw.sw.gc.tx_loss = loss;
+	assert_int_equal(inart_switchd_cfg_check(&sw.sw, &sw.err), 0);
+	daemon_cfg(&ps.ps.dm, "p0", psp);
+	ps.ps.dm.deployment = dep;
+	ps.ps.bind_ip = 0x0a630004; /* 10.99.0.4: an address in frames only */
+	port_name(pp, sizeof(pp), base, 2, 1);
+	ps.ps.port = pp;
+	ps.ps.port_mode = INART_AFP_UDP;
+	assert_int_equal(inart_psd_cfg_check(&ps.ps, &ps.err), 0);
+	ps.ps.bind_ip++; /* not the entry's address */
+	assert_int_equal(inart_psd_cfg_check(&ps.ps, &ps.err), -EINVAL);
+	assert_non_null(strstr(ps.err.msg, "deploy.json: nodes.p0.ip: 10.99.0.4, but --bind is"));
+	ps.ps.bind_ip--;
+	start(&sw);
+	start(&ps);
+
 	json_decref(call(swp, "info")); /* both up */
 	json_decref(call(psp, "info"));
 	install(dir, &t, &in);

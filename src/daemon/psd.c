@@ -34,6 +34,7 @@
 #include "common/slab.h"
 #include "ctlproto/ctlmsg.h"
 #include "ctlproto/ctlthread.h"
+#include "daemon/nodecfg.h"
 #include "daemon/txn.h"
 #include "dp/addr.h"
 #include "dp/ps.h"
@@ -465,6 +466,8 @@ int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err)
 {
 	int rc = inart_daemon_cfg_check(&c->dm, err);
 
+	if (rc == 0 && c->dm.deployment != NULL) /* --deployment: its entry agrees */
+		rc = inart_nodecfg_check_ps(&c->dm, c->bind_ip, err);
 	if (rc < 0 || c->port == NULL)
 		return rc;
 	if (c->bind_ip == 0)

@@ -28,8 +28,9 @@ struct inart_psd_cfg {
 	enum inart_afp_mode port_mode;
 };
 
-/* The common options (inart_daemon_cfg_check); with a port, an address and
- * a port name the back end can open.  0 or -errno. */
+/* The common options (inart_daemon_cfg_check); with dm.deployment, the PS's
+ * entry in that file (daemon/nodecfg); with a port, an address and a port
+ * name the back end can open.  0 or -errno. */
 int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err);
 
 /* Run the PS: bind, open the control socket, give up root (c->dm.user),
