@@ -4,7 +4,9 @@
  * settings, against the fixed small topology of fuzz_common.h.  An accepted
  * file must dump and parse again to the same dump; the data-plane reader
  * must accept or refuse with a message, and what it accepts must be in
- * range.
+ * range.  The one-node reader (a daemon's --deployment check) likewise for
+ * every node of the topology, and it accepts every node of a file the full
+ * reader accepts, with the same address.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct inart_install_opt o;
 	struct inart_deploy *d, *d2;
 	char **ctl = NULL, **ctl2 = NULL, *s1, *s2;
+	static struct inart_deploy_node nd[64];
 
 	if (t == NULL &&
 	    (t = inart_topo_parse(fuzz_topo_text, strlen(fuzz_topo_text), "topo", NULL)) == NULL)
@@ -34,7 +37,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (err.msg[0] == '\0') {
 		abort();
 	}
+	for (int v = 0; v < t->n_nodes; v++) {
+		err.msg[0] = '\0';
+		if (inart_deploy_node_parse((const char *)data, size, "in", t->nodes[v].id, &nd[v],
+					    &err) < 0) {
+			if (err.msg[0] == '\0')
+				abort();
+			nd[v].n_ports = -1; /* refused */
+		} else if (nd[v].n_ports < 0 || nd[v].n_ports > INART_DEPLOY_MAX_PORTS ||
+			   strlen(nd[v].ctl) >= sizeof(nd[v].ctl)) {
+			abort();
+		}
+	}
 	d = inart_deploy_parse((const char *)data, size, "in", t, &ctl, &err);
+	for (int v = 0; d != NULL && v < t->n_nodes; v++)
+		if (nd[v].n_ports < 0 || nd[v].ip != d->ip[v])
+			abort();
 	if (d == NULL) {
 		if (err.msg[0] == '\0')
 			abort();

@@ -469,5 +469,61 @@ expect 0 "ps --check-config" -- "$INART" ps --bind 127.0.0.1 --ctl ./p0.sock --c
 expect_err 2 "--ctl-tcp and --ctl-key go together" "ps --ctl-tcp without --ctl-key" -- \
 	"$INART" ps --bind 127.0.0.1 --ctl ./p0.sock --ctl-tcp 127.0.0.1:0 --check-config
 
+# issue 23: --check-config --deployment FILE: the node's entry agrees with the
+# options (kind, ports and their interfaces, address, control socket); errors
+# located by the file's JSON path (FILE:LINE:COL for syntax)
+cat >dep.json <<'EOF'
+{"nodes": {"w0": {"ip": "10.9.0.1"}, "w1": {"ip": "10.9.0.2"},
+  "p0": {"ip": "10.9.0.4", "ctl": "./p0.sock"},
+  "t0": {"ip": "10.9.0.101", "ctl": "./t0.sock", "ports": {"w0": {"port": 0, "if": "lo"}}},
+  "t1": {"ip": "10.9.0.102", "ctl": "tcp:127.0.0.1:7000",
+         "ports": {"w0": {"port": 0, "if": "30003:30004"}, "w1": {"port": 1}}},
+  "t2": {"ip": "10.9.0.103", "ports": {"w0": {"port": 0, "if": "nosuchif0"}}},
+  "t3": {"ip": "10.9.0.104", "ports": {"w0": {"port": 1}}}}}
+EOF
+printf '{"nodes": {\n  "t0": {"ip": "10.9.0.1",}}}\n' >dep_syntax.json
+head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n' >dep.key
+chmod 600 dep.key
+dsw() { "$INART" switchd --deployment dep.json --ctl ./t0.sock --check-config "$@"; }
+dps() { "$INART" ps --deployment dep.json --ctl ./p0.sock --check-config "$@"; }
+tcp=(--ctl-tcp 127.0.0.1:7000 --ctl-key dep.key)
+expect 0 "switchd --check-config --deployment" -- dsw --name t0 --port lo
+expect_out "switchd: configuration OK" "switchd --deployment OK"
+expect 0 "ps --check-config --deployment" -- dps --name p0 --bind 10.9.0.4
+expect_out "ps: configuration OK" "ps --deployment OK"
+expect 0 "ps --deployment, --bind any" -- dps --name p0 --bind 0.0.0.0
+expect_err 1 "dep.json: nodes.t9: no such node" "switchd --deployment: no entry" -- \
+	dsw --name t9 --port lo
+expect_err 1 "dep.json: nodes.t2.ports.w0.if: nosuchif0: no such interface" \
+	"switchd --deployment: an interface that does not exist" -- dsw --name t2 --port lo
+expect_err 1 "dep.json: nodes.t1.ports: 2 ports, but 1 --port interface" \
+	"switchd --deployment: port count" -- dsw --name t1 --io udp --port 30001:30002 "${tcp[@]}"
+expect_err 1 "dep.json: nodes.t1.ports.w0.if: '30003:30004' is port 0, but --port 0 is '30001:30002'" \
+	"switchd --deployment: interfaces in another order" -- \
+	dsw --name t1 --io udp --port 30001:30002,30003:30004 "${tcp[@]}"
+expect 0 "switchd --deployment: udp ports, TCP control" -- \
+	dsw --name t1 --io udp --port 30003:30004,30001:30002 "${tcp[@]}"
+expect_err 1 "dep.json: nodes.t1.ctl: 'tcp:127.0.0.1:7000', but --ctl-tcp is not given" \
+	"switchd --deployment: TCP control socket" -- dsw --name t1 --io udp --port 30003:30004,30001:30002
+expect_err 1 "dep.json: nodes.t3.ports.w0.port: must be a distinct number in 0..0" \
+	"switchd --deployment: port number" -- dsw --name t3 --port lo
+expect_err 1 "dep.json: nodes.t0.ctl: './t0.sock', but --ctl is './t9.sock'" \
+	"switchd --deployment: control socket" -- dsw --name t0 --port lo --ctl ./t9.sock
+expect 0 "switchd --deployment: the same socket by another path" -- \
+	dsw --name t0 --port lo --ctl "$PWD/t0.sock"
+expect_err 1 "dep.json: nodes.p0.ip: 10.9.0.4, but --bind is 10.9.0.5" "ps --deployment: address" -- \
+	dps --name p0 --bind 10.9.0.5
+expect_err 1 'dep.json: nodes.t0: a switch (it has "ports"), but this is a PS' \
+	"ps --deployment: a switch's entry" -- dps --name t0 --bind 10.9.0.101 --ctl ./t0.sock
+expect_err 1 'dep.json: nodes.w0: a host (no "ports"), but this is a switch' \
+	"switchd --deployment: a host's entry" -- dsw --name w0 --port lo
+expect_err 1 "dep_syntax.json:2:" "switchd --deployment: JSON syntax, located" -- \
+	"$INART" switchd --deployment dep_syntax.json --name t0 --port lo --ctl ./t0.sock --check-config
+expect_err 1 "nosuch.json" "switchd --deployment: no file" -- \
+	"$INART" switchd --deployment nosuch.json --name t0 --port lo --ctl ./t0.sock --check-config
+expect_err 2 "--deployment FILE goes with --name ID" "ps --deployment without --name" -- \
+	"$INART" ps --deployment dep.json --bind 10.9.0.4 --ctl ./p0.sock --check-config
+if [ ! -e ./t0.sock ] && [ ! -e ./p0.sock ]; then ok; else bad "--check-config --deployment opened a socket"; fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -119,6 +119,14 @@ run switchd_noname --stderr switchd --ctl /nonexistent/s.sock --port lo
 run switchd_noport --stderr switchd --ctl /nonexistent/s.sock --name s
 run switchd_badopt --stderr switchd --name s --port lo --tx-loss-ports 1,x
 run switchd_stats_noctl --stderr switchd --stats
+# --check-config against a deployment file (issue 23): located errors
+cat >"$W/dep.json" <<'EOF'
+{"nodes": {"p0": {"ip": "10.9.0.4", "ctl": "./p0.sock"},
+  "t0": {"ip": "10.9.0.101", "ctl": "./t0.sock", "ports": {"w0": {"port": 0, "if": "nosuchif0"}}}}}
+EOF
+run switchd_deploy_badif --stderr switchd --name t0 --port lo --ctl ./t0.sock --deployment dep.json --check-config
+run ps_deploy_ok --stderr ps --name p0 --bind 10.9.0.4 --ctl ./p0.sock --deployment dep.json --check-config
+run ps_deploy_bind --stderr ps --name p0 --bind 10.9.0.5 --ctl ./p0.sock --deployment dep.json --check-config
 run ctl_help ctl --help
 run eval_bad --stderr eval sc/topo.json sc/jobs.json sc/jobs.json
 

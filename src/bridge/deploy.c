@@ -33,12 +33,34 @@ static int has_key(const char *const *keys, const char *k)
 	return 0;
 }
 
+/* The values of a node entry, each checked the same way by both readers. */
+static int ip_of(json_t *x, uint32_t *ip)
+{
+	return json_is_string(x) && inart_addr_parse_ip(json_string_value(x), ip) == 0 && *ip != 0;
+}
+
+static int mac_of(json_t *x, uint8_t mac[6])
+{
+	return json_is_string(x) && inart_addr_parse_mac(json_string_value(x), mac) == 0;
+}
+
+static int ctl_ok(json_t *x)
+{
+	return json_is_string(x) && json_string_length(x) > 0 && json_string_length(x) < 108;
+}
+
+static int ifname_ok(json_t *x)
+{
+	return json_is_string(x) && json_string_length(x) > 0 &&
+	       json_string_length(x) < sizeof(((struct inart_deploy_port *)0)->ifname);
+}
+
 static int parse_node(json_t *o, const char *name, const struct inart_topo *t, int v,
 		      struct inart_deploy *d, char **ctl, struct inart_err *err)
 {
 	static const char *const hkeys[] = {"ip", "mac", "ctl", NULL};
 	static const char *const skeys[] = {"ip", "ctl", "ports", NULL};
-	static const char *const pkeys[] = {"port", "mac", NULL};
+	static const char *const pkeys[] = {"port", "mac", "if", NULL};
 	const char *id = t->nodes[v].id, *k, *pk;
 	int sw = t->nodes[v].kind == INART_NODE_SWITCH;
 	int deg = t->out_off[v + 1] - t->out_off[v];
@@ -53,20 +75,16 @@ static int parse_node(json_t *o, const char *name, const struct inart_topo *t, i
 			return inart_err_set(err, -EINVAL, "%s: node '%s': unknown key '%.64s'",
 					     name, id, k);
 	}
-	x = json_object_get(o, "ip");
-	if (!json_is_string(x) || inart_addr_parse_ip(json_string_value(x), &d->ip[v]) < 0 ||
-	    d->ip[v] == 0)
+	if (!ip_of(json_object_get(o, "ip"), &d->ip[v]))
 		return inart_err_set(err, -EINVAL, "%s: node '%s': 'ip' must be an IPv4 address",
 				     name, id);
 	x = json_object_get(o, "mac");
-	if (x != NULL &&
-	    (!json_is_string(x) || inart_addr_parse_mac(json_string_value(x), d->mac[v]) < 0))
+	if (x != NULL && !mac_of(x, d->mac[v]))
 		return inart_err_set(err, -EINVAL, "%s: node '%s': 'mac' must be xx:xx:xx:xx:xx:xx",
 				     name, id);
 	x = json_object_get(o, "ctl");
 	if (x != NULL) {
-		if (!json_is_string(x) || json_string_length(x) == 0 ||
-		    json_string_length(x) >= 108)
+		if (!ctl_ok(x))
 			return inart_err_set(err, -EINVAL,
 					     "%s: node '%s': 'ctl' must be a socket path "
 					     "(1..107 bytes)",
@@ -113,10 +131,14 @@ static int parse_node(json_t *o, const char *name, const struct inart_topo *t, i
 		used |= 1ull << pn;
 		d->port[e] = (int)pn;
 		x = json_object_get(p, "mac");
-		if (x != NULL && (!json_is_string(x) ||
-				  inart_addr_parse_mac(json_string_value(x), d->port_mac[e]) < 0))
+		if (x != NULL && !mac_of(x, d->port_mac[e]))
 			return inart_err_set(err, -EINVAL,
 					     "%s: switch '%s': port towards '%s': bad 'mac'", name,
+					     id, t->nodes[u].id);
+		x = json_object_get(p, "if");
+		if (x != NULL && !ifname_ok(x))
+			return inart_err_set(err, -EINVAL,
+					     "%s: switch '%s': port towards '%s': bad 'if'", name,
 					     id, t->nodes[u].id);
 	}
 	for (int kk = t->out_off[v]; kk < t->out_off[v + 1]; kk++) {
@@ -205,6 +227,132 @@ struct inart_deploy *inart_deploy_load(const char *path, const struct inart_topo
 	d = inart_deploy_parse(buf, len, path, t, ctl, err);
 	free(buf);
 	return d;
+}
+
+/* ---- one node's entry, without the topology (a daemon's own check) ---- */
+
+/* Entry o of node id into n; messages name the JSON path. */
+static int node_entry(json_t *o, const char *name, const char *id, struct inart_deploy_node *n,
+		      struct inart_err *err)
+{
+	static const char *const hkeys[] = {"ip", "mac", "ctl", NULL};
+	static const char *const skeys[] = {"ip", "ctl", "ports", NULL};
+	static const char *const pkeys[] = {"port", "mac", "if", NULL};
+	json_t *x, *ports = json_object_get(o, "ports"), *p;
+	const char *k, *pk;
+	uint64_t used = 0;
+
+	n->is_switch = ports != NULL;
+	json_object_foreach(o, k, x)
+	{
+		if (!has_key(n->is_switch ? skeys : hkeys, k))
+			return inart_err_set(err, -EINVAL, "%s: nodes.%s.%.64s: unknown key", name,
+					     id, k);
+	}
+	if (!ip_of(json_object_get(o, "ip"), &n->ip))
+		return inart_err_set(err, -EINVAL, "%s: nodes.%s.ip: must be an IPv4 address", name,
+				     id);
+	x = json_object_get(o, "mac");
+	if (x != NULL && !mac_of(x, n->mac))
+		return inart_err_set(err, -EINVAL, "%s: nodes.%s.mac: must be xx:xx:xx:xx:xx:xx",
+				     name, id);
+	x = json_object_get(o, "ctl");
+	if (x != NULL && !ctl_ok(x))
+		return inart_err_set(err, -EINVAL,
+				     "%s: nodes.%s.ctl: must be a socket path (1..107 bytes)", name,
+				     id);
+	if (x != NULL)
+		strcpy(n->ctl, json_string_value(x));
+	if (!n->is_switch)
+		return 0;
+	if (!json_is_object(ports) || json_object_size(ports) > INART_DEPLOY_MAX_PORTS)
+		return inart_err_set(err, -EINVAL,
+				     "%s: nodes.%s.ports: must be an object of at most %d ports",
+				     name, id, INART_DEPLOY_MAX_PORTS);
+	n->n_ports = (int)json_object_size(ports);
+	json_object_foreach(ports, k, p)
+	{
+		struct inart_deploy_port *e;
+		json_int_t pn;
+
+		if (!json_is_object(p))
+			return inart_err_set(
+			    err, -EINVAL, "%s: nodes.%s.ports.%.64s: not an object", name, id, k);
+		json_object_foreach(p, pk, x)
+		{
+			if (!has_key(pkeys, pk))
+				return inart_err_set(err, -EINVAL,
+						     "%s: nodes.%s.ports.%.64s.%.64s: unknown key",
+						     name, id, k, pk);
+		}
+		x = json_object_get(p, "port");
+		pn = json_is_integer(x) ? json_integer_value(x) : -1;
+		if (pn < 0 || pn >= n->n_ports || (used >> pn & 1))
+			return inart_err_set(err, -EINVAL,
+					     "%s: nodes.%s.ports.%.64s.port: must be a distinct "
+					     "number in 0..%d",
+					     name, id, k, n->n_ports - 1);
+		used |= 1ull << pn;
+		e = &n->ports[pn];
+		snprintf(e->peer, sizeof(e->peer), "%s", k);
+		x = json_object_get(p, "mac");
+		if (x != NULL && !mac_of(x, e->mac))
+			return inart_err_set(err, -EINVAL,
+					     "%s: nodes.%s.ports.%.64s.mac: must be "
+					     "xx:xx:xx:xx:xx:xx",
+					     name, id, k);
+		x = json_object_get(p, "if");
+		if (x != NULL && !ifname_ok(x))
+			return inart_err_set(
+			    err, -EINVAL,
+			    "%s: nodes.%s.ports.%.64s.if: must be an interface name "
+			    "(1..%zu bytes)",
+			    name, id, k, sizeof(e->ifname) - 1);
+		if (x != NULL)
+			strcpy(e->ifname, json_string_value(x));
+	}
+	return 0;
+}
+
+int inart_deploy_node_parse(const char *buf, size_t len, const char *name, const char *id,
+			    struct inart_deploy_node *n, struct inart_err *err)
+{
+	json_error_t jerr;
+	json_t *root, *nodes, *o;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL)
+		return inart_err_set(err, -EINVAL, "%s:%d:%d: %s", name, jerr.line, jerr.column,
+				     jerr.text);
+	nodes = json_object_get(root, "nodes");
+	o = json_object_get(nodes, id);
+	if (!json_is_object(nodes))
+		rc = inart_err_set(err, -EINVAL, "%s: nodes: missing (expected {\"nodes\": {...}})",
+				   name);
+	else if (o == NULL)
+		rc = inart_err_set(err, -ENOENT, "%s: nodes.%s: no such node", name, id);
+	else if (!json_is_object(o))
+		rc = inart_err_set(err, -EINVAL, "%s: nodes.%s: must be an object", name, id);
+	else
+		rc = node_entry(o, name, id, n, err);
+	json_decref(root);
+	return rc;
+}
+
+int inart_deploy_node_load(const char *path, const char *id, struct inart_deploy_node *n,
+			   struct inart_err *err)
+{
+	size_t len;
+	char *buf = inart_file_read(path, &len, err);
+	int rc;
+
+	if (buf == NULL)
+		return -(errno ? errno : EIO);
+	rc = inart_deploy_node_parse(buf, len, path, id, n, err);
+	free(buf);
+	return rc;
 }
 
 /* A number of milliseconds in (0, 3600000] from key k of o, into *ns. */

@@ -16,7 +16,10 @@
  * Every node needs "ip"; every switch needs a port for each neighbour
  * (numbers 0..degree-1, each once: port i is the i-th --port interface of
  * its switchd).  MACs are optional: a missing port MAC means the switch uses
- * its interface's own, a missing host MAC makes the switch learn it.
+ * its interface's own, a missing host MAC makes the switch learn it.  A
+ * port may name its interface ("if": "enp1s0f0"), which `inart switchd
+ * --deployment FILE` checks against its --port list (the installer does
+ * not need it).
  *
  * Ownership: the caller owns the returned deployment (inart_deploy_destroy)
  * and ctl array (inart_deploy_ctl_free).
@@ -25,6 +28,7 @@
 #define INART_DEPLOY_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bridge/install.h"
 
@@ -36,6 +40,32 @@ struct inart_deploy *inart_deploy_parse(const char *buf, size_t len, const char 
 struct inart_deploy *inart_deploy_load(const char *path, const struct inart_topo *t, char ***ctl,
 				       struct inart_err *err);
 void inart_deploy_ctl_free(char **ctl, int n_nodes);
+
+/* One node's entry, read without the topology: what a daemon checks its own
+ * configuration against (daemon/nodecfg).  The same checks as the full
+ * reader that need no topology (keys, address, MACs, control socket, port
+ * numbers distinct and 0..n-1); neighbours are not checked to exist. */
+#define INART_DEPLOY_MAX_PORTS 64
+struct inart_deploy_port {
+	char peer[64];	 /* the neighbour's id (cut at 63 bytes: messages only) */
+	uint8_t mac[6];	 /* zero: none given */
+	char ifname[16]; /* "if" ("": none given) */
+};
+struct inart_deploy_node {
+	uint32_t ip;	/* host order */
+	uint8_t mac[6]; /* zero: none given */
+	char ctl[108];	/* "": none given */
+	int is_switch;	/* the entry has "ports" */
+	int n_ports;
+	struct inart_deploy_port ports[INART_DEPLOY_MAX_PORTS]; /* by port number */
+};
+/* The entry of node id in the file (name: for messages) into *n.  0, or
+ * -ENOENT (no such node) or -EINVAL with err located: "FILE:LINE:COL: ..."
+ * for JSON syntax, else "FILE: nodes.ID[.KEY...]: ..." (the JSON path). */
+int inart_deploy_node_parse(const char *buf, size_t len, const char *name, const char *id,
+			    struct inart_deploy_node *n, struct inart_err *err);
+int inart_deploy_node_load(const char *path, const char *id, struct inart_deploy_node *n,
+			   struct inart_err *err);
 
 /* The optional "dataplane" object of a deployment file: settings that
  * `inart ctl install` and every worker (inart_ctx_create) must share, applied

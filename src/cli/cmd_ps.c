@@ -33,6 +33,8 @@ const char cmd_ps_help[] =
     "                     capabilities (default nobody; root: stay root)\n"
     "  --check-config     check the options, start nothing: exit 0 if good,\n"
     "                     1 with the error\n"
+    "  --deployment FILE  check this PS's entry (--name) in the deployment file\n"
+    "                     too: its address (--bind), its control socket\n"
     "  --stats            print the counters of a running PS and exit\n"
     "  --json             with --stats: the JSON reply\n"
     "\n"

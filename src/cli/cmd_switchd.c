@@ -42,6 +42,8 @@ const char cmd_switchd_help[] =
     "                       capabilities (default nobody; root: stay root)\n"
     "  --check-config       check the options and interfaces, start nothing:\n"
     "                       exit 0 if good, 1 with the error\n"
+    "  --deployment FILE    check this switch's entry (--name) in the deployment\n"
+    "                       too: ports, their interfaces (\"if\"), control socket\n"
     "  --ring-frames N      receive ring frames per port (default 4096, 2 KB each)\n"
     "Emulation (inart emu; docs/emulator.md):\n"
     "  --agg-mbps M         aggregate at most M Mbit/s of frames (a token bucket on\n"

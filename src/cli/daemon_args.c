@@ -30,6 +30,7 @@ int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct optio
 	    {CLI_OPT_JSON, "--json", .flag = &a->json},
 	    {CLI_OPT_USER, "--user", .s = &a->dm.user},
 	    {CLI_OPT_CHECK, "--check-config", .flag = &a->check},
+	    {CLI_OPT_DEPLOYMENT, "--deployment", .s = &a->dm.deployment},
 	};
 	int c;
 
@@ -49,7 +50,8 @@ int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_da
 	if (d->ctl == NULL)
 		cli_usage_error(cmd, "--ctl PATH is required");
 	if (a->stats) {
-		if (others || d->name != NULL || d->tcp != NULL || d->key_file != NULL || a->check)
+		if (others || d->name != NULL || d->tcp != NULL || d->key_file != NULL || a->check ||
+		    d->deployment != NULL)
 			cli_usage_error(cmd, "--stats takes only --ctl (and --json)");
 		return cli_ctl_print_stats(d->ctl, a->json);
 	}
@@ -57,6 +59,8 @@ int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_da
 		cli_usage_error(cmd, "--json goes with --stats");
 	if ((d->tcp == NULL) != (d->key_file == NULL))
 		cli_usage_error(cmd, "--ctl-tcp and --ctl-key go together");
+	if (d->deployment != NULL && d->name == NULL)
+		cli_usage_error(cmd, "--deployment FILE goes with --name ID (its entry)");
 	return -1;
 }
 

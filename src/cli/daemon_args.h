@@ -2,7 +2,7 @@
  * daemon_args: the command-line options both daemons (`inart switchd`,
  * `inart ps`) share, parsed into their struct inart_daemon_cfg
  * (daemon/frame.h): --name, --ctl, --ctl-tcp, --ctl-key, --batch,
- * --log-level, --user, --check-config, --stats, --json.
+ * --log-level, --user, --check-config, --deployment, --stats, --json.
  */
 #ifndef INART_CLI_DAEMON_ARGS_H
 #define INART_CLI_DAEMON_ARGS_H
@@ -22,6 +22,7 @@ enum {
 	CLI_OPT_JSON,
 	CLI_OPT_USER,
 	CLI_OPT_CHECK,
+	CLI_OPT_DEPLOYMENT,
 };
 struct cli_daemon_args {
 	struct inart_daemon_cfg dm;
@@ -37,8 +38,9 @@ int cli_daemon_getopt(const char *cmd, int argc, char **argv, const struct optio
 		      struct cli_daemon_args *a);
 /* The checks after a daemon's options: no operands, --ctl PATH required,
  * --json only with --stats, and --stats with nothing but --ctl and --json
- * (others: one of the daemon's own options was given; --name and the TCP
- * options count too), the TCP options together; usage errors exit 2.  With
+ * (others: one of the daemon's own options was given; --name, --deployment
+ * and the TCP options count too), the TCP options together, --deployment
+ * with --name; usage errors exit 2.  With
  * --stats it prints the counters (cli_ctl_print_stats) and returns the exit
  * status; otherwise -1: go on. */
 int cli_daemon_check(const char *cmd, int argc, char **argv, const struct cli_daemon_args *a,

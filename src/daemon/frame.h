@@ -34,6 +34,9 @@ struct inart_daemon_cfg {
 				       NULL or "root": keep the process's identity */
 	int signals;		    /* 1: SIGINT/SIGTERM set inart_daemon_stop, SIGPIPE
 				       ignored (the programs); 0: left alone (tests) */
+	const char *deployment;	    /* a deployment file whose entry for name the
+				       configuration must agree with (daemon/nodecfg;
+				       checked with the rest); NULL: none */
 };
 
 /* Defaults: batch 64, log level info, user "nobody", signals on. */

@@ -14,6 +14,11 @@
  * (reset).  Installs are transactions (daemon/txn).  Also tree_del, show,
  * stats, reset_stats, log_level, info.
  *
+ * Transport: a UDP socket (io/udp), or, with a port in the configuration,
+ * the same datagrams as Ethernet frames on it (io/ethudp: the PS as a host
+ * on a switchd's --io udp port, for tests without privilege).  Both behind
+ * the io_* functions below; the packet loop is the same.
+ *
  * Threads: the packet thread owns the core in service and the counters'
  * baseline; the control thread owns the configurations, the transaction
  * state and every core not in service.
@@ -29,10 +34,12 @@
 #include "common/slab.h"
 #include "ctlproto/ctlmsg.h"
 #include "ctlproto/ctlthread.h"
+#include "daemon/nodecfg.h"
 #include "daemon/txn.h"
 #include "dp/addr.h"
 #include "dp/ps.h"
 #include "dp/wire.h"
+#include "io/ethudp.h"
 #include "io/log.h"
 #include "io/udp.h"
 
@@ -326,16 +333,45 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct inar
 	return rc;
 }
 
+/* The PS's datagrams: a UDP socket or frames on a port (one of the two). */
+struct ps_io {
+	struct inart_udp *u;
+	struct inart_ethudp *e;
+};
+
+static int io_fd(const struct ps_io *io)
+{
+	return io->e != NULL ? inart_ethudp_fd(io->e) : inart_udp_fd(io->u);
+}
+
+static int io_recv(struct ps_io *io, struct inart_dgram *in, int max)
+{
+	return io->e != NULL ? inart_ethudp_recv(io->e, in, max) : inart_udp_recv(io->u, in, max);
+}
+
+/* How many of d[0..n) were taken; frames the device pushed back are sent
+ * again by the next call (n 0 included). */
+static int io_send(struct ps_io *io, const struct inart_dgram *d, int n)
+{
+	return io->e != NULL ? inart_ethudp_send(io->e, d, n) : inart_udp_send(io->u, d, n);
+}
+
+/* Output taken but not sent yet (frames only). */
+static int io_pending(const struct ps_io *io)
+{
+	return io->e != NULL ? inart_ethudp_pending(io->e) : 0;
+}
+
 /* Datagrams emitted by the core and not sent yet: d[head..used). */
 struct outq {
 	struct inart_dgram d[OUT_CAP];
 	int head, used;
 };
 
-static void outq_flush(struct ps_state *s, struct inart_udp *u, struct outq *q)
+static void outq_flush(struct ps_state *s, struct ps_io *u, struct outq *q)
 {
-	if (q->head < q->used)
-		q->head += inart_udp_send(u, q->d + q->head, q->used - q->head);
+	if (q->head < q->used || io_pending(u) > 0)
+		q->head += io_send(u, q->d + q->head, q->used - q->head);
 	if (q->head == q->used) {
 		q->head = q->used = 0;
 		return;
@@ -352,10 +388,10 @@ static void outq_flush(struct ps_state *s, struct inart_udp *u, struct outq *q)
 }
 
 /* Wait until one more datagram's worth of output fits. */
-static void outq_room(struct ps_state *s, struct inart_udp *u, struct outq *q)
+static void outq_room(struct ps_state *s, struct ps_io *u, struct outq *q)
 {
 	while (OUT_CAP - q->used < OUT_ROOM && !inart_daemon_stop) {
-		struct pollfd w = {inart_udp_fd(u), POLLOUT, 0};
+		struct pollfd w = {io_fd(u), POLLOUT, 0};
 
 		outq_flush(s, u, q);
 		if (OUT_CAP - q->used < OUT_ROOM)
@@ -369,7 +405,7 @@ struct outq_block {
 	uint8_t bufs[OUT_CAP][INART_DGRAM_MAX];
 };
 
-static int run(struct ps_state *s, struct inart_udp *u, int batch)
+static int run(struct ps_state *s, struct ps_io *u, int batch)
 {
 	struct outq_block *ob = calloc(1, sizeof(*ob));
 	struct inart_dgram in[1024];
@@ -381,14 +417,16 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 #define q (ob->q)
 	for (int i = 0; i < OUT_CAP; i++)
 		q.d[i].data = ob->bufs[i];
-	pfd[0].fd = inart_udp_fd(u);
+	pfd[0].fd = io_fd(u);
 	pfd[1].fd = inart_ctlthread_fd(s->ctl);
 	pfd[1].events = POLLIN;
 	while (!inart_daemon_stop) {
 		int r;
 
-		pfd[0].events = POLLIN | (q.used > 0 ? POLLOUT : 0);
-		r = poll(pfd, 2, q.used > 0 ? 1 : 1000);
+		int out = q.used > 0 || io_pending(u) > 0;
+
+		pfd[0].events = POLLIN | (out ? POLLOUT : 0);
+		r = poll(pfd, 2, out ? 1 : 1000);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -398,7 +436,7 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 		}
 		outq_flush(s, u, &q);
 		for (int round = 0; round < 8 && !inart_daemon_stop; round++) {
-			int n = inart_udp_recv(u, in, batch);
+			int n = io_recv(u, in, batch);
 			uint64_t now;
 
 			if (n <= 0) {
@@ -426,14 +464,41 @@ static int run(struct ps_state *s, struct inart_udp *u, int batch)
 
 int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err)
 {
-	return inart_daemon_cfg_check(&c->dm, err);
+	int rc = inart_daemon_cfg_check(&c->dm, err);
+
+	if (rc == 0 && c->dm.deployment != NULL) /* --deployment: its entry agrees */
+		rc = inart_nodecfg_check_ps(&c->dm, c->bind_ip, err);
+	if (rc < 0 || c->port == NULL)
+		return rc;
+	if (c->bind_ip == 0)
+		return inart_err_set(err, -EINVAL, "--bind IP is required with frames (--port)");
+	return inart_afp_check_name(c->port, c->port_mode, err);
+}
+
+/* The PS's socket, or its port (frames). */
+static int io_open(struct ps_io *io, const struct inart_psd_cfg *c, struct inart_err *err)
+{
+	struct inart_ethudp_cfg ec = {
+	    .port = c->port, .ip = c->bind_ip, .udp_port = INART_WIRE_UDP_PORT};
+
+	if (c->port == NULL) {
+		io->u = inart_udp_open(c->bind_ip, INART_WIRE_UDP_PORT, c->dm.batch, err);
+		return io->u != NULL ? 0 : -errno;
+	}
+	inart_afp_opt_default(&ec.afo);
+	ec.afo.mode = c->port_mode;
+	ec.afo.batch = c->dm.batch;
+	ec.afo.tx_queue = OUT_CAP;
+	ec.afo.tx_frames = OUT_CAP;
+	io->e = inart_ethudp_open(&ec, err);
+	return io->e != NULL ? 0 : -errno;
 }
 
 int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 {
 	struct ps_state st = {0};
 	struct inart_daemon_role role = {.role = "PS", .other = "switch", .op = ps_op, .ctx = &st};
-	struct inart_udp *u = NULL;
+	struct ps_io io = {NULL, NULL};
 	char ip[16];
 	int rc = inart_psd_cfg_check(c, err);
 
@@ -451,11 +516,9 @@ int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 	st.txn.ctx = &st;
 	st.txn.swap = obj_swap;
 	st.txn.destroy = obj_destroy;
-	u = inart_udp_open(st.ip, INART_WIRE_UDP_PORT, c->dm.batch, err);
-	if (u == NULL) {
-		rc = -errno;
+	rc = io_open(&io, c, err);
+	if (rc < 0)
 		goto out;
-	}
 	st.start_ns = inart_now_ns();
 	st.ctl = inart_daemon_open(&c->dm, &role, err);
 	if (st.ctl == NULL) {
@@ -466,16 +529,18 @@ int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 	if (rc < 0 || (rc = inart_ctlthread_serve(st.ctl, err)) < 0)
 		goto out;
 	inart_addr_fmt_ip(st.ip, ip);
-	inart_log_info("PS %s up on %s:%d, control socket %s", st.name ? st.name : "", ip,
-		       INART_WIRE_UDP_PORT, c->dm.ctl);
-	rc = run(&st, u, c->dm.batch);
+	inart_log_info("PS %s up on %s:%d%s%s, control socket %s", st.name ? st.name : "", ip,
+		       INART_WIRE_UDP_PORT, c->port ? ", frames on " : "", c->port ? c->port : "",
+		       c->dm.ctl);
+	rc = run(&st, &io, c->dm.batch);
 	if (rc < 0)
 		inart_err_set(err, rc, "poll: %s", strerror(-rc));
 	inart_log_info("stopping");
 out:
 	inart_ctlthread_stop(st.ctl);
 	inart_txn_free(&st.txn);
-	inart_udp_close(u);
+	inart_udp_close(io.u);
+	inart_ethudp_close(io.e);
 	obj_free(st.cur);
 	return rc < 0 ? rc : 0;
 }

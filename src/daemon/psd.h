@@ -5,6 +5,8 @@
  * parses the command line into a struct inart_psd_cfg; this module checks it
  * and runs the daemon until inart_daemon_stop is set.  UDP on a port above
  * 1024 needs no privilege: on 127.0.0.0/8 the daemon runs as any user.
+ * Or, with a port (cfg.port), the same datagrams as Ethernet frames on an
+ * io/afpacket port (io/ethudp): a host on a switchd --io udp port.
  */
 #ifndef INART_DAEMON_PSD_H
 #define INART_DAEMON_PSD_H
@@ -13,13 +15,22 @@
 
 #include "common/err.h"
 #include "daemon/frame.h"
+#include "io/afpacket.h"
 
 struct inart_psd_cfg {
 	struct inart_daemon_cfg dm; /* name, control socket, batch, log, user */
 	uint32_t bind_ip;	    /* host order (0: any address) */
+	/* frames instead of a UDP socket (io/ethudp): non-NULL, the PS's
+	   datagrams to and from bind_ip (required then) travel as Ethernet
+	   frames on this io/afpacket port ("LPORT:PPORT" with port_mode
+	   INART_AFP_UDP: a switchd --io udp's peer, no privilege needed) */
+	const char *port;
+	enum inart_afp_mode port_mode;
 };
 
-/* The common options (inart_daemon_cfg_check).  0 or -errno. */
+/* The common options (inart_daemon_cfg_check); with dm.deployment, the PS's
+ * entry in that file (daemon/nodecfg); with a port, an address and a port
+ * name the back end can open.  0 or -errno. */
 int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err);
 
 /* Run the PS: bind, open the control socket, give up root (c->dm.user),

@@ -42,6 +42,7 @@
 
 #include "common/clock.h"
 #include "ctlproto/ctlthread.h"
+#include "daemon/nodecfg.h"
 #include "daemon/switchd_ctl.h"
 #include "dp/pkt.h"
 #include "io/log.h"
@@ -241,6 +242,8 @@ int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err 
 		if (rc < 0)
 			return rc;
 	}
+	if (c->dm.deployment != NULL) /* --deployment: its entry agrees */
+		return inart_nodecfg_check_switch(&c->dm, c->ports, c->n_ports, c->afo.mode, err);
 	return 0;
 }
 

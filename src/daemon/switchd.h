@@ -33,7 +33,9 @@ void inart_switchd_cfg_init(struct inart_switchd_cfg *c);
 
 /* Check c without opening anything: the common options, --name, at least one
  * port, no port twice, every interface present (AF_PACKET back ends), the
- * numbers in range.  0 or -errno with err naming the option or interface. */
+ * numbers in range; with dm.deployment, the switch's entry in that file
+ * (daemon/nodecfg).  0 or -errno with err naming the option or interface
+ * (the file's: its JSON path). */
 int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err *err);
 
 /* Run the switch: open the ports and the control socket, give up root
