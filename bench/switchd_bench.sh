@@ -6,7 +6,7 @@
 usage() {
 	cat <<'EOF'
 usage: bench/switchd_bench.sh [--modes LIST] [--cores LIST] [--load plain|ina1|ina8]
-                              [--seconds S] [--check sample|all] [--json]
+                              [--seconds S] [--check sample|all] [--nice N] [--json]
 
     generator ns --veth-- middle ns (the device) --veth-- sink ns
     generator ns --veth------------------------------- sink ns   (direct)
@@ -35,6 +35,9 @@ Modes (LIST comma-separated; default all of them):
                 3 of the 235 values (first, middle, last; the others stay 0)
                 and every header field; all: every value (costs the
                 generator and the sink about half their rate)
+--nice N        niceness of the generator and the device's processes
+                (default -20: on a machine others keep busy, the run gets
+                its CPUs; 0 to share them fairly)
 --json          one JSON object instead of the table:
   {"runs":[{"mode","cores","load","pps","gbps","path_cpu_us_per_pkt",
             "device_cpu_us_per_pkt","valid", ...}], "direct_pair_pps", ...}
@@ -84,6 +87,7 @@ load=ina1
 secs=3
 check=sample
 json=0
+nice=-20
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modes) modes_arg=${2:?}; shift 2 ;;
@@ -92,12 +96,17 @@ while [ $# -gt 0 ]; do
 	--seconds) secs=${2:?}; shift 2 ;;
 	--check) check=${2:?}; shift 2 ;;
 	--json) json=1; shift ;;
+	--nice) nice=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "switchd_bench: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
 case $load in plain | ina1 | ina8) ;; *) echo "switchd_bench: --load plain|ina1|ina8" >&2; exit 2 ;; esac
 case $check in sample | all) ;; *) echo "switchd_bench: --check sample|all" >&2; exit 2 ;; esac
+if ! [[ $nice =~ ^-?[0-9]+$ ]]; then
+	echo "switchd_bench: --nice takes a number" >&2
+	exit 2
+fi
 if ! [[ $secs =~ ^[0-9]+([.][0-9]+)?$ ]]; then
 	echo "switchd_bench: --seconds takes a number" >&2
 	exit 2
@@ -157,7 +166,7 @@ dev_cpus_of() {
 }
 DEV1=$(dev_cpus_of 1)
 HZ=$(getconf CLK_TCK)
-NICE=${NICE:-}
+NICE=(nice -n "$nice")
 CHK=()
 [ "$check" = sample ] && CHK=(--sample)
 
@@ -282,7 +291,7 @@ switchd_up() { # IO CORES CPUS
 		why="inart switchd --io $1 ${extra[*]}: $(head -c 300 "$tmp/check.out" | tr '\n"' ' ')"
 		return 1
 	fi
-	ip netns exec "$M" taskset -c "$3" "$INART" switchd --name m --port a0,a1 \
+	ip netns exec "$M" "${NICE[@]}" taskset -c "$3" "$INART" switchd --name m --port a0,a1 \
 		--ctl "$tmp/m.sock" --io "$1" "${extra[@]}" --log-level warn 2>"$tmp/switchd.log" &
 	dev_pid=$!
 	pids+=("$dev_pid")
@@ -329,7 +338,7 @@ mode_up() { # MODE CORES
 		dev_pid="" # only the loader: the work is softirq
 		note="in the softirq of the generator's CPU" ;;
 	xsk-fwd)
-		ip netns exec "$M" taskset -c "$cpu" "$XSK" a0 a1 >"$tmp/dev.out" 2>&1 &
+		ip netns exec "$M" "${NICE[@]}" taskset -c "$cpu" "$XSK" a0 a1 >"$tmp/dev.out" 2>&1 &
 		dev_pid=$!
 		pids+=("$dev_pid")
 		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
@@ -386,7 +395,7 @@ run_one() { # MODE CORES
 	s0=$(sink_snap)
 	st0=$(stat_ticks)
 	p0=$(proc_ticks "$dev_pid")
-	read -r _ sent _ _ _ took < <(ip netns exec "$G" $NICE taskset -c "$GEN_CPU" "$XB" gen $gif \
+	read -r _ sent _ _ _ took < <(ip netns exec "$G" "${NICE[@]}" taskset -c "$GEN_CPU" "$XB" gen $gif \
 		"$load" "$secs" "${CHK[@]}" 2>"$tmp/gen.err")
 	sleep 0.2
 	s1=$(sink_snap)
@@ -461,10 +470,10 @@ if [ $json = 1 ]; then
 	for r in "${results[@]}"; do printf '%s%s' "$sep" "$r"; sep=","; done
 	printf '],"direct_pair_pps":%s,"best_device":"%s","best_device_pps":%s,"direct_over_best":%s,"generator_faster":%s,' \
 		"${direct_contrib:-0}" "$best_mode" "$best_contrib" "$ratio" "$ok"
-	printf '"load":"%s","seconds":%s,"check":"%s","cpu_set":"%s","generator_cpu":%s,"busy_cpus_before":%s,"frame_bytes":1022}\n' \
-		"$load" "$secs" "$check" "$CPUS" "$GEN_CPU" "$idle"
+	printf '"load":"%s","seconds":%s,"check":"%s","nice":%s,"cpu_set":"%s","generator_cpu":%s,"busy_cpus_before":%s,"frame_bytes":1022}\n' \
+		"$load" "$secs" "$check" "$nice" "$CPUS" "$GEN_CPU" "$idle"
 else
-	echo "switchd_bench: load $load, 1022-byte frames, $secs s per run, values checked: $check"
+	echo "switchd_bench: load $load, 1022-byte frames, $secs s per run, values checked: $check, nice $nice"
 	echo "CPU set $CPUS: generator on CPU $GEN_CPU, a 1-core device on CPU $DEV1; busy CPUs of the set before the runs: $idle"
 	echo "pps = frames that checked at the sink / s; contrib/s = contributions in them; CPU = us per delivered frame"
 	printf '%-13s %5s %11s %8s %11s %11s %9s %9s %-5s  %s\n' mode cores pps Gbit/s contrib/s offered/s path_us dev_us valid cpus
