@@ -54,7 +54,9 @@ Method:
    XDP_DROP.  pps = frames that checked / S; contrib_pps = contributions
    inside them / S (for ina8 through switchd, 8 per full aggregate);
    full_pps = frames carrying all contributors; bad = frames of ours that
-   did not check.  valid: something arrived, nothing bad, and for ina8
+   did not check; switchd_socket_rx_drops / _tx_drops: switchd's own
+   counters of frames its sockets lost (ctl stats; null for other modes).
+   valid: something arrived, nothing bad, and for ina8
    through switchd full aggregates did arrive.
  - CPU set: CPUS (default every online CPU).  The generator runs on its
    first CPU; the device (switchd, xsk_fwd) on the others when it has 1
@@ -403,14 +405,18 @@ run_one() { # MODE CORES
 	p1=$(proc_ticks "$dev_pid")
 	[ -n "$sent" ] || echo "switchd_bench: $m: the generator failed: $(cat "$tmp/gen.err")" >&2
 	stop_pid "$sink_pid"
-	if [ -n "$dev_pid" ] && [ "$m" != xsk-fwd ] && [ "$m" != direct ]; then
+	local sockd=null txd=null
+	case $m in
+	ring | mmsg | xdp)
 		"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
-	fi
+		sockd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
+		txd=$(grep -oE '"sock_tx_(drops|errors)": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}') ;;
+	esac
 	mode_down "$m"
 	local line
 	line=$(awk -v s0="$s0" -v s1="$s1" -v st0="$st0" -v st1="$st1" -v p="$((p1 - p0))" \
 		-v secs="${took:-$secs}" -v hz="$HZ" -v m="$m" -v c="$c" -v load="$load" -v sent="${sent:-0}" \
-		-v gcpu="$GEN_CPU" -v dcpu="$dev_cpus" -v note="$note" '
+		-v gcpu="$GEN_CPU" -v dcpu="$dev_cpus" -v note="$note" -v sockd="$sockd" -v txd="$txd" '
 		BEGIN {
 			split(s0, a, " "); split(s1, b, " ")
 			fr = b[2] - a[2]; co = b[4] - a[4]; fu = b[6] - a[6]; bad = b[8] - a[8]; by = b[12] - a[12]
@@ -432,6 +438,7 @@ run_one() { # MODE CORES
 			printf "{\"mode\":\"%s\",\"cores\":%d,\"load\":\"%s\",\"pps\":%.0f,\"gbps\":%.3f,", m, c, load, pps, gbps
 			printf "\"path_cpu_us_per_pkt\":%.3f,\"device_cpu_us_per_pkt\":%.3f,\"valid\":%s,", path, devus, valid
 			printf "\"available\":true,\"contrib_pps\":%.0f,\"full_pps\":%.0f,\"offered_pps\":%.0f,\"bad\":%d,", cps, fps, sent / secs, bad
+			printf "\"switchd_socket_rx_drops\":%s,\"switchd_socket_tx_drops\":%s,", sockd, txd
 			printf "\"generator_cpu\":%s,\"device_cpus\":\"%s\",\"note\":\"%s\"}", gcpu, dcpu, note
 			printf "\t%-13s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : "")
 		}')
