@@ -34,13 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 
+#include "common/clock.h"
 #include "xdp_bench.skel.h"
 
 #define FRAME 1022
@@ -90,14 +90,6 @@ static void handle_signals(void)
 static void wait_signal(void)
 {
 	sigsuspend(&waitmask);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int usage(void)
@@ -214,7 +206,7 @@ static int do_gen(const char *ifname, const char *load, double secs, int full)
 	if (!ctx.ingress_ifindex)
 		goto out;
 	template(frame, s->rodata->cfg_fan, (int)s->rodata->cfg_plain);
-	t0 = now_s();
+	t0 = inart_now_s();
 	do {
 		err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.gen), &o);
 		if (err) {
@@ -223,7 +215,7 @@ static int do_gen(const char *ifname, const char *load, double secs, int full)
 			goto out;
 		}
 		sent += o.repeat;
-		t = now_s();
+		t = inart_now_s();
 	} while (t - t0 < secs);
 	printf("sent %llu pps %.0f seconds %.6f\n", sent, (double)sent / (t - t0), t - t0);
 	rc = 0;
@@ -232,10 +224,25 @@ out:
 	return rc;
 }
 
+/* Attach prog to ifindex (native XDP), handle the signals, say "ready". */
+static int attach_ready(int ifindex, const char *ifname, int prog, const char *what)
+{
+	int err = bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL);
+
+	if (err) {
+		fprintf(stderr, "xdp_bench: attach %s to %s: %s\n", what, ifname, strerror(-err));
+		return err;
+	}
+	handle_signals();
+	printf("ready\n");
+	fflush(stdout);
+	return 0;
+}
+
 static int do_sink(const char *ifname, const char *load, int full)
 {
 	struct xdp_bench *s = open_load(load, full, "sink");
-	int ifindex = ifindex_of(ifname), ncpu = libbpf_num_possible_cpus(), err, i, rc = 1;
+	int ifindex = ifindex_of(ifname), ncpu = libbpf_num_possible_cpus(), i, rc = 1;
 	struct sink_cnt *v = NULL;
 	__u32 key = 0;
 
@@ -244,14 +251,8 @@ static int do_sink(const char *ifname, const char *load, int full)
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
 		goto out;
-	err = bpf_xdp_attach(ifindex, bpf_program__fd(s->progs.sink), XDP_FLAGS_DRV_MODE, NULL);
-	if (err) {
-		fprintf(stderr, "xdp_bench: attach sink to %s: %s\n", ifname, strerror(-err));
+	if (attach_ready(ifindex, ifname, bpf_program__fd(s->progs.sink), "sink"))
 		goto out;
-	}
-	handle_signals();
-	printf("ready\n");
-	fflush(stdout);
 	while (!stop) {
 		struct sink_cnt t = {0};
 
@@ -289,7 +290,7 @@ out:
 static int do_redirect(const char *in, const char *out)
 {
 	struct xdp_bench *s = open_load("plain", 1, "redirect");
-	int iin = ifindex_of(in), iout = ifindex_of(out), err, rc = 1;
+	int iin = ifindex_of(in), iout = ifindex_of(out), rc = 1;
 	__u32 key = 0, val = (__u32)iout;
 
 	if (!s || !iin || !iout)
@@ -298,14 +299,8 @@ static int do_redirect(const char *in, const char *out)
 		fprintf(stderr, "xdp_bench: devmap <- %s: %s\n", out, strerror(errno));
 		goto out;
 	}
-	err = bpf_xdp_attach(iin, bpf_program__fd(s->progs.redirect), XDP_FLAGS_DRV_MODE, NULL);
-	if (err) {
-		fprintf(stderr, "xdp_bench: attach redirect to %s: %s\n", in, strerror(-err));
+	if (attach_ready(iin, in, bpf_program__fd(s->progs.redirect), "redirect"))
 		goto out;
-	}
-	handle_signals();
-	printf("ready\n");
-	fflush(stdout);
 	while (!stop)
 		wait_signal();
 	bpf_xdp_detach(iin, XDP_FLAGS_DRV_MODE, NULL);
