@@ -1,59 +1,141 @@
 #!/usr/bin/env bash
-# switchd_bench.sh [SECONDS [ROUNDS]]: packets per second of `inart switchd`
-# over veth between network namespaces, side by side in the same run with
-# the kernel's own forwarding (a Linux bridge) on the same path.
-#
-#   sender ns --veth-- middle ns (bridge br0 | inart switchd) --veth-- receiver ns
-#
-# The sender (bench/udp_gen) sends 1 KB frames carrying valid InArt DATA
-# packets (label 1, fan-in 1, values a function of the chunk number) to the
-# receiver; switchd aggregates every one (its label entry is an aggregation
-# point with fan-in 1: slot taken, values summed, complete, aggregate built
-# and sent on), the bridge just forwards.  Two loads:
-#   max    the sender as fast as it can (capacity; SECONDS per round)
-#   1gbit  paced at 1 Gbit/s equivalent (122 kpps of 1 KB frames)
-# ROUNDS alternate bridge and switchd (medians reported).
-#
-# Method -- like with like:
-#   - Counted at the receiving application: the sink (udp_gen sink) checks
-#     every datagram it receives (decodes, DATA of job 0 from contributor 0,
-#     the right value count, every value as sent) and only valid ones count;
-#     delivered pps = valid datagrams / SECONDS.  The receiver interface's
-#     rx_packets is printed beside it as a diagnostic only.
-#   - The same CPU set for both: the sender, the sink and switchd all run
-#     under `taskset -c $CPUS` in the bridge rounds and the switchd rounds
-#     alike (CPUS: default every online CPU; e.g. CPUS=0 puts the whole path
-#     on one core, CPUS=0,1 on two).  The bridge forwards in the kernel, in
-#     the softirq of the sender's CPU; switchd in its own process plus the
-#     same softirq work around its socket: both inside the set.
-#   - CPU time per delivered packet: the busy time of the CPUs in the set
-#     (user + nice + system + irq + softirq from /proc/stat, so the
-#     kernel's softirq forwarding work is included) from the start of the
-#     send to 0.2 s after it, divided by the valid packets delivered, in
-#     microseconds.  It also counts anything else that ran on those CPUs
-#     meanwhile (the script prints that idle load, measured before the
-#     rounds): trust it on a quiet machine only.
-# Targets (docs/programs.md): switchd >= 0.85 x the bridge's delivered pps,
-# and switchd's CPU time per packet <= bridge's / 0.85 (the efficiency
-# ratio bridge / switchd >= 0.85).
-#
-# IO="ring mmsg" selects switchd's socket back ends to measure (default: both,
-# each against the same bridge rounds; `inart switchd --io`).
-#
-# Needs root, ip netns, ethtool and taskset (scripts/deps.sh); the namespaces
-# carry a per-run prefix and are always removed; processes are ended by PID.
+# switchd_bench.sh: packets per second of `inart switchd` over veth between
+# network namespaces, side by side in one run with the kernel's own paths
+# and a bare AF_XDP forwarder, fed by a generator and counted by a sink that
+# are both faster than any device under test (issue 24).  --help says all.
+usage() {
+	cat <<'EOF'
+usage: bench/switchd_bench.sh [--modes LIST] [--cores LIST] [--load plain|ina1|ina8]
+                              [--seconds S] [--check sample|all] [--nice N] [--json]
+
+    generator ns --veth-- middle ns (the device) --veth-- sink ns
+    generator ns --veth------------------------------- sink ns   (direct)
+
+Modes (LIST comma-separated; default all of them):
+  direct        a veth pair, no device: the ceiling of every test here
+  bridge        a Linux bridge in the middle namespace (bridge-nf off)
+  xdp-redirect  the kernel's XDP_REDIRECT between the middle namespace's
+                veths (build/bench/xdp_bench redirect: a DEVMAP)
+  xsk-fwd       a bare AF_XDP copy-mode forwarder, rx on one veth, tx on
+                the other, no processing (build/bench/xsk_fwd)
+  ring, mmsg    inart switchd --io ring | mmsg
+  xdp           inart switchd --io xdp (reported "not available" where this
+                build's switchd has no such back end or it refuses to start)
+--cores LIST    worker cores for the modes that have a choice (ring, mmsg,
+                xdp: switchd --cores N; default 1,2; 1 runs without the
+                option).  A count switchd does not offer is reported as not
+                available.  Other modes run once, reported as cores 1.
+--load          plain: IPv4 UDP to port 47471 (forwarded by LPM);
+                ina1: InArt DATA, label 1, fan-in 1 (switchd aggregates each:
+                one aggregate per frame); ina8 (default ina1): eight
+                contributors per slot, the device emits one aggregate per 8
+                inputs.  1022-byte frames, 235 int32 values.
+--seconds S     generator time per run (default 3)
+--check         sample (default): the generator writes and the sink checks
+                3 of the 235 values (first, middle, last; the others stay 0)
+                and every header field; all: every value (costs the
+                generator and the sink about half their rate)
+--nice N        niceness of the generator and the device's processes
+                (default -20: on a machine others keep busy, the run gets
+                its CPUs; 0 to share them fairly)
+--json          one JSON object instead of the table:
+  {"runs":[{"mode","cores","load","pps","gbps","path_cpu_us_per_pkt",
+            "device_cpu_us_per_pkt","valid", ...}], "direct_pair_pps", ...}
+
+Method:
+ - Generator: build/bench/xdp_bench gen, an XDP program run with BPF_PROG_RUN
+   and BPF_F_TEST_XDP_LIVE_FRAMES: each frame is rewritten from a per-CPU
+   counter (seq, slot = seq % 64, contributor = counter % 8 for ina8, values
+   (r + 1) * (seq % 65536 + 1 + i)) and sent with XDP_TX out of the veth
+   toward the device, pinned to the first CPU of CPUS.
+ - Sink: build/bench/xdp_bench sink, an XDP program on the receiving veth
+   that checks each frame (InArt header, contributor bits, values = the sum
+   of the contributions its bitmap names) and counts in a per-CPU array,
+   XDP_DROP.  pps = frames that checked / S; contrib_pps = contributions
+   inside them / S (for ina8 through switchd, 8 per full aggregate);
+   full_pps = frames carrying all contributors; bad = frames of ours that
+   did not check; switchd_socket_rx_drops / _tx_drops: switchd's own
+   counters of frames its sockets lost (ctl stats; null for other modes).
+   valid: something arrived, nothing bad, and for ina8
+   through switchd full aggregates did arrive.
+ - CPU set: CPUS (default every online CPU).  The generator runs on its
+   first CPU; the device (switchd, xsk_fwd) on the others when it has 1
+   worker core, on all of them (sharing with the generator) at 2 cores on a
+   2-CPU set.  The kernel modes (direct, bridge, xdp-redirect) run in the
+   softirq of the generator's CPU: a veth receives on the sending CPU.
+ - path_cpu_us_per_pkt: busy time (user nice system irq softirq,
+   /proc/stat) of every CPU of the set during the run / delivered frames.
+ - device_cpu_us_per_pkt: the device's own threads (/proc/PID/task/*/stat)
+   plus the softirq time of its CPUs, / delivered frames.  For the kernel
+   modes that is the softirq of the generator's CPU (the sink's XDP and, in
+   direct, only it).  Both count whatever else runs on those CPUs: the
+   script prints the set's busy CPUs before the runs; trust it on a quiet
+   machine.
+ - direct_pair_pps: the direct pair's delivered contributions/s (always
+   measured); direct_over_best: it divided by the best other mode's
+   contribution rate; the target is at least 1.5 (generator_faster);
+   direct_over_best_switchd: the same over the best switchd mode alone.
+
+Needs root, ip netns, ethtool, taskset and the programs of this build
+(BUILD=dir, default ./build): inart, bench/xdp_bench, bench/xsk_fwd (libbpf,
+libxdp, clang, bpftool: scripts/deps.sh).  Namespaces carry a per-run
+prefix and are always removed; processes are ended by PID.
+EOF
+}
 set -u
 
-secs=${1:-3}
-modes=${IO:-ring mmsg}
-rounds=${2:-3}
+modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp
+cores_arg=1,2
+load=ina1
+secs=3
+check=sample
+json=0
+nice=-20
+while [ $# -gt 0 ]; do
+	case $1 in
+	--modes) modes_arg=${2:?}; shift 2 ;;
+	--cores) cores_arg=${2:?}; shift 2 ;;
+	--load) load=${2:?}; shift 2 ;;
+	--seconds) secs=${2:?}; shift 2 ;;
+	--check) check=${2:?}; shift 2 ;;
+	--json) json=1; shift ;;
+	--nice) nice=${2:?}; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "switchd_bench: unknown argument '$1' (--help)" >&2; exit 2 ;;
+	esac
+done
+case $load in plain | ina1 | ina8) ;; *) echo "switchd_bench: --load plain|ina1|ina8" >&2; exit 2 ;; esac
+case $check in sample | all) ;; *) echo "switchd_bench: --check sample|all" >&2; exit 2 ;; esac
+if ! [[ $nice =~ ^-?[0-9]+$ ]]; then
+	echo "switchd_bench: --nice takes a number" >&2
+	exit 2
+fi
+if ! [[ $secs =~ ^[0-9]+([.][0-9]+)?$ ]]; then
+	echo "switchd_bench: --seconds takes a number" >&2
+	exit 2
+fi
+modes=()
+for m in ${modes_arg//,/ }; do
+	case $m in
+	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp) modes+=("$m") ;;
+	*) echo "switchd_bench: unknown mode '$m' (--help)" >&2; exit 2 ;;
+	esac
+done
+cores=()
+for c in ${cores_arg//,/ }; do
+	[[ $c =~ ^[1-9][0-9]*$ ]] || { echo "switchd_bench: --cores takes counts" >&2; exit 2; }
+	cores+=("$c")
+done
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${BUILD:-$root/build}
 INART=$bdir/inart
-GEN=$bdir/bench/udp_gen
-for f in "$INART" "$GEN"; do
+XB=$bdir/bench/xdp_bench
+XSK=$bdir/bench/xsk_fwd
+for f in "$INART" "$XB" "$XSK"; do
 	if [ ! -x "$f" ]; then
-		echo "switchd_bench: $f missing (ninja -C $bdir; BUILD=dir selects the build)" >&2
+		echo "switchd_bench: $f missing (ninja -C $bdir; BUILD=dir selects the build;" \
+			"xdp_bench and xsk_fwd need libbpf-dev, libxdp-dev, clang, bpftool)" >&2
 		exit 1
 	fi
 done
@@ -61,20 +143,38 @@ if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
 	echo "switchd_bench: needs root and 'ip netns'" >&2
 	exit 1
 fi
-
-if [ -n "${PIN:-}" ]; then
-	echo "switchd_bench: PIN is gone: CPUS=LIST pins sender, sink and switchd alike" >&2
-	exit 2
-fi
 CPUS=${CPUS:-0-$(($(nproc) - 1))}
 if ! command -v taskset >/dev/null 2>&1 || ! taskset -c "$CPUS" true; then
 	echo "switchd_bench: needs taskset and a valid CPUS list (got '$CPUS')" >&2
 	exit 1
 fi
-ON="taskset -c $CPUS"
+# the CPUs of the set, one per word
+cpulist=$(taskset -c "$CPUS" sh -c 'grep Cpus_allowed_list /proc/self/status' | awk '{print $2}')
+cpus=$(echo "$cpulist" | awk '{
+	n = split($1, parts, ",")
+	for (i = 1; i <= n; i++) {
+		m = split(parts[i], r, "-")
+		for (c = r[1]; c <= (m > 1 ? r[2] : r[1]); c++) printf "%d ", c
+	}}')
+read -r -a cpuv <<<"$cpus"
+GEN_CPU=${cpuv[0]}
+# the device's CPUs at N worker cores: the next N CPUs of the set after the
+# generator's, or the whole set (shared with the generator) if it has fewer
+dev_cpus_of() {
+	if [ ${#cpuv[@]} -gt "$1" ]; then
+		echo "${cpuv[@]:1:$1}" | tr ' ' ','
+	else
+		echo "$cpus" | tr ' ' ',' | sed 's/,$//'
+	fi
+}
+DEV1=$(dev_cpus_of 1)
 HZ=$(getconf CLK_TCK)
-P="inartb$$-"
-S=${P}s M=${P}m R=${P}r
+NICE=(nice -n "$nice")
+CHK=()
+[ "$check" = sample ] && CHK=(--sample)
+
+P="h24b$$-"
+G=${P}g M=${P}m R=${P}r
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -86,7 +186,7 @@ cleanup() {
 		done
 		kill -9 "$pid" 2>/dev/null
 	done
-	for n in "$S" "$M" "$R"; do ip netns del "$n" 2>/dev/null; done
+	for n in "$G" "$M" "$R"; do ip netns del "$n" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -95,156 +195,312 @@ trap 'exit 1' INT TERM
 SIP=10.78.0.1 RIP=10.78.0.2
 SMAC=02:78:00:00:00:01 RMAC=02:78:00:00:00:02
 set -e
-for n in "$S" "$M" "$R"; do
+for n in "$G" "$M" "$R"; do
 	ip netns add "$n"
 	ip -n "$n" link set lo up
 	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	ip netns exec "$n" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
 done
-ip link add name eth0 netns "$S" type veth peer name a0 netns "$M"
+# through the middle: G/eth0 - M/a0, M/a1 - R/eth0; direct: G/d0 - R/d1
+ip link add name eth0 netns "$G" type veth peer name a0 netns "$M"
 ip link add name eth0 netns "$R" type veth peer name a1 netns "$M"
-ip -n "$S" link set eth0 address $SMAC
-ip -n "$R" link set eth0 address $RMAC
-ip -n "$S" addr add $SIP/24 dev eth0
+ip link add name d0 netns "$G" type veth peer name d1 netns "$R"
+for i in eth0 d0; do ip -n "$G" link set $i address $SMAC; done
+for i in eth0 d1; do ip -n "$R" link set $i address $RMAC; done
+ip -n "$G" addr add $SIP/24 dev eth0
 ip -n "$R" addr add $RIP/24 dev eth0
-for n in "$S" "$R"; do
-	ip -n "$n" link set eth0 up
-	# complete checksums on the hosts: switchd passes frames on as they are
-	ip netns exec "$n" ethtool -K eth0 tx off >/dev/null 2>&1 || true
+for n in "$G" "$R"; do
+	for i in eth0 d0 d1; do
+		ip -n "$n" link show $i >/dev/null 2>&1 || continue
+		ip -n "$n" link set $i up
+		# complete checksums on the hosts: a user-space switch passes frames on as they are
+		ip netns exec "$n" ethtool -K $i tx off >/dev/null 2>&1 || true
+	done
 done
 ip -n "$M" link set a0 up
 ip -n "$M" link set a1 up
-# static neighbours: no ARP in the measured path
-ip -n "$S" neigh replace $RIP lladdr $RMAC dev eth0 nud permanent
+# XDP_TX into G/eth0 needs NAPI on its peer: an XDP program or GRO (the
+# modes without a program of their own on a0)
+ip netns exec "$M" ethtool -K a0 gro on >/dev/null 2>&1 || true
+ip -n "$G" neigh replace $RIP lladdr $RMAC dev eth0 nud permanent
 ip -n "$R" neigh replace $SIP lladdr $SMAC dev eth0 nud permanent
 set +e
 
-rx_count() { ip netns exec "$R" cat /sys/class/net/eth0/statistics/rx_packets; }
-
-# Busy clock ticks (user nice system irq softirq) of the CPUs in $CPUS.
-busy_ticks() {
-	local list
-	list=$(taskset -c "$CPUS" sh -c 'grep Cpus_allowed_list /proc/self/status' | awk '{print $2}')
-	awk -v list="$list" '
-		BEGIN {
-			n = split(list, parts, ",")
-			for (i = 1; i <= n; i++) {
-				m = split(parts[i], r, "-")
-				for (c = r[1]; c <= (m > 1 ? r[2] : r[1]); c++) want["cpu" c] = 1
-			}
-		}
-		($1 in want) { s += $2 + $3 + $4 + $7 + $8 }
-		END { print s + 0 }' /proc/stat
+# /proc/stat of the CPU set: "busy cpuN:softirq ..." in ticks
+stat_ticks() {
+	awk -v list="$cpus" '
+		BEGIN { n = split(list, c, " "); for (i = 1; i <= n; i++) want["cpu" c[i]] = 1 }
+		($1 in want) { b += $2 + $3 + $4 + $7 + $8; s = s " " substr($1, 4) ":" $8 }
+		END { print b + 0 s }' /proc/stat
 }
 
-# measure LOAD_PPS: prints "sent_pps delivered_pps cpu_us_per_packet iface_pps invalid"
-measure() {
-	local pps=$1 before after t0 t1 sent out valid invalid
-	ip netns exec "$R" $ON "$GEN" sink $RIP $((secs + 1)) 1024 >"$tmp/sink.out" &
-	local sink=$!
-	pids+=($sink)
-	sleep 0.3
-	before=$(rx_count)
-	t0=$(busy_ticks)
-	sent=$(ip netns exec "$S" $ON "$GEN" send $SIP $RIP "$secs" 1024 "$pps" | awk '{print $4}')
-	[ -n "$sent" ] || echo "switchd_bench: the sender failed" >&2
-	sleep 0.2
-	t1=$(busy_ticks)
-	after=$(rx_count)
-	wait "$sink" 2>/dev/null
-	out=$(cat "$tmp/sink.out")
-	valid=$(echo "$out" | awk '{print $4}')
-	invalid=$(echo "$out" | awk '{print $6}')
-	awk -v s="${sent:-0}" -v v="${valid:-0}" -v secs="$secs" -v t="$((t1 - t0))" -v hz="$HZ" \
-		-v i="$((after - before))" -v bad="${invalid:-?}" 'BEGIN {
-		printf "%s %d %.3f %d %s\n", s, v / secs, (v > 0 ? t / hz / v * 1e6 : 0), i / secs, bad
-	}'
+# utime + stime ticks of every thread of PID (0 if none)
+proc_ticks() {
+	[ -n "${1:-}" ] || { echo 0; return; }
+	cat /proc/"$1"/task/*/stat 2>/dev/null | sed 's/.*) //' |
+		awk '{s += $12 + $13} END {print s + 0}'
 }
 
-bridge_up() {
-	ip -n "$M" link add br0 type bridge
-	ip -n "$M" link set a0 master br0
-	ip -n "$M" link set a1 master br0
-	ip -n "$M" link set br0 up
+sink_pid=""
+sink_start() {
+	: >"$tmp/sink.out"
+	ip netns exec "$R" "$XB" sink "$1" "$load" "${CHK[@]}" >"$tmp/sink.out" 2>"$tmp/sink.err" &
+	sink_pid=$!
+	pids+=("$sink_pid")
+	for _ in $(seq 50); do
+		grep -q ready "$tmp/sink.out" && return 0
+		kill -0 "$sink_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "switchd_bench: the sink did not start: $(cat "$tmp/sink.err")" >&2
+	return 1
 }
-bridge_down() { ip -n "$M" link del br0; }
+sink_snap() {
+	local n
+	n=$(grep -c '^frames' "$tmp/sink.out")
+	kill -USR1 "$sink_pid"
+	for _ in $(seq 50); do
+		[ "$(grep -c '^frames' "$tmp/sink.out")" -gt "$n" ] && break
+		sleep 0.02
+	done
+	grep '^frames' "$tmp/sink.out" | tail -1
+}
+stop_pid() {
+	[ -n "${1:-}" ] || return 0
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
 
-swd=""
-switchd_up() {
-	ip netns exec "$M" $ON "$INART" switchd --name m --port a0,a1 --ctl "$tmp/m.sock" \
-		--io "$1" --log-level warn 2>"$tmp/switchd.log" &
-	swd=$!
-	pids+=($swd)
+# Device set-up per mode; sets dev_pid (a process of the device, or empty),
+# dev_cpus (its CPUs), note; returns 1 with $why when not available.
+dev_pid=""
+why=""
+wait_ready() { # FILE PID
+	for _ in $(seq 50); do
+		grep -q ready "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+switchd_up() { # IO CORES CPUS
+	local extra=() exp="0000000000000001"
+	[ "$2" -gt 1 ] && extra=(--cores "$2")
+	[ "$load" = ina8 ] && exp="00000000000000ff"
+	rm -f "$tmp/m.sock"
+	if ! ip netns exec "$M" "$INART" switchd --name m --port a0,a1 --ctl "$tmp/m.sock" \
+		--io "$1" "${extra[@]}" --check-config >"$tmp/check.out" 2>&1; then
+		why="inart switchd --io $1 ${extra[*]}: $(head -c 300 "$tmp/check.out" | tr '\n"' ' ')"
+		return 1
+	fi
+	ip netns exec "$M" "${NICE[@]}" taskset -c "$3" "$INART" switchd --name m --port a0,a1 \
+		--ctl "$tmp/m.sock" --io "$1" "${extra[@]}" --log-level warn 2>"$tmp/switchd.log" &
+	dev_pid=$!
+	pids+=("$dev_pid")
 	for _ in $(seq 50); do
 		[ -S "$tmp/m.sock" ] && break
 		sleep 0.1
 	done
-	"$INART" ctl send "$tmp/m.sock" '{"op": "install", "node": "m", "replace": true,
+	if ! "$INART" ctl send "$tmp/m.sock" '{"op": "install", "node": "m", "replace": true,
 	  "config": {"ports": [{"peer_mac": "'$SMAC'"}, {"peer_mac": "'$RMAC'"}],
 	             "pool_slots": 64, "flush_timeout_ns": 10000000},
 	  "labels": [{"label": 1, "kind": "up", "job": 0, "tree": 0, "out_port": 1,
 	              "next_label": 0, "aggregate": true, "slot_base": 0, "n_slots": 64,
-	              "expected": ["0000000000000001"]}],
+	              "expected": ["'$exp'"]}],
 	  "routes": [{"prefix": "'$SIP'/32", "port": 0}, {"prefix": "'$RIP'/32", "port": 1}]}' \
-		>"$tmp/install.out" || {
-		cat "$tmp/install.out" >&2
-		exit 1
-	}
+		>"$tmp/install.out" 2>&1; then
+		why="install into switchd failed: $(head -c 300 "$tmp/install.out" | tr '\n"' ' ')"
+		return 1
+	fi
+	return 0
 }
-switchd_down() {
-	kill "$swd" 2>/dev/null
-	wait "$swd" 2>/dev/null
+mode_up() { # MODE CORES
+	local cpu
+	dev_pid="" why="" note=""
+	cpu=$(dev_cpus_of "$2")
+	dev_cpus=$cpu
+	case $1 in
+	direct)
+		dev_cpus=$GEN_CPU
+		note="no device; all in the generator's CPU" ;;
+	bridge)
+		dev_cpus=$GEN_CPU
+		ip -n "$M" link add br0 type bridge
+		ip netns exec "$M" sysctl -qw net.bridge.bridge-nf-call-iptables=0 2>/dev/null
+		ip -n "$M" link set a0 master br0
+		ip -n "$M" link set a1 master br0
+		ip -n "$M" link set br0 up
+		note="in the softirq of the generator's CPU" ;;
+	xdp-redirect)
+		dev_cpus=$GEN_CPU
+		ip netns exec "$M" "$XB" redirect a0 a1 >"$tmp/dev.out" 2>&1 &
+		dev_pid=$!
+		pids+=("$dev_pid")
+		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
+		dev_pid="" # only the loader: the work is softirq
+		note="in the softirq of the generator's CPU" ;;
+	xsk-fwd)
+		ip netns exec "$M" "${NICE[@]}" taskset -c "$cpu" "$XSK" a0 a1 >"$tmp/dev.out" 2>&1 &
+		dev_pid=$!
+		pids+=("$dev_pid")
+		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
+		note="busy-polls its core; its rx steering runs in the generator's softirq" ;;
+	ring | mmsg | xdp)
+		switchd_up "$1" "$2" "$cpu" || return 1
+		[ ${#cpuv[@]} -le "$2" ] && note="shares CPUs with the generator" ;;
+	esac
+	return 0
+}
+mode_down() { # MODE
+	case $1 in
+	bridge)
+		ip -n "$M" link set a0 nomaster
+		ip -n "$M" link set a1 nomaster
+		ip -n "$M" link del br0 ;;
+	esac
+	# xdp_bench redirect: its pid was dropped from dev_pid; the last in pids
+	for pid in "${pids[@]}"; do
+		kill -0 "$pid" 2>/dev/null && [ "$pid" != "$sink_pid" ] && stop_pid "$pid"
+	done
+	pids=()
+	dev_pid=""
 }
 
-median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+# Busy CPUs of the set with nothing of ours running (1 s)
+read -r b0 _ <<<"$(stat_ticks)"
+sleep 1
+read -r b1 _ <<<"$(stat_ticks)"
+idle=$(awk -v t="$((b1 - b0))" -v hz="$HZ" 'BEGIN {printf "%.2f", t / hz}')
 
-# Load of the CPU set with nothing of ours running (other users' work that
-# the CPU-time figures include too), in busy CPUs.
-t0=$(busy_ticks)
-sleep "$secs"
-idle=$(awk -v t="$(($(busy_ticks) - t0))" -v hz="$HZ" -v s="$secs" 'BEGIN {printf "%.2f", t / hz / s}')
+results=() # one JSON object per run
+table=()
+direct_contrib=0
+best_contrib=0
+best_mode=""
+sw_contrib=0
+sw_mode=""
+run_one() { # MODE CORES
+	local m=$1 c=$2 iface=eth0 gif=eth0 s0 s1 st0 st1 p0 p1 sent took
+	[ "$m" = direct ] && iface=d1 gif=d0
+	if ! mode_up "$m" "$c"; then
+		mode_down "$m"
+		why=$(echo "$why" | tr -d '\\' | head -c 300)
+		results+=("{\"mode\":\"$m\",\"cores\":$c,\"load\":\"$load\",\"pps\":null,\"gbps\":null,\"path_cpu_us_per_pkt\":null,\"device_cpu_us_per_pkt\":null,\"valid\":false,\"available\":false,\"reason\":\"$why\"}")
+		table+=("$(printf '%-13s %5s  not available: %s' "$m" "$c" "$why")")
+		return
+	fi
+	if ! sink_start "$iface"; then
+		mode_down "$m"
+		results+=("{\"mode\":\"$m\",\"cores\":$c,\"load\":\"$load\",\"pps\":null,\"gbps\":null,\"path_cpu_us_per_pkt\":null,\"device_cpu_us_per_pkt\":null,\"valid\":false,\"available\":true,\"reason\":\"the sink did not start\"}")
+		table+=("$(printf '%-13s %5s  sink failed' "$m" "$c")")
+		return
+	fi
+	sleep 0.2
+	s0=$(sink_snap)
+	st0=$(stat_ticks)
+	p0=$(proc_ticks "$dev_pid")
+	read -r _ sent _ _ _ took < <(ip netns exec "$G" "${NICE[@]}" taskset -c "$GEN_CPU" "$XB" gen $gif \
+		"$load" "$secs" "${CHK[@]}" 2>"$tmp/gen.err")
+	sleep 0.2
+	s1=$(sink_snap)
+	st1=$(stat_ticks)
+	p1=$(proc_ticks "$dev_pid")
+	[ -n "$sent" ] || echo "switchd_bench: $m: the generator failed: $(cat "$tmp/gen.err")" >&2
+	stop_pid "$sink_pid"
+	local sockd=null txd=null
+	case $m in
+	ring | mmsg | xdp)
+		"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
+		sockd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
+		txd=$(grep -oE '"sock_tx_(drops|errors)": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}') ;;
+	esac
+	mode_down "$m"
+	local line
+	line=$(awk -v s0="$s0" -v s1="$s1" -v st0="$st0" -v st1="$st1" -v p="$((p1 - p0))" \
+		-v secs="${took:-$secs}" -v hz="$HZ" -v m="$m" -v c="$c" -v load="$load" -v sent="${sent:-0}" \
+		-v gcpu="$GEN_CPU" -v dcpu="$dev_cpus" -v note="$note" -v sockd="$sockd" -v txd="$txd" '
+		BEGIN {
+			split(s0, a, " "); split(s1, b, " ")
+			fr = b[2] - a[2]; co = b[4] - a[4]; fu = b[6] - a[6]; bad = b[8] - a[8]; by = b[12] - a[12]
+			nx = split(st0, x, " "); split(st1, y, " ")
+			busy = y[1] - x[1]
+			nd = split(dcpu, d, ","); for (i = 1; i <= nd; i++) isdev[d[i]] = 1
+			sirq = 0
+			for (i = 2; i <= nx; i++) {
+				split(x[i], u, ":"); split(y[i], v, ":")
+				if (u[1] in isdev) sirq += v[2] - u[2]
+			}
+			dev = sirq + p
+			pps = fr / secs; cps = co / secs; fps = fu / secs
+			gbps = by * 8 / secs / 1e9
+			path = fr > 0 ? busy / hz / fr * 1e6 : 0
+			devus = fr > 0 ? dev / hz / fr * 1e6 : 0
+			agg = (m == "ring" || m == "mmsg" || m == "xdp")
+			valid = (fr > 0 && bad == 0 && !(load == "ina8" && agg && fu == 0)) ? "true" : "false"
+			printf "{\"mode\":\"%s\",\"cores\":%d,\"load\":\"%s\",\"pps\":%.0f,\"gbps\":%.3f,", m, c, load, pps, gbps
+			printf "\"path_cpu_us_per_pkt\":%.3f,\"device_cpu_us_per_pkt\":%.3f,\"valid\":%s,", path, devus, valid
+			printf "\"available\":true,\"contrib_pps\":%.0f,\"full_pps\":%.0f,\"offered_pps\":%.0f,\"bad\":%d,", cps, fps, sent / secs, bad
+			printf "\"switchd_socket_rx_drops\":%s,\"switchd_socket_tx_drops\":%s,", sockd, txd
+			printf "\"generator_cpu\":%s,\"device_cpus\":\"%s\",\"note\":\"%s\"}", gcpu, dcpu, note
+			printf "\t%-13s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : "")
+		}')
+	results+=("${line%%	*}")
+	table+=("${line#*	}")
+	local cps
+	cps=$(echo "${line%%	*}" | grep -o '"contrib_pps":[0-9]*' | cut -d: -f2)
+	if [ "$m" = direct ]; then
+		direct_contrib=$cps
+	else
+		if [ "${cps:-0}" -gt "$best_contrib" ]; then
+			best_contrib=$cps
+			best_mode="$m/$c"
+		fi
+		case $m in ring | mmsg | xdp)
+			if [ "${cps:-0}" -gt "$sw_contrib" ]; then
+				sw_contrib=$cps
+				sw_mode="$m/$c"
+			fi ;;
+		esac
+	fi
+}
 
-echo "switchd vs Linux bridge, 1024-byte frames, ${secs} s per run, $rounds rounds"
-echo "CPU set $CPUS for sender, sink and switchd alike; busy CPUs of the set before the rounds: $idle"
-echo "delivered = valid datagrams at the receiving application; CPU = busy time of the set / delivered"
-for load in max 1gbit; do
-	pps=0
-	[ $load = 1gbit ] && pps=122070
-	for f in bridge $(for m in $modes; do echo "switchd-$m"; done); do
-		: >"$tmp/$f.$load.pps"
-		: >"$tmp/$f.$load.cpu"
-	done
-	for r in $(seq "$rounds"); do
-		bridge_up
-		read -r sent got cpu iface bad < <(measure $pps)
-		bridge_down
-		echo "$got" >>"$tmp/bridge.$load.pps"
-		echo "$cpu" >>"$tmp/bridge.$load.cpu"
-		printf '  %-6s round %d  bridge      : sent %9s pps, delivered %9s pps (%s invalid; interface %s pps), %s us CPU/packet\n' \
-			$load "$r" "$sent" "$got" "$bad" "$iface" "$cpu"
-		for m in $modes; do
-			switchd_up "$m"
-			read -r sent got cpu iface bad < <(measure $pps)
-			"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
-			switchd_down
-			echo "$got" >>"$tmp/switchd-$m.$load.pps"
-			echo "$cpu" >>"$tmp/switchd-$m.$load.cpu"
-			agg=$(grep -o '"aggregated": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
-			kd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
-			printf '  %-6s round %d  switchd %-4s: sent %9s pps, delivered %9s pps (%s invalid; interface %s pps), %s us CPU/packet (aggregated %s, socket drops %s)\n' \
-				$load "$r" "$m" "$sent" "$got" "$bad" "$iface" "$cpu" "$agg" "$kd"
-		done
-	done
-	b=$(median <"$tmp/bridge.$load.pps")
-	bc=$(median <"$tmp/bridge.$load.cpu")
-	for m in $modes; do
-		s=$(median <"$tmp/switchd-$m.$load.pps")
-		sc=$(median <"$tmp/switchd-$m.$load.cpu")
-		awk -v l=$load -v m="$m" -v b="$b" -v s="$s" -v bc="$bc" -v sc="$sc" 'BEGIN {
-			r = b > 0 ? s / b : 0
-			e = sc > 0 ? bc / sc : 0
-			printf "%-6s bridge %9s pps %7s us/pkt  switchd %-4s %9s pps %7s us/pkt  pps ratio %.3f (%s)  CPU efficiency bridge/switchd %.3f (%s) [target 0.85]\n",
-				l, b, bc, m, s, sc, r, (r >= 0.85 ? "meets" : "MISSES"), e, (e >= 0.85 ? "meets" : "MISSES")
-		}'
-	done
+has_choice() { case $1 in ring | mmsg | xdp) return 0 ;; esac; return 1; }
+want_direct=0
+for m in "${modes[@]}"; do [ "$m" = direct ] && want_direct=1; done
+# the direct pair first, always (the ceiling every run is compared with)
+run_one direct 1
+[ $want_direct = 1 ] || { results=(); table=(); }
+for m in "${modes[@]}"; do
+	[ "$m" = direct ] && continue
+	if has_choice "$m"; then
+		for c in "${cores[@]}"; do run_one "$m" "$c"; done
+	else
+		run_one "$m" 1
+	fi
 done
+
+ratio=$(awk -v d="$direct_contrib" -v b="$best_contrib" 'BEGIN {if (b > 0) printf "%.2f", d / b; else print "null"}')
+swratio=$(awk -v d="$direct_contrib" -v b="$sw_contrib" 'BEGIN {if (b > 0) printf "%.2f", d / b; else print "null"}')
+ok=$(awk -v r="$ratio" 'BEGIN {print (r != "null" && r + 0 >= 1.5) ? "true" : "false"}')
+if [ $json = 1 ]; then
+	printf '{"runs":['
+	sep=""
+	for r in "${results[@]}"; do printf '%s%s' "$sep" "$r"; sep=","; done
+	printf '],"direct_pair_pps":%s,"best_device":"%s","best_device_pps":%s,"direct_over_best":%s,"generator_faster":%s,' \
+		"${direct_contrib:-0}" "$best_mode" "$best_contrib" "$ratio" "$ok"
+	printf '"best_switchd":"%s","best_switchd_pps":%s,"direct_over_best_switchd":%s,' \
+		"$sw_mode" "$sw_contrib" "$swratio"
+	printf '"load":"%s","seconds":%s,"check":"%s","nice":%s,"cpu_set":"%s","generator_cpu":%s,"busy_cpus_before":%s,"frame_bytes":1022}\n' \
+		"$load" "$secs" "$check" "$nice" "$CPUS" "$GEN_CPU" "$idle"
+else
+	echo "switchd_bench: load $load, 1022-byte frames, $secs s per run, values checked: $check, nice $nice"
+	echo "CPU set $CPUS: generator on CPU $GEN_CPU, a 1-core device on CPU $DEV1; busy CPUs of the set before the runs: $idle"
+	echo "pps = frames that checked at the sink / s; contrib/s = contributions in them; CPU = us per delivered frame"
+	printf '%-13s %5s %11s %8s %11s %11s %9s %9s %-5s  %s\n' mode cores pps Gbit/s contrib/s offered/s path_us dev_us valid cpus
+	for t in "${table[@]}"; do echo "$t"; done
+	echo "direct pair: $direct_contrib contributions/s; best other: $best_mode $best_contrib; ratio $ratio (target >= 1.5: $([ "$ok" = true ] && echo meets || echo MISSES))"
+	if [ -n "$sw_mode" ]; then
+		echo "best switchd: $sw_mode $sw_contrib contributions/s; direct / it: $swratio"
+	fi
+fi

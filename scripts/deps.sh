@@ -19,6 +19,11 @@ packages=(
 	iproute2 ethtool iputils-ping procps # tests/netns.sh (ip, ethtool, ping, sysctl), bench/switchd_bench.sh, inart emu
 	util-linux        # setpriv: tests/emu.sh
 	gnuplot-nox       # inart emu --png
+	# bench/xdp_bench and bench/xsk_fwd (built by bench/meson.build when these
+	# are present; clang above compiles their XDP programs): the XDP generator,
+	# sink and reference forwarders of bench/switchd_bench.sh and its test
+	# tests/switchd_bench.sh (issue 24)
+	libbpf-dev libxdp-dev bpftool
 	# the Python package (python/inart) and its tests, example and benchmark:
 	# Debian's torch 1.13 (gloo), numpy, scikit-learn (the digits data set),
 	# matplotlib (the loss-curve PNG), venv (pip install ./python in a venv)
