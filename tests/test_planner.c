@@ -9,6 +9,7 @@
 
 #include "cp/model/evaluate.h"
 #include "cp/model/scenario.h"
+#include "cp/planner/baselines.h"
 
 /* The test's options: 32 trials, 2 s of improvement, guard off. */
 static struct inart_plan *plan(const char *algo, const struct inart_topo *t,
@@ -17,6 +18,38 @@ static struct inart_plan *plan(const char *algo, const struct inart_topo *t,
 	struct inart_planner_opt o = tu_opt(32, 2, 1);
 
 	return tu_plan(algo, t, js, &o);
+}
+
+/* The registry (planner.c) names every baseline of baselines.h's registry,
+ * each algorithm once, and runs each: a plan whose algorithm is its name
+ * (lp: the bound only). */
+static void test_registry(void **state)
+{
+	struct inart_topo *t = tu_topo("h0-e0 e0-h1", "");
+	struct inart_jobs *js = tu_jobs1(t, "h0", "h1", 1e9);
+	int n = 0, listed = 0;
+
+	(void)state;
+	for (int i = 0; i < INART_BASELINE_N; i++)
+		assert_true(inart_algorithm_known(inart_baseline_table[i].name));
+	for (; inart_algorithms[n] != NULL; n++) {
+		struct inart_plan *p = NULL;
+		struct inart_err err = {{0}};
+
+		for (int k = 0; k < n; k++)
+			assert_string_not_equal(inart_algorithms[k], inart_algorithms[n]);
+		listed += inart_algorithm_summary(n) != NULL;
+		if (inart_planner_run(inart_algorithms[n], t, js, NULL, &p, &err) != 0)
+			fail_msg("%s: %s", inart_algorithms[n], err.msg);
+		assert_string_equal(p->algorithm, inart_algorithms[n]);
+		inart_plan_destroy(p);
+	}
+	assert_int_equal(n, 12);
+	assert_int_equal(listed, 11); /* all but bound */
+	assert_null(inart_algorithm_summary(n));
+	assert_null(inart_algorithm_summary(-1));
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
 }
 
 static void test_unknown(void **state)
@@ -381,12 +414,12 @@ static void test_time_limit_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_unknown),	     cmocka_unit_test(test_split_pays),
-	    cmocka_unit_test(test_milp_time_limit),  cmocka_unit_test(test_two_ps_halve),
-	    cmocka_unit_test(test_default_scenario), cmocka_unit_test(test_deterministic),
-	    cmocka_unit_test(test_opt_size),	     cmocka_unit_test(test_warm_start),
-	    cmocka_unit_test(test_detours),	     cmocka_unit_test(test_detours_auto),
-	    cmocka_unit_test(test_time_limit_bounds),
+	    cmocka_unit_test(test_registry),	  cmocka_unit_test(test_unknown),
+	    cmocka_unit_test(test_split_pays),	  cmocka_unit_test(test_milp_time_limit),
+	    cmocka_unit_test(test_two_ps_halve),  cmocka_unit_test(test_default_scenario),
+	    cmocka_unit_test(test_deterministic), cmocka_unit_test(test_opt_size),
+	    cmocka_unit_test(test_warm_start),	  cmocka_unit_test(test_detours),
+	    cmocka_unit_test(test_detours_auto),  cmocka_unit_test(test_time_limit_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

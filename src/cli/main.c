@@ -26,12 +26,10 @@ static const struct subcommand commands[] = {
     {"compare", cmd_compare, "run every algorithm on one input, side by side", cmd_compare_help},
     {"dot", cmd_dot, "draw a topology (and a plan) with Graphviz", cmd_dot_help},
     {"run", cmd_run, "compare all algorithms on a built-in scenario", cmd_run_help},
-    {"switchd", cmd_switchd, "run the software INA switch on network interfaces",
-     cmd_switchd_help},
+    {"switchd", cmd_switchd, "run the software INA switch on network interfaces", cmd_switchd_help},
     {"ps", cmd_ps, "run a parameter server over UDP", cmd_ps_help},
     {"ctl", cmd_ctl, "install a plan on switches and PSs; read their counters", cmd_ctl_help},
-    {"emu", cmd_emu, "emulated network: plans measured on packets beside the model",
-     cmd_emu_help},
+    {"emu", cmd_emu, "emulated network: plans measured on packets beside the model", cmd_emu_help},
     {"controller", cmd_controller, "measure the network, re-plan and switch plans online",
      cmd_controller_help},
 };
@@ -51,7 +49,7 @@ int cli_help(const char *cmd, FILE *f)
 
 	if (c == NULL)
 		return -1;
-	fputs(c->help, f);
+	cli_put_help(c->help, f);
 	return 0;
 }
 

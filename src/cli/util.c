@@ -63,6 +63,21 @@ void cli_getopt_error(const char *cmd, int c, char **argv)
 	cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
+void cli_put_help(const char *help, FILE *f)
+{
+	const char *m = strstr(help, CLI_HELP_ALGORITHMS);
+
+	if (m == NULL) {
+		fputs(help, f);
+		return;
+	}
+	fwrite(help, 1, (size_t)(m - help), f);
+	for (int i = 0; inart_algorithms[i] != NULL; i++)
+		if (inart_algorithm_summary(i) != NULL)
+			fprintf(f, "  %-11s %s\n", inart_algorithms[i], inart_algorithm_summary(i));
+	fputs(m + strlen(CLI_HELP_ALGORITHMS), f);
+}
+
 void cli_common_opt(const char *cmd, const char *help, int c, char **argv, const char **out)
 {
 	if (c == 'o' && out != NULL) {
@@ -70,7 +85,7 @@ void cli_common_opt(const char *cmd, const char *help, int c, char **argv, const
 		return;
 	}
 	if (c == 'h') {
-		fputs(help, stdout);
+		cli_put_help(help, stdout);
 		exit(EXIT_OK);
 	}
 	cli_getopt_error(cmd, c, argv);

@@ -44,6 +44,13 @@ extern const char cmd_topo_help[], cmd_plan_help[], cmd_eval_help[], cmd_compare
     cmd_dot_help[], cmd_run_help[], cmd_switchd_help[], cmd_ps_help[], cmd_ctl_help[],
     cmd_emu_help[], cmd_controller_help[];
 
+/* A line of a help text that stands for the list of the algorithms with
+ * their summaries (cp/planner/planner.c's registry). */
+#define CLI_HELP_ALGORITHMS "@ALGORITHMS@\n"
+
+/* Print a help text to f, CLI_HELP_ALGORITHMS expanded. */
+void cli_put_help(const char *help, FILE *f);
+
 /* Print the help text of a subcommand to f (0, or -1 if unknown). */
 int cli_help(const char *cmd, FILE *f);
 

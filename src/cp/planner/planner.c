@@ -33,11 +33,6 @@
 #include "cp/planner/route_lp.h"
 #include "cp/planner/search.h"
 
-const char *const inart_algorithms[] = {
-    "inart", "inart-even", "inart-sp", "grid", "ps",	"byteps", "switchml",
-    "atp",   "ring",	   "milp",     "lp",   "bound", NULL,
-};
-
 /* Improvements below this relative amount do not replace a plan. */
 #define IMPROVE_REL 1e-6
 /* MILP instances above this many choices are refused (CBC would not finish). */
@@ -103,21 +98,19 @@ static int full_opt(const struct inart_planner_opt *opt, struct inart_planner_op
 	return 0;
 }
 
-int inart_algorithm_known(const char *name)
+/* A baseline of baselines.h's registry, by name. */
+static int algo_baseline(struct inart_search *s, const char *name, struct inart_plan **out)
 {
-	for (int i = 0; inart_algorithms[i]; i++)
-		if (strcmp(inart_algorithms[i], name) == 0)
-			return 1;
-	return 0;
+	const struct inart_baseline_entry *b = inart_baseline_find(name);
+
+	if (b == NULL)
+		return inart_err_set(s->err, -EINVAL, "'%s' is not a baseline", name);
+	return b->fn(s->t, s->js, s->paths, out, s->err);
 }
 
-static int run_baseline(struct inart_search *s, const char *algo, struct inart_plan **out)
+static int algo_ring(struct inart_search *s, const char *name, struct inart_plan **out)
 {
-	const struct inart_baseline_entry *b = inart_baseline_find(algo);
-
-	if (b != NULL)
-		return b->fn(s->t, s->js, s->paths, out, s->err);
-	return inart_ring_plan(s->t, s->js, s->paths, out, s->err); /* "ring" */
+	return inart_ring_plan(s->t, s->js, s->paths, out, s->err);
 }
 
 /* Replace *p by b (a copy when keep_b) if b is faster; origin = name. */
@@ -171,7 +164,7 @@ static int baseline_guard(struct inart_search *s, struct inart_plan **p)
 	return rc == -ENOMEM ? inart_err_set(s->err, rc, "out of memory") : rc < 0 ? rc : 0;
 }
 
-static int algo_inart(struct inart_search *s, struct inart_plan **out)
+static int algo_inart(struct inart_search *s, const char *name, struct inart_plan **out)
 {
 	int rc = inart_search_run(s, out);
 
@@ -220,7 +213,7 @@ static int algo_fixed_split(struct inart_search *s, const char *name, struct ina
 	return 0;
 }
 
-static int algo_milp(struct inart_search *s, struct inart_plan **out)
+static int algo_milp(struct inart_search *s, const char *name, struct inart_plan **out)
 {
 	struct inart_route_lp_opt lo = {.mode = INART_LP_JOINT, .integer = 1};
 	struct inart_route_lp_result res = {0};
@@ -265,7 +258,7 @@ static int algo_milp(struct inart_search *s, struct inart_plan **out)
 	return 0;
 }
 
-static int algo_lp(struct inart_search *s, struct inart_plan **out)
+static int algo_lp(struct inart_search *s, const char *name, struct inart_plan **out)
 {
 	struct inart_plan *p = inart_plan_create(s->js, "lp");
 	enum inart_bound_source src;
@@ -297,7 +290,7 @@ static int algo_lp(struct inart_search *s, struct inart_plan **out)
  * jobs).  The plan has no routes: its time is the bound over InArt's whole
  * search space, min(best_bound_s, ring_bound_s), each labelled.
  */
-static int algo_bound(struct inart_search *s, struct inart_plan **out)
+static int algo_bound(struct inart_search *s, const char *name, struct inart_plan **out)
 {
 	struct inart_bnb_opt bo = {0};
 	struct inart_bnb_result br;
@@ -339,19 +332,60 @@ static int algo_bound(struct inart_search *s, struct inart_plan **out)
 	return 0;
 }
 
-static int dispatch(struct inart_search *s, const char *algo, struct inart_plan **out)
+/*
+ * The registry: every algorithm once, in display order -- its name, what
+ * runs it, whether the time limit bounds it, and its line in `inart plan
+ * --help` (NULL: not listed there).  inart_algorithms, the dispatch, the
+ * budget and the help text all come from it; the baselines' entries run
+ * baselines.h's registry by name (test_planner checks both agree).
+ */
+#define INART_ALGOS(X)                                                                             \
+	X("inart", algo_inart, 1,                                                                  \
+	  "phase-1 split (Lagrange multipliers) + phase-2 routes (LP + rounding)")                 \
+	X("inart-even", algo_fixed_split, 0, "even split + phase-2 routes")                        \
+	X("inart-sp", algo_baseline, 0, "phase-1 split + shortest paths with on-path INA")         \
+	X("grid", algo_fixed_split, 0, "one PS + phase-2 route selection")                         \
+	X("ps", algo_baseline, 0, "one PS, no INA, shortest paths")                                \
+	X("byteps", algo_baseline, 0, "all candidate PSs, even split, no INA")                     \
+	X("switchml", algo_baseline, 0, "one aggregation switch for all workers, one PS")          \
+	X("atp", algo_baseline, 0,                                                                 \
+	  "one PS, aggregation at each worker's first INA switch with budget")                     \
+	X("ring", algo_ring, 0, "ring all-reduce among each job's workers (no PS, no INA)")        \
+	X("milp", algo_milp, 0,                                                                    \
+	  "exact integral optimum over the candidates by CBC (small inputs)")                      \
+	X("lp", algo_lp, 0, "the LP lower bound only (no routes)")                                 \
+	X("bound", algo_bound, 1, NULL)
+
+#define ALGO_NAME(name, fn, budgeted, summary) name,
+#define ALGO_ENTRY(name, fn, budgeted, summary) {name, fn, budgeted, summary},
+
+const char *const inart_algorithms[] = {INART_ALGOS(ALGO_NAME) NULL};
+
+static const struct algo_entry {
+	const char *name;
+	int (*run)(struct inart_search *s, const char *name, struct inart_plan **out);
+	int budgeted; /* the time limit bounds it (others run to the end) */
+	const char *summary;
+} algo_table[] = {INART_ALGOS(ALGO_ENTRY)};
+
+#define N_ALGOS ((int)(sizeof(algo_table) / sizeof(algo_table[0])))
+
+static const struct algo_entry *algo_find(const char *name)
 {
-	if (strcmp(algo, "inart") == 0)
-		return algo_inart(s, out);
-	if (strcmp(algo, "inart-even") == 0 || strcmp(algo, "grid") == 0)
-		return algo_fixed_split(s, algo, out);
-	if (strcmp(algo, "milp") == 0)
-		return algo_milp(s, out);
-	if (strcmp(algo, "lp") == 0)
-		return algo_lp(s, out);
-	if (strcmp(algo, "bound") == 0)
-		return algo_bound(s, out);
-	return run_baseline(s, algo, out);
+	for (int i = 0; i < N_ALGOS; i++)
+		if (strcmp(algo_table[i].name, name) == 0)
+			return &algo_table[i];
+	return NULL;
+}
+
+int inart_algorithm_known(const char *name)
+{
+	return name != NULL && algo_find(name) != NULL;
+}
+
+const char *inart_algorithm_summary(int i)
+{
+	return i >= 0 && i < N_ALGOS ? algo_table[i].summary : NULL;
 }
 
 int inart_planner_run(const char *algo, const struct inart_topo *t, const struct inart_jobs *js,
@@ -363,10 +397,12 @@ int inart_planner_run(const char *algo, const struct inart_topo *t, const struct
 	struct inart_paths *paths = NULL;
 	struct inart_evaluator *ev = NULL;
 	struct inart_plan *p = NULL;
+	const struct algo_entry *a = algo != NULL ? algo_find(algo) : NULL;
 	int rc;
 
-	if (!inart_algorithm_known(algo))
-		return inart_err_set(err, -EINVAL, "unknown algorithm '%s'", algo);
+	if (a == NULL)
+		return inart_err_set(err, -EINVAL, "unknown algorithm '%s'",
+				     algo ? algo : "(null)");
 	rc = full_opt(opt, &o, err);
 	if (rc < 0)
 		return rc;
@@ -376,10 +412,10 @@ int inart_planner_run(const char *algo, const struct inart_topo *t, const struct
 	if (paths == NULL || ev == NULL)
 		rc = inart_err_set(err, -ENOMEM, "out of memory");
 	/* the time limit bounds inart (and bound's search) only */
-	if (strcmp(algo, "inart") != 0 && strcmp(algo, "bound") != 0)
+	if (!a->budgeted)
 		s.budget.deadline = INFINITY;
 	if (rc == 0)
-		rc = dispatch(&s, algo, &p);
+		rc = a->run(&s, a->name, &p);
 	if (rc == 0) {
 		p->plan_time_s = inart_budget_elapsed(&s.budget);
 		*out = p;

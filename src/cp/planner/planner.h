@@ -26,6 +26,10 @@ extern const char *const inart_algorithms[];
 /* 1 if name is an algorithm. */
 int inart_algorithm_known(const char *name);
 
+/* The one-line description of inart_algorithms[i] for `inart plan --help`,
+ * or NULL (not listed there, or i out of range). */
+const char *inart_algorithm_summary(int i);
+
 /* Run algorithm `algo`.  On success *out is a new plan (owned by the caller)
  * with times, lp_bound_s and plan_time_s filled.  For "lp" the plan holds the
  * bound only (no routes): comm_time_s = lp_bound_s.  -errno on failure;
