@@ -33,6 +33,20 @@ static int has_key(const char *const *keys, const char *k)
 	return 0;
 }
 
+/* The first key of object o that keys does not list, or NULL. */
+static const char *unknown_key(json_t *o, const char *const *keys)
+{
+	const char *k;
+	json_t *x;
+
+	json_object_foreach(o, k, x)
+	{
+		if (!has_key(keys, k))
+			return k;
+	}
+	return NULL;
+}
+
 /* The values of a node entry, each checked the same way by both readers. */
 static int ip_of(json_t *x, uint32_t *ip)
 {
@@ -69,12 +83,9 @@ static int parse_node(json_t *o, const char *name, const struct inart_topo *t, i
 
 	if (!json_is_object(o))
 		return inart_err_set(err, -EINVAL, "%s: node '%s': must be an object", name, id);
-	json_object_foreach(o, k, x)
-	{
-		if (!has_key(sw ? skeys : hkeys, k))
-			return inart_err_set(err, -EINVAL, "%s: node '%s': unknown key '%.64s'",
-					     name, id, k);
-	}
+	if ((k = unknown_key(o, sw ? skeys : hkeys)) != NULL)
+		return inart_err_set(err, -EINVAL, "%s: node '%s': unknown key '%.64s'", name, id,
+				     k);
 	if (!ip_of(json_object_get(o, "ip"), &d->ip[v]))
 		return inart_err_set(err, -EINVAL, "%s: node '%s': 'ip' must be an IPv4 address",
 				     name, id);
@@ -114,13 +125,10 @@ static int parse_node(json_t *o, const char *name, const struct inart_topo *t, i
 		if (!json_is_object(p))
 			return inart_err_set(
 			    err, -EINVAL, "%s: switch '%s' port '%s': not an object", name, id, k);
-		json_object_foreach(p, pk, x)
-		{
-			if (!has_key(pkeys, pk))
-				return inart_err_set(err, -EINVAL,
-						     "%s: switch '%s': port key '%.64s' unknown",
-						     name, id, pk);
-		}
+		if ((pk = unknown_key(p, pkeys)) != NULL)
+			return inart_err_set(err, -EINVAL,
+					     "%s: switch '%s': port key '%.64s' unknown", name, id,
+					     pk);
 		x = json_object_get(p, "port");
 		pn = json_is_integer(x) ? json_integer_value(x) : -1;
 		if (pn < 0 || pn >= deg || (used >> pn & 1))
@@ -243,12 +251,8 @@ static int node_entry(json_t *o, const char *name, const char *id, struct inart_
 	uint64_t used = 0;
 
 	n->is_switch = ports != NULL;
-	json_object_foreach(o, k, x)
-	{
-		if (!has_key(n->is_switch ? skeys : hkeys, k))
-			return inart_err_set(err, -EINVAL, "%s: nodes.%s.%.64s: unknown key", name,
-					     id, k);
-	}
+	if ((k = unknown_key(o, n->is_switch ? skeys : hkeys)) != NULL)
+		return inart_err_set(err, -EINVAL, "%s: nodes.%s.%.64s: unknown key", name, id, k);
 	if (!ip_of(json_object_get(o, "ip"), &n->ip))
 		return inart_err_set(err, -EINVAL, "%s: nodes.%s.ip: must be an IPv4 address", name,
 				     id);
@@ -278,13 +282,10 @@ static int node_entry(json_t *o, const char *name, const char *id, struct inart_
 		if (!json_is_object(p))
 			return inart_err_set(
 			    err, -EINVAL, "%s: nodes.%s.ports.%.64s: not an object", name, id, k);
-		json_object_foreach(p, pk, x)
-		{
-			if (!has_key(pkeys, pk))
-				return inart_err_set(err, -EINVAL,
-						     "%s: nodes.%s.ports.%.64s.%.64s: unknown key",
-						     name, id, k, pk);
-		}
+		if ((pk = unknown_key(p, pkeys)) != NULL)
+			return inart_err_set(err, -EINVAL,
+					     "%s: nodes.%s.ports.%.64s.%.64s: unknown key", name,
+					     id, k, pk);
 		x = json_object_get(p, "port");
 		pn = json_is_integer(x) ? json_integer_value(x) : -1;
 		if (pn < 0 || pn >= n->n_ports || (used >> pn & 1))
@@ -338,20 +339,6 @@ int inart_deploy_node_parse(const char *buf, size_t len, const char *name, const
 	else
 		rc = node_entry(o, name, id, n, err);
 	json_decref(root);
-	return rc;
-}
-
-int inart_deploy_node_load(const char *path, const char *id, struct inart_deploy_node *n,
-			   struct inart_err *err)
-{
-	size_t len;
-	char *buf = inart_file_read(path, &len, err);
-	int rc;
-
-	if (buf == NULL)
-		return -(errno ? errno : EIO);
-	rc = inart_deploy_node_parse(buf, len, path, id, n, err);
-	free(buf);
 	return rc;
 }
 
@@ -443,8 +430,10 @@ out:
 	return rc;
 }
 
-int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
-				struct inart_err *err)
+/* Read the file at path, then parse node id into n, or (n NULL) its
+ * "dataplane" into o. */
+static int load_part(const char *path, const char *id, struct inart_deploy_node *n,
+		     struct inart_install_opt *o, struct inart_err *err)
 {
 	size_t len;
 	char *buf = inart_file_read(path, &len, err);
@@ -452,9 +441,22 @@ int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
 
 	if (buf == NULL)
 		return -(errno ? errno : EIO);
-	rc = inart_deploy_dataplane_parse(buf, len, path, o, err);
+	rc = n != NULL ? inart_deploy_node_parse(buf, len, path, id, n, err)
+		       : inart_deploy_dataplane_parse(buf, len, path, o, err);
 	free(buf);
 	return rc;
+}
+
+int inart_deploy_dataplane_load(const char *path, struct inart_install_opt *o,
+				struct inart_err *err)
+{
+	return load_part(path, NULL, NULL, o, err);
+}
+
+int inart_deploy_node_load(const char *path, const char *id, struct inart_deploy_node *n,
+			   struct inart_err *err)
+{
+	return load_part(path, id, n, NULL, err);
 }
 
 char *inart_deploy_dump(const struct inart_deploy *d, const struct inart_topo *t, char *const *ctl,
