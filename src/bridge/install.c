@@ -580,6 +580,30 @@ static void builder_free(struct builder *b)
 	free(b->hash);
 }
 
+/* The switches' routes (routes.h) into in->sw[k].routes and the ring
+ * counters.  0 or -ENOMEM. */
+static int add_routes(const struct inart_topo *t, const struct inart_plan *plan,
+		      const struct inart_deploy *d, struct inart_install *in)
+{
+	struct inart_sw_routes *sr = calloc((size_t)in->n_switches + 1, sizeof(*sr));
+	struct inart_routes_off off;
+	int rc;
+
+	if (sr == NULL)
+		return -ENOMEM;
+	for (int k = 0; k < in->n_switches; k++)
+		sr[k].node = in->sw[k].node;
+	rc = inart_routes_build(t, plan, d, sr, in->n_switches, &off);
+	for (int k = 0; k < in->n_switches; k++) { /* routes go to in, even on failure */
+		in->sw[k].routes = sr[k].routes;
+		in->sw[k].n_routes = sr[k].n;
+	}
+	in->n_ring_hops_off_plan = off.hops_off;
+	in->n_ring_acks_off_plan = off.acks_off;
+	free(sr);
+	return rc;
+}
+
 int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 			const struct inart_plan *plan, const struct inart_deploy *d,
 			const struct inart_install_opt *opt, struct inart_install **out,
@@ -623,7 +647,7 @@ int inart_install_build(const struct inart_topo *t, const struct inart_jobs *js,
 	if (rc < 0)
 		goto out;
 	give_switches(&b, in);
-	rc = inart_routes_build(t, plan, d, in);
+	rc = add_routes(t, plan, d, in);
 	if (rc == 0)
 		rc = build_ingress(&b, in);
 	if (rc < 0)

@@ -8,9 +8,9 @@
  *
  * Invariant: every switch's route to dst either is its BFS arc or lies on a
  * ring path whose suffix reaches dst, so following the routes from any node
- * reaches dst (no loop).  Ownership: fills in->sw[k].routes (allocated here,
- * freed by inart_install_destroy) and in->n_ring_hops_off_plan /
- * n_ring_acks_off_plan; refers to t, plan and d only.
+ * reaches dst (no loop).  Ownership: fills sw[k].routes (allocated here,
+ * the caller's) and the counters of ring hops off the plan; refers to t,
+ * plan and d only.
  */
 #include "bridge/routes.h"
 
@@ -21,6 +21,7 @@ struct routes {
 	const struct inart_topo *t;
 	const struct inart_plan *plan;
 	const struct inart_deploy *d;
+	int ring; /* the plan has ring hops */
 };
 
 static int is_switch(const struct routes *b, int v)
@@ -93,7 +94,8 @@ static int follows(const struct routes *b, const int *via, const int *q, int n, 
 
 /* Ring hops towards dst (DATA) and from dst (their ACKs, the hop reversed)
  * whose IPv4 route is not the plan's hop path. */
-static void ring_off_plan(const struct routes *b, const int *via, int dst, struct inart_install *in)
+static void ring_off_plan(const struct routes *b, const int *via, int dst,
+			  struct inart_routes_off *off)
 {
 	for (int j = 0; j < b->plan->n_jobs; j++) {
 		const struct inart_job_plan *jp = &b->plan->jobs[j];
@@ -104,17 +106,17 @@ static void ring_off_plan(const struct routes *b, const int *via, int dst, struc
 			if (h->n_path < 2)
 				continue;
 			if (jp->ring[(i + 1) % jp->n_ring].path[0] == dst)
-				in->n_ring_hops_off_plan += !follows(b, via, h->path, h->n_path, 1);
+				off->hops_off += !follows(b, via, h->path, h->n_path, 1);
 			if (h->path[0] == dst)
-				in->n_ring_acks_off_plan +=
-				    !follows(b, via, h->path, h->n_path, -1);
+				off->acks_off += !follows(b, via, h->path, h->n_path, -1);
 		}
 	}
 }
 
 /* /32 routes at every switch to every other node's address, along BFS
  * shortest paths (ties: adjacency order).  Hosts do not relay. */
-static int build_all(const struct routes *b, struct inart_install *in)
+static int build_all(const struct routes *b, struct inart_sw_routes *sw, int n_sw,
+		     struct inart_routes_off *off)
 {
 	const struct inart_topo *t = b->t;
 	int n = t->n_nodes, rc = 0;
@@ -124,9 +126,9 @@ static int build_all(const struct routes *b, struct inart_install *in)
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (int k = 0; k < in->n_switches; k++) {
-		in->sw[k].routes = calloc((size_t)n, sizeof(struct inart_route));
-		if (in->sw[k].routes == NULL) {
+	for (int k = 0; k < n_sw; k++) {
+		sw[k].routes = calloc((size_t)n, sizeof(struct inart_route));
+		if (sw[k].routes == NULL) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -152,21 +154,21 @@ static int build_all(const struct routes *b, struct inart_install *in)
 				queue[tail++] = v;
 			}
 		}
-		if (in->n_ring_hops > 0)
+		if (b->ring)
 			ring_routes(b, via, queue, dst);
-		for (int k = 0; k < in->n_switches; k++) {
-			struct inart_sw_install *si = &in->sw[k];
+		for (int k = 0; k < n_sw; k++) {
+			struct inart_sw_routes *si = &sw[k];
 			int s = si->node;
 
 			if (s == dst || via[s] < 0)
 				continue;
-			si->routes[si->n_routes].prefix = b->d->ip[dst];
-			si->routes[si->n_routes].len = 32;
-			si->routes[si->n_routes].port = (uint16_t)b->d->port[via[s]];
-			si->n_routes++;
+			si->routes[si->n].prefix = b->d->ip[dst];
+			si->routes[si->n].len = 32;
+			si->routes[si->n].port = (uint16_t)b->d->port[via[s]];
+			si->n++;
 		}
-		if (in->n_ring_hops > 0)
-			ring_off_plan(b, via, dst, in);
+		if (b->ring)
+			ring_off_plan(b, via, dst, off);
 	}
 out:
 	free(via);
@@ -175,9 +177,15 @@ out:
 }
 
 int inart_routes_build(const struct inart_topo *t, const struct inart_plan *plan,
-		       const struct inart_deploy *d, struct inart_install *in)
+		       const struct inart_deploy *d, struct inart_sw_routes *sw, int n_sw,
+		       struct inart_routes_off *off)
 {
-	const struct routes r = {t, plan, d};
+	struct routes r = {t, plan, d, 0};
 
-	return build_all(&r, in);
+	for (int j = 0; j < plan->n_jobs; j++)
+		r.ring |= plan->jobs[j].n_ring > 0;
+	off->hops_off = off->acks_off = 0;
+	for (int k = 0; k < n_sw; k++)
+		sw[k].n = 0;
+	return build_all(&r, sw, n_sw, off);
 }
