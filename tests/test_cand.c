@@ -173,6 +173,74 @@ static struct inart_cand *cand_det(const struct inart_topo *t, const struct inar
  * detours (2 paths each to l1 and l3; l3 is also a detour target of h1 and
  * h5, l1 of h3), the trees at l1 and l3 get 4 paths (k_tree_paths 2); with
  * k_paths 1 the 4 detour paths would exceed half the 4 own paths: none. */
+static int stop_after(void *arg)
+{
+	int *calls = arg;
+
+	return ++*calls > 1; /* the first question passes, the next one stops */
+}
+
+static int never(void *arg)
+{
+	++*(int *)arg;
+	return 0;
+}
+
+/* opt.stop ends the build with -ETIMEDOUT and nothing built; one that
+ * never says stop changes nothing; below 64 groups it is not asked. */
+static void test_stop(void **state)
+{
+	char links[4096] = "", workers[2048] = "";
+	struct inart_topo *t, *small = tu_topo("h0-e0 h1-e0 e0-c0", "e0:40:1");
+	struct inart_jobs *js, *sjs = tu_jobs1(small, "h0", "h1", 1e9);
+	struct inart_paths *paths, *spaths = inart_paths_create(small);
+	struct inart_cand_opt o;
+	struct inart_cand *c = NULL, *ref = NULL;
+	struct inart_err err = {{0}};
+	int calls = 0;
+
+	(void)state;
+	for (int i = 0; i < 130; i++) { /* 130 workers on 2 racks, per-worker groups */
+		snprintf(links + strlen(links), sizeof(links) - strlen(links), "h%d-e%d ", i,
+			 i % 2);
+		snprintf(workers + strlen(workers), sizeof(workers) - strlen(workers), "h%d ", i);
+	}
+	strcat(links, "h999-e0 e0-c0 e1-c0");
+	t = tu_topo(links, "e0:40:1 e1:40:1");
+	js = tu_jobs1(t, workers, "h999", 1e9);
+	paths = inart_paths_create(t);
+	inart_cand_opt_default(&o);
+	o.no_groups = 1;
+	o.stop = stop_after;
+	o.stop_arg = &calls;
+	assert_int_equal(inart_cand_build(small, sjs, spaths, &o, &c, &err), 0);
+	assert_int_equal(calls, 0);
+	inart_cand_destroy(c);
+	c = NULL;
+	o.stop = NULL;
+	assert_int_equal(inart_cand_build(t, js, paths, &o, &ref, &err), 0);
+	o.stop = stop_after;
+	o.stop_arg = &calls;
+	assert_int_equal(inart_cand_build(t, js, paths, &o, &c, &err), -ETIMEDOUT);
+	assert_null(c);
+	assert_int_equal(calls, 2);
+	assert_non_null(strstr(err.msg, "time limit"));
+	calls = 0;
+	o.stop = never;
+	assert_int_equal(inart_cand_build(t, js, paths, &o, &c, &err), 0);
+	assert_true(calls >= 2); /* asked in each pass */
+	assert_int_equal(c->n_choices, ref->n_choices);
+	assert_int_equal(c->n_trees, ref->n_trees);
+	inart_cand_destroy(c);
+	inart_cand_destroy(ref);
+	inart_paths_destroy(paths);
+	inart_jobs_destroy(js);
+	inart_topo_destroy(t);
+	inart_paths_destroy(spaths);
+	inart_jobs_destroy(sjs);
+	inart_topo_destroy(small);
+}
+
 static void test_detours_auto(void **state)
 {
 	struct inart_topo *t = tu_topo("h0-l0 h1-l1 h5-l1 h2-l2 h3-l3 l0-s0 l0-s1 l1-s0 l1-s1 "
@@ -232,7 +300,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_star),    cmocka_unit_test(test_multilevel),
 	    cmocka_unit_test(test_detours), cmocka_unit_test(test_detours_auto),
-	    cmocka_unit_test(test_no_ina),
+	    cmocka_unit_test(test_no_ina),  cmocka_unit_test(test_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,6 +38,19 @@ void inart_cand_opt_default(struct inart_cand_opt *o)
 	o->detours = 0;
 	o->extra = NULL;
 	o->n_extra = 0;
+	o->stop = NULL;
+	o->stop_arg = NULL;
+}
+
+/* After every STOP_EVERY groups (and trees) the build asks opt->stop: a
+ * model of fewer is built whole, whatever the time (it takes milliseconds). */
+#define STOP_EVERY 64
+
+static int stopped(const struct inart_cand_opt *opt, int i, struct inart_err *err)
+{
+	if (opt->stop == NULL || i == 0 || i % STOP_EVERY != 0 || !opt->stop(opt->stop_arg))
+		return 0;
+	return inart_err_set(err, -ETIMEDOUT, "candidates: stopped by the time limit");
 }
 
 void inart_cand_destroy(struct inart_cand *c)
@@ -597,11 +610,14 @@ static int pass_flow_paths(struct builder *b, const struct inart_cand_opt *opt,
 			   struct inart_err *err)
 {
 	const struct inart_topo *t = b->t;
-	int f = 0;
+	int f = 0, rc;
 
 	for (int g = 0; g < b->c->n_groups; g++) {
 		const struct inart_group *grp = &b->c->groups[g];
 		const struct inart_job *job = &b->js->jobs[grp->job];
+
+		if ((rc = stopped(opt, g, err)) < 0)
+			return rc;
 
 		for (int i = 0; i < job->n_ps; i++, f++) {
 			int before = scratch->n;
@@ -713,6 +729,8 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 		const struct inart_group *grp = &c->groups[g];
 		const struct inart_job *job = &b->js->jobs[grp->job];
 
+		if ((rc = stopped(opt, g, err)) < 0)
+			goto out;
 		for (int i = 0; i < job->n_ps; i++, f++) {
 			struct inart_cand_flow *cf = &c->flows[f];
 
@@ -740,6 +758,8 @@ static int pass_choices(struct builder *b, const struct inart_cand_opt *opt,
 		const int *dist;
 		int n;
 
+		if ((rc = stopped(opt, k, err)) < 0)
+			goto out;
 		inart_pathset_clear(&tp);
 		n = inart_paths_k_shortest_salted(b->paths, ct->sw, ct->ps, tree_paths(b, opt, ct),
 						  1 + (uint64_t)ct->sw, &tp);

@@ -59,6 +59,12 @@ struct inart_cand_opt {
 	 * the PS or a cand tree closer to it.  Ring jobs are skipped. */
 	const struct inart_plan *const *extra;
 	int n_extra;
+	/* When set, asked now and then (after every 64 groups or trees: a
+	 * smaller model is built whole); when it
+	 * returns non-zero the build stops with -ETIMEDOUT (err says so) and
+	 * builds nothing: the caller's time limit.  NULL (default): never. */
+	int (*stop)(void *arg);
+	void *stop_arg;
 };
 
 struct inart_choice {

@@ -66,6 +66,11 @@ static int run_baselines(struct inart_search *s)
 	return rc;
 }
 
+static int cand_stop(void *arg)
+{
+	return inart_budget_expired(arg);
+}
+
 int inart_search_cand(struct inart_search *s, int force_no_groups)
 {
 	struct inart_cand_opt co;
@@ -112,7 +117,14 @@ int inart_search_cand(struct inart_search *s, int force_no_groups)
 		extra[n_extra++] = s->starts.base[i];
 	co.extra = extra;
 	co.n_extra = n_extra;
-	return inart_cand_build(s->t, s->js, s->paths, &co, &s->cand, s->err);
+	if (!isinf(s->budget.deadline)) {
+		co.stop = cand_stop;
+		co.stop_arg = &s->budget;
+	}
+	rc = inart_cand_build(s->t, s->js, s->paths, &co, &s->cand, s->err);
+	if (rc == -ETIMEDOUT) /* the time limit ended the build: a guess */
+		s->need_s = inart_search_now(s) - s->budget.t0 + 2 * CAND_PER_BASELINES * tb;
+	return rc;
 }
 
 /* Keep a copy of an LP solution as the next warm start. */
