@@ -51,8 +51,12 @@ int inart_shard_steer(const uint8_t *f, size_t len, int n)
 	    (inart_get_be16(f + INART_SHARD_OFF_IP + 6) & 0x3fff) != 0)
 		return (int)flow;
 	u = INART_SHARD_OFF_IP + (size_t)(f[INART_SHARD_OFF_IP] & 0x0f) * 4; /* UDP header */
-	if (len < u + 8 + INART_SHARD_INA_NEED || inart_get_be16(f + u + 2) != INART_WIRE_UDP_PORT)
+	if (len < u + 4)
+		return 0;
+	if (inart_get_be16(f + u + 2) != INART_WIRE_UDP_PORT)
 		return (int)flow;
+	if (len < u + 8 + INART_SHARD_INA_NEED)
+		return 0;
 	u += 8; /* the INA header */
 	return inart_shard_of_slot(inart_get_be32(f + u + INART_SHARD_INA_JOB),
 				   inart_get_be16(f + u + INART_SHARD_INA_TREE),

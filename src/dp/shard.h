@@ -78,12 +78,17 @@ static inline int inart_shard_of_slot(uint32_t job, uint16_t tree, uint16_t slot
 }
 
 /* The shard of frame[0..len) among n (n <= 1: 0).  Reads nothing at or
- * beyond frame + len:
- *   not IPv4 (ethertype), shorter than 14 + 20, IHL < 5   -> 0;
- *   IPv4 not UDP, a fragment (offset or MF), shorter than the UDP header,
- *   UDP port not INART_WIRE_UDP_PORT, UDP payload shorter than
- *   INART_SHARD_INA_NEED                                    -> mix(src, dst) mod n;
- *   else (an InArt packet)                                  -> inart_shard_of_slot. */
+ * beyond frame + len.  In this order (u: the UDP header's offset, 14 +
+ * 4 * IHL):
+ *   not IPv4 (ethertype), len < 14 + 20, IHL < 5         -> 0;
+ *   not UDP, or a fragment (offset or MF set)            -> flow = mix(src, dst) mod n;
+ *   len < u + 4 (no destination port)                    -> 0;
+ *   destination port not INART_WIRE_UDP_PORT             -> flow;
+ *   len < u + 8 + INART_SHARD_INA_NEED                   -> 0;
+ *   else (an InArt packet)                               -> inart_shard_of_slot.
+ * Every "-> 0" on a length is what a classic BPF program gets when a load
+ * runs past the packet (it returns 0), so io/fanout's program needs no
+ * length test of its own. */
 int inart_shard_steer(const uint8_t *frame, size_t len, int n);
 
 /* ---- the sharded core ---- */
