@@ -40,61 +40,16 @@ fi
 P="inh24s$$-"
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
-setup_ok=1
 run() {
 	if ! "$@" >"$tmp/setup.err" 2>&1; then
 		echo "netns_cores.sh: setup failed: $*"
 		sed 's/^/  | /' "$tmp/setup.err" | head -20
-		setup_ok=0
 		return 1
 	fi
 }
 
-cat >"$tmp/topo.json" <<'EOF'
-{
-  "nodes": [
-    {"id": "w0", "kind": "host"}, {"id": "w1", "kind": "host"}, {"id": "w2", "kind": "host"},
-    {"id": "p0", "kind": "host"}, {"id": "p1", "kind": "host"},
-    {"id": "t0", "kind": "switch", "ina": {"agg_gbps": 100, "trees": 4}},
-    {"id": "t1", "kind": "switch"}
-  ],
-  "links": [
-    {"a": "w0", "b": "t0", "gbps": 10}, {"a": "w1", "b": "t0", "gbps": 10},
-    {"a": "w2", "b": "t0", "gbps": 10}, {"a": "t0", "b": "t1", "gbps": 10},
-    {"a": "t1", "b": "p0", "gbps": 10}, {"a": "t1", "b": "p1", "gbps": 10}
-  ]
-}
-EOF
-cat >"$tmp/jobs.json" <<'EOF'
-{"jobs": [{"id": "j0", "workers": ["w0", "w1", "w2"], "ps": ["p0", "p1"],
-           "gradient_bytes": 1000000}]}
-EOF
-declare -A IP=([w0]=10.78.0.1 [w1]=10.78.0.2 [w2]=10.78.0.3 [p0]=10.78.0.4 [p1]=10.78.0.5
-	[t0]=10.78.0.101 [t1]=10.78.0.102)
-declare -A MAC=([w0]=02:78:00:00:00:01 [w1]=02:78:00:00:00:02 [w2]=02:78:00:00:00:03
-	[p0]=02:78:00:00:00:04 [p1]=02:78:00:00:00:05)
-cat >"$tmp/deploy.json" <<EOF
-{"nodes": {
-  "w0": {"ip": "${IP[w0]}", "mac": "${MAC[w0]}"},
-  "w1": {"ip": "${IP[w1]}", "mac": "${MAC[w1]}"},
-  "w2": {"ip": "${IP[w2]}", "mac": "${MAC[w2]}"},
-  "p0": {"ip": "${IP[p0]}", "mac": "${MAC[p0]}", "ctl": "$tmp/p0.sock"},
-  "p1": {"ip": "${IP[p1]}", "mac": "${MAC[p1]}", "ctl": "$tmp/p1.sock"},
-  "t0": {"ip": "${IP[t0]}", "ctl": "$tmp/t0.sock",
-         "ports": {"w0": {"port": 0}, "w1": {"port": 1}, "w2": {"port": 2}, "t1": {"port": 3}}},
-  "t1": {"ip": "${IP[t1]}", "ctl": "$tmp/t1.sock",
-         "ports": {"t0": {"port": 0}, "p0": {"port": 1}, "p1": {"port": 2}}}
-}}
-EOF
-
-run fabric_ns w0 w1 w2 p0 p1 t0 t1
-[ $setup_ok -eq 1 ] && run fabric_host w0 t0 p0
-[ $setup_ok -eq 1 ] && run fabric_host w1 t0 p1
-[ $setup_ok -eq 1 ] && run fabric_host w2 t0 p2
-[ $setup_ok -eq 1 ] && run fabric_trunk t0 p3 t1 p0
-[ $setup_ok -eq 1 ] && run fabric_host p0 t1 p1
-[ $setup_ok -eq 1 ] && run fabric_host p1 t1 p2
-if [ $setup_ok -eq 0 ]; then
+declare -A IP MAC PORTS DPID
+if ! run fabric_w3p2 78; then
 	echo "0 passed, 1 failed, $skip skipped"
 	exit 1
 fi
@@ -113,8 +68,6 @@ rc=$?
 if [ $rc -eq 2 ]; then ok; else bad "--cores 0 is a usage error (exit $rc)"; fi
 
 # --- daemons -------------------------------------------------------------------
-declare -A PORTS=([t0]=p0,p1,p2,p3 [t1]=p0,p1,p2)
-declare -A DPID
 fabric_daemon t0 --io ring --cores 2
 fabric_daemon t1 --io mmsg --cores 2
 fabric_daemon p0
@@ -137,42 +90,7 @@ else
 	skipped 2 "ping missing (scripts/deps.sh installs iputils-ping)"
 fi
 
-dump_stats() {
-	local d
-	for d in t0 t1 p0 p1; do
-		echo "  -- $d"
-		"$INART" ctl stats "$tmp/$d.sock" 2>&1 | sed 's/^/  | /' | head -40
-	done
-}
-
-allreduce() { # allreduce VALUES ITERS: three workers at once, all must be exact
-	local n=$1 iters=$2 r rc=0 wp=()
-	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-		--deploy "$tmp/deploy.json" --restart-jobs >/dev/null 2>&1 || return 1
-	for r in 0 1 2; do
-		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-			j0 $r --deploy "$tmp/deploy.json" -n "$n" --iters "$iters" --workers 3 \
-			--timeout-ms 20000 >"$tmp/w$r.out" 2>&1 &
-		wp+=($!)
-		pids+=($!)
-	done
-	for r in 0 1 2; do
-		wait "${wp[$r]}" || rc=1
-	done
-	return $rc
-}
-
-"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
-for size in 1 1000 100000; do
-	if allreduce $size 3; then
-		ok
-	else
-		bad "all-reduce of $size values x 3 iterations"
-		cat "$tmp"/w?.out | head -20
-		dump_stats
-	fi
-done
-if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
+fabric_exact_sizes
 
 "$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.stats" 2>&1
 sum() { grep -o "\"$1\": [0-9]*" "$tmp/t0.stats" | awk '{s += $2} END {print s + 0}'; }
@@ -232,7 +150,7 @@ else
 fi
 
 # --- parking under traffic: counters reset again and again during a run ----------
-allreduce 200000 10 &
+fabric_allreduce 200000 10 &
 ap=$!
 pids+=($ap)
 while kill -0 $ap 2>/dev/null; do
@@ -243,15 +161,15 @@ done
 if wait $ap; then ok; else
 	bad "all-reduce exact while the counters are reset (the workers parked) again and again"
 	cat "$tmp"/w?.out | head -20
-	dump_stats
+	fabric_dump_stats t0 t1 p0 p1
 fi
 
 # --- aggregation state lost (every shard) --------------------------------------------
 out=$("$INART" ctl send "$tmp/t0.sock" '{"op": "lose_state"}' 2>&1)
 case $out in *busy_slots*) ok ;; *) bad "lose_state: $out" ;; esac
-if allreduce 100000 3; then ok; else
+if fabric_allreduce 100000 3; then ok; else
 	bad "all-reduce exact after lose-state"
-	dump_stats
+	fabric_dump_stats t0 t1 p0 p1
 fi
 for d in t0 t1; do
 	if kill -0 "${DPID[$d]}" 2>/dev/null; then ok; else bad "$d still running: $(tail -5 "$tmp/$d.log")"; fi
