@@ -124,7 +124,7 @@ void inart_shard_tables_destroy(struct inart_shard_tables *t)
 	free(t);
 }
 
-int inart_shards_tables_build(const struct inart_shards *sh, const struct inart_sw_update *u,
+int inart_shards_tables_build(struct inart_shards *sh, const struct inart_sw_update *u,
 			      struct inart_shard_tables **out, char *why, size_t why_len)
 {
 	struct inart_shard_tables *t;
@@ -143,7 +143,7 @@ int inart_shards_tables_build(const struct inart_shards *sh, const struct inart_
 		if (rc == 0)
 			t->n = k + 1;
 	}
-	((struct inart_shards *)sh)->fail_k = -1; /* one failure per injection */
+	sh->fail_k = -1; /* one failure per injection */
 	if (rc < 0) {
 		/* roll back: what the shards before it prepared goes */
 		if (k > 1 && why != NULL && why_len > 0) {

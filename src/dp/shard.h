@@ -110,10 +110,11 @@ const struct inart_switch *inart_shards_core_c(const struct inart_shards *sh, in
 /* One table set per shard: a prepared install, or what a swap took out. */
 struct inart_shard_tables;
 
-/* Prepare: compile u against every shard's tables (only read).  0 and *out,
+/* Prepare: compile u against every shard's tables (only read; an injected
+ * failure, inart_shards_fail_next_build, is used up).  0 and *out,
  * or the first shard's error (-EINVAL / -ENOSPC / -ENOMEM, why names it,
  * prefixed "shard K: " past shard 0) with nothing allocated. */
-int inart_shards_tables_build(const struct inart_shards *sh, const struct inart_sw_update *u,
+int inart_shards_tables_build(struct inart_shards *sh, const struct inart_sw_update *u,
 			      struct inart_shard_tables **out, char *why, size_t why_len);
 /* Commit: put t's sets in service on every shard (t built for this set of
  * shards: same count); returns t holding the sets taken out. */
