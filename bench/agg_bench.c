@@ -27,7 +27,9 @@
  *      fanout would, so no steering in the loop): packets/s of all threads
  *      by the wall clock, the 2/1 ratio against the 1.8x target (issue 24),
  *      and each thread's share of its core (below 100%: the machine was
- *      busy).
+ *      busy; a session's threads share one scheduler group, so on a busy
+ *      machine two threads may get no more CPU than one: `chrt -f 1`
+ *      gives each its core, docs/dataplane.md).
  */
 #include <errno.h>
 #include <pthread.h>
