@@ -32,41 +32,12 @@ fi
 P="${PREFIX:-inh7r$$-}" # PREFIX: another per-run prefix
 . "$root/tests/fabric.sh"
 
-cat >"$tmp/topo.json" <<'EOF'
-{"nodes": [{"id": "w0", "kind": "host"}, {"id": "w1", "kind": "host"}, {"id": "w2", "kind": "host"},
-           {"id": "p0", "kind": "host"}, {"id": "p1", "kind": "host"},
-           {"id": "t0", "kind": "switch", "ina": {"agg_gbps": 100, "trees": 4}},
-           {"id": "t1", "kind": "switch"}],
- "links": [{"a": "w0", "b": "t0", "gbps": 10}, {"a": "w1", "b": "t0", "gbps": 10},
-           {"a": "w2", "b": "t0", "gbps": 10}, {"a": "t0", "b": "t1", "gbps": 10},
-           {"a": "t1", "b": "p0", "gbps": 10}, {"a": "t1", "b": "p1", "gbps": 10}]}
-EOF
-echo '{"jobs": [{"id": "j0", "workers": ["w0", "w1", "w2"], "ps": ["p0", "p1"], "gradient_bytes": 1000000}]}' \
-	>"$tmp/jobs.json"
-declare -A IP=([w0]=10.79.0.1 [w1]=10.79.0.2 [w2]=10.79.0.3 [p0]=10.79.0.4 [p1]=10.79.0.5
-	[t0]=10.79.0.101 [t1]=10.79.0.102)
-declare -A MAC=([w0]=02:79:00:00:00:01 [w1]=02:79:00:00:00:02 [w2]=02:79:00:00:00:03
-	[p0]=02:79:00:00:00:04 [p1]=02:79:00:00:00:05)
-cat >"$tmp/deploy.json" <<EOF
-{"nodes": {
-  "w0": {"ip": "${IP[w0]}", "mac": "${MAC[w0]}"}, "w1": {"ip": "${IP[w1]}", "mac": "${MAC[w1]}"},
-  "w2": {"ip": "${IP[w2]}", "mac": "${MAC[w2]}"},
-  "p0": {"ip": "${IP[p0]}", "mac": "${MAC[p0]}", "ctl": "$tmp/p0.sock"},
-  "p1": {"ip": "${IP[p1]}", "mac": "${MAC[p1]}", "ctl": "$tmp/p1.sock"},
-  "t0": {"ip": "${IP[t0]}", "ctl": "$tmp/t0.sock",
-         "ports": {"w0": {"port": 0}, "w1": {"port": 1}, "w2": {"port": 2}, "t1": {"port": 3}}},
-  "t1": {"ip": "${IP[t1]}", "ctl": "$tmp/t1.sock",
-         "ports": {"t0": {"port": 0}, "p0": {"port": 1}, "p1": {"port": 2}}}
-}}
-EOF
-if ! { fabric_ns w0 w1 w2 p0 p1 t0 t1 && fabric_host w0 t0 p0 && fabric_host w1 t0 p1 &&
-	fabric_host w2 t0 p2 && fabric_trunk t0 p3 t1 p0 && fabric_host p0 t1 p1 &&
-	fabric_host p1 t1 p2; } >"$tmp/setup.err" 2>&1; then
+declare -A IP MAC PORTS DPID
+if ! fabric_w3p2 79 >"$tmp/setup.err" 2>&1; then
 	echo "recovery_bench: setup failed" >&2
 	cat "$tmp/setup.err" >&2
 	exit 1
 fi
-declare -A DPID PORTS=([t0]=p0,p1,p2,p3 [t1]=p0,p1,p2)
 for n in t0 t1 p0 p1; do
 	fabric_daemon $n
 done

@@ -20,6 +20,18 @@
 #   fabric_install         `ctl install` of $tmp/{topo,jobs,plan,deploy}.json
 #                          (the first install, and the documented recovery),
 #                          output appended to $tmp/install.log
+#   fabric_allreduce VALUES ITERS [keep]   job j0 on workers w0..w2 at once
+#                          ($ALLREDUCE, the example worker), after an install
+#                          with --restart-jobs (unless keep); fails unless all
+#                          three exit 0 (exact); outputs in $tmp/wR.out
+#   fabric_dump_stats NODE...  every node's `ctl stats`, indented
+#   fabric_exact_sizes     t0's counters reset, then all-reduces of 1, 1000 and
+#                          100000 values x 3 iterations, each exact, and 3
+#                          exact iterations reported (ok / bad: tests/skip.sh)
+#   fabric_w3p2 NET        the fabric w0 w1 w2 -- t0 (INA) -- t1 -- p0 p1:
+#                          addresses 10.NET.0.x, $tmp/{topo,jobs,deploy}.json,
+#                          IP, MAC and PORTS filled (the caller declares them
+#                          associative), namespaces and links built
 # Setup steps return non-zero on failure (the caller decides).
 
 tmp=$(mktemp -d)
@@ -114,4 +126,84 @@ fabric_daemon() {
 fabric_install() {
 	"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
 		--deploy "$tmp/deploy.json" >>"$tmp/install.log" 2>&1
+}
+
+fabric_allreduce() {
+	local n=$1 iters=$2 r rc=0 wp=()
+	# a new run of the job: workers number all-reduces from 1 again, so
+	# the PS trees are restarted (--restart-jobs) (unless "keep": then the
+	# PSs must see the restart themselves)
+	if [ "${3:-}" != keep ]; then
+		"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+			--deploy "$tmp/deploy.json" --restart-jobs >/dev/null 2>&1 || return 1
+	fi
+	for r in 0 1 2; do
+		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+			j0 $r --deploy "$tmp/deploy.json" -n "$n" --iters "$iters" --workers 3 \
+			--timeout-ms 20000 >"$tmp/w$r.out" 2>&1 &
+		wp+=($!)
+		pids+=($!)
+	done
+	for r in 0 1 2; do
+		wait "${wp[$r]}" || rc=1
+	done
+	return $rc
+}
+
+fabric_dump_stats() {
+	local d
+	for d in "$@"; do
+		echo "  -- $d"
+		"$INART" ctl stats "$tmp/$d.sock" 2>&1 | sed 's/^/  | /'
+	done
+}
+
+fabric_w3p2() {
+	local n=$1
+	cat >"$tmp/topo.json" <<'EOF'
+{"nodes": [{"id": "w0", "kind": "host"}, {"id": "w1", "kind": "host"}, {"id": "w2", "kind": "host"},
+           {"id": "p0", "kind": "host"}, {"id": "p1", "kind": "host"},
+           {"id": "t0", "kind": "switch", "ina": {"agg_gbps": 100, "trees": 4}},
+           {"id": "t1", "kind": "switch"}],
+ "links": [{"a": "w0", "b": "t0", "gbps": 10}, {"a": "w1", "b": "t0", "gbps": 10},
+           {"a": "w2", "b": "t0", "gbps": 10}, {"a": "t0", "b": "t1", "gbps": 10},
+           {"a": "t1", "b": "p0", "gbps": 10}, {"a": "t1", "b": "p1", "gbps": 10}]}
+EOF
+	echo '{"jobs": [{"id": "j0", "workers": ["w0", "w1", "w2"], "ps": ["p0", "p1"], "gradient_bytes": 1000000}]}' \
+		>"$tmp/jobs.json"
+	IP=([w0]=10.$n.0.1 [w1]=10.$n.0.2 [w2]=10.$n.0.3 [p0]=10.$n.0.4 [p1]=10.$n.0.5
+		[t0]=10.$n.0.101 [t1]=10.$n.0.102)
+	MAC=([w0]=02:$n:00:00:00:01 [w1]=02:$n:00:00:00:02 [w2]=02:$n:00:00:00:03
+		[p0]=02:$n:00:00:00:04 [p1]=02:$n:00:00:00:05)
+	PORTS=([t0]=p0,p1,p2,p3 [t1]=p0,p1,p2)
+	cat >"$tmp/deploy.json" <<EOF
+{"nodes": {
+  "w0": {"ip": "${IP[w0]}", "mac": "${MAC[w0]}"}, "w1": {"ip": "${IP[w1]}", "mac": "${MAC[w1]}"},
+  "w2": {"ip": "${IP[w2]}", "mac": "${MAC[w2]}"},
+  "p0": {"ip": "${IP[p0]}", "mac": "${MAC[p0]}", "ctl": "$tmp/p0.sock"},
+  "p1": {"ip": "${IP[p1]}", "mac": "${MAC[p1]}", "ctl": "$tmp/p1.sock"},
+  "t0": {"ip": "${IP[t0]}", "ctl": "$tmp/t0.sock",
+         "ports": {"w0": {"port": 0}, "w1": {"port": 1}, "w2": {"port": 2}, "t1": {"port": 3}}},
+  "t1": {"ip": "${IP[t1]}", "ctl": "$tmp/t1.sock",
+         "ports": {"t0": {"port": 0}, "p0": {"port": 1}, "p1": {"port": 2}}}
+}}
+EOF
+	fabric_ns w0 w1 w2 p0 p1 t0 t1 && fabric_host w0 t0 p0 && fabric_host w1 t0 p1 &&
+		fabric_host w2 t0 p2 && fabric_trunk t0 p3 t1 p0 && fabric_host p0 t1 p1 &&
+		fabric_host p1 t1 p2
+}
+
+fabric_exact_sizes() {
+	local size
+	"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
+	for size in 1 1000 100000; do
+		if fabric_allreduce $size 3; then
+			ok
+		else
+			bad "all-reduce of $size values x 3 iterations"
+			cat "$tmp"/w?.out | head -20
+			fabric_dump_stats t0 t1 p0 p1
+		fi
+	done
+	if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
 }

@@ -212,57 +212,18 @@ else
 	skipped 3 "ping missing, ping checks skipped (scripts/deps.sh installs iputils-ping)"
 fi
 
-dump_stats() {
-	local d
-	for d in t0 t1 p0 p1; do
-		echo "  -- $d"
-		"$INART" ctl stats "$tmp/$d.sock" 2>&1 | sed 's/^/  | /'
-	done
-}
-
 # --- all-reduce -----------------------------------------------------------------------
-allreduce() { # allreduce VALUES ITERS [keep]: three workers at once, all must be exact
-	local n=$1 iters=$2 r rc=0 wp=()
-	# a new run of the job: workers number all-reduces from 1 again, so
-	# the PS trees are restarted (--restart-jobs) (unless "keep": then the
-	# PSs must see the restart themselves)
-	if [ "${3:-}" != keep ]; then
-		"$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-			--deploy "$tmp/deploy.json" --restart-jobs >/dev/null 2>&1 || return 1
-	fi
-	for r in 0 1 2; do
-		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
-			j0 $r --deploy "$tmp/deploy.json" -n "$n" --iters "$iters" --workers 3 \
-			--timeout-ms 20000 >"$tmp/w$r.out" 2>&1 &
-		wp+=($!)
-		pids+=($!)
-	done
-	for r in 0 1 2; do
-		wait "${wp[$r]}" || rc=1
-	done
-	return $rc
-}
-"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
-for size in 1 1000 100000; do
-	if allreduce $size 3; then
-		ok
-	else
-		bad "all-reduce of $size values x 3 iterations"
-		cat "$tmp"/w?.out | head -20
-		dump_stats
-	fi
-done
-if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
+fabric_exact_sizes
 
 # the job started again without a new install: after a second of silence
 # the PSs take fresh DATA of an old iteration as a restart (ps.h)
 sleep 1.2
-if allreduce 1000 2 keep; then
+if fabric_allreduce 1000 2 keep; then
 	ok
 else
 	bad "a restarted job, no new install"
 	cat "$tmp"/w?.out | head -20
-	dump_stats
+	fabric_dump_stats t0 t1 p0 p1
 fi
 "$INART" ctl stats "$tmp/p0.sock" --json >"$tmp/p0.stats" 2>&1
 restarts=$(grep -o '"restarts": [0-9]*' "$tmp/p0.stats" | awk '{print $2}')
@@ -295,7 +256,7 @@ exact=1
 runs=0
 while [ "$lost" -eq 0 ] && [ $runs -lt 5 ]; do
 	runs=$((runs + 1))
-	allreduce 200000 20 &
+	fabric_allreduce 200000 20 &
 	ap=$!
 	pids+=($ap)
 	while kill -0 $ap 2>/dev/null; do
@@ -354,7 +315,7 @@ for i in range(50):
 else
 	skipped 1 "python3 missing, garbage packets not sent (scripts/deps.sh installs python3)"
 fi
-if allreduce 1000 1; then ok; else bad "all-reduce after garbage"; fi
+if fabric_allreduce 1000 1; then ok; else bad "all-reduce after garbage"; fi
 
 # --- forged packets from a host outside the job ----------------------------------------------
 # x0 forges contributions with the workers' ranks along t0's aggregating
@@ -372,7 +333,7 @@ print([l["label"] for l in t["labels"] if l.get("aggregate")][0])' "$tmp/t0.tabl
 	fp=$!
 	pids+=($fp)
 	sleep 0.3
-	if allreduce 100000 3; then ok; else
+	if fabric_allreduce 100000 3; then ok; else
 		bad "all-reduce exact while x0 forges packets"
 		cat "$tmp"/w?.out | head -20
 	fi
@@ -484,7 +445,7 @@ fi
 # `ctl install` puts its tables back (the other nodes hold the install
 # already and are left as they are) and the all-reduce completes exact
 sleep 1.2 # (a new run without --restart-jobs: the PSs see the restart)
-allreduce 200000 3 keep &
+fabric_allreduce 200000 3 keep &
 ap=$!
 sleep 0.3
 kill -9 "${DPID[t1]}" 2>/dev/null
@@ -525,7 +486,7 @@ only --only nosuch >"$tmp/only.out" 2>&1
 if [ $? -eq 1 ] && grep -q "not in the topology" "$tmp/only.out"; then ok; else bad "--only nosuch: $(cat "$tmp/only.out")"; fi
 only --only w0 >"$tmp/only.out" 2>&1
 if [ $? -eq 1 ] && grep -q "no switch or PS" "$tmp/only.out"; then ok; else bad "--only w0: $(cat "$tmp/only.out")"; fi
-if allreduce 5000 2; then ok; else
+if fabric_allreduce 5000 2; then ok; else
 	bad "all-reduce exact after t1 was installed with --only"
 	cat "$tmp"/w?.out | head -20
 fi

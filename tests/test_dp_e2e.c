@@ -17,9 +17,10 @@
  * (trees whose parent is a switch); pool exhaustion (one slot per region,
  * tiny slot payloads -> fallbacks); loss up to 10%, duplication, reordering,
  * all together; a switch losing its state mid-iteration; rescaling after an
- * overflow; several iterations.  Also the goodput at 1% loss against none
- * (a sweep over seeds 1-20 of two plans asserted against the thresholds
- * docs/dataplane.md states; INART_GOODPUT_SEEDS=N sweeps seeds 1..N).
+ * overflow; several iterations; every switch in several shards (issue
+ * 24).  Also the goodput at 1% loss against none (a sweep over seeds 1-20
+ * of two plans asserted against the thresholds docs/dataplane.md states;
+ * INART_GOODPUT_SEEDS=N sweeps seeds 1..N).
  */
 #include <errno.h>
 #include <math.h>
@@ -212,8 +213,8 @@ static uint64_t sw_counter(struct e2e *e, const char *what)
 	for (int k = 0; k < e->in->n_switches; k++) {
 		struct inart_sw_tree_stats ts[64];
 		uint64_t drops[INART_DROP_N];
-		int n = inart_switch_stats(inart_sim_switch(e->s, e->in->sw[k].node), drops, NULL,
-					   ts, 64);
+		int n = inart_shards_stats(inart_sim_switch_shards(e->s, e->in->sw[k].node), drops,
+					   NULL, ts, 64);
 
 		for (int i = 0; i < n && i < 64; i++) {
 			if (!strcmp(what, "aggregated"))
@@ -442,6 +443,76 @@ static void test_two_jobs(void **state)
 	e2e_down(&e);
 }
 
+/* Issue 24: the same plans with every switch in 1, 2 and 3 shards
+ * (dp/shard, the simulator's switch_shards): exact, the same contributions
+ * aggregated, the same aggregates complete and partial, no more fallbacks
+ * than with one core, and every switch
+ * that aggregates does so in each of its shards (its trees' slots go round
+ * the shards). */
+static void test_sharded_switches(void **state)
+{
+	uint64_t agg1 = 0, fb1 = 0, em1 = 0, pa1 = 0;
+
+	(void)state;
+	for (int n = 1; n <= 3; n++) {
+		struct e2e e = {0};
+		struct inart_sim_opt so;
+		int aggregating = 0;
+
+		inart_sim_opt_default(&so);
+		so.switch_shards = n;
+		fattree_jobs(&e, 1);
+		e2e_plan(&e, "inart");
+		e2e_up(&e, NULL, &so);
+		e2e_inputs(&e, 20000, 24, 1.0f);
+		e2e_run(&e, 1, 1000000000ull);
+		assert_int_equal(e2e_check(&e, 16), 0);
+		e2e_run(&e, 2, 1000000000ull);
+		assert_int_equal(e2e_check(&e, 16), 0);
+		if (n == 1) {
+			agg1 = sw_counter(&e, "aggregated");
+			fb1 = sw_counter(&e, "fallback");
+			em1 = sw_counter(&e, "emitted");
+			pa1 = sw_counter(&e, "partial");
+			assert_true(agg1 > 0);
+		} else {
+			/* a chunk split between shards would leave partial aggregates */
+			assert_int_equal(sw_counter(&e, "aggregated"), agg1);
+			assert_int_equal(sw_counter(&e, "emitted"), em1);
+			assert_int_equal(sw_counter(&e, "partial"), pa1);
+			assert_true(sw_counter(&e, "fallback") <= fb1);
+		}
+		for (int k = 0; k < e.in->n_switches; k++) {
+			const struct inart_shards *sh =
+			    inart_sim_switch_shards(e.s, e.in->sw[k].node);
+			struct inart_sw_tree_stats ts[64];
+			uint64_t per[INART_SHARD_MAX] = {0}, all = 0;
+
+			assert_int_equal(inart_shards_n(sh), n);
+			for (int j = 0; j < n; j++) {
+				int nt = inart_switch_stats(inart_shards_core_c(sh, j), NULL, NULL,
+							    ts, 64);
+
+				for (int i = 0; i < nt && i < 64; i++)
+					per[j] += ts[i].aggregated;
+				all += per[j];
+			}
+			if (all == 0)
+				continue;
+			aggregating++;
+			for (int j = 0; j < n; j++)
+				assert_true(per[j] > 0);
+		}
+		assert_true(aggregating > 0);
+		print_message("%d shard%s per switch: %llu aggregated, %llu fallbacks, %d "
+			      "aggregating switches, %.3f us simulated\n",
+			      n, n > 1 ? "s" : "", (unsigned long long)sw_counter(&e, "aggregated"),
+			      (unsigned long long)sw_counter(&e, "fallback"), aggregating,
+			      e.r.time_s * 1e6);
+		e2e_down(&e);
+	}
+}
+
 static void test_64_workers(void **state)
 {
 	const char *algos[] = {"atp", "inart"};
@@ -548,6 +619,37 @@ static void faults_on(void (*scenario)(struct e2e *), const char *algo, const ch
 		      (unsigned long long)sw_counter(&e, "fallback"),
 		      (unsigned long long)sw_counter(&e, "partial"));
 	e2e_down(&e);
+}
+
+/* The same with losses, duplicates and reordering (3%, 1%, 2%): NACKs,
+ * repairs, probes and partial flushes all reach the shard that holds the
+ * chunk; both iterations exact with 2 and 3 shards. */
+static void test_sharded_faults(void **state)
+{
+	(void)state;
+	for (int n = 2; n <= 3; n++) {
+		struct inart_install_opt io;
+		struct inart_sim_opt so;
+		struct e2e e = {0};
+
+		fault_opts(&io, &so, 0.03, 0.01, 0.02, 24 + (uint64_t)n);
+		so.switch_shards = n;
+		fattree_jobs(&e, 1);
+		e2e_plan(&e, "inart");
+		e2e_up(&e, &io, &so);
+		for (uint32_t it = 1; it <= 2; it++) {
+			e2e_inputs(&e, 20000, 240 + it, 1.0f);
+			e2e_run(&e, it, 10000000000ull);
+			e2e_check(&e, -1);
+		}
+		assert_true(all_links(&e, 0) > 0);
+		print_message("%d shards, loss 3%% dup 1%% reorder 2%%: exact; %llu lost, %llu "
+			      "partial flushes, %llu fallbacks\n",
+			      n, (unsigned long long)all_links(&e, 0),
+			      (unsigned long long)sw_counter(&e, "partial"),
+			      (unsigned long long)sw_counter(&e, "fallback"));
+		e2e_down(&e);
+	}
 }
 
 static void fattree_one(struct e2e *e)
@@ -1265,6 +1367,8 @@ int main(void)
 	    cmocka_unit_test(test_default_paced),
 	    cmocka_unit_test(test_stalls),
 	    cmocka_unit_test(test_skewed_start),
+	    cmocka_unit_test(test_sharded_switches),
+	    cmocka_unit_test(test_sharded_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "cli/daemon_args.h"
 #include "cli/util.h"
 #include "daemon/switchd.h"
+#include "dp/shard.h"
 
 const char cmd_switchd_help[] =
     "usage: inart switchd --name ID --port IF[,IF...] --ctl PATH [OPTIONS]\n"
@@ -34,6 +35,7 @@ const char cmd_switchd_help[] =
     "                       (default 4096)\n"
     "  --flush-ms X         partial aggregates flushed after X ms (default 10)\n"
     "  --batch N            frames per receive / send batch (default 64)\n"
+    "  --cores N            pinned worker threads, a switch shard each (default 1)\n"
     "  --io MODE            ring (PACKET_MMAP rings), mmsg (recvmmsg/sendmmsg) or\n"
     "                       auto: ring if the kernel allows it (default); udp:\n"
     "                       frames over loopback UDP, each --port LPORT:PPORT\n"
@@ -76,33 +78,13 @@ static void add_ports(const char *cmd, struct inart_switchd_cfg *c, char *list)
 	}
 }
 
-/* --tx-loss-ports: a bit per port number listed. */
-static uint64_t port_mask(const char *cmd, const char *arg)
-{
-	uint64_t m = 0;
-	char *end;
-	const char *p = arg;
-
-	for (;;) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p || v < 0 || v >= INART_SW_MAX_PORTS || (*end != ',' && *end != '\0'))
-			cli_usage_error(cmd, "--tx-loss-ports: '%s' is not a list of port numbers",
-					arg);
-		m |= 1ull << v;
-		if (*end == '\0')
-			return m;
-		p = end + 1;
-	}
-}
-
 /* Parse the options into c.  Returns an exit status when the command is
  * done (--help), -1 to go on; exits 2 on a usage error. */
 static int switchd_options(const char *cmd, int argc, char **argv, struct inart_switchd_cfg *c,
 			   struct cli_daemon_args *a)
 {
 	// clang-format off
-	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED };
+	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES };
 	// clang-format on
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
@@ -115,6 +97,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 	    {"tx-loss", required_argument, NULL, O_TXLOSS},
 	    {"tx-loss-ports", required_argument, NULL, O_TXPORTS},
 	    {"loss-seed", required_argument, NULL, O_SEED},
+	    {"cores", required_argument, NULL, O_CORES},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -159,10 +142,14 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 			c->gated = 1;
 			break;
 		case O_TXPORTS:
-			c->gc.tx_loss_ports = port_mask(cmd, optarg);
+			c->gc.tx_loss_ports =
+			    cli_port_mask(cmd, "--tx-loss-ports", optarg, INART_SW_MAX_PORTS);
 			break;
 		case O_SEED:
 			c->gc.seed = cli_u64(cmd, "--loss-seed", optarg);
+			break;
+		case O_CORES:
+			c->cores = cli_int(cmd, "--cores", optarg, 1, INART_SHARD_MAX);
 			break;
 		default:
 			cli_getopt_error(cmd, o, argv);

@@ -189,6 +189,24 @@ uint64_t cli_u64(const char *cmd, const char *opt, const char *arg)
 	return (uint64_t)v;
 }
 
+uint64_t cli_port_mask(const char *cmd, const char *opt, const char *arg, int max)
+{
+	uint64_t m = 0;
+	char *end;
+	const char *p = arg;
+
+	for (;;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v < 0 || v >= max || v >= 64 || (*end != ',' && *end != '\0'))
+			cli_usage_error(cmd, "%s: '%s' is not a list of port numbers", opt, arg);
+		m |= 1ull << v;
+		if (*end == '\0')
+			return m;
+		p = end + 1;
+	}
+}
+
 double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max)
 {
 	char *end;

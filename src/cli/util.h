@@ -80,6 +80,8 @@ void cli_operands(const char *cmd, int argc, char **argv, const char *const *nam
 int cli_int(const char *cmd, const char *opt, const char *arg, long min, long max);
 uint64_t cli_u64(const char *cmd, const char *opt, const char *arg);
 double cli_double(const char *cmd, const char *opt, const char *arg, double min, double max);
+/* A comma-separated list of numbers 0..max-1 (max <= 64) as a bit each. */
+uint64_t cli_port_mask(const char *cmd, const char *opt, const char *arg, int max);
 /* Options by table: the getopt code, the name in messages, the range, and
  * the variable it sets: an int (i) or a double (d) parsed from the argument
  * within the range, a string (s) set to the argument itself, or a flag

@@ -44,10 +44,17 @@
 #include "ctlproto/ctlthread.h"
 #include "daemon/nodecfg.h"
 #include "daemon/switchd_ctl.h"
+#include "daemon/switchd_workers.h"
 #include "dp/pkt.h"
 #include "io/log.h"
 
 #define RX_ROUNDS 8
+
+/* The core of this thread: shard 0 (the only one with --cores 1). */
+static struct inart_switch *core0(struct sw_state *s)
+{
+	return inart_shards_core(s->sh, 0);
+}
 
 static void emit(struct sw_state *s, int n)
 {
@@ -66,7 +73,7 @@ static void gate_release(struct sw_state *s, uint64_t now)
 	int n = 0;
 
 	while (inart_gate_next(s->gate, now, &in)) {
-		emit(s, inart_switch_rx(s->sw, &in, now, s->out, OUT_MAX));
+		emit(s, inart_switch_rx(core0(s), &in, now, s->out, OUT_MAX));
 		if (++n % 32 == 0)
 			for (int k = 0; k < s->n_ports; k++)
 				if (inart_afp_pending(s->ports[k]))
@@ -106,7 +113,7 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
 				if (s->gate != NULL &&
 				    inart_gate_rx(s->gate, &in, now) != INART_GATE_PASS)
 					continue;
-				emit(s, inart_switch_rx(s->sw, &in, now, s->out, OUT_MAX));
+				emit(s, inart_switch_rx(core0(s), &in, now, s->out, OUT_MAX));
 			}
 			for (int k = 0; k < np; k++)
 				if (inart_afp_pending(s->ports[k]) >= batch)
@@ -128,10 +135,10 @@ static void timers(struct sw_state *s)
 
 	if (s->gate != NULL)
 		gate_release(s, now);
-	if (inart_switch_next_deadline(s->sw) <= now) {
+	if (inart_switch_next_deadline(core0(s)) <= now) {
 		int n;
 
-		while ((n = inart_switch_tick(s->sw, now, s->out, OUT_MAX)) > 0) {
+		while ((n = inart_switch_tick(core0(s), now, s->out, OUT_MAX)) > 0) {
 			emit(s, n);
 			for (int k = 0; k < s->n_ports; k++)
 				inart_afp_flush(s->ports[k]);
@@ -148,7 +155,7 @@ static void timers(struct sw_state *s)
  * at most 1 s, 1 ms while a port has frames the device pushed back. */
 static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
 {
-	uint64_t now = inart_now_ns(), dl = inart_switch_next_deadline(s->sw);
+	uint64_t now = inart_now_ns(), dl = inart_switch_next_deadline(core0(s));
 	int timeout = 1000, pending = 0;
 
 	if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
@@ -199,7 +206,7 @@ static int run(struct sw_state *s, int batch)
 		timers(s);
 		/* a command of the control thread: between two batches */
 		if (pfd[np].revents & POLLIN)
-			inart_ctlthread_run(s->ctl);
+			inart_switchd_workers_ctl(s); /* the other workers parked */
 	}
 	return 0;
 }
@@ -211,8 +218,23 @@ void inart_switchd_cfg_init(struct inart_switchd_cfg *c)
 	inart_afp_opt_default(&c->afo);
 	c->pool_slots = 4096;
 	c->flush_ms = 10;
+	c->cores = 1;
 	c->gc.tx_loss_ports = UINT64_MAX;
 	c->gc.seed = 1;
+}
+
+/* --cores: in range; several need AF_PACKET fanout and no gate. */
+static int cores_check(const struct inart_switchd_cfg *c, struct inart_err *err)
+{
+	if (c->cores < 1 || c->cores > INART_SHARD_MAX)
+		return inart_err_set(err, -EINVAL, "--cores %d not in 1..%d", c->cores,
+				     INART_SHARD_MAX);
+	if (c->cores > 1 && (c->afo.mode == INART_AFP_UDP || c->gated))
+		return inart_err_set(err, -EINVAL,
+				     "--cores %d: several cores need --io ring, mmsg or auto and "
+				     "no --agg-mbps, --rx-loss or --tx-loss",
+				     c->cores);
+	return 0;
 }
 
 int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err *err)
@@ -232,6 +254,9 @@ int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err 
 	if (c->afo.mode < INART_AFP_AUTO || c->afo.mode > INART_AFP_UDP || c->afo.rx_frames < 64 ||
 	    c->afo.rx_frames > 65536)
 		return inart_err_set(err, -EINVAL, "--io or --ring-frames out of range");
+	rc = cores_check(c, err);
+	if (rc < 0)
+		return rc;
 	for (int i = 0; i < c->n_ports; i++) {
 		for (int j = 0; j < i; j++)
 			if (strcmp(c->ports[i], c->ports[j]) == 0)
@@ -254,6 +279,7 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 {
 	struct inart_afp_opt afo = c->afo;
 	struct inart_err r = {{0}};
+	int rc;
 
 	memset(&s->cfg, 0, sizeof(s->cfg));
 	s->cfg.n_ports = s->n_ports;
@@ -276,9 +302,12 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 	}
 	if (inart_switch_cfg_check(&s->cfg, &r) < 0)
 		return inart_err_set(err, -EINVAL, "switch core: %s", r.msg);
-	s->sw = inart_switch_create(&s->cfg);
-	if (s->sw == NULL)
+	s->sh = inart_shards_create(&s->cfg, s->cores);
+	if (s->sh == NULL)
 		return inart_err_set(err, -errno, "switch core: %s", strerror(errno));
+	rc = inart_switchd_workers_open(s, &afo, err);
+	if (rc < 0)
+		return rc;
 	if (c->gated) {
 		struct inart_gate_cfg gc = c->gc;
 
@@ -313,6 +342,7 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 	role.ctx = s;
 	s->name = c->dm.name;
 	s->n_ports = c->n_ports;
+	s->cores = c->cores;
 	for (int i = 0; i < c->n_ports; i++)
 		s->ifnames[i] = c->ports[i];
 	for (int i = 0; i < OUT_MAX; i++)
@@ -331,7 +361,8 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 		goto out;
 	}
 	rc = inart_daemon_drop(&c->dm, err);
-	if (rc < 0 || (rc = inart_ctlthread_serve(s->ctl, err)) < 0)
+	if (rc < 0 || (rc = inart_ctlthread_serve(s->ctl, err)) < 0 ||
+	    (rc = inart_switchd_workers_start(s, err)) < 0)
 		goto out;
 	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
 		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), c->dm.ctl);
@@ -342,7 +373,8 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 out:
 	inart_ctlthread_stop(s->ctl);
 	inart_txn_free(&s->txn);
-	inart_switch_destroy(s->sw);
+	inart_switchd_workers_close(s);
+	inart_shards_destroy(s->sh);
 	inart_gate_destroy(s->gate);
 	for (int i = 0; i < s->n_ports; i++)
 		inart_afp_close(s->ports[i]);

@@ -23,19 +23,22 @@ struct inart_switchd_cfg {
 	struct inart_afp_opt afo; /* mode, rx_frames (batch and queues: from dm.batch) */
 	int pool_slots;		  /* aggregator slots until a configuration arrives */
 	double flush_ms;	  /* partial aggregates flushed after (ms) */
+	int cores;		  /* worker threads, one shard each (1..INART_SHARD_MAX;
+				     daemon/switchd_workers) */
 	int gated;		  /* 1: the gate below stands between ports and core */
 	struct inart_gate_cfg gc; /* loss, aggregation limit (n_ports set here) */
 };
 
 /* Defaults: the daemon's (inart_daemon_cfg_init), pool 4096, flush 10 ms,
- * back end auto, no gate (tx loss on every port, seed 1 when enabled). */
+ * back end auto, one core, no gate (tx loss on every port, seed 1 when enabled). */
 void inart_switchd_cfg_init(struct inart_switchd_cfg *c);
 
 /* Check c without opening anything: the common options, --name, at least one
  * port, no port twice, every interface present (AF_PACKET back ends), the
- * numbers in range; with dm.deployment, the switch's entry in that file
- * (daemon/nodecfg).  0 or -errno with err naming the option or interface
- * (the file's: its JSON path). */
+ * numbers in range, several cores only on AF_PACKET without a gate; with
+ * dm.deployment, the switch's entry in that file (daemon/nodecfg).  0 or
+ * -errno with err naming the option or interface (the file's: its JSON
+ * path). */
 int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err *err);
 
 /* Run the switch: open the ports and the control socket, give up root

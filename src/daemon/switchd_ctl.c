@@ -23,21 +23,23 @@
 #include "ctlproto/ctlmsg.h"
 #include "common/clock.h"
 #include "dp/gate.h"
+#include "daemon/switchd_workers.h"
 #include "dp/pkt.h"
 #include "io/log.h"
 
 /* What an install puts in service: a new core (with its configuration), or a
- * table set for the core in service. */
+ * table set for the core in service (one per shard: dp/shard). */
 struct sw_obj {
-	struct inart_switch *core;
+	struct inart_shards *core;
 	struct inart_sw_cfg cfg;
-	struct inart_sw_tables *tab;
+	struct inart_shard_tables *tab;
 	uint32_t *agg; /* with a gate: its aggregating labels (inart_gate_agg_labels_of) */
 	int n_agg;
 };
 
-/* Current tree counters (malloc'ed, *n); NULL with *n = 0 if none. */
-static struct inart_sw_tree_stats *tree_stats(const struct inart_switch *sw, uint64_t *drops,
+/* Current tree counters (malloc'ed, *n), summed over the shards; NULL with
+ * *n = 0 if none. */
+static struct inart_sw_tree_stats *tree_stats(const struct inart_shards *sw, uint64_t *drops,
 					      struct inart_sw_port_stats *ports, int *n)
 {
 	int cap = 64, k;
@@ -49,11 +51,11 @@ static struct inart_sw_tree_stats *tree_stats(const struct inart_switch *sw, uin
 		if (nt == NULL) {
 			free(t);
 			*n = 0;
-			inart_switch_stats(sw, drops, ports, NULL, 0);
+			inart_shards_stats(sw, drops, ports, NULL, 0);
 			return NULL;
 		}
 		t = nt;
-		k = inart_switch_stats(sw, drops, ports, t, cap);
+		k = inart_shards_stats(sw, drops, ports, t, cap);
 		if (k <= cap)
 			break;
 		cap = k;
@@ -69,9 +71,9 @@ static void cmd_reset_stats(void *arg)
 	struct sw_state *s = arg;
 
 	free(s->base_trees);
-	s->base_trees = tree_stats(s->sw, s->base_drops, s->base_ports, &s->n_base_trees);
+	s->base_trees = tree_stats(s->sh, s->base_drops, s->base_ports, &s->n_base_trees);
 	for (int i = 0; i < s->n_ports; i++)
-		inart_afp_stats(s->ports[i], &s->base_afp[i]);
+		inart_switchd_port_stats(s, i, &s->base_afp[i]);
 }
 
 /* A new core: its counters start at zero (socket counters go on). */
@@ -83,7 +85,7 @@ static void stats_zero(struct sw_state *s)
 	memset(s->base_drops, 0, sizeof(s->base_drops));
 	memset(s->base_ports, 0, sizeof(s->base_ports));
 	for (int i = 0; i < s->n_ports; i++)
-		inart_afp_stats(s->ports[i], &s->base_afp[i]);
+		inart_switchd_port_stats(s, i, &s->base_afp[i]);
 }
 
 struct swap_cmd {
@@ -99,11 +101,12 @@ static void cmd_swap(void *arg)
 	struct sw_state *s = c->s;
 
 	if (c->in->core != NULL) {
-		c->out->core = s->sw;
-		s->sw = c->in->core;
+		c->out->core = s->sh;
+		s->sh = c->in->core;
 		stats_zero(s);
 	} else {
-		c->out->tab = inart_switch_tables_swap(s->sw, c->in->tab);
+		/* every shard at once: the other workers are parked */
+		c->out->tab = inart_shards_tables_swap(s->sh, c->in->tab);
 	}
 	if (s->gate != NULL) {
 		inart_gate_swap_agg_labels(s->gate, &c->in->agg, &c->in->n_agg);
@@ -122,7 +125,7 @@ static void cmd_lose_state(void *arg)
 {
 	struct lose_cmd *c = arg;
 
-	c->busy = inart_switch_lose_state(c->s->sw);
+	c->busy = inart_shards_lose_state(c->s->sh);
 }
 
 /* The counters since the last reset (the gate's: since start). */
@@ -134,6 +137,7 @@ struct stats_cmd {
 	struct inart_afp_stats afp[INART_SW_MAX_PORTS];
 	struct inart_sw_tree_stats *trees;
 	int n;
+	uint64_t shard_rx[INART_SHARD_MAX]; /* frames each shard received, since start */
 };
 
 static void cmd_stats(void *arg)
@@ -141,7 +145,14 @@ static void cmd_stats(void *arg)
 	struct stats_cmd *c = arg;
 	struct sw_state *s = c->s;
 
-	c->trees = tree_stats(s->sw, c->drops, c->ports, &c->n);
+	c->trees = tree_stats(s->sh, c->drops, c->ports, &c->n);
+	for (int k = 0; k < inart_shards_n(s->sh); k++) {
+		struct inart_sw_port_stats p[INART_SW_MAX_PORTS];
+
+		inart_switch_stats(inart_shards_core(s->sh, k), NULL, p, NULL, 0);
+		for (int i = 0; i < s->n_ports; i++)
+			c->shard_rx[k] += p[i].rx_pkts;
+	}
 	if (s->gate != NULL)
 		inart_gate_stats(s->gate, &c->gate);
 	for (int i = 0; i < INART_DROP_N; i++)
@@ -152,7 +163,7 @@ static void cmd_stats(void *arg)
 
 		inart_ctl_counters_sub(&c->ports[i], &s->base_ports[i], inart_ctl_sw_port_counters,
 				       inart_ctl_n_sw_port_counters);
-		inart_afp_stats(s->ports[i], &a);
+		inart_switchd_port_stats(s, i, &a);
 		c->afp[i].rx_kernel_drops = a.rx_kernel_drops - b->rx_kernel_drops;
 		c->afp[i].rx_trunc = a.rx_trunc - b->rx_trunc;
 		c->afp[i].tx_blocked = a.tx_blocked - b->tx_blocked;
@@ -186,8 +197,8 @@ void *inart_switchd_obj_swap(void *ctx, void *obj)
 		memset(&sink, 0, sizeof(sink));
 		c.out = &sink;
 		inart_ctlthread_call(s->ctl, cmd_swap, &c);
-		inart_switch_destroy(sink.core);
-		inart_sw_tables_destroy(sink.tab);
+		inart_shards_destroy(sink.core);
+		inart_shard_tables_destroy(sink.tab);
 		free(sink.agg);
 		out = NULL;
 	} else {
@@ -207,8 +218,8 @@ void inart_switchd_obj_destroy(void *ctx, void *obj)
 	(void)ctx;
 	if (o == NULL)
 		return;
-	inart_switch_destroy(o->core);
-	inart_sw_tables_destroy(o->tab);
+	inart_shards_destroy(o->core);
+	inart_shard_tables_destroy(o->tab);
 	free(o->agg);
 	free(o);
 }
@@ -236,8 +247,9 @@ static json_t *gate_json(const struct sw_state *s, const struct inart_gate_stats
  * in the control thread on objects not in service. */
 static int gate_labels(struct sw_state *s, struct sw_obj *o, struct inart_err *err)
 {
-	int n = o->core ? inart_switch_get_labels(o->core, NULL, 0)
-			: inart_sw_tables_labels(o->tab, NULL, 0);
+	const struct inart_switch *core = o->core ? inart_shards_core_c(o->core, 0) : NULL;
+	int n = core ? inart_switch_get_labels(core, NULL, 0)
+		     : inart_sw_tables_labels(inart_shard_tables_first(o->tab), NULL, 0);
 	struct inart_label_entry *l;
 	int rc = -ENOMEM;
 
@@ -245,8 +257,8 @@ static int gate_labels(struct sw_state *s, struct sw_obj *o, struct inart_err *e
 		return 0;
 	l = calloc((size_t)n + 1, sizeof(*l));
 	if (l != NULL) {
-		n = o->core ? inart_switch_get_labels(o->core, l, n)
-			    : inart_sw_tables_labels(o->tab, l, n);
+		n = core ? inart_switch_get_labels(core, l, n)
+			 : inart_sw_tables_labels(inart_shard_tables_first(o->tab), l, n);
 		rc = inart_gate_agg_labels_of(l, n, &o->agg, &o->n_agg);
 	}
 	free(l);
@@ -277,6 +289,13 @@ static json_t *stats_json(struct sw_state *s)
 	}
 	if (s->gate != NULL)
 		json_object_set_new(o, "gate", gate_json(s, &c.gate));
+	if (s->cores > 1) { /* --cores: what each shard received */
+		json_t *sr = json_array();
+
+		for (int k = 0; k < inart_shards_n(s->sh); k++)
+			json_array_append_new(sr, json_integer((json_int_t)c.shard_rx[k]));
+		json_object_set_new(o, "shard_rx_pkts", sr);
+	}
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
@@ -299,6 +318,12 @@ static json_t *port_counters_json(struct sw_state *s)
 static json_t *info_json(struct sw_state *s)
 {
 	json_t *o = json_object(), *names = json_array(), *macs = json_array();
+	const struct inart_switch *sw0 = inart_shards_core_c(s->sh, 0);
+	size_t table_bytes = 0; /* every shard's set */
+
+	for (int k = 0; k < inart_shards_n(s->sh); k++)
+		table_bytes +=
+		    inart_sw_tables_bytes(inart_switch_tables(inart_shards_core(s->sh, k)));
 
 	for (int i = 0; i < s->n_ports; i++) {
 		char m[18];
@@ -315,10 +340,9 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(o, "macs", macs);
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
 	json_object_set_new(o, "installs", json_integer((json_int_t)s->installs));
-	json_object_set_new(o, "labels", json_integer(inart_switch_get_labels(s->sw, NULL, 0)));
-	json_object_set_new(
-	    o, "table_bytes",
-	    json_integer((json_int_t)inart_sw_tables_bytes(inart_switch_tables(s->sw))));
+	json_object_set_new(o, "labels", json_integer(inart_switch_get_labels(sw0, NULL, 0)));
+	json_object_set_new(o, "table_bytes", json_integer((json_int_t)table_bytes));
+	json_object_set_new(o, "cores", json_integer(s->cores));
 	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
 	inart_txn_json(&s->txn, o);
 	return o;
@@ -326,9 +350,9 @@ static json_t *info_json(struct sw_state *s)
 
 static json_t *tables_json(struct sw_state *s, struct inart_err *err)
 {
-	int nl = inart_switch_get_labels(s->sw, NULL, 0),
-	    nr = inart_switch_get_routes(s->sw, NULL, 0),
-	    ng = inart_switch_get_ingress(s->sw, NULL, 0);
+	const struct inart_switch *sw = inart_shards_core_c(s->sh, 0); /* all hold the same */
+	int nl = inart_switch_get_labels(sw, NULL, 0), nr = inart_switch_get_routes(sw, NULL, 0),
+	    ng = inart_switch_get_ingress(sw, NULL, 0);
 	struct inart_label_entry *l = calloc((size_t)nl + 1, sizeof(*l));
 	struct inart_route *r = calloc((size_t)nr + 1, sizeof(*r));
 	struct inart_sw_ingress *g = calloc((size_t)ng + 1, sizeof(*g));
@@ -338,9 +362,9 @@ static json_t *tables_json(struct sw_state *s, struct inart_err *err)
 		inart_err_set(err, 0, "out of memory");
 		goto out;
 	}
-	nl = inart_switch_get_labels(s->sw, l, nl);
-	nr = inart_switch_get_routes(s->sw, r, nr);
-	ng = inart_switch_get_ingress(s->sw, g, ng);
+	nl = inart_switch_get_labels(sw, l, nl);
+	nr = inart_switch_get_routes(sw, r, nr);
+	ng = inart_switch_get_ingress(sw, g, ng);
 	o = json_object();
 	json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&s->cfg));
 	json_object_set_new(o, "labels", inart_ctl_labels_json(l, nl));
@@ -370,7 +394,7 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 	}
 	if (!rq->has_cfg) {
 		/* reads only the tables in service, which only this thread changes */
-		rc = inart_switch_tables_build(s->sw, &u, &o->tab, err);
+		rc = inart_shards_tables_build(s->sh, &u, &o->tab, err);
 		if (rc < 0)
 			goto fail;
 		goto built;
@@ -390,13 +414,13 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 		inart_err_set(err, 0, "config refused by the switch core: %s", r.msg);
 		goto fail;
 	}
-	o->core = inart_switch_create(&rq->cfg);
+	o->core = inart_shards_create(&rq->cfg, s->cores);
 	if (o->core == NULL) {
 		rc = -ENOMEM;
 		inart_err_set(err, 0, "out of memory");
 		goto fail;
 	}
-	rc = inart_switch_apply(o->core, &u, err);
+	rc = inart_shards_apply(o->core, &u, err);
 	if (rc < 0)
 		goto fail;
 built:

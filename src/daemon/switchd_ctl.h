@@ -15,6 +15,7 @@
 
 #include "common/err.h"
 #include "ctlproto/ctlmsg.h"
+#include "dp/shard.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 #include "ctlproto/ctlthread.h"
@@ -24,6 +25,7 @@
 #define OUT_MAX (INART_SW_MAX_FANOUT + 8)
 
 struct inart_gate;
+struct sw_workers;
 
 struct sw_state {
 	const char *name;
@@ -31,8 +33,11 @@ struct sw_state {
 	struct inart_afp *ports[INART_SW_MAX_PORTS];
 	const char *ifnames[INART_SW_MAX_PORTS];
 	uint8_t macs[INART_SW_MAX_PORTS][6];
-	struct inart_switch *sw;     /* in service (changed by commands only) */
+	struct inart_shards *sh;     /* in service (changed by commands only): the core,
+					one shard per worker (dp/shard) */
 	struct inart_ctlthread *ctl; /* the control thread */
+	int cores;		     /* workers (--cores) */
+	struct sw_workers *wk;	     /* cores > 1: workers 1.. (daemon/switchd_workers) */
 	/* packet thread: loss and aggregation limit (NULL: none); its label set
 	 * is exchanged by cmd_swap with the tables' */
 	struct inart_gate *gate;

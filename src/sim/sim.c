@@ -375,9 +375,9 @@ static void sw_rx(struct inart_sim *s, int v, int in_port, const uint8_t *frame,
 		nd->fail_drops++;
 		return;
 	}
-	n = inart_switch_rx(nd->sw, &in, now_ns(s), s->fout, SW_MAX_OUT);
+	n = inart_shards_rx(nd->sw, &in, now_ns(s), s->fout, SW_MAX_OUT);
 	sw_emit(s, nd, n);
-	wake_at(s, v, inart_switch_next_deadline(nd->sw), 1);
+	wake_at(s, v, inart_shards_next_deadline(nd->sw), 1);
 }
 
 static void sw_wake(struct inart_sim *s, int v)
@@ -387,9 +387,9 @@ static void sw_wake(struct inart_sim *s, int v)
 
 	if (nd->sw == NULL)
 		return;
-	n = inart_switch_tick(nd->sw, now_ns(s), s->fout, SW_MAX_OUT);
+	n = inart_shards_tick(nd->sw, now_ns(s), s->fout, SW_MAX_OUT);
 	sw_emit(s, nd, n);
-	wake_at(s, v, inart_switch_next_deadline(nd->sw), n > 0);
+	wake_at(s, v, inart_shards_next_deadline(nd->sw), n > 0);
 }
 
 /* Event ev for node v arrived while v is stalled (its process had no CPU):
@@ -453,13 +453,13 @@ static void process(struct inart_sim *s, const struct inart_sim_ev *ev)
 	case EV_FAIL:
 		nd = &s->nodes[ev->a];
 		if (nd->sw)
-			inart_switch_lose_state(nd->sw);
+			inart_shards_lose_state(nd->sw);
 		if (nd->ps)
 			inart_ps_lose_state(nd->ps);
 		nd->down_until = s->now + *(uint64_t *)ev->p;
 		free(ev->p);
 		if (nd->sw)
-			wake_at(s, ev->a, inart_switch_next_deadline(nd->sw), 1);
+			wake_at(s, ev->a, inart_shards_next_deadline(nd->sw), 1);
 		break;
 	case EV_STALL:
 		nd = &s->nodes[ev->a];
@@ -513,7 +513,8 @@ struct inart_sim *inart_sim_create(const struct inart_topo *t, const struct inar
 		inart_sim_opt_default(&s->o);
 	inart_sim_evq_init(&s->q);
 	if (d->n_nodes != t->n_nodes || d->n_arcs != m || s->o.queue_pkts < 1 ||
-	    s->o.overhead_bytes < 0 || (s->o.gbps <= 0 && s->o.gbps_scale <= 0)) {
+	    s->o.overhead_bytes < 0 || (s->o.gbps <= 0 && s->o.gbps_scale <= 0) ||
+	    s->o.switch_shards < 0 || s->o.switch_shards > INART_SHARD_MAX) {
 		err = EINVAL;
 		goto fail;
 	}
@@ -769,6 +770,13 @@ void inart_sim_host_stats(const struct inart_sim *s, int node, struct inart_sim_
 }
 
 const struct inart_switch *inart_sim_switch(const struct inart_sim *s, int node)
+{
+	const struct inart_shards *sh = inart_sim_switch_shards(s, node);
+
+	return sh != NULL ? inart_shards_core_c(sh, 0) : NULL;
+}
+
+const struct inart_shards *inart_sim_switch_shards(const struct inart_sim *s, int node)
 {
 	return node >= 0 && node < s->t->n_nodes ? s->nodes[node].sw : NULL;
 }

@@ -39,6 +39,7 @@
 #include "cp/model/graph.h"
 #include "bridge/install.h"
 #include "dp/ps.h"
+#include "dp/shard.h"
 #include "dp/switch.h"
 #include "dp/worker.h"
 
@@ -54,6 +55,9 @@ struct inart_sim_opt {
 	double loss, dup, reorder; /* probabilities per frame per link; default 0 */
 	uint64_t reorder_ns; /* a reordered frame is delayed by (0, reorder_ns]; default 10 us */
 	uint64_t seed;	     /* default 1 */
+	int switch_shards;   /* each switch's core in this many shards (dp/shard),
+				every frame to the shard steering picks; 0 or 1
+				(default): one core */
 };
 
 void inart_sim_opt_default(struct inart_sim_opt *o);
@@ -172,6 +176,9 @@ void inart_sim_set_tap(struct inart_sim *s, inart_sim_tap_fn fn, void *ctx);
 void inart_sim_link_stats(const struct inart_sim *s, int arc, struct inart_sim_link_stats *st);
 void inart_sim_host_stats(const struct inart_sim *s, int node, struct inart_sim_host_stats *st);
 const struct inart_switch *inart_sim_switch(const struct inart_sim *s, int node);
+/* The same as a set of shards (opt switch_shards): counters summed with
+ * inart_shards_stats.  NULL when node has no switch core. */
+const struct inart_shards *inart_sim_switch_shards(const struct inart_sim *s, int node);
 const struct inart_ps *inart_sim_ps(const struct inart_sim *s, int node);
 const struct inart_worker *inart_sim_worker(const struct inart_sim *s, int k);
 /* Simulated time (ns) at which worker k's last all-reduce ended (0: never). */

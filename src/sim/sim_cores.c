@@ -28,7 +28,7 @@ int inart_sim_put_tables(struct inart_sim *s, const struct inart_install *in, st
 			inart_err_set(err, 0, "switch install %d: no switch core", k);
 			return -EINVAL;
 		}
-		rc = inart_switch_apply(s->nodes[si->node].sw, &u, err);
+		rc = inart_shards_apply(s->nodes[si->node].sw, &u, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -64,7 +64,7 @@ void inart_sim_drop_cores(struct inart_sim *s)
 	for (int v = 0; v < s->t->n_nodes; v++) {
 		struct node *nd = &s->nodes[v];
 
-		inart_switch_destroy(nd->sw);
+		inart_shards_destroy(nd->sw);
 		inart_ps_destroy(nd->ps);
 		free(nd->workers);
 		nd->sw = NULL;
@@ -108,11 +108,12 @@ static int install_switches(struct inart_sim *s, const struct inart_install *in,
 			return rc;
 		}
 		nd = &s->nodes[si->node];
-		inart_switch_destroy(nd->sw);
-		nd->sw = inart_switch_create(&si->cfg);
+		inart_shards_destroy(nd->sw);
+		nd->sw =
+		    inart_shards_create(&si->cfg, s->o.switch_shards > 1 ? s->o.switch_shards : 1);
 		if (nd->sw == NULL)
 			return -ENOMEM;
-		rc = inart_switch_apply(nd->sw, &u, err);
+		rc = inart_shards_apply(nd->sw, &u, err);
 	}
 	return rc;
 }

@@ -32,7 +32,7 @@ struct link {
 struct node {
 	int is_sw;
 	/* switch */
-	struct inart_switch *sw;
+	struct inart_shards *sw; /* the switch core, in o.switch_shards shards */
 	int n_ports;
 	int *port_arc;
 	uint64_t down_until;  /* ps: frames received before this are dropped */
