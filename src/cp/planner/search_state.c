@@ -108,8 +108,7 @@ void inart_search_tick(struct inart_search *s, const char *step)
 
 void inart_search_stage(struct inart_search *s, const char *stage)
 {
-	if (s->opt->progress != NULL && s->best != NULL) /* the hook sees plans only */
-		report(s, stage);
+	report(s, stage); /* before the first plan too: best_s NaN */
 }
 
 void inart_search_raise_bound(struct inart_search *s, double b, enum inart_bound_source src)

@@ -124,8 +124,8 @@ int inart_search_offer(struct inart_search *s, const struct inart_plan *p, const
 /* Report progress if the last report is a second old or more. */
 void inart_search_tick(struct inart_search *s, const char *step);
 
-/* Report the start of a stage (stage: its name) through the progress hook,
- * once there is a best plan. */
+/* Report the start of a stage (stage: its name) through the progress hook
+ * (best_s NaN before the first plan). */
 void inart_search_stage(struct inart_search *s, const char *stage);
 
 /* Raise the best bound (if b is higher) and report progress. */
