@@ -334,30 +334,31 @@ static int algo_bound(struct inart_search *s, const char *name, struct inart_pla
 
 /*
  * The registry: every algorithm once, in display order -- its name, what
- * runs it, whether the time limit bounds it, and its line in `inart plan
- * --help` (NULL: not listed there).  inart_algorithms, the dispatch, the
+ * runs it, whether the time limit bounds it, whether it is another system's
+ * (a baseline InArt's gains are measured against), and its line in `inart
+ * plan --help` (NULL: not listed there).  inart_algorithms, the dispatch, the
  * budget and the help text all come from it; the baselines' entries run
  * baselines.h's registry by name (test_planner checks both agree).
  */
 #define INART_ALGOS(X)                                                                             \
-	X("inart", algo_inart, 1,                                                                  \
+	X("inart", algo_inart, 1, 0,                                                               \
 	  "phase-1 split (Lagrange multipliers) + phase-2 routes (LP + rounding)")                 \
-	X("inart-even", algo_fixed_split, 0, "even split + phase-2 routes")                        \
-	X("inart-sp", algo_baseline, 0, "phase-1 split + shortest paths with on-path INA")         \
-	X("grid", algo_fixed_split, 0, "one PS + phase-2 route selection")                         \
-	X("ps", algo_baseline, 0, "one PS, no INA, shortest paths")                                \
-	X("byteps", algo_baseline, 0, "all candidate PSs, even split, no INA")                     \
-	X("switchml", algo_baseline, 0, "one aggregation switch for all workers, one PS")          \
-	X("atp", algo_baseline, 0,                                                                 \
+	X("inart-even", algo_fixed_split, 0, 0, "even split + phase-2 routes")                     \
+	X("inart-sp", algo_baseline, 0, 0, "phase-1 split + shortest paths with on-path INA")      \
+	X("grid", algo_fixed_split, 0, 0, "one PS + phase-2 route selection")                      \
+	X("ps", algo_baseline, 0, 1, "one PS, no INA, shortest paths")                             \
+	X("byteps", algo_baseline, 0, 1, "all candidate PSs, even split, no INA")                  \
+	X("switchml", algo_baseline, 0, 1, "one aggregation switch for all workers, one PS")       \
+	X("atp", algo_baseline, 0, 1,                                                              \
 	  "one PS, aggregation at each worker's first INA switch with budget")                     \
-	X("ring", algo_ring, 0, "ring all-reduce among each job's workers (no PS, no INA)")        \
-	X("milp", algo_milp, 0,                                                                    \
+	X("ring", algo_ring, 0, 1, "ring all-reduce among each job's workers (no PS, no INA)")     \
+	X("milp", algo_milp, 0, 0,                                                                 \
 	  "exact integral optimum over the candidates by CBC (small inputs)")                      \
-	X("lp", algo_lp, 0, "the LP lower bound only (no routes)")                                 \
-	X("bound", algo_bound, 1, NULL)
+	X("lp", algo_lp, 0, 0, "the LP lower bound only (no routes)")                              \
+	X("bound", algo_bound, 1, 0, NULL)
 
-#define ALGO_NAME(name, fn, budgeted, summary) name,
-#define ALGO_ENTRY(name, fn, budgeted, summary) {name, fn, budgeted, summary},
+#define ALGO_NAME(name, fn, budgeted, theirs, summary) name,
+#define ALGO_ENTRY(name, fn, budgeted, theirs, summary) {name, fn, budgeted, theirs, summary},
 
 const char *const inart_algorithms[] = {INART_ALGOS(ALGO_NAME) NULL};
 
@@ -365,6 +366,8 @@ static const struct algo_entry {
 	const char *name;
 	int (*run)(struct inart_search *s, const char *name, struct inart_plan **out);
 	int budgeted; /* the time limit bounds it (others run to the end) */
+	int theirs;   /* another system's way (a baseline InArt is measured
+		       * against), not one of InArt's own algorithms or bounds */
 	const char *summary;
 } algo_table[] = {INART_ALGOS(ALGO_ENTRY)};
 
@@ -381,6 +384,13 @@ static const struct algo_entry *algo_find(const char *name)
 int inart_algorithm_known(const char *name)
 {
 	return name != NULL && algo_find(name) != NULL;
+}
+
+int inart_algorithm_theirs(const char *name)
+{
+	const struct algo_entry *a = name != NULL ? algo_find(name) : NULL;
+
+	return a != NULL && a->theirs;
 }
 
 const char *inart_algorithm_summary(int i)

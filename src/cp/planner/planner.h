@@ -26,6 +26,11 @@ extern const char *const inart_algorithms[];
 /* 1 if name is an algorithm. */
 int inart_algorithm_known(const char *name);
 
+/* 1 if name is another system's way (ps, byteps, switchml, atp, ring): a
+ * baseline InArt's gains are measured against; 0 for InArt's own
+ * algorithms and bounds, and unknown names. */
+int inart_algorithm_theirs(const char *name);
+
 /* The one-line description of inart_algorithms[i] for `inart plan --help`,
  * or NULL (not listed there, or i out of range). */
 const char *inart_algorithm_summary(int i);
