@@ -1,0 +1,92 @@
+"""test_backend.py INART LIBINART_WORKER BUILD_DIR: the "inart" torch.distributed backend.
+
+Builds (or loads from BUILD_DIR/torch_ext, where it is cached) the
+backend's C++ half, then the rack of tests/python/test_netns.py (two
+workers under the INA switch t0, PSs p0 and p1 behind t1, links shaped to
+100 Mbit/s, python/inart/fabric.py), installs the plan and runs
+tests/python/backend_ranks.py on both workers: init_process_group("inart")
+with env://, file://, tcp:// and a given store; every collective and dtype
+against a reference; DDP and DDP + ZeroRedundancyOptimizer against gloo;
+a stopped PS raising within the timeout; init mismatches named.
+
+Root and Debian's python3-torch needed; exits 77 (skipped) otherwise, or 1
+with INART_NO_SKIP=1.  Prints "N passed, N failed".
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
+
+from report import bad, ok, skip_all, summary  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 4:
+        print("usage: test_backend.py INART LIBINART_WORKER BUILD_DIR", file=sys.stderr)
+        return 2
+    os.environ["INART_BIN"] = os.path.abspath(sys.argv[1])
+    os.environ["INART_WORKER_LIB"] = os.path.abspath(sys.argv[2])
+    os.environ.setdefault("INART_TORCH_EXT_DIR", os.path.join(os.path.abspath(sys.argv[3]),
+                                                              "torch_ext"))
+    if os.geteuid() != 0:
+        skip_all("test_backend.py", "not root")
+    try:
+        import torch  # noqa: F401
+        import sklearn  # noqa: F401
+    except ImportError as e:
+        skip_all("test_backend.py", "%s (scripts/deps.sh installs python3-torch)" % e)
+    t0 = time.monotonic()
+    try:
+        from inart import backend
+        backend.extension()
+    except Exception as e:
+        bad("the backend's C++ half builds", str(e))
+        return summary()
+    ok("the backend's C++ half built or loaded from %s (%.0f s)"
+       % (os.environ["INART_TORCH_EXT_DIR"], time.monotonic() - t0))
+    from test_netns import files
+    from inart.fabric import Fabric, tree_counters
+    with tempfile.TemporaryDirectory(prefix="inart-backend-") as tmp:
+        tp, jp = files(tmp, 2)
+        jobs3 = os.path.join(tmp, "jobs3.json")
+        j = json.load(open(jp))
+        j["jobs"][0]["workers"] = ["w0", "w1", "w2"]
+        json.dump(j, open(jobs3, "w"))
+        with Fabric(tp, jp, queue_ms=10) as fab:
+            plan = fab.plan("inart")
+            fab.install(plan)
+            env = {"INART_PLAN": plan, "PYTHONPATH": os.path.join(ROOT, "python"),
+                   "TEST_TMP": tmp, "TEST_JOBS3": jobs3,
+                   "TEST_PS_PIDS": ",".join(str(fab.daemons[p].pid) for p in ("p0", "p1")),
+                   "INART_TORCH_EXT_DIR": os.environ["INART_TORCH_EXT_DIR"]}
+            t0 = time.monotonic()
+            res = fab.run(["w0", "w1"], [sys.executable, os.path.join(HERE, "backend_ranks.py")],
+                          env=env, timeout=300)
+            dt = time.monotonic() - t0
+            for r, (rc, out) in enumerate(res):
+                lines = out.splitlines()
+                n_ok = sum(1 for line in lines if line.startswith("ok "))
+                fails = [line for line in lines if line.startswith("FAIL ")]
+                name = "backend, 2 workers, rank %d (%d checks, %.0f s)" % (r, n_ok, dt)
+                if rc == 0 and not fails and n_ok > 30:
+                    ok(name)
+                    if r == 0:
+                        for line in lines:
+                            if line.startswith("   "):
+                                print("  " + line.strip(), flush=True)
+                else:
+                    bad(name + ": exit %s" % rc, "\n".join(fails) + "\n" + out[-5000:])
+            n = tree_counters(fab.stats("t0")).get("aggregated", 0)
+            (ok if n > 0 else bad)("t0 aggregated the backend's all-reduces (%d)" % n)
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
