@@ -166,6 +166,7 @@ def train(args):
     if args.worker == "backend":
         import inart.torch
         out["backend_stats"] = inart.torch.stats()
+        out["stats"] = next(iter(inart.backend.context_stats().values()), None)
     # The process group is not destroyed: the worker leaves with os._exit
     # once its results are written (main), as tests/python/inart_ranks.py
     # does -- tearing down gloo's threads can hang (pytorch/pytorch#75097),
@@ -292,7 +293,7 @@ def compare(args):
             s["wall_s"] = time.perf_counter() - t0
             s["t0"] = {k: v for k, v in tree_counters(fab.stats("t0")).items()
                        if k in ("aggregated", "emitted", "partial", "results")}
-            if backend == "inart":
+            if backend != "gloo":
                 s["worker_stats"] = [r.get("stats") for r in rs]
             if backend == "backend":
                 s["backend_stats"] = rs[0].get("backend_stats")

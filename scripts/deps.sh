@@ -27,6 +27,7 @@ packages=(
 	# built on first use by torch.utils.cpp_extension): torch's C++ headers
 	# and the pybind11 headers they include
 	libtorch-dev pybind11-dev
+	python3-torchvision # ResNet-18 of examples/ddp_resnet.py (the backend against gloo)
 	python3-scipy     # HiGHS MILPs of bench/leafspine_gap.py (offline analysis)
 	mininet           # python/inart/mininet.py and its test (installed without its
 	                  # recommended Open vSwitch: --no-install-recommends below)

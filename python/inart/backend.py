@@ -140,6 +140,16 @@ def stats(reset=False):
     return out
 
 
+def context_stats():
+    """The InArt worker counters (inart_ctx_stats, a dict) of each live
+    inart process group of this process that has a job, by group name."""
+    out = {}
+    for ref, ex in _live:
+        if ex.ctx is not None and not ex.ctx.closed:
+            out[ex.group_name or "default"] = ex.ctx.stats()
+    return out
+
+
 def _count(op, path, tensors):
     n = sum(t.numel() * t.element_size() for t in tensors)
     with _stats_lock:
@@ -568,4 +578,5 @@ def register():
     _registered = True
 
 
-__all__ = ["Options", "register", "stats", "extension", "shutdown_all", "InartError"]
+__all__ = ["Options", "register", "stats", "context_stats", "extension", "shutdown_all",
+           "InartError"]
