@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -134,10 +135,46 @@ class InartWork : public c10d::Work
 // Called with the GIL held; returns what Executor.run returned.
 using Call = std::function<py::object(py::object &)>;
 
+// Run without the GIL on the gloo group; returns the gloo Work.
+using Native = std::function<c10::intrusive_ptr<c10d::Work>(c10d::ProcessGroup &)>;
+
 struct Item {
 	c10::intrusive_ptr<InartWork> work;
 	Call call;
+	Native native;	   // set: the op goes to gloo from C++, not through Python
+	int64_t bytes = 0; // counted for native ops (Python counts its own)
+	int64_t timeout_ms = 0;
 };
+
+// Calls and bytes of the ops run natively on gloo, per op, over every
+// process group (inart.backend.stats() adds them to Python's counts).
+std::mutex stats_mu;
+std::map<std::string, std::pair<int64_t, int64_t>> native_stats;
+
+// A tensor gloo takes as it is: dense, on the CPU, contiguous, not
+// bfloat16 (gloo 1.13 refuses it).  Anything else goes through Python,
+// which stages it.
+bool plain(const at::Tensor &t)
+{
+	return t.layout() == c10::kStrided && t.device().is_cpu() && t.is_contiguous() &&
+	       t.scalar_type() != at::kBFloat16;
+}
+
+bool plain(const std::vector<at::Tensor> &v)
+{
+	for (const auto &t : v)
+		if (!plain(t))
+			return false;
+	return true;
+}
+
+int64_t nbytes(const std::vector<at::Tensor> &v)
+{
+	int64_t n = 0;
+	for (const auto &t : v)
+		n += t.numel() * t.element_size();
+	return n;
+}
 
 std::vector<at::Tensor> flat(const std::vector<std::vector<at::Tensor>> &v)
 {
@@ -150,9 +187,13 @@ std::vector<at::Tensor> flat(const std::vector<std::vector<at::Tensor>> &v)
 class ProcessGroupInart : public c10d::ProcessGroup
 {
       public:
-	ProcessGroupInart(int rank, int size, py::object executor, double timeout_s)
+	// executor: inart.backend.Executor; sw: its gloo process group, used
+	// from C++ for the ops that need no staging; ina: whether float SUM/AVG
+	// all-reduces go through InArt (else they are plain gloo ops too).
+	ProcessGroupInart(int rank, int size, py::object executor, double timeout_s,
+			  c10::intrusive_ptr<c10d::ProcessGroup> sw, bool ina)
 	    : ProcessGroup(rank, size), executor_(std::move(executor)),
-	      timeout_ms_(static_cast<int64_t>(timeout_s * 1000.0))
+	      timeout_ms_(static_cast<int64_t>(timeout_s * 1000.0)), sw_(std::move(sw)), ina_(ina)
 	{
 		thread_ = std::thread([this] { loop(); });
 	}
@@ -217,9 +258,20 @@ class ProcessGroupInart : public c10d::ProcessGroup
 	{
 		int op = static_cast<int>(o.reduceOp.op_);
 		int64_t tm = tmo(o.timeout);
-		return push(OpType::ALLREDUCE, "allreduce", t, [t, op, tm](py::object &ex) {
-			return ex.attr("run")("allreduce", t, op, tm);
-		});
+		Native nat;
+		bool floats = false;
+		for (const auto &x : t)
+			floats = floats || x.is_floating_point();
+		bool sum = op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::AVG;
+		if (!(ina_ && floats && sum) && plain(t) && op != c10d::ReduceOp::AVG &&
+		    op != c10d::ReduceOp::PREMUL_SUM) {
+			c10d::AllreduceOptions oo = o;
+			nat = [t, oo](c10d::ProcessGroup &g) mutable { return g.allreduce(t, oo); };
+		}
+		return push(
+		    OpType::ALLREDUCE, "allreduce", t,
+		    [t, op, tm](py::object &ex) { return ex.attr("run")("allreduce", t, op, tm); },
+		    nat, nbytes(t), tm);
 	}
 
 	c10::intrusive_ptr<c10d::Work>
@@ -238,9 +290,17 @@ class ProcessGroupInart : public c10d::ProcessGroup
 						 const c10d::BroadcastOptions &o) override
 	{
 		int64_t root = o.rootRank, rt = o.rootTensor, tm = tmo(o.timeout);
-		return push(OpType::BROADCAST, "broadcast", t, [t, root, rt, tm](py::object &ex) {
-			return ex.attr("run")("broadcast", t, root, rt, tm);
-		});
+		Native nat;
+		if (plain(t)) {
+			c10d::BroadcastOptions oo = o;
+			nat = [t, oo](c10d::ProcessGroup &g) mutable { return g.broadcast(t, oo); };
+		}
+		return push(
+		    OpType::BROADCAST, "broadcast", t,
+		    [t, root, rt, tm](py::object &ex) {
+			    return ex.attr("run")("broadcast", t, root, rt, tm);
+		    },
+		    nat, nbytes(t), tm);
 	}
 
 	c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor> &t,
@@ -258,10 +318,19 @@ class ProcessGroupInart : public c10d::ProcessGroup
 						 const c10d::AllgatherOptions &o) override
 	{
 		int64_t tm = tmo(o.timeout);
-		return push(OpType::ALLGATHER, "allgather", flat(out),
-			    [out, in, tm](py::object &ex) {
-				    return ex.attr("run")("allgather", out, in, tm);
-			    });
+		Native nat;
+		if (plain(in) && plain(flat(out))) {
+			c10d::AllgatherOptions oo = o;
+			nat = [out, in, oo](c10d::ProcessGroup &g) mutable {
+				return g.allgather(out, in, oo);
+			};
+		}
+		return push(
+		    OpType::ALLGATHER, "allgather", flat(out),
+		    [out, in, tm](py::object &ex) {
+			    return ex.attr("run")("allgather", out, in, tm);
+		    },
+		    nat, nbytes(in), tm);
 	}
 
 	c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor &out, at::Tensor &in,
@@ -381,8 +450,11 @@ class ProcessGroupInart : public c10d::ProcessGroup
 	c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &o) override
 	{
 		int64_t tm = tmo(o.timeout);
-		return push(OpType::BARRIER, "barrier", {},
-			    [tm](py::object &ex) { return ex.attr("run")("barrier", tm); });
+		c10d::BarrierOptions oo = o;
+		Native nat = [oo](c10d::ProcessGroup &g) mutable { return g.barrier(oo); };
+		return push(
+		    OpType::BARRIER, "barrier", {},
+		    [tm](py::object &ex) { return ex.attr("run")("barrier", tm); }, nat, 0, tm);
 	}
 
       private:
@@ -392,7 +464,9 @@ class ProcessGroupInart : public c10d::ProcessGroup
 	}
 
 	c10::intrusive_ptr<c10d::Work> push(OpType type, const char *name,
-					    std::vector<at::Tensor> outputs, Call call)
+					    std::vector<at::Tensor> outputs, Call call,
+					    Native native = Native(), int64_t bytes = 0,
+					    int64_t timeout_ms = 0)
 	{
 		auto work = c10::make_intrusive<InartWork>(rank_, type, name, std::move(outputs));
 		{
@@ -401,7 +475,8 @@ class ProcessGroupInart : public c10d::ProcessGroup
 				TORCH_CHECK(false, "inart: ", name,
 					    " on a process group that was shut down "
 					    "(destroy_process_group) ");
-			queue_.push_back(Item{work, std::move(call)});
+			queue_.push_back(
+			    Item{work, std::move(call), std::move(native), bytes, timeout_ms});
 		}
 		cv_.notify_one();
 		return work;
@@ -422,7 +497,9 @@ class ProcessGroupInart : public c10d::ProcessGroup
 			}
 			std::string error;
 			int source = -1;
-			if (!Py_IsInitialized()) {
+			if (it.native && sw_) {
+				error = run_native(it);
+			} else if (!Py_IsInitialized()) {
 				error = "inart: " + it.work->name() +
 					" not run: the Python interpreter is gone";
 			} else {
@@ -456,8 +533,28 @@ class ProcessGroupInart : public c10d::ProcessGroup
 		}
 	}
 
+	// The op on the gloo group from this thread, without the GIL; the
+	// error text, empty on success.
+	std::string run_native(Item &it)
+	{
+		std::string error;
+		try {
+			auto w = it.native(*sw_);
+			w->wait(ms(it.timeout_ms > 0 ? it.timeout_ms : timeout_ms_));
+			std::lock_guard<std::mutex> lock(stats_mu);
+			auto &st = native_stats[it.work->name()];
+			st.first += 1;
+			st.second += it.bytes;
+		} catch (const std::exception &e) {
+			error = "inart " + it.work->name() + " (gloo path): " + e.what();
+		}
+		return error;
+	}
+
 	py::object executor_;
 	int64_t timeout_ms_;
+	c10::intrusive_ptr<c10d::ProcessGroup> sw_;
+	bool ina_;
 	std::mutex mu_;
 	std::condition_variable cv_;
 	std::deque<Item> queue_;
@@ -469,11 +566,27 @@ class ProcessGroupInart : public c10d::ProcessGroup
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 {
+	m.def(
+	    "native_stats",
+	    [](bool reset) {
+		    std::lock_guard<std::mutex> lock(stats_mu);
+		    py::dict d;
+		    for (const auto &kv : native_stats)
+			    d[py::str(kv.first)] =
+				py::make_tuple(kv.second.first, kv.second.second);
+		    if (reset)
+			    native_stats.clear();
+		    return d;
+	    },
+	    py::arg("reset") = false,
+	    "{op: (calls, bytes)} of the ops run on gloo from C++, over every group");
 	m.doc() = "the C++ half of inart's torch.distributed backend (inart/backend.py)";
 	py::class_<ProcessGroupInart, c10d::ProcessGroup, c10::intrusive_ptr<ProcessGroupInart>>(
 	    m, "ProcessGroupInart")
-	    .def(py::init<int, int, py::object, double>(), py::arg("rank"), py::arg("size"),
-		 py::arg("executor"), py::arg("timeout_s"))
+	    .def(py::init<int, int, py::object, double, c10::intrusive_ptr<c10d::ProcessGroup>,
+			  bool>(),
+		 py::arg("rank"), py::arg("size"), py::arg("executor"), py::arg("timeout_s"),
+		 py::arg("sw"), py::arg("ina"))
 	    .def("shutdown", &ProcessGroupInart::shutdown)
 	    .def("queued", &ProcessGroupInart::queued);
 }

@@ -10,7 +10,10 @@ The process group is a C++ object (python/inart/_c10d.cpp, built on first
 use with torch.utils.cpp_extension and cached, see `extension()`): DDP and
 the optimizers get C++ Work objects with futures; collectives complete in
 issue order, one at a time, on the process group's thread, which runs them
-here (Executor.run).  Two paths:
+here (Executor.run), or, for gloo ops on tensors gloo takes as they are
+(broadcast, all_gather, barrier, all_reduce off the inart path: dense,
+contiguous, not bfloat16), on the gloo group from C++ without the GIL.
+Two paths:
 
   inart  float tensors (float32; float16, bfloat16, float64 through a
          float32 copy) reduced with SUM or AVG: all_reduce (and the
@@ -50,12 +53,13 @@ import torch.distributed as dist
 
 from .core import Context, _read_json
 from .errors import (InartConfigError, InartDtypeError, InartError, InartLayoutError,
-                     InartRankError, InartStateError)
+                     InartRankError, InartStateError, InartValueError)
 
 # c10d::ReduceOp::RedOpType
 SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = range(9)
 OP_NAMES = ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"]
 INA_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+F16_MAX = 65504.0
 
 _ext = None
 _ext_lock = threading.Lock()
@@ -137,6 +141,11 @@ def stats(reset=False):
         out = {op: {p: dict(v) for p, v in paths.items()} for op, paths in _stats.items()}
         if reset:
             _stats.clear()
+    if _ext is not None:   # the ops the C++ half ran on gloo itself
+        for op, (calls, nbytes) in _ext.native_stats(reset).items():
+            s = out.setdefault(op, {}).setdefault("gloo", {"calls": 0, "bytes": 0})
+            s["calls"] += calls
+            s["bytes"] += nbytes
     return out
 
 
@@ -304,7 +313,14 @@ class Executor:
         for i in range(0, v.numel(), step):
             self.ctx.allreduce(v[i:i + step], average=(op == AVG), key=key)
         if work is not flat:
-            flat.copy_(work)
+            if flat.dtype == torch.float16 and v.numel():
+                big = float(v.abs().max())
+                if big > F16_MAX:
+                    raise InartValueError(
+                        "inart: the sum of a float16 tensor of %d values reaches %g, beyond "
+                        "float16's largest value %g: the tensor is left unchanged (sum it "
+                        "as float32)" % (v.numel(), big, F16_MAX))
+            flat.detach().copy_(work)
 
     # gloo's all-reduce with what gloo 1.13 lacks: bfloat16 through float32, AVG as SUM / n
     def _sw_allreduce(self, tensors, op, ms):
@@ -319,9 +335,9 @@ class Executor:
         self._wait(self.sw.allreduce(stage, o), ms)
         for t, s in zip(tensors, stage):
             if op == AVG:
-                s.div_(self.size)
+                s.detach().div_(self.size)
             if s is not t:
-                t.copy_(s)
+                t.detach().copy_(s)
 
     # -- the ops (arguments as _c10d.cpp passes them) --------------------------------------
     def op_allreduce(self, tensors, op, ms, name="allreduce"):
@@ -508,7 +524,7 @@ def _back(tensors, staged):
         if t.dtype == torch.bfloat16 and s.dtype == torch.float16:
             s = s.view(torch.bfloat16)
         if s.data_ptr() != t.data_ptr():
-            t.copy_(s)
+            t.detach().copy_(s)
 
 
 def _create(dist_opts, pg_options):
@@ -525,7 +541,8 @@ def _create(dist_opts, pg_options):
     ext = extension()
     ex = Executor(store, rank, size, timeout, opts, dist_opts.group_id,
                   list(dist_opts.global_ranks_in_group))
-    pg = ext.ProcessGroupInart(rank, size, ex, timeout.total_seconds())
+    pg = ext.ProcessGroupInart(rank, size, ex, timeout.total_seconds(), ex.sw,
+                               ex.ctx is not None)
     _live.append((weakref.ref(pg), ex))
     return pg
 

@@ -210,6 +210,10 @@ def collectives(world, rank):
     nan[17] = float("nan")
     raises("NaN in an all-reduce: InartValueError naming the value",
            lambda: dist.all_reduce(nan), ["InartValueError", "value 17", "nan"])
+    big = torch.full((10,), 40000.0, dtype=torch.float16)
+    raises("a float16 sum beyond float16's range: InartValueError, tensor unchanged",
+           lambda: dist.all_reduce(big), ["InartValueError", "beyond float16", "65504"])
+    check("the float16 tensor was left unchanged", bool((big == 40000.0).all()), str(big[:3]))
     raises("AVG of integers refused", lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32),
                                                                op=dist.ReduceOp.AVG),
            ["AVG of integer", "int32"])
@@ -334,7 +338,6 @@ def reinit(world, rank, tmp):
 
 
 def mismatch(world, rank, tmp):
-    addr = os.environ["MASTER_ADDR"]
     os.environ["INART_WORKERS"] = ",".join("w%d" % (r + 5) for r in range(world))
     raises("init: a rank-to-worker mapping the job does not have",
            lambda: dist.init_process_group("inart", store=dist.FileStore(tmp + "/mm1", world),

@@ -14,7 +14,6 @@ with INART_NO_SKIP=1.  Prints "N passed, N failed".
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,6 @@ def main():
         skip_all("test_backend.py", "not root")
     try:
         import torch  # noqa: F401
-        import sklearn  # noqa: F401
     except ImportError as e:
         skip_all("test_backend.py", "%s (scripts/deps.sh installs python3-torch)" % e)
     t0 = time.monotonic()
