@@ -195,11 +195,18 @@ class Executor:
         self.group_name = group_name
         self.closed = False
         self.ctx = None
-        self.sw = dist.ProcessGroupGloo(dist.PrefixStore("inart-sw/", store), rank, size,
-                                        self.timeout)
+        # the local checks (files, mapping, world size) first: a rank that
+        # fails them raises before any other rank waits for it
         if opts.ina:
             self.ctx = self._context()
-            self._agree(store)
+        try:
+            self.sw = dist.ProcessGroupGloo(dist.PrefixStore("inart-sw/", store), rank, size,
+                                            self.timeout)
+            if self.ctx is not None:
+                self._agree(store)
+        except BaseException:
+            self.close()
+            raise
 
     # -- set-up -------------------------------------------------------------------------
     def _context(self):

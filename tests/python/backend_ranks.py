@@ -23,26 +23,16 @@ and exits 1 if one failed.  In order:
 import datetime
 import os
 import signal
-import sys
 import time
-import traceback
 
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import inart.torch
+from inart_ranks import check, finish
 
-FAILS = []
 T = datetime.timedelta
-
-
-def check(name, cond, why=""):
-    if cond:
-        print("ok %s" % name, flush=True)
-    else:
-        FAILS.append(name)
-        print("FAIL %s: %s" % (name, why), flush=True)
 
 
 def raises(name, fn, must, within=None):
@@ -361,18 +351,15 @@ def main():
     world, rank = dist.get_world_size(), dist.get_rank()
     check("init_process_group('inart') from env:// (backend %s, %d ranks)"
           % (dist.get_backend(), world), dist.get_backend() == "inart")
-    try:
-        for step in (collectives, training, ps_stopped):
-            step(world, rank)
-        dist.destroy_process_group()
-        reinit(world, rank, tmp)
-        mismatch(world, rank, tmp)
-    except Exception:
-        traceback.print_exc()
-        FAILS.append("exception")
-    print("rank %d: %d failed" % (rank, len(FAILS)), flush=True)
-    sys.stdout.flush()
-    os._exit(1 if FAILS else 0)
+    finish(rank, steps, world, rank, tmp)
+
+
+def steps(world, rank, tmp):
+    for step in (collectives, training, ps_stopped):
+        step(world, rank)
+    dist.destroy_process_group()
+    reinit(world, rank, tmp)
+    mismatch(world, rank, tmp)
 
 
 if __name__ == "__main__":

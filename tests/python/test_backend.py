@@ -49,7 +49,7 @@ def main():
         return summary()
     ok("the backend's C++ half built or loaded from %s (%.0f s)"
        % (os.environ["INART_TORCH_EXT_DIR"], time.monotonic() - t0))
-    from test_netns import files
+    from test_netns import files, run_ranks
     from inart.fabric import Fabric, tree_counters
     with tempfile.TemporaryDirectory(prefix="inart-backend-") as tmp:
         tp, jp = files(tmp, 2)
@@ -60,27 +60,10 @@ def main():
         with Fabric(tp, jp, queue_ms=10) as fab:
             plan = fab.plan("inart")
             fab.install(plan)
-            env = {"INART_PLAN": plan, "PYTHONPATH": os.path.join(ROOT, "python"),
-                   "TEST_TMP": tmp, "TEST_JOBS3": jobs3,
+            env = {"TEST_TMP": tmp, "TEST_JOBS3": jobs3,
                    "TEST_PS_PIDS": ",".join(str(fab.daemons[p].pid) for p in ("p0", "p1")),
                    "INART_TORCH_EXT_DIR": os.environ["INART_TORCH_EXT_DIR"]}
-            t0 = time.monotonic()
-            res = fab.run(["w0", "w1"], [sys.executable, os.path.join(HERE, "backend_ranks.py")],
-                          env=env, timeout=300)
-            dt = time.monotonic() - t0
-            for r, (rc, out) in enumerate(res):
-                lines = out.splitlines()
-                n_ok = sum(1 for line in lines if line.startswith("ok "))
-                fails = [line for line in lines if line.startswith("FAIL ")]
-                name = "backend, 2 workers, rank %d (%d checks, %.0f s)" % (r, n_ok, dt)
-                if rc == 0 and not fails and n_ok > 30:
-                    ok(name)
-                    if r == 0:
-                        for line in lines:
-                            if line.startswith("   "):
-                                print("  " + line.strip(), flush=True)
-                else:
-                    bad(name + ": exit %s" % rc, "\n".join(fails) + "\n" + out[-5000:])
+            run_ranks(fab, None, 2, plan, env, timeout=300, script="backend_ranks.py")
             n = tree_counters(fab.stats("t0")).get("aggregated", 0)
             (ok if n > 0 else bad)("t0 aggregated the backend's all-reduces (%d)" % n)
     return summary()
