@@ -90,8 +90,14 @@ class InartWork : public c10d::Work
 						 std::to_string(timeout.count()) +
 						 " ms (work.wait timeout)");
 		}
-		if (exception_)
-			std::rethrow_exception(exception_);
+		std::exception_ptr e = exception_;
+		lock.unlock();
+		// complete() sets completed_ before it completes the future: wait for
+		// that too, so the future is done when wait() returns (the future is
+		// marked before its callbacks run, so a callback may call wait()).
+		future_->wait();
+		if (e)
+			std::rethrow_exception(e);
 		return true;
 	}
 

@@ -70,7 +70,7 @@ def run_ranks(fab, mode, workers, plan, extra_env=None, timeout=240, script="ina
                     if line.startswith("   "):
                         print("  " + line.strip(), flush=True)
         else:
-            bad(name + ": exit %s" % rc, out[-4000:])
+            bad(name + ": exit %s" % rc, "\n".join(fails) + "\n" + out[-4000:])
 
 
 def aggregated(fab):
