@@ -133,7 +133,12 @@ def train(args):
     else:
         rec = CommRecord()
         ddp.register_comm_hook(rec, gloo_timed_hook)
-    opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9)
+    if args.zero:   # the optimizer state sharded over the ranks (broadcasts after each step)
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+        opt = ZeroRedundancyOptimizer(ddp.parameters(), optimizer_class=torch.optim.SGD,
+                                      lr=args.lr, momentum=0.9)
+    else:
+        opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9)
     lossf = torch.nn.CrossEntropyLoss()
     losses, iter_s, acc = [], [], []
     for epoch in range(args.epochs):
@@ -196,7 +201,8 @@ def worker_argv(args, backend, out, plan):
     a = [sys.executable, os.path.abspath(__file__), "--worker", backend, "--out", out,
          "--epochs", str(args.epochs), "--batch", str(args.batch), "--hidden", str(args.hidden),
          "--lr", str(args.lr), "--seed", str(args.seed), "--bucket-mb", str(args.bucket_mb),
-         "--timeout", str(args.timeout)] + (["--sync"] if args.sync else [])
+         "--timeout", str(args.timeout)] + (["--sync"] if args.sync else []) + \
+        (["--zero"] if getattr(args, "zero", False) else [])
     return a + (["--plan", plan] if plan else [])
 
 
@@ -390,6 +396,8 @@ def main():
     ap.add_argument("--sync", action="store_true",
                     help="InArt: a start barrier before each backward's buckets "
                          "(inart.torch.State(sync=True))")
+    ap.add_argument("--zero", action="store_true",
+                    help="DDP + ZeroRedundancyOptimizer (SGD's state sharded over the ranks)")
     ap.add_argument("--backends", default="inart,gloo",
                     help="comma-separated: inart (the DDP hook), backend "
                          "(init_process_group(\"inart\")), gloo")

@@ -344,7 +344,31 @@ def mismatch(world, rank, tmp):
            ["world size %d" % world, "lists %d workers" % (world + 1), "w%d" % world])
 
 
+def torchrun_mode():
+    """Under torchrun on this host (no InArt job: Options(ina=False), every
+    op on the gloo path): the launch's variables reach the backend."""
+    dist.init_process_group("inart", pg_options=inart.torch.Options(ina=False),
+                            timeout=T(seconds=20))
+    world, rank = dist.get_world_size(), dist.get_rank()
+
+    def go():
+        check("torchrun: rank %d of %d, LOCAL_RANK %s, backend %s"
+              % (rank, world, os.environ.get("LOCAL_RANK"), dist.get_backend()),
+              dist.get_backend() == "inart" and world == int(os.environ["WORLD_SIZE"]) and
+              os.environ.get("LOCAL_RANK") == str(rank))
+        t = torch.full((100,), float(rank + 1))
+        dist.all_reduce(t)
+        check("torchrun: all_reduce", bool((t == world * (world + 1) / 2).all()), str(t[:3]))
+        st = inart.torch.stats()
+        check("torchrun: counted on the gloo path", "inart" not in st.get("allreduce", {}) and
+              st["allreduce"]["gloo"]["calls"] >= 1, str(st))
+    finish(rank, go)
+
+
 def main():
+    import sys
+    if sys.argv[1:] == ["torchrun"]:
+        return torchrun_mode()
     torch.set_num_threads(1)
     tmp = os.environ["TEST_TMP"]
     dist.init_process_group("inart", timeout=T(seconds=6))    # env:// (torchrun's variables)

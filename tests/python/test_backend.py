@@ -49,6 +49,22 @@ def main():
         return summary()
     ok("the backend's C++ half built or loaded from %s (%.0f s)"
        % (os.environ["INART_TORCH_EXT_DIR"], time.monotonic() - t0))
+    # torchrun's launch on this host (no InArt job here: Options(ina=False)).
+    # --redirects/--tee: torch 1.13's elastic agent fails on Python 3.11
+    # with their default 0 (Std.from_str misses NONE), so 1 (stdout) each.
+    import subprocess
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                        "--master_port", "29563", "--redirects", "1", "--tee", "1",
+                        os.path.join(HERE, "backend_ranks.py"), "torchrun"],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    n_ok = r.stdout.count(":ok torchrun")
+    name = ("torchrun --nproc_per_node 2: init_process_group('inart'), all_reduce (%d checks)"
+            % n_ok)
+    if r.returncode == 0 and "FAIL" not in r.stdout and n_ok == 6:
+        ok(name)
+    else:
+        bad(name, r.stdout[-2000:] + r.stderr[-2000:])
     from test_netns import files, run_ranks
     from inart.fabric import Fabric, tree_counters
     with tempfile.TemporaryDirectory(prefix="inart-backend-") as tmp:
