@@ -18,7 +18,9 @@ and exits 1 if one failed.  In order:
   - destroy_process_group, then init again with file://, tcp:// and a
     given store, each checked with an all-reduce;
   - init mismatches: a rank-to-worker mapping naming a worker the job does
-    not have, a world size the job does not match: errors naming both.
+    not have, a world size the job does not match: errors naming both;
+  - DDP training with the PSs killed (SIGKILL) mid-way: backward raises
+    within the init timeout, naming the PS.
 """
 import datetime
 import os
@@ -378,12 +380,36 @@ def main():
     finish(rank, steps, world, rank, tmp)
 
 
+def ps_killed(world, rank, tmp):
+    """DDP training; the PSs killed (SIGKILL) mid-training: the next
+    backward raises a RuntimeError naming the timeout and the PS within the
+    init timeout.  Last: the fabric's PSs are gone afterwards."""
+    dist.init_process_group("inart", store=dist.FileStore(tmp + "/kill", world), rank=rank,
+                            world_size=world, timeout=T(seconds=4))
+    torch.manual_seed(3)
+    m = CNN()
+    ddp = DDP(m)
+    lossf = torch.nn.CrossEntropyLoss()
+    x, y = torch.randn(8, 1, 8, 8), torch.randint(0, 10, (8,))
+    for _ in range(3):
+        lossf(ddp(x), y).backward()
+    dist.barrier()
+    if rank == 0:
+        for p in os.environ["TEST_PS_PIDS"].split(","):
+            os.kill(int(p), signal.SIGKILL)
+    dist.barrier()
+    raises("PSs killed mid-training: DDP's backward raises within the init timeout (4 s)",
+           lambda: lossf(ddp(x), y).backward(),
+           ["InartTimeoutError", "timed out after 4 s", "PS p"], within=7.0)
+
+
 def steps(world, rank, tmp):
     for step in (collectives, training, ps_stopped):
         step(world, rank)
     dist.destroy_process_group()
     reinit(world, rank, tmp)
     mismatch(world, rank, tmp)
+    ps_killed(world, rank, tmp)
 
 
 if __name__ == "__main__":
