@@ -268,7 +268,6 @@ def training(world, rank):
               d <= 1e-3, "losses %s vs %s" % (la[-3:], lb[-3:]))
         check("%s, 20 steps: losses equal gloo's within 1e-3 (max diff %.2g)" % (name, dl),
               dl <= 1e-3)
-        check("%s learned (loss %.3f -> %.3f)" % (name, la[0], la[-1]), la[-1] < la[0])
         ar = st.get("allreduce", {})
         check("%s: the gradient buckets went through InArt (%s)" % (name, ar),
               ar.get("inart", {}).get("calls", 0) >= 20 and "gloo" not in ar, str(st))
@@ -335,9 +334,9 @@ def mismatch(world, rank, tmp):
            lambda: dist.init_process_group("inart", store=dist.FileStore(tmp + "/mm1", world),
                                            rank=rank, world_size=world, timeout=T(seconds=5)),
            ["rank %d maps to worker 'w%d'" % (rank, rank + 5), "INART_WORKERS", "job 'j0'",
-            "w0, w1"])
+            ", ".join("w%d" % r for r in range(world))])
     del os.environ["INART_WORKERS"]
-    jobs3 = os.environ["TEST_JOBS3"]
+    jobs3 = os.environ["TEST_JOBS_MORE"]
     raises("init: world size against the job's workers",
            lambda: dist.init_process_group(
                "inart", store=dist.FileStore(tmp + "/mm2", world), rank=rank,
@@ -404,6 +403,11 @@ def ps_killed(world, rank, tmp):
 
 
 def steps(world, rank, tmp):
+    only = os.environ.get("TEST_STEPS", "all")
+    if only != "all":   # some of the first steps only
+        for name in only.split(","):
+            globals()[name](world, rank)
+        return
     for step in (collectives, training, ps_stopped):
         step(world, rank)
     dist.destroy_process_group()

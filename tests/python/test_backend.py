@@ -1,10 +1,12 @@
 """test_backend.py INART LIBINART_WORKER BUILD_DIR: the "inart" torch.distributed backend.
 
 Builds (or loads from BUILD_DIR/torch_ext, where it is cached) the
-backend's C++ half, then the rack of tests/python/test_netns.py (two
-workers under the INA switch t0, PSs p0 and p1 behind t1, links shaped to
+backend's C++ half; runs torchrun with two ranks on the host (no InArt
+job: the gloo path); then the rack of tests/python/test_netns.py (two,
+then four workers under the INA switch t0, PSs p0 and p1 behind t1, links shaped to
 100 Mbit/s, python/inart/fabric.py), installs the plan and runs
-tests/python/backend_ranks.py on both workers: init_process_group("inart")
+tests/python/backend_ranks.py on every worker (with four workers only
+the collectives and the training): init_process_group("inart")
 with env://, file://, tcp:// and a given store; every collective and dtype
 against a reference; DDP and DDP + ZeroRedundancyOptimizer against gloo;
 a stopped PS raising within the timeout; init mismatches named.
@@ -65,24 +67,31 @@ def main():
         ok(name)
     else:
         bad(name, r.stdout[-2000:] + r.stderr[-2000:])
+    # 2 workers: everything; 4 workers: the collectives and the training
+    for workers, steps in ((2, "all"), (4, "collectives,training")):
+        on_rack(workers, steps)
+    return summary()
+
+
+def on_rack(workers, steps):
     from test_netns import files, run_ranks
     from inart.fabric import Fabric, tree_counters
     with tempfile.TemporaryDirectory(prefix="inart-backend-") as tmp:
-        tp, jp = files(tmp, 2)
-        jobs3 = os.path.join(tmp, "jobs3.json")
+        tp, jp = files(tmp, workers)
+        jobs_more = os.path.join(tmp, "jobs_more.json")   # one worker more than the ranks
         j = json.load(open(jp))
-        j["jobs"][0]["workers"] = ["w0", "w1", "w2"]
-        json.dump(j, open(jobs3, "w"))
+        j["jobs"][0]["workers"] = ["w%d" % i for i in range(workers + 1)]
+        json.dump(j, open(jobs_more, "w"))
         with Fabric(tp, jp, queue_ms=10) as fab:
             plan = fab.plan("inart")
             fab.install(plan)
-            env = {"TEST_TMP": tmp, "TEST_JOBS3": jobs3,
+            env = {"TEST_TMP": tmp, "TEST_JOBS_MORE": jobs_more, "TEST_STEPS": steps,
                    "TEST_PS_PIDS": ",".join(str(fab.daemons[p].pid) for p in ("p0", "p1")),
                    "INART_TORCH_EXT_DIR": os.environ["INART_TORCH_EXT_DIR"]}
-            run_ranks(fab, None, 2, plan, env, timeout=300, script="backend_ranks.py")
+            run_ranks(fab, None, workers, plan, env, timeout=300, script="backend_ranks.py")
             n = tree_counters(fab.stats("t0")).get("aggregated", 0)
-            (ok if n > 0 else bad)("t0 aggregated the backend's all-reduces (%d)" % n)
-    return summary()
+            (ok if n > 0 else bad)("%d workers: t0 aggregated the backend's all-reduces (%d)"
+                                   % (workers, n))
 
 
 if __name__ == "__main__":
