@@ -63,7 +63,8 @@ F16_MAX = 65504.0
 
 _ext = None
 _ext_lock = threading.Lock()
-_live = []          # weakrefs of the live executors (one InArt context each)
+_live = []          # (weakref of the process group, weakref of its executor): the
+#                     C++ group owns the executor, so destroy_process_group frees both
 _stats = {}         # op -> path -> {"calls", "bytes"}, over every process group
 _stats_lock = threading.Lock()
 
@@ -153,8 +154,9 @@ def context_stats():
     """The InArt worker counters (inart_ctx_stats, a dict) of each live
     inart process group of this process that has a job, by group name."""
     out = {}
-    for ref, ex in _live:
-        if ex.ctx is not None and not ex.ctx.closed:
+    for _, exref in _live:
+        ex = exref()
+        if ex is not None and ex.ctx is not None and not ex.ctx.closed:
             out[ex.group_name or "default"] = ex.ctx.stats()
     return out
 
@@ -550,7 +552,7 @@ def _create(dist_opts, pg_options):
                   list(dist_opts.global_ranks_in_group))
     pg = ext.ProcessGroupInart(rank, size, ex, timeout.total_seconds(), ex.sw,
                                ex.ctx is not None)
-    _live.append((weakref.ref(pg), ex))
+    _live.append((weakref.ref(pg), weakref.ref(ex)))
     return pg
 
 
@@ -559,14 +561,15 @@ def _retire(opts):
     (destroy_process_group); refuse a second live group on the same job."""
     from torch.distributed import distributed_c10d as c10d
     keep = []
-    for ref, ex in _live:
-        pg = ref()
-        if pg is None or pg not in c10d._pg_map:
+    for ref, exref in _live:
+        pg, ex = ref(), exref()
+        if pg is None or ex is None or pg not in c10d._pg_map:
             if pg is not None:
                 pg.shutdown()
-            ex.close()
+            if ex is not None:
+                ex.close()
             continue
-        keep.append((ref, ex))
+        keep.append((ref, exref))
         if opts.ina and ex.ctx is not None and ex.ctx.job == (opts.job or ex.ctx.job) and \
                 ex.opts.plan == opts.plan:
             raise InartConfigError(
@@ -579,11 +582,12 @@ def _retire(opts):
 
 def shutdown_all():
     """Shut every inart process group of this process down (at exit)."""
-    for ref, ex in list(_live):
-        pg = ref()
+    for ref, exref in list(_live):
+        pg, ex = ref(), exref()
         if pg is not None:
             pg.shutdown()
-        ex.close()
+        if ex is not None:
+            ex.close()
     _live.clear()
 
 
