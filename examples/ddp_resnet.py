@@ -28,6 +28,7 @@ iteration; the communication time is the figure to compare.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -178,6 +179,7 @@ def main():
         print("backend paths (rank 0): %s" % res["inart"]["paths"])
     if args.json:
         json.dump(res, open(args.json, "w"), indent=1)
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
