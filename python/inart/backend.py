@@ -357,7 +357,9 @@ class Executor:
                 self._ina_sum(t, op, key=name)
             _count(name, "inart", tensors)
         else:
-            self._sw_allreduce(tensors, op, ms)
+            # coalesced: tensors of several sizes, one gloo all-reduce each
+            for part in ([tensors] if name == "allreduce" else [[t] for t in tensors]):
+                self._sw_allreduce(part, op, ms)
             _count(name, "gloo", tensors)
 
     def op_allreduce_coalesced(self, tensors, op, ms):
