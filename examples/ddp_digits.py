@@ -16,7 +16,16 @@ torchrun would) train the same seeded model on their shard of the data:
   inart: DDP with inart.torch.allreduce_hook (the gloo process group is
          used only for DDP's set-up: the parameter broadcast);
   gloo:  DDP's default all-reduce over the gloo process group (TCP through
-         the same veths and switchd, which forwards plain IPv4).
+         the same veths and switchd, which forwards plain IPv4);
+  backend: (--backends backend,gloo) init_process_group("inart"), the
+         torch.distributed backend (python/inart/backend.py): DDP's default
+         all-reduce, the same call as for gloo, over the "inart" process
+         group, whose float32 sums go through the switches.
+
+The "gloo" and "backend" runs time DDP's all-reduce with a hook doing
+exactly what DDP does without one (torch's default allreduce_hook: divide,
+all_reduce of the bucket on the default process group), timed from the
+hand-over to the result.
 
 It prints the loss per epoch side by side, the final test accuracy of both,
 the time per iteration and the communication time per iteration of both
@@ -102,7 +111,13 @@ def train(args):
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", timeout=__import__("datetime").timedelta(seconds=120))
+    tmo = __import__("datetime").timedelta(seconds=120)
+    if args.worker == "backend":
+        import inart.torch
+        dist.init_process_group("inart", timeout=tmo, pg_options=inart.torch.Options(
+            plan=args.plan, job="j0", timeout=args.timeout))
+    else:
+        dist.init_process_group("gloo", timeout=tmo)
     rank, world = dist.get_rank(), dist.get_world_size()
     xtr, xte, ytr, yte = load_data(args.seed)
     xtr, ytr = torch.from_numpy(xtr), torch.from_numpy(ytr)
@@ -118,7 +133,12 @@ def train(args):
     else:
         rec = CommRecord()
         ddp.register_comm_hook(rec, gloo_timed_hook)
-    opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9)
+    if args.zero:   # the optimizer state sharded over the ranks (broadcasts after each step)
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+        opt = ZeroRedundancyOptimizer(ddp.parameters(), optimizer_class=torch.optim.SGD,
+                                      lr=args.lr, momentum=0.9)
+    else:
+        opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9)
     lossf = torch.nn.CrossEntropyLoss()
     losses, iter_s, acc = [], [], []
     for epoch in range(args.epochs):
@@ -148,6 +168,10 @@ def train(args):
     if state is not None:
         out["stats"] = state.stats()
         state.close()
+    if args.worker == "backend":
+        import inart.torch
+        out["backend_stats"] = inart.torch.stats()
+        out["stats"] = next(iter(inart.backend.context_stats().values()), None)
     # The process group is not destroyed: the worker leaves with os._exit
     # once its results are written (main), as tests/python/inart_ranks.py
     # does -- tearing down gloo's threads can hang (pytorch/pytorch#75097),
@@ -177,14 +201,15 @@ def worker_argv(args, backend, out, plan):
     a = [sys.executable, os.path.abspath(__file__), "--worker", backend, "--out", out,
          "--epochs", str(args.epochs), "--batch", str(args.batch), "--hidden", str(args.hidden),
          "--lr", str(args.lr), "--seed", str(args.seed), "--bucket-mb", str(args.bucket_mb),
-         "--timeout", str(args.timeout)] + (["--sync"] if args.sync else [])
+         "--timeout", str(args.timeout)] + (["--sync"] if args.sync else []) + \
+        (["--zero"] if getattr(args, "zero", False) else [])
     return a + (["--plan", plan] if plan else [])
 
 
 def run_backend(fab, args, backend, plan, nodes):
     """Train with `backend` on the fabric; the per-rank result dicts."""
     outs = [os.path.join(fab.dir, "%s-%d.json" % (backend, r)) for r in range(len(nodes))]
-    if backend == "inart":
+    if backend != "gloo":
         fab.install(plan)
     env = {"PYTHONPATH": os.pathsep.join(
         [os.path.join(HERE, "..", "python")] + ([os.environ["PYTHONPATH"]]
@@ -269,13 +294,15 @@ def compare(args):
         for backend in args.backends:
             fab.reset_stats("t0")
             t0 = time.perf_counter()
-            rs = run_backend(fab, args, backend, plan if backend == "inart" else None, nodes)
+            rs = run_backend(fab, args, backend, plan if backend != "gloo" else None, nodes)
             s = summarize(rs, args.warmup)
             s["wall_s"] = time.perf_counter() - t0
             s["t0"] = {k: v for k, v in tree_counters(fab.stats("t0")).items()
                        if k in ("aggregated", "emitted", "partial", "results")}
-            if backend == "inart":
+            if backend != "gloo":
                 s["worker_stats"] = [r.get("stats") for r in rs]
+            if backend == "backend":
+                s["backend_stats"] = rs[0].get("backend_stats")
             res[backend] = s
         out["results"] = res
     return out
@@ -289,7 +316,8 @@ def report(out, args):
           % (args.hidden, args.hidden, out["params"], out["params"] * 4 / 1e3, out["workers"],
              out["mbps"], out["epochs"], next(iter(res.values()))["iterations"] // out["epochs"],
              out["batch"]))
-    names = [k for k in ("inart", "gloo") if k in res]
+    names = [k for k in ("inart", "backend", "gloo") if k in res]
+    others = [k for k in ("inart", "backend") if k in res and b]
     print("\nloss per epoch (mean over the epoch's iterations and the workers):")
     print("epoch  " + "  ".join("%10s" % k for k in names) + "   test acc: " +
           "  ".join("%7s" % k for k in names))
@@ -298,16 +326,17 @@ def report(out, args):
         print("%5d  " % (e + 1) + "  ".join(
             "%10.4f" % statistics.fmean(res[k]["loss"][e * per:(e + 1) * per]) for k in names)
             + "             " + "  ".join("%6.2f%%" % res[k]["acc"][e] for k in names))
-    print("\n%-34s" % "" + "  ".join("%12s" % k for k in names) + ("  %12s" % "inart/gloo"
-                                                                  if a and b else ""))
+    print("\n%-34s" % "" + "  ".join("%12s" % k for k in names) +
+          "".join("  %12s" % (k + "/gloo") for k in others))
 
     def row(label, key, fmt, scale=1.0):
         vals = [res[k][key] * scale for k in names]
         r = "%-38s" % label + "  ".join(fmt % v for v in vals)
-        if a and b and key != "final_acc":
-            r += "  %12.3f" % (a[key] / b[key])
-        elif a and b:
-            r += "  %+11.2f pt" % (a[key] - b[key])
+        for k in others:
+            if key != "final_acc":
+                r += "  %12.3f" % (res[k][key] / b[key])
+            else:
+                r += "  %+11.2f pt" % (res[k][key] - b[key])
         print(r)
     row("final test accuracy (%)", "final_acc", "%12.2f")
     row("time per iteration, median (ms)", "iter_med", "%12.2f", 1e3)
@@ -330,14 +359,19 @@ def report(out, args):
             keys = ("sent", "retransmitted", "probes", "nacks", "rescales", "timeouts")
             print("InArt worker counters (sum over ranks): " + ", ".join(
                 "%s %d" % (k, sum(s[k] for s in st)) for k in keys))
-    if a and b:
+    if "backend" in res and res["backend"].get("backend_stats"):
+        print("backend paths (rank 0, calls per op and path): " + ", ".join(
+            "%s %s" % (op, " ".join("%s %d" % (p, v["calls"]) for p, v in paths.items()))
+            for op, paths in sorted(res["backend"]["backend_stats"].items())))
+    for k in others:
+        a = res[k]
         acc_ok = abs(a["final_acc"] - b["final_acc"]) <= 1.0
-        print("\naccuracy parity (within 1 point): %s (%+.2f points)"
-              % ("MET" if acc_ok else "MISSED", a["final_acc"] - b["final_acc"]))
+        print("\n%s: accuracy parity (within 1 point): %s (%+.2f points)"
+              % (k, "MET" if acc_ok else "MISSED", a["final_acc"] - b["final_acc"]))
         ratio = a["comm_med"] / b["comm_med"]
         gain = out["predicted_inart_s"] < out["predicted_ring_s"]
-        print("comm time inart/gloo = %.3f: %s (%s)"
-              % (ratio, "no worse" if ratio <= 1.0 else "WORSE",
+        print("comm time %s/gloo = %.3f: %s (%s)"
+              % (k, ratio, "no worse" if ratio <= 1.0 else "WORSE",
                  "the planner predicts a gain of %.2fx" % (out["predicted_ring_s"] /
                                                           out["predicted_inart_s"])
                  if gain else "the planner predicts no gain"))
@@ -362,11 +396,15 @@ def main():
     ap.add_argument("--sync", action="store_true",
                     help="InArt: a start barrier before each backward's buckets "
                          "(inart.torch.State(sync=True))")
-    ap.add_argument("--backends", default="inart,gloo")
+    ap.add_argument("--zero", action="store_true",
+                    help="DDP + ZeroRedundancyOptimizer (SGD's state sharded over the ranks)")
+    ap.add_argument("--backends", default="inart,gloo",
+                    help="comma-separated: inart (the DDP hook), backend "
+                         "(init_process_group(\"inart\")), gloo")
     ap.add_argument("--run-timeout", type=float, default=900.0)
     ap.add_argument("--png", default="ddp_digits.png")
     ap.add_argument("--json", default=None, help="write the summary there")
-    ap.add_argument("--worker", choices=("inart", "gloo"), help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=("inart", "gloo", "backend"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--plan", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -383,8 +421,9 @@ def main():
     args.backends = [b for b in args.backends.split(",") if b]
     out = compare(args)
     report(out, args)
-    if args.png and "inart" in out["results"] and "gloo" in out["results"]:
-        write_png(args.png, out["results"]["inart"], out["results"]["gloo"], args.epochs,
+    ina = "inart" if "inart" in out["results"] else "backend"
+    if args.png and ina in out["results"] and "gloo" in out["results"]:
+        write_png(args.png, out["results"][ina], out["results"]["gloo"], args.epochs,
                   "MLP on digits, %d workers, %g Mbit/s links" % (args.workers, args.mbps))
         print("wrote %s" % args.png)
     if args.json:

@@ -1,6 +1,7 @@
-"""pip install ./python: the inart package (pure Python over ctypes).
+"""pip install ./python: the inart package (Python over ctypes).
 
-Nothing is downloaded or compiled here.  If the C library is built in the
+Nothing is downloaded or compiled here (the "inart" torch.distributed
+backend compiles its C++ half, inart/_c10d.cpp, on first use).  If the C library is built in the
 checkout (build/libinart_worker.so, or $INART_BUILD_DIR), it is copied into
 the package (inart/_lib/), so the installed package works without the
 checkout; otherwise the package finds the library at run time
@@ -37,9 +38,12 @@ class BuildPy(build_py):
 setup(
     name="inart",
     version="0.1.0",
-    description="All-reduce and a PyTorch DDP comm hook over the InArt data plane",
+    description="All-reduce, a PyTorch backend and DDP comm hook over the InArt data plane",
     license="MIT",
     packages=["inart"],
+    # the torch.distributed backend's C++ half, compiled on first use
+    # (inart/backend.py: torch.utils.cpp_extension, cached)
+    package_data={"inart": ["_c10d.cpp"]},
     python_requires=">=3.9",
     cmdclass={"build_py": BuildPy},
     zip_safe=False,

@@ -28,6 +28,11 @@ packages=(
 	# Debian's torch 1.13 (gloo), numpy, scikit-learn (the digits data set),
 	# matplotlib (the loss-curve PNG), venv (pip install ./python in a venv)
 	python3-torch python3-numpy python3-sklearn python3-matplotlib python3-venv
+	# the "inart" torch.distributed backend's C++ half (python/inart/_c10d.cpp,
+	# built on first use by torch.utils.cpp_extension): torch's C++ headers
+	# and the pybind11 headers they include
+	libtorch-dev pybind11-dev
+	python3-torchvision # ResNet-18 of examples/ddp_resnet.py (the backend against gloo)
 	python3-scipy     # HiGHS MILPs of bench/leafspine_gap.py (offline analysis)
 	mininet           # python/inart/mininet.py and its test (installed without its
 	                  # recommended Open vSwitch: --no-install-recommends below)

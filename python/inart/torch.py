@@ -1,4 +1,9 @@
-"""PyTorch DDP communication hook over InArt.
+"""PyTorch over InArt: the "inart" torch.distributed backend and a DDP comm hook.
+
+    import inart.torch
+    torch.distributed.init_process_group("inart")   # the backend (inart/backend.py)
+
+or, beside a gloo process group, the hook:
 
     import inart.torch
     state = inart.torch.State("topo.json", "jobs.json", "plan.json",
@@ -44,11 +49,14 @@ import time
 import torch
 import torch.distributed as dist
 
+from .backend import Options, register, stats
 from .core import Context, _env_int
 from .errors import (InartAddressError, InartDtypeError, InartError, InartRankError,
                      InartStateError)
 
-__all__ = ["State", "allreduce_hook"]
+__all__ = ["State", "allreduce_hook", "Options", "stats"]
+
+register()   # torch.distributed.init_process_group("inart") (inart/backend.py)
 
 
 class State:

@@ -347,20 +347,27 @@ def _hook_once(state):
     return fut.wait()
 
 
-def main():
-    mode = sys.argv[1]
-    torch.set_num_threads(1)
-    import datetime
-    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
-    world, rank = dist.get_world_size(), dist.get_rank()
+def finish(rank, fn, *args):
+    """fn(*args), an exception counted as a failure; then the tally, and
+    the process leaves with os._exit (tearing down gloo's threads can hang,
+    pytorch/pytorch#75097)."""
     try:
-        {"grads": grads_mode, "bad": bad_mode}[mode](world, rank)
+        fn(*args)
     except Exception:
         traceback.print_exc()
         FAILS.append("exception")
     print("rank %d: %d failed" % (rank, len(FAILS)), flush=True)
     sys.stdout.flush()
     os._exit(1 if FAILS else 0)
+
+
+def main():
+    mode = sys.argv[1]
+    torch.set_num_threads(1)
+    import datetime
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
+    world, rank = dist.get_world_size(), dist.get_rank()
+    finish(rank, {"grads": grads_mode, "bad": bad_mode}[mode], world, rank)
 
 
 if __name__ == "__main__":

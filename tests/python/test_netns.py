@@ -46,13 +46,17 @@ def files(tmp, workers):
     return tp, jp
 
 
-def run_ranks(fab, mode, workers, plan, extra_env=None, timeout=240):
+def run_ranks(fab, mode, workers, plan, extra_env=None, timeout=240, script="inart_ranks.py"):
+    """Run `script` [mode] on workers w0.. of the fabric; one check per rank
+    (its exit status and its "ok"/"FAIL" lines), rank 0's indented lines
+    printed."""
     env = {"INART_PLAN": plan, "PYTHONPATH": os.path.join(ROOT, "python")}
     env.update(extra_env or {})
     nodes = ["w%d" % i for i in range(workers)]
     t0 = time.monotonic()
-    res = fab.run(nodes, [sys.executable, os.path.join(HERE, "inart_ranks.py"), mode], env=env,
-                  timeout=timeout)
+    res = fab.run(nodes, [sys.executable, os.path.join(HERE, script)] + ([mode] if mode else []),
+                  env=env, timeout=timeout)
+    mode = mode or script
     dt = time.monotonic() - t0
     for r, (rc, out) in enumerate(res):
         lines = out.splitlines()
@@ -66,7 +70,7 @@ def run_ranks(fab, mode, workers, plan, extra_env=None, timeout=240):
                     if line.startswith("   "):
                         print("  " + line.strip(), flush=True)
         else:
-            bad(name + ": exit %s" % rc, out[-4000:])
+            bad(name + ": exit %s" % rc, "\n".join(fails) + "\n" + out[-4000:])
 
 
 def aggregated(fab):
