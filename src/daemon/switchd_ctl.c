@@ -14,6 +14,7 @@
  * inart_switchd_obj_destroy.
  */
 #include "daemon/switchd_ctl.h"
+#include "daemon/switchd_io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,8 +71,9 @@ static void cmd_reset_stats(void *arg)
 
 	free(s->base_trees);
 	s->base_trees = tree_stats(s->sw, s->base_drops, s->base_ports, &s->n_base_trees);
+	inart_switchd_io_port_stats(s, s->base_ports);
 	for (int i = 0; i < s->n_ports; i++)
-		inart_afp_stats(s->ports[i], &s->base_afp[i]);
+		inart_port_stats(&s->ports[i], &s->base_afp[i]);
 }
 
 /* A new core: its counters start at zero (socket counters go on). */
@@ -82,8 +84,9 @@ static void stats_zero(struct sw_state *s)
 	s->n_base_trees = 0;
 	memset(s->base_drops, 0, sizeof(s->base_drops));
 	memset(s->base_ports, 0, sizeof(s->base_ports));
+	inart_switchd_io_port_stats(s, s->base_ports); /* the program's go on */
 	for (int i = 0; i < s->n_ports; i++)
-		inart_afp_stats(s->ports[i], &s->base_afp[i]);
+		inart_port_stats(&s->ports[i], &s->base_afp[i]);
 }
 
 struct swap_cmd {
@@ -142,6 +145,7 @@ static void cmd_stats(void *arg)
 	struct sw_state *s = c->s;
 
 	c->trees = tree_stats(s->sw, c->drops, c->ports, &c->n);
+	inart_switchd_io_port_stats(s, c->ports); /* forwarded by the XDP program */
 	if (s->gate != NULL)
 		inart_gate_stats(s->gate, &c->gate);
 	for (int i = 0; i < INART_DROP_N; i++)
@@ -152,7 +156,7 @@ static void cmd_stats(void *arg)
 
 		inart_ctl_counters_sub(&c->ports[i], &s->base_ports[i], inart_ctl_sw_port_counters,
 				       inart_ctl_n_sw_port_counters);
-		inart_afp_stats(s->ports[i], &a);
+		inart_port_stats(&s->ports[i], &a);
 		c->afp[i].rx_kernel_drops = a.rx_kernel_drops - b->rx_kernel_drops;
 		c->afp[i].rx_trunc = a.rx_trunc - b->rx_trunc;
 		c->afp[i].tx_blocked = a.tx_blocked - b->tx_blocked;
@@ -197,6 +201,8 @@ void *inart_switchd_obj_swap(void *ctx, void *obj)
 	if (in->core != NULL)
 		s->cfg = in->cfg;
 	free(in); /* its contents are in service now */
+	if (s->xsk != NULL) /* the XDP program's routes and ports, as the core's */
+		inart_ctlthread_call(s->ctl, inart_switchd_io_sync, s);
 	return out;
 }
 
@@ -277,6 +283,8 @@ static json_t *stats_json(struct sw_state *s)
 	}
 	if (s->gate != NULL)
 		json_object_set_new(o, "gate", gate_json(s, &c.gate));
+	if (s->xsk != NULL)
+		json_object_set_new(o, "xdp", inart_switchd_io_json(s));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
@@ -319,7 +327,7 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(
 	    o, "table_bytes",
 	    json_integer((json_int_t)inart_sw_tables_bytes(inart_switch_tables(s->sw))));
-	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
+	json_object_set_new(o, "io", json_string(inart_switchd_io_name(s)));
 	inart_txn_json(&s->txn, o);
 	return o;
 }
