@@ -201,7 +201,8 @@ void *inart_switchd_obj_swap(void *ctx, void *obj)
 	if (in->core != NULL)
 		s->cfg = in->cfg;
 	free(in); /* its contents are in service now */
-	if (s->xsk != NULL) /* the XDP program's routes and ports, as the core's */
+	/* the XDP program's routes and ports follow the core's */
+	if (s->xsk != NULL)
 		inart_ctlthread_call(s->ctl, inart_switchd_io_sync, s);
 	return out;
 }

@@ -87,9 +87,11 @@ void inart_afp_opt_default(struct inart_afp_opt *o)
 
 const char *inart_afp_mode_name(enum inart_afp_mode m)
 {
-	static const char *const names[] = {
-	    [INART_AFP_AUTO] = "auto", [INART_AFP_RING] = "ring", [INART_AFP_MMSG] = "mmsg",
-	    [INART_AFP_UDP] = "udp", [INART_AFP_XDP] = "xdp"};
+	static const char *const names[] = {[INART_AFP_AUTO] = "auto",
+					    [INART_AFP_RING] = "ring",
+					    [INART_AFP_MMSG] = "mmsg",
+					    [INART_AFP_UDP] = "udp",
+					    [INART_AFP_XDP] = "xdp"};
 
 	return m >= INART_AFP_RING && m <= INART_AFP_XDP ? names[m] : "auto";
 }
