@@ -12,7 +12,8 @@
 #     TTL, VLAN, IPv6) through the XDP path: no crash, drops counted, ping
 #     still forwarded;
 #   - after SIGTERM and after SIGKILL no XDP program is left on the ports,
-#     and a new switchd attaches again.
+#     and a new switchd attaches again; a port deleted while switchd runs
+#     leaves it serving (and answering) and detaching at exit.
 # The all-reduces through switchd --io xdp are tests/netns.sh's, run with
 # INART_IO=xdp (meson test netns_xdp).  Needs root; exits 77 otherwise.
 set -u
@@ -143,7 +144,14 @@ start xdp
 if xdp_attached && kill -0 "$DPID" 2>/dev/null; then ok; else
 	bad "switchd --io xdp after a SIGKILL: $(cat "$tmp/s0.log")"
 fi
+# a port that vanishes while switchd runs: it goes on with the other
+ip -n "$S" link del p1
+ip netns exec "$(ns h0)" ping -c 2 -i 0.1 -W 1 "${IP[h1]}" >/dev/null 2>&1
+if kill -0 "$DPID" 2>/dev/null && stat 'j["name"]' >/dev/null; then ok; else
+	bad "switchd --io xdp after its port p1 was deleted: $(cat "$tmp/s0.log")"
+fi
 stop TERM
+if xdp_attached; then bad "an XDP program left after the port went"; else ok; fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -47,10 +47,9 @@ static inline int inart_port_flush(struct inart_port *p)
 	return p->xsk ? inart_xsk_flush(p->xsk, p->idx) : inart_afp_flush(p->afp);
 }
 
-/* AF_XDP reports no socket error this way: 0. */
 static inline int inart_port_clear_error(struct inart_port *p)
 {
-	return p->xsk ? 0 : inart_afp_clear_error(p->afp);
+	return p->xsk ? inart_xsk_clear_error(p->xsk, p->idx) : inart_afp_clear_error(p->afp);
 }
 
 static inline void inart_port_stats(struct inart_port *p, struct inart_afp_stats *st)

@@ -78,6 +78,21 @@ int inart_xsk_flush(struct inart_xsk *x, int i)
 	return 0;
 }
 
+int inart_xsk_clear_error(struct inart_xsk *x, int i)
+{
+	int e = 0;
+	socklen_t l = sizeof(e);
+
+	if (getsockopt(x->p[i].fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0)
+		return errno;
+	return e;
+}
+
+int inart_xsk_clear_error(struct inart_xsk *x, int i)
+{
+	return 0;
+}
+
 void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st)
 {
 }
@@ -142,6 +157,7 @@ struct xport {
 	int fd, ifindex, link_fd, veth;
 	uint8_t mac[6];
 	int n_held, tx_n; /* tx_n: reserved, not yet submitted */
+	int stalled;	  /* the last kick failed (link down, device gone) */
 	uint64_t held[MAX_BATCH];
 	struct inart_afp_stats st;
 	struct xdp_statistics ks_base;
@@ -632,7 +648,10 @@ int inart_xsk_pending(const struct inart_xsk *x, int i)
 {
 	const struct xport *p = &x->p[i];
 
-	return p->tx_n + (int)outstanding(p);
+	/* frames the kernel refused to take stay in the ring (submitted
+	   descriptors cannot be withdrawn) and go out at the next kick that
+	   works; they are not pending meanwhile, or the loop would spin */
+	return p->tx_n + (p->stalled ? 0 : (int)outstanding(p));
 }
 
 int inart_xsk_flush(struct inart_xsk *x, int i)
@@ -647,6 +666,7 @@ int inart_xsk_flush(struct inart_xsk *x, int i)
 		if (!xsk_ring_prod__needs_wakeup(&p->tx))
 			break; /* the driver sends on its own (zero-copy) */
 		p->st.tx_calls++;
+		p->stalled = 0;
 		if (sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
 			continue;
 		if (errno == EAGAIN || errno == EINTR)
@@ -655,11 +675,22 @@ int inart_xsk_flush(struct inart_xsk *x, int i)
 			p->st.tx_blocked++;
 			break;
 		}
-		p->st.tx_errors++; /* e.g. ENETDOWN: the kernel keeps them */
+		p->st.tx_errors++; /* e.g. ENETDOWN, ENXIO: the ring keeps them */
+		p->stalled = 1;
 		break;
 	}
 	reclaim(x, p);
 	return (int)outstanding(p);
+}
+
+int inart_xsk_clear_error(struct inart_xsk *x, int i)
+{
+	int e = 0;
+	socklen_t l = sizeof(e);
+
+	if (getsockopt(x->p[i].fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0)
+		return errno;
+	return e;
 }
 
 void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st)

@@ -71,6 +71,7 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 int inart_xsk_queue(struct inart_xsk *x, int i, const uint8_t *frame, size_t len);
 int inart_xsk_pending(const struct inart_xsk *x, int i);
 int inart_xsk_flush(struct inart_xsk *x, int i);
+int inart_xsk_clear_error(struct inart_xsk *x, int i);
 void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st);
 
 /* The program's view of port i: its MAC, the peer's (NULL: not known; no
