@@ -450,6 +450,7 @@ struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct
 	struct rlimit inf = {RLIM_INFINITY, RLIM_INFINITY};
 	struct inart_xsk *x;
 	char zc_why[64] = "";
+	double phys;
 	int rc;
 
 	if (n < 1 || n > INART_SW_MAX_PORTS || o == NULL || o->batch < 1 || o->batch > MAX_BATCH ||
@@ -470,6 +471,14 @@ struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct
 		goto fail;
 	setrlimit(RLIMIT_MEMLOCK, &inf); /* best effort: the UMEM is pinned */
 	x->buf_len = (size_t)n * (size_t)(x->rx_frames + x->tx_frames) * FRAME;
+	phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	if (phys > 0 && (double)x->buf_len > phys / 4) {
+		rc = inart_err_set(err, -ENOMEM,
+				   "--io xdp: a UMEM of %zu MB (%d ports x %d frames) is more than "
+				   "a quarter of this machine's memory; fewer --ring-frames",
+				   x->buf_len >> 20, n, x->rx_frames + x->tx_frames);
+		goto fail;
+	}
 	x->buf = mmap(NULL, x->buf_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	x->free_tx = calloc((size_t)x->cap_free, sizeof(*x->free_tx));
