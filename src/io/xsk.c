@@ -710,9 +710,10 @@ void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st)
 
 	memset(&ks, 0, sizeof(ks));
 	if (getsockopt(p->fd, SOL_XDP, XDP_STATISTICS, &ks, &l) == 0) {
-		/* the kernel's counters do not reset: since open */
-		p->st.rx_kernel_drops =
-		    ks.rx_dropped + ks.rx_ring_full + ks.rx_fill_ring_empty_descs;
+		/* the kernel's counters do not reset: since open.  A frame
+		   that found the fill ring empty is counted in rx_dropped and
+		   again in rx_fill_ring_empty_descs: only once here */
+		p->st.rx_kernel_drops = ks.rx_dropped + ks.rx_ring_full;
 	}
 	*st = p->st;
 	st->tx_errors += ks.tx_invalid_descs;
