@@ -80,16 +80,6 @@ int inart_xsk_flush(struct inart_xsk *x, int i)
 
 int inart_xsk_clear_error(struct inart_xsk *x, int i)
 {
-	int e = 0;
-	socklen_t l = sizeof(e);
-
-	if (getsockopt(x->p[i].fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0)
-		return errno;
-	return e;
-}
-
-int inart_xsk_clear_error(struct inart_xsk *x, int i)
-{
 	return 0;
 }
 
