@@ -251,9 +251,9 @@ int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err 
 static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 			struct inart_err *err)
 {
+	int rc;
 	struct inart_afp_opt afo = c->afo;
 	char r[160];
-	int rc;
 
 	memset(&s->cfg, 0, sizeof(s->cfg));
 	s->cfg.n_ports = s->n_ports;
