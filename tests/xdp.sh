@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# xdp.sh INART CORPUS: `inart switchd --io xdp` between two namespaces
+# xdp.sh INART CORPUS [BPF_OBJ]: `inart switchd --io xdp` between two namespaces
 # (h0 -- s0 -- h1), checking:
 #   - without privilege `--io xdp` exits 1 saying why; `--io auto` names its
 #     choice in one line: ring on a port with a tbf qdisc (which AF_XDP would
@@ -14,12 +14,15 @@
 #   - after SIGTERM and after SIGKILL no XDP program is left on the ports,
 #     and a new switchd attaches again; a port deleted while switchd runs
 #     leaves it serving (and answering) and detaching at exit.
+#   - (with BPF_OBJ, the program's object) an interface that has another XDP
+#     program already is refused, the program left in place.
 # The all-reduces through switchd --io xdp are tests/netns.sh's, run with
 # INART_IO=xdp (meson test netns_xdp).  Needs root; exits 77 otherwise.
 set -u
 
 INART=${1:?usage: xdp.sh PATH-TO-INART CORPUS-DIR}
 CORPUS=${2:?usage: xdp.sh PATH-TO-INART CORPUS-DIR}
+BPF_OBJ=${3:-}
 case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -152,6 +155,21 @@ if kill -0 "$DPID" 2>/dev/null && stat 'j["name"]' >/dev/null; then ok; else
 fi
 stop TERM
 if xdp_attached; then bad "an XDP program left after the port went"; else ok; fi
+
+# someone else's XDP program on a port: refused with the reason, left alone
+if [ -n "$BPF_OBJ" ] && ip -n "$S" link set dev p0 xdpgeneric obj "$BPF_OBJ" sec xdp 2>"$tmp/err"; then
+	if ip netns exec "$S" "$INART" switchd --name s0 --port p0 --ctl "$tmp/o.sock" --io xdp \
+		>"$tmp/out" 2>&1; then
+		bad "--io xdp started over another XDP program"
+	elif grep -q "has an XDP program already" "$tmp/out" && xdp_attached; then ok; else
+		bad "--io xdp over another program: $(cat "$tmp/out"); $(ip -n "$S" link show p0)"
+	fi
+	ip -n "$S" link set dev p0 xdpgeneric off
+elif [ -n "$BPF_OBJ" ]; then
+	bad "attaching a program with ip link: $(cat "$tmp/err")"
+else
+	skipped 1 "no BPF object given: the check of another XDP program skipped"
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
