@@ -15,7 +15,9 @@ packages=(
 	graphviz          # tests/cli.sh renders SVG with dot
 	python3           # scripts/check_layers.py (every build), tests/cli.sh, tests/netns.sh
 	binutils          # nm, readelf: tests/abi.sh
-	clang             # libFuzzer targets (scripts/fuzz.sh)
+	clang             # libFuzzer targets (scripts/fuzz.sh); the XDP program of switchd --io xdp
+	libxdp-dev libbpf-dev bpftool # switchd --io xdp: AF_XDP sockets (libxdp), the XDP program's
+	                  # loader (libbpf) and skeleton (bpftool gen skeleton); optional (-Dxdp)
 	iproute2 ethtool iputils-ping procps # tests/netns.sh (ip, ethtool, ping, sysctl), bench/switchd_bench.sh, inart emu
 	util-linux        # setpriv: tests/emu.sh
 	gnuplot-nox       # inart emu --png

@@ -23,6 +23,9 @@
 #   - issue 23: switchd and ps run without root after start-up (uid not 0).
 #
 # t0 uses PACKET_MMAP rings, t1 recvmmsg/sendmmsg: both back ends are tested.
+# INART_IO=MODE (e.g. xdp; the meson test netns_xdp) runs both switches with
+# `--io MODE` instead; with xdp the hosts' veths get GRO on (a frame the XDP
+# program redirects into a veth needs it on the peer, docs/dataplane.md).
 #
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
@@ -50,6 +53,7 @@ if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
 fi
 
 P="inh7n$$-"
+IO0=${INART_IO:-ring} IO1=${INART_IO:-mmsg}
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 check() { # check DESC -- CMD...: CMD must succeed
@@ -139,17 +143,22 @@ fi
 if ! command -v ethtool >/dev/null 2>&1; then
 	echo "netns.sh: warning: ethtool missing; UDP checksum offload stays on (scripts/deps.sh installs it)"
 fi
+if [ "$IO0" = xdp ]; then
+	for h in w0 w1 w2 p0 p1 x0; do
+		run ip netns exec "$(ns $h)" ethtool -K eth0 gro on
+	done
+fi
 
 # --- daemons -------------------------------------------------------------------
 declare -A DPID
 start_t1() { # t1's switchd (also after a crash)
 	ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 \
-		--ctl "$tmp/t1.sock" --io mmsg --log-level warn 2>>"$tmp/t1.log" &
+		--ctl "$tmp/t1.sock" --io "$IO1" --log-level warn 2>>"$tmp/t1.log" &
 	DPID[t1]=$!
 	pids+=($!)
 }
 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
-	--io ring --log-level warn 2>"$tmp/t0.log" &
+	--io "$IO0" --log-level warn 2>"$tmp/t0.log" &
 DPID[t0]=$!
 pids+=($!)
 start_t1
@@ -163,7 +172,7 @@ fabric_wait_socks "$tmp/t0.sock" "$tmp/t1.sock" "$tmp/p0.sock" "$tmp/p1.sock"
 for s in t0 t1 p0 p1; do
 	check "daemon $s listening" -- test -S "$tmp/$s.sock"
 done
-for s in t0:ring t1:mmsg; do
+for s in t0:$IO0 t1:$IO1; do
 	"$INART" ctl send "$tmp/${s%:*}.sock" '{"op": "info"}' >"$tmp/out" 2>&1
 	if grep -q "\"io\": *\"${s#*:}\"" "$tmp/out"; then ok; else bad "${s%:*} runs the ${s#*:} back end: $(cat "$tmp/out")"; fi
 done

@@ -36,9 +36,10 @@ const char cmd_switchd_help[] =
     "  --flush-ms X         partial aggregates flushed after X ms (default 10)\n"
     "  --batch N            frames per receive / send batch (default 64)\n"
     "  --cores N            pinned worker threads, a switch shard each (default 1)\n"
-    "  --io MODE            ring (PACKET_MMAP rings), mmsg (recvmmsg/sendmmsg) or\n"
-    "                       auto: ring if the kernel allows it (default); udp:\n"
-    "                       frames over loopback UDP, each --port LPORT:PPORT\n"
+    "  --io MODE            xdp (AF_XDP, plain IPv4 forwarded by an XDP program;\n"
+    "                       CAP_BPF, CAP_NET_ADMIN), ring (PACKET_MMAP), mmsg\n"
+    "                       (recvmmsg/sendmmsg) or auto: xdp, ring, mmsg (default);\n"
+    "                       udp: frames over loopback UDP, each --port LPORT:PPORT\n"
     "  --log-level L        error, warn, info (default) or debug\n"
     "  --user U             after opening its sockets, run as user U without\n"
     "                       capabilities (default nobody; root: stay root)\n"
@@ -122,7 +123,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 			break;
 		case O_IO:
 			if (inart_afp_mode_parse(optarg, &c->afo.mode) < 0)
-				cli_usage_error(cmd, "--io: '%s' is not ring, mmsg or auto",
+				cli_usage_error(cmd, "--io: '%s' is not xdp, ring, mmsg or auto",
 						optarg);
 			break;
 		case O_RING:

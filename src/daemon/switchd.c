@@ -45,6 +45,7 @@
 #include "daemon/nodecfg.h"
 #include "daemon/switchd_ctl.h"
 #include "daemon/switchd_workers.h"
+#include "daemon/switchd_io.h"
 #include "dp/pkt.h"
 #include "io/log.h"
 
@@ -62,7 +63,7 @@ static void emit(struct sw_state *s, int n)
 		const struct inart_frame *f = &s->out[i];
 
 		if (f->port < s->n_ports && !(s->gate && inart_gate_tx_drop(s->gate, f->port)))
-			inart_afp_queue(s->ports[f->port], f->data, f->len);
+			inart_port_queue(&s->ports[f->port], f->data, f->len);
 	}
 }
 
@@ -76,8 +77,8 @@ static void gate_release(struct sw_state *s, uint64_t now)
 		emit(s, inart_switch_rx(core0(s), &in, now, s->out, OUT_MAX));
 		if (++n % 32 == 0)
 			for (int k = 0; k < s->n_ports; k++)
-				if (inart_afp_pending(s->ports[k]))
-					inart_afp_flush(s->ports[k]);
+				if (inart_port_pending(&s->ports[k]))
+					inart_port_flush(&s->ports[k]);
 	}
 }
 
@@ -98,7 +99,7 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
 
 			if (round == 0 && !(pfd[i].revents & POLLIN))
 				continue;
-			n = inart_afp_recv(s->ports[i], data, len, batch);
+			n = inart_port_recv(&s->ports[i], data, len, batch);
 			if (n < 0) {
 				inart_log_error("%s: receive: %s", s->ifnames[i], strerror(-n));
 				continue;
@@ -116,12 +117,12 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
 				emit(s, inart_switch_rx(core0(s), &in, now, s->out, OUT_MAX));
 			}
 			for (int k = 0; k < np; k++)
-				if (inart_afp_pending(s->ports[k]) >= batch)
-					inart_afp_flush(s->ports[k]);
+				if (inart_port_pending(&s->ports[k]) >= batch)
+					inart_port_flush(&s->ports[k]);
 		}
 		for (int k = 0; k < np; k++)
-			if (inart_afp_pending(s->ports[k]))
-				inart_afp_flush(s->ports[k]);
+			if (inart_port_pending(&s->ports[k]))
+				inart_port_flush(&s->ports[k]);
 		if (got == 0)
 			break;
 	}
@@ -135,20 +136,21 @@ static void timers(struct sw_state *s)
 
 	if (s->gate != NULL)
 		gate_release(s, now);
+	inart_switchd_io_peers(s);
 	if (inart_switch_next_deadline(core0(s)) <= now) {
 		int n;
 
 		while ((n = inart_switch_tick(core0(s), now, s->out, OUT_MAX)) > 0) {
 			emit(s, n);
 			for (int k = 0; k < s->n_ports; k++)
-				inart_afp_flush(s->ports[k]);
+				inart_port_flush(&s->ports[k]);
 			if (n < OUT_MAX)
 				break;
 		}
 	}
 	for (int k = 0; k < s->n_ports; k++)
-		if (inart_afp_pending(s->ports[k]))
-			inart_afp_flush(s->ports[k]);
+		if (inart_port_pending(&s->ports[k]))
+			inart_port_flush(&s->ports[k]);
 }
 
 /* How long poll may wait: until the next deadline of the core or the gate,
@@ -165,7 +167,7 @@ static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
 	if (timeout > 1000)
 		timeout = 1000;
 	for (int i = 0; i < s->n_ports; i++) {
-		int p = inart_afp_pending(s->ports[i]);
+		int p = inart_port_pending(&s->ports[i]);
 
 		pfd[i].events = POLLIN | (p ? POLLOUT : 0);
 		pending += p;
@@ -181,7 +183,7 @@ static int run(struct sw_state *s, int batch)
 	int np = s->n_ports;
 
 	for (int i = 0; i < np; i++)
-		pfd[i].fd = inart_afp_fd(s->ports[i]);
+		pfd[i].fd = inart_port_fd(&s->ports[i]);
 	pfd[np].fd = inart_ctlthread_fd(s->ctl);
 	pfd[np].events = POLLIN;
 	while (!inart_daemon_stop) {
@@ -197,7 +199,7 @@ static int run(struct sw_state *s, int batch)
 		   cleared: poll() would return POLLERR for ever */
 		for (int i = 0; i < np; i++)
 			if (pfd[i].revents & POLLERR) {
-				int e = inart_afp_clear_error(s->ports[i]);
+				int e = inart_port_clear_error(&s->ports[i]);
 
 				if (e != 0)
 					inart_log_warn("%s: %s", s->ifnames[i], strerror(e));
@@ -229,10 +231,11 @@ static int cores_check(const struct inart_switchd_cfg *c, struct inart_err *err)
 	if (c->cores < 1 || c->cores > INART_SHARD_MAX)
 		return inart_err_set(err, -EINVAL, "--cores %d not in 1..%d", c->cores,
 				     INART_SHARD_MAX);
-	if (c->cores > 1 && (c->afo.mode == INART_AFP_UDP || c->gated))
+	if (c->cores > 1 &&
+	    (c->afo.mode == INART_AFP_UDP || c->afo.mode == INART_AFP_XDP || c->gated))
 		return inart_err_set(err, -EINVAL,
-				     "--cores %d: several cores need --io ring, mmsg or auto and "
-				     "no --agg-mbps, --rx-loss or --tx-loss",
+				     "--cores %d: several cores need --io ring, mmsg or auto (xdp "
+				     "serves one core) and no --agg-mbps, --rx-loss or --tx-loss",
 				     c->cores);
 	return 0;
 }
@@ -251,7 +254,7 @@ int inart_switchd_cfg_check(const struct inart_switchd_cfg *c, struct inart_err 
 	if (c->pool_slots < 1 || c->pool_slots > 1 << 24 || !(c->flush_ms >= 0.001) ||
 	    c->flush_ms > 3600e3)
 		return inart_err_set(err, -EINVAL, "--pool-slots or --flush-ms out of range");
-	if (c->afo.mode < INART_AFP_AUTO || c->afo.mode > INART_AFP_UDP || c->afo.rx_frames < 64 ||
+	if (c->afo.mode < INART_AFP_AUTO || c->afo.mode > INART_AFP_XDP || c->afo.rx_frames < 64 ||
 	    c->afo.rx_frames > 65536)
 		return inart_err_set(err, -EINVAL, "--io or --ring-frames out of range");
 	rc = cores_check(c, err);
@@ -289,15 +292,11 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 	afo.tx_queue = 4 * c->dm.batch + OUT_MAX;
 	if (afo.tx_frames < afo.tx_queue)
 		afo.tx_frames = afo.tx_queue;
+	rc = inart_switchd_io_open(s, &afo, c->dm.batch, c->gated, err);
+	if (rc < 0)
+		return rc;
 	for (int i = 0; i < s->n_ports; i++) {
-		s->ports[i] = inart_afp_open(s->ifnames[i], &afo, err);
-		if (s->ports[i] == NULL)
-			return -errno;
-		if (afo.mode == INART_AFP_AUTO && inart_afp_mode(s->ports[i]) != INART_AFP_RING)
-			inart_log_warn("%s: the kernel refused PACKET_MMAP rings; using "
-				       "recvmmsg/sendmmsg",
-				       s->ifnames[i]);
-		inart_afp_mac(s->ports[i], s->cfg.ports[i].mac);
+		inart_port_mac(&s->ports[i], s->cfg.ports[i].mac);
 		memcpy(s->macs[i], s->cfg.ports[i].mac, 6);
 	}
 	if (inart_switch_cfg_check(&s->cfg, &r) < 0)
@@ -305,6 +304,7 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 	s->sh = inart_shards_create(&s->cfg, s->cores);
 	if (s->sh == NULL)
 		return inart_err_set(err, -errno, "switch core: %s", strerror(errno));
+	inart_switchd_io_sync(s); /* xdp: the program's maps */
 	rc = inart_switchd_workers_open(s, &afo, err);
 	if (rc < 0)
 		return rc;
@@ -365,7 +365,7 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 	    (rc = inart_switchd_workers_start(s, err)) < 0)
 		goto out;
 	inart_log_info("switch '%s' up: %d ports (%s), control socket %s", s->name, s->n_ports,
-		       inart_afp_mode_name(inart_afp_mode(s->ports[0])), c->dm.ctl);
+		       inart_switchd_io_name(s), c->dm.ctl);
 	rc = run(s, c->dm.batch);
 	if (rc < 0)
 		inart_err_set(err, rc, "poll: %s", strerror(-rc));
@@ -376,8 +376,7 @@ out:
 	inart_switchd_workers_close(s);
 	inart_shards_destroy(s->sh);
 	inart_gate_destroy(s->gate);
-	for (int i = 0; i < s->n_ports; i++)
-		inart_afp_close(s->ports[i]);
+	inart_switchd_io_close(s);
 	free(s->base_trees);
 	free(b);
 	return rc < 0 ? rc : 0;

@@ -14,6 +14,7 @@
  * inart_switchd_obj_destroy.
  */
 #include "daemon/switchd_ctl.h"
+#include "daemon/switchd_io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,6 +73,7 @@ static void cmd_reset_stats(void *arg)
 
 	free(s->base_trees);
 	s->base_trees = tree_stats(s->sh, s->base_drops, s->base_ports, &s->n_base_trees);
+	inart_switchd_io_port_stats(s, s->base_ports);
 	for (int i = 0; i < s->n_ports; i++)
 		inart_switchd_port_stats(s, i, &s->base_afp[i]);
 }
@@ -84,6 +86,7 @@ static void stats_zero(struct sw_state *s)
 	s->n_base_trees = 0;
 	memset(s->base_drops, 0, sizeof(s->base_drops));
 	memset(s->base_ports, 0, sizeof(s->base_ports));
+	inart_switchd_io_port_stats(s, s->base_ports); /* the program's go on */
 	for (int i = 0; i < s->n_ports; i++)
 		inart_switchd_port_stats(s, i, &s->base_afp[i]);
 }
@@ -153,6 +156,7 @@ static void cmd_stats(void *arg)
 		for (int i = 0; i < s->n_ports; i++)
 			c->shard_rx[k] += p[i].rx_pkts;
 	}
+	inart_switchd_io_port_stats(s, c->ports); /* forwarded by the XDP program */
 	if (s->gate != NULL)
 		inart_gate_stats(s->gate, &c->gate);
 	for (int i = 0; i < INART_DROP_N; i++)
@@ -208,6 +212,9 @@ void *inart_switchd_obj_swap(void *ctx, void *obj)
 	if (in->core != NULL)
 		s->cfg = in->cfg;
 	free(in); /* its contents are in service now */
+	/* the XDP program's routes and ports follow the core's */
+	if (s->xsk != NULL)
+		inart_ctlthread_call(s->ctl, inart_switchd_io_sync, s);
 	return out;
 }
 
@@ -296,6 +303,8 @@ static json_t *stats_json(struct sw_state *s)
 			json_array_append_new(sr, json_integer((json_int_t)c.shard_rx[k]));
 		json_object_set_new(o, "shard_rx_pkts", sr);
 	}
+	if (s->xsk != NULL)
+		json_object_set_new(o, "xdp", inart_switchd_io_json(s));
 	json_object_set_new(o, "role", json_string("switch"));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
@@ -343,7 +352,7 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(o, "labels", json_integer(inart_switch_get_labels(sw0, NULL, 0)));
 	json_object_set_new(o, "table_bytes", json_integer((json_int_t)table_bytes));
 	json_object_set_new(o, "cores", json_integer(s->cores));
-	json_object_set_new(o, "io", json_string(inart_afp_mode_name(inart_afp_mode(s->ports[0]))));
+	json_object_set_new(o, "io", json_string(inart_switchd_io_name(s)));
 	inart_txn_json(&s->txn, o);
 	return o;
 }

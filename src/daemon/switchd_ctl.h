@@ -18,6 +18,7 @@
 #include "dp/shard.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
+#include "io/port.h"
 #include "ctlproto/ctlthread.h"
 #include "daemon/txn.h"
 
@@ -30,7 +31,14 @@ struct sw_workers;
 struct sw_state {
 	const char *name;
 	int n_ports;
-	struct inart_afp *ports[INART_SW_MAX_PORTS];
+	struct inart_port ports[INART_SW_MAX_PORTS]; /* their afp or the set below */
+	struct inart_xsk *xsk; /* --io xdp: the AF_XDP set (NULL: AF_PACKET / UDP) */
+	/* bit p: plain IPv4 may leave through port p from the XDP program */
+	uint64_t xdp_fwd;
+	/* packet thread, xdp: what the program was last given per port */
+	uint8_t xdp_mac[INART_SW_MAX_PORTS][6], xdp_peer[INART_SW_MAX_PORTS][6];
+	uint8_t xdp_peer_known[INART_SW_MAX_PORTS];
+	uint32_t xdp_peer_ip[INART_SW_MAX_PORTS];
 	const char *ifnames[INART_SW_MAX_PORTS];
 	uint8_t macs[INART_SW_MAX_PORTS][6];
 	struct inart_shards *sh;     /* in service (changed by commands only): the core,

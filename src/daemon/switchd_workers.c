@@ -193,7 +193,7 @@ static void drain(struct sw_state *s, int i)
 	uint8_t *data[64];
 	uint16_t len[64];
 
-	while (inart_afp_recv(s->ports[i], data, len, 64) > 0)
+	while (inart_afp_recv(s->ports[i].afp, data, len, 64) > 0)
 		;
 	for (int k = 1; k < s->wk->n; k++)
 		while (inart_afp_recv(s->wk->w[k]->ports[i], data, len, 64) > 0)
@@ -234,7 +234,7 @@ int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *a
 	for (int i = 0; i < s->n_ports; i++) {
 		uint16_t id = 0;
 
-		rc = inart_fanout_join(inart_afp_fd(s->ports[i]), s->ifnames[i], &id, err);
+		rc = inart_fanout_join(inart_afp_fd(s->ports[i].afp), s->ifnames[i], &id, err);
 		for (int k = 1; rc == 0 && k < wk->n; k++) {
 			wk->w[k]->ports[i] = inart_afp_open(s->ifnames[i], afo, err);
 			rc = wk->w[k]->ports[i] == NULL
@@ -243,7 +243,7 @@ int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *a
 						     s->ifnames[i], &id, err);
 		}
 		if (rc == 0)
-			rc = inart_fanout_steer(inart_afp_fd(s->ports[i]), s->ifnames[i], wk->n,
+			rc = inart_fanout_steer(inart_afp_fd(s->ports[i].afp), s->ifnames[i], wk->n,
 						err);
 		if (rc < 0)
 			return rc;
@@ -337,7 +337,7 @@ static void stats_add(struct inart_afp_stats *a, const struct inart_afp_stats *b
 
 void inart_switchd_port_stats(struct sw_state *s, int i, struct inart_afp_stats *st)
 {
-	inart_afp_stats(s->ports[i], st);
+	inart_port_stats(&s->ports[i], st);
 	for (int k = 1; s->wk != NULL && k < s->wk->n; k++) {
 		struct inart_afp_stats x;
 

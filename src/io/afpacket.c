@@ -87,16 +87,18 @@ void inart_afp_opt_default(struct inart_afp_opt *o)
 
 const char *inart_afp_mode_name(enum inart_afp_mode m)
 {
-	static const char *const names[] = {
-	    [INART_AFP_AUTO] = "auto", [INART_AFP_RING] = "ring", [INART_AFP_MMSG] = "mmsg",
-	    [INART_AFP_UDP] = "udp"};
+	static const char *const names[] = {[INART_AFP_AUTO] = "auto",
+					    [INART_AFP_RING] = "ring",
+					    [INART_AFP_MMSG] = "mmsg",
+					    [INART_AFP_UDP] = "udp",
+					    [INART_AFP_XDP] = "xdp"};
 
-	return m >= INART_AFP_RING && m <= INART_AFP_UDP ? names[m] : "auto";
+	return m >= INART_AFP_RING && m <= INART_AFP_XDP ? names[m] : "auto";
 }
 
 int inart_afp_mode_parse(const char *name, enum inart_afp_mode *m)
 {
-	for (enum inart_afp_mode k = INART_AFP_AUTO; k <= INART_AFP_UDP; k++)
+	for (enum inart_afp_mode k = INART_AFP_AUTO; k <= INART_AFP_XDP; k++)
 		if (strcmp(name, inart_afp_mode_name(k)) == 0) {
 			*m = k;
 			return 0;

@@ -45,7 +45,15 @@
 
 #define INART_AFP_BUF 2048 /* bytes per frame buffer (MTU 1500 + headers) */
 
-enum inart_afp_mode { INART_AFP_AUTO, INART_AFP_RING, INART_AFP_MMSG, INART_AFP_UDP };
+/* INART_AFP_XDP names the AF_XDP back end (io/xsk, through io/port.h):
+ * inart_afp_open refuses it, the names below know it. */
+enum inart_afp_mode {
+	INART_AFP_AUTO,
+	INART_AFP_RING,
+	INART_AFP_MMSG,
+	INART_AFP_UDP,
+	INART_AFP_XDP
+};
 
 struct inart_afp_opt {
 	enum inart_afp_mode mode;

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdp_switch: the XDP program of `inart switchd --io xdp` (loaded and
+ * attached by io/xsk.c to every port of the switch).  Per frame:
+ *
+ *   plain IPv4 the switch core would forward by its routes (untagged,
+ *   IHL 5, valid header checksum, total length inside the frame, not UDP to
+ *   the InArt port, TTL > 1, not to one of the switch's own addresses, from
+ *   the host's address on a port with ingress filtering, a route whose
+ *   egress port has a known peer MAC): forwarded here -- MACs rewritten
+ *   (peer MAC, the egress port's MAC), TTL decremented, the checksum
+ *   updated, padding trimmed -- and redirected (DEVMAP) to the egress port;
+ *   everything else (InArt, ARP, what the core drops or must count): to the
+ *   AF_XDP socket of the port (XSKMAP, index = port, queue 0 only), or to
+ *   the stack if there is no socket on that queue.
+ *
+ * The user-space switch core stays the reference: whatever this program is
+ * not sure about goes up to it.  Every access is bounds-checked against
+ * data_end (the verifier proves it).  Counters: per CPU (xdp_switch.h).
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "io/xdp_switch.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, INART_XDP_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, INART_XDP_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, INART_XDP_MAX_PORTS);
+	__type(key, __u32);   /* ifindex */
+	__type(value, __u32); /* port */
+} ifports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INART_XDP_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct inart_xdp_port);
+} ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, INART_XDP_MAX_ROUTES);
+	__type(key, struct inart_xdp_route_key);
+	__type(value, __u32); /* egress port */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} routes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, INART_XDP_MAX_OWN_IPS);
+	__type(key, __u32); /* network order */
+	__type(value, __u32);
+} own_ips SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, INART_XDP_N_CTRS);
+	__type(key, __u32);
+	__type(value, __u64);
+} ctrs SEC(".maps");
+
+static __always_inline void count(__u32 k, __u64 v)
+{
+	__u64 *c = bpf_map_lookup_elem(&ctrs, &k);
+
+	if (c)
+		*c += v;
+}
+
+static __always_inline int to_user(struct xdp_md *ctx, __u32 port, int ina)
+{
+	int rc;
+
+	if (ctx->rx_queue_index != 0) {
+		count(INART_XDP_PASS, 1);
+		return XDP_PASS;
+	}
+	rc = bpf_redirect_map(&xsks, port, XDP_PASS);
+	if (rc == XDP_PASS) {
+		count(INART_XDP_PASS, 1);
+		return XDP_PASS;
+	}
+	count(INART_XDP_USER, 1);
+	if (ina)
+		count(INART_XDP_INA, 1);
+	return rc;
+}
+
+/* 1 if the 20-byte IPv4 header sums to 0xffff (the core checks the same). */
+static __always_inline int csum_ok(const struct iphdr *ip)
+{
+	const __u16 *w = (const __u16 *)ip;
+	__u32 s = 0;
+
+#pragma unroll
+	for (int i = 0; i < 10; i++)
+		s += w[i];
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+SEC("xdp")
+int inart_xdp_switch(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip;
+	struct inart_xdp_port *in, *out;
+	struct inart_xdp_route_key key;
+	__u32 ifindex = ctx->ingress_ifindex, port, *pp, *egress, tot, flen;
+	__u32 sum;
+
+	pp = bpf_map_lookup_elem(&ifports, &ifindex);
+	if (!pp) {
+		count(INART_XDP_ABORT, 1);
+		return XDP_PASS; /* not one of ours (a stale attachment): the stack */
+	}
+	port = *pp;
+	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return to_user(ctx, port, 0);
+	ip = (void *)(eth + 1);
+	if ((void *)(ip + 1) > end)
+		return to_user(ctx, port, 0);
+	flen = (__u32)((long)end - (long)data);
+	tot = bpf_ntohs(ip->tot_len);
+	if (ip->version != 4 || ip->ihl != 5 || tot < 20 || tot > flen - 14 ||
+	    flen > INART_XDP_FRAME_MAX || !csum_ok(ip))
+		return to_user(ctx, port, 0);
+	if (ip->protocol == IPPROTO_UDP && (ip->frag_off & bpf_htons(0x3fff)) == 0) {
+		struct udphdr *u = (void *)(ip + 1);
+		__u32 ulen;
+
+		if ((void *)(u + 1) > end)
+			return to_user(ctx, port, 0);
+		ulen = bpf_ntohs(u->len);
+		if (ulen < 8 || ulen > tot - 20)
+			return to_user(ctx, port, 0); /* the core counts it malformed */
+		if (u->dest == bpf_htons(INART_XDP_UDP_PORT))
+			return to_user(ctx, port, 1);
+	}
+	if (ip->ttl <= 1)
+		return to_user(ctx, port, 0);
+	in = bpf_map_lookup_elem(&ports, &port);
+	if (!in || (in->peer_ip != 0 && in->peer_ip != ip->saddr))
+		return to_user(ctx, port, 0); /* spoofed: the core counts it */
+	if (bpf_map_lookup_elem(&own_ips, &ip->daddr))
+		return to_user(ctx, port, 0);
+	key.prefixlen = 32;
+	key.addr = ip->daddr;
+	egress = bpf_map_lookup_elem(&routes, &key);
+	if (!egress)
+		return to_user(ctx, port, 0); /* no route: the core counts it */
+	port = *egress;
+	out = bpf_map_lookup_elem(&ports, &port);
+	if (!out || !out->peer_known || !out->fwd)
+		return to_user(ctx, *pp, 0);
+	/* TTL - 1 and the checksum (RFC 1624: the TTL is the high byte) */
+	ip->ttl--;
+	sum = (__u32)ip->check + bpf_htons(0x0100);
+	ip->check = (__u16)(sum + (sum >= 0xffff)); /* as the kernel's ip_decrease_ttl */
+	__builtin_memcpy(eth->h_dest, out->peer_mac, 6);
+	__builtin_memcpy(eth->h_source, out->mac, 6);
+	if (flen > tot + 14 && bpf_xdp_adjust_tail(ctx, (int)(tot + 14) - (int)flen) < 0) {
+		count(INART_XDP_ABORT, 1);
+		return XDP_DROP;
+	}
+	count(INART_XDP_FWD, 1);
+	count(INART_XDP_FWD_BYTES, tot + 14);
+	count(INART_XDP_CTR_N + 4 * *pp + INART_XDP_P_RX, 1);
+	count(INART_XDP_CTR_N + 4 * *pp + INART_XDP_P_RX_BYTES, flen);
+	count(INART_XDP_CTR_N + 4 * port + INART_XDP_P_TX, 1);
+	count(INART_XDP_CTR_N + 4 * port + INART_XDP_P_TX_BYTES, tot + 14);
+	return bpf_redirect_map(&devs, port, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,211 @@
+/*
+ * switchd_io: switchd's ports and back end (switchd_io.h).
+ *
+ * --io auto tries xdp first, unless a port's root qdisc shapes or schedules
+ * (AF_XDP copy-mode transmit and XDP redirects bypass it: `inart emu`'s tbf
+ * links would not hold); then io/afpacket's auto (ring, then mmsg).  With
+ * --io auto the XDP program forwards plain IPv4 in the kernel only out of
+ * ports that are not veths (a veth's peer must run XDP or have GRO on to
+ * take a redirected frame, which switchd cannot see from its namespace);
+ * --io xdp forwards out of every port.  With a gate (emulated loss,
+ * aggregation limit) nothing is forwarded in the kernel.
+ */
+#include "daemon/switchd_io.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/log.h"
+#include "io/xsk.h"
+
+/* Why auto should not take xdp on these ports ("" if nothing). */
+static void shaped_ports(const struct sw_state *s, char *why, size_t n)
+{
+	for (int i = 0; i < s->n_ports; i++) {
+		char kind[32];
+
+		if (inart_xsk_shaped(s->ifnames[i], kind, sizeof(kind)) == 1) {
+			snprintf(why, n, "%s has a %s qdisc, which AF_XDP bypasses", s->ifnames[i],
+				 kind);
+			return;
+		}
+	}
+}
+
+static int open_xdp(struct sw_state *s, const struct inart_afp_opt *afo, int batch, int gated,
+		    struct inart_err *err)
+{
+	struct inart_xsk_opt xo = {batch, afo->rx_frames, afo->tx_frames};
+
+	s->xsk = inart_xsk_open(s->ifnames, s->n_ports, &xo, err);
+	if (s->xsk == NULL)
+		return -errno;
+	s->xdp_fwd = 0;
+	for (int i = 0; i < s->n_ports; i++) {
+		s->ports[i] = (struct inart_port){NULL, s->xsk, i};
+		if (!gated && (afo->mode == INART_AFP_XDP || !inart_xsk_is_veth(s->xsk, i)))
+			s->xdp_fwd |= 1ull << i;
+	}
+	return 0;
+}
+
+static int open_afp(struct sw_state *s, const struct inart_afp_opt *afo, struct inart_err *err)
+{
+	for (int i = 0; i < s->n_ports; i++) {
+		s->ports[i].afp = inart_afp_open(s->ifnames[i], afo, err);
+		if (s->ports[i].afp == NULL)
+			return -errno;
+		if (afo->mode == INART_AFP_AUTO &&
+		    inart_afp_mode(s->ports[i].afp) != INART_AFP_RING)
+			inart_log_warn("%s: the kernel refused PACKET_MMAP rings; using "
+				       "recvmmsg/sendmmsg",
+				       s->ifnames[i]);
+	}
+	return 0;
+}
+
+int inart_switchd_io_open(struct sw_state *s, const struct inart_afp_opt *afo_in, int batch,
+			  int gated, struct inart_err *err)
+{
+	struct inart_afp_opt afo = *afo_in;
+	struct inart_err xe = {{0}};
+	char why[sizeof(xe.msg)] = "";
+	int rc;
+
+	if (afo.mode == INART_AFP_XDP || afo.mode == INART_AFP_AUTO) {
+		if (afo.mode == INART_AFP_AUTO && s->cores > 1)
+			snprintf(why, sizeof(why), "--cores %d: xdp serves one core", s->cores);
+		else if (afo.mode == INART_AFP_AUTO)
+			shaped_ports(s, why, sizeof(why));
+		if (why[0] == '\0') {
+			rc = open_xdp(s, &afo, batch, gated, afo.mode == INART_AFP_XDP ? err : &xe);
+			if (rc == 0) {
+				inart_log_info(
+				    "--io %s: xdp (%s; plain IPv4 forwarded in the kernel "
+				    "out of %d of %d ports)",
+				    inart_afp_mode_name(afo.mode), inart_xsk_describe(s->xsk),
+				    __builtin_popcountll(s->xdp_fwd), s->n_ports);
+				return 0;
+			}
+			if (afo.mode == INART_AFP_XDP)
+				return rc;
+			snprintf(why, sizeof(why), "%s", xe.msg);
+		}
+	}
+	rc = open_afp(s, &afo, err);
+	if (rc == 0 && afo_in->mode == INART_AFP_AUTO)
+		inart_log_info("--io auto: %s (xdp not used: %s)",
+			       inart_afp_mode_name(inart_afp_mode(s->ports[0].afp)), why);
+	return rc;
+}
+
+void inart_switchd_io_close(struct sw_state *s)
+{
+	for (int i = 0; i < s->n_ports; i++) {
+		inart_afp_close(s->ports[i].afp);
+		s->ports[i].afp = NULL;
+	}
+	inart_xsk_close(s->xsk); /* detaches the program */
+	s->xsk = NULL;
+}
+
+const char *inart_switchd_io_name(const struct sw_state *s)
+{
+	return inart_afp_mode_name(inart_port_mode(&s->ports[0]));
+}
+
+static void sync_port(struct sw_state *s, int i)
+{
+	int rc = inart_xsk_sync_port(s->xsk, i, s->xdp_mac[i],
+				     s->xdp_peer_known[i] ? s->xdp_peer[i] : NULL,
+				     s->xdp_peer_ip[i], (int)(s->xdp_fwd >> i & 1));
+
+	if (rc < 0)
+		inart_log_warn("%s: XDP port map: %s", s->ifnames[i], strerror(-rc));
+}
+
+void inart_switchd_io_sync(void *arg)
+{
+	struct sw_state *s = arg;
+	struct inart_err err = {{0}};
+	uint32_t ips[INART_SW_MAX_PORTS];
+	struct inart_route *r;
+	int nr, rc;
+
+	if (s->xsk == NULL)
+		return;
+	for (int i = 0; i < s->n_ports; i++) {
+		ips[i] = s->cfg.ports[i].ip;
+		memcpy(s->xdp_mac[i], s->cfg.ports[i].mac, 6);
+		s->xdp_peer_ip[i] = s->cfg.ports[i].peer_ip;
+		s->xdp_peer_known[i] =
+		    inart_switch_peer_mac(inart_shards_core(s->sh, 0), i, s->xdp_peer[i]) == 0;
+		sync_port(s, i);
+	}
+	rc = inart_xsk_sync_own_ips(s->xsk, ips, s->n_ports);
+	if (rc < 0)
+		inart_log_warn("XDP own addresses: %s", strerror(-rc));
+	nr = inart_switch_get_routes(inart_shards_core(s->sh, 0), NULL, 0);
+	r = calloc((size_t)nr + 1, sizeof(*r));
+	if (r == NULL) {
+		inart_log_warn("XDP routes: out of memory");
+		return;
+	}
+	nr = inart_switch_get_routes(inart_shards_core(s->sh, 0), r, nr);
+	if (inart_xsk_sync_routes(s->xsk, r, nr, &err) < 0)
+		inart_log_warn("%s", err.msg);
+	free(r);
+}
+
+void inart_switchd_io_peers(struct sw_state *s)
+{
+	if (s->xsk == NULL)
+		return;
+	for (int i = 0; i < s->n_ports; i++) {
+		uint8_t m[6];
+		int known = inart_switch_peer_mac(inart_shards_core(s->sh, 0), i, m) == 0;
+
+		if (known == s->xdp_peer_known[i] && (!known || memcmp(m, s->xdp_peer[i], 6) == 0))
+			continue;
+		s->xdp_peer_known[i] = (uint8_t)known;
+		memcpy(s->xdp_peer[i], m, 6);
+		sync_port(s, i);
+	}
+}
+
+void inart_switchd_io_port_stats(const struct sw_state *s, struct inart_sw_port_stats *ports)
+{
+	uint64_t c[INART_XDP_N_CTRS];
+
+	if (s->xsk == NULL || inart_xsk_counters(s->xsk, c) < 0)
+		return;
+	for (int i = 0; i < s->n_ports; i++) {
+		const uint64_t *p = &c[INART_XDP_CTR_N + 4 * i];
+
+		ports[i].rx_pkts += p[INART_XDP_P_RX];
+		ports[i].rx_bytes += p[INART_XDP_P_RX_BYTES];
+		ports[i].tx_pkts += p[INART_XDP_P_TX];
+		ports[i].tx_bytes += p[INART_XDP_P_TX_BYTES];
+	}
+}
+
+json_t *inart_switchd_io_json(const struct sw_state *s)
+{
+	static const char *const names[INART_XDP_CTR_N] = {
+	    [INART_XDP_FWD] = "fwd",   [INART_XDP_FWD_BYTES] = "fwd_bytes",
+	    [INART_XDP_USER] = "user", [INART_XDP_INA] = "ina",
+	    [INART_XDP_PASS] = "pass", [INART_XDP_ABORT] = "abort"};
+	uint64_t c[INART_XDP_N_CTRS];
+	json_t *o;
+
+	if (s->xsk == NULL || inart_xsk_counters(s->xsk, c) < 0)
+		return NULL;
+	o = json_object();
+	json_object_set_new(o, "mode", json_string(inart_xsk_describe(s->xsk)));
+	json_object_set_new(o, "fwd_ports", json_integer((json_int_t)s->xdp_fwd));
+	for (int k = 0; k < INART_XDP_CTR_N; k++)
+		json_object_set_new(o, names[k], json_integer((json_int_t)c[k]));
+	return o;
+}

@@ -1,0 +1,56 @@
+/*
+ * xdp_switch.h: what the XDP program of `inart switchd --io xdp`
+ * (bpf/xdp_switch.bpf.c) and its loader (io/xsk.c) share: the layout of
+ * its maps' keys and values and of its counters.  Fixed-width types only
+ * (included by BPF C and by user space).
+ */
+#ifndef INART_XDP_SWITCH_H
+#define INART_XDP_SWITCH_H
+
+#include <linux/types.h>
+
+#define INART_XDP_MAX_PORTS 64
+#define INART_XDP_MAX_ROUTES 65536
+#define INART_XDP_MAX_OWN_IPS 256
+#define INART_XDP_UDP_PORT 47470 /* INART_WIRE_UDP_PORT (dp/wire.h) */
+#define INART_XDP_FRAME_MAX 1518 /* INART_FRAME_MAX (dp/switch.h) */
+
+/* ports[port]: the switch port's configuration as the program needs it */
+struct inart_xdp_port {
+	__u32 peer_ip;	  /* network order; 0: no ingress check */
+	__u8 mac[6];	  /* the port's own MAC: source of forwarded frames */
+	__u8 peer_mac[6]; /* destination of forwarded frames */
+	__u8 peer_known;  /* 0: peer MAC not learned yet (frames go to user space) */
+	__u8 fwd;	  /* 1: plain IPv4 may leave through this port in the kernel */
+	__u16 pad;
+};
+
+/* routes: an LPM trie, the same routes as the switch core's */
+struct inart_xdp_route_key {
+	__u32 prefixlen; /* 0..32 */
+	__u32 addr;	 /* network order */
+};
+
+/* counters (a per-CPU array): index enum inart_xdp_ctr, then per port p
+ * INART_XDP_CTR_N + 4 * p + enum inart_xdp_port_ctr (forwarded frames only:
+ * what reaches user space is counted there) */
+enum inart_xdp_ctr {
+	INART_XDP_FWD,	     /* plain IPv4 forwarded in the kernel (redirect issued) */
+	INART_XDP_FWD_BYTES, /* their bytes (after trimming) */
+	INART_XDP_USER,	     /* frames steered to the port's AF_XDP socket */
+	INART_XDP_INA,	     /* of which InArt (UDP to INART_XDP_UDP_PORT) */
+	INART_XDP_PASS,	     /* no socket on that queue: passed to the stack */
+	INART_XDP_ABORT,     /* unknown interface or a failed trim: dropped */
+	INART_XDP_CTR_N
+};
+
+enum inart_xdp_port_ctr {
+	INART_XDP_P_RX,
+	INART_XDP_P_RX_BYTES,
+	INART_XDP_P_TX,
+	INART_XDP_P_TX_BYTES
+};
+
+#define INART_XDP_N_CTRS (INART_XDP_CTR_N + 4 * INART_XDP_MAX_PORTS)
+
+#endif

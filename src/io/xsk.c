@@ -1,0 +1,816 @@
+/*
+ * xsk: AF_XDP sockets over one shared UMEM and the switch's XDP program
+ * (xsk.h).  Memory: the UMEM (mmap'ed at open), the free stack of transmit
+ * frames, per port the rings and the addresses of the frames handed to the
+ * caller by the last recv (held).  Nothing is allocated after open.
+ *
+ * Frame ownership: a receive frame of port p is in p's fill ring, in the
+ * kernel, in p's receive ring or held; a transmit frame is on the free
+ * stack, in a transmit ring, in the kernel or in a completion ring.  Every
+ * descriptor the kernel hands back is checked to lie inside the UMEM.
+ */
+#include "io/xsk.h"
+
+#include <errno.h>
+
+#ifndef INART_HAVE_XDP
+
+int inart_xsk_built(void)
+{
+	return 0;
+}
+
+struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				 struct inart_err *err)
+{
+	inart_err_set(err, -EOPNOTSUPP,
+		      "--io xdp: this inart was built without libxdp/libbpf (scripts/deps.sh "
+		      "installs them; then meson setup --reconfigure)");
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void inart_xsk_close(struct inart_xsk *x)
+{
+}
+
+const char *inart_xsk_describe(const struct inart_xsk *x)
+{
+	return "not built";
+}
+
+int inart_xsk_is_veth(const struct inart_xsk *x, int i)
+{
+	return 0;
+}
+
+int inart_xsk_shaped(const char *ifname, char *kind, size_t kind_len)
+{
+	return 0;
+}
+
+int inart_xsk_fd(const struct inart_xsk *x, int i)
+{
+	return -1;
+}
+
+void inart_xsk_mac(const struct inart_xsk *x, int i, uint8_t mac[6])
+{
+}
+
+int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, int max)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_queue(struct inart_xsk *x, int i, const uint8_t *frame, size_t len)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_pending(const struct inart_xsk *x, int i)
+{
+	return 0;
+}
+
+int inart_xsk_flush(struct inart_xsk *x, int i)
+{
+	return 0;
+}
+
+int inart_xsk_clear_error(struct inart_xsk *x, int i)
+{
+	return 0;
+}
+
+void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st)
+{
+}
+
+int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const uint8_t *peer_mac,
+			uint32_t peer_ip, int fwd)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
+			  struct inart_err *err)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
+{
+	return -EOPNOTSUPP;
+}
+
+#else
+
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <xdp/xsk.h>
+
+#include "common/file.h"
+#include <xdp_switch.skel.h> /* generated: bpftool gen skeleton (meson.build) */
+
+#define FRAME 2048u
+#define MAX_BATCH 1024
+#define KICKS_MAX 64 /* copy mode sends 32 frames per kick: a flush's bound */
+
+struct xport {
+	struct xsk_socket *sk;
+	struct xsk_ring_cons rx, cq;
+	struct xsk_ring_prod tx, fq;
+	int fd, ifindex, link_fd, veth;
+	uint8_t mac[6];
+	int n_held, tx_n; /* tx_n: reserved, not yet submitted */
+	int stalled;	  /* the last kick failed (link down, device gone) */
+	uint64_t held[MAX_BATCH];
+	struct inart_afp_stats st;
+	struct xdp_statistics ks_base;
+};
+
+struct inart_xsk {
+	int n, batch, rx_frames, tx_frames;
+	struct xdp_switch *skel;
+	struct xsk_umem *umem;
+	uint8_t *buf;
+	size_t buf_len;
+	uint64_t *free_tx; /* stack of free transmit frames (addresses) */
+	int n_free, cap_free;
+	int zc, native;
+	char desc[160];
+	struct xport p[INART_SW_MAX_PORTS];
+};
+
+int inart_xsk_built(void)
+{
+	return 1;
+}
+
+/* libbpf prints nothing of its own (libraries never print). */
+static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static int pow2(int v)
+{
+	int p = 64;
+
+	while (p < v && p < 65536)
+		p <<= 1;
+	return p;
+}
+
+/* Receive queues of ifname (/sys/class/net/IF/queues/rx-*), 1 if unknown. */
+static int rx_queues(const char *ifname)
+{
+	char path[96];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	dir = opendir(path);
+	if (dir == NULL)
+		return 1;
+	while ((d = readdir(dir)) != NULL)
+		n += strncmp(d->d_name, "rx-", 3) == 0;
+	closedir(dir);
+	return n > 0 ? n : 1;
+}
+
+/* The interface's MAC and whether its driver is veth. */
+static void if_info(const char *ifname, uint8_t mac[6], int *veth)
+{
+	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (fd >= 0 && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	ifr.ifr_data = (void *)&di;
+	*veth = fd >= 0 && ioctl(fd, SIOCETHTOOL, &ifr) == 0 && strcmp(di.driver, "veth") == 0;
+	inart_fd_close(fd);
+}
+
+/* The kind of ifindex's root qdisc from an RTM_NEWQDISC message, or "". */
+static void qdisc_kind(const struct nlmsghdr *h, int ifindex, char *kind, size_t n)
+{
+	const struct tcmsg *t = NLMSG_DATA(h);
+	const struct rtattr *a;
+	int len;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*t)) || t->tcm_ifindex != ifindex ||
+	    t->tcm_parent != TC_H_ROOT)
+		return;
+	len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*t));
+	for (a = (const struct rtattr *)((const char *)t + NLMSG_ALIGN(sizeof(*t))); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len))
+		if (a->rta_type == TCA_KIND && RTA_PAYLOAD(a) > 0)
+			snprintf(kind, n, "%.*s", (int)RTA_PAYLOAD(a), (const char *)RTA_DATA(a));
+}
+
+int inart_xsk_shaped(const char *ifname, char *kind, size_t kind_len)
+{
+	static const char *const plain[] = {"",	  "noqueue", "pfifo_fast", "fq_codel", "fq",
+					    "mq", "pfifo",   "bfifo",	   "sfq",      "cake_mq"};
+	struct {
+		struct nlmsghdr h;
+		struct tcmsg t;
+	} rq = {
+	    {NLMSG_LENGTH(sizeof(struct tcmsg)), RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, 1, 0},
+	    {.tcm_family = AF_UNSPEC}};
+	char buf[16384], k[32] = "";
+	int ifindex = (int)if_nametoindex(ifname), fd, done = 0, rc = 0;
+
+	if (ifindex == 0)
+		return -ENODEV;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0 || send(fd, &rq, sizeof(rq), 0) < 0) {
+		rc = -errno;
+		inart_fd_close(fd);
+		return rc;
+	}
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *h = (const void *)buf;
+		int left = (int)n;
+
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			break;
+		}
+		for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				done = 1;
+			else if (h->nlmsg_type == RTM_NEWQDISC)
+				qdisc_kind(h, ifindex, k, sizeof(k));
+		}
+	}
+	inart_fd_close(fd);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (strcmp(k, plain[i]) == 0)
+			return 0;
+	snprintf(kind, kind_len, "%s", k);
+	return 1;
+}
+
+/* Delete the sockets and the UMEM (for the fallback to copy mode, and at
+ * close); the UMEM's memory stays. */
+static void close_sockets(struct inart_xsk *x)
+{
+	for (int i = 0; i < x->n; i++) {
+		xsk_socket__delete(x->p[i].sk);
+		x->p[i].sk = NULL;
+		x->p[i].fd = -1;
+	}
+	if (x->umem != NULL)
+		xsk_umem__delete(x->umem);
+	x->umem = NULL;
+}
+
+/* The UMEM and one socket per port with bind flags `bind`, each in the
+ * program's XSKMAP, the fill rings full, the free stack refilled.  0 or
+ * -errno (err). */
+static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_t bind,
+			struct inart_err *err)
+{
+	struct xsk_umem_config uc = {.fill_size = (uint32_t)x->rx_frames,
+				     .comp_size = (uint32_t)x->tx_frames,
+				     .frame_size = FRAME,
+				     .frame_headroom = 0,
+				     .flags = 0};
+	struct xsk_socket_config sc = {.rx_size = (uint32_t)x->rx_frames,
+				       .tx_size = (uint32_t)x->tx_frames,
+				       .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+				       .xdp_flags = 0,
+				       .bind_flags = bind};
+	int map = bpf_map__fd(x->skel->maps.xsks), rc;
+
+	rc = xsk_umem__create(&x->umem, x->buf, x->buf_len, &x->p[0].fq, &x->p[0].cq, &uc);
+	if (rc < 0) {
+		x->umem = NULL;
+		return inart_err_set(err, rc, "AF_XDP UMEM of %zu MB: %s", x->buf_len >> 20,
+				     strerror(-rc));
+	}
+	for (int i = 0; i < x->n; i++) {
+		struct xport *p = &x->p[i];
+		uint32_t idx = 0, key = (uint32_t)i;
+
+		rc = xsk_socket__create_shared(&p->sk, ifnames[i], 0, x->umem, &p->rx, &p->tx,
+					       &p->fq, &p->cq, &sc);
+		if (rc < 0) {
+			p->sk = NULL;
+			return inart_err_set(err, rc, "%s: AF_XDP socket: %s", ifnames[i],
+					     strerror(-rc));
+		}
+		p->fd = xsk_socket__fd(p->sk);
+		if (bpf_map_update_elem(map, &key, &p->fd, BPF_ANY) < 0) {
+			rc = -errno;
+			return inart_err_set(err, rc, "%s: XSKMAP: %s", ifnames[i], strerror(-rc));
+		}
+		/* port i's receive frames: [i * rx_frames, (i + 1) * rx_frames) */
+		if (xsk_ring_prod__reserve(&p->fq, (uint32_t)x->rx_frames, &idx) !=
+		    (uint32_t)x->rx_frames)
+			return inart_err_set(err, -ENOSPC, "%s: AF_XDP fill ring", ifnames[i]);
+		for (int k = 0; k < x->rx_frames; k++)
+			*xsk_ring_prod__fill_addr(&p->fq, idx + (uint32_t)k) =
+			    ((uint64_t)i * (uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
+		xsk_ring_prod__submit(&p->fq, (uint32_t)x->rx_frames);
+		p->n_held = 0;
+		p->tx_n = 0;
+	}
+	x->n_free = 0;
+	for (int k = 0; k < x->cap_free; k++)
+		x->free_tx[x->n_free++] =
+		    ((uint64_t)x->n * (uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
+	return 0;
+}
+
+/* The program loaded, its port maps filled.  0 or -errno (err). */
+static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
+{
+	int rc;
+
+	libbpf_set_print(quiet);
+	x->skel = xdp_switch__open_and_load();
+	if (x->skel == NULL) {
+		rc = -errno;
+		return inart_err_set(
+		    err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
+		    rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
+	}
+	for (int i = 0; i < x->n; i++) {
+		uint32_t port = (uint32_t)i, ifx = (uint32_t)x->p[i].ifindex;
+
+		if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.ifports), &ifx, &port, BPF_ANY) <
+			0 ||
+		    bpf_map_update_elem(bpf_map__fd(x->skel->maps.devs), &port, &ifx, BPF_ANY) <
+			0) {
+			rc = -errno;
+			return inart_err_set(err, rc, "%s: XDP port maps: %s", ifnames[i],
+					     strerror(-rc));
+		}
+	}
+	return 0;
+}
+
+/* Attach the program to every port: a link each (native, else generic). */
+static int attach(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
+{
+	int prog = bpf_program__fd(x->skel->progs.inart_xdp_switch);
+
+	x->native = 1;
+	for (int i = 0; i < x->n; i++) {
+		LIBBPF_OPTS(bpf_link_create_opts, drv, .flags = XDP_FLAGS_DRV_MODE);
+		LIBBPF_OPTS(bpf_link_create_opts, skb, .flags = XDP_FLAGS_SKB_MODE);
+		int fd = bpf_link_create(prog, x->p[i].ifindex, BPF_XDP, &drv), rc;
+
+		if (fd < 0 && errno != EBUSY && errno != EEXIST) {
+			fd = bpf_link_create(prog, x->p[i].ifindex, BPF_XDP, &skb);
+			if (fd >= 0)
+				x->native = 0;
+		}
+		if (fd < 0) {
+			rc = -errno;
+			return inart_err_set(err, rc, "%s: attaching the XDP program: %s%s",
+					     ifnames[i], strerror(-rc),
+					     rc == -EBUSY || rc == -EEXIST
+						 ? " (the interface has an XDP program already)"
+						 : "");
+		}
+		x->p[i].link_fd = fd;
+	}
+	return 0;
+}
+
+static int check_ports(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
+{
+	for (int i = 0; i < x->n; i++) {
+		int q;
+
+		x->p[i].fd = x->p[i].link_fd = -1;
+		if (ifnames[i] == NULL || strlen(ifnames[i]) >= IF_NAMESIZE ||
+		    (x->p[i].ifindex = (int)if_nametoindex(ifnames[i])) == 0)
+			return inart_err_set(err, -ENODEV, "%s: no such interface",
+					     ifnames[i] ? ifnames[i] : "(null)");
+		q = rx_queues(ifnames[i]);
+		if (q > 1)
+			return inart_err_set(err, -EOPNOTSUPP,
+					     "%s: %d receive queues; --io xdp serves queue 0 only "
+					     "(ethtool -L %s combined 1)",
+					     ifnames[i], q, ifnames[i]);
+		if_info(ifnames[i], x->p[i].mac, &x->p[i].veth);
+	}
+	return 0;
+}
+
+struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				 struct inart_err *err)
+{
+	struct rlimit inf = {RLIM_INFINITY, RLIM_INFINITY};
+	struct inart_xsk *x;
+	char zc_why[64] = "";
+	double phys;
+	int rc;
+
+	if (n < 1 || n > INART_SW_MAX_PORTS || o == NULL || o->batch < 1 || o->batch > MAX_BATCH ||
+	    o->rx_frames < 64 || o->tx_frames < o->batch) {
+		inart_err_set(err, -EINVAL, "--io xdp: bad port count, batch or ring size");
+		return inart_null_errno(EINVAL);
+	}
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return NULL;
+	x->n = n;
+	x->batch = o->batch;
+	x->rx_frames = pow2(o->rx_frames);
+	x->tx_frames = pow2(o->tx_frames);
+	x->cap_free = n * x->tx_frames;
+	rc = check_ports(x, ifnames, err);
+	if (rc < 0)
+		goto fail;
+	setrlimit(RLIMIT_MEMLOCK, &inf); /* best effort: the UMEM is pinned */
+	x->buf_len = (size_t)n * (size_t)(x->rx_frames + x->tx_frames) * FRAME;
+	phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	if (phys > 0 && (double)x->buf_len > phys / 4) {
+		rc = inart_err_set(err, -ENOMEM,
+				   "--io xdp: a UMEM of %zu MB (%d ports x %d frames) is more than "
+				   "a quarter of this machine's memory; fewer --ring-frames",
+				   x->buf_len >> 20, n, x->rx_frames + x->tx_frames);
+		goto fail;
+	}
+	x->buf = mmap(NULL, x->buf_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	x->free_tx = calloc((size_t)x->cap_free, sizeof(*x->free_tx));
+	if (x->buf == MAP_FAILED || x->free_tx == NULL) {
+		if (x->buf == MAP_FAILED)
+			x->buf = NULL;
+		rc = inart_err_set(err, -ENOMEM, "--io xdp: UMEM of %zu MB: out of memory",
+				   x->buf_len >> 20);
+		goto fail;
+	}
+	rc = load_prog(x, ifnames, err);
+	if (rc < 0)
+		goto fail;
+	x->zc = 1;
+	rc = open_sockets(x, ifnames, XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP, err);
+	if (rc < 0) {
+		snprintf(zc_why, sizeof(zc_why), "zero-copy refused: %s", strerror(-rc));
+		close_sockets(x);
+		x->zc = 0;
+		rc = open_sockets(x, ifnames, XDP_COPY | XDP_USE_NEED_WAKEUP, err);
+	}
+	if (rc < 0)
+		goto fail;
+	rc = attach(x, ifnames, err);
+	if (rc < 0)
+		goto fail;
+	snprintf(x->desc, sizeof(x->desc), "AF_XDP %s%s%s%s, %s XDP",
+		 x->zc ? "zero-copy" : "copy mode", zc_why[0] ? " (" : "", zc_why,
+		 zc_why[0] ? ")" : "", x->native ? "native" : "generic");
+	return x;
+fail:
+	inart_xsk_close(x);
+	return inart_null_errno(-rc);
+}
+
+void inart_xsk_close(struct inart_xsk *x)
+{
+	if (x == NULL)
+		return;
+	for (int i = 0; i < x->n; i++)
+		inart_fd_close(x->p[i].link_fd); /* detaches the program */
+	close_sockets(x);
+	xdp_switch__destroy(x->skel);
+	if (x->buf != NULL)
+		munmap(x->buf, x->buf_len);
+	free(x->free_tx);
+	free(x);
+}
+
+const char *inart_xsk_describe(const struct inart_xsk *x)
+{
+	return x->desc;
+}
+
+int inart_xsk_fd(const struct inart_xsk *x, int i)
+{
+	return x->p[i].fd;
+}
+
+int inart_xsk_is_veth(const struct inart_xsk *x, int i)
+{
+	return x->p[i].veth;
+}
+
+void inart_xsk_mac(const struct inart_xsk *x, int i, uint8_t mac[6])
+{
+	memcpy(mac, x->p[i].mac, 6);
+}
+
+/* Give the frames held by the caller back to the fill ring (it has room:
+ * a port's receive frames are exactly its fill ring's size). */
+static void refill(struct inart_xsk *x, struct xport *p)
+{
+	uint32_t idx = 0;
+
+	if (p->n_held == 0)
+		return;
+	if (xsk_ring_prod__reserve(&p->fq, (uint32_t)p->n_held, &idx) != (uint32_t)p->n_held)
+		return; /* cannot happen; keep them for the next call */
+	for (int k = 0; k < p->n_held; k++)
+		*xsk_ring_prod__fill_addr(&p->fq, idx + (uint32_t)k) = p->held[k];
+	xsk_ring_prod__submit(&p->fq, (uint32_t)p->n_held);
+	p->n_held = 0;
+	if (xsk_ring_prod__needs_wakeup(&p->fq))
+		recvfrom(p->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+}
+
+int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, int max)
+{
+	struct xport *p = &x->p[i];
+	uint32_t idx = 0, n;
+	int k = 0;
+
+	refill(x, p);
+	if (p->n_held > 0)
+		return 0;
+	if (max > x->batch)
+		max = x->batch;
+	if (max <= 0)
+		return 0;
+	n = xsk_ring_cons__peek(&p->rx, (uint32_t)max, &idx);
+	if (n == 0)
+		return 0;
+	p->st.rx_calls++;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&p->rx, idx + j);
+		uint64_t a = xsk_umem__extract_addr(d->addr),
+			 off = xsk_umem__add_offset_to_addr(d->addr);
+
+		/* the frame base goes back to the fill ring whatever its content */
+		p->held[p->n_held++] = a & ~(uint64_t)(FRAME - 1);
+		if (off >= x->buf_len || d->len > FRAME || (off & (FRAME - 1)) + d->len > FRAME ||
+		    d->len > UINT16_MAX) {
+			p->st.rx_trunc++;
+			continue;
+		}
+		data[k] = x->buf + off;
+		len[k] = (uint16_t)d->len;
+		p->st.rx++;
+		p->st.rx_bytes += d->len;
+		k++;
+	}
+	xsk_ring_cons__release(&p->rx, n);
+	return k;
+}
+
+/* Completed transmit frames of port p back to the free stack. */
+static void reclaim(struct inart_xsk *x, struct xport *p)
+{
+	uint32_t idx = 0, n = xsk_ring_cons__peek(&p->cq, (uint32_t)x->tx_frames, &idx);
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&p->cq, idx + j);
+
+		if (a < x->buf_len && x->n_free < x->cap_free)
+			x->free_tx[x->n_free++] = a & ~(uint64_t)(FRAME - 1);
+	}
+	if (n > 0)
+		xsk_ring_cons__release(&p->cq, n);
+	p->st.tx += n;
+}
+
+int inart_xsk_queue(struct inart_xsk *x, int i, const uint8_t *frame, size_t len)
+{
+	struct xport *p = &x->p[i];
+	struct xdp_desc *d;
+	uint32_t idx = 0;
+
+	if (x->n_free == 0)
+		for (int k = 0; k < x->n; k++)
+			reclaim(x, &x->p[k]);
+	if (len > FRAME || len == 0 || x->n_free == 0 ||
+	    xsk_ring_prod__reserve(&p->tx, 1, &idx) != 1) {
+		p->st.tx_drops++;
+		return -ENOBUFS;
+	}
+	d = xsk_ring_prod__tx_desc(&p->tx, idx);
+	d->addr = x->free_tx[--x->n_free];
+	d->len = (uint32_t)len;
+	d->options = 0;
+	memcpy(x->buf + d->addr, frame, len);
+	p->st.tx_bytes += len;
+	p->tx_n++;
+	return 0;
+}
+
+/* Descriptors submitted that the kernel has not taken yet. */
+static uint32_t outstanding(const struct xport *p)
+{
+	uint32_t cons = __atomic_load_n(p->tx.consumer, __ATOMIC_ACQUIRE);
+
+	return *p->tx.producer - cons;
+}
+
+int inart_xsk_pending(const struct inart_xsk *x, int i)
+{
+	const struct xport *p = &x->p[i];
+
+	/* frames the kernel refused to take stay in the ring (submitted
+	   descriptors cannot be withdrawn) and go out at the next kick that
+	   works; they are not pending meanwhile, or the loop would spin */
+	return p->tx_n + (p->stalled ? 0 : (int)outstanding(p));
+}
+
+int inart_xsk_flush(struct inart_xsk *x, int i)
+{
+	struct xport *p = &x->p[i];
+
+	if (p->tx_n > 0) {
+		xsk_ring_prod__submit(&p->tx, (uint32_t)p->tx_n);
+		p->tx_n = 0;
+	}
+	for (int k = 0; k < KICKS_MAX && outstanding(p) > 0; k++) {
+		if (!xsk_ring_prod__needs_wakeup(&p->tx))
+			break; /* the driver sends on its own (zero-copy) */
+		p->st.tx_calls++;
+		p->stalled = 0;
+		if (sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+			continue;
+		if (errno == EAGAIN || errno == EINTR)
+			continue; /* copy mode: a batch sent, more to go */
+		if (errno == ENOBUFS || errno == EBUSY) {
+			p->st.tx_blocked++;
+			break;
+		}
+		p->st.tx_errors++; /* e.g. ENETDOWN, ENXIO: the ring keeps them */
+		p->stalled = 1;
+		break;
+	}
+	reclaim(x, p);
+	return (int)outstanding(p);
+}
+
+int inart_xsk_clear_error(struct inart_xsk *x, int i)
+{
+	int e = 0;
+	socklen_t l = sizeof(e);
+
+	if (getsockopt(x->p[i].fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0)
+		return errno;
+	return e;
+}
+
+void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st)
+{
+	struct xport *p = &x->p[i];
+	struct xdp_statistics ks;
+	socklen_t l = sizeof(ks);
+
+	memset(&ks, 0, sizeof(ks));
+	if (getsockopt(p->fd, SOL_XDP, XDP_STATISTICS, &ks, &l) == 0) {
+		/* the kernel's counters do not reset: since open.  A frame
+		   that found the fill ring empty is counted in rx_dropped and
+		   again in rx_fill_ring_empty_descs: only once here */
+		p->st.rx_kernel_drops = ks.rx_dropped + ks.rx_ring_full;
+	}
+	*st = p->st;
+	st->tx_errors += ks.tx_invalid_descs;
+}
+
+int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const uint8_t *peer_mac,
+			uint32_t peer_ip, int fwd)
+{
+	struct inart_xdp_port v;
+	uint32_t key = (uint32_t)i;
+
+	memset(&v, 0, sizeof(v));
+	memcpy(v.mac, mac, 6);
+	if (peer_mac != NULL) {
+		memcpy(v.peer_mac, peer_mac, 6);
+		v.peer_known = 1;
+	}
+	v.peer_ip = htonl(peer_ip);
+	v.fwd = fwd ? 1 : 0;
+	if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.ports), &key, &v, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
+{
+	int fd = bpf_map__fd(x->skel->maps.own_ips);
+	uint32_t key, next, one = 1;
+	void *prev = NULL;
+
+	for (int i = 0; i < n; i++) {
+		key = htonl(ips[i]);
+		if (ips[i] != 0 && bpf_map_update_elem(fd, &key, &one, BPF_ANY) < 0)
+			return -errno;
+	}
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		int keep = 0;
+
+		for (int i = 0; i < n && !keep; i++)
+			keep = htonl(ips[i]) == next;
+		key = next;
+		if (!keep && bpf_map_delete_elem(fd, &key) == 0)
+			prev = NULL; /* start over: the walk order may change */
+		else
+			prev = &key;
+	}
+	return 0;
+}
+
+static struct inart_xdp_route_key route_key(const struct inart_route *r)
+{
+	struct inart_xdp_route_key k;
+	uint32_t mask = r->len == 0 ? 0 : ~0u << (32 - r->len);
+
+	k.prefixlen = r->len;
+	k.addr = htonl(r->prefix & mask);
+	return k;
+}
+
+int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
+			  struct inart_err *err)
+{
+	int fd = bpf_map__fd(x->skel->maps.routes);
+	struct inart_xdp_route_key key, next;
+	void *prev = NULL;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t port = r[i].port;
+
+		key = route_key(&r[i]);
+		if (r[i].len > 32 || bpf_map_update_elem(fd, &key, &port, BPF_ANY) < 0)
+			return inart_err_set(err, r[i].len > 32 ? -EINVAL : -errno,
+					     "XDP route %d (/%u): %s", i, r[i].len,
+					     strerror(r[i].len > 32 ? EINVAL : errno));
+	}
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		int keep = 0;
+
+		for (int i = 0; i < n && !keep; i++) {
+			struct inart_xdp_route_key k = route_key(&r[i]);
+
+			keep = k.prefixlen == next.prefixlen && k.addr == next.addr;
+		}
+		key = next;
+		if (!keep && bpf_map_delete_elem(fd, &key) == 0)
+			prev = NULL;
+		else
+			prev = &key;
+	}
+	return 0;
+}
+
+int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(x->skel->maps.ctrs);
+	uint64_t v[1024];
+
+	if (ncpu <= 0 || ncpu > 1024)
+		return -EINVAL;
+	for (uint32_t k = 0; k < INART_XDP_N_CTRS; k++) {
+		c[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, v) < 0)
+			return -errno;
+		for (int j = 0; j < ncpu; j++)
+			c[k] += v[j];
+	}
+	return 0;
+}
+
+#endif

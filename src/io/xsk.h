@@ -1,0 +1,93 @@
+/*
+ * xsk: the AF_XDP back end of switchd (`--io xdp`): one set of sockets, one
+ * per switch port, over one UMEM they share, and the project's own XDP
+ * program (bpf/xdp_switch.bpf.c) on every port.  The program forwards the
+ * plain IPv4 the switch core would forward (its routes, own addresses,
+ * ingress filter and peer MACs are copied into its maps with
+ * inart_xsk_sync_*) and steers everything else to the port's socket.
+ *
+ * Sockets: zero-copy with need-wakeup where the driver offers it, else copy
+ * mode (veth refuses zero-copy); queue 0 only (an interface with more than
+ * one receive queue is refused: `ethtool -L IF combined 1`).  The program is
+ * attached native (driver) where the driver allows it, else generic (skb).
+ * Each attachment is a bpf_link owned by this process: it goes when the set
+ * is closed and when the process dies (kill -9 included), nothing pinned.
+ *
+ * UMEM (2 KB frames): rx_frames per port for its fill ring (a received
+ * frame goes back to the fill ring of its port at the next recv), plus
+ * tx_frames per port in one free stack the transmit side of every port
+ * draws from (frames come back through the completion rings).  Rings are
+ * used in batches; a system call is made only when the kernel asks for a
+ * wake-up (need-wakeup) or, in copy mode, to make the kernel send.
+ *
+ * Threads: everything on one thread (the packet thread), except
+ * inart_xsk_counters (any thread: it reads a map).
+ * Without libxdp/libbpf at build time inart_xsk_open fails with EOPNOTSUPP.
+ */
+#ifndef INART_XSK_H
+#define INART_XSK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "dp/switch.h"
+#include "io/afpacket.h"
+#include "io/xdp_switch.h"
+
+struct inart_xsk_opt {
+	int batch;     /* frames per recv / kick, 1..1024 */
+	int rx_frames; /* per port: fill and receive ring (rounded up to 2^k) */
+	int tx_frames; /* per port: transmit and completion ring (2^k) */
+};
+
+struct inart_xsk;
+
+/* 1 if the build has the AF_XDP back end (libxdp and libbpf found). */
+int inart_xsk_built(void);
+
+/* Open the set on ifnames[0..n) (port i = ifnames[i]).  NULL + errno with
+ * err saying why: EOPNOTSUPP (not built, more than one queue), EPERM (no
+ * CAP_BPF / CAP_NET_ADMIN / CAP_NET_RAW), ENODEV, ENOMEM (UMEM), EBUSY
+ * (another XDP program on an interface). */
+struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				 struct inart_err *err);
+void inart_xsk_close(struct inart_xsk *x);
+/* Whether port i is a veth: a frame forwarded in the kernel into a veth is
+ * lost unless its peer runs an XDP program or has GRO on. */
+int inart_xsk_is_veth(const struct inart_xsk *x, int i);
+/* Why ifname's transmit side is not what AF_XDP gives (its copy mode and
+ * XDP redirects bypass the queueing discipline): the kind of a root qdisc
+ * that shapes or schedules ("tbf", "netem", ...) into kind, 1; 0 if the
+ * root qdisc is a plain queue (or none), -errno if it cannot be read. */
+int inart_xsk_shaped(const char *ifname, char *kind, size_t kind_len);
+/* How it runs, e.g. "AF_XDP copy mode (zero-copy refused), native XDP". */
+const char *inart_xsk_describe(const struct inart_xsk *x);
+
+/* Port i, as io/afpacket's functions of the same names (io/port.h). */
+int inart_xsk_fd(const struct inart_xsk *x, int i);
+void inart_xsk_mac(const struct inart_xsk *x, int i, uint8_t mac[6]);
+int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, int max);
+int inart_xsk_queue(struct inart_xsk *x, int i, const uint8_t *frame, size_t len);
+int inart_xsk_pending(const struct inart_xsk *x, int i);
+int inart_xsk_flush(struct inart_xsk *x, int i);
+int inart_xsk_clear_error(struct inart_xsk *x, int i);
+void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st);
+
+/* The program's view of port i: its MAC, the peer's (NULL: not known; no
+ * forwarding out of i in the kernel), the host address of ingress filtering
+ * (host order, 0: none), fwd 0 to keep every frame out of i in user space
+ * (emulated losses).  0 or -errno. */
+int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const uint8_t *peer_mac,
+			uint32_t peer_ip, int fwd);
+/* The switch's own addresses (host order; 0 skipped): replaces the set. */
+int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n);
+/* The routes: the trie becomes r[0..n) (new ones added first, then stale
+ * ones deleted).  0 or -errno (err: which route). */
+int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
+			  struct inart_err *err);
+/* The program's counters summed over CPUs, since open: c[INART_XDP_N_CTRS]
+ * (xdp_switch.h).  0 or -errno. */
+int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c);
+
+#endif

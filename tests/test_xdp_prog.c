@@ -1,0 +1,251 @@
+/*
+ * test_xdp_prog: the XDP program of switchd --io xdp (bpf/xdp_switch.bpf.c)
+ * against the switch core (dp/switch) on the same frames: random IPv4
+ * frames (addresses in and out of the routes, the switch's own address, a
+ * spoofed source, TTL 0..2 and 64, UDP to the InArt port and elsewhere,
+ * IHL, lengths, padding, a few random bytes flipped) go through the program
+ * (BPF_PROG_TEST_RUN, no interface needed: the ingress is lo, mapped to
+ * port 0) and through inart_switch_rx.  Whatever the program forwards in
+ * the kernel (XDP_REDIRECT: no AF_XDP socket in the test, so everything it
+ * sends up comes back as XDP_PASS) the core must forward too: one frame,
+ * byte for byte the same (MACs, TTL, checksum, trimmed padding), out of
+ * the port the program counted.  Needs root (loading BPF); exits 77
+ * (skipped) otherwise.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dp/switch.h" /* first: see apply() */
+#ifdef INART_ERR_H
+#define SWITCH_HAS_ERR 1
+#endif
+#include "dp/bytes.h"
+#include "dp/pkt.h"
+#include "io/xdp_switch.h"
+#include <xdp_switch.skel.h>
+
+#define NP 4
+#define FRAMES 20000
+
+static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+static void port_macs(int p, uint8_t mac[6], uint8_t peer[6])
+{
+	static const uint8_t m[6] = {2, 0, 0, 0, 0, 0}, q[6] = {2, 0, 0, 0, 1, 0};
+
+	memcpy(mac, m, 6);
+	memcpy(peer, q, 6);
+	mac[5] = (uint8_t)p;
+	peer[5] = (uint8_t)p;
+}
+
+static const struct inart_route routes[] = {
+    {0x0a000100, 24, 1}, {0x0a000200, 24, 2}, {0x0a000000, 16, 3},
+    {0x0a000180, 25, 2}, {0x08080800, 24, 1},
+};
+#define NR (sizeof(routes) / sizeof(routes[0]))
+#define HOST 0x0a000001u /* the host on port 0 (ingress filtering) */
+#define OWN 0x0a000901u	 /* port 3's address */
+
+/* The program's maps as switchd's sync would fill them. */
+static int fill_maps(struct xdp_switch *sk)
+{
+	uint32_t lo = if_nametoindex("lo"), zero = 0, one = 1, own = htonl(OWN);
+
+	if (bpf_map_update_elem(bpf_map__fd(sk->maps.ifports), &lo, &zero, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(bpf_map__fd(sk->maps.own_ips), &own, &one, BPF_ANY) < 0)
+		return -errno;
+	for (uint32_t p = 0; p < NP; p++) {
+		struct inart_xdp_port v = {.peer_known = 1, .fwd = 1};
+
+		port_macs((int)p, v.mac, v.peer_mac);
+		v.peer_ip = p == 0 ? htonl(HOST) : 0;
+		if (bpf_map_update_elem(bpf_map__fd(sk->maps.ports), &p, &v, BPF_ANY) < 0 ||
+		    bpf_map_update_elem(bpf_map__fd(sk->maps.devs), &p, &lo, BPF_ANY) < 0)
+			return -errno;
+	}
+	for (size_t i = 0; i < NR; i++) {
+		struct inart_xdp_route_key k = {
+		    routes[i].len,
+		    htonl(routes[i].prefix & (routes[i].len ? ~0u << (32 - routes[i].len) : 0))};
+		uint32_t port = routes[i].port;
+
+		if (bpf_map_update_elem(bpf_map__fd(sk->maps.routes), &k, &port, BPF_ANY) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* inart_switch_apply reports its error in a (char *, size_t) buffer on this
+ * branch's base and in a struct inart_err on main since, where dp/switch.h
+ * includes common/err.h (included first above for this test): either
+ * compiles. */
+static int apply(struct inart_switch *sw, const struct inart_sw_update *u, char *why, size_t n)
+{
+#ifdef SWITCH_HAS_ERR
+	struct inart_err e = {{0}};
+	int rc = inart_switch_apply(sw, u, &e);
+
+	snprintf(why, n, "%.200s", e.msg);
+	return rc;
+#else
+	return inart_switch_apply(sw, u, why, n);
+#endif
+}
+
+static struct inart_switch *core(void)
+{
+	struct inart_sw_cfg cfg;
+	struct inart_sw_update u = {.replace = 1, .n_routes = NR, .routes = routes};
+	struct inart_switch *sw;
+	char why[256] = "";
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = NP;
+	cfg.pool_slots = 16;
+	cfg.flush_timeout_ns = 1000000;
+	for (int p = 0; p < NP; p++)
+		port_macs(p, cfg.ports[p].mac, cfg.ports[p].peer_mac);
+	cfg.ports[0].peer_ip = HOST;
+	cfg.ports[3].ip = OWN;
+	sw = inart_switch_create(&cfg);
+	if (sw == NULL || apply(sw, &u, why, sizeof(why)) < 0) {
+		fprintf(stderr, "test_xdp_prog: core: %s\n", why);
+		exit(1);
+	}
+	return sw;
+}
+
+/* A random frame into f; its length. */
+static size_t make_frame(uint8_t *f)
+{
+	static const uint32_t dsts[] = {0x0a000105, 0x0a0001c8, 0x0a000207, 0x0a000303,
+					OWN,	    0xc0a80101, 0x08080808}; /* 192.168: no route */
+	uint8_t smac[6] = {2, 9, 9, 9, 9, 9}, dmac[6], peer[6], pay[1100];
+	uint32_t src = rnd(8) ? HOST : HOST + 1, dst = dsts[rnd(7)];
+	uint16_t dport = rnd(4) ? (uint16_t)(1000 + rnd(100)) : INART_WIRE_UDP_PORT;
+	size_t plen = rnd(4) ? rnd(64) : rnd(1000), len;
+	uint8_t *ip = f + 14;
+
+	port_macs(0, dmac, peer);
+	for (size_t i = 0; i < plen; i++)
+		pay[i] = (uint8_t)rnd(256);
+	len = inart_pkt_build_udp(f, INART_FRAME_MAX, smac, dmac, src, dst, 5000, dport, pay, plen);
+	if (rnd(3) == 0)
+		ip[9] = (uint8_t)(rnd(2) ? 1 : 6); /* ICMP or TCP: plain */
+	ip[8] = (uint8_t)(rnd(4) ? 64 : rnd(3));
+	if (rnd(8) == 0)
+		inart_put_be16(ip + 6, 0x2000 | (uint16_t)rnd(8)); /* a fragment */
+	inart_put_be16(ip + 10, 0);
+	inart_put_be16(ip + 10, inart_pkt_ip_csum(ip, 20));
+	if (rnd(6) == 0) /* padding behind the datagram */
+		for (size_t e = len + rnd(40); len < e && len < INART_FRAME_MAX; len++)
+			f[len] = 0;
+	for (int k = (int)rnd(4) - 2; k > 0; k--) /* damage: a byte of the headers */
+		f[14 + rnd(28)] ^= (uint8_t)(1 + rnd(255));
+	if (rnd(10) == 0)
+		len = 14 + rnd((uint32_t)(len - 14)); /* cut short */
+	return len < 14 ? 14 : len;
+}
+
+static uint64_t tx_count(struct xdp_switch *sk, int p)
+{
+	uint64_t v[1024], s = 0;
+	uint32_t k = (uint32_t)(INART_XDP_CTR_N + 4 * p + INART_XDP_P_TX);
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (ncpu > 1024 || bpf_map_lookup_elem(bpf_map__fd(sk->maps.ctrs), &k, v) < 0)
+		return 0;
+	for (int j = 0; j < ncpu; j++)
+		s += v[j];
+	return s;
+}
+
+int main(void)
+{
+	static uint8_t outbuf[8][INART_FRAME_MAX];
+	struct inart_frame out[8];
+	struct xdp_switch *sk;
+	struct inart_switch *sw;
+	uint64_t before[NP];
+	int fwd = 0, up = 0, bad = 0;
+
+	if (geteuid() != 0) {
+		printf("test_xdp_prog: not root, skipped\n");
+		return 77;
+	}
+	libbpf_set_print(quiet);
+	sk = xdp_switch__open_and_load();
+	if (sk == NULL || fill_maps(sk) < 0) {
+		fprintf(stderr, "test_xdp_prog: loading the program: %s\n", strerror(errno));
+		return 1;
+	}
+	sw = core();
+	for (int i = 0; i < 8; i++)
+		out[i].data = outbuf[i];
+	for (int p = 0; p < NP; p++)
+		before[p] = tx_count(sk, p);
+	for (int i = 0; i < FRAMES; i++) {
+		uint8_t f[INART_FRAME_MAX + 64], xo[INART_FRAME_MAX + 64], c[INART_FRAME_MAX + 64];
+		size_t len = make_frame(f);
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f, .data_size_in = (uint32_t)len,
+			    .data_out = xo, .data_size_out = sizeof(xo), .repeat = 1);
+		struct inart_frame in = {c, (uint16_t)len, 0};
+		int n, eg = -1;
+
+		memcpy(c, f, len);
+		n = inart_switch_rx(sw, &in, 1, out, 8);
+		if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.inart_xdp_switch), &o) < 0) {
+			fprintf(stderr, "test_xdp_prog: test run: %s\n", strerror(errno));
+			return 1;
+		}
+		if (o.retval == XDP_PASS) {
+			up++;
+			continue;
+		}
+		fwd++;
+		for (int p = 0; p < NP; p++)
+			if (tx_count(sk, p) != before[p]) {
+				eg = p;
+				before[p]++;
+			}
+		if (o.retval != XDP_REDIRECT || n != 1 || out[0].port != eg ||
+		    out[0].len != o.data_size_out || memcmp(out[0].data, xo, out[0].len) != 0) {
+			if (bad++ < 5)
+				fprintf(
+				    stderr,
+				    "test_xdp_prog: frame %d (%zu bytes): program %u -> port %d, "
+				    "%u bytes; core %d frames, port %d, %u bytes\n",
+				    i, len, o.retval, eg, o.data_size_out, n,
+				    n > 0 ? out[0].port : -1, n > 0 ? out[0].len : 0);
+		}
+	}
+	printf("test_xdp_prog: %d frames: %d forwarded in the program (all as the core), %d up, "
+	       "%d differences\n",
+	       FRAMES, fwd, up, bad);
+	inart_switch_destroy(sw);
+	xdp_switch__destroy(sk);
+	/* a test that cannot fail is no test: the program must forward some */
+	return bad == 0 && fwd > FRAMES / 10 && up > FRAMES / 10 ? 0 : 1;
+}
