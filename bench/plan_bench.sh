@@ -31,7 +31,9 @@
 #                            [--family N] [--family-milp-limit S]
 #                            [--bound-time-limit S] [--family-bound-limit S]
 #                            [--only NAME[,NAME..]] [--timeout S] [--leafgap-limit S]
-#                            [--detours N]
+#                            [--detours N] [--budget-only]
+#   --budget-only: only the budget row per scenario (`inart plan --time-limit 2`
+#       against 2.2 s of wall time), no algorithm comparison
 #   --time-limit: inart's planning budget (default: the planner's, 4 s)
 #   --milp-time-limit: CBC's limit on the built-in scenarios (default 60)
 #   --bound-time-limit: the `bound` algorithm's (default 120)
@@ -69,6 +71,7 @@ bound_limit=120
 tout=900
 leafgap_limit=240
 only=
+budget_only=0
 detours=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -83,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--family-bound-limit) family_bound=$2; shift ;;
 	--bound-time-limit) bound_limit=$2; shift ;;
 	--only) only=$2; shift ;;
+	--budget-only) budget_only=1 ;;
 	--timeout) tout=$2; shift ;;
 	--leafgap-limit) leafgap_limit=$2; shift ;;
 	--detours) detours=$2; shift ;;
@@ -269,12 +273,12 @@ for c in "${cases[@]}"; do
 	echo "== $name: $("$INART" run --list | awk -v n="${name%%/*}" '$1 == n || $1 == n "/N" { $1 = ""; print substr($0, 2) }')" >&2
 	echo "$header" >"$out/$file.csv"
 	for algo in ${algos//,/ }; do
-		run_algo "$name" "$file" "$algo"
+		[ "$budget_only" = 1 ] || run_algo "$name" "$file" "$algo"
 	done
 	budget_row "$name" "$file"
 done
 
-python3 bench/plan_summary.py "$out" "$k32" "$family" | tee -a "$out/summary.txt"
+[ "$budget_only" = 1 ] || python3 bench/plan_summary.py "$out" "$k32" "$family" | tee -a "$out/summary.txt"
 if [ -s "$out/budget.csv" ]; then
 	awk -F, '{ n++; if ($4 == "PASS") p++; if ($2 > w) { w = $2; wn = $1 } }
 		END { printf "budget (inart plan --time-limit 2, wall <= 2.2 s): %d PASS, %d MISS; slowest %s %.2f s\n", p, n - p, wn, w }' \
