@@ -30,16 +30,15 @@
 
 void inart_ctld_cfg_default(struct inart_ctld_cfg *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
+	*cfg = (struct inart_ctld_cfg){.ctl_dir = "/run/inart",
+				       .period_ms = 100,
+				       .tau_ms = 150,
+				       .scale = 1,
+				       .iter_window_s = 2,
+				       .iter_period_ms = 250,
+				       .out = stdout,
+				       .diag = stderr};
 	inart_ctl_opt_default(&cfg->o);
-	cfg->ctl_dir = "/run/inart";
-	cfg->period_ms = 100;
-	cfg->tau_ms = 150;
-	cfg->scale = 1;
-	cfg->iter_window_s = 2;
-	cfg->iter_period_ms = 250;
-	cfg->out = stdout;
-	cfg->diag = stderr;
 }
 
 static void sleep_until(double t)
