@@ -98,6 +98,31 @@ static __always_inline void wr32(__u8 *p, __u32 v)
 	*(__u32 *)p = bpf_htonl(v);
 }
 
+/* Live frames come back from a page pool as the last user left them: a
+ * device that forwards in the kernel (switchd --io xdp, xdp-redirect with a
+ * rewrite) changes the frame in place, so its TTL would fall by one per
+ * round until forwarders refuse it.  The generator therefore writes the
+ * Ethernet addresses, the TTL and the IPv4 checksum of each frame again
+ * (the template's: loader, template()). */
+static __always_inline void restore_headers(__u8 *data)
+{
+	static const __u8 dst[6] = {2, 0x78, 0, 0, 0, 2}, src[6] = {2, 0x78, 0, 0, 0, 1};
+	__u32 sum = 0;
+
+	__builtin_memcpy(data, dst, 6);
+	__builtin_memcpy(data + 6, src, 6);
+	data[OFF_IP + 8] = 64;
+	data[OFF_IP + 10] = 0;
+	data[OFF_IP + 11] = 0;
+#pragma unroll
+	for (int i = 0; i < 20; i += 2)
+		sum += (__u32)(data[OFF_IP + i] << 8 | data[OFF_IP + i + 1]);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	data[OFF_IP + 10] = (__u8)(~sum >> 8);
+	data[OFF_IP + 11] = (__u8)~sum;
+}
+
 SEC("xdp")
 int gen(struct xdp_md *ctx)
 {
@@ -129,6 +154,7 @@ int gen(struct xdp_md *ctx)
 		wr32(data + OFF_VALUES + 4 * (NVAL / 2), x + step * (NVAL / 2));
 		wr32(data + OFF_VALUES + 4 * (NVAL - 1), x + step * (NVAL - 1));
 	}
+	restore_headers(data);
 	return XDP_TX;
 }
 
