@@ -1,4 +1,4 @@
-/* Tests of txn (src/daemon/txn.c, compiled in): a daemon's install
+/* Tests of txn (src/ctlproto/txn.c, compiled in): a daemon's install
  * transactions over objects that record what happens to them -- which one
  * is in service, which were destroyed -- so every path (prepare, commit,
  * unchanged, abort, rollback, a stale relative prepare) is checked against
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/txn.c"
+#include "ctlproto/txn.c"
 
 struct obj {
 	int id;

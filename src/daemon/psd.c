@@ -11,7 +11,7 @@
  * and all chunk records allocated there, off the packet path); the packet
  * thread puts it in service with one command, which moves the chunk state
  * of the trees that stay (inart_ps_carry) and restarts those asked to
- * (reset).  Installs are transactions (daemon/txn).  Also tree_del, show,
+ * (reset).  Installs are transactions (ctlproto/txn).  Also tree_del, show,
  * stats, reset_stats, log_level, info.
  *
  * Transport: a UDP socket (io/udp), or, with a port in the configuration,
@@ -35,7 +35,7 @@
 #include "ctlproto/ctlmsg.h"
 #include "ctlproto/ctlthread.h"
 #include "daemon/nodecfg.h"
-#include "daemon/txn.h"
+#include "ctlproto/txn.h"
 #include "dp/addr.h"
 #include "dp/ps.h"
 #include "dp/wire.h"

@@ -1,7 +1,7 @@
 /*
  * psd: the parameter server daemon (`inart ps`): the sans-I/O PS core
  * (dp/ps) over one UDP socket (io/udp) bound to IP:47470, its control
- * thread (daemon/frame) and install transactions (daemon/txn).  src/cli
+ * thread (daemon/frame) and install transactions (ctlproto/txn).  src/cli
  * parses the command line into a struct inart_psd_cfg; this module checks it
  * and runs the daemon until inart_daemon_stop is set.  UDP on a port above
  * 1024 needs no privilege: on 127.0.0.0/8 the daemon runs as any user.

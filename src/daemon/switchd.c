@@ -14,7 +14,7 @@
  * inart_switch_tables_build) and has the packet thread
  * put it in service with one command (a pointer swap) between two batches,
  * so a large install never stalls forwarding.  Installs are transactions
- * (daemon/txn: prepare, commit, abort, rollback under an install identity).
+ * (ctlproto/txn: prepare, commit, abort, rollback under an install identity).
  * Counters are the core's and the sockets', reported since the last
  * reset_stats (a baseline kept here, read and written by commands in the
  * packet thread); the core's counters only grow.

@@ -1,7 +1,7 @@
 /*
  * switchd_ctl: what `inart switchd` does for each control request
  * (switchd_ctl.h): info, tables, stats and port counters as JSON, installs
- * built aside and put in service through daemon/txn, counters reset, state
+ * built aside and put in service through ctlproto/txn, counters reset, state
  * dropped.  Runs in the control thread; whatever touches the core's mutable
  * state, the gate or the sockets is a command (cmd_*) that the packet thread
  * runs between two batches (inart_ctlthread_call), so that thread stays the
@@ -10,7 +10,7 @@
  * Ownership: an install's object (struct sw_obj: a new core or a table set,
  * with the gate's labels) belongs to the control thread until cmd_swap puts
  * its contents in service; what goes out of service comes back in a new
- * object, kept by daemon/txn for a rollback and destroyed by
+ * object, kept by ctlproto/txn for a rollback and destroyed by
  * inart_switchd_obj_destroy.
  */
 #include "daemon/switchd_ctl.h"

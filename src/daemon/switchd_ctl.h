@@ -20,7 +20,7 @@
 #include "io/afpacket.h"
 #include "io/port.h"
 #include "ctlproto/ctlthread.h"
-#include "daemon/txn.h"
+#include "ctlproto/txn.h"
 
 /* output frames of the core per call */
 #define OUT_MAX (INART_SW_MAX_FANOUT + 8)

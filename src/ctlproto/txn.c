@@ -6,7 +6,7 @@
  * object held here is the daemon's to destroy through t->destroy, never in
  * service.
  */
-#include "daemon/txn.h"
+#include "ctlproto/txn.h"
 
 #include <errno.h>
 #include <stdio.h>
