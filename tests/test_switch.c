@@ -1444,6 +1444,54 @@ static void test_early_flush(void **state)
 	inart_switch_destroy(sw);
 }
 
+/* A job started again (new workers count iterations from 1) after the
+ * entry saw nothing for INART_SW_RESTART_IDLE_NS aggregates as before; within
+ * that time an older iteration's chunk finds the ranks' records of the old
+ * run, which show it given up, and leaves at once as a partial aggregate. */
+static void test_restart_idle(void **state)
+{
+	struct inart_wire_hdr h = data_hdr(42, 3, 7, 1, 2), o;
+	struct inart_pkt_info pi;
+	int32_t v[2] = {10, 20}, got[2];
+	uint64_t t = 1000, quiet[2] = {INART_SW_RESTART_IDLE_NS / 2, INART_SW_RESTART_IDLE_NS};
+
+	(void)state;
+	h.count = 2;
+	for (int k = 0; k < 2; k++) {
+		struct inart_switch *sw = agg_switch(100000000, 8, 2);
+
+		/* the first run: iteration 5, chunks 0..3 complete */
+		h.iter = 5;
+		for (uint32_t c = 0; c < 4; c++) {
+			h.seq = h.slot = c;
+			set_rank(&h, 0);
+			assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), t += 1000), 0);
+			set_rank(&h, 1);
+			assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), t += 1000), 1);
+		}
+		/* the job again, from iteration 1, after a quiet time */
+		t += quiet[k];
+		h.iter = 1;
+		h.seq = h.slot = 0;
+		set_rank(&h, 0);
+		if (k == 0) { /* within the idle time: rank 1 looks gone */
+			assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), t), 1);
+			assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+			assert_int_equal(o.flags, INART_F_DATA | INART_F_PARTIAL);
+		} else { /* a restart: it waits for rank 1, then completes */
+			assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), t), 0);
+			set_rank(&h, 1);
+			assert_int_equal(rx_up(sw, &h, v, 1, IP(10, 0, 1, 1), t + 1000), 1);
+			assert_int_equal(parse_out(&outv[0], &pi, &o, got), INART_WIRE_OK);
+			assert_int_equal(o.flags, INART_F_DATA);
+			assert_true(o.bitmap[0] == 0x3);
+			assert_int_equal(got[1], 40);
+			assert_int_equal(tree_of(sw, 42, 3).partial, 0);
+		}
+		inart_switch_destroy(sw);
+	}
+}
+
 /* A partial aggregate from below joins an open slot of its chunk but never
  * waits in a fresh one; a busy slot whose chunk cannot complete any more is
  * flushed to make room for a new chunk. */
@@ -2012,9 +2060,10 @@ static void test_entry_memory(void **state)
 		per[kind] = bytes - base - (size_t)cells * 4 - (size_t)n * 88;
 		inart_switch_destroy(sw);
 	}
-	assert_int_equal(per[0], (size_t)n * 56);		/* forwarding UP */
-	assert_int_equal(per[1], (size_t)n * (56 + 2 * 12));	/* DOWN, 2 copies */
-	assert_int_equal(per[2], (size_t)n * (56 + 8 + 4 * 8)); /* aggregating, 4 ranks */
+	assert_int_equal(per[0], (size_t)n * 56);	     /* forwarding UP */
+	assert_int_equal(per[1], (size_t)n * (56 + 2 * 12)); /* DOWN, 2 copies */
+	/* aggregating, 4 ranks: a progress record each and the entry's clock */
+	assert_int_equal(per[2], (size_t)n * (56 + 8 + 5 * 8));
 	free(e);
 }
 
@@ -2037,6 +2086,7 @@ int main(void)
 	    cmocka_unit_test(test_garbage),
 	    cmocka_unit_test(test_garbage_isolation),
 	    cmocka_unit_test(test_early_flush),
+	    cmocka_unit_test(test_restart_idle),
 	    cmocka_unit_test(test_partial_and_evict),
 	    cmocka_unit_test(test_nack_repair),
 	    cmocka_unit_test(test_ingress_filter),

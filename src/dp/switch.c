@@ -438,10 +438,26 @@ static struct inart_rank_pos *rank_rec(const struct inart_sw_tables *t, const st
 	return &t->rk[e->rk_off + k];
 }
 
-/* The ranks of bits (all expected) sent chunk (iter, seq) along entry e. */
+/* The ranks of bits (all expected) sent chunk (iter, seq) along entry e at
+ * now.  After the record following the ranks' (the entry's clock: the time
+ * of its last note, split in two words) shows INART_SW_RESTART_IDLE_NS
+ * without a note, the ranks' records are forgotten first (switch.h). */
 static void ranks_note(const struct inart_sw_tables *t, const struct lent *e, const uint64_t *bits,
-		       uint32_t iter, uint32_t seq)
+		       uint32_t iter, uint32_t seq, uint64_t now)
 {
+	const uint64_t *x = expected_of(t, e);
+	struct inart_rank_pos *rk = &t->rk[e->rk_off], *clock;
+	uint64_t last;
+	int n = 0;
+
+	for (int w = 0; w < e->bitmap_words; w++)
+		n += __builtin_popcountll(x[w]);
+	clock = &rk[n];
+	last = (uint64_t)clock->iter << 32 | clock->pos;
+	if (last != 0 && now - last >= INART_SW_RESTART_IDLE_NS)
+		memset(rk, 0, sizeof(*rk) * (size_t)n);
+	clock->iter = (uint32_t)(now >> 32);
+	clock->pos = (uint32_t)now;
 	for (int w = 0; w < e->bitmap_words; w++)
 		for (uint64_t b = bits[w]; b; b &= b - 1)
 			inart_progress_note(rank_rec(t, e, w, __builtin_ctzll(b)), iter, seq);
@@ -657,7 +673,7 @@ static void rx_ina_up(struct rxctx *c, const uint8_t *frame, const struct inart_
 	/* a fallback may overtake contributions of its ranks still held in a
 	 * slot below: it says nothing about their progress */
 	if (!(h->flags & INART_F_FALLBACK))
-		ranks_note(sw->tab, e, h->bitmap, h->iter, h->seq);
+		ranks_note(sw->tab, e, h->bitmap, h->iter, h->seq, c->now);
 	/* an older chunk this packet shows incomplete for good leaves first,
 	 * so that it reaches the PS before the evidence does */
 	flush_behind(c, h, e, ts);

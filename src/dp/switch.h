@@ -71,6 +71,12 @@
  * iteration) at an aggregating entry is taken not to contribute chunk seq
  * any more (contributions of one rank travel one path in order). */
 #define INART_SW_LOST_AFTER 2
+/* An aggregating entry that saw no contribution for this long forgets its
+ * ranks' progress at the next one: a job started again (new worker
+ * contexts count iterations from 1, the PS's restart rule:
+ * INART_PS_RESTART_IDLE_NS), whose chunks the old run's records would all
+ * show given up (flushed as partial aggregates at once). */
+#define INART_SW_RESTART_IDLE_NS 1000000000ull
 
 struct inart_sw_port_cfg {
 	uint8_t mac[6];

@@ -498,7 +498,8 @@ static void put_entry(struct inart_sw_tables *t, int k, const struct inart_label
 			memcpy(t->exp + *n_exp, v->expected, 8 * (size_t)v->bitmap_words);
 			*n_exp += v->bitmap_words;
 			e->rk_off = (int32_t)*n_rk;
-			*n_rk += (size_t)bits_count(v->expected, v->bitmap_words);
+			/* one per expected rank, then the entry's clock */
+			*n_rk += (size_t)bits_count(v->expected, v->bitmap_words) + 1;
 		}
 	} else {
 		e->n_down = v->n_down;
@@ -590,7 +591,7 @@ static void sizes_add(struct sizes *z, const struct inart_label_entry *v)
 	z->n++;
 	z->n_exp += agg ? v->bitmap_words : 0;
 	z->n_dn += v->kind == INART_LABEL_DOWN ? v->n_down : 0;
-	z->n_rk += agg ? (size_t)bits_count(v->expected, v->bitmap_words) : 0;
+	z->n_rk += agg ? (size_t)bits_count(v->expected, v->bitmap_words) + 1 : 0;
 }
 
 /* The sizes of the new set: the old entries that stay and u's. */

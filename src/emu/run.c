@@ -532,7 +532,7 @@ static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, i
 	r->iter_t0_s[k] = (double)(start - m->run_t0) / 1e9;
 	for (int i = 0; i < nw; i++)
 		if (write(w[i].in, go, (size_t)n) != n) {
-			snprintf(&r->why, "job %s rank %d: cannot start it", js->jobs[w[i].job].id,
+			inart_err_set(&r->why, 0, "job %s rank %d: cannot start it", js->jobs[w[i].job].id,
 				 w[i].rank);
 			return 0;
 		}
@@ -567,7 +567,7 @@ static void collect_workers(struct inart_emu *e, const struct worker *w, int nw,
 	for (int i = 0; i < nw; i++) {
 		if (w[i].wrong > 0 && r->exact) {
 			r->exact = 0;
-			snprintf(&r->why, "job %s rank %d: %d values WRONG",
+			inart_err_set(&r->why, 0, "job %s rank %d: %d values WRONG",
 				 e->js->jobs[w[i].job].id, w[i].rank, w[i].wrong);
 		}
 		r->retransmitted += w[i].stats[1];
