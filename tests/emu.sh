@@ -211,5 +211,36 @@ fi
 "$INART" emu down --prefix "$P" >/dev/null 2>&1 || bad "emu down"
 clean_check "after emu down" "$P"
 
+# --- --io: passed to every switchd and read back from them -----------------------------
+# (issue 24: the emulator runs the back end it asks for and says which one the
+# switches run; a bad mode is a usage error)
+newprefix
+"$INART" emu up "$T" "$J" --prefix "$P" --io mmsg >"$tmp/io.out" 2>&1
+rc=$?
+io=$(ps -eo args | grep -v grep | grep "/run/inart-emu/$P/" | grep -c -- "switchd .*--io mmsg")
+ctl_io=$(python3 - "/run/inart-emu/$P/e0.sock" <<'X'
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+b = b'{"op": "info"}'
+s.sendall(struct.pack(">I", len(b)) + b)
+h = s.recv(4, socket.MSG_WAITALL); n = struct.unpack(">I", h)[0]
+print(json.loads(s.recv(n, socket.MSG_WAITALL)).get("io"))
+X
+)
+if [ $rc -eq 0 ] && [ "$io" -eq 20 ] && grep -q "switchd I/O: mmsg on 20 switches (--io mmsg)" "$tmp/io.out" &&
+	[ "$ctl_io" = mmsg ]; then ok; else
+	bad "--io mmsg: exit $rc, $io switchd with --io mmsg, e0 runs '$ctl_io': $(cat "$tmp/io.out")"
+fi
+"$INART" emu down --prefix "$P" >/dev/null 2>&1
+clean_check "after emu up --io mmsg" "$P"
+newprefix
+"$INART" emu up "$T" "$J" --prefix "$P" >"$tmp/io.out" 2>&1
+grep -q "switchd I/O: [a-z]* on 20 switches" "$tmp/io.out" && ok || bad "--io auto: no back end said: $(cat "$tmp/io.out")"
+"$INART" emu down --prefix "$P" >/dev/null 2>&1
+"$INART" emu up "$T" "$J" --prefix "$P" --io bogus >"$tmp/io.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--io: auto, xdp, ring or mmsg" "$tmp/io.out" && ok || bad "--io bogus: exit $rc: $(cat "$tmp/io.out")"
+clean_check "after emu up --io" "$P"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
