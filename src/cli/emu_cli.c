@@ -38,6 +38,25 @@ void emu_args_init(struct emu_args *a)
 	a->pace_lead_ms = 10; /* docs/emulator.md: pacing against the plan's schedule */
 }
 
+/* The options of issue 24 (the switches' back end, the size limit): 1 if c
+ * was one of them. */
+static int emu_opt_scale(const char *cmd, int c, const char *arg, struct emu_args *a)
+{
+	switch (c) {
+	case EMU_OPT_IO:
+		if (strcmp(arg, "auto") && strcmp(arg, "xdp") && strcmp(arg, "ring") &&
+		    strcmp(arg, "mmsg"))
+			cli_usage_error(cmd, "--io: auto, xdp, ring or mmsg, not '%s'", arg);
+		a->o.io = arg;
+		return 1;
+	case EMU_OPT_NO_SIZE_LIMIT:
+		a->no_size_limit = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 {
 	const struct {
@@ -123,15 +142,6 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		else
 			cli_usage_error(cmd, "--controller: on, off or both, not '%s'", arg);
 		return 1;
-	case EMU_OPT_IO:
-		if (strcmp(arg, "auto") && strcmp(arg, "xdp") && strcmp(arg, "ring") &&
-		    strcmp(arg, "mmsg"))
-			cli_usage_error(cmd, "--io: auto, xdp, ring or mmsg, not '%s'", arg);
-		a->o.io = arg;
-		return 1;
-	case EMU_OPT_NO_SIZE_LIMIT:
-		a->no_size_limit = 1;
-		return 1;
 	case 'q':
 		a->quiet = 1;
 		return 1;
@@ -140,7 +150,7 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		a->algos = cli_algos(cmd, arg);
 		return 1;
 	default:
-		return 0;
+		return emu_opt_scale(cmd, c, arg, a);
 	}
 }
 
