@@ -191,7 +191,9 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 	if (t->nodes[v].kind == INART_NODE_SWITCH)
 		a = arg2(argv, a, "--io", e->o.io ? e->o.io : "auto");
 	a = arg2(argv, a, "--ctl", e->ctl[v]);
-	a = arg2(argv, a, "--log-level", "warn");
+	/* switchd at info: its few lines (start, back end and why, installs,
+	   counter resets) say why --io auto did not take xdp */
+	a = arg2(argv, a, "--log-level", t->nodes[v].kind == INART_NODE_SWITCH ? "info" : "warn");
 	argv[a] = NULL;
 	fd = inart_emu_log_fd(e, id);
 	fds.err = fd;
@@ -232,6 +234,31 @@ int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct i
 		}
 	}
 	return 0;
+}
+
+/* Why switchd's --io auto did not take xdp, from the first switch log that
+ * says ("--io auto: ring (xdp not used: ...)"), else where to look. */
+static void auto_why(const struct inart_emu *e, char *why, size_t cap)
+{
+	snprintf(why, cap, "'inart switchd --io xdp' says why");
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		char path[400], line[512], *p = NULL;
+		FILE *f;
+
+		if (e->t->nodes[v].kind != INART_NODE_SWITCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.log", e->net->dir, e->t->nodes[v].id);
+		f = fopen(path, "r");
+		while (f != NULL && p == NULL && fgets(line, sizeof(line), f) != NULL)
+			p = strstr(line, "--io auto: ");
+		if (f != NULL)
+			fclose(f);
+		if (p != NULL) {
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(why, cap, "%s says: %s", e->t->nodes[v].id, p);
+			return;
+		}
+	}
 }
 
 /* The I/O back end each switch daemon runs (its `info`), tallied into e->io
@@ -275,12 +302,15 @@ static void switch_io(struct inart_emu *e)
 	}
 	if (n == 0)
 		return;
-	if (strcmp(asked, "auto") == 0 && xdp < n)
+	if (strcmp(asked, "auto") == 0 && xdp < n) {
+		char why[300];
+
+		auto_why(e, why, sizeof(why));
 		inart_emu_progress(e,
 				   "switchd I/O: %s on %d switches (--io auto: xdp not taken on %d "
-				   "of them, fell back; 'inart switchd --io xdp' says why)",
-				   e->io, n, n - xdp);
-	else
+				   "of them, fell back; %s)",
+				   e->io, n, n - xdp, why);
+	} else
 		inart_emu_progress(e, "switchd I/O: %s on %d switches (--io %s)", e->io, n, asked);
 }
 
