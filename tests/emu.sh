@@ -11,7 +11,10 @@
 #     exact, or a clear message within the bounded time;
 #   - clean-up after a normal run, after SIGKILL of the emulator midway
 #     (its janitor), and after 'emu up' + 'emu down': no namespace,
-#     interface, run directory (sockets) or process of the run is left.
+#     interface, run directory (sockets) or process of the run is left;
+#   - --io passed to every switchd and read back (issue 24), a bad one
+#     refused; a k=8 fat-tree's 80 switches with 32 hosts up (with
+#     --no-size-limit; refused without it) and down, nothing left.
 # Every run has its own prefix (h12t<pid><n>); only those are ever removed.
 # Needs root; exits 77 (skipped) otherwise.  Prints "N passed, N failed".
 set -u
@@ -210,6 +213,66 @@ else
 fi
 "$INART" emu down --prefix "$P" >/dev/null 2>&1 || bad "emu down"
 clean_check "after emu down" "$P"
+
+# --- --io: passed to every switchd and read back from them -----------------------------
+# (issue 24: the emulator runs the back end it asks for and says which one the
+# switches run; a bad mode is a usage error)
+newprefix
+"$INART" emu up "$T" "$J" --prefix "$P" --io mmsg >"$tmp/io.out" 2>&1
+rc=$?
+io=$(ps -eo args | grep -v grep | grep "/run/inart-emu/$P/" | grep -c -- "switchd .*--io mmsg")
+ctl_io=$(python3 - "/run/inart-emu/$P/e0.sock" <<'X'
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+b = b'{"op": "info"}'
+s.sendall(struct.pack(">I", len(b)) + b)
+h = s.recv(4, socket.MSG_WAITALL); n = struct.unpack(">I", h)[0]
+print(json.loads(s.recv(n, socket.MSG_WAITALL)).get("io"))
+X
+)
+if [ $rc -eq 0 ] && [ "$io" -eq 20 ] && grep -q "switchd I/O: mmsg on 20 switches (--io mmsg)" "$tmp/io.out" &&
+	[ "$ctl_io" = mmsg ]; then ok; else
+	bad "--io mmsg: exit $rc, $io switchd with --io mmsg, e0 runs '$ctl_io': $(cat "$tmp/io.out")"
+fi
+"$INART" emu down --prefix "$P" >/dev/null 2>&1
+clean_check "after emu up --io mmsg" "$P"
+newprefix
+"$INART" emu up "$T" "$J" --prefix "$P" >"$tmp/io.out" 2>&1
+grep -q "switchd I/O: [a-z]* on 20 switches" "$tmp/io.out" && ok || bad "--io auto: no back end said: $(cat "$tmp/io.out")"
+"$INART" emu down --prefix "$P" >/dev/null 2>&1
+"$INART" emu up "$T" "$J" --prefix "$P" --io bogus >"$tmp/io.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--io: auto, ring or mmsg" "$tmp/io.out" && ok || bad "--io bogus: exit $rc: $(cat "$tmp/io.out")"
+# xdp bypasses the tbf qdiscs that shape the links: refused, nothing built
+"$INART" emu up "$T" "$J" --prefix "$P" --io xdp >"$tmp/io.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q -- "bypass the qdisc" "$tmp/io.out" && ok || bad "--io xdp: exit $rc: $(cat "$tmp/io.out")"
+clean_check "after emu up --io" "$P"
+
+# --- a k=8 fat-tree's switch layer (80 switchd) up and down (issue 24) ------------------
+# one host per edge switch: 112 namespaces, beyond the size limit without
+# --no-size-limit; about 4 GB of kernel packet rings while up, 10-20 s here
+"$INART" run --scenario fattree8 --write "$tmp/ft8" --no-compare >/dev/null 2>&1
+python3 - "$tmp/ft8/topo.json" "$tmp/ft8s.json" <<'X'
+import json, sys
+t = json.load(open(sys.argv[1]))
+keep = {"h%d" % (4 * i) for i in range(32)}
+drop = lambda n: n.startswith("h") and n not in keep
+t["nodes"] = [n for n in t["nodes"] if not drop(n["id"])]
+t["links"] = [l for l in t["links"] if not drop(l["a"]) and not drop(l["b"])]
+json.dump(t, open(sys.argv[2], "w"))
+X
+refused "k=8, 32 hosts, without --no-size-limit" "112 namespaces" -- "$INART" emu up "$tmp/ft8s.json" -q
+newprefix
+"$INART" emu up "$tmp/ft8s.json" --no-size-limit --prefix "$P" >"$tmp/up8.out" 2>&1
+rc=$?
+nsw=$(ps -eo args | grep -v grep | grep "/run/inart-emu/$P/" | grep -c " switchd ")
+if [ $rc -eq 0 ] && [ "$(ip netns list | grep -c "^inart-emu-$P-")" -eq 112 ] && [ "$nsw" -eq 80 ] &&
+	grep -q "on 80 switches" "$tmp/up8.out"; then ok; else
+	bad "k=8 up: exit $rc, $nsw switchd: $(tail -3 "$tmp/up8.out")"
+fi
+"$INART" emu down --prefix "$P" >/dev/null 2>&1 || bad "k=8 down"
+clean_check "after k=8 up + down" "$P"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

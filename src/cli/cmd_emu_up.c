@@ -20,7 +20,8 @@ static const char help[] =
     "namespaces.  'inart emu down --prefix P' removes it.\n"
     "\n"
     "Options: --prefix P, --mbps M, --rate-scale R, --loss P, --seed S,\n"
-    "--no-background, --no-agg-limit, --queue-ms X, -q (see 'inart emu run --help').\n"
+    "--no-background, --no-agg-limit, --queue-ms X, --io MODE, --no-size-limit, -q\n"
+    "(see 'inart emu run --help').\n"
     "\n"
     "Exit status: 0 success, 1 invalid input or failure, 2 usage error.\n";
 
@@ -34,7 +35,6 @@ int cmd_emu_up(int argc, char **argv)
 {
 	const char *cmd = "emu up";
 	struct inart_err err = {{0}};
-	struct inart_emu_limits lim;
 	struct inart_topo *t;
 	struct inart_jobs *js;
 	struct inart_emu *e;
@@ -55,9 +55,7 @@ int cmd_emu_up(int argc, char **argv)
 		a.rate_scale = a.mbps / (m * 1e3);
 	a.o.net.rate_scale = a.rate_scale;
 	a.o.net.prefix = a.prefix;
-	inart_emu_limits_default(&lim, (int)sysconf(_SC_NPROCESSORS_ONLN));
-	if (inart_emu_check(t, a.rate_scale, &lim, &err) < 0)
-		cli_fail(&err);
+	emu_check_limits(&a, t, a.rate_scale);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		cli_failf("cannot find this program: /proc/self/exe");

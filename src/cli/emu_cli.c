@@ -35,7 +35,34 @@ void emu_args_init(struct emu_args *a)
 	a->o.iter_timeout_s = 0; /* auto */
 	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
 	a->pace = INART_INSTALL_PACE_DEFAULT; /* the installation's: docs/dataplane.md, Pacing */
-	a->pace_lead_ms = 10;	 /* docs/emulator.md: pacing against the plan's schedule */
+	a->pace_lead_ms = 10; /* docs/emulator.md: pacing against the plan's schedule */
+}
+
+/* The options of issue 24 (the switches' back end, the size limit): 1 if c
+ * was one of them. */
+static int emu_opt_scale(const char *cmd, int c, const char *arg, struct emu_args *a)
+{
+	switch (c) {
+	case EMU_OPT_IO:
+		if (strcmp(arg, "auto") && strcmp(arg, "xdp") && strcmp(arg, "ring") &&
+		    strcmp(arg, "mmsg"))
+			cli_usage_error(cmd, "--io: auto, ring or mmsg (xdp: see --help), not '%s'",
+					arg);
+		if (strcmp(arg, "xdp") == 0)
+			/* a usage question, but the answer is the machine's: exit 1 */
+			cli_failf("emu: --io xdp: the emulated links are shaped by tbf qdiscs "
+				  "on every veth end, and AF_XDP's transmit and the XDP "
+				  "program's redirects bypass the qdisc, so the links leaving "
+				  "switches would not be shaped; use --io auto (switchd then "
+				  "keeps to ring), ring or mmsg (docs/emulator.md)");
+		a->o.io = arg;
+		return 1;
+	case EMU_OPT_NO_SIZE_LIMIT:
+		a->no_size_limit = 1;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
@@ -131,7 +158,7 @@ int emu_opt(const char *cmd, int c, const char *arg, struct emu_args *a)
 		a->algos = cli_algos(cmd, arg);
 		return 1;
 	default:
-		return 0;
+		return emu_opt_scale(cmd, c, arg, a);
 	}
 }
 
@@ -173,6 +200,18 @@ void emu_need_root(const char *cmd)
 		cli_failf("emu %s: needs root (network namespaces, veth pairs, tc, AF_PACKET); run "
 			  "it as root or with sudo",
 			  cmd);
+}
+
+void emu_check_limits(const struct emu_args *a, const struct inart_topo *t, double rate_scale)
+{
+	struct inart_err err = {{0}};
+	struct inart_emu_limits lim;
+
+	inart_emu_limits_default(&lim, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	if (a->no_size_limit)
+		lim.max_nodes = lim.max_ports = INT_MAX;
+	if (inart_emu_check(t, rate_scale, &lim, &err) < 0)
+		cli_fail(&err);
 }
 
 const char *emu_prefix_arg(const char *cmd, const char *arg)
@@ -468,6 +507,7 @@ struct emu_exec {
 	double f;	      /* header factor */
 	double best, slowest; /* model times of the plans */
 	int cores;
+	char io[128]; /* the switches' I/O back ends (inart_emu_switch_io) */
 };
 
 /* Load the inputs and fill in the network options: scales, timeouts, the
@@ -475,9 +515,6 @@ struct emu_exec {
 static void exec_setup(struct emu_exec *x)
 {
 	struct emu_args *a = x->a;
-	struct inart_err err = {{0}};
-	struct inart_emu_limits lim;
-
 	emu_need_root(x->cmd);
 	if (strcmp(x->topo_path, "-") == 0 || strcmp(x->jobs_path, "-") == 0 ||
 	    (x->plan_path && strcmp(x->plan_path, "-") == 0))
@@ -494,9 +531,7 @@ static void exec_setup(struct emu_exec *x)
 		a->o.net.retx_ms = emu_retx_ms(x->t, x->js, a->o.net.window, a->rate_scale);
 	if (a->o.net.flush_ms == 0)
 		a->o.net.flush_ms = a->o.net.retx_ms;
-	inart_emu_limits_default(&lim, x->cores);
-	if (inart_emu_check(x->t, a->rate_scale, &lim, &err) < 0)
-		cli_fail(&err);
+	emu_check_limits(a, x->t, a->rate_scale);
 	if (inart_emu_leftovers(a->prefix, NULL) > 0)
 		cli_failf("leftovers of an earlier run with prefix '%s' exist: remove them with "
 			  "'inart emu down --prefix %s' or choose another --prefix",
@@ -667,6 +702,7 @@ static void exec_report(const struct emu_exec *x)
 	rep.iters = x->a->iters;
 	rep.cores = x->cores;
 	rep.prefix = x->a->prefix;
+	rep.switch_io = x->io;
 	emit(x->a, &rep);
 }
 
@@ -708,6 +744,7 @@ int emu_execute(const char *cmd, struct emu_args *a, const char *topo_path, cons
 	exec_scale(&x);
 	if (inart_emu_start(x.t, x.js, &a->o, &e, &err) < 0)
 		cli_fail(&err);
+	snprintf(x.io, sizeof(x.io), "%s", inart_emu_switch_io(e));
 	for (int i = 0; i < x.n; i++)
 		if (x.plans[i] != NULL && exec_run(&x, e, i) != EXIT_OK)
 			rc = EXIT_INVALID;

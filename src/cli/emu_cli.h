@@ -32,7 +32,13 @@ struct emu_args {
 	struct inart_emu_bg_change bg[256];
 	int controller;
 	const char *dyn_png;
+	int no_size_limit; /* --no-size-limit: skip inart_emu_check's size limit */
 };
+
+/* The machine's limits for a run (inart_emu_check): the defaults for this
+ * machine's cores, or without a size limit (--no-size-limit).  Exits 1 with
+ * the message if t cannot be run at the rate scale. */
+void emu_check_limits(const struct emu_args *a, const struct inart_topo *t, double rate_scale);
 
 void emu_args_init(struct emu_args *a);
 
@@ -70,6 +76,8 @@ enum emu_opt_code {
 	EMU_OPT_CONTROLLER,
 	EMU_OPT_CONTROLLER_ARGS,
 	EMU_OPT_DYNAMICS_PNG,
+	EMU_OPT_IO,
+	EMU_OPT_NO_SIZE_LIMIT,
 };
 #define EMU_LONGOPTS                                                                               \
 	{"prefix", required_argument, NULL, EMU_OPT_PREFIX},                                       \
@@ -100,6 +108,8 @@ enum emu_opt_code {
 	    {"controller", required_argument, NULL, EMU_OPT_CONTROLLER},                           \
 	    {"controller-args", required_argument, NULL, EMU_OPT_CONTROLLER_ARGS},                 \
 	    {"dynamics-png", required_argument, NULL, EMU_OPT_DYNAMICS_PNG},                       \
+	    {"io", required_argument, NULL, EMU_OPT_IO},                                           \
+	    {"no-size-limit", no_argument, NULL, EMU_OPT_NO_SIZE_LIMIT},                           \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -150,6 +160,13 @@ enum emu_opt_code {
 	"  --controller-args S  more arguments for it (space-separated)\n"                         \
 	"  --dynamics-png F   chart of every run's per-iteration time over time, with the\n"       \
 	"                     background changes (gnuplot)\n"                                      \
+	"  --io MODE          the switches' I/O back end, switchd --io MODE: auto (the\n"          \
+	"                     default: switchd's choice), ring or mmsg; xdp is refused\n"          \
+	"                     (it bypasses the links' tbf shaping); the one they run is\n"         \
+	"                     said on stderr\n"                                                    \
+	"  --no-size-limit    run a topology beyond the machine's size limit (40\n"                \
+	"                     namespaces and 64 switch ports per core); each run's\n"              \
+	"                     cpu_bound then says whether the machine kept up\n"                   \
 	"  -q, --quiet        no progress on stderr\n"
 
 #define EMU_SHORTOPTS ":f:o:a:qh"

@@ -18,12 +18,14 @@
 #include <unistd.h>
 
 #include "emu/bg.h"
+#include "ctlproto/ctlclient.h"
 #include "ctlproto/ctlmsg.h"
 #include "common/sbuf.h"
 #include "emu/run_impl.h"
 #include "emu/spawn.h"
 
 #define DAEMON_WAIT_MS 10000
+#define CTL_MS 10000 /* a request to a daemon: at most */
 
 void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...)
 {
@@ -89,6 +91,22 @@ static void janitor_dismiss(struct inart_emu *e)
 
 /* --- daemons -------------------------------------------------------------- */
 
+json_t *inart_emu_ctl_req(const char *path, const char *body, struct inart_err *err)
+{
+	char *rep = NULL;
+	size_t rlen;
+	json_t *r = NULL;
+
+	if (inart_ctl_call(path, body, strlen(body), &rep, &rlen, CTL_MS, err) == 0)
+		r = json_loadb(rep, rlen, 0, NULL);
+	free(rep);
+	if (r != NULL && !json_is_true(json_object_get(r, "ok"))) {
+		json_decref(r);
+		r = NULL;
+	}
+	return r;
+}
+
 int inart_emu_log_fd(const struct inart_emu *e, const char *name)
 {
 	char path[400];
@@ -109,7 +127,8 @@ static void log_tail(const struct inart_emu *e, const char *name, char *out, siz
 	if (f == NULL)
 		return;
 	while (fgets(line, sizeof(line), f) != NULL)
-		snprintf(out, cap, "%s", line);
+		if (strncmp(line, "Try '", 5) != 0) /* a usage error's hint: the line before */
+			snprintf(out, cap, "%s", line);
 	fclose(f);
 	out[strcspn(out, "\n")] = '\0';
 }
@@ -169,8 +188,12 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 		inart_addr_fmt_ip(e->net->d->ip[v], ipb);
 		a = arg2(argv, a, "--bind", ipb);
 	}
+	if (t->nodes[v].kind == INART_NODE_SWITCH)
+		a = arg2(argv, a, "--io", e->o.io ? e->o.io : "auto");
 	a = arg2(argv, a, "--ctl", e->ctl[v]);
-	a = arg2(argv, a, "--log-level", "warn");
+	/* switchd at info: its few lines (start, back end and why, installs,
+	   counter resets) say why --io auto did not take xdp */
+	a = arg2(argv, a, "--log-level", t->nodes[v].kind == INART_NODE_SWITCH ? "info" : "warn");
 	argv[a] = NULL;
 	fd = inart_emu_log_fd(e, id);
 	fds.err = fd;
@@ -213,6 +236,89 @@ int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct i
 	return 0;
 }
 
+/* Why switchd's --io auto did not take xdp, from the first switch log that
+ * says ("--io auto: ring (xdp not used: ...)"), else where to look. */
+static void auto_why(const struct inart_emu *e, char *why, size_t cap)
+{
+	snprintf(why, cap, "'inart switchd --io xdp' says why");
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		char path[400], line[512], *p = NULL;
+		FILE *f;
+
+		if (e->t->nodes[v].kind != INART_NODE_SWITCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.log", e->net->dir, e->t->nodes[v].id);
+		f = fopen(path, "r");
+		while (f != NULL && p == NULL && fgets(line, sizeof(line), f) != NULL)
+			p = strstr(line, "--io auto: ");
+		if (f != NULL)
+			fclose(f);
+		if (p != NULL) {
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(why, cap, "%s says: %s", e->t->nodes[v].id, p);
+			return;
+		}
+	}
+}
+
+/* The I/O back end each switch daemon runs (its `info`), tallied into e->io
+ * and said in a progress line, with a fallback from xdp named as one. */
+static void switch_io(struct inart_emu *e)
+{
+	const struct inart_topo *t = e->t;
+	const char *asked = e->o.io ? e->o.io : "auto";
+	char name[8][16];
+	int count[8] = {0}, kinds = 0, n = 0, xdp = 0;
+	size_t off = 0;
+
+	for (int v = 0; v < t->n_nodes; v++) {
+		json_t *r;
+		const char *io;
+		int k;
+
+		if (t->nodes[v].kind != INART_NODE_SWITCH || e->pid[v] <= 0)
+			continue;
+		r = inart_emu_ctl_req(e->ctl[v], "{\"op\": \"info\"}", NULL);
+		io = json_string_value(json_object_get(r, "io"));
+		if (io == NULL)
+			io = "unknown";
+		for (k = 0; k < kinds && strcmp(name[k], io) != 0; k++)
+			;
+		if (k == kinds && kinds < 8)
+			snprintf(name[kinds++], sizeof(name[0]), "%s", io);
+		if (k < kinds)
+			count[k]++;
+		xdp += strcmp(io, "xdp") == 0;
+		n++;
+		json_decref(r);
+	}
+	e->io[0] = '\0';
+	for (int k = 0; k < kinds && off < sizeof(e->io); k++) {
+		int w = kinds == 1 ? snprintf(e->io + off, sizeof(e->io) - off, "%s", name[k])
+				   : snprintf(e->io + off, sizeof(e->io) - off, "%s%s x%d",
+					      k ? ", " : "", name[k], count[k]);
+
+		off += w > 0 ? (size_t)w : 0;
+	}
+	if (n == 0)
+		return;
+	if (strcmp(asked, "auto") == 0 && xdp < n) {
+		char why[300];
+
+		auto_why(e, why, sizeof(why));
+		inart_emu_progress(e,
+				   "switchd I/O: %s on %d switches (--io auto: xdp not taken on %d "
+				   "of them, fell back; %s)",
+				   e->io, n, n - xdp, why);
+	} else
+		inart_emu_progress(e, "switchd I/O: %s on %d switches (--io %s)", e->io, n, asked);
+}
+
+const char *inart_emu_switch_io(const struct inart_emu *e)
+{
+	return e->io;
+}
+
 static int start_daemons(struct inart_emu *e, int detach, struct inart_err *err)
 {
 	const struct inart_topo *t = e->t;
@@ -232,6 +338,8 @@ static int start_daemons(struct inart_emu *e, int detach, struct inart_err *err)
 	}
 	if (rc == 0)
 		rc = inart_emu_wait_daemons(e, want, n, err);
+	if (rc == 0)
+		switch_io(e);
 	free(want);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * state in run_impl.h, owned by run.c.  Calls emulation.c (progress) and
  * nothing of run.c, which calls it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -15,30 +16,11 @@
 #include <unistd.h>
 
 #include "common/sbuf.h"
-#include "ctlproto/ctlclient.h"
 #include "emu/run_impl.h"
 #include "emu/spawn.h"
 
 #define QUIET_WAIT_MS 30000 /* wait_quiet: at most */
 #define QUIET_LOOK_MS 50
-#define CTL_MS 10000 /* a request to a daemon: at most */
-
-/* A request to a daemon's control socket; its parsed answer or NULL. */
-static json_t *ctl_req(const char *path, const char *body, struct inart_err *err)
-{
-	char *rep = NULL;
-	size_t rlen;
-	json_t *r = NULL;
-
-	if (inart_ctl_call(path, body, strlen(body), &rep, &rlen, CTL_MS, err) == 0)
-		r = json_loadb(rep, rlen, 0, NULL);
-	free(rep);
-	if (r != NULL && !json_is_true(json_object_get(r, "ok"))) {
-		json_decref(r);
-		r = NULL;
-	}
-	return r;
-}
 
 /* Integer member k of object o, 0 if absent. */
 static uint64_t jint(json_t *o, const char *k)
@@ -48,13 +30,14 @@ static uint64_t jint(json_t *o, const char *k)
 	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
 }
 
-/* Busy and total jiffies of the machine (/proc/stat, first line). */
-static void cpu_stat(uint64_t *busy, uint64_t *total)
+/* Busy, total and interrupt + softirq jiffies of the machine (/proc/stat,
+ * first line). */
+static void cpu_stat(uint64_t *busy, uint64_t *total, uint64_t *irq)
 {
 	unsigned long long v[10] = {0};
 	FILE *f = fopen("/proc/stat", "r");
 
-	*busy = *total = 0;
+	*busy = *total = *irq = 0;
 	if (f == NULL)
 		return;
 	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
@@ -62,6 +45,7 @@ static void cpu_stat(uint64_t *busy, uint64_t *total)
 		for (int i = 0; i < 8; i++)
 			*total += v[i];
 		*busy = *total - v[3] - v[4];
+		*irq = v[5] + v[6];
 	}
 	fclose(f);
 }
@@ -193,6 +177,36 @@ static void udp_errors(struct inart_emu *e, uint64_t *rcv, uint64_t *snd)
 	}
 }
 
+/* CPU time of the kernel's softirq threads (ksoftirqd/N), nanoseconds. */
+static int64_t ksoftirqd_ns(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int64_t sum = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char path[300], comm[64] = "";
+		FILE *f;
+		int64_t c;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) == NULL)
+			comm[0] = '\0';
+		fclose(f);
+		if (strncmp(comm, "ksoftirqd/", 10) == 0 &&
+		    (c = inart_emu_cpu_ns((pid_t)atoi(de->d_name))) > 0)
+			sum += c;
+	}
+	if (d != NULL)
+		closedir(d);
+	return sum;
+}
+
 /* CPU time of every process of the run (daemons, background, workers). */
 static void cpu_times(struct inart_emu *e, const struct worker *w, int nw, int64_t *per_node,
 		      int64_t *all)
@@ -221,7 +235,7 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 		size_t i;
 
 		if (e->pid[v] > 0 && t->nodes[v].kind != INART_NODE_SWITCH) {
-			s = ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
+			s = inart_emu_ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
 			p = json_object_get(s, "ps");
 			r->ps_absorbed += jint(p, "absorbed");
 			r->ps_nacks += jint(p, "nacks");
@@ -233,7 +247,7 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 		}
 		if (t->nodes[v].kind != INART_NODE_SWITCH || e->pid[v] <= 0)
 			continue;
-		s = ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
+		s = inart_emu_ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
 		if (s == NULL)
 			continue;
 		ports = json_object_get(s, "ports");
@@ -289,7 +303,8 @@ static void reset_counters(struct inart_emu *e)
 {
 	for (int v = 0; v < e->t->n_nodes; v++)
 		if (e->pid[v] > 0)
-			json_decref(ctl_req(e->ctl[v], "{\"op\": \"reset_stats\"}", NULL));
+			json_decref(
+			    inart_emu_ctl_req(e->ctl[v], "{\"op\": \"reset_stats\"}", NULL));
 }
 
 /* --- a run ------------------------------------------------------------------ */
@@ -306,6 +321,13 @@ static void cpu_verdict(struct inart_emu_result *r, int cores)
 	if (r->cpu_total >= 0.85 * cores)
 		inart_sbuf_printf(&b, "the run's processes used %.2f of %d cores; ", r->cpu_total,
 				  cores);
+	else if (r->cpu_total + r->ksoftirqd_cores >= 0.85 * cores)
+		/* the kernel's share of the links (veth, tbf, XDP programs) that
+		   went to its softirq threads, charged to no process of the run */
+		inart_sbuf_printf(&b,
+				  "the run's processes used %.2f and the kernel's softirq threads "
+				  "%.2f of %d cores; ",
+				  r->cpu_total, r->ksoftirqd_cores, cores);
 	if (r->host_busy >= 0.95)
 		inart_sbuf_printf(&b, "the machine was %.0f%% busy; ", 100 * r->host_busy);
 	if (r->ring_drops > 0)
@@ -333,7 +355,8 @@ void inart_emu_meas_start(struct inart_emu *e, struct worker *w, int nw, struct 
 	udp_errors(e, &m->ur0, &m->us0);
 	reset_counters(e);
 	cpu_times(e, w, nw, m->cpu0, &m->all0);
-	cpu_stat(&m->busy0, &m->tot0);
+	cpu_stat(&m->busy0, &m->tot0, &m->irq0);
+	m->ksi0 = ksoftirqd_ns();
 }
 
 /* After the iterations (or a failed one): wall time, CPU use, drops and
@@ -343,14 +366,15 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 {
 	const struct inart_topo *t = e->t;
 	int na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t now = inart_emu_now_ns(), busy1, tot1, q1;
+	uint64_t now = inart_emu_now_ns(), busy1, tot1, irq1, q1;
 	double wall;
 
 	if (m->run_t1 == 0)
 		m->run_t1 = now;
 	r->wall_s = (double)(m->run_t1 - m->run_t0) / 1e9;
 	cpu_times(e, w, nw, m->cpu1, &m->all1);
-	cpu_stat(&busy1, &tot1);
+	cpu_stat(&busy1, &tot1, &irq1);
+	r->ksoftirqd_cores = (double)(ksoftirqd_ns() - m->ksi0) / 1e9;
 	wall = (double)(now - m->run_t0 + GO_AHEAD_NS) / 1e9;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int64_t node_ns = m->cpu1[v] - m->cpu0[v];
@@ -363,7 +387,11 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 		}
 	}
 	r->cpu_total = (double)(m->all1 - m->all0) / 1e9 / wall;
+	r->ksoftirqd_cores = r->ksoftirqd_cores > 0 ? r->ksoftirqd_cores / wall : 0;
 	r->host_busy = tot1 > m->tot0 ? (double)(busy1 - m->busy0) / (double)(tot1 - m->tot0) : 0;
+	r->irq_cores = tot1 > m->tot0 && irq1 >= m->irq0
+			   ? (double)(irq1 - m->irq0) / (double)(tot1 - m->tot0) * cores
+			   : 0;
 	read_counters(e, r);
 	q1 = qdisc_drops(e, r->arc_qdrops);
 	r->qdisc_drops = q1 > m->q0 ? q1 - m->q0 : 0;

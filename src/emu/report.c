@@ -309,6 +309,8 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	json_object_set_new(cpu, "switchd_max_node", json_string(r->switchd_cpu_node));
 	json_object_set_new(cpu, "run_cores", json_real(r->cpu_total));
 	json_object_set_new(cpu, "machine_busy", json_real(r->host_busy));
+	json_object_set_new(cpu, "ksoftirqd_cores", json_real(r->ksoftirqd_cores));
+	json_object_set_new(cpu, "machine_irq_cores", json_real(r->irq_cores));
 	json_object_set_new(o, "cpu", cpu);
 	json_object_set_new(
 	    o, "drops",
@@ -356,6 +358,8 @@ char *inart_emu_report_json(const struct inart_emu_report *rep)
 	json_object_set_new(sc, "iterations", json_integer(rep->iters));
 	json_object_set_new(sc, "cores", json_integer(rep->cores));
 	json_object_set_new(sc, "prefix", json_string(rep->prefix ? rep->prefix : ""));
+	if (rep->switch_io != NULL && rep->switch_io[0])
+		json_object_set_new(sc, "switch_io", json_string(rep->switch_io));
 	json_object_set_new(root, "scales", sc);
 	for (int i = 0; in != NULL && i < rep->n_rows; i++) {
 		const struct inart_emu_row *r = &rep->rows[i];

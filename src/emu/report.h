@@ -41,6 +41,7 @@ struct inart_emu_report {
 	const long *values; /* per job */
 	int iters, cores;
 	const char *prefix;
+	const char *switch_io; /* the switches' I/O back ends (NULL: not known) */
 };
 
 /* Measured comm time of a row (unscaled), or -1 if it has none. */

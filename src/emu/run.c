@@ -532,8 +532,8 @@ static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, i
 	r->iter_t0_s[k] = (double)(start - m->run_t0) / 1e9;
 	for (int i = 0; i < nw; i++)
 		if (write(w[i].in, go, (size_t)n) != n) {
-			inart_err_set(&r->why, 0, "job %s rank %d: cannot start it", js->jobs[w[i].job].id,
-				 w[i].rank);
+			inart_err_set(&r->why, -EIO, "job %s rank %d: cannot start it",
+				      js->jobs[w[i].job].id, w[i].rank);
 			return 0;
 		}
 	if (!wait_all(e, w, nw, k, 1, start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull,
@@ -567,8 +567,8 @@ static void collect_workers(struct inart_emu *e, const struct worker *w, int nw,
 	for (int i = 0; i < nw; i++) {
 		if (w[i].wrong > 0 && r->exact) {
 			r->exact = 0;
-			inart_err_set(&r->why, 0, "job %s rank %d: %d values WRONG",
-				 e->js->jobs[w[i].job].id, w[i].rank, w[i].wrong);
+			inart_err_set(&r->why, -EIO, "job %s rank %d: %d values WRONG",
+				      e->js->jobs[w[i].job].id, w[i].rank, w[i].wrong);
 		}
 		r->retransmitted += w[i].stats[1];
 		r->probes += w[i].stats[2];

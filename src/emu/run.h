@@ -65,6 +65,7 @@ struct inart_emu_opt {
 	int controller;	      /* run `inart controller` beside each run (docs/controller.md) */
 	const char *ctl_args; /* more arguments for it, space-separated (NULL: none) */
 	int detach;	      /* daemons outlive the emulator (emu up; no background) */
+	const char *io;	      /* switchd --io MODE (NULL: auto, switchd's best back end) */
 	inart_emu_progress_fn *progress;
 	void *progress_ctx;
 };
@@ -95,8 +96,15 @@ struct inart_emu_result {
 	/* CPU and drops over the iterations */
 	double switchd_cpu_max; /* cores, the busiest switchd */
 	char switchd_cpu_node[64];
-	double cpu_total; /* cores, every process of the run */
-	double host_busy; /* fraction of the machine's CPU time not idle */
+	double cpu_total;	/* cores, every process of the run */
+	double host_busy;	/* fraction of the machine's CPU time not idle */
+	double irq_cores;	/* cores the machine spent in interrupts and softirq
+				   (/proc/stat; with tick accounting also in the
+				   interrupted processes' times: information only) */
+	double ksoftirqd_cores; /* cores of the kernel's softirq threads: the
+				   kernel's side of the links (veth, tbf, XDP
+				   programs) deferred there, charged to no
+				   process of the run */
 	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
 	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors;	 /* hosts' UDP (/proc/net/snmp) */
 	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
@@ -126,6 +134,10 @@ const struct inart_emu_net *inart_emu_network(const struct inart_emu *e);
  * itself (err). */
 int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *values, int iters,
 		       struct inart_emu_result *r, struct inart_err *err);
+
+/* The I/O back end the switch daemons run, read back from their `info`
+ * ("ring"; "ring x19, mmsg x1" when they differ; "" before they answered). */
+const char *inart_emu_switch_io(const struct inart_emu *e);
 
 /* The next runs with (1) or without (0) the controller (opt.controller). */
 void inart_emu_set_controller(struct inart_emu *e, int on);

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <jansson.h>
 
 #include "common/err.h"
 #include "emu/run.h"
@@ -32,6 +33,7 @@ struct inart_emu {
 	char (*ctl)[128];   /* per node: control socket path */
 	char jobs_run[128]; /* the jobs file of the current run (sizes as run) */
 	int runs;	    /* plans run so far (names the controller's logs) */
+	char io[128];	    /* the switches' I/O back ends (inart_emu_switch_io) */
 };
 
 struct worker {
@@ -49,8 +51,8 @@ struct worker {
 /* What a run measures from its start (counters at the first iteration,
  * CPU times at its start and end) and its workers. */
 struct run_meas {
-	int64_t *cpu0, *cpu1, all0, all1;
-	uint64_t *qd0, ur0, us0, busy0, tot0, q0;
+	int64_t *cpu0, *cpu1, all0, all1, ksi0;
+	uint64_t *qd0, ur0, us0, busy0, tot0, irq0, q0;
 	uint64_t run_t0, run_t1; /* first iteration's start, last result */
 };
 
@@ -58,6 +60,10 @@ struct run_meas {
 
 /* A progress line through the options' callback (none: nothing). */
 void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...) INART_PRINTF(2, 3);
+
+/* A request to a daemon's control socket: its parsed answer (new
+ * reference) if it said ok, else NULL. */
+json_t *inart_emu_ctl_req(const char *path, const char *body, struct inart_err *err);
 
 /* A log file of the run directory opened for appending (-1 if none). */
 int inart_emu_log_fd(const struct inart_emu *e, const char *name);
