@@ -1,0 +1,611 @@
+/*
+ * test_xdp_agg: the XDP aggregation program (bpf/xdp_agg.bpf.c) against the
+ * switch core (dp/switch), packet by packet, on a seeded corpus: several
+ * trees (fan-in 1..8, one of two bitmap words, slot windows 1..8, payloads
+ * 1..358 values), with loss, duplicates, reordering, retransmissions (RETX),
+ * stale epochs (a packet of an older iteration sent again), PARTIAL and
+ * FALLBACK contributions from below, overflowing sums, low TTLs and
+ * malformed or foreign frames.
+ *
+ * Three switches see the corpus: the reference core A gets every packet;
+ * the program (BPF_PROG_TEST_RUN, ingress lo = port 0, on one pinned CPU)
+ * gets every packet too; a second core B gets the packets the program
+ * punts untouched.  Per packet, by the program's verdict:
+ *   SEND    A sent exactly one frame, byte for byte the program's, on the
+ *           port the program chose (XDP_REDIRECT, or XDP_TX to port 0);
+ *   DROP    A sent nothing;
+ *   APPLIED A sent as many frames as the program counted (> 1);
+ *   PUNT    B's frames equal A's (the packet needs no state the program
+ *           holds).
+ * At the end A's tree counters equal the program's plus B's.  Needs root
+ * (loading BPF); exits 77 (skipped) otherwise.  Argument: packets (default
+ * 120000).
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dp/switch.h" /* first: see apply() */
+#ifdef INART_ERR_H
+#define SWITCH_HAS_ERR 1
+#endif
+#include "dp/bytes.h"
+#include "dp/pkt.h"
+#include "dp/wire.h"
+#include "io/xdp_agg.h"
+#include <xdp_agg.skel.h>
+
+#define NP 4
+#define NT 7	 /* trees */
+#define SLOTS 96 /* pool */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	return l == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+struct tree {
+	uint32_t job, label, next;
+	uint16_t out, base, n_slots, count, fan_in;
+	uint8_t bw;
+	int n_exp;
+	uint16_t ranks[16];
+	uint64_t exp[2];
+	uint32_t iter, seq; /* the generator's position */
+};
+
+static struct tree T[NT];
+
+static void trees_make(void)
+{
+	int base = 0;
+
+	for (int j = 0; j < NT; j++) {
+		struct tree *t = &T[j];
+
+		memset(t, 0, sizeof(*t));
+		t->job = 100 + (uint32_t)j;
+		t->label = 1000 + (uint32_t)j;
+		t->next = 2000 + (uint32_t)j;
+		t->out = (uint16_t)(1 + j % (NP - 1));
+		t->n_slots = (uint16_t)(j == 0 ? 1 : j == 1 ? 2 : 1 + rnd(8));
+		t->base = (uint16_t)base;
+		base += t->n_slots;
+		t->count = (uint16_t)(j == 2 ? 358 : 1 + rnd(358));
+		if (j == NT - 1) { /* two bitmap words: ranks of a 70-worker job */
+			static const uint16_t r[] = {3, 10, 63, 64, 69};
+
+			t->bw = 2;
+			t->fan_in = 70;
+			t->n_exp = 5;
+			memcpy(t->ranks, r, sizeof(r));
+		} else {
+			t->bw = 1;
+			t->fan_in = (uint16_t)(1 + j % 8);
+			if (j == 3)
+				t->fan_in = 8;
+			t->n_exp = t->fan_in;
+			for (int k = 0; k < t->n_exp; k++)
+				t->ranks[k] = (uint16_t)k;
+		}
+		t->count = (uint16_t)(t->bw == 2 && t->count > 328 ? 328 : t->count);
+		for (int k = 0; k < t->n_exp; k++)
+			t->exp[t->ranks[k] / 64] |= 1ull << (t->ranks[k] % 64);
+	}
+}
+
+static int apply(struct inart_switch *sw, const struct inart_sw_update *u)
+{
+#ifdef SWITCH_HAS_ERR
+	struct inart_err e = {{0}};
+	int rc = inart_switch_apply(sw, u, &e);
+
+	if (rc < 0)
+		fprintf(stderr, "test_xdp_agg: apply: %s\n", e.msg);
+	return rc;
+#else
+	char why[256] = "";
+	int rc = inart_switch_apply(sw, u, why, sizeof(why));
+
+	if (rc < 0)
+		fprintf(stderr, "test_xdp_agg: apply: %s\n", why);
+	return rc;
+#endif
+}
+
+static void port_cfg(struct inart_sw_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->n_ports = NP;
+	cfg->pool_slots = SLOTS;
+	cfg->flush_timeout_ns = UINT64_MAX / 4; /* no tick in this test */
+	for (int p = 0; p < NP; p++) {
+		uint8_t m[6] = {2, 0, 0, 0, 0, (uint8_t)p}, q[6] = {2, 0, 0, 0, 1, (uint8_t)p};
+
+		memcpy(cfg->ports[p].mac, m, 6);
+		memcpy(cfg->ports[p].peer_mac, q, 6);
+		cfg->ports[p].ip = p == 2 ? 0 : 0x0a090000u + (uint32_t)p;
+	}
+}
+
+/* The switch core with the trees' entries: an aggregating UP entry per
+ * tree, a non-aggregating UP entry and a DOWN entry (punted). */
+static struct inart_switch *core(void)
+{
+	struct inart_sw_cfg cfg;
+	struct inart_label_entry ents[NT + 2];
+	static const struct inart_label_down dn[] = {{1, 0, 0}, {2, 0, 0}};
+	struct inart_sw_update u = {.replace = 1};
+	struct inart_switch *sw;
+
+	port_cfg(&cfg);
+	sw = inart_switch_create(&cfg);
+	if (sw == NULL)
+		return NULL;
+	memset(ents, 0, sizeof(ents));
+	for (int j = 0; j < NT; j++) {
+		ents[j].label = T[j].label;
+		ents[j].kind = INART_LABEL_UP;
+		ents[j].job = T[j].job;
+		ents[j].in_ports = j % 2 ? 1 : 0;
+		ents[j].out_port = T[j].out;
+		ents[j].next_label = T[j].next;
+		ents[j].aggregate = 1;
+		ents[j].slot_base = T[j].base;
+		ents[j].n_slots = T[j].n_slots;
+		ents[j].bitmap_words = T[j].bw;
+		ents[j].expected = T[j].exp;
+	}
+	ents[NT] = (struct inart_label_entry){
+	    .label = 3000, .kind = INART_LABEL_UP, .job = 7, .out_port = 3, .next_label = 3001};
+	ents[NT + 1] = (struct inart_label_entry){
+	    .label = 4000, .kind = INART_LABEL_DOWN, .job = T[0].job, .n_down = 2, .down = dn};
+	u.n_labels = NT + 2;
+	u.labels = ents;
+	if (apply(sw, &u) < 0) {
+		inart_switch_destroy(sw);
+		return NULL;
+	}
+	return sw;
+}
+
+static int upd(int fd, const void *k, const void *v)
+{
+	return bpf_map_update_elem(fd, k, v, BPF_ANY) < 0 ? -errno : 0;
+}
+
+/* The program's maps from the configuration and the label table the core
+ * got (read back with inart_switch_get_labels).  tree_idx = the rank of
+ * (job, tree) in sorted order, as inart_switch_stats lists the trees. */
+static int fill_maps(struct xdp_agg *sk, const struct inart_switch *sw, int *n_rk)
+{
+	struct inart_label_entry le[64];
+	int n = inart_switch_get_labels(sw, le, 64), rk = 0, rc = 0;
+	uint32_t zero = 0, lo = if_nametoindex("lo");
+	struct inart_xa_cfg xc = {.max_values = 358, .n_ports = NP};
+	struct inart_sw_cfg cfg;
+
+	port_cfg(&cfg);
+	rc |= upd(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc);
+	rc |= upd(bpf_map__fd(sk->maps.xa_ifports), &lo, &zero);
+	for (uint32_t p = 0; p < NP; p++) {
+		struct inart_xa_port xp = {
+		    .peer_fixed = 1, .ip = cfg.ports[p].ip, .peer_ip = cfg.ports[p].peer_ip};
+
+		memcpy(xp.mac, cfg.ports[p].mac, 6);
+		memcpy(xp.peer_mac, cfg.ports[p].peer_mac, 6);
+		rc |= upd(bpf_map__fd(sk->maps.xa_ports), &p, &xp);
+		rc |= upd(bpf_map__fd(sk->maps.xa_devs), &p, &lo);
+	}
+	for (int i = 0; i < n && i < 64; i++) {
+		struct inart_xa_ent x = {0};
+		const struct inart_label_entry *l = &le[i];
+		int tidx = 0;
+
+		for (int k = 0; k < n && k < 64; k++) {
+			int first = 1;
+
+			for (int q = 0; q < k; q++)
+				first &= le[q].job != le[k].job || le[q].tree != le[k].tree;
+			tidx += first && (le[k].job < l->job ||
+					  (le[k].job == l->job && le[k].tree < l->tree));
+		}
+		x.label = l->label;
+		x.job = l->job;
+		x.next_label = l->next_label;
+		x.tree = l->tree;
+		x.out_port = l->out_port;
+		x.slot_base = l->slot_base;
+		x.n_slots = l->n_slots;
+		x.kind = l->kind;
+		x.aggregate = l->aggregate;
+		x.bitmap_words = l->bitmap_words;
+		x.tree_idx = (uint32_t)tidx;
+		x.in_ports = l->in_ports;
+		if (l->kind == INART_LABEL_UP && l->aggregate) {
+			x.rk_off = (uint32_t)rk;
+			for (int r = 0; r < 64 * l->bitmap_words; r++) {
+				if (!(l->expected[r / 64] >> (r % 64) & 1))
+					continue;
+				if (x.n_exp < INART_XA_MAX_EXPECTED)
+					x.exp_rank[x.n_exp] = (uint16_t)r;
+				x.n_exp++;
+			}
+			memcpy(x.expected, l->expected, 8 * (size_t)l->bitmap_words);
+			x.kernel = x.n_exp <= INART_XA_MAX_EXPECTED;
+			rk += (int)x.n_exp;
+		}
+		rc |= upd(bpf_map__fd(sk->maps.xa_labels), &x.label, &x);
+	}
+	*n_rk = rk;
+	return rc;
+}
+
+/* ---- the corpus ---- */
+
+static uint32_t host_ip(int j, int r)
+{
+	return 0x0a000000u | (uint32_t)j << 16 | (uint32_t)(r + 1);
+}
+
+/* A DATA frame of tree j, rank index k, chunk (iter, seq). */
+static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, uint8_t flags,
+			 uint8_t ttl)
+{
+	const struct tree *t = &T[j];
+	struct inart_wire_hdr h = {0};
+	static int32_t v[INART_XA_MAX_VALUES];
+	uint8_t ina[INART_FRAME_MAX];
+	static const uint8_t src[6] = {2, 0, 0, 0, 1, 0}, dst[6] = {2, 0, 0, 0, 0, 0};
+	size_t n, len;
+	int r = t->ranks[k];
+
+	h.flags = (uint8_t)(INART_F_DATA | flags);
+	h.bitmap_words = t->bw;
+	h.scale_exp = 3;
+	h.job = t->job;
+	h.fan_in = t->fan_in;
+	h.label = t->label;
+	h.iter = iter;
+	h.seq = seq;
+	h.slot = (uint16_t)(seq % t->n_slots);
+	h.count = t->count;
+	h.bitmap[r / 64] = 1ull << (r % 64);
+	for (int i = 0; i < h.count; i++) {
+		uint32_t x =
+		    (uint32_t)(iter * 7919u + seq * 104729u + (uint32_t)r * 31u + (uint32_t)i);
+
+		v[i] =
+		    rnd(50) == 0 ? (int32_t)(0x7ffffff0 - rnd(64)) : (int32_t)(x % 200001) - 100000;
+	}
+	n = inart_wire_encode(&h, v, ina, sizeof(ina));
+	len = inart_pkt_build_udp(f, INART_FRAME_MAX, src, dst, host_ip(j, r),
+				  0x0a090000u | (uint32_t)j, (uint16_t)(40000 + r),
+				  INART_WIRE_UDP_PORT, ina, n);
+	f[22] = ttl;
+	f[24] = f[25] = 0;
+	inart_put_be16(f + 24, inart_pkt_ip_csum(f + 14, 20));
+	return len;
+}
+
+/* Damage a frame in one of several ways (the core drops or punts it). */
+static size_t damage(uint8_t *f, size_t len)
+{
+	switch (rnd(8)) {
+	case 0:
+		return len - 1 - rnd((uint32_t)len - 15); /* truncated (14 bytes at least) */
+	case 1:
+		f[42] = 2; /* version */
+		break;
+	case 2:
+		f[14 + 20 + 8 + 12 + 3] ^= 0x5a; /* unknown label */
+		break;
+	case 3:
+		f[14 + 20 + 8 + 4 + 3] ^= 1; /* another job */
+		break;
+	case 4:
+		f[42 + 32 + 7] |= 0x80; /* a rank outside the subtree (or the fan-in) */
+		break;
+	case 5:
+		f[14 + rnd(20)] ^= (uint8_t)(1 + rnd(255)); /* IPv4 header: checksum fails */
+		break;
+	case 6:
+		f[42 + 1] = 0x03; /* DATA|RESULT */
+		break;
+	default:
+		f[23] = 6; /* TCP */
+		break;
+	}
+	return len;
+}
+
+struct pkt {
+	uint8_t f[INART_FRAME_MAX];
+	uint16_t len;
+};
+
+#define WIN 64
+static struct pkt win[WIN]; /* reordering window */
+static struct pkt old[256]; /* sent before: retransmissions, stale epochs */
+static int n_win, n_old;
+
+static void remember(const struct pkt *p)
+{
+	if (n_old < 256)
+		old[n_old++] = *p;
+	else
+		old[rnd(256)] = *p;
+}
+
+/* The next packet of the corpus. */
+static void next_pkt(struct pkt *out)
+{
+	while (n_win < WIN) {
+		struct pkt *p = &win[n_win];
+		int j = (int)rnd(NT), u = (int)rnd(1000);
+		struct tree *t = &T[j];
+		uint8_t flags = 0, ttl = (uint8_t)(rnd(40) == 0 ? rnd(3) : 64 - rnd(8));
+
+		if (u < 20 && n_old > 0) { /* retransmission of something sent */
+			*p = old[rnd((uint32_t)n_old)];
+			p->f[43] |= INART_F_RETX;
+			n_win++;
+			continue;
+		}
+		if (u < 40 && n_old > 0) { /* stale epoch / duplicate, sent again as is */
+			*p = old[rnd((uint32_t)n_old)];
+			n_win++;
+			continue;
+		}
+		if (u < 50)
+			flags |= INART_F_PARTIAL;
+		else if (u < 60)
+			flags |= INART_F_FALLBACK;
+		else if (u < 63)
+			flags |= INART_F_OVERFLOW;
+		/* the chunk: mostly the tree's current one, sometimes the next */
+		{
+			uint32_t seq = t->seq + (rnd(4) == 0 ? 1 : 0);
+			int k = (int)rnd((uint32_t)t->n_exp);
+
+			p->len = (uint16_t)data_frame(p->f, j, k, t->iter, seq, flags, ttl);
+			if (rnd(3 * (uint32_t)t->n_exp) == 0) { /* move on */
+				if (++t->seq >= 40) {
+					t->seq = 0;
+					t->iter++;
+				}
+			}
+		}
+		if (rnd(100) < 3)
+			p->len = (uint16_t)damage(p->f, p->len);
+		else
+			remember(p);
+		if (rnd(100) < 3) /* lost */
+			continue;
+		n_win++;
+		if (rnd(100) < 3 && n_win < WIN) { /* duplicated */
+			win[n_win] = *p;
+			n_win++;
+		}
+	}
+	{
+		int i = (int)rnd(8); /* reordering: one of the 8 oldest */
+
+		*out = win[i];
+		memmove(&win[i], &win[i + 1], (size_t)(n_win - i - 1) * sizeof(win[0]));
+		n_win--;
+	}
+}
+
+/* ---- the comparison ---- */
+
+static int cpu_now;
+
+static int percpu_read(int fd, uint32_t key, void *val, size_t sz)
+{
+	static uint8_t buf[1 << 16];
+	size_t stride = (sz + 7) & ~(size_t)7;
+
+	if ((size_t)libbpf_num_possible_cpus() * stride > sizeof(buf) ||
+	    bpf_map_lookup_elem(fd, &key, buf) < 0)
+		return -1;
+	memcpy(val, buf + (size_t)cpu_now * stride, sz);
+	return 0;
+}
+
+static int same_frames(const struct inart_frame *a, int na, const struct inart_frame *b, int nb)
+{
+	if (na != nb)
+		return 0;
+	for (int i = 0; i < na; i++)
+		if (a[i].port != b[i].port || a[i].len != b[i].len ||
+		    memcmp(a[i].data, b[i].data, a[i].len) != 0)
+			return 0;
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t oa[16][INART_FRAME_MAX], ob[16][INART_FRAME_MAX];
+	struct inart_frame fa[16], fb[16];
+	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[4] = {0};
+	struct inart_switch *a, *b;
+	struct xdp_agg *sk;
+	int n_rk = 0, fd_last;
+	cpu_set_t cs;
+
+	if (geteuid() != 0) {
+		printf("test_xdp_agg: not root, skipped\n");
+		return 77;
+	}
+	CPU_ZERO(&cs);
+	if (sched_getaffinity(0, sizeof(cs), &cs) == 0)
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &cs)) {
+				CPU_ZERO(&cs);
+				CPU_SET(i, &cs);
+				break;
+			}
+	if (sched_setaffinity(0, sizeof(cs), &cs) < 0 || (cpu_now = sched_getcpu()) < 0) {
+		perror("test_xdp_agg: pinning");
+		return 1;
+	}
+	trees_make();
+	a = core();
+	b = core();
+	libbpf_set_print(quiet);
+	sk = xdp_agg__open();
+	if (a == NULL || b == NULL || sk == NULL) {
+		fprintf(stderr, "test_xdp_agg: setup: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_map__set_max_entries(sk->maps.xa_slots, SLOTS);
+	bpf_map__set_max_entries(sk->maps.xa_progress, 1024);
+	bpf_map__set_max_entries(sk->maps.xa_trees, 64);
+	if (xdp_agg__load(sk) < 0) {
+		fprintf(stderr, "test_xdp_agg: the verifier refused the program: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (fill_maps(sk, a, &n_rk) < 0 || n_rk > 1024) {
+		fprintf(stderr, "test_xdp_agg: filling the maps: %s\n", strerror(errno));
+		return 1;
+	}
+	{
+		struct bpf_prog_info info = {0};
+		uint32_t il = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(sk->progs.xdp_agg), &info, &il) == 0)
+			printf(
+			    "test_xdp_agg: verifier accepted xdp_agg: %u xlated bytes (%u insns), "
+			    "%u jited bytes, verified_insns %u\n",
+			    info.xlated_prog_len, info.xlated_prog_len / 8, info.jited_prog_len,
+			    info.verified_insns);
+	}
+	fd_last = bpf_map__fd(sk->maps.xa_last);
+	for (int i = 0; i < 16; i++) {
+		fa[i].data = oa[i];
+		fb[i].data = ob[i];
+	}
+	for (long i = 0; i < n_pkts; i++) {
+		struct pkt p;
+		uint8_t in[INART_FRAME_MAX], xo[4096];
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p.f, .data_out = xo,
+			    .data_size_out = sizeof(xo), .repeat = 1);
+		struct inart_frame fin = {in, 0, 0};
+		struct inart_xa_last last;
+		int na, nb, ok = 1;
+
+		next_pkt(&p);
+		o.data_in = p.f;
+		o.data_size_in = p.len;
+		memcpy(in, p.f, p.len);
+		fin.len = p.len;
+		na = inart_switch_rx(a, &fin, (uint64_t)i, fa, 16);
+		if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg), &o) < 0 ||
+		    percpu_read(fd_last, 0, &last, sizeof(last)) < 0) {
+			fprintf(stderr, "test_xdp_agg: test run (packet %ld, %u bytes): %s\n", i,
+				p.len, strerror(errno));
+			return 1;
+		}
+		cnt[last.verdict & 3]++;
+		switch (last.verdict) {
+		case INART_XA_SEND:
+			ok = na == 1 && o.retval == (last.out_port == 0 ? XDP_TX : XDP_REDIRECT) &&
+			     fa[0].port == last.out_port && fa[0].len == o.data_size_out &&
+			     memcmp(fa[0].data, xo, fa[0].len) == 0;
+			break;
+		case INART_XA_DROP:
+			ok = na == 0 && o.retval == XDP_DROP;
+			break;
+		case INART_XA_APPLIED:
+			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1;
+			break;
+		default:
+			memcpy(in, p.f, p.len);
+			nb = inart_switch_rx(b, &fin, (uint64_t)i, fb, 16);
+			ok = o.retval == XDP_PASS && same_frames(fa, na, fb, nb);
+			break;
+		}
+		if (!ok && bad++ < 8)
+			fprintf(stderr,
+				"test_xdp_agg: packet %ld (%u bytes): verdict %u retval %u port %u "
+				"(%u bytes out); core A %d frames (port %d, %u bytes)\n",
+				i, p.len, last.verdict, o.retval, last.out_port, o.data_size_out,
+				na, na > 0 ? fa[0].port : -1, na > 0 ? fa[0].len : 0);
+	}
+	{
+		struct inart_sw_tree_stats ta[64], tb[64], tot = {0};
+		int nta = inart_switch_stats(a, NULL, NULL, ta, 64),
+		    fd = bpf_map__fd(sk->maps.xa_trees);
+
+		inart_switch_stats(b, NULL, NULL, tb, 64);
+		for (int i = 0; i < nta && i < 64; i++) {
+			tot.aggregated += ta[i].aggregated;
+			tot.emitted += ta[i].emitted;
+			tot.partial += ta[i].partial;
+			tot.fallback += ta[i].fallback;
+			tot.duplicates += ta[i].duplicates;
+			tot.overflows += ta[i].overflows;
+		}
+		printf(
+		    "test_xdp_agg: core A's trees: %lu aggregated, %lu emitted, %lu partial, %lu "
+		    "fallback, %lu duplicates, %lu overflows\n",
+		    tot.aggregated, tot.emitted, tot.partial, tot.fallback, tot.duplicates,
+		    tot.overflows);
+		for (int i = 0; i < nta && i < 64; i++) {
+			struct inart_xa_tree k = {0};
+
+			percpu_read(fd, (uint32_t)i, &k, sizeof(k));
+			if (ta[i].aggregated != k.aggregated + tb[i].aggregated ||
+			    ta[i].emitted != k.emitted + tb[i].emitted ||
+			    ta[i].partial != k.partial + tb[i].partial ||
+			    ta[i].early != k.early + tb[i].early ||
+			    ta[i].fallback != k.fallback + tb[i].fallback ||
+			    ta[i].duplicates != k.duplicates + tb[i].duplicates ||
+			    ta[i].overflows != k.overflows + tb[i].overflows) {
+				bad++;
+				fprintf(
+				    stderr,
+				    "test_xdp_agg: tree (job %u): core aggregated %lu emitted %lu "
+				    "partial %lu fallback %lu dup %lu ovf %lu; program %llu %llu "
+				    "%llu %llu %llu %llu + core B %lu %lu %lu %lu %lu %lu\n",
+				    ta[i].job, ta[i].aggregated, ta[i].emitted, ta[i].partial,
+				    ta[i].fallback, ta[i].duplicates, ta[i].overflows, k.aggregated,
+				    k.emitted, k.partial, k.fallback, k.duplicates, k.overflows,
+				    tb[i].aggregated, tb[i].emitted, tb[i].partial, tb[i].fallback,
+				    tb[i].duplicates, tb[i].overflows);
+			}
+		}
+	}
+	printf("test_xdp_agg: %ld packets: %ld sent by the program, %ld dropped (absorbed or "
+	       "duplicate), %ld applied and passed up, %ld punted; %ld differences\n",
+	       n_pkts, cnt[INART_XA_SEND], cnt[INART_XA_DROP], cnt[INART_XA_APPLIED],
+	       cnt[INART_XA_PUNT], bad);
+	inart_switch_destroy(a);
+	inart_switch_destroy(b);
+	xdp_agg__destroy(sk);
+	/* a test that cannot fail is no test: every verdict must occur */
+	return bad == 0 && cnt[INART_XA_SEND] > n_pkts / 20 && cnt[INART_XA_DROP] > n_pkts / 20 &&
+		       cnt[INART_XA_PUNT] > n_pkts / 50
+		   ? 0
+		   : 1;
+}
