@@ -18,8 +18,8 @@
  *   PUNT    B's frames equal A's (the packet needs no state the program
  *           holds).
  * At the end A's tree counters equal the program's plus B's.  Needs root
- * (loading BPF); exits 77 (skipped) otherwise.  Argument: packets (default
- * 120000).
+ * (loading BPF); exits 77 (skipped) otherwise.  Arguments: packets (default
+ * 120000), a seed (default: the fixed one), "host" (port 0 a host port).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -29,6 +29,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,9 +71,13 @@ struct tree {
 	uint16_t ranks[16];
 	uint64_t exp[2];
 	uint32_t iter, seq; /* the generator's position */
+	int next_k;	    /* the rank (index into ranks) to send next */
 };
 
 static struct tree T[NT];
+/* 1: port 0 is a host port (ingress filtering): the host of tree 0's only
+ * rank; every other tree's packets arrive spoofed (the core drops them) */
+static int host_mode;
 
 static void trees_make(void)
 {
@@ -112,6 +117,11 @@ static void trees_make(void)
 	}
 }
 
+static uint32_t host_ip(int j, int r)
+{
+	return 0x0a000000u | (uint32_t)j << 16 | (uint32_t)(r + 1);
+}
+
 static int apply(struct inart_switch *sw, const struct inart_sw_update *u)
 {
 #ifdef SWITCH_HAS_ERR
@@ -144,6 +154,8 @@ static void port_cfg(struct inart_sw_cfg *cfg)
 		memcpy(cfg->ports[p].peer_mac, q, 6);
 		cfg->ports[p].ip = p == 2 ? 0 : 0x0a090000u + (uint32_t)p;
 	}
+	if (host_mode)
+		cfg->ports[0].peer_ip = host_ip(0, 0);
 }
 
 /* The switch core with the trees' entries: an aggregating UP entry per
@@ -154,6 +166,7 @@ static struct inart_switch *core(void)
 	struct inart_label_entry ents[NT + 2];
 	static const struct inart_label_down dn[] = {{1, 0, 0}, {2, 0, 0}};
 	struct inart_sw_update u = {.replace = 1};
+	struct inart_sw_ingress ing = {0, 0, T[0].job};
 	struct inart_switch *sw;
 
 	port_cfg(&cfg);
@@ -165,7 +178,7 @@ static struct inart_switch *core(void)
 		ents[j].label = T[j].label;
 		ents[j].kind = INART_LABEL_UP;
 		ents[j].job = T[j].job;
-		ents[j].in_ports = j % 2 ? 1 : 0;
+		ents[j].in_ports = j == 4 ? 2 : j % 2 ? 1 : 0; /* tree 4: never on port 0 */
 		ents[j].out_port = T[j].out;
 		ents[j].next_label = T[j].next;
 		ents[j].aggregate = 1;
@@ -180,6 +193,8 @@ static struct inart_switch *core(void)
 	    .label = 4000, .kind = INART_LABEL_DOWN, .job = T[0].job, .n_down = 2, .down = dn};
 	u.n_labels = NT + 2;
 	u.labels = ents;
+	u.n_ingress = host_mode;
+	u.ingress = &ing;
 	if (apply(sw, &u) < 0) {
 		inart_switch_destroy(sw);
 		return NULL;
@@ -255,16 +270,22 @@ static int fill_maps(struct xdp_agg *sk, const struct inart_switch *sw, int *n_r
 		}
 		rc |= upd(bpf_map__fd(sk->maps.xa_labels), &x.label, &x);
 	}
+	{
+		struct inart_sw_ingress ing[16];
+		int ni = inart_switch_get_ingress(sw, ing, 16);
+
+		for (int i = 0; i < ni && i < 16; i++) {
+			struct inart_xa_ing_key k = {ing[i].port, ing[i].job};
+			uint32_t r = ing[i].rank;
+
+			rc |= upd(bpf_map__fd(sk->maps.xa_ingress), &k, &r);
+		}
+	}
 	*n_rk = rk;
 	return rc;
 }
 
 /* ---- the corpus ---- */
-
-static uint32_t host_ip(int j, int r)
-{
-	return 0x0a000000u | (uint32_t)j << 16 | (uint32_t)(r + 1);
-}
 
 /* A DATA frame of tree j, rank index k, chunk (iter, seq). */
 static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, uint8_t flags,
@@ -293,9 +314,11 @@ static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, 
 		uint32_t x =
 		    (uint32_t)(iter * 7919u + seq * 104729u + (uint32_t)r * 31u + (uint32_t)i);
 
-		v[i] =
-		    rnd(50) == 0 ? (int32_t)(0x7ffffff0 - rnd(64)) : (int32_t)(x % 200001) - 100000;
+		v[i] = (int32_t)(x % 200001) - 100000;
 	}
+	if (rnd(40) == 0) /* sums that may leave the int32 range */
+		v[rnd(h.count)] =
+		    rnd(2) ? (int32_t)(0x7ffffff0 - rnd(64)) : INT32_MIN + (int32_t)rnd(64);
 	n = inart_wire_encode(&h, v, ina, sizeof(ina));
 	len = inart_pkt_build_udp(f, INART_FRAME_MAX, src, dst, host_ip(j, r),
 				  0x0a090000u | (uint32_t)j, (uint16_t)(40000 + r),
@@ -383,11 +406,12 @@ static void next_pkt(struct pkt *out)
 			flags |= INART_F_OVERFLOW;
 		/* the chunk: mostly the tree's current one, sometimes the next */
 		{
-			uint32_t seq = t->seq + (rnd(4) == 0 ? 1 : 0);
-			int k = (int)rnd((uint32_t)t->n_exp);
+			uint32_t seq = t->seq + (rnd(8) == 0 ? 1 : 0);
+			int k = rnd(10) == 0 ? (int)rnd((uint32_t)t->n_exp) : t->next_k;
 
 			p->len = (uint16_t)data_frame(p->f, j, k, t->iter, seq, flags, ttl);
-			if (rnd(3 * (uint32_t)t->n_exp) == 0) { /* move on */
+			if (++t->next_k >= t->n_exp) { /* every rank sent the chunk: the next */
+				t->next_k = 0;
 				if (++t->seq >= 40) {
 					t->seq = 0;
 					t->iter++;
@@ -468,6 +492,9 @@ int main(int argc, char **argv)
 		perror("test_xdp_agg: pinning");
 		return 1;
 	}
+	if (argc > 2)
+		rng ^= strtoull(argv[2], NULL, 0) * 0x2545F4914F6CDD1Dull;
+	host_mode = argc > 3 && strcmp(argv[3], "host") == 0;
 	trees_make();
 	a = core();
 	b = core();
@@ -604,6 +631,11 @@ int main(int argc, char **argv)
 	inart_switch_destroy(b);
 	xdp_agg__destroy(sk);
 	/* a test that cannot fail is no test: every verdict must occur */
+	if (host_mode) /* tree 0 (fan-in 1) in the kernel, the rest spoofed */
+		return bad == 0 && cnt[INART_XA_SEND] > n_pkts / 50 &&
+			       cnt[INART_XA_PUNT] > n_pkts / 2
+			   ? 0
+			   : 1;
 	return bad == 0 && cnt[INART_XA_SEND] > n_pkts / 20 && cnt[INART_XA_DROP] > n_pkts / 20 &&
 		       cnt[INART_XA_PUNT] > n_pkts / 50
 		   ? 0
