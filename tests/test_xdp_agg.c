@@ -42,6 +42,7 @@
 #include "dp/pkt.h"
 #include "dp/wire.h"
 #include "io/xdp_agg.h"
+#include "io/xdp_agg_maps.h"
 #include <xdp_agg.skel.h>
 
 #define NP 4
@@ -202,86 +203,27 @@ static struct inart_switch *core(void)
 	return sw;
 }
 
-static int upd(int fd, const void *k, const void *v)
+/* The program's maps from the configuration and the tables the core got
+ * (io/xdp_agg_maps): the ingress is lo = port 0, every port redirects to
+ * lo (the test run does not send). */
+static int fill_maps(struct xdp_agg *sk, const struct inart_switch *sw)
 {
-	return bpf_map_update_elem(fd, k, v, BPF_ANY) < 0 ? -errno : 0;
-}
-
-/* The program's maps from the configuration and the label table the core
- * got (read back with inart_switch_get_labels).  tree_idx = the rank of
- * (job, tree) in sorted order, as inart_switch_stats lists the trees. */
-static int fill_maps(struct xdp_agg *sk, const struct inart_switch *sw, int *n_rk)
-{
-	struct inart_label_entry le[64];
-	int n = inart_switch_get_labels(sw, le, 64), rk = 0, rc = 0;
-	uint32_t zero = 0, lo = if_nametoindex("lo");
-	struct inart_xa_cfg xc = {.max_values = 358, .n_ports = NP};
+	struct inart_xdp_agg_fds fds = {
+	    bpf_map__fd(sk->maps.xa_cfg),     bpf_map__fd(sk->maps.xa_ports),
+	    bpf_map__fd(sk->maps.xa_ifports), bpf_map__fd(sk->maps.xa_devs),
+	    bpf_map__fd(sk->maps.xa_labels),  bpf_map__fd(sk->maps.xa_ingress)};
+	uint32_t ifx[NP] = {if_nametoindex("lo")}, lo = ifx[0];
+	struct inart_err e = {{0}};
 	struct inart_sw_cfg cfg;
+	int rc;
 
 	port_cfg(&cfg);
-	rc |= upd(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc);
-	rc |= upd(bpf_map__fd(sk->maps.xa_ifports), &lo, &zero);
-	for (uint32_t p = 0; p < NP; p++) {
-		struct inart_xa_port xp = {
-		    .peer_fixed = 1, .ip = cfg.ports[p].ip, .peer_ip = cfg.ports[p].peer_ip};
-
-		memcpy(xp.mac, cfg.ports[p].mac, 6);
-		memcpy(xp.peer_mac, cfg.ports[p].peer_mac, 6);
-		rc |= upd(bpf_map__fd(sk->maps.xa_ports), &p, &xp);
-		rc |= upd(bpf_map__fd(sk->maps.xa_devs), &p, &lo);
-	}
-	for (int i = 0; i < n && i < 64; i++) {
-		struct inart_xa_ent x = {0};
-		const struct inart_label_entry *l = &le[i];
-		int tidx = 0;
-
-		for (int k = 0; k < n && k < 64; k++) {
-			int first = 1;
-
-			for (int q = 0; q < k; q++)
-				first &= le[q].job != le[k].job || le[q].tree != le[k].tree;
-			tidx += first && (le[k].job < l->job ||
-					  (le[k].job == l->job && le[k].tree < l->tree));
-		}
-		x.label = l->label;
-		x.job = l->job;
-		x.next_label = l->next_label;
-		x.tree = l->tree;
-		x.out_port = l->out_port;
-		x.slot_base = l->slot_base;
-		x.n_slots = l->n_slots;
-		x.kind = l->kind;
-		x.aggregate = l->aggregate;
-		x.bitmap_words = l->bitmap_words;
-		x.tree_idx = (uint32_t)tidx;
-		x.in_ports = l->in_ports;
-		if (l->kind == INART_LABEL_UP && l->aggregate) {
-			x.rk_off = (uint32_t)rk;
-			for (int r = 0; r < 64 * l->bitmap_words; r++) {
-				if (!(l->expected[r / 64] >> (r % 64) & 1))
-					continue;
-				if (x.n_exp < INART_XA_MAX_EXPECTED)
-					x.exp_rank[x.n_exp] = (uint16_t)r;
-				x.n_exp++;
-			}
-			memcpy(x.expected, l->expected, 8 * (size_t)l->bitmap_words);
-			x.kernel = x.n_exp <= INART_XA_MAX_EXPECTED;
-			rk += (int)x.n_exp;
-		}
-		rc |= upd(bpf_map__fd(sk->maps.xa_labels), &x.label, &x);
-	}
-	{
-		struct inart_sw_ingress ing[16];
-		int ni = inart_switch_get_ingress(sw, ing, 16);
-
-		for (int i = 0; i < ni && i < 16; i++) {
-			struct inart_xa_ing_key k = {ing[i].port, ing[i].job};
-			uint32_t r = ing[i].rank;
-
-			rc |= upd(bpf_map__fd(sk->maps.xa_ingress), &k, &r);
-		}
-	}
-	*n_rk = rk;
+	rc = inart_xdp_agg_maps_fill(&fds, &cfg, sw, ifx, &e);
+	for (uint32_t p = 1; rc == 0 && p < NP; p++)
+		if (bpf_map_update_elem(fds.devs, &p, &lo, BPF_ANY) < 0)
+			rc = -errno;
+	if (rc < 0)
+		fprintf(stderr, "test_xdp_agg: %s\n", e.msg);
 	return rc;
 }
 
@@ -473,7 +415,7 @@ int main(int argc, char **argv)
 	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[4] = {0};
 	struct inart_switch *a, *b;
 	struct xdp_agg *sk;
-	int n_rk = 0, fd_last;
+	int fd_last;
 	cpu_set_t cs;
 
 	if (geteuid() != 0) {
@@ -504,18 +446,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "test_xdp_agg: setup: %s\n", strerror(errno));
 		return 1;
 	}
-	bpf_map__set_max_entries(sk->maps.xa_slots, SLOTS);
-	bpf_map__set_max_entries(sk->maps.xa_progress, 1024);
-	bpf_map__set_max_entries(sk->maps.xa_trees, 64);
+	{
+		struct inart_sw_cfg cfg;
+		uint32_t ns, nr, ntr;
+
+		port_cfg(&cfg);
+		if (inart_xdp_agg_maps_sizes(&cfg, a, &ns, &nr, &ntr) < 0) {
+			fprintf(stderr, "test_xdp_agg: map sizes\n");
+			return 1;
+		}
+		bpf_map__set_max_entries(sk->maps.xa_slots, ns);
+		bpf_map__set_max_entries(sk->maps.xa_progress, nr);
+		bpf_map__set_max_entries(sk->maps.xa_trees, ntr);
+	}
 	if (xdp_agg__load(sk) < 0) {
 		fprintf(stderr, "test_xdp_agg: the verifier refused the program: %s\n",
 			strerror(errno));
 		return 1;
 	}
-	if (fill_maps(sk, a, &n_rk) < 0 || n_rk > 1024) {
-		fprintf(stderr, "test_xdp_agg: filling the maps: %s\n", strerror(errno));
+	if (fill_maps(sk, a) < 0)
 		return 1;
-	}
 	{
 		struct bpf_prog_info info = {0};
 		uint32_t il = sizeof(info);
