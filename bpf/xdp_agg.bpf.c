@@ -45,9 +45,15 @@
 #define F_STALE 0x80
 #define KIND_UP 1
 
+struct buf {
+	__u8 b[BUF + 16];
+};
+
+/* The frame received, and the frames a packet produces (the first goes out
+ * in place of the received one, the others through xa_tx). */
 struct scratch {
-	__u8 in[BUF + 16];
-	__u8 out[BUF + 16];
+	struct buf in;
+	struct buf out[INART_XA_MAX_FRAMES];
 };
 
 struct {
@@ -128,6 +134,12 @@ struct {
 	__type(value, struct inart_xa_last);
 } xa_last SEC(".maps");
 
+/* frames after a packet's first, for user space to send as they are */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 18);
+} xa_tx SEC(".maps");
+
 static __always_inline __u32 g16(const __u8 *b, __u32 o)
 {
 	o &= M;
@@ -185,9 +197,9 @@ struct ctx {
 	struct hdr *h;
 	const struct inart_xa_ent *e;
 	struct inart_xa_tree *ts;
-	__u32 frames, out_port, out_len;
-	int from_in; /* the frame to send is the rewritten input (forward) */
-	__u32 max_values;
+	__u32 frames;			   /* produced (may exceed INART_XA_MAX_FRAMES) */
+	__u32 len[INART_XA_MAX_FRAMES];	   /* their lengths (0: could not be built) */
+	__u8 from_in[INART_XA_MAX_FRAMES]; /* 1: the rewritten input (forward), else out[k] */
 };
 
 /* The decoded INA header (the fields rx_ina_up reads). */
@@ -288,7 +300,7 @@ __noinline int xa_copy(struct inart_xa_slot *s, const struct scratch *sc, __u32 
 	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
 		if (i >= s->count)
 			break;
-		s->sums[i] = (__s32)g32(sc->in, pl + 4 * i);
+		s->sums[i] = (__s32)g32(sc->in.b, pl + 4 * i);
 	}
 	return 0;
 }
@@ -305,7 +317,7 @@ __noinline int xa_add(struct inart_xa_slot *s, const struct scratch *sc, __u32 p
 		if (i >= s->count)
 			break;
 		a = (__u32)s->sums[i];
-		b = g32(sc->in, pl + 4 * i);
+		b = g32(sc->in.b, pl + 4 * i);
 		r = a + b;
 		o |= (a ^ r) & (b ^ r);
 		s->sums[i] = (__s32)r;
@@ -314,7 +326,7 @@ __noinline int xa_add(struct inart_xa_slot *s, const struct scratch *sc, __u32 p
 }
 
 /* The bitmap and sums of slot s, big-endian, at hl = 74 in the out buffer. */
-__noinline int xa_put_body(struct scratch *sc, const struct inart_xa_slot *s)
+__noinline int xa_put_body(struct buf *sc, const struct inart_xa_slot *s)
 {
 	__u32 hl;
 
@@ -324,12 +336,12 @@ __noinline int xa_put_body(struct scratch *sc, const struct inart_xa_slot *s)
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
 		if (w >= s->bitmap_words)
 			break;
-		p64(sc->out, 74 + 8 * w, s->bitmap[w]);
+		p64(sc->b, 74 + 8 * w, s->bitmap[w]);
 	}
 	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
 		if (i >= s->count)
 			break;
-		p32(sc->out, 42 + hl + 4 * i, (__u32)s->sums[i]);
+		p32(sc->b, 42 + hl + 4 * i, (__u32)s->sums[i]);
 	}
 	return 0;
 }
@@ -341,8 +353,8 @@ static __always_inline int settled(const struct inart_xa_ent *e, const struct in
 
 /* emit_slot's frame (not RETX): the aggregate of slot s along entry e,
  * built into the scratch out buffer.  Its length, 0 if the port is unknown. */
-__noinline int xa_build(struct scratch *sc, const struct inart_xa_slot *s,
-			const struct inart_xa_ent *e, __u32 extra)
+__noinline int xa_build(struct buf *sc, const struct inart_xa_slot *s, const struct inart_xa_ent *e,
+			__u32 extra)
 {
 	__u32 out, hl, len, src, sum;
 	struct inart_xa_port *pp;
@@ -354,7 +366,7 @@ __noinline int xa_build(struct scratch *sc, const struct inart_xa_slot *s,
 	pp = bpf_map_lookup_elem(&xa_ports, &out);
 	if (pp == NULL)
 		return 0;
-	o = sc->out;
+	o = sc->b;
 	hl = 32 + 8 * (__u32)(s->bitmap_words & 31);
 	len = 14 + 20 + 8 + hl + 4 * (__u32)s->count;
 	for (int i = 0; i < 6; i++) {
@@ -396,14 +408,15 @@ __noinline int xa_build(struct scratch *sc, const struct inart_xa_slot *s,
 	return len;
 }
 
-/* emit_slot (not RETX): the frame if it is this packet's first, then the
- * slot stops aggregating and keeps its contents (take_keep). */
+/* emit_slot (not RETX): the frame into out[k], then the slot stops
+ * aggregating and keeps its contents (take_keep). */
 static __always_inline void emit(struct ctx *c, struct inart_xa_slot *s, __u8 extra)
 {
-	c->frames++;
-	if (c->frames == 1) {
-		c->out_len = xa_build(c->s, s, c->e, extra);
-		c->out_port = c->e->out_port;
+	__u32 k = c->frames++;
+
+	if (k < INART_XA_MAX_FRAMES) {
+		c->len[k] = xa_build(&c->s->out[k], s, c->e, extra);
+		c->from_in[k] = 0;
 	}
 	s->busy = 0;
 	s->kept = 1; /* INART_AGG_KEPT_SENT */
@@ -423,7 +436,7 @@ static __always_inline void flush(struct ctx *c, struct inart_xa_slot *s)
 /* ina_forward_up: the packet itself, MACs and TTL rewritten, flags | add,
  * the next label, UDP checksum 0, padding trimmed.  Rewritten in place in
  * the scratch copy of the frame (nothing reads it after a forward). */
-__noinline int xa_fwd(struct scratch *sc, const struct inart_xa_ent *e, __u32 ttl, __u32 add)
+__noinline int xa_fwd(struct buf *sc, const struct inart_xa_ent *e, __u32 ttl, __u32 add)
 {
 	__u32 out, sum;
 	struct inart_xa_port *pp;
@@ -435,7 +448,7 @@ __noinline int xa_fwd(struct scratch *sc, const struct inart_xa_ent *e, __u32 tt
 	pp = bpf_map_lookup_elem(&xa_ports, &out);
 	if (pp == NULL)
 		return -1;
-	o = sc->in;
+	o = sc->b;
 	for (int i = 0; i < 6; i++) {
 		o[i] = pp->peer_mac[i];
 		o[6 + i] = pp->mac[i];
@@ -452,12 +465,12 @@ __noinline int xa_fwd(struct scratch *sc, const struct inart_xa_ent *e, __u32 tt
 
 static __always_inline void forward(struct ctx *c, __u8 add)
 {
-	c->frames++;
-	if (c->frames != 1)
+	__u32 k = c->frames++;
+
+	if (k >= INART_XA_MAX_FRAMES)
 		return;
-	c->out_len = xa_fwd(c->s, c->e, c->h->ttl, add) == 0 ? 14 + c->h->ip_len : 0;
-	c->out_port = c->e->out_port;
-	c->from_in = 1;
+	c->len[k] = xa_fwd(&c->s->in, c->e, c->h->ttl, add) == 0 ? 14 + c->h->ip_len : 0;
+	c->from_in[k] = 1;
 }
 
 /* key_eq against the packet's chunk at entry e */
@@ -554,7 +567,7 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 
 	if (sc == NULL || h == NULL)
 		return -1;
-	b = sc->in;
+	b = sc->in.b;
 
 	if (len < 14 + 20 + 8 + 32 + 8 || len > INART_XA_FRAME_MAX)
 		return -1;
@@ -762,25 +775,55 @@ out:
 		verdict(INART_XA_DROP, 0, 0);
 		return XDP_DROP;
 	}
-	if (c.frames > 1) {
-		verdict(INART_XA_APPLIED, 0, c.frames);
+	if (c.frames > INART_XA_MAX_FRAMES || c.len[0] < 60 || c.len[0] > INART_XA_FRAME_MAX) {
+		verdict(INART_XA_APPLIED, 0, c.frames); /* cannot happen */
 		return XDP_PASS;
 	}
 	{
+		struct inart_xa_txrec *r1 = NULL, *r2 = NULL;
+		struct buf *b0 = c.from_in[0] ? &c.s->in : &c.s->out[0];
 		__u64 len = bpf_xdp_get_buff_len(xdp);
-		__u32 want = c.out_len & 2047;
+		__u32 want = c.len[0] & 2047;
 
 		if (want < 60 || want > INART_XA_FRAME_MAX)
-			return XDP_ABORTED;
+			return XDP_PASS; /* (checked above: for the verifier) */
+		if (c.frames > 1)
+			r1 = bpf_ringbuf_reserve(&xa_tx, sizeof(*r1), 0);
+		if (c.frames > 2)
+			r2 = bpf_ringbuf_reserve(&xa_tx, sizeof(*r2), 0);
+		if ((c.frames > 1 && r1 == NULL) || (c.frames > 2 && r2 == NULL)) {
+			if (r1 != NULL)
+				bpf_ringbuf_discard(r1, 0);
+			if (r2 != NULL)
+				bpf_ringbuf_discard(r2, 0);
+			verdict(INART_XA_APPLIED, 0, c.frames); /* the ring is full */
+			return XDP_PASS;
+		}
+		if (r1 != NULL) {
+			struct buf *b1 = c.from_in[1] ? &c.s->in : &c.s->out[1];
+
+			r1->port = e->out_port;
+			r1->len = c.len[1];
+			bpf_probe_read_kernel(r1->data, INART_XA_FRAME_MAX, b1->b);
+			bpf_ringbuf_submit(r1, 0);
+		}
+		if (r2 != NULL) {
+			struct buf *b2 = c.from_in[2] ? &c.s->in : &c.s->out[2];
+
+			r2->port = e->out_port;
+			r2->len = c.len[2];
+			bpf_probe_read_kernel(r2->data, INART_XA_FRAME_MAX, b2->b);
+			bpf_ringbuf_submit(r2, 0);
+		}
 		if (bpf_xdp_adjust_tail(xdp, (int)want - (int)len) < 0)
 			return XDP_ABORTED;
-		if (bpf_xdp_store_bytes(xdp, 0, c.from_in ? c.s->in : c.s->out, want) < 0)
+		if (bpf_xdp_store_bytes(xdp, 0, b0->b, want) < 0)
 			return XDP_ABORTED;
 	}
-	verdict(INART_XA_SEND, c.out_port, 1);
-	if (c.out_port == port)
+	verdict(INART_XA_SEND, e->out_port, c.frames);
+	if (e->out_port == port)
 		return XDP_TX;
-	return bpf_redirect_map(&xa_devs, c.out_port, 0);
+	return bpf_redirect_map(&xa_devs, e->out_port, 0);
 }
 
 char LICENSE[] SEC("license") = "GPL";

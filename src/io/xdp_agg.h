@@ -15,7 +15,8 @@
  *                 (PERCPU_ARRAY: one pool per CPU, see below);
  *   xa_progress   rank progress records (dp/progress.h; PERCPU_ARRAY);
  *   xa_trees      per-tree counters (PERCPU_ARRAY, index = entry's tree_idx);
- *   xa_last       per-CPU record of the last verdict (tests, debugging).
+ *   xa_last       per-CPU record of the last verdict (tests, debugging);
+ *   xa_tx         a ring buffer of the frames after a packet's first.
  * Concurrency: every CPU is one shard (docs/dataplane.md "Shards and
  * steering"): packets are steered by (job, tree, slot) to one CPU, whose
  * own copy of the slots and rank progress they touch.  No locks: one packet
@@ -36,6 +37,7 @@
 #define INART_XA_UDP_PORT 47470 /* INART_WIRE_UDP_PORT */
 #define INART_XA_LOST_AFTER 2	/* INART_SW_LOST_AFTER */
 #define INART_XA_FRAME_MAX 1518 /* INART_FRAME_MAX */
+#define INART_XA_MAX_FRAMES 3	/* frames one packet may produce here */
 
 struct inart_xa_cfg {
 	__u32 max_values;
@@ -96,15 +98,24 @@ struct inart_xa_tree {
 enum inart_xa_verdict {
 	INART_XA_PUNT = 0,    /* not touched: user space (the C core) handles it */
 	INART_XA_DROP = 1,    /* absorbed or a duplicate: nothing sent */
-	INART_XA_SEND = 2,    /* one frame built here, sent to out_port */
-	INART_XA_APPLIED = 3, /* state changed here but the outcome needs several
-				 frames: passed up, user space builds them */
+	INART_XA_SEND = 2,    /* frames built here: the first sent to out_port in
+				 place of the packet, the others queued on xa_tx */
+	INART_XA_APPLIED = 3, /* state changed here but the frames could not be
+				 queued (xa_tx full): passed up */
+};
+
+/* xa_tx (a BPF ring buffer): a frame after a packet's first, to be sent on
+ * port as it is (the first left in place of the packet). */
+struct inart_xa_txrec {
+	__u32 port, len;
+	__u8 data[INART_XA_FRAME_MAX];
+	__u8 pad[2];
 };
 
 struct inart_xa_last {
 	__u32 verdict;	/* enum inart_xa_verdict */
 	__u32 out_port; /* SEND */
-	__u32 frames;	/* frames the C core sends for this packet (SEND: 1) */
+	__u32 frames;	/* frames the C core sends for this packet */
 	__u32 pad;
 };
 
