@@ -250,7 +250,7 @@ static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, 
 	h.iter = iter;
 	h.seq = seq;
 	h.slot = (uint16_t)(seq % t->n_slots);
-	h.count = t->count;
+	h.count = (uint16_t)(seq == 39 ? t->count / 2 + 1 : t->count); /* a shorter last chunk */
 	h.bitmap[r / 64] = 1ull << (r % 64);
 	for (int i = 0; i < h.count; i++) {
 		uint32_t x =
