@@ -742,6 +742,12 @@ int xdp_agg(struct xdp_md *xdp)
 	case COMPLETE:
 		c.ts->aggregated++;
 		if (fresh) {
+			__u64 now = cfg->now ? cfg->now : bpf_ktime_get_ns(), dl;
+			struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+
+			dl = now + cfg->timeout_ns;
+			s->deadline = dl < now ? ~0ull : dl;
+			s->order = l != NULL ? ++l->takes : 0;
 			s->m_src_ip = h.src_ip;
 			s->m_dst_ip = h.dst_ip;
 			s->m_sport = h.sport;
@@ -824,6 +830,86 @@ out:
 	if (e->out_port == port)
 		return XDP_TX;
 	return bpf_redirect_map(&xa_devs, e->out_port, 0);
+}
+
+/* ---- timeouts: inart_switch_tick, one frame per run ---- */
+
+struct tick_scan {
+	__u64 now, best_order;
+	__s64 best;
+};
+
+static long tick_cb(__u64 i, void *ctx)
+{
+	struct tick_scan *t = ctx;
+	__u32 k = (__u32)i;
+	struct inart_xa_slot *s = bpf_map_lookup_elem(&xa_slots, &k);
+
+	if (s != NULL && s->busy && s->deadline <= t->now &&
+	    (t->best < 0 || s->order < t->best_order)) {
+		t->best = k;
+		t->best_order = s->order;
+	}
+	return 0;
+}
+
+SEC("xdp")
+int xdp_agg_tick(struct xdp_md *xdp)
+{
+	struct tick_scan t = {0, 0, -1};
+	struct inart_xa_cfg *cfg;
+	struct inart_xa_slot *s;
+	struct inart_xa_ent *e;
+	struct scratch *sc;
+	__u32 z = 0, k, len, want;
+	int complete = 1, ovf;
+
+	verdict(INART_XA_DROP, 0, 0);
+	cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+	sc = bpf_map_lookup_elem(&xa_scratch, &z);
+	if (cfg == NULL || sc == NULL)
+		return XDP_DROP;
+	t.now = cfg->now ? cfg->now : bpf_ktime_get_ns();
+	bpf_loop(cfg->n_slots, tick_cb, &t, 0);
+	if (t.best < 0)
+		return XDP_DROP;
+	k = (__u32)t.best;
+	s = bpf_map_lookup_elem(&xa_slots, &k);
+	if (s == NULL)
+		return XDP_DROP;
+	e = bpf_map_lookup_elem(&xa_labels, &s->label);
+	if (e == NULL) { /* cannot happen in the core: a swap frees such slots */
+		s->busy = 0;
+		s->kept = 0;
+		verdict(INART_XA_PUNT, 0, 0);
+		return XDP_PASS;
+	}
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		if (w < e->bitmap_words && s->bitmap[w] != e->expected[w])
+			complete = 0;
+	ovf = s->overflow || (s->m_flags & F_OVERFLOW);
+	len = xa_build(&sc->out[0], s, e, complete ? 0 : F_PARTIAL);
+	want = len & 2047;
+	if (want < 60 || want > INART_XA_FRAME_MAX)
+		return XDP_ABORTED;
+	{
+		struct inart_xa_tree *ts = bpf_map_lookup_elem(&xa_trees, &e->tree_idx);
+
+		if (ts != NULL) {
+			if (complete)
+				ts->emitted++;
+			else
+				ts->partial++;
+			ts->overflows += ovf ? 1 : 0;
+		}
+	}
+	s->busy = 0;
+	s->kept = 1;
+	if (bpf_xdp_adjust_tail(xdp, (int)want - (int)bpf_xdp_get_buff_len(xdp)) < 0 ||
+	    bpf_xdp_store_bytes(xdp, 0, sc->out[0].b, want) < 0)
+		return XDP_ABORTED;
+	verdict(INART_XA_SEND, e->out_port, 1);
+	return XDP_TX;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -46,8 +46,10 @@
 #include <xdp_agg.skel.h>
 
 #define NP 4
-#define NT 7	 /* trees */
-#define SLOTS 96 /* pool */
+#define NT 7	      /* trees */
+#define SLOTS 96      /* pool */
+#define TIMEOUT 100   /* flush timeout, in packets (the clock: packet number + 1) */
+#define TICK_EVERY 50 /* packets */
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
@@ -147,7 +149,7 @@ static void port_cfg(struct inart_sw_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->n_ports = NP;
 	cfg->pool_slots = SLOTS;
-	cfg->flush_timeout_ns = UINT64_MAX / 4; /* no tick in this test */
+	cfg->flush_timeout_ns = TIMEOUT;
 	for (int p = 0; p < NP; p++) {
 		uint8_t m[6] = {2, 0, 0, 0, 0, (uint8_t)p}, q[6] = {2, 0, 0, 0, 1, (uint8_t)p};
 
@@ -409,6 +411,44 @@ static int on_queued(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A tick at now in core A, core B and the program (xdp_agg_tick, one frame
+ * per run, as many runs as A emitted frames or until it has none): the
+ * same frames in the same order; B has nothing to flush.  Returns the
+ * differences. */
+static long tick_all(struct inart_switch *a, struct inart_switch *b, struct xdp_agg *sk,
+		     uint64_t now, struct inart_frame *fa, struct inart_frame *fb, long *n_flushed)
+{
+	static uint8_t dummy[INART_FRAME_MAX];
+	int na = inart_switch_tick(a, now, fa, 16), nb = inart_switch_tick(b, now, fb, 16), k = 0;
+	long bad = nb != 0;
+
+	for (int runs = 0; runs < 64; runs++) {
+		uint8_t xo[4096];
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = dummy, .data_size_in = sizeof(dummy),
+			    .data_out = xo, .data_size_out = sizeof(xo), .repeat = 1);
+
+		if (k == na && na == 16)
+			break; /* A stopped for lack of room: so does the program */
+		if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg_tick), &o) < 0)
+			return bad + 1;
+		if (o.retval == XDP_DROP)
+			break;
+		if (o.retval != XDP_TX || k >= na || o.data_size_out != fa[k].len ||
+		    memcmp(xo, fa[k].data, fa[k].len) != 0) {
+			bad++;
+			break;
+		}
+		k++;
+	}
+	*n_flushed += k;
+	if (k != na)
+		bad++;
+	if (bad)
+		fprintf(stderr, "test_xdp_agg: tick at %lu: core A %d frames, program %d\n",
+			(unsigned long)now, na, k);
+	return bad;
+}
+
 static int same_frames(const struct inart_frame *a, int na, const struct inart_frame *b, int nb)
 {
 	if (na != nb)
@@ -424,7 +464,10 @@ int main(int argc, char **argv)
 {
 	static uint8_t oa[16][INART_FRAME_MAX], ob[16][INART_FRAME_MAX];
 	struct inart_frame fa[16], fb[16];
-	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[4] = {0}, cnt_queued = 0;
+	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[4] = {0}, cnt_queued = 0,
+	     cnt_flushed = 0;
+	struct inart_xa_cfg xc;
+	uint32_t zero = 0;
 	struct inart_switch *a, *b;
 	struct ring_buffer *rb;
 	struct xdp_agg *sk;
@@ -490,6 +533,10 @@ int main(int argc, char **argv)
 			    info.xlated_prog_len, info.xlated_prog_len / 8, info.jited_prog_len,
 			    info.verified_insns);
 	}
+	if (bpf_map_lookup_elem(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc) < 0) {
+		fprintf(stderr, "test_xdp_agg: reading xa_cfg: %s\n", strerror(errno));
+		return 1;
+	}
 	fd_last = bpf_map__fd(sk->maps.xa_last);
 	rb = ring_buffer__new(bpf_map__fd(sk->maps.xa_tx), on_queued, NULL, NULL);
 	if (rb == NULL) {
@@ -514,7 +561,14 @@ int main(int argc, char **argv)
 		o.data_size_in = p.len;
 		memcpy(in, p.f, p.len);
 		fin.len = p.len;
-		na = inart_switch_rx(a, &fin, (uint64_t)i, fa, 16);
+		xc.now = (uint64_t)i + 1;
+		if (bpf_map_update_elem(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc, BPF_ANY) < 0) {
+			fprintf(stderr, "test_xdp_agg: the clock: %s\n", strerror(errno));
+			return 1;
+		}
+		if (i % TICK_EVERY == 0)
+			bad += tick_all(a, b, sk, (uint64_t)i + 1, fa, fb, &cnt_flushed);
+		na = inart_switch_rx(a, &fin, (uint64_t)i + 1, fa, 16);
 		if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg), &o) < 0 ||
 		    percpu_read(fd_last, 0, &last, sizeof(last)) < 0) {
 			fprintf(stderr, "test_xdp_agg: test run (packet %ld, %u bytes): %s\n", i,
@@ -549,7 +603,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			memcpy(in, p.f, p.len);
-			nb = inart_switch_rx(b, &fin, (uint64_t)i, fb, 16);
+			nb = inart_switch_rx(b, &fin, (uint64_t)i + 1, fb, 16);
 			ok = o.retval == XDP_PASS && n_queued == 0 && same_frames(fa, na, fb, nb);
 			break;
 		}
@@ -606,9 +660,9 @@ int main(int argc, char **argv)
 	}
 	printf("test_xdp_agg: %ld packets: %ld sent by the program (%ld more frames queued), %ld "
 	       "dropped (absorbed or duplicate), %ld applied and passed up, %ld punted; %ld "
-	       "differences\n",
+	       "flushed by %ld ticks; %ld differences\n",
 	       n_pkts, cnt[INART_XA_SEND], cnt_queued, cnt[INART_XA_DROP], cnt[INART_XA_APPLIED],
-	       cnt[INART_XA_PUNT], bad);
+	       cnt[INART_XA_PUNT], cnt_flushed, n_pkts / TICK_EVERY, bad);
 	ring_buffer__free(rb);
 	inart_switch_destroy(a);
 	inart_switch_destroy(b);
@@ -620,7 +674,7 @@ int main(int argc, char **argv)
 			   ? 0
 			   : 1;
 	return bad == 0 && cnt[INART_XA_SEND] > n_pkts / 20 && cnt[INART_XA_DROP] > n_pkts / 20 &&
-		       cnt_queued > 0 && cnt[INART_XA_PUNT] > n_pkts / 50
+		       cnt_queued > 0 && cnt_flushed > 0 && cnt[INART_XA_PUNT] > n_pkts / 50
 		   ? 0
 		   : 1;
 }

@@ -17,6 +17,11 @@
  *   xa_trees      per-tree counters (PERCPU_ARRAY, index = entry's tree_idx);
  *   xa_last       per-CPU record of the last verdict (tests, debugging);
  *   xa_tx         a ring buffer of the frames after a packet's first.
+ * xdp_agg_tick (the same object, run by user space on each CPU with
+ * BPF_PROG_TEST_RUN on any frame of INART_XA_FRAME_MAX bytes) is
+ * inart_switch_tick one frame at a time: XDP_TX with the flushed aggregate
+ * in the frame, XDP_PASS (a slot without entry freed: call again) or
+ * XDP_DROP (nothing expired).
  * Concurrency: every CPU is one shard (docs/dataplane.md "Shards and
  * steering"): packets are steered by (job, tree, slot) to one CPU, whose
  * own copy of the slots and rank progress they touch.  No locks: one packet
@@ -42,6 +47,10 @@
 struct inart_xa_cfg {
 	__u32 max_values;
 	__u32 n_ports;
+	__u32 n_slots; /* the pool's (xa_slots' max_entries) */
+	__u32 pad;
+	__u64 timeout_ns; /* flush_timeout_ns */
+	__u64 now;	  /* 0: bpf_ktime_get_ns(); else the clock (tests) */
 };
 
 struct inart_xa_port {
@@ -80,6 +89,8 @@ struct inart_xa_slot {
 	__s8 scale_exp;
 	__u8 m_flags, m_ttl, m_repaired;
 	__u16 m_sport, pad;
+	__u64 deadline;		  /* busy: now + timeout at take */
+	__u64 order;		  /* busy: the take's number on this CPU (FIFO order) */
 	__u32 m_src_ip, m_dst_ip; /* host order */
 	__u64 bitmap[INART_XA_MAX_WORDS];
 	__s32 sums[INART_XA_MAX_VALUES];
@@ -117,6 +128,7 @@ struct inart_xa_last {
 	__u32 out_port; /* SEND */
 	__u32 frames;	/* frames the C core sends for this packet */
 	__u32 pad;
+	__u64 takes; /* slots taken on this CPU (the next take's order) */
 };
 
 #endif

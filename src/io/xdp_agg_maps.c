@@ -100,7 +100,9 @@ static int fill_ports(const struct inart_xdp_agg_fds *fds, const struct inart_sw
 	struct inart_xa_cfg xc = {
 	    .max_values =
 		(uint32_t)(cfg->max_values > 0 ? cfg->max_values : inart_wire_max_values(1)),
-	    .n_ports = (uint32_t)cfg->n_ports};
+	    .n_ports = (uint32_t)cfg->n_ports,
+	    .n_slots = (uint32_t)(cfg->pool_slots > 0 ? cfg->pool_slots : 1),
+	    .timeout_ns = cfg->flush_timeout_ns};
 	uint32_t zero = 0;
 	int rc = put(fds->cfg, &zero, &xc, "xa_cfg", 0, err);
 
