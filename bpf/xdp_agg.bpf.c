@@ -676,6 +676,16 @@ static __always_inline void verdict(__u32 v, __u32 port, __u32 frames)
 	}
 }
 
+/* Fill and submit a reserved xa_tx record with a frame of b. */
+static __always_inline void queue(struct inart_xa_txrec *r, const struct buf *b, __u32 port,
+				  __u32 len)
+{
+	r->port = port;
+	r->len = len;
+	bpf_probe_read_kernel(r->data, INART_XA_FRAME_MAX, b->b);
+	bpf_ringbuf_submit(r, 0);
+}
+
 SEC("xdp")
 int xdp_agg(struct xdp_md *xdp)
 {
@@ -805,22 +815,10 @@ out:
 			verdict(INART_XA_APPLIED, 0, c.frames); /* the ring is full */
 			return XDP_PASS;
 		}
-		if (r1 != NULL) {
-			struct buf *b1 = c.from_in[1] ? &c.s->in : &c.s->out[1];
-
-			r1->port = e->out_port;
-			r1->len = c.len[1];
-			bpf_probe_read_kernel(r1->data, INART_XA_FRAME_MAX, b1->b);
-			bpf_ringbuf_submit(r1, 0);
-		}
-		if (r2 != NULL) {
-			struct buf *b2 = c.from_in[2] ? &c.s->in : &c.s->out[2];
-
-			r2->port = e->out_port;
-			r2->len = c.len[2];
-			bpf_probe_read_kernel(r2->data, INART_XA_FRAME_MAX, b2->b);
-			bpf_ringbuf_submit(r2, 0);
-		}
+		if (r1 != NULL)
+			queue(r1, c.from_in[1] ? &c.s->in : &c.s->out[1], e->out_port, c.len[1]);
+		if (r2 != NULL)
+			queue(r2, c.from_in[2] ? &c.s->in : &c.s->out[2], e->out_port, c.len[2]);
 		if (bpf_xdp_adjust_tail(xdp, (int)want - (int)len) < 0)
 			return XDP_ABORTED;
 		if (bpf_xdp_store_bytes(xdp, 0, b0->b, want) < 0)

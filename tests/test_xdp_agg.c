@@ -526,16 +526,16 @@ int main(int argc, char **argv)
 	}
 	if (fill_maps(sk, a) < 0)
 		return 1;
-	{
+	for (int k = 0; k < 2; k++) {
+		struct bpf_program *pg = k ? sk->progs.xdp_agg_tick : sk->progs.xdp_agg;
 		struct bpf_prog_info info = {0};
 		uint32_t il = sizeof(info);
 
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(sk->progs.xdp_agg), &info, &il) == 0)
-			printf(
-			    "test_xdp_agg: verifier accepted xdp_agg: %u xlated bytes (%u insns), "
-			    "%u jited bytes, verified_insns %u\n",
-			    info.xlated_prog_len, info.xlated_prog_len / 8, info.jited_prog_len,
-			    info.verified_insns);
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(pg), &info, &il) == 0)
+			printf("test_xdp_agg: verifier accepted %s: %u xlated bytes (%u insns), %u "
+			       "jited bytes, verified_insns %u\n",
+			       bpf_program__name(pg), info.xlated_prog_len,
+			       info.xlated_prog_len / 8, info.jited_prog_len, info.verified_insns);
 	}
 	if (bpf_map_lookup_elem(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc) < 0) {
 		fprintf(stderr, "test_xdp_agg: reading xa_cfg: %s\n", strerror(errno));
