@@ -146,10 +146,12 @@ static __always_inline __u32 g16(const __u8 *b, __u32 o)
 	return (__u32)b[o] << 8 | b[o + 1];
 }
 
+/* Word loads and stores may be unaligned (the scratch buffers are map
+ * values; x86-64 and arm64 JITs allow it). */
 static __always_inline __u32 g32(const __u8 *b, __u32 o)
 {
 	o &= M;
-	return (__u32)b[o] << 24 | (__u32)b[o + 1] << 16 | (__u32)b[o + 2] << 8 | b[o + 3];
+	return __builtin_bswap32(*(const __u32 *)(b + o));
 }
 
 static __always_inline __u64 g64(const __u8 *b, __u32 o)
@@ -167,10 +169,7 @@ static __always_inline void p16(__u8 *b, __u32 o, __u32 v)
 static __always_inline void p32(__u8 *b, __u32 o, __u32 v)
 {
 	o &= M;
-	b[o] = v >> 24;
-	b[o + 1] = v >> 16;
-	b[o + 2] = v >> 8;
-	b[o + 3] = v;
+	*(__u32 *)(b + o) = __builtin_bswap32(v);
 }
 
 static __always_inline void p64(__u8 *b, __u32 o, __u64 v)

@@ -19,7 +19,8 @@
  *           holds).
  * At the end A's tree counters equal the program's plus B's.  Needs root
  * (loading BPF); exits 77 (skipped) otherwise.  Arguments: packets (default
- * 120000), a seed (default: the fixed one), "host" (port 0 a host port).
+ * 120000), a seed (default: the fixed one), "host" (port 0 a host port) or
+ * "bench" (timings only, see bench()).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -32,6 +33,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dp/switch.h" /* first: see apply() */
@@ -453,6 +455,81 @@ static long tick_all(struct inart_switch *a, struct inart_switch *b, struct xdp_
 	return bad;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "bench": the cost per packet of the program (BPF_PROG_TEST_RUN's own
+ * timing of the program) and of the core (inart_switch_rx), 1 KB frames
+ * (235 values): fan-in 1 (every packet a complete aggregate) and 8:1
+ * (eight contributions per aggregate).  Not part of the suite. */
+static int bench(struct xdp_agg *sk, struct inart_switch *a)
+{
+	static uint8_t out[16][INART_FRAME_MAX];
+	struct inart_frame fo[16];
+	const int n1 = 200000, n8 = 20000;
+	uint8_t f[INART_FRAME_MAX], xo[4096];
+	double t0, tc;
+	uint64_t dur = 0;
+	size_t len;
+
+	for (int i = 0; i < 16; i++)
+		fo[i].data = out[i];
+	T[0].count = T[3].count = 235;
+	len = data_frame(f, 0, 0, 5, 7, 0, 64);
+	{
+		struct inart_frame in = {f, (uint16_t)len, 0};
+
+		/* one run per test run: the program rewrites the frame in place */
+		for (int i = 0; i < n1; i++) {
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f,
+				    .data_size_in = (uint32_t)len, .data_out = xo,
+				    .data_size_out = sizeof(xo), .repeat = 1);
+
+			if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg), &o) < 0 ||
+			    o.retval != XDP_REDIRECT) {
+				fprintf(stderr, "test_xdp_agg: bench: the program returned %u\n",
+					o.retval);
+				return 1;
+			}
+			dur += o.duration;
+		}
+		t0 = now_s();
+		for (int i = 0; i < n1; i++)
+			inart_switch_rx(a, &in, 1, fo, 16);
+		tc = now_s() - t0;
+		printf("test_xdp_agg: bench fan-in 1, %zu-byte frames: program %.0f ns per packet, "
+		       "core %.0f ns per packet\n",
+		       len, (double)dur / n1, 1e9 * tc / n1);
+	}
+	dur = 0;
+	tc = 0;
+	for (int i = 0; i < n8; i++)
+		for (int k = 0; k < 8; k++) {
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f, .data_out = xo,
+				    .data_size_out = sizeof(xo), .repeat = 1);
+			struct inart_frame in = {f, 0, 0};
+
+			len = data_frame(f, 3, k, 9, (uint32_t)i, 0, 64);
+			o.data_size_in = (uint32_t)len;
+			in.len = (uint16_t)len;
+			if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg), &o) < 0)
+				return 1;
+			dur += o.duration;
+			t0 = now_s();
+			inart_switch_rx(a, &in, 2, fo, 16);
+			tc += now_s() - t0;
+		}
+	printf("test_xdp_agg: bench fan-in 8, %zu-byte frames: program %.0f ns per input packet, "
+	       "core %.0f ns per input packet\n",
+	       len, (double)dur / (8.0 * n8), 1e9 * tc / (8.0 * n8));
+	return 0;
+}
+
 static int same_frames(const struct inart_frame *a, int na, const struct inart_frame *b, int nb)
 {
 	if (na != nb)
@@ -542,6 +619,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd_last = bpf_map__fd(sk->maps.xa_last);
+	if (argc > 3 && strcmp(argv[3], "bench") == 0)
+		return bench(sk, a);
 	rb = ring_buffer__new(bpf_map__fd(sk->maps.xa_tx), on_queued, NULL, NULL);
 	if (rb == NULL) {
 		fprintf(stderr, "test_xdp_agg: the ring buffer: %s\n", strerror(errno));
