@@ -134,6 +134,13 @@ struct {
 	__type(value, struct inart_xa_last);
 } xa_last SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, INART_XA_CTR_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} xa_ctrs SEC(".maps");
+
 /* frames after a packet's first, for user space to send as they are */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -554,7 +561,8 @@ __noinline int xa_within(const struct hdr *h, const struct inart_xa_ent *e)
 }
 
 /* Decode and check everything rx_ina does before rx_ina_up's aggregation
- * step.  0: this program handles the packet; -1: punt. */
+ * step.  The ingress port, or minus the reason to punt (enum
+ * inart_xa_ctr). */
 __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 {
 	__u64 len = bpf_xdp_get_buff_len(xdp);
@@ -565,34 +573,34 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 	__u8 *b;
 
 	if (sc == NULL || h == NULL)
-		return -1;
+		return -INART_XA_P_FRAME;
 	b = sc->in.b;
 
 	if (len < 14 + 20 + 8 + 32 + 8 || len > INART_XA_FRAME_MAX)
-		return -1;
+		return -INART_XA_P_FRAME;
 	if (bpf_xdp_load_bytes(xdp, 0, b, len) < 0)
-		return -1;
+		return -INART_XA_P_FRAME;
 	if (g16(b, 12) != 0x0800 || b[14] != 0x45 || ip_sum(b, 14) != 0xffff)
-		return -1;
+		return -INART_XA_P_FRAME;
 	h->ip_len = g16(b, 16);
 	if (h->ip_len < 20 || h->ip_len > len - 14 || b[23] != 17 || (g16(b, 20) & 0x3fff))
-		return -1;
+		return -INART_XA_P_FRAME;
 	ulen = g16(b, 38);
 	if (h->ip_len - 20 < 8 || ulen < 8 || ulen > h->ip_len - 20 ||
 	    g16(b, 36) != INART_XA_UDP_PORT)
-		return -1;
+		return -INART_XA_P_FRAME;
 	plen = ulen - 8; /* inart_wire_decode on bytes 42 .. 42 + plen */
 	if (plen < 32 || b[42] != 1 || b[44] < 1 || b[44] > INART_XA_MAX_WORDS)
-		return -1;
+		return -INART_XA_P_WIRE;
 	h->bw = b[44];
 	hl = 32 + 8 * (__u32)h->bw;
 	if (plen < hl)
-		return -1;
+		return -INART_XA_P_WIRE;
 	h->flags = b[43];
 	if ((h->flags & (F_DATA | F_RESULT)) != F_DATA || (h->flags & F_STALE))
-		return -1; /* RESULTs are the C core's; bad flags: it drops them */
+		return -INART_XA_P_WIRE; /* RESULTs are the C core's; bad flags: it drops them */
 	if (g32(b, 70) != 0)
-		return -1;
+		return -INART_XA_P_WIRE;
 	h->scale = (__s8)b[45];
 	h->job = g32(b, 46);
 	h->tree = g16(b, 50);
@@ -603,12 +611,12 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 	h->slot = g16(b, 66);
 	h->count = g16(b, 68);
 	if (plen != hl + 4 * (__u32)h->count)
-		return -1;
+		return -INART_XA_P_WIRE;
 	fi = h->fan_in;
 	if (fi == 0 || fi > 64 * (__u32)h->bw)
-		return -1;
+		return -INART_XA_P_WIRE;
 	if ((h->flags & (F_NACK | F_STALE)) && h->count != 0)
-		return -1;
+		return -INART_XA_P_WIRE;
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
 		__u32 lo = 64 * w;
 		__u64 allowed;
@@ -624,11 +632,11 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 		else
 			allowed = ((__u64)1 << (fi - lo)) - 1;
 		if (h->bits[w] & ~allowed)
-			return -1;
+			return -INART_XA_P_WIRE;
 		any |= h->bits[w];
 	}
 	if (!any)
-		return -1;
+		return -INART_XA_P_WIRE;
 	h->ttl = b[22];
 	h->src_ip = g32(b, 26);
 	h->dst_ip = g32(b, 30);
@@ -636,31 +644,45 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 	ifx = xdp->ingress_ifindex;
 	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
 	if (pp == NULL)
-		return -1;
+		return -INART_XA_P_PORT;
 	port = *pp & (INART_XA_MAX_PORTS - 1);
 	pt = bpf_map_lookup_elem(&xa_ports, &port);
 	if (pt == NULL)
-		return -1;
+		return -INART_XA_P_PORT;
 	if (pt->peer_ip != 0) {
 		/* ingress filtering (spoof, ingress_ok): its drops are the core's */
 		struct inart_xa_ing_key k = {port, h->job};
 		__u32 *rank = bpf_map_lookup_elem(&xa_ingress, &k), r;
 
 		if (h->src_ip != pt->peer_ip || rank == NULL)
-			return -1;
+			return -INART_XA_P_PORT;
 		r = *rank;
 		if (r >= 64 * (__u32)h->bw)
-			return -1;
+			return -INART_XA_P_PORT;
 		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
 			__u64 want = (r >> 6) == w ? (__u64)1 << (r & 63) : 0;
 
 			if (w < h->bw && h->bits[w] != want)
-				return -1;
+				return -INART_XA_P_PORT;
 		}
 	}
 	if (h->label == 0 || h->ttl <= 1)
-		return -1;
+		return -INART_XA_P_LABEL;
 	return (int)port;
+}
+
+static __always_inline void count(__u32 c, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&xa_ctrs, &c);
+
+	if (v != NULL)
+		*v += n;
+}
+
+static __always_inline int punt(__u32 why)
+{
+	count(why < INART_XA_CTR_N ? why : INART_XA_P_FRAME, 1);
+	return XDP_PASS;
 }
 
 static __always_inline void verdict(__u32 v, __u32 port, __u32 frames)
@@ -703,17 +725,19 @@ int xdp_agg(struct xdp_md *xdp)
 		return XDP_PASS;
 	rc = xa_parse(xdp, c.s, &h);
 	if (rc < 0)
-		return XDP_PASS;
+		return punt((__u32)-rc);
 	port = (__u32)rc;
 	e = bpf_map_lookup_elem(&xa_labels, &h.label);
 	if (e == NULL || (e->in_ports != 0 && !((e->in_ports >> port) & 1)) || e->job != h.job ||
-	    e->tree != h.tree || e->kind != KIND_UP || !e->aggregate || !e->kernel ||
-	    (h.flags & (F_RETX | F_NACK)) || h.bw != e->bitmap_words || e->n_slots == 0)
-		return XDP_PASS;
-	if (!xa_within(&h, e))
-		return XDP_PASS; /* DROP_BITS: the core counts it */
+	    e->tree != h.tree)
+		return punt(INART_XA_P_LABEL);
+	if (e->kind != KIND_UP || !e->aggregate || !e->kernel || (h.flags & (F_RETX | F_NACK)) ||
+	    e->n_slots == 0)
+		return punt(INART_XA_P_ENTRY);
+	if (h.bw != e->bitmap_words || !xa_within(&h, e))
+		return punt(INART_XA_P_CHECK); /* DROP_MISMATCH/BITS: the core counts it */
 	if (h.count > cfg->max_values || h.count > INART_XA_MAX_VALUES)
-		return XDP_PASS; /* FALLBACK forward: stateless, the core's */
+		return punt(INART_XA_P_CHECK); /* FALLBACK forward: stateless, the core's */
 	c.h = &h;
 	c.e = e;
 	c.ts = bpf_map_lookup_elem(&xa_trees, &e->tree_idx);
@@ -787,6 +811,7 @@ int xdp_agg(struct xdp_md *xdp)
 	}
 out:
 	if (c.frames == 0) {
+		count(INART_XA_C_DROPPED, 1);
 		verdict(INART_XA_DROP, 0, 0);
 		return XDP_DROP;
 	}
@@ -811,6 +836,7 @@ out:
 				bpf_ringbuf_discard(r1, 0);
 			if (r2 != NULL)
 				bpf_ringbuf_discard(r2, 0);
+			count(INART_XA_C_RING_FULL, 1);
 			verdict(INART_XA_APPLIED, 0, c.frames); /* the ring is full */
 			return XDP_PASS;
 		}
@@ -823,6 +849,8 @@ out:
 		if (bpf_xdp_store_bytes(xdp, 0, b0->b, want) < 0)
 			return XDP_ABORTED;
 	}
+	count(INART_XA_C_SENT, 1);
+	count(INART_XA_C_QUEUED, c.frames - 1);
 	verdict(INART_XA_SEND, e->out_port, c.frames);
 	if (e->out_port == port)
 		return XDP_TX;
@@ -905,6 +933,7 @@ int xdp_agg_tick(struct xdp_md *xdp)
 	if (bpf_xdp_adjust_tail(xdp, (int)want - (int)bpf_xdp_get_buff_len(xdp)) < 0 ||
 	    bpf_xdp_store_bytes(xdp, 0, sc->out[0].b, want) < 0)
 		return XDP_ABORTED;
+	count(INART_XA_C_FLUSHED, 1);
 	verdict(INART_XA_SEND, e->out_port, 1);
 	return XDP_TX;
 }

@@ -747,6 +747,32 @@ int main(int argc, char **argv)
 	       n_pkts, cnt[INART_XA_SEND], cnt_queued, cnt[INART_XA_DROP], cnt[INART_XA_APPLIED],
 	       cnt[INART_XA_PUNT], cnt_flushed, n_pkts / TICK_EVERY, bad);
 	ring_buffer__free(rb);
+	{ /* the program's own counters agree with what the test saw */
+		static const char *const why[] = {"frame", "wire",  "port",
+						  "label", "entry", "check"};
+		uint64_t k[INART_XA_CTR_N] = {0}, punts = 0;
+		int fd = bpf_map__fd(sk->maps.xa_ctrs);
+
+		for (uint32_t i = 0; i < INART_XA_CTR_N; i++)
+			percpu_read(fd, i, &k[i], sizeof(k[i]));
+		printf("test_xdp_agg: punted by reason:");
+		for (int i = INART_XA_P_FRAME; i < INART_XA_CTR_N; i++) {
+			printf(" %s %lu", why[i - INART_XA_P_FRAME], (unsigned long)k[i]);
+			punts += k[i];
+		}
+		printf("\n");
+		if (k[INART_XA_C_SENT] != (uint64_t)cnt[INART_XA_SEND] ||
+		    k[INART_XA_C_QUEUED] != (uint64_t)cnt_queued ||
+		    k[INART_XA_C_DROPPED] != (uint64_t)cnt[INART_XA_DROP] ||
+		    k[INART_XA_C_RING_FULL] != (uint64_t)cnt[INART_XA_APPLIED] ||
+		    k[INART_XA_C_FLUSHED] != (uint64_t)cnt_flushed ||
+		    punts != (uint64_t)cnt[INART_XA_PUNT]) {
+			fprintf(
+			    stderr,
+			    "test_xdp_agg: the program's counters disagree with its verdicts\n");
+			bad++;
+		}
+	}
 	inart_switch_destroy(a);
 	inart_switch_destroy(b);
 	xdp_agg__destroy(sk);

@@ -16,7 +16,8 @@
  *   xa_progress   rank progress records (dp/progress.h; PERCPU_ARRAY);
  *   xa_trees      per-tree counters (PERCPU_ARRAY, index = entry's tree_idx);
  *   xa_last       per-CPU record of the last verdict (tests, debugging);
- *   xa_tx         a ring buffer of the frames after a packet's first.
+ *   xa_tx         a ring buffer of the frames after a packet's first;
+ *   xa_ctrs       per-CPU counters (enum inart_xa_ctr).
  * xdp_agg_tick (the same object, run by user space on each CPU with
  * BPF_PROG_TEST_RUN on any frame of INART_XA_FRAME_MAX bytes) is
  * inart_switch_tick one frame at a time: XDP_TX with the flushed aggregate
@@ -121,6 +122,22 @@ struct inart_xa_txrec {
 	__u32 port, len;
 	__u8 data[INART_XA_FRAME_MAX];
 	__u8 pad[2];
+};
+
+/* xa_ctrs (per CPU): what the programs did, and why packets were punted. */
+enum inart_xa_ctr {
+	INART_XA_C_SENT,      /* packets answered with frames built here */
+	INART_XA_C_QUEUED,    /* frames after the first, queued on xa_tx */
+	INART_XA_C_DROPPED,   /* absorbed or duplicate: nothing sent */
+	INART_XA_C_RING_FULL, /* state applied, frames not queued (passed up) */
+	INART_XA_C_FLUSHED,   /* aggregates flushed by xdp_agg_tick */
+	INART_XA_P_FRAME,     /* punted: not untagged IPv4 UDP to 47470 in the plain form */
+	INART_XA_P_WIRE,      /* punted: an INA header the program does not take (or refused) */
+	INART_XA_P_PORT,      /* punted: unknown ingress, or first-hop checks failed */
+	INART_XA_P_LABEL,     /* punted: label 0, TTL <= 1, unknown label, port, job or tree */
+	INART_XA_P_ENTRY,     /* punted: not a kernel aggregating UP entry, or RETX/NACK */
+	INART_XA_P_CHECK,     /* punted: bitmap width, bits outside the subtree, count */
+	INART_XA_CTR_N
 };
 
 struct inart_xa_last {
