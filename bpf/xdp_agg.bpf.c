@@ -44,6 +44,7 @@
 #define F_NACK 0x40
 #define F_STALE 0x80
 #define KIND_UP 1
+#define KIND_DOWN 2
 
 struct buf {
 	__u8 b[BUF + 16];
@@ -217,6 +218,7 @@ struct hdr {
 	__u32 src_ip, dst_ip;
 	__u16 sport;
 	__u32 ip_len; /* from the IPv4 header: the frame without padding is 14 + ip_len */
+	__u32 prev;
 	__u64 bits[INART_XA_MAX_WORDS];
 };
 
@@ -597,9 +599,11 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 	if (plen < hl)
 		return -INART_XA_P_WIRE;
 	h->flags = b[43];
-	if ((h->flags & (F_DATA | F_RESULT)) != F_DATA || (h->flags & F_STALE))
-		return -INART_XA_P_WIRE; /* RESULTs are the C core's; bad flags: it drops them */
-	if (g32(b, 70) != 0)
+	fi = h->flags & (F_DATA | F_RESULT);
+	if ((fi != F_DATA && fi != F_RESULT) || ((h->flags & F_STALE) && fi != F_RESULT))
+		return -INART_XA_P_WIRE; /* bad flags: the core drops them */
+	h->prev = g32(b, 70);
+	if (fi != F_RESULT && h->prev != 0)
 		return -INART_XA_P_WIRE;
 	h->scale = (__s8)b[45];
 	h->job = g32(b, 46);
@@ -649,12 +653,14 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 	pt = bpf_map_lookup_elem(&xa_ports, &port);
 	if (pt == NULL)
 		return -INART_XA_P_PORT;
-	if (pt->peer_ip != 0) {
-		/* ingress filtering (spoof, ingress_ok): its drops are the core's */
+	if (pt->peer_ip != 0 && h->src_ip != pt->peer_ip)
+		return -INART_XA_P_PORT; /* spoofed: the core drops it */
+	if (pt->peer_ip != 0 && (h->flags & F_DATA)) {
+		/* ingress filtering (ingress_ok): its drops are the core's */
 		struct inart_xa_ing_key k = {port, h->job};
 		__u32 *rank = bpf_map_lookup_elem(&xa_ingress, &k), r;
 
-		if (h->src_ip != pt->peer_ip || rank == NULL)
+		if (rank == NULL)
 			return -INART_XA_P_PORT;
 		r = *rank;
 		if (r >= 64 * (__u32)h->bw)
@@ -707,6 +713,73 @@ static __always_inline void queue(struct inart_xa_txrec *r, const struct buf *b,
 	bpf_ringbuf_submit(r, 0);
 }
 
+/* result_keep (rx_ina_down) on a clean RESULT passing down through DOWN
+ * entry e of a tree whose aggregating UP entry the kernel holds: keep it in
+ * the chunk's slot unless another chunk aggregates there (a busy slot of the
+ * same chunk is released first), then pass the packet up: the core
+ * replicates it (no state it needs).  Everything else on a DOWN entry is the
+ * core's untouched (NACK repair needs the kernel's slots: not done). */
+__noinline int xa_keep(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
+		       const struct inart_xa_ent *u)
+{
+	__u32 pl;
+
+	if (s == NULL || sc == NULL || h == NULL || u == NULL)
+		return 0;
+	if (s->busy) {
+		if (s->label != u->label || s->iter != h->iter || s->seq != h->seq)
+			return 0;
+		s->busy = 0; /* late contributions of a chunk that is complete */
+	}
+	pl = 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31);
+	s->job = h->job;
+	s->label = u->label;
+	s->iter = h->iter;
+	s->seq = h->seq;
+	s->tree = h->tree;
+	s->fan_in = h->fan_in;
+	s->slot = h->slot;
+	s->count = h->count;
+	s->bitmap_words = h->bw;
+	s->scale_exp = h->scale;
+	s->kept = 2; /* INART_AGG_KEPT_RESULT */
+	s->aux = h->prev;
+	s->overflow = 0;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
+	xa_copy(s, sc, pl);
+	return 1;
+}
+
+static __always_inline int down(const struct hdr *h, const struct inart_xa_ent *e,
+				const struct inart_xa_cfg *cfg)
+{
+	struct inart_xa_ent *u;
+	struct inart_xa_slot *s;
+	__u32 z = 0, i;
+	struct scratch *sc;
+
+	if (!(h->flags & F_RESULT) || e->up_label == 0)
+		return punt(INART_XA_P_ENTRY);
+	u = bpf_map_lookup_elem(&xa_labels, &e->up_label);
+	if (u == NULL || !u->kernel || u->bitmap_words != h->bw || u->n_slots == 0)
+		return punt(INART_XA_P_ENTRY);
+	if ((h->flags & (F_NACK | F_RETX)) == F_NACK)
+		return punt(INART_XA_P_ENTRY); /* NACK repair: not done here */
+	if ((h->flags & (F_NACK | F_RETX | F_OVERFLOW | F_STALE)) || h->count == 0 ||
+	    h->count > cfg->max_values || h->count > INART_XA_MAX_VALUES)
+		return punt(INART_XA_P_ENTRY); /* not kept: replicated only */
+	sc = bpf_map_lookup_elem(&xa_scratch, &z);
+	i = u->slot_base + h->slot % u->n_slots;
+	s = slot_at(i);
+	if (sc == NULL || s == NULL)
+		return XDP_PASS;
+	xa_keep(s, sc, h, u);
+	count(INART_XA_C_KEPT, 1);
+	verdict(INART_XA_KEPT, 0, 0);
+	return XDP_PASS;
+}
+
 SEC("xdp")
 int xdp_agg(struct xdp_md *xdp)
 {
@@ -731,8 +804,10 @@ int xdp_agg(struct xdp_md *xdp)
 	if (e == NULL || (e->in_ports != 0 && !((e->in_ports >> port) & 1)) || e->job != h.job ||
 	    e->tree != h.tree)
 		return punt(INART_XA_P_LABEL);
+	if (e->kind == KIND_DOWN)
+		return down(&h, e, cfg);
 	if (e->kind != KIND_UP || !e->aggregate || !e->kernel || (h.flags & (F_RETX | F_NACK)) ||
-	    e->n_slots == 0)
+	    e->n_slots == 0 || !(h.flags & F_DATA))
 		return punt(INART_XA_P_ENTRY);
 	if (h.bw != e->bitmap_words || !xa_within(&h, e))
 		return punt(INART_XA_P_CHECK); /* DROP_MISMATCH/BITS: the core counts it */

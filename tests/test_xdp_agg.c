@@ -169,7 +169,7 @@ static void port_cfg(struct inart_sw_cfg *cfg)
 static struct inart_switch *core(void)
 {
 	struct inart_sw_cfg cfg;
-	struct inart_label_entry ents[NT + 2];
+	struct inart_label_entry ents[2 * NT + 2];
 	static const struct inart_label_down dn[] = {{1, 0, 0}, {2, 0, 0}};
 	struct inart_sw_update u = {.replace = 1};
 	struct inart_sw_ingress ing = {0, 0, T[0].job};
@@ -197,7 +197,13 @@ static struct inart_switch *core(void)
 	    .label = 3000, .kind = INART_LABEL_UP, .job = 7, .out_port = 3, .next_label = 3001};
 	ents[NT + 1] = (struct inart_label_entry){
 	    .label = 4000, .kind = INART_LABEL_DOWN, .job = T[0].job, .n_down = 2, .down = dn};
-	u.n_labels = NT + 2;
+	for (int j = 0; j < NT; j++) /* the trees' DOWN entries */
+		ents[NT + 2 + j] = (struct inart_label_entry){.label = 5000 + (uint32_t)j,
+							      .kind = INART_LABEL_DOWN,
+							      .job = T[j].job,
+							      .n_down = 2,
+							      .down = dn};
+	u.n_labels = 2 * NT + 2;
 	u.labels = ents;
 	u.n_ingress = host_mode;
 	u.ingress = &ing;
@@ -234,7 +240,9 @@ static int fill_maps(struct xdp_agg *sk, const struct inart_switch *sw)
 
 /* ---- the corpus ---- */
 
-/* A DATA frame of tree j, rank index k, chunk (iter, seq). */
+/* A DATA frame of tree j, rank index k, chunk (iter, seq); k < 0: the
+ * chunk's clean RESULT from the PS going down (label 5000 + j, every rank
+ * of the job). */
 static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, uint8_t flags,
 			 uint8_t ttl)
 {
@@ -244,9 +252,9 @@ static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, 
 	uint8_t ina[INART_FRAME_MAX];
 	static const uint8_t src[6] = {2, 0, 0, 0, 1, 0}, dst[6] = {2, 0, 0, 0, 0, 0};
 	size_t n, len;
-	int r = t->ranks[k];
+	int r = k >= 0 ? t->ranks[k] : 0;
 
-	h.flags = (uint8_t)(INART_F_DATA | flags);
+	h.flags = (uint8_t)((k >= 0 ? INART_F_DATA : INART_F_RESULT) | flags);
 	h.bitmap_words = t->bw;
 	h.scale_exp = 3;
 	h.job = t->job;
@@ -257,6 +265,12 @@ static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, 
 	h.slot = (uint16_t)(seq % t->n_slots);
 	h.count = (uint16_t)(seq == 39 ? t->count / 2 + 1 : t->count); /* a shorter last chunk */
 	h.bitmap[r / 64] = 1ull << (r % 64);
+	if (k < 0) {
+		h.label = 5000 + (uint32_t)j;
+		h.prev = seq;
+		for (int b = 0; b < t->fan_in; b++)
+			h.bitmap[b / 64] |= 1ull << (b % 64);
+	}
 	for (int i = 0; i < h.count; i++) {
 		uint32_t x =
 		    (uint32_t)(iter * 7919u + seq * 104729u + (uint32_t)r * 31u + (uint32_t)i);
@@ -267,9 +281,14 @@ static size_t data_frame(uint8_t *f, int j, int k, uint32_t iter, uint32_t seq, 
 		v[rnd(h.count)] =
 		    rnd(2) ? (int32_t)(0x7ffffff0 - rnd(64)) : INT32_MIN + (int32_t)rnd(64);
 	n = inart_wire_encode(&h, v, ina, sizeof(ina));
-	len = inart_pkt_build_udp(f, INART_FRAME_MAX, src, dst, host_ip(j, r),
-				  0x0a090000u | (uint32_t)j, (uint16_t)(40000 + r),
-				  INART_WIRE_UDP_PORT, ina, n);
+	if (k >= 0)
+		len = inart_pkt_build_udp(f, INART_FRAME_MAX, src, dst, host_ip(j, r),
+					  0x0a090000u | (uint32_t)j, (uint16_t)(40000 + r),
+					  INART_WIRE_UDP_PORT, ina, n);
+	else
+		len = inart_pkt_build_udp(f, INART_FRAME_MAX, src, dst, 0x0a090000u | (uint32_t)j,
+					  host_ip(j, 0), INART_WIRE_UDP_PORT, INART_WIRE_UDP_PORT,
+					  ina, n);
 	f[22] = ttl;
 	f[24] = f[25] = 0;
 	inart_put_be16(f + 24, inart_pkt_ip_csum(f + 14, 20));
@@ -351,8 +370,10 @@ static void next_pkt(struct pkt *out)
 			flags |= INART_F_FALLBACK;
 		else if (u < 63)
 			flags |= INART_F_OVERFLOW;
-		/* the chunk: mostly the tree's current one, sometimes the next */
-		{
+		if (u >= 70 && u < 100 && t->seq > 2) { /* a chunk's result going down */
+			p->len =
+			    (uint16_t)data_frame(p->f, j, -1, t->iter, t->seq - 1 - rnd(3), 0, ttl);
+		} else { /* the chunk: mostly the tree's current one, sometimes the next */
 			uint32_t seq = t->seq + (rnd(8) == 0 ? 1 : 0);
 			int k = rnd(10) == 0 ? (int)rnd((uint32_t)t->n_exp) : t->next_k;
 
@@ -545,7 +566,7 @@ int main(int argc, char **argv)
 {
 	static uint8_t oa[16][INART_FRAME_MAX], ob[16][INART_FRAME_MAX];
 	struct inart_frame fa[16], fb[16];
-	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[4] = {0}, cnt_queued = 0,
+	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[8] = {0}, cnt_queued = 0,
 	     cnt_flushed = 0;
 	struct inart_xa_cfg xc;
 	uint32_t zero = 0;
@@ -664,7 +685,7 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
-		cnt[last.verdict & 3]++;
+		cnt[last.verdict & 7]++;
 		if (last.verdict == INART_XA_SEND && last.frames > 1)
 			cnt_queued += n_queued;
 		switch (last.verdict) {
@@ -684,7 +705,7 @@ int main(int argc, char **argv)
 		case INART_XA_APPLIED:
 			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1;
 			break;
-		default:
+		default: /* PUNT, KEPT: the core replicates a kept result */
 			memcpy(in, p.f, p.len);
 			nb = inart_switch_rx(b, &fin, (uint64_t)i + 1, fb, 16);
 			ok = o.retval == XDP_PASS && n_queued == 0 && same_frames(fa, na, fb, nb);
@@ -743,9 +764,9 @@ int main(int argc, char **argv)
 	}
 	printf("test_xdp_agg: %ld packets: %ld sent by the program (%ld more frames queued), %ld "
 	       "dropped (absorbed or duplicate), %ld applied and passed up, %ld punted; %ld "
-	       "flushed by %ld ticks; %ld differences\n",
+	       "flushed by %ld ticks; %ld results kept and passed up; %ld differences\n",
 	       n_pkts, cnt[INART_XA_SEND], cnt_queued, cnt[INART_XA_DROP], cnt[INART_XA_APPLIED],
-	       cnt[INART_XA_PUNT], cnt_flushed, n_pkts / TICK_EVERY, bad);
+	       cnt[INART_XA_PUNT], cnt_flushed, n_pkts / TICK_EVERY, cnt[INART_XA_KEPT], bad);
 	ring_buffer__free(rb);
 	{ /* the program's own counters agree with what the test saw */
 		static const char *const why[] = {"frame", "wire",  "port",
@@ -766,6 +787,7 @@ int main(int argc, char **argv)
 		    k[INART_XA_C_DROPPED] != (uint64_t)cnt[INART_XA_DROP] ||
 		    k[INART_XA_C_RING_FULL] != (uint64_t)cnt[INART_XA_APPLIED] ||
 		    k[INART_XA_C_FLUSHED] != (uint64_t)cnt_flushed ||
+		    k[INART_XA_C_KEPT] != (uint64_t)cnt[INART_XA_KEPT] ||
 		    punts != (uint64_t)cnt[INART_XA_PUNT]) {
 			fprintf(
 			    stderr,

@@ -68,10 +68,11 @@ struct inart_xa_ent {
 	__u32 label, job, next_label;
 	__u16 tree, out_port, slot_base, n_slots;
 	__u8 kind, aggregate, bitmap_words;
-	__u8 kernel;	/* 1: this aggregating entry's DATA is handled here */
+	__u8 kernel;	/* UP: 1: this aggregating entry's DATA is handled here */
 	__u32 tree_idx; /* into xa_trees */
 	__u32 rk_off;	/* first progress record (one per expected rank, rank order) */
 	__u32 n_exp;	/* expected ranks (<= INART_XA_MAX_EXPECTED when kernel) */
+	__u32 up_label; /* DOWN: the label of its tree's aggregating UP entry (up_of), 0 */
 	__u64 in_ports;
 	__u64 expected[INART_XA_MAX_WORDS];
 	__u16 exp_rank[INART_XA_MAX_EXPECTED]; /* the expected ranks in order */
@@ -90,7 +91,9 @@ struct inart_xa_slot {
 	__s8 scale_exp;
 	__u8 m_flags, m_ttl, m_repaired;
 	__u16 m_sport, pad;
-	__u64 deadline;		  /* busy: now + timeout at take */
+	__u64 deadline; /* busy: now + timeout at take */
+	__u32 aux;	/* kept result: its prev */
+	__u32 pad2;
 	__u64 order;		  /* busy: the take's number on this CPU (FIFO order) */
 	__u32 m_src_ip, m_dst_ip; /* host order */
 	__u64 bitmap[INART_XA_MAX_WORDS];
@@ -112,6 +115,8 @@ enum inart_xa_verdict {
 	INART_XA_DROP = 1,    /* absorbed or a duplicate: nothing sent */
 	INART_XA_SEND = 2,    /* frames built here: the first sent to out_port in
 				 place of the packet, the others queued on xa_tx */
+	INART_XA_KEPT = 4,    /* a clean RESULT: kept in its chunk's slot here, then
+				 passed up (the core replicates it: stateless) */
 	INART_XA_APPLIED = 3, /* state changed here but the frames could not be
 				 queued (xa_tx full): passed up */
 };
@@ -131,6 +136,7 @@ enum inart_xa_ctr {
 	INART_XA_C_DROPPED,   /* absorbed or duplicate: nothing sent */
 	INART_XA_C_RING_FULL, /* state applied, frames not queued (passed up) */
 	INART_XA_C_FLUSHED,   /* aggregates flushed by xdp_agg_tick */
+	INART_XA_C_KEPT,      /* clean RESULTs kept, then passed up */
 	INART_XA_P_FRAME,     /* punted: not untagged IPv4 UDP to 47470 in the plain form */
 	INART_XA_P_WIRE,      /* punted: an INA header the program does not take (or refused) */
 	INART_XA_P_PORT,      /* punted: unknown ingress, or first-hop checks failed */

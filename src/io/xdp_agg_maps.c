@@ -156,6 +156,17 @@ static void ent_of(struct inart_xa_ent *x, const struct inart_label_entry *l, in
 	x->kernel = tidx >= 0 && x->n_exp <= INART_XA_MAX_EXPECTED && l->n_slots > 0;
 }
 
+/* The first aggregating UP entry of (job, tree) in table order (the core's
+ * up_of), its label or 0. */
+static uint32_t up_label(const struct inart_label_entry *le, int n, uint32_t job, uint16_t tree)
+{
+	for (int i = 0; i < n; i++)
+		if (le[i].kind == INART_LABEL_UP && le[i].aggregate && le[i].job == job &&
+		    le[i].tree == tree)
+			return le[i].label;
+	return 0;
+}
+
 /* Delete the labels of the map that le does not hold. */
 static int prune_labels(int fd, const struct inart_label_entry *le, int n, struct inart_err *err)
 {
@@ -209,6 +220,8 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 		struct inart_xa_ent x;
 
 		ent_of(&x, &le[i], tree_index(ts, nt, le[i].job, le[i].tree), rk);
+		if (le[i].kind == INART_LABEL_DOWN)
+			x.up_label = up_label(le, n, le[i].job, le[i].tree);
 		rk += expected_ranks(&le[i]);
 		rc = put(fds->labels, &x.label, &x, "xa_labels", x.label, err);
 	}
