@@ -491,6 +491,26 @@ static __always_inline int same_key(const struct inart_xa_slot *s, const struct 
 
 enum { ABSORBED, COMPLETE, BUSY, DUPLICATE };
 
+/* The slot takes the chunk of h (chunk_key at UP entry `label`): key,
+ * bitmap and the packet's values. */
+static __always_inline void take(struct inart_xa_slot *s, const struct scratch *sc,
+				 const struct hdr *h, __u32 label)
+{
+	s->job = h->job;
+	s->label = label;
+	s->iter = h->iter;
+	s->seq = h->seq;
+	s->tree = h->tree;
+	s->fan_in = h->fan_in;
+	s->slot = h->slot;
+	s->count = h->count;
+	s->bitmap_words = h->bw;
+	s->scale_exp = h->scale;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
+	xa_copy(s, sc, 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31));
+}
+
 /* inart_agg_pool_absorb (count <= max_values checked by the caller):
  * enum above, | 16 when the slot was taken fresh. */
 __noinline int xa_absorb(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
@@ -507,22 +527,10 @@ __noinline int xa_absorb(struct inart_xa_slot *s, const struct scratch *sc, cons
 		s->kept = 0;
 		s->overflow = 0;
 		s->absorbed = 1;
-		s->job = h->job;
-		s->label = e->label;
-		s->iter = h->iter;
-		s->seq = h->seq;
-		s->tree = h->tree;
-		s->fan_in = h->fan_in;
-		s->slot = h->slot;
-		s->count = h->count;
-		s->bitmap_words = h->bw;
-		s->scale_exp = h->scale;
-		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
-			s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
+		take(s, sc, h, e->label);
+		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
 			if (w < h->bw && h->bits[w] != e->expected[w])
 				complete = 0;
-		}
-		xa_copy(s, sc, pl);
 		return (complete ? COMPLETE : ABSORBED) | 16;
 	}
 	if (!same_key(s, h, e->label))
@@ -722,8 +730,6 @@ static __always_inline void queue(struct inart_xa_txrec *r, const struct buf *b,
 __noinline int xa_keep(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
 		       const struct inart_xa_ent *u)
 {
-	__u32 pl;
-
 	if (s == NULL || sc == NULL || h == NULL || u == NULL)
 		return 0;
 	if (s->busy) {
@@ -731,23 +737,10 @@ __noinline int xa_keep(struct inart_xa_slot *s, const struct scratch *sc, const 
 			return 0;
 		s->busy = 0; /* late contributions of a chunk that is complete */
 	}
-	pl = 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31);
-	s->job = h->job;
-	s->label = u->label;
-	s->iter = h->iter;
-	s->seq = h->seq;
-	s->tree = h->tree;
-	s->fan_in = h->fan_in;
-	s->slot = h->slot;
-	s->count = h->count;
-	s->bitmap_words = h->bw;
-	s->scale_exp = h->scale;
+	take(s, sc, h, u->label);
 	s->kept = 2; /* INART_AGG_KEPT_RESULT */
 	s->aux = h->prev;
 	s->overflow = 0;
-	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
-		s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
-	xa_copy(s, sc, pl);
 	return 1;
 }
 
