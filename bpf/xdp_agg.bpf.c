@@ -1,0 +1,1009 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdp_agg: the common INA aggregation case in the XDP hook, bit for bit the
+ * switch core's (dp/switch.c rx_ina_up, dp/agg_pool.c) on the state of
+ * io/xdp_agg.h.  Per frame:
+ *
+ *   untagged IPv4, IHL 5, valid header checksum, not a fragment, UDP to
+ *   the InArt port, an INA header inart_wire_decode accepts, through the
+ *   first-hop checks (source address, rank), label != 0, TTL > 1, a known
+ *   label allowed on the ingress port, of the packet's (job, tree), an UP
+ *   entry the loader marked kernel (aggregating), DATA without RETX/NACK,
+ *   the entry's bitmap width, contributors inside the subtree, count <=
+ *   max_values:
+ *     the core's aggregation step runs here on the maps (rank progress,
+ *     flush of an older chunk shown lost, PARTIAL handling, absorb with
+ *     exactly-once by bitmap, a busy slot made room for or FALLBACK
+ *     forward, complete -> emit, settled -> flush);
+ *     0 frames out: XDP_DROP; 1 frame: built here as emit_slot /
+ *     ina_forward_up build it, then XDP_TX (egress = ingress) or redirect
+ *     (DEVMAP, index = port); more than 1: XDP_PASS, the state already
+ *     changed (verdict APPLIED: user space builds the frames);
+ *   everything else: XDP_PASS untouched (verdict PUNT: the C core handles
+ *     it: malformed, drops it counts, RETX/NACK, DOWN, non-kernel entries,
+ *     ARP, plain IPv4).
+ *
+ * The frame is copied into a per-CPU scratch buffer (bpf_xdp_load_bytes)
+ * and parsed there with masked offsets: every length is checked against
+ * the frame's, every index is bounded for the verifier.  Timeouts
+ * (inart_switch_tick) are not done here: deadlines are not kept.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "io/xdp_agg.h"
+
+#define BUF 2048
+#define M (BUF - 1)
+#define F_DATA 0x01
+#define F_RESULT 0x02
+#define F_RETX 0x04
+#define F_PARTIAL 0x08
+#define F_FALLBACK 0x10
+#define F_OVERFLOW 0x20
+#define F_NACK 0x40
+#define F_STALE 0x80
+#define KIND_UP 1
+#define KIND_DOWN 2
+
+struct buf {
+	__u8 b[BUF + 16];
+};
+
+/* The frame received, and the frames a packet produces (the first goes out
+ * in place of the received one, the others through xa_tx). */
+struct scratch {
+	struct buf in;
+	struct buf out[INART_XA_MAX_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} xa_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xa_cfg);
+} xa_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INART_XA_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct inart_xa_port);
+} xa_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, INART_XA_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xa_ifports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, INART_XA_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xa_devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, INART_XA_MAX_LABELS);
+	__type(key, __u32);
+	__type(value, struct inart_xa_ent);
+} xa_labels SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, INART_XA_MAX_INGRESS);
+	__type(key, struct inart_xa_ing_key);
+	__type(value, __u32);
+} xa_ingress SEC(".maps");
+
+/* sized by the loader (pool_slots, progress records, trees) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xa_slot);
+} xa_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xa_pos);
+} xa_progress SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xa_tree);
+} xa_trees SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xa_last);
+} xa_last SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, INART_XA_CTR_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} xa_ctrs SEC(".maps");
+
+/* frames after a packet's first, for user space to send as they are */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 18);
+} xa_tx SEC(".maps");
+
+static __always_inline __u32 g16(const __u8 *b, __u32 o)
+{
+	o &= M;
+	return (__u32)b[o] << 8 | b[o + 1];
+}
+
+/* Word loads and stores may be unaligned (the scratch buffers are map
+ * values; x86-64 and arm64 JITs allow it). */
+static __always_inline __u32 g32(const __u8 *b, __u32 o)
+{
+	o &= M;
+	return __builtin_bswap32(*(const __u32 *)(b + o));
+}
+
+static __always_inline __u64 g64(const __u8 *b, __u32 o)
+{
+	return (__u64)g32(b, o) << 32 | g32(b, o + 4);
+}
+
+static __always_inline void p16(__u8 *b, __u32 o, __u32 v)
+{
+	o &= M;
+	b[o] = v >> 8;
+	b[o + 1] = v;
+}
+
+static __always_inline void p32(__u8 *b, __u32 o, __u32 v)
+{
+	o &= M;
+	*(__u32 *)(b + o) = __builtin_bswap32(v);
+}
+
+static __always_inline void p64(__u8 *b, __u32 o, __u64 v)
+{
+	p32(b, o, v >> 32);
+	p32(b, o + 4, (__u32)v);
+}
+
+/* The IPv4 header checksum of the 20 bytes at b + o (field included). */
+static __always_inline __u32 ip_sum(const __u8 *b, __u32 o)
+{
+	__u32 s = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		s += g16(b, o + i);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+/* Per-packet context: the frames it produces so far. */
+struct ctx {
+	struct scratch *s;
+	struct hdr *h;
+	const struct inart_xa_ent *e;
+	struct inart_xa_tree *ts;
+	__u32 frames;			   /* produced (may exceed INART_XA_MAX_FRAMES) */
+	__u32 len[INART_XA_MAX_FRAMES];	   /* their lengths (0: could not be built) */
+	__u8 from_in[INART_XA_MAX_FRAMES]; /* 1: the rewritten input (forward), else out[k] */
+};
+
+/* The decoded INA header (the fields rx_ina_up reads). */
+struct hdr {
+	__u32 job, label, iter, seq;
+	__u16 tree, fan_in, slot, count;
+	__u8 flags, bw, ttl;
+	__s8 scale;
+	__u32 src_ip, dst_ip;
+	__u16 sport;
+	__u32 ip_len; /* from the IPv4 header: the frame without padding is 14 + ip_len */
+	__u32 prev;
+	__u64 bits[INART_XA_MAX_WORDS];
+};
+
+static __always_inline struct inart_xa_slot *slot_at(__u32 i)
+{
+	return bpf_map_lookup_elem(&xa_slots, &i);
+}
+
+static __always_inline struct inart_xa_pos *rank_pos(const struct inart_xa_ent *e, __u32 k)
+{
+	__u32 i = e->rk_off + k;
+
+	return bpf_map_lookup_elem(&xa_progress, &i);
+}
+
+/* dp/progress.h */
+static __always_inline void progress_note(struct inart_xa_pos *p, __u32 iter, __u32 seq)
+{
+	if (p->pos == 0 || (__s32)(iter - p->iter) > 0 || (iter == p->iter && seq + 1 > p->pos)) {
+		p->iter = iter;
+		p->pos = seq + 1;
+	}
+}
+
+static __always_inline int progress_gone(const struct inart_xa_pos *p, __u32 iter, __u32 seq)
+{
+	if (p->pos == 0)
+		return 0;
+	if (p->iter != iter)
+		return (__s32)(p->iter - iter) > 0;
+	return p->pos - 1 >= seq + INART_XA_LOST_AFTER;
+}
+
+static __always_inline int bit_of(const __u64 *bm, __u32 r)
+{
+	return (bm[(r >> 6) & (INART_XA_MAX_WORDS - 1)] >> (r & 63)) & 1;
+}
+
+/* slot_settled: every expected rank missing from busy slot s is gone.
+ * The loops below are global functions: verified once each, whatever the
+ * paths that call them (the verifier's state count stays small). */
+__noinline int xa_settled(const struct inart_xa_ent *e, const struct inart_xa_slot *s)
+{
+	if (e == NULL || s == NULL || !s->busy || s->label != e->label)
+		return 0;
+	for (__u32 k = 0; k < INART_XA_MAX_EXPECTED; k++) {
+		struct inart_xa_pos *p;
+		__u32 r;
+
+		if (k >= e->n_exp)
+			break;
+		r = e->exp_rank[k];
+		if (bit_of(s->bitmap, r))
+			continue;
+		p = rank_pos(e, k);
+		if (p == NULL || !progress_gone(p, s->iter, s->seq))
+			return 0;
+	}
+	return 1;
+}
+
+/* ranks_note: the expected ranks in bits sent chunk (iter, seq). */
+__noinline int xa_note(const struct inart_xa_ent *e, const struct hdr *h)
+{
+	if (e == NULL || h == NULL)
+		return 0;
+	for (__u32 k = 0; k < INART_XA_MAX_EXPECTED; k++) {
+		struct inart_xa_pos *p;
+
+		if (k >= e->n_exp)
+			break;
+		if (!bit_of(h->bits, e->exp_rank[k]))
+			continue;
+		p = rank_pos(e, k);
+		if (p != NULL)
+			progress_note(p, h->iter, h->seq);
+	}
+	return 0;
+}
+
+/* inart_agg_copy_be / inart_agg_add_be on the packet's values at pl in the
+ * scratch copy; add returns 1 if a sum overflowed. */
+__noinline int xa_copy(struct inart_xa_slot *s, const struct scratch *sc, __u32 pl)
+{
+	if (s == NULL || sc == NULL)
+		return 0;
+	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
+		if (i >= s->count)
+			break;
+		s->sums[i] = (__s32)g32(sc->in.b, pl + 4 * i);
+	}
+	return 0;
+}
+
+__noinline int xa_add(struct inart_xa_slot *s, const struct scratch *sc, __u32 pl)
+{
+	__u32 o = 0;
+
+	if (s == NULL || sc == NULL)
+		return 0;
+	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
+		__u32 a, b, r;
+
+		if (i >= s->count)
+			break;
+		a = (__u32)s->sums[i];
+		b = g32(sc->in.b, pl + 4 * i);
+		r = a + b;
+		o |= (a ^ r) & (b ^ r);
+		s->sums[i] = (__s32)r;
+	}
+	return o >> 31;
+}
+
+/* The bitmap and sums of slot s, big-endian, at hl = 74 in the out buffer. */
+__noinline int xa_put_body(struct buf *sc, const struct inart_xa_slot *s)
+{
+	__u32 hl;
+
+	if (sc == NULL || s == NULL)
+		return 0;
+	hl = 32 + 8 * (__u32)(s->bitmap_words & 31);
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+		if (w >= s->bitmap_words)
+			break;
+		p64(sc->b, 74 + 8 * w, s->bitmap[w]);
+	}
+	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
+		if (i >= s->count)
+			break;
+		p32(sc->b, 42 + hl + 4 * i, (__u32)s->sums[i]);
+	}
+	return 0;
+}
+
+static __always_inline int settled(const struct inart_xa_ent *e, const struct inart_xa_slot *s)
+{
+	return xa_settled(e, s);
+}
+
+/* emit_slot's frame (not RETX): the aggregate of slot s along entry e,
+ * built into the scratch out buffer.  Its length, 0 if the port is unknown. */
+__noinline int xa_build(struct buf *sc, const struct inart_xa_slot *s, const struct inart_xa_ent *e,
+			__u32 extra)
+{
+	__u32 out, hl, len, src, sum;
+	struct inart_xa_port *pp;
+	__u8 *o;
+
+	if (sc == NULL || s == NULL || e == NULL)
+		return 0;
+	out = e->out_port & (INART_XA_MAX_PORTS - 1);
+	pp = bpf_map_lookup_elem(&xa_ports, &out);
+	if (pp == NULL)
+		return 0;
+	o = sc->b;
+	hl = 32 + 8 * (__u32)(s->bitmap_words & 31);
+	len = 14 + 20 + 8 + hl + 4 * (__u32)s->count;
+	for (int i = 0; i < 6; i++) {
+		o[i] = pp->peer_mac[i];
+		o[6 + i] = pp->mac[i];
+	}
+	p16(o, 12, 0x0800);
+	o[14] = 0x45;
+	o[15] = 0;
+	p16(o, 16, len - 14);
+	p16(o, 18, 0);
+	p16(o, 20, 0x4000);
+	o[22] = s->m_ttl > 1 ? s->m_ttl - 1 : 1;
+	o[23] = 17;
+	p16(o, 24, 0);
+	src = pp->ip ? pp->ip : s->m_src_ip;
+	p32(o, 26, src);
+	p32(o, 30, s->m_dst_ip);
+	sum = ip_sum(o, 14);
+	p16(o, 24, ~sum & 0xffff);
+	p16(o, 34, s->m_sport);
+	p16(o, 36, INART_XA_UDP_PORT);
+	p16(o, 38, len - 34);
+	p16(o, 40, 0);
+	o[42] = 1;
+	o[43] = F_DATA | extra | (s->m_flags & F_OVERFLOW) | (s->overflow ? F_OVERFLOW : 0);
+	o[44] = s->bitmap_words;
+	o[45] = (__u8)s->scale_exp;
+	p32(o, 46, s->job);
+	p16(o, 50, s->tree);
+	p16(o, 52, s->fan_in);
+	p32(o, 54, e->next_label);
+	p32(o, 58, s->iter);
+	p32(o, 62, s->seq);
+	p16(o, 66, s->slot);
+	p16(o, 68, s->count);
+	p32(o, 70, 0);
+	xa_put_body(sc, s);
+	return len;
+}
+
+/* emit_slot (not RETX): the frame into out[k], then the slot stops
+ * aggregating and keeps its contents (take_keep). */
+static __always_inline void emit(struct ctx *c, struct inart_xa_slot *s, __u8 extra)
+{
+	__u32 k = c->frames++;
+
+	if (k < INART_XA_MAX_FRAMES) {
+		c->len[k] = xa_build(&c->s->out[k], s, c->e, extra);
+		c->from_in[k] = 0;
+	}
+	s->busy = 0;
+	s->kept = 1; /* INART_AGG_KEPT_SENT */
+}
+
+/* flush_slot: a partial aggregate now. */
+static __always_inline void flush(struct ctx *c, struct inart_xa_slot *s)
+{
+	int ovf = s->overflow || (s->m_flags & F_OVERFLOW);
+
+	emit(c, s, F_PARTIAL);
+	c->ts->partial++;
+	c->ts->early++;
+	c->ts->overflows += ovf ? 1 : 0;
+}
+
+/* ina_forward_up: the packet itself, MACs and TTL rewritten, flags | add,
+ * the next label, UDP checksum 0, padding trimmed.  Rewritten in place in
+ * the scratch copy of the frame (nothing reads it after a forward). */
+__noinline int xa_fwd(struct buf *sc, const struct inart_xa_ent *e, __u32 ttl, __u32 add)
+{
+	__u32 out, sum;
+	struct inart_xa_port *pp;
+	__u8 *o;
+
+	if (sc == NULL || e == NULL)
+		return -1;
+	out = e->out_port & (INART_XA_MAX_PORTS - 1);
+	pp = bpf_map_lookup_elem(&xa_ports, &out);
+	if (pp == NULL)
+		return -1;
+	o = sc->b;
+	for (int i = 0; i < 6; i++) {
+		o[i] = pp->peer_mac[i];
+		o[6 + i] = pp->mac[i];
+	}
+	o[22] = ttl - 1;
+	o[43] |= add;
+	p32(o, 54, e->next_label);
+	p16(o, 40, 0);
+	p16(o, 24, 0);
+	sum = ip_sum(o, 14);
+	p16(o, 24, ~sum & 0xffff);
+	return 0;
+}
+
+static __always_inline void forward(struct ctx *c, __u8 add)
+{
+	__u32 k = c->frames++;
+
+	if (k >= INART_XA_MAX_FRAMES)
+		return;
+	c->len[k] = xa_fwd(&c->s->in, c->e, c->h->ttl, add) == 0 ? 14 + c->h->ip_len : 0;
+	c->from_in[k] = 1;
+}
+
+/* key_eq against the packet's chunk at entry e */
+static __always_inline int same_key(const struct inart_xa_slot *s, const struct hdr *h, __u32 label)
+{
+	return s->job == h->job && s->label == label && s->iter == h->iter && s->seq == h->seq &&
+	       s->tree == h->tree && s->fan_in == h->fan_in && s->slot == h->slot &&
+	       s->count == h->count && s->bitmap_words == h->bw && s->scale_exp == h->scale;
+}
+
+enum { ABSORBED, COMPLETE, BUSY, DUPLICATE };
+
+/* The slot takes the chunk of h (chunk_key at UP entry `label`): key,
+ * bitmap and the packet's values. */
+static __always_inline void take(struct inart_xa_slot *s, const struct scratch *sc,
+				 const struct hdr *h, __u32 label)
+{
+	s->job = h->job;
+	s->label = label;
+	s->iter = h->iter;
+	s->seq = h->seq;
+	s->tree = h->tree;
+	s->fan_in = h->fan_in;
+	s->slot = h->slot;
+	s->count = h->count;
+	s->bitmap_words = h->bw;
+	s->scale_exp = h->scale;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
+	xa_copy(s, sc, 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31));
+}
+
+/* inart_agg_pool_absorb (count <= max_values checked by the caller):
+ * enum above, | 16 when the slot was taken fresh. */
+__noinline int xa_absorb(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
+			 const struct inart_xa_ent *e)
+{
+	__u32 pl;
+	int complete = 1;
+
+	if (s == NULL || sc == NULL || h == NULL || e == NULL)
+		return BUSY;
+	pl = 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31);
+	if (!s->busy) {
+		s->busy = 1;
+		s->kept = 0;
+		s->overflow = 0;
+		s->absorbed = 1;
+		take(s, sc, h, e->label);
+		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+			if (w < h->bw && h->bits[w] != e->expected[w])
+				complete = 0;
+		return (complete ? COMPLETE : ABSORBED) | 16;
+	}
+	if (!same_key(s, h, e->label))
+		return BUSY;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		if (w < h->bw && (s->bitmap[w] & h->bits[w]))
+			return DUPLICATE;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+		if (w >= h->bw)
+			break;
+		s->bitmap[w] |= h->bits[w];
+		if (s->bitmap[w] != e->expected[w])
+			complete = 0;
+	}
+	if (xa_add(s, sc, pl))
+		s->overflow = 1;
+	s->absorbed++;
+	return complete ? COMPLETE : ABSORBED;
+}
+
+static __always_inline int absorb(struct ctx *c, struct inart_xa_slot *s, int *fresh)
+{
+	int rc = xa_absorb(s, c->s, c->h, c->e);
+
+	*fresh = rc >> 4;
+	return rc & 15;
+}
+
+/* bits_within: every contributor of h is one e expects. */
+__noinline int xa_within(const struct hdr *h, const struct inart_xa_ent *e)
+{
+	if (h == NULL || e == NULL)
+		return 0;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		if (w < h->bw && (h->bits[w] & ~e->expected[w]))
+			return 0;
+	return 1;
+}
+
+/* Decode and check everything rx_ina does before rx_ina_up's aggregation
+ * step.  The ingress port, or minus the reason to punt (enum
+ * inart_xa_ctr). */
+__noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
+{
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	__u32 ulen, plen, hl, fi, ifx, *pp;
+	struct inart_xa_port *pt;
+	__u32 port;
+	__u64 any = 0;
+	__u8 *b;
+
+	if (sc == NULL || h == NULL)
+		return -INART_XA_P_FRAME;
+	b = sc->in.b;
+
+	if (len < 14 + 20 + 8 + 32 + 8 || len > INART_XA_FRAME_MAX)
+		return -INART_XA_P_FRAME;
+	if (bpf_xdp_load_bytes(xdp, 0, b, len) < 0)
+		return -INART_XA_P_FRAME;
+	if (g16(b, 12) != 0x0800 || b[14] != 0x45 || ip_sum(b, 14) != 0xffff)
+		return -INART_XA_P_FRAME;
+	h->ip_len = g16(b, 16);
+	if (h->ip_len < 20 || h->ip_len > len - 14 || b[23] != 17 || (g16(b, 20) & 0x3fff))
+		return -INART_XA_P_FRAME;
+	ulen = g16(b, 38);
+	if (h->ip_len - 20 < 8 || ulen < 8 || ulen > h->ip_len - 20 ||
+	    g16(b, 36) != INART_XA_UDP_PORT)
+		return -INART_XA_P_FRAME;
+	plen = ulen - 8; /* inart_wire_decode on bytes 42 .. 42 + plen */
+	if (plen < 32 || b[42] != 1 || b[44] < 1 || b[44] > INART_XA_MAX_WORDS)
+		return -INART_XA_P_WIRE;
+	h->bw = b[44];
+	hl = 32 + 8 * (__u32)h->bw;
+	if (plen < hl)
+		return -INART_XA_P_WIRE;
+	h->flags = b[43];
+	fi = h->flags & (F_DATA | F_RESULT);
+	if ((fi != F_DATA && fi != F_RESULT) || ((h->flags & F_STALE) && fi != F_RESULT))
+		return -INART_XA_P_WIRE; /* bad flags: the core drops them */
+	h->prev = g32(b, 70);
+	if (fi != F_RESULT && h->prev != 0)
+		return -INART_XA_P_WIRE;
+	h->scale = (__s8)b[45];
+	h->job = g32(b, 46);
+	h->tree = g16(b, 50);
+	h->fan_in = g16(b, 52);
+	h->label = g32(b, 54);
+	h->iter = g32(b, 58);
+	h->seq = g32(b, 62);
+	h->slot = g16(b, 66);
+	h->count = g16(b, 68);
+	if (plen != hl + 4 * (__u32)h->count)
+		return -INART_XA_P_WIRE;
+	fi = h->fan_in;
+	if (fi == 0 || fi > 64 * (__u32)h->bw)
+		return -INART_XA_P_WIRE;
+	if ((h->flags & (F_NACK | F_STALE)) && h->count != 0)
+		return -INART_XA_P_WIRE;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+		__u32 lo = 64 * w;
+		__u64 allowed;
+
+		h->bits[w] = 0;
+		if (w >= h->bw)
+			continue;
+		h->bits[w] = g64(b, 74 + 8 * w);
+		if (fi <= lo)
+			allowed = 0;
+		else if (fi - lo >= 64)
+			allowed = ~(__u64)0;
+		else
+			allowed = ((__u64)1 << (fi - lo)) - 1;
+		if (h->bits[w] & ~allowed)
+			return -INART_XA_P_WIRE;
+		any |= h->bits[w];
+	}
+	if (!any)
+		return -INART_XA_P_WIRE;
+	h->ttl = b[22];
+	h->src_ip = g32(b, 26);
+	h->dst_ip = g32(b, 30);
+	h->sport = g16(b, 34);
+	ifx = xdp->ingress_ifindex;
+	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
+	if (pp == NULL)
+		return -INART_XA_P_PORT;
+	port = *pp & (INART_XA_MAX_PORTS - 1);
+	pt = bpf_map_lookup_elem(&xa_ports, &port);
+	if (pt == NULL)
+		return -INART_XA_P_PORT;
+	if (pt->peer_ip != 0 && h->src_ip != pt->peer_ip)
+		return -INART_XA_P_PORT; /* spoofed: the core drops it */
+	if (pt->peer_ip != 0 && (h->flags & F_DATA)) {
+		/* ingress filtering (ingress_ok): its drops are the core's */
+		struct inart_xa_ing_key k = {port, h->job};
+		__u32 *rank = bpf_map_lookup_elem(&xa_ingress, &k), r;
+
+		if (rank == NULL)
+			return -INART_XA_P_PORT;
+		r = *rank;
+		if (r >= 64 * (__u32)h->bw)
+			return -INART_XA_P_PORT;
+		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+			__u64 want = (r >> 6) == w ? (__u64)1 << (r & 63) : 0;
+
+			if (w < h->bw && h->bits[w] != want)
+				return -INART_XA_P_PORT;
+		}
+	}
+	if (h->label == 0 || h->ttl <= 1)
+		return -INART_XA_P_LABEL;
+	return (int)port;
+}
+
+static __always_inline void count(__u32 c, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&xa_ctrs, &c);
+
+	if (v != NULL)
+		*v += n;
+}
+
+static __always_inline int punt(__u32 why)
+{
+	count(why < INART_XA_CTR_N ? why : INART_XA_P_FRAME, 1);
+	return XDP_PASS;
+}
+
+static __always_inline void verdict(__u32 v, __u32 port, __u32 frames)
+{
+	__u32 z = 0;
+	struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+
+	if (l != NULL) {
+		l->verdict = v;
+		l->out_port = port;
+		l->frames = frames;
+	}
+}
+
+/* Fill and submit a reserved xa_tx record with a frame of b. */
+static __always_inline void queue(struct inart_xa_txrec *r, const struct buf *b, __u32 port,
+				  __u32 len)
+{
+	r->port = port;
+	r->len = len;
+	bpf_probe_read_kernel(r->data, INART_XA_FRAME_MAX, b->b);
+	bpf_ringbuf_submit(r, 0);
+}
+
+/* result_keep (rx_ina_down) on a clean RESULT passing down through DOWN
+ * entry e of a tree whose aggregating UP entry the kernel holds: keep it in
+ * the chunk's slot unless another chunk aggregates there (a busy slot of the
+ * same chunk is released first), then pass the packet up: the core
+ * replicates it (no state it needs).  Everything else on a DOWN entry is the
+ * core's untouched (NACK repair needs the kernel's slots: not done). */
+__noinline int xa_keep(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
+		       const struct inart_xa_ent *u)
+{
+	if (s == NULL || sc == NULL || h == NULL || u == NULL)
+		return 0;
+	if (s->busy) {
+		if (s->label != u->label || s->iter != h->iter || s->seq != h->seq)
+			return 0;
+		s->busy = 0; /* late contributions of a chunk that is complete */
+	}
+	take(s, sc, h, u->label);
+	s->kept = 2; /* INART_AGG_KEPT_RESULT */
+	s->aux = h->prev;
+	s->overflow = 0;
+	return 1;
+}
+
+static __always_inline int down(const struct hdr *h, const struct inart_xa_ent *e,
+				const struct inart_xa_cfg *cfg)
+{
+	struct inart_xa_ent *u;
+	struct inart_xa_slot *s;
+	__u32 z = 0, i;
+	struct scratch *sc;
+
+	if (!(h->flags & F_RESULT) || e->up_label == 0)
+		return punt(INART_XA_P_ENTRY);
+	u = bpf_map_lookup_elem(&xa_labels, &e->up_label);
+	if (u == NULL || !u->kernel || u->bitmap_words != h->bw || u->n_slots == 0)
+		return punt(INART_XA_P_ENTRY);
+	if ((h->flags & (F_NACK | F_RETX)) == F_NACK)
+		return punt(INART_XA_P_ENTRY); /* NACK repair: not done here */
+	if ((h->flags & (F_NACK | F_RETX | F_OVERFLOW | F_STALE)) || h->count == 0 ||
+	    h->count > cfg->max_values || h->count > INART_XA_MAX_VALUES)
+		return punt(INART_XA_P_ENTRY); /* not kept: replicated only */
+	sc = bpf_map_lookup_elem(&xa_scratch, &z);
+	i = u->slot_base + h->slot % u->n_slots;
+	s = slot_at(i);
+	if (sc == NULL || s == NULL)
+		return XDP_PASS;
+	xa_keep(s, sc, h, u);
+	count(INART_XA_C_KEPT, 1);
+	verdict(INART_XA_KEPT, 0, 0);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int xdp_agg(struct xdp_md *xdp)
+{
+	__u32 z = 0, port, slot_i, cur;
+	struct inart_xa_slot *s, *v;
+	struct inart_xa_cfg *cfg;
+	struct inart_xa_ent *e;
+	struct ctx c = {0};
+	struct hdr h;
+	int rc, fresh;
+
+	verdict(INART_XA_PUNT, 0, 0);
+	c.s = bpf_map_lookup_elem(&xa_scratch, &z);
+	cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+	if (c.s == NULL || cfg == NULL)
+		return XDP_PASS;
+	rc = xa_parse(xdp, c.s, &h);
+	if (rc < 0)
+		return punt((__u32)-rc);
+	port = (__u32)rc;
+	e = bpf_map_lookup_elem(&xa_labels, &h.label);
+	if (e == NULL || (e->in_ports != 0 && !((e->in_ports >> port) & 1)) || e->job != h.job ||
+	    e->tree != h.tree)
+		return punt(INART_XA_P_LABEL);
+	if (e->kind == KIND_DOWN)
+		return down(&h, e, cfg);
+	if (e->kind != KIND_UP || !e->aggregate || !e->kernel || (h.flags & (F_RETX | F_NACK)) ||
+	    e->n_slots == 0 || !(h.flags & F_DATA))
+		return punt(INART_XA_P_ENTRY);
+	if (h.bw != e->bitmap_words || !xa_within(&h, e))
+		return punt(INART_XA_P_CHECK); /* DROP_MISMATCH/BITS: the core counts it */
+	if (h.count > cfg->max_values || h.count > INART_XA_MAX_VALUES)
+		return punt(INART_XA_P_CHECK); /* FALLBACK forward: stateless, the core's */
+	c.h = &h;
+	c.e = e;
+	c.ts = bpf_map_lookup_elem(&xa_trees, &e->tree_idx);
+	if (c.ts == NULL)
+		return XDP_PASS;
+	cur = e->slot_base + h.slot % e->n_slots;
+	s = slot_at(cur);
+	if (s == NULL)
+		return XDP_PASS;
+	/* ---- from here on the state changes: mirror rx_ina_up exactly ---- */
+	if (!(h.flags & F_FALLBACK))
+		xa_note(e, &h);
+	/* flush_behind */
+	if (h.seq >= INART_XA_LOST_AFTER) {
+		slot_i = e->slot_base + ((__u32)h.slot + (__u32)e->n_slots * INART_XA_LOST_AFTER -
+					 INART_XA_LOST_AFTER) %
+					    e->n_slots;
+		v = slot_at(slot_i);
+		if (v != NULL && v->busy && v->label == e->label && v->iter == h.iter &&
+		    v->seq == h.seq - INART_XA_LOST_AFTER && settled(e, v))
+			flush(&c, v);
+	}
+	if ((h.flags & F_PARTIAL) && (!s->busy || !same_key(s, &h, e->label))) {
+		forward(&c, 0);
+		goto out;
+	}
+	rc = absorb(&c, s, &fresh);
+	if (rc == BUSY && settled(e, s)) {
+		flush(&c, s);
+		if (!s->busy)
+			rc = absorb(&c, s, &fresh);
+	}
+	switch (rc) {
+	case ABSORBED:
+	case COMPLETE:
+		c.ts->aggregated++;
+		if (fresh) {
+			__u64 now = cfg->now ? cfg->now : bpf_ktime_get_ns(), dl;
+			struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+
+			dl = now + cfg->timeout_ns;
+			s->deadline = dl < now ? ~0ull : dl;
+			s->order = l != NULL ? ++l->takes : 0;
+			s->m_src_ip = h.src_ip;
+			s->m_dst_ip = h.dst_ip;
+			s->m_sport = h.sport;
+			s->m_flags = 0;
+			s->m_repaired = 0;
+			s->m_ttl = h.ttl;
+		}
+		s->m_flags |= h.flags & F_OVERFLOW;
+		if (h.ttl < s->m_ttl)
+			s->m_ttl = h.ttl;
+		if (rc == COMPLETE) {
+			int ovf = s->overflow || (s->m_flags & F_OVERFLOW);
+
+			emit(&c, s, 0);
+			c.ts->emitted++;
+			c.ts->overflows += ovf ? 1 : 0;
+		} else if (settled(e, s)) {
+			flush(&c, s);
+		}
+		break;
+	case BUSY:
+		c.ts->fallback++;
+		forward(&c, F_FALLBACK);
+		break;
+	default: /* DUPLICATE */
+		c.ts->duplicates++;
+		break;
+	}
+out:
+	if (c.frames == 0) {
+		count(INART_XA_C_DROPPED, 1);
+		verdict(INART_XA_DROP, 0, 0);
+		return XDP_DROP;
+	}
+	if (c.frames > INART_XA_MAX_FRAMES || c.len[0] < 60 || c.len[0] > INART_XA_FRAME_MAX) {
+		verdict(INART_XA_APPLIED, 0, c.frames); /* cannot happen */
+		return XDP_PASS;
+	}
+	{
+		struct inart_xa_txrec *r1 = NULL, *r2 = NULL;
+		struct buf *b0 = c.from_in[0] ? &c.s->in : &c.s->out[0];
+		__u64 len = bpf_xdp_get_buff_len(xdp);
+		__u32 want = c.len[0] & 2047;
+
+		if (want < 60 || want > INART_XA_FRAME_MAX)
+			return XDP_PASS; /* (checked above: for the verifier) */
+		if (c.frames > 1)
+			r1 = bpf_ringbuf_reserve(&xa_tx, sizeof(*r1), 0);
+		if (c.frames > 2)
+			r2 = bpf_ringbuf_reserve(&xa_tx, sizeof(*r2), 0);
+		if ((c.frames > 1 && r1 == NULL) || (c.frames > 2 && r2 == NULL)) {
+			if (r1 != NULL)
+				bpf_ringbuf_discard(r1, 0);
+			if (r2 != NULL)
+				bpf_ringbuf_discard(r2, 0);
+			count(INART_XA_C_RING_FULL, 1);
+			verdict(INART_XA_APPLIED, 0, c.frames); /* the ring is full */
+			return XDP_PASS;
+		}
+		if (r1 != NULL)
+			queue(r1, c.from_in[1] ? &c.s->in : &c.s->out[1], e->out_port, c.len[1]);
+		if (r2 != NULL)
+			queue(r2, c.from_in[2] ? &c.s->in : &c.s->out[2], e->out_port, c.len[2]);
+		if (bpf_xdp_adjust_tail(xdp, (int)want - (int)len) < 0)
+			return XDP_ABORTED;
+		if (bpf_xdp_store_bytes(xdp, 0, b0->b, want) < 0)
+			return XDP_ABORTED;
+	}
+	count(INART_XA_C_SENT, 1);
+	count(INART_XA_C_QUEUED, c.frames - 1);
+	verdict(INART_XA_SEND, e->out_port, c.frames);
+	if (e->out_port == port)
+		return XDP_TX;
+	return bpf_redirect_map(&xa_devs, e->out_port, 0);
+}
+
+/* ---- timeouts: inart_switch_tick, one frame per run ---- */
+
+struct tick_scan {
+	__u64 now, best_order;
+	__s64 best;
+};
+
+static long tick_cb(__u64 i, void *ctx)
+{
+	struct tick_scan *t = ctx;
+	__u32 k = (__u32)i;
+	struct inart_xa_slot *s = bpf_map_lookup_elem(&xa_slots, &k);
+
+	if (s != NULL && s->busy && s->deadline <= t->now &&
+	    (t->best < 0 || s->order < t->best_order)) {
+		t->best = k;
+		t->best_order = s->order;
+	}
+	return 0;
+}
+
+SEC("xdp")
+int xdp_agg_tick(struct xdp_md *xdp)
+{
+	struct tick_scan t = {0, 0, -1};
+	struct inart_xa_cfg *cfg;
+	struct inart_xa_slot *s;
+	struct inart_xa_ent *e;
+	struct scratch *sc;
+	__u32 z = 0, k, len, want;
+	int complete = 1, ovf;
+
+	verdict(INART_XA_DROP, 0, 0);
+	cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+	sc = bpf_map_lookup_elem(&xa_scratch, &z);
+	if (cfg == NULL || sc == NULL)
+		return XDP_DROP;
+	t.now = cfg->now ? cfg->now : bpf_ktime_get_ns();
+	bpf_loop(cfg->n_slots, tick_cb, &t, 0);
+	if (t.best < 0)
+		return XDP_DROP;
+	k = (__u32)t.best;
+	s = bpf_map_lookup_elem(&xa_slots, &k);
+	if (s == NULL)
+		return XDP_DROP;
+	e = bpf_map_lookup_elem(&xa_labels, &s->label);
+	if (e == NULL) { /* cannot happen in the core: a swap frees such slots */
+		s->busy = 0;
+		s->kept = 0;
+		verdict(INART_XA_PUNT, 0, 0);
+		return XDP_PASS;
+	}
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		if (w < e->bitmap_words && s->bitmap[w] != e->expected[w])
+			complete = 0;
+	ovf = s->overflow || (s->m_flags & F_OVERFLOW);
+	len = xa_build(&sc->out[0], s, e, complete ? 0 : F_PARTIAL);
+	want = len & 2047;
+	if (want < 60 || want > INART_XA_FRAME_MAX)
+		return XDP_ABORTED;
+	{
+		struct inart_xa_tree *ts = bpf_map_lookup_elem(&xa_trees, &e->tree_idx);
+
+		if (ts != NULL) {
+			if (complete)
+				ts->emitted++;
+			else
+				ts->partial++;
+			ts->overflows += ovf ? 1 : 0;
+		}
+	}
+	s->busy = 0;
+	s->kept = 1;
+	if (bpf_xdp_adjust_tail(xdp, (int)want - (int)bpf_xdp_get_buff_len(xdp)) < 0 ||
+	    bpf_xdp_store_bytes(xdp, 0, sc->out[0].b, want) < 0)
+		return XDP_ABORTED;
+	count(INART_XA_C_FLUSHED, 1);
+	verdict(INART_XA_SEND, e->out_port, 1);
+	return XDP_TX;
+}
+
+char LICENSE[] SEC("license") = "GPL";
