@@ -280,11 +280,33 @@ __noinline int xa_settled(const struct inart_xa_ent *e, const struct inart_xa_sl
 	return 1;
 }
 
-/* ranks_note: the expected ranks in bits sent chunk (iter, seq). */
-__noinline int xa_note(const struct inart_xa_ent *e, const struct hdr *h)
+/* ranks_note: the expected ranks in bits sent chunk (iter, seq) at now;
+ * after INART_XA_RESTART_IDLE_NS without a note (the clock record after
+ * the ranks') the ranks' records are forgotten first: a job started again
+ * (dp/switch.h INART_SW_RESTART_IDLE_NS). */
+__noinline int xa_note(const struct inart_xa_ent *e, const struct hdr *h, __u64 now)
 {
+	struct inart_xa_pos *clock;
+	__u64 last;
+
 	if (e == NULL || h == NULL)
 		return 0;
+	clock = rank_pos(e, e->n_exp);
+	if (clock == NULL)
+		return 0;
+	last = (__u64)clock->iter << 32 | clock->pos;
+	if (last != 0 && now - last >= INART_XA_RESTART_IDLE_NS)
+		for (__u32 k = 0; k < INART_XA_MAX_EXPECTED; k++) {
+			struct inart_xa_pos *p;
+
+			if (k >= e->n_exp)
+				break;
+			p = rank_pos(e, k);
+			if (p != NULL)
+				p->iter = p->pos = 0;
+		}
+	clock->iter = (__u32)(now >> 32);
+	clock->pos = (__u32)now;
 	for (__u32 k = 0; k < INART_XA_MAX_EXPECTED; k++) {
 		struct inart_xa_pos *p;
 
@@ -817,7 +839,7 @@ int xdp_agg(struct xdp_md *xdp)
 		return XDP_PASS;
 	/* ---- from here on the state changes: mirror rx_ina_up exactly ---- */
 	if (!(h.flags & F_FALLBACK))
-		xa_note(e, &h);
+		xa_note(e, &h, cfg->now ? cfg->now : bpf_ktime_get_ns());
 	/* flush_behind */
 	if (h.seq >= INART_XA_LOST_AFTER) {
 		slot_i = e->slot_base + ((__u32)h.slot + (__u32)e->n_slots * INART_XA_LOST_AFTER -

@@ -53,6 +53,16 @@
 #define TIMEOUT 100   /* flush timeout, in packets (the clock: packet number + 1) */
 #define TICK_EVERY 50 /* packets */
 
+/* The clock of packet i: a nanosecond a packet, and every RESTART_EVERY
+ * packets INART_XA_RESTART_IDLE_NS and a half more (both sides forget their
+ * ranks' progress then, dp/switch.h INART_SW_RESTART_IDLE_NS; timeouts
+ * expire). */
+#define RESTART_EVERY 25000
+static uint64_t now_of(long i)
+{
+	return (uint64_t)i + 1 + (uint64_t)(i / RESTART_EVERY) * (INART_XA_RESTART_IDLE_NS * 3 / 2);
+}
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint32_t rnd(uint32_t n)
@@ -665,14 +675,14 @@ int main(int argc, char **argv)
 		o.data_size_in = p.len;
 		memcpy(in, p.f, p.len);
 		fin.len = p.len;
-		xc.now = (uint64_t)i + 1;
+		xc.now = now_of(i);
 		if (bpf_map_update_elem(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc, BPF_ANY) < 0) {
 			fprintf(stderr, "test_xdp_agg: the clock: %s\n", strerror(errno));
 			return 1;
 		}
 		if (i % TICK_EVERY == 0)
-			bad += tick_all(a, b, sk, (uint64_t)i + 1, fa, fb, &cnt_flushed);
-		na = inart_switch_rx(a, &fin, (uint64_t)i + 1, fa, 16);
+			bad += tick_all(a, b, sk, now_of(i), fa, fb, &cnt_flushed);
+		na = inart_switch_rx(a, &fin, now_of(i), fa, 16);
 		if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg), &o) < 0 ||
 		    percpu_read(fd_last, 0, &last, sizeof(last)) < 0) {
 			fprintf(stderr, "test_xdp_agg: test run (packet %ld, %u bytes): %s\n", i,
@@ -707,7 +717,7 @@ int main(int argc, char **argv)
 			break;
 		default: /* PUNT, KEPT: the core replicates a kept result */
 			memcpy(in, p.f, p.len);
-			nb = inart_switch_rx(b, &fin, (uint64_t)i + 1, fb, 16);
+			nb = inart_switch_rx(b, &fin, now_of(i), fb, 16);
 			ok = o.retval == XDP_PASS && n_queued == 0 && same_frames(fa, na, fb, nb);
 			break;
 		}

@@ -35,9 +35,10 @@
 #include <linux/types.h>
 
 #define INART_XA_MAX_PORTS 64
-#define INART_XA_MAX_WORDS 16	 /* INART_WIRE_MAX_BITMAP_WORDS */
-#define INART_XA_MAX_VALUES 358	 /* inart_wire_max_values(1): the largest payload */
-#define INART_XA_MAX_EXPECTED 64 /* expected ranks of a kernel-owned entry at most */
+#define INART_XA_MAX_WORDS 16		       /* INART_WIRE_MAX_BITMAP_WORDS */
+#define INART_XA_MAX_VALUES 358		       /* inart_wire_max_values(1): the largest payload */
+#define INART_XA_MAX_EXPECTED 64	       /* expected ranks of a kernel-owned entry at most */
+#define INART_XA_RESTART_IDLE_NS 1000000000ull /* INART_SW_RESTART_IDLE_NS (dp/switch.h) */
 #define INART_XA_MAX_LABELS 65536
 #define INART_XA_MAX_INGRESS 4096
 #define INART_XA_UDP_PORT 47470 /* INART_WIRE_UDP_PORT */

@@ -53,6 +53,15 @@ static uint32_t expected_ranks(const struct inart_label_entry *l)
 	return n;
 }
 
+/* Progress records of l in xa_progress: one per expected rank, then the
+ * entry's clock (dp/switch.c ranks_note; bpf/xdp_agg.bpf.c xa_note). */
+static uint32_t progress_records(const struct inart_label_entry *l)
+{
+	uint32_t n = expected_ranks(l);
+
+	return n > 0 ? n + 1 : 0;
+}
+
 int inart_xdp_agg_maps_sizes(const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
 			     uint32_t *slots, uint32_t *ranks, uint32_t *trees)
 {
@@ -66,7 +75,7 @@ int inart_xdp_agg_maps_sizes(const struct inart_sw_cfg *cfg, const struct inart_
 	if (le == NULL)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
-		r += expected_ranks(&le[i]);
+		r += progress_records(&le[i]);
 	free(le);
 	nt = inart_switch_stats(sw, NULL, NULL, NULL, 0);
 	*slots = cfg->pool_slots > 0 ? (uint32_t)cfg->pool_slots : 1;
@@ -222,7 +231,7 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 		ent_of(&x, &le[i], tree_index(ts, nt, le[i].job, le[i].tree), rk);
 		if (le[i].kind == INART_LABEL_DOWN)
 			x.up_label = up_label(le, n, le[i].job, le[i].tree);
-		rk += expected_ranks(&le[i]);
+		rk += progress_records(&le[i]);
 		rc = put(fds->labels, &x.label, &x, "xa_labels", x.label, err);
 	}
 	for (int i = 0; rc == 0 && i < ni; i++) {
