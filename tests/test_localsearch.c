@@ -33,7 +33,7 @@ static void run(const char *scenario, int no_groups)
 	struct inart_plan *p;
 	struct inart_assign a, b;
 	struct inart_err err;
-	struct inart_ls_opt lo = {100000, 0, 7, 16};
+	struct inart_ls_opt lo = {.max_tries = 100000, .deadline = 0, .seed = 7, .kicks = 16};
 	double t0, t1, t2, model;
 
 	if (inart_scenario_build(scenario, 1, &t, &js, &err) < 0)
