@@ -16,7 +16,7 @@
 #   - a switch that stops answering (SIGSTOP) keeps the plan: said on
 #     stderr and in the log ("silent"); a switch whose counters go back to
 #     zero (reset-stats) is counted as a counter reset, not a load;
-#   - hitless: with a plan of an epoch, two workers run 1500 all-reduces
+#   - hitless: with a plan of an epoch, two workers run 3000 all-reduces
 #     while the controller installs epoch 1 beside epoch 0, rewrites the
 #     plan file and removes epoch 0: all exact, no timeout, one move each;
 #   - control over TCP (--ctl-tcp, --ctl-key): the right key is served, a
@@ -220,7 +220,7 @@ if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" --d
 wp=()
 for r in 0 1; do
 	ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan-e.json" \
-		j0 $r --deploy "$tmp/deploy.json" -n 20000 --iters 1500 --workers 2 --timeout-ms 5000 -v \
+		j0 $r --deploy "$tmp/deploy.json" -n 20000 --iters 3000 --workers 2 --timeout-ms 5000 -v \
 		>"$tmp/e$r.out" 2>"$tmp/e$r.err" &
 	wp+=($!)
 	pids+=($!)
@@ -240,8 +240,8 @@ grep -h counters "$tmp"/e?.err | sed 's/^/  | /'
 awk '/ms, exact/ { if ($8 > m) { m = $8; at = $4 } } END { printf "  | slowest iteration of worker 0: %s ms (iter %s)\n", m, at }' "$tmp/e0.out"
 for r in 0 1; do
 	n=$(grep -c exact "$tmp/e$r.out")
-	if [ $arc -eq 0 ] && [ "$n" -eq 1500 ]; then ok; else
-		bad "worker $r across the epoch switch: $n of 1500 exact"
+	if [ $arc -eq 0 ] && [ "$n" -eq 3000 ]; then ok; else
+		bad "worker $r across the epoch switch: $n of 3000 exact"
 		tail -3 "$tmp/e$r.err" | sed 's/^/  | /'
 	fi
 	if grep -q "timeouts 0 .*epochs 1" "$tmp/e$r.err"; then ok; else
