@@ -40,6 +40,7 @@
 #ifdef INART_ERR_H
 #define SWITCH_HAS_ERR 1
 #endif
+#include "common/rng.h"
 #include "dp/bytes.h"
 #include "dp/pkt.h"
 #include "dp/wire.h"
@@ -63,14 +64,12 @@ static uint64_t now_of(long i)
 	return (uint64_t)i + 1 + (uint64_t)(i / RESTART_EVERY) * (INART_XA_RESTART_IDLE_NS * 3 / 2);
 }
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
+/* the corpus's generator (common/rng.h), seeded in main */
+static struct inart_rng rng;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
+	return (uint32_t)inart_rng_below(&rng, n);
 }
 
 static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
@@ -602,8 +601,7 @@ int main(int argc, char **argv)
 		perror("test_xdp_agg: pinning");
 		return 1;
 	}
-	if (argc > 2)
-		rng ^= strtoull(argv[2], NULL, 0) * 0x2545F4914F6CDD1Dull;
+	inart_rng_seed(&rng, 0x9E3779B97F4A7C15ull ^ (argc > 2 ? strtoull(argv[2], NULL, 0) : 0));
 	host_mode = argc > 3 && strcmp(argv[3], "host") == 0;
 	trees_make();
 	a = core();

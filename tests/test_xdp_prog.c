@@ -27,6 +27,7 @@
 #ifdef INART_ERR_H
 #define SWITCH_HAS_ERR 1
 #endif
+#include "common/rng.h"
 #include "dp/bytes.h"
 #include "dp/pkt.h"
 #include "io/xdp_switch.h"
@@ -40,14 +41,12 @@ static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
 	return 0;
 }
 
-static uint64_t rng = 88172645463325252ull;
+/* the corpus's generator (common/rng.h), seeded in main */
+static struct inart_rng rng;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
+	return (uint32_t)inart_rng_below(&rng, n);
 }
 
 static void port_macs(int p, uint8_t mac[6], uint8_t peer[6])
@@ -196,6 +195,7 @@ int main(void)
 		return 77;
 	}
 	libbpf_set_print(quiet);
+	inart_rng_seed(&rng, 88172645463325252ull);
 	sk = xdp_switch__open_and_load();
 	if (sk == NULL || fill_maps(sk) < 0) {
 		fprintf(stderr, "test_xdp_prog: loading the program: %s\n", strerror(errno));
