@@ -148,23 +148,12 @@ struct {
 	__uint(max_entries, 1 << 18);
 } xa_tx SEC(".maps");
 
+/* ---- the scratch buffers (slow path, tick): masked offsets ---- */
+
 static __always_inline __u32 g16(const __u8 *b, __u32 o)
 {
 	o &= M;
 	return (__u32)b[o] << 8 | b[o + 1];
-}
-
-/* Word loads and stores may be unaligned (the scratch buffers are map
- * values; x86-64 and arm64 JITs allow it). */
-static __always_inline __u32 g32(const __u8 *b, __u32 o)
-{
-	o &= M;
-	return __builtin_bswap32(*(const __u32 *)(b + o));
-}
-
-static __always_inline __u64 g64(const __u8 *b, __u32 o)
-{
-	return (__u64)g32(b, o) << 32 | g32(b, o + 4);
 }
 
 static __always_inline void p16(__u8 *b, __u32 o, __u32 v)
@@ -174,6 +163,8 @@ static __always_inline void p16(__u8 *b, __u32 o, __u32 v)
 	b[o + 1] = v;
 }
 
+/* Word stores may be unaligned (the scratch buffers are map values; x86-64
+ * and arm64 JITs allow it). */
 static __always_inline void p32(__u8 *b, __u32 o, __u32 v)
 {
 	o &= M;
@@ -186,24 +177,83 @@ static __always_inline void p64(__u8 *b, __u32 o, __u64 v)
 	p32(b, o + 4, (__u32)v);
 }
 
-/* The IPv4 header checksum of the 20 bytes at b + o (field included). */
-static __always_inline __u32 ip_sum(const __u8 *b, __u32 o)
+/* A ones' complement sum folded to 16 bits. */
+static __always_inline __u32 fold(__u64 s)
+{
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (__u32)s;
+}
+
+/* The IPv4 header checksum of the hl bytes (20..60) at b + o in a scratch
+ * buffer (field included). */
+static __always_inline __u32 ip_sum(const __u8 *b, __u32 o, __u32 hl)
 {
 	__u32 s = 0;
 
-	for (int i = 0; i < 20; i += 2)
+	for (int i = 0; i < 60; i += 2) {
+		if (i >= hl)
+			break;
 		s += g16(b, o + i);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
+	}
+	return fold(s);
 }
 
-/* Per-packet context: the frames it produces so far. */
+/* ---- the packet itself (direct access) ---- */
+
+static __always_inline __u32 ld16(const __u8 *p)
+{
+	return __builtin_bswap16(*(const __u16 *)p);
+}
+
+static __always_inline __u32 ld32(const __u8 *p)
+{
+	return __builtin_bswap32(*(const __u32 *)p);
+}
+
+static __always_inline void st16(__u8 *p, __u32 v)
+{
+	*(__u16 *)p = __builtin_bswap16((__u16)v);
+}
+
+static __always_inline void st32(__u8 *p, __u32 v)
+{
+	*(__u32 *)p = __builtin_bswap32(v);
+}
+
+/* The ones' complement sum of the IPv4 header of the frame at d (hl bytes,
+ * 20..60, at d + 14), 0 if it is not all inside the frame.  Summed in the
+ * machine's byte order: 0xffff checks a header in either order, and its
+ * complement stored the same way is the checksum (RFC 1071). */
+static __always_inline __u32 pkt_ip_sum(struct xdp_md *x, const __u8 *d, const __u8 *end, __u32 hl)
+{
+	const __u32 *w = (const __u32 *)(d + 14);
+	__u32 opt[10] = {0};
+	__u64 s;
+
+	if (d + 34 > end)
+		return 0;
+	s = (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
+	if (hl > 20) { /* options (rare): through the stack */
+		__u32 n = hl - 20;
+
+		if (n < 4 || n > 40 || bpf_xdp_load_bytes(x, 34, opt, n) < 0)
+			return 0;
+		for (int k = 0; k < 10; k++)
+			s += opt[k];
+	}
+	return fold(s);
+}
+
+/* Per-packet context of the slow path: the frames it produces so far. */
 struct ctx {
 	struct scratch *s;
 	struct hdr *h;
 	const struct inart_xa_ent *e;
 	struct inart_xa_tree *ts;
+	struct xdp_md *xdp;
 	__u32 frames;			   /* produced (may exceed INART_XA_MAX_FRAMES) */
 	__u32 len[INART_XA_MAX_FRAMES];	   /* their lengths (0: could not be built) */
 	__u8 from_in[INART_XA_MAX_FRAMES]; /* 1: the rewritten input (forward), else out[k] */
@@ -217,6 +267,9 @@ struct hdr {
 	__s8 scale;
 	__u32 src_ip, dst_ip;
 	__u16 sport;
+	__u16 l4; /* the UDP header's offset: 14 + the IPv4 header's length (34..74) */
+	__u16 pl; /* the values' offset: l4 + 8 + 32 + 8 * bw */
+	__u16 pad;
 	__u32 ip_len; /* from the IPv4 header: the frame without padding is 14 + ip_len */
 	__u32 prev;
 	__u64 bits[INART_XA_MAX_WORDS];
@@ -321,41 +374,93 @@ __noinline int xa_note(const struct inart_xa_ent *e, const struct hdr *h, __u64 
 	return 0;
 }
 
-/* inart_agg_copy_be / inart_agg_add_be on the packet's values at pl in the
- * scratch copy; add returns 1 if a sum overflowed. */
-__noinline int xa_copy(struct inart_xa_slot *s, const struct scratch *sc, __u32 pl)
+enum { SUM_TAKE, SUM_ADD, SUM_RAW };
+
+/* The n values at offset pl of the packet into slot s, read in place:
+ * SUM_TAKE copies them (inart_agg_copy_be: host order), SUM_RAW copies their
+ * bytes as they are (the slot's sums_be), SUM_ADD adds them (inart_agg_add_be:
+ * int32, wrapping) and writes each sum back over the packet's value, so that
+ * the frame carries the slot's sums (sent in place as the aggregate, or
+ * dropped).  1 if a sum overflowed, else 0; -1 (nothing changed) if the
+ * values are not all inside the frame (cannot happen: the parser checked
+ * the lengths).  Eight values per bounds check. */
+__noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32 n, __u32 mode)
 {
-	if (s == NULL || sc == NULL)
+	__u8 *d = (void *)(long)x->data, *end = (void *)(long)x->data_end, *v;
+	__u32 o = 0, i;
+	__u64 off = pl;
+
+	if (s == NULL || n > INART_XA_MAX_VALUES || pl > 255 || d + pl + 4 * n > end)
+		return -1;
+	if (mode == SUM_RAW) {
+		__u64 len = 4 * (__u64)n;
+
+		asm volatile("%[l] &= 2047" : [l] "+r"(len));
+		if (len == 0)
+			return 0;
+		if (len > sizeof(s->sums) || bpf_xdp_load_bytes(x, pl, s->sums, len) < 0)
+			return -1;
 		return 0;
-	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
-		if (i >= s->count)
-			break;
-		s->sums[i] = (__s32)g32(sc->in.b, pl + 4 * i);
 	}
-	return 0;
-}
+	/* the bound in the register the verifier follows (clang keeps it) */
+	asm volatile("%[o] &= 255" : [o] "+r"(off));
+	v = d + off;
+	if (mode == SUM_TAKE) {
+		for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
+			__u32 *p = (__u32 *)(v + 4 * i);
 
-__noinline int xa_add(struct inart_xa_slot *s, const struct scratch *sc, __u32 pl)
-{
-	__u32 o = 0;
+			if (i + 8 > n)
+				break;
+			if ((__u8 *)(p + 8) > end)
+				return -1;
+			for (int k = 0; k < 8; k++)
+				s->sums[i + k] = (__s32)__builtin_bswap32(p[k]);
+		}
+		for (; i < INART_XA_MAX_VALUES; i++) {
+			__u32 *p = (__u32 *)(v + 4 * i);
 
-	if (s == NULL || sc == NULL)
+			if (i >= n)
+				break;
+			if ((__u8 *)(p + 1) > end)
+				return -1;
+			s->sums[i] = (__s32)__builtin_bswap32(*p);
+		}
 		return 0;
-	for (__u32 i = 0; i < INART_XA_MAX_VALUES; i++) {
-		__u32 a, b, r;
+	}
+	for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
+		__u32 *p = (__u32 *)(v + 4 * i);
 
-		if (i >= s->count)
+		if (i + 8 > n)
 			break;
+		if ((__u8 *)(p + 8) > end)
+			return -1;
+		for (int k = 0; k < 8; k++) {
+			__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]), r = a + b;
+
+			o |= (a ^ r) & (b ^ r);
+			s->sums[i + k] = (__s32)r;
+			p[k] = __builtin_bswap32(r);
+		}
+	}
+	for (; i < INART_XA_MAX_VALUES; i++) {
+		__u32 *p = (__u32 *)(v + 4 * i), a, b, r;
+
+		if (i >= n)
+			break;
+		if ((__u8 *)(p + 1) > end)
+			return -1;
 		a = (__u32)s->sums[i];
-		b = g32(sc->in.b, pl + 4 * i);
+		b = __builtin_bswap32(*p);
 		r = a + b;
 		o |= (a ^ r) & (b ^ r);
 		s->sums[i] = (__s32)r;
+		*p = __builtin_bswap32(r);
 	}
 	return o >> 31;
 }
 
-/* The bitmap and sums of slot s, big-endian, at hl = 74 in the out buffer. */
+/* The bitmap and sums of slot s (host order), big-endian, at hl = 74 in the
+ * out buffer. */
 __noinline int xa_put_body(struct buf *sc, const struct inart_xa_slot *s)
 {
 	__u32 hl;
@@ -381,12 +486,29 @@ static __always_inline int settled(const struct inart_xa_ent *e, const struct in
 	return xa_settled(e, s);
 }
 
+/* The IPv4 header checksum of emit_slot's header (20 bytes: 0x45, TOS 0,
+ * id 0, DF, UDP). */
+static __always_inline __u32 agg_ip_csum(__u32 tot, __u32 ttl, __u32 src, __u32 dst)
+{
+	__u64 s = 0x4500 + tot + 0x4000 + (ttl << 8 | 17) + (src >> 16) + (src & 0xffff) +
+		  (dst >> 16) + (dst & 0xffff);
+
+	return ~fold(s) & 0xffff;
+}
+
+static __always_inline __u8 agg_flags(const struct inart_xa_slot *s, __u32 extra)
+{
+	return F_DATA | extra | (s->m_flags & F_OVERFLOW) | (s->overflow ? F_OVERFLOW : 0);
+}
+
 /* emit_slot's frame (not RETX): the aggregate of slot s along entry e,
- * built into the scratch out buffer.  Its length, 0 if the port is unknown. */
+ * built into the scratch out buffer.  Its length, 0 if the port is unknown.
+ * Slow path and tick: s holds host-order sums (never sums_be: a slot
+ * taken complete is not busy). */
 __noinline int xa_build(struct buf *sc, const struct inart_xa_slot *s, const struct inart_xa_ent *e,
 			__u32 extra)
 {
-	__u32 out, hl, len, src, sum;
+	__u32 out, hl, len, src, ttl;
 	struct inart_xa_port *pp;
 	__u8 *o;
 
@@ -409,20 +531,19 @@ __noinline int xa_build(struct buf *sc, const struct inart_xa_slot *s, const str
 	p16(o, 16, len - 14);
 	p16(o, 18, 0);
 	p16(o, 20, 0x4000);
-	o[22] = s->m_ttl > 1 ? s->m_ttl - 1 : 1;
+	ttl = s->m_ttl > 1 ? s->m_ttl - 1 : 1;
+	o[22] = ttl;
 	o[23] = 17;
-	p16(o, 24, 0);
 	src = pp->ip ? pp->ip : s->m_src_ip;
+	p16(o, 24, agg_ip_csum(len - 14, ttl, src, s->m_dst_ip));
 	p32(o, 26, src);
 	p32(o, 30, s->m_dst_ip);
-	sum = ip_sum(o, 14);
-	p16(o, 24, ~sum & 0xffff);
 	p16(o, 34, s->m_sport);
 	p16(o, 36, INART_XA_UDP_PORT);
 	p16(o, 38, len - 34);
 	p16(o, 40, 0);
 	o[42] = 1;
-	o[43] = F_DATA | extra | (s->m_flags & F_OVERFLOW) | (s->overflow ? F_OVERFLOW : 0);
+	o[43] = agg_flags(s, extra);
 	o[44] = s->bitmap_words;
 	o[45] = (__u8)s->scale_exp;
 	p32(o, 46, s->job);
@@ -438,8 +559,67 @@ __noinline int xa_build(struct buf *sc, const struct inart_xa_slot *s, const str
 	return len;
 }
 
-/* emit_slot (not RETX): the frame into out[k], then the slot stops
- * aggregating and keeps its contents (take_keep). */
+/* emit_slot's frame built in place in the received frame, which holds a
+ * contribution to slot s (same key: same layout) whose values are the
+ * slot's sums already (xa_sum): the IPv4 options dropped (the header moves
+ * up), the padding trimmed, the headers rewritten, the bitmap the slot's.
+ * 0, or -1 (cannot happen: the port is known, the frame was parsed). */
+__noinline int xa_build_pkt(struct xdp_md *x, const struct inart_xa_slot *s,
+			    const struct inart_xa_ent *e, __u32 extra, __u32 l4)
+{
+	__u32 out, len, want, src, ttl, tot;
+	struct inart_xa_port *pp;
+	__u8 *d, *end;
+
+	if (s == NULL || e == NULL || l4 < 34 || l4 > 74)
+		return -1;
+	out = e->out_port & (INART_XA_MAX_PORTS - 1);
+	pp = bpf_map_lookup_elem(&xa_ports, &out);
+	if (pp == NULL)
+		return -1;
+	want = 14 + 20 + 8 + 32 + 8 * (__u32)(s->bitmap_words & 31) + 4 * (__u32)s->count;
+	if (l4 > 34 && bpf_xdp_adjust_head(x, (int)l4 - 34) < 0)
+		return -1;
+	d = (void *)(long)x->data;
+	end = (void *)(long)x->data_end;
+	len = end - d;
+	if (want > len || (want < len && bpf_xdp_adjust_tail(x, (int)want - (int)len) < 0))
+		return -1;
+	d = (void *)(long)x->data;
+	end = (void *)(long)x->data_end;
+	if (d + 74 > end)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		d[i] = pp->peer_mac[i];
+		d[6 + i] = pp->mac[i];
+	}
+	st16(d + 12, 0x0800);
+	tot = want - 14;
+	ttl = s->m_ttl > 1 ? s->m_ttl - 1 : 1;
+	src = pp->ip ? pp->ip : s->m_src_ip;
+	st32(d + 14, 0x45000000 | tot);
+	st32(d + 18, 0x4000);
+	st32(d + 22, ttl << 24 | 17 << 16 | agg_ip_csum(tot, ttl, src, s->m_dst_ip));
+	st32(d + 26, src);
+	st32(d + 30, s->m_dst_ip);
+	st32(d + 34, (__u32)s->m_sport << 16 | INART_XA_UDP_PORT);
+	st32(d + 38, (want - 34) << 16);
+	d[43] = agg_flags(s, extra);
+	st32(d + 54, e->next_label);
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+		__u8 *q = d + 74 + 8 * w;
+
+		if (w >= s->bitmap_words)
+			break;
+		if (q + 8 > end)
+			return -1;
+		*(__u64 *)q = __builtin_bswap64(s->bitmap[w]);
+	}
+	return 0;
+}
+
+/* emit_slot (not RETX), slow path: the frame into out[k], then the slot
+ * stops aggregating and keeps its contents (take_keep). */
 static __always_inline void emit(struct ctx *c, struct inart_xa_slot *s, __u8 extra)
 {
 	__u32 k = c->frames++;
@@ -464,9 +644,10 @@ static __always_inline void flush(struct ctx *c, struct inart_xa_slot *s)
 }
 
 /* ina_forward_up: the packet itself, MACs and TTL rewritten, flags | add,
- * the next label, UDP checksum 0, padding trimmed.  Rewritten in place in
- * the scratch copy of the frame (nothing reads it after a forward). */
-__noinline int xa_fwd(struct buf *sc, const struct inart_xa_ent *e, __u32 ttl, __u32 add)
+ * the next label, UDP checksum 0, padding trimmed.  Rewritten in the
+ * scratch copy of the frame (slow path: a forward queued after a flush).
+ * l4: the UDP header's offset (IPv4 options kept, as fwd_copy keeps them). */
+__noinline int xa_fwd(struct buf *sc, const struct inart_xa_ent *e, __u32 ttl, __u32 add, __u32 l4)
 {
 	__u32 out, sum;
 	struct inart_xa_port *pp;
@@ -478,29 +659,74 @@ __noinline int xa_fwd(struct buf *sc, const struct inart_xa_ent *e, __u32 ttl, _
 	pp = bpf_map_lookup_elem(&xa_ports, &out);
 	if (pp == NULL)
 		return -1;
+	l4 &= 127;
 	o = sc->b;
 	for (int i = 0; i < 6; i++) {
 		o[i] = pp->peer_mac[i];
 		o[6 + i] = pp->mac[i];
 	}
 	o[22] = ttl - 1;
-	o[43] |= add;
-	p32(o, 54, e->next_label);
-	p16(o, 40, 0);
+	o[(l4 + 9) & M] |= add;
+	p32(o, l4 + 20, e->next_label);
+	p16(o, l4 + 6, 0);
 	p16(o, 24, 0);
-	sum = ip_sum(o, 14);
+	sum = ip_sum(o, 14, l4 - 14);
 	p16(o, 24, ~sum & 0xffff);
 	return 0;
 }
 
+/* ina_forward_up in place in the received frame (the fast path). */
+__noinline int xa_fwd_pkt(struct xdp_md *x, const struct inart_xa_ent *e, const struct hdr *h,
+			  __u32 add)
+{
+	__u32 out, len, want, l4;
+	struct inart_xa_port *pp;
+	__u8 *d, *end, *u;
+
+	if (e == NULL || h == NULL || h->l4 < 34 || h->l4 > 74)
+		return -1;
+	l4 = h->l4;
+	want = 14 + h->ip_len;
+	out = e->out_port & (INART_XA_MAX_PORTS - 1);
+	pp = bpf_map_lookup_elem(&xa_ports, &out);
+	if (pp == NULL)
+		return -1;
+	d = (void *)(long)x->data;
+	end = (void *)(long)x->data_end;
+	len = end - d;
+	if (want > len || (want < len && bpf_xdp_adjust_tail(x, (int)want - (int)len) < 0))
+		return -1;
+	d = (void *)(long)x->data;
+	end = (void *)(long)x->data_end;
+	u = d + l4;
+	if (d + 34 > end || u + 40 > end)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		d[i] = pp->peer_mac[i];
+		d[6 + i] = pp->mac[i];
+	}
+	d[22] = h->ttl - 1;
+	u[9] |= add;
+	st32(u + 20, e->next_label);
+	st16(u + 6, 0);
+	*(__u16 *)(d + 24) = 0;
+	*(__u16 *)(d + 24) = ~pkt_ip_sum(x, d, end, l4 - 14) & 0xffff;
+	return 0;
+}
+
+/* Slow path: the forward into the scratch copy, frame k. */
 static __always_inline void forward(struct ctx *c, __u8 add)
 {
-	__u32 k = c->frames++;
+	__u32 k = c->frames++, len = (c->h->l4 < 34 ? 0 : 14 + c->h->ip_len) & 2047;
 
 	if (k >= INART_XA_MAX_FRAMES)
 		return;
-	c->len[k] = xa_fwd(&c->s->in, c->e, c->h->ttl, add) == 0 ? 14 + c->h->ip_len : 0;
+	c->len[k] = 0;
 	c->from_in[k] = 1;
+	if (len >= 60 && len <= INART_XA_FRAME_MAX &&
+	    bpf_xdp_load_bytes(c->xdp, 0, c->s->in.b, len) == 0 &&
+	    xa_fwd(&c->s->in, c->e, c->h->ttl, add, c->h->l4) == 0)
+		c->len[k] = len;
 }
 
 /* key_eq against the packet's chunk at entry e */
@@ -512,11 +738,11 @@ static __always_inline int same_key(const struct inart_xa_slot *s, const struct 
 }
 
 enum { ABSORBED, COMPLETE, BUSY, DUPLICATE };
+#define A_FRESH 16 /* xa_absorb: the slot was taken fresh */
+#define A_SEND 32  /* xa_absorb: the slot is to be sent now (complete, or settled: flush) */
 
-/* The slot takes the chunk of h (chunk_key at UP entry `label`): key,
- * bitmap and the packet's values. */
-static __always_inline void take(struct inart_xa_slot *s, const struct scratch *sc,
-				 const struct hdr *h, __u32 label)
+/* The slot takes the key and bitmap of h's chunk at UP entry `label`. */
+static __always_inline void take_key(struct inart_xa_slot *s, const struct hdr *h, __u32 label)
 {
 	s->job = h->job;
 	s->label = label;
@@ -530,30 +756,35 @@ static __always_inline void take(struct inart_xa_slot *s, const struct scratch *
 	s->scale_exp = h->scale;
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
 		s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
-	xa_copy(s, sc, 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31));
 }
 
-/* inart_agg_pool_absorb (count <= max_values checked by the caller):
- * enum above, | 16 when the slot was taken fresh. */
-__noinline int xa_absorb(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
-			 const struct inart_xa_ent *e)
+/* inart_agg_pool_absorb on the packet's values in place (count <=
+ * max_values checked by the caller): the enum above, | A_FRESH, | A_SEND
+ * when the slot is to be sent now (complete, or its missing ranks gone:
+ * slot_settled after the absorb).  raw: a slot complete at its take keeps
+ * the values as received (sums_be; fast path, sent in place), else host
+ * order.  After an ABSORBED or COMPLETE in a busy slot the frame carries the
+ * sums (xa_sum). */
+__noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct hdr *h,
+			 const struct inart_xa_ent *e, __u32 raw)
 {
-	__u32 pl;
-	int complete = 1;
+	int complete = 1, send;
 
-	if (s == NULL || sc == NULL || h == NULL || e == NULL)
+	if (s == NULL || h == NULL || e == NULL)
 		return BUSY;
-	pl = 14 + 20 + 8 + 32 + 8 * (__u32)(h->bw & 31);
 	if (!s->busy) {
 		s->busy = 1;
 		s->kept = 0;
 		s->overflow = 0;
 		s->absorbed = 1;
-		take(s, sc, h, e->label);
+		take_key(s, h, e->label);
 		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
 			if (w < h->bw && h->bits[w] != e->expected[w])
 				complete = 0;
-		return (complete ? COMPLETE : ABSORBED) | 16;
+		s->sums_be = complete && raw;
+		xa_sum(x, s, h->pl, h->count, s->sums_be ? SUM_RAW : SUM_TAKE);
+		send = complete || xa_settled(e, s);
+		return (complete ? COMPLETE : ABSORBED) | A_FRESH | (send ? A_SEND : 0);
 	}
 	if (!same_key(s, h, e->label))
 		return BUSY;
@@ -567,18 +798,11 @@ __noinline int xa_absorb(struct inart_xa_slot *s, const struct scratch *sc, cons
 		if (s->bitmap[w] != e->expected[w])
 			complete = 0;
 	}
-	if (xa_add(s, sc, pl))
+	if (xa_sum(x, s, h->pl, h->count, SUM_ADD) > 0)
 		s->overflow = 1;
 	s->absorbed++;
-	return complete ? COMPLETE : ABSORBED;
-}
-
-static __always_inline int absorb(struct ctx *c, struct inart_xa_slot *s, int *fresh)
-{
-	int rc = xa_absorb(s, c->s, c->h, c->e);
-
-	*fresh = rc >> 4;
-	return rc & 15;
+	send = complete || xa_settled(e, s);
+	return (complete ? COMPLETE : ABSORBED) | (send ? A_SEND : 0);
 }
 
 /* bits_within: every contributor of h is one e expects. */
@@ -593,59 +817,67 @@ __noinline int xa_within(const struct hdr *h, const struct inart_xa_ent *e)
 }
 
 /* Decode and check everything rx_ina does before rx_ina_up's aggregation
- * step.  The ingress port, or minus the reason to punt (enum
- * inart_xa_ctr). */
-__noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
+ * step, reading the frame in place (every read inside data_end).  The
+ * ingress port, or minus the reason to punt (enum inart_xa_ctr).  Punted as
+ * not the plain form (P_FRAME): not IPv4 (a VLAN tag: the core drops it as
+ * OTHER), a bad IPv4 header (the core: MALFORMED), not UDP to 47470 (the
+ * core: plain IPv4).  IPv4 options are the core's: skipped. */
+__noinline int xa_parse(struct xdp_md *xdp, struct hdr *h)
 {
-	__u64 len = bpf_xdp_get_buff_len(xdp);
-	__u32 ulen, plen, hl, fi, ifx, *pp;
+	__u8 *d = (void *)(long)xdp->data, *end = (void *)(long)xdp->data_end, *u, *ina;
+	__u32 len, hl, ulen, plen, fi, ifx, *pp, port;
 	struct inart_xa_port *pt;
-	__u32 port;
 	__u64 any = 0;
-	__u8 *b;
 
-	if (sc == NULL || h == NULL)
+	if (h == NULL)
 		return -INART_XA_P_FRAME;
-	b = sc->in.b;
-
-	if (len < 14 + 20 + 8 + 32 + 8 || len > INART_XA_FRAME_MAX)
+	len = end - d;
+	if (len < 14 + 20 + 8 + 32 + 8 || len > INART_XA_FRAME_MAX || d + 34 > end)
 		return -INART_XA_P_FRAME;
-	if (bpf_xdp_load_bytes(xdp, 0, b, len) < 0)
+	if (ld16(d + 12) != 0x0800 || (d[14] >> 4) != 4)
 		return -INART_XA_P_FRAME;
-	if (g16(b, 12) != 0x0800 || b[14] != 0x45 || ip_sum(b, 14) != 0xffff)
+	hl = 4 * (__u32)(d[14] & 15);
+	if (hl < 20 || hl > len - 14 || pkt_ip_sum(xdp, d, end, hl) != 0xffff)
 		return -INART_XA_P_FRAME;
-	h->ip_len = g16(b, 16);
-	if (h->ip_len < 20 || h->ip_len > len - 14 || b[23] != 17 || (g16(b, 20) & 0x3fff))
+	h->ip_len = ld16(d + 16);
+	if (h->ip_len < hl + 8 || h->ip_len > len - 14 || d[23] != 17 || (ld16(d + 20) & 0x3fff))
 		return -INART_XA_P_FRAME;
-	ulen = g16(b, 38);
-	if (h->ip_len - 20 < 8 || ulen < 8 || ulen > h->ip_len - 20 ||
-	    g16(b, 36) != INART_XA_UDP_PORT)
+	u = d + 14 + hl;
+	if (u + 8 > end)
 		return -INART_XA_P_FRAME;
-	plen = ulen - 8; /* inart_wire_decode on bytes 42 .. 42 + plen */
-	if (plen < 32 || b[42] != 1 || b[44] < 1 || b[44] > INART_XA_MAX_WORDS)
+	ulen = ld16(u + 4);
+	if (ulen < 8 || ulen > h->ip_len - hl || ld16(u + 2) != INART_XA_UDP_PORT)
+		return -INART_XA_P_FRAME;
+	h->l4 = 14 + hl;
+	h->sport = ld16(u);
+	plen = ulen - 8; /* inart_wire_decode on ina .. ina + plen */
+	ina = u + 8;
+	if (plen < 32 || ina + 32 > end)
 		return -INART_XA_P_WIRE;
-	h->bw = b[44];
-	hl = 32 + 8 * (__u32)h->bw;
-	if (plen < hl)
+	if (ina[0] != 1 || ina[2] < 1 || ina[2] > INART_XA_MAX_WORDS)
 		return -INART_XA_P_WIRE;
-	h->flags = b[43];
+	h->bw = ina[2];
+	if (plen < 32 + 8 * (__u32)h->bw)
+		return -INART_XA_P_WIRE;
+	h->flags = ina[1];
 	fi = h->flags & (F_DATA | F_RESULT);
 	if ((fi != F_DATA && fi != F_RESULT) || ((h->flags & F_STALE) && fi != F_RESULT))
 		return -INART_XA_P_WIRE; /* bad flags: the core drops them */
-	h->prev = g32(b, 70);
+	h->prev = ld32(ina + 28);
 	if (fi != F_RESULT && h->prev != 0)
 		return -INART_XA_P_WIRE;
-	h->scale = (__s8)b[45];
-	h->job = g32(b, 46);
-	h->tree = g16(b, 50);
-	h->fan_in = g16(b, 52);
-	h->label = g32(b, 54);
-	h->iter = g32(b, 58);
-	h->seq = g32(b, 62);
-	h->slot = g16(b, 66);
-	h->count = g16(b, 68);
-	if (plen != hl + 4 * (__u32)h->count)
+	h->scale = (__s8)ina[3];
+	h->job = ld32(ina + 4);
+	h->tree = ld16(ina + 8);
+	h->fan_in = ld16(ina + 10);
+	h->label = ld32(ina + 12);
+	h->iter = ld32(ina + 16);
+	h->seq = ld32(ina + 20);
+	h->slot = ld16(ina + 24);
+	h->count = ld16(ina + 26);
+	if (plen != 32 + 8 * (__u32)h->bw + 4 * (__u32)h->count)
 		return -INART_XA_P_WIRE;
+	h->pl = h->l4 + 8 + 32 + 8 * h->bw;
 	fi = h->fan_in;
 	if (fi == 0 || fi > 64 * (__u32)h->bw)
 		return -INART_XA_P_WIRE;
@@ -653,12 +885,15 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 		return -INART_XA_P_WIRE;
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
 		__u32 lo = 64 * w;
+		__u8 *q = ina + 32 + 8 * w;
 		__u64 allowed;
 
 		h->bits[w] = 0;
 		if (w >= h->bw)
 			continue;
-		h->bits[w] = g64(b, 74 + 8 * w);
+		if (q + 8 > end)
+			return -INART_XA_P_WIRE;
+		h->bits[w] = __builtin_bswap64(*(__u64 *)q);
 		if (fi <= lo)
 			allowed = 0;
 		else if (fi - lo >= 64)
@@ -671,10 +906,9 @@ __noinline int xa_parse(struct xdp_md *xdp, struct scratch *sc, struct hdr *h)
 	}
 	if (!any)
 		return -INART_XA_P_WIRE;
-	h->ttl = b[22];
-	h->src_ip = g32(b, 26);
-	h->dst_ip = g32(b, 30);
-	h->sport = g16(b, 34);
+	h->ttl = d[22];
+	h->src_ip = ld32(d + 26);
+	h->dst_ip = ld32(d + 30);
 	ifx = xdp->ingress_ifindex;
 	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
 	if (pp == NULL)
@@ -749,30 +983,31 @@ static __always_inline void queue(struct inart_xa_txrec *r, const struct buf *b,
  * same chunk is released first), then pass the packet up: the core
  * replicates it (no state it needs).  Everything else on a DOWN entry is the
  * core's untouched (NACK repair needs the kernel's slots: not done). */
-__noinline int xa_keep(struct inart_xa_slot *s, const struct scratch *sc, const struct hdr *h,
+__noinline int xa_keep(struct xdp_md *x, struct inart_xa_slot *s, const struct hdr *h,
 		       const struct inart_xa_ent *u)
 {
-	if (s == NULL || sc == NULL || h == NULL || u == NULL)
+	if (s == NULL || h == NULL || u == NULL)
 		return 0;
 	if (s->busy) {
 		if (s->label != u->label || s->iter != h->iter || s->seq != h->seq)
 			return 0;
 		s->busy = 0; /* late contributions of a chunk that is complete */
 	}
-	take(s, sc, h, u->label);
+	take_key(s, h, u->label);
+	s->sums_be = 0;
+	xa_sum(x, s, h->pl, h->count, SUM_TAKE);
 	s->kept = 2; /* INART_AGG_KEPT_RESULT */
 	s->aux = h->prev;
 	s->overflow = 0;
 	return 1;
 }
 
-static __always_inline int down(const struct hdr *h, const struct inart_xa_ent *e,
-				const struct inart_xa_cfg *cfg)
+static __always_inline int down(struct xdp_md *xdp, const struct hdr *h,
+				const struct inart_xa_ent *e, const struct inart_xa_cfg *cfg)
 {
 	struct inart_xa_ent *u;
 	struct inart_xa_slot *s;
-	__u32 z = 0, i;
-	struct scratch *sc;
+	__u32 i;
 
 	if (!(h->flags & F_RESULT) || e->up_label == 0)
 		return punt(INART_XA_P_ENTRY);
@@ -784,34 +1019,50 @@ static __always_inline int down(const struct hdr *h, const struct inart_xa_ent *
 	if ((h->flags & (F_NACK | F_RETX | F_OVERFLOW | F_STALE)) || h->count == 0 ||
 	    h->count > cfg->max_values || h->count > INART_XA_MAX_VALUES)
 		return punt(INART_XA_P_ENTRY); /* not kept: replicated only */
-	sc = bpf_map_lookup_elem(&xa_scratch, &z);
 	i = u->slot_base + h->slot % u->n_slots;
 	s = slot_at(i);
-	if (sc == NULL || s == NULL)
+	if (s == NULL)
 		return XDP_PASS;
-	xa_keep(s, sc, h, u);
+	xa_keep(xdp, s, h, u);
 	count(INART_XA_C_KEPT, 1);
 	verdict(INART_XA_KEPT, 0, 0);
 	return XDP_PASS;
 }
 
+/* The one frame the packet produced, in its place: counted, sent. */
+static __always_inline int send(__u32 out_port, __u32 port)
+{
+	count(INART_XA_C_SENT, 1);
+	verdict(INART_XA_SEND, out_port, 1);
+	if (out_port == port)
+		return XDP_TX;
+	return bpf_redirect_map(&xa_devs, out_port, 0);
+}
+
+static __always_inline int drop(void)
+{
+	count(INART_XA_C_DROPPED, 1);
+	verdict(INART_XA_DROP, 0, 0);
+	return XDP_DROP;
+}
+
 SEC("xdp")
 int xdp_agg(struct xdp_md *xdp)
 {
-	__u32 z = 0, port, slot_i, cur;
-	struct inart_xa_slot *s, *v;
+	__u32 z = 0, port, slot_i, cur, extra;
+	struct inart_xa_slot *s, *v = NULL;
 	struct inart_xa_cfg *cfg;
 	struct inart_xa_ent *e;
 	struct ctx c = {0};
 	struct hdr h;
-	int rc, fresh;
+	int rc, fresh, behind = 0, ovf;
+	__u64 now;
 
 	verdict(INART_XA_PUNT, 0, 0);
-	c.s = bpf_map_lookup_elem(&xa_scratch, &z);
 	cfg = bpf_map_lookup_elem(&xa_cfg, &z);
-	if (c.s == NULL || cfg == NULL)
+	if (cfg == NULL)
 		return XDP_PASS;
-	rc = xa_parse(xdp, c.s, &h);
+	rc = xa_parse(xdp, &h);
 	if (rc < 0)
 		return punt((__u32)-rc);
 	port = (__u32)rc;
@@ -820,7 +1071,7 @@ int xdp_agg(struct xdp_md *xdp)
 	    e->tree != h.tree)
 		return punt(INART_XA_P_LABEL);
 	if (e->kind == KIND_DOWN)
-		return down(&h, e, cfg);
+		return down(xdp, &h, e, cfg);
 	if (e->kind != KIND_UP || !e->aggregate || !e->kernel || (h.flags & (F_RETX | F_NACK)) ||
 	    e->n_slots == 0 || !(h.flags & F_DATA))
 		return punt(INART_XA_P_ENTRY);
@@ -828,8 +1079,6 @@ int xdp_agg(struct xdp_md *xdp)
 		return punt(INART_XA_P_CHECK); /* DROP_MISMATCH/BITS: the core counts it */
 	if (h.count > cfg->max_values || h.count > INART_XA_MAX_VALUES)
 		return punt(INART_XA_P_CHECK); /* FALLBACK forward: stateless, the core's */
-	c.h = &h;
-	c.e = e;
 	c.ts = bpf_map_lookup_elem(&xa_trees, &e->tree_idx);
 	if (c.ts == NULL)
 		return XDP_PASS;
@@ -838,37 +1087,106 @@ int xdp_agg(struct xdp_md *xdp)
 	if (s == NULL)
 		return XDP_PASS;
 	/* ---- from here on the state changes: mirror rx_ina_up exactly ---- */
+	now = cfg->now ? cfg->now : bpf_ktime_get_ns();
 	if (!(h.flags & F_FALLBACK))
-		xa_note(e, &h, cfg->now ? cfg->now : bpf_ktime_get_ns());
-	/* flush_behind */
+		xa_note(e, &h, now);
+	/* flush_behind: a frame from another slot first (the slow path) */
 	if (h.seq >= INART_XA_LOST_AFTER) {
 		slot_i = e->slot_base + ((__u32)h.slot + (__u32)e->n_slots * INART_XA_LOST_AFTER -
 					 INART_XA_LOST_AFTER) %
 					    e->n_slots;
 		v = slot_at(slot_i);
 		if (v != NULL && v->busy && v->label == e->label && v->iter == h.iter &&
-		    v->seq == h.seq - INART_XA_LOST_AFTER && settled(e, v))
-			flush(&c, v);
+		    v->seq == h.seq - INART_XA_LOST_AFTER && settled(e, v)) {
+			behind = 1;
+			goto slow;
+		}
 	}
+	/* ---- the fast path: at most one frame, the received one rewritten ---- */
+	if ((h.flags & F_PARTIAL) && (!s->busy || !same_key(s, &h, e->label))) {
+		if (xa_fwd_pkt(xdp, e, &h, 0) < 0)
+			return XDP_ABORTED; /* cannot happen: the frame was parsed */
+		return send(e->out_port, port);
+	}
+	if (s->busy && !same_key(s, &h, e->label)) {
+		if (settled(e, s))
+			goto slow; /* the flush to make room: a frame from the slot first */
+		c.ts->fallback++;
+		if (xa_fwd_pkt(xdp, e, &h, F_FALLBACK) < 0)
+			return XDP_ABORTED;
+		return send(e->out_port, port);
+	}
+	rc = xa_absorb(xdp, s, &h, e, 1);
+	if ((rc & 15) == DUPLICATE) {
+		c.ts->duplicates++;
+		return drop();
+	}
+	if ((rc & 15) == BUSY)
+		return XDP_ABORTED; /* cannot happen: checked above */
+	c.ts->aggregated++;
+	if (rc & A_FRESH) {
+		struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+		__u64 dl = now + cfg->timeout_ns;
+
+		s->deadline = dl < now ? ~0ull : dl;
+		s->order = l != NULL ? ++l->takes : 0;
+		s->m_src_ip = h.src_ip;
+		s->m_dst_ip = h.dst_ip;
+		s->m_sport = h.sport;
+		s->m_flags = 0;
+		s->m_repaired = 0;
+		s->m_ttl = h.ttl;
+	}
+	s->m_flags |= h.flags & F_OVERFLOW;
+	if (h.ttl < s->m_ttl)
+		s->m_ttl = h.ttl;
+	if (!(rc & A_SEND))
+		return drop();
+	ovf = s->overflow || (s->m_flags & F_OVERFLOW);
+	if ((rc & 15) == COMPLETE) { /* emit_slot */
+		extra = 0;
+		c.ts->emitted++;
+	} else { /* flush_slot: the missing ranks are gone */
+		extra = F_PARTIAL;
+		c.ts->partial++;
+		c.ts->early++;
+	}
+	c.ts->overflows += ovf ? 1 : 0;
+	s->busy = 0;
+	s->kept = 1; /* INART_AGG_KEPT_SENT */
+	if (xa_build_pkt(xdp, s, e, extra, h.l4) < 0)
+		return XDP_ABORTED; /* cannot happen: the frame was parsed */
+	return send(e->out_port, port);
+
+	/* ---- the slow path: frames built from other slots first ---- */
+slow:
+	c.s = bpf_map_lookup_elem(&xa_scratch, &z);
+	if (c.s == NULL)
+		return XDP_ABORTED;
+	c.h = &h;
+	c.e = e;
+	c.xdp = xdp;
+	if (behind && v != NULL)
+		flush(&c, v);
 	if ((h.flags & F_PARTIAL) && (!s->busy || !same_key(s, &h, e->label))) {
 		forward(&c, 0);
 		goto out;
 	}
-	rc = absorb(&c, s, &fresh);
-	if (rc == BUSY && settled(e, s)) {
+	rc = xa_absorb(xdp, s, &h, e, 0);
+	if ((rc & 15) == BUSY && settled(e, s)) {
 		flush(&c, s);
 		if (!s->busy)
-			rc = absorb(&c, s, &fresh);
+			rc = xa_absorb(xdp, s, &h, e, 0);
 	}
-	switch (rc) {
+	fresh = rc & A_FRESH;
+	switch (rc & 15) {
 	case ABSORBED:
 	case COMPLETE:
 		c.ts->aggregated++;
 		if (fresh) {
-			__u64 now = cfg->now ? cfg->now : bpf_ktime_get_ns(), dl;
 			struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+			__u64 dl = now + cfg->timeout_ns;
 
-			dl = now + cfg->timeout_ns;
 			s->deadline = dl < now ? ~0ull : dl;
 			s->order = l != NULL ? ++l->takes : 0;
 			s->m_src_ip = h.src_ip;
@@ -881,13 +1199,12 @@ int xdp_agg(struct xdp_md *xdp)
 		s->m_flags |= h.flags & F_OVERFLOW;
 		if (h.ttl < s->m_ttl)
 			s->m_ttl = h.ttl;
-		if (rc == COMPLETE) {
-			int ovf = s->overflow || (s->m_flags & F_OVERFLOW);
-
+		if ((rc & 15) == COMPLETE) {
+			ovf = s->overflow || (s->m_flags & F_OVERFLOW);
 			emit(&c, s, 0);
 			c.ts->emitted++;
 			c.ts->overflows += ovf ? 1 : 0;
-		} else if (settled(e, s)) {
+		} else if (rc & A_SEND) {
 			flush(&c, s);
 		}
 		break;
@@ -900,11 +1217,8 @@ int xdp_agg(struct xdp_md *xdp)
 		break;
 	}
 out:
-	if (c.frames == 0) {
-		count(INART_XA_C_DROPPED, 1);
-		verdict(INART_XA_DROP, 0, 0);
-		return XDP_DROP;
-	}
+	if (c.frames == 0)
+		return drop();
 	if (c.frames > INART_XA_MAX_FRAMES || c.len[0] < 60 || c.len[0] > INART_XA_FRAME_MAX) {
 		verdict(INART_XA_APPLIED, 0, c.frames); /* cannot happen */
 		return XDP_PASS;

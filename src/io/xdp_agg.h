@@ -91,7 +91,10 @@ struct inart_xa_slot {
 	__u16 tree, fan_in, slot, count;
 	__s8 scale_exp;
 	__u8 m_flags, m_ttl, m_repaired;
-	__u16 m_sport, pad;
+	__u16 m_sport;
+	__u8 sums_be; /* 1: sums hold the wire's big-endian words (a slot
+			 complete at its take, copied as received); 0: host order */
+	__u8 pad;
 	__u64 deadline; /* busy: now + timeout at take */
 	__u32 aux;	/* kept result: its prev */
 	__u32 pad2;
