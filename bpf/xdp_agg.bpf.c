@@ -374,16 +374,16 @@ __noinline int xa_note(const struct inart_xa_ent *e, const struct hdr *h, __u64 
 	return 0;
 }
 
-enum { SUM_TAKE, SUM_ADD, SUM_RAW };
+enum { SUM_TAKE, SUM_ADD, SUM_ADDW, SUM_RAW };
 
 /* The n values at offset pl of the packet into slot s, read in place:
  * SUM_TAKE copies them (inart_agg_copy_be: host order), SUM_RAW copies their
  * bytes as they are (the slot's sums_be), SUM_ADD adds them (inart_agg_add_be:
- * int32, wrapping) and writes each sum back over the packet's value, so that
- * the frame carries the slot's sums (sent in place as the aggregate, or
- * dropped).  1 if a sum overflowed, else 0; -1 (nothing changed) if the
- * values are not all inside the frame (cannot happen: the parser checked
- * the lengths).  Eight values per bounds check. */
+ * int32, wrapping), SUM_ADDW adds them and writes each sum back over the
+ * packet's value, so that the frame carries the slot's sums (sent in place
+ * as the aggregate).  1 if a sum overflowed, else 0; -1 (nothing changed)
+ * if the values are not all inside the frame (cannot happen: the parser
+ * checked the lengths).  Eight values per bounds check. */
 __noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32 n, __u32 mode)
 {
 	__u8 *d = (void *)(long)x->data, *end = (void *)(long)x->data_end, *v;
@@ -426,6 +426,36 @@ __noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32
 			s->sums[i] = (__s32)__builtin_bswap32(*p);
 		}
 		return 0;
+	}
+	if (mode == SUM_ADD) {
+		for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
+			__u32 *p = (__u32 *)(v + 4 * i);
+
+			if (i + 8 > n)
+				break;
+			if ((__u8 *)(p + 8) > end)
+				return -1;
+			for (int k = 0; k < 8; k++) {
+				__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]), r = a + b;
+
+				o |= (a ^ r) & (b ^ r);
+				s->sums[i + k] = (__s32)r;
+			}
+		}
+		for (; i < INART_XA_MAX_VALUES; i++) {
+			__u32 *p = (__u32 *)(v + 4 * i), a, b, r;
+
+			if (i >= n)
+				break;
+			if ((__u8 *)(p + 1) > end)
+				return -1;
+			a = (__u32)s->sums[i];
+			b = __builtin_bswap32(*p);
+			r = a + b;
+			o |= (a ^ r) & (b ^ r);
+			s->sums[i] = (__s32)r;
+		}
+		return o >> 31;
 	}
 	for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
 		__u32 *p = (__u32 *)(v + 4 * i);
@@ -763,8 +793,8 @@ static __always_inline void take_key(struct inart_xa_slot *s, const struct hdr *
  * when the slot is to be sent now (complete, or its missing ranks gone:
  * slot_settled after the absorb).  raw: a slot complete at its take keeps
  * the values as received (sums_be; fast path, sent in place), else host
- * order.  After an ABSORBED or COMPLETE in a busy slot the frame carries the
- * sums (xa_sum). */
+ * order.  After an absorb into a busy slot with A_SEND the frame carries
+ * the sums (xa_sum SUM_ADDW). */
 __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct hdr *h,
 			 const struct inart_xa_ent *e, __u32 raw)
 {
@@ -798,10 +828,10 @@ __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct
 		if (s->bitmap[w] != e->expected[w])
 			complete = 0;
 	}
-	if (xa_sum(x, s, h->pl, h->count, SUM_ADD) > 0)
+	send = complete || xa_settled(e, s);
+	if (xa_sum(x, s, h->pl, h->count, send ? SUM_ADDW : SUM_ADD) > 0)
 		s->overflow = 1;
 	s->absorbed++;
-	send = complete || xa_settled(e, s);
 	return (complete ? COMPLETE : ABSORBED) | (send ? A_SEND : 0);
 }
 
