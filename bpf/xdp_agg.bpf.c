@@ -436,7 +436,8 @@ __noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32
 			if ((__u8 *)(p + 8) > end)
 				return -1;
 			for (int k = 0; k < 8; k++) {
-				__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]), r = a + b;
+				__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]),
+				      r = a + b;
 
 				o |= (a ^ r) & (b ^ r);
 				s->sums[i + k] = (__s32)r;

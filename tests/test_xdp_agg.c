@@ -335,9 +335,43 @@ static size_t damage(uint8_t *f, size_t len)
 	return len;
 }
 
+/* IPv4 options of `words` 32-bit words (random bytes: the core skips
+ * them, as the program must) inserted after the IPv4 header: fan-in and
+ * forwards keep them, aggregates built from a slot have none.  The frame
+ * is unchanged if it would grow beyond INART_FRAME_MAX. */
+static size_t add_options(uint8_t *f, size_t len, int words)
+{
+	size_t n = 4 * (size_t)words;
+
+	if (len < 34 || len + n > INART_FRAME_MAX || (f[14] & 15) != 5)
+		return len;
+	memmove(f + 34 + n, f + 34, len - 34);
+	for (size_t k = 0; k < n; k++)
+		f[34 + k] = (uint8_t)rnd(256);
+	f[14] = (uint8_t)(0x45 + words);
+	inart_put_be16(f + 16, (uint16_t)(inart_get_be16(f + 16) + n));
+	f[24] = f[25] = 0;
+	inart_put_be16(f + 24, inart_pkt_ip_csum(f + 14, 20 + n));
+	return len + n;
+}
+
+/* An 802.1Q tag inserted (the core drops the frame: not IPv4). */
+static size_t add_vlan(uint8_t *f, size_t len)
+{
+	if (len < 14 || len + 4 > INART_FRAME_MAX)
+		return len;
+	memmove(f + 16, f + 12, len - 12);
+	inart_put_be16(f + 12, 0x8100);
+	inart_put_be16(f + 14, (uint16_t)rnd(4096));
+	return len + 4;
+}
+
+enum { K_PLAIN, K_OPTIONS, K_VLAN };
+
 struct pkt {
 	uint8_t f[INART_FRAME_MAX];
 	uint16_t len;
+	uint8_t kind; /* K_... */
 };
 
 #define WIN 64
@@ -361,6 +395,7 @@ static void next_pkt(struct pkt *out)
 		int j = (int)rnd(NT), u = (int)rnd(1000);
 		struct tree *t = &T[j];
 		uint8_t flags = 0, ttl = (uint8_t)(rnd(40) == 0 ? rnd(3) : 64 - rnd(8));
+		uint32_t u2;
 
 		if (u < 20 && n_old > 0) { /* retransmission of something sent */
 			*p = old[rnd((uint32_t)n_old)];
@@ -397,6 +432,16 @@ static void next_pkt(struct pkt *out)
 					t->iter++;
 				}
 			}
+		}
+		p->kind = K_PLAIN;
+		if ((u2 = rnd(100)) < 4) {
+			size_t n = add_options(p->f, p->len, 1 + (int)rnd(10));
+
+			p->kind = n != p->len ? K_OPTIONS : K_PLAIN;
+			p->len = (uint16_t)n;
+		} else if (u2 < 6) {
+			p->len = (uint16_t)add_vlan(p->f, p->len);
+			p->kind = K_VLAN;
 		}
 		if (rnd(100) < 3)
 			p->len = (uint16_t)damage(p->f, p->len);
@@ -595,7 +640,7 @@ int main(int argc, char **argv)
 	static uint8_t oa[16][INART_FRAME_MAX], ob[16][INART_FRAME_MAX];
 	struct inart_frame fa[16], fb[16];
 	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[8] = {0}, cnt_queued = 0,
-	     cnt_flushed = 0;
+	     kinds[3][8] = {{0}}, cnt_flushed = 0;
 	struct inart_xa_cfg xc;
 	uint32_t zero = 0;
 	struct inart_switch *a, *b;
@@ -713,6 +758,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		cnt[last.verdict & 7]++;
+		kinds[p.kind % 3][last.verdict & 7]++;
 		if (last.verdict == INART_XA_SEND && last.frames > 1)
 			cnt_queued += n_queued;
 		switch (last.verdict) {
@@ -794,6 +840,19 @@ int main(int argc, char **argv)
 	       "flushed by %ld ticks; %ld results kept and passed up; %ld differences\n",
 	       n_pkts, cnt[INART_XA_SEND], cnt_queued, cnt[INART_XA_DROP], cnt[INART_XA_APPLIED],
 	       cnt[INART_XA_PUNT], cnt_flushed, n_pkts / TICK_EVERY, cnt[INART_XA_KEPT], bad);
+	printf(
+	    "test_xdp_agg: with IPv4 options %ld sent, %ld dropped, %ld kept, %ld punted; with a "
+	    "VLAN tag %ld punted, %ld not\n",
+	    kinds[K_OPTIONS][INART_XA_SEND], kinds[K_OPTIONS][INART_XA_DROP],
+	    kinds[K_OPTIONS][INART_XA_KEPT], kinds[K_OPTIONS][INART_XA_PUNT],
+	    kinds[K_VLAN][INART_XA_PUNT],
+	    kinds[K_VLAN][INART_XA_SEND] + kinds[K_VLAN][INART_XA_DROP] +
+		kinds[K_VLAN][INART_XA_KEPT] + kinds[K_VLAN][INART_XA_APPLIED]);
+	if (kinds[K_VLAN][INART_XA_PUNT] != kinds[K_VLAN][0] + kinds[K_VLAN][1] + kinds[K_VLAN][2] +
+						kinds[K_VLAN][3] + kinds[K_VLAN][4]) {
+		fprintf(stderr, "test_xdp_agg: a VLAN-tagged frame was not punted\n");
+		bad++;
+	}
 	ring_buffer__free(rb);
 	{ /* the program's own counters agree with what the test saw */
 		static const char *const why[] = {"frame", "wire",  "port",
