@@ -2,7 +2,9 @@
 # Fuzz the JSON readers (topology, jobs, plan), the INA header decoder (wire),
 # the switch pipeline (switch), the PS and worker cores (ps, worker), the
 # control-message parser (ctlmsg), the emulation gate in front of the switch
-# core (gate) and the deployment reader (deploy) with libFuzzer.
+# core (gate), the deployment reader (deploy) and, as root, the XDP
+# aggregation program against the switch core (xdp_agg, BPF_PROG_TEST_RUN)
+# with libFuzzer.
 #
 #   scripts/fuzz.sh [SECONDS]      (default 10 seconds per target)
 #
@@ -40,10 +42,17 @@ if [ ! -f "$bdir/build.ninja" ]; then
 fi
 ninja -C "$bdir" fuzz/fuzz_topo fuzz/fuzz_jobs fuzz/fuzz_plan fuzz/fuzz_wire fuzz/fuzz_switch fuzz/fuzz_ps \
 	fuzz/fuzz_worker fuzz/fuzz_ctlmsg fuzz/fuzz_gate fuzz/fuzz_deploy
+targets="topo jobs plan wire switch ps worker ctlmsg gate deploy"
+# the XDP aggregation program (an XDP build, root: it loads BPF)
+if ninja -C "$bdir" -t targets all 2>/dev/null | grep -q '^fuzz/fuzz_xdp_agg:' &&
+	[ "$(id -u)" -eq 0 ]; then
+	ninja -C "$bdir" fuzz/fuzz_xdp_agg
+	targets="$targets xdp_agg"
+fi
 
 status=0
 mkdir -p "$bdir/fuzz-artifacts"
-for t in topo jobs plan wire switch ps worker ctlmsg gate deploy; do
+for t in $targets; do
 	work=$bdir/fuzz-corpus/$t
 	mkdir -p "$work"
 	echo "== fuzz_$t for ${secs}s"
