@@ -4,29 +4,33 @@
  * switch core's (dp/switch.c rx_ina_up, dp/agg_pool.c) on the state of
  * io/xdp_agg.h.  Per frame:
  *
- *   untagged IPv4, IHL 5, valid header checksum, not a fragment, UDP to
- *   the InArt port, an INA header inart_wire_decode accepts, through the
- *   first-hop checks (source address, rank), label != 0, TTL > 1, a known
- *   label allowed on the ingress port, of the packet's (job, tree), an UP
- *   entry the loader marked kernel (aggregating), DATA without RETX/NACK,
- *   the entry's bitmap width, contributors inside the subtree, count <=
- *   max_values:
+ *   untagged IPv4 (options skipped, as inart_pkt_parse skips them), valid
+ *   header checksum, not a fragment, UDP to the InArt port, an INA header
+ *   inart_wire_decode accepts, through the first-hop checks (source
+ *   address, rank), label != 0, TTL > 1, a known label allowed on the
+ *   ingress port, of the packet's (job, tree), an UP entry the loader
+ *   marked kernel (aggregating), DATA without RETX/NACK, the entry's bitmap
+ *   width, contributors inside the subtree, count <= max_values:
  *     the core's aggregation step runs here on the maps (rank progress,
  *     flush of an older chunk shown lost, PARTIAL handling, absorb with
  *     exactly-once by bitmap, a busy slot made room for or FALLBACK
  *     forward, complete -> emit, settled -> flush);
- *     0 frames out: XDP_DROP; 1 frame: built here as emit_slot /
- *     ina_forward_up build it, then XDP_TX (egress = ingress) or redirect
- *     (DEVMAP, index = port); more than 1: XDP_PASS, the state already
- *     changed (verdict APPLIED: user space builds the frames);
+ *     0 frames out: XDP_DROP; 1 frame: built as emit_slot / ina_forward_up
+ *     build it, then XDP_TX (egress = ingress) or redirect (DEVMAP, index
+ *     = port); 2 or 3: the first so, the others queued on xa_tx (ring
+ *     full: XDP_PASS, verdict APPLIED, the state already changed);
+ *   a clean RESULT down a kernel tree: kept (result_keep), then XDP_PASS;
  *   everything else: XDP_PASS untouched (verdict PUNT: the C core handles
- *     it: malformed, drops it counts, RETX/NACK, DOWN, non-kernel entries,
- *     ARP, plain IPv4).
+ *     it: malformed, VLAN-tagged, drops it counts, RETX/NACK, DOWN,
+ *     non-kernel entries, ARP, plain IPv4).
  *
- * The frame is copied into a per-CPU scratch buffer (bpf_xdp_load_bytes)
- * and parsed there with masked offsets: every length is checked against
- * the frame's, every index is bounded for the verifier.  Timeouts
- * (inart_switch_tick) are not done here: deadlines are not kept.
+ * Fast path (no copy): the frame is parsed in place (every read checked
+ * against data_end), the values are summed straight from the frame into
+ * the slot (xa_sum), and a packet that leaves as its own slot's aggregate
+ * or as a forward is rewritten in place (xa_build_pkt, xa_fwd_pkt).  Slow
+ * path (a frame from another slot first: flush behind, flush to make
+ * room): the frames are built in per-CPU scratch buffers with masked
+ * offsets.  Timeouts: xdp_agg_tick below.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -366,6 +366,23 @@ static size_t add_vlan(uint8_t *f, size_t len)
 	return len + 4;
 }
 
+/* n bytes after the frame: Ethernet padding (ip = 0), or inside the IPv4
+ * payload after the UDP datagram (ip = 1); both trimmed by the core's
+ * aggregates, the second kept by its forwards. */
+static size_t add_tail(uint8_t *f, size_t len, size_t n, int ip)
+{
+	if (len < 34 || len + n > INART_FRAME_MAX || (f[14] & 15) != 5)
+		return len;
+	for (size_t k = 0; k < n; k++)
+		f[len + k] = (uint8_t)rnd(256);
+	if (ip) {
+		inart_put_be16(f + 16, (uint16_t)(inart_get_be16(f + 16) + n));
+		f[24] = f[25] = 0;
+		inart_put_be16(f + 24, inart_pkt_ip_csum(f + 14, 20));
+	}
+	return len + n;
+}
+
 enum { K_PLAIN, K_OPTIONS, K_VLAN };
 
 struct pkt {
@@ -442,6 +459,8 @@ static void next_pkt(struct pkt *out)
 		} else if (u2 < 6) {
 			p->len = (uint16_t)add_vlan(p->f, p->len);
 			p->kind = K_VLAN;
+		} else if (u2 < 9) {
+			p->len = (uint16_t)add_tail(p->f, p->len, 1 + rnd(24), u2 == 8);
 		}
 		if (rnd(100) < 3)
 			p->len = (uint16_t)damage(p->f, p->len);
