@@ -396,19 +396,33 @@ __noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32
 
 	if (s == NULL || n > INART_XA_MAX_VALUES || pl > 255 || d + pl + 4 * n > end)
 		return -1;
-	if (mode == SUM_RAW) {
-		__u64 len = 4 * (__u64)n;
-
-		asm volatile("%[l] &= 2047" : [l] "+r"(len));
-		if (len == 0)
-			return 0;
-		if (len > sizeof(s->sums) || bpf_xdp_load_bytes(x, pl, s->sums, len) < 0)
-			return -1;
-		return 0;
-	}
 	/* the bound in the register the verifier follows (clang keeps it) */
 	asm volatile("%[o] &= 255" : [o] "+r"(off));
 	v = d + off;
+	if (mode == SUM_RAW) {
+		for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
+			__u64 *p = (__u64 *)(v + 4 * i), *q = (__u64 *)&s->sums[i];
+
+			if (i + 8 > n)
+				break;
+			if ((__u8 *)(p + 4) > end)
+				return -1;
+			q[0] = p[0];
+			q[1] = p[1];
+			q[2] = p[2];
+			q[3] = p[3];
+		}
+		for (; i < INART_XA_MAX_VALUES; i++) {
+			__u32 *p = (__u32 *)(v + 4 * i);
+
+			if (i >= n)
+				break;
+			if ((__u8 *)(p + 1) > end)
+				return -1;
+			s->sums[i] = (__s32)*p;
+		}
+		return 0;
+	}
 	if (mode == SUM_TAKE) {
 		for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
 			__u32 *p = (__u32 *)(v + 4 * i);
