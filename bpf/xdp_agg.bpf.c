@@ -810,12 +810,14 @@ static __always_inline void take_key(struct inart_xa_slot *s, const struct hdr *
 /* inart_agg_pool_absorb on the packet's values in place (count <=
  * max_values checked by the caller): the enum above, | A_FRESH, | A_SEND
  * when the slot is to be sent now (complete, or its missing ranks gone:
- * slot_settled after the absorb).  raw: a slot complete at its take keeps
- * the values as received (sums_be; fast path, sent in place), else host
- * order.  After an absorb into a busy slot with A_SEND the frame carries
- * the sums (xa_sum SUM_ADDW). */
+ * slot_settled after the absorb).  fast (the fast path, the frame is sent
+ * in place): a slot complete at its take keeps the values as received
+ * (sums_be), and an absorb into a busy slot with A_SEND writes the sums
+ * over the frame's values (SUM_ADDW); else (slow path: the frame may be
+ * passed up unchanged, APPLIED) the frame is not written, the sums host
+ * order. */
 __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct hdr *h,
-			 const struct inart_xa_ent *e, __u32 raw)
+			 const struct inart_xa_ent *e, __u32 fast)
 {
 	int complete = 1, send;
 
@@ -830,7 +832,7 @@ __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct
 		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
 			if (w < h->bw && h->bits[w] != e->expected[w])
 				complete = 0;
-		s->sums_be = complete && raw;
+		s->sums_be = complete && fast;
 		xa_sum(x, s, h->pl, h->count, s->sums_be ? SUM_RAW : SUM_TAKE);
 		send = complete || xa_settled(e, s);
 		return (complete ? COMPLETE : ABSORBED) | A_FRESH | (send ? A_SEND : 0);
@@ -848,7 +850,7 @@ __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct
 			complete = 0;
 	}
 	send = complete || xa_settled(e, s);
-	if (xa_sum(x, s, h->pl, h->count, send ? SUM_ADDW : SUM_ADD) > 0)
+	if (xa_sum(x, s, h->pl, h->count, send && fast ? SUM_ADDW : SUM_ADD) > 0)
 		s->overflow = 1;
 	s->absorbed++;
 	return (complete ? COMPLETE : ABSORBED) | (send ? A_SEND : 0);

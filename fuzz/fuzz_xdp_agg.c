@@ -344,12 +344,15 @@ static void one(struct inart_switch *a, struct inart_switch *b, const uint8_t *f
 			ok = na == 0 && o.retval == XDP_DROP && n_queued == 0;
 			break;
 		case INART_XA_APPLIED:
-			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1;
+			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1 &&
+			     o.data_size_out == len && memcmp(xo, f, len) == 0;
 			break;
 		default: /* PUNT, KEPT */
 			memcpy(in, f, len);
 			nb = inart_switch_rx(b, &fin, now, fb, MAXF);
-			ok = o.retval == XDP_PASS && n_queued == 0 && same(fa, na, fb, nb);
+			/* passed up as it came */
+			ok = o.retval == XDP_PASS && n_queued == 0 && same(fa, na, fb, nb) &&
+			     o.data_size_out == len && memcmp(xo, f, len) == 0;
 			break;
 		}
 		if (!ok)

@@ -795,12 +795,15 @@ int main(int argc, char **argv)
 			ok = na == 0 && o.retval == XDP_DROP && n_queued == 0;
 			break;
 		case INART_XA_APPLIED:
-			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1;
+			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1 &&
+			     o.data_size_out == p.len && memcmp(xo, p.f, p.len) == 0;
 			break;
 		default: /* PUNT, KEPT: the core replicates a kept result */
 			memcpy(in, p.f, p.len);
 			nb = inart_switch_rx(b, &fin, now_of(i), fb, 16);
-			ok = o.retval == XDP_PASS && n_queued == 0 && same_frames(fa, na, fb, nb);
+			/* passed up as it came */
+			ok = o.retval == XDP_PASS && n_queued == 0 && same_frames(fa, na, fb, nb) &&
+			     o.data_size_out == p.len && memcmp(xo, p.f, p.len) == 0;
 			break;
 		}
 		if (!ok && bad++ < 8)
