@@ -234,14 +234,13 @@ static __always_inline void st32(__u8 *p, __u32 v)
 static __always_inline __u32 pkt_ip_sum(struct xdp_md *x, const __u8 *d, const __u8 *end, __u32 hl)
 {
 	const __u32 *w = (const __u32 *)(d + 14);
-	__u32 opt[10] = {0};
 	__u64 s;
 
 	if (d + 34 > end)
 		return 0;
 	s = (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
 	if (hl > 20) { /* options (rare): through the stack */
-		__u32 n = hl - 20;
+		__u32 opt[10] = {0}, n = hl - 20;
 
 		if (n < 4 || n > 40 || bpf_xdp_load_bytes(x, 34, opt, n) < 0)
 			return 0;
@@ -804,7 +803,7 @@ static __always_inline void take_key(struct inart_xa_slot *s, const struct hdr *
 	s->bitmap_words = h->bw;
 	s->scale_exp = h->scale;
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
-		s->bitmap[w] = w < h->bw ? h->bits[w] : 0;
+		s->bitmap[w] = h->bits[w]; /* 0 from bw on (xa_parse) */
 }
 
 /* inart_agg_pool_absorb on the packet's values in place (count <=
@@ -829,9 +828,12 @@ __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct
 		s->overflow = 0;
 		s->absorbed = 1;
 		take_key(s, h, e->label);
-		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
-			if (w < h->bw && h->bits[w] != e->expected[w])
+		for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+			if (w >= h->bw)
+				break;
+			if (h->bits[w] != e->expected[w])
 				complete = 0;
+		}
 		s->sums_be = complete && fast;
 		xa_sum(x, s, h->pl, h->count, s->sums_be ? SUM_RAW : SUM_TAKE);
 		send = complete || xa_settled(e, s);
@@ -839,9 +841,12 @@ __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct
 	}
 	if (!same_key(s, h, e->label))
 		return BUSY;
-	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
-		if (w < h->bw && (s->bitmap[w] & h->bits[w]))
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+		if (w >= h->bw)
+			break;
+		if (s->bitmap[w] & h->bits[w])
 			return DUPLICATE;
+	}
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
 		if (w >= h->bw)
 			break;
@@ -861,9 +866,12 @@ __noinline int xa_within(const struct hdr *h, const struct inart_xa_ent *e)
 {
 	if (h == NULL || e == NULL)
 		return 0;
-	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
-		if (w < h->bw && (h->bits[w] & ~e->expected[w]))
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
+		if (w >= h->bw)
+			break;
+		if (h->bits[w] & ~e->expected[w])
 			return 0;
+	}
 	return 1;
 }
 
@@ -934,14 +942,15 @@ __noinline int xa_parse(struct xdp_md *xdp, struct hdr *h)
 		return -INART_XA_P_WIRE;
 	if ((h->flags & (F_NACK | F_STALE)) && h->count != 0)
 		return -INART_XA_P_WIRE;
+	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++)
+		h->bits[w] = 0;
 	for (__u32 w = 0; w < INART_XA_MAX_WORDS; w++) {
 		__u32 lo = 64 * w;
 		__u8 *q = ina + 32 + 8 * w;
 		__u64 allowed;
 
-		h->bits[w] = 0;
 		if (w >= h->bw)
-			continue;
+			break;
 		if (q + 8 > end)
 			return -INART_XA_P_WIRE;
 		h->bits[w] = __builtin_bswap64(*(__u64 *)q);
