@@ -673,9 +673,45 @@ static int same_frames(const struct inart_frame *a, int na, const struct inart_f
 	return 1;
 }
 
+/* The program opened, its maps sized for core a's tables, loaded; with vlog
+ * the verifier's statistics (BPF_LOG_STATS: its line "processed N insns
+ * (limit L) max_states_per_insn M total_states T peak_states P mark_read
+ * R") into vlog[0] (xdp_agg) and vlog[1] (xdp_agg_tick).  NULL if refused
+ * (libbpf prints the verifier's log when vlog is NULL). */
+static struct xdp_agg *load_prog(struct inart_switch *a, char (*vlog)[4096])
+{
+	struct xdp_agg *sk = xdp_agg__open();
+	struct inart_sw_cfg cfg;
+	uint32_t ns, nr, ntr;
+
+	if (sk == NULL)
+		return NULL;
+	port_cfg(&cfg);
+	if (inart_xdp_agg_maps_sizes(&cfg, a, &ns, &nr, &ntr) < 0) {
+		fprintf(stderr, "test_xdp_agg: map sizes\n");
+		xdp_agg__destroy(sk);
+		return NULL;
+	}
+	bpf_map__set_max_entries(sk->maps.xa_slots, ns);
+	bpf_map__set_max_entries(sk->maps.xa_progress, nr);
+	bpf_map__set_max_entries(sk->maps.xa_trees, ntr);
+	if (vlog != NULL) {
+		bpf_program__set_log_buf(sk->progs.xdp_agg, vlog[0], 4096);
+		bpf_program__set_log_level(sk->progs.xdp_agg, 4);
+		bpf_program__set_log_buf(sk->progs.xdp_agg_tick, vlog[1], 4096);
+		bpf_program__set_log_level(sk->progs.xdp_agg_tick, 4);
+	}
+	if (xdp_agg__load(sk) < 0) {
+		xdp_agg__destroy(sk);
+		return NULL;
+	}
+	return sk;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t oa[16][INART_FRAME_MAX], ob[16][INART_FRAME_MAX];
+	static char vlog[2][4096];
 	struct inart_frame fa[16], fb[16];
 	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[8] = {0}, cnt_queued = 0,
 	     kinds[3][8] = {{0}}, cnt_flushed = 0;
@@ -709,25 +745,15 @@ int main(int argc, char **argv)
 	a = core();
 	b = core();
 	libbpf_set_print(quiet);
-	sk = xdp_agg__open();
-	if (a == NULL || b == NULL || sk == NULL) {
+	if (a == NULL || b == NULL) {
 		fprintf(stderr, "test_xdp_agg: setup: %s\n", strerror(errno));
 		return 1;
 	}
-	{
-		struct inart_sw_cfg cfg;
-		uint32_t ns, nr, ntr;
-
-		port_cfg(&cfg);
-		if (inart_xdp_agg_maps_sizes(&cfg, a, &ns, &nr, &ntr) < 0) {
-			fprintf(stderr, "test_xdp_agg: map sizes\n");
-			return 1;
-		}
-		bpf_map__set_max_entries(sk->maps.xa_slots, ns);
-		bpf_map__set_max_entries(sk->maps.xa_progress, nr);
-		bpf_map__set_max_entries(sk->maps.xa_trees, ntr);
-	}
-	if (xdp_agg__load(sk) < 0) {
+	sk = load_prog(a, vlog);
+	if (sk == NULL) { /* again without the statistics: libbpf prints the refusal */
+		sk = load_prog(a, NULL);
+		if (sk != NULL)
+			fprintf(stderr, "test_xdp_agg: refused with BPF_LOG_STATS only?\n");
 		fprintf(stderr, "test_xdp_agg: the verifier refused the program: %s\n",
 			strerror(errno));
 		return 1;
@@ -739,11 +765,16 @@ int main(int argc, char **argv)
 		struct bpf_prog_info info = {0};
 		uint32_t il = sizeof(info);
 
+		const char *st = strstr(vlog[k], "processed ");
+
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(pg), &info, &il) == 0)
 			printf("test_xdp_agg: verifier accepted %s: %u xlated bytes (%u insns), %u "
 			       "jited bytes, verified_insns %u\n",
 			       bpf_program__name(pg), info.xlated_prog_len,
 			       info.xlated_prog_len / 8, info.jited_prog_len, info.verified_insns);
+		if (st != NULL)
+			printf("test_xdp_agg: verifier on %s: %.*s\n", bpf_program__name(pg),
+			       (int)strcspn(st, "\n"), st);
 	}
 	if (bpf_map_lookup_elem(bpf_map__fd(sk->maps.xa_cfg), &zero, &xc) < 0) {
 		fprintf(stderr, "test_xdp_agg: reading xa_cfg: %s\n", strerror(errno));
