@@ -299,6 +299,20 @@ static int same(const struct inart_frame *x, int nx, const struct inart_frame *y
 static uint8_t ba[MAXF][INART_FRAME_MAX], bb[MAXF][INART_FRAME_MAX];
 static struct inart_frame fa[MAXF], fb[MAXF];
 
+/* libFuzzer's coverage instrumentation cannot see inside the BPF program;
+ * these counters (a section libFuzzer reads as extra coverage, cleared by
+ * it before each input) show it the program's paths: which of xa_ctrs moved
+ * (1, 2, 3 or more), which tree counters, and the last frame's verdict
+ * with the number of frames it made.  Unused by the replay build. */
+#define XCOV_N 256
+__attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t xcov[XCOV_N];
+static uint32_t last_verdict, last_frames;
+
+static void xcov_set(uint32_t i)
+{
+	xcov[i % XCOV_N] = 1;
+}
+
 /* One frame through A, the program and (if punted) B: the same outcome. */
 static void one(struct inart_switch *a, struct inart_switch *b, const uint8_t *f, size_t len,
 		int port, uint64_t now)
@@ -308,6 +322,8 @@ static void one(struct inart_switch *a, struct inart_switch *b, const uint8_t *f
 	struct inart_xa_last last;
 	int na, nb, ok;
 
+	last_verdict = 7; /* none: not run */
+	last_frames = 0;
 	if (len > sizeof(in))
 		len = sizeof(in);
 	memcpy(in, f, len);
@@ -355,6 +371,8 @@ static void one(struct inart_switch *a, struct inart_switch *b, const uint8_t *f
 			     o.data_size_out == len && memcmp(xo, f, len) == 0;
 			break;
 		}
+		last_verdict = last.verdict;
+		last_frames = (uint32_t)na;
 		if (!ok)
 			die("%zu-byte frame: verdict %u retval %u port %u (%u bytes, %d queued); "
 			    "core "
@@ -467,6 +485,14 @@ static void counters(struct inart_switch *a, struct inart_switch *b)
 		struct inart_xa_tree k;
 
 		percpu_get(sk->maps.xa_trees, (uint32_t)i, &k, sizeof(k));
+		{
+			const uint64_t f[7] = {k.aggregated, k.emitted,	   k.partial,  k.early,
+					       k.fallback,   k.duplicates, k.overflows};
+
+			for (uint32_t q = 0; q < 7 && i < 8; q++)
+				if (f[q] != 0)
+					xcov_set(64 + 8 * (uint32_t)i + q);
+		}
 		if (ta[i].aggregated != k.aggregated + tb[i].aggregated ||
 		    ta[i].emitted != k.emitted + tb[i].emitted ||
 		    ta[i].partial != k.partial + tb[i].partial ||
@@ -503,8 +529,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	prelude(a, b, st & 7, port, now);
 	now += 1 + when[st >> 6];
 	one(a, b, data + 1, size - 1, port, now);
+	xcov_set(128 + 8 * (last_verdict & 7) + (last_frames > 3 ? 3 : last_frames));
 	tick_all(a, b, now + 100 * TIMEOUT);
 	counters(a, b);
+	for (uint32_t c = 0; c < INART_XA_CTR_N && c < 16; c++) {
+		uint64_t v;
+
+		percpu_get(sk->maps.xa_ctrs, c, &v, sizeof(v));
+		if (v != 0)
+			xcov_set(4 * c + (v > 3 ? 3 : (uint32_t)v));
+	}
 	inart_switch_destroy(a);
 	inart_switch_destroy(b);
 	return 0;
