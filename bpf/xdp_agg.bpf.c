@@ -861,6 +861,32 @@ __noinline int xa_absorb(struct xdp_md *x, struct inart_xa_slot *s, const struct
 	return (complete ? COMPLETE : ABSORBED) | (send ? A_SEND : 0);
 }
 
+/* The slot metadata after an absorb into s (the pool's take_slot when
+ * fresh: the deadline, the take's FIFO number on this CPU, the first
+ * contribution's addresses; every absorb: OVERFLOW from below, the
+ * smallest TTL). */
+static __always_inline void slot_meta(struct inart_xa_slot *s, const struct hdr *h, __u64 now,
+				      __u64 timeout, int fresh)
+{
+	if (fresh) {
+		__u32 z = 0;
+		struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+		__u64 dl = now + timeout;
+
+		s->deadline = dl < now ? ~0ull : dl;
+		s->order = l != NULL ? ++l->takes : 0;
+		s->m_src_ip = h->src_ip;
+		s->m_dst_ip = h->dst_ip;
+		s->m_sport = h->sport;
+		s->m_flags = 0;
+		s->m_repaired = 0;
+		s->m_ttl = h->ttl;
+	}
+	s->m_flags |= h->flags & F_OVERFLOW;
+	if (h->ttl < s->m_ttl)
+		s->m_ttl = h->ttl;
+}
+
 /* bits_within: every contributor of h is one e expects. */
 __noinline int xa_within(const struct hdr *h, const struct inart_xa_ent *e)
 {
@@ -1184,22 +1210,7 @@ int xdp_agg(struct xdp_md *xdp)
 	if ((rc & 15) == BUSY)
 		return XDP_ABORTED; /* cannot happen: checked above */
 	c.ts->aggregated++;
-	if (rc & A_FRESH) {
-		struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
-		__u64 dl = now + cfg->timeout_ns;
-
-		s->deadline = dl < now ? ~0ull : dl;
-		s->order = l != NULL ? ++l->takes : 0;
-		s->m_src_ip = h.src_ip;
-		s->m_dst_ip = h.dst_ip;
-		s->m_sport = h.sport;
-		s->m_flags = 0;
-		s->m_repaired = 0;
-		s->m_ttl = h.ttl;
-	}
-	s->m_flags |= h.flags & F_OVERFLOW;
-	if (h.ttl < s->m_ttl)
-		s->m_ttl = h.ttl;
+	slot_meta(s, &h, now, cfg->timeout_ns, rc & A_FRESH);
 	if (!(rc & A_SEND))
 		return drop();
 	ovf = s->overflow || (s->m_flags & F_OVERFLOW);
@@ -1243,22 +1254,7 @@ slow:
 	case ABSORBED:
 	case COMPLETE:
 		c.ts->aggregated++;
-		if (fresh) {
-			struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
-			__u64 dl = now + cfg->timeout_ns;
-
-			s->deadline = dl < now ? ~0ull : dl;
-			s->order = l != NULL ? ++l->takes : 0;
-			s->m_src_ip = h.src_ip;
-			s->m_dst_ip = h.dst_ip;
-			s->m_sport = h.sport;
-			s->m_flags = 0;
-			s->m_repaired = 0;
-			s->m_ttl = h.ttl;
-		}
-		s->m_flags |= h.flags & F_OVERFLOW;
-		if (h.ttl < s->m_ttl)
-			s->m_ttl = h.ttl;
+		slot_meta(s, &h, now, cfg->timeout_ns, fresh);
 		if ((rc & 15) == COMPLETE) {
 			ovf = s->overflow || (s->m_flags & F_OVERFLOW);
 			emit(&c, s, 0);
