@@ -379,6 +379,48 @@ __noinline int xa_note(const struct inart_xa_ent *e, const struct hdr *h, __u64 
 
 enum { SUM_TAKE, SUM_ADD, SUM_ADDW, SUM_RAW };
 
+/* xa_sum's SUM_ADD (wb 0) and SUM_ADDW (wb 1) on the n values at v (inside
+ * the frame: checked again per eight for the verifier); inlined, so each
+ * call's constant wb leaves one loop without a test per value. */
+static __always_inline int sum_add(struct inart_xa_slot *s, __u8 *v, const __u8 *end, __u32 n,
+				   const int wb)
+{
+	__u32 o = 0, i;
+
+	for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
+		__u32 *p = (__u32 *)(v + 4 * i);
+
+		if (i + 8 > n)
+			break;
+		if ((__u8 *)(p + 8) > end)
+			return -1;
+		for (int k = 0; k < 8; k++) {
+			__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]), r = a + b;
+
+			o |= (a ^ r) & (b ^ r);
+			s->sums[i + k] = (__s32)r;
+			if (wb)
+				p[k] = __builtin_bswap32(r);
+		}
+	}
+	for (; i < INART_XA_MAX_VALUES; i++) {
+		__u32 *p = (__u32 *)(v + 4 * i), a, b, r;
+
+		if (i >= n)
+			break;
+		if ((__u8 *)(p + 1) > end)
+			return -1;
+		a = (__u32)s->sums[i];
+		b = __builtin_bswap32(*p);
+		r = a + b;
+		o |= (a ^ r) & (b ^ r);
+		s->sums[i] = (__s32)r;
+		if (wb)
+			*p = __builtin_bswap32(r);
+	}
+	return o >> 31;
+}
+
 /* The n values at offset pl of the packet into slot s, read in place:
  * SUM_TAKE copies them (inart_agg_copy_be: host order), SUM_RAW copies their
  * bytes as they are (the slot's sums_be), SUM_ADD adds them (inart_agg_add_be:
@@ -390,8 +432,8 @@ enum { SUM_TAKE, SUM_ADD, SUM_ADDW, SUM_RAW };
 __noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32 n, __u32 mode)
 {
 	__u8 *d = (void *)(long)x->data, *end = (void *)(long)x->data_end, *v;
-	__u32 o = 0, i;
 	__u64 off = pl;
+	__u32 i;
 
 	if (s == NULL || n > INART_XA_MAX_VALUES || pl > 255 || d + pl + 4 * n > end)
 		return -1;
@@ -444,67 +486,9 @@ __noinline int xa_sum(struct xdp_md *x, struct inart_xa_slot *s, __u32 pl, __u32
 		}
 		return 0;
 	}
-	if (mode == SUM_ADD) {
-		for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
-			__u32 *p = (__u32 *)(v + 4 * i);
-
-			if (i + 8 > n)
-				break;
-			if ((__u8 *)(p + 8) > end)
-				return -1;
-			for (int k = 0; k < 8; k++) {
-				__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]),
-				      r = a + b;
-
-				o |= (a ^ r) & (b ^ r);
-				s->sums[i + k] = (__s32)r;
-			}
-		}
-		for (; i < INART_XA_MAX_VALUES; i++) {
-			__u32 *p = (__u32 *)(v + 4 * i), a, b, r;
-
-			if (i >= n)
-				break;
-			if ((__u8 *)(p + 1) > end)
-				return -1;
-			a = (__u32)s->sums[i];
-			b = __builtin_bswap32(*p);
-			r = a + b;
-			o |= (a ^ r) & (b ^ r);
-			s->sums[i] = (__s32)r;
-		}
-		return o >> 31;
-	}
-	for (i = 0; i + 8 <= INART_XA_MAX_VALUES; i += 8) {
-		__u32 *p = (__u32 *)(v + 4 * i);
-
-		if (i + 8 > n)
-			break;
-		if ((__u8 *)(p + 8) > end)
-			return -1;
-		for (int k = 0; k < 8; k++) {
-			__u32 a = (__u32)s->sums[i + k], b = __builtin_bswap32(p[k]), r = a + b;
-
-			o |= (a ^ r) & (b ^ r);
-			s->sums[i + k] = (__s32)r;
-			p[k] = __builtin_bswap32(r);
-		}
-	}
-	for (; i < INART_XA_MAX_VALUES; i++) {
-		__u32 *p = (__u32 *)(v + 4 * i), a, b, r;
-
-		if (i >= n)
-			break;
-		if ((__u8 *)(p + 1) > end)
-			return -1;
-		a = (__u32)s->sums[i];
-		b = __builtin_bswap32(*p);
-		r = a + b;
-		o |= (a ^ r) & (b ^ r);
-		s->sums[i] = (__s32)r;
-		*p = __builtin_bswap32(r);
-	}
-	return o >> 31;
+	if (mode == SUM_ADDW)
+		return sum_add(s, v, end, n, 1);
+	return sum_add(s, v, end, n, 0);
 }
 
 /* The bitmap and sums of slot s (host order), big-endian, at hl = 74 in the

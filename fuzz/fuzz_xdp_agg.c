@@ -43,6 +43,7 @@
 #include "dp/wire.h"
 #include "io/xdp_agg.h"
 #include "io/xdp_agg_maps.h"
+#include "xdp_agg_rule.h" /* tests/: the differential rule */
 #include <xdp_agg.skel.h>
 
 #define NP 4
@@ -79,11 +80,6 @@ static void die(const char *fmt, ...)
 	abort();
 }
 
-static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
-{
-	return l == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
-}
-
 static void sw_cfg(struct inart_sw_cfg *cfg, int host)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -91,13 +87,7 @@ static void sw_cfg(struct inart_sw_cfg *cfg, int host)
 	cfg->pool_slots = POOL;
 	cfg->max_values = 32; /* tree 1's 40 values: FALLBACK by size */
 	cfg->flush_timeout_ns = TIMEOUT;
-	for (int p = 0; p < NP; p++) {
-		uint8_t m[6] = {2, 0, 0, 0, 0, (uint8_t)p}, q[6] = {2, 0, 0, 0, 1, (uint8_t)p};
-
-		memcpy(cfg->ports[p].mac, m, 6);
-		memcpy(cfg->ports[p].peer_mac, q, 6);
-		cfg->ports[p].ip = p == 2 ? 0 : 0x0a090000u + (uint32_t)p;
-	}
+	xa_rule_ports(cfg, NP);
 	if (host)
 		cfg->ports[0].peer_ip = HOST_IP;
 }
@@ -151,17 +141,7 @@ static struct xdp_agg *sk;
 static struct ring_buffer *rb;
 static int cpu, ncpu;
 static uint32_t n_slots, n_ranks, n_trees;
-static struct inart_xa_txrec queued[MAXF];
-static int n_queued;
-
-static int on_queued(void *ctx, void *d, size_t size)
-{
-	(void)ctx;
-	if (size >= sizeof(queued[0]) && n_queued < MAXF)
-		memcpy(&queued[n_queued], d, sizeof(queued[0]));
-	n_queued++;
-	return 0;
-}
+static struct xa_rule_queue queued;
 
 static void no_bpf(const char *why)
 {
@@ -178,24 +158,15 @@ static void setup(void)
 {
 	struct inart_sw_cfg cfg;
 	struct inart_switch *sw;
-	cpu_set_t cs;
 
-	CPU_ZERO(&cs);
-	if (sched_getaffinity(0, sizeof(cs), &cs) == 0)
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &cs)) {
-				CPU_ZERO(&cs);
-				CPU_SET(i, &cs);
-				break;
-			}
-	if (sched_setaffinity(0, sizeof(cs), &cs) < 0 || (cpu = sched_getcpu()) < 0)
+	if ((cpu = xa_rule_pin()) < 0)
 		die("pinning: %s", strerror(errno));
 	ncpu = libbpf_num_possible_cpus();
 	if (geteuid() != 0) {
 		errno = EPERM;
 		no_bpf("not root");
 	}
-	libbpf_set_print(quiet);
+	libbpf_set_print(xa_rule_quiet);
 	sk = xdp_agg__open();
 	if (sk == NULL)
 		no_bpf("opening the program");
@@ -209,7 +180,7 @@ static void setup(void)
 	bpf_map__set_max_entries(sk->maps.xa_trees, n_trees);
 	if (xdp_agg__load(sk) < 0)
 		no_bpf("loading the program");
-	rb = ring_buffer__new(bpf_map__fd(sk->maps.xa_tx), on_queued, NULL, NULL);
+	rb = ring_buffer__new(bpf_map__fd(sk->maps.xa_tx), xa_rule_on_queued, &queued, NULL);
 	if (rb == NULL)
 		die("ring buffer: %s", strerror(errno));
 }
@@ -228,13 +199,8 @@ static void percpu_zero(struct bpf_map *m, uint32_t n, size_t sz)
 
 static void percpu_get(struct bpf_map *m, uint32_t key, void *val, size_t sz)
 {
-	static uint8_t buf[1 << 17];
-	size_t stride = (sz + 7) & ~(size_t)7;
-
-	if ((size_t)ncpu * stride > sizeof(buf) ||
-	    bpf_map_lookup_elem(bpf_map__fd(m), &key, buf) < 0)
+	if (xa_rule_percpu(bpf_map__fd(m), key, cpu, val, sz) < 0)
 		die("reading %s", bpf_map__name(m));
-	memcpy(val, buf + (size_t)cpu * stride, sz);
 }
 
 /* A fresh state: the program's per-CPU maps zeroed, its tables from a
@@ -285,17 +251,6 @@ static void set_clock(uint64_t now)
 		die("the clock");
 }
 
-static int same(const struct inart_frame *x, int nx, const struct inart_frame *y, int ny)
-{
-	if (nx != ny)
-		return 0;
-	for (int i = 0; i < nx; i++)
-		if (x[i].port != y[i].port || x[i].len != y[i].len ||
-		    memcmp(x[i].data, y[i].data, x[i].len) != 0)
-			return 0;
-	return 1;
-}
-
 static uint8_t ba[MAXF][INART_FRAME_MAX], bb[MAXF][INART_FRAME_MAX];
 static struct inart_frame fa[MAXF], fb[MAXF];
 
@@ -320,7 +275,7 @@ static void one(struct inart_switch *a, struct inart_switch *b, const uint8_t *f
 	static uint8_t in[4096], xo[4096];
 	struct inart_frame fin = {in, (uint16_t)len, (uint16_t)port};
 	struct inart_xa_last last;
-	int na, nb, ok;
+	int na, nb = 0, ok;
 
 	last_verdict = 7; /* none: not run */
 	last_frames = 0;
@@ -342,42 +297,22 @@ static void one(struct inart_switch *a, struct inart_switch *b, const uint8_t *f
 		if (bpf_prog_test_run_opts(bpf_program__fd(sk->progs.xdp_agg), &o) < 0)
 			die("test run (%zu bytes): %s", len, strerror(errno));
 		percpu_get(sk->maps.xa_last, 0, &last, sizeof(last));
-		n_queued = 0;
+		queued.n = 0;
 		if (ring_buffer__consume(rb) < 0)
 			die("ring buffer");
-		switch (last.verdict) {
-		case INART_XA_SEND:
-			ok = na == (int)last.frames && n_queued == na - 1 &&
-			     o.retval == ((int)last.out_port == port ? XDP_TX : XDP_REDIRECT) &&
-			     fa[0].port == last.out_port && fa[0].len == o.data_size_out &&
-			     memcmp(fa[0].data, xo, fa[0].len) == 0;
-			for (int q = 0; ok && q < n_queued && q < MAXF; q++)
-				ok = queued[q].port == fa[q + 1].port &&
-				     queued[q].len == fa[q + 1].len &&
-				     memcmp(queued[q].data, fa[q + 1].data, fa[q + 1].len) == 0;
-			break;
-		case INART_XA_DROP:
-			ok = na == 0 && o.retval == XDP_DROP && n_queued == 0;
-			break;
-		case INART_XA_APPLIED:
-			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1 &&
-			     o.data_size_out == len && memcmp(xo, f, len) == 0;
-			break;
-		default: /* PUNT, KEPT */
+		if (xa_rule_passed_up(last.verdict)) { /* to core B as it came */
 			memcpy(in, f, len);
 			nb = inart_switch_rx(b, &fin, now, fb, MAXF);
-			/* passed up as it came */
-			ok = o.retval == XDP_PASS && n_queued == 0 && same(fa, na, fb, nb) &&
-			     o.data_size_out == len && memcmp(xo, f, len) == 0;
-			break;
 		}
+		ok = xa_rule_ok(&o, xo, f, (uint32_t)len, (uint32_t)port, &last, &queued, fa, na,
+				fb, nb);
 		last_verdict = last.verdict;
 		last_frames = (uint32_t)na;
 		if (!ok)
 			die("%zu-byte frame: verdict %u retval %u port %u (%u bytes, %d queued); "
 			    "core "
 			    "A %d frames (port %d, %u bytes)",
-			    len, last.verdict, o.retval, last.out_port, o.data_size_out, n_queued,
+			    len, last.verdict, o.retval, last.out_port, o.data_size_out, queued.n,
 			    na, na > 0 ? fa[0].port : -1, na > 0 ? fa[0].len : 0);
 	}
 }

@@ -46,6 +46,7 @@
 #include "dp/wire.h"
 #include "io/xdp_agg.h"
 #include "io/xdp_agg_maps.h"
+#include "xdp_agg_rule.h"
 #include <xdp_agg.skel.h>
 
 #define NP 4
@@ -70,11 +71,6 @@ static struct inart_rng rng;
 static uint32_t rnd(uint32_t n)
 {
 	return (uint32_t)inart_rng_below(&rng, n);
-}
-
-static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
-{
-	return l == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 struct tree {
@@ -162,13 +158,7 @@ static void port_cfg(struct inart_sw_cfg *cfg)
 	cfg->pool_slots = SLOTS;
 	cfg->max_values = 340; /* tree 2's 358 values are too many: FALLBACK (punted) */
 	cfg->flush_timeout_ns = TIMEOUT;
-	for (int p = 0; p < NP; p++) {
-		uint8_t m[6] = {2, 0, 0, 0, 0, (uint8_t)p}, q[6] = {2, 0, 0, 0, 1, (uint8_t)p};
-
-		memcpy(cfg->ports[p].mac, m, 6);
-		memcpy(cfg->ports[p].peer_mac, q, 6);
-		cfg->ports[p].ip = p == 2 ? 0 : 0x0a090000u + (uint32_t)p;
-	}
+	xa_rule_ports(cfg, NP);
 	if (host_mode)
 		cfg->ports[0].peer_ip = host_ip(0, 0);
 }
@@ -489,27 +479,11 @@ static int cpu_now;
 
 static int percpu_read(int fd, uint32_t key, void *val, size_t sz)
 {
-	static uint8_t buf[1 << 16];
-	size_t stride = (sz + 7) & ~(size_t)7;
-
-	if ((size_t)libbpf_num_possible_cpus() * stride > sizeof(buf) ||
-	    bpf_map_lookup_elem(fd, &key, buf) < 0)
-		return -1;
-	memcpy(val, buf + (size_t)cpu_now * stride, sz);
-	return 0;
+	return xa_rule_percpu(fd, key, cpu_now, val, sz);
 }
 
 /* The frames the program queued on xa_tx for the last packet. */
-static struct inart_xa_txrec queued[8];
-static int n_queued;
-
-static int on_queued(void *ctx, void *data, size_t size)
-{
-	if (size >= sizeof(queued[0]) && n_queued < 8)
-		memcpy(&queued[n_queued], data, sizeof(queued[0]));
-	n_queued++;
-	return 0;
-}
+static struct xa_rule_queue queued;
 
 /* A tick at now in core A, core B and the program (xdp_agg_tick, one frame
  * per run, as many runs as A emitted frames or until it has none): the
@@ -662,17 +636,6 @@ static int bench(struct xdp_agg *sk, struct inart_switch *a)
 	return 0;
 }
 
-static int same_frames(const struct inart_frame *a, int na, const struct inart_frame *b, int nb)
-{
-	if (na != nb)
-		return 0;
-	for (int i = 0; i < na; i++)
-		if (a[i].port != b[i].port || a[i].len != b[i].len ||
-		    memcmp(a[i].data, b[i].data, a[i].len) != 0)
-			return 0;
-	return 1;
-}
-
 /* The program opened, its maps sized for core a's tables, loaded; with vlog
  * the verifier's statistics (BPF_LOG_STATS: its line "processed N insns
  * (limit L) max_states_per_insn M total_states T peak_states P mark_read
@@ -721,21 +684,12 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb;
 	struct xdp_agg *sk;
 	int fd_last;
-	cpu_set_t cs;
 
 	if (geteuid() != 0) {
 		printf("test_xdp_agg: not root, skipped\n");
 		return 77;
 	}
-	CPU_ZERO(&cs);
-	if (sched_getaffinity(0, sizeof(cs), &cs) == 0)
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &cs)) {
-				CPU_ZERO(&cs);
-				CPU_SET(i, &cs);
-				break;
-			}
-	if (sched_setaffinity(0, sizeof(cs), &cs) < 0 || (cpu_now = sched_getcpu()) < 0) {
+	if ((cpu_now = xa_rule_pin()) < 0) {
 		perror("test_xdp_agg: pinning");
 		return 1;
 	}
@@ -744,7 +698,7 @@ int main(int argc, char **argv)
 	trees_make();
 	a = core();
 	b = core();
-	libbpf_set_print(quiet);
+	libbpf_set_print(xa_rule_quiet);
 	if (a == NULL || b == NULL) {
 		fprintf(stderr, "test_xdp_agg: setup: %s\n", strerror(errno));
 		return 1;
@@ -783,7 +737,7 @@ int main(int argc, char **argv)
 	fd_last = bpf_map__fd(sk->maps.xa_last);
 	if (argc > 3 && strcmp(argv[3], "bench") == 0)
 		return bench(sk, a);
-	rb = ring_buffer__new(bpf_map__fd(sk->maps.xa_tx), on_queued, NULL, NULL);
+	rb = ring_buffer__new(bpf_map__fd(sk->maps.xa_tx), xa_rule_on_queued, &queued, NULL);
 	if (rb == NULL) {
 		fprintf(stderr, "test_xdp_agg: the ring buffer: %s\n", strerror(errno));
 		return 1;
@@ -799,7 +753,7 @@ int main(int argc, char **argv)
 			    .data_size_out = sizeof(xo), .repeat = 1);
 		struct inart_frame fin = {in, 0, 0};
 		struct inart_xa_last last;
-		int na, nb, ok = 1;
+		int na, nb = 0, ok = 1;
 
 		next_pkt(&p);
 		o.data_in = p.f;
@@ -820,7 +774,7 @@ int main(int argc, char **argv)
 				p.len, strerror(errno));
 			return 1;
 		}
-		n_queued = 0;
+		queued.n = 0;
 		if (ring_buffer__consume(rb) < 0) {
 			fprintf(stderr, "test_xdp_agg: reading the ring buffer: %s\n",
 				strerror(errno));
@@ -829,33 +783,12 @@ int main(int argc, char **argv)
 		cnt[last.verdict & 7]++;
 		kinds[p.kind % 3][last.verdict & 7]++;
 		if (last.verdict == INART_XA_SEND && last.frames > 1)
-			cnt_queued += n_queued;
-		switch (last.verdict) {
-		case INART_XA_SEND:
-			ok = na == (int)last.frames && n_queued == na - 1 && n_queued < 8 &&
-			     o.retval == (last.out_port == 0 ? XDP_TX : XDP_REDIRECT) &&
-			     fa[0].port == last.out_port && fa[0].len == o.data_size_out &&
-			     memcmp(fa[0].data, xo, fa[0].len) == 0;
-			for (int q = 0; ok && q < n_queued; q++)
-				ok = queued[q].port == fa[q + 1].port &&
-				     queued[q].len == fa[q + 1].len &&
-				     memcmp(queued[q].data, fa[q + 1].data, fa[q + 1].len) == 0;
-			break;
-		case INART_XA_DROP:
-			ok = na == 0 && o.retval == XDP_DROP && n_queued == 0;
-			break;
-		case INART_XA_APPLIED:
-			ok = o.retval == XDP_PASS && na == (int)last.frames && na > 1 &&
-			     o.data_size_out == p.len && memcmp(xo, p.f, p.len) == 0;
-			break;
-		default: /* PUNT, KEPT: the core replicates a kept result */
+			cnt_queued += queued.n;
+		if (xa_rule_passed_up(last.verdict)) { /* to core B as it came */
 			memcpy(in, p.f, p.len);
 			nb = inart_switch_rx(b, &fin, now_of(i), fb, 16);
-			/* passed up as it came */
-			ok = o.retval == XDP_PASS && n_queued == 0 && same_frames(fa, na, fb, nb) &&
-			     o.data_size_out == p.len && memcmp(xo, p.f, p.len) == 0;
-			break;
 		}
+		ok = xa_rule_ok(&o, xo, p.f, p.len, 0, &last, &queued, fa, na, fb, nb);
 		if (!ok && bad++ < 8)
 			fprintf(stderr,
 				"test_xdp_agg: packet %ld (%u bytes): verdict %u retval %u port %u "
