@@ -311,6 +311,11 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	json_object_set_new(cpu, "machine_busy", json_real(r->host_busy));
 	json_object_set_new(cpu, "ksoftirqd_cores", json_real(r->ksoftirqd_cores));
 	json_object_set_new(cpu, "machine_irq_cores", json_real(r->irq_cores));
+	json_object_set_new(cpu, "switchd_cores", json_real(r->switchd_cpu_sum));
+	json_object_set_new(cpu, "ps_cores", json_real(r->ps_cpu));
+	json_object_set_new(cpu, "worker_cores", json_real(r->worker_cpu));
+	json_object_set_new(cpu, "background_cores", json_real(r->bg_cpu));
+	json_object_set_new(cpu, "demand_cores", json_real(r->demand_cores));
 	json_object_set_new(o, "cpu", cpu);
 	json_object_set_new(
 	    o, "drops",
