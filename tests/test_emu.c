@@ -300,25 +300,25 @@ static void test_report(void **state)
  * predicted pace is CPU-bound, though it used fewer cores as it ran (the
  * k=8 fat-tree: 1.45 of 2 cores, 2.3x slower than predicted); a run at
  * its prediction with the same cores is not. */
+static void verdict_of(struct inart_emu_result *r, double cores_used, double demand)
+{
+	memset(r, 0, sizeof(*r));
+	r->cpu_total = cores_used;
+	r->predicted_iter_s = 0.5;
+	r->demand_cores = demand;
+	r->host_busy = 0.6;
+	inart_emu_cpu_verdict(r, 2);
+}
+
 static void test_cpu_verdict(void **state)
 {
 	struct inart_emu_result r;
 
 	(void)state;
-	memset(&r, 0, sizeof(r));
-	r.cpu_total = 1.45;
-	r.predicted_iter_s = 0.5;
-	r.demand_cores = 1.45 * 2.34;
-	r.host_busy = 0.6;
-	inart_emu_cpu_verdict(&r, 2);
+	verdict_of(&r, 1.45, 1.45 * 2.34);
 	assert_true(r.cpu_bound);
 	assert_non_null(strstr(r.cpu_why, "3.39 of 2 cores at the predicted 0.500 s"));
-	memset(&r, 0, sizeof(r));
-	r.cpu_total = 1.45;
-	r.predicted_iter_s = 0.5;
-	r.demand_cores = 1.5;
-	r.host_busy = 0.6;
-	inart_emu_cpu_verdict(&r, 2);
+	verdict_of(&r, 1.45, 1.5);
 	assert_false(r.cpu_bound);
 	assert_string_equal(r.cpu_why, "");
 	/* no prediction given: the other reasons only */
