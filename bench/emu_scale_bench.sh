@@ -38,15 +38,8 @@ fi
 mkdir -p "$out"
 tmp=$(mktemp -d)
 pre="s$(($$ % 10000))" # prefixes of at most 9 characters: s9999r200
-prefixes=()
-cleanup() {
-	for p in "${prefixes[@]}"; do
-		"$B/inart" emu down --prefix "$p" >/dev/null 2>&1
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+INART=$B/inart
+. "$root/tests/emu_lib.sh" # emu_track P, emu_left P; clean-up at exit
 
 # per run: algorithm, ratio, cpu_bound, why, the run's cores, busiest switchd
 summary() { # JSON
@@ -70,7 +63,7 @@ rate() {
 	"$B/inart" run --scenario default --write "$tmp/def" --no-compare >/dev/null 2>&1 || exit 1
 	for m in $rates; do
 		local p="${pre}r$m"
-		prefixes+=("$p")
+		emu_track "$p"
 		echo "default scenario at --mbps $m (uptime: $(cut -d' ' -f1-3 /proc/loadavg)):"
 		"$B/inart" emu compare "$tmp/def/topo.json" "$tmp/def/jobs.json" --algos inart,ps \
 			--iters "$iters" --target-s 0.5 --mbps "$m" --io "$io" --prefix "$p" -f json \
@@ -88,7 +81,7 @@ rate() {
 
 ft8() {
 	local p="${pre}f" t0 t1 used0 used1 left
-	prefixes+=("$p")
+	emu_track "$p"
 	"$B/inart" run --scenario fattree8 --write "$tmp/ft8" --no-compare >/dev/null 2>&1 || exit 1
 	$PY - "$tmp/ft8/topo.json" "$tmp/ft8s" <<'X' || exit 1
 import json, os, sys
@@ -132,11 +125,7 @@ X
 		--prefix "$p" ${EMU_FT8_ARGS:-} -f json -o "$out/ft8.json" 2>"$out/ft8.err"
 	echo "  compare: exit $? in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}') s"
 	summary "$out/ft8.json"
-	left=""
-	ip netns list | grep -q "^inart-emu-$p-" && left="$left namespaces"
-	[ -e "/run/inart-emu/$p" ] && left="$left run-directory"
-	ps -eo args | grep -v grep | grep -q "/run/inart-emu/$p/" && left="$left processes"
-	ip -o link | grep -q ": e$p-p" && left="$left interfaces"
+	left=$(emu_left "$p")
 	echo "  after the run: ${left:-nothing left}"
 }
 

@@ -35,36 +35,19 @@ chmod 755 "$tmp"
 base="t$(($$ % 100000))"
 pass=0
 fail=0
-prefixes=()
 ok() { pass=$((pass + 1)); }
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL: $*"
 }
-cleanup() {
-	for p in "${prefixes[@]}"; do
-		"$INART" emu down --prefix "$p" >/dev/null 2>&1
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "${BASH_SOURCE[0]}")/emu_lib.sh" # emu_track P, emu_left P; clean-up at exit
 
 n=0
-newprefix() { n=$((n + 1)); P="${base}x$n"; prefixes+=("$P"); }
+newprefix() { n=$((n + 1)); P="${base}x$n"; emu_track "$P"; }
 
-# nothing of prefix $1 is left: namespaces, run directory, processes, links
-left() {
-	local p=$1 what=""
-	ip netns list | grep -q "^inart-emu-$p-" && what="$what namespaces"
-	[ -e "/run/inart-emu/$p" ] && what="$what run-directory"
-	ps -eo args | grep -v grep | grep -q "/run/inart-emu/$p/" && what="$what processes"
-	ip -o link | grep -q ": e$p-p" && what="$what interfaces"
-	echo "$what"
-}
 clean_check() { # DESC PREFIX
 	local l
-	l=$(left "$2")
+	l=$(emu_left "$2")
 	if [ -z "$l" ]; then ok; else bad "$1: left behind:$l"; fi
 }
 
@@ -197,7 +180,7 @@ if ip netns list | grep -q "^inart-emu-$P-"; then ok; else bad "SIGKILL test: th
 kill -9 $epid
 wait $epid 2>/dev/null
 for _ in $(seq 200); do
-	[ -z "$(left "$P")" ] && break
+	[ -z "$(emu_left "$P")" ] && break
 	sleep 0.1
 done
 clean_check "after SIGKILL of the emulator" "$P"
