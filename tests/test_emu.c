@@ -318,6 +318,12 @@ static void test_cpu_verdict(void **state)
 	verdict_of(&r, 1.45, 1.45 * 2.34);
 	assert_true(r.cpu_bound);
 	assert_non_null(strstr(r.cpu_why, "3.39 of 2 cores at the predicted 0.500 s"));
+	/* with the switches' frames: the limit named as a frame rate */
+	verdict_of(&r, 1.45, 3.8);
+	r.us_per_frame = 19.0;
+	inart_emu_cpu_verdict(&r, 2);
+	assert_non_null(strstr(r.cpu_why, "(200000 frames/s through the switches at that pace, "
+					  "19.0 us of CPU each)"));
 	verdict_of(&r, 1.45, 1.5);
 	assert_false(r.cpu_bound);
 	assert_string_equal(r.cpu_why, "");

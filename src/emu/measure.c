@@ -263,6 +263,7 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 			a = t->arc_out[t->out_off[v] + k]; /* leaving v on port k */
 			b = a ^ 1;			   /* arriving at v on port k */
 			r->arc_bytes[a] = (double)jint(p, "tx_bytes");
+			r->switch_frames += jint(p, "tx_pkts");
 			r->arc_known[a] = 1;
 			if (t->nodes[t->arcs[b].from].kind == INART_NODE_HOST &&
 			    !(t->arcs[b].bg_gbps > 0)) {
@@ -331,14 +332,23 @@ void inart_emu_cpu_verdict(struct inart_emu_result *r, int cores)
 				  "the run's processes used %.2f and the kernel's softirq threads "
 				  "%.2f of %d cores; ",
 				  r->cpu_total, r->ksoftirqd_cores, cores);
-	else if (r->demand_cores >= 0.85 * cores)
+	else if (r->demand_cores >= 0.85 * cores) {
 		/* fewer cores than that over a slower run: the CPU work of an
 		   iteration does not fit the predicted time on this machine */
 		inart_sbuf_printf(&b,
 				  "the run's processes used %.2f cores over iterations slower "
 				  "than predicted: %.2f of %d cores at the predicted %.3f s per "
-				  "iteration; ",
+				  "iteration",
 				  r->cpu_total, r->demand_cores, cores, r->predicted_iter_s);
+		if (r->us_per_frame > 0)
+			/* the figure that names the limit: frames through the
+			   switches and what each costs the machine */
+			inart_sbuf_printf(&b,
+					  " (%.0f frames/s through the switches at that pace, "
+					  "%.1f us of CPU each)",
+					  r->demand_cores / r->us_per_frame * 1e6, r->us_per_frame);
+		inart_sbuf_printf(&b, "; ");
+	}
 	if (r->host_busy >= 0.95)
 		inart_sbuf_printf(&b, "the machine was %.0f%% busy; ", 100 * r->host_busy);
 	if (r->ring_drops > 0)
@@ -417,6 +427,8 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 			   ? (double)(irq1 - m->irq0) / (double)(tot1 - m->tot0) * cores
 			   : 0;
 	read_counters(e, r);
+	if (r->switch_frames > 0)
+		r->us_per_frame = (double)(m->all1 - m->all0) / 1e3 / (double)r->switch_frames;
 	q1 = qdisc_drops(e, r->arc_qdrops);
 	r->qdisc_drops = q1 > m->q0 ? q1 - m->q0 : 0;
 	udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);

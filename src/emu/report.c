@@ -316,6 +316,8 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 	json_object_set_new(cpu, "worker_cores", json_real(r->worker_cpu));
 	json_object_set_new(cpu, "background_cores", json_real(r->bg_cpu));
 	json_object_set_new(cpu, "demand_cores", json_real(r->demand_cores));
+	json_object_set_new(cpu, "switch_frames", json_integer((json_int_t)r->switch_frames));
+	json_object_set_new(cpu, "us_per_frame", json_real(r->us_per_frame));
 	json_object_set_new(o, "cpu", cpu);
 	json_object_set_new(
 	    o, "drops",

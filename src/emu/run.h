@@ -112,6 +112,11 @@ struct inart_emu_result {
 	   (inart_emu_set_prediction; 0: none given): the cores the run would
 	   need to keep its predicted pace */
 	double demand_cores, predicted_iter_s;
+	/* frames the switches sent (every port's tx_pkts), and the run's CPU
+	   time per such frame (microseconds; 0 if none): the machine's frame
+	   budget is cores / us_per_frame million frames per second */
+	uint64_t switch_frames;
+	double us_per_frame;
 	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
 	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors;	 /* hosts' UDP (/proc/net/snmp) */
 	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
