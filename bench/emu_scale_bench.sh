@@ -11,8 +11,10 @@
 #   ft8   a k=8 fat-tree with all 80 switches and one host per edge switch
 #         (32 hosts: two jobs of 14 workers and 2 PSs, bert-base and
 #         resnet50, on alternate edge switches): brought up with
-#         --no-size-limit, inart, ps, atp and switchml compared at the
-#         default rate (EMU_FT8_ARGS adds options), taken down; then it
+#         --no-size-limit, inart, ps, atp and switchml compared at
+#         EMU_FT8_MBPS (default 5: at 20, InArt's plan needs ~200000
+#         frames/s through the switches, ~3.8 of 2 cores; docs/emulator.md)
+#         (EMU_FT8_ARGS adds options), taken down; then it
 #         checks that no namespace, interface, run directory or process of
 #         the run is left.  Prints bring-up time, memory used while up, per
 #         run ratio and cpu_bound.
@@ -49,12 +51,14 @@ d = json.load(open(sys.argv[1]))
 print("  switches' I/O: %s" % d["scales"].get("switch_io", "?"))
 for r in d["runs"]:
     c = r.get("cpu", {})
-    print("  %-9s ratio %s exact %s cpu_bound %s (run %.2f cores, switchd max %.0f%% %s, "
-          "ksoftirqd %.2f, machine %.0f%% busy)%s" % (
+    print("  %-9s ratio %s exact %s cpu_bound %s (run %.2f cores, demand %.2f, switchd max "
+          "%.0f%% %s, ksoftirqd %.2f, machine %.0f%% busy, %d switch frames at %.1f us)%s" % (
         r["algorithm"], "%.3f" % r["ratio"] if r["ratio"] else "-", r["exact"],
-        str(r["cpu_bound"]).lower(), c.get("run_cores", 0), 100 * c.get("switchd_max_cores", 0),
-        c.get("switchd_max_node", ""), c.get("ksoftirqd_cores", 0),
-        100 * c.get("machine_busy", 0), ": " + r["cpu_why"] if r.get("cpu_why") else ""))
+        str(r["cpu_bound"]).lower(), c.get("run_cores", 0), c.get("demand_cores", 0),
+        100 * c.get("switchd_max_cores", 0), c.get("switchd_max_node", ""),
+        c.get("ksoftirqd_cores", 0), 100 * c.get("machine_busy", 0),
+        c.get("switch_frames", 0), c.get("us_per_frame", 0),
+        ": " + r["cpu_why"] if r.get("cpu_why") else ""))
 X
 }
 
@@ -122,6 +126,7 @@ X
 	t0=$(date +%s.%N)
 	"$B/inart" emu compare "$tmp/ft8s/topo.json" "$tmp/ft8s/jobs.json" --no-size-limit \
 		--algos inart,ps,atp,switchml --iters "$iters" --target-s 0.5 --io "$io" \
+		--mbps "${EMU_FT8_MBPS:-5}" \
 		--prefix "$p" ${EMU_FT8_ARGS:-} -f json -o "$out/ft8.json" 2>"$out/ft8.err"
 	echo "  compare: exit $? in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}') s"
 	summary "$out/ft8.json"

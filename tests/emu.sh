@@ -105,9 +105,10 @@ newprefix
 rc=$?
 if [ $rc -eq 0 ]; then ok; else bad "emu compare: exit $rc"; tail -5 "$tmp/cmp.err"; fi
 clean_check "after a normal run" "$P"
-python3 - "$tmp/cmp.json" <<'X' >"$tmp/cmp.out" 2>&1
+python3 - "$tmp/cmp.json" "$T" <<'X' >"$tmp/cmp.out" 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
+hosts = {n["id"] for n in json.load(open(sys.argv[2]))["nodes"] if n["kind"] == "host"}
 runs = {r["algorithm"]: r for r in d["runs"]}
 bad = []
 for a, r in runs.items():
@@ -116,6 +117,11 @@ for a, r in runs.items():
             bad.append("%s: no %s" % (a, k))
     if r["exact"] is not True:
         bad.append("%s not exact: %s" % (a, r.get("why")))
+    # the frames the switches sent: at least their bytes in full frames
+    c, sent = r["cpu"], sum(l["measured_bytes"] or 0 for l in r["links"] if l["from"] not in hosts)
+    if not (c["switch_frames"] >= sent / 1514 > 0 and c["us_per_frame"] > 0):
+        bad.append("%s: %s switch frames, %s us each, for %d bytes sent by switches"
+                   % (a, c["switch_frames"], c["us_per_frame"], sent))
 inart = runs["inart"]
 for b in ("ps", "atp", "switchml"):
     gain = 1 - inart["predicted_comm_s"] / runs[b]["predicted_comm_s"]

@@ -369,6 +369,17 @@ void inart_emu_cpu_verdict(struct inart_emu_result *r, int cores)
 	free(s);
 }
 
+void inart_emu_meas_iter(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m, int end)
+{
+	int64_t bg, wk, all;
+
+	cpu_times(e, w, nw, m->cpu1, &bg, &wk, &all); /* cpu1: scratch until meas_end */
+	if (!end)
+		m->it0 = all;
+	else if (all >= m->it0)
+		m->iter_cpu += all - m->it0;
+}
+
 /* Counters and CPU times before the first iteration. */
 void inart_emu_meas_start(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m)
 {
@@ -389,6 +400,7 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 	int na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t now = inart_emu_now_ns(), busy1, tot1, irq1, q1;
 	double wall;
+	int64_t iter_cpu;
 	int n_done = 0;
 
 	if (m->run_t1 == 0)
@@ -418,9 +430,10 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 	r->predicted_iter_s = e->predicted_iter_s;
 	for (int k = 0; k < r->iters; k++)
 		n_done += r->iter_s[k] > 0;
+	/* the CPU inside iterations (all of it if none was measured) */
+	iter_cpu = m->iter_cpu > 0 ? m->iter_cpu : m->all1 - m->all0;
 	if (r->predicted_iter_s > 0 && n_done > 0)
-		r->demand_cores =
-		    (double)(m->all1 - m->all0) / 1e9 / (n_done * r->predicted_iter_s);
+		r->demand_cores = (double)iter_cpu / 1e9 / (n_done * r->predicted_iter_s);
 	r->ksoftirqd_cores = r->ksoftirqd_cores > 0 ? r->ksoftirqd_cores / wall : 0;
 	r->host_busy = tot1 > m->tot0 ? (double)(busy1 - m->busy0) / (double)(tot1 - m->tot0) : 0;
 	r->irq_cores = tot1 > m->tot0 && irq1 >= m->irq0
@@ -428,7 +441,7 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 			   : 0;
 	read_counters(e, r);
 	if (r->switch_frames > 0)
-		r->us_per_frame = (double)(m->all1 - m->all0) / 1e3 / (double)r->switch_frames;
+		r->us_per_frame = (double)iter_cpu / 1e3 / (double)r->switch_frames;
 	q1 = qdisc_drops(e, r->arc_qdrops);
 	r->qdisc_drops = q1 > m->q0 ? q1 - m->q0 : 0;
 	udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);

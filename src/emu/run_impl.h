@@ -54,6 +54,8 @@ struct worker {
 struct run_meas {
 	int64_t *cpu0, *cpu1, all0, all1, ksi0;
 	int64_t bg0, bg1, wk0, wk1; /* the background sender's and the workers' CPU */
+	int64_t it0, iter_cpu;	    /* the run's CPU at an iteration's go; summed over
+				       iterations (go to the last check) */
 	uint64_t *qd0, ur0, us0, busy0, tot0, irq0, q0;
 	uint64_t run_t0, run_t1; /* first iteration's start, last result */
 };
@@ -80,6 +82,12 @@ int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct i
 void inart_emu_wait_quiet(struct inart_emu *e);
 /* Counters and CPU times before the first iteration. */
 void inart_emu_meas_start(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m);
+/* An iteration's go (end 0) or its last check (end 1): the run's CPU time
+ * inside iterations, for the verdict's demand (between iterations the
+ * workers fill their buffers; that work does not compete with the
+ * packets). */
+void inart_emu_meas_iter(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m,
+			 int end);
 /* After the iterations: wall time, CPU use, drops and the CPU-bound verdict. */
 void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m,
 			struct inart_emu_result *r);
