@@ -11,8 +11,10 @@
 #   ft8   a k=8 fat-tree with all 80 switches and one host per edge switch
 #         (32 hosts: two jobs of 14 workers and 2 PSs, bert-base and
 #         resnet50, on alternate edge switches): brought up with
-#         --no-size-limit, inart, ps, atp and switchml compared at the
-#         default rate (EMU_FT8_ARGS adds options), taken down; then it
+#         --no-size-limit, inart, ps, atp and switchml compared at
+#         EMU_FT8_MBPS (default 5: at 20, InArt's plan needs ~200000
+#         frames/s through the switches, ~3.8 of 2 cores; docs/emulator.md)
+#         (EMU_FT8_ARGS adds options), taken down; then it
 #         checks that no namespace, interface, run directory or process of
 #         the run is left.  Prints bring-up time, memory used while up, per
 #         run ratio and cpu_bound.
@@ -38,15 +40,8 @@ fi
 mkdir -p "$out"
 tmp=$(mktemp -d)
 pre="s$(($$ % 10000))" # prefixes of at most 9 characters: s9999r200
-prefixes=()
-cleanup() {
-	for p in "${prefixes[@]}"; do
-		"$B/inart" emu down --prefix "$p" >/dev/null 2>&1
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+INART=$B/inart
+. "$root/tests/emu_lib.sh" # emu_track P, emu_left P; clean-up at exit
 
 # per run: algorithm, ratio, cpu_bound, why, the run's cores, busiest switchd
 summary() { # JSON
@@ -56,12 +51,14 @@ d = json.load(open(sys.argv[1]))
 print("  switches' I/O: %s" % d["scales"].get("switch_io", "?"))
 for r in d["runs"]:
     c = r.get("cpu", {})
-    print("  %-9s ratio %s exact %s cpu_bound %s (run %.2f cores, switchd max %.0f%% %s, "
-          "ksoftirqd %.2f, machine %.0f%% busy)%s" % (
+    print("  %-9s ratio %s exact %s cpu_bound %s (run %.2f cores, demand %.2f, switchd max "
+          "%.0f%% %s, ksoftirqd %.2f, machine %.0f%% busy, %d switch frames at %.1f us)%s" % (
         r["algorithm"], "%.3f" % r["ratio"] if r["ratio"] else "-", r["exact"],
-        str(r["cpu_bound"]).lower(), c.get("run_cores", 0), 100 * c.get("switchd_max_cores", 0),
-        c.get("switchd_max_node", ""), c.get("ksoftirqd_cores", 0),
-        100 * c.get("machine_busy", 0), ": " + r["cpu_why"] if r.get("cpu_why") else ""))
+        str(r["cpu_bound"]).lower(), c.get("run_cores", 0), c.get("demand_cores", 0),
+        100 * c.get("switchd_max_cores", 0), c.get("switchd_max_node", ""),
+        c.get("ksoftirqd_cores", 0), 100 * c.get("machine_busy", 0),
+        c.get("switch_frames", 0), c.get("us_per_frame", 0),
+        ": " + r["cpu_why"] if r.get("cpu_why") else ""))
 X
 }
 
@@ -70,7 +67,7 @@ rate() {
 	"$B/inart" run --scenario default --write "$tmp/def" --no-compare >/dev/null 2>&1 || exit 1
 	for m in $rates; do
 		local p="${pre}r$m"
-		prefixes+=("$p")
+		emu_track "$p"
 		echo "default scenario at --mbps $m (uptime: $(cut -d' ' -f1-3 /proc/loadavg)):"
 		"$B/inart" emu compare "$tmp/def/topo.json" "$tmp/def/jobs.json" --algos inart,ps \
 			--iters "$iters" --target-s 0.5 --mbps "$m" --io "$io" --prefix "$p" -f json \
@@ -88,7 +85,7 @@ rate() {
 
 ft8() {
 	local p="${pre}f" t0 t1 used0 used1 left
-	prefixes+=("$p")
+	emu_track "$p"
 	"$B/inart" run --scenario fattree8 --write "$tmp/ft8" --no-compare >/dev/null 2>&1 || exit 1
 	$PY - "$tmp/ft8/topo.json" "$tmp/ft8s" <<'X' || exit 1
 import json, os, sys
@@ -129,14 +126,11 @@ X
 	t0=$(date +%s.%N)
 	"$B/inart" emu compare "$tmp/ft8s/topo.json" "$tmp/ft8s/jobs.json" --no-size-limit \
 		--algos inart,ps,atp,switchml --iters "$iters" --target-s 0.5 --io "$io" \
+		--mbps "${EMU_FT8_MBPS:-5}" \
 		--prefix "$p" ${EMU_FT8_ARGS:-} -f json -o "$out/ft8.json" 2>"$out/ft8.err"
 	echo "  compare: exit $? in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}') s"
 	summary "$out/ft8.json"
-	left=""
-	ip netns list | grep -q "^inart-emu-$p-" && left="$left namespaces"
-	[ -e "/run/inart-emu/$p" ] && left="$left run-directory"
-	ps -eo args | grep -v grep | grep -q "/run/inart-emu/$p/" && left="$left processes"
-	ip -o link | grep -q ": e$p-p" && left="$left interfaces"
+	left=$(emu_left "$p")
 	echo "  after the run: ${left:-nothing left}"
 }
 

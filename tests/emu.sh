@@ -35,36 +35,19 @@ chmod 755 "$tmp"
 base="t$(($$ % 100000))"
 pass=0
 fail=0
-prefixes=()
 ok() { pass=$((pass + 1)); }
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL: $*"
 }
-cleanup() {
-	for p in "${prefixes[@]}"; do
-		"$INART" emu down --prefix "$p" >/dev/null 2>&1
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "${BASH_SOURCE[0]}")/emu_lib.sh" # emu_track P, emu_left P; clean-up at exit
 
 n=0
-newprefix() { n=$((n + 1)); P="${base}x$n"; prefixes+=("$P"); }
+newprefix() { n=$((n + 1)); P="${base}x$n"; emu_track "$P"; }
 
-# nothing of prefix $1 is left: namespaces, run directory, processes, links
-left() {
-	local p=$1 what=""
-	ip netns list | grep -q "^inart-emu-$p-" && what="$what namespaces"
-	[ -e "/run/inart-emu/$p" ] && what="$what run-directory"
-	ps -eo args | grep -v grep | grep -q "/run/inart-emu/$p/" && what="$what processes"
-	ip -o link | grep -q ": e$p-p" && what="$what interfaces"
-	echo "$what"
-}
 clean_check() { # DESC PREFIX
 	local l
-	l=$(left "$2")
+	l=$(emu_left "$2")
 	if [ -z "$l" ]; then ok; else bad "$1: left behind:$l"; fi
 }
 
@@ -122,9 +105,10 @@ newprefix
 rc=$?
 if [ $rc -eq 0 ]; then ok; else bad "emu compare: exit $rc"; tail -5 "$tmp/cmp.err"; fi
 clean_check "after a normal run" "$P"
-python3 - "$tmp/cmp.json" <<'X' >"$tmp/cmp.out" 2>&1
+python3 - "$tmp/cmp.json" "$T" <<'X' >"$tmp/cmp.out" 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
+hosts = {n["id"] for n in json.load(open(sys.argv[2]))["nodes"] if n["kind"] == "host"}
 runs = {r["algorithm"]: r for r in d["runs"]}
 bad = []
 for a, r in runs.items():
@@ -133,6 +117,11 @@ for a, r in runs.items():
             bad.append("%s: no %s" % (a, k))
     if r["exact"] is not True:
         bad.append("%s not exact: %s" % (a, r.get("why")))
+    # the frames the switches sent: at least their bytes in full frames
+    c, sent = r["cpu"], sum(l["measured_bytes"] or 0 for l in r["links"] if l["from"] not in hosts)
+    if not (c["switch_frames"] >= sent / 1514 > 0 and c["us_per_frame"] > 0):
+        bad.append("%s: %s switch frames, %s us each, for %d bytes sent by switches"
+                   % (a, c["switch_frames"], c["us_per_frame"], sent))
 inart = runs["inart"]
 for b in ("ps", "atp", "switchml"):
     gain = 1 - inart["predicted_comm_s"] / runs[b]["predicted_comm_s"]
@@ -197,7 +186,7 @@ if ip netns list | grep -q "^inart-emu-$P-"; then ok; else bad "SIGKILL test: th
 kill -9 $epid
 wait $epid 2>/dev/null
 for _ in $(seq 200); do
-	[ -z "$(left "$P")" ] && break
+	[ -z "$(emu_left "$P")" ] && break
 	sleep 0.1
 done
 clean_check "after SIGKILL of the emulator" "$P"

@@ -20,6 +20,7 @@
 #include "cp/model/jobs.h"
 #include "emu/net.h"
 #include "emu/report.h"
+#include "emu/run.h"
 #include "emu/scale.h"
 
 static struct inart_topo *ft4(void)
@@ -294,12 +295,53 @@ static void test_report(void **state)
 	inart_topo_destroy(t);
 }
 
+/* The CPU-bound verdict (issue 24): a run slower than predicted whose CPU
+ * time per iteration would need more cores than the machine has at the
+ * predicted pace is CPU-bound, though it used fewer cores as it ran (the
+ * k=8 fat-tree: 1.45 of 2 cores, 2.3x slower than predicted); a run at
+ * its prediction with the same cores is not. */
+static void verdict_of(struct inart_emu_result *r, double cores_used, double demand)
+{
+	memset(r, 0, sizeof(*r));
+	r->cpu_total = cores_used;
+	r->predicted_iter_s = 0.5;
+	r->demand_cores = demand;
+	r->host_busy = 0.6;
+	inart_emu_cpu_verdict(r, 2);
+}
+
+static void test_cpu_verdict(void **state)
+{
+	struct inart_emu_result r;
+
+	(void)state;
+	verdict_of(&r, 1.45, 1.45 * 2.34);
+	assert_true(r.cpu_bound);
+	assert_non_null(strstr(r.cpu_why, "3.39 of 2 cores at the predicted 0.500 s"));
+	/* with the switches' frames: the limit named as a frame rate */
+	verdict_of(&r, 1.45, 3.8);
+	r.us_per_frame = 19.0;
+	inart_emu_cpu_verdict(&r, 2);
+	assert_non_null(strstr(r.cpu_why, "(200000 frames/s through the switches at that pace, "
+					  "19.0 us of CPU each)"));
+	verdict_of(&r, 1.45, 1.5);
+	assert_false(r.cpu_bound);
+	assert_string_equal(r.cpu_why, "");
+	/* no prediction given: the other reasons only */
+	r.demand_cores = 0;
+	r.predicted_iter_s = 0;
+	r.cpu_total = 1.8;
+	inart_emu_cpu_verdict(&r, 2);
+	assert_true(r.cpu_bound);
+	assert_string_equal(r.cpu_why, "the run's processes used 1.80 of 2 cores");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_prefix), cmocka_unit_test(test_net),
 	    cmocka_unit_test(test_check),  cmocka_unit_test(test_scale),
-	    cmocka_unit_test(test_report),
+	    cmocka_unit_test(test_report), cmocka_unit_test(test_cpu_verdict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

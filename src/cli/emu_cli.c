@@ -665,6 +665,7 @@ static int exec_run(struct emu_exec *x, struct inart_emu *e, int i)
 			r->algorithm, r->model_s * x->f / r->to_unscaled);
 	if (a->controller == 2)
 		inart_emu_set_controller(e, i == 1);
+	inart_emu_set_prediction(e, r->model_s * x->f / r->to_unscaled);
 	r->r = calloc(1, sizeof(*r->r));
 	if (r->r == NULL || inart_emu_run_plan(e, path, x->values, a->iters, r->r, &err) < 0) {
 		inart_emu_stop(e);

@@ -525,6 +525,11 @@ void inart_emu_set_controller(struct inart_emu *e, int on)
 	e->o.controller = on;
 }
 
+void inart_emu_set_prediction(struct inart_emu *e, double iter_s)
+{
+	e->predicted_iter_s = iter_s > 0 ? iter_s : 0;
+}
+
 void inart_emu_stop(struct inart_emu *e)
 {
 	if (e == NULL)

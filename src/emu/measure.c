@@ -207,22 +207,25 @@ static int64_t ksoftirqd_ns(void)
 	return sum;
 }
 
-/* CPU time of every process of the run (daemons, background, workers). */
+/* CPU time of every process of the run (daemons, background, workers):
+ * per node (its daemon), the background sender's, the workers' and all. */
 static void cpu_times(struct inart_emu *e, const struct worker *w, int nw, int64_t *per_node,
-		      int64_t *all)
+		      int64_t *bg, int64_t *wk, int64_t *all)
 {
-	*all = 0;
-	for (int v = 0; v < e->t->n_nodes; v++) {
-		int64_t c = e->pid[v] > 0 ? inart_emu_cpu_ns(e->pid[v]) : 0;
+	int64_t c;
 
+	*all = *bg = *wk = 0;
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		c = e->pid[v] > 0 ? inart_emu_cpu_ns(e->pid[v]) : 0;
 		per_node[v] = c > 0 ? c : 0;
 		*all += per_node[v];
 	}
-	if (e->bg_pid > 0 && inart_emu_cpu_ns(e->bg_pid) > 0)
-		*all += inart_emu_cpu_ns(e->bg_pid);
+	if (e->bg_pid > 0 && (c = inart_emu_cpu_ns(e->bg_pid)) > 0)
+		*bg = c;
 	for (int i = 0; i < nw; i++)
-		if (w[i].pid > 0 && inart_emu_cpu_ns(w[i].pid) > 0)
-			*all += inart_emu_cpu_ns(w[i].pid);
+		if (w[i].pid > 0 && (c = inart_emu_cpu_ns(w[i].pid)) > 0)
+			*wk += c;
+	*all += *bg + *wk;
 }
 
 /* Switch and PS counters after the run: bytes per arc, drops. */
@@ -260,6 +263,7 @@ static void read_counters(struct inart_emu *e, struct inart_emu_result *r)
 			a = t->arc_out[t->out_off[v] + k]; /* leaving v on port k */
 			b = a ^ 1;			   /* arriving at v on port k */
 			r->arc_bytes[a] = (double)jint(p, "tx_bytes");
+			r->switch_frames += jint(p, "tx_pkts");
 			r->arc_known[a] = 1;
 			if (t->nodes[t->arcs[b].from].kind == INART_NODE_HOST &&
 			    !(t->arcs[b].bg_gbps > 0)) {
@@ -310,7 +314,7 @@ static void reset_counters(struct inart_emu *e)
 /* --- a run ------------------------------------------------------------------ */
 
 /* CPU-bound verdict from the figures of r (see docs/emulator.md). */
-static void cpu_verdict(struct inart_emu_result *r, int cores)
+void inart_emu_cpu_verdict(struct inart_emu_result *r, int cores)
 {
 	struct inart_sbuf b = {0};
 	char *s;
@@ -328,6 +332,23 @@ static void cpu_verdict(struct inart_emu_result *r, int cores)
 				  "the run's processes used %.2f and the kernel's softirq threads "
 				  "%.2f of %d cores; ",
 				  r->cpu_total, r->ksoftirqd_cores, cores);
+	else if (r->demand_cores >= 0.85 * cores) {
+		/* fewer cores than that over a slower run: the CPU work of an
+		   iteration does not fit the predicted time on this machine */
+		inart_sbuf_printf(&b,
+				  "the run's processes used %.2f cores over iterations slower "
+				  "than predicted: %.2f of %d cores at the predicted %.3f s per "
+				  "iteration",
+				  r->cpu_total, r->demand_cores, cores, r->predicted_iter_s);
+		if (r->us_per_frame > 0)
+			/* the figure that names the limit: frames through the
+			   switches and what each costs the machine */
+			inart_sbuf_printf(&b,
+					  " (%.0f frames/s through the switches at that pace, "
+					  "%.1f us of CPU each)",
+					  r->demand_cores / r->us_per_frame * 1e6, r->us_per_frame);
+		inart_sbuf_printf(&b, "; ");
+	}
 	if (r->host_busy >= 0.95)
 		inart_sbuf_printf(&b, "the machine was %.0f%% busy; ", 100 * r->host_busy);
 	if (r->ring_drops > 0)
@@ -348,13 +369,24 @@ static void cpu_verdict(struct inart_emu_result *r, int cores)
 	free(s);
 }
 
+void inart_emu_meas_iter(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m, int end)
+{
+	int64_t bg, wk, all;
+
+	cpu_times(e, w, nw, m->cpu1, &bg, &wk, &all); /* cpu1: scratch until meas_end */
+	if (!end)
+		m->it0 = all;
+	else if (all >= m->it0)
+		m->iter_cpu += all - m->it0;
+}
+
 /* Counters and CPU times before the first iteration. */
 void inart_emu_meas_start(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m)
 {
 	m->q0 = qdisc_drops(e, m->qd0);
 	udp_errors(e, &m->ur0, &m->us0);
 	reset_counters(e);
-	cpu_times(e, w, nw, m->cpu0, &m->all0);
+	cpu_times(e, w, nw, m->cpu0, &m->bg0, &m->wk0, &m->all0);
 	cpu_stat(&m->busy0, &m->tot0, &m->irq0);
 	m->ksi0 = ksoftirqd_ns();
 }
@@ -368,17 +400,23 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 	int na = inart_topo_n_arcs(t), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t now = inart_emu_now_ns(), busy1, tot1, irq1, q1;
 	double wall;
+	int64_t iter_cpu;
+	int n_done = 0;
 
 	if (m->run_t1 == 0)
 		m->run_t1 = now;
 	r->wall_s = (double)(m->run_t1 - m->run_t0) / 1e9;
-	cpu_times(e, w, nw, m->cpu1, &m->all1);
+	cpu_times(e, w, nw, m->cpu1, &m->bg1, &m->wk1, &m->all1);
 	cpu_stat(&busy1, &tot1, &irq1);
 	r->ksoftirqd_cores = (double)(ksoftirqd_ns() - m->ksi0) / 1e9;
 	wall = (double)(now - m->run_t0 + GO_AHEAD_NS) / 1e9;
 	for (int v = 0; v < t->n_nodes; v++) {
 		int64_t node_ns = m->cpu1[v] - m->cpu0[v];
 
+		if (t->nodes[v].kind == INART_NODE_SWITCH)
+			r->switchd_cpu_sum += (double)node_ns / 1e9 / wall;
+		else
+			r->ps_cpu += (double)node_ns / 1e9 / wall;
 		if (t->nodes[v].kind == INART_NODE_SWITCH &&
 		    (double)node_ns / 1e9 / wall > r->switchd_cpu_max) {
 			r->switchd_cpu_max = (double)node_ns / 1e9 / wall;
@@ -387,12 +425,23 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 		}
 	}
 	r->cpu_total = (double)(m->all1 - m->all0) / 1e9 / wall;
+	r->worker_cpu = (double)(m->wk1 - m->wk0) / 1e9 / wall;
+	r->bg_cpu = (double)(m->bg1 - m->bg0) / 1e9 / wall;
+	r->predicted_iter_s = e->predicted_iter_s;
+	for (int k = 0; k < r->iters; k++)
+		n_done += r->iter_s[k] > 0;
+	/* the CPU inside iterations (all of it if none was measured) */
+	iter_cpu = m->iter_cpu > 0 ? m->iter_cpu : m->all1 - m->all0;
+	if (r->predicted_iter_s > 0 && n_done > 0)
+		r->demand_cores = (double)iter_cpu / 1e9 / (n_done * r->predicted_iter_s);
 	r->ksoftirqd_cores = r->ksoftirqd_cores > 0 ? r->ksoftirqd_cores / wall : 0;
 	r->host_busy = tot1 > m->tot0 ? (double)(busy1 - m->busy0) / (double)(tot1 - m->tot0) : 0;
 	r->irq_cores = tot1 > m->tot0 && irq1 >= m->irq0
 			   ? (double)(irq1 - m->irq0) / (double)(tot1 - m->tot0) * cores
 			   : 0;
 	read_counters(e, r);
+	if (r->switch_frames > 0)
+		r->us_per_frame = (double)iter_cpu / 1e3 / (double)r->switch_frames;
 	q1 = qdisc_drops(e, r->arc_qdrops);
 	r->qdisc_drops = q1 > m->q0 ? q1 - m->q0 : 0;
 	udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);
@@ -400,5 +449,5 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 	r->udp_sndbuf_errors -= m->us0 < r->udp_sndbuf_errors ? m->us0 : r->udp_sndbuf_errors;
 	for (int a = 0; a < na; a++)
 		r->arc_qdrops[a] -= r->arc_qdrops[a] >= m->qd0[a] ? m->qd0[a] : r->arc_qdrops[a];
-	cpu_verdict(r, cores > 0 ? cores : 1);
+	inart_emu_cpu_verdict(r, cores > 0 ? cores : 1);
 }

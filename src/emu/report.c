@@ -241,11 +241,32 @@ static json_t *counters(const char *const *names, const uint64_t *v)
 	return o;
 }
 
+/* A run's CPU figures (docs/emulator.md, CPU-bound runs). */
+static json_t *cpu_json(const struct inart_emu_result *r)
+{
+	json_t *cpu = json_object();
+
+	json_object_set_new(cpu, "switchd_max_cores", json_real(r->switchd_cpu_max));
+	json_object_set_new(cpu, "switchd_max_node", json_string(r->switchd_cpu_node));
+	json_object_set_new(cpu, "run_cores", json_real(r->cpu_total));
+	json_object_set_new(cpu, "machine_busy", json_real(r->host_busy));
+	json_object_set_new(cpu, "ksoftirqd_cores", json_real(r->ksoftirqd_cores));
+	json_object_set_new(cpu, "machine_irq_cores", json_real(r->irq_cores));
+	json_object_set_new(cpu, "switchd_cores", json_real(r->switchd_cpu_sum));
+	json_object_set_new(cpu, "ps_cores", json_real(r->ps_cpu));
+	json_object_set_new(cpu, "worker_cores", json_real(r->worker_cpu));
+	json_object_set_new(cpu, "background_cores", json_real(r->bg_cpu));
+	json_object_set_new(cpu, "demand_cores", json_real(r->demand_cores));
+	json_object_set_new(cpu, "switch_frames", json_integer((json_int_t)r->switch_frames));
+	json_object_set_new(cpu, "us_per_frame", json_real(r->us_per_frame));
+	return cpu;
+}
+
 static json_t *run_json(const struct inart_emu_report *rep, const struct inart_emu_row *row)
 {
 	const struct inart_topo *t = rep->t;
 	const struct inart_emu_result *r = row->r;
-	json_t *o = json_object(), *it, *jobs, *links, *cpu;
+	json_t *o = json_object(), *it, *jobs, *links;
 	double m = inart_emu_row_measured(row), p = predicted(rep, row);
 
 	json_object_set_new(o, "algorithm", json_string(row->algorithm));
@@ -304,14 +325,7 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 		json_array_append_new(links, x);
 	}
 	json_object_set_new(o, "links", links);
-	cpu = json_object();
-	json_object_set_new(cpu, "switchd_max_cores", json_real(r->switchd_cpu_max));
-	json_object_set_new(cpu, "switchd_max_node", json_string(r->switchd_cpu_node));
-	json_object_set_new(cpu, "run_cores", json_real(r->cpu_total));
-	json_object_set_new(cpu, "machine_busy", json_real(r->host_busy));
-	json_object_set_new(cpu, "ksoftirqd_cores", json_real(r->ksoftirqd_cores));
-	json_object_set_new(cpu, "machine_irq_cores", json_real(r->irq_cores));
-	json_object_set_new(o, "cpu", cpu);
+	json_object_set_new(o, "cpu", cpu_json(r));
 	json_object_set_new(
 	    o, "drops",
 	    counters((const char *const[]){"ring", "switch_tx", "qdisc", "agg_limit",

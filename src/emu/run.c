@@ -530,6 +530,7 @@ static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, i
 			kill(e->bg_pid, SIGUSR1);
 	}
 	r->iter_t0_s[k] = (double)(start - m->run_t0) / 1e9;
+	inart_emu_meas_iter(e, w, nw, m, 0);
 	for (int i = 0; i < nw; i++)
 		if (write(w[i].in, go, (size_t)n) != n) {
 			inart_err_set(&r->why, -EIO, "job %s rank %d: cannot start it",
@@ -539,6 +540,7 @@ static int run_iteration(struct inart_emu *e, struct worker *w, int nw, int k, i
 	if (!wait_all(e, w, nw, k, 1, start + (uint64_t)(e->o.iter_timeout_s * 1e9) + 2000000000ull,
 		      m->run_t0, plan_path, &r->why))
 		return 0;
+	inart_emu_meas_iter(e, w, nw, m, 1);
 	for (int j = 0; j < js->n_jobs; j++) {
 		uint64_t a = UINT64_MAX, b = 0;
 

@@ -105,6 +105,18 @@ struct inart_emu_result {
 				   kernel's side of the links (veth, tbf, XDP
 				   programs) deferred there, charged to no
 				   process of the run */
+	/* cpu_total by part: every switchd together, the PSs, the workers,
+	   the background sender (cores) */
+	double switchd_cpu_sum, ps_cpu, worker_cpu, bg_cpu;
+	/* the run's CPU time per iteration over the predicted time of one
+	   (inart_emu_set_prediction; 0: none given): the cores the run would
+	   need to keep its predicted pace */
+	double demand_cores, predicted_iter_s;
+	/* frames the switches sent (every port's tx_pkts), and the run's CPU
+	   time per such frame (microseconds; 0 if none): the machine's frame
+	   budget is cores / us_per_frame million frames per second */
+	uint64_t switch_frames;
+	double us_per_frame;
 	uint64_t ring_drops, sock_tx_drops, qdisc_drops, out_full, agg_dropped, lost;
 	uint64_t udp_rcvbuf_errors, udp_sndbuf_errors;	 /* hosts' UDP (/proc/net/snmp) */
 	uint64_t retransmitted, probes, nacks, timeouts; /* workers */
@@ -138,6 +150,15 @@ int inart_emu_run_plan(struct inart_emu *e, const char *plan_path, const long *v
 /* The I/O back end the switch daemons run, read back from their `info`
  * ("ring"; "ring x19, mmsg x1" when they differ; "" before they answered). */
 const char *inart_emu_switch_io(const struct inart_emu *e);
+
+/* The next runs' predicted time per iteration (seconds on packets; 0:
+ * none), for the CPU-bound verdict's demand (docs/emulator.md, CPU-bound
+ * runs). */
+void inart_emu_set_prediction(struct inart_emu *e, double iter_s);
+
+/* The CPU-bound verdict from r's CPU and drop figures on a machine of
+ * `cores` cores: r->cpu_bound and r->cpu_why (each reason that held). */
+void inart_emu_cpu_verdict(struct inart_emu_result *r, int cores);
 
 /* The next runs with (1) or without (0) the controller (opt.controller). */
 void inart_emu_set_controller(struct inart_emu *e, int on);

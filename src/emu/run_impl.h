@@ -30,10 +30,11 @@ struct inart_emu {
 	int bg_fd; /* read end of the background report */
 	struct inart_emu_bg_flow *flows;
 	int n_flows;
-	char (*ctl)[128];   /* per node: control socket path */
-	char jobs_run[128]; /* the jobs file of the current run (sizes as run) */
-	int runs;	    /* plans run so far (names the controller's logs) */
-	char io[128];	    /* the switches' I/O back ends (inart_emu_switch_io) */
+	char (*ctl)[128];	 /* per node: control socket path */
+	char jobs_run[128];	 /* the jobs file of the current run (sizes as run) */
+	int runs;		 /* plans run so far (names the controller's logs) */
+	char io[128];		 /* the switches' I/O back ends (inart_emu_switch_io) */
+	double predicted_iter_s; /* the next run's prediction (inart_emu_set_prediction) */
 };
 
 struct worker {
@@ -52,6 +53,9 @@ struct worker {
  * CPU times at its start and end) and its workers. */
 struct run_meas {
 	int64_t *cpu0, *cpu1, all0, all1, ksi0;
+	int64_t bg0, bg1, wk0, wk1; /* the background sender's and the workers' CPU */
+	int64_t it0, iter_cpu;	    /* the run's CPU at an iteration's go; summed over
+				       iterations (go to the last check) */
 	uint64_t *qd0, ur0, us0, busy0, tot0, irq0, q0;
 	uint64_t run_t0, run_t1; /* first iteration's start, last result */
 };
@@ -78,6 +82,12 @@ int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct i
 void inart_emu_wait_quiet(struct inart_emu *e);
 /* Counters and CPU times before the first iteration. */
 void inart_emu_meas_start(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m);
+/* An iteration's go (end 0) or its last check (end 1): the run's CPU time
+ * inside iterations, for the verdict's demand (between iterations the
+ * workers fill their buffers; that work does not compete with the
+ * packets). */
+void inart_emu_meas_iter(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m,
+			 int end);
 /* After the iterations: wall time, CPU use, drops and the CPU-bound verdict. */
 void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m,
 			struct inart_emu_result *r);
