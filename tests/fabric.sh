@@ -12,8 +12,8 @@
 #   fabric_wait_socks PATH...    wait up to 5 s for the control sockets
 #   fabric_stop PID        stop a process we started (TERM, then KILL)
 #   fabric_daemon NODE [OPTION...]  start NODE's daemon: switchd (t*: on the
-#                          interfaces ${PORTS[NODE]}, with the OPTIONs) or ps
-#                          (p*: bound to ${IP[NODE]}), as $INART, control
+#                          interfaces ${PORTS[NODE]}) or ps (p*: bound to
+#                          ${IP[NODE]}), with the OPTIONs, as $INART, control
 #                          socket $tmp/NODE.sock, log $tmp/NODE.log;
 #                          DPID[NODE] = its PID (the caller declares the
 #                          associative arrays PORTS and DPID); waits for the socket
@@ -116,7 +116,7 @@ fabric_daemon() {
 	t*) ip netns exec "$(ns "$n")" "$INART" switchd --name "$n" --port "${PORTS[$n]}" \
 		--ctl "$tmp/$n.sock" "$@" --log-level warn 2>>"$tmp/$n.log" & ;;
 	p*) ip netns exec "$(ns "$n")" "$INART" ps --name "$n" --bind "${IP[$n]}" \
-		--ctl "$tmp/$n.sock" --log-level warn 2>>"$tmp/$n.log" & ;;
+		--ctl "$tmp/$n.sock" "$@" --log-level warn 2>>"$tmp/$n.log" & ;;
 	esac
 	DPID[$n]=$!
 	pids+=($!)

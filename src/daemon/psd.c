@@ -16,8 +16,15 @@
  *
  * Transport: a UDP socket (io/udp), or, with a port in the configuration,
  * the same datagrams as Ethernet frames on it (io/ethudp: the PS as a host
- * on a switchd's --io udp port, for tests without privilege).  Both behind
- * the io_* functions below; the packet loop is the same.
+ * on a switchd's --io udp port, for tests without privilege), or (--io
+ * xdp) the same frames on an AF_XDP socket of the interface holding the
+ * PS's address (io/xsk's host set under io/ethudp; its XDP program passes
+ * all but the PS's InArt datagrams to the kernel: ARP, ICMP, control TCP
+ * work as before; the next hop of what the PS sends is the source MAC of
+ * the last datagram received, as io/ethudp does: a PS behind one switch
+ * port or router).  All behind the io_* functions below; the packet loop is
+ * the same.  --io auto: xdp unless it cannot be had or the interface's
+ * root qdisc shapes (AF_XDP bypasses it), else udp, said in one log line.
  *
  * Threads: the packet thread owns the core in service and the counters'
  * baseline; the control thread owns the configurations, the transaction
@@ -26,7 +33,9 @@
 #include "daemon/psd.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +51,7 @@
 #include "io/ethudp.h"
 #include "io/log.h"
 #include "io/udp.h"
+#include "io/xsk.h"
 
 #define OUT_CAP 2048
 #define OUT_ROOM (INART_PS_MAX_CHILDREN + 1) /* most datagrams one rx can emit */
@@ -62,6 +72,8 @@ struct ps_obj {
 struct ps_state {
 	const char *name;
 	uint32_t ip;
+	const char *io;		     /* "udp", "xdp" or "frames" */
+	struct inart_xsk *xsk;	     /* with xdp: its counters (read by the control thread) */
 	struct inart_ps *ps;	     /* in service (changed by commands only) */
 	struct inart_ctlthread *ctl; /* the control thread */
 	/* control thread */
@@ -228,6 +240,7 @@ static json_t *stats_json(struct ps_state *s)
 {
 	struct stats_cmd c = {.s = s};
 	json_t *o, *steps = json_array();
+	uint64_t xc[INART_XDP_N_CTRS];
 
 	c.steps = calloc((size_t)s->cur->n_trees + 1, sizeof(*c.steps));
 	inart_ctlthread_call(s->ctl, cmd_stats, &c);
@@ -246,6 +259,12 @@ static json_t *stats_json(struct ps_state *s)
 	json_object_set_new(o, "ps", inart_ctl_ps_stats_json(&c.st));
 	json_object_set_new(o, "send_blocked", json_integer((json_int_t)c.send_blocked));
 	json_object_set_new(o, "steps", steps);
+	if (s->xsk != NULL && inart_xsk_counters(s->xsk, xc) == 0)
+		json_object_set_new(
+		    o, "xdp",
+		    json_pack("{s:s, s:I, s:I, s:I}", "mode", inart_xsk_describe(s->xsk), "ina",
+			      (json_int_t)xc[INART_XDP_INA], "pass", (json_int_t)xc[INART_XDP_PASS],
+			      "missed", (json_int_t)xc[INART_XDP_ABORT]));
 	return o;
 }
 
@@ -298,6 +317,7 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct inar
 		json_object_set_new(*data, "role", json_string("ps"));
 		json_object_set_new(*data, "name", json_string(s->name ? s->name : ""));
 		json_object_set_new(*data, "bind", json_string(ip));
+		json_object_set_new(*data, "io", json_string(s->io));
 		json_object_set_new(*data, "trees", json_integer(s->cur->n_trees));
 		json_object_set_new(
 		    *data, "ctl_auth_failures",
@@ -333,10 +353,12 @@ static int ps_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct inar
 	return rc;
 }
 
-/* The PS's datagrams: a UDP socket or frames on a port (one of the two). */
+/* The PS's datagrams: a UDP socket or frames on a port (one of the two;
+ * frames on AF_XDP: e over xsk). */
 struct ps_io {
 	struct inart_udp *u;
 	struct inart_ethudp *e;
+	struct inart_xsk *xsk;
 };
 
 static int io_fd(const struct ps_io *io)
@@ -468,6 +490,11 @@ int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err)
 
 	if (rc == 0 && c->dm.deployment != NULL) /* --deployment: its entry agrees */
 		rc = inart_nodecfg_check_ps(&c->dm, c->bind_ip, err);
+	if (rc == 0 && c->port != NULL && c->io != INART_PSD_IO_UDP)
+		return inart_err_set(err, -EINVAL, "--io %s: not with frames on a port (--port)",
+				     inart_psd_io_name(c->io));
+	if (rc == 0 && c->io == INART_PSD_IO_XDP && c->bind_ip == 0)
+		return inart_err_set(err, -EINVAL, "--io xdp: needs the PS's address (--bind IP)");
 	if (rc < 0 || c->port == NULL)
 		return rc;
 	if (c->bind_ip == 0)
@@ -475,12 +502,113 @@ int inart_psd_cfg_check(const struct inart_psd_cfg *c, struct inart_err *err)
 	return inart_afp_check_name(c->port, c->port_mode, err);
 }
 
+const char *inart_psd_io_name(enum inart_psd_io io)
+{
+	return io == INART_PSD_IO_XDP ? "xdp" : io == INART_PSD_IO_AUTO ? "auto" : "udp";
+}
+
+int inart_psd_io_parse(const char *s, enum inart_psd_io *io)
+{
+	for (int k = INART_PSD_IO_UDP; k <= INART_PSD_IO_AUTO; k++)
+		if (strcmp(s, inart_psd_io_name((enum inart_psd_io)k)) == 0) {
+			*io = (enum inart_psd_io)k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* io/xsk's port 0 as io/ethudp's device */
+static int xsk_recv0(void *x, uint8_t **data, uint16_t *len, int max)
+{
+	return inart_xsk_recv(x, 0, data, len, max);
+}
+
+static int xsk_queue0(void *x, const uint8_t *frame, size_t len)
+{
+	return inart_xsk_queue(x, 0, frame, len);
+}
+
+static int xsk_pending0(const void *x)
+{
+	return inart_xsk_pending(x, 0);
+}
+
+static int xsk_flush0(void *x)
+{
+	return inart_xsk_flush(x, 0);
+}
+
+/* AF_XDP on the interface holding the PS's address (auto: refused where
+ * its qdisc shapes).  0 or -errno with err saying why not. */
+static int open_xdp(struct ps_io *io, const struct inart_psd_cfg *c, struct inart_ethudp_cfg *ec,
+		    struct inart_err *err)
+{
+	struct inart_xsk_opt xo = {c->dm.batch, 4096, OUT_CAP};
+	struct inart_ethudp_dev d = {
+	    .recv = xsk_recv0, .queue = xsk_queue0, .pending = xsk_pending0, .flush = xsk_flush0};
+	char ifname[IF_NAMESIZE] = "", ip[16], kind[32];
+	int rc;
+
+	inart_addr_fmt_ip(c->bind_ip, ip);
+	if (!inart_xsk_built())
+		return inart_err_set(err, -EOPNOTSUPP,
+				     "this inart was built without libxdp/libbpf (scripts/deps.sh "
+				     "installs them; then meson setup --reconfigure)");
+	rc = inart_xsk_ifname_of(c->bind_ip, ifname, sizeof(ifname));
+	if (rc == -EOPNOTSUPP)
+		return inart_err_set(err, rc,
+				     "%s is on the loopback interface %s (AF_XDP needs a "
+				     "network device)",
+				     ip, ifname);
+	if (rc < 0)
+		return inart_err_set(err, rc, "%s is not an address of this host's interfaces (%s)",
+				     ip, strerror(-rc));
+	if (c->io == INART_PSD_IO_AUTO && inart_xsk_shaped(ifname, kind, sizeof(kind)) == 1)
+		return inart_err_set(err, -EOPNOTSUPP, "%s has a %s qdisc, which AF_XDP bypasses",
+				     ifname, kind);
+	io->xsk = inart_xsk_open_host(ifname, c->bind_ip, INART_WIRE_UDP_PORT, &xo, err);
+	if (io->xsk == NULL)
+		return -errno;
+	d.ctx = io->xsk;
+	d.fd = inart_xsk_fd(io->xsk, 0);
+	inart_xsk_mac(io->xsk, 0, d.mac);
+	ec->port = ifname;
+	ec->afo.batch = c->dm.batch;
+	ec->afo.tx_queue = OUT_CAP;
+	io->e = inart_ethudp_open_dev(&d, ec, err);
+	ec->port = NULL;
+	if (io->e == NULL)
+		return -errno;
+	inart_log_info("--io %s: xdp (%s on %s)", inart_psd_io_name(c->io),
+		       inart_xsk_describe(io->xsk), ifname);
+	return 0;
+}
+
 /* The PS's socket, or its port (frames). */
 static int io_open(struct ps_io *io, const struct inart_psd_cfg *c, struct inart_err *err)
 {
 	struct inart_ethudp_cfg ec = {
 	    .port = c->port, .ip = c->bind_ip, .udp_port = INART_WIRE_UDP_PORT};
+	struct inart_err xe = {{0}};
+	int rc;
 
+	if (c->port == NULL && c->io != INART_PSD_IO_UDP) {
+		rc = open_xdp(io, c, &ec, c->io == INART_PSD_IO_XDP ? err : &xe);
+		if (rc == 0 || c->io == INART_PSD_IO_XDP) {
+			if (rc < 0 && strncmp(err->msg, "--io", 4) != 0) {
+				char m[sizeof(err->msg)];
+
+				snprintf(m, sizeof(m), "%s", err->msg);
+				inart_err_set(err, rc, "--io xdp: %s", m);
+			}
+			return rc;
+		}
+		inart_ethudp_close(io->e);
+		inart_xsk_close(io->xsk);
+		io->e = NULL;
+		io->xsk = NULL;
+		inart_log_info("--io auto: udp (xdp not used: %s)", xe.msg);
+	}
 	if (c->port == NULL) {
 		io->u = inart_udp_open(c->bind_ip, INART_WIRE_UDP_PORT, c->dm.batch, err);
 		return io->u != NULL ? 0 : -errno;
@@ -498,7 +626,7 @@ int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 {
 	struct ps_state st = {0};
 	struct inart_daemon_role role = {.role = "PS", .other = "switch", .op = ps_op, .ctx = &st};
-	struct ps_io io = {NULL, NULL};
+	struct ps_io io = {NULL, NULL, NULL};
 	char ip[16];
 	int rc = inart_psd_cfg_check(c, err);
 
@@ -519,6 +647,8 @@ int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 	rc = io_open(&io, c, err);
 	if (rc < 0)
 		goto out;
+	st.io = io.xsk != NULL ? "xdp" : io.e != NULL ? "frames" : "udp";
+	st.xsk = io.xsk;
 	st.start_ns = inart_now_ns();
 	st.ctl = inart_daemon_open(&c->dm, &role, err);
 	if (st.ctl == NULL) {
@@ -541,6 +671,7 @@ out:
 	inart_txn_free(&st.txn);
 	inart_udp_close(io.u);
 	inart_ethudp_close(io.e);
+	inart_xsk_close(io.xsk); /* detaches the program */
 	obj_free(st.cur);
 	return rc < 0 ? rc : 0;
 }

@@ -109,12 +109,24 @@ int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 	return -EOPNOTSUPP;
 }
 
+int inart_xsk_ifname_of(uint32_t ip, char *ifname, size_t n)
+{
+	return -EOPNOTSUPP;
+}
+
+struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t port,
+				      const struct inart_xsk_opt *o, struct inart_err *err)
+{
+	return inart_xsk_open(&ifname, 1, o, err);
+}
+
 #else
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
+#include <ifaddrs.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -134,6 +146,8 @@ int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 #include <xdp/xsk.h>
 
 #include "common/file.h"
+#include "io/xdp_host.h"
+#include <xdp_host.skel.h>   /* generated: bpftool gen skeleton (meson.build) */
 #include <xdp_switch.skel.h> /* generated: bpftool gen skeleton (meson.build) */
 
 #define FRAME 2048u
@@ -155,7 +169,9 @@ struct xport {
 
 struct inart_xsk {
 	int n, batch, rx_frames, tx_frames;
-	struct xdp_switch *skel;
+	struct xdp_switch *skel; /* the switch's program, or */
+	struct xdp_host *hskel;	 /* a host's (inart_xsk_open_host) */
+	int xsks_fd, prog_fd, ctrs_fd;
 	struct xsk_umem *umem;
 	uint8_t *buf;
 	size_t buf_len;
@@ -314,7 +330,7 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 				       .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 				       .xdp_flags = 0,
 				       .bind_flags = bind};
-	int map = bpf_map__fd(x->skel->maps.xsks), rc;
+	int map = x->xsks_fd, rc;
 
 	rc = xsk_umem__create(&x->umem, x->buf, x->buf_len, &x->p[0].fq, &x->p[0].cq, &uc);
 	if (rc < 0) {
@@ -381,13 +397,43 @@ static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct ina
 					     strerror(-rc));
 		}
 	}
+	x->xsks_fd = bpf_map__fd(x->skel->maps.xsks);
+	x->prog_fd = bpf_program__fd(x->skel->progs.inart_xdp_switch);
+	x->ctrs_fd = bpf_map__fd(x->skel->maps.ctrs);
+	return 0;
+}
+
+/* The host program loaded, configured for ip:port (network order).  0 or
+ * -errno (err). */
+static int load_host(struct inart_xsk *x, uint32_t ip, uint16_t port, struct inart_err *err)
+{
+	struct inart_xdp_host_cfg c = {.ip = ip, .port = port, .n_queues = 1};
+	uint32_t zero = 0;
+	int rc;
+
+	libbpf_set_print(quiet);
+	x->hskel = xdp_host__open_and_load();
+	if (x->hskel == NULL) {
+		rc = -errno;
+		return inart_err_set(
+		    err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
+		    rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
+	}
+	if (bpf_map_update_elem(bpf_map__fd(x->hskel->maps.cfg), &zero, &c, BPF_ANY) < 0) {
+		rc = -errno;
+		return inart_err_set(err, rc, "--io xdp: the program's configuration: %s",
+				     strerror(-rc));
+	}
+	x->xsks_fd = bpf_map__fd(x->hskel->maps.xsks);
+	x->prog_fd = bpf_program__fd(x->hskel->progs.inart_xdp_host);
+	x->ctrs_fd = bpf_map__fd(x->hskel->maps.ctrs);
 	return 0;
 }
 
 /* Attach the program to every port: a link each (native, else generic). */
 static int attach(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
 {
-	int prog = bpf_program__fd(x->skel->progs.inart_xdp_switch);
+	int prog = x->prog_fd;
 
 	x->native = 1;
 	for (int i = 0; i < x->n; i++) {
@@ -434,8 +480,10 @@ static int check_ports(struct inart_xsk *x, const char *const *ifnames, struct i
 	return 0;
 }
 
-struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
-				 struct inart_err *err)
+/* The set on ifnames[0..n) with the switch's program, or (host_ip != 0,
+ * network order) a host's for host_ip:host_port. */
+static struct inart_xsk *open_set(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				  uint32_t host_ip, uint16_t host_port, struct inart_err *err)
 {
 	struct rlimit inf = {RLIM_INFINITY, RLIM_INFINITY};
 	struct inart_xsk *x;
@@ -479,7 +527,7 @@ struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct
 				   x->buf_len >> 20);
 		goto fail;
 	}
-	rc = load_prog(x, ifnames, err);
+	rc = host_ip != 0 ? load_host(x, host_ip, host_port, err) : load_prog(x, ifnames, err);
 	if (rc < 0)
 		goto fail;
 	x->zc = 1;
@@ -504,6 +552,41 @@ fail:
 	return inart_null_errno(-rc);
 }
 
+struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				 struct inart_err *err)
+{
+	return open_set(ifnames, n, o, 0, 0, err);
+}
+
+int inart_xsk_ifname_of(uint32_t ip, char *ifname, size_t n)
+{
+	struct ifaddrs *ifa, *a;
+	int rc = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (a = ifa; a != NULL; a = a->ifa_next)
+		if (a->ifa_addr != NULL && a->ifa_addr->sa_family == AF_INET &&
+		    ((const struct sockaddr_in *)(const void *)a->ifa_addr)->sin_addr.s_addr ==
+			htonl(ip)) {
+			rc = (a->ifa_flags & IFF_LOOPBACK) ? -EOPNOTSUPP : 0;
+			snprintf(ifname, n, "%s", a->ifa_name);
+			break;
+		}
+	freeifaddrs(ifa);
+	return rc;
+}
+
+struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t port,
+				      const struct inart_xsk_opt *o, struct inart_err *err)
+{
+	if (ip == 0) {
+		inart_err_set(err, -EINVAL, "--io xdp: the host needs an address (--bind IP)");
+		return inart_null_errno(EINVAL);
+	}
+	return open_set(&ifname, 1, o, htonl(ip), htons(port), err);
+}
+
 void inart_xsk_close(struct inart_xsk *x)
 {
 	if (x == NULL)
@@ -512,6 +595,7 @@ void inart_xsk_close(struct inart_xsk *x)
 		inart_fd_close(x->p[i].link_fd); /* detaches the program */
 	close_sockets(x);
 	xdp_switch__destroy(x->skel);
+	xdp_host__destroy(x->hskel);
 	if (x->buf != NULL)
 		munmap(x->buf, x->buf_len);
 	free(x->free_tx);
@@ -798,7 +882,7 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 
 int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(x->skel->maps.ctrs);
+	int ncpu = libbpf_num_possible_cpus(), fd = x->ctrs_fd;
 	uint64_t v[1024];
 
 	if (ncpu <= 0 || ncpu > 1024)

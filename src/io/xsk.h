@@ -20,6 +20,9 @@
  * used in batches; a system call is made only when the kernel asks for a
  * wake-up (need-wakeup) or, in copy mode, to make the kernel send.
  *
+ * A host's set (inart_xsk_open_host) is the same with one socket and the
+ * host program (bpf/xdp_host.bpf.c): the PS daemon's `--io xdp`.
+ *
  * Threads: everything on one thread (the packet thread), except
  * inart_xsk_counters (any thread: it reads a map).
  * Without libxdp/libbpf at build time inart_xsk_open fails with EOPNOTSUPP.
@@ -52,6 +55,17 @@ int inart_xsk_built(void);
  * (another XDP program on an interface). */
 struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
 				 struct inart_err *err);
+/* A host's set (`inart ps --io xdp`): one socket on ifname's queue 0 and
+ * bpf/xdp_host.bpf.c attached, which steers UDP to ip:port (host order) to
+ * the socket and passes everything else (ARP, ICMP, TCP, ...) to the
+ * kernel's stack.  The port calls below with i = 0; no sync_* calls.  NULL
+ * + errno with err as inart_xsk_open. */
+struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t port,
+				      const struct inart_xsk_opt *o, struct inart_err *err);
+/* The interface holding IPv4 address ip (host order) into ifname: 0,
+ * -EADDRNOTAVAIL (none), -EOPNOTSUPP (a loopback interface: no AF_XDP for
+ * it here, or not built). */
+int inart_xsk_ifname_of(uint32_t ip, char *ifname, size_t n);
 void inart_xsk_close(struct inart_xsk *x);
 /* Whether port i is a veth: a frame forwarded in the kernel into a veth is
  * lost unless its peer runs an XDP program or has GRO on. */
