@@ -2,11 +2,11 @@
 /*
  * xdp_host: the XDP program of a host daemon on AF_XDP (`inart ps --io
  * xdp`, loaded and attached by io/xsk.c to the host's interface).  Per
- * frame: untagged IPv4 with a 20-byte header, not a fragment, UDP to the
+ * frame: untagged IPv4 (version 4, IHL >= 5), not a fragment, UDP to the
  * configured address and port (cfg) goes to the AF_XDP socket of the
  * frame's receive queue (XSKMAP, index = queue); everything else -- ARP,
- * ICMP, the control protocol's TCP, other UDP, IP options, fragments -- is
- * passed to the kernel's stack, which serves it as if no program ran.
+ * ICMP, the control protocol's TCP, other UDP, fragments -- is passed to
+ * the kernel's stack, which serves it as if no program ran.
  *
  * No checksum is checked here (the daemon's parser checks the lengths, the
  * PS core the contents).  Every access is bounds-checked against data_end.
@@ -76,10 +76,12 @@ int inart_xdp_host(struct xdp_md *ctx)
 	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
 		return pass();
 	ip = (void *)(eth + 1);
-	u = (void *)(ip + 1);
-	if ((void *)(u + 1) > end || ip->version != 4 || ip->ihl != 5 ||
+	if ((void *)(ip + 1) > end || ip->version != 4 || ip->ihl < 5 ||
 	    ip->protocol != IPPROTO_UDP || (ip->frag_off & bpf_htons(0x3fff)) != 0 ||
-	    ip->daddr != c->ip || u->dest != c->port)
+	    ip->daddr != c->ip)
+		return pass();
+	u = (void *)ip + ip->ihl * 4; /* options included, as dp/pkt's parser */
+	if ((void *)(u + 1) > end || u->dest != c->port)
 		return pass();
 	if (q >= c->n_queues) {
 		count(INART_XDP_ABORT);
