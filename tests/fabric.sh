@@ -78,9 +78,15 @@ fabric_ns() {
 	done
 }
 
+# FABRIC_QUEUES=N: every veth with N receive and transmit queues (switchd
+# --io xdp --cores N needs N)
+fabric_q() { [ -n "${FABRIC_QUEUES:-}" ] && echo "numrxqueues $FABRIC_QUEUES numtxqueues $FABRIC_QUEUES"; }
+
 fabric_host() { # host switch switch-ifname
 	local h=$1 s=$2 sif=$3
-	ip link add name eth0 netns "$(ns "$h")" type veth peer name "$sif" netns "$(ns "$s")" &&
+	# shellcheck disable=SC2046
+	ip link add name eth0 $(fabric_q) netns "$(ns "$h")" type veth peer name "$sif" $(fabric_q) \
+		netns "$(ns "$s")" &&
 		ip -n "$(ns "$h")" link set eth0 address "${MAC[$h]}" &&
 		ip -n "$(ns "$h")" addr add "${IP[$h]}/24" dev eth0 &&
 		ip -n "$(ns "$h")" link set eth0 up &&
@@ -94,7 +100,9 @@ fabric_host() { # host switch switch-ifname
 }
 
 fabric_trunk() { # switch1 if1 switch2 if2
-	ip link add name "$2" netns "$(ns "$1")" type veth peer name "$4" netns "$(ns "$3")" &&
+	# shellcheck disable=SC2046
+	ip link add name "$2" $(fabric_q) netns "$(ns "$1")" type veth peer name "$4" $(fabric_q) \
+		netns "$(ns "$3")" &&
 		ip -n "$(ns "$1")" link set "$2" up && ip -n "$(ns "$3")" link set "$4" up
 }
 

@@ -543,7 +543,7 @@ static int xsk_flush0(void *x)
 static int open_xdp(struct ps_io *io, const struct inart_psd_cfg *c, struct inart_ethudp_cfg *ec,
 		    struct inart_err *err)
 {
-	struct inart_xsk_opt xo = {c->dm.batch, 4096, OUT_CAP};
+	struct inart_xsk_opt xo = {c->dm.batch, 4096, OUT_CAP, 1};
 	struct inart_ethudp_dev d = {
 	    .recv = xsk_recv0, .queue = xsk_queue0, .pending = xsk_pending0, .flush = xsk_flush0};
 	char ifname[IF_NAMESIZE] = "", ip[16], kind[32];

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# netns_xdp_cores.sh INART ALLREDUCE: `inart switchd --io xdp --cores 2`
+# (issue 24): two switches, each with two pinned workers, a shard of the
+# switch each, worker k with an AF_XDP socket on queue k of every port
+# (veths with 2 queues); a frame received on the queue of a worker that
+# does not own its shard is handed to the owner (io/xsk: the kernel refuses
+# a redirect to another queue's socket).  Three workers, two PSs (the
+# fabric of netns_cores.sh):
+#   - both switches report 2 cores on xdp; --io xdp --cores 2 on an
+#     interface with one queue exits 1 saying so, --io auto then takes ring;
+#   - ping through both switches (ARP and plain IPv4);
+#   - all-reduces are bit-exact (several sizes and iterations), also while
+#     the counters are reset again and again (the second worker parked);
+#   - t0 aggregated, and both of its shards received frames;
+#   - InArt frames of 8 slots sent from a host (all arriving on one queue)
+#     reach the shard the documented formula gives (computed by the test
+#     in Python, not by the C code), counted per shard;
+#   - SIGKILL: no XDP program stays on any of t0's interfaces.
+#
+#     w0 --\                      /-- p0
+#     w1 ---- t0 (INA) ------- t1
+#     w2 --/                      \-- p1
+#
+# Needs root and `ip netns`; exits 77 (skipped) otherwise (INART_NO_SKIP=1:
+# a failure).  Removes its namespaces and processes (trap EXIT).
+set -u
+
+INART=${1:?usage: netns_xdp_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE}
+ALLREDUCE=${2:?usage: netns_xdp_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE}
+case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
+case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
+
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
+if [ "$(id -u)" -ne 0 ]; then
+	skip_all netns_xdp_cores.sh "not root"
+fi
+if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
+	skip_all netns_xdp_cores.sh "'ip netns' unavailable"
+fi
+
+P="inh24q$$-"
+FABRIC_QUEUES=2
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
+
+run() {
+	if ! "$@" >"$tmp/setup.err" 2>&1; then
+		echo "netns_xdp_cores.sh: setup failed: $*"
+		sed 's/^/  | /' "$tmp/setup.err" | head -20
+		return 1
+	fi
+}
+
+declare -A IP MAC PORTS DPID
+if ! run fabric_w3p2 81; then
+	echo "0 passed, 1 failed, $skip skipped"
+	exit 1
+fi
+# a frame the XDP program redirects into a host's veth needs GRO there
+for h in w0 w1 w2 p0 p1; do
+	ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null 2>&1
+done
+
+# --- one queue: refused by xdp, auto falls back -----------------------------------
+run ip -n "$(ns t0)" link add q1a type veth peer name q1b &&
+	run ip -n "$(ns t0)" link set q1a up && run ip -n "$(ns t0)" link set q1b up
+ip netns exec "$(ns t0)" "$INART" switchd --name x --port q1a --io xdp --cores 2 \
+	--ctl "$tmp/x.sock" >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "needs 2" "$tmp/out"; then ok; else bad "--io xdp --cores 2 on one queue exits 1 (exit $rc): $(cat "$tmp/out")"; fi
+ip netns exec "$(ns t0)" "$INART" switchd --name x --port q1a --io auto --cores 2 \
+	--ctl "$tmp/x.sock" --user root 2>"$tmp/auto.log" &
+xp=$!
+pids+=($xp)
+fabric_wait_socks "$tmp/x.sock"
+fabric_stop $xp
+if grep -q -- "--io auto: ring (xdp not used: .*needs 2" "$tmp/auto.log"; then ok; else bad "--io auto --cores 2 on one queue takes ring, saying why: $(cat "$tmp/auto.log")"; fi
+ip -n "$(ns t0)" link del q1a
+
+# --- daemons -------------------------------------------------------------------
+fabric_daemon t0 --io xdp --cores 2
+fabric_daemon t1 --io xdp --cores 2
+fabric_daemon p0
+fabric_daemon p1
+for s in t0 t1; do
+	"$INART" ctl send "$tmp/$s.sock" '{"op": "info"}' >"$tmp/out" 2>&1
+	if grep -q '"cores": *2' "$tmp/out" && grep -q '"io": *"xdp"' "$tmp/out"; then ok; else bad "$s runs 2 cores on xdp: $(head -c 300 "$tmp/out"; cat "$tmp/$s.log")"; fi
+done
+if "$INART" plan "$tmp/topo.json" "$tmp/jobs.json" --algo inart -o "$tmp/plan.json" \
+	>"$tmp/out" 2>&1 && fabric_install; then
+	ok
+else
+	bad "plan and install: $(cat "$tmp/out" "$tmp/install.log")"
+fi
+
+if command -v ping >/dev/null 2>&1; then
+	if ip netns exec "$(ns w0)" ping -c 3 -i 0.2 -W 2 "${IP[p1]}" >"$tmp/out" 2>&1; then ok; else bad "ping w0 -> p1: $(cat "$tmp/out")"; fi
+	if ip netns exec "$(ns w2)" ping -c 2 -i 0.2 -W 2 "${IP[w1]}" >"$tmp/out" 2>&1; then ok; else bad "ping w2 -> w1: $(cat "$tmp/out")"; fi
+else
+	skipped 2 "ping missing (scripts/deps.sh installs iputils-ping)"
+fi
+
+fabric_exact_sizes
+
+"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.stats" 2>&1
+sum() { grep -o "\"$1\": [0-9]*" "$tmp/t0.stats" | awk '{s += $2} END {print s + 0}'; }
+agg=$(sum aggregated) emitted=$(sum emitted) partial=$(sum partial)
+if [ "$agg" -gt 0 ] && [ $((emitted + partial)) -gt 0 ]; then ok; else bad "t0 aggregated (aggregated $agg, emitted $emitted, partial $partial)"; fi
+shards=$(tr -d ' \n' <"$tmp/t0.stats" | grep -o '"shard_rx_pkts":\[[0-9,]*\]')
+case $shards in
+*:\[[1-9]*,[1-9]*\]) ok ;;
+*) bad "both of t0's shards received frames: '$shards'" ;;
+esac
+
+# --- frames reach the shard of their (job, tree, slot) -------------------------------
+# w0 sends InArt frames of a job t0 has no entry for (dropped, but counted
+# by the shard that received them), 4 of each slot 0..7, from one CPU
+shard_rx() { "$INART" ctl stats "$tmp/t0.sock" --json 2>/dev/null | tr -d ' \n' |
+	grep -o '"shard_rx_pkts":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
+read -r a0 a1 <<<"$(shard_rx)"
+want=$(ip netns exec "$(ns w0)" taskset -c 0 /usr/bin/python3 - "${MAC[w0]}" "${IP[w0]}" "${IP[p0]}" <<'PY'
+import socket, struct, sys
+K1, K2, M = 0x9E3779B1, 0x85EBCA6B, 0xffffffff
+def mix(a, b):
+    y = (((a * K1) & M) ^ b) * K2 & M
+    return y ^ (y >> 16)
+def shard(job, tree, slot, n):
+    return (mix(job, tree) % n + slot) % n
+mac = bytes.fromhex(sys.argv[1].replace(':', ''))
+src, dst = socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(('eth0', 0))
+job, want = 999, [0, 0]
+for slot in range(8):
+    ina = struct.pack('!BBBbIHHIIIHHI', 1, 1, 1, 16, job, 0, 3, 0, 1, slot, slot, 0, 0)
+    ina += struct.pack('!Q', 1)
+    udp = struct.pack('!HHHH', 40000, 47470, 8 + len(ina), 0) + ina
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, src, dst)
+    c = sum(struct.unpack('!10H', ip))
+    c = (c & 0xffff) + (c >> 16)
+    c = (c & 0xffff) + (c >> 16)
+    ip = ip[:10] + struct.pack('!H', ~c & 0xffff) + ip[12:]
+    frame = b'\xff' * 6 + mac + b'\x08\x00' + ip + udp
+    for _ in range(4):
+        s.send(frame)
+    want[shard(job, 0, slot, 2)] += 4
+print(want[0], want[1])
+PY
+)
+sleep 0.3
+read -r b0 b1 <<<"$(shard_rx)"
+read -r w0n w1n <<<"$want"
+if [ -n "$w0n" ] && [ -n "$b1" ] && [ $((b0 - a0)) -ge "$w0n" ] && [ $((b1 - a1)) -eq "$w1n" ] &&
+	[ "$w1n" -gt 0 ]; then
+	ok
+else
+	bad "InArt frames reach the shard of their slot: sent $want (shard 0, 1), received $((${b0:-0} - ${a0:-0})) $((${b1:-0} - ${a1:-0}))"
+fi
+
+# --- parking under traffic: counters reset again and again during a run ----------
+fabric_allreduce 200000 10 &
+ap=$!
+pids+=($ap)
+while kill -0 $ap 2>/dev/null; do
+	"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
+	"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
+	sleep 0.05
+done
+if wait $ap; then ok; else
+	bad "all-reduce exact while the counters are reset (the workers parked) again and again"
+	cat "$tmp"/w?.out | head -20
+	fabric_dump_stats t0 t1 p0 p1
+fi
+
+# --- SIGKILL: nothing left attached ----------------------------------------------------
+kill -9 "${DPID[t0]}"
+wait "${DPID[t0]}" 2>/dev/null
+sleep 0.2
+left=$(ip -n "$(ns t0)" link show | grep -c ' xdp')
+if [ "$left" -eq 0 ]; then ok; else bad "XDP programs left on t0's interfaces after SIGKILL: $left"; fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
