@@ -26,6 +26,9 @@
 # INART_IO=MODE (e.g. xdp; the meson test netns_xdp) runs both switches with
 # `--io MODE` instead; with xdp the hosts' veths get GRO on (a frame the XDP
 # program redirects into a veth needs it on the peer, docs/dataplane.md).
+# INART_CORES=N (N > 1; the meson test netns_xdp_cores2 with INART_IO=xdp)
+# runs both switches with `--cores N` and gives every veth N queues (xdp
+# needs a socket per queue and worker); the checks are the same.
 #
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
@@ -54,6 +57,11 @@ fi
 
 P="inh7n$$-"
 IO0=${INART_IO:-ring} IO1=${INART_IO:-mmsg}
+CORES=()
+if [ "${INART_CORES:-1}" -gt 1 ]; then
+	CORES=(--cores "$INART_CORES")
+	FABRIC_QUEUES=$INART_CORES # read by fabric.sh's fabric_host / fabric_trunk
+fi
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 check() { # check DESC -- CMD...: CMD must succeed
@@ -153,12 +161,12 @@ fi
 declare -A DPID
 start_t1() { # t1's switchd (also after a crash)
 	ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 \
-		--ctl "$tmp/t1.sock" --io "$IO1" --log-level warn 2>>"$tmp/t1.log" &
+		--ctl "$tmp/t1.sock" --io "$IO1" "${CORES[@]}" --log-level warn 2>>"$tmp/t1.log" &
 	DPID[t1]=$!
 	pids+=($!)
 }
 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
-	--io "$IO0" --log-level warn 2>"$tmp/t0.log" &
+	--io "$IO0" "${CORES[@]}" --log-level warn 2>"$tmp/t0.log" &
 DPID[t0]=$!
 pids+=($!)
 start_t1
@@ -176,6 +184,12 @@ for s in t0:$IO0 t1:$IO1; do
 	"$INART" ctl send "$tmp/${s%:*}.sock" '{"op": "info"}' >"$tmp/out" 2>&1
 	if grep -q "\"io\": *\"${s#*:}\"" "$tmp/out"; then ok; else bad "${s%:*} runs the ${s#*:} back end: $(cat "$tmp/out")"; fi
 done
+if [ ${#CORES[@]} -gt 0 ]; then
+	for s in t0 t1; do
+		"$INART" ctl send "$tmp/$s.sock" '{"op": "info"}' >"$tmp/out" 2>&1
+		if grep -q "\"cores\": *$INART_CORES[,}]" "$tmp/out"; then ok; else bad "$s runs $INART_CORES cores: $(cat "$tmp/out")"; fi
+	done
+fi
 # a request meant for the other daemon is refused, naming both roles
 for s in "t0:show:'show' is a PS request; this is a switch" \
 	"p0:tables:'tables' is a switch request; this is a PS"; do
