@@ -6,8 +6,10 @@
 # does not own its shard is handed to the owner (io/xsk: the kernel refuses
 # a redirect to another queue's socket).  Three workers, two PSs (the
 # fabric of netns_cores.sh):
-#   - both switches report 2 cores on xdp; --io xdp --cores 2 on an
-#     interface with one queue exits 1 saying so, --io auto then takes ring;
+#   - both switches report 2 cores on xdp (t0 --io xdp, t1 --io auto, which
+#     takes xdp at --cores 2 where every port has 2 queues); --io xdp
+#     --cores 2 on an interface with one queue exits 1 saying so, --io auto
+#     then takes ring;
 #   - ping through both switches (ARP and plain IPv4);
 #   - all-reduces are bit-exact (several sizes and iterations), also while
 #     the counters are reset again and again (the second worker parked);
@@ -78,7 +80,7 @@ ip -n "$(ns t0)" link del q1a
 
 # --- daemons -------------------------------------------------------------------
 fabric_daemon t0 --io xdp --cores 2
-fabric_daemon t1 --io xdp --cores 2
+fabric_daemon t1 --io auto --cores 2 # auto takes xdp where every port has 2 queues
 fabric_daemon p0
 fabric_daemon p1
 for s in t0 t1; do
