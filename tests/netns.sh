@@ -29,6 +29,8 @@
 # INART_CORES=N (N > 1; the meson test netns_xdp_cores2 with INART_IO=xdp)
 # runs both switches with `--cores N` and gives every veth N queues (xdp
 # needs a socket per queue and worker); the checks are the same.
+# INART_PS_IO=MODE (the meson test netns_ps_xdp: xdp) runs both PSs with
+# `inart ps --io MODE` (default udp).
 #
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
@@ -57,6 +59,7 @@ fi
 
 P="inh7n$$-"
 IO0=${INART_IO:-ring} IO1=${INART_IO:-mmsg}
+PS_IO=${INART_PS_IO:-udp}
 CORES=()
 if [ "${INART_CORES:-1}" -gt 1 ]; then
 	CORES=(--cores "$INART_CORES")
@@ -172,7 +175,7 @@ pids+=($!)
 start_t1
 for p in p0 p1; do
 	ip netns exec "$(ns $p)" "$INART" ps --name $p --bind "${IP[$p]}" --ctl "$tmp/$p.sock" \
-		--log-level warn 2>"$tmp/$p.log" &
+		--io "$PS_IO" --log-level warn 2>"$tmp/$p.log" &
 	DPID[$p]=$!
 	pids+=($!)
 done
@@ -180,7 +183,7 @@ fabric_wait_socks "$tmp/t0.sock" "$tmp/t1.sock" "$tmp/p0.sock" "$tmp/p1.sock"
 for s in t0 t1 p0 p1; do
 	check "daemon $s listening" -- test -S "$tmp/$s.sock"
 done
-for s in t0:$IO0 t1:$IO1; do
+for s in t0:$IO0 t1:$IO1 p0:$PS_IO p1:$PS_IO; do
 	"$INART" ctl send "$tmp/${s%:*}.sock" '{"op": "info"}' >"$tmp/out" 2>&1
 	if grep -q "\"io\": *\"${s#*:}\"" "$tmp/out"; then ok; else bad "${s%:*} runs the ${s#*:} back end: $(cat "$tmp/out")"; fi
 done

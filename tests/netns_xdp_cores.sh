@@ -17,7 +17,9 @@
 #   - InArt frames of 8 slots sent from a host (all arriving on one queue)
 #     reach the shard the documented formula gives (computed by the test
 #     in Python, not by the C code), counted per shard;
-#   - SIGKILL: no XDP program stays on any of t0's interfaces.
+#   - SIGKILL: no XDP program stays on any of t0's interfaces;
+#   - a port deleted while t0 runs on 2 cores: it goes on with the others
+#     (ping), answers, and leaves no program after SIGTERM.
 #
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
@@ -179,6 +181,23 @@ wait "${DPID[t0]}" 2>/dev/null
 sleep 0.2
 left=$(ip -n "$(ns t0)" link show | grep -c ' xdp')
 if [ "$left" -eq 0 ]; then ok; else bad "XDP programs left on t0's interfaces after SIGKILL: $left"; fi
+
+# --- a port that vanishes while both workers run: the others go on -------------
+rm -f "$tmp/t0.sock"
+fabric_daemon t0 --io xdp --cores 2
+if fabric_install; then ok; else bad "install after t0's restart: $(tail -5 "$tmp/install.log")"; fi
+ip -n "$(ns t0)" link del p2 # w2's link
+if command -v ping >/dev/null 2>&1; then
+	if ip netns exec "$(ns w0)" ping -c 2 -i 0.2 -W 2 "${IP[w1]}" >"$tmp/out" 2>&1; then ok; else bad "ping w0 -> w1 after t0's p2 was deleted: $(cat "$tmp/out")"; fi
+else
+	skipped 1 "ping missing (scripts/deps.sh installs iputils-ping)"
+fi
+if kill -0 "${DPID[t0]}" 2>/dev/null && "$INART" ctl stats "$tmp/t0.sock" >/dev/null 2>&1; then ok; else
+	bad "t0 (--io xdp --cores 2) runs and answers after its port p2 was deleted: $(tail -5 "$tmp/t0.log")"
+fi
+fabric_stop "${DPID[t0]}"
+left=$(ip -n "$(ns t0)" link show | grep -c ' xdp')
+if [ "$left" -eq 0 ]; then ok; else bad "XDP programs left on t0's interfaces after SIGTERM: $left"; fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
