@@ -28,6 +28,13 @@
 #   fabric_exact_sizes     t0's counters reset, then all-reduces of 1, 1000 and
 #                          100000 values x 3 iterations, each exact, and 3
 #                          exact iterations reported (ok / bad: tests/skip.sh)
+#   fabric_shard_steer     (t0 at --cores 2) w0 sends, from CPU 0, InArt frames of
+#                          a job t0 does not have, 4 of each slot 0..7; each
+#                          must be counted (shard_rx_pkts) on the shard
+#                          docs/dataplane.md's formula gives, computed here in
+#                          Python (ok / bad)
+#   fabric_parked_exact    an exact all-reduce while t0's counters are reset
+#                          (its workers parked) again and again (ok / bad)
 #   fabric_w3p2 NET        the fabric w0 w1 w2 -- t0 (INA) -- t1 -- p0 p1:
 #                          addresses 10.NET.0.x, $tmp/{topo,jobs,deploy}.json,
 #                          IP, MAC and PORTS filled (the caller declares them
@@ -214,4 +221,67 @@ fabric_exact_sizes() {
 		fi
 	done
 	if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
+}
+
+fabric_shard_steer() {
+	local a0 a1 b0 b1 want w0n w1n
+	read -r a0 a1 <<<"$(fabric_shard_rx)"
+	want=$(ip netns exec "$(ns w0)" taskset -c 0 /usr/bin/python3 - "${MAC[w0]}" "${IP[w0]}" "${IP[p0]}" <<'PY'
+import socket, struct, sys
+K1, K2, M = 0x9E3779B1, 0x85EBCA6B, 0xffffffff
+def mix(a, b):
+    y = (((a * K1) & M) ^ b) * K2 & M
+    return y ^ (y >> 16)
+def shard(job, tree, slot, n):
+    return (mix(job, tree) % n + slot) % n
+mac = bytes.fromhex(sys.argv[1].replace(':', ''))
+src, dst = socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(('eth0', 0))
+job, want = 999, [0, 0]
+for slot in range(8):
+    ina = struct.pack('!BBBbIHHIIIHHI', 1, 1, 1, 16, job, 0, 3, 0, 1, slot, slot, 0, 0)
+    ina += struct.pack('!Q', 1)
+    udp = struct.pack('!HHHH', 40000, 47470, 8 + len(ina), 0) + ina
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, src, dst)
+    c = sum(struct.unpack('!10H', ip))
+    c = (c & 0xffff) + (c >> 16)
+    c = (c & 0xffff) + (c >> 16)
+    ip = ip[:10] + struct.pack('!H', ~c & 0xffff) + ip[12:]
+    frame = b'\xff' * 6 + mac + b'\x08\x00' + ip + udp
+    for _ in range(4):
+        s.send(frame)
+    want[shard(job, 0, slot, 2)] += 4
+print(want[0], want[1])
+PY
+)
+	sleep 0.3
+	read -r b0 b1 <<<"$(fabric_shard_rx)"
+	read -r w0n w1n <<<"$want"
+	if [ -n "$w0n" ] && [ -n "$b1" ] && [ $((b0 - a0)) -ge "$w0n" ] && [ $((b1 - a1)) -eq "$w1n" ] &&
+		[ "$w1n" -gt 0 ]; then
+		ok
+	else
+		bad "InArt frames reach the shard of their slot: sent $want (shard 0, 1), received $((${b0:-0} - ${a0:-0})) $((${b1:-0} - ${a1:-0}))"
+	fi
+}
+
+fabric_shard_rx() { "$INART" ctl stats "$tmp/t0.sock" --json 2>/dev/null | tr -d ' \n' |
+	grep -o '"shard_rx_pkts":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
+
+fabric_parked_exact() {
+	local ap
+	fabric_allreduce 200000 10 &
+	ap=$!
+	pids+=($ap)
+	while kill -0 $ap 2>/dev/null; do
+		"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
+		"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
+		sleep 0.05
+	done
+	if wait $ap; then ok; else
+		bad "all-reduce exact while the counters are reset (the workers parked) again and again"
+		cat "$tmp"/w?.out | head -20
+		fabric_dump_stats t0 t1 p0 p1
+	fi
 }

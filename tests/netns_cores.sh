@@ -107,62 +107,10 @@ esac
 # hop, but counted by the shard that received them), 4 of each slot 0..7;
 # the shard each must reach is computed here from docs/dataplane.md's
 # formula, independently of the C code
-shard_rx() { "$INART" ctl stats "$tmp/t0.sock" --json 2>/dev/null | tr -d ' \n' |
-	grep -o '"shard_rx_pkts":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
-read -r a0 a1 <<<"$(shard_rx)"
-want=$(ip netns exec "$(ns w0)" /usr/bin/python3 - "${MAC[w0]}" "${IP[w0]}" "${IP[p0]}" <<'PY'
-import socket, struct, sys
-K1, K2, M = 0x9E3779B1, 0x85EBCA6B, 0xffffffff
-def mix(a, b):
-    y = (((a * K1) & M) ^ b) * K2 & M
-    return y ^ (y >> 16)
-def shard(job, tree, slot, n):
-    return (mix(job, tree) % n + slot) % n
-mac = bytes.fromhex(sys.argv[1].replace(':', ''))
-src, dst = socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(('eth0', 0))
-job, want = 999, [0, 0]
-for slot in range(8):
-    ina = struct.pack('!BBBbIHHIIIHHI', 1, 1, 1, 16, job, 0, 3, 0, 1, slot, slot, 0, 0)
-    ina += struct.pack('!Q', 1)
-    udp = struct.pack('!HHHH', 40000, 47470, 8 + len(ina), 0) + ina
-    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, src, dst)
-    c = sum(struct.unpack('!10H', ip))
-    c = (c & 0xffff) + (c >> 16)
-    c = (c & 0xffff) + (c >> 16)
-    ip = ip[:10] + struct.pack('!H', ~c & 0xffff) + ip[12:]
-    frame = b'\xff' * 6 + mac + b'\x08\x00' + ip + udp
-    for _ in range(4):
-        s.send(frame)
-    want[shard(job, 0, slot, 2)] += 4
-print(want[0], want[1])
-PY
-)
-sleep 0.3
-read -r b0 b1 <<<"$(shard_rx)"
-read -r w0n w1n <<<"$want"
-if [ -n "$w0n" ] && [ -n "$b1" ] && [ $((b0 - a0)) -ge "$w0n" ] && [ $((b1 - a1)) -eq "$w1n" ] &&
-	[ "$w1n" -gt 0 ]; then
-	ok
-else
-	bad "InArt frames reach the shard of their slot: sent $want (shard 0, 1), received $((${b0:-0} - ${a0:-0})) $((${b1:-0} - ${a1:-0}))"
-fi
+fabric_shard_steer
 
 # --- parking under traffic: counters reset again and again during a run ----------
-fabric_allreduce 200000 10 &
-ap=$!
-pids+=($ap)
-while kill -0 $ap 2>/dev/null; do
-	"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
-	"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
-	sleep 0.05
-done
-if wait $ap; then ok; else
-	bad "all-reduce exact while the counters are reset (the workers parked) again and again"
-	cat "$tmp"/w?.out | head -20
-	fabric_dump_stats t0 t1 p0 p1
-fi
+fabric_parked_exact
 
 # --- aggregation state lost (every shard) --------------------------------------------
 out=$("$INART" ctl send "$tmp/t0.sock" '{"op": "lose_state"}' 2>&1)

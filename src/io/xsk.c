@@ -413,6 +413,15 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 	return 0;
 }
 
+/* A skeleton's open_and_load failed (errno): -errno with err saying so. */
+static int load_failed(struct inart_err *err)
+{
+	int rc = -errno;
+
+	return inart_err_set(err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
+			     rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
+}
+
 /* The program loaded, its port maps filled.  0 or -errno (err). */
 static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
 {
@@ -420,12 +429,8 @@ static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct ina
 
 	libbpf_set_print(quiet);
 	x->skel = xdp_switch__open_and_load();
-	if (x->skel == NULL) {
-		rc = -errno;
-		return inart_err_set(
-		    err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
-		    rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
-	}
+	if (x->skel == NULL)
+		return load_failed(err);
 	for (int i = 0; i < x->n; i++) {
 		uint32_t port = (uint32_t)i, ifx = (uint32_t)x->p[i].ifindex;
 
@@ -454,12 +459,8 @@ static int load_host(struct inart_xsk *x, uint32_t ip, uint16_t port, struct ina
 
 	libbpf_set_print(quiet);
 	x->hskel = xdp_host__open_and_load();
-	if (x->hskel == NULL) {
-		rc = -errno;
-		return inart_err_set(
-		    err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
-		    rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
-	}
+	if (x->hskel == NULL)
+		return load_failed(err);
 	if (bpf_map_update_elem(bpf_map__fd(x->hskel->maps.cfg), &zero, &c, BPF_ANY) < 0) {
 		rc = -errno;
 		return inart_err_set(err, rc, "--io xdp: the program's configuration: %s",
