@@ -33,8 +33,9 @@
 #                          must be counted (shard_rx_pkts) on the shard
 #                          docs/dataplane.md's formula gives, computed here in
 #                          Python (ok / bad)
-#   fabric_parked_exact    an exact all-reduce while t0's counters are reset
-#                          (its workers parked) again and again (ok / bad)
+#   fabric_parked_exact [NODE...]  an exact all-reduce while t0's counters
+#                          (or those of the NODEs) are reset (the workers
+#                          parked) again and again (ok / bad)
 #   fabric_w3p2 NET        the fabric w0 w1 w2 -- t0 (INA) -- t1 -- p0 p1:
 #                          addresses 10.NET.0.x, $tmp/{topo,jobs,deploy}.json,
 #                          IP, MAC and PORTS filled (the caller declares them
@@ -270,13 +271,18 @@ fabric_shard_rx() { "$INART" ctl stats "$tmp/t0.sock" --json 2>/dev/null | tr -d
 	grep -o '"shard_rx_pkts":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
 
 fabric_parked_exact() {
-	local ap
+	local ap n
 	fabric_allreduce 200000 10 &
 	ap=$!
 	pids+=($ap)
 	while kill -0 $ap 2>/dev/null; do
-		"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
-		"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
+		if [ $# -eq 0 ]; then
+			"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
+			"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
+		fi
+		for n in "$@"; do
+			"$INART" ctl reset-stats "$tmp/$n.sock" >/dev/null 2>&1
+		done
 		sleep 0.05
 	done
 	if wait $ap; then ok; else

@@ -34,6 +34,7 @@ struct inart_psd_cfg {
 	const char *port;
 	enum inart_afp_mode port_mode;
 	enum inart_psd_io io; /* without a port (default udp) */
+	int cores;	      /* 0, 1: one packet thread; N: N shards (UDP only) */
 };
 
 /* "udp", "xdp", "auto"; inart_psd_io_parse: 0 or -EINVAL. */
