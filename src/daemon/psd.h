@@ -10,6 +10,8 @@
  * (cfg.io xdp, auto) as frames on an AF_XDP socket of the interface that
  * holds the address (io/xsk's host set with bpf/xdp_host.bpf.c: InArt to
  * the socket, everything else to the kernel's stack), over io/ethudp.
+ * With cfg.cores N > 1 (UDP only): N cores on N pinned threads, their
+ * sockets one SO_REUSEPORT group steered by slot (docs/dataplane.md).
  */
 #ifndef INART_DAEMON_PSD_H
 #define INART_DAEMON_PSD_H
