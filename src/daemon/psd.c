@@ -643,15 +643,11 @@ static void *worker_main(void *arg)
 static int workers_start(struct ps_state *s, struct inart_udp **socks, int batch,
 			 struct inart_err *err)
 {
-	cpu_set_t allowed, one;
 	sigset_t all, old;
-	int cpus[CPU_SETSIZE], nc = 0, rc = 0;
+	int cpus[CPU_SETSIZE], nc = inart_daemon_cpus(cpus, err), rc = 0;
 
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		return inart_err_set(err, -errno, "sched_getaffinity: %s", strerror(errno));
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[nc++] = c;
+	if (nc < 0)
+		return nc;
 	if (nc < s->n)
 		inart_log_warn("--cores %d: only %d CPUs allowed, workers share them", s->n, nc);
 	sigfillset(&all); /* signals go to worker 0 (the daemon's thread) */
@@ -684,14 +680,10 @@ static int workers_start(struct ps_state *s, struct inart_udp **socks, int batch
 		pthread_mutex_lock(&s->mu);
 		s->alive++;
 		pthread_mutex_unlock(&s->mu);
-		CPU_ZERO(&one);
-		CPU_SET(w->cpu, &one);
-		pthread_setaffinity_np(w->th, sizeof(one), &one);
+		inart_daemon_pin(w->th, w->cpu);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	CPU_ZERO(&one);
-	CPU_SET(cpus[0], &one);
-	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	inart_daemon_pin(pthread_self(), cpus[0]);
 	if (rc == 0)
 		inart_log_info("%d workers, one shard each, pinned from CPU %d; UDP sockets "
 			       "steered by shard (SO_REUSEPORT, classic BPF)",

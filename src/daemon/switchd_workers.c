@@ -268,17 +268,14 @@ int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *a
 int inart_switchd_workers_start(struct sw_state *s, struct inart_err *err)
 {
 	struct sw_workers *wk = s->wk;
-	cpu_set_t allowed, one;
 	sigset_t all, old;
-	int cpus[CPU_SETSIZE], nc = 0;
+	int cpus[CPU_SETSIZE], nc;
 
 	if (wk == NULL)
 		return 0;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		return inart_err_set(err, -errno, "sched_getaffinity: %s", strerror(errno));
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[nc++] = c;
+	nc = inart_daemon_cpus(cpus, err);
+	if (nc < 0)
+		return nc;
 	if (nc < wk->n)
 		inart_log_warn("--cores %d: only %d CPUs allowed, workers share them", wk->n, nc);
 	/* signals go to worker 0 (the daemon's thread) */
@@ -298,14 +295,10 @@ int inart_switchd_workers_start(struct sw_state *s, struct inart_err *err)
 		wk->started = k;
 		wk->alive++;
 		pthread_mutex_unlock(&wk->mu);
-		CPU_ZERO(&one);
-		CPU_SET(w->cpu, &one);
-		pthread_setaffinity_np(w->th, sizeof(one), &one);
+		inart_daemon_pin(w->th, w->cpu);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	CPU_ZERO(&one);
-	CPU_SET(cpus[0], &one);
-	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	inart_daemon_pin(pthread_self(), cpus[0]);
 	inart_log_info("%d workers, one shard each, pinned from CPU %d; %s", wk->n, cpus[0],
 		       s->xsk != NULL ? "an AF_XDP socket per queue, frames handed to their "
 					"shard's worker (docs/dataplane.md)"
