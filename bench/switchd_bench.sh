@@ -202,8 +202,18 @@ for n in "$G" "$M" "$R"; do
 	ip netns exec "$n" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
 done
 # through the middle: G/eth0 - M/a0, M/a1 - R/eth0; direct: G/d0 - R/d1
-ip link add name eth0 netns "$G" type veth peer name a0 netns "$M"
-ip link add name eth0 netns "$R" type veth peer name a1 netns "$M"
+# a0, a1 with as many queues as the most worker cores asked (switchd --io
+# xdp --cores N needs N: a socket per queue and worker); each run sets the
+# count it needs (set_queues): N for switchd, 1 for the others; their peers
+# the same (veth refuses an XDP program on a device with fewer receive
+# queues than its peer has transmit queues)
+maxq=1
+for c in "${cores[@]}"; do [ "$c" -gt $maxq ] && maxq=$c; done
+q="numrxqueues $maxq numtxqueues $maxq"
+# shellcheck disable=SC2086
+ip link add name eth0 $q netns "$G" type veth peer name a0 $q netns "$M"
+# shellcheck disable=SC2086
+ip link add name eth0 $q netns "$R" type veth peer name a1 $q netns "$M"
 ip link add name d0 netns "$G" type veth peer name d1 netns "$R"
 for i in eth0 d0; do ip -n "$G" link set $i address $SMAC; done
 for i in eth0 d1; do ip -n "$R" link set $i address $RMAC; done
@@ -315,11 +325,18 @@ switchd_up() { # IO CORES CPUS
 	fi
 	return 0
 }
+set_queues() { # N: receive and transmit queues of a0, a1 and their peers (ethtool -L)
+	local d
+	for d in "$G":eth0 "$M":a0 "$M":a1 "$R":eth0; do
+		ip netns exec "${d%:*}" ethtool -L "${d#*:}" rx "$1" tx "$1" >/dev/null 2>&1
+	done
+}
 mode_up() { # MODE CORES
 	local cpu
 	dev_pid="" why="" note=""
 	cpu=$(dev_cpus_of "$2")
 	dev_cpus=$cpu
+	[ $maxq -gt 1 ] && case $1 in ring | mmsg | xdp) set_queues "$2" ;; *) set_queues 1 ;; esac
 	case $1 in
 	direct)
 		dev_cpus=$GEN_CPU

@@ -11,8 +11,8 @@
  *   (peer MAC, the egress port's MAC), TTL decremented, the checksum
  *   updated, padding trimmed -- and redirected (DEVMAP) to the egress port;
  *   everything else (InArt, ARP, what the core drops or must count): to the
- *   AF_XDP socket of the port (XSKMAP, index = port, queue 0 only), or to
- *   the stack if there is no socket on that queue.
+ *   AF_XDP socket of the port on the frame's queue (XSKMAP, index = port x
+ *   n_queues + queue), or to the stack if there is no socket on that queue.
  *
  * The user-space switch core stays the reference: whatever this program is
  * not sure about goes up to it.  Every access is bounds-checked against
@@ -30,7 +30,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, INART_XDP_MAX_PORTS);
+	__uint(max_entries, INART_XDP_MAX_PORTS *INART_XDP_MAX_QUEUES); /* port x queue */
 	__type(key, __u32);
 	__type(value, __u32);
 } xsks SEC(".maps");
@@ -86,15 +86,22 @@ static __always_inline void count(__u32 k, __u64 v)
 		*c += v;
 }
 
+/* Queues with a socket on every port (switchd --cores N: N; set by io/xsk
+ * before attaching).  A frame goes to the socket of its own queue: the
+ * kernel refuses a redirect to a socket of another queue (io/xsk hands
+ * frames to the shard that owns them). */
+__u32 n_queues = 1;
+
 static __always_inline int to_user(struct xdp_md *ctx, __u32 port, int ina)
 {
+	__u32 q = ctx->rx_queue_index;
 	int rc;
 
-	if (ctx->rx_queue_index != 0) {
+	if (q >= n_queues) {
 		count(INART_XDP_PASS, 1);
 		return XDP_PASS;
 	}
-	rc = bpf_redirect_map(&xsks, port, XDP_PASS);
+	rc = bpf_redirect_map(&xsks, port * n_queues + q, XDP_PASS);
 	if (rc == XDP_PASS) {
 		count(INART_XDP_PASS, 1);
 		return XDP_PASS;

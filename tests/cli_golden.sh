@@ -119,6 +119,9 @@ run switchd_noname --stderr switchd --ctl /nonexistent/s.sock --port lo
 run switchd_noport --stderr switchd --ctl /nonexistent/s.sock --name s
 run switchd_badopt --stderr switchd --name s --port lo --tx-loss-ports 1,x
 run switchd_stats_noctl --stderr switchd --stats
+run ps_help ps --help
+run ps_io_bad --stderr ps --bind 10.9.0.4 --ctl /nonexistent/p.sock --io bogus
+run ps_cores_xdp --stderr ps --bind 10.9.0.4 --ctl /nonexistent/p.sock --io xdp --cores 2 --check-config
 # --check-config against a deployment file (issue 23): located errors
 cat >"$W/dep.json" <<'EOF'
 {"nodes": {"p0": {"ip": "10.9.0.4", "ctl": "./p0.sock"},

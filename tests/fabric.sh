@@ -12,8 +12,8 @@
 #   fabric_wait_socks PATH...    wait up to 5 s for the control sockets
 #   fabric_stop PID        stop a process we started (TERM, then KILL)
 #   fabric_daemon NODE [OPTION...]  start NODE's daemon: switchd (t*: on the
-#                          interfaces ${PORTS[NODE]}, with the OPTIONs) or ps
-#                          (p*: bound to ${IP[NODE]}), as $INART, control
+#                          interfaces ${PORTS[NODE]}) or ps (p*: bound to
+#                          ${IP[NODE]}), with the OPTIONs, as $INART, control
 #                          socket $tmp/NODE.sock, log $tmp/NODE.log;
 #                          DPID[NODE] = its PID (the caller declares the
 #                          associative arrays PORTS and DPID); waits for the socket
@@ -28,6 +28,14 @@
 #   fabric_exact_sizes     t0's counters reset, then all-reduces of 1, 1000 and
 #                          100000 values x 3 iterations, each exact, and 3
 #                          exact iterations reported (ok / bad: tests/skip.sh)
+#   fabric_shard_steer     (t0 at --cores 2) w0 sends, from CPU 0, InArt frames of
+#                          a job t0 does not have, 4 of each slot 0..7; each
+#                          must be counted (shard_rx_pkts) on the shard
+#                          docs/dataplane.md's formula gives, computed here in
+#                          Python (ok / bad)
+#   fabric_parked_exact [NODE...]  an exact all-reduce while t0's counters
+#                          (or those of the NODEs) are reset (the workers
+#                          parked) again and again (ok / bad)
 #   fabric_w3p2 NET        the fabric w0 w1 w2 -- t0 (INA) -- t1 -- p0 p1:
 #                          addresses 10.NET.0.x, $tmp/{topo,jobs,deploy}.json,
 #                          IP, MAC and PORTS filled (the caller declares them
@@ -78,9 +86,15 @@ fabric_ns() {
 	done
 }
 
+# FABRIC_QUEUES=N: every veth with N receive and transmit queues (switchd
+# --io xdp --cores N needs N)
+fabric_q() { [ -n "${FABRIC_QUEUES:-}" ] && echo "numrxqueues $FABRIC_QUEUES numtxqueues $FABRIC_QUEUES"; }
+
 fabric_host() { # host switch switch-ifname
 	local h=$1 s=$2 sif=$3
-	ip link add name eth0 netns "$(ns "$h")" type veth peer name "$sif" netns "$(ns "$s")" &&
+	# shellcheck disable=SC2046
+	ip link add name eth0 $(fabric_q) netns "$(ns "$h")" type veth peer name "$sif" $(fabric_q) \
+		netns "$(ns "$s")" &&
 		ip -n "$(ns "$h")" link set eth0 address "${MAC[$h]}" &&
 		ip -n "$(ns "$h")" addr add "${IP[$h]}/24" dev eth0 &&
 		ip -n "$(ns "$h")" link set eth0 up &&
@@ -94,7 +108,9 @@ fabric_host() { # host switch switch-ifname
 }
 
 fabric_trunk() { # switch1 if1 switch2 if2
-	ip link add name "$2" netns "$(ns "$1")" type veth peer name "$4" netns "$(ns "$3")" &&
+	# shellcheck disable=SC2046
+	ip link add name "$2" $(fabric_q) netns "$(ns "$1")" type veth peer name "$4" $(fabric_q) \
+		netns "$(ns "$3")" &&
 		ip -n "$(ns "$1")" link set "$2" up && ip -n "$(ns "$3")" link set "$4" up
 }
 
@@ -116,7 +132,7 @@ fabric_daemon() {
 	t*) ip netns exec "$(ns "$n")" "$INART" switchd --name "$n" --port "${PORTS[$n]}" \
 		--ctl "$tmp/$n.sock" "$@" --log-level warn 2>>"$tmp/$n.log" & ;;
 	p*) ip netns exec "$(ns "$n")" "$INART" ps --name "$n" --bind "${IP[$n]}" \
-		--ctl "$tmp/$n.sock" --log-level warn 2>>"$tmp/$n.log" & ;;
+		--ctl "$tmp/$n.sock" "$@" --log-level warn 2>>"$tmp/$n.log" & ;;
 	esac
 	DPID[$n]=$!
 	pids+=($!)
@@ -206,4 +222,72 @@ fabric_exact_sizes() {
 		fi
 	done
 	if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
+}
+
+fabric_shard_steer() {
+	local a0 a1 b0 b1 want w0n w1n
+	read -r a0 a1 <<<"$(fabric_shard_rx)"
+	want=$(ip netns exec "$(ns w0)" taskset -c 0 /usr/bin/python3 - "${MAC[w0]}" "${IP[w0]}" "${IP[p0]}" <<'PY'
+import socket, struct, sys
+K1, K2, M = 0x9E3779B1, 0x85EBCA6B, 0xffffffff
+def mix(a, b):
+    y = (((a * K1) & M) ^ b) * K2 & M
+    return y ^ (y >> 16)
+def shard(job, tree, slot, n):
+    return (mix(job, tree) % n + slot) % n
+mac = bytes.fromhex(sys.argv[1].replace(':', ''))
+src, dst = socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(('eth0', 0))
+job, want = 999, [0, 0]
+for slot in range(8):
+    ina = struct.pack('!BBBbIHHIIIHHI', 1, 1, 1, 16, job, 0, 3, 0, 1, slot, slot, 0, 0)
+    ina += struct.pack('!Q', 1)
+    udp = struct.pack('!HHHH', 40000, 47470, 8 + len(ina), 0) + ina
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, src, dst)
+    c = sum(struct.unpack('!10H', ip))
+    c = (c & 0xffff) + (c >> 16)
+    c = (c & 0xffff) + (c >> 16)
+    ip = ip[:10] + struct.pack('!H', ~c & 0xffff) + ip[12:]
+    frame = b'\xff' * 6 + mac + b'\x08\x00' + ip + udp
+    for _ in range(4):
+        s.send(frame)
+    want[shard(job, 0, slot, 2)] += 4
+print(want[0], want[1])
+PY
+)
+	sleep 0.3
+	read -r b0 b1 <<<"$(fabric_shard_rx)"
+	read -r w0n w1n <<<"$want"
+	if [ -n "$w0n" ] && [ -n "$b1" ] && [ $((b0 - a0)) -ge "$w0n" ] && [ $((b1 - a1)) -eq "$w1n" ] &&
+		[ "$w1n" -gt 0 ]; then
+		ok
+	else
+		bad "InArt frames reach the shard of their slot: sent $want (shard 0, 1), received $((${b0:-0} - ${a0:-0})) $((${b1:-0} - ${a1:-0}))"
+	fi
+}
+
+fabric_shard_rx() { "$INART" ctl stats "$tmp/t0.sock" --json 2>/dev/null | tr -d ' \n' |
+	grep -o '"shard_rx_pkts":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
+
+fabric_parked_exact() {
+	local ap n
+	fabric_allreduce 200000 10 &
+	ap=$!
+	pids+=($ap)
+	while kill -0 $ap 2>/dev/null; do
+		if [ $# -eq 0 ]; then
+			"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
+			"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
+		fi
+		for n in "$@"; do
+			"$INART" ctl reset-stats "$tmp/$n.sock" >/dev/null 2>&1
+		done
+		sleep 0.05
+	done
+	if wait $ap; then ok; else
+		bad "all-reduce exact while the counters are reset (the workers parked) again and again"
+		cat "$tmp"/w?.out | head -20
+		fabric_dump_stats t0 t1 p0 p1
+	fi
 }

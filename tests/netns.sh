@@ -26,6 +26,15 @@
 # INART_IO=MODE (e.g. xdp; the meson test netns_xdp) runs both switches with
 # `--io MODE` instead; with xdp the hosts' veths get GRO on (a frame the XDP
 # program redirects into a veth needs it on the peer, docs/dataplane.md).
+# INART_CORES=N (N > 1; the meson test netns_xdp_cores2 with INART_IO=xdp)
+# runs both switches with `--cores N` and gives every veth N queues (xdp
+# needs a socket per queue and worker); the checks are the same.
+# INART_PS_IO=MODE (the meson test netns_ps_xdp: xdp) runs both PSs with
+# `inart ps --io MODE` (default udp).  INART_PS_CORES=2 (the meson test
+# netns_ps_cores) runs both PSs with `--cores 2` and checks too that both of
+# p0's shards served the all-reduces, that datagrams of 8 slots reach the
+# shard the documented formula gives (computed here in Python), and exact
+# all-reduces while the PSs' workers are parked again and again.
 #
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
@@ -54,6 +63,14 @@ fi
 
 P="inh7n$$-"
 IO0=${INART_IO:-ring} IO1=${INART_IO:-mmsg}
+PS_IO=${INART_PS_IO:-udp}
+PS_CORES=()
+[ "${INART_PS_CORES:-1}" -gt 1 ] && PS_CORES=(--cores "$INART_PS_CORES")
+CORES=()
+if [ "${INART_CORES:-1}" -gt 1 ]; then
+	CORES=(--cores "$INART_CORES")
+	FABRIC_QUEUES=$INART_CORES # read by fabric.sh's fabric_host / fabric_trunk
+fi
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 check() { # check DESC -- CMD...: CMD must succeed
@@ -153,18 +170,18 @@ fi
 declare -A DPID
 start_t1() { # t1's switchd (also after a crash)
 	ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 \
-		--ctl "$tmp/t1.sock" --io "$IO1" --log-level warn 2>>"$tmp/t1.log" &
+		--ctl "$tmp/t1.sock" --io "$IO1" "${CORES[@]}" --log-level warn 2>>"$tmp/t1.log" &
 	DPID[t1]=$!
 	pids+=($!)
 }
 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
-	--io "$IO0" --log-level warn 2>"$tmp/t0.log" &
+	--io "$IO0" "${CORES[@]}" --log-level warn 2>"$tmp/t0.log" &
 DPID[t0]=$!
 pids+=($!)
 start_t1
 for p in p0 p1; do
 	ip netns exec "$(ns $p)" "$INART" ps --name $p --bind "${IP[$p]}" --ctl "$tmp/$p.sock" \
-		--log-level warn 2>"$tmp/$p.log" &
+		--io "$PS_IO" "${PS_CORES[@]}" --log-level warn 2>"$tmp/$p.log" &
 	DPID[$p]=$!
 	pids+=($!)
 done
@@ -172,10 +189,16 @@ fabric_wait_socks "$tmp/t0.sock" "$tmp/t1.sock" "$tmp/p0.sock" "$tmp/p1.sock"
 for s in t0 t1 p0 p1; do
 	check "daemon $s listening" -- test -S "$tmp/$s.sock"
 done
-for s in t0:$IO0 t1:$IO1; do
+for s in t0:$IO0 t1:$IO1 p0:$PS_IO p1:$PS_IO; do
 	"$INART" ctl send "$tmp/${s%:*}.sock" '{"op": "info"}' >"$tmp/out" 2>&1
 	if grep -q "\"io\": *\"${s#*:}\"" "$tmp/out"; then ok; else bad "${s%:*} runs the ${s#*:} back end: $(cat "$tmp/out")"; fi
 done
+if [ ${#CORES[@]} -gt 0 ]; then
+	for s in t0 t1; do
+		"$INART" ctl send "$tmp/$s.sock" '{"op": "info"}' >"$tmp/out" 2>&1
+		if grep -q "\"cores\": *$INART_CORES[,}]" "$tmp/out"; then ok; else bad "$s runs $INART_CORES cores: $(cat "$tmp/out")"; fi
+	done
+fi
 # a request meant for the other daemon is refused, naming both roles
 for s in "t0:show:'show' is a PS request; this is a switch" \
 	"p0:tables:'tables' is a switch request; this is a PS"; do
@@ -237,6 +260,45 @@ fi
 "$INART" ctl stats "$tmp/p0.sock" --json >"$tmp/p0.stats" 2>&1
 restarts=$(grep -o '"restarts": [0-9]*' "$tmp/p0.stats" | awk '{print $2}')
 if [ "${restarts:-0}" -ge 1 ]; then ok; else bad "p0 counted the restart (restarts ${restarts:-?})"; fi
+
+# --- a PS on 2 cores (INART_PS_CORES=2): both shards, steering, parking -----------
+if [ ${#PS_CORES[@]} -gt 0 ]; then
+	ps_rx() { "$INART" ctl stats "$tmp/p0.sock" --json 2>/dev/null | tr -d ' \n' |
+		grep -o '"shard_rx":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
+	"$INART" ctl send "$tmp/p0.sock" '{"op": "info"}' >"$tmp/out" 2>&1
+	if grep -q "\"cores\": *$INART_PS_CORES[,}]" "$tmp/out"; then ok; else bad "p0 runs $INART_PS_CORES cores: $(cat "$tmp/out")"; fi
+	read -r a0 a1 <<<"$(ps_rx)"
+	if [ "${a0:-0}" -gt 0 ] && [ "${a1:-0}" -gt 0 ]; then ok; else bad "both of p0's shards received datagrams: '$a0 $a1'"; fi
+	"$INART" ctl reset-stats "$tmp/p0.sock" >/dev/null 2>&1
+	read -r a0 a1 <<<"$(ps_rx)"
+	# datagrams of a job p0 does not have (dropped, counted by the shard
+	# that received them), 4 of each slot 0..7, from p0's own namespace
+	want=$(ip netns exec "$(ns p0)" /usr/bin/python3 - "${IP[p0]}" <<'PY'
+import socket, struct, sys
+K1, K2, M = 0x9E3779B1, 0x85EBCA6B, 0xffffffff
+def mix(a, b):
+    y = (((a * K1) & M) ^ b) * K2 & M
+    return y ^ (y >> 16)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+job, want = 999, [0, 0]
+for slot in range(8):
+    ina = struct.pack('!BBBbIHHIIIHHI', 1, 1, 1, 16, job, 0, 3, 0, 1, slot, slot, 0, 0)
+    ina += struct.pack('!Q', 1)
+    for _ in range(4):
+        s.sendto(ina, (sys.argv[1], 47470))
+    want[(mix(job, 0) % 2 + slot) % 2] += 4
+print(want[0], want[1])
+PY
+)
+	sleep 0.3
+	read -r b0 b1 <<<"$(ps_rx)"
+	read -r w0n w1n <<<"$want"
+	if [ -n "$w0n" ] && [ -n "$b1" ] && [ "$w1n" -gt 0 ] && [ $((b0 - a0)) -eq "$w0n" ] &&
+		[ $((b1 - a1)) -eq "$w1n" ]; then ok; else
+		bad "datagrams reach p0's shard of their slot: sent $want (shard 0, 1), received $((${b0:-0} - ${a0:-0})) $((${b1:-0} - ${a1:-0}))"
+	fi
+	fabric_parked_exact p0 p1
+fi
 
 "$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.stats" 2>&1
 agg=$(grep -o '"aggregated": [0-9]*' "$tmp/t0.stats" | awk '{s += $2} END {print s + 0}')

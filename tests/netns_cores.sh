@@ -16,6 +16,19 @@
 #     the test in Python, not by the C code), counted per shard.
 # t0 runs PACKET_MMAP rings, t1 recvmmsg/sendmmsg.
 #
+# INART_IO=xdp (the meson test netns_xdp_cores): `--io xdp --cores 2`, worker
+# k with an AF_XDP socket on queue k of every port (veths with 2 queues); a
+# frame received on the queue of a worker that does not own its shard is
+# handed to the owner (io/xsk: the kernel refuses a redirect to another
+# queue's socket).  t0 runs --io xdp, t1 --io auto (which takes xdp at
+# --cores 2 where every port has 2 queues), both must report xdp; the same
+# checks (the InArt frames all arrive on one queue: sent from one CPU), and:
+#   - --io xdp --cores 2 on an interface with one queue exits 1 saying so,
+#     --io auto then takes ring;
+#   - SIGKILL: no XDP program stays on any of t0's interfaces;
+#   - a port deleted while t0 runs on 2 cores: it goes on with the others
+#     (ping), answers, and leaves no program after SIGTERM.
+#
 #     w0 --\                      /-- p0
 #     w1 ---- t0 (INA) ------- t1
 #     w2 --/                      \-- p1
@@ -38,6 +51,8 @@ if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
 fi
 
 P="inh24s$$-"
+IO=${INART_IO:-}
+[ "$IO" = xdp ] && FABRIC_QUEUES=2 # read by fabric.sh: a socket per queue and worker
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 run() {
@@ -53,6 +68,12 @@ if ! run fabric_w3p2 78; then
 	echo "0 passed, 1 failed, $skip skipped"
 	exit 1
 fi
+if [ "$IO" = xdp ]; then
+	# a frame the XDP program redirects into a host's veth needs GRO there
+	for h in w0 w1 w2 p0 p1; do
+		ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null 2>&1
+	done
+fi
 
 # --- the option's limits -------------------------------------------------------
 "$INART" switchd --name x --port 1:2 --io udp --cores 2 --ctl "$tmp/x.sock" --check-config \
@@ -67,14 +88,39 @@ if [ $rc -eq 1 ] && grep -q "several cores" "$tmp/out"; then ok; else bad "--cor
 rc=$?
 if [ $rc -eq 2 ]; then ok; else bad "--cores 0 is a usage error (exit $rc)"; fi
 
+# --- one queue: refused by xdp, auto falls back -----------------------------------
+if [ "$IO" = xdp ]; then
+	run ip -n "$(ns t0)" link add q1a type veth peer name q1b &&
+		run ip -n "$(ns t0)" link set q1a up && run ip -n "$(ns t0)" link set q1b up
+	ip netns exec "$(ns t0)" "$INART" switchd --name x --port q1a --io xdp --cores 2 \
+		--ctl "$tmp/x.sock" >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "needs 2" "$tmp/out"; then ok; else bad "--io xdp --cores 2 on one queue exits 1 (exit $rc): $(cat "$tmp/out")"; fi
+	ip netns exec "$(ns t0)" "$INART" switchd --name x --port q1a --io auto --cores 2 \
+		--ctl "$tmp/x.sock" --user root 2>"$tmp/auto.log" &
+	xp=$!
+	pids+=($xp)
+	fabric_wait_socks "$tmp/x.sock"
+	fabric_stop $xp
+	if grep -q -- "--io auto: ring (xdp not used: .*needs 2" "$tmp/auto.log"; then ok; else bad "--io auto --cores 2 on one queue takes ring, saying why: $(cat "$tmp/auto.log")"; fi
+	ip -n "$(ns t0)" link del q1a
+fi
+
 # --- daemons -------------------------------------------------------------------
-fabric_daemon t0 --io ring --cores 2
-fabric_daemon t1 --io mmsg --cores 2
+if [ "$IO" = xdp ]; then
+	fabric_daemon t0 --io xdp --cores 2
+	fabric_daemon t1 --io auto --cores 2 # auto takes xdp where every port has 2 queues
+else
+	fabric_daemon t0 --io ring --cores 2
+	fabric_daemon t1 --io mmsg --cores 2
+fi
 fabric_daemon p0
 fabric_daemon p1
 for s in t0 t1; do
 	"$INART" ctl send "$tmp/$s.sock" '{"op": "info"}' >"$tmp/out" 2>&1
-	if grep -q '"cores": *2' "$tmp/out"; then ok; else bad "$s runs 2 cores: $(head -c 300 "$tmp/out"; cat "$tmp/$s.log")"; fi
+	if grep -q '"cores": *2' "$tmp/out" && { [ "$IO" != xdp ] || grep -q '"io": *"xdp"' "$tmp/out"; }; then ok; else
+		bad "$s runs 2 cores${IO:+ on $IO}: $(head -c 300 "$tmp/out"; cat "$tmp/$s.log")"
+	fi
 done
 if "$INART" plan "$tmp/topo.json" "$tmp/jobs.json" --algo inart -o "$tmp/plan.json" \
 	>"$tmp/out" 2>&1 && fabric_install; then
@@ -107,62 +153,10 @@ esac
 # hop, but counted by the shard that received them), 4 of each slot 0..7;
 # the shard each must reach is computed here from docs/dataplane.md's
 # formula, independently of the C code
-shard_rx() { "$INART" ctl stats "$tmp/t0.sock" --json 2>/dev/null | tr -d ' \n' |
-	grep -o '"shard_rx_pkts":\[[0-9,]*\]' | grep -o '[0-9][0-9,]*' | tr ',' ' '; }
-read -r a0 a1 <<<"$(shard_rx)"
-want=$(ip netns exec "$(ns w0)" /usr/bin/python3 - "${MAC[w0]}" "${IP[w0]}" "${IP[p0]}" <<'PY'
-import socket, struct, sys
-K1, K2, M = 0x9E3779B1, 0x85EBCA6B, 0xffffffff
-def mix(a, b):
-    y = (((a * K1) & M) ^ b) * K2 & M
-    return y ^ (y >> 16)
-def shard(job, tree, slot, n):
-    return (mix(job, tree) % n + slot) % n
-mac = bytes.fromhex(sys.argv[1].replace(':', ''))
-src, dst = socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(('eth0', 0))
-job, want = 999, [0, 0]
-for slot in range(8):
-    ina = struct.pack('!BBBbIHHIIIHHI', 1, 1, 1, 16, job, 0, 3, 0, 1, slot, slot, 0, 0)
-    ina += struct.pack('!Q', 1)
-    udp = struct.pack('!HHHH', 40000, 47470, 8 + len(ina), 0) + ina
-    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, src, dst)
-    c = sum(struct.unpack('!10H', ip))
-    c = (c & 0xffff) + (c >> 16)
-    c = (c & 0xffff) + (c >> 16)
-    ip = ip[:10] + struct.pack('!H', ~c & 0xffff) + ip[12:]
-    frame = b'\xff' * 6 + mac + b'\x08\x00' + ip + udp
-    for _ in range(4):
-        s.send(frame)
-    want[shard(job, 0, slot, 2)] += 4
-print(want[0], want[1])
-PY
-)
-sleep 0.3
-read -r b0 b1 <<<"$(shard_rx)"
-read -r w0n w1n <<<"$want"
-if [ -n "$w0n" ] && [ -n "$b1" ] && [ $((b0 - a0)) -ge "$w0n" ] && [ $((b1 - a1)) -eq "$w1n" ] &&
-	[ "$w1n" -gt 0 ]; then
-	ok
-else
-	bad "InArt frames reach the shard of their slot: sent $want (shard 0, 1), received $((${b0:-0} - ${a0:-0})) $((${b1:-0} - ${a1:-0}))"
-fi
+fabric_shard_steer
 
 # --- parking under traffic: counters reset again and again during a run ----------
-fabric_allreduce 200000 10 &
-ap=$!
-pids+=($ap)
-while kill -0 $ap 2>/dev/null; do
-	"$INART" ctl reset-stats "$tmp/t0.sock" >/dev/null 2>&1
-	"$INART" ctl stats "$tmp/t1.sock" >/dev/null 2>&1
-	sleep 0.05
-done
-if wait $ap; then ok; else
-	bad "all-reduce exact while the counters are reset (the workers parked) again and again"
-	cat "$tmp"/w?.out | head -20
-	fabric_dump_stats t0 t1 p0 p1
-fi
+fabric_parked_exact
 
 # --- aggregation state lost (every shard) --------------------------------------------
 out=$("$INART" ctl send "$tmp/t0.sock" '{"op": "lose_state"}' 2>&1)
@@ -174,6 +168,32 @@ fi
 for d in t0 t1; do
 	if kill -0 "${DPID[$d]}" 2>/dev/null; then ok; else bad "$d still running: $(tail -5 "$tmp/$d.log")"; fi
 done
+
+if [ "$IO" = xdp ]; then
+	# --- SIGKILL: nothing left attached ----------------------------------------------------
+	kill -9 "${DPID[t0]}"
+	wait "${DPID[t0]}" 2>/dev/null
+	sleep 0.2
+	left=$(ip -n "$(ns t0)" link show | grep -c ' xdp')
+	if [ "$left" -eq 0 ]; then ok; else bad "XDP programs left on t0's interfaces after SIGKILL: $left"; fi
+
+	# --- a port that vanishes while both workers run: the others go on -------------
+	rm -f "$tmp/t0.sock"
+	fabric_daemon t0 --io xdp --cores 2
+	if fabric_install; then ok; else bad "install after t0's restart: $(tail -5 "$tmp/install.log")"; fi
+	ip -n "$(ns t0)" link del p2 # w2's link
+	if command -v ping >/dev/null 2>&1; then
+		if ip netns exec "$(ns w0)" ping -c 2 -i 0.2 -W 2 "${IP[w1]}" >"$tmp/out" 2>&1; then ok; else bad "ping w0 -> w1 after t0's p2 was deleted: $(cat "$tmp/out")"; fi
+	else
+		skipped 1 "ping missing (scripts/deps.sh installs iputils-ping)"
+	fi
+	if kill -0 "${DPID[t0]}" 2>/dev/null && "$INART" ctl stats "$tmp/t0.sock" >/dev/null 2>&1; then ok; else
+		bad "t0 (--io xdp --cores 2) runs and answers after its port p2 was deleted: $(tail -5 "$tmp/t0.log")"
+	fi
+	fabric_stop "${DPID[t0]}"
+	left=$(ip -n "$(ns t0)" link show | grep -c ' xdp')
+	if [ "$left" -eq 0 ]; then ok; else bad "XDP programs left on t0's interfaces after SIGTERM: $left"; fi
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -9,6 +9,7 @@
 #include "cli/util.h"
 #include "daemon/psd.h"
 #include "dp/addr.h"
+#include "dp/shard.h"
 
 const char cmd_ps_help[] =
     "usage: inart ps --bind IP --ctl PATH [OPTIONS]\n"
@@ -28,6 +29,12 @@ const char cmd_ps_help[] =
     "  --ctl-key FILE     FILE (mode 600; docs/programs.md)\n"
     "  --name ID          node id of this PS (checked against the requests)\n"
     "  --batch N          datagrams per recvmmsg/sendmmsg (default 64)\n"
+    "  --io MODE          udp (default): a UDP socket; xdp: AF_XDP on the\n"
+    "                     interface holding --bind IP (InArt only; ARP, ICMP,\n"
+    "                     TCP stay the kernel's), exit 1 if it cannot be had;\n"
+    "                     auto: xdp, else udp (one log line says why)\n"
+    "  --cores N          N pinned packet threads, a PS shard each, on UDP\n"
+    "                     sockets the kernel steers by slot (default 1)\n"
     "  --log-level L      error, warn, info (default) or debug\n"
     "  --user U           after opening its sockets, run as user U without\n"
     "                     capabilities (default nobody; root: stay root)\n"
@@ -42,9 +49,11 @@ const char cmd_ps_help[] =
 
 int cmd_ps(int argc, char **argv)
 {
-	enum { O_BIND = 1 };
+	enum { O_BIND = 1, O_IO, O_CORES };
 	static const struct option longopts[] = {
 	    {"bind", required_argument, NULL, O_BIND},
+	    {"io", required_argument, NULL, O_IO},
+	    {"cores", required_argument, NULL, O_CORES},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -65,6 +74,13 @@ int cmd_ps(int argc, char **argv)
 			bind_s = optarg;
 			if (inart_addr_parse_ip(optarg, &c.bind_ip) < 0)
 				cli_usage_error(cmd, "--bind: '%s' is not an IPv4 address", optarg);
+			break;
+		case O_IO:
+			if (inart_psd_io_parse(optarg, &c.io) < 0)
+				cli_usage_error(cmd, "--io: '%s' is not udp, xdp or auto", optarg);
+			break;
+		case O_CORES:
+			c.cores = cli_int(cmd, "--cores", optarg, 1, INART_SHARD_MAX);
 			break;
 		default:
 			cli_getopt_error(cmd, o, argv);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -182,4 +183,26 @@ int inart_daemon_drop(const struct inart_daemon_cfg *c, struct inart_err *err)
 		signal(SIGPIPE, SIG_IGN);
 	}
 	return 0;
+}
+
+int inart_daemon_cpus(int *cpus, struct inart_err *err)
+{
+	cpu_set_t allowed;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return inart_err_set(err, -errno, "sched_getaffinity: %s", strerror(errno));
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	return n;
+}
+
+void inart_daemon_pin(pthread_t th, int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pthread_setaffinity_np(th, sizeof(one), &one);
 }

@@ -4,7 +4,8 @@
  * their check, the control side of every request (parsing, the node check,
  * log_level, the reply; each daemon's own ops behind), the control thread
  * (ctlproto/ctlthread: the UNIX socket and, with a key, TCP), the stop flag
- * set by SIGINT/SIGTERM, and giving up root once the sockets are open.
+ * set by SIGINT/SIGTERM, giving up root once the sockets are open, and
+ * pinning packet threads to CPUs.
  *
  * Nothing here prints but through io/log, and nothing exits: every failure
  * is returned (an errno and a message in struct inart_err) to the caller,
@@ -14,6 +15,7 @@
 #define INART_DAEMON_FRAME_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 
@@ -84,5 +86,11 @@ struct inart_ctlthread *inart_daemon_open(const struct inart_daemon_cfg *c,
  * daemons use is open by then) and no way back (checked).  Then install the
  * signal handlers (c->signals).  0 or -errno with err. */
 int inart_daemon_drop(const struct inart_daemon_cfg *c, struct inart_err *err);
+
+/* The packet threads' CPUs (--cores): the CPUs this process may run on, in
+ * order, into cpus[0..CPU_SETSIZE); their count, or -errno with err. */
+int inart_daemon_cpus(int *cpus, struct inart_err *err);
+/* Pin thread th to cpu (best effort: a failure leaves it unpinned). */
+void inart_daemon_pin(pthread_t th, int cpu);
 
 #endif

@@ -6,7 +6,12 @@
  * and runs the daemon until inart_daemon_stop is set.  UDP on a port above
  * 1024 needs no privilege: on 127.0.0.0/8 the daemon runs as any user.
  * Or, with a port (cfg.port), the same datagrams as Ethernet frames on an
- * io/afpacket port (io/ethudp): a host on a switchd --io udp port.
+ * io/afpacket port (io/ethudp): a host on a switchd --io udp port.  Or
+ * (cfg.io xdp, auto) as frames on an AF_XDP socket of the interface that
+ * holds the address (io/xsk's host set with bpf/xdp_host.bpf.c: InArt to
+ * the socket, everything else to the kernel's stack), over io/ethudp.
+ * With cfg.cores N > 1 (UDP only): N cores on N pinned threads, their
+ * sockets one SO_REUSEPORT group steered by slot (docs/dataplane.md).
  */
 #ifndef INART_DAEMON_PSD_H
 #define INART_DAEMON_PSD_H
@@ -17,6 +22,10 @@
 #include "daemon/frame.h"
 #include "io/afpacket.h"
 
+/* The PS's transport (--io): a UDP socket, AF_XDP on the interface holding
+ * bind_ip (io/xsk's host set), or xdp where it can be had, else udp. */
+enum inart_psd_io { INART_PSD_IO_UDP, INART_PSD_IO_XDP, INART_PSD_IO_AUTO };
+
 struct inart_psd_cfg {
 	struct inart_daemon_cfg dm; /* name, control socket, batch, log, user */
 	uint32_t bind_ip;	    /* host order (0: any address) */
@@ -26,7 +35,13 @@ struct inart_psd_cfg {
 	   INART_AFP_UDP: a switchd --io udp's peer, no privilege needed) */
 	const char *port;
 	enum inart_afp_mode port_mode;
+	enum inart_psd_io io; /* without a port (default udp) */
+	int cores;	      /* 0, 1: one packet thread; N: N shards (UDP only) */
 };
+
+/* "udp", "xdp", "auto"; inart_psd_io_parse: 0 or -EINVAL. */
+const char *inart_psd_io_name(enum inart_psd_io io);
+int inart_psd_io_parse(const char *s, enum inart_psd_io *io);
 
 /* The common options (inart_daemon_cfg_check); with dm.deployment, the PS's
  * entry in that file (daemon/nodecfg); with a port, an address and a port

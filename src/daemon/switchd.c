@@ -225,17 +225,17 @@ void inart_switchd_cfg_init(struct inart_switchd_cfg *c)
 	c->gc.seed = 1;
 }
 
-/* --cores: in range; several need AF_PACKET fanout and no gate. */
+/* --cores: in range; several need AF_PACKET fanout or AF_XDP queues, and no
+ * gate. */
 static int cores_check(const struct inart_switchd_cfg *c, struct inart_err *err)
 {
 	if (c->cores < 1 || c->cores > INART_SHARD_MAX)
 		return inart_err_set(err, -EINVAL, "--cores %d not in 1..%d", c->cores,
 				     INART_SHARD_MAX);
-	if (c->cores > 1 &&
-	    (c->afo.mode == INART_AFP_UDP || c->afo.mode == INART_AFP_XDP || c->gated))
+	if (c->cores > 1 && (c->afo.mode == INART_AFP_UDP || c->gated))
 		return inart_err_set(err, -EINVAL,
-				     "--cores %d: several cores need --io ring, mmsg or auto (xdp "
-				     "serves one core) and no --agg-mbps, --rx-loss or --tx-loss",
+				     "--cores %d: several cores need --io xdp, ring, mmsg or auto "
+				     "and no --agg-mbps, --rx-loss or --tx-loss",
 				     c->cores);
 	return 0;
 }

@@ -37,7 +37,7 @@ static void shaped_ports(const struct sw_state *s, char *why, size_t n)
 static int open_xdp(struct sw_state *s, const struct inart_afp_opt *afo, int batch, int gated,
 		    struct inart_err *err)
 {
-	struct inart_xsk_opt xo = {batch, afo->rx_frames, afo->tx_frames};
+	struct inart_xsk_opt xo = {batch, afo->rx_frames, afo->tx_frames, s->cores};
 
 	s->xsk = inart_xsk_open(s->ifnames, s->n_ports, &xo, err);
 	if (s->xsk == NULL)
@@ -75,9 +75,7 @@ int inart_switchd_io_open(struct sw_state *s, const struct inart_afp_opt *afo_in
 	int rc;
 
 	if (afo.mode == INART_AFP_XDP || afo.mode == INART_AFP_AUTO) {
-		if (afo.mode == INART_AFP_AUTO && s->cores > 1)
-			snprintf(why, sizeof(why), "--cores %d: xdp serves one core", s->cores);
-		else if (afo.mode == INART_AFP_AUTO)
+		if (afo.mode == INART_AFP_AUTO)
 			shaped_ports(s, why, sizeof(why));
 		if (why[0] == '\0') {
 			rc = open_xdp(s, &afo, batch, gated, afo.mode == INART_AFP_XDP ? err : &xe);

@@ -35,7 +35,7 @@ struct worker {
 	struct sw_state *s;
 	int k, cpu, wake; /* wake: an eventfd (park, stop) */
 	pthread_t th;
-	struct inart_afp *ports[INART_SW_MAX_PORTS];
+	struct inart_port ports[INART_SW_MAX_PORTS]; /* AF_PACKET, or set k of s->xsk */
 	struct inart_frame out[OUT_MAX];
 	uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
 };
@@ -65,15 +65,15 @@ static void park_here(struct sw_workers *wk)
 static void flush_all(struct worker *w, int min)
 {
 	for (int i = 0; i < w->s->n_ports; i++)
-		if (inart_afp_pending(w->ports[i]) > min)
-			inart_afp_flush(w->ports[i]);
+		if (inart_port_pending(&w->ports[i]) > min)
+			inart_port_flush(&w->ports[i]);
 }
 
 static void send_out(struct worker *w, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (w->out[i].port < w->s->n_ports)
-			inart_afp_queue(w->ports[w->out[i].port], w->out[i].data, w->out[i].len);
+			inart_port_queue(&w->ports[w->out[i].port], w->out[i].data, w->out[i].len);
 }
 
 /* Drain the ready sockets (at most W_ROUNDS rounds) through the shard. */
@@ -87,7 +87,7 @@ static void w_rx(struct worker *w, struct inart_switch *sw, const struct pollfd 
 		for (int i = 0; i < w->s->n_ports; i++) {
 			int n = round == 0 && !(pfd[i].revents & POLLIN)
 				    ? 0
-				    : inart_afp_recv(w->ports[i], data, len, w->wk->batch);
+				    : inart_port_recv(&w->ports[i], data, len, w->wk->batch);
 			uint64_t now = inart_now_ns();
 
 			for (int j = 0; j < n; j++) {
@@ -123,7 +123,7 @@ static int w_timeout(struct worker *w, struct inart_switch *sw, struct pollfd *p
 	int t = dl == UINT64_MAX ? 1000 : dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
 
 	for (int i = 0; i < w->s->n_ports; i++) {
-		int p = inart_afp_pending(w->ports[i]);
+		int p = inart_port_pending(&w->ports[i]);
 
 		pfd[i].events = POLLIN | (p ? POLLOUT : 0);
 		if (p && t > 1)
@@ -140,7 +140,7 @@ static void *worker_main(void *arg)
 	int np = w->s->n_ports;
 
 	for (int i = 0; i < np; i++)
-		pfd[i].fd = inart_afp_fd(w->ports[i]);
+		pfd[i].fd = inart_port_fd(&w->ports[i]);
 	pfd[np].fd = w->wake;
 	pfd[np].events = POLLIN;
 	while (!atomic_load_explicit(&wk->stop, memory_order_relaxed) && !inart_daemon_stop) {
@@ -164,7 +164,7 @@ static void *worker_main(void *arg)
 		}
 		for (int i = 0; i < np; i++)
 			if (r > 0 && (pfd[i].revents & POLLERR))
-				inart_afp_clear_error(w->ports[i]);
+				inart_port_clear_error(&w->ports[i]);
 		if (r > 0)
 			w_rx(w, sw, pfd);
 		w_tick(w, sw);
@@ -196,8 +196,19 @@ static void drain(struct sw_state *s, int i)
 	while (inart_afp_recv(s->ports[i].afp, data, len, 64) > 0)
 		;
 	for (int k = 1; k < s->wk->n; k++)
-		while (inart_afp_recv(s->wk->w[k]->ports[i], data, len, 64) > 0)
+		while (inart_port_recv(&s->wk->w[k]->ports[i], data, len, 64) > 0)
 			;
+}
+
+/* --io xdp: worker k's ports are set k of the AF_XDP sets (a socket on
+ * queue k of every port; io/xsk hands each frame to its shard's set). */
+static int xsk_ports(struct sw_state *s)
+{
+	for (int k = 1; k < s->wk->n; k++)
+		for (int i = 0; i < s->n_ports; i++)
+			s->wk->w[k]->ports[i] =
+			    (struct inart_port){NULL, inart_xsk_set(s->xsk, k), i};
+	return 0;
 }
 
 int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *afo,
@@ -231,15 +242,17 @@ int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *a
 		if (w->wake < 0)
 			return inart_err_set(err, -errno, "eventfd: %s", strerror(errno));
 	}
+	if (s->xsk != NULL)
+		return xsk_ports(s);
 	for (int i = 0; i < s->n_ports; i++) {
 		uint16_t id = 0;
 
 		rc = inart_fanout_join(inart_afp_fd(s->ports[i].afp), s->ifnames[i], &id, err);
 		for (int k = 1; rc == 0 && k < wk->n; k++) {
-			wk->w[k]->ports[i] = inart_afp_open(s->ifnames[i], afo, err);
-			rc = wk->w[k]->ports[i] == NULL
+			wk->w[k]->ports[i].afp = inart_afp_open(s->ifnames[i], afo, err);
+			rc = wk->w[k]->ports[i].afp == NULL
 				 ? -errno
-				 : inart_fanout_join(inart_afp_fd(wk->w[k]->ports[i]),
+				 : inart_fanout_join(inart_afp_fd(wk->w[k]->ports[i].afp),
 						     s->ifnames[i], &id, err);
 		}
 		if (rc == 0)
@@ -255,17 +268,14 @@ int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *a
 int inart_switchd_workers_start(struct sw_state *s, struct inart_err *err)
 {
 	struct sw_workers *wk = s->wk;
-	cpu_set_t allowed, one;
 	sigset_t all, old;
-	int cpus[CPU_SETSIZE], nc = 0;
+	int cpus[CPU_SETSIZE], nc;
 
 	if (wk == NULL)
 		return 0;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		return inart_err_set(err, -errno, "sched_getaffinity: %s", strerror(errno));
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[nc++] = c;
+	nc = inart_daemon_cpus(cpus, err);
+	if (nc < 0)
+		return nc;
 	if (nc < wk->n)
 		inart_log_warn("--cores %d: only %d CPUs allowed, workers share them", wk->n, nc);
 	/* signals go to worker 0 (the daemon's thread) */
@@ -285,17 +295,14 @@ int inart_switchd_workers_start(struct sw_state *s, struct inart_err *err)
 		wk->started = k;
 		wk->alive++;
 		pthread_mutex_unlock(&wk->mu);
-		CPU_ZERO(&one);
-		CPU_SET(w->cpu, &one);
-		pthread_setaffinity_np(w->th, sizeof(one), &one);
+		inart_daemon_pin(w->th, w->cpu);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	CPU_ZERO(&one);
-	CPU_SET(cpus[0], &one);
-	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-	inart_log_info("%d workers, one shard each, pinned from CPU %d; fanout by shard (classic "
-		       "BPF, docs/dataplane.md)",
-		       wk->n, cpus[0]);
+	inart_daemon_pin(pthread_self(), cpus[0]);
+	inart_log_info("%d workers, one shard each, pinned from CPU %d; %s", wk->n, cpus[0],
+		       s->xsk != NULL ? "an AF_XDP socket per queue, frames handed to their "
+					"shard's worker (docs/dataplane.md)"
+				      : "fanout by shard (classic BPF, docs/dataplane.md)");
 	return 0;
 }
 
@@ -341,9 +348,10 @@ void inart_switchd_port_stats(struct sw_state *s, int i, struct inart_afp_stats 
 	for (int k = 1; s->wk != NULL && k < s->wk->n; k++) {
 		struct inart_afp_stats x;
 
-		if (s->wk->w[k] == NULL || s->wk->w[k]->ports[i] == NULL)
+		if (s->wk->w[k] == NULL ||
+		    (s->wk->w[k]->ports[i].afp == NULL && s->wk->w[k]->ports[i].xsk == NULL))
 			continue;
-		inart_afp_stats(s->wk->w[k]->ports[i], &x);
+		inart_port_stats(&s->wk->w[k]->ports[i], &x);
 		stats_add(st, &x);
 	}
 }
@@ -372,7 +380,7 @@ void inart_switchd_workers_close(struct sw_state *s)
 		if (w == NULL)
 			continue;
 		for (int i = 0; i < s->n_ports; i++)
-			inart_afp_close(w->ports[i]);
+			inart_afp_close(w->ports[i].afp); /* an AF_XDP set is s->xsk's */
 		if (w->wake > 0)
 			close(w->wake);
 		free(w);

@@ -48,6 +48,24 @@ struct inart_ethudp;
 
 /* Open c->port.  NULL + errno, err says why. */
 struct inart_ethudp *inart_ethudp_open(const struct inart_ethudp_cfg *c, struct inart_err *err);
+
+/* A frame device that is not an io/afpacket port (an AF_XDP socket of
+ * io/xsk, a higher layer): its calls, each with io/afpacket's meaning. */
+struct inart_ethudp_dev {
+	void *ctx;
+	int fd;		/* to poll */
+	uint8_t mac[6]; /* the device's MAC (c->mac all zero: ours) */
+	int (*recv)(void *ctx, uint8_t **data, uint16_t *len, int max);
+	int (*queue)(void *ctx, const uint8_t *frame, size_t len);
+	int (*pending)(const void *ctx);
+	int (*flush)(void *ctx);
+};
+
+/* The same over dev (copied; the device stays the caller's, to close after
+ * inart_ethudp_close).  c->port only names it in errors; c->afo.batch and
+ * c->afo.tx_queue (frames queued at most) are used. */
+struct inart_ethudp *inart_ethudp_open_dev(const struct inart_ethudp_dev *dev,
+					   const struct inart_ethudp_cfg *c, struct inart_err *err);
 void inart_ethudp_close(struct inart_ethudp *e);
 int inart_ethudp_fd(const struct inart_ethudp *e);
 /* Our MAC (the configuration's or the port's own). */

@@ -5,6 +5,11 @@
  * spare byte tells an oversized datagram, which is dropped), with iovecs,
  * mmsghdrs and peer addresses; transmit mmsghdrs for one batch pointing at
  * the caller's datagrams.  All allocated at open.
+ *
+ * Shards (inart_udp_open_shards): n sockets in one SO_REUSEPORT group with
+ * io/fanout's classic BPF program attached (SO_ATTACH_REUSEPORT_CBPF, loads
+ * from the network header): the kernel returns dp/shard's shard of each
+ * datagram, the index of the socket in the order they were bound.
  */
 #include "io/udp.h"
 
@@ -19,7 +24,13 @@
 #include "common/err.h"
 #include "common/file.h"
 #include "common/slab.h"
+#include "dp/shard.h"
+#include "io/fanout.h"
 #include "io/mmsg.h"
+
+#ifndef SO_ATTACH_REUSEPORT_CBPF
+#define SO_ATTACH_REUSEPORT_CBPF 51
+#endif
 
 #define RX_BUF (INART_DGRAM_MAX + 1)
 
@@ -62,8 +73,11 @@ static void lay_out(void *obj, struct inart_slab *s)
 	u->tx_addr = inart_slab_take(s, n, sizeof(*u->tx_addr));
 }
 
-struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct inart_err *err)
+/* The socket on ip:port; reuse: with SO_REUSEPORT (a shard group). */
+static struct inart_udp *open_one(uint32_t ip, uint16_t port, int batch, int reuse,
+				  struct inart_err *err)
 {
+	static const int one = 1;
 	struct inart_udp *u, proto = {.fd = -1, .batch = batch};
 	struct sockaddr_in a;
 	char ips[INET_ADDRSTRLEN];
@@ -91,6 +105,11 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 	}
 	set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, 8 << 20);
 	set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, 4 << 20);
+	if (reuse && setsockopt(u->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) {
+		rc = errno;
+		inart_err_set(err, -rc, "udp SO_REUSEPORT: %s", strerror(rc));
+		goto fail;
+	}
 	if (bind(u->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		rc = errno;
 		inart_err_set(err, -rc, "bind %s:%u: %s%s", ips, port, strerror(rc),
@@ -110,6 +129,49 @@ struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct i
 fail:
 	inart_udp_close(u);
 	return inart_null_errno(rc);
+}
+
+struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct inart_err *err)
+{
+	return open_one(ip, port, batch, 0, err);
+}
+
+int inart_udp_open_shards(uint32_t ip, uint16_t port, int batch, int n, struct inart_udp **out,
+			  struct inart_err *err)
+{
+	struct sock_filter f[INART_FANOUT_PROG_MAX];
+	struct sock_fprog prog;
+	struct inart_udp *probe;
+	int len, rc = 0;
+
+	if (n < 2 || n > INART_SHARD_MAX)
+		return inart_err_set(err, -EINVAL, "udp: %d shards (2..%d)", n, INART_SHARD_MAX);
+	/* a plain bind first: the group must not join sockets someone else
+	   holds on ip:port (another PS of the same user) */
+	probe = open_one(ip, port, 1, 0, err);
+	if (probe == NULL)
+		return -errno;
+	inart_udp_close(probe);
+	for (int k = 0; k < n; k++)
+		out[k] = NULL;
+	for (int k = 0; k < n && rc == 0; k++) {
+		out[k] = open_one(ip, port, batch, 1, err);
+		if (out[k] == NULL)
+			rc = -errno;
+	}
+	len = inart_fanout_prog(n, SKF_NET_OFF, f, INART_FANOUT_PROG_MAX);
+	if (rc == 0 && len < 0)
+		rc = inart_err_set(err, len, "udp: steering program for %d shards", n);
+	prog = (struct sock_fprog){(unsigned short)(len > 0 ? len : 0), f};
+	if (rc == 0 &&
+	    setsockopt(out[0]->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog)) < 0)
+		rc = inart_err_set(err, -errno, "udp: SO_ATTACH_REUSEPORT_CBPF: %s",
+				   strerror(errno));
+	for (int k = 0; rc < 0 && k < n; k++) {
+		inart_udp_close(out[k]);
+		out[k] = NULL;
+	}
+	return rc;
 }
 
 int inart_udp_fd(const struct inart_udp *u)

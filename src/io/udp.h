@@ -23,6 +23,14 @@ struct inart_udp;
 /* Bind ip:port (host order; ip 0 = any) with batches of `batch` datagrams.
  * NULL + errno, err says why (e.g. the address is not on this host). */
 struct inart_udp *inart_udp_open(uint32_t ip, uint16_t port, int batch, struct inart_err *err);
+/* n sockets (2..INART_SHARD_MAX) on ip:port into out[0..n), one
+ * SO_REUSEPORT group steered by dp/shard (io/fanout's program): socket k
+ * receives exactly the datagrams of shard k (inart_shard_steer of their
+ * frame; what it cannot parse: shard 0).  Each socket is used as one opened
+ * by inart_udp_open (close each).  0, or -errno with err and out[] all NULL
+ * (EADDRINUSE: something holds ip:port already). */
+int inart_udp_open_shards(uint32_t ip, uint16_t port, int batch, int n, struct inart_udp **out,
+			  struct inart_err *err);
 void inart_udp_close(struct inart_udp *u);
 int inart_udp_fd(const struct inart_udp *u);
 

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #define INART_XDP_MAX_PORTS 64
+#define INART_XDP_MAX_QUEUES 64 /* INART_SHARD_MAX (dp/shard.h): a socket per worker */
 #define INART_XDP_MAX_ROUTES 65536
 #define INART_XDP_MAX_OWN_IPS 256
 #define INART_XDP_UDP_PORT 47470 /* INART_WIRE_UDP_PORT (dp/wire.h) */

@@ -109,12 +109,29 @@ int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 	return -EOPNOTSUPP;
 }
 
+int inart_xsk_ifname_of(uint32_t ip, char *ifname, size_t n)
+{
+	return -EOPNOTSUPP;
+}
+
+struct inart_xsk *inart_xsk_set(struct inart_xsk *x, int k)
+{
+	return NULL;
+}
+
+struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t port,
+				      const struct inart_xsk_opt *o, struct inart_err *err)
+{
+	return inart_xsk_open(&ifname, 1, o, err);
+}
+
 #else
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
+#include <ifaddrs.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -128,12 +145,18 @@ int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
 
 #include "common/file.h"
+#include "dp/shard.h"
+#include "io/xdp_host.h"
+#include <xdp_host.skel.h>   /* generated: bpftool gen skeleton (meson.build) */
 #include <xdp_switch.skel.h> /* generated: bpftool gen skeleton (meson.build) */
 
 #define FRAME 2048u
@@ -151,11 +174,44 @@ struct xport {
 	uint64_t held[MAX_BATCH];
 	struct inart_afp_stats st;
 	struct xdp_statistics ks_base;
+	/* with queues: the poll fd (the socket and the handoff eventfd) and
+	   the entries of each other set's ring taken by the last recv */
+	int ep;
+	uint32_t taken[INART_SHARD_MAX];
+};
+
+/* Handoff (queues > 1): frames received on one set's queue for another
+ * set's shard, copied into a ring from that set to the owner, one per
+ * (from, to, port), single producer, single consumer, no lock. */
+#define HO_SLOTS 256 /* a power of two */
+struct ho_slot {
+	uint32_t len;
+	uint8_t data[FRAME - 4];
+};
+
+struct ho_ring {
+	_Alignas(64) atomic_uint head; /* written by the sending set */
+	_Alignas(64) atomic_uint tail; /* written by the owner */
+	struct ho_slot *slot;
+};
+
+struct ho_group {
+	int nq, n;
+	struct ho_ring *r;	/* [from][to][port] */
+	atomic_int *flag;	/* [to][port]: 1 = eventfd written, not read yet */
+	int *efd;		/* [to][port] */
+	struct ho_slot *mem;	/* every ring's slots */
+	uint64_t *drops;	/* [from][port]: ring full, frame dropped */
+	struct inart_xsk **set; /* [queue] */
 };
 
 struct inart_xsk {
 	int n, batch, rx_frames, tx_frames;
-	struct xdp_switch *skel;
+	struct xdp_switch *skel; /* the switch's program, or */
+	struct xdp_host *hskel;	 /* a host's (inart_xsk_open_host) */
+	int xsks_fd, prog_fd, ctrs_fd;
+	int queue, nq;	    /* this set's queue of nq (--cores) */
+	struct ho_group *g; /* nq > 1; set 0 owns it and the other sets */
 	struct xsk_umem *umem;
 	uint8_t *buf;
 	size_t buf_len;
@@ -314,7 +370,7 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 				       .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 				       .xdp_flags = 0,
 				       .bind_flags = bind};
-	int map = bpf_map__fd(x->skel->maps.xsks), rc;
+	int map = x->xsks_fd, rc;
 
 	rc = xsk_umem__create(&x->umem, x->buf, x->buf_len, &x->p[0].fq, &x->p[0].cq, &uc);
 	if (rc < 0) {
@@ -326,8 +382,9 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 		struct xport *p = &x->p[i];
 		uint32_t idx = 0, key = (uint32_t)i;
 
-		rc = xsk_socket__create_shared(&p->sk, ifnames[i], 0, x->umem, &p->rx, &p->tx,
-					       &p->fq, &p->cq, &sc);
+		key = (uint32_t)(i * x->nq + x->queue);
+		rc = xsk_socket__create_shared(&p->sk, ifnames[i], (uint32_t)x->queue, x->umem,
+					       &p->rx, &p->tx, &p->fq, &p->cq, &sc);
 		if (rc < 0) {
 			p->sk = NULL;
 			return inart_err_set(err, rc, "%s: AF_XDP socket: %s", ifnames[i],
@@ -356,6 +413,15 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 	return 0;
 }
 
+/* A skeleton's open_and_load failed (errno): -errno with err saying so. */
+static int load_failed(struct inart_err *err)
+{
+	int rc = -errno;
+
+	return inart_err_set(err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
+			     rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
+}
+
 /* The program loaded, its port maps filled.  0 or -errno (err). */
 static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
 {
@@ -363,12 +429,8 @@ static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct ina
 
 	libbpf_set_print(quiet);
 	x->skel = xdp_switch__open_and_load();
-	if (x->skel == NULL) {
-		rc = -errno;
-		return inart_err_set(
-		    err, rc, "--io xdp: loading the XDP program: %s%s", strerror(-rc),
-		    rc == -EPERM ? " (needs CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)" : "");
-	}
+	if (x->skel == NULL)
+		return load_failed(err);
 	for (int i = 0; i < x->n; i++) {
 		uint32_t port = (uint32_t)i, ifx = (uint32_t)x->p[i].ifindex;
 
@@ -381,13 +443,39 @@ static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct ina
 					     strerror(-rc));
 		}
 	}
+	x->xsks_fd = bpf_map__fd(x->skel->maps.xsks);
+	x->prog_fd = bpf_program__fd(x->skel->progs.inart_xdp_switch);
+	x->ctrs_fd = bpf_map__fd(x->skel->maps.ctrs);
+	return 0;
+}
+
+/* The host program loaded, configured for ip:port (network order).  0 or
+ * -errno (err). */
+static int load_host(struct inart_xsk *x, uint32_t ip, uint16_t port, struct inart_err *err)
+{
+	struct inart_xdp_host_cfg c = {.ip = ip, .port = port, .n_queues = 1};
+	uint32_t zero = 0;
+	int rc;
+
+	libbpf_set_print(quiet);
+	x->hskel = xdp_host__open_and_load();
+	if (x->hskel == NULL)
+		return load_failed(err);
+	if (bpf_map_update_elem(bpf_map__fd(x->hskel->maps.cfg), &zero, &c, BPF_ANY) < 0) {
+		rc = -errno;
+		return inart_err_set(err, rc, "--io xdp: the program's configuration: %s",
+				     strerror(-rc));
+	}
+	x->xsks_fd = bpf_map__fd(x->hskel->maps.xsks);
+	x->prog_fd = bpf_program__fd(x->hskel->progs.inart_xdp_host);
+	x->ctrs_fd = bpf_map__fd(x->hskel->maps.ctrs);
 	return 0;
 }
 
 /* Attach the program to every port: a link each (native, else generic). */
 static int attach(struct inart_xsk *x, const char *const *ifnames, struct inart_err *err)
 {
-	int prog = bpf_program__fd(x->skel->progs.inart_xdp_switch);
+	int prog = x->prog_fd;
 
 	x->native = 1;
 	for (int i = 0; i < x->n; i++) {
@@ -418,55 +506,61 @@ static int check_ports(struct inart_xsk *x, const char *const *ifnames, struct i
 	for (int i = 0; i < x->n; i++) {
 		int q;
 
-		x->p[i].fd = x->p[i].link_fd = -1;
+		x->p[i].fd = x->p[i].link_fd = x->p[i].ep = -1;
 		if (ifnames[i] == NULL || strlen(ifnames[i]) >= IF_NAMESIZE ||
 		    (x->p[i].ifindex = (int)if_nametoindex(ifnames[i])) == 0)
 			return inart_err_set(err, -ENODEV, "%s: no such interface",
 					     ifnames[i] ? ifnames[i] : "(null)");
 		q = rx_queues(ifnames[i]);
-		if (q > 1)
+		if (q > 1 && x->nq == 1)
 			return inart_err_set(err, -EOPNOTSUPP,
 					     "%s: %d receive queues; --io xdp serves queue 0 only "
 					     "(ethtool -L %s combined 1)",
 					     ifnames[i], q, ifnames[i]);
+		if (q != x->nq && x->nq > 1)
+			return inart_err_set(
+			    err, -EOPNOTSUPP,
+			    "%s: %d receive queues; --io xdp --cores %d needs %d, a "
+			    "socket per worker (ethtool -L %s combined %d; a veth: "
+			    "numrxqueues %d numtxqueues %d)",
+			    ifnames[i], q, x->nq, x->nq, ifnames[i], x->nq, x->nq, x->nq);
 		if_info(ifnames[i], x->p[i].mac, &x->p[i].veth);
 	}
 	return 0;
 }
 
-struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
-				 struct inart_err *err)
+/* A set's memory on ifnames[0..n), for queue of nq: the ports checked, the
+ * UMEM mapped.  NULL + errno (err). */
+static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				   int queue, int nq, struct inart_err *err)
 {
-	struct rlimit inf = {RLIM_INFINITY, RLIM_INFINITY};
-	struct inart_xsk *x;
-	char zc_why[64] = "";
+	struct inart_xsk *x = calloc(1, sizeof(*x));
 	double phys;
 	int rc;
 
-	if (n < 1 || n > INART_SW_MAX_PORTS || o == NULL || o->batch < 1 || o->batch > MAX_BATCH ||
-	    o->rx_frames < 64 || o->tx_frames < o->batch) {
-		inart_err_set(err, -EINVAL, "--io xdp: bad port count, batch or ring size");
-		return inart_null_errno(EINVAL);
-	}
-	x = calloc(1, sizeof(*x));
-	if (x == NULL)
+	if (x == NULL) {
+		inart_err_set(err, -ENOMEM, "--io xdp: out of memory");
 		return NULL;
+	}
 	x->n = n;
 	x->batch = o->batch;
 	x->rx_frames = pow2(o->rx_frames);
 	x->tx_frames = pow2(o->tx_frames);
 	x->cap_free = n * x->tx_frames;
+	x->queue = queue;
+	x->nq = nq;
 	rc = check_ports(x, ifnames, err);
 	if (rc < 0)
 		goto fail;
-	setrlimit(RLIMIT_MEMLOCK, &inf); /* best effort: the UMEM is pinned */
 	x->buf_len = (size_t)n * (size_t)(x->rx_frames + x->tx_frames) * FRAME;
 	phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-	if (phys > 0 && (double)x->buf_len > phys / 4) {
-		rc = inart_err_set(err, -ENOMEM,
-				   "--io xdp: a UMEM of %zu MB (%d ports x %d frames) is more than "
-				   "a quarter of this machine's memory; fewer --ring-frames",
-				   x->buf_len >> 20, n, x->rx_frames + x->tx_frames);
+	if (phys > 0 && (double)x->buf_len * nq > phys / 4) {
+		rc = inart_err_set(
+		    err, -ENOMEM,
+		    "--io xdp: a UMEM of %zu MB (%d ports x %d frames%s) is more than "
+		    "a quarter of this machine's memory; fewer --ring-frames",
+		    (x->buf_len * (size_t)nq) >> 20, n, x->rx_frames + x->tx_frames,
+		    nq > 1 ? ", one per core" : "");
 		goto fail;
 	}
 	x->buf = mmap(NULL, x->buf_len, PROT_READ | PROT_WRITE,
@@ -479,17 +573,121 @@ struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct
 				   x->buf_len >> 20);
 		goto fail;
 	}
-	rc = load_prog(x, ifnames, err);
+	return x;
+fail:
+	inart_xsk_close(x);
+	return inart_null_errno(-rc);
+}
+
+/* The handoff rings, eventfds and poll fds of the nq sets x->g->set[]. */
+static int group_open(struct inart_xsk *x, struct inart_err *err)
+{
+	struct ho_group *g = x->g;
+	size_t nr = (size_t)g->nq * (size_t)g->nq * (size_t)g->n, nf = (size_t)g->nq * (size_t)g->n;
+
+	g->r = calloc(nr, sizeof(*g->r));
+	g->flag = calloc(nf, sizeof(*g->flag));
+	g->efd = calloc(nf, sizeof(*g->efd));
+	g->drops = calloc(nf, sizeof(*g->drops));
+	g->mem = mmap(NULL, nr * HO_SLOTS * sizeof(struct ho_slot), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g->r == NULL || g->flag == NULL || g->efd == NULL || g->drops == NULL ||
+	    g->mem == MAP_FAILED) {
+		if (g->mem == MAP_FAILED)
+			g->mem = NULL;
+		return inart_err_set(err, -ENOMEM,
+				     "--io xdp: handoff rings of %zu MB: out of memory",
+				     (nr * HO_SLOTS * sizeof(struct ho_slot)) >> 20);
+	}
+	for (size_t j = 0; j < nr; j++)
+		g->r[j].slot = g->mem + j * HO_SLOTS;
+	for (size_t j = 0; j < nf; j++)
+		g->efd[j] = -1;
+	for (int q = 0; q < g->nq; q++)
+		for (int i = 0; i < g->n; i++) {
+			struct xport *p = &g->set[q]->p[i];
+			int *efd = &g->efd[q * g->n + i];
+			struct epoll_event ev = {.events = EPOLLIN};
+
+			*efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			p->ep = epoll_create1(EPOLL_CLOEXEC);
+			if (*efd < 0 || p->ep < 0 ||
+			    epoll_ctl(p->ep, EPOLL_CTL_ADD, p->fd, &ev) < 0 ||
+			    epoll_ctl(p->ep, EPOLL_CTL_ADD, *efd, &ev) < 0)
+				return inart_err_set(err, -errno, "--io xdp: handoff eventfd: %s",
+						     strerror(errno));
+		}
+	return 0;
+}
+
+/* Sets 1..nq-1 of x (set 0, the program loaded, its sockets open): each on
+ * its queue, with bind flags `bind`, in the program's XSKMAP. */
+static int open_queues(struct inart_xsk *x, const char *const *ifnames,
+		       const struct inart_xsk_opt *o, uint16_t bind, struct inart_err *err)
+{
+	int nq = x->nq;
+
+	x->g = calloc(1, sizeof(*x->g));
+	if (x->g == NULL || (x->g->set = calloc((size_t)nq, sizeof(*x->g->set))) == NULL)
+		return inart_err_set(err, -ENOMEM, "--io xdp: out of memory");
+	x->g->nq = nq;
+	x->g->n = x->n;
+	x->g->set[0] = x;
+	for (int q = 1; q < nq; q++) {
+		struct inart_xsk *y = set_alloc(ifnames, x->n, o, q, nq, err);
+		int rc;
+
+		if (y == NULL)
+			return -errno;
+		x->g->set[q] = y;
+		y->g = x->g;
+		y->xsks_fd = x->xsks_fd;
+		y->zc = x->zc;
+		y->native = x->native;
+		rc = open_sockets(y, ifnames, bind, err);
+		if (rc < 0)
+			return rc;
+	}
+	x->skel->data->n_queues = (uint32_t)nq;
+	return group_open(x, err);
+}
+
+/* The set on ifnames[0..n) with the switch's program (o->queues sets, one
+ * per queue), or (host_ip != 0, network order) a host's for
+ * host_ip:host_port. */
+static struct inart_xsk *open_set(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				  uint32_t host_ip, uint16_t host_port, struct inart_err *err)
+{
+	struct rlimit inf = {RLIM_INFINITY, RLIM_INFINITY};
+	struct inart_xsk *x;
+	char zc_why[64] = "";
+	int rc, nq = o != NULL && o->queues > 1 ? o->queues : 1;
+	uint16_t bind = XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP;
+
+	if (n < 1 || n > INART_SW_MAX_PORTS || o == NULL || o->batch < 1 || o->batch > MAX_BATCH ||
+	    o->rx_frames < 64 || o->tx_frames < o->batch || nq > INART_XDP_MAX_QUEUES ||
+	    (nq > 1 && host_ip != 0)) {
+		inart_err_set(err, -EINVAL, "--io xdp: bad port count, batch, ring size or queues");
+		return inart_null_errno(EINVAL);
+	}
+	setrlimit(RLIMIT_MEMLOCK, &inf); /* best effort: the UMEM is pinned */
+	x = set_alloc(ifnames, n, o, 0, nq, err);
+	if (x == NULL)
+		return NULL;
+	rc = host_ip != 0 ? load_host(x, host_ip, host_port, err) : load_prog(x, ifnames, err);
 	if (rc < 0)
 		goto fail;
 	x->zc = 1;
-	rc = open_sockets(x, ifnames, XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP, err);
+	rc = open_sockets(x, ifnames, bind, err);
 	if (rc < 0) {
 		snprintf(zc_why, sizeof(zc_why), "zero-copy refused: %s", strerror(-rc));
 		close_sockets(x);
 		x->zc = 0;
-		rc = open_sockets(x, ifnames, XDP_COPY | XDP_USE_NEED_WAKEUP, err);
+		bind = XDP_COPY | XDP_USE_NEED_WAKEUP;
+		rc = open_sockets(x, ifnames, bind, err);
 	}
+	if (rc == 0 && nq > 1)
+		rc = open_queues(x, ifnames, o, bind, err);
 	if (rc < 0)
 		goto fail;
 	rc = attach(x, ifnames, err);
@@ -498,20 +696,88 @@ struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct
 	snprintf(x->desc, sizeof(x->desc), "AF_XDP %s%s%s%s, %s XDP",
 		 x->zc ? "zero-copy" : "copy mode", zc_why[0] ? " (" : "", zc_why,
 		 zc_why[0] ? ")" : "", x->native ? "native" : "generic");
+	if (nq > 1)
+		snprintf(x->desc + strlen(x->desc), sizeof(x->desc) - strlen(x->desc),
+			 ", %d queues (a socket per core)", nq);
 	return x;
 fail:
 	inart_xsk_close(x);
 	return inart_null_errno(-rc);
 }
 
+struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
+				 struct inart_err *err)
+{
+	return open_set(ifnames, n, o, 0, 0, err);
+}
+
+int inart_xsk_ifname_of(uint32_t ip, char *ifname, size_t n)
+{
+	struct ifaddrs *ifa, *a;
+	int rc = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (a = ifa; a != NULL; a = a->ifa_next)
+		if (a->ifa_addr != NULL && a->ifa_addr->sa_family == AF_INET &&
+		    ((const struct sockaddr_in *)(const void *)a->ifa_addr)->sin_addr.s_addr ==
+			htonl(ip)) {
+			rc = (a->ifa_flags & IFF_LOOPBACK) ? -EOPNOTSUPP : 0;
+			snprintf(ifname, n, "%s", a->ifa_name);
+			break;
+		}
+	freeifaddrs(ifa);
+	return rc;
+}
+
+struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t port,
+				      const struct inart_xsk_opt *o, struct inart_err *err)
+{
+	if (ip == 0) {
+		inart_err_set(err, -EINVAL, "--io xdp: the host needs an address (--bind IP)");
+		return inart_null_errno(EINVAL);
+	}
+	return open_set(&ifname, 1, o, htonl(ip), htons(port), err);
+}
+
+/* Set 0: the other sets, the handoff rings and fds. */
+static void group_close(struct inart_xsk *x)
+{
+	struct ho_group *g = x->g;
+
+	if (g == NULL || x->queue != 0)
+		return;
+	for (int q = 1; g->set != NULL && q < g->nq; q++)
+		if (g->set[q] != NULL) {
+			g->set[q]->g = NULL;
+			inart_xsk_close(g->set[q]);
+		}
+	for (int j = 0; g->efd != NULL && j < g->nq * g->n; j++)
+		inart_fd_close(g->efd[j]);
+	if (g->mem != NULL)
+		munmap(g->mem, (size_t)g->nq * (size_t)g->nq * (size_t)g->n * HO_SLOTS *
+				   sizeof(struct ho_slot));
+	free(g->r);
+	free(g->flag);
+	free(g->efd);
+	free(g->drops);
+	free(g->set);
+	free(g);
+	x->g = NULL;
+}
+
 void inart_xsk_close(struct inart_xsk *x)
 {
 	if (x == NULL)
 		return;
-	for (int i = 0; i < x->n; i++)
+	for (int i = 0; i < x->n; i++) {
 		inart_fd_close(x->p[i].link_fd); /* detaches the program */
+		inart_fd_close(x->p[i].ep);
+	}
+	group_close(x);
 	close_sockets(x);
 	xdp_switch__destroy(x->skel);
+	xdp_host__destroy(x->hskel);
 	if (x->buf != NULL)
 		munmap(x->buf, x->buf_len);
 	free(x->free_tx);
@@ -525,7 +791,12 @@ const char *inart_xsk_describe(const struct inart_xsk *x)
 
 int inart_xsk_fd(const struct inart_xsk *x, int i)
 {
-	return x->p[i].fd;
+	return x->p[i].ep >= 0 ? x->p[i].ep : x->p[i].fd;
+}
+
+struct inart_xsk *inart_xsk_set(struct inart_xsk *x, int k)
+{
+	return x->g != NULL && k >= 0 && k < x->g->nq ? x->g->set[k] : k == 0 ? x : NULL;
 }
 
 int inart_xsk_is_veth(const struct inart_xsk *x, int i)
@@ -556,10 +827,96 @@ static void refill(struct inart_xsk *x, struct xport *p)
 		recvfrom(p->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
+static struct ho_ring *ho_ring(const struct ho_group *g, int from, int to, int i)
+{
+	return &g->r[((size_t)from * (size_t)g->nq + (size_t)to) * (size_t)g->n + (size_t)i];
+}
+
+/* Tell set `to` that port i has frames in its rings (one eventfd write
+ * until it has read it). */
+static void ho_signal(struct ho_group *g, int to, int i)
+{
+	uint64_t one = 1;
+
+	if (atomic_exchange(&g->flag[to * g->n + i], 1) == 0)
+		(void)!write(g->efd[to * g->n + i], &one, sizeof(one));
+}
+
+/* A frame of port i received by set `from` for set `to`: copied into
+ * their ring (dropped and counted if it is full).  1 if queued. */
+static int ho_push(struct ho_group *g, int from, int to, int i, const uint8_t *f, uint32_t len)
+{
+	struct ho_ring *r = ho_ring(g, from, to, i);
+	unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
+
+	if (h - atomic_load_explicit(&r->tail, memory_order_acquire) >= HO_SLOTS ||
+	    len > sizeof(r->slot[0].data)) {
+		g->drops[from * g->n + i]++;
+		return 0;
+	}
+	r->slot[h & (HO_SLOTS - 1)].len = len;
+	memcpy(r->slot[h & (HO_SLOTS - 1)].data, f, len);
+	atomic_store_explicit(&r->head, h + 1, memory_order_release);
+	return 1;
+}
+
+/* Set x's port i: the entries the last recv returned go back to their
+ * rings; the eventfd is read if it was written. */
+static void ho_release(struct inart_xsk *x, int i)
+{
+	struct ho_group *g = x->g;
+	struct xport *p = &x->p[i];
+	uint64_t v;
+
+	for (int q = 0; q < g->nq; q++)
+		if (p->taken[q] > 0) {
+			struct ho_ring *r = ho_ring(g, q, x->queue, i);
+
+			atomic_store_explicit(&r->tail,
+					      atomic_load_explicit(&r->tail, memory_order_relaxed) +
+						  p->taken[q],
+					      memory_order_release);
+			p->taken[q] = 0;
+		}
+	if (atomic_exchange(&g->flag[x->queue * g->n + i], 0) != 0)
+		(void)!read(g->efd[x->queue * g->n + i], &v, sizeof(v));
+}
+
+/* Frames handed to set x for port i, after data[0..k), up to max; they stay
+ * in their rings until the next recv of port i. */
+static int ho_take(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, int k, int max)
+{
+	struct ho_group *g = x->g;
+	struct xport *p = &x->p[i];
+	int left = 0;
+
+	for (int q = 0; q < g->nq; q++) {
+		struct ho_ring *r = ho_ring(g, q, x->queue, i);
+		unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed),
+			 h = atomic_load_explicit(&r->head, memory_order_acquire);
+
+		if (q == x->queue)
+			continue;
+		for (; t + p->taken[q] != h && k < max; p->taken[q]++, k++) {
+			struct ho_slot *s = &r->slot[(t + p->taken[q]) & (HO_SLOTS - 1)];
+
+			data[k] = s->data;
+			len[k] = (uint16_t)s->len;
+			p->st.rx++;
+			p->st.rx_bytes += s->len;
+		}
+		left |= t + p->taken[q] != h;
+	}
+	if (left)
+		ho_signal(g, x->queue, i); /* level-triggered: poll again */
+	return k;
+}
+
 int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, int max)
 {
 	struct xport *p = &x->p[i];
 	uint32_t idx = 0, n;
+	uint64_t sent = 0; /* sets a frame was handed to (bit per queue) */
 	int k = 0;
 
 	refill(x, p);
@@ -569,9 +926,11 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 		max = x->batch;
 	if (max <= 0)
 		return 0;
+	if (x->g != NULL)
+		ho_release(x, i);
 	n = xsk_ring_cons__peek(&p->rx, (uint32_t)max, &idx);
 	if (n == 0)
-		return 0;
+		return x->g != NULL ? ho_take(x, i, data, len, 0, max) : 0;
 	p->st.rx_calls++;
 	for (uint32_t j = 0; j < n; j++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&p->rx, idx + j);
@@ -585,6 +944,15 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 			p->st.rx_trunc++;
 			continue;
 		}
+		if (x->g != NULL) { /* the shard of another set: to its ring */
+			int to = inart_shard_steer(x->buf + off, d->len, x->nq);
+
+			if (to != x->queue) {
+				if (ho_push(x->g, x->queue, to, i, x->buf + off, d->len))
+					sent |= 1ull << to;
+				continue;
+			}
+		}
 		data[k] = x->buf + off;
 		len[k] = (uint16_t)d->len;
 		p->st.rx++;
@@ -592,7 +960,10 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 		k++;
 	}
 	xsk_ring_cons__release(&p->rx, n);
-	return k;
+	for (int q = 0; sent != 0 && q < x->nq; q++)
+		if (sent >> q & 1)
+			ho_signal(x->g, q, i);
+	return x->g != NULL ? ho_take(x, i, data, len, k, max) : k;
 }
 
 /* Completed transmit frames of port p back to the free stack. */
@@ -707,6 +1078,8 @@ void inart_xsk_stats(struct inart_xsk *x, int i, struct inart_afp_stats *st)
 	}
 	*st = p->st;
 	st->tx_errors += ks.tx_invalid_descs;
+	if (x->g != NULL) /* frames lost handing them to their shard's worker */
+		st->rx_kernel_drops += x->g->drops[x->queue * x->g->n + i];
 }
 
 int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const uint8_t *peer_mac,
@@ -798,7 +1171,7 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 
 int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(x->skel->maps.ctrs);
+	int ncpu = libbpf_num_possible_cpus(), fd = x->ctrs_fd;
 	uint64_t v[1024];
 
 	if (ncpu <= 0 || ncpu > 1024)

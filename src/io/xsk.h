@@ -8,7 +8,9 @@
  *
  * Sockets: zero-copy with need-wakeup where the driver offers it, else copy
  * mode (veth refuses zero-copy); queue 0 only (an interface with more than
- * one receive queue is refused: `ethtool -L IF combined 1`).  The program is
+ * one receive queue is refused: `ethtool -L IF combined 1`), or with
+ * o->queues = N one set per queue, interfaces with exactly N queues
+ * (inart_xsk_set).  The program is
  * attached native (driver) where the driver allows it, else generic (skb).
  * Each attachment is a bpf_link owned by this process: it goes when the set
  * is closed and when the process dies (kill -9 included), nothing pinned.
@@ -19,6 +21,9 @@
  * draws from (frames come back through the completion rings).  Rings are
  * used in batches; a system call is made only when the kernel asks for a
  * wake-up (need-wakeup) or, in copy mode, to make the kernel send.
+ *
+ * A host's set (inart_xsk_open_host) is the same with one socket and the
+ * host program (bpf/xdp_host.bpf.c): the PS daemon's `--io xdp`.
  *
  * Threads: everything on one thread (the packet thread), except
  * inart_xsk_counters (any thread: it reads a map).
@@ -39,6 +44,8 @@ struct inart_xsk_opt {
 	int batch;     /* frames per recv / kick, 1..1024 */
 	int rx_frames; /* per port: fill and receive ring (rounded up to 2^k) */
 	int tx_frames; /* per port: transmit and completion ring (2^k) */
+	int queues;    /* 0, 1: one set on queue 0; N: N sets, set k on queue k
+			  of every port (switchd --cores N; see inart_xsk_set) */
 };
 
 struct inart_xsk;
@@ -52,7 +59,32 @@ int inart_xsk_built(void);
  * (another XDP program on an interface). */
 struct inart_xsk *inart_xsk_open(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
 				 struct inart_err *err);
+/* A host's set (`inart ps --io xdp`): one socket on ifname's queue 0 and
+ * bpf/xdp_host.bpf.c attached, which steers UDP to ip:port (host order) to
+ * the socket and passes everything else (ARP, ICMP, TCP, ...) to the
+ * kernel's stack.  The port calls below with i = 0; no sync_* calls.  NULL
+ * + errno with err as inart_xsk_open. */
+struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t port,
+				      const struct inart_xsk_opt *o, struct inart_err *err);
+/* The interface holding IPv4 address ip (host order) into ifname: 0,
+ * -EADDRNOTAVAIL (none), -EOPNOTSUPP (a loopback interface: no AF_XDP for
+ * it here, or not built). */
+int inart_xsk_ifname_of(uint32_t ip, char *ifname, size_t n);
 void inart_xsk_close(struct inart_xsk *x);
+/* Set k of a set opened with o->queues = N (0 <= k < N; set 0 is the one
+ * inart_xsk_open returned, and owns the others: closing it closes all):
+ * sockets on queue k of every port, its own UMEM and transmit frames, for
+ * worker k alone.  The kernel puts a frame on the queue the device chose
+ * (a veth: by the sending CPU) and refuses a redirect to another queue's
+ * socket, so inart_xsk_recv on set k computes each frame's shard
+ * (dp/shard's inart_shard_steer, N shards) and hands the frames of shard j
+ * to set j through a ring from k to j (one per port; single producer,
+ * single consumer, no lock; a copy; full: dropped and counted in
+ * rx_kernel_drops); set j's recv returns them with its own, and its poll fd
+ * (inart_xsk_fd: an epoll fd over the socket and an eventfd the handing
+ * set writes once until it is read) wakes for them.  NULL if k is out of
+ * range. */
+struct inart_xsk *inart_xsk_set(struct inart_xsk *x, int k);
 /* Whether port i is a veth: a frame forwarded in the kernel into a veth is
  * lost unless its peer runs an XDP program or has GRO on. */
 int inart_xsk_is_veth(const struct inart_xsk *x, int i);
