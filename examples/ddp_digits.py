@@ -208,18 +208,19 @@ def worker_argv(args, backend, out, plan):
 
 def run_backend(fab, args, backend, plan, nodes):
     """Train with `backend` on the fabric; the per-rank result dicts."""
-    outs = [os.path.join(fab.dir, "%s-%d.json" % (backend, r)) for r in range(len(nodes))]
+    out = os.path.join(fab.dir, "%s-{rank}.json" % backend)   # one command for every rank
+    outs = [out.replace("{rank}", str(r)) for r in range(len(nodes))]
     if backend != "gloo":
         fab.install(plan)
     env = {"PYTHONPATH": os.pathsep.join(
         [os.path.join(HERE, "..", "python")] + ([os.environ["PYTHONPATH"]]
                                                if os.environ.get("PYTHONPATH") else []))}
-    res = fab.run(nodes, lambda r: worker_argv(args, backend, outs[r], plan), env=env,
+    res = fab.run(nodes, worker_argv(args, backend, out, plan), env=env,
                   timeout=args.run_timeout)
     bad = [(r, rc, o) for r, (rc, o) in enumerate(res) if rc != 0]
     if bad:
         r, rc, o = bad[0]
-        how = ("did not finish within %g s (killed; its stack, if it printed one, follows)"
+        how = ("did not finish within %g s (ended by inart emu exec; its stack follows)"
                % args.run_timeout if rc is None else "exited with status %d" % rc)
         raise RuntimeError("%s rank %d %s:\n%s" % (backend, r, how, o[-3000:]))
     return [json.load(open(p)) for p in outs]
@@ -409,11 +410,13 @@ def main():
     ap.add_argument("--plan", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        # SIGUSR1 prints every thread's stack: the driver sends it to a rank
-        # that overran its time before killing it (python/inart/fabric.py).
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        # SIGTERM prints every thread's stack, then ends the rank: `inart emu
+        # exec` sends it to a rank that overran --timeout (or outlived a failed
+        # rank by --grace) before SIGKILL.
+        faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
         r = train(args)
-        with open(args.out, "w") as f:
+        # "{rank}" in --out: one command for every rank (inart emu exec)
+        with open(args.out.replace("{rank}", str(r["rank"])), "w") as f:
             json.dump(r, f)
         sys.stdout.flush()
         sys.stderr.flush()
