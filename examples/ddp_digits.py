@@ -5,8 +5,9 @@ all-reduce, over the same shaped links, and compare.
 
     sudo python3 examples/ddp_digits.py [--workers 4] [--mbps 100] [--epochs 8]
                                         [--png curves.png] [--json out.json]
+    sudo python3 examples/ddp_digits.py --curves tta.png [--workers 4]
 
-Builds a rack as network namespaces (python/inart/fabric.py): workers
+Builds a rack with `inart emu up` (python/inart/fabric.py): workers
 w0..wN-1 under switch t0 (INA), t0 -- t1, PSs p0 and p1 under t1, every
 link shaped to --mbps with tc tbf; runs `inart switchd` on t0 and t1 and
 `inart ps` on p0 and p1; plans with `inart plan` and installs the plan.
@@ -26,6 +27,12 @@ The "gloo" and "backend" runs time DDP's all-reduce with a hook doing
 exactly what DDP does without one (torch's default allreduce_hook: divide,
 all_reduce of the bucket on the default process group), timed from the
 hand-over to the result.
+
+--curves PNG: time-to-accuracy instead, four runs -- DDP and DDP +
+ZeroRedundancyOptimizer, each with init_process_group("inart") and with
+"gloo" -- test accuracy against training time in one PNG (a panel each),
+the time to --target-acc, the accuracy difference, and the backend's
+collectives on the software path where INA applies (inart.torch.stats()).
 
 It prints the loss per epoch side by side, the final test accuracy of both,
 the time per iteration and the communication time per iteration of both
@@ -140,8 +147,10 @@ def train(args):
     else:
         opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9)
     lossf = torch.nn.CrossEntropyLoss()
-    losses, iter_s, acc = [], [], []
+    losses, iter_s, acc, acc_t = [], [], [], []
+    train_s = 0.0   # training time so far (the evaluations left out): time to accuracy
     for epoch in range(args.epochs):
+        te = time.perf_counter()
         g = torch.Generator().manual_seed(args.seed * 1000 + epoch)
         perm = torch.randperm(len(xtr), generator=g)
         shard = perm[rank::world]
@@ -155,12 +164,14 @@ def train(args):
             opt.step()
             iter_s.append(time.perf_counter() - t0)
             losses.append(float(loss))
+        train_s += time.perf_counter() - te
+        acc_t.append(train_s)
         with torch.no_grad():
             acc.append(float((model(xte).argmax(1) == yte).float().mean()) * 100)
     its = state.iterations if state else rec.iterations
     comm = [it["comm_s"] for it in its]
     out = dict(backend=args.worker, rank=rank, world=world, losses=losses, iter_s=iter_s,
-               comm_s=comm, first=[it["first"] for it in its], acc=acc,
+               comm_s=comm, first=[it["first"] for it in its], acc=acc, acc_t=acc_t,
                params=sum(p.numel() for p in model.parameters()),
                checksum=float(sum(p.double().sum() for p in model.parameters())))
     for k in ("c_s", "barrier_s", "wait_s", "post_s"):
@@ -208,18 +219,19 @@ def worker_argv(args, backend, out, plan):
 
 def run_backend(fab, args, backend, plan, nodes):
     """Train with `backend` on the fabric; the per-rank result dicts."""
-    outs = [os.path.join(fab.dir, "%s-%d.json" % (backend, r)) for r in range(len(nodes))]
+    out = os.path.join(fab.dir, "%s-{rank}.json" % backend)   # one command for every rank
+    outs = [out.replace("{rank}", str(r)) for r in range(len(nodes))]
     if backend != "gloo":
         fab.install(plan)
     env = {"PYTHONPATH": os.pathsep.join(
         [os.path.join(HERE, "..", "python")] + ([os.environ["PYTHONPATH"]]
                                                if os.environ.get("PYTHONPATH") else []))}
-    res = fab.run(nodes, lambda r: worker_argv(args, backend, outs[r], plan), env=env,
+    res = fab.run(nodes, worker_argv(args, backend, out, plan), env=env,
                   timeout=args.run_timeout)
     bad = [(r, rc, o) for r, (rc, o) in enumerate(res) if rc != 0]
     if bad:
         r, rc, o = bad[0]
-        how = ("did not finish within %g s (killed; its stack, if it printed one, follows)"
+        how = ("did not finish within %g s (ended by inart emu exec; its stack follows)"
                % args.run_timeout if rc is None else "exited with status %d" % rc)
         raise RuntimeError("%s rank %d %s:\n%s" % (backend, r, how, o[-3000:]))
     return [json.load(open(p)) for p in outs]
@@ -239,7 +251,9 @@ def summarize(rs, warmup):
     parts = {k: statistics.median(max(r[k][i] for r in rs)
                                   for i in range(warmup, len(rs[0][k])))
              for k in ("c_s", "barrier_s", "wait_s", "post_s")}
-    return dict(loss=loss, acc=rs[0]["acc"], final_acc=rs[0]["acc"][-1],
+    # the slowest rank's training time at each epoch's end
+    acc_t = [max(r["acc_t"][e] for r in rs) for e in range(len(rs[0]["acc_t"]))]
+    return dict(loss=loss, acc=rs[0]["acc"], acc_t=acc_t, final_acc=rs[0]["acc"][-1],
                 skew_med=statistics.median(skew), c_med=parts["c_s"],
                 barrier_med=parts["barrier_s"], wait_med=parts["wait_s"],
                 post_med=parts["post_s"],
@@ -266,6 +280,80 @@ def write_png(path, a, b, epochs, title):
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+
+
+def write_curves_png(path, runs, title):
+    """Time-to-accuracy curves: test accuracy against training time, one
+    panel per optimizer set-up, InArt against gloo in each."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.5 * len(runs), 4), squeeze=False)
+    for ax, (name, res) in zip(axes[0], runs):
+        for k, label, st in (("backend", 'init_process_group("inart")', "-o"),
+                             ("inart", "InArt DDP hook", "-s"),
+                             ("gloo", 'init_process_group("gloo")', "--^")):
+            if k in res:
+                ax.plot(res[k]["acc_t"], res[k]["acc"], st, label=label, ms=4)
+        ax.set_xlabel("training time (s, slowest rank; evaluation left out)")
+        ax.set_ylabel("test accuracy (%)")
+        ax.set_title(name)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def time_to(res, target):
+    """Training time at the first epoch whose test accuracy reaches target."""
+    for t, a in zip(res["acc_t"], res["acc"]):
+        if a >= target:
+            return t
+    return None
+
+
+def curves(args):
+    """DDP and DDP + ZeroRedundancyOptimizer, each with the backend "inart"
+    and with "gloo" (a network each); the PNG and a table."""
+    runs = []
+    for zero in (False, True):
+        a = argparse.Namespace(**vars(args))
+        a.zero, a.backends = zero, ["backend", "gloo"]
+        name = "DDP + ZeroRedundancyOptimizer" if zero else "DDP"
+        out = compare(a)
+        runs.append((name, out["results"]))
+    target = args.target_acc
+    print("time to accuracy, %d workers, links %g Mbit/s, %d epochs (busy machine: other "
+          "processes shared the 2 cores)" % (args.workers, args.mbps, args.epochs))
+    print("%-32s %10s %12s %14s %12s" % ("", "backend", "final acc", "to %.0f%% (s)" % target,
+                                          "comm/iter"))
+    for name, res in runs:
+        for k in ("backend", "gloo"):
+            t = time_to(res[k], target)
+            print("%-32s %10s %11.2f%% %14s %10.1f ms" % (
+                name, "inart" if k == "backend" else k, res[k]["final_acc"],
+                "%.2f" % t if t is not None else "not reached", res[k]["comm_med"] * 1e3))
+        d = res["backend"]["final_acc"] - res["gloo"]["final_acc"]
+        print("%-32s accuracy inart - gloo %+.2f points: %s (target: within 1)"
+              % (name, d, "MET" if abs(d) <= 1.0 else "MISSED"))
+        sw = software_ina_calls(res["backend"].get("backend_stats") or {})
+        print("%-32s collectives on the software path where INA applies: %d %s"
+              % (name, sum(sw.values()), sw or ""))
+    write_curves_png(args.curves, runs, "MLP on digits, %d workers, %g Mbit/s links: inart "
+                     "vs gloo" % (args.workers, args.mbps))
+    print("wrote %s" % args.curves)
+    return runs
+
+
+# ops the backend carries through InArt when they are float SUM/AVG
+INA_OPS = ("allreduce", "allreduce_coalesced", "reduce_scatter", "_reduce_scatter_base")
+
+
+def software_ina_calls(st):
+    """{op: calls} of the ops INA applies to that took the gloo path."""
+    return {op: st[op]["gloo"]["calls"] for op in INA_OPS
+            if op in st and st[op].get("gloo", {}).get("calls")}
 
 
 def compare(args):
@@ -404,21 +492,34 @@ def main():
     ap.add_argument("--run-timeout", type=float, default=900.0)
     ap.add_argument("--png", default="ddp_digits.png")
     ap.add_argument("--json", default=None, help="write the summary there")
+    ap.add_argument("--curves", metavar="PNG",
+                    help="time-to-accuracy curves instead: DDP and DDP + "
+                         "ZeroRedundancyOptimizer, backend inart vs gloo, into PNG")
+    ap.add_argument("--target-acc", type=float, default=90.0,
+                    help="the accuracy whose time --curves reports (%%)")
     ap.add_argument("--worker", choices=("inart", "gloo", "backend"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--plan", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        # SIGUSR1 prints every thread's stack: the driver sends it to a rank
-        # that overran its time before killing it (python/inart/fabric.py).
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        # SIGTERM prints every thread's stack, then ends the rank: `inart emu
+        # exec` sends it to a rank that overran --timeout (or outlived a failed
+        # rank by --grace) before SIGKILL.
+        faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
         r = train(args)
-        with open(args.out, "w") as f:
+        # "{rank}" in --out: one command for every rank (inart emu exec)
+        with open(args.out.replace("{rank}", str(r["rank"])), "w") as f:
             json.dump(r, f)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
     args.backends = [b for b in args.backends.split(",") if b]
+    if args.curves:
+        runs = curves(args)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(dict(runs), f, indent=1)
+        return 0
     out = compare(args)
     report(out, args)
     ina = "inart" if "inart" in out["results"] else "backend"

@@ -115,7 +115,7 @@ def main():
     args = ap.parse_args()
     if args.worker:
         r = worker(args)
-        with open(args.out, "w") as f:
+        with open(args.out.replace("{rank}", os.environ.get("RANK", "0")), "w") as f:
             json.dump(r, f)
         sys.stdout.flush()
         os._exit(0)
@@ -138,13 +138,11 @@ def main():
             if b == "inart":
                 fab.install(plan)
             fab.reset_stats("t0")
-            outs = [os.path.join(tmp, "%s-%d.json" % (b, r)) for r in range(n)]
-
-            def argv(r, b=b, outs=outs):
-                return [sys.executable, os.path.abspath(__file__), "--worker", b, "--out",
-                        outs[r], "--iters", str(args.iters), "--batch", str(args.batch),
-                        "--size", str(args.size), "--timeout", str(args.timeout),
-                        "--plan", plan]
+            out = os.path.join(tmp, "%s-{rank}.json" % b)    # one command for every rank
+            outs = [out.replace("{rank}", str(r)) for r in range(n)]
+            argv = [sys.executable, os.path.abspath(__file__), "--worker", b, "--out", out,
+                    "--iters", str(args.iters), "--batch", str(args.batch),
+                    "--size", str(args.size), "--timeout", str(args.timeout), "--plan", plan]
             env = {"PYTHONPATH": os.path.join(HERE, "..", "python")}
             t0 = time.monotonic()
             ran = fab.run(nodes, argv, env=env, timeout=args.run_timeout)

@@ -132,6 +132,13 @@ run ps_deploy_ok --stderr ps --name p0 --bind 10.9.0.4 --ctl ./p0.sock --deploym
 run ps_deploy_bind --stderr ps --name p0 --bind 10.9.0.5 --ctl ./p0.sock --deployment dep.json --check-config
 run ctl_help ctl --help
 run eval_bad --stderr eval sc/topo.json sc/jobs.json sc/jobs.json
+# issue 26: emu exec (its help, its usage errors: exit 2 before the root check)
+run emu_help emu --help
+run emu_exec_help emu exec --help
+run emu_exec_nodash --stderr emu exec sc/topo.json sc/jobs.json --prefix g
+run emu_exec_noprefix --stderr emu exec sc/topo.json sc/jobs.json -- /bin/true
+run emu_exec_operands --stderr emu exec sc/topo.json --prefix g -- /bin/true
+run emu_exec_badport --stderr emu exec sc/topo.json sc/jobs.json --prefix g --master-port 0 -- /bin/true
 
 if [ "$UPDATE" = --update ]; then
 	echo "cli_golden: wrote $n golden files to $GOLD"

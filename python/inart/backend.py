@@ -197,6 +197,7 @@ class Executor:
         self.group_name = group_name
         self.closed = False
         self.ctx = None
+        self.failed = None      # the message of the InArt all-reduce that failed (resync())
         # the local checks (files, mapping, world size) first: a rank that
         # fails them raises before any other rank waits for it
         if opts.ina:
@@ -291,6 +292,20 @@ class Executor:
         if self.ctx is not None:
             self.ctx.close()
 
+    def resync(self, barrier):
+        """Restart the InArt context together with the other ranks (every
+        rank calls it; `barrier()` waits for all): close, barrier, create
+        again (the PSs take the job as started again after the restart gap,
+        docs/dataplane.md, PS rule 5), barrier."""
+        if self.ctx is None:
+            self.failed = None
+            return
+        self.ctx.close()
+        barrier()
+        self.ctx = self._context()
+        barrier()
+        self.failed = None
+
     # -- dispatch --------------------------------------------------------------------------
     def run(self, op, *args):
         if self.closed:
@@ -319,8 +334,21 @@ class Executor:
             flat.detach().to(torch.float32).contiguous()
         v = work.view(-1)
         step = self.ctx.info.max_values or v.numel() or 1
-        for i in range(0, v.numel(), step):
-            self.ctx.allreduce(v[i:i + step], average=(op == AVG), key=key)
+        if self.failed is not None:
+            raise InartStateError(
+                "inart %s: refused: an earlier InArt all-reduce of this process group failed "
+                "(%s); the ranks may be at different steps and a PS may hold that step's "
+                "partial sum, so a new all-reduce could return a wrong sum: every rank must "
+                "call inart.torch.resync(group) (or destroy_process_group() and init again)"
+                % (key, self.failed[:300]))
+        try:
+            for i in range(0, v.numel(), step):
+                self.ctx.allreduce(v[i:i + step], average=(op == AVG), key=key)
+        except (InartValueError, InartDtypeError, InartLayoutError):
+            raise   # refused before anything was sent: the steps are unchanged
+        except InartError as e:
+            self.failed = "%s: %s" % (type(e).__name__, e)
+            raise
         if work is not flat:
             if flat.dtype == torch.float16 and v.numel():
                 big = float(v.abs().max())
@@ -582,6 +610,26 @@ def _retire(opts):
     _live[:] = keep
 
 
+def resync(group=None):
+    """After an InArt collective of `group` (default: the default group)
+    failed (a timeout: a PS or switch did not answer), the group refuses
+    InArt collectives (InartStateError) until every rank calls
+    resync(group): it waits for the group's queued collectives, then
+    restarts every rank's InArt context together (about 2 s: the restart
+    gap).  The nodes must answer again for the next all-reduce to succeed.
+    A no-op on a group that did not fail but still collective."""
+    from torch.distributed import distributed_c10d as c10d
+    pg = group if group is not None else c10d._get_default_group()
+    ex = None
+    for ref, exref in _live:
+        if ref() is pg:
+            ex = exref()
+    if ex is None:
+        raise InartStateError("inart.torch.resync: %r is not a live inart process group" % (pg,))
+    dist.barrier(group=group)   # in issue order: every collective before it is done
+    ex.resync(lambda: dist.barrier(group=group))
+
+
 def shutdown_all():
     """Shut every inart process group of this process down (at exit)."""
     for ref, exref in list(_live):
@@ -608,5 +656,5 @@ def register():
     _registered = True
 
 
-__all__ = ["Options", "register", "stats", "context_stats", "extension", "shutdown_all",
-           "InartError"]
+__all__ = ["Options", "register", "stats", "resync", "context_stats", "extension",
+           "shutdown_all", "InartError"]

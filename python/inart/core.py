@@ -64,7 +64,7 @@ class JobInfo:
 
     def __init__(self, jobs_path, plan_path, deploy_path, job):
         self.job = job
-        self.workers, self.ps, self.switches, self.ips = [], [], [], {}
+        self.workers, self.ps, self.switches, self.transit, self.ips = [], [], [], [], {}
         self.max_values = None  # the job's gradient size in values (gradient_bytes / 4)
         self.plan_jobs = None
         js = _read_json(jobs_path)
@@ -85,6 +85,14 @@ class JobInfo:
                     self.ps = sorted(k for k, v in (j.get("split") or {}).items() if v)
                     self.switches = sorted({f.get("agg") for f in j.get("flows", [])
                                             if f.get("agg") and f.get("agg") not in self.ps})
+                    # the other switches the job's packets cross (paths of
+                    # flows and trees, less their end hosts)
+                    on = {n for f in j.get("flows", []) + j.get("trees", [])
+                          if isinstance(f, dict) and isinstance(f.get("path"), list)
+                          for n in f["path"] if isinstance(n, str)}
+                    self.transit = sorted(on - set(self.workers) - set(self.ps) -
+                                          set(self.switches) -
+                                          {p for p in (j.get("split") or {})})
         dp = _read_json(deploy_path) if deploy_path else None
         if isinstance(dp, dict) and isinstance(dp.get("nodes"), dict):
             self.ips = {k: v.get("ip") for k, v in dp["nodes"].items() if isinstance(v, dict)}
@@ -100,7 +108,9 @@ class JobInfo:
     def path_text(self):
         ps = ", ".join(self.node(p) for p in self.ps) or "?"
         sw = ", ".join(self.node(s) for s in self.switches) or "none"
-        return "PS %s; aggregating switches %s" % (ps, sw)
+        tr = ", ".join(self.node(s) for s in self.transit)
+        return "PS %s; aggregating switches %s%s" % (ps, sw, "; other switches on the way %s"
+                                                    % tr if tr else "")
 
 
 def buffer_of(x):

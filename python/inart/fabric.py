@@ -1,23 +1,25 @@
-"""fabric: a topology as network namespaces on this machine, for examples and tests.
+"""fabric: an emulated network for the Python examples and tests, a thin wrapper over `inart emu`.
 
-Builds every node of a switch-centric topology file (docs/formats.md) as a
-network namespace named PREFIX + node id, every link as a veth pair shaped
-by tc tbf at the link's capacity in both directions (gbps from the
-topology, so the planner's predictions are in the emulated units), runs
-`inart switchd` on every switch and `inart ps` on every PS of the jobs,
-writes the deployment file and installs plans with `inart ctl install`.
-Processes run inside a node's namespace with `spawn` (`ip netns exec`), so a
-worker's traffic, InArt's UDP and gloo's TCP alike, crosses the shaped veths
-and the switchd processes (which forward plain IPv4 besides aggregating).
+    with Fabric("topo.json", "jobs.json", queue_ms=10) as fab:
+        plan = fab.plan("inart")
+        fab.install(plan)
+        res = fab.run(["w0", "w1"], [sys.executable, "train.py"], env={...})
 
-Needs root and iproute2.  Cleanup is by PID and by prefix: `close()` (also
-at interpreter exit and on SIGTERM/SIGINT) ends the processes it started and
-deletes the namespaces it made; `Fabric.janitor()` deletes namespaces left
-by runs of this module whose process is gone (names "<base><pid>-*").
+`start()` is `inart emu up TOPO JOBS --prefix P --rate-scale 1 -q` (links
+shaped at the topology's capacities, so the planner's predictions are in the
+emulated units; namespaces inart-emu-P-<node>, `inart switchd` on every
+switch, `inart ps` on every PS, the deployment /run/inart-emu/P/deploy.json),
+`run()` is `inart emu exec` (one program as the ranks of the job, torchrun's
+variables and the INART_* ones the backend reads set by it), `close()` is
+`inart emu down --prefix P` (also at interpreter exit and on
+SIGTERM/SIGINT).  The rest is `inart plan`, `inart ctl install`, `inart
+eval` and `inart ctl stats` on the run's files.  docs/emulator.md describes
+the network; docs/python.md this module.
 
-This is the hand-built fabric that tests/netns.sh also uses in shell; once
-the emulator (`inart emu up`, src/emu) is on main, this module should become
-a thin wrapper over it.
+Needs root.  The prefix is "f" + this process's PID in base 36 (at most 9
+characters, as `inart emu` wants); `Fabric.janitor()` takes down the
+networks of earlier runs of this module whose process is gone (only those:
+a network another user brought up with `inart emu up` is never touched).
 """
 import atexit
 import json
@@ -27,9 +29,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
-BASE = "h9py"          # namespace names: BASE + pid + "-" + node id
+RUN_DIR = "/run/inart-emu"      # src/emu/net.h: INART_EMU_RUN_DIR
+NS_PREFIX = "inart-emu-"        # INART_EMU_NS_PREFIX
 
 
 def find_inart():
@@ -44,55 +46,89 @@ def find_inart():
     return shutil.which("inart") or "inart"
 
 
-def _run(argv, check=True, quiet=False):
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+def _run(argv, check=True, env=None):
+    # output through files, not pipes: `inart emu up` leaves daemons behind
+    # that hold its descriptors (a pipe would never reach end of file)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        rc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, text=True,
+                            env=env).returncode
+        out.seek(0)
+        err.seek(0)
+        r = subprocess.CompletedProcess(argv, rc, out.read(), err.read())
     if check and r.returncode != 0:
         raise RuntimeError("fabric: '%s' failed (exit %d): %s"
-                           % (" ".join(argv), r.returncode, (r.stderr or r.stdout).strip()[:500]))
+                           % (" ".join(argv), r.returncode, (r.stderr or r.stdout).strip()[:800]))
     return r
 
 
+def _b36(n):
+    s = ""
+    while True:
+        n, d = divmod(n, 36)
+        s = "0123456789abcdefghijklmnopqrstuvwxyz"[d] + s
+        if n == 0:
+            return s
+
+
+class Daemon:
+    """A switchd or PS of the network, found by its namespace (`ip netns
+    pids`): its PID, and signals to it (SIGSTOP/SIGCONT: a node that stops
+    answering, then answers again; SIGKILL: a node that fails)."""
+
+    def __init__(self, node, pid):
+        self.node, self.pid = node, pid
+
+    def send_signal(self, sig):
+        os.kill(self.pid, sig)
+
+    def alive(self):
+        try:
+            os.kill(self.pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
+
 class Fabric:
-    """Fabric(topo_path, jobs_path, inart=None, shape=True, queue_ms=50, log_level="warn",
-    dataplane=None)
+    """Fabric(topo_path, jobs_path, inart=None, queue_ms=50, dataplane=None)
 
-    dataplane: the deployment's "dataplane" object (docs/programs.md), e.g.
-    {"pace_scale": 1.1}: workers paced at 1.1x their plan rates (the links
-    are shaped at the topology's capacities, so the scale is the factor).
-    Use as a context manager, or call start() and close()."""
+    queue_ms: `inart emu up --queue-ms` (each link's queue in ms at its
+    rate).  dataplane: entries merged into the deployment's "dataplane"
+    object (docs/programs.md) before any plan is installed, e.g.
+    {"pace_scale": 1.05}; without it the installation's default pacing
+    applies (`inart emu up` writes "pace_scale": 0, not paced; this module
+    removes that entry, as the hand-built fabric it replaces never wrote
+    it).  Use as a context manager, or call start() and close()."""
 
-    def __init__(self, topo_path, jobs_path, inart=None, shape=True, queue_ms=50,
-                 log_level="warn", workdir=None, dataplane=None):
+    def __init__(self, topo_path, jobs_path, inart=None, queue_ms=50, dataplane=None,
+                 workdir=None):
         self.topo_path, self.jobs_path = os.path.abspath(topo_path), os.path.abspath(jobs_path)
         self.inart = inart or find_inart()
-        self.shape, self.queue_ms, self.log_level = shape, queue_ms, log_level
-        self.dataplane = dataplane
+        self.queue_ms, self.dataplane = queue_ms, dataplane
         with open(topo_path) as f:
             self.topo = json.load(f)
         with open(jobs_path) as f:
             self.jobs = json.load(f)
-        self.prefix = "%s%d-" % (BASE, os.getpid())
+        self.prefix = "f" + _b36(os.getpid())
+        self.run_dir = os.path.join(RUN_DIR, self.prefix)
+        self.deploy_path = os.path.join(self.run_dir, "deploy.json")
         self._own_dir = workdir is None
         self.dir = workdir or tempfile.mkdtemp(prefix="inart-fabric-")
-        self.deploy_path = os.path.join(self.dir, "deploy.json")
         self.kind = {n["id"]: n.get("kind", "host") for n in self.topo["nodes"]}
         self.ps_nodes = sorted({p for j in self.jobs["jobs"] for p in j.get("ps", [])})
-        self.nss, self.procs, self.daemons = [], [], {}
-        self.ips, self.macs, self.ports = {}, {}, {}
-        for i, n in enumerate(self.topo["nodes"]):
-            self.ips[n["id"]] = "10.99.%d.%d" % (i // 200, i % 200 + 1)
-            self.macs[n["id"]] = "02:99:00:00:%02x:%02x" % (i // 256, i % 256)
-        self._closed = False
+        self.daemons = {}
+        self._up = self._closed = False
 
     # -- names ---------------------------------------------------------------------------
     def ns(self, node):
-        return self.prefix + node
+        return NS_PREFIX + self.prefix + "-" + node
 
     def ip(self, node):
-        return self.ips[node]
+        with open(self.deploy_path) as f:
+            return json.load(f)["nodes"][node]["ip"]
 
     def ctl(self, node):
-        return os.path.join(self.dir, node + ".sock")
+        return os.path.join(self.run_dir, node + ".sock")
 
     # -- life cycle ------------------------------------------------------------------------
     def __enter__(self):
@@ -103,18 +139,26 @@ class Fabric:
         self.close()
 
     @classmethod
-    def janitor(cls):
-        """Delete namespaces of earlier runs of this module whose process is gone."""
-        r = _run(["ip", "netns", "list"], check=False)
-        for line in r.stdout.splitlines():
-            name = line.split()[0] if line.split() else ""
-            m = re.match(r"^%s(\d+)-" % BASE, name)
-            if m and not os.path.exists("/proc/%s" % m.group(1)):
-                _run(["ip", "netns", "del", name], check=False)
+    def janitor(cls, inart=None):
+        """`inart emu down --prefix P` of earlier runs of this module (prefix
+        "f" + a PID in base 36) whose process is gone."""
+        try:
+            names = os.listdir(RUN_DIR)
+        except OSError:
+            return
+        for p in names:
+            if not re.match(r"^f[0-9a-z]{1,8}$", p):
+                continue
+            try:
+                pid = int(p[1:], 36)
+            except ValueError:
+                continue
+            if pid != os.getpid() and not os.path.exists("/proc/%d" % pid):
+                _run([inart or find_inart(), "emu", "down", "--prefix", p], check=False)
 
     def start(self):
         if os.geteuid() != 0:
-            raise PermissionError("fabric: needs root (network namespaces)")
+            raise PermissionError("fabric: needs root (inart emu up: network namespaces)")
         atexit.register(self.close)
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
@@ -122,176 +166,102 @@ class Fabric:
                     signal.signal(sig, _exit_on_signal)
             except ValueError:   # not the main thread
                 pass
-        self.janitor()
+        self.janitor(self.inart)
+        if os.path.isdir(self.run_dir):     # this PID's own leftovers (a reused PID)
+            _run([self.inart, "emu", "down", "--prefix", self.prefix], check=False)
         try:
-            self._build()
-            self._daemons()
+            self._up = True
+            _run([self.inart, "emu", "up", self.topo_path, self.jobs_path, "--prefix",
+                  self.prefix, "--rate-scale", "1", "--queue-ms", str(self.queue_ms), "-q"])
+            self._dataplane()
+            self._find_daemons()
         except BaseException:
             self.close()
             raise
         return self
 
-    def _build(self):
-        for n in self.kind:
-            ns = self.ns(n)
-            _run(["ip", "netns", "add", ns])
-            self.nss.append(ns)
-            _run(["ip", "-n", ns, "link", "set", "lo", "up"])
-            for k in ("all", "default"):
-                _run(["ip", "netns", "exec", ns, "sysctl", "-qw",
-                      "net.ipv6.conf.%s.disable_ipv6=1" % k], check=False)
-        nports = {n: 0 for n in self.kind}
-        deploy = {}
-        for n, k in self.kind.items():
-            deploy[n] = {"ip": self.ips[n]}
-            if k == "host":
-                deploy[n]["mac"] = self.macs[n]
-            if k == "switch" or n in self.ps_nodes:
-                deploy[n]["ctl"] = self.ctl(n)
-            if k == "switch":
-                deploy[n]["ports"] = {}
-                self.ports[n] = []
-        for link in self.topo["links"]:
-            ends = []
-            for me, other in ((link["a"], link["b"]), (link["b"], link["a"])):
-                if self.kind[me] == "switch":
-                    ifn = "p%d" % nports[me]
-                    deploy[me]["ports"][other] = {"port": nports[me]}
-                    self.ports[me].append(ifn)
-                    nports[me] += 1
-                else:
-                    if nports[me]:
-                        raise ValueError("fabric: host %s has more than one link" % me)
-                    ifn = "eth0"
-                    nports[me] = 1
-                ends.append((me, ifn))
-            (a, ia), (b, ib) = ends
-            _run(["ip", "link", "add", "name", ia, "netns", self.ns(a), "type", "veth", "peer",
-                  "name", ib, "netns", self.ns(b)])
-            for node, ifn in ends:
-                ns = self.ns(node)
-                if self.kind[node] == "host":
-                    _run(["ip", "-n", ns, "link", "set", ifn, "address", self.macs[node]])
-                    _run(["ip", "-n", ns, "addr", "add", self.ips[node] + "/16", "dev", ifn])
-                _run(["ip", "-n", ns, "link", "set", ifn, "up"])
-                if self.kind[node] == "host":
-                    # a user-space switch passes frames on as they are:
-                    # checksums must be complete when they leave the host
-                    _run(["ip", "netns", "exec", ns, "ethtool", "-K", ifn, "tx", "off"],
-                         check=False)
-                if self.shape and link.get("gbps"):
-                    self._tbf(ns, ifn, float(link["gbps"]))
-        with open(self.deploy_path, "w") as f:
-            d = {"nodes": deploy}
-            if self.dataplane:
-                d["dataplane"] = self.dataplane
+    def _dataplane(self):
+        with open(self.deploy_path) as f:
+            d = json.load(f)
+        dp = d.setdefault("dataplane", {})
+        dp.pop("pace_scale", None)
+        dp.update(self.dataplane or {})
+        tmp = self.deploy_path + ".tmp"
+        with open(tmp, "w") as f:
             json.dump(d, f, indent=1)
+        os.replace(tmp, self.deploy_path)
 
-    def _tbf(self, ns, ifn, gbps):
-        bps = gbps * 1e9
-        burst = max(15000, int(bps / 8 * 0.002))           # 2 ms at line rate
-        limit = max(3 * burst, int(bps / 8 * self.queue_ms / 1000.0))
-        _run(["tc", "-n", ns, "qdisc", "add", "dev", ifn, "root", "tbf", "rate",
-              "%dkbit" % int(bps / 1000), "burst", str(burst), "limit", str(limit)])
-
-    def _daemons(self):
+    def _find_daemons(self):
         for n, k in self.kind.items():
-            if k == "switch":
-                argv = [self.inart, "switchd", "--name", n, "--port", ",".join(self.ports[n]),
-                        "--ctl", self.ctl(n), "--log-level", self.log_level]
-            elif n in self.ps_nodes:
-                argv = [self.inart, "ps", "--name", n, "--bind", self.ips[n], "--ctl",
-                        self.ctl(n), "--log-level", self.log_level]
-            else:
+            if k != "switch" and n not in self.ps_nodes:
                 continue
-            log = open(os.path.join(self.dir, n + ".log"), "w")
-            self.daemons[n] = self.spawn(n, argv, stdout=log, stderr=subprocess.STDOUT)
-            log.close()
-        deadline = time.monotonic() + 10
-        for n in self.daemons:
-            while not os.path.exists(self.ctl(n)):
-                if self.daemons[n].poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("fabric: daemon %s did not start: %s"
-                                       % (n, self.log(n)[-500:]))
-                time.sleep(0.05)
-
-    def log(self, node):
-        try:
-            with open(os.path.join(self.dir, node + ".log")) as f:
-                return f.read()
-        except OSError:
-            return ""
+            r = _run(["ip", "netns", "pids", self.ns(n)])
+            pids = [int(x) for x in r.stdout.split()]
+            if len(pids) != 1:
+                raise RuntimeError("fabric: namespace %s holds %d processes (%s), not its one "
+                                   "daemon" % (self.ns(n), len(pids), pids))
+            self.daemons[n] = Daemon(n, pids[0])
 
     def close(self):
-        """End every process started here (by PID), delete the namespaces
-        made here, remove the working directory.  Idempotent."""
+        """`inart emu down --prefix P` (the daemons, the namespaces, the run
+        directory), then this object's working directory.  Idempotent."""
         if self._closed:
             return
         self._closed = True
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    p.send_signal(signal.SIGCONT)   # a daemon stopped by a test
-                    p.terminate()
-                except ProcessLookupError:
-                    pass
-        deadline = time.monotonic() + 3
-        for p in self.procs:
+        for d in self.daemons.values():     # a daemon stopped by a test
             try:
-                p.wait(timeout=max(0.01, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        for ns in self.nss:
-            _run(["ip", "netns", "del", ns], check=False)
-        self.nss = []
+                d.send_signal(signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        if self._up:
+            _run([self.inart, "emu", "down", "--prefix", self.prefix], check=False)
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
 
     # -- using it ---------------------------------------------------------------------------
-    def spawn(self, node, argv, env=None, **kw):
-        """subprocess.Popen of argv inside node's namespace (tracked: ended by close())."""
-        p = subprocess.Popen(["ip", "netns", "exec", self.ns(node)] + list(argv),
-                             stdin=subprocess.DEVNULL, env=env, **kw)
-        self.procs.append(p)
-        return p
+    def job_of(self, nodes):
+        """The id of the job whose workers include every node of `nodes`."""
+        for j in self.jobs["jobs"]:
+            if all(n in j.get("workers", []) for n in nodes):
+                return j["id"]
+        raise ValueError("fabric: no job of %s has the workers %s" % (self.jobs_path, nodes))
 
-    def run(self, nodes, argv, env=None, timeout=300):
-        """Run argv (a list, or a function of the rank giving one) on every node
-        of `nodes` at once, rank r on nodes[r], with RANK, WORLD_SIZE,
-        LOCAL_RANK=0, MASTER_ADDR (nodes[0]'s address), MASTER_PORT and
-        GLOO_SOCKET_IFNAME set (torchrun's variables).  Waits for all (at
-        most `timeout` s: the others are killed then) and returns a list of
-        (exit status, output), None as status for a rank that timed out."""
-        procs = []
-        for r, node in enumerate(nodes):
-            e = self.env(env)
-            e.update(RANK=str(r), WORLD_SIZE=str(len(nodes)), LOCAL_RANK="0",
-                     MASTER_ADDR=self.ips[nodes[0]], MASTER_PORT="29500",
-                     GLOO_SOCKET_IFNAME="eth0")
-            a = argv(r) if callable(argv) else argv
-            out = tempfile.TemporaryFile(mode="w+", dir=self.dir)
-            procs.append((self.spawn(node, a, env=e, stdout=out, stderr=subprocess.STDOUT),
-                          out))
-        deadline = time.monotonic() + timeout
+    def run(self, nodes, argv, env=None, timeout=300, plan=None):
+        """`inart emu exec`: argv (a list) as the ranks of the job of `nodes`,
+        rank r in the namespace of nodes[r], with torchrun's variables
+        (RANK, WORLD_SIZE, LOCAL_RANK=0, MASTER_ADDR = nodes[0]'s address,
+        MASTER_PORT, GLOO_SOCKET_IFNAME) and INART_TOPO, INART_JOBS,
+        INART_DEPLOY, INART_JOB, INART_WORKERS (INART_PLAN with `plan`),
+        plus this process's environment updated with `env`.  Waits for all;
+        after `timeout` s (or 10 s after a rank failed) the others get
+        SIGTERM, then SIGKILL.  Returns a list of (exit status, output) per
+        rank, None as the status of a rank that emu exec ended."""
+        logs = tempfile.mkdtemp(prefix="exec-", dir=self.dir)
+        cmd = [self.inart, "emu", "exec", self.topo_path, self.jobs_path, "--prefix",
+               self.prefix, "--job", self.job_of(nodes), "--workers", ",".join(nodes),
+               "--log-dir", logs, "--timeout", str(timeout)]
+        cmd += ["--plan", plan] if plan else []
+        e = dict(os.environ)
+        e.update(env or {})
+        r = _run(cmd + ["--"] + list(argv), check=False, env=e)
+        status = [0] * len(nodes)
+        if r.returncode == 1:
+            for m in re.finditer(r"^inart emu exec: rank (\d+) \([^)]*\): (exit|signal) (-?\d+)"
+                                 r"( \(ended by emu exec\))?$", r.stderr, re.M):
+                k, v = int(m.group(1)), int(m.group(3))
+                status[k] = None if m.group(4) else (v if m.group(2) == "exit" else 128 + v)
+        if r.returncode not in (0, 1) or (r.returncode == 1 and not any(status)):
+            raise RuntimeError("fabric: '%s' failed (exit %d): %s"
+                               % (" ".join(cmd), r.returncode, r.stderr.strip()[-1500:]))
         res = []
-        for p, out in procs:
+        for k in range(len(nodes)):
             try:
-                rc = p.wait(timeout=max(0.01, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                # SIGUSR1 first: a program that registered faulthandler for it
-                # prints where it hangs into its output; then the kill.
-                p.send_signal(signal.SIGUSR1)
-                try:
-                    p.wait(timeout=2)
-                except subprocess.TimeoutExpired:
-                    pass
-                p.kill()
-                p.wait()
-                rc = None
-            out.seek(0)
-            res.append((rc, out.read()))
-            out.close()
+                with open(os.path.join(logs, "rank-%d.log" % k)) as f:
+                    out = f.read()
+            except OSError:
+                out = ""
+            res.append((status[k], out))
+        shutil.rmtree(logs, ignore_errors=True)
         return res
 
     def plan(self, algo="inart", out=None, extra=()):
@@ -320,17 +290,8 @@ class Fabric:
         _run([self.inart, "ctl", "reset-stats", self.ctl(node)])
 
     def signal(self, node, sig):
-        """Send sig to the daemon of node (SIGSTOP/SIGCONT: a switch or PS
-        that does not answer, then answers again)."""
+        """Send sig to the daemon of node."""
         self.daemons[node].send_signal(sig)
-
-    def env(self, extra=None):
-        """os.environ plus what the inart package needs to find its files."""
-        e = dict(os.environ)
-        e.update(INART_TOPO=self.topo_path, INART_JOBS=self.jobs_path,
-                 INART_DEPLOY=self.deploy_path)
-        e.update(extra or {})
-        return e
 
 
 def _exit_on_signal(signum, frame):

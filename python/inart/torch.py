@@ -49,12 +49,12 @@ import time
 import torch
 import torch.distributed as dist
 
-from .backend import Options, register, stats
+from .backend import Options, register, resync, stats
 from .core import Context, _env_int
 from .errors import (InartAddressError, InartDtypeError, InartError, InartRankError,
                      InartStateError)
 
-__all__ = ["State", "allreduce_hook", "Options", "stats"]
+__all__ = ["State", "allreduce_hook", "Options", "stats", "resync"]
 
 register()   # torch.distributed.init_process_group("inart") (inart/backend.py)
 

@@ -12,6 +12,7 @@ const char cmd_emu_help[] =
     "usage: inart emu up TOPO [JOBS] [OPTIONS]\n"
     "       inart emu run TOPO JOBS PLAN [OPTIONS]\n"
     "       inart emu compare TOPO JOBS [--algos A,B,..] [OPTIONS]\n"
+    "       inart emu exec TOPO JOBS --prefix P [OPTIONS] -- PROGRAM [ARGS...]\n"
     "       inart emu down [--prefix P] [--force]\n"
     "\n"
     "Emulate the network of TOPO on this machine (root): one network namespace per\n"
@@ -21,8 +22,9 @@ const char cmd_emu_help[] =
     "of every job at once through the public worker API.  'run' measures one plan,\n"
     "'compare' every algorithm's plan (default inart,ps,byteps,switchml,atp), side\n"
     "by side with the evaluator's prediction; both build the network, run, and\n"
-    "remove it.  'up' builds it and leaves it running, 'down' removes a run's\n"
-    "leftovers (default: of every run whose emulator is gone).\n"
+    "remove it.  'up' builds it and leaves it running, 'exec' runs a program as\n"
+    "the ranks of a job in its worker namespaces (torchrun's environment), 'down'\n"
+    "removes a run's leftovers (default: of every run whose emulator is gone).\n"
     "'inart emu ACTION --help' lists the options; docs/emulator.md explains the\n"
     "scales, the header factor and the CPU-bound flag.\n"
     "\n"
@@ -34,7 +36,7 @@ int cmd_emu(int argc, char **argv)
 	const char *act;
 
 	if (argc < 2)
-		cli_usage_error("emu", "missing ACTION (up, run, compare, down)");
+		cli_usage_error("emu", "missing ACTION (up, run, compare, exec, down)");
 	act = argv[1];
 	if (strcmp(act, "--help") == 0 || strcmp(act, "-h") == 0) {
 		fputs(cmd_emu_help, stdout);
@@ -46,7 +48,9 @@ int cmd_emu(int argc, char **argv)
 		return cmd_emu_run(argc - 1, argv + 1);
 	if (strcmp(act, "compare") == 0)
 		return cmd_emu_compare(argc - 1, argv + 1);
+	if (strcmp(act, "exec") == 0)
+		return cmd_emu_exec(argc - 1, argv + 1);
 	if (strcmp(act, "down") == 0)
 		return cmd_emu_down(argc - 1, argv + 1);
-	cli_usage_error("emu", "unknown action '%s' (up, run, compare, down)", act);
+	cli_usage_error("emu", "unknown action '%s' (up, run, compare, exec, down)", act);
 }

@@ -46,6 +46,7 @@ void emu_args_init(struct emu_args *a);
 int cmd_emu_up(int argc, char **argv);
 int cmd_emu_run(int argc, char **argv);
 int cmd_emu_compare(int argc, char **argv);
+int cmd_emu_exec(int argc, char **argv);
 int cmd_emu_down(int argc, char **argv);
 
 /* getopt codes of the long-only shared options (EMU_LONGOPTS; the values

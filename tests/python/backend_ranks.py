@@ -14,13 +14,16 @@ and exits 1 if one failed.  In order:
     CNN, against the same on a gloo group of the same ranks;
   - a second group on the same job refused, naming the job;
   - a PS that stops answering: all_reduce raises within the timeout given
-    to init_process_group, naming the timeout and the PS;
+    to init_process_group, naming the timeout and the PS; once it answers
+    again the same group goes on (the next all-reduces are right);
   - destroy_process_group, then init again with file://, tcp:// and a
     given store, each checked with an all-reduce;
   - init mismatches: a rank-to-worker mapping naming a worker the job does
     not have, a world size the job does not match: errors naming both;
-  - DDP training with the PSs killed (SIGKILL) mid-way: backward raises
-    within the init timeout, naming the PS.
+  - DDP training with the PSs killed (SIGKILL) mid-way, or the switch t1
+    (switch_killed): backward raises a RuntimeError within the init
+    timeout, naming the PS or the switch.
+TEST_STEPS picks the steps (steps(): ALL by default).
 """
 import datetime
 import os
@@ -37,15 +40,17 @@ from inart_ranks import check, finish
 T = datetime.timedelta
 
 
-def raises(name, fn, must, within=None):
+def raises(name, fn, must, within=None, cls=Exception):
     t0 = time.monotonic()
     try:
         fn()
     except Exception as e:
         dt, msg = time.monotonic() - t0, "%s: %s" % (type(e).__name__, e)
         miss = [s for s in must if s not in msg]
-        check(name, not miss and (within is None or dt <= within),
-              "message %r lacks %s" % (msg[:600], miss) if miss else "took %.1f s" % dt)
+        check(name, not miss and (within is None or dt <= within) and isinstance(e, cls),
+              "message %r lacks %s" % (msg[:600], miss) if miss else
+              "%s is not a %s" % (type(e).__name__, cls.__name__) if not isinstance(e, cls)
+              else "took %.1f s" % dt)
         print("   (%.2f s) %s" % (dt, msg[:300].replace("\n", " ")), flush=True)
         return
     check(name, False, "did not raise")
@@ -270,7 +275,14 @@ def training(world, rank):
               dl <= 1e-3)
         ar = st.get("allreduce", {})
         check("%s: the gradient buckets went through InArt (%s)" % (name, ar),
-              ar.get("inart", {}).get("calls", 0) >= 20 and "gloo" not in ar, str(st))
+              ar.get("inart", {}).get("calls", 0) >= 20, str(st))
+        # the plan says INA applies to this job: over the whole run (DDP's
+        # set-up, 20 steps), no collective INA carries took the gloo path
+        sw = {op: st[op]["gloo"]["calls"] for op in ("allreduce", "allreduce_coalesced",
+                                                       "reduce_scatter", "_reduce_scatter_base")
+              if st.get(op, {}).get("gloo", {}).get("calls")}
+        check("%s, the whole run: 0 collectives on the software path where INA applies "
+              "(inart.torch.stats(): %s)" % (name, sw or "none"), not sw, str(st))
         if zero:
             check("ZeroRedundancyOptimizer broadcast the shards (gloo path)",
                   st.get("broadcast", {}).get("gloo", {}).get("calls", 0) >= 20, str(st))
@@ -296,13 +308,71 @@ def ps_stopped(world, rank):
     raises("PS stopped: all_reduce raises within the init timeout (6 s)",
            lambda: dist.all_reduce(torch.ones(2000)),
            ["InartTimeoutError", "timed out after 6 s", "PS p"], within=9.0)
+    # after a failed InArt collective the group refuses the next ones (a
+    # PS may hold the failed step's partial sum: no silent wrong sum) until
+    # every rank calls inart.torch.resync(); async work raises from wait()
     w = dist.all_reduce(torch.ones(2000), async_op=True)
-    raises("PS stopped: async work.wait() raises too", w.wait, ["InartTimeoutError"], within=9.0)
+    raises("after the timeout: the next all_reduce (async) is refused at once, from wait(), "
+           "naming resync", w.wait, ["InartStateError", "inart.torch.resync(group)",
+                                     "timed out after 6 s"], within=1.0)
+    t = torch.ones(10, dtype=torch.int64)
+    dist.all_reduce(t)
+    check("after the timeout: the gloo path still works (int64 all_reduce)",
+          bool((t == world).all()), str(t[:3]))
     dist.barrier()
     if rank == 0:
         for p in pids:
             os.kill(p, signal.SIGCONT)
     dist.barrier()
+    t0 = time.monotonic()
+    inart.torch.resync()
+    dt = time.monotonic() - t0
+    try:
+        t = torch.full((2000,), float(rank + 1))
+        dist.all_reduce(t)
+        check("PS answering again, inart.torch.resync() (%.1f s): the same group's next "
+              "all_reduce is right" % dt,
+              bool(((t - world * (world + 1) / 2).abs() < 1e-3).all()), str(t[:3]))
+        t = torch.ones(5000)
+        dist.all_reduce(t)
+        check("... and the one after it, through InArt", bool((t == world).all()), str(t[:3]))
+    except Exception as e:
+        check("PS answering again, inart.torch.resync(): the same group's next all_reduce",
+              False, repr(e))
+
+
+def kill_training(tmp, rank, world, what, pids, tmo=4):
+    """DDP on a fresh group (FileStore, init timeout tmo s), three steps,
+    then rank 0 kills `pids` (SIGKILL) between two barriers; the next
+    backward must raise a RuntimeError naming `what` within the timeout."""
+    dist.init_process_group("inart", store=dist.FileStore(tmp + "/kill-" + what[0], world),
+                            rank=rank, world_size=world, timeout=T(seconds=tmo))
+    torch.manual_seed(3)
+    m = CNN()
+    ddp = DDP(m)
+    lossf = torch.nn.CrossEntropyLoss()
+    x, y = torch.randn(8, 1, 8, 8), torch.randint(0, 10, (8,))
+    for _ in range(3):
+        lossf(ddp(x), y).backward()
+    dist.barrier()
+    if rank == 0:
+        for p in pids:
+            os.kill(p, signal.SIGKILL)
+    dist.barrier()
+    raises("%d ranks, %s killed mid-training: DDP's backward raises a RuntimeError naming it "
+           "within the init timeout (%d s)" % (world, ", ".join(what), tmo),
+           lambda: lossf(ddp(x), y).backward(),
+           ["InartTimeoutError", "timed out after %d s" % tmo] + list(what),
+           within=tmo + 3.0, cls=RuntimeError)
+    # the group is not usable for InArt any more: destroy it (a new one
+    # would need the node back)
+    dist.destroy_process_group()
+
+
+def switch_killed(world, rank, tmp):
+    """The switch t1 (between the workers' switch and the PSs) killed:
+    the error names it ("other switches on the way t1")."""
+    kill_training(tmp, rank, world, ["t1"], [int(os.environ["TEST_SWITCH_PID"])])
 
 
 def reinit(world, rank, tmp):
@@ -380,40 +450,28 @@ def main():
 
 
 def ps_killed(world, rank, tmp):
-    """DDP training; the PSs killed (SIGKILL) mid-training: the next
-    backward raises a RuntimeError naming the timeout and the PS within the
-    init timeout.  Last: the fabric's PSs are gone afterwards."""
-    dist.init_process_group("inart", store=dist.FileStore(tmp + "/kill", world), rank=rank,
-                            world_size=world, timeout=T(seconds=4))
-    torch.manual_seed(3)
-    m = CNN()
-    ddp = DDP(m)
-    lossf = torch.nn.CrossEntropyLoss()
-    x, y = torch.randn(8, 1, 8, 8), torch.randint(0, 10, (8,))
-    for _ in range(3):
-        lossf(ddp(x), y).backward()
-    dist.barrier()
-    if rank == 0:
-        for p in os.environ["TEST_PS_PIDS"].split(","):
-            os.kill(int(p), signal.SIGKILL)
-    dist.barrier()
-    raises("PSs killed mid-training: DDP's backward raises within the init timeout (4 s)",
-           lambda: lossf(ddp(x), y).backward(),
-           ["InartTimeoutError", "timed out after 4 s", "PS p"], within=7.0)
+    """The PSs killed: the error names the PS the plan uses.  Last: the
+    fabric's PSs are gone afterwards."""
+    import json
+    split = json.load(open(os.environ["INART_PLAN"]))["jobs"][0]["split"]
+    kill_training(tmp, rank, world, ["PS " + ", ".join(sorted(p for p, v in split.items() if v))],
+                  [int(p) for p in os.environ["TEST_PS_PIDS"].split(",")])
+
+
+def destroy(world, rank, tmp):
+    dist.destroy_process_group()
+
+
+ALL = "collectives,training,ps_stopped,destroy,reinit,mismatch,ps_killed"
 
 
 def steps(world, rank, tmp):
+    """TEST_STEPS: the steps to run, comma-separated (default ALL); the
+    first ones on the env:// group made in main()."""
     only = os.environ.get("TEST_STEPS", "all")
-    if only != "all":   # some of the first steps only
-        for name in only.split(","):
-            globals()[name](world, rank)
-        return
-    for step in (collectives, training, ps_stopped):
-        step(world, rank)
-    dist.destroy_process_group()
-    reinit(world, rank, tmp)
-    mismatch(world, rank, tmp)
-    ps_killed(world, rank, tmp)
+    for name in (ALL if only == "all" else only).split(","):
+        fn = globals()[name]
+        fn(world, rank) if fn.__code__.co_argcount == 2 else fn(world, rank, tmp)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ tests/python/backend_ranks.py on every worker (with four workers only
 the collectives and the training): init_process_group("inart")
 with env://, file://, tcp:// and a given store; every collective and dtype
 against a reference; DDP and DDP + ZeroRedundancyOptimizer against gloo;
-a stopped PS raising within the timeout; init mismatches named.
+a stopped PS raising within the timeout, the group refusing InArt
+collectives until inart.torch.resync(); init mismatches named; the PSs,
+or the switch t1 (its own network), killed mid-training with 4 workers.
 
 Root and Debian's python3-torch needed; exits 77 (skipped) otherwise, or 1
 with INART_NO_SKIP=1.  Prints "N passed, N failed".
@@ -67,8 +69,11 @@ def main():
         ok(name)
     else:
         bad(name, r.stdout[-2000:] + r.stderr[-2000:])
-    # 2 workers: everything; 4 workers: the collectives and the training
-    for workers, steps in ((2, "all"), (4, "collectives,training")):
+    # 2 workers: everything; 4 workers: the collectives, the training, a PS
+    # stopped then resync(), the PSs killed; then a new network for the
+    # switch t1 killed
+    for workers, steps in ((2, "all"), (4, "collectives,training,ps_stopped,destroy,ps_killed"),
+                           (4, "destroy,switch_killed")):
         on_rack(workers, steps)
     return summary()
 
@@ -87,8 +92,11 @@ def on_rack(workers, steps):
             fab.install(plan)
             env = {"TEST_TMP": tmp, "TEST_JOBS_MORE": jobs_more, "TEST_STEPS": steps,
                    "TEST_PS_PIDS": ",".join(str(fab.daemons[p].pid) for p in ("p0", "p1")),
+                   "TEST_SWITCH_PID": str(fab.daemons["t1"].pid),
                    "INART_TORCH_EXT_DIR": os.environ["INART_TORCH_EXT_DIR"]}
             run_ranks(fab, None, workers, plan, env, timeout=300, script="backend_ranks.py")
+            if steps.endswith("switch_killed"):
+                return
             n = tree_counters(fab.stats("t0")).get("aggregated", 0)
             (ok if n > 0 else bad)("%d workers: t0 aggregated the backend's all-reduces (%d)"
                                    % (workers, n))
