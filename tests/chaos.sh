@@ -121,9 +121,10 @@ if awk -v l="$LOSS" 'BEGIN {exit !(l > 0)}'; then
 		echo "chaos.sh: note: switchd has no --rx-loss in this build: frames are lost only by crashes and state losses"
 	fi
 fi
-start() { # start NODE: its daemon
-	local extra=("${SWOPT[@]}")
-	[ ${#SWOPT[@]} -gt 0 ] && extra+=(--loss-seed $RANDOM)
+start() { # start NODE: its daemon (the loss options are switchd's only)
+	local extra=()
+	case $1 in t*) extra=("${SWOPT[@]}") ;; esac
+	[ ${#extra[@]} -gt 0 ] && extra+=(--loss-seed $RANDOM)
 	fabric_daemon "$1" "${extra[@]}"
 }
 install() { fabric_install; } # the documented recovery, and the first install
