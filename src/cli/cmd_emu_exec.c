@@ -93,21 +93,60 @@ static int rank_nodes(const char *cmd, const struct inart_topo *t, const struct 
 	return n;
 }
 
-int cmd_emu_exec(int argc, char **argv)
+/* The job the ranks run: --job, or the jobs file's only one (dies otherwise). */
+static const struct inart_job *pick_job(const struct inart_jobs *js, const char *job_id,
+					const char *jobs_path)
 {
-	const char *cmd = "emu exec", *prefix = NULL, *job_id = NULL, *plan = NULL, *log_dir = NULL,
-		   *nodes[256];
-	char *workers = NULL, *topo_abs, *jobs_abs, *plan_abs = NULL, list[4096] = "";
-	char env_s[7][PATH_MAX + 32];
-	const char *env[8];
-	struct inart_emu_exec_opt o = {0};
-	struct inart_emu_exec_rank ranks[256];
-	struct inart_err err = {{0}};
-	struct inart_topo *t;
-	struct inart_jobs *js;
 	const struct inart_job *job = NULL;
-	int c, dash = -1, port = 29500, n, rc;
-	double timeout = 0, grace = 10;
+
+	for (int j = 0; j < js->n_jobs; j++)
+		if (job_id == NULL ? js->n_jobs == 1 : strcmp(js->jobs[j].id, job_id) == 0)
+			job = &js->jobs[j];
+	if (job == NULL && job_id != NULL)
+		cli_failf("%s: no job '%s'", jobs_path, job_id);
+	if (job == NULL)
+		cli_failf("%s: %d jobs: give --job", jobs_path, js->n_jobs);
+	return job;
+}
+
+/* The backend's variables for every rank: env_s holds the text, env the
+ * NULL-terminated list (INART_PLAN only with a plan). */
+static void fill_env(char env_s[7][PATH_MAX + 32], const char *env[8], const char *topo_abs,
+		     const char *jobs_abs, const char *plan_abs, const char *prefix,
+		     const char *job_id, const char *list)
+{
+	snprintf(env_s[0], sizeof(env_s[0]), "INART_TOPO=%s", topo_abs);
+	snprintf(env_s[1], sizeof(env_s[1]), "INART_JOBS=%s", jobs_abs);
+	snprintf(env_s[2], sizeof(env_s[2]), "INART_DEPLOY=%s/%s/deploy.json", INART_EMU_RUN_DIR,
+		 prefix);
+	snprintf(env_s[3], sizeof(env_s[3]), "INART_JOB=%s", job_id);
+	snprintf(env_s[4], sizeof(env_s[4]), "INART_WORKERS=%.*s", PATH_MAX, list);
+	snprintf(env_s[5], sizeof(env_s[5]), "INART_PLAN=%s", plan_abs ? plan_abs : "");
+	for (int i = 0; i < 5; i++)
+		env[i] = env_s[i];
+	env[5] = plan_abs ? env_s[5] : NULL;
+	env[6] = NULL;
+}
+
+/* A failed run: the first failure, then every rank's exit. */
+static void report_ranks(const struct inart_err *err, const struct inart_emu_exec_rank *ranks,
+			 const char *const *nodes, int n)
+{
+	fprintf(stderr, "inart emu exec: %s\n", err->msg);
+	for (int r = 0; r < n; r++)
+		fprintf(stderr, "inart emu exec: rank %d (%s): %s %d%s\n", r, nodes[r],
+			ranks[r].status > 128 ? "signal" : "exit",
+			ranks[r].status > 128 ? ranks[r].status - 128 : ranks[r].status,
+			ranks[r].stopped ? " (ended by emu exec)" : "");
+}
+
+/* The options into o (master port, timeout, grace, log dir, prefix) and
+ * the rest; returns the index of "--" (usage errors exit 2), -1 after --help. */
+static int parse_args(int argc, char **argv, struct inart_emu_exec_opt *o, const char **job_id,
+		      const char **plan, char **workers)
+{
+	const char *cmd = "emu exec";
+	int c, dash = -1;
 	const struct option longopts[] = {
 	    {"prefix", required_argument, NULL, EMU_OPT_PREFIX},
 	    {"job", required_argument, NULL, OPT_X_JOB},
@@ -131,30 +170,30 @@ int cmd_emu_exec(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			fputs(help, stdout);
-			return EXIT_OK;
+			return -1;
 		case EMU_OPT_PREFIX:
-			prefix = emu_prefix_arg(cmd, optarg);
+			o->prefix = emu_prefix_arg(cmd, optarg);
 			break;
 		case OPT_X_JOB:
-			job_id = optarg;
+			*job_id = optarg;
 			break;
 		case OPT_X_WORKERS:
-			workers = optarg;
+			*workers = optarg;
 			break;
 		case OPT_X_PLAN:
-			plan = optarg;
+			*plan = optarg;
 			break;
 		case OPT_X_PORT:
-			port = cli_int(cmd, "--master-port", optarg, 1, 65535);
+			o->master_port = cli_int(cmd, "--master-port", optarg, 1, 65535);
 			break;
 		case OPT_X_TIMEOUT:
-			timeout = cli_double(cmd, "--timeout", optarg, 0.001, 1e7);
+			o->timeout_s = cli_double(cmd, "--timeout", optarg, 0.001, 1e7);
 			break;
 		case OPT_X_GRACE:
-			grace = cli_double(cmd, "--grace", optarg, 0.001, 1e5);
+			o->grace_s = cli_double(cmd, "--grace", optarg, 0.001, 1e5);
 			break;
 		case OPT_X_LOG_DIR:
-			log_dir = optarg;
+			o->log_dir = optarg;
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
@@ -164,57 +203,49 @@ int cmd_emu_exec(int argc, char **argv)
 		cli_usage_error(cmd, "missing '-- PROGRAM [ARGS...]'");
 	if ((dash < 0 ? argc : dash) - optind != 2)
 		cli_usage_error(cmd, "expected TOPO JOBS before '--'");
-	if (prefix == NULL)
+	if (o->prefix == NULL)
 		cli_usage_error(cmd, "missing --prefix P (of 'inart emu up')");
+	return dash;
+}
+
+int cmd_emu_exec(int argc, char **argv)
+{
+	const char *cmd = "emu exec", *job_id = NULL, *plan = NULL, *nodes[256];
+	char *workers = NULL, *topo_abs, *jobs_abs, *plan_abs = NULL, list[4096] = "";
+	char env_s[7][PATH_MAX + 32];
+	const char *env[8];
+	struct inart_emu_exec_opt o = {0};
+	struct inart_emu_exec_rank ranks[256];
+	struct inart_err err = {{0}};
+	struct inart_topo *t;
+	struct inart_jobs *js;
+	const struct inart_job *job = NULL;
+	int dash, n, rc;
+	o.master_port = 29500;
+	o.grace_s = 10;
+	dash = parse_args(argc, argv, &o, &job_id, &plan, &workers);
+	if (dash < 0)
+		return EXIT_OK;
 	emu_need_root("exec");
 	t = cli_load_topo(argv[optind]);
 	js = cli_load_jobs(argv[optind + 1], t);
-	for (int j = 0; j < js->n_jobs; j++)
-		if (job_id == NULL ? js->n_jobs == 1 : strcmp(js->jobs[j].id, job_id) == 0)
-			job = &js->jobs[j];
-	if (job == NULL && job_id != NULL)
-		cli_failf("%s: no job '%s'", argv[optind + 1], job_id);
-	if (job == NULL)
-		cli_failf("%s: %d jobs: give --job", argv[optind + 1], js->n_jobs);
+	job = pick_job(js, job_id, argv[optind + 1]);
 	n = rank_nodes(cmd, t, job, workers, nodes, 256);
-	for (int r = 0; r < n; r++) {
-		size_t l = strlen(list);
-
-		snprintf(list + l, sizeof(list) - l, "%s%s", r ? "," : "", nodes[r]);
-	}
+	for (int r = 0; r < n; r++) /* INART_WORKERS: the ranks' nodes, comma-separated */
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", r ? "," : "",
+			 nodes[r]);
 	topo_abs = abs_path(argv[optind]);
 	jobs_abs = abs_path(argv[optind + 1]);
 	if (plan != NULL)
 		plan_abs = abs_path(plan);
-	snprintf(env_s[0], sizeof(env_s[0]), "INART_TOPO=%s", topo_abs);
-	snprintf(env_s[1], sizeof(env_s[1]), "INART_JOBS=%s", jobs_abs);
-	snprintf(env_s[2], sizeof(env_s[2]), "INART_DEPLOY=%s/%s/deploy.json", INART_EMU_RUN_DIR,
-		 prefix);
-	snprintf(env_s[3], sizeof(env_s[3]), "INART_JOB=%s", job->id);
-	snprintf(env_s[4], sizeof(env_s[4]), "INART_WORKERS=%.*s", PATH_MAX, list);
-	snprintf(env_s[5], sizeof(env_s[5]), "INART_PLAN=%s", plan_abs ? plan_abs : "");
-	for (int i = 0; i < 5; i++)
-		env[i] = env_s[i];
-	env[5] = plan_abs ? env_s[5] : NULL;
-	env[6] = NULL;
-	o.prefix = prefix;
+	fill_env(env_s, env, topo_abs, jobs_abs, plan_abs, o.prefix, job->id, list);
 	o.nodes = nodes;
 	o.n_ranks = n;
 	o.argv = argv + dash + 1;
 	o.env = env;
-	o.master_port = port;
-	o.timeout_s = timeout;
-	o.grace_s = grace;
-	o.log_dir = log_dir;
 	rc = inart_emu_exec(&o, ranks, &err);
-	if (rc == 1) {
-		fprintf(stderr, "inart emu exec: %s\n", err.msg);
-		for (int r = 0; r < n; r++)
-			fprintf(stderr, "inart emu exec: rank %d (%s): %s %d%s\n", r, nodes[r],
-				ranks[r].status > 128 ? "signal" : "exit",
-				ranks[r].status > 128 ? ranks[r].status - 128 : ranks[r].status,
-				ranks[r].stopped ? " (ended by emu exec)" : "");
-	}
+	if (rc == 1)
+		report_ranks(&err, ranks, nodes, n);
 	free(topo_abs);
 	free(jobs_abs);
 	free(plan_abs);
