@@ -45,6 +45,7 @@
 #include "dp/agg_pool.h"
 #include "dp/bytes.h"
 #include "dp/pkt.h"
+#include "dp/ps.h"
 #include "dp/shard.h"
 #include "dp/switch.h"
 #include "dp/wire.h"
@@ -338,6 +339,75 @@ static void bench_switch(double secs)
 	inart_switch_destroy(sw);
 }
 
+/* The PS core (dp/ps, what one `inart ps` thread runs per datagram) at
+ * 8:1: every round the same 64 chunks as the next iteration, one
+ * contribution of each of 8 ranks per chunk, one result per chunk to one
+ * child. */
+static void bench_ps(double secs)
+{
+	static uint8_t dg[SLOTS][WORKERS][INART_DGRAM_MAX], outbuf[4][INART_DGRAM_MAX];
+	static size_t dlen[SLOTS][WORKERS];
+	static struct inart_ps_tree_cfg c;
+	static int32_t v[NV];
+	struct inart_ps *ps = inart_ps_create();
+	struct inart_dgram out[4];
+	uint64_t pkts = 0, results = 0;
+	uint32_t iter = 1;
+	double t0, t;
+
+	c.job = 1;
+	c.fan_in = WORKERS;
+	c.n_children = 1;
+	c.children[0].ip = 0x0a000101u;
+	c.max_chunks = SLOTS;
+	if (ps == NULL || inart_ps_tree_set(ps, &c) < 0) {
+		fprintf(stderr, "agg_bench: the PS tree refused\n");
+		inart_ps_destroy(ps);
+		return;
+	}
+	for (int i = 0; i < 4; i++)
+		out[i].data = outbuf[i];
+	for (int s = 0; s < SLOTS; s++)
+		for (int w = 0; w < WORKERS; w++) {
+			struct inart_wire_hdr h = {0};
+
+			h.flags = INART_F_DATA;
+			h.bitmap_words = 1;
+			h.scale_exp = 16;
+			h.job = 1;
+			h.fan_in = WORKERS;
+			h.label = 7;
+			h.seq = (uint32_t)s;
+			h.slot = (uint16_t)s;
+			h.count = NV;
+			h.bitmap[0] = 1ull << w;
+			for (int i = 0; i < NV; i++)
+				v[i] = i * (w + 1);
+			dlen[s][w] = inart_wire_encode(&h, v, dg[s][w], INART_DGRAM_MAX);
+		}
+	t0 = now_s();
+	do {
+		uint64_t now = (uint64_t)(now_s() * 1e9);
+
+		iter++;
+		for (int s = 0; s < SLOTS; s++)
+			for (int w = 0; w < WORKERS; w++)
+				inart_put_be32(dg[s][w] + ITER_OFF - INART_PKT_UDP_HLEN, iter);
+		for (int s = 0; s < SLOTS; s++)
+			for (int w = 0; w < WORKERS; w++, pkts++)
+				results += (uint64_t)inart_ps_rx(ps, dg[s][w], dlen[s][w],
+								 0x0a000201u + (uint32_t)w, 40000,
+								 now, out, 4);
+		t = now_s() - t0;
+	} while (t < secs);
+	if (results * WORKERS != pkts)
+		fprintf(stderr, "warning: %llu results for %llu datagrams\n",
+			(unsigned long long)results, (unsigned long long)pkts);
+	printf("ps rx, 8:1 (%d values, 1 child):              %.3g datagrams/s, %.3g results/s\n",
+	       NV, (double)pkts / t, (double)results / t);
+	inart_ps_destroy(ps);
+}
+
 /* ---- the sharded pipeline on several cores (--sharded) ---- */
 
 static double wall_s(void)
@@ -531,5 +601,6 @@ int main(int argc, char **argv)
 	bench_raw(secs);
 	bench_pool(secs);
 	bench_switch(secs);
+	bench_ps(secs);
 	return 0;
 }
