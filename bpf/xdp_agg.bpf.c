@@ -1076,7 +1076,7 @@ static __always_inline void pcount(__u32 port, __u32 k, __u64 v)
 
 /* A CPU's state follows xa_cfg's generations (flip_cb per slot). */
 struct flip {
-	__u32 all;
+	__u32 all, lost;
 };
 
 static long flip_cb(__u64 i, void *ctx)
@@ -1089,6 +1089,7 @@ static long flip_cb(__u64 i, void *ctx)
 	if (s == NULL)
 		return 1;
 	if (f->all) {
+		f->lost += s->busy ? 1 : 0;
 		s->busy = 0;
 		s->kept = 0;
 		return 0;
@@ -1130,6 +1131,7 @@ static __always_inline void state_sync(const struct inart_xa_cfg *cfg)
 	bpf_loop(cfg->n_ranks, reset_cb, NULL, 0);
 	l->gen = cfg->gen;
 	l->lose_gen = cfg->lose_gen;
+	l->lost += f.lost;
 }
 
 /* A frame for the user-space core: copied whole into xa_rx (port, length,

@@ -54,6 +54,8 @@ fi
 
 P="inh7n$$-"
 IO0=${INART_IO:-ring} IO1=${INART_IO:-mmsg}
+# INART_AGG=WHERE (the meson test netns_xdp_agg: kernel) adds `--agg WHERE`
+AGG=${INART_AGG:-}
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 check() { # check DESC -- CMD...: CMD must succeed
@@ -153,12 +155,12 @@ fi
 declare -A DPID
 start_t1() { # t1's switchd (also after a crash)
 	ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 \
-		--ctl "$tmp/t1.sock" --io "$IO1" --log-level warn 2>>"$tmp/t1.log" &
+		--ctl "$tmp/t1.sock" --io "$IO1" ${AGG:+--agg "$AGG"} --log-level warn 2>>"$tmp/t1.log" &
 	DPID[t1]=$!
 	pids+=($!)
 }
 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
-	--io "$IO0" --log-level warn 2>"$tmp/t0.log" &
+	--io "$IO0" ${AGG:+--agg "$AGG"} --log-level warn 2>"$tmp/t0.log" &
 DPID[t0]=$!
 pids+=($!)
 start_t1

@@ -161,6 +161,7 @@ struct inart_xa_last {
 	__u32 pad;
 	__u64 takes;	     /* slots taken on this CPU (the next take's order) */
 	__u32 gen, lose_gen; /* the xa_cfg values this CPU's state follows */
+	__u64 lost;	     /* busy slots lose_state freed on this CPU, since load */
 };
 
 /* xdp_agg_cpu's per-port counters (per CPU): what it handled in the kernel
