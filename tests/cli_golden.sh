@@ -118,6 +118,7 @@ run switchd_help switchd --help
 run switchd_noname --stderr switchd --ctl /nonexistent/s.sock --port lo
 run switchd_noport --stderr switchd --ctl /nonexistent/s.sock --name s
 run switchd_badopt --stderr switchd --name s --port lo --tx-loss-ports 1,x
+run switchd_badagg --stderr switchd --name s --port lo --agg fpga
 run switchd_stats_noctl --stderr switchd --stats
 # --check-config against a deployment file (issue 23): located errors
 cat >"$W/dep.json" <<'EOF'

@@ -176,6 +176,8 @@ void inart_switchd_io_peers(struct sw_state *s)
 		s->xdp_peer_known[i] = (uint8_t)known;
 		memcpy(s->xdp_peer[i], m, 6);
 		sync_port(s, i);
+		if (known && s->xagg != NULL && inart_xagg_peer(s->xagg, i, m) < 0)
+			inart_log_warn("%s: the aggregation program's port map", s->ifnames[i]);
 	}
 }
 
@@ -187,8 +189,10 @@ void inart_switchd_io_port_stats(const struct sw_state *s, struct inart_sw_port_
 		for (int i = 0; i < s->n_ports; i++) { /* handled by the aggregation program */
 			ports[i].rx_pkts += ap[4 * i + INART_XDP_P_RX];
 			ports[i].rx_bytes += ap[4 * i + INART_XDP_P_RX_BYTES];
+			ports[i].rx_ina_bytes += ap[4 * i + INART_XDP_P_RX_BYTES];
 			ports[i].tx_pkts += ap[4 * i + INART_XDP_P_TX];
 			ports[i].tx_bytes += ap[4 * i + INART_XDP_P_TX_BYTES];
+			ports[i].tx_ina_bytes += ap[4 * i + INART_XDP_P_TX_BYTES];
 		}
 	if (s->xsk == NULL || inart_xsk_counters(s->xsk, c) < 0)
 		return;

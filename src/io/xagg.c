@@ -60,6 +60,11 @@ int inart_xagg_fd(const struct inart_xagg *x)
 	return -1;
 }
 
+int inart_xagg_peer(struct inart_xagg *x, int p, const uint8_t mac[6])
+{
+	return -EOPNOTSUPP;
+}
+
 int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx)
 {
 	return 0;
@@ -337,6 +342,20 @@ int inart_xagg_lose(struct inart_xagg *x)
 int inart_xagg_fd(const struct inart_xagg *x)
 {
 	return ring_buffer__epoll_fd(x->rb);
+}
+
+int inart_xagg_peer(struct inart_xagg *x, int p, const uint8_t mac[6])
+{
+	int fd = bpf_map__fd(x->skel->maps.xa_ports);
+	struct inart_xa_port v;
+	uint32_t key = (uint32_t)p;
+
+	if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+		return -errno;
+	if (v.peer_fixed || memcmp(v.peer_mac, mac, 6) == 0)
+		return 0; /* a configured peer MAC is the core's too */
+	memcpy(v.peer_mac, mac, 6);
+	return bpf_map_update_elem(fd, &key, &v, BPF_ANY) < 0 ? -errno : 0;
 }
 
 int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx)

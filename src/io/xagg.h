@@ -55,6 +55,9 @@ int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
  * returns the busy slots the CPUs freed since the last call. */
 int inart_xagg_lose(struct inart_xagg *x);
 
+/* Port p's peer MAC (learned by the core) into the program's port map.
+ * 0 or -errno. */
+int inart_xagg_peer(struct inart_xagg *x, int p, const uint8_t mac[6]);
 /* A descriptor readable when frames wait (poll). */
 int inart_xagg_fd(const struct inart_xagg *x);
 /* up 1: a frame for the core received on port; 0: a frame to send on port. */
