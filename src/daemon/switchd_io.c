@@ -230,10 +230,10 @@ static json_t *agg_json(const struct sw_state *s)
 json_t *inart_switchd_io_json(const struct sw_state *s)
 {
 	static const char *const names[INART_XDP_CTR_N] = {
-	    [INART_XDP_FWD] = "fwd",   [INART_XDP_FWD_BYTES] = "fwd_bytes",
-	    [INART_XDP_USER] = "user", [INART_XDP_INA] = "ina",
-	    [INART_XDP_PASS] = "pass", [INART_XDP_ABORT] = "abort",
-	    [INART_XDP_AGG] = "agg"};
+	    [INART_XDP_FWD] = "fwd",	    [INART_XDP_FWD_BYTES] = "fwd_bytes",
+	    [INART_XDP_USER] = "user",	    [INART_XDP_INA] = "ina",
+	    [INART_XDP_PASS] = "pass",	    [INART_XDP_ABORT] = "abort",
+	    [INART_XDP_AGG] = "agg_steered"};
 	uint64_t c[INART_XDP_N_CTRS];
 	json_t *o;
 
@@ -246,7 +246,7 @@ json_t *inart_switchd_io_json(const struct sw_state *s)
 		json_object_set_new(o, names[k], json_integer((json_int_t)c[k]));
 	if (s->xagg != NULL)
 		json_object_set_new(o, "agg_kernel", agg_json(s));
-	json_object_set_new(o, "agg", json_string(s->xagg != NULL ? "kernel" : "user"));
+	json_object_set_new(o, "agg_where", json_string(s->xagg != NULL ? "kernel" : "user"));
 	return o;
 }
 
