@@ -244,8 +244,10 @@ k = s["xdp"]["agg_kernel"]
 handled = k["sent"] + k["dropped"]
 punted = sum(v for n, v in k.items() if n.startswith("punt_"))
 agg = sum(t["aggregated"] for t in s["trees"])
-print("kernel: handled %d (sent %d), punted %d, kept %d, flushed %d; trees aggregated %d"
-      % (handled, k["sent"], punted, k["kept"], k["flushed"], agg))
+print("kernel: handled %d (sent %d), punted %d (%s), kept %d, flushed %d; trees aggregated %d"
+      % (handled, k["sent"], punted,
+         ", ".join("%s %d" % (n[5:], v) for n, v in sorted(k.items()) if n.startswith("punt_") and v),
+         k["kept"], k["flushed"], agg))
 sys.exit(0 if k["sent"] > 0 and handled > punted and agg >= handled - k["sent"] else 1)
 PY
 	echo "netns.sh: $(cat "$tmp/out")"

@@ -120,9 +120,12 @@ static void cmd_swap(void *arg)
 		/* every shard at once: the other workers are parked */
 		c->out->tab = inart_shards_tables_swap(s->sh, c->in->tab);
 	}
-	/* --agg kernel: the program's tables and generation in the same command */
+	/* --agg kernel: the program's tables and generation in the same command
+	   (a new core: the kernel's slots and progress start afresh too) */
 	inart_switchd_io_agg_sync(s, c->in->core != NULL ? &c->in->cfg : &s->cfg,
 				  inart_shards_core(s->sh, 0));
+	if (c->in->core != NULL && s->xagg != NULL && inart_xagg_reset(s->xagg) < 0)
+		inart_log_warn("--agg kernel: the kernel's state not reset for the new core");
 	if (s->gate != NULL) {
 		inart_gate_swap_agg_labels(s->gate, &c->in->agg, &c->in->n_agg);
 		c->out->agg = c->in->agg;

@@ -34,25 +34,12 @@ int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
 
 int inart_xagg_lose(struct inart_xagg *x)
 {
-	struct inart_xa_last *v = calloc((size_t)x->n_possible, sizeof(*v));
-	struct inart_xa_cfg c;
-	uint64_t lost = 0;
-	uint32_t zero = 0;
-	int busy;
+	return 0;
+}
 
-	/* each CPU frees its own slots when it next runs (counted there): the
-	   count is what the CPUs freed since the last call */
-	if (v != NULL && bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_last), &zero, v) == 0)
-		for (int j = 0; j < x->n_possible; j++)
-			lost += v[j].lost;
-	free(v);
-	busy = (int)(lost - x->lost_seen);
-	x->lost_seen = lost;
-	if (cfg_get(x, &c) == 0) {
-		c.lose_gen++;
-		cfg_put(x, &c);
-	}
-	return busy;
+int inart_xagg_reset(struct inart_xagg *x)
+{
+	return -EOPNOTSUPP;
 }
 
 int inart_xagg_fd(const struct inart_xagg *x)
@@ -322,21 +309,35 @@ int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
 
 int inart_xagg_lose(struct inart_xagg *x)
 {
-	size_t vs = sizeof(struct inart_xa_slot);
-	struct inart_xa_slot *v = calloc((size_t)x->n_possible, vs);
-	struct inart_xa_cfg c;
-	int busy = 0;
+	struct inart_xa_last *v = calloc((size_t)x->n_possible, sizeof(*v));
+	uint64_t lost = 0;
+	uint32_t zero = 0;
+	int busy;
 
-	for (uint32_t k = 0; v != NULL && k < x->slots; k++)
-		if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_slots), &k, v) == 0)
-			for (int j = 0; j < x->n_possible; j++)
-				busy += v[j].busy != 0;
+	/* each CPU frees its own slots when it next runs and counts them
+	   there: what they freed since the last call, not a scan of every
+	   slot on every CPU (megabytes copied per request, in the packet
+	   thread, while lose_state requests come back to back) */
+	if (v != NULL && bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_last), &zero, v) == 0)
+		for (int j = 0; j < x->n_possible; j++)
+			lost += v[j].lost;
 	free(v);
-	if (cfg_get(x, &c) == 0) {
-		c.lose_gen++;
-		cfg_put(x, &c);
-	}
+	busy = (int)(lost - x->lost_seen);
+	x->lost_seen = lost;
+	inart_xagg_reset(x);
 	return busy;
+}
+
+int inart_xagg_reset(struct inart_xagg *x)
+{
+	struct inart_xa_cfg c;
+	int rc = cfg_get(x, &c);
+
+	if (rc == 0) {
+		c.lose_gen++;
+		rc = cfg_put(x, &c);
+	}
+	return rc;
 }
 
 int inart_xagg_fd(const struct inart_xagg *x)

@@ -52,8 +52,13 @@ int inart_xagg_n_cpus(const struct inart_xagg *x);
 int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
 		    const struct inart_switch *sw, struct inart_err *err);
 /* lose_state: every CPU's pool freed (by that CPU, when it next runs);
- * returns the busy slots the CPUs freed since the last call. */
+ * returns the busy slots the CPUs freed since the last call (the previous
+ * request's, by the time they ran: each CPU counts its own). */
 int inart_xagg_lose(struct inart_xagg *x);
+/* A new core in service (an install with a configuration): every CPU's
+ * slots (busy and kept) freed and progress forgotten, as the core's are
+ * new; the same generation as lose_state.  0 or -errno. */
+int inart_xagg_reset(struct inart_xagg *x);
 
 /* Port p's peer MAC (learned by the core) into the program's port map.
  * 0 or -errno. */
