@@ -262,6 +262,7 @@ void inart_switchd_cfg_init(struct inart_switchd_cfg *c)
 	c->pool_slots = 4096;
 	c->flush_ms = 10;
 	c->cores = 1;
+	c->agg = INART_SWD_AGG_USER; /* the kernel path by --agg kernel|auto (issue 25) */
 	c->gc.tx_loss_ports = UINT64_MAX;
 	c->gc.seed = 1;
 }

@@ -34,7 +34,7 @@ struct inart_switchd_cfg {
 				     daemon/switchd_workers) */
 	int gated;		  /* 1: the gate below stands between ports and core */
 	struct inart_gate_cfg gc; /* loss, aggregation limit (n_ports set here) */
-	enum inart_switchd_agg agg; /* --agg (default auto) */
+	enum inart_switchd_agg agg; /* --agg (default user) */
 };
 
 /* Defaults: the daemon's (inart_daemon_cfg_init), pool 4096, flush 10 ms,

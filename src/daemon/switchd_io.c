@@ -266,6 +266,10 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 	else if (gated)
 		snprintf(why, sizeof(why),
 			 "--agg-mbps, --rx-loss or --tx-loss: the gate must see every frame");
+	else if (s->cores > 1) /* the frames it punts go to one core (core0) */
+		snprintf(why, sizeof(why),
+			 "--cores %d: the kernel path feeds one core (its CPUs aggregate)",
+			 s->cores);
 	if (why[0] == '\0') {
 		for (int i = 0; i < s->n_ports; i++)
 			ifx[i] = if_nametoindex(s->ifnames[i]);
