@@ -145,8 +145,8 @@ static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uin
 	emit(s, inart_switch_rx(core0(s), &in, inart_now_ns(), s->out, OUT_MAX));
 }
 
-/* --agg kernel: the frames waiting in the program's rings, and its ticks
- * at the flush timeout's granularity. */
+/* --agg kernel: the frames waiting in the program's rings (its ticks run
+ * in xagg's ticker thread). */
 static void agg_rounds(struct sw_state *s, uint64_t now)
 {
 	int n;
@@ -156,12 +156,6 @@ static void agg_rounds(struct sw_state *s, uint64_t now)
 	n = inart_xagg_drain(s->xagg, agg_frame, s);
 	if (n < 0)
 		inart_log_error("--agg kernel: draining: %s", strerror(-n));
-	if (now >= s->xagg_next_tick) {
-		n = inart_xagg_tick(s->xagg);
-		if (n < 0)
-			inart_log_error("--agg kernel: tick: %s", strerror(-n));
-		s->xagg_next_tick = now + s->xagg_tick_ns;
-	}
 }
 
 /* Timers: frames the gate holds back, the core's flushes; then every
@@ -199,8 +193,6 @@ static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
 
 	if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
 		dl = inart_gate_deadline(s->gate, now);
-	if (s->xagg != NULL && s->xagg_next_tick < dl)
-		dl = s->xagg_next_tick;
 	if (dl != UINT64_MAX)
 		timeout = dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
 	if (timeout > 1000)

@@ -43,7 +43,7 @@ struct sw_state {
 	/* --agg kernel (io/xagg; NULL: the core aggregates everything): packet
 	 * thread, except the counters' reads */
 	struct inart_xagg *xagg;
-	uint64_t xagg_tick_ns, xagg_next_tick;
+	uint64_t xagg_tick_ns;
 	const char *ifnames[INART_SW_MAX_PORTS];
 	uint8_t macs[INART_SW_MAX_PORTS][6];
 	struct inart_shards *sh;     /* in service (changed by commands only): the core,

@@ -296,7 +296,10 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		return 0;
 	}
 	s->xagg_tick_ns = s->cfg.flush_timeout_ns > 0 ? s->cfg.flush_timeout_ns : 1000000;
-	s->xagg_next_tick = 0;
+	if (inart_xagg_ticker_start(s->xagg, s->xagg_tick_ns) < 0) {
+		inart_switchd_io_agg_close(s);
+		return inart_err_set(err, -EAGAIN, "--agg %s: the ticker's thread", name);
+	}
 	inart_log_info("--agg %s: kernel (xdp_agg on %d CPUs, InArt steered to them by (job, "
 		       "tree, slot); the rest in user space)",
 		       name, inart_xagg_n_cpus(s->xagg));
@@ -320,8 +323,10 @@ void inart_switchd_io_agg_sync(struct sw_state *s, const struct inart_sw_cfg *cf
 		return;
 	if (inart_xagg_sync(s->xagg, cfg, core, &err) < 0)
 		inart_log_warn("%s", err.msg);
-	if (cfg->flush_timeout_ns > 0)
+	if (cfg->flush_timeout_ns > 0) {
 		s->xagg_tick_ns = cfg->flush_timeout_ns;
+		inart_xagg_ticker_period(s->xagg, s->xagg_tick_ns);
+	}
 }
 
 void inart_switchd_io_agg_trees(const struct sw_state *s, struct inart_sw_tree_stats *t, int n,

@@ -62,6 +62,15 @@ int inart_xagg_tick(struct inart_xagg *x)
 	return 0;
 }
 
+int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns)
+{
+	return -EOPNOTSUPP;
+}
+
+void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns)
+{
+}
+
 int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p)
 {
 	return -EOPNOTSUPP;
@@ -76,10 +85,13 @@ void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/xdp_agg.h"
@@ -106,7 +118,12 @@ struct inart_xagg {
 		int up; /* 1: xa_rx, 0: xa_tx */
 	} tag_rx, tag_tx;
 	uint8_t kick[INART_XA_FRAME_MAX];
-	uint64_t *pcpu;	    /* n_possible u64s (per-CPU counter reads) */
+	uint64_t *pcpu;	     /* n_possible u64s (per-CPU counter reads) */
+	uint64_t *tick_pcpu; /* the same for the ticks (the ticker's thread) */
+	pthread_t ticker;
+	int ticker_on;
+	atomic_int ticker_stop;
+	_Atomic uint64_t tick_ns;
 	uint64_t lost_seen; /* xa_last.lost summed at the last lose */
 };
 
@@ -133,10 +150,15 @@ void inart_xagg_close(struct inart_xagg *x)
 {
 	if (x == NULL)
 		return;
+	if (x->ticker_on) {
+		atomic_store(&x->ticker_stop, 1);
+		pthread_join(x->ticker, NULL);
+	}
 	ring_buffer__free(x->rb);
 	xdp_agg__destroy(x->skel);
 	free(x->tree_keys);
 	free(x->pcpu);
+	free(x->tick_pcpu);
 	free(x);
 }
 
@@ -174,7 +196,9 @@ struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_
 	x->tag_tx = (struct tag){x, 0};
 	memcpy(x->ifindex, o->ifindex, sizeof(uint32_t) * (size_t)o->n_ports);
 	x->pcpu = calloc((size_t)(x->n_possible > 0 ? x->n_possible : 1), sizeof(uint64_t) * 8);
-	if (x->pcpu == NULL || x->n_possible <= 0) {
+	x->tick_pcpu =
+	    calloc((size_t)(x->n_possible > 0 ? x->n_possible : 1), sizeof(uint64_t) * 8);
+	if (x->pcpu == NULL || x->tick_pcpu == NULL || x->n_possible <= 0) {
 		rc = inart_err_set(err, -ENOMEM, "--agg kernel: out of memory");
 		goto fail;
 	}
@@ -372,16 +396,21 @@ int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx)
 
 /* The per-CPU values of key k of the u64 array fd, summed; cpu >= 0: that
  * CPU's only. */
-static uint64_t sum_u64(const struct inart_xagg *x, int fd, uint32_t k, int cpu)
+static uint64_t sum_in(const struct inart_xagg *x, uint64_t *buf, int fd, uint32_t k, int cpu)
 {
 	uint64_t s = 0;
 
-	if (bpf_map_lookup_elem(fd, &k, x->pcpu) < 0)
+	if (bpf_map_lookup_elem(fd, &k, buf) < 0)
 		return 0;
 	for (int j = 0; j < x->n_possible; j++)
 		if (cpu < 0 || cpu == j)
-			s += x->pcpu[j];
+			s += buf[j];
 	return s;
+}
+
+static uint64_t sum_u64(const struct inart_xagg *x, int fd, uint32_t k, int cpu)
+{
+	return sum_in(x, x->pcpu, fd, k, cpu);
 }
 
 int inart_xagg_tick(struct inart_xagg *x)
@@ -398,19 +427,54 @@ int inart_xagg_tick(struct inart_xagg *x)
 			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = x->kick,
 				    .data_size_in = sizeof(x->kick), .repeat = KICKS,
 				    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
-			uint64_t before = sum_u64(x, fd, INART_XA_C_FLUSHED, k), got;
+			uint64_t before = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, k), got;
 
 			if (bpf_prog_test_run_opts(prog, &o) < 0)
 				return -errno;
 			/* (the CPUMAP's thread runs them, maybe not yet: then the
 			   next tick takes the rest) */
-			got = sum_u64(x, fd, INART_XA_C_FLUSHED, k) - before;
+			got = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, k) - before;
 			total += (int)got;
 			if (got < KICKS)
 				break;
 		}
 	}
 	return total;
+}
+
+static void *ticker_main(void *arg)
+{
+	struct inart_xagg *x = arg;
+
+	while (!atomic_load(&x->ticker_stop)) {
+		uint64_t ns = atomic_load(&x->tick_ns);
+		struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+		nanosleep(&ts, NULL);
+		if (!atomic_load(&x->ticker_stop))
+			inart_xagg_tick(x); /* (an error: the next period tries again) */
+	}
+	return NULL;
+}
+
+int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns)
+{
+	int rc;
+
+	if (x->ticker_on)
+		return 0;
+	inart_xagg_ticker_period(x, period_ns);
+	atomic_store(&x->ticker_stop, 0);
+	rc = pthread_create(&x->ticker, NULL, ticker_main, x);
+	if (rc != 0)
+		return -rc;
+	x->ticker_on = 1;
+	return 0;
+}
+
+void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns)
+{
+	atomic_store(&x->tick_ns, period_ns > 0 ? period_ns : 1000000);
 }
 
 int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p)

@@ -19,7 +19,8 @@
  *            CPU is only ever touched on that CPU, in the CPUMAP's thread);
  *   counters the program's (per reason punts), per port, per tree.
  *
- * Threads: the packet thread, except the counters (any thread: map reads).
+ * Threads: the packet thread, except the counters (any thread: map reads)
+ * and the ticker's thread (the ticks: its own scratch buffers).
  * Without libbpf at build time inart_xagg_open fails with EOPNOTSUPP.
  */
 #ifndef INART_IO_XAGG_H
@@ -71,8 +72,15 @@ typedef void (*inart_xagg_frame_fn)(void *ctx, int up, uint32_t port, const uint
 /* Every frame waiting, to fn.  The number, or -errno. */
 int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx);
 /* Flush what expired on every CPU (inart_switch_tick).  Frames flushed, or
- * -errno. */
+ * -errno.  Not while the ticker runs. */
 int inart_xagg_tick(struct inart_xagg *x);
+/* The ticker: a thread of x's that runs inart_xagg_tick every period_ns (a
+ * live-frame BPF_PROG_TEST_RUN took 50 ms on average here, up to 300: in
+ * the packet thread it held every punted frame and result behind it);
+ * inart_xagg_close stops it.  _period changes the period (any thread).
+ * 0 or -errno. */
+int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns);
+void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns);
 
 /* The program's counters summed over CPUs, since open: c[INART_XA_CTR_N]
  * (io/xdp_agg.h); ports: p[INART_XA_N_PCTRS] (4 per port: rx, rx bytes, tx,
