@@ -19,10 +19,15 @@ Modes (LIST comma-separated; default all of them):
   xsk-fwd       a bare AF_XDP copy-mode forwarder, rx on one veth, tx on
                 the other, no processing (build/bench/xsk_fwd)
   ring, mmsg    inart switchd --io ring | mmsg
-  xdp           inart switchd --io xdp (reported "not available" where this
-                build's switchd has no such back end or it refuses to start)
+  xdp           inart switchd --io xdp --agg user (reported "not available"
+                where this build's switchd has no such back end or it
+                refuses to start): the user-space core aggregates
+  xdp-agg       inart switchd --io xdp --agg kernel: InArt DATA aggregated
+                by the XDP program in the kernel's CPUMAP threads (every
+                online CPU, steered by (job, tree, slot); issue 25), the
+                rest by the user-space core as in xdp
 --cores LIST    worker cores for the modes that have a choice (ring, mmsg,
-                xdp: switchd --cores N; default 1,2; 1 runs without the
+                xdp, xdp-agg: switchd --cores N; default 1,2; 1 runs without the
                 option).  A count switchd does not offer is reported as not
                 available.  Other modes run once, reported as cores 1.
 --load          plain: IPv4 UDP to port 47471 (forwarded by LPM);
@@ -66,7 +71,10 @@ Method:
  - path_cpu_us_per_pkt: busy time (user nice system irq softirq,
    /proc/stat) of every CPU of the set during the run / delivered frames.
  - device_cpu_us_per_pkt: the device's own threads (/proc/PID/task/*/stat)
-   plus the softirq time of its CPUs, / delivered frames.  For the kernel
+   plus the softirq time of its CPUs, / delivered frames.  For xdp-agg also
+   the kernel threads of switchd's CPUMAP (cpumap/CPU/map:ID, found by the
+   map ids in switchd's fdinfo), and its CPUs are the whole set (the
+   threads run on every CPU).  For the kernel
    modes that is the softirq of the generator's CPU (the sink's XDP and, in
    direct, only it).  Both count whatever else runs on those CPUs: the
    script prints the set's busy CPUs before the runs; trust it on a quiet
@@ -84,7 +92,7 @@ EOF
 }
 set -u
 
-modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp
+modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp,xdp-agg
 cores_arg=1,2
 load=ina1
 secs=3
@@ -117,7 +125,7 @@ fi
 modes=()
 for m in ${modes_arg//,/ }; do
 	case $m in
-	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp) modes+=("$m") ;;
+	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp | xdp-agg) modes+=("$m") ;;
 	*) echo "switchd_bench: unknown mode '$m' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -251,6 +259,25 @@ proc_ticks() {
 		awk '{s += $12 + $13} END {print s + 0}'
 }
 
+# the kernel threads of the CPUMAPs PID holds ("cpumap/CPU/map:ID": xdp-agg's
+# aggregation runs there), by the map ids in its descriptors' fdinfo
+cpumap_threads() {
+	local ids id t
+	[ -n "${1:-}" ] || return 0
+	ids=$(awk '/^map_type:/ {t = $2} /^map_id:/ {if (t == 16) print $2; t = ""}' \
+		/proc/"$1"/fdinfo/* 2>/dev/null | sort -u)
+	for id in $ids; do
+		for t in /proc/[0-9]*; do
+			case $(cat "$t/comm" 2>/dev/null) in "cpumap/"*"/map:$id") echo "${t#/proc/}" ;; esac
+		done
+	done
+}
+kthr_ticks() { # PID... (0 if none)
+	local s=0 t
+	for t in "$@"; do s=$((s + $(proc_ticks "$t"))); done
+	echo $s
+}
+
 sink_pid=""
 sink_start() {
 	: >"$tmp/sink.out"
@@ -285,6 +312,7 @@ stop_pid() {
 # Device set-up per mode; sets dev_pid (a process of the device, or empty),
 # dev_cpus (its CPUs), note; returns 1 with $why when not available.
 dev_pid=""
+dev_kthreads=()
 why=""
 wait_ready() { # FILE PID
 	for _ in $(seq 50); do
@@ -294,24 +322,34 @@ wait_ready() { # FILE PID
 	done
 	return 1
 }
-switchd_up() { # IO CORES CPUS
-	local extra=() exp="0000000000000001"
+switchd_up() { # MODE CORES CPUS
+	local extra=() exp="0000000000000001" io=$1
 	[ "$2" -gt 1 ] && extra=(--cores "$2")
+	# xdp: the user-space core aggregates (part 1); xdp-agg: the kernel
+	case $1 in
+	xdp) extra+=(--agg user) ;;
+	xdp-agg) io=xdp extra+=(--agg kernel) ;;
+	esac
 	[ "$load" = ina8 ] && exp="00000000000000ff"
 	rm -f "$tmp/m.sock"
 	if ! ip netns exec "$M" "$INART" switchd --name m --port a0,a1 --ctl "$tmp/m.sock" \
-		--io "$1" "${extra[@]}" --check-config >"$tmp/check.out" 2>&1; then
-		why="inart switchd --io $1 ${extra[*]}: $(head -c 300 "$tmp/check.out" | tr '\n"' ' ')"
+		--io "$io" "${extra[@]}" --check-config >"$tmp/check.out" 2>&1; then
+		why="inart switchd --io $io ${extra[*]}: $(head -c 300 "$tmp/check.out" | tr '\n"' ' ')"
 		return 1
 	fi
 	ip netns exec "$M" "${NICE[@]}" taskset -c "$3" "$INART" switchd --name m --port a0,a1 \
-		--ctl "$tmp/m.sock" --io "$1" "${extra[@]}" --log-level warn 2>"$tmp/switchd.log" &
+		--ctl "$tmp/m.sock" --io "$io" "${extra[@]}" --log-level warn 2>"$tmp/switchd.log" &
 	dev_pid=$!
 	pids+=("$dev_pid")
 	for _ in $(seq 50); do
 		[ -S "$tmp/m.sock" ] && break
+		kill -0 "$dev_pid" 2>/dev/null || break
 		sleep 0.1
 	done
+	if ! kill -0 "$dev_pid" 2>/dev/null; then
+		why="inart switchd --io $io ${extra[*]}: $(head -c 300 "$tmp/switchd.log" | tr '\n"' ' ')"
+		return 1
+	fi
 	if ! "$INART" ctl send "$tmp/m.sock" '{"op": "install", "node": "m", "replace": true,
 	  "config": {"ports": [{"peer_mac": "'$SMAC'"}, {"peer_mac": "'$RMAC'"}],
 	             "pool_slots": 64, "flush_timeout_ns": 10000000},
@@ -333,7 +371,7 @@ set_queues() { # N: receive and transmit queues of a0, a1 and their peers (ethto
 }
 mode_up() { # MODE CORES
 	local cpu
-	dev_pid="" why="" note=""
+	dev_pid="" why="" note="" dev_kthreads=()
 	cpu=$(dev_cpus_of "$2")
 	dev_cpus=$cpu
 	[ $maxq -gt 1 ] && case $1 in ring | mmsg | xdp) set_queues "$2" ;; *) set_queues 1 ;; esac
@@ -363,9 +401,14 @@ mode_up() { # MODE CORES
 		pids+=("$dev_pid")
 		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
 		note="busy-polls its core; its rx steering runs in the generator's softirq" ;;
-	ring | mmsg | xdp)
+	ring | mmsg | xdp | xdp-agg)
 		switchd_up "$1" "$2" "$cpu" || return 1
-		[ ${#cpuv[@]} -le "$2" ] && note="shares CPUs with the generator" ;;
+		[ ${#cpuv[@]} -le "$2" ] && note="shares CPUs with the generator"
+		if [ "$1" = xdp-agg ]; then
+			read -r -a dev_kthreads <<<"$(cpumap_threads "$dev_pid" | tr '\n' ' ')"
+			dev_cpus=$(echo "$cpus" | tr ' ' ',' | sed 's/,$//')
+			note="aggregates in the kernel's CPUMAP threads on every CPU (${#dev_kthreads[@]} threads; their time is the device's)${note:+; $note}"
+		fi ;;
 	esac
 	return 0
 }
@@ -416,18 +459,18 @@ run_one() { # MODE CORES
 	sleep 0.2
 	s0=$(sink_snap)
 	st0=$(stat_ticks)
-	p0=$(proc_ticks "$dev_pid")
+	p0=$(($(proc_ticks "$dev_pid") + $(kthr_ticks "${dev_kthreads[@]}")))
 	read -r _ sent _ _ _ took < <(ip netns exec "$G" "${NICE[@]}" taskset -c "$GEN_CPU" "$XB" gen $gif \
 		"$load" "$secs" "${CHK[@]}" 2>"$tmp/gen.err")
 	sleep 0.2
 	s1=$(sink_snap)
 	st1=$(stat_ticks)
-	p1=$(proc_ticks "$dev_pid")
+	p1=$(($(proc_ticks "$dev_pid") + $(kthr_ticks "${dev_kthreads[@]}")))
 	[ -n "$sent" ] || echo "switchd_bench: $m: the generator failed: $(cat "$tmp/gen.err")" >&2
 	stop_pid "$sink_pid"
 	local sockd=null txd=null
 	case $m in
-	ring | mmsg | xdp)
+	ring | mmsg | xdp | xdp-agg)
 		"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
 		sockd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
 		txd=$(grep -oE '"sock_tx_(drops|errors)": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}') ;;
@@ -453,7 +496,7 @@ run_one() { # MODE CORES
 			gbps = by * 8 / secs / 1e9
 			path = fr > 0 ? busy / hz / fr * 1e6 : 0
 			devus = fr > 0 ? dev / hz / fr * 1e6 : 0
-			agg = (m == "ring" || m == "mmsg" || m == "xdp")
+			agg = (m == "ring" || m == "mmsg" || m == "xdp" || m == "xdp-agg")
 			valid = (fr > 0 && bad == 0 && !(load == "ina8" && agg && fu == 0)) ? "true" : "false"
 			printf "{\"mode\":\"%s\",\"cores\":%d,\"load\":\"%s\",\"pps\":%.0f,\"gbps\":%.3f,", m, c, load, pps, gbps
 			printf "\"path_cpu_us_per_pkt\":%.3f,\"device_cpu_us_per_pkt\":%.3f,\"valid\":%s,", path, devus, valid
@@ -473,7 +516,7 @@ run_one() { # MODE CORES
 			best_contrib=$cps
 			best_mode="$m/$c"
 		fi
-		case $m in ring | mmsg | xdp)
+		case $m in ring | mmsg | xdp | xdp-agg)
 			if [ "${cps:-0}" -gt "$sw_contrib" ]; then
 				sw_contrib=$cps
 				sw_mode="$m/$c"
@@ -482,7 +525,7 @@ run_one() { # MODE CORES
 	fi
 }
 
-has_choice() { case $1 in ring | mmsg | xdp) return 0 ;; esac; return 1; }
+has_choice() { case $1 in ring | mmsg | xdp | xdp-agg) return 0 ;; esac; return 1; }
 want_direct=0
 for m in "${modes[@]}"; do [ "$m" = direct ] && want_direct=1; done
 # the direct pair first, always (the ceiling every run is compared with)

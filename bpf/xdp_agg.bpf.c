@@ -152,6 +152,29 @@ struct {
 	__uint(max_entries, 1 << 18);
 } xa_tx SEC(".maps");
 
+/* ---- switchd's exits (issue 25 part 2, h25w): xdp_agg_cpu runs on the CPU
+ * xdp_switch steered the frame to (CPUMAP, by (job, tree, slot)); what it
+ * passes goes to user space through xa_rx, not the stack ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, INART_XA_RX_RING);
+} xa_rx SEC(".maps");
+
+/* xdp_switch's agg_cpus (the loader reuses that map's descriptor) */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, INART_XA_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} xa_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, INART_XA_N_PCTRS);
+	__type(key, __u32);
+	__type(value, __u64);
+} xa_pctrs SEC(".maps");
+
 /* ---- the scratch buffers (slow path, tick): masked offsets ---- */
 
 static __always_inline __u32 g16(const __u8 *b, __u32 o)
@@ -1116,8 +1139,8 @@ static __always_inline int drop(void)
 	return XDP_DROP;
 }
 
-SEC("xdp")
-int xdp_agg(struct xdp_md *xdp)
+/* (h25w: the body of xdp_agg, inlined into xdp_agg and xdp_agg_cpu) */
+static __always_inline int agg_run(struct xdp_md *xdp)
 {
 	__u32 z = 0, port, slot_i, cur, extra;
 	struct inart_xa_slot *s, *v = NULL;
@@ -1322,8 +1345,8 @@ static long tick_cb(__u64 i, void *ctx)
 	return 0;
 }
 
-SEC("xdp")
-int xdp_agg_tick(struct xdp_md *xdp)
+/* (h25w: the body of xdp_agg_tick, inlined into it and xdp_agg_cpu) */
+static __always_inline int tick_run(struct xdp_md *xdp)
 {
 	struct tick_scan t = {0, 0, -1};
 	struct inart_xa_cfg *cfg;
@@ -1380,6 +1403,173 @@ int xdp_agg_tick(struct xdp_md *xdp)
 	count(INART_XA_C_FLUSHED, 1);
 	verdict(INART_XA_SEND, e->out_port, 1);
 	return XDP_TX;
+}
+
+/* ---- entries (h25w: verdict and exit plumbing only) ---- */
+
+SEC("xdp")
+int xdp_agg(struct xdp_md *xdp)
+{
+	return agg_run(xdp);
+}
+
+SEC("xdp")
+int xdp_agg_tick(struct xdp_md *xdp)
+{
+	return tick_run(xdp);
+}
+
+static __always_inline void pcount(__u32 port, __u32 k, __u64 v)
+{
+	__u32 i = 4 * (port & (INART_XA_MAX_PORTS - 1)) + k;
+	__u64 *c = bpf_map_lookup_elem(&xa_pctrs, &i);
+
+	if (c != NULL)
+		*c += v;
+}
+
+/* A CPU's state follows xa_cfg's generations (flip_cb per slot). */
+struct flip {
+	__u32 all, lost;
+};
+
+static long flip_cb(__u64 i, void *ctx)
+{
+	struct flip *f = ctx;
+	__u32 k = (__u32)i;
+	struct inart_xa_slot *s = bpf_map_lookup_elem(&xa_slots, &k);
+	struct inart_xa_ent *e;
+
+	if (s == NULL)
+		return 1;
+	if (f->all) {
+		f->lost += s->busy ? 1 : 0;
+		s->busy = 0;
+		s->kept = 0;
+		return 0;
+	}
+	if (!s->busy)
+		return 0;
+	/* drop_orphan_slots (dp/switch.c) */
+	e = bpf_map_lookup_elem(&xa_labels, &s->label);
+	if (e == NULL || e->kind != KIND_UP || !e->aggregate || !e->kernel || e->job != s->job ||
+	    e->tree != s->tree || e->bitmap_words != s->bitmap_words || k < e->slot_base ||
+	    k >= (__u32)e->slot_base + e->n_slots)
+		s->busy = 0;
+	return 0;
+}
+
+static long reset_cb(__u64 i, void *ctx)
+{
+	__u32 k = (__u32)i;
+	struct inart_xa_pos *p = bpf_map_lookup_elem(&xa_progress, &k);
+
+	if (p == NULL)
+		return 1;
+	p->iter = p->pos = 0;
+	return 0;
+}
+
+/* Before this CPU touches its state: an install (gen) frees its orphaned
+ * slots and forgets rank progress, a lose_state frees every slot. */
+static __always_inline void state_sync(const struct inart_xa_cfg *cfg)
+{
+	__u32 z = 0;
+	struct inart_xa_last *l = bpf_map_lookup_elem(&xa_last, &z);
+	struct flip f = {0};
+
+	if (l == NULL || (l->gen == cfg->gen && l->lose_gen == cfg->lose_gen))
+		return;
+	f.all = l->lose_gen != cfg->lose_gen;
+	bpf_loop(cfg->n_slots, flip_cb, &f, 0);
+	bpf_loop(cfg->n_ranks, reset_cb, NULL, 0);
+	l->gen = cfg->gen;
+	l->lose_gen = cfg->lose_gen;
+	l->lost += f.lost;
+}
+
+/* A frame for the user-space core: copied whole into xa_rx (port, length,
+ * bytes); dropped (counted) if the ring is full. */
+static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
+{
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	struct inart_xa_txrec *r;
+
+	if (len < 14 || len > INART_XA_FRAME_MAX)
+		return XDP_DROP;
+	r = bpf_ringbuf_reserve(&xa_rx, sizeof(*r), 0);
+	if (r == NULL) {
+		count(INART_XA_C_RING_FULL, 1); /* xa_rx full: lost as on a wire */
+		return XDP_DROP;
+	}
+	r->port = port;
+	r->len = (__u32)len;
+	if (bpf_xdp_load_bytes(xdp, 0, r->data, (__u32)len & 2047) < 0) {
+		bpf_ringbuf_discard(r, 0);
+		return XDP_DROP;
+	}
+	bpf_ringbuf_submit(r, 0);
+	return XDP_DROP;
+}
+
+/* The CPUMAP program of switchd --agg kernel: a frame of one of the ports
+ * goes through agg_run; what it passes goes to the core (xa_rx), APPLIED
+ * (its frames not queued) is dropped: the state already took it, the
+ * frames are lost as on a wire (the retransmission path recovers them);
+ * XDP_TX (not allowed here) becomes a redirect to the ingress port.  A
+ * frame from elsewhere (xdp_agg_kick's, through BPF_PROG_TEST_RUN) is a
+ * tick: tick_run on this CPU, its frame redirected to the entry's port. */
+SEC("xdp/cpumap")
+int xdp_agg_cpu(struct xdp_md *xdp)
+{
+	__u32 z = 0, ifx = xdp->ingress_ifindex, port, *pp;
+	struct inart_xa_last *l;
+	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	int rc;
+
+	if (cfg == NULL)
+		return XDP_DROP;
+	state_sync(cfg);
+	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
+	if (pp == NULL) {
+		rc = tick_run(xdp);
+		l = bpf_map_lookup_elem(&xa_last, &z);
+		if (rc != XDP_TX || l == NULL)
+			return XDP_DROP;
+		pcount(l->out_port, 2, 1);
+		pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);
+	}
+	port = *pp & (INART_XA_MAX_PORTS - 1);
+	rc = agg_run(xdp);
+	l = bpf_map_lookup_elem(&xa_last, &z);
+	if (l == NULL)
+		return XDP_DROP;
+	if (rc == XDP_PASS)
+		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
+	pcount(port, 0, 1);
+	pcount(port, 1, len);
+	if (rc == XDP_DROP || rc == XDP_ABORTED)
+		return rc;
+	pcount(l->out_port, 2, 1);
+	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	if (rc == XDP_TX)
+		return bpf_redirect_map(&xa_devs, port, 0);
+	return rc;
+}
+
+/* BPF_PROG_TEST_RUN (live frames) of switchd's tick: the frame to the CPU
+ * named at INART_XA_KICK_CPU_OFF, where xdp_agg_cpu runs tick_run. */
+SEC("xdp")
+int xdp_agg_kick(struct xdp_md *xdp)
+{
+	void *data = (void *)(long)xdp->data, *end = (void *)(long)xdp->data_end;
+	__u32 *cpu = data + INART_XA_KICK_CPU_OFF;
+
+	if ((void *)(cpu + 1) > end)
+		return XDP_DROP;
+	return bpf_redirect_map(&xa_cpus, *cpu & (INART_XA_MAX_CPUS - 1), 0);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -78,6 +78,23 @@ struct {
 	__type(value, __u64);
 } ctrs SEC(".maps");
 
+/* --agg kernel (issue 25, h25w): InArt frames go to the CPU that owns
+ * their (job, tree, slot) -- inart_shard_steer's function over agg_n[0]
+ * CPUs -- where xdp_agg_cpu (bpf/xdp_agg.bpf.c) runs; agg_n[0] = 0: off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, INART_XDP_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} agg_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} agg_n SEC(".maps");
+
 static __always_inline void count(__u32 k, __u64 v)
 {
 	__u64 *c = bpf_map_lookup_elem(&ctrs, &k);
@@ -110,6 +127,28 @@ static __always_inline int to_user(struct xdp_md *ctx, __u32 port, int ina)
 	if (ina)
 		count(INART_XDP_INA, 1);
 	return rc;
+}
+
+/* An InArt frame (UDP header at u): to its aggregation CPU, or up. */
+static __always_inline int to_agg(struct xdp_md *ctx, __u32 port, const struct udphdr *u, void *end)
+{
+	const __u8 *h = (const __u8 *)(u + 1);
+	__u32 z = 0, *n = bpf_map_lookup_elem(&agg_n, &z), job, tree, slot, y, cpu;
+
+	if (n == NULL || *n == 0 || *n > INART_XDP_MAX_CPUS)
+		return to_user(ctx, port, 1);
+	if ((void *)(h + 26) > end) {
+		cpu = 0; /* too short for the fields: inart_shard_steer's 0 */
+	} else {
+		job = (__u32)h[4] << 24 | (__u32)h[5] << 16 | (__u32)h[6] << 8 | h[7];
+		tree = (__u32)h[8] << 8 | h[9];
+		slot = (__u32)h[24] << 8 | h[25];
+		y = (job * 0x9E3779B1u ^ tree) * 0x85EBCA6Bu;
+		y ^= y >> 16;
+		cpu = (y % *n + slot) % *n;
+	}
+	count(INART_XDP_AGG, 1);
+	return bpf_redirect_map(&agg_cpus, cpu, 0);
 }
 
 /* 1 if the 20-byte IPv4 header sums to 0xffff (the core checks the same). */
@@ -163,7 +202,7 @@ int inart_xdp_switch(struct xdp_md *ctx)
 		if (ulen < 8 || ulen > tot - 20)
 			return to_user(ctx, port, 0); /* the core counts it malformed */
 		if (u->dest == bpf_htons(INART_XDP_UDP_PORT))
-			return to_user(ctx, port, 1);
+			return to_agg(ctx, port, u, end);
 	}
 	if (ip->ttl <= 1)
 		return to_user(ctx, port, 0);

@@ -118,6 +118,7 @@ run switchd_help switchd --help
 run switchd_noname --stderr switchd --ctl /nonexistent/s.sock --port lo
 run switchd_noport --stderr switchd --ctl /nonexistent/s.sock --name s
 run switchd_badopt --stderr switchd --name s --port lo --tx-loss-ports 1,x
+run switchd_badagg --stderr switchd --name s --port lo --agg fpga
 run switchd_stats_noctl --stderr switchd --stats
 run ps_help ps --help
 run ps_io_bad --stderr ps --bind 10.9.0.4 --ctl /nonexistent/p.sock --io bogus

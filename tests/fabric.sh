@@ -154,6 +154,9 @@ fabric_allreduce() {
 			--deploy "$tmp/deploy.json" --restart-jobs >/dev/null 2>&1 || return 1
 	fi
 	for r in 0 1 2; do
+		# FABRIC_TASKSET=1: worker r pinned to CPU r mod the CPUs (senders on
+		# every CPU: veth receives on the sender's)
+		${FABRIC_TASKSET:+taskset -c $((r % $(nproc)))} \
 		ip netns exec "$(ns w$r)" "$ALLREDUCE" "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
 			j0 $r --deploy "$tmp/deploy.json" -n "$n" --iters "$iters" --workers 3 \
 			--timeout-ms 20000 >"$tmp/w$r.out" 2>&1 &

@@ -71,6 +71,11 @@ if [ "${INART_CORES:-1}" -gt 1 ]; then
 	CORES=(--cores "$INART_CORES")
 	FABRIC_QUEUES=$INART_CORES # read by fabric.sh's fabric_host / fabric_trunk
 fi
+# INART_AGG=WHERE (the meson test netns_xdp_agg: kernel) adds `--agg WHERE`
+AGG=${INART_AGG:-}
+# with the kernel's aggregation the workers send from every CPU (taskset):
+# a chunk's contributions arrive on different CPUs and must meet on one
+[ "$AGG" = kernel ] && export FABRIC_TASKSET=1
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 check() { # check DESC -- CMD...: CMD must succeed
@@ -170,14 +175,18 @@ fi
 declare -A DPID
 start_t1() { # t1's switchd (also after a crash)
 	ip netns exec "$(ns t1)" "$INART" switchd --name t1 --port p0 --port p1,p2 \
-		--ctl "$tmp/t1.sock" --io "$IO1" "${CORES[@]}" --log-level warn 2>>"$tmp/t1.log" &
+		--ctl "$tmp/t1.sock" --io "$IO1" "${CORES[@]}" ${AGG:+--agg "$AGG"} --log-level warn 2>>"$tmp/t1.log" &
 	DPID[t1]=$!
 	pids+=($!)
 }
-ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
-	--io "$IO0" "${CORES[@]}" --log-level warn 2>"$tmp/t0.log" &
-DPID[t0]=$!
-pids+=($!)
+start_t0() { # t0's switchd (also after a crash)
+	ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3,p4 --ctl "$tmp/t0.sock" \
+		--io "$IO0" "${CORES[@]}" ${AGG:+--agg "$AGG"} --log-level warn 2>>"$tmp/t0.log" &
+	DPID[t0]=$!
+	pids+=($!)
+}
+: >"$tmp/t0.log"
+start_t0
 start_t1
 for p in p0 p1; do
 	ip netns exec "$(ns $p)" "$INART" ps --name $p --bind "${IP[$p]}" --ctl "$tmp/$p.sock" \
@@ -246,6 +255,26 @@ fi
 
 # --- all-reduce -----------------------------------------------------------------------
 fabric_exact_sizes
+
+# --agg kernel: the kernel aggregated (its counters), most InArt frames were
+# not punted to the core, the tree counters are the kernel's and the core's
+if [ "$AGG" = kernel ]; then
+	"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.kstats" 2>&1
+	if /usr/bin/python3 - "$tmp/t0.kstats" >"$tmp/out" 2>&1 <<'PY'; then ok; else bad "t0's kernel aggregated: $(cat "$tmp/out")"; fi
+import json, sys
+s = json.load(open(sys.argv[1]))
+k = s["xdp"]["agg_kernel"]
+handled = k["sent"] + k["dropped"]
+punted = sum(v for n, v in k.items() if n.startswith("punt_"))
+agg = sum(t["aggregated"] for t in s["trees"])
+print("kernel: handled %d (sent %d), punted %d (%s), kept %d, flushed %d; trees aggregated %d"
+      % (handled, k["sent"], punted,
+         ", ".join("%s %d" % (n[5:], v) for n, v in sorted(k.items()) if n.startswith("punt_") and v),
+         k["kept"], k["flushed"], agg))
+sys.exit(0 if k["sent"] > 0 and handled > punted and agg >= handled - k["sent"] else 1)
+PY
+	echo "netns.sh: $(cat "$tmp/out")"
+fi
 
 # the job started again without a new install: after a second of silence
 # the PSs take fresh DATA of an old iteration as a restart (ps.h)
@@ -532,6 +561,30 @@ if grep -E '^t1 .* installed' "$tmp/out" >/dev/null && grep -E '^t0 .* unchanged
 if wait $ap; then ok; else
 	bad "all-reduce exact across t1's crash and reinstall"
 	cat "$tmp"/w?.out | head -20
+fi
+
+# --- --agg kernel: the aggregating switch's program removed and loaded again under traffic ---
+# t0 (its XDP programs go with the process) is killed during an all-reduce
+# and started again, installed with --only t0: the all-reduce completes,
+# exact (every chunk once), from senders on both CPUs
+if [ "$AGG" = kernel ]; then
+	sleep 1.2
+	fabric_allreduce 200000 3 keep &
+	ap=$!
+	sleep 0.5
+	kill -9 "${DPID[t0]}" 2>/dev/null
+	wait "${DPID[t0]}" 2>/dev/null
+	rm -f "$tmp/t0.sock"
+	start_t0
+	fabric_wait_socks "$tmp/t0.sock"
+	if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+		--deploy "$tmp/deploy.json" --only t0 >"$tmp/out" 2>&1; then ok; else bad "reinstall t0 after its crash: $(cat "$tmp/out")"; fi
+	if wait $ap; then ok; else
+		bad "all-reduce exact across t0's crash and reinstall (the kernel path replaced)"
+		cat "$tmp"/w?.out | head -20
+	fi
+	"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.kstats" 2>&1
+	if grep -q '"agg_kernel"' "$tmp/t0.kstats"; then ok; else bad "t0 runs the kernel path again"; fi
 fi
 
 # --- ctl install --only: the transaction on the nodes named, same identity ---------------------

@@ -20,7 +20,8 @@ static const char help[] =
     "namespaces.  'inart emu down --prefix P' removes it.\n"
     "\n"
     "Options: --prefix P, --mbps M, --rate-scale R, --loss P, --seed S,\n"
-    "--no-background, --no-agg-limit, --queue-ms X, --io MODE, --no-size-limit, -q\n"
+    "--no-background, --no-agg-limit, --queue-ms X, --io MODE, --agg WHERE,\n"
+    "--no-size-limit, -q\n"
     "(see 'inart emu run --help').\n"
     "\n"
     "Exit status: 0 success, 1 invalid input or failure, 2 usage error.\n";

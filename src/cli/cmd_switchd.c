@@ -41,6 +41,11 @@ const char cmd_switchd_help[] =
     "                       CAP_BPF, CAP_NET_ADMIN), ring (PACKET_MMAP), mmsg\n"
     "                       (recvmmsg/sendmmsg) or auto: xdp, ring, mmsg (default);\n"
     "                       udp: frames over loopback UDP, each --port LPORT:PPORT\n"
+    "  --agg WHERE          kernel (InArt aggregated by an XDP program, on the CPU\n"
+    "                       its (job, tree, slot) is steered to; needs --io xdp),\n"
+    "                       user (the user-space core; default) or auto: kernel\n"
+    "                       where the kernel accepts the program, --io is xdp and\n"
+    "                       --cores 1, else user\n"
     "  --log-level L        error, warn, info (default) or debug\n"
     "  --user U             after opening its sockets, run as user U without\n"
     "                       capabilities (default nobody; root: stay root)\n"
@@ -86,7 +91,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 			   struct cli_daemon_args *a)
 {
 	// clang-format off
-	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES };
+	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES, O_AGGW };
 	// clang-format on
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
@@ -100,6 +105,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 	    {"tx-loss-ports", required_argument, NULL, O_TXPORTS},
 	    {"loss-seed", required_argument, NULL, O_SEED},
 	    {"cores", required_argument, NULL, O_CORES},
+	    {"agg", required_argument, NULL, O_AGGW},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -125,6 +131,17 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 		case O_IO:
 			if (inart_afp_mode_parse(optarg, &c->afo.mode) < 0)
 				cli_usage_error(cmd, "--io: '%s' is not xdp, ring, mmsg or auto",
+						optarg);
+			break;
+		case O_AGGW:
+			if (strcmp(optarg, "auto") == 0)
+				c->agg = INART_SWD_AGG_AUTO;
+			else if (strcmp(optarg, "user") == 0)
+				c->agg = INART_SWD_AGG_USER;
+			else if (strcmp(optarg, "kernel") == 0)
+				c->agg = INART_SWD_AGG_KERNEL;
+			else
+				cli_usage_error(cmd, "--agg: '%s' is not kernel, user or auto",
 						optarg);
 			break;
 		case O_RING:

@@ -57,6 +57,11 @@ static int emu_opt_scale(const char *cmd, int c, const char *arg, struct emu_arg
 				  "keeps to ring), ring or mmsg (docs/emulator.md)");
 		a->o.io = arg;
 		return 1;
+	case EMU_OPT_AGG:
+		if (strcmp(arg, "auto") && strcmp(arg, "user") && strcmp(arg, "kernel"))
+			cli_usage_error(cmd, "--agg: auto, user or kernel, not '%s'", arg);
+		a->o.agg = arg;
+		return 1;
 	case EMU_OPT_NO_SIZE_LIMIT:
 		a->no_size_limit = 1;
 		return 1;

@@ -79,6 +79,7 @@ enum emu_opt_code {
 	EMU_OPT_DYNAMICS_PNG,
 	EMU_OPT_IO,
 	EMU_OPT_NO_SIZE_LIMIT,
+	EMU_OPT_AGG,
 };
 #define EMU_LONGOPTS                                                                               \
 	{"prefix", required_argument, NULL, EMU_OPT_PREFIX},                                       \
@@ -111,6 +112,7 @@ enum emu_opt_code {
 	    {"dynamics-png", required_argument, NULL, EMU_OPT_DYNAMICS_PNG},                       \
 	    {"io", required_argument, NULL, EMU_OPT_IO},                                           \
 	    {"no-size-limit", no_argument, NULL, EMU_OPT_NO_SIZE_LIMIT},                           \
+	    {"agg", required_argument, NULL, EMU_OPT_AGG},                                         \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
 	}
@@ -165,6 +167,10 @@ enum emu_opt_code {
 	"                     default: switchd's choice), ring or mmsg; xdp is refused\n"          \
 	"                     (it bypasses the links' tbf shaping); the one they run is\n"         \
 	"                     said on stderr\n"                                                    \
+	"  --agg WHERE        where the switches aggregate, switchd --agg WHERE: auto\n"           \
+	"                     (the default: the kernel's XDP program where switchd can\n"          \
+	"                     use it, which needs --io xdp and no --agg-mbps or loss\n"            \
+	"                     gate), user or kernel; the one they run is said on stderr\n"         \
 	"  --no-size-limit    run a topology beyond the machine's size limit (40\n"                \
 	"                     namespaces and 64 switch ports per core); each run's\n"              \
 	"                     cpu_bound then says whether the machine kept up\n"                   \

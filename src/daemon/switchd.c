@@ -48,6 +48,7 @@
 #include "daemon/switchd_io.h"
 #include "dp/pkt.h"
 #include "io/log.h"
+#include "io/xagg.h"
 
 #define RX_ROUNDS 8
 
@@ -128,12 +129,42 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
 	}
 }
 
+/* --agg kernel: a frame the program handed up (up: for the core, received
+ * on port; else: to send on port as it is). */
+static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uint32_t len)
+{
+	struct sw_state *s = ctx;
+	uint8_t buf[INART_FRAME_MAX];
+	struct inart_frame in = {buf, (uint16_t)len, (uint16_t)port};
+
+	if (!up) {
+		inart_port_queue(&s->ports[port], data, len);
+		return;
+	}
+	memcpy(buf, data, len); /* (the ring's pages are read-only here) */
+	emit(s, inart_switch_rx(core0(s), &in, inart_now_ns(), s->out, OUT_MAX));
+}
+
+/* --agg kernel: the frames waiting in the program's rings (its ticks run
+ * in xagg's ticker thread). */
+static void agg_rounds(struct sw_state *s, uint64_t now)
+{
+	int n;
+
+	if (s->xagg == NULL)
+		return;
+	n = inart_xagg_drain(s->xagg, agg_frame, s);
+	if (n < 0)
+		inart_log_error("--agg kernel: draining: %s", strerror(-n));
+}
+
 /* Timers: frames the gate holds back, the core's flushes; then every
  * pending frame is sent. */
 static void timers(struct sw_state *s)
 {
 	uint64_t now = inart_now_ns();
 
+	agg_rounds(s, now);
 	if (s->gate != NULL)
 		gate_release(s, now);
 	inart_switchd_io_peers(s);
@@ -179,15 +210,17 @@ static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
 
 static int run(struct sw_state *s, int batch)
 {
-	struct pollfd pfd[INART_SW_MAX_PORTS + 1];
+	struct pollfd pfd[INART_SW_MAX_PORTS + 2];
 	int np = s->n_ports;
 
 	for (int i = 0; i < np; i++)
 		pfd[i].fd = inart_port_fd(&s->ports[i]);
 	pfd[np].fd = inart_ctlthread_fd(s->ctl);
 	pfd[np].events = POLLIN;
+	pfd[np + 1].fd = s->xagg != NULL ? inart_xagg_fd(s->xagg) : -1; /* its rings */
+	pfd[np + 1].events = POLLIN;
 	while (!inart_daemon_stop) {
-		int r = poll(pfd, (nfds_t)np + 1, poll_timeout(s, pfd));
+		int r = poll(pfd, (nfds_t)np + 2, poll_timeout(s, pfd));
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -221,6 +254,7 @@ void inart_switchd_cfg_init(struct inart_switchd_cfg *c)
 	c->pool_slots = 4096;
 	c->flush_ms = 10;
 	c->cores = 1;
+	c->agg = INART_SWD_AGG_USER; /* the kernel path by --agg kernel|auto (issue 25) */
 	c->gc.tx_loss_ports = UINT64_MAX;
 	c->gc.seed = 1;
 }
@@ -304,7 +338,10 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 	s->sh = inart_shards_create(&s->cfg, s->cores);
 	if (s->sh == NULL)
 		return inart_err_set(err, -errno, "switch core: %s", strerror(errno));
-	inart_switchd_io_sync(s); /* xdp: the program's maps */
+	inart_switchd_io_sync(s);				  /* xdp: the program's maps */
+	rc = inart_switchd_io_agg_open(s, c->agg, c->gated, err); /* --agg */
+	if (rc < 0)
+		return rc;
 	rc = inart_switchd_workers_open(s, &afo, err);
 	if (rc < 0)
 		return rc;
@@ -376,6 +413,7 @@ out:
 	inart_switchd_workers_close(s);
 	inart_shards_destroy(s->sh);
 	inart_gate_destroy(s->gate);
+	inart_switchd_io_agg_close(s);
 	inart_switchd_io_close(s);
 	free(s->base_trees);
 	free(b);

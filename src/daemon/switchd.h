@@ -14,6 +14,13 @@
 #include "dp/switch.h"
 #include "io/afpacket.h"
 
+/* --agg: where InArt aggregation runs (issue 25) */
+enum inart_switchd_agg {
+	INART_SWD_AGG_AUTO,  /* the kernel where it accepts the program and --io is xdp */
+	INART_SWD_AGG_USER,  /* the user-space core (dp/switch) */
+	INART_SWD_AGG_KERNEL /* the XDP program (io/xagg), the rest the core */
+};
+
 struct inart_switchd_cfg {
 	struct inart_daemon_cfg dm; /* name (required), control socket, batch, log, user */
 	/* interfaces in port order (afo.mode INART_AFP_UDP: "LPORT:PPORT",
@@ -27,6 +34,7 @@ struct inart_switchd_cfg {
 				     daemon/switchd_workers) */
 	int gated;		  /* 1: the gate below stands between ports and core */
 	struct inart_gate_cfg gc; /* loss, aggregation limit (n_ports set here) */
+	enum inart_switchd_agg agg; /* --agg (default user) */
 };
 
 /* Defaults: the daemon's (inart_daemon_cfg_init), pool 4096, flush 10 ms,

@@ -27,6 +27,7 @@
 #include "daemon/switchd_workers.h"
 #include "dp/pkt.h"
 #include "io/log.h"
+#include "io/xagg.h"
 
 /* What an install puts in service: a new core (with its configuration), or a
  * table set for the core in service (one per shard: dp/shard). */
@@ -73,6 +74,7 @@ static void cmd_reset_stats(void *arg)
 
 	free(s->base_trees);
 	s->base_trees = tree_stats(s->sh, s->base_drops, s->base_ports, &s->n_base_trees);
+	inart_switchd_io_agg_trees(s, s->base_trees, s->n_base_trees, s->base_drops);
 	inart_switchd_io_port_stats(s, s->base_ports);
 	for (int i = 0; i < s->n_ports; i++)
 		inart_switchd_port_stats(s, i, &s->base_afp[i]);
@@ -86,6 +88,13 @@ static void stats_zero(struct sw_state *s)
 	s->n_base_trees = 0;
 	memset(s->base_drops, 0, sizeof(s->base_drops));
 	memset(s->base_ports, 0, sizeof(s->base_ports));
+	if (s->xagg != NULL) { /* the kernel's tree counters go on too */
+		uint64_t d[INART_DROP_N];
+		struct inart_sw_port_stats p[INART_SW_MAX_PORTS];
+
+		s->base_trees = tree_stats(s->sh, d, p, &s->n_base_trees); /* zero */
+		inart_switchd_io_agg_trees(s, s->base_trees, s->n_base_trees, s->base_drops);
+	}
 	inart_switchd_io_port_stats(s, s->base_ports); /* the program's go on */
 	for (int i = 0; i < s->n_ports; i++)
 		inart_switchd_port_stats(s, i, &s->base_afp[i]);
@@ -111,6 +120,12 @@ static void cmd_swap(void *arg)
 		/* every shard at once: the other workers are parked */
 		c->out->tab = inart_shards_tables_swap(s->sh, c->in->tab);
 	}
+	/* --agg kernel: the program's tables and generation in the same command
+	   (a new core: the kernel's slots and progress start afresh too) */
+	inart_switchd_io_agg_sync(s, c->in->core != NULL ? &c->in->cfg : &s->cfg,
+				  inart_shards_core(s->sh, 0));
+	if (c->in->core != NULL && s->xagg != NULL && inart_xagg_reset(s->xagg) < 0)
+		inart_log_warn("--agg kernel: the kernel's state not reset for the new core");
 	if (s->gate != NULL) {
 		inart_gate_swap_agg_labels(s->gate, &c->in->agg, &c->in->n_agg);
 		c->out->agg = c->in->agg;
@@ -129,6 +144,8 @@ static void cmd_lose_state(void *arg)
 	struct lose_cmd *c = arg;
 
 	c->busy = inart_shards_lose_state(c->s->sh);
+	if (c->s->xagg != NULL)
+		c->busy += inart_xagg_lose(c->s->xagg); /* the kernel's slots too */
 }
 
 /* The counters since the last reset (the gate's: since start). */
@@ -149,6 +166,7 @@ static void cmd_stats(void *arg)
 	struct sw_state *s = c->s;
 
 	c->trees = tree_stats(s->sh, c->drops, c->ports, &c->n);
+	inart_switchd_io_agg_trees(s, c->trees, c->n, c->drops); /* --agg kernel */
 	for (int k = 0; k < inart_shards_n(s->sh); k++) {
 		struct inart_sw_port_stats p[INART_SW_MAX_PORTS];
 
@@ -353,6 +371,7 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(o, "table_bytes", json_integer((json_int_t)table_bytes));
 	json_object_set_new(o, "cores", json_integer(s->cores));
 	json_object_set_new(o, "io", json_string(inart_switchd_io_name(s)));
+	json_object_set_new(o, "agg", json_string(s->xagg != NULL ? "kernel" : "user"));
 	inart_txn_json(&s->txn, o);
 	return o;
 }

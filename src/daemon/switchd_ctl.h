@@ -26,6 +26,7 @@
 #define OUT_MAX (INART_SW_MAX_FANOUT + 8)
 
 struct inart_gate;
+struct inart_xagg;
 struct sw_workers;
 
 struct sw_state {
@@ -39,6 +40,10 @@ struct sw_state {
 	uint8_t xdp_mac[INART_SW_MAX_PORTS][6], xdp_peer[INART_SW_MAX_PORTS][6];
 	uint8_t xdp_peer_known[INART_SW_MAX_PORTS];
 	uint32_t xdp_peer_ip[INART_SW_MAX_PORTS];
+	/* --agg kernel (io/xagg; NULL: the core aggregates everything): packet
+	 * thread, except the counters' reads */
+	struct inart_xagg *xagg;
+	uint64_t xagg_tick_ns;
 	const char *ifnames[INART_SW_MAX_PORTS];
 	uint8_t macs[INART_SW_MAX_PORTS][6];
 	struct inart_shards *sh;     /* in service (changed by commands only): the core,

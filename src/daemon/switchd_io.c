@@ -13,11 +13,15 @@
 #include "daemon/switchd_io.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/switchd.h"
 #include "io/log.h"
+#include "io/xagg.h"
+#include "io/xdp_agg.h"
 #include "io/xsk.h"
 
 /* Why auto should not take xdp on these ports ("" if nothing). */
@@ -170,13 +174,24 @@ void inart_switchd_io_peers(struct sw_state *s)
 		s->xdp_peer_known[i] = (uint8_t)known;
 		memcpy(s->xdp_peer[i], m, 6);
 		sync_port(s, i);
+		if (known && s->xagg != NULL && inart_xagg_peer(s->xagg, i, m) < 0)
+			inart_log_warn("%s: the aggregation program's port map", s->ifnames[i]);
 	}
 }
 
 void inart_switchd_io_port_stats(const struct sw_state *s, struct inart_sw_port_stats *ports)
 {
-	uint64_t c[INART_XDP_N_CTRS];
+	uint64_t c[INART_XDP_N_CTRS], ap[INART_XA_N_PCTRS];
 
+	if (s->xagg != NULL && inart_xagg_counters(s->xagg, NULL, ap) == 0)
+		for (int i = 0; i < s->n_ports; i++) { /* handled by the aggregation program */
+			ports[i].rx_pkts += ap[4 * i + INART_XDP_P_RX];
+			ports[i].rx_bytes += ap[4 * i + INART_XDP_P_RX_BYTES];
+			ports[i].rx_ina_bytes += ap[4 * i + INART_XDP_P_RX_BYTES];
+			ports[i].tx_pkts += ap[4 * i + INART_XDP_P_TX];
+			ports[i].tx_bytes += ap[4 * i + INART_XDP_P_TX_BYTES];
+			ports[i].tx_ina_bytes += ap[4 * i + INART_XDP_P_TX_BYTES];
+		}
 	if (s->xsk == NULL || inart_xsk_counters(s->xsk, c) < 0)
 		return;
 	for (int i = 0; i < s->n_ports; i++) {
@@ -189,12 +204,34 @@ void inart_switchd_io_port_stats(const struct sw_state *s, struct inart_sw_port_
 	}
 }
 
+/* The kernel aggregation program's counters, since start. */
+static json_t *agg_json(const struct sw_state *s)
+{
+	static const char *const names[INART_XA_CTR_N] = {
+	    [INART_XA_C_SENT] = "sent",	       [INART_XA_C_QUEUED] = "queued",
+	    [INART_XA_C_DROPPED] = "dropped",  [INART_XA_C_RING_FULL] = "ring_full",
+	    [INART_XA_C_FLUSHED] = "flushed",  [INART_XA_C_KEPT] = "kept",
+	    [INART_XA_P_FRAME] = "punt_frame", [INART_XA_P_WIRE] = "punt_wire",
+	    [INART_XA_P_PORT] = "punt_port",   [INART_XA_P_LABEL] = "punt_label",
+	    [INART_XA_P_ENTRY] = "punt_entry", [INART_XA_P_CHECK] = "punt_check"};
+	uint64_t c[INART_XA_CTR_N];
+	json_t *o = json_object();
+
+	if (inart_xagg_counters(s->xagg, c, NULL) < 0)
+		return o;
+	json_object_set_new(o, "cpus", json_integer(inart_xagg_n_cpus(s->xagg)));
+	for (int k = 0; k < INART_XA_CTR_N; k++)
+		json_object_set_new(o, names[k], json_integer((json_int_t)c[k]));
+	return o;
+}
+
 json_t *inart_switchd_io_json(const struct sw_state *s)
 {
 	static const char *const names[INART_XDP_CTR_N] = {
-	    [INART_XDP_FWD] = "fwd",   [INART_XDP_FWD_BYTES] = "fwd_bytes",
-	    [INART_XDP_USER] = "user", [INART_XDP_INA] = "ina",
-	    [INART_XDP_PASS] = "pass", [INART_XDP_ABORT] = "abort"};
+	    [INART_XDP_FWD] = "fwd",	    [INART_XDP_FWD_BYTES] = "fwd_bytes",
+	    [INART_XDP_USER] = "user",	    [INART_XDP_INA] = "ina",
+	    [INART_XDP_PASS] = "pass",	    [INART_XDP_ABORT] = "abort",
+	    [INART_XDP_AGG] = "agg_steered"};
 	uint64_t c[INART_XDP_N_CTRS];
 	json_t *o;
 
@@ -205,5 +242,97 @@ json_t *inart_switchd_io_json(const struct sw_state *s)
 	json_object_set_new(o, "fwd_ports", json_integer((json_int_t)s->xdp_fwd));
 	for (int k = 0; k < INART_XDP_CTR_N; k++)
 		json_object_set_new(o, names[k], json_integer((json_int_t)c[k]));
+	if (s->xagg != NULL)
+		json_object_set_new(o, "agg_kernel", agg_json(s));
+	json_object_set_new(o, "agg_where", json_string(s->xagg != NULL ? "kernel" : "user"));
 	return o;
+}
+
+/* ---- --agg ---- */
+
+int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct inart_err *err)
+{
+	struct inart_err xe = {{0}};
+	struct inart_xagg_opt o = {s->n_ports, NULL, -1, (uint32_t)s->cfg.pool_slots};
+	uint32_t ifx[INART_SW_MAX_PORTS];
+	char why[sizeof(xe.msg)] = "";
+	const char *name = mode == INART_SWD_AGG_KERNEL ? "kernel" : "auto";
+
+	if (mode == INART_SWD_AGG_USER)
+		return 0;
+	if (s->xsk == NULL)
+		snprintf(why, sizeof(why), "the kernel path needs --io xdp (the back end is %s)",
+			 inart_switchd_io_name(s));
+	else if (gated)
+		snprintf(why, sizeof(why),
+			 "--agg-mbps, --rx-loss or --tx-loss: the gate must see every frame");
+	else if (s->cores > 1) /* the frames it punts go to one core (core0) */
+		snprintf(why, sizeof(why),
+			 "--cores %d: the kernel path feeds one core (its CPUs aggregate)",
+			 s->cores);
+	if (why[0] == '\0') {
+		for (int i = 0; i < s->n_ports; i++)
+			ifx[i] = if_nametoindex(s->ifnames[i]);
+		o.ifindex = ifx;
+		o.cpumap_fd = inart_xsk_agg_map_fd(s->xsk);
+		s->xagg = inart_xagg_open(&o, &xe);
+		if (s->xagg == NULL)
+			snprintf(why, sizeof(why), "%s", xe.msg);
+	}
+	if (s->xagg != NULL) {
+		int rc;
+
+		inart_switchd_io_agg_sync(s, &s->cfg, inart_shards_core(s->sh, 0));
+		rc = inart_xsk_agg_steer(s->xsk, inart_xagg_n_cpus(s->xagg));
+		if (rc < 0) {
+			snprintf(why, sizeof(why), "steering to the CPUs: %s", strerror(-rc));
+			inart_switchd_io_agg_close(s);
+		}
+	}
+	if (s->xagg == NULL) {
+		if (mode == INART_SWD_AGG_KERNEL)
+			return inart_err_set(err, -EOPNOTSUPP, "--agg kernel: %s", why);
+		inart_log_info("--agg auto: user (the kernel's aggregation not used: %s)", why);
+		return 0;
+	}
+	s->xagg_tick_ns = s->cfg.flush_timeout_ns > 0 ? s->cfg.flush_timeout_ns : 1000000;
+	if (inart_xagg_ticker_start(s->xagg, s->xagg_tick_ns) < 0) {
+		inart_switchd_io_agg_close(s);
+		return inart_err_set(err, -EAGAIN, "--agg %s: the ticker's thread", name);
+	}
+	inart_log_info("--agg %s: kernel (xdp_agg on %d CPUs, InArt steered to them by (job, "
+		       "tree, slot); the rest in user space)",
+		       name, inart_xagg_n_cpus(s->xagg));
+	return 0;
+}
+
+void inart_switchd_io_agg_close(struct sw_state *s)
+{
+	if (s->xsk != NULL && s->xagg != NULL)
+		inart_xsk_agg_steer(s->xsk, 0);
+	inart_xagg_close(s->xagg);
+	s->xagg = NULL;
+}
+
+void inart_switchd_io_agg_sync(struct sw_state *s, const struct inart_sw_cfg *cfg,
+			       const struct inart_switch *core)
+{
+	struct inart_err err = {{0}};
+
+	if (s->xagg == NULL)
+		return;
+	if (inart_xagg_sync(s->xagg, cfg, core, &err) < 0)
+		inart_log_warn("%s", err.msg);
+	if (cfg->flush_timeout_ns > 0) {
+		s->xagg_tick_ns = cfg->flush_timeout_ns;
+		inart_xagg_ticker_period(s->xagg, s->xagg_tick_ns);
+	}
+}
+
+void inart_switchd_io_agg_trees(const struct sw_state *s, struct inart_sw_tree_stats *t, int n,
+				uint64_t *drops)
+{
+	if (s->xagg != NULL)
+		inart_xagg_add_trees(s->xagg, t, n,
+				     drops != NULL ? &drops[INART_DROP_DUPLICATE] : NULL);
 }

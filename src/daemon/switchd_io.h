@@ -38,4 +38,20 @@ void inart_switchd_io_port_stats(const struct sw_state *s, struct inart_sw_port_
 /* The program's counters (since start), or NULL without xdp. */
 json_t *inart_switchd_io_json(const struct sw_state *s);
 
+/* --agg (daemon/switchd.h enum inart_switchd_agg), after the core exists:
+ * auto takes the kernel's aggregation (io/xagg) where the back end is xdp,
+ * no gate and the kernel accepts the program, and says which in one log
+ * line; kernel where it cannot be had fails with the reason.  0 or -errno
+ * (err). */
+int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct inart_err *err);
+void inart_switchd_io_agg_close(struct sw_state *s);
+/* Packet thread, in the same command as a table or core swap (and at
+ * start): the kernel's tables from cfg and core, then its generation (its
+ * orphaned slots freed, progress reset on every CPU).  Nothing without it. */
+void inart_switchd_io_agg_sync(struct sw_state *s, const struct inart_sw_cfg *cfg,
+			       const struct inart_switch *core);
+/* Add the kernel's tree counters to t[0..n) (duplicates also to drops). */
+void inart_switchd_io_agg_trees(const struct sw_state *s, struct inart_sw_tree_stats *t, int n,
+				uint64_t *drops);
+
 #endif

@@ -188,8 +188,10 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 		inart_addr_fmt_ip(e->net->d->ip[v], ipb);
 		a = arg2(argv, a, "--bind", ipb);
 	}
-	if (t->nodes[v].kind == INART_NODE_SWITCH)
+	if (t->nodes[v].kind == INART_NODE_SWITCH) {
 		a = arg2(argv, a, "--io", e->o.io ? e->o.io : "auto");
+		a = arg2(argv, a, "--agg", e->o.agg ? e->o.agg : "auto"); /* issue 25 */
+	}
 	a = arg2(argv, a, "--ctl", e->ctl[v]);
 	/* switchd at info: its few lines (start, back end and why, installs,
 	   counter resets) say why --io auto did not take xdp */
@@ -268,7 +270,7 @@ static void switch_io(struct inart_emu *e)
 	const struct inart_topo *t = e->t;
 	const char *asked = e->o.io ? e->o.io : "auto";
 	char name[8][16];
-	int count[8] = {0}, kinds = 0, n = 0, xdp = 0;
+	int count[8] = {0}, kinds = 0, n = 0, xdp = 0, kernel = 0;
 	size_t off = 0;
 
 	for (int v = 0; v < t->n_nodes; v++) {
@@ -289,6 +291,8 @@ static void switch_io(struct inart_emu *e)
 		if (k < kinds)
 			count[k]++;
 		xdp += strcmp(io, "xdp") == 0;
+		kernel += json_is_string(json_object_get(r, "agg")) &&
+			  strcmp(json_string_value(json_object_get(r, "agg")), "kernel") == 0;
 		n++;
 		json_decref(r);
 	}
@@ -312,6 +316,10 @@ static void switch_io(struct inart_emu *e)
 				   e->io, n, n - xdp, why);
 	} else
 		inart_emu_progress(e, "switchd I/O: %s on %d switches (--io %s)", e->io, n, asked);
+	/* issue 25: where they aggregate (the kernel's path needs --io xdp and
+	   no gate: switchd says why not in its log) */
+	inart_emu_progress(e, "switchd aggregation: kernel on %d, user on %d switches (--agg %s)",
+			   kernel, n - kernel, e->o.agg ? e->o.agg : "auto");
 }
 
 const char *inart_emu_switch_io(const struct inart_emu *e)

@@ -53,6 +53,13 @@ struct inart_xa_cfg {
 	__u32 pad;
 	__u64 timeout_ns; /* flush_timeout_ns */
 	__u64 now;	  /* 0: bpf_ktime_get_ns(); else the clock (tests) */
+	/* switchd (io/xagg): bumped after an install's maps are written / at
+	 * lose_state; each CPU compares them with its xa_last copy on entry to
+	 * xdp_agg_cpu and clears its own pool there (issue 25, part 2) */
+	__u32 gen;	/* install: slots of labels gone freed, progress reset */
+	__u32 lose_gen; /* lose_state: every slot freed, progress reset */
+	__u32 n_ranks;	/* xa_progress' max_entries */
+	__u32 pad3;
 };
 
 struct inart_xa_port {
@@ -155,7 +162,20 @@ struct inart_xa_last {
 	__u32 out_port; /* SEND */
 	__u32 frames;	/* frames the C core sends for this packet */
 	__u32 pad;
-	__u64 takes; /* slots taken on this CPU (the next take's order) */
+	__u64 takes;	     /* slots taken on this CPU (the next take's order) */
+	__u32 gen, lose_gen; /* the xa_cfg values this CPU's state follows */
+	__u64 lost;	     /* busy slots lose_state freed on this CPU, since load */
 };
+
+/* xdp_agg_cpu's per-port counters (per CPU): what it handled in the kernel
+ * (index 4 * port + enum inart_xdp_port_ctr, io/xdp_switch.h) */
+#define INART_XA_N_PCTRS (4 * INART_XA_MAX_PORTS)
+/* xa_rx and xa_tx records: sizes of the ring buffers (switchd sizes xa_tx at
+ * load; bytes, a power of two) */
+#define INART_XA_RX_RING (1u << 22)
+#define INART_XA_TX_RING (1u << 23)
+/* xdp_agg_kick's frame: the target CPU as a __u32 at this offset */
+#define INART_XA_KICK_CPU_OFF 14
+#define INART_XA_MAX_CPUS 64
 
 #endif

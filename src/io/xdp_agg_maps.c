@@ -22,6 +22,14 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 	return inart_err_set(err, -EOPNOTSUPP, "xdp_agg: this inart was built without libbpf");
 }
 
+int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
+				const struct inart_xdp_agg_fill_opt *o,
+				const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
+				const uint32_t *ifindex, struct inart_err *err)
+{
+	return inart_xdp_agg_maps_fill(fds, cfg, sw, ifindex, err);
+}
+
 #else
 
 #include <bpf/bpf.h>
@@ -112,8 +120,16 @@ static int fill_ports(const struct inart_xdp_agg_fds *fds, const struct inart_sw
 	    .n_ports = (uint32_t)cfg->n_ports,
 	    .n_slots = (uint32_t)(cfg->pool_slots > 0 ? cfg->pool_slots : 1),
 	    .timeout_ns = cfg->flush_timeout_ns};
+	struct inart_xa_cfg old;
 	uint32_t zero = 0;
-	int rc = put(fds->cfg, &zero, &xc, "xa_cfg", 0, err);
+	int rc;
+
+	if (bpf_map_lookup_elem(fds->cfg, &zero, &old) == 0) { /* switchd's (io/xagg) */
+		xc.gen = old.gen;
+		xc.lose_gen = old.lose_gen;
+		xc.n_ranks = old.n_ranks;
+	}
+	rc = put(fds->cfg, &zero, &xc, "xa_cfg", 0, err);
 
 	for (uint32_t p = 0; rc == 0 && p < (uint32_t)cfg->n_ports; p++) {
 		const struct inart_sw_port_cfg *pc = &cfg->ports[p];
@@ -176,6 +192,18 @@ static uint32_t up_label(const struct inart_label_entry *le, int n, uint32_t job
 	return 0;
 }
 
+/* The tree index of (job, tree) in xa_trees: fds' keys, else the core's order. */
+static int tree_of(const struct inart_xdp_agg_fill_opt *fds, const struct inart_sw_tree_stats *ts,
+		   int n, uint32_t job, uint16_t tree)
+{
+	if (fds->tree_keys == NULL)
+		return tree_index(ts, n, job, tree);
+	for (int i = 0; i < fds->n_tree_keys; i++)
+		if (fds->tree_keys[i] == ((uint64_t)job << 16 | tree))
+			return i;
+	return -1;
+}
+
 /* Delete the labels of the map that le does not hold. */
 static int prune_labels(int fd, const struct inart_label_entry *le, int n, struct inart_err *err)
 {
@@ -202,6 +230,15 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 			    const struct inart_switch *sw, const uint32_t *ifindex,
 			    struct inart_err *err)
 {
+	return inart_xdp_agg_maps_fill_opt(fds, NULL, cfg, sw, ifindex, err);
+}
+
+int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
+				const struct inart_xdp_agg_fill_opt *o,
+				const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
+				const uint32_t *ifindex, struct inart_err *err)
+{
+	static const struct inart_xdp_agg_fill_opt none;
 	struct inart_label_entry *le = NULL;
 	struct inart_sw_tree_stats *ts = NULL;
 	struct inart_sw_ingress *ing = NULL;
@@ -210,6 +247,8 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 
 	if (fds == NULL || cfg == NULL || sw == NULL)
 		return inart_err_set(err, -EINVAL, "xdp_agg: no maps, configuration or switch");
+	if (o == NULL)
+		o = &none;
 	rc = fill_ports(fds, cfg, sw, ifindex, err);
 	if (rc < 0)
 		return rc;
@@ -228,7 +267,11 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 	for (int i = 0; rc == 0 && i < n; i++) {
 		struct inart_xa_ent x;
 
-		ent_of(&x, &le[i], tree_index(ts, nt, le[i].job, le[i].tree), rk);
+		ent_of(&x, &le[i], tree_of(o, ts, nt, le[i].job, le[i].tree), rk);
+		if ((o->cap_slots && (uint32_t)x.slot_base + x.n_slots > o->cap_slots) ||
+		    (o->cap_ranks && rk + progress_records(&le[i]) > o->cap_ranks) ||
+		    (o->cap_trees && x.tree_idx >= o->cap_trees))
+			x.kernel = 0; /* does not fit the kernel's state: the core's */
 		if (le[i].kind == INART_LABEL_DOWN)
 			x.up_label = up_label(le, n, le[i].job, le[i].tree);
 		rk += progress_records(&le[i]);

@@ -26,16 +26,32 @@ struct inart_xdp_agg_fds {
 	int cfg, ports, ifports, devs, labels, ingress;
 };
 
+/* inart_xdp_agg_maps_fill_opt's options (0 / NULL: none): the state maps'
+ * sizes, an entry that does not fit them is left to the core (kernel 0);
+ * tree_keys[i] = job << 16 | tree gives the tree i of xa_trees (else: the
+ * core's tree order). */
+struct inart_xdp_agg_fill_opt {
+	uint32_t cap_slots, cap_ranks, cap_trees;
+	const uint64_t *tree_keys;
+	int n_tree_keys;
+};
+
 /* The sizes the per-CPU state maps need for sw's tables and cfg: pool
  * slots, rank progress records, trees (each at least 1).  0 or -errno. */
 int inart_xdp_agg_maps_sizes(const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
 			     uint32_t *slots, uint32_t *ranks, uint32_t *trees);
 
 /* Fill the maps from cfg and sw's current tables; ifindex[p] is port p's
- * interface (0: none).  0, or -errno with the map and key at fault in err
+ * interface (0: none); xa_cfg's gen, lose_gen and n_ranks are kept.  0, or -errno with the map and
+ * key at fault in err
  * (-EOPNOTSUPP in a build without libbpf). */
 int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct inart_sw_cfg *cfg,
 			    const struct inart_switch *sw, const uint32_t *ifindex,
 			    struct inart_err *err);
+/* The same with options (o NULL: none). */
+int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
+				const struct inart_xdp_agg_fill_opt *o,
+				const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
+				const uint32_t *ifindex, struct inart_err *err);
 
 #endif

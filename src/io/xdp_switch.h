@@ -15,6 +15,7 @@
 #define INART_XDP_MAX_OWN_IPS 256
 #define INART_XDP_UDP_PORT 47470 /* INART_WIRE_UDP_PORT (dp/wire.h) */
 #define INART_XDP_FRAME_MAX 1518 /* INART_FRAME_MAX (dp/switch.h) */
+#define INART_XDP_MAX_CPUS 64	 /* agg_cpus: INART_XA_MAX_CPUS (io/xdp_agg.h) */
 
 /* ports[port]: the switch port's configuration as the program needs it */
 struct inart_xdp_port {
@@ -42,6 +43,7 @@ enum inart_xdp_ctr {
 	INART_XDP_INA,	     /* of which InArt (UDP to INART_XDP_UDP_PORT) */
 	INART_XDP_PASS,	     /* no socket on that queue: passed to the stack */
 	INART_XDP_ABORT,     /* unknown interface or a failed trim: dropped */
+	INART_XDP_AGG,	     /* InArt steered to an aggregation CPU (--agg kernel) */
 	INART_XDP_CTR_N
 };
 

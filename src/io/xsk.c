@@ -125,6 +125,16 @@ struct inart_xsk *inart_xsk_open_host(const char *ifname, uint32_t ip, uint16_t 
 	return inart_xsk_open(&ifname, 1, o, err);
 }
 
+int inart_xsk_agg_map_fd(const struct inart_xsk *x)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus)
+{
+	return -EOPNOTSUPP;
+}
+
 #else
 
 #include <arpa/inet.h>
@@ -1166,6 +1176,20 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 		else
 			prev = &key;
 	}
+	return 0;
+}
+
+int inart_xsk_agg_map_fd(const struct inart_xsk *x)
+{
+	return bpf_map__fd(x->skel->maps.agg_cpus);
+}
+
+int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus)
+{
+	uint32_t zero = 0, n = (uint32_t)n_cpus;
+
+	if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.agg_n), &zero, &n, BPF_ANY) < 0)
+		return -errno;
 	return 0;
 }
 

@@ -118,6 +118,12 @@ int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n);
  * ones deleted).  0 or -errno (err: which route). */
 int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
 			  struct inart_err *err);
+/* --agg kernel (io/xagg): the program's CPUMAP of aggregation CPUs (its
+ * descriptor: the aggregation program's skeleton reuses it), and how many of
+ * its entries InArt frames are steered over (0: none, they go up).  0 or
+ * -errno. */
+int inart_xsk_agg_map_fd(const struct inart_xsk *x);
+int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus);
 /* The program's counters summed over CPUs, since open: c[INART_XDP_N_CTRS]
  * (xdp_switch.h).  0 or -errno. */
 int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c);

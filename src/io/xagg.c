@@ -1,0 +1,520 @@
+/*
+ * xagg: the kernel aggregation path's loader and its state protocol with the
+ * user-space core (xagg.h).  Memory: the skeleton, the ring buffers' manager,
+ * the tree keys (stable indices into xa_trees: a tree keeps its counters
+ * across installs), a scratch array for per-CPU reads; allocated at open and
+ * at sync (never per packet).
+ */
+#include "io/xagg.h"
+
+#include <errno.h>
+
+#ifndef INART_HAVE_XDP
+
+struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_err *err)
+{
+	inart_err_set(err, -EOPNOTSUPP, "--agg kernel: this inart was built without libbpf");
+	return inart_null_errno(EOPNOTSUPP);
+}
+
+void inart_xagg_close(struct inart_xagg *x)
+{
+}
+
+int inart_xagg_n_cpus(const struct inart_xagg *x)
+{
+	return 0;
+}
+
+int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
+		    const struct inart_switch *sw, struct inart_err *err)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xagg_lose(struct inart_xagg *x)
+{
+	return 0;
+}
+
+int inart_xagg_reset(struct inart_xagg *x)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xagg_fd(const struct inart_xagg *x)
+{
+	return -1;
+}
+
+int inart_xagg_peer(struct inart_xagg *x, int p, const uint8_t mac[6])
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx)
+{
+	return 0;
+}
+
+int inart_xagg_tick(struct inart_xagg *x)
+{
+	return 0;
+}
+
+int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns)
+{
+	return -EOPNOTSUPP;
+}
+
+void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns)
+{
+}
+
+int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p)
+{
+	return -EOPNOTSUPP;
+}
+
+void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats *t, int n,
+			  uint64_t *dup)
+{
+}
+
+#else
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/xdp_agg.h"
+#include "io/xdp_agg_maps.h"
+#include <xdp_agg.skel.h> /* generated: bpftool gen skeleton (meson.build) */
+
+#define CAP_RANKS 65536u /* progress records (8 bytes per CPU each) */
+#define CAP_TREES 4096u
+#define KICKS 8	      /* tick frames per CPU per round */
+#define KICK_ROUNDS 8 /* rounds while every frame flushed one */
+
+struct inart_xagg {
+	struct xdp_agg *skel;
+	struct ring_buffer *rb;
+	int n_cpus, n_possible, n_ports;
+	uint32_t slots;
+	uint32_t ifindex[INART_SW_MAX_PORTS];
+	uint64_t *tree_keys; /* job << 16 | tree, index = xa_trees' */
+	int n_trees;
+	inart_xagg_frame_fn fn; /* during drain */
+	void *fn_ctx;
+	struct tag {
+		struct inart_xagg *x;
+		int up; /* 1: xa_rx, 0: xa_tx */
+	} tag_rx, tag_tx;
+	uint8_t kick[INART_XA_FRAME_MAX];
+	uint64_t *pcpu;	     /* n_possible u64s (per-CPU counter reads) */
+	uint64_t *tick_pcpu; /* the same for the ticks (the ticker's thread) */
+	pthread_t ticker;
+	int ticker_on;
+	atomic_int ticker_stop;
+	_Atomic uint64_t tick_ns;
+	uint64_t lost_seen; /* xa_last.lost summed at the last lose */
+};
+
+static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static int on_frame(void *ctx, void *data, size_t size)
+{
+	const struct tag *tag = ctx;
+	struct inart_xagg *x = tag->x;
+	const struct inart_xa_txrec *r = data;
+
+	if (size < offsetof(struct inart_xa_txrec, data) || r->len > INART_XA_FRAME_MAX ||
+	    r->len > size - offsetof(struct inart_xa_txrec, data) ||
+	    r->port >= (uint32_t)x->n_ports || x->fn == NULL)
+		return 0; /* cannot happen: the program writes them */
+	x->fn(x->fn_ctx, tag->up, r->port, r->data, r->len);
+	return 0;
+}
+
+void inart_xagg_close(struct inart_xagg *x)
+{
+	if (x == NULL)
+		return;
+	if (x->ticker_on) {
+		atomic_store(&x->ticker_stop, 1);
+		pthread_join(x->ticker, NULL);
+	}
+	ring_buffer__free(x->rb);
+	xdp_agg__destroy(x->skel);
+	free(x->tree_keys);
+	free(x->pcpu);
+	free(x->tick_pcpu);
+	free(x);
+}
+
+static int put_cpus(struct inart_xagg *x, int cpumap_fd, struct inart_err *err)
+{
+	int prog = bpf_program__fd(x->skel->progs.xdp_agg_cpu);
+
+	for (int k = 0; k < x->n_cpus; k++) {
+		struct bpf_cpumap_val v = {.qsize = 2048};
+		uint32_t key = (uint32_t)k;
+
+		v.bpf_prog.fd = prog;
+		if (bpf_map_update_elem(cpumap_fd, &key, &v, BPF_ANY) < 0)
+			return inart_err_set(err, -errno, "--agg kernel: CPUMAP entry %d: %s", k,
+					     strerror(errno));
+	}
+	return 0;
+}
+
+struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_err *err)
+{
+	struct inart_xagg *x = calloc(1, sizeof(*x));
+	long on = sysconf(_SC_NPROCESSORS_ONLN);
+	struct inart_xa_cfg xc = {0};
+	uint32_t zero = 0;
+	int rc;
+
+	if (x == NULL)
+		return NULL;
+	x->n_possible = libbpf_num_possible_cpus();
+	x->n_cpus = on < 1 ? 1 : on > INART_XA_MAX_CPUS ? INART_XA_MAX_CPUS : (int)on;
+	x->n_ports = o->n_ports;
+	x->slots = o->slots > 0 ? o->slots : 1;
+	x->tag_rx = (struct tag){x, 1};
+	x->tag_tx = (struct tag){x, 0};
+	memcpy(x->ifindex, o->ifindex, sizeof(uint32_t) * (size_t)o->n_ports);
+	x->pcpu = calloc((size_t)(x->n_possible > 0 ? x->n_possible : 1), sizeof(uint64_t) * 8);
+	x->tick_pcpu =
+	    calloc((size_t)(x->n_possible > 0 ? x->n_possible : 1), sizeof(uint64_t) * 8);
+	if (x->pcpu == NULL || x->tick_pcpu == NULL || x->n_possible <= 0) {
+		rc = inart_err_set(err, -ENOMEM, "--agg kernel: out of memory");
+		goto fail;
+	}
+	libbpf_set_print(quiet);
+	x->skel = xdp_agg__open();
+	if (x->skel == NULL) {
+		rc = inart_err_set(err, -errno, "--agg kernel: opening the program: %s",
+				   strerror(errno));
+		goto fail;
+	}
+	/* the test-run entries are the differential test's, not switchd's */
+	bpf_program__set_autoload(x->skel->progs.xdp_agg, false);
+	bpf_program__set_autoload(x->skel->progs.xdp_agg_tick, false);
+	if (bpf_map__set_max_entries(x->skel->maps.xa_slots, x->slots) < 0 ||
+	    bpf_map__set_max_entries(x->skel->maps.xa_progress, CAP_RANKS) < 0 ||
+	    bpf_map__set_max_entries(x->skel->maps.xa_trees, CAP_TREES) < 0 ||
+	    bpf_map__set_max_entries(x->skel->maps.xa_tx, INART_XA_TX_RING) < 0 ||
+	    bpf_map__reuse_fd(x->skel->maps.xa_cpus, o->cpumap_fd) < 0) {
+		rc = inart_err_set(err, -EINVAL, "--agg kernel: sizing the maps");
+		goto fail;
+	}
+	rc = xdp_agg__load(x->skel);
+	if (rc < 0) {
+		rc = inart_err_set(err, rc < 0 ? rc : -EINVAL,
+				   "--agg kernel: the kernel refused the program: %s",
+				   strerror(-rc));
+		goto fail;
+	}
+	xc.n_ranks = CAP_RANKS;
+	xc.n_slots = x->slots;
+	if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.xa_cfg), &zero, &xc, BPF_ANY) < 0) {
+		rc = inart_err_set(err, -errno, "--agg kernel: xa_cfg: %s", strerror(errno));
+		goto fail;
+	}
+	x->rb = ring_buffer__new(bpf_map__fd(x->skel->maps.xa_rx), on_frame, &x->tag_rx, NULL);
+	if (x->rb == NULL ||
+	    ring_buffer__add(x->rb, bpf_map__fd(x->skel->maps.xa_tx), on_frame, &x->tag_tx) < 0) {
+		rc = inart_err_set(err, -errno, "--agg kernel: the ring buffers: %s",
+				   strerror(errno));
+		goto fail;
+	}
+	rc = put_cpus(x, o->cpumap_fd, err);
+	if (rc < 0)
+		goto fail;
+	return x;
+fail:
+	inart_xagg_close(x);
+	return inart_null_errno(-rc);
+}
+
+int inart_xagg_n_cpus(const struct inart_xagg *x)
+{
+	return x->n_cpus;
+}
+
+static int cfg_get(struct inart_xagg *x, struct inart_xa_cfg *c)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_cfg), &zero, c) < 0 ? -errno : 0;
+}
+
+static int cfg_put(struct inart_xagg *x, const struct inart_xa_cfg *c)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(x->skel->maps.xa_cfg), &zero, c, BPF_ANY) < 0
+		   ? -errno
+		   : 0;
+}
+
+/* New trees of sw get the next indices of xa_trees (never reused). */
+static int add_tree_keys(struct inart_xagg *x, const struct inart_switch *sw)
+{
+	int n = inart_switch_stats(sw, NULL, NULL, NULL, 0);
+	struct inart_sw_tree_stats *ts = calloc((size_t)(n > 0 ? n : 1), sizeof(*ts));
+	uint64_t *k;
+
+	if (ts == NULL)
+		return -ENOMEM;
+	n = inart_switch_stats(sw, NULL, NULL, ts, n);
+	k = realloc(x->tree_keys, sizeof(*k) * (size_t)(x->n_trees + n + 1));
+	if (k == NULL) {
+		free(ts);
+		return -ENOMEM;
+	}
+	x->tree_keys = k;
+	for (int i = 0; i < n; i++) {
+		uint64_t key = (uint64_t)ts[i].job << 16 | ts[i].tree;
+		int j = 0;
+
+		while (j < x->n_trees && k[j] != key)
+			j++;
+		if (j == x->n_trees && x->n_trees < (int)CAP_TREES)
+			k[x->n_trees++] = key;
+	}
+	free(ts);
+	return 0;
+}
+
+int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
+		    const struct inart_switch *sw, struct inart_err *err)
+{
+	struct inart_xdp_agg_fds fds = {
+	    bpf_map__fd(x->skel->maps.xa_cfg),	   bpf_map__fd(x->skel->maps.xa_ports),
+	    bpf_map__fd(x->skel->maps.xa_ifports), bpf_map__fd(x->skel->maps.xa_devs),
+	    bpf_map__fd(x->skel->maps.xa_labels),  bpf_map__fd(x->skel->maps.xa_ingress)};
+	struct inart_xdp_agg_fill_opt fo;
+	struct inart_xa_cfg c;
+	int rc = add_tree_keys(x, sw);
+
+	if (rc < 0)
+		return inart_err_set(err, rc, "--agg kernel: tree keys: %s", strerror(-rc));
+	fo = (struct inart_xdp_agg_fill_opt){x->slots, CAP_RANKS - 1, CAP_TREES, x->tree_keys,
+					     x->n_trees};
+	rc = inart_xdp_agg_maps_fill_opt(&fds, &fo, cfg, sw, x->ifindex, err);
+	if (rc < 0)
+		return rc;
+	/* the generation after the tables: each CPU then frees the slots whose
+	   entry went and forgets rank progress (records moved) */
+	rc = cfg_get(x, &c);
+	if (rc == 0) {
+		c.gen++;
+		c.n_ranks = CAP_RANKS;
+		c.n_slots = x->slots; /* the map's: slots beyond belong to the core */
+		rc = cfg_put(x, &c);
+	}
+	if (rc < 0)
+		return inart_err_set(err, rc, "--agg kernel: xa_cfg: %s", strerror(-rc));
+	return 0;
+}
+
+int inart_xagg_lose(struct inart_xagg *x)
+{
+	struct inart_xa_last *v = calloc((size_t)x->n_possible, sizeof(*v));
+	uint64_t lost = 0;
+	uint32_t zero = 0;
+	int busy;
+
+	/* each CPU frees its own slots when it next runs and counts them
+	   there: what they freed since the last call, not a scan of every
+	   slot on every CPU (megabytes copied per request, in the packet
+	   thread, while lose_state requests come back to back) */
+	if (v != NULL && bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_last), &zero, v) == 0)
+		for (int j = 0; j < x->n_possible; j++)
+			lost += v[j].lost;
+	free(v);
+	busy = (int)(lost - x->lost_seen);
+	x->lost_seen = lost;
+	inart_xagg_reset(x);
+	return busy;
+}
+
+int inart_xagg_reset(struct inart_xagg *x)
+{
+	struct inart_xa_cfg c;
+	int rc = cfg_get(x, &c);
+
+	if (rc == 0) {
+		c.lose_gen++;
+		rc = cfg_put(x, &c);
+	}
+	return rc;
+}
+
+int inart_xagg_fd(const struct inart_xagg *x)
+{
+	return ring_buffer__epoll_fd(x->rb);
+}
+
+int inart_xagg_peer(struct inart_xagg *x, int p, const uint8_t mac[6])
+{
+	int fd = bpf_map__fd(x->skel->maps.xa_ports);
+	struct inart_xa_port v;
+	uint32_t key = (uint32_t)p;
+
+	if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+		return -errno;
+	if (v.peer_fixed || memcmp(v.peer_mac, mac, 6) == 0)
+		return 0; /* a configured peer MAC is the core's too */
+	memcpy(v.peer_mac, mac, 6);
+	return bpf_map_update_elem(fd, &key, &v, BPF_ANY) < 0 ? -errno : 0;
+}
+
+int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx)
+{
+	int n;
+
+	x->fn = fn;
+	x->fn_ctx = ctx;
+	n = ring_buffer__consume(x->rb);
+	x->fn = NULL;
+	return n;
+}
+
+/* The per-CPU values of key k of the u64 array fd, summed; cpu >= 0: that
+ * CPU's only. */
+static uint64_t sum_in(const struct inart_xagg *x, uint64_t *buf, int fd, uint32_t k, int cpu)
+{
+	uint64_t s = 0;
+
+	if (bpf_map_lookup_elem(fd, &k, buf) < 0)
+		return 0;
+	for (int j = 0; j < x->n_possible; j++)
+		if (cpu < 0 || cpu == j)
+			s += buf[j];
+	return s;
+}
+
+static uint64_t sum_u64(const struct inart_xagg *x, int fd, uint32_t k, int cpu)
+{
+	return sum_in(x, x->pcpu, fd, k, cpu);
+}
+
+int inart_xagg_tick(struct inart_xagg *x)
+{
+	int fd = bpf_map__fd(x->skel->maps.xa_ctrs),
+	    prog = bpf_program__fd(x->skel->progs.xdp_agg_kick);
+	int total = 0;
+
+	for (int k = 0; k < x->n_cpus; k++) {
+		uint32_t cpu = (uint32_t)k;
+
+		memcpy(x->kick + INART_XA_KICK_CPU_OFF, &cpu, sizeof(cpu));
+		for (int round = 0; round < KICK_ROUNDS; round++) {
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = x->kick,
+				    .data_size_in = sizeof(x->kick), .repeat = KICKS,
+				    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+			uint64_t before = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, k), got;
+
+			if (bpf_prog_test_run_opts(prog, &o) < 0)
+				return -errno;
+			/* (the CPUMAP's thread runs them, maybe not yet: then the
+			   next tick takes the rest) */
+			got = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, k) - before;
+			total += (int)got;
+			if (got < KICKS)
+				break;
+		}
+	}
+	return total;
+}
+
+static void *ticker_main(void *arg)
+{
+	struct inart_xagg *x = arg;
+
+	while (!atomic_load(&x->ticker_stop)) {
+		uint64_t ns = atomic_load(&x->tick_ns);
+		struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+		nanosleep(&ts, NULL);
+		if (!atomic_load(&x->ticker_stop))
+			inart_xagg_tick(x); /* (an error: the next period tries again) */
+	}
+	return NULL;
+}
+
+int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns)
+{
+	int rc;
+
+	if (x->ticker_on)
+		return 0;
+	inart_xagg_ticker_period(x, period_ns);
+	atomic_store(&x->ticker_stop, 0);
+	rc = pthread_create(&x->ticker, NULL, ticker_main, x);
+	if (rc != 0)
+		return -rc;
+	x->ticker_on = 1;
+	return 0;
+}
+
+void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns)
+{
+	atomic_store(&x->tick_ns, period_ns > 0 ? period_ns : 1000000);
+}
+
+int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p)
+{
+	for (uint32_t k = 0; c != NULL && k < INART_XA_CTR_N; k++)
+		c[k] = sum_u64(x, bpf_map__fd(x->skel->maps.xa_ctrs), k, -1);
+	for (uint32_t k = 0; p != NULL && k < INART_XA_N_PCTRS; k++)
+		p[k] = k < 4u * (uint32_t)x->n_ports
+			   ? sum_u64(x, bpf_map__fd(x->skel->maps.xa_pctrs), k, -1)
+			   : 0;
+	return 0;
+}
+
+void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats *t, int n,
+			  uint64_t *dup)
+{
+	struct inart_xa_tree *v = calloc((size_t)x->n_possible, sizeof(*v));
+
+	for (int i = 0; v != NULL && i < n; i++) {
+		uint64_t key = (uint64_t)t[i].job << 16 | t[i].tree;
+		uint32_t idx = 0;
+
+		while ((int)idx < x->n_trees && x->tree_keys[idx] != key)
+			idx++;
+		if ((int)idx == x->n_trees ||
+		    bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_trees), &idx, v) < 0)
+			continue;
+		for (int j = 0; j < x->n_possible; j++) {
+			t[i].aggregated += v[j].aggregated;
+			t[i].emitted += v[j].emitted;
+			t[i].partial += v[j].partial;
+			t[i].early += v[j].early;
+			t[i].fallback += v[j].fallback;
+			t[i].duplicates += v[j].duplicates;
+			t[i].overflows += v[j].overflows;
+			if (dup != NULL)
+				*dup += v[j].duplicates;
+		}
+	}
+	free(v);
+}
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * xagg: the kernel aggregation path of `inart switchd --io xdp --agg
+ * kernel` (issue 25): loads bpf/xdp_agg.bpf.c's CPUMAP program
+ * (xdp_agg_cpu) into the CPUMAP of the AF_XDP back end's program
+ * (io/xsk: xdp_switch steers InArt frames there by (job, tree, slot), one
+ * CPU per shard) and keeps its state in step with the user-space core:
+ *
+ *   sync     after an install or rollback (packet thread, right after the
+ *            swap): the maps from the core's tables (io/xdp_agg_maps), then
+ *            xa_cfg.gen + 1: each CPU frees its orphaned slots and forgets
+ *            rank progress before it touches its state again;
+ *   lose     lose_state: xa_cfg.lose_gen + 1 (every slot freed);
+ *   drain    the frames the program handed to user space: xa_rx (frames for
+ *            the core: everything it does not aggregate) and xa_tx (frames
+ *            after a packet's first, to be sent as they are);
+ *   tick     the flush timeouts: for each CPU a live-frame BPF_PROG_TEST_RUN
+ *            of xdp_agg_kick, whose frames the CPUMAP hands to xdp_agg_cpu on
+ *            that CPU, which runs xdp_agg_tick's body there (so the state of a
+ *            CPU is only ever touched on that CPU, in the CPUMAP's thread);
+ *   counters the program's (per reason punts), per port, per tree.
+ *
+ * Threads: the packet thread, except the counters (any thread: map reads)
+ * and the ticker's thread (the ticks: its own scratch buffers).
+ * Without libbpf at build time inart_xagg_open fails with EOPNOTSUPP.
+ */
+#ifndef INART_IO_XAGG_H
+#define INART_IO_XAGG_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "dp/switch.h"
+
+struct inart_xagg;
+
+struct inart_xagg_opt {
+	int n_ports;
+	const uint32_t *ifindex; /* port p's interface */
+	int cpumap_fd;		 /* io/xsk's agg_cpus (inart_xsk_agg_map_fd) */
+	uint32_t slots;		 /* the kernel's pool per CPU (entries beyond: the core's) */
+};
+
+/* Load the program and put it in the CPUMAP for every online CPU.  NULL +
+ * errno with err saying why (EOPNOTSUPP: not built; the verifier's or the
+ * kernel's refusal). */
+struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_err *err);
+void inart_xagg_close(struct inart_xagg *x);
+/* CPUs xdp_switch steers InArt frames over (inart_xsk_agg_steer). */
+int inart_xagg_n_cpus(const struct inart_xagg *x);
+
+/* The maps from cfg and sw's tables, then the new generation.  0 or -errno
+ * (err). */
+int inart_xagg_sync(struct inart_xagg *x, const struct inart_sw_cfg *cfg,
+		    const struct inart_switch *sw, struct inart_err *err);
+/* lose_state: every CPU's pool freed (by that CPU, when it next runs);
+ * returns the busy slots the CPUs freed since the last call (the previous
+ * request's, by the time they ran: each CPU counts its own). */
+int inart_xagg_lose(struct inart_xagg *x);
+/* A new core in service (an install with a configuration): every CPU's
+ * slots (busy and kept) freed and progress forgotten, as the core's are
+ * new; the same generation as lose_state.  0 or -errno. */
+int inart_xagg_reset(struct inart_xagg *x);
+
+/* Port p's peer MAC (learned by the core) into the program's port map.
+ * 0 or -errno. */
+int inart_xagg_peer(struct inart_xagg *x, int p, const uint8_t mac[6]);
+/* A descriptor readable when frames wait (poll). */
+int inart_xagg_fd(const struct inart_xagg *x);
+/* up 1: a frame for the core received on port; 0: a frame to send on port. */
+typedef void (*inart_xagg_frame_fn)(void *ctx, int up, uint32_t port, const uint8_t *data,
+				    uint32_t len);
+/* Every frame waiting, to fn.  The number, or -errno. */
+int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx);
+/* Flush what expired on every CPU (inart_switch_tick).  Frames flushed, or
+ * -errno.  Not while the ticker runs. */
+int inart_xagg_tick(struct inart_xagg *x);
+/* The ticker: a thread of x's that runs inart_xagg_tick every period_ns (a
+ * live-frame BPF_PROG_TEST_RUN took 50 ms on average here, up to 300: in
+ * the packet thread it held every punted frame and result behind it);
+ * inart_xagg_close stops it.  _period changes the period (any thread).
+ * 0 or -errno. */
+int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns);
+void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns);
+
+/* The program's counters summed over CPUs, since open: c[INART_XA_CTR_N]
+ * (io/xdp_agg.h); ports: p[INART_XA_N_PCTRS] (4 per port: rx, rx bytes, tx,
+ * tx bytes).  0 or -errno. */
+int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p);
+/* Add the kernel's counters of each tree of t[0..n) (by job and tree) to it;
+ * dup (may be NULL) += their duplicates. */
+void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats *t, int n,
+			  uint64_t *dup);
+
+#endif
