@@ -45,7 +45,8 @@ static int open_xdp(struct sw_state *s, const struct inart_afp_opt *afo, int bat
 	s->xdp_fwd = 0;
 	for (int i = 0; i < s->n_ports; i++) {
 		s->ports[i] = (struct inart_port){NULL, s->xsk, i};
-		if (!gated && (afo->mode == INART_AFP_XDP || !inart_xsk_is_veth(s->xsk, i)))
+		if (!gated && s->shaper[i] == NULL && /* --shape: not past the shaper */
+		    (afo->mode == INART_AFP_XDP || !inart_xsk_is_veth(s->xsk, i)))
 			s->xdp_fwd |= 1ull << i;
 	}
 	return 0;
