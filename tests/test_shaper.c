@@ -196,8 +196,8 @@ static void test_slack(void **state)
 	assert_int_equal(inart_shaper_offer(sh, f, 1000, 0), INART_SHAPER_HELD);
 	assert_int_equal(inart_shaper_offer(sh, f, 1000, 0), INART_SHAPER_HELD);
 	assert_int_equal(inart_shaper_ready_at(sh), 1 * MS);
-	/* room: 3000 - 1000 bytes = 2 ms of tokens */
-	assert_int_equal(inart_shaper_deadline(sh), 3 * MS);
+	/* room: 3000 - 1000 bytes = 2 ms of tokens, half of it for the slack */
+	assert_int_equal(inart_shaper_deadline(sh), 2 * MS);
 	/* woken then, the three go at once: a batch */
 	assert_int_equal(inart_shaper_next(sh, 3 * MS, &out, &len), 1);
 	assert_int_equal(inart_shaper_next(sh, 1 * MS, &out, &len), 1); /* backwards: 3 ms */
@@ -208,7 +208,7 @@ static void test_slack(void **state)
 	assert_int_equal(inart_shaper_offer(sh, f, 1500, 0), INART_SHAPER_SEND);
 	assert_int_equal(inart_shaper_offer(sh, f, 1500, 0), INART_SHAPER_SEND);
 	assert_int_equal(inart_shaper_offer(sh, f, 1000, 0), INART_SHAPER_HELD);
-	assert_int_equal(inart_shaper_deadline(sh), 1500 * US);
+	assert_int_equal(inart_shaper_deadline(sh), 1500 * US); /* room/2: 1 ms */
 	inart_shaper_destroy(sh);
 }
 

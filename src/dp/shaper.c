@@ -255,8 +255,9 @@ uint64_t inart_shaper_deadline(const struct inart_shaper *sh)
 	if (sh->head == NULL)
 		return UINT64_MAX;
 	r = ready_len(sh, head_len(sh));
-	/* tokens accrue past the grant up to the bucket's room, no further */
-	room = (uint64_t)(sh->bmax - need(sh, head_len(sh))) / sh->cfg.rate_bps;
+	/* tokens accrue past the grant up to half the bucket's room (the other
+	   half for a late wake-up), no further */
+	room = (uint64_t)(sh->bmax - need(sh, head_len(sh))) / sh->cfg.rate_bps / 2;
 	return r + (sh->cfg.slack_ns < room ? sh->cfg.slack_ns : room);
 }
 

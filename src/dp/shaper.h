@@ -13,9 +13,10 @@
  * the FIFO (HELD) or, the FIFO full, dropped (DROP, counted: drop-tail).
  * next() hands out the oldest held frame once the bucket grants it.
  * deadline() says when the loop should call next() again: the head frame's
- * grant time plus at most `slack_ns`, as long as the bucket has room for
- * the tokens that accrue meanwhile (so waking later to release a batch
- * loses no rate: the releases are batched, the long-run rate stays exact).
+ * grant time plus at most `slack_ns`, as long as half the bucket's room is
+ * left for the tokens that accrue meanwhile (so waking later to release a
+ * batch loses no rate: the releases are batched, the long-run rate stays
+ * exact; the other half absorbs a wake-up that comes late).
  *
  * Token arithmetic is integer (tokens in 1e-9 bit), so grant times are
  * exact to the nanosecond: a frame of n bytes that finds the bucket empty
