@@ -46,7 +46,7 @@ static int emu_opt_scale(const char *cmd, int c, const char *arg, struct emu_arg
 	case EMU_OPT_IO:
 		if (strcmp(arg, "auto") && strcmp(arg, "xdp") && strcmp(arg, "ring") &&
 		    strcmp(arg, "mmsg"))
-			cli_usage_error(cmd, "--io: auto, ring, mmsg or xdp, not '%s'", arg);
+			cli_usage_error(cmd, "--io: auto, ring or mmsg (or xdp), not '%s'", arg);
 		/* xdp: AF_XDP's transmit and the XDP program's redirects bypass a
 		   qdisc, so the switches shape the links they send on themselves
 		   (switchd --shape) and their ends get no tbf */
