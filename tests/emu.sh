@@ -232,11 +232,22 @@ grep -q "switchd I/O: [a-z]* on 20 switches" "$tmp/io.out" && ok || bad "--io au
 "$INART" emu up "$T" "$J" --prefix "$P" --io bogus >"$tmp/io.out" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--io: auto, ring or mmsg" "$tmp/io.out" && ok || bad "--io bogus: exit $rc: $(cat "$tmp/io.out")"
-# xdp bypasses the tbf qdiscs that shape the links: refused, nothing built
+clean_check "after emu up --io" "$P"
+# xdp bypasses tbf: the switches shape the links they send on (switchd
+# --shape), their ends have no tbf, the hosts' ends keep it
+newprefix
 "$INART" emu up "$T" "$J" --prefix "$P" --io xdp >"$tmp/io.out" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q -- "bypass the qdisc" "$tmp/io.out" && ok || bad "--io xdp: exit $rc: $(cat "$tmp/io.out")"
-clean_check "after emu up --io" "$P"
+e0=$(ip netns list | awk -v p="inart-emu-$P-e0" '$1 == p {print $1}')
+h0=$(ip netns list | awk -v p="inart-emu-$P-h0" '$1 == p {print $1}')
+e0tbf=$( [ -n "$e0" ] && tc -n "$e0" qdisc show | grep -c tbf)
+h0tbf=$( [ -n "$h0" ] && tc -n "$h0" qdisc show | grep -c tbf)
+if [ $rc -eq 0 ] && grep -q "switchd I/O: xdp on 20 switches (--io xdp)" "$tmp/io.out" &&
+	[ "${e0tbf:-x}" = 0 ] && [ "${h0tbf:-0}" -ge 1 ]; then ok; else
+	bad "--io xdp: exit $rc, tbf on e0 ${e0tbf:-?} h0 ${h0tbf:-?}: $(cat "$tmp/io.out")"
+fi
+"$INART" emu down --prefix "$P" >/dev/null 2>&1
+clean_check "after emu up --io xdp" "$P"
 
 # --- a k=8 fat-tree's switch layer (80 switchd) up and down (issue 24) ------------------
 # one host per edge switch: 112 namespaces, beyond the size limit without

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/daemon_args.h"
 #include "cli/util.h"
@@ -45,7 +46,7 @@ const char cmd_switchd_help[] =
     "                       its (job, tree, slot) is steered to; needs --io xdp),\n"
     "                       user (the user-space core; default) or auto: kernel\n"
     "                       where the kernel accepts the program, --io is xdp and\n"
-    "                       --cores 1, else user\n"
+    "                       --cores 1 and no --shape, else user\n"
     "  --log-level L        error, warn, info (default) or debug\n"
     "  --user U             after opening its sockets, run as user U without\n"
     "                       capabilities (default nobody; root: stay root)\n"
@@ -54,6 +55,15 @@ const char cmd_switchd_help[] =
     "  --deployment FILE    check this switch's entry (--name) in the deployment\n"
     "                       too: ports, their interfaces (\"if\"), control socket\n"
     "  --ring-frames N      receive ring frames per port (default 4096, 2 KB each)\n"
+    "  --shape P=RATE[,burst=SIZE][,limit=SIZE]\n"
+    "                       shape port P's egress (a port number or one of the\n"
+    "                       --port interfaces; repeatable) with a token bucket as\n"
+    "                       tc's tbf: RATE in bit/s (suffix kbit, mbit, gbit),\n"
+    "                       burst (default 1 ms at RATE, at least 3028) and queue\n"
+    "                       limit (default 200 ms at RATE, at least 64k) in bytes\n"
+    "                       (suffix k, m: 1024-based); a full queue drops the\n"
+    "                       frame.  Every back end; with xdp a shaped port takes\n"
+    "                       no plain IPv4 forwarded in the kernel (--cores 1)\n"
     "Emulation (inart emu; docs/emulator.md):\n"
     "  --agg-mbps M         aggregate at most M Mbit/s of frames (a token bucket on\n"
     "                       the INA contributions that reach an aggregation entry;\n"
@@ -87,11 +97,99 @@ static void add_ports(const char *cmd, struct inart_switchd_cfg *c, char *list)
 
 /* Parse the options into c.  Returns an exit status when the command is
  * done (--help), -1 to go on; exits 2 on a usage error. */
+/* A number with a unit suffix from units[] (NULL-terminated name, scale
+ * pairs; "" for none), case-insensitive: the value, or -1. */
+static double with_unit(const char *s, const char *const *names, const double *scales)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !(v >= 0) || v > 1e15)
+		return -1;
+	for (int i = 0; names[i] != NULL; i++)
+		if (strcasecmp(end, names[i]) == 0)
+			return v * scales[i];
+	return -1;
+}
+
+/* --shape P=RATE[,burst=SIZE][,limit=SIZE] (P resolved against --port at the
+ * end: shape_port). */
+static void add_shape(const char *cmd, char *arg, struct inart_switchd_cfg *c, char **port_of)
+{
+	static const char *const rate_u[] = {"", "bit", "kbit", "mbit", "gbit", NULL};
+	static const double rate_s[] = {1, 1, 1e3, 1e6, 1e9};
+	static const char *const size_u[] = {"", "b", "k", "kb", "m", "mb", NULL};
+	static const double size_s[] = {1, 1, 1024, 1024, 1048576, 1048576};
+	char *eq = strchr(arg, '='), *save = NULL, *tok;
+	struct inart_shaper_cfg sc = {0};
+	double r;
+	int i;
+
+	if (eq == NULL || eq == arg)
+		cli_usage_error(cmd, "--shape '%s': PORT=RATE[,burst=SIZE][,limit=SIZE]", arg);
+	*eq = '\0';
+	tok = strtok_r(eq + 1, ",", &save);
+	r = tok ? with_unit(tok, rate_u, rate_s) : -1;
+	if (!(r >= 1 && r <= (double)INART_SHAPER_RATE_MAX))
+		cli_usage_error(cmd, "--shape %s: rate '%s' is not 1 bit/s .. 1 Tbit/s", arg,
+				tok ? tok : "");
+	sc.rate_bps = (uint64_t)(r + 0.5);
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		int burst = strncmp(tok, "burst=", 6) == 0;
+		double v;
+
+		if (!burst && strncmp(tok, "limit=", 6) != 0)
+			cli_usage_error(cmd, "--shape %s: '%s' is not burst=SIZE or limit=SIZE",
+					arg, tok);
+		v = with_unit(tok + 6, size_u, size_s);
+		if (!(v >= 1 && v <= INART_SHAPER_SIZE_MAX))
+			cli_usage_error(cmd, "--shape %s: '%s' is not 1 .. 1e9 bytes", arg, tok);
+		if (burst)
+			sc.burst = (uint32_t)v;
+		else
+			sc.limit = (uint32_t)v;
+	}
+	for (i = 0; i < INART_SW_MAX_PORTS && port_of[i] != NULL; i++)
+		if (strcmp(port_of[i], arg) == 0)
+			cli_usage_error(cmd, "--shape: port '%s' given twice", arg);
+	if (i == INART_SW_MAX_PORTS)
+		cli_usage_error(cmd, "--shape: more than %d ports", INART_SW_MAX_PORTS);
+	port_of[i] = arg;
+	c->shape[i] = sc; /* moved to its port by shape_ports */
+}
+
+/* The --shape entries (in c->shape[k], named port_of[k]) to their ports. */
+static void shape_ports(const char *cmd, struct inart_switchd_cfg *c, char *const *port_of)
+{
+	struct inart_shaper_cfg by_port[INART_SW_MAX_PORTS] = {{0}};
+
+	for (int k = 0; k < INART_SW_MAX_PORTS && port_of[k] != NULL; k++) {
+		char *end;
+		long p = strtol(port_of[k], &end, 10);
+
+		if (*end != '\0' || end == port_of[k]) {
+			p = -1;
+			for (int i = 0; i < c->n_ports; i++)
+				if (strcmp(c->ports[i], port_of[k]) == 0)
+					p = i;
+		}
+		if (p < 0 || p >= c->n_ports)
+			cli_usage_error(cmd,
+					"--shape: '%s' is not a port (0..%d or a --port "
+					"interface)",
+					port_of[k], c->n_ports - 1);
+		if (by_port[p].rate_bps != 0)
+			cli_usage_error(cmd, "--shape: port %ld shaped twice", p);
+		by_port[p] = c->shape[k];
+	}
+	memcpy(c->shape, by_port, sizeof(by_port));
+}
+
 static int switchd_options(const char *cmd, int argc, char **argv, struct inart_switchd_cfg *c,
 			   struct cli_daemon_args *a)
 {
 	// clang-format off
-	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES, O_AGGW };
+	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES, O_AGGW, O_SHAPE };
 	// clang-format on
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
@@ -106,9 +204,11 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 	    {"loss-seed", required_argument, NULL, O_SEED},
 	    {"cores", required_argument, NULL, O_CORES},
 	    {"agg", required_argument, NULL, O_AGGW},
+	    {"shape", required_argument, NULL, O_SHAPE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	char *shape_of[INART_SW_MAX_PORTS] = {NULL};
 	int o;
 
 	inart_switchd_cfg_init(c);
@@ -170,10 +270,14 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 		case O_CORES:
 			c->cores = cli_int(cmd, "--cores", optarg, 1, INART_SHARD_MAX);
 			break;
+		case O_SHAPE:
+			add_shape(cmd, optarg, c, shape_of);
+			break;
 		default:
 			cli_getopt_error(cmd, o, argv);
 		}
 	}
+	shape_ports(cmd, c, shape_of);
 	return -1;
 }
 

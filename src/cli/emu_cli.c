@@ -46,15 +46,11 @@ static int emu_opt_scale(const char *cmd, int c, const char *arg, struct emu_arg
 	case EMU_OPT_IO:
 		if (strcmp(arg, "auto") && strcmp(arg, "xdp") && strcmp(arg, "ring") &&
 		    strcmp(arg, "mmsg"))
-			cli_usage_error(cmd, "--io: auto, ring or mmsg (xdp: see --help), not '%s'",
-					arg);
-		if (strcmp(arg, "xdp") == 0)
-			/* a usage question, but the answer is the machine's: exit 1 */
-			cli_failf("emu: --io xdp: the emulated links are shaped by tbf qdiscs "
-				  "on every veth end, and AF_XDP's transmit and the XDP "
-				  "program's redirects bypass the qdisc, so the links leaving "
-				  "switches would not be shaped; use --io auto (switchd then "
-				  "keeps to ring), ring or mmsg (docs/emulator.md)");
+			cli_usage_error(cmd, "--io: auto, ring or mmsg (or xdp), not '%s'", arg);
+		/* xdp: AF_XDP's transmit and the XDP program's redirects bypass a
+		   qdisc, so the switches shape the links they send on themselves
+		   (switchd --shape) and their ends get no tbf */
+		a->o.net.switch_shape = strcmp(arg, "xdp") == 0;
 		a->o.io = arg;
 		return 1;
 	case EMU_OPT_AGG:

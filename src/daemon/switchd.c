@@ -46,6 +46,7 @@
 #include "daemon/switchd_ctl.h"
 #include "daemon/switchd_workers.h"
 #include "daemon/switchd_io.h"
+#include "daemon/switchd_shape.h"
 #include "dp/pkt.h"
 #include "io/log.h"
 #include "io/xagg.h"
@@ -60,10 +61,13 @@ static struct inart_switch *core0(struct sw_state *s)
 
 static void emit(struct sw_state *s, int n)
 {
+	uint64_t now = s->n_shaped ? inart_now_ns() : 0;
+
 	for (int i = 0; i < n; i++) {
 		const struct inart_frame *f = &s->out[i];
 
-		if (f->port < s->n_ports && !(s->gate && inart_gate_tx_drop(s->gate, f->port)))
+		if (f->port < s->n_ports && !(s->gate && inart_gate_tx_drop(s->gate, f->port)) &&
+		    !(s->n_shaped && inart_switchd_shape_tx(s, f->port, f->data, f->len, now)))
 			inart_port_queue(&s->ports[f->port], f->data, f->len);
 	}
 }
@@ -167,6 +171,8 @@ static void timers(struct sw_state *s)
 	agg_rounds(s, now);
 	if (s->gate != NULL)
 		gate_release(s, now);
+	if (s->n_shaped)
+		inart_switchd_shape_release(s, now);
 	inart_switchd_io_peers(s);
 	if (inart_switch_next_deadline(core0(s)) <= now) {
 		int n;
@@ -184,27 +190,29 @@ static void timers(struct sw_state *s)
 			inart_port_flush(&s->ports[k]);
 }
 
-/* How long poll may wait: until the next deadline of the core or the gate,
- * at most 1 s, 1 ms while a port has frames the device pushed back. */
-static int poll_timeout(struct sw_state *s, struct pollfd *pfd)
+/* How long poll may wait (ns): until the next deadline of the core, the
+ * gate or a shaper, at most 1 s, 1 ms while a port has frames the device
+ * pushed back. */
+static int64_t poll_timeout(struct sw_state *s, struct pollfd *pfd)
 {
 	uint64_t now = inart_now_ns(), dl = inart_switch_next_deadline(core0(s));
-	int timeout = 1000, pending = 0;
+	int64_t timeout = 1000000000;
+	int pending = 0;
 
 	if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
 		dl = inart_gate_deadline(s->gate, now);
+	if (s->n_shaped && inart_switchd_shape_deadline(s) < dl)
+		dl = inart_switchd_shape_deadline(s);
 	if (dl != UINT64_MAX)
-		timeout = dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
-	if (timeout > 1000)
-		timeout = 1000;
+		timeout = dl <= now ? 0 : dl - now > 1000000000 ? 1000000000 : (int64_t)(dl - now);
 	for (int i = 0; i < s->n_ports; i++) {
 		int p = inart_port_pending(&s->ports[i]);
 
 		pfd[i].events = POLLIN | (p ? POLLOUT : 0);
 		pending += p;
 	}
-	if (pending && timeout > 1)
-		timeout = 1; /* a device that pushed back may not signal POLLOUT */
+	if (pending && timeout > 1000000)
+		timeout = 1000000; /* a device that pushed back may not signal POLLOUT */
 	return timeout;
 }
 
@@ -220,7 +228,9 @@ static int run(struct sw_state *s, int batch)
 	pfd[np + 1].fd = s->xagg != NULL ? inart_xagg_fd(s->xagg) : -1; /* its rings */
 	pfd[np + 1].events = POLLIN;
 	while (!inart_daemon_stop) {
-		int r = poll(pfd, (nfds_t)np + 2, poll_timeout(s, pfd));
+		int64_t ns = poll_timeout(s, pfd);
+		struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+		int r = ppoll(pfd, (nfds_t)np + 2, &ts, NULL);
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -266,6 +276,9 @@ static int cores_check(const struct inart_switchd_cfg *c, struct inart_err *err)
 	if (c->cores < 1 || c->cores > INART_SHARD_MAX)
 		return inart_err_set(err, -EINVAL, "--cores %d not in 1..%d", c->cores,
 				     INART_SHARD_MAX);
+	for (int i = 0; i < INART_SW_MAX_PORTS && c->cores > 1; i++)
+		if (c->shape[i].rate_bps > 0)
+			return inart_err_set(err, -EINVAL, "--shape needs --cores 1");
 	if (c->cores > 1 && (c->afo.mode == INART_AFP_UDP || c->gated))
 		return inart_err_set(err, -EINVAL,
 				     "--cores %d: several cores need --io xdp, ring, mmsg or auto "
@@ -326,6 +339,9 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 	afo.tx_queue = 4 * c->dm.batch + OUT_MAX;
 	if (afo.tx_frames < afo.tx_queue)
 		afo.tx_frames = afo.tx_queue;
+	rc = inart_switchd_shape_open(s, c->shape, err); /* before xdp: its ports */
+	if (rc < 0)
+		return rc;
 	rc = inart_switchd_io_open(s, &afo, c->dm.batch, c->gated, err);
 	if (rc < 0)
 		return rc;
@@ -415,6 +431,7 @@ out:
 	inart_gate_destroy(s->gate);
 	inart_switchd_io_agg_close(s);
 	inart_switchd_io_close(s);
+	inart_switchd_shape_close(s);
 	free(s->base_trees);
 	free(b);
 	return rc < 0 ? rc : 0;

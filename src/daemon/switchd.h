@@ -11,6 +11,7 @@
 #include "common/err.h"
 #include "daemon/frame.h"
 #include "dp/gate.h"
+#include "dp/shaper.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
 
@@ -35,6 +36,8 @@ struct inart_switchd_cfg {
 	int gated;		  /* 1: the gate below stands between ports and core */
 	struct inart_gate_cfg gc; /* loss, aggregation limit (n_ports set here) */
 	enum inart_switchd_agg agg; /* --agg (default user) */
+	/* --shape: port i's egress shaper (rate_bps 0: none; dp/shaper) */
+	struct inart_shaper_cfg shape[INART_SW_MAX_PORTS];
 };
 
 /* Defaults: the daemon's (inart_daemon_cfg_init), pool 4096, flush 10 ms,

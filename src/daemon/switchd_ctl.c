@@ -14,6 +14,7 @@
  * inart_switchd_obj_destroy.
  */
 #include "daemon/switchd_ctl.h"
+#include "daemon/switchd_shape.h"
 #include "daemon/switchd_io.h"
 
 #include <errno.h>
@@ -158,6 +159,7 @@ struct stats_cmd {
 	struct inart_sw_tree_stats *trees;
 	int n;
 	uint64_t shard_rx[INART_SHARD_MAX]; /* frames each shard received, since start */
+	struct inart_shaper_stats shape[INART_SW_MAX_PORTS]; /* --shape, since start */
 };
 
 static void cmd_stats(void *arg)
@@ -177,6 +179,7 @@ static void cmd_stats(void *arg)
 	inart_switchd_io_port_stats(s, c->ports); /* forwarded by the XDP program */
 	if (s->gate != NULL)
 		inart_gate_stats(s->gate, &c->gate);
+	inart_switchd_shape_stats(s, c->shape);
 	for (int i = 0; i < INART_DROP_N; i++)
 		c->drops[i] -= s->base_drops[i];
 	for (int i = 0; i < s->n_ports; i++) {
@@ -314,6 +317,7 @@ static json_t *stats_json(struct sw_state *s)
 	}
 	if (s->gate != NULL)
 		json_object_set_new(o, "gate", gate_json(s, &c.gate));
+	inart_switchd_shape_json(s, c.shape, pa);
 	if (s->cores > 1) { /* --cores: what each shard received */
 		json_t *sr = json_array();
 

@@ -15,6 +15,7 @@
 
 #include "common/err.h"
 #include "ctlproto/ctlmsg.h"
+#include "dp/shaper.h"
 #include "dp/shard.h"
 #include "dp/switch.h"
 #include "io/afpacket.h"
@@ -54,6 +55,9 @@ struct sw_state {
 	/* packet thread: loss and aggregation limit (NULL: none); its label set
 	 * is exchanged by cmd_swap with the tables' */
 	struct inart_gate *gate;
+	/* packet thread: --shape (daemon/switchd_shape; NULL: unshaped) */
+	struct inart_shaper *shaper[INART_SW_MAX_PORTS];
+	int n_shaped;
 	/* control thread */
 	struct inart_sw_cfg cfg; /* of the core in service */
 	struct inart_txn txn;

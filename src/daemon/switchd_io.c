@@ -49,7 +49,8 @@ static int open_xdp(struct sw_state *s, const struct inart_afp_opt *afo, int bat
 	s->xdp_fwd = 0;
 	for (int i = 0; i < s->n_ports; i++) {
 		s->ports[i] = (struct inart_port){NULL, s->xsk, i};
-		if (!gated && (afo->mode == INART_AFP_XDP || !inart_xsk_is_veth(s->xsk, i)))
+		if (!gated && s->shaper[i] == NULL && /* --shape: not past the shaper */
+		    (afo->mode == INART_AFP_XDP || !inart_xsk_is_veth(s->xsk, i)))
 			s->xdp_fwd |= 1ull << i;
 	}
 	return 0;
@@ -270,6 +271,9 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		snprintf(why, sizeof(why),
 			 "--cores %d: the kernel path feeds one core (its CPUs aggregate)",
 			 s->cores);
+	else if (s->n_shaped) /* the kernel's frames would bypass the shaper */
+		snprintf(why, sizeof(why),
+			 "--shape: the kernel path sends past the shaper (XDP_TX/redirect)");
 	if (why[0] == '\0') {
 		for (int i = 0; i < s->n_ports; i++)
 			ifx[i] = if_nametoindex(s->ifnames[i]);

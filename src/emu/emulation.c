@@ -146,7 +146,9 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 	const struct inart_topo *t = e->t;
 	const char *id = t->nodes[v].id;
 	struct inart_sbuf ports = {0}, txp = {0};
-	char *argv[32], *pl = NULL, *tl = NULL, agg[32], rx[32], seed[32], ipb[16];
+	char *argv[32 + 2 * INART_SW_MAX_PORTS], *pl = NULL, *tl = NULL, agg[32], rx[32], seed[32],
+						 ipb[16];
+	char shape[INART_SW_MAX_PORTS][64];
 	struct inart_emu_fds fds = {-1, -1, -1, detach};
 	int a = 0, fd;
 	pid_t pid;
@@ -168,6 +170,13 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 		tl = inart_sbuf_finish(&txp);
 		a = arg2(argv, a, "--port", pl);
 		a = arg2(argv, a, "--ring-frames", "1024");
+		for (int k = t->out_off[v]; e->net->switch_shape && k < t->out_off[v + 1] &&
+					    k - t->out_off[v] < INART_SW_MAX_PORTS;
+		     k++) {
+			inart_emu_net_shape_arg(e->net, t->arc_out[k], shape[k - t->out_off[v]],
+						sizeof(shape[0]));
+			a = arg2(argv, a, "--shape", shape[k - t->out_off[v]]);
+		}
 		if (e->o.agg_limit && t->nodes[v].ina) {
 			snprintf(agg, sizeof(agg), "%.6g",
 				 t->nodes[v].agg_gbps * 1e3 * e->o.net.rate_scale);

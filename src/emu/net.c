@@ -96,6 +96,21 @@ static void fmt_mac(const uint8_t m[6], char out[18])
 	inart_addr_fmt_mac(m, out);
 }
 
+/* tbf's burst for a link of bps: 1 ms, at least two full frames. */
+static long tbf_burst(double bps)
+{
+	long burst = (long)(bps / 8 * 0.001);
+
+	return burst < 2 * FRAME ? 2 * FRAME : burst;
+}
+
+void inart_emu_net_shape_arg(const struct inart_emu_net *n, int e, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%d=%.0f,burst=%ld,limit=%ld", inart_emu_net_port(n, e), n->tbf[e].bps,
+		 tbf_burst(n->tbf[e].bps),
+		 n->tbf[e].limit < 1000000000 ? n->tbf[e].limit : 1000000000);
+}
+
 /* The shell line of node v: IPv6 off, its ip and tc batches, offload off. */
 static char *node_script(const struct inart_emu_net *n, int v)
 {
@@ -108,14 +123,12 @@ static char *node_script(const struct inart_emu_net *n, int v)
 	for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
 		int e = t->arc_out[k];
 		double bps = n->tbf[e].bps;
-		long burst = (long)(bps / 8 * 0.001);
 
-		if (burst < 2 * FRAME)
-			burst = 2 * FRAME;
 		inart_sbuf_printf(&ip, "link set %s mtu 1500 up\n", n->ifname[e]);
-		inart_sbuf_printf(
-		    &tc, "qdisc replace dev %s root tbf rate %.0fbit burst %ld limit %ld\n",
-		    n->ifname[e], bps, burst, n->tbf[e].limit);
+		if (host || !n->switch_shape) /* else switchd --shape */
+			inart_sbuf_printf(
+			    &tc, "qdisc replace dev %s root tbf rate %.0fbit burst %ld limit %ld\n",
+			    n->ifname[e], bps, tbf_burst(bps), n->tbf[e].limit);
 		if (host) {
 			char ipb[16], gw[16], mac[18];
 
@@ -297,6 +310,7 @@ int inart_emu_net_create(const struct inart_topo *t, const struct inart_emu_net_
 	if ((rc = name_nodes(n, o, ctl, err)) < 0)
 		goto out;
 	size_arcs(n, o);
+	n->switch_shape = o->switch_shape;
 	n->root_script = root_script(n);
 	for (int v = 0; v < t->n_nodes && n->root_script; v++)
 		if ((n->node_script[v] = node_script(n, v)) == NULL)

@@ -50,9 +50,16 @@ struct inart_emu_net_opt {
 				       this (0: not paced) */
 	double pace_lead_ms;	    /* data plane: ... at most this far ahead of their plan
 				       rates times rate_scale (0: no bound) */
+	int switch_shape;	    /* 1: the arcs leaving switches get no tbf: switchd shapes them
+				       (--shape, inart_emu_net_shape_arg; emu --io xdp) */
 };
 
 void inart_emu_net_opt_default(struct inart_emu_net_opt *o);
+
+struct inart_emu_net;
+/* switchd's --shape argument for arc e (leaving a switch): its port, rate,
+ * and tbf's burst and limit, into buf. */
+void inart_emu_net_shape_arg(const struct inart_emu_net *n, int e, char *buf, size_t cap);
 
 /* The token bucket (tc tbf) an arc's interface is shaped with. */
 struct inart_emu_tbf {
@@ -67,6 +74,7 @@ struct inart_emu_net {
 	char (*ns)[64];		   /* per node: its namespace (prefix, run prefix, node id) */
 	char (*ifname)[16];	   /* per arc: the interface at the arc's tail */
 	struct inart_emu_tbf *tbf; /* per arc: how it is shaped */
+	int switch_shape;	   /* arcs leaving switches: by switchd, not tbf */
 	uint32_t *gw;		   /* per host: gateway address (its switch's) */
 	struct inart_deploy *d;	   /* addresses, MACs, ports */
 	char *deploy_json;	   /* the deployment file (control sockets in dir) */
