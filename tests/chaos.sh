@@ -24,6 +24,12 @@
 # install succeeded, the forgeries were dropped at the first hop, the
 # control sockets kept answering.
 #
+# INART_IO=MODE (default: switchd's own; the meson test chaos_xdp: xdp) runs
+# both switches with `--io MODE` (with xdp the hosts' veths get GRO on, as in
+# netns.sh); INART_CORES=N (N > 1; the meson tests chaos_cores2 on ring and
+# chaos_xdp_cores2) with `--cores N` and N queues on every veth: each worker
+# loses frames from a seeded stream of its own (--loss-seed and its index),
+# and the gate counters summed over the workers must show frames lost.
 # CHAOS_SECONDS (default 60): how long the driver makes trouble; CHAOS_STEPS
 # (default 150): all-reduces each worker must complete at least; CHAOS_SEED
 # (default 1).  bench/chaos_bench.sh runs it long.  Needs root and `ip netns` (exits
@@ -54,6 +60,12 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 P="${PREFIX:-inh7c$$-}" # PREFIX: another per-run prefix
+BACKEND=()
+[ -n "${INART_IO:-}" ] && BACKEND=(--io "$INART_IO")
+if [ "${INART_CORES:-1}" -gt 1 ]; then
+	BACKEND+=(--cores "$INART_CORES")
+	FABRIC_QUEUES=$INART_CORES # read by fabric.sh's fabric_host / fabric_trunk
+fi
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 # --- topology, jobs, deployment -------------------------------------------
@@ -102,7 +114,13 @@ setup() {
 	fabric_ns w0 w1 w2 w3 w4 x0 p0 p1 t0 t1 &&
 		fabric_host w0 t0 p0 && fabric_host w1 t0 p1 && fabric_host w2 t0 p2 &&
 		fabric_host w3 t0 p3 && fabric_host x0 t0 p4 && fabric_trunk t0 p5 t1 p0 &&
-		fabric_host p0 t1 p1 && fabric_host p1 t1 p2 && fabric_host w4 t1 p3
+		fabric_host p0 t1 p1 && fabric_host p1 t1 p2 && fabric_host w4 t1 p3 || return 1
+	if [ "${INART_IO:-}" = xdp ]; then # a frame redirected into a veth: GRO on its peer
+		local h
+		for h in w0 w1 w2 w3 w4 x0 p0 p1; do
+			ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null || return 1
+		done
+	fi
 }
 if ! setup >"$tmp/setup.err" 2>&1; then
 	echo "chaos.sh: setup failed"
@@ -125,6 +143,7 @@ start() { # start NODE: its daemon (the loss options are switchd's only)
 	local extra=()
 	case $1 in t*) extra=("${SWOPT[@]}") ;; esac
 	[ ${#extra[@]} -gt 0 ] && extra+=(--loss-seed $RANDOM)
+	case $1 in t*) extra+=("${BACKEND[@]}") ;; esac
 	fabric_daemon "$1" "${extra[@]}"
 }
 install() { fabric_install; } # the documented recovery, and the first install
@@ -191,7 +210,7 @@ PY
 events=0
 forged=0
 t_end=$((SECONDS + SECONDS_CHAOS))
-echo "chaos.sh: ${SECONDS_CHAOS} s of chaos, ${STEPS} steps per worker, loss ${SWOPT[1]:-none}"
+echo "chaos.sh: ${SECONDS_CHAOS} s of chaos, ${STEPS} steps per worker, loss ${SWOPT[1]:-none}, switchd ${BACKEND[*]:-(default back end)}"
 while [ $SECONDS -lt $t_end ]; do
 	sleep "$((1 + RANDOM % 2)).$((RANDOM % 10))"
 	e=$((RANDOM % 9))

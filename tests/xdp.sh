@@ -14,6 +14,8 @@
 #   - after SIGTERM and after SIGKILL no XDP program is left on the ports,
 #     and a new switchd attaches again; a port deleted while switchd runs
 #     leaves it serving (and answering) and detaching at exit.
+#   - `--io xdp --cores 2` on a 1-queue veth exits 1 naming the queue
+#     count, no program left;
 #   - (with BPF_OBJ, the program's object) an interface that has another XDP
 #     program already is refused, the program left in place.
 # The all-reduces through switchd --io xdp are tests/netns.sh's, run with
@@ -169,6 +171,15 @@ elif [ -n "$BPF_OBJ" ]; then
 	bad "attaching a program with ip link: $(cat "$tmp/err")"
 else
 	skipped 1 "no BPF object given: the check of another XDP program skipped"
+fi
+
+# a queue count the device does not have: p0 has one queue, --cores 2 needs
+# two: exit 1 naming it, no program left
+ip netns exec "$S" "$INART" switchd --name s0 --port p0 --ctl "$tmp/q.sock" --io xdp --cores 2 \
+	>"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "receive queues" "$tmp/out" && ! xdp_attached; then ok; else
+	bad "--io xdp --cores 2 on a 1-queue veth: exit $rc, $(cat "$tmp/out"); $(ip -n "$S" link show p0)"
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"

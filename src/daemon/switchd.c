@@ -270,7 +270,7 @@ void inart_switchd_cfg_init(struct inart_switchd_cfg *c)
 }
 
 /* --cores: in range; several need AF_PACKET fanout or AF_XDP queues, and no
- * gate. */
+ * aggregation-rate limit (seeded loss: a gate per worker). */
 static int cores_check(const struct inart_switchd_cfg *c, struct inart_err *err)
 {
 	if (c->cores < 1 || c->cores > INART_SHARD_MAX)
@@ -279,10 +279,10 @@ static int cores_check(const struct inart_switchd_cfg *c, struct inart_err *err)
 	for (int i = 0; i < INART_SW_MAX_PORTS && c->cores > 1; i++)
 		if (c->shape[i].rate_bps > 0)
 			return inart_err_set(err, -EINVAL, "--shape needs --cores 1");
-	if (c->cores > 1 && (c->afo.mode == INART_AFP_UDP || c->gated))
+	if (c->cores > 1 && (c->afo.mode == INART_AFP_UDP || c->gc.agg_bytes_per_s > 0))
 		return inart_err_set(err, -EINVAL,
 				     "--cores %d: several cores need --io xdp, ring, mmsg or auto "
-				     "and no --agg-mbps, --rx-loss or --tx-loss",
+				     "and no --agg-mbps",
 				     c->cores);
 	return 0;
 }
@@ -369,6 +369,9 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 		if (s->gate == NULL)
 			return inart_err_set(err, -errno, "loss / aggregation limit: %s",
 					     strerror(errno));
+		rc = inart_switchd_workers_gates(s, &gc, err);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }

@@ -35,6 +35,7 @@ struct worker {
 	struct sw_state *s;
 	int k, cpu, wake; /* wake: an eventfd (park, stop) */
 	pthread_t th;
+	struct inart_gate *gate; /* --rx-loss / --tx-loss: this worker's own, own seed */
 	struct inart_port ports[INART_SW_MAX_PORTS]; /* AF_PACKET, or set k of s->xsk */
 	struct inart_frame out[OUT_MAX];
 	uint8_t outbuf[OUT_MAX][INART_FRAME_MAX];
@@ -72,7 +73,8 @@ static void flush_all(struct worker *w, int min)
 static void send_out(struct worker *w, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (w->out[i].port < w->s->n_ports)
+		if (w->out[i].port < w->s->n_ports &&
+		    !(w->gate && inart_gate_tx_drop(w->gate, w->out[i].port)))
 			inart_port_queue(&w->ports[w->out[i].port], w->out[i].data, w->out[i].len);
 }
 
@@ -93,6 +95,9 @@ static void w_rx(struct worker *w, struct inart_switch *sw, const struct pollfd 
 			for (int j = 0; j < n; j++) {
 				struct inart_frame in = {data[j], len[j], (uint16_t)i};
 
+				if (w->gate != NULL &&
+				    inart_gate_rx(w->gate, &in, now) != INART_GATE_PASS)
+					continue;
 				send_out(w, inart_switch_rx(sw, &in, now, w->out, OUT_MAX));
 			}
 			got += n > 0 ? n : 0;
@@ -306,6 +311,47 @@ int inart_switchd_workers_start(struct sw_state *s, struct inart_err *err)
 	return 0;
 }
 
+int inart_switchd_workers_gates(struct sw_state *s, const struct inart_gate_cfg *gc,
+				struct inart_err *err)
+{
+	for (int k = 1; s->wk != NULL && k < s->wk->n; k++) {
+		struct inart_gate_cfg c = *gc;
+
+		if (c.agg_bytes_per_s > 0)
+			return inart_err_set(err, -EINVAL, "--agg-mbps needs one core");
+		/* worker k's own stream: a lossy frame is decided without a lock */
+		c.seed = gc->seed + (uint64_t)k * 0x9e3779b97f4a7c15ull;
+		s->wk->w[k]->gate = inart_gate_create(&c, inart_now_ns());
+		if (s->wk->w[k]->gate == NULL)
+			return inart_err_set(err, -errno, "worker %d: loss: %s", k,
+					     strerror(errno));
+	}
+	return 0;
+}
+
+void inart_switchd_gate_stats(struct sw_state *s, struct inart_gate_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (s->gate == NULL)
+		return;
+	inart_gate_stats(s->gate, st);
+	for (int k = 1; s->wk != NULL && k < s->wk->n; k++) {
+		struct inart_gate_stats x;
+
+		if (s->wk->w[k] == NULL || s->wk->w[k]->gate == NULL)
+			continue;
+		inart_gate_stats(s->wk->w[k]->gate, &x);
+		for (int i = 0; i < INART_SW_MAX_PORTS; i++) {
+			st->rx_lost[i] += x.rx_lost[i];
+			st->tx_lost[i] += x.tx_lost[i];
+		}
+		st->agg_frames += x.agg_frames;
+		st->agg_bytes += x.agg_bytes;
+		st->agg_held += x.agg_held;
+		st->agg_dropped += x.agg_dropped;
+	}
+}
+
 /* ---- the daemon's thread ---- */
 
 void inart_switchd_workers_ctl(struct sw_state *s)
@@ -383,6 +429,7 @@ void inart_switchd_workers_close(struct sw_state *s)
 			inart_afp_close(w->ports[i].afp); /* an AF_XDP set is s->xsk's */
 		if (w->wake > 0)
 			close(w->wake);
+		inart_gate_destroy(w->gate);
 		free(w);
 	}
 	pthread_mutex_destroy(&wk->mu);

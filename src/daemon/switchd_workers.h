@@ -19,8 +19,11 @@
  * counters are read whole.  Each worker flushes its own shard's partial
  * aggregates on its own deadlines.
  *
- * Limits: the AF_PACKET back ends only (ring, mmsg; not udp), no emulation
- * gate (--agg-mbps, --rx-loss, --tx-loss); inart_switchd_cfg_check says so.
+ * Limits: not on udp; no aggregation-rate limit (--agg-mbps: one token
+ * bucket); inart_switchd_cfg_check says so.  Seeded loss (--rx-loss,
+ * --tx-loss) works: each worker has a gate of its own (loss only) with a
+ * seed of its own (--loss-seed + k * a constant), so no frame's fate takes
+ * a lock; the gate counters are summed when read.
  *
  * Ownership: the workers' sockets, threads and buffers are this module's
  * (s->wk); the shards are the daemon's (s->sh).
@@ -30,6 +33,7 @@
 
 #include "common/err.h"
 #include "daemon/switchd_ctl.h"
+#include "dp/gate.h"
 #include "io/afpacket.h"
 
 /* With s->cores > 1: open workers 1..'s sockets on every port (options afo),
@@ -42,6 +46,14 @@ int inart_switchd_workers_open(struct sw_state *s, const struct inart_afp_opt *a
 /* Start workers 1.. (pinned to the 2nd, 3rd, ... CPU the process may use)
  * and pin the calling thread (worker 0) to the first.  0 or -errno. */
 int inart_switchd_workers_start(struct sw_state *s, struct inart_err *err);
+
+/* With several cores and a gate (loss only, gc as the daemon's): a gate for
+ * each of workers 1.., seeded from gc->seed and k.  0 or -errno with err. */
+int inart_switchd_workers_gates(struct sw_state *s, const struct inart_gate_cfg *gc,
+				struct inart_err *err);
+
+/* The gate counters of all workers, summed (all zero without a gate). */
+void inart_switchd_gate_stats(struct sw_state *s, struct inart_gate_stats *st);
 
 /* Run the control thread's pending command with the other workers parked. */
 void inart_switchd_workers_ctl(struct sw_state *s);
