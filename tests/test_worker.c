@@ -247,6 +247,9 @@ static void test_packets_window(void **state)
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 0);
 	assert_int_equal(inart_worker_result(w, res, 10), -EAGAIN);
 	assert_int_equal(inart_worker_begin(w, NULL, 10, 0), -EINVAL);
+	assert_int_equal(inart_worker_tree_state(w, 0, 0), INART_WORKER_TREE_IDLE);
+	assert_int_equal(inart_worker_tree_state(w, 1, 0), -EINVAL);
+	assert_int_equal(inart_worker_tree_state(NULL, 0, 0), -EINVAL);
 	assert_int_equal(inart_worker_begin(w, x, 10, 7), 0);
 	assert_int_equal(inart_worker_begin(w, x, 10, 8), -EBUSY);
 	assert_int_equal(inart_worker_next_deadline(w), 0);
@@ -332,6 +335,8 @@ static void test_packets_window(void **state)
 		 * first send: the younger chunk is left alone from then on */
 		stall_from = 100 + INART_WORKER_STALL_RTOS * 2000;
 		assert_true(last_seq1 < stall_from);
+		/* what a timed-out call reports (inart_ctx_trees): silent */
+		assert_int_equal(inart_worker_tree_state(w, 0, t), INART_WORKER_TREE_SILENT);
 		assert_true(st.stalls >= 8);
 		assert_true(values0 >= 2);
 		/* the waits doubled: in the last third of the time, two packets */
@@ -348,8 +353,9 @@ static void test_packets_window(void **state)
 	assert_int_equal(wrx(w, buf, len, 0), 0);
 	assert_int_equal(wrx(w, buf, len, 0), -EALREADY);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 0);
-	/* result of seq 0: the window moves to 2, 3 */
+	/* result of seq 0: the window moves to 2, 3; the PS was heard */
 	assert_int_equal(rx_res(w, 7, 0, 4, 0, 3, v, 3, 0), 0);
+	assert_int_equal(inart_worker_tree_state(w, 0, 0), INART_WORKER_TREE_ANSWERED);
 	assert_int_equal(inart_worker_poll(w, 0, out, MAXOUT), 2);
 	data_pkt(0, &h);
 	assert_int_equal(h.seq, 2);

@@ -129,6 +129,30 @@ struct inart_ctx_stats {
  * below 8 (not even the size field and the reserved word). */
 int inart_ctx_stats(const struct inart_ctx *c, struct inart_ctx_stats *st);
 
+/*
+ * The trees of the last inart_allreduce that returned -ETIMEDOUT, as the
+ * worker's loss recovery left them (`state`):
+ *   INART_CTX_TREE_SILENT    it heard nothing from its PS (nor from a switch
+ *                            answering for it) through its probes and
+ *                            resends for its last retransmission timeouts:
+ *                            its PS, or a switch on its way, is dead or cut
+ *                            off;
+ *   INART_CTX_TREE_ANSWERED  its results came in or its PS still answered
+ *                            (then a worker of the job is missing or behind);
+ *   INART_CTX_TREE_IDLE      it carried none of the call's values.
+ * Writes up to max entries to out (the plan's tree order) and returns the
+ * number of trees (0: no call timed out since the last that completed, or
+ * a ring job), or -EINVAL if c is NULL (or out NULL with max > 0).
+ */
+enum { INART_CTX_TREE_IDLE, INART_CTX_TREE_ANSWERED, INART_CTX_TREE_SILENT };
+struct inart_ctx_tree {
+	uint32_t ps_ip; /* the tree's PS, IPv4 in host order */
+	uint32_t label; /* its first UP label (0: plain IPv4 to the PS) */
+	uint32_t state; /* INART_CTX_TREE_* (see above) */
+	uint32_t reserved;
+};
+int inart_ctx_trees(const struct inart_ctx *c, struct inart_ctx_tree *out, int max);
+
 void inart_ctx_destroy(struct inart_ctx *c);
 
 #ifdef __cplusplus

@@ -39,6 +39,15 @@ class CtxStats(ctypes.Structure):
         [(f, ctypes.c_uint64) for f in STATS_FIELDS]
 
 
+class CtxTree(ctypes.Structure):
+    """struct inart_ctx_tree (inart_ctx_trees)."""
+    _fields_ = [("ps_ip", ctypes.c_uint32), ("label", ctypes.c_uint32),
+                ("state", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
+TREE_IDLE, TREE_ANSWERED, TREE_SILENT = 0, 1, 2   # INART_CTX_TREE_*
+
+
 _lock = threading.Lock()
 _lib = None
 _path = None
@@ -106,5 +115,7 @@ def _prototypes(lib, p):
         lib.inart_ctx_step.restype = ctypes.c_int
         lib.inart_ctx_resync.argtypes = [ctypes.c_void_p]
         lib.inart_ctx_resync.restype = ctypes.c_int
+        lib.inart_ctx_trees.argtypes = [ctypes.c_void_p, ctypes.POINTER(CtxTree), ctypes.c_int]
+        lib.inart_ctx_trees.restype = ctypes.c_int
     except AttributeError as e:
         raise InartLibraryError("%s is not libinart_worker: %s" % (p, e)) from None

@@ -67,6 +67,7 @@ class JobInfo:
         self.workers, self.ps, self.switches, self.transit, self.ips = [], [], [], [], {}
         self.max_values = None  # the job's gradient size in values (gradient_bytes / 4)
         self.plan_jobs = None
+        self.flows, self.trees, self.ctls = [], [], {}
         js = _read_json(jobs_path)
         if isinstance(js, dict):
             for j in js.get("jobs", []):
@@ -90,12 +91,83 @@ class JobInfo:
                     on = {n for f in j.get("flows", []) + j.get("trees", [])
                           if isinstance(f, dict) and isinstance(f.get("path"), list)
                           for n in f["path"] if isinstance(n, str)}
+                    self.flows = [f for f in j.get("flows", []) if isinstance(f, dict)]
+                    self.trees = [t for t in j.get("trees", []) if isinstance(t, dict)]
                     self.transit = sorted(on - set(self.workers) - set(self.ps) -
                                           set(self.switches) -
                                           {p for p in (j.get("split") or {})})
         dp = _read_json(deploy_path) if deploy_path else None
         if isinstance(dp, dict) and isinstance(dp.get("nodes"), dict):
             self.ips = {k: v.get("ip") for k, v in dp["nodes"].items() if isinstance(v, dict)}
+            self.ctls = {k: v.get("ctl") for k, v in dp["nodes"].items()
+                         if isinstance(v, dict) and isinstance(v.get("ctl"), str)}
+
+    def tree_path(self, worker, ps):
+        """The nodes a tree of `worker` to PS `ps` crosses (the plan's flow
+        from the worker, then the switches' trees up to the PS), the
+        worker and the PS included; [] if the plan has no such flow."""
+        out = []
+        for f in self.flows:
+            if f.get("worker") == worker and f.get("ps") == ps:
+                out = [n for n in f.get("path") or [] if isinstance(n, str)]
+                sw, seen = f.get("agg"), set()
+                while sw and sw != ps and sw not in seen:
+                    seen.add(sw)
+                    t = next((t for t in self.trees if t.get("switch") == sw and
+                              t.get("ps") == ps), None)
+                    if t is None:
+                        break
+                    out += [n for n in t.get("path") or [] if isinstance(n, str)]
+                    sw = t.get("parent")
+                out.append(ps)
+                break
+        return list(dict.fromkeys(out))
+
+    def name_of_ip(self, ip):
+        return next((k for k, v in self.ips.items() if v == ip), ip)
+
+    def silent_text(self, rank, trees):
+        """What the worker's recovery found, for a timeout's message:
+        trees [(PS ip, state)] of the call (inart_ctx_trees).  Of the
+        nodes on a silent tree and on no tree that still heard answers,
+        the daemons that do not answer an "info" request on their control
+        socket (the deployment's "ctl") within CTL_WAIT_S are named (gone:
+        the socket refuses connections; mute: stopped or hung), and only
+        those when there are any; otherwise the nodes on every silent
+        tree, less the daemons that answered, as suspects.  "" when no
+        tree was silent."""
+        me = self.workers[rank] if 0 <= rank < len(self.workers) else None
+        silent = sorted({self.name_of_ip(ip) for ip, q in trees if q == _lib.TREE_SILENT})
+        heard = sorted({self.name_of_ip(ip) for ip, q in trees
+                        if q == _lib.TREE_ANSWERED} - set(silent))
+        if not silent:
+            return ""
+        paths = [self.tree_path(me, p) or [p] for p in silent]
+        on_heard = set(self.workers)
+        for p in heard:
+            on_heard |= set(self.tree_path(me, p) or [p])
+        order = [n for n in dict.fromkeys(n for q in paths for n in q) if n not in on_heard]
+        common = [n for n in order if all(n in q for q in paths)]
+        state = {n: _ctl_state(self.ctls.get(n)) for n in order}
+        dead = [n for n in order if state[n] in ("gone", "mute")]
+        live = [n for n in order if state[n] == "up"]
+        trees_txt = "the tree%s to PS %s heard nothing through the worker's probes and " \
+            "resends%s" % ("s" if len(silent) > 1 else "", ", ".join(silent),
+                           " (the tree%s to PS %s still answered)"
+                           % ("s" if len(heard) > 1 else "", ", ".join(heard)) if heard else "")
+        if dead:
+            why = {"gone": "its control socket refuses connections: the daemon is gone",
+                   "mute": "no answer on its control socket in %.1f s: stopped or hung"
+                   % CTL_WAIT_S}
+            return "%s; silent: %s%s" % (
+                trees_txt, ", ".join("%s (%s)" % (self.node(n), why[state[n]]) for n in dead),
+                "; %s answer%s on %s control socket%s" % (
+                    ", ".join(live), "s" if len(live) == 1 else "",
+                    "its" if len(live) == 1 else "their", "" if len(live) == 1 else "s")
+                if live else "")
+        named = ([n for n in common if n not in live] or
+                 [n for n in order if n not in live] or order)
+        return "%s; silent: %s" % (trees_txt, " or ".join(self.node(n) for n in named))
 
     def node(self, n):
         ip = self.ips.get(n)
@@ -111,6 +183,43 @@ class JobInfo:
         tr = ", ".join(self.node(s) for s in self.transit)
         return "PS %s; aggregating switches %s%s" % (ps, sw, "; other switches on the way %s"
                                                     % tr if tr else "")
+
+
+CTL_WAIT_S = 0.3   # a daemon's answer to "info" on its control socket, after a timeout
+
+
+def _ctl_state(path):
+    """"up" if the daemon at control socket `path` answers an "info"
+    request (docs/programs.md section 6: a 4-byte big-endian length, then
+    JSON) within CTL_WAIT_S, "gone" if the socket refuses connections or
+    is missing, "mute" if it accepts but does not answer in time (the
+    daemon stopped or hung), None if unknown (no path, another error)."""
+    if not path:
+        return None
+    import socket
+    import struct
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(CTL_WAIT_S)
+    try:
+        try:
+            s.connect(path)
+        except (ConnectionRefusedError, FileNotFoundError):
+            return "gone"
+        req = b'{"op": "info"}'
+        s.sendall(struct.pack(">I", len(req)) + req)
+        head = b""
+        while len(head) < 4:
+            got = s.recv(4 - len(head))
+            if not got:
+                return "gone"
+            head += got
+        return "up"
+    except socket.timeout:
+        return "mute"
+    except OSError:
+        return None
+    finally:
+        s.close()
 
 
 def buffer_of(x):
@@ -409,6 +518,16 @@ class Context:
         self._lib.inart_ctx_stats(self._h, st)
         return st
 
+    def _trees_locked(self):
+        """[(PS ip, state)] of the call that just timed out (inart_ctx_trees;
+        state: _lib.TREE_IDLE, TREE_ANSWERED or TREE_SILENT)."""
+        if not hasattr(self._lib, "inart_ctx_trees"):
+            return []
+        out = (_lib.CtxTree * 64)()
+        k = self._lib.inart_ctx_trees(self._h, out, 64)
+        return [("%d.%d.%d.%d" % (t.ps_ip >> 24, t.ps_ip >> 16 & 255, t.ps_ip >> 8 & 255,
+                                  t.ps_ip & 255), t.state) for t in out[:max(k, 0)]]
+
     def _failure(self, rc, x, n, tmo, before):
         who = "%s, all-reduce #%d of %d values" % (self.info.who(self.rank), self.calls, n)
         if -rc == errno.ETIMEDOUT:
@@ -418,8 +537,10 @@ class Context:
                     "'inart ctl install', every worker of the job calling?)" if got == 0 else
                     "%d chunk results arrived, the others did not: a PS or switch stopped "
                     "answering, or a worker of the job is missing or behind" % got)
-            return InartTimeoutError("%s: timed out after %.3g s; %s [%s]"
-                                     % (who, tmo, hint, self.info.path_text()), errno=-rc)
+            found = self.info.silent_text(self.rank, self._trees_locked())
+            return InartTimeoutError("%s: timed out after %.3g s; %s%s [%s]"
+                                     % (who, tmo, found + "; " if found else "", hint,
+                                        self.info.path_text()), errno=-rc)
         if -rc == errno.EINVAL:
             if self.info.max_values is not None and n > self.info.max_values:
                 return InartValueError("%s: more values than the job's gradient (%d values: "

@@ -960,6 +960,16 @@ int inart_worker_done(const struct inart_worker *w)
 	return w != NULL && w->active && w->done_chunks == w->n_ch;
 }
 
+int inart_worker_tree_state(const struct inart_worker *w, uint16_t t, uint64_t now)
+{
+	if (w == NULL || t >= w->cfg.n_trees)
+		return -EINVAL;
+	if (!w->active || w->trees[t].n_chunks == 0)
+		return INART_WORKER_TREE_IDLE;
+	return stalled(w, &w->trees[t], now) ? INART_WORKER_TREE_SILENT
+					     : INART_WORKER_TREE_ANSWERED;
+}
+
 int inart_worker_result(const struct inart_worker *w, float *out, size_t n)
 {
 	if (w == NULL || (out == NULL && n > 0))

@@ -243,6 +243,19 @@ uint64_t inart_worker_next_deadline(const struct inart_worker *w);
 /* 1 when every chunk's result arrived. */
 int inart_worker_done(const struct inart_worker *w);
 
+/* What tree t did in the all-reduce in progress, at now:
+ * INART_WORKER_TREE_IDLE     it carries none of its values (share 0, or
+ *                            fewer chunks than trees), or w is idle;
+ * INART_WORKER_TREE_ANSWERED not stalled: its results came in, or its PS
+ *                            (or a switch answering for it) was heard within
+ *                            stall_rtos timeouts (or it began sending since);
+ * INART_WORKER_TREE_SILENT   stalled: chunks in flight and nothing heard
+ *                            for stall_rtos timeouts, or probing in stall
+ *                            rounds (a dead PS, or a dead switch on the way).
+ * -EINVAL if w is NULL or t not a tree of its cfg. */
+enum { INART_WORKER_TREE_IDLE, INART_WORKER_TREE_ANSWERED, INART_WORKER_TREE_SILENT };
+int inart_worker_tree_state(const struct inart_worker *w, uint16_t t, uint64_t now);
+
 /* The sums (float), n values. 0 or -EAGAIN if not done. */
 int inart_worker_result(const struct inart_worker *w, float *out, size_t n);
 

@@ -92,6 +92,10 @@ struct inart_ctx {
 	struct inart_worker_cfg pending_cfg;
 	struct inart_dgram out[CTX_OUT];
 	uint8_t bufs[CTX_OUT][INART_DGRAM_MAX];
+	/* the trees of the last call that timed out (inart_ctx_trees) */
+	uint16_t n_timed;			    /* 0: none since the last call that completed */
+	uint8_t tree_state[INART_WORKER_MAX_TREES]; /* INART_CTX_TREE_* */
+	struct inart_worker_tree timed[INART_WORKER_MAX_TREES];
 };
 
 /* What a context needs of the installation built from the files: this
@@ -198,6 +202,7 @@ static int wait_socket(struct inart_ctx *c, uint64_t until, uint64_t now)
 static int step_done(struct inart_ctx *c, int rc)
 {
 	if (rc == 0) {
+		c->n_timed = 0;
 		c->acc.allreduces++;
 		c->step++;
 		c->job_step = 0;
@@ -505,6 +510,24 @@ static void add_core_counters(struct inart_ctx_stats *st, const struct inart_wor
 	}
 }
 
+/* Before a timed-out call drops its core: what each of its trees did
+ * (inart_ctx_trees). */
+static void note_trees(struct inart_ctx *c)
+{
+	uint64_t now = inart_now_ns();
+	int k;
+
+	c->n_timed = c->cfg.n_trees;
+	memcpy(c->timed, c->cfg.trees, sizeof(c->timed));
+	for (uint16_t t = 0; t < c->n_timed; t++) {
+		k = inart_worker_tree_state(c->w, t, now);
+		c->tree_state[t] =
+		    (uint8_t)(k == INART_WORKER_TREE_SILENT	? INART_CTX_TREE_SILENT
+			      : k == INART_WORKER_TREE_ANSWERED ? INART_CTX_TREE_ANSWERED
+								: INART_CTX_TREE_IDLE);
+	}
+}
+
 static void reset_core(struct inart_ctx *c)
 {
 	struct inart_worker *w = inart_worker_create(&c->cfg);
@@ -620,7 +643,19 @@ int inart_allreduce(struct inart_ctx *c, float *buf, size_t n, int timeout_ms)
 	}
 	return step_done(c, inart_worker_result(c->w, buf, n));
 timeout:
+	note_trees(c);
 	reset_core(c);
 	c->acc.timeouts++;
 	return -ETIMEDOUT;
+}
+
+int inart_ctx_trees(const struct inart_ctx *c, struct inart_ctx_tree *out, int max)
+{
+	if (c == NULL || (out == NULL && max > 0))
+		return -EINVAL;
+	for (int t = 0; t < c->n_timed && t < max; t++)
+		out[t] = (struct inart_ctx_tree){.ps_ip = c->timed[t].ps_ip,
+						 .label = c->timed[t].label,
+						 .state = c->tree_state[t]};
+	return c->n_timed;
 }

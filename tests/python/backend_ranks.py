@@ -20,9 +20,10 @@ and exits 1 if one failed.  In order:
     given store, each checked with an all-reduce;
   - init mismatches: a rank-to-worker mapping naming a worker the job does
     not have, a world size the job does not match: errors naming both;
-  - DDP training with the PSs killed (SIGKILL) mid-way, or the switch t1
-    (switch_killed): backward raises a RuntimeError within the init
-    timeout, naming the PS or the switch.
+  - DDP training with the PSs killed (SIGKILL) mid-way, the PS p0 only
+    (p0_killed), or the switch t1 (switch_killed): backward raises a
+    RuntimeError within the init timeout, naming the PS or the switch, and
+    as silent exactly the node(s) killed.
 TEST_STEPS picks the steps (steps(): ALL by default).
 """
 import datetime
@@ -40,13 +41,27 @@ from inart_ranks import check, finish
 T = datetime.timedelta
 
 
-def raises(name, fn, must, within=None, cls=Exception):
+def silent_part(msg):
+    """The nodes a timeout's message names after "silent: " (up to the
+    next "; " or " ["; each "NAME (IP) (why)"), as a list of names."""
+    if "silent: " not in msg:
+        return []
+    part = msg.split("silent: ", 1)[1].split(" [", 1)[0].split("; ", 1)[0]
+    import re
+    part = re.sub(r" \([^()]*\)", "", part)
+    return [w.split(" ", 1)[0] for w in part.replace(" or ", ", ").split(", ") if w]
+
+
+def raises(name, fn, must, within=None, cls=Exception, named=None):
     t0 = time.monotonic()
     try:
         fn()
     except Exception as e:
         dt, msg = time.monotonic() - t0, "%s: %s" % (type(e).__name__, e)
         miss = [s for s in must if s not in msg]
+        if named is not None and sorted(silent_part(msg)) != sorted(named[0]):
+            miss.append("silent: exactly %s (not %s), found %s"
+                        % (", ".join(named[0]), ", ".join(named[1]) or "-", silent_part(msg)))
         check(name, not miss and (within is None or dt <= within) and isinstance(e, cls),
               "message %r lacks %s" % (msg[:600], miss) if miss else
               "%s is not a %s" % (type(e).__name__, cls.__name__) if not isinstance(e, cls)
@@ -305,9 +320,14 @@ def ps_stopped(world, rank):
         for p in pids:
             os.kill(p, signal.SIGSTOP)
     dist.barrier()
-    raises("PS stopped: all_reduce raises within the init timeout (6 s)",
+    import json
+    split = json.load(open(os.environ["INART_PLAN"]))["jobs"][0]["split"]
+    used = sorted(p for p, v in split.items() if v)
+    raises("PS stopped: all_reduce raises within the init timeout (6 s), naming the stopped "
+           "PS %s as silent (mute on its control socket)" % ", ".join(used),
            lambda: dist.all_reduce(torch.ones(2000)),
-           ["InartTimeoutError", "timed out after 6 s", "PS p"], within=9.0)
+           ["InartTimeoutError", "timed out after 6 s", "PS p", "stopped or hung"], within=9.0,
+           named=(used, ["t0", "t1"]))
     # after a failed InArt collective the group refuses the next ones (a
     # PS may hold the failed step's partial sum: no silent wrong sum) until
     # every rank calls inart.torch.resync(); async work raises from wait()
@@ -341,10 +361,13 @@ def ps_stopped(world, rank):
               False, repr(e))
 
 
-def kill_training(tmp, rank, world, what, pids, tmo=4):
+def kill_training(tmp, rank, world, what, pids, tmo=4, silent=(), alive=()):
     """DDP on a fresh group (FileStore, init timeout tmo s), three steps,
     then rank 0 kills `pids` (SIGKILL) between two barriers; the next
-    backward must raise a RuntimeError naming `what` within the timeout."""
+    backward must raise a RuntimeError naming `what` within the timeout,
+    and naming as silent (what the worker's recovery found, narrowed by
+    the daemons' control sockets) exactly the nodes `silent` (none of
+    `alive`)."""
     dist.init_process_group("inart", store=dist.FileStore(tmp + "/kill-" + what[0], world),
                             rank=rank, world_size=world, timeout=T(seconds=tmo))
     torch.manual_seed(3)
@@ -363,7 +386,7 @@ def kill_training(tmp, rank, world, what, pids, tmo=4):
            "within the init timeout (%d s)" % (world, ", ".join(what), tmo),
            lambda: lossf(ddp(x), y).backward(),
            ["InartTimeoutError", "timed out after %d s" % tmo] + list(what),
-           within=tmo + 3.0, cls=RuntimeError)
+           within=tmo + 3.0, cls=RuntimeError, named=(silent, alive))
     # the group is not usable for InArt any more: destroy it (a new one
     # would need the node back)
     dist.destroy_process_group()
@@ -372,7 +395,8 @@ def kill_training(tmp, rank, world, what, pids, tmo=4):
 def switch_killed(world, rank, tmp):
     """The switch t1 (between the workers' switch and the PSs) killed:
     the error names it ("other switches on the way t1")."""
-    kill_training(tmp, rank, world, ["t1"], [int(os.environ["TEST_SWITCH_PID"])])
+    kill_training(tmp, rank, world, ["t1"], [int(os.environ["TEST_SWITCH_PID"])],
+                  silent=["t1"], alive=["t0"])
 
 
 def reinit(world, rank, tmp):
@@ -454,8 +478,20 @@ def ps_killed(world, rank, tmp):
     fabric's PSs are gone afterwards."""
     import json
     split = json.load(open(os.environ["INART_PLAN"]))["jobs"][0]["split"]
-    kill_training(tmp, rank, world, ["PS " + ", ".join(sorted(p for p, v in split.items() if v))],
-                  [int(p) for p in os.environ["TEST_PS_PIDS"].split(",")])
+    used = sorted(p for p, v in split.items() if v)
+    kill_training(tmp, rank, world, ["PS " + ", ".join(used)],
+                  [int(p) for p in os.environ["TEST_PS_PIDS"].split(",")], silent=used)
+
+
+def p0_killed(world, rank, tmp):
+    """One PS (p0) killed: the error names p0 as the silent node, not the
+    other PS (whose tree still answered) nor the switches."""
+    import json
+    split = json.load(open(os.environ["INART_PLAN"]))["jobs"][0]["split"]
+    others = sorted(p for p, v in split.items() if v and p != "p0")
+    pids = dict(zip(("p0", "p1"), os.environ["TEST_PS_PIDS"].split(",")))
+    kill_training(tmp, rank, world, ["p0"], [int(pids["p0"])], silent=["p0"],
+                  alive=others + ["t0", "t1"])
 
 
 def destroy(world, rank, tmp):

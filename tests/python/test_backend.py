@@ -10,8 +10,10 @@ the collectives and the training): init_process_group("inart")
 with env://, file://, tcp:// and a given store; every collective and dtype
 against a reference; DDP and DDP + ZeroRedundancyOptimizer against gloo;
 a stopped PS raising within the timeout, the group refusing InArt
-collectives until inart.torch.resync(); init mismatches named; the PSs,
-or the switch t1 (its own network), killed mid-training with 4 workers.
+collectives until inart.torch.resync(); init mismatches named; the PSs
+killed (2 workers), the PS p0 or the switch t1 (its own network) killed
+mid-training with 4 workers, the error naming as silent exactly the
+node(s) killed.
 
 Root and Debian's python3-torch needed; exits 77 (skipped) otherwise, or 1
 with INART_NO_SKIP=1.  Prints "N passed, N failed".
@@ -70,9 +72,9 @@ def main():
     else:
         bad(name, r.stdout[-2000:] + r.stderr[-2000:])
     # 2 workers: everything; 4 workers: the collectives, the training, a PS
-    # stopped then resync(), the PSs killed; then a new network for the
+    # stopped then resync(), the PS p0 killed; then a new network for the
     # switch t1 killed
-    for workers, steps in ((2, "all"), (4, "collectives,training,ps_stopped,destroy,ps_killed"),
+    for workers, steps in ((2, "all"), (4, "collectives,training,ps_stopped,destroy,p0_killed"),
                            (4, "destroy,switch_killed")):
         on_rack(workers, steps)
     return summary()
