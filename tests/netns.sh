@@ -256,8 +256,12 @@ fi
 # --- all-reduce -----------------------------------------------------------------------
 fabric_exact_sizes
 
-# --agg kernel: the kernel aggregated (its counters), most InArt frames were
-# not punted to the core, the tree counters are the kernel's and the core's
+# --agg kernel: the kernel aggregated (its counters: it sent aggregates) and
+# the tree counters take in what it absorbed.  The punts are printed, not
+# judged: they are the workers' probes and the PS's label-0 answers, which
+# the program hands to the core by design, and their number follows how
+# long the workers waited (420 to 9954 in runs on the same commit:
+# docs/dataplane.md, "The kernel aggregation path").
 if [ "$AGG" = kernel ]; then
 	"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.kstats" 2>&1
 	if /usr/bin/python3 - "$tmp/t0.kstats" >"$tmp/out" 2>&1 <<'PY'; then ok; else bad "t0's kernel aggregated: $(cat "$tmp/out")"; fi
@@ -271,7 +275,7 @@ print("kernel: handled %d (sent %d), punted %d (%s), kept %d, flushed %d; trees 
       % (handled, k["sent"], punted,
          ", ".join("%s %d" % (n[5:], v) for n, v in sorted(k.items()) if n.startswith("punt_") and v),
          k["kept"], k["flushed"], agg))
-sys.exit(0 if k["sent"] > 0 and handled > punted and agg >= handled - k["sent"] else 1)
+sys.exit(0 if k["sent"] > 0 and agg >= handled - k["sent"] else 1)
 PY
 	echo "netns.sh: $(cat "$tmp/out")"
 fi
