@@ -6,22 +6,21 @@ naming why (torch.cuda.is_available() is False, FSDP refuses CPU-only
 execution, and, where it fails, the FSDP import) and pointing to DDP +
 ZeroRedundancyOptimizer in examples/ddp_digits.py; nothing on stdout.
 Where torch has CUDA and FSDP imports, --check must exit 0.  A few
-seconds; exits 77 (skipped) without torch.  Prints "N passed, N failed".
+seconds; exits 77 (skipped) without torch (1 with INART_NO_SKIP=1).  Prints "N passed, N failed".
 """
+import os
 import subprocess
 import sys
 
-passed, failed = 0, 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import bad, ok, skip_all, summary  # noqa: E402
 
 
 def check(name, cond, why=""):
-    global passed, failed
     if cond:
-        passed += 1
-        print("ok %s" % name, flush=True)
+        ok(name)
     else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why), flush=True)
+        bad(name, why)
 
 
 def main():
@@ -29,8 +28,7 @@ def main():
     try:
         import torch
     except ImportError:
-        print("SKIP: no torch in %s" % sys.executable)
-        return 77
+        skip_all("test_fsdp_example", "no torch in %s" % sys.executable)
     fsdp_imports = True
     try:
         from torch.distributed.fsdp import FullyShardedDataParallel  # noqa: F401
@@ -55,8 +53,7 @@ def main():
                     (["FSDP import fails on Python"] if not fsdp_imports else []) + \
                     ["ZeroRedundancyOptimizer", "examples/ddp_digits.py", "--zero"]:
             check("%s names %r" % (name, want), want in err, err[-400:])
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":
