@@ -185,6 +185,16 @@ start_t0() { # t0's switchd (also after a crash)
 	DPID[t0]=$!
 	pids+=($!)
 }
+# crash_switch NODE [PAUSE]: NODE's switchd killed (SIGKILL), its control
+# socket removed, PAUSE seconds (default none), started again and waited for
+crash_switch() {
+	kill -9 "${DPID[$1]}" 2>/dev/null
+	wait "${DPID[$1]}" 2>/dev/null
+	rm -f "$tmp/$1.sock"
+	[ -z "${2:-}" ] || sleep "$2"
+	"start_$1"
+	fabric_wait_socks "$tmp/$1.sock"
+}
 : >"$tmp/t0.log"
 start_t0
 start_t1
@@ -552,12 +562,7 @@ sleep 1.2 # (a new run without --restart-jobs: the PSs see the restart)
 fabric_allreduce 200000 3 keep &
 ap=$!
 sleep 0.3
-kill -9 "${DPID[t1]}" 2>/dev/null
-wait "${DPID[t1]}" 2>/dev/null
-rm -f "$tmp/t1.sock"
-sleep 0.5
-start_t1
-fabric_wait_socks "$tmp/t1.sock"
+crash_switch t1 0.5
 if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
 	--deploy "$tmp/deploy.json" >"$tmp/out" 2>&1; then ok; else bad "reinstall after t1 crashed: $(cat "$tmp/out")"; fi
 if grep -E '^t1 .* installed' "$tmp/out" >/dev/null && grep -E '^t0 .* unchanged' "$tmp/out" >/dev/null &&
@@ -576,11 +581,7 @@ if [ "$AGG" = kernel ]; then
 	fabric_allreduce 200000 3 keep &
 	ap=$!
 	sleep 0.5
-	kill -9 "${DPID[t0]}" 2>/dev/null
-	wait "${DPID[t0]}" 2>/dev/null
-	rm -f "$tmp/t0.sock"
-	start_t0
-	fabric_wait_socks "$tmp/t0.sock"
+	crash_switch t0
 	if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
 		--deploy "$tmp/deploy.json" --only t0 >"$tmp/out" 2>&1; then ok; else bad "reinstall t0 after its crash: $(cat "$tmp/out")"; fi
 	if wait $ap; then ok; else
@@ -594,11 +595,7 @@ fi
 # --- ctl install --only: the transaction on the nodes named, same identity ---------------------
 # (the emulator reinstalls a switch it restarted this way)
 full_id=$(awk '/^install /{print $2}' "$tmp/out")
-kill -9 "${DPID[t1]}" 2>/dev/null
-wait "${DPID[t1]}" 2>/dev/null
-rm -f "$tmp/t1.sock"
-start_t1
-fabric_wait_socks "$tmp/t1.sock"
+crash_switch t1
 only() { "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" --deploy "$tmp/deploy.json" "$@"; }
 if only --only t1 >"$tmp/only.out" 2>&1 && [ -n "$full_id" ] &&
 	[ "$(awk '/^install /{print $2}' "$tmp/only.out")" = "$full_id" ] &&
