@@ -80,7 +80,7 @@ static void gate_release(struct sw_state *s, uint64_t now)
 
 	while (inart_gate_next(s->gate, now, &in)) {
 		emit(s, inart_switch_rx(core0(s), &in, now, s->out, OUT_MAX));
-		if (++n % 32 == 0)
+		if (++n % s->batch == 0)
 			for (int k = 0; k < s->n_ports; k++)
 				if (inart_port_pending(&s->ports[k]))
 					inart_port_flush(&s->ports[k]);
@@ -227,6 +227,7 @@ static int run(struct sw_state *s, int batch)
 	pfd[np].events = POLLIN;
 	pfd[np + 1].fd = s->xagg != NULL ? inart_xagg_fd(s->xagg) : -1; /* its rings */
 	pfd[np + 1].events = POLLIN;
+	s->batch = batch;
 	while (!inart_daemon_stop) {
 		int64_t ns = poll_timeout(s, pfd);
 		struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};

@@ -51,6 +51,7 @@ struct sw_state {
 					one shard per worker (dp/shard) */
 	struct inart_ctlthread *ctl; /* the control thread */
 	int cores;		     /* workers (--cores) */
+	int batch;		     /* --batch: frames queued per port before a flush */
 	struct sw_workers *wk;	     /* cores > 1: workers 1.. (daemon/switchd_workers) */
 	/* packet thread: loss and aggregation limit (NULL: none); its label set
 	 * is exchanged by cmd_swap with the tables' */

@@ -56,13 +56,12 @@ void inart_switchd_shape_release(struct sw_state *s, uint64_t now)
 		struct inart_shaper *sh = s->shaper[i];
 		const uint8_t *f;
 		uint16_t len;
-		int n = 0;
 
 		if (sh == NULL || inart_shaper_deadline(sh) > now)
 			continue;
 		while (inart_shaper_next(sh, now, &f, &len)) {
 			inart_port_queue(&s->ports[i], f, len);
-			if (++n % 64 == 0)
+			if (inart_port_pending(&s->ports[i]) >= s->batch)
 				inart_port_flush(&s->ports[i]);
 		}
 		if (inart_port_pending(&s->ports[i]))

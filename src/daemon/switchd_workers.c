@@ -317,9 +317,9 @@ int inart_switchd_workers_gates(struct sw_state *s, const struct inart_gate_cfg 
 	for (int k = 1; s->wk != NULL && k < s->wk->n; k++) {
 		struct inart_gate_cfg c = *gc;
 
-		if (c.agg_bytes_per_s > 0)
-			return inart_err_set(err, -EINVAL, "--agg-mbps needs one core");
-		/* worker k's own stream: a lossy frame is decided without a lock */
+		/* worker k's own stream: a lossy frame is decided without a
+		 * lock (--agg-mbps, one bucket, is refused at N cores by
+		 * inart_switchd_cfg_check) */
 		c.seed = gc->seed + (uint64_t)k * 0x9e3779b97f4a7c15ull;
 		s->wk->w[k]->gate = inart_gate_create(&c, inart_now_ns());
 		if (s->wk->w[k]->gate == NULL)
