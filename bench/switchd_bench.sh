@@ -42,7 +42,9 @@ Modes (LIST comma-separated; default all of them):
                 generator and the sink about half their rate)
 --nice N        niceness of the generator and the device's processes
                 (default -20: on a machine others keep busy, the run gets
-                its CPUs; 0 to share them fairly)
+                its CPUs; 0 to share them fairly), each in a session of its
+                own whose autogroup gets the same niceness (with autogroups
+                on, plain nice does not reach beyond its own session)
 --json          one JSON object instead of the table:
   {"runs":[{"mode","cores","load","pps","gbps","path_cpu_us_per_pkt",
             "device_cpu_us_per_pkt","valid", ...}], "direct_pair_pps", ...}
@@ -177,7 +179,11 @@ dev_cpus_of() {
 }
 DEV1=$(dev_cpus_of 1)
 HZ=$(getconf CLK_TCK)
-NICE=(nice -n "$nice")
+# nice alone does nothing against other sessions where the kernel groups
+# tasks by session (autogroup, kernel.sched_autogroup_enabled=1, this
+# machine's default): each command gets a session of its own (setsid; no
+# fork, the PID stays) whose autogroup gets the same niceness
+NICE=(setsid sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec nice -n "$0" "$@"' "$nice")
 CHK=()
 [ "$check" = sample ] && CHK=(--sample)
 
