@@ -47,6 +47,14 @@ const volatile __u32 cfg_fan = 1;   /* contributors per slot: 1 or 8 */
 const volatile __u32 cfg_plain = 0; /* 1: plain UDP to PLAIN_PORT */
 const volatile __u32 cfg_slots = 64;
 const volatile __u32 cfg_full = 1; /* 1: every value written/checked; 0: first, middle, last */
+/* generator part cfg_part of cfg_nparts (one per CPU): chunk seqs
+ * cfg_part, cfg_part + cfg_nparts, ... so that parts never share a chunk and
+ * a slot's chunks all come from one part (slots % nparts == part) */
+const volatile __u32 cfg_part = 0, cfg_nparts = 1;
+/* self-test of the sink (tests/bench_sink.sh): every cfg_corrupt-th frame
+ * carries one wrong value (the middle one when sampled, else a different one
+ * each time); every cfg_lose-th frame is dropped instead of sent; 0: never */
+const volatile __u32 cfg_corrupt = 0, cfg_lose = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -134,7 +142,7 @@ int gen(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	n = (*cnt)++;
 	rank = cfg_fan == 8 ? (__u32)(n & 7) : 0;
-	seq = cfg_fan == 8 ? (__u32)(n >> 3) : (__u32)n;
+	seq = (cfg_fan == 8 ? (__u32)(n >> 3) : (__u32)n) * cfg_nparts + cfg_part;
 	base = (seq & 0xffff) + 1;
 	wr32(data + OFF_INA + 20, seq);
 	data[OFF_INA + 24] = (__u8)((seq % cfg_slots) >> 8);
@@ -144,17 +152,37 @@ int gen(struct xdp_md *ctx)
 	step = rank + 1;
 	x = step * base;
 	if (cfg_full) {
-#pragma clang loop unroll_count(5)
-		for (i = 0; i < NVAL; i++) {
-			wr32(data + OFF_VALUES + 4 * i, x);
-			x += step;
+		/* two values a store: word j holds values 2j, 2j + 1 (below
+		 * 2^23, so the low half never carries into the high one) */
+		__u64 p = (__u64)x << 32 | (x + step), d = (__u64)(2 * step) << 32 | (2 * step);
+
+#pragma clang loop unroll_count(9)
+		for (i = 0; i < NVAL / 2; i++) {
+			*(__u64 *)(data + OFF_VALUES + 8 * i) = bpf_cpu_to_be64(p);
+			p += d;
 		}
+		wr32(data + OFF_VALUES + 4 * (NVAL - 1), x + step * (NVAL - 1));
 	} else {
 		wr32(data + OFF_VALUES, x);
 		wr32(data + OFF_VALUES + 4 * (NVAL / 2), x + step * (NVAL / 2));
 		wr32(data + OFF_VALUES + 4 * (NVAL - 1), x + step * (NVAL - 1));
 	}
+	if (cfg_corrupt && n % cfg_corrupt == cfg_corrupt - 1) {
+		i = cfg_full ? (__u32)(n / cfg_corrupt) % NVAL : NVAL / 2;
+		__u32 j = i;
+		__u8 *q;
+
+		/* i < NVAL; the mask and the test are for the verifier (the
+		 * empty asm keeps the compiler from dropping them) */
+		asm volatile("" : "+r"(j));
+		q = data + OFF_VALUES + 4 * (j & 0xff);
+		if (q + 4 > end)
+			return XDP_ABORTED;
+		wr32(q, x + step * i + 1);
+	}
 	restore_headers(data);
+	if (cfg_lose && n % cfg_lose == cfg_lose - 1)
+		return XDP_DROP;
 	return XDP_TX;
 }
 
@@ -193,12 +221,17 @@ int sink(struct xdp_md *ctx)
 	base = (rd32(data + OFF_INA + 20) & 0xffff) + 1;
 	x = w * base;
 	if (ok && cfg_full) {
-#pragma clang loop unroll_count(5)
-		for (i = 0; i < NVAL; i++) {
-			if (rd32(data + OFF_VALUES + 4 * i) != x)
-				ok = 0;
-			x += w;
+		/* as the generator writes them: two values a word, the
+		 * differences OR-ed together, one test at the end */
+		__u64 p = (__u64)x << 32 | (x + w), d = (__u64)(2 * w) << 32 | (2 * w), acc = 0;
+
+#pragma clang loop unroll_count(9)
+		for (i = 0; i < NVAL / 2; i++) {
+			acc |= *(const __u64 *)(data + OFF_VALUES + 8 * i) ^ bpf_cpu_to_be64(p);
+			p += d;
 		}
+		if (acc || rd32(data + OFF_VALUES + 4 * (NVAL - 1)) != x + w * (NVAL - 1))
+			ok = 0;
 	} else if (ok) {
 		if (rd32(data + OFF_VALUES) != x ||
 		    rd32(data + OFF_VALUES + 4 * (NVAL / 2)) != x + w * (NVAL / 2) ||
