@@ -128,8 +128,12 @@ static int ifindex_of(const char *name)
 }
 
 /* Load the skeleton with LOAD's configuration and only program `keep`. */
+static void template(unsigned char *f, int fan, int plain);
+
 static struct xdp_bench *open_load(const char *load, const struct opts *o, const char *keep)
 {
+	unsigned char frame[FRAME];
+	__u16 hw;
 	struct xdp_bench *s;
 	struct bpf_program *p;
 	int err;
@@ -150,6 +154,10 @@ static struct xdp_bench *open_load(const char *load, const struct opts *o, const
 	s->rodata->cfg_nparts = o->nparts;
 	s->rodata->cfg_corrupt = o->corrupt;
 	s->rodata->cfg_lose = o->lose;
+	template(frame, s->rodata->cfg_fan, (int)s->rodata->cfg_plain);
+	memcpy((void *)s->rodata->cfg_hdr, frame, 80);
+	memcpy(&hw, frame + 80, 2);
+	s->rodata->cfg_hdr[10] = hw;
 	bpf_object__for_each_program(p, s->obj)
 	{
 		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), keep));
