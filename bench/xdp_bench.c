@@ -130,6 +130,32 @@ static int ifindex_of(const char *name)
 /* Load the skeleton with LOAD's configuration and only program `keep`. */
 static void template(unsigned char *f, int fan, int plain);
 
+/* The sink's masks (xdp_bench.bpf.c, cfg_mask): the bytes it tests, from
+ * the template f. */
+static void sink_masks(struct xdp_bench *s, const unsigned char *f)
+{
+	static const struct {
+		int off;
+		unsigned char bits;
+	} tested[] = {{12, 0xff}, {13, 0xff}, {14, 0xff}, {23, 0xff}, {36, 0xff},
+		      {37, 0xff}, {42, 0xff}, {43, 0x01}, {44, 0xff}, {52, 0xff},
+		      {53, 0xff}, {68, 0xff}, {69, 0xff}, {74, 0xff}, {75, 0xff},
+		      {76, 0xff}, {77, 0xff}, {78, 0xff}, {79, 0xff}};
+	unsigned char mask[80] = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof(tested) / sizeof(tested[0]); i++)
+		mask[tested[i].off] = tested[i].bits;
+	for (i = 0; i < 10; i++) {
+		__u64 m, w;
+
+		memcpy(&m, mask + 8 * i, 8);
+		memcpy(&w, f + 8 * i, 8);
+		s->rodata->cfg_mask[i] = m;
+		s->rodata->cfg_want[i] = w & m;
+	}
+}
+
 static struct xdp_bench *open_load(const char *load, const struct opts *o, const char *keep)
 {
 	unsigned char frame[FRAME];
@@ -158,6 +184,7 @@ static struct xdp_bench *open_load(const char *load, const struct opts *o, const
 	memcpy((void *)s->rodata->cfg_hdr, frame, 80);
 	memcpy(&hw, frame + 80, 2);
 	s->rodata->cfg_hdr[10] = hw;
+	sink_masks(s, frame);
 	bpf_object__for_each_program(p, s->obj)
 	{
 		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), keep));
