@@ -28,8 +28,10 @@ Modes (LIST comma-separated; default all of them):
                 rest by the user-space core as in xdp
 --cores LIST    worker cores for the modes that have a choice (ring, mmsg,
                 xdp, xdp-agg: switchd --cores N; default 1,2; 1 runs without the
-                option).  A count switchd does not offer is reported as not
-                available.  Other modes run once, reported as cores 1.
+                option), and queues for direct and xdp-redirect (N queues
+                on each veth).  At N > 1 the generator runs on N CPUs.  A
+                count switchd does not offer is reported as not available.
+                bridge and xsk-fwd run once, reported as cores 1.
 --load          plain: IPv4 UDP to port 47471 (forwarded by LPM);
                 ina1: InArt DATA, label 1, fan-in 1 (switchd aggregates each:
                 one aggregate per frame); ina8 (default ina1): eight
@@ -39,7 +41,7 @@ Modes (LIST comma-separated; default all of them):
 --check         sample (default): the generator writes and the sink checks
                 3 of the 235 values (first, middle, last; the others stay 0)
                 and every header field; all: every value (costs the
-                generator and the sink about half their rate)
+                generator and the sink about a third of their rate)
 --nice N        niceness of the generator and the device's processes
                 (default -20: on a machine others keep busy, the run gets
                 its CPUs; 0 to share them fairly), each in a session of its
@@ -51,10 +53,16 @@ Modes (LIST comma-separated; default all of them):
 
 Method:
  - Generator: build/bench/xdp_bench gen, an XDP program run with BPF_PROG_RUN
-   and BPF_F_TEST_XDP_LIVE_FRAMES: each frame is rewritten from a per-CPU
-   counter (seq, slot = seq % 64, contributor = counter % 8 for ina8, values
-   (r + 1) * (seq % 65536 + 1 + i)) and sent with XDP_TX out of the veth
-   toward the device, pinned to the first CPU of CPUS.
+   and BPF_F_TEST_XDP_LIVE_FRAMES, one call for the whole run (ended by
+   SIGALRM: each call's page pool costs an RCU grace period on return):
+   each frame gets the template's 82-byte header again (a device may have
+   changed the frame in place; live frames come back as the last user left
+   them) and is rewritten from a per-CPU counter (seq, slot = seq % 64,
+   contributor = counter % 8 for ina8, values (r + 1) * (seq % 65536 + 1 +
+   i)), and sent with XDP_TX out of the veth toward the device.  At 1 core
+   one process pinned to the first CPU of CPUS; at N cores one on each of
+   the first N CPUs, each its share of the chunks (--part K/N), so the frames
+   spread over N veth queues (queue = sending CPU mod queues).
  - Sink: build/bench/xdp_bench sink, an XDP program on the receiving veth
    that checks each frame (InArt header, contributor bits, values = the sum
    of the contributions its bitmap names) and counts in a per-CPU array,
@@ -65,11 +73,13 @@ Method:
    counters of frames its sockets lost (ctl stats; null for other modes).
    valid: something arrived, nothing bad, and for ina8
    through switchd full aggregates did arrive.
- - CPU set: CPUS (default every online CPU).  The generator runs on its
-   first CPU; the device (switchd, xsk_fwd) on the others when it has 1
-   worker core, on all of them (sharing with the generator) at 2 cores on a
-   2-CPU set.  The kernel modes (direct, bridge, xdp-redirect) run in the
-   softirq of the generator's CPU: a veth receives on the sending CPU.
+ - CPU set: CPUS (default every online CPU).  At 1 core the generator runs
+   on its first CPU, the device (switchd, xsk_fwd) on the others; at N cores
+   the generator on the first N, the device on the N after them, or on all
+   of them (sharing with the generator: the row says so) where the set has
+   no more (2 cores on a 2-CPU set).  The kernel modes (direct, bridge,
+   xdp-redirect) run in the softirq of the generator's CPUs: a veth receives
+   on the sending CPU.
  - path_cpu_us_per_pkt: busy time (user nice system irq softirq,
    /proc/stat) of every CPU of the set during the run / delivered frames.
  - device_cpu_us_per_pkt: the device's own threads (/proc/PID/task/*/stat)
@@ -81,10 +91,12 @@ Method:
    direct, only it).  Both count whatever else runs on those CPUs: the
    script prints the set's busy CPUs before the runs; trust it on a quiet
    machine.
- - direct_pair_pps: the direct pair's delivered contributions/s (always
-   measured); direct_over_best: it divided by the best other mode's
-   contribution rate; the target is at least 1.5 (generator_faster);
-   direct_over_best_switchd: the same over the best switchd mode alone.
+ - direct_pair_pps: the direct pair's delivered contributions/s at 1 core
+   (always measured, at each core count of LIST); by_cores: per core count
+   the direct pair (the same generator CPUs) over the best other mode of
+   that count; direct_over_best: the lowest of them; the target is at least
+   1.5 at every count (generator_faster); direct_over_best_switchd: the
+   direct pair over the best switchd mode alone (at its core count).
 
 Needs root, ip netns, ethtool, taskset and the programs of this build
 (BUILD=dir, default ./build): inart, bench/xdp_bench, bench/xsk_fwd (libbpf,
@@ -334,7 +346,7 @@ dev_kthreads=()
 why=""
 wait_ready() { # FILE PID
 	for _ in $(seq 50); do
-		grep -q ready "$1" && return 0
+		grep -q ready "$1" 2>/dev/null && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
