@@ -150,6 +150,8 @@ for c in ${cores_arg//,/ }; do
 done
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/xdp_bench_lib.sh
+. "$root/bench/xdp_bench_lib.sh" # xb_sink_start, xb_sink_snap
 bdir=${BUILD:-$root/build}
 INART=$bdir/inart
 XB=$bdir/bench/xdp_bench
@@ -309,29 +311,16 @@ kthr_ticks() { # PID... (0 if none)
 }
 
 sink_pid=""
-sink_start() {
-	: >"$tmp/sink.out"
-	ip netns exec "$R" "$XB" sink "$1" "$load" "${CHK[@]}" >"$tmp/sink.out" 2>"$tmp/sink.err" &
-	sink_pid=$!
+sink_start() { # IFACE
+	xb_sink_start "$XB" "$R" "$1" "$tmp/sink" "$load" "${CHK[@]}"
+	local rc=$?
+	sink_pid=$xb_sink_pid
 	pids+=("$sink_pid")
-	for _ in $(seq 50); do
-		grep -q ready "$tmp/sink.out" && return 0
-		kill -0 "$sink_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	[ $rc -eq 0 ] && return 0
 	echo "switchd_bench: the sink did not start: $(cat "$tmp/sink.err")" >&2
 	return 1
 }
-sink_snap() {
-	local n
-	n=$(grep -c '^frames' "$tmp/sink.out")
-	kill -USR1 "$sink_pid"
-	for _ in $(seq 50); do
-		[ "$(grep -c '^frames' "$tmp/sink.out")" -gt "$n" ] && break
-		sleep 0.02
-	done
-	grep '^frames' "$tmp/sink.out" | tail -1
-}
+sink_snap() { xb_sink_snap "$tmp/sink" "$sink_pid"; }
 stop_pid() {
 	[ -n "${1:-}" ] || return 0
 	kill "$1" 2>/dev/null

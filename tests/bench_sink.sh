@@ -16,6 +16,7 @@
 set -u
 BUILD=${1:?usage: bench_sink.sh BUILD_DIR}
 . "$(dirname "${BASH_SOURCE[0]}")/skip.sh" # pass/fail/skip, ok, bad, skipped, skip_all
+. "$(dirname "${BASH_SOURCE[0]}")/../bench/xdp_bench_lib.sh" # xb_sink_start, xb_sink_snap
 XB=$BUILD/bench/xdp_bench
 
 if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
@@ -49,42 +50,27 @@ ip netns add "$G" && ip netns add "$R" &&
 		exit 1
 	}
 
-# the sink's counters now: "frames F contribs C full U bad B other O bytes Y"
-snap() {
-	local n
-	n=$(grep -c '^frames' "$tmp/sink.out")
-	kill -USR1 "$sink_pid"
-	for _ in $(seq 100); do
-		[ "$(grep -c '^frames' "$tmp/sink.out")" -gt "$n" ] && break
-		sleep 0.02
-	done
-	grep '^frames' "$tmp/sink.out" | tail -1
-}
 xmit_err() {
 	ip netns exec "$G" ethtool -S d0 | awk '/xdp_xmit_errors/ {s += $2} END {print s + 0}'
 }
 
 # case NAME LOAD CHECK(full|sample) GEN-OPTION... ; sets sent, frames, bad, lost_tx
 run_case() {
-	local name=$1 load=$2 chk=() s0 s1 e0 e1 out
+	local name=$1 load=$2 chk=() s0 s1 e0 e1 out rc
 	[ "$3" = sample ] && chk=(--sample)
 	shift 3
-	: >"$tmp/sink.out"
-	ip netns exec "$R" "$XB" sink d1 "$load" "${chk[@]}" >"$tmp/sink.out" 2>"$tmp/sink.err" &
-	sink_pid=$!
-	for _ in $(seq 100); do
-		grep -q ready "$tmp/sink.out" && break
-		sleep 0.05
-	done
-	if ! grep -q ready "$tmp/sink.out"; then
+	xb_sink_start "$XB" "$R" d1 "$tmp/sink" "$load" "${chk[@]}"
+	rc=$?
+	sink_pid=$xb_sink_pid
+	if [ $rc -ne 0 ]; then
 		bad "$name: the sink did not start: $(cat "$tmp/sink.err")"
 		return 1
 	fi
-	s0=$(snap)
+	s0=$(xb_sink_snap "$tmp/sink" "$sink_pid")
 	e0=$(xmit_err)
 	out=$(ip netns exec "$G" taskset -c 0 "$XB" gen d0 "$load" 0.3 "${chk[@]}" "$@" 2>&1)
 	sleep 0.1
-	s1=$(snap)
+	s1=$(xb_sink_snap "$tmp/sink" "$sink_pid")
 	e1=$(xmit_err)
 	kill "$sink_pid" 2>/dev/null
 	wait "$sink_pid" 2>/dev/null
