@@ -252,7 +252,8 @@ static double gen_t1;
 static void on_alarm(int sig)
 {
 	(void)sig;
-	gen_t1 = inart_now_s();
+	if (!gen_done)
+		gen_t1 = inart_now_s();
 	gen_done = 1;
 }
 
@@ -293,7 +294,7 @@ static int do_gen(const char *ifname, const char *load, double secs, const struc
 	struct itimerval it = {0};
 	double t0;
 	unsigned long long sent = 0;
-	int err, rc = 1;
+	int err = 0, rc = 1, e;
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = FRAME, .ctx_in = &ctx,
 		    .ctx_size_in = sizeof(ctx), .repeat = 0xfffffff0u, .batch_size = op->batch,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
@@ -310,17 +311,23 @@ static int do_gen(const char *ifname, const char *load, double secs, const struc
 	it.it_value.tv_usec = (suseconds_t)((secs - (double)(time_t)secs) * 1e6);
 	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
 		it.it_value.tv_usec = 1;
+	/* again every 10 ms: a signal that lands between the test of gen_done
+	 * and the call's entry would otherwise leave the call running */
+	it.it_interval.tv_usec = 10000;
 	t0 = inart_now_s();
 	setitimer(ITIMER_REAL, &it, NULL);
 	while (!gen_done) {
 		err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.gen), &o);
-		if (err && errno == EINTR && gen_done)
+		if (err)
 			break;
-		if (err) {
-			fprintf(stderr, "xdp_bench: BPF_PROG_RUN live frames on %s: %s\n", ifname,
-				strerror(errno));
-			goto out;
-		}
+	}
+	e = errno;
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (err && !(e == EINTR && gen_done)) {
+		fprintf(stderr, "xdp_bench: BPF_PROG_RUN live frames on %s: %s\n", ifname,
+			strerror(e));
+		goto out;
 	}
 	if (gen_frames(s, &sent))
 		goto out;
