@@ -92,7 +92,7 @@ Method:
    script prints the set's busy CPUs before the runs; trust it on a quiet
    machine.
  - direct_pair_pps: the direct pair's delivered contributions/s at 1 core
-   (always measured, at each core count of LIST); by_cores: per core count
+   (always measured, at 1 core and each count of LIST); by_cores: per count
    the direct pair (the same generator CPUs) over the best other mode of
    that count; direct_over_best: the lowest of them; the target is at least
    1.5 at every count (generator_faster); direct_over_best_switchd: the
@@ -573,9 +573,12 @@ run_one() { # MODE CORES
 has_choice() { case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg) return 0 ;; esac; return 1; }
 want_direct=0
 for m in "${modes[@]}"; do [ "$m" = direct ] && want_direct=1; done
-# the direct pair first, always, at each core count (the ceiling every run
-# of that count is compared with: the same generator CPUs and queues)
-for c in "${cores[@]}"; do run_one direct "$c"; done
+# the direct pair first, always, at 1 core (bridge and xsk-fwd run at 1)
+# and at each count of LIST (the ceiling every run of that count is
+# compared with: the same generator CPUs and queues)
+dcores=(1)
+for c in "${cores[@]}"; do [ "$c" = 1 ] || dcores+=("$c"); done
+for c in "${dcores[@]}"; do run_one direct "$c"; done
 [ $want_direct = 1 ] || { results=(); table=(); }
 for m in "${modes[@]}"; do
 	[ "$m" = direct ] && continue
@@ -587,13 +590,11 @@ for m in "${modes[@]}"; do
 done
 
 # the target: at every core count the direct pair >= 1.5x the best device
-c1=${cores[0]}
-for c in "${cores[@]}"; do [ "$c" = 1 ] && c1=1; done
-direct_contrib=${direct_c[$c1]:-0}
+direct_contrib=${direct_c[1]:-0}
 ratio=null
 by_cores=""
 by_text=""
-for c in "${cores[@]}"; do
+for c in "${dcores[@]}"; do
 	[ -n "${direct_c[$c]:-}" ] || continue
 	r=$(awk -v d="${direct_c[$c]}" -v b="${best_c[$c]:-0}" 'BEGIN {if (b > 0) printf "%.2f", d / b; else print "null"}')
 	case $by_cores in *"\"$c\":"*) continue ;; esac
