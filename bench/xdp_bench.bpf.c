@@ -47,6 +47,14 @@ const volatile __u32 cfg_fan = 1;   /* contributors per slot: 1 or 8 */
 const volatile __u32 cfg_plain = 0; /* 1: plain UDP to PLAIN_PORT */
 const volatile __u32 cfg_slots = 64;
 const volatile __u32 cfg_full = 1; /* 1: every value written/checked; 0: first, middle, last */
+/* generator part cfg_part of cfg_nparts (one per CPU): chunk seqs
+ * cfg_part, cfg_part + cfg_nparts, ... so that parts never share a chunk and
+ * a slot's chunks all come from one part (slots % nparts == part) */
+const volatile __u32 cfg_part = 0, cfg_nparts = 1;
+/* self-test of the sink (tests/bench_sink.sh): every cfg_corrupt-th frame
+ * carries one wrong value (the middle one when sampled, else a different one
+ * each time); every cfg_lose-th frame is dropped instead of sent; 0: never */
+const volatile __u32 cfg_corrupt = 0, cfg_lose = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -86,6 +94,19 @@ struct {
 	__type(value, __u32);
 } xsks SEC(".maps");
 
+/* The sink's header test, word by word (bytes 8k .. 8k + 7 as loaded):
+ * ours if words 1, 2, 4 match the template under the mask (Ethernet type,
+ * IPv4 version and header length, UDP, the load's port; else `other`), right
+ * if words 5, 6, 8, 9 and byte 80 do too (InArt version 1, DATA set, one
+ * bitmap word, fan-in, count 235, bitmap bytes above the last zero).  Set by
+ * the loader from the template (xdp_bench.c, sink_masks). */
+const volatile __u64 cfg_mask[10], cfg_want[10];
+
+static __always_inline __u64 rd64(const __u8 *p)
+{
+	return *(const __u64 *)p;
+}
+
 /* Word access at any byte offset: the verifier allows unaligned packet
  * access where the architecture does (x86). */
 static __always_inline __u32 rd32(const __u8 *p)
@@ -102,25 +123,17 @@ static __always_inline void wr32(__u8 *p, __u32 v)
  * device that forwards in the kernel (switchd --io xdp, xdp-redirect with a
  * rewrite) changes the frame in place, so its TTL would fall by one per
  * round until forwarders refuse it.  The generator therefore writes the
- * Ethernet addresses, the TTL and the IPv4 checksum of each frame again
- * (the template's: loader, template()). */
+ * whole header of each frame again (Ethernet, IPv4 with its checksum, UDP,
+ * InArt: the template's, set by the loader) before the fields it changes
+ * per frame: 10 words and a half-word, cheaper than the checksum's sum. */
+const volatile __u64 cfg_hdr[OFF_VALUES / 8 + 1];
+
 static __always_inline void restore_headers(__u8 *data)
 {
-	static const __u8 dst[6] = {2, 0x78, 0, 0, 0, 2}, src[6] = {2, 0x78, 0, 0, 0, 1};
-	__u32 sum = 0;
-
-	__builtin_memcpy(data, dst, 6);
-	__builtin_memcpy(data + 6, src, 6);
-	data[OFF_IP + 8] = 64;
-	data[OFF_IP + 10] = 0;
-	data[OFF_IP + 11] = 0;
 #pragma unroll
-	for (int i = 0; i < 20; i += 2)
-		sum += (__u32)(data[OFF_IP + i] << 8 | data[OFF_IP + i + 1]);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	data[OFF_IP + 10] = (__u8)(~sum >> 8);
-	data[OFF_IP + 11] = (__u8)~sum;
+	for (int k = 0; k < OFF_VALUES / 8; k++)
+		*(__u64 *)(data + 8 * k) = cfg_hdr[k];
+	*(__u16 *)(data + OFF_VALUES - 2) = (__u16)cfg_hdr[OFF_VALUES / 8];
 }
 
 SEC("xdp")
@@ -133,8 +146,9 @@ int gen(struct xdp_md *ctx)
 	if (!cnt || data + OFF_VALUES + NVAL * 4 > end)
 		return XDP_ABORTED;
 	n = (*cnt)++;
+	restore_headers(data);
 	rank = cfg_fan == 8 ? (__u32)(n & 7) : 0;
-	seq = cfg_fan == 8 ? (__u32)(n >> 3) : (__u32)n;
+	seq = (cfg_fan == 8 ? (__u32)(n >> 3) : (__u32)n) * cfg_nparts + cfg_part;
 	base = (seq & 0xffff) + 1;
 	wr32(data + OFF_INA + 20, seq);
 	data[OFF_INA + 24] = (__u8)((seq % cfg_slots) >> 8);
@@ -144,17 +158,36 @@ int gen(struct xdp_md *ctx)
 	step = rank + 1;
 	x = step * base;
 	if (cfg_full) {
-#pragma clang loop unroll_count(5)
-		for (i = 0; i < NVAL; i++) {
-			wr32(data + OFF_VALUES + 4 * i, x);
-			x += step;
+		/* two values a store: word j holds values 2j, 2j + 1 (below
+		 * 2^23, so the low half never carries into the high one) */
+		__u64 p = (__u64)x << 32 | (x + step), d = (__u64)(2 * step) << 32 | (2 * step);
+
+#pragma clang loop unroll_count(9)
+		for (i = 0; i < NVAL / 2; i++) {
+			*(__u64 *)(data + OFF_VALUES + 8 * i) = bpf_cpu_to_be64(p);
+			p += d;
 		}
+		wr32(data + OFF_VALUES + 4 * (NVAL - 1), x + step * (NVAL - 1));
 	} else {
 		wr32(data + OFF_VALUES, x);
 		wr32(data + OFF_VALUES + 4 * (NVAL / 2), x + step * (NVAL / 2));
 		wr32(data + OFF_VALUES + 4 * (NVAL - 1), x + step * (NVAL - 1));
 	}
-	restore_headers(data);
+	if (cfg_corrupt && n % cfg_corrupt == cfg_corrupt - 1) {
+		i = cfg_full ? (__u32)(n / cfg_corrupt) % NVAL : NVAL / 2;
+		__u32 j = i;
+		__u8 *q;
+
+		/* i < NVAL; the mask and the test are for the verifier (the
+		 * empty asm keeps the compiler from dropping them) */
+		asm volatile("" : "+r"(j));
+		q = data + OFF_VALUES + 4 * (j & 0xff);
+		if (q + 4 > end)
+			return XDP_ABORTED;
+		wr32(q, x + step * i + 1);
+	}
+	if (cfg_lose && n % cfg_lose == cfg_lose - 1)
+		return XDP_DROP;
 	return XDP_TX;
 }
 
@@ -168,17 +201,17 @@ int sink(struct xdp_md *ctx)
 
 	if (!c)
 		return XDP_DROP;
-	if (data + OFF_VALUES + NVAL * 4 > end || data[12] != 0x08 || data[13] != 0x00 ||
-	    data[OFF_IP] != 0x45 || data[OFF_IP + 9] != IPPROTO_UDP ||
-	    ((data[OFF_UDP + 2] << 8) | data[OFF_UDP + 3]) != (cfg_plain ? PLAIN_PORT : INA_PORT)) {
+	if (data + OFF_VALUES + NVAL * 4 > end ||
+	    (((rd64(data + 8) ^ cfg_want[1]) & cfg_mask[1]) |
+	     ((rd64(data + 16) ^ cfg_want[2]) & cfg_mask[2]) |
+	     ((rd64(data + 32) ^ cfg_want[4]) & cfg_mask[4]))) {
 		c->other++;
 		return XDP_DROP;
 	}
-	/* version 1, DATA set, one bitmap word, fan-in, count, bitmap high bytes 0 */
-	if (data[OFF_INA] != 1 || !(data[OFF_INA + 1] & 1) || data[OFF_INA + 2] != 1 ||
-	    ((data[OFF_INA + 10] << 8) | data[OFF_INA + 11]) != cfg_fan ||
-	    ((data[OFF_INA + 26] << 8) | data[OFF_INA + 27]) != NVAL ||
-	    rd32(data + OFF_INA + 32) != 0 || rd32(data + OFF_INA + 36) >> 8 != 0)
+	if (((rd64(data + 40) ^ cfg_want[5]) & cfg_mask[5]) |
+	    ((rd64(data + 48) ^ cfg_want[6]) & cfg_mask[6]) |
+	    ((rd64(data + 64) ^ cfg_want[8]) & cfg_mask[8]) |
+	    ((rd64(data + 72) ^ cfg_want[9]) & cfg_mask[9]) | data[OFF_INA + 38])
 		ok = 0;
 	bits = data[OFF_INA + 39];
 	if (bits == 0 || bits >> cfg_fan)
@@ -193,12 +226,17 @@ int sink(struct xdp_md *ctx)
 	base = (rd32(data + OFF_INA + 20) & 0xffff) + 1;
 	x = w * base;
 	if (ok && cfg_full) {
-#pragma clang loop unroll_count(5)
-		for (i = 0; i < NVAL; i++) {
-			if (rd32(data + OFF_VALUES + 4 * i) != x)
-				ok = 0;
-			x += w;
+		/* as the generator writes them: two values a word, the
+		 * differences OR-ed together, one test at the end */
+		__u64 p = (__u64)x << 32 | (x + w), d = (__u64)(2 * w) << 32 | (2 * w), acc = 0;
+
+#pragma clang loop unroll_count(9)
+		for (i = 0; i < NVAL / 2; i++) {
+			acc |= *(const __u64 *)(data + OFF_VALUES + 8 * i) ^ bpf_cpu_to_be64(p);
+			p += d;
 		}
+		if (acc || rd32(data + OFF_VALUES + 4 * (NVAL - 1)) != x + w * (NVAL - 1))
+			ok = 0;
 	} else if (ok) {
 		if (rd32(data + OFF_VALUES) != x ||
 		    rd32(data + OFF_VALUES + 4 * (NVAL / 2)) != x + w * (NVAL / 2) ||

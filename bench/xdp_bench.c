@@ -2,18 +2,25 @@
  * xdp_bench: the traffic and reference forwarding of bench/switchd_bench.sh,
  * XDP programs of bench/xdp_bench.bpf.c loaded with libbpf.
  *
- *   xdp_bench gen IFACE LOAD SECONDS [--sample]
+ *   xdp_bench gen IFACE LOAD SECONDS [--sample] [--batch N] [--part K/N]
+ *                 [--corrupt N] [--lose N]
  *   xdp_bench sink IFACE LOAD [--sample]
  *   xdp_bench redirect IN OUT
  *
  * gen: sends LOAD (plain | ina1 | ina8) out of IFACE for SECONDS with
- * BPF_PROG_RUN live frames (BPF_F_TEST_XDP_LIVE_FRAMES): the `gen` program
- * rewrites each 1022-byte frame (slot, seq, contributor, values) from a
- * per-CPU counter and returns XDP_TX, which sends it out of IFACE (a veth:
- * its peer needs an XDP program or GRO on).  Run it in the namespace of
- * IFACE and pinned to one CPU.  Prints "sent N pps X seconds T" (frames the program
- * emitted; a full veth ring drops some of them: the sink counts what
- * arrived; SECONDS is the time it took, at least SECONDS).
+ * BPF_PROG_RUN live frames (BPF_F_TEST_XDP_LIVE_FRAMES, N frames a batch,
+ * default 64): the `gen` program rewrites each 1022-byte frame (slot, seq,
+ * contributor, values, and the header fields a device may have changed)
+ * from a per-CPU counter and returns XDP_TX, which sends it out of IFACE (a
+ * veth: its peer needs an XDP program or GRO on).  Run it in the namespace
+ * of IFACE and pinned to one CPU; one process per CPU for several, each with
+ * its own --part K/N (chunks K, K + N, ...: the parts never share a chunk,
+ * and all of a slot's chunks come from one part).  Prints "sent N pps X
+ * seconds T" (frames the program emitted; a full veth ring drops some of
+ * them: the sink counts what arrived; T the time it sent).  One BPF_PROG_RUN
+ * call for the whole run, ended by SIGALRM.  --corrupt N: every N-th frame
+ * carries one wrong value; --lose N: every N-th frame is dropped, not sent
+ * (the sink's self-test, tests/bench_sink.sh).
  * sink: attaches `sink` to IFACE (native XDP) and counts the frames that
  * check (docs in the .bpf.c); prints "ready" once attached, one line
  * "frames F contribs C full U bad B other O bytes Y" (sums over CPUs) on each
@@ -34,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -48,6 +56,14 @@
 
 struct sink_cnt {
 	__u64 frames, contribs, full, bad, other, bytes;
+};
+
+/* The command line's options (main). */
+struct opts {
+	int full;	     /* 0: --sample */
+	__u32 batch;	     /* --batch: live frames per batch */
+	__u32 part, nparts;  /* --part K/N */
+	__u32 corrupt, lose; /* --corrupt N, --lose N (the sink's self-test) */
 };
 
 static volatile sig_atomic_t stop, snap;
@@ -94,9 +110,11 @@ static void wait_signal(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: xdp_bench gen IFACE plain|ina1|ina8 SECONDS [--sample]\n"
-			"       xdp_bench sink IFACE plain|ina1|ina8 [--sample]\n"
-			"       xdp_bench redirect IN OUT\n");
+	fprintf(stderr,
+		"usage: xdp_bench gen IFACE plain|ina1|ina8 SECONDS [--sample] [--batch N]\n"
+		"                     [--part K/N] [--corrupt N] [--lose N]\n"
+		"       xdp_bench sink IFACE plain|ina1|ina8 [--sample]\n"
+		"       xdp_bench redirect IN OUT\n");
 	return 2;
 }
 
@@ -110,8 +128,38 @@ static int ifindex_of(const char *name)
 }
 
 /* Load the skeleton with LOAD's configuration and only program `keep`. */
-static struct xdp_bench *open_load(const char *load, int full, const char *keep)
+static void template(unsigned char *f, int fan, int plain);
+
+/* The sink's masks (xdp_bench.bpf.c, cfg_mask): the bytes it tests, from
+ * the template f. */
+static void sink_masks(struct xdp_bench *s, const unsigned char *f)
 {
+	static const struct {
+		int off;
+		unsigned char bits;
+	} tested[] = {{12, 0xff}, {13, 0xff}, {14, 0xff}, {23, 0xff}, {36, 0xff},
+		      {37, 0xff}, {42, 0xff}, {43, 0x01}, {44, 0xff}, {52, 0xff},
+		      {53, 0xff}, {68, 0xff}, {69, 0xff}, {74, 0xff}, {75, 0xff},
+		      {76, 0xff}, {77, 0xff}, {78, 0xff}, {79, 0xff}};
+	unsigned char mask[80] = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof(tested) / sizeof(tested[0]); i++)
+		mask[tested[i].off] = tested[i].bits;
+	for (i = 0; i < 10; i++) {
+		__u64 m, w;
+
+		memcpy(&m, mask + 8 * i, 8);
+		memcpy(&w, f + 8 * i, 8);
+		s->rodata->cfg_mask[i] = m;
+		s->rodata->cfg_want[i] = w & m;
+	}
+}
+
+static struct xdp_bench *open_load(const char *load, const struct opts *o, const char *keep)
+{
+	unsigned char frame[FRAME];
+	__u16 hw;
 	struct xdp_bench *s;
 	struct bpf_program *p;
 	int err;
@@ -127,7 +175,16 @@ static struct xdp_bench *open_load(const char *load, int full, const char *keep)
 	}
 	s->rodata->cfg_fan = strcmp(load, "ina8") ? 1 : 8;
 	s->rodata->cfg_plain = !strcmp(load, "plain");
-	s->rodata->cfg_full = (__u32)full;
+	s->rodata->cfg_full = (__u32)o->full;
+	s->rodata->cfg_part = o->part;
+	s->rodata->cfg_nparts = o->nparts;
+	s->rodata->cfg_corrupt = o->corrupt;
+	s->rodata->cfg_lose = o->lose;
+	template(frame, s->rodata->cfg_fan, (int)s->rodata->cfg_plain);
+	memcpy((void *)s->rodata->cfg_hdr, frame, 80);
+	memcpy(&hw, frame + 80, 2);
+	s->rodata->cfg_hdr[10] = hw;
+	sink_masks(s, frame);
 	bpf_object__for_each_program(p, s->obj)
 	{
 		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), keep));
@@ -187,16 +244,59 @@ static void template(unsigned char *f, int fan, int plain)
 	ina[39] = 1;
 }
 
-static int do_gen(const char *ifname, const char *load, double secs, int full)
+/* SIGALRM ends a generator run: BPF_PROG_RUN returns EINTR at its next
+ * batch.  The time is taken here, when sending stops. */
+static volatile sig_atomic_t gen_done;
+static double gen_t1;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (!gen_done)
+		gen_t1 = inart_now_s();
+	gen_done = 1;
+}
+
+/* Frames the gen program emitted: its per-CPU counter, summed. */
+static int gen_frames(struct xdp_bench *s, unsigned long long *sent)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u64 *v;
+	__u32 key = 0;
+
+	if (ncpu <= 0)
+		return -1;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v || bpf_map_lookup_elem(bpf_map__fd(s->maps.gen_count), &key, v)) {
+		fprintf(stderr, "xdp_bench: read the generator's counter: %s\n", strerror(errno));
+		free(v);
+		return -1;
+	}
+	*sent = 0;
+	for (i = 0; i < ncpu; i++)
+		*sent += v[i];
+	free(v);
+	return 0;
+}
+
+/* One BPF_PROG_RUN call for the whole run (repeat near 2^32, ended by
+ * SIGALRM), not one per 64k frames: each call builds a page pool, copies the
+ * template into each of its frames and on return destroys the pool, which
+ * waits for an RCU grace period (synchronize_rcu in page_pool_destroy).  On a
+ * busy 2-CPU machine that wait took most of the generator's time: 1.8-2.0
+ * Mpps with 65536 frames a call. */
+static int do_gen(const char *ifname, const char *load, double secs, const struct opts *op)
 {
 	static unsigned char frame[FRAME];
-	struct xdp_bench *s = open_load(load, full, "gen");
+	struct xdp_bench *s = open_load(load, op, "gen");
 	struct xdp_md ctx = {0};
-	double t0, t;
+	struct sigaction sa = {.sa_handler = on_alarm};
+	struct itimerval it = {0};
+	double t0;
 	unsigned long long sent = 0;
-	int err, rc = 1;
+	int err = 0, rc = 1, e;
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = FRAME, .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .repeat = 1 << 16,
+		    .ctx_size_in = sizeof(ctx), .repeat = 0xfffffff0u, .batch_size = op->batch,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
 	if (!s)
@@ -206,18 +306,33 @@ static int do_gen(const char *ifname, const char *load, double secs, int full)
 	if (!ctx.ingress_ifindex)
 		goto out;
 	template(frame, s->rodata->cfg_fan, (int)s->rodata->cfg_plain);
+	sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART: the run returns EINTR */
+	it.it_value.tv_sec = (time_t)secs;
+	it.it_value.tv_usec = (suseconds_t)((secs - (double)(time_t)secs) * 1e6);
+	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	/* again every 10 ms: a signal that lands between the test of gen_done
+	 * and the call's entry would otherwise leave the call running */
+	it.it_interval.tv_usec = 10000;
 	t0 = inart_now_s();
-	do {
+	setitimer(ITIMER_REAL, &it, NULL);
+	while (!gen_done) {
 		err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.gen), &o);
-		if (err) {
-			fprintf(stderr, "xdp_bench: BPF_PROG_RUN live frames on %s: %s\n", ifname,
-				strerror(errno));
-			goto out;
-		}
-		sent += o.repeat;
-		t = inart_now_s();
-	} while (t - t0 < secs);
-	printf("sent %llu pps %.0f seconds %.6f\n", sent, (double)sent / (t - t0), t - t0);
+		if (err)
+			break;
+	}
+	e = errno;
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (err && !(e == EINTR && gen_done)) {
+		fprintf(stderr, "xdp_bench: BPF_PROG_RUN live frames on %s: %s\n", ifname,
+			strerror(e));
+		goto out;
+	}
+	if (gen_frames(s, &sent))
+		goto out;
+	printf("sent %llu pps %.0f seconds %.6f\n", sent, (double)sent / (gen_t1 - t0),
+	       gen_t1 - t0);
 	rc = 0;
 out:
 	xdp_bench__destroy(s);
@@ -239,9 +354,9 @@ static int attach_ready(int ifindex, const char *ifname, int prog, const char *w
 	return 0;
 }
 
-static int do_sink(const char *ifname, const char *load, int full)
+static int do_sink(const char *ifname, const char *load, const struct opts *op)
 {
-	struct xdp_bench *s = open_load(load, full, "sink");
+	struct xdp_bench *s = open_load(load, op, "sink");
 	int ifindex = ifindex_of(ifname), ncpu = libbpf_num_possible_cpus(), i, rc = 1;
 	struct sink_cnt *v = NULL;
 	__u32 key = 0;
@@ -287,9 +402,9 @@ out:
 	return rc;
 }
 
-static int do_redirect(const char *in, const char *out)
+static int do_redirect(const char *in, const char *out, const struct opts *op)
 {
-	struct xdp_bench *s = open_load("plain", 1, "redirect");
+	struct xdp_bench *s = open_load("plain", op, "redirect");
 	int iin = ifindex_of(in), iout = ifindex_of(out), rc = 1;
 	__u32 key = 0, val = (__u32)iout;
 
@@ -310,17 +425,61 @@ out:
 	return rc;
 }
 
+/* A count option's value: 1..max, else -1. */
+static long count_arg(const char *v, long max)
+{
+	char *e;
+	long n = strtol(v, &e, 10);
+
+	return (*v && !*e && n >= 1 && n <= max) ? n : -1;
+}
+
 int main(int argc, char **argv)
 {
-	int full = !(argc > 1 && !strcmp(argv[argc - 1], "--sample"));
+	struct opts o = {.full = 1, .batch = 64, .part = 0, .nparts = 1};
+	char *pos[5], *e;
+	int n = 0, i;
+	long v, w;
 
-	if (!full)
-		argc--;
-	if (argc == 5 && !strcmp(argv[1], "gen"))
-		return do_gen(argv[2], argv[3], atof(argv[4]), full);
-	if (argc == 4 && !strcmp(argv[1], "sink"))
-		return do_sink(argv[2], argv[3], full);
-	if (argc == 4 && !strcmp(argv[1], "redirect"))
-		return do_redirect(argv[2], argv[3]);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--sample")) {
+			o.full = 0;
+			continue;
+		}
+		if (a[0] == '-' && a[1] == '-' && !val)
+			return usage();
+		if (!strcmp(a, "--batch") && (v = count_arg(val, 256)) > 0) {
+			o.batch = (__u32)v;
+		} else if (!strcmp(a, "--corrupt") && (v = count_arg(val, 1L << 30)) > 0) {
+			o.corrupt = (__u32)v;
+		} else if (!strcmp(a, "--lose") && (v = count_arg(val, 1L << 30)) > 0) {
+			o.lose = (__u32)v;
+		} else if (!strcmp(a, "--part")) {
+			v = strtol(val, &e, 10);
+			if (e == val || *e != '/')
+				return usage();
+			w = count_arg(e + 1, 64);
+			if (w < 1 || v < 0 || v >= w)
+				return usage();
+			o.part = (__u32)v;
+			o.nparts = (__u32)w;
+		} else if (a[0] == '-' && a[1] == '-') {
+			return usage();
+		} else if (n < 4) {
+			pos[n++] = argv[i];
+			continue;
+		} else {
+			return usage();
+		}
+		i++;
+	}
+	if (n == 4 && !strcmp(pos[0], "gen"))
+		return do_gen(pos[1], pos[2], atof(pos[3]), &o);
+	if (n == 3 && !strcmp(pos[0], "sink"))
+		return do_sink(pos[1], pos[2], &o);
+	if (n == 3 && !strcmp(pos[0], "redirect"))
+		return do_redirect(pos[1], pos[2], &o);
 	return usage();
 }
