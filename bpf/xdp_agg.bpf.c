@@ -1559,6 +1559,45 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 	return rc;
 }
 
+/* (h25k) The same on the CPU the frame arrived on: xdp_switch tail-calls
+ * here (its agg_prog) when the frame's aggregation CPU is the receiving one,
+ * so the CPUMAP hop is skipped.  The state is this CPU's, as in
+ * xdp_agg_cpu: the CPUMAP's thread runs its programs with bottom halves
+ * off and this runs in the receive softirq, so the two never interleave on
+ * one CPU.  XDP_TX is allowed here; what the body passes goes to the core
+ * (xa_rx) as from xdp_agg_cpu, so that every punt of a kernel tree reaches
+ * it the same way. */
+SEC("xdp")
+int xdp_agg_dev(struct xdp_md *xdp)
+{
+	__u32 z = 0, ifx = xdp->ingress_ifindex, port, *pp;
+	struct inart_xa_last *l;
+	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	int rc;
+
+	if (cfg == NULL)
+		return XDP_DROP;
+	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
+	if (pp == NULL)
+		return XDP_PASS; /* not a port of the tables (yet): the stack, as xdp_switch */
+	state_sync(cfg);
+	port = *pp & (INART_XA_MAX_PORTS - 1);
+	rc = agg_run(xdp);
+	l = bpf_map_lookup_elem(&xa_last, &z);
+	if (l == NULL)
+		return XDP_DROP;
+	if (rc == XDP_PASS)
+		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
+	pcount(port, 0, 1);
+	pcount(port, 1, len);
+	if (rc == XDP_DROP || rc == XDP_ABORTED)
+		return rc;
+	pcount(l->out_port, 2, 1);
+	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	return rc;
+}
+
 /* BPF_PROG_TEST_RUN (live frames) of switchd's tick: the frame to the CPU
  * named at INART_XA_KICK_CPU_OFF, where xdp_agg_cpu runs tick_run. */
 SEC("xdp")
