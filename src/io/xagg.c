@@ -114,8 +114,7 @@ void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats
 
 #define CAP_RANKS 65536u /* progress records (8 bytes per CPU each) */
 #define CAP_TREES 4096u
-#define KICKS 8	      /* tick frames per CPU per round */
-#define KICK_ROUNDS 8 /* rounds while every frame flushed one */
+#define KICKS_MAX 64 /* tick frames per CPU per period at most */
 
 struct inart_xagg {
 	struct xdp_agg *skel;
@@ -140,7 +139,9 @@ struct inart_xagg {
 	int ticker_on;
 	atomic_int ticker_stop;
 	_Atomic uint64_t tick_ns;
-	uint64_t lost_seen; /* xa_last.lost summed at the last lose */
+	uint64_t lost_seen;		       /* xa_last.lost summed at the last lose */
+	uint32_t kick_n[INART_XA_MAX_CPUS];    /* tick frames per CPU last period */
+	uint64_t kick_seen[INART_XA_MAX_CPUS]; /* its flush count then */
 };
 
 static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
@@ -517,30 +518,29 @@ int inart_xagg_tick(struct inart_xagg *x)
 
 	for (int k = 0; k < x->n_cpus; k++) {
 		uint32_t cpu = (uint32_t)x->cpu[k];
+		uint64_t now = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, (int)cpu);
+		uint64_t got = now - x->kick_seen[k];
+		/* one frame per run: a run of more (repeat > 1) puts the program
+		   into the kernel's XDP dispatcher and takes it out again, two RCU
+		   grace periods (130 ms a run on this busy machine) under the
+		   dispatcher's mutex, which every other XDP test run of the
+		   machine then waits for (h25k) */
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = x->kick,
+			    .data_size_in = sizeof(x->kick), .repeat = 1, .batch_size = 1,
+			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
+		/* the previous period's frames have been run by now (the CPUMAP's
+		   thread runs them after this returns): as many flushes as frames
+		   sent, there may be more: twice as many frames, else one */
+		total += (int)got;
+		x->kick_n[k] = x->kick_n[k] > 0 && got >= x->kick_n[k] && x->kick_n[k] < KICKS_MAX
+				   ? 2 * x->kick_n[k]
+				   : 1;
+		x->kick_seen[k] = now;
 		memcpy(x->kick + INART_XA_KICK_CPU_OFF, &cpu, sizeof(cpu));
-		for (int round = 0; round < KICK_ROUNDS; round++) {
-			/* one frame per run: a run of more (repeat > 1) puts the
-			   program into the kernel's XDP dispatcher and takes it out
-			   again, two RCU grace periods (tens of ms on a busy
-			   machine) under the dispatcher's mutex, which every other
-			   XDP test run of the machine then waits for (h25k) */
-			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = x->kick,
-				    .data_size_in = sizeof(x->kick), .repeat = 1, .batch_size = 1,
-				    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
-			uint64_t before = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, (int)cpu),
-				 got;
-
-			for (int i = 0; i < KICKS; i++)
-				if (bpf_prog_test_run_opts(prog, &o) < 0)
-					return -errno;
-			/* (the CPUMAP's thread runs them, maybe not yet: then the
-			   next tick takes the rest) */
-			got = sum_in(x, x->tick_pcpu, fd, INART_XA_C_FLUSHED, (int)cpu) - before;
-			total += (int)got;
-			if (got < KICKS)
-				break;
-		}
+		for (uint32_t i = 0; i < x->kick_n[k]; i++)
+			if (bpf_prog_test_run_opts(prog, &o) < 0)
+				return -errno;
 	}
 	return total;
 }

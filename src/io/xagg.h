@@ -80,8 +80,10 @@ typedef void (*inart_xagg_frame_fn)(void *ctx, int up, uint32_t port, const uint
 				    uint32_t len);
 /* Every frame waiting, to fn.  The number, or -errno. */
 int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx);
-/* Flush what expired on every CPU (inart_switch_tick).  Frames flushed, or
- * -errno.  Not while the ticker runs. */
+/* Flush what expired on every CPU (inart_switch_tick): per CPU one tick
+ * frame, or twice as many as the previous call's if each of those flushed a
+ * slot (at most 64).  The frames the previous call's flushed, or -errno.
+ * Not while the ticker runs. */
 int inart_xagg_tick(struct inart_xagg *x);
 /* The ticker: a thread of x's that runs inart_xagg_tick every period_ns (a
  * live-frame BPF_PROG_TEST_RUN took 50 ms on average here, up to 300: in
