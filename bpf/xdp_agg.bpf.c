@@ -1518,6 +1518,31 @@ static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
 	return XDP_DROP;
 }
 
+/* agg_run on a frame of port, with switchd's exits: what the body passes
+ * goes to the core (xa_rx), APPLIED is dropped, the ports' counters (the
+ * body's XDP_TX returned as it is: the caller's). */
+static __always_inline int agg_port(struct xdp_md *xdp, __u32 port)
+{
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	struct inart_xa_last *l;
+	__u32 z = 0;
+	int rc;
+
+	rc = agg_run(xdp, (int)port);
+	l = bpf_map_lookup_elem(&xa_last, &z);
+	if (l == NULL)
+		return XDP_DROP;
+	if (rc == XDP_PASS)
+		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
+	pcount(port, 0, 1);
+	pcount(port, 1, len);
+	if (rc == XDP_DROP || rc == XDP_ABORTED)
+		return rc;
+	pcount(l->out_port, 2, 1);
+	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	return rc;
+}
+
 /* The CPUMAP program of switchd --agg kernel: a frame of one of the ports
  * goes through agg_run; what it passes goes to the core (xa_rx), APPLIED
  * (its frames not queued) is dropped: the state already took it, the
@@ -1531,7 +1556,6 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 	__u32 z = 0, ifx = xdp->ingress_ifindex, port, *pp;
 	struct inart_xa_last *l;
 	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
-	__u64 len = bpf_xdp_get_buff_len(xdp);
 	int rc;
 
 	if (cfg == NULL)
@@ -1548,18 +1572,7 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);
 	}
 	port = *pp & (INART_XA_MAX_PORTS - 1);
-	rc = agg_run(xdp, (int)port);
-	l = bpf_map_lookup_elem(&xa_last, &z);
-	if (l == NULL)
-		return XDP_DROP;
-	if (rc == XDP_PASS)
-		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
-	pcount(port, 0, 1);
-	pcount(port, 1, len);
-	if (rc == XDP_DROP || rc == XDP_ABORTED)
-		return rc;
-	pcount(l->out_port, 2, 1);
-	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	rc = agg_port(xdp, port);
 	if (rc == XDP_TX)
 		return bpf_redirect_map(&xa_devs, port, 0);
 	return rc;
@@ -1576,11 +1589,8 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 SEC("xdp")
 int xdp_agg_dev(struct xdp_md *xdp)
 {
-	__u32 z = 0, ifx = xdp->ingress_ifindex, port, *pp;
-	struct inart_xa_last *l;
+	__u32 z = 0, ifx = xdp->ingress_ifindex, *pp;
 	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
-	__u64 len = bpf_xdp_get_buff_len(xdp);
-	int rc;
 
 	if (cfg == NULL)
 		return XDP_DROP;
@@ -1588,20 +1598,7 @@ int xdp_agg_dev(struct xdp_md *xdp)
 	if (pp == NULL)
 		return XDP_PASS; /* not a port of the tables (yet): the stack, as xdp_switch */
 	state_sync(cfg);
-	port = *pp & (INART_XA_MAX_PORTS - 1);
-	rc = agg_run(xdp, (int)port);
-	l = bpf_map_lookup_elem(&xa_last, &z);
-	if (l == NULL)
-		return XDP_DROP;
-	if (rc == XDP_PASS)
-		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
-	pcount(port, 0, 1);
-	pcount(port, 1, len);
-	if (rc == XDP_DROP || rc == XDP_ABORTED)
-		return rc;
-	pcount(l->out_port, 2, 1);
-	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
-	return rc;
+	return agg_port(xdp, *pp & (INART_XA_MAX_PORTS - 1));
 }
 
 /* BPF_PROG_TEST_RUN (live frames) of switchd's tick: the frame to the CPU
