@@ -913,8 +913,10 @@ __noinline int xa_within(const struct hdr *h, const struct inart_xa_ent *e)
  * ingress port, or minus the reason to punt (enum inart_xa_ctr).  Punted as
  * not the plain form (P_FRAME): not IPv4 (a VLAN tag: the core drops it as
  * OTHER), a bad IPv4 header (the core: MALFORMED), not UDP to 47470 (the
- * core: plain IPv4).  IPv4 options are the core's: skipped. */
-__noinline int xa_parse(struct xdp_md *xdp, struct hdr *h)
+ * core: plain IPv4).  IPv4 options are the core's: skipped.  in_port >= 0:
+ * the ingress port, looked up by the caller (switchd's entries); < 0: from
+ * xa_ifports here. */
+__noinline int xa_parse(struct xdp_md *xdp, struct hdr *h, int in_port)
 {
 	__u8 *d = (void *)(long)xdp->data, *end = (void *)(long)xdp->data_end, *u, *ina;
 	__u32 len, hl, ulen, plen, fi, ifx, *pp, port;
@@ -1002,11 +1004,15 @@ __noinline int xa_parse(struct xdp_md *xdp, struct hdr *h)
 	h->ttl = d[22];
 	h->src_ip = ld32(d + 26);
 	h->dst_ip = ld32(d + 30);
-	ifx = xdp->ingress_ifindex;
-	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
-	if (pp == NULL)
-		return -INART_XA_P_PORT;
-	port = *pp & (INART_XA_MAX_PORTS - 1);
+	if (in_port >= 0) {
+		port = (__u32)in_port & (INART_XA_MAX_PORTS - 1);
+	} else {
+		ifx = xdp->ingress_ifindex;
+		pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
+		if (pp == NULL)
+			return -INART_XA_P_PORT;
+		port = *pp & (INART_XA_MAX_PORTS - 1);
+	}
 	pt = bpf_map_lookup_elem(&xa_ports, &port);
 	if (pt == NULL)
 		return -INART_XA_P_PORT;
@@ -1140,7 +1146,7 @@ static __always_inline int drop(void)
 }
 
 /* (h25w: the body of xdp_agg, inlined into xdp_agg and xdp_agg_cpu) */
-static __always_inline int agg_run(struct xdp_md *xdp)
+static __always_inline int agg_run(struct xdp_md *xdp, int in_port)
 {
 	__u32 z = 0, port, slot_i, cur, extra;
 	struct inart_xa_slot *s, *v = NULL;
@@ -1155,7 +1161,7 @@ static __always_inline int agg_run(struct xdp_md *xdp)
 	cfg = bpf_map_lookup_elem(&xa_cfg, &z);
 	if (cfg == NULL)
 		return XDP_PASS;
-	rc = xa_parse(xdp, &h);
+	rc = xa_parse(xdp, &h, in_port);
 	if (rc < 0)
 		return punt((__u32)-rc);
 	port = (__u32)rc;
@@ -1410,7 +1416,7 @@ static __always_inline int tick_run(struct xdp_md *xdp)
 SEC("xdp")
 int xdp_agg(struct xdp_md *xdp)
 {
-	return agg_run(xdp);
+	return agg_run(xdp, -1);
 }
 
 SEC("xdp")
@@ -1512,6 +1518,31 @@ static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
 	return XDP_DROP;
 }
 
+/* agg_run on a frame of port, with switchd's exits: what the body passes
+ * goes to the core (xa_rx), APPLIED is dropped, the ports' counters (the
+ * body's XDP_TX returned as it is: the caller's). */
+static __always_inline int agg_port(struct xdp_md *xdp, __u32 port)
+{
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	struct inart_xa_last *l;
+	__u32 z = 0;
+	int rc;
+
+	rc = agg_run(xdp, (int)port);
+	l = bpf_map_lookup_elem(&xa_last, &z);
+	if (l == NULL)
+		return XDP_DROP;
+	if (rc == XDP_PASS)
+		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
+	pcount(port, 0, 1);
+	pcount(port, 1, len);
+	if (rc == XDP_DROP || rc == XDP_ABORTED)
+		return rc;
+	pcount(l->out_port, 2, 1);
+	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	return rc;
+}
+
 /* The CPUMAP program of switchd --agg kernel: a frame of one of the ports
  * goes through agg_run; what it passes goes to the core (xa_rx), APPLIED
  * (its frames not queued) is dropped: the state already took it, the
@@ -1525,7 +1556,6 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 	__u32 z = 0, ifx = xdp->ingress_ifindex, port, *pp;
 	struct inart_xa_last *l;
 	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
-	__u64 len = bpf_xdp_get_buff_len(xdp);
 	int rc;
 
 	if (cfg == NULL)
@@ -1542,21 +1572,33 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);
 	}
 	port = *pp & (INART_XA_MAX_PORTS - 1);
-	rc = agg_run(xdp);
-	l = bpf_map_lookup_elem(&xa_last, &z);
-	if (l == NULL)
-		return XDP_DROP;
-	if (rc == XDP_PASS)
-		return l->verdict == INART_XA_APPLIED ? XDP_DROP : to_core(xdp, port);
-	pcount(port, 0, 1);
-	pcount(port, 1, len);
-	if (rc == XDP_DROP || rc == XDP_ABORTED)
-		return rc;
-	pcount(l->out_port, 2, 1);
-	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	rc = agg_port(xdp, port);
 	if (rc == XDP_TX)
 		return bpf_redirect_map(&xa_devs, port, 0);
 	return rc;
+}
+
+/* (h25k) The same on the CPU the frame arrived on: xdp_switch tail-calls
+ * here (its agg_prog) when the frame's aggregation CPU is the receiving one,
+ * so the CPUMAP hop is skipped.  The state is this CPU's, as in
+ * xdp_agg_cpu: the CPUMAP's thread runs its programs with bottom halves
+ * off and this runs in the receive softirq, so the two never interleave on
+ * one CPU.  XDP_TX is allowed here; what the body passes goes to the core
+ * (xa_rx) as from xdp_agg_cpu, so that every punt of a kernel tree reaches
+ * it the same way. */
+SEC("xdp")
+int xdp_agg_dev(struct xdp_md *xdp)
+{
+	__u32 z = 0, ifx = xdp->ingress_ifindex, *pp;
+	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+
+	if (cfg == NULL)
+		return XDP_DROP;
+	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
+	if (pp == NULL)
+		return XDP_PASS; /* not a port of the tables (yet): the stack, as xdp_switch */
+	state_sync(cfg);
+	return agg_port(xdp, *pp & (INART_XA_MAX_PORTS - 1));
 }
 
 /* BPF_PROG_TEST_RUN (live frames) of switchd's tick: the frame to the CPU

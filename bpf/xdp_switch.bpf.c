@@ -79,8 +79,12 @@ struct {
 } ctrs SEC(".maps");
 
 /* --agg kernel (issue 25, h25w): InArt frames go to the CPU that owns
- * their (job, tree, slot) -- inart_shard_steer's function over agg_n[0]
- * CPUs -- where xdp_agg_cpu (bpf/xdp_agg.bpf.c) runs; agg_n[0] = 0: off. */
+ * their (job, tree, slot) -- inart_shard_steer's function over agg_steer's
+ * CPUs -- where xdp_agg_cpu (bpf/xdp_agg.bpf.c) runs; agg_steer.n = 0: off.
+ * (h25k) A frame whose CPU is the one it arrived on runs the aggregation
+ * here, by a tail call into agg_prog (xdp_agg_dev): no CPUMAP hop.  Label 0
+ * (routed by address), RETX and NACK frames are never the kernel's: they go
+ * to the socket directly, as everything InArt when no label is. */
 struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
 	__uint(max_entries, INART_XDP_MAX_CPUS);
@@ -92,8 +96,15 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
+	__type(value, struct inart_xdp_agg_steer);
+} agg_steer SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
 	__type(value, __u32);
-} agg_n SEC(".maps");
+} agg_prog SEC(".maps");
 
 static __always_inline void count(__u32 k, __u64 v)
 {
@@ -133,21 +144,30 @@ static __always_inline int to_user(struct xdp_md *ctx, __u32 port, int ina)
 static __always_inline int to_agg(struct xdp_md *ctx, __u32 port, const struct udphdr *u, void *end)
 {
 	const __u8 *h = (const __u8 *)(u + 1);
-	__u32 z = 0, *n = bpf_map_lookup_elem(&agg_n, &z), job, tree, slot, y, cpu;
+	__u32 z = 0, job, tree, slot, y, cpu, n, i;
+	struct inart_xdp_agg_steer *st = bpf_map_lookup_elem(&agg_steer, &z);
 
-	if (n == NULL || *n == 0 || *n > INART_XDP_MAX_CPUS)
+	if (st == NULL || st->n == 0 || st->n > INART_XDP_MAX_CPUS || !st->any)
 		return to_user(ctx, port, 1);
-	if ((void *)(h + 26) > end) {
-		cpu = 0; /* too short for the fields: inart_shard_steer's 0 */
-	} else {
-		job = (__u32)h[4] << 24 | (__u32)h[5] << 16 | (__u32)h[6] << 8 | h[7];
-		tree = (__u32)h[8] << 8 | h[9];
-		slot = (__u32)h[24] << 8 | h[25];
-		y = (job * 0x9E3779B1u ^ tree) * 0x85EBCA6Bu;
-		y ^= y >> 16;
-		cpu = (y % *n + slot) % *n;
-	}
+	/* too short for the fields, label 0, RETX or NACK: xdp_agg would punt
+	   it untouched (xa_parse, the label and entry checks) */
+	if ((void *)(h + 26) > end || (h[12] | h[13] | h[14] | h[15]) == 0 || (h[1] & 0x44))
+		return to_user(ctx, port, 1);
+	n = st->n;
+	job = (__u32)h[4] << 24 | (__u32)h[5] << 16 | (__u32)h[6] << 8 | h[7];
+	tree = (__u32)h[8] << 8 | h[9];
+	slot = (__u32)h[24] << 8 | h[25];
+	y = (job * 0x9E3779B1u ^ tree) * 0x85EBCA6Bu;
+	y ^= y >> 16;
+	i = (y % n + slot) % n;
+	asm volatile("" : "+r"(i)); /* (else clang drops the mask the verifier needs) */
+	cpu = st->cpu[i & (INART_XDP_MAX_CPUS - 1)];
 	count(INART_XDP_AGG, 1);
+	if (cpu == bpf_get_smp_processor_id()) {
+		count(INART_XDP_AGG_LOCAL, 1);
+		bpf_tail_call(ctx, &agg_prog, 0);
+		/* (agg_prog empty: cannot happen, xagg fills it first) */
+	}
 	return bpf_redirect_map(&agg_cpus, cpu, 0);
 }
 

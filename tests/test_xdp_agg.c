@@ -639,8 +639,17 @@ static int bench(struct xdp_agg *sk, struct inart_switch *a)
 /* The program opened, its maps sized for core a's tables, loaded; with vlog
  * the verifier's statistics (BPF_LOG_STATS: its line "processed N insns
  * (limit L) max_states_per_insn M total_states T peak_states P mark_read
- * R") into vlog[0] (xdp_agg) and vlog[1] (xdp_agg_tick).  NULL if refused
- * (libbpf prints the verifier's log when vlog is NULL). */
+ * R") into vlog[k] for k of the programs below (xdp_agg, xdp_agg_tick, and
+ * switchd's entries with the same bodies: xdp_agg_dev, xdp_agg_cpu).  NULL
+ * if refused (libbpf prints the verifier's log when vlog is NULL). */
+static struct bpf_program *prog_k(struct xdp_agg *sk, int k)
+{
+	struct bpf_program *p[] = {sk->progs.xdp_agg, sk->progs.xdp_agg_tick, sk->progs.xdp_agg_dev,
+				   sk->progs.xdp_agg_cpu};
+
+	return p[k];
+}
+
 static struct xdp_agg *load_prog(struct inart_switch *a, char (*vlog)[4096])
 {
 	struct xdp_agg *sk = xdp_agg__open();
@@ -658,11 +667,9 @@ static struct xdp_agg *load_prog(struct inart_switch *a, char (*vlog)[4096])
 	bpf_map__set_max_entries(sk->maps.xa_slots, ns);
 	bpf_map__set_max_entries(sk->maps.xa_progress, nr);
 	bpf_map__set_max_entries(sk->maps.xa_trees, ntr);
-	if (vlog != NULL) {
-		bpf_program__set_log_buf(sk->progs.xdp_agg, vlog[0], 4096);
-		bpf_program__set_log_level(sk->progs.xdp_agg, 4);
-		bpf_program__set_log_buf(sk->progs.xdp_agg_tick, vlog[1], 4096);
-		bpf_program__set_log_level(sk->progs.xdp_agg_tick, 4);
+	for (int k = 0; vlog != NULL && k < 4; k++) {
+		bpf_program__set_log_buf(prog_k(sk, k), vlog[k], 4096);
+		bpf_program__set_log_level(prog_k(sk, k), 4);
 	}
 	if (xdp_agg__load(sk) < 0) {
 		xdp_agg__destroy(sk);
@@ -674,7 +681,7 @@ static struct xdp_agg *load_prog(struct inart_switch *a, char (*vlog)[4096])
 int main(int argc, char **argv)
 {
 	static uint8_t oa[16][INART_FRAME_MAX], ob[16][INART_FRAME_MAX];
-	static char vlog[2][4096];
+	static char vlog[4][4096];
 	struct inart_frame fa[16], fb[16];
 	long n_pkts = argc > 1 ? atol(argv[1]) : 120000, bad = 0, cnt[8] = {0}, cnt_queued = 0,
 	     kinds[3][8] = {{0}}, cnt_flushed = 0;
@@ -714,8 +721,8 @@ int main(int argc, char **argv)
 	}
 	if (fill_maps(sk, a) < 0)
 		return 1;
-	for (int k = 0; k < 2; k++) {
-		struct bpf_program *pg = k ? sk->progs.xdp_agg_tick : sk->progs.xdp_agg;
+	for (int k = 0; k < 4; k++) {
+		struct bpf_program *pg = prog_k(sk, k);
 		struct bpf_prog_info info = {0};
 		uint32_t il = sizeof(info);
 

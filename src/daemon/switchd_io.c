@@ -229,10 +229,10 @@ static json_t *agg_json(const struct sw_state *s)
 json_t *inart_switchd_io_json(const struct sw_state *s)
 {
 	static const char *const names[INART_XDP_CTR_N] = {
-	    [INART_XDP_FWD] = "fwd",	    [INART_XDP_FWD_BYTES] = "fwd_bytes",
-	    [INART_XDP_USER] = "user",	    [INART_XDP_INA] = "ina",
-	    [INART_XDP_PASS] = "pass",	    [INART_XDP_ABORT] = "abort",
-	    [INART_XDP_AGG] = "agg_steered"};
+	    [INART_XDP_FWD] = "fwd",	     [INART_XDP_FWD_BYTES] = "fwd_bytes",
+	    [INART_XDP_USER] = "user",	     [INART_XDP_INA] = "ina",
+	    [INART_XDP_PASS] = "pass",	     [INART_XDP_ABORT] = "abort",
+	    [INART_XDP_AGG] = "agg_steered", [INART_XDP_AGG_LOCAL] = "agg_local"};
 	uint64_t c[INART_XDP_N_CTRS];
 	json_t *o;
 
@@ -251,10 +251,25 @@ json_t *inart_switchd_io_json(const struct sw_state *s)
 
 /* ---- --agg ---- */
 
+/* xdp_switch's steering: the aggregation CPUs, whether any label is the
+ * kernel's.  0 or -errno (errno set). */
+static int agg_steer(struct sw_state *s)
+{
+	int cpus[INART_XDP_MAX_CPUS], n, rc;
+
+	if (s->xsk == NULL || s->xagg == NULL)
+		return 0;
+	n = inart_xagg_cpus(s->xagg, cpus, INART_XDP_MAX_CPUS);
+	rc = inart_xsk_agg_steer(s->xsk, n, cpus, inart_xagg_any(s->xagg));
+	if (rc < 0)
+		errno = -rc;
+	return rc;
+}
+
 int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct inart_err *err)
 {
 	struct inart_err xe = {{0}};
-	struct inart_xagg_opt o = {s->n_ports, NULL, -1, (uint32_t)s->cfg.pool_slots};
+	struct inart_xagg_opt o = {s->n_ports, NULL, -1, -1, (uint32_t)s->cfg.pool_slots};
 	uint32_t ifx[INART_SW_MAX_PORTS];
 	char why[sizeof(xe.msg)] = "";
 	const char *name = mode == INART_SWD_AGG_KERNEL ? "kernel" : "auto";
@@ -279,6 +294,7 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 			ifx[i] = if_nametoindex(s->ifnames[i]);
 		o.ifindex = ifx;
 		o.cpumap_fd = inart_xsk_agg_map_fd(s->xsk);
+		o.prog_array_fd = inart_xsk_agg_prog_fd(s->xsk);
 		s->xagg = inart_xagg_open(&o, &xe);
 		if (s->xagg == NULL)
 			snprintf(why, sizeof(why), "%s", xe.msg);
@@ -287,7 +303,7 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		int rc;
 
 		inart_switchd_io_agg_sync(s, &s->cfg, inart_shards_core(s->sh, 0));
-		rc = inart_xsk_agg_steer(s->xsk, inart_xagg_n_cpus(s->xagg));
+		rc = agg_steer(s);
 		if (rc < 0) {
 			snprintf(why, sizeof(why), "steering to the CPUs: %s", strerror(-rc));
 			inart_switchd_io_agg_close(s);
@@ -304,16 +320,25 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		inart_switchd_io_agg_close(s);
 		return inart_err_set(err, -EAGAIN, "--agg %s: the ticker's thread", name);
 	}
-	inart_log_info("--agg %s: kernel (xdp_agg on %d CPUs, InArt steered to them by (job, "
-		       "tree, slot); the rest in user space)",
-		       name, inart_xagg_n_cpus(s->xagg));
+	{
+		int cpus[INART_XDP_MAX_CPUS],
+		    n = inart_xagg_cpus(s->xagg, cpus, INART_XDP_MAX_CPUS);
+		char list[4 * INART_XDP_MAX_CPUS] = "";
+
+		for (int i = 0, at = 0; i < n && at < (int)sizeof(list) - 5; i++)
+			at += snprintf(list + at, sizeof(list) - (size_t)at, "%s%d", i ? "," : "",
+				       cpus[i]);
+		inart_log_info("--agg %s: kernel (xdp_agg on CPUs %s, InArt steered to them by "
+			       "(job, tree, slot); the rest in user space)",
+			       name, list);
+	}
 	return 0;
 }
 
 void inart_switchd_io_agg_close(struct sw_state *s)
 {
 	if (s->xsk != NULL && s->xagg != NULL)
-		inart_xsk_agg_steer(s->xsk, 0);
+		inart_xsk_agg_steer(s->xsk, 0, NULL, 0);
 	inart_xagg_close(s->xagg);
 	s->xagg = NULL;
 }
@@ -327,6 +352,8 @@ void inart_switchd_io_agg_sync(struct sw_state *s, const struct inart_sw_cfg *cf
 		return;
 	if (inart_xagg_sync(s->xagg, cfg, core, &err) < 0)
 		inart_log_warn("%s", err.msg);
+	if (agg_steer(s) < 0) /* (after the tables: whether anything is the kernel's) */
+		inart_log_warn("--agg kernel: steering: %s", strerror(errno));
 	if (cfg->flush_timeout_ns > 0) {
 		s->xagg_tick_ns = cfg->flush_timeout_ns;
 		inart_xagg_ticker_period(s->xagg, s->xagg_tick_ns);

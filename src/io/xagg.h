@@ -37,16 +37,25 @@ struct inart_xagg_opt {
 	int n_ports;
 	const uint32_t *ifindex; /* port p's interface */
 	int cpumap_fd;		 /* io/xsk's agg_cpus (inart_xsk_agg_map_fd) */
+	int prog_array_fd;	 /* io/xsk's agg_prog (inart_xsk_agg_prog_fd) */
 	uint32_t slots;		 /* the kernel's pool per CPU (entries beyond: the core's) */
 };
 
-/* Load the program and put it in the CPUMAP for every online CPU.  NULL +
+/* Load the program, put it in the CPUMAP for every CPU the calling thread
+ * may run on (its affinity: `taskset` of switchd chooses the aggregation
+ * CPUs as it chooses the packet thread's; every online CPU by default), and
+ * its receiving-CPU variant (xdp_agg_dev) in the program array.  NULL +
  * errno with err saying why (EOPNOTSUPP: not built; the verifier's or the
  * kernel's refusal). */
 struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_err *err);
 void inart_xagg_close(struct inart_xagg *x);
 /* CPUs xdp_switch steers InArt frames over (inart_xsk_agg_steer). */
 int inart_xagg_n_cpus(const struct inart_xagg *x);
+/* Their numbers: cpus[0..n) (at most max), n returned. */
+int inart_xagg_cpus(const struct inart_xagg *x, int *cpus, int max);
+/* 1 if the tables of the last sync gave the program an entry (else nothing
+ * needs steering: every InArt frame is the core's). */
+int inart_xagg_any(const struct inart_xagg *x);
 
 /* The maps from cfg and sw's tables, then the new generation.  0 or -errno
  * (err). */
@@ -71,8 +80,10 @@ typedef void (*inart_xagg_frame_fn)(void *ctx, int up, uint32_t port, const uint
 				    uint32_t len);
 /* Every frame waiting, to fn.  The number, or -errno. */
 int inart_xagg_drain(struct inart_xagg *x, inart_xagg_frame_fn fn, void *ctx);
-/* Flush what expired on every CPU (inart_switch_tick).  Frames flushed, or
- * -errno.  Not while the ticker runs. */
+/* Flush what expired on every CPU (inart_switch_tick): per CPU one tick
+ * frame, or twice as many as the previous call's if each of those flushed a
+ * slot (at most 64).  The frames the previous call's flushed, or -errno.
+ * Not while the ticker runs. */
 int inart_xagg_tick(struct inart_xagg *x);
 /* The ticker: a thread of x's that runs inart_xagg_tick every period_ns (a
  * live-frame BPF_PROG_TEST_RUN took 50 ms on average here, up to 300: in

@@ -263,6 +263,8 @@ int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 	}
 	nt = inart_switch_stats(sw, NULL, NULL, ts, nt);
 	ni = inart_switch_get_ingress(sw, ing, ni);
+	if (o->n_kernel != NULL)
+		*o->n_kernel = 0;
 	rc = prune_labels(fds->labels, le, n, err);
 	for (int i = 0; rc == 0 && i < n; i++) {
 		struct inart_xa_ent x;
@@ -275,6 +277,8 @@ int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 		if (le[i].kind == INART_LABEL_DOWN)
 			x.up_label = up_label(le, n, le[i].job, le[i].tree);
 		rk += progress_records(&le[i]);
+		if (x.kernel && o->n_kernel != NULL)
+			(*o->n_kernel)++;
 		rc = put(fds->labels, &x.label, &x, "xa_labels", x.label, err);
 	}
 	for (int i = 0; rc == 0 && i < ni; i++) {

@@ -29,11 +29,13 @@ struct inart_xdp_agg_fds {
 /* inart_xdp_agg_maps_fill_opt's options (0 / NULL: none): the state maps'
  * sizes, an entry that does not fit them is left to the core (kernel 0);
  * tree_keys[i] = job << 16 | tree gives the tree i of xa_trees (else: the
- * core's tree order). */
+ * core's tree order); n_kernel (if not NULL) gets how many entries the
+ * program was given (kernel 1). */
 struct inart_xdp_agg_fill_opt {
 	uint32_t cap_slots, cap_ranks, cap_trees;
 	const uint64_t *tree_keys;
 	int n_tree_keys;
+	int *n_kernel;
 };
 
 /* The sizes the per-CPU state maps need for sw's tables and cfg: pool

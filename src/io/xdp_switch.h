@@ -44,6 +44,7 @@ enum inart_xdp_ctr {
 	INART_XDP_PASS,	     /* no socket on that queue: passed to the stack */
 	INART_XDP_ABORT,     /* unknown interface or a failed trim: dropped */
 	INART_XDP_AGG,	     /* InArt steered to an aggregation CPU (--agg kernel) */
+	INART_XDP_AGG_LOCAL, /* of which aggregated on the receiving CPU (tail call) */
 	INART_XDP_CTR_N
 };
 
@@ -54,6 +55,16 @@ enum inart_xdp_port_ctr {
 	INART_XDP_P_TX_BYTES
 };
 
+/* agg_steer[0] (--agg kernel, io/xagg): an InArt frame with a label != 0
+ * and neither RETX nor NACK goes to CPU cpu[i], i = inart_shard_steer's
+ * function of (job, tree, slot) over n, when the switch has kernel entries
+ * (any); on the receiving CPU itself by a tail call (agg_prog), else through
+ * the CPUMAP; every other InArt frame to the AF_XDP socket. */
+struct inart_xdp_agg_steer {
+	__u32 n;   /* aggregation CPUs; 0: off */
+	__u32 any; /* 0: no label of the tables is the kernel's (nothing steered) */
+	__u32 cpu[INART_XDP_MAX_CPUS];
+};
 #define INART_XDP_N_CTRS (INART_XDP_CTR_N + 4 * INART_XDP_MAX_PORTS)
 
 #endif

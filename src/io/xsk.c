@@ -130,7 +130,12 @@ int inart_xsk_agg_map_fd(const struct inart_xsk *x)
 	return -EOPNOTSUPP;
 }
 
-int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus)
+int inart_xsk_agg_prog_fd(const struct inart_xsk *x)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int any)
 {
 	return -EOPNOTSUPP;
 }
@@ -1184,11 +1189,23 @@ int inart_xsk_agg_map_fd(const struct inart_xsk *x)
 	return bpf_map__fd(x->skel->maps.agg_cpus);
 }
 
-int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus)
+int inart_xsk_agg_prog_fd(const struct inart_xsk *x)
 {
-	uint32_t zero = 0, n = (uint32_t)n_cpus;
+	return bpf_map__fd(x->skel->maps.agg_prog);
+}
 
-	if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.agg_n), &zero, &n, BPF_ANY) < 0)
+int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int any)
+{
+	struct inart_xdp_agg_steer st = {0};
+	uint32_t zero = 0;
+
+	if (n_cpus < 0 || n_cpus > INART_XDP_MAX_CPUS)
+		return -EINVAL;
+	st.n = (uint32_t)n_cpus;
+	st.any = any ? 1 : 0;
+	for (int i = 0; i < n_cpus; i++)
+		st.cpu[i] = (uint32_t)cpus[i];
+	if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.agg_steer), &zero, &st, BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }

@@ -119,11 +119,13 @@ int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n);
 int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
 			  struct inart_err *err);
 /* --agg kernel (io/xagg): the program's CPUMAP of aggregation CPUs (its
- * descriptor: the aggregation program's skeleton reuses it), and how many of
- * its entries InArt frames are steered over (0: none, they go up).  0 or
- * -errno. */
+ * descriptor: the aggregation program's skeleton reuses it), its program
+ * array (entry 0: the aggregation program run on the receiving CPU), and
+ * the CPUs cpus[0..n_cpus) InArt frames are steered over (n_cpus 0: none,
+ * they go up; any 0: no label is the kernel's, the same).  0 or -errno. */
 int inart_xsk_agg_map_fd(const struct inart_xsk *x);
-int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus);
+int inart_xsk_agg_prog_fd(const struct inart_xsk *x);
+int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int any);
 /* The program's counters summed over CPUs, since open: c[INART_XDP_N_CTRS]
  * (xdp_switch.h).  0 or -errno. */
 int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c);
