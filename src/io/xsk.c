@@ -1,13 +1,19 @@
 /*
- * xsk: AF_XDP sockets over one shared UMEM and the switch's XDP program
- * (xsk.h).  Memory: the UMEM (mmap'ed at open), the free stack of transmit
- * frames, per port the rings and the addresses of the frames handed to the
- * caller by the last recv (held).  Nothing is allocated after open.
+ * xsk: AF_XDP sockets, a UMEM per port, and the switch's XDP program
+ * (xsk.h).  Memory: one mapping (mmap'ed at open) cut into a UMEM per port
+ * (its receive frames, then its transmit frames), per port the free stack
+ * of its transmit frames, the rings and the addresses of the frames handed
+ * to the caller by the last recv (held).  Nothing is allocated after open.
+ * Not one UMEM shared by the ports: for every (device, queue) bound to a
+ * UMEM the kernel allocates and zeroes a descriptor per frame of the whole
+ * UMEM (xp_create_and_assign_umem), so sharing costs ports x ports x frames
+ * of kernel memory and start-up CPU, and transmit copies anyway.
  *
  * Frame ownership: a receive frame of port p is in p's fill ring, in the
- * kernel, in p's receive ring or held; a transmit frame is on the free
- * stack, in a transmit ring, in the kernel or in a completion ring.  Every
- * descriptor the kernel hands back is checked to lie inside the UMEM.
+ * kernel, in p's receive ring or held; a transmit frame of p is on p's free
+ * stack, in p's transmit ring, in the kernel or in p's completion ring.
+ * Every descriptor the kernel hands back is checked to lie inside its
+ * port's UMEM.
  */
 #include "io/xsk.h"
 
@@ -175,6 +181,10 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus)
 
 struct xport {
 	struct xsk_socket *sk;
+	struct xsk_umem *umem;
+	uint8_t *base;	   /* its UMEM: [0, rx_frames) receive, then transmit */
+	uint64_t *free_tx; /* stack of its free transmit frames (addresses) */
+	int n_free;
 	struct xsk_ring_cons rx, cq;
 	struct xsk_ring_prod tx, fq;
 	int fd, ifindex, link_fd, veth;
@@ -222,11 +232,10 @@ struct inart_xsk {
 	int xsks_fd, prog_fd, ctrs_fd;
 	int queue, nq;	    /* this set's queue of nq (--cores) */
 	struct ho_group *g; /* nq > 1; set 0 owns it and the other sets */
-	struct xsk_umem *umem;
-	uint8_t *buf;
-	size_t buf_len;
-	uint64_t *free_tx; /* stack of free transmit frames (addresses) */
-	int n_free, cap_free;
+	uint8_t *buf;	 /* every port's UMEM, one after the other */
+	size_t buf_len;	 /* n x port_len */
+	size_t port_len; /* one port's UMEM: (rx_frames + tx_frames) x FRAME */
+	uint64_t *free_tx; /* the ports' free stacks, tx_frames each */
 	int zc, native;
 	char desc[160];
 	struct xport p[INART_SW_MAX_PORTS];
@@ -358,15 +367,14 @@ static void close_sockets(struct inart_xsk *x)
 		xsk_socket__delete(x->p[i].sk);
 		x->p[i].sk = NULL;
 		x->p[i].fd = -1;
+		if (x->p[i].umem != NULL)
+			xsk_umem__delete(x->p[i].umem);
+		x->p[i].umem = NULL;
 	}
-	if (x->umem != NULL)
-		xsk_umem__delete(x->umem);
-	x->umem = NULL;
 }
 
-/* The UMEM and one socket per port with bind flags `bind`, each in the
- * program's XSKMAP, the fill rings full, the free stack refilled.  0 or
- * -errno (err). */
+/* Per port its UMEM and socket with bind flags `bind`, in the program's
+ * XSKMAP, its fill ring full, its free stack refilled.  0 or -errno (err). */
 static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_t bind,
 			struct inart_err *err)
 {
@@ -382,19 +390,24 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 				       .bind_flags = bind};
 	int map = x->xsks_fd, rc;
 
-	rc = xsk_umem__create(&x->umem, x->buf, x->buf_len, &x->p[0].fq, &x->p[0].cq, &uc);
-	if (rc < 0) {
-		x->umem = NULL;
-		return inart_err_set(err, rc, "AF_XDP UMEM of %zu MB: %s", x->buf_len >> 20,
-				     strerror(-rc));
-	}
 	for (int i = 0; i < x->n; i++) {
 		struct xport *p = &x->p[i];
-		uint32_t idx = 0, key = (uint32_t)i;
+		uint32_t idx = 0, key = (uint32_t)(i * x->nq + x->queue);
 
-		key = (uint32_t)(i * x->nq + x->queue);
-		rc = xsk_socket__create_shared(&p->sk, ifnames[i], (uint32_t)x->queue, x->umem,
-					       &p->rx, &p->tx, &p->fq, &p->cq, &sc);
+		p->base = x->buf + (size_t)i * x->port_len;
+		rc = xsk_umem__create(&p->umem, p->base, x->port_len, &p->fq, &p->cq, &uc);
+		if (rc < 0) {
+			p->umem = NULL;
+			return inart_err_set(err, rc, "%s: AF_XDP UMEM of %zu MB: %s%s", ifnames[i],
+					     x->port_len >> 20, strerror(-rc),
+					     rc == -ENOMEM || rc == -ENOBUFS || rc == -EPERM
+						 ? " (the kernel could not pin it: fewer "
+						   "--ring-frames, or CAP_IPC_LOCK / a larger "
+						   "RLIMIT_MEMLOCK)"
+						 : "");
+		}
+		rc = xsk_socket__create(&p->sk, ifnames[i], (uint32_t)x->queue, p->umem, &p->rx,
+					&p->tx, &sc);
 		if (rc < 0) {
 			p->sk = NULL;
 			return inart_err_set(err, rc, "%s: AF_XDP socket: %s", ifnames[i],
@@ -410,16 +423,15 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 		    (uint32_t)x->rx_frames)
 			return inart_err_set(err, -ENOSPC, "%s: AF_XDP fill ring", ifnames[i]);
 		for (int k = 0; k < x->rx_frames; k++)
-			*xsk_ring_prod__fill_addr(&p->fq, idx + (uint32_t)k) =
-			    ((uint64_t)i * (uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
+			*xsk_ring_prod__fill_addr(&p->fq, idx + (uint32_t)k) = (uint64_t)k * FRAME;
 		xsk_ring_prod__submit(&p->fq, (uint32_t)x->rx_frames);
 		p->n_held = 0;
 		p->tx_n = 0;
+		p->free_tx = x->free_tx + (size_t)i * (size_t)x->tx_frames;
+		p->n_free = 0;
+		for (int k = 0; k < x->tx_frames; k++)
+			p->free_tx[p->n_free++] = ((uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
 	}
-	x->n_free = 0;
-	for (int k = 0; k < x->cap_free; k++)
-		x->free_tx[x->n_free++] =
-		    ((uint64_t)x->n * (uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
 	return 0;
 }
 
@@ -556,13 +568,13 @@ static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const stru
 	x->batch = o->batch;
 	x->rx_frames = pow2(o->rx_frames);
 	x->tx_frames = pow2(o->tx_frames);
-	x->cap_free = n * x->tx_frames;
 	x->queue = queue;
 	x->nq = nq;
 	rc = check_ports(x, ifnames, err);
 	if (rc < 0)
 		goto fail;
-	x->buf_len = (size_t)n * (size_t)(x->rx_frames + x->tx_frames) * FRAME;
+	x->port_len = (size_t)(x->rx_frames + x->tx_frames) * FRAME;
+	x->buf_len = (size_t)n * x->port_len;
 	phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 	if (phys > 0 && (double)x->buf_len * nq > phys / 4) {
 		rc = inart_err_set(
@@ -575,7 +587,7 @@ static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const stru
 	}
 	x->buf = mmap(NULL, x->buf_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	x->free_tx = calloc((size_t)x->cap_free, sizeof(*x->free_tx));
+	x->free_tx = calloc((size_t)n * (size_t)x->tx_frames, sizeof(*x->free_tx));
 	if (x->buf == MAP_FAILED || x->free_tx == NULL) {
 		if (x->buf == MAP_FAILED)
 			x->buf = NULL;
@@ -949,21 +961,21 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 
 		/* the frame base goes back to the fill ring whatever its content */
 		p->held[p->n_held++] = a & ~(uint64_t)(FRAME - 1);
-		if (off >= x->buf_len || d->len > FRAME || (off & (FRAME - 1)) + d->len > FRAME ||
+		if (off >= x->port_len || d->len > FRAME || (off & (FRAME - 1)) + d->len > FRAME ||
 		    d->len > UINT16_MAX) {
 			p->st.rx_trunc++;
 			continue;
 		}
 		if (x->g != NULL) { /* the shard of another set: to its ring */
-			int to = inart_shard_steer(x->buf + off, d->len, x->nq);
+			int to = inart_shard_steer(p->base + off, d->len, x->nq);
 
 			if (to != x->queue) {
-				if (ho_push(x->g, x->queue, to, i, x->buf + off, d->len))
+				if (ho_push(x->g, x->queue, to, i, p->base + off, d->len))
 					sent |= 1ull << to;
 				continue;
 			}
 		}
-		data[k] = x->buf + off;
+		data[k] = p->base + off;
 		len[k] = (uint16_t)d->len;
 		p->st.rx++;
 		p->st.rx_bytes += d->len;
@@ -976,7 +988,7 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 	return x->g != NULL ? ho_take(x, i, data, len, k, max) : k;
 }
 
-/* Completed transmit frames of port p back to the free stack. */
+/* Completed transmit frames of port p back to its free stack. */
 static void reclaim(struct inart_xsk *x, struct xport *p)
 {
 	uint32_t idx = 0, n = xsk_ring_cons__peek(&p->cq, (uint32_t)x->tx_frames, &idx);
@@ -984,8 +996,9 @@ static void reclaim(struct inart_xsk *x, struct xport *p)
 	for (uint32_t j = 0; j < n; j++) {
 		uint64_t a = *xsk_ring_cons__comp_addr(&p->cq, idx + j);
 
-		if (a < x->buf_len && x->n_free < x->cap_free)
-			x->free_tx[x->n_free++] = a & ~(uint64_t)(FRAME - 1);
+		if (a >= (uint64_t)x->rx_frames * FRAME && a < x->port_len &&
+		    p->n_free < x->tx_frames)
+			p->free_tx[p->n_free++] = a & ~(uint64_t)(FRAME - 1);
 	}
 	if (n > 0)
 		xsk_ring_cons__release(&p->cq, n);
@@ -998,19 +1011,18 @@ int inart_xsk_queue(struct inart_xsk *x, int i, const uint8_t *frame, size_t len
 	struct xdp_desc *d;
 	uint32_t idx = 0;
 
-	if (x->n_free == 0)
-		for (int k = 0; k < x->n; k++)
-			reclaim(x, &x->p[k]);
-	if (len > FRAME || len == 0 || x->n_free == 0 ||
+	if (p->n_free == 0)
+		reclaim(x, p);
+	if (len > FRAME || len == 0 || p->n_free == 0 ||
 	    xsk_ring_prod__reserve(&p->tx, 1, &idx) != 1) {
 		p->st.tx_drops++;
 		return -ENOBUFS;
 	}
 	d = xsk_ring_prod__tx_desc(&p->tx, idx);
-	d->addr = x->free_tx[--x->n_free];
+	d->addr = p->free_tx[--p->n_free];
 	d->len = (uint32_t)len;
 	d->options = 0;
-	memcpy(x->buf + d->addr, frame, len);
+	memcpy(p->base + d->addr, frame, len);
 	p->st.tx_bytes += len;
 	p->tx_n++;
 	return 0;
