@@ -18,11 +18,18 @@
 #include "io/xsk.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 #ifndef INART_HAVE_XDP
 
 int inart_xsk_built(void)
 {
+	return 0;
+}
+
+int inart_xsk_usable(char *why, size_t n)
+{
+	snprintf(why, n, "built without libxdp/libbpf");
 	return 0;
 }
 
@@ -176,6 +183,7 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus)
 #include <xdp_switch.skel.h> /* generated: bpftool gen skeleton (meson.build) */
 
 #define FRAME 2048u
+#define CG_SLACK (16.0 * 1048576) /* beside the UMEM under a cgroup limit */
 #define MAX_BATCH 1024
 #define KICKS_MAX 64 /* copy mode sends 32 frames per kick: a flush's bound */
 
@@ -232,10 +240,10 @@ struct inart_xsk {
 	int xsks_fd, prog_fd, ctrs_fd;
 	int queue, nq;	    /* this set's queue of nq (--cores) */
 	struct ho_group *g; /* nq > 1; set 0 owns it and the other sets */
-	uint8_t *buf;	 /* every port's UMEM, one after the other */
-	size_t buf_len;	 /* n x port_len */
-	size_t port_len; /* one port's UMEM: (rx_frames + tx_frames) x FRAME */
-	uint64_t *free_tx; /* the ports' free stacks, tx_frames each */
+	uint8_t *buf;	    /* every port's UMEM, one after the other */
+	size_t buf_len;	    /* n x port_len */
+	size_t port_len;    /* one port's UMEM: (rx_frames + tx_frames) x FRAME */
+	uint64_t *free_tx;  /* the ports' free stacks, tx_frames each */
 	int zc, native;
 	char desc[160];
 	struct xport p[INART_SW_MAX_PORTS];
@@ -243,6 +251,18 @@ struct inart_xsk {
 
 int inart_xsk_built(void)
 {
+	return 1;
+}
+
+int inart_xsk_usable(char *why, size_t n)
+{
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(why, n, "no AF_XDP socket: %s", strerror(errno));
+		return 0;
+	}
+	close(fd);
 	return 1;
 }
 
@@ -551,13 +571,96 @@ static int check_ports(struct inart_xsk *x, const char *const *ifnames, struct i
 	return 0;
 }
 
+/* The first number in file path after key (a "key value" line; key "" for
+ * a file of one number), as bytes; -1 if there is none ("max", no file). */
+static double cg_num(const char *path, const char *key)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (key[0] != '\0') {
+		size_t kl = strlen(key);
+
+		for (p = buf; p != NULL; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
+				break;
+		if (p == NULL)
+			return -1;
+		p += kl + 1;
+	}
+	return p[0] >= '0' && p[0] <= '9' ? strtod(p, NULL) : -1;
+}
+
+/* The room left under this process's memory cgroup limit (bytes; cgroup
+ * v2: the least room of its cgroup and the parents', v1: the hierarchical
+ * limit less the usage), its limit in *limit; -1 if there is no limit or it
+ * cannot be read.  The UMEM is populated at once: past the limit the
+ * kernel's OOM killer would end the daemon instead of an error.  The
+ * cgroup files are read under /sys/fs/cgroup: not there (-1) under `ip
+ * netns exec`, which mounts a sysfs of the namespace's own without them
+ * (nsenter --net, or setns as inart emu does, keeps them). */
+static double cg_room(double *limit)
+{
+	char line[512], path[700];
+	const char *base = "/sys/fs/cgroup";
+	double room = -1;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		char *cg = strrchr(line, ':'), *ctl = strchr(line, ':');
+
+		if (cg == NULL || ctl == NULL)
+			continue;
+		cg[strcspn(cg, "\n")] = '\0';
+		*cg++ = '\0';
+		ctl++;
+		if (strcmp(ctl, "memory") == 0) { /* v1 */
+			double l, u;
+
+			snprintf(path, sizeof(path), "%s/memory%s/memory.stat", base, cg);
+			l = cg_num(path, "hierarchical_memory_limit");
+			snprintf(path, sizeof(path), "%s/memory%s/memory.usage_in_bytes", base, cg);
+			u = cg_num(path, "");
+			if (l > 0 && l < 1e18 && u >= 0 && (room < 0 || l - u < room)) {
+				room = l - u;
+				*limit = l;
+			}
+		} else if (ctl[0] == '\0') /* v2: this cgroup and its parents */
+			for (char *end = cg + strlen(cg); end >= cg; end--) {
+				double l, u;
+
+				if (*end != '/' && end != cg + strlen(cg))
+					continue;
+				snprintf(path, sizeof(path), "%s%.*s/memory.max", base,
+					 (int)(end - cg), cg);
+				l = cg_num(path, "");
+				snprintf(path, sizeof(path), "%s%.*s/memory.current", base,
+					 (int)(end - cg), cg);
+				u = cg_num(path, "");
+				if (l > 0 && u >= 0 && (room < 0 || l - u < room)) {
+					room = l - u;
+					*limit = l;
+				}
+			}
+	}
+	if (f != NULL)
+		fclose(f);
+	return room;
+}
+
 /* A set's memory on ifnames[0..n), for queue of nq: the ports checked, the
  * UMEM mapped.  NULL + errno (err). */
 static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
 				   int queue, int nq, struct inart_err *err)
 {
 	struct inart_xsk *x = calloc(1, sizeof(*x));
-	double phys;
+	double phys, room, limit = 0;
 	int rc;
 
 	if (x == NULL) {
@@ -583,6 +686,16 @@ static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const stru
 		    "a quarter of this machine's memory; fewer --ring-frames",
 		    (x->buf_len * (size_t)nq) >> 20, n, x->rx_frames + x->tx_frames,
 		    nq > 1 ? ", one per core" : "");
+		goto fail;
+	}
+	room = cg_room(&limit); /* the set's own UMEM (the next sets check theirs) */
+	if (room >= 0 && (double)x->buf_len + CG_SLACK > room) {
+		rc = inart_err_set(err, -ENOMEM,
+				   "--io xdp: a UMEM of %zu MB (%d ports x %d frames) does not fit "
+				   "the %.0f MB left under this process's memory cgroup limit of "
+				   "%.0f MB; fewer --ring-frames",
+				   x->buf_len >> 20, n, x->rx_frames + x->tx_frames,
+				   room > 0 ? room / 1048576 : 0, limit / 1048576);
 		goto fail;
 	}
 	x->buf = mmap(NULL, x->buf_len, PROT_READ | PROT_WRITE,

@@ -57,6 +57,11 @@ struct inart_xsk;
 /* 1 if the build has the AF_XDP back end (libxdp and libbpf found). */
 int inart_xsk_built(void);
 
+/* 1 if this process can have AF_XDP sockets (built, and the kernel makes
+ * one for it), else 0 with why[0..n) saying why not.  A probe only: a port
+ * may still refuse (its driver, its queues, another XDP program). */
+int inart_xsk_usable(char *why, size_t n);
+
 /* Open the set on ifnames[0..n) (port i = ifnames[i]).  NULL + errno with
  * err saying why: EOPNOTSUPP (not built, more than one queue), EPERM (no
  * CAP_BPF / CAP_NET_ADMIN / CAP_NET_RAW), ENODEV, ENOMEM (UMEM), EBUSY
