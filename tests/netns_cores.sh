@@ -43,32 +43,13 @@
 # a failure).  Removes its namespaces and processes (trap EXIT).
 set -u
 
-INART=${1:?usage: netns_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE [PATH-TO-UDP-FLOOD]}
-ALLREDUCE=${2:?usage: netns_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE [PATH-TO-UDP-FLOOD]}
-UDP_FLOOD=${3:-}
-case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
-case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
-
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
-if [ "$(id -u)" -ne 0 ]; then
-	skip_all netns_cores.sh "not root"
-fi
-if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
-	skip_all netns_cores.sh "'ip netns' unavailable"
-fi
+UDP_FLOOD=${3:-} # usage: netns_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE [PATH-TO-UDP-FLOOD]
+. "$(dirname "${BASH_SOURCE[0]}")/netns_lib.sh" netns_cores.sh "$@" # INART ALLREDUCE, skip, run
 
 P="inh24s$$-"
 IO=${INART_IO:-}
 [ "$IO" = xdp ] && FABRIC_QUEUES=2 # read by fabric.sh: a socket per queue and worker
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
-
-run() {
-	if ! "$@" >"$tmp/setup.err" 2>&1; then
-		echo "netns_cores.sh: setup failed: $*"
-		sed 's/^/  | /' "$tmp/setup.err" | head -20
-		return 1
-	fi
-}
 
 declare -A IP MAC PORTS DPID
 if ! run fabric_w3p2 78; then
