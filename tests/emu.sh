@@ -33,13 +33,6 @@ fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 base="t$(($$ % 100000))"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
 . "$(dirname "${BASH_SOURCE[0]}")/emu_lib.sh" # emu_track P, emu_left P; clean-up at exit
 
 n=0

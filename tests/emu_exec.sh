@@ -30,19 +30,8 @@ fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 P="x$(($$ % 100000))"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
-cleanup() {
-	"$INART" emu down --prefix "$P" >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "${BASH_SOURCE[0]}")/emu_lib.sh" # emu_track P, emu_left P; clean-up at exit
+emu_track "$P"
 
 cat >"$tmp/topo.json" <<'EOF'
 {"nodes": [{"id": "w0", "kind": "host"}, {"id": "w1", "kind": "host"},

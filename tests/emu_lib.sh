@@ -1,6 +1,6 @@
 # emu_lib.sh: the set-up shared by the emulator's scripts (tests/emu.sh,
-# bench/emu_scale_bench.sh), sourced once INART (the inart program) and tmp
-# (the script's own temporary directory) are set:
+# tests/emu_exec.sh, bench/emu_scale_bench.sh), sourced once INART (the
+# inart program) and tmp (the script's own temporary directory) are set:
 #   emu_track P   remember run prefix P: 'inart emu down --prefix P' at exit
 #   emu_left P    what of prefix P is left -- " namespaces", " run-directory",
 #                 " processes", " interfaces" -- or "" if nothing

@@ -13,7 +13,13 @@
 #   - t0 aggregated, and both of its shards received frames;
 #   - the kernel steers by (job, tree, slot): InArt frames of 8 slots sent
 #     from a host reach the shard the documented formula gives (computed by
-#     the test in Python, not by the C code), counted per shard.
+#     the test in Python, not by the C code), counted per shard;
+#   - (with UDP_FLOOD) a non-InArt flood from w2 (plain UDP of 1 KB frames,
+#     sendmmsg as fast as it goes, to p1 through both switches and to an
+#     address with no route) for 2 s beside an all-reduce: the all-reduce
+#     exact, the flood counted at t0 (forwarded: its ports' or XDP
+#     program's counters; no route: the no_route drops), both switches
+#     still running.
 # t0 runs PACKET_MMAP rings, t1 recvmmsg/sendmmsg.
 #
 # INART_IO=xdp (the meson test netns_xdp_cores): `--io xdp --cores 2`, worker
@@ -37,31 +43,13 @@
 # a failure).  Removes its namespaces and processes (trap EXIT).
 set -u
 
-INART=${1:?usage: netns_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE}
-ALLREDUCE=${2:?usage: netns_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE}
-case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
-case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
-
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
-if [ "$(id -u)" -ne 0 ]; then
-	skip_all netns_cores.sh "not root"
-fi
-if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
-	skip_all netns_cores.sh "'ip netns' unavailable"
-fi
+UDP_FLOOD=${3:-} # usage: netns_cores.sh PATH-TO-INART PATH-TO-ALLREDUCE [PATH-TO-UDP-FLOOD]
+. "$(dirname "${BASH_SOURCE[0]}")/netns_lib.sh" netns_cores.sh "$@" # INART ALLREDUCE, skip, run
 
 P="inh24s$$-"
 IO=${INART_IO:-}
 [ "$IO" = xdp ] && FABRIC_QUEUES=2 # read by fabric.sh: a socket per queue and worker
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
-
-run() {
-	if ! "$@" >"$tmp/setup.err" 2>&1; then
-		echo "netns_cores.sh: setup failed: $*"
-		sed 's/^/  | /' "$tmp/setup.err" | head -20
-		return 1
-	fi
-}
 
 declare -A IP MAC PORTS DPID
 if ! run fabric_w3p2 78; then
@@ -153,6 +141,49 @@ case $shards in
 *:\[[1-9]*,[1-9]*\]) ok ;;
 *) bad "both of t0's shards received frames: '$shards'" ;;
 esac
+
+# --- a non-InArt flood beside an all-reduce ----------------------------------------
+if [ -n "$UDP_FLOOD" ]; then
+	tsum() { # tsum PYTHON-EXPRESSION over t0's stats JSON (j)
+		"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/fl.json" 2>&1 &&
+			/usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" \
+				"$tmp/fl.json"
+	}
+	seen='sum(p["rx_pkts"] for p in j["ports"])'
+	nr0=$(tsum 'j["drops"]["no_route"]') rx0=$(tsum "$seen")
+	# an address no switch has a route for, reached through the first hop
+	run ip -n "$(ns w2)" route replace 10.254.0.0/24 via "${IP[p1]}" dev eth0
+	ip netns exec "$(ns w2)" "$UDP_FLOOD" "${IP[w2]}" "${IP[p1]}" 9 2 >"$tmp/fl1.out" 2>&1 &
+	f1=$!
+	ip netns exec "$(ns w2)" "$UDP_FLOOD" "${IP[w2]}" 10.254.0.1 9 2 >"$tmp/fl2.out" 2>&1 &
+	f2=$!
+	pids+=($f1 $f2)
+	if fabric_allreduce 100000 3; then ok; else
+		bad "all-reduce exact beside a UDP flood"
+		cat "$tmp"/w?.out | head -20
+		fabric_dump_stats t0 t1 p0 p1
+	fi
+	wait $f1
+	wait $f2
+	s1=$(awk '/^sent/ {print $2}' "$tmp/fl1.out") s2=$(awk '/^sent/ {print $2}' "$tmp/fl2.out")
+	sleep 0.3
+	nr1=$(tsum 'j["drops"]["no_route"]') rx1=$(tsum "$seen")
+	echo "netns_cores.sh: flood: sent ${s1:-?} to p1 and ${s2:-?} unrouted" \
+		"($(awk '/^sent/ {print $4}' "$tmp/fl1.out") + $(awk '/^sent/ {print $4}' "$tmp/fl2.out") pps);" \
+		"t0 rx ${rx0:-?} -> ${rx1:-?}, no_route ${nr0:-?} -> ${nr1:-?}${IO:+, xdp $(tsum 'j["xdp"]')}"
+	if [ "${s1:-0}" -ge 10000 ] && [ "${s2:-0}" -ge 10000 ]; then ok; else
+		bad "the flood sent ${s1:-0} and ${s2:-0} datagrams: $(cat "$tmp/fl1.out" "$tmp/fl2.out")"
+	fi
+	# the unrouted flood reached t0 and was dropped as no_route (frames the
+	# kernel lost on the way, e.g. a full veth queue, are not t0's to count)
+	if [ $((${nr1:-0} - ${nr0:-0})) -ge 1000 ] && [ $((${rx1:-0} - ${rx0:-0})) -ge $((${nr1:-0} - ${nr0:-0})) ]; then ok; else
+		bad "the flood counted at t0: no_route ${nr0:-?} -> ${nr1:-?}, rx ${rx0:-?} -> ${rx1:-?}"
+	fi
+	for d in t0 t1; do
+		if kill -0 "${DPID[$d]}" 2>/dev/null; then ok; else bad "$d still running after the flood: $(tail -5 "$tmp/$d.log")"; fi
+	done
+	if fabric_allreduce 1000 2; then ok; else bad "all-reduce exact after the flood"; fi
+fi
 
 # --- the kernel steers by (job, tree, slot) --------------------------------------
 # w0 sends InArt frames of a job t0 has no entry for (dropped at the first

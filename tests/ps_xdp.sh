@@ -19,29 +19,10 @@
 # a failure).  Removes its namespaces and processes (trap EXIT).
 set -u
 
-INART=${1:?usage: ps_xdp.sh PATH-TO-INART PATH-TO-ALLREDUCE}
-ALLREDUCE=${2:?usage: ps_xdp.sh PATH-TO-INART PATH-TO-ALLREDUCE}
-case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
-case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
-
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
-if [ "$(id -u)" -ne 0 ]; then
-	skip_all ps_xdp.sh "not root"
-fi
-if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
-	skip_all ps_xdp.sh "'ip netns' unavailable"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/netns_lib.sh" ps_xdp.sh "$@" # INART ALLREDUCE, skip, run
 
 P="inh24p$$-"
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
-
-run() {
-	if ! "$@" >"$tmp/setup.err" 2>&1; then
-		echo "ps_xdp.sh: setup failed: $*"
-		sed 's/^/  | /' "$tmp/setup.err" | head -20
-		return 1
-	fi
-}
 
 declare -A IP MAC PORTS DPID
 if ! run fabric_w3p2 80; then

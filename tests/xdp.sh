@@ -16,6 +16,11 @@
 #     leaves it serving (and answering) and detaching at exit.
 #   - `--io xdp --cores 2` on a 1-queue veth exits 1 naming the queue
 #     count, no program left;
+#   - a UMEM larger than memory allows (--ring-frames 65536 on two ports,
+#     264 MB): under a 100 MB memory cgroup exit 1 saying it does not fit
+#     (not killed by the OOM killer), under a 250 MB address-space limit
+#     exit 1 saying out of memory, --ring-frames 65537 a usage error; no
+#     program left after any;
 #   - (with BPF_OBJ, the program's object) an interface that has another XDP
 #     program already is refused, the program left in place.
 # The all-reduces through switchd --io xdp are tests/netns.sh's, run with
@@ -97,6 +102,50 @@ start auto
 stop TERM
 if grep -q -- "--io auto: xdp (AF_XDP" "$tmp/s0.log"; then ok; else
 	bad "--io auto: $(cat "$tmp/s0.log")"
+fi
+
+# a UMEM larger than memory allows: exit 1 with the reason, no program left
+umem_refused() { # DESC PATTERN RC OUT
+	if [ "$3" -eq 1 ] && grep -q "$2" "$4" && ! xdp_attached; then ok; else
+		bad "$1: exit $3, $(cat "$4"); $(ip -n "$S" link show | grep xdp)"
+	fi
+}
+cg=""
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then # v2: a child of the root cgroup
+	cg=/sys/fs/cgroup/inxd$$
+	mkdir "$cg" 2>/dev/null && echo 100M >"$cg/memory.max" 2>/dev/null || cg=""
+elif [ -d /sys/fs/cgroup/memory ]; then # v1: a child of this process's
+	cg=/sys/fs/cgroup/memory$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+	cg=${cg%/}/inxd$$
+	mkdir "$cg" 2>/dev/null && echo 100M >"$cg/memory.limit_in_bytes" 2>/dev/null || cg=""
+fi
+if [ -n "$cg" ]; then
+	# nsenter, not ip netns exec: that mounts a sysfs without the cgroup files
+	(
+		echo "$BASHPID" >"$cg/cgroup.procs" &&
+			exec nsenter --net="/run/netns/$S" "$INART" switchd --name s0 --port p0,p1 \
+				--ctl "$tmp/m.sock" --io xdp --ring-frames 65536
+	) >"$tmp/out" 2>&1
+	rc=$?
+	umem_refused "--io xdp, a 264 MB UMEM under a 100 MB memory cgroup" \
+		"does not fit the .* MB left under this process's memory cgroup limit of 100 MB" $rc \
+		"$tmp/out"
+	rmdir "$cg"
+else
+	skipped 1 "no memory cgroup could be made: the UMEM under a cgroup limit"
+fi
+(
+	ulimit -v 250000
+	exec ip netns exec "$S" "$INART" switchd --name s0 --port p0,p1 --ctl "$tmp/m.sock" \
+		--io xdp --ring-frames 65536
+) >"$tmp/out" 2>&1
+umem_refused "--io xdp, a 264 MB UMEM under a 250 MB address-space limit" \
+	"UMEM of 264 MB: out of memory" $? "$tmp/out"
+ip netns exec "$S" "$INART" switchd --name s0 --port p0,p1 --ctl "$tmp/m.sock" --io xdp \
+	--ring-frames 65537 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--ring-frames" "$tmp/out" && ! xdp_attached; then ok; else
+	bad "--ring-frames 65537: exit $rc, $(cat "$tmp/out")"
 fi
 
 # --- forwarding in the XDP program ---------------------------------------------------

@@ -19,8 +19,28 @@
 #include "emu/scale.h"
 #include "emu/schedule.h"
 #include "emu/spawn.h"
+#include "io/xsk.h"
 #include "cli/emu_cli.h"
 #include "common/sbuf.h"
+
+/* --io auto: the switches shape their links (switchd --shape, so that
+ * switchd's own auto can take xdp) where AF_XDP can be had here, else tbf on
+ * every end as with ring; a->o.io_why says which and why. */
+static void emu_io_auto(struct emu_args *a)
+{
+	static char why[200];
+	char no[120];
+
+	a->o.net.switch_shape = inart_xsk_usable(no, sizeof(no));
+	if (a->o.net.switch_shape)
+		snprintf(why, sizeof(why),
+			 "AF_XDP usable here: the links leaving the switches shaped by switchd "
+			 "--shape, not tbf, so that switchd takes xdp");
+	else
+		snprintf(why, sizeof(why),
+			 "AF_XDP not usable here (%s): tbf on every link end, switchd on ring", no);
+	a->o.io_why = why;
+}
 
 void emu_args_init(struct emu_args *a)
 {
@@ -36,6 +56,7 @@ void emu_args_init(struct emu_args *a)
 	a->o.net.window = 16;	 /* docs/emulator.md: the window and the shaped paths' BDP */
 	a->pace = INART_INSTALL_PACE_DEFAULT; /* the installation's: docs/dataplane.md, Pacing */
 	a->pace_lead_ms = 10; /* docs/emulator.md: pacing against the plan's schedule */
+	emu_io_auto(a);	      /* --io auto, the default (issue 24) */
 }
 
 /* The options of issue 24 (the switches' back end, the size limit): 1 if c
@@ -49,9 +70,14 @@ static int emu_opt_scale(const char *cmd, int c, const char *arg, struct emu_arg
 			cli_usage_error(cmd, "--io: auto, ring or mmsg (or xdp), not '%s'", arg);
 		/* xdp: AF_XDP's transmit and the XDP program's redirects bypass a
 		   qdisc, so the switches shape the links they send on themselves
-		   (switchd --shape) and their ends get no tbf */
+		   (switchd --shape) and their ends get no tbf; auto does so too
+		   where this machine has AF_XDP (switchd then takes xdp, its ports
+		   unshaped, or else ring, shaping on it as well) */
 		a->o.net.switch_shape = strcmp(arg, "xdp") == 0;
 		a->o.io = arg;
+		a->o.io_why = NULL;
+		if (strcmp(arg, "auto") == 0)
+			emu_io_auto(a);
 		return 1;
 	case EMU_OPT_AGG:
 		if (strcmp(arg, "auto") && strcmp(arg, "user") && strcmp(arg, "kernel"))

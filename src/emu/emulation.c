@@ -24,7 +24,12 @@
 #include "emu/run_impl.h"
 #include "emu/spawn.h"
 
+/* Waiting for the daemons' control sockets: 10 s, and 250 ms more per
+ * daemon beyond 40 (they start at once and share the machine's cores: 80
+ * switchd on 2 busy cores, each 30-50 ms of CPU to start on xdp) */
 #define DAEMON_WAIT_MS 10000
+#define DAEMON_WAIT_EACH_MS 250
+#define DAEMON_WAIT_FREE 40
 #define CTL_MS 10000 /* a request to a daemon: at most */
 
 void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...)
@@ -219,7 +224,9 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 /* Wait for the control sockets of the daemons in want[] (node numbers). */
 int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct inart_err *err)
 {
-	uint64_t end = inart_emu_now_ns() + DAEMON_WAIT_MS * 1000000ull;
+	int wait_ms = DAEMON_WAIT_MS +
+		      (n > DAEMON_WAIT_FREE ? (n - DAEMON_WAIT_FREE) : 0) * DAEMON_WAIT_EACH_MS;
+	uint64_t end = inart_emu_now_ns() + (uint64_t)wait_ms * 1000000ull;
 
 	for (int i = 0; i < n; i++) {
 		int v = want[i];
@@ -238,9 +245,9 @@ int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct i
 			if (inart_emu_now_ns() > end)
 				return inart_err_set(err, -ETIMEDOUT,
 						     "the daemon of '%s' did not open %s within "
-						     "%d s",
-						     e->t->nodes[v].id, e->ctl[v],
-						     DAEMON_WAIT_MS / 1000);
+						     "%.1f s (%d daemons starting)",
+						     e->t->nodes[v].id, e->ctl[v], wait_ms / 1000.0,
+						     n);
 			usleep(10000);
 		}
 	}
@@ -321,9 +328,13 @@ static void switch_io(struct inart_emu *e)
 		auto_why(e, why, sizeof(why));
 		inart_emu_progress(e,
 				   "switchd I/O: %s on %d switches (--io auto: xdp not taken on %d "
-				   "of them, fell back; %s)",
-				   e->io, n, n - xdp, why);
-	} else
+				   "of them, fell back; %s; %s)",
+				   e->io, n, n - xdp, why,
+				   e->o.io_why ? e->o.io_why : "tbf on every link end");
+	} else if (strcmp(asked, "auto") == 0 && e->o.io_why != NULL)
+		inart_emu_progress(e, "switchd I/O: %s on %d switches (--io auto: %s)", e->io, n,
+				   e->o.io_why);
+	else
 		inart_emu_progress(e, "switchd I/O: %s on %d switches (--io %s)", e->io, n, asked);
 	/* issue 25: where they aggregate (the kernel's path needs --io xdp and
 	   no gate: switchd says why not in its log) */

@@ -612,23 +612,34 @@ static int running(pid_t pid)
 	return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-/* End (by PID) the processes: SIGTERM, up to 2 s, then SIGKILL. */
-static void kill_pids(const pid_t *pids, int n)
+/* Wait up to ms for the processes to be gone: 1 if they are. */
+static int gone(const pid_t *pids, int n, int ms)
 {
-	for (int i = 0; i < n; i++)
-		kill(pids[i], SIGTERM);
-	for (int t = 0; t < 80; t++) {
+	for (int t = 0; t <= ms / 25; t++) {
 		int alive = 0;
 
 		for (int i = 0; i < n; i++)
 			alive += running(pids[i]);
 		if (!alive)
-			return;
+			return 1;
 		usleep(25000);
 	}
+	return 0;
+}
+
+/* End (by PID) the processes: SIGTERM, up to 2 s, then SIGKILL, and up to
+ * 10 s for those to be gone (80 switchd on xdp closing 544 AF_XDP sockets
+ * and XDP links at once on a busy machine take seconds). */
+static void kill_pids(const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++)
+		kill(pids[i], SIGTERM);
+	if (gone(pids, n, 2000))
+		return;
 	for (int i = 0; i < n; i++)
 		if (running(pids[i]))
 			kill(pids[i], SIGKILL);
+	gone(pids, n, 10000);
 }
 
 /* The owner PID recorded in a run directory is alive. */

@@ -66,6 +66,7 @@ struct inart_emu_opt {
 	const char *ctl_args; /* more arguments for it, space-separated (NULL: none) */
 	int detach;	      /* daemons outlive the emulator (emu up; no background) */
 	const char *io;	      /* switchd --io MODE (NULL: auto, switchd's best back end) */
+	const char *io_why;   /* --io auto: why the switches shape their links or not */
 	const char *agg;      /* switchd --agg WHERE (NULL: auto) */
 	inart_emu_progress_fn *progress;
 	void *progress_ctx;

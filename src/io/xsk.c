@@ -1,22 +1,35 @@
 /*
- * xsk: AF_XDP sockets over one shared UMEM and the switch's XDP program
- * (xsk.h).  Memory: the UMEM (mmap'ed at open), the free stack of transmit
- * frames, per port the rings and the addresses of the frames handed to the
- * caller by the last recv (held).  Nothing is allocated after open.
+ * xsk: AF_XDP sockets, a UMEM per port, and the switch's XDP program
+ * (xsk.h).  Memory: one mapping (mmap'ed at open) cut into a UMEM per port
+ * (its receive frames, then its transmit frames), per port the free stack
+ * of its transmit frames, the rings and the addresses of the frames handed
+ * to the caller by the last recv (held).  Nothing is allocated after open.
+ * Not one UMEM shared by the ports: for every (device, queue) bound to a
+ * UMEM the kernel allocates and zeroes a descriptor per frame of the whole
+ * UMEM (xp_create_and_assign_umem), so sharing costs ports x ports x frames
+ * of kernel memory and start-up CPU, and transmit copies anyway.
  *
  * Frame ownership: a receive frame of port p is in p's fill ring, in the
- * kernel, in p's receive ring or held; a transmit frame is on the free
- * stack, in a transmit ring, in the kernel or in a completion ring.  Every
- * descriptor the kernel hands back is checked to lie inside the UMEM.
+ * kernel, in p's receive ring or held; a transmit frame of p is on p's free
+ * stack, in p's transmit ring, in the kernel or in p's completion ring.
+ * Every descriptor the kernel hands back is checked to lie inside its
+ * port's UMEM.
  */
 #include "io/xsk.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 #ifndef INART_HAVE_XDP
 
 int inart_xsk_built(void)
 {
+	return 0;
+}
+
+int inart_xsk_usable(char *why, size_t n)
+{
+	snprintf(why, n, "built without libxdp/libbpf");
 	return 0;
 }
 
@@ -175,11 +188,16 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 #include <xdp_switch.skel.h> /* generated: bpftool gen skeleton (meson.build) */
 
 #define FRAME 2048u
+#define CG_SLACK (16.0 * 1048576) /* beside the UMEM under a cgroup limit */
 #define MAX_BATCH 1024
 #define KICKS_MAX 64 /* copy mode sends 32 frames per kick: a flush's bound */
 
 struct xport {
 	struct xsk_socket *sk;
+	struct xsk_umem *umem;
+	uint8_t *base;	   /* its UMEM: [0, rx_frames) receive, then transmit */
+	uint64_t *free_tx; /* stack of its free transmit frames (addresses) */
+	int n_free;
 	struct xsk_ring_cons rx, cq;
 	struct xsk_ring_prod tx, fq;
 	int fd, ifindex, link_fd, veth;
@@ -227,11 +245,10 @@ struct inart_xsk {
 	int xsks_fd, prog_fd, ctrs_fd;
 	int queue, nq;	    /* this set's queue of nq (--cores) */
 	struct ho_group *g; /* nq > 1; set 0 owns it and the other sets */
-	struct xsk_umem *umem;
-	uint8_t *buf;
-	size_t buf_len;
-	uint64_t *free_tx; /* stack of free transmit frames (addresses) */
-	int n_free, cap_free;
+	uint8_t *buf;	    /* every port's UMEM, one after the other */
+	size_t buf_len;	    /* n x port_len */
+	size_t port_len;    /* one port's UMEM: (rx_frames + tx_frames) x FRAME */
+	uint64_t *free_tx;  /* the ports' free stacks, tx_frames each */
 	int zc, native;
 	char desc[160];
 	struct xport p[INART_SW_MAX_PORTS];
@@ -239,6 +256,18 @@ struct inart_xsk {
 
 int inart_xsk_built(void)
 {
+	return 1;
+}
+
+int inart_xsk_usable(char *why, size_t n)
+{
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(why, n, "no AF_XDP socket: %s", strerror(errno));
+		return 0;
+	}
+	close(fd);
 	return 1;
 }
 
@@ -363,15 +392,14 @@ static void close_sockets(struct inart_xsk *x)
 		xsk_socket__delete(x->p[i].sk);
 		x->p[i].sk = NULL;
 		x->p[i].fd = -1;
+		if (x->p[i].umem != NULL)
+			xsk_umem__delete(x->p[i].umem);
+		x->p[i].umem = NULL;
 	}
-	if (x->umem != NULL)
-		xsk_umem__delete(x->umem);
-	x->umem = NULL;
 }
 
-/* The UMEM and one socket per port with bind flags `bind`, each in the
- * program's XSKMAP, the fill rings full, the free stack refilled.  0 or
- * -errno (err). */
+/* Per port its UMEM and socket with bind flags `bind`, in the program's
+ * XSKMAP, its fill ring full, its free stack refilled.  0 or -errno (err). */
 static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_t bind,
 			struct inart_err *err)
 {
@@ -387,19 +415,24 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 				       .bind_flags = bind};
 	int map = x->xsks_fd, rc;
 
-	rc = xsk_umem__create(&x->umem, x->buf, x->buf_len, &x->p[0].fq, &x->p[0].cq, &uc);
-	if (rc < 0) {
-		x->umem = NULL;
-		return inart_err_set(err, rc, "AF_XDP UMEM of %zu MB: %s", x->buf_len >> 20,
-				     strerror(-rc));
-	}
 	for (int i = 0; i < x->n; i++) {
 		struct xport *p = &x->p[i];
-		uint32_t idx = 0, key = (uint32_t)i;
+		uint32_t idx = 0, key = (uint32_t)(i * x->nq + x->queue);
 
-		key = (uint32_t)(i * x->nq + x->queue);
-		rc = xsk_socket__create_shared(&p->sk, ifnames[i], (uint32_t)x->queue, x->umem,
-					       &p->rx, &p->tx, &p->fq, &p->cq, &sc);
+		p->base = x->buf + (size_t)i * x->port_len;
+		rc = xsk_umem__create(&p->umem, p->base, x->port_len, &p->fq, &p->cq, &uc);
+		if (rc < 0) {
+			p->umem = NULL;
+			return inart_err_set(err, rc, "%s: AF_XDP UMEM of %zu MB: %s%s", ifnames[i],
+					     x->port_len >> 20, strerror(-rc),
+					     rc == -ENOMEM || rc == -ENOBUFS || rc == -EPERM
+						 ? " (the kernel could not pin it: fewer "
+						   "--ring-frames, or CAP_IPC_LOCK / a larger "
+						   "RLIMIT_MEMLOCK)"
+						 : "");
+		}
+		rc = xsk_socket__create(&p->sk, ifnames[i], (uint32_t)x->queue, p->umem, &p->rx,
+					&p->tx, &sc);
 		if (rc < 0) {
 			p->sk = NULL;
 			return inart_err_set(err, rc, "%s: AF_XDP socket: %s", ifnames[i],
@@ -415,16 +448,15 @@ static int open_sockets(struct inart_xsk *x, const char *const *ifnames, uint16_
 		    (uint32_t)x->rx_frames)
 			return inart_err_set(err, -ENOSPC, "%s: AF_XDP fill ring", ifnames[i]);
 		for (int k = 0; k < x->rx_frames; k++)
-			*xsk_ring_prod__fill_addr(&p->fq, idx + (uint32_t)k) =
-			    ((uint64_t)i * (uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
+			*xsk_ring_prod__fill_addr(&p->fq, idx + (uint32_t)k) = (uint64_t)k * FRAME;
 		xsk_ring_prod__submit(&p->fq, (uint32_t)x->rx_frames);
 		p->n_held = 0;
 		p->tx_n = 0;
+		p->free_tx = x->free_tx + (size_t)i * (size_t)x->tx_frames;
+		p->n_free = 0;
+		for (int k = 0; k < x->tx_frames; k++)
+			p->free_tx[p->n_free++] = ((uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
 	}
-	x->n_free = 0;
-	for (int k = 0; k < x->cap_free; k++)
-		x->free_tx[x->n_free++] =
-		    ((uint64_t)x->n * (uint64_t)x->rx_frames + (uint64_t)k) * FRAME;
 	return 0;
 }
 
@@ -544,13 +576,96 @@ static int check_ports(struct inart_xsk *x, const char *const *ifnames, struct i
 	return 0;
 }
 
+/* The first number in file path after key (a "key value" line; key "" for
+ * a file of one number), as bytes; -1 if there is none ("max", no file). */
+static double cg_num(const char *path, const char *key)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (key[0] != '\0') {
+		size_t kl = strlen(key);
+
+		for (p = buf; p != NULL; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
+				break;
+		if (p == NULL)
+			return -1;
+		p += kl + 1;
+	}
+	return p[0] >= '0' && p[0] <= '9' ? strtod(p, NULL) : -1;
+}
+
+/* The room left under this process's memory cgroup limit (bytes; cgroup
+ * v2: the least room of its cgroup and the parents', v1: the hierarchical
+ * limit less the usage), its limit in *limit; -1 if there is no limit or it
+ * cannot be read.  The UMEM is populated at once: past the limit the
+ * kernel's OOM killer would end the daemon instead of an error.  The
+ * cgroup files are read under /sys/fs/cgroup: not there (-1) under `ip
+ * netns exec`, which mounts a sysfs of the namespace's own without them
+ * (nsenter --net, or setns as inart emu does, keeps them). */
+static double cg_room(double *limit)
+{
+	char line[512], path[700];
+	const char *base = "/sys/fs/cgroup";
+	double room = -1;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		char *cg = strrchr(line, ':'), *ctl = strchr(line, ':');
+
+		if (cg == NULL || ctl == NULL)
+			continue;
+		cg[strcspn(cg, "\n")] = '\0';
+		*cg++ = '\0';
+		ctl++;
+		if (strcmp(ctl, "memory") == 0) { /* v1 */
+			double l, u;
+
+			snprintf(path, sizeof(path), "%s/memory%s/memory.stat", base, cg);
+			l = cg_num(path, "hierarchical_memory_limit");
+			snprintf(path, sizeof(path), "%s/memory%s/memory.usage_in_bytes", base, cg);
+			u = cg_num(path, "");
+			if (l > 0 && l < 1e18 && u >= 0 && (room < 0 || l - u < room)) {
+				room = l - u;
+				*limit = l;
+			}
+		} else if (ctl[0] == '\0') /* v2: this cgroup and its parents */
+			for (char *end = cg + strlen(cg); end >= cg; end--) {
+				double l, u;
+
+				if (*end != '/' && end != cg + strlen(cg))
+					continue;
+				snprintf(path, sizeof(path), "%s%.*s/memory.max", base,
+					 (int)(end - cg), cg);
+				l = cg_num(path, "");
+				snprintf(path, sizeof(path), "%s%.*s/memory.current", base,
+					 (int)(end - cg), cg);
+				u = cg_num(path, "");
+				if (l > 0 && u >= 0 && (room < 0 || l - u < room)) {
+					room = l - u;
+					*limit = l;
+				}
+			}
+	}
+	if (f != NULL)
+		fclose(f);
+	return room;
+}
+
 /* A set's memory on ifnames[0..n), for queue of nq: the ports checked, the
  * UMEM mapped.  NULL + errno (err). */
 static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const struct inart_xsk_opt *o,
 				   int queue, int nq, struct inart_err *err)
 {
 	struct inart_xsk *x = calloc(1, sizeof(*x));
-	double phys;
+	double phys, room, limit = 0;
 	int rc;
 
 	if (x == NULL) {
@@ -561,13 +676,13 @@ static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const stru
 	x->batch = o->batch;
 	x->rx_frames = pow2(o->rx_frames);
 	x->tx_frames = pow2(o->tx_frames);
-	x->cap_free = n * x->tx_frames;
 	x->queue = queue;
 	x->nq = nq;
 	rc = check_ports(x, ifnames, err);
 	if (rc < 0)
 		goto fail;
-	x->buf_len = (size_t)n * (size_t)(x->rx_frames + x->tx_frames) * FRAME;
+	x->port_len = (size_t)(x->rx_frames + x->tx_frames) * FRAME;
+	x->buf_len = (size_t)n * x->port_len;
 	phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 	if (phys > 0 && (double)x->buf_len * nq > phys / 4) {
 		rc = inart_err_set(
@@ -578,9 +693,19 @@ static struct inart_xsk *set_alloc(const char *const *ifnames, int n, const stru
 		    nq > 1 ? ", one per core" : "");
 		goto fail;
 	}
+	room = cg_room(&limit); /* the set's own UMEM (the next sets check theirs) */
+	if (room >= 0 && (double)x->buf_len + CG_SLACK > room) {
+		rc = inart_err_set(err, -ENOMEM,
+				   "--io xdp: a UMEM of %zu MB (%d ports x %d frames) does not fit "
+				   "the %.0f MB left under this process's memory cgroup limit of "
+				   "%.0f MB; fewer --ring-frames",
+				   x->buf_len >> 20, n, x->rx_frames + x->tx_frames,
+				   room > 0 ? room / 1048576 : 0, limit / 1048576);
+		goto fail;
+	}
 	x->buf = mmap(NULL, x->buf_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	x->free_tx = calloc((size_t)x->cap_free, sizeof(*x->free_tx));
+	x->free_tx = calloc((size_t)n * (size_t)x->tx_frames, sizeof(*x->free_tx));
 	if (x->buf == MAP_FAILED || x->free_tx == NULL) {
 		if (x->buf == MAP_FAILED)
 			x->buf = NULL;
@@ -954,21 +1079,21 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 
 		/* the frame base goes back to the fill ring whatever its content */
 		p->held[p->n_held++] = a & ~(uint64_t)(FRAME - 1);
-		if (off >= x->buf_len || d->len > FRAME || (off & (FRAME - 1)) + d->len > FRAME ||
+		if (off >= x->port_len || d->len > FRAME || (off & (FRAME - 1)) + d->len > FRAME ||
 		    d->len > UINT16_MAX) {
 			p->st.rx_trunc++;
 			continue;
 		}
 		if (x->g != NULL) { /* the shard of another set: to its ring */
-			int to = inart_shard_steer(x->buf + off, d->len, x->nq);
+			int to = inart_shard_steer(p->base + off, d->len, x->nq);
 
 			if (to != x->queue) {
-				if (ho_push(x->g, x->queue, to, i, x->buf + off, d->len))
+				if (ho_push(x->g, x->queue, to, i, p->base + off, d->len))
 					sent |= 1ull << to;
 				continue;
 			}
 		}
-		data[k] = x->buf + off;
+		data[k] = p->base + off;
 		len[k] = (uint16_t)d->len;
 		p->st.rx++;
 		p->st.rx_bytes += d->len;
@@ -981,7 +1106,7 @@ int inart_xsk_recv(struct inart_xsk *x, int i, uint8_t **data, uint16_t *len, in
 	return x->g != NULL ? ho_take(x, i, data, len, k, max) : k;
 }
 
-/* Completed transmit frames of port p back to the free stack. */
+/* Completed transmit frames of port p back to its free stack. */
 static void reclaim(struct inart_xsk *x, struct xport *p)
 {
 	uint32_t idx = 0, n = xsk_ring_cons__peek(&p->cq, (uint32_t)x->tx_frames, &idx);
@@ -989,8 +1114,9 @@ static void reclaim(struct inart_xsk *x, struct xport *p)
 	for (uint32_t j = 0; j < n; j++) {
 		uint64_t a = *xsk_ring_cons__comp_addr(&p->cq, idx + j);
 
-		if (a < x->buf_len && x->n_free < x->cap_free)
-			x->free_tx[x->n_free++] = a & ~(uint64_t)(FRAME - 1);
+		if (a >= (uint64_t)x->rx_frames * FRAME && a < x->port_len &&
+		    p->n_free < x->tx_frames)
+			p->free_tx[p->n_free++] = a & ~(uint64_t)(FRAME - 1);
 	}
 	if (n > 0)
 		xsk_ring_cons__release(&p->cq, n);
@@ -1003,19 +1129,18 @@ int inart_xsk_queue(struct inart_xsk *x, int i, const uint8_t *frame, size_t len
 	struct xdp_desc *d;
 	uint32_t idx = 0;
 
-	if (x->n_free == 0)
-		for (int k = 0; k < x->n; k++)
-			reclaim(x, &x->p[k]);
-	if (len > FRAME || len == 0 || x->n_free == 0 ||
+	if (p->n_free == 0)
+		reclaim(x, p);
+	if (len > FRAME || len == 0 || p->n_free == 0 ||
 	    xsk_ring_prod__reserve(&p->tx, 1, &idx) != 1) {
 		p->st.tx_drops++;
 		return -ENOBUFS;
 	}
 	d = xsk_ring_prod__tx_desc(&p->tx, idx);
-	d->addr = x->free_tx[--x->n_free];
+	d->addr = p->free_tx[--p->n_free];
 	d->len = (uint32_t)len;
 	d->options = 0;
-	memcpy(x->buf + d->addr, frame, len);
+	memcpy(p->base + d->addr, frame, len);
 	p->st.tx_bytes += len;
 	p->tx_n++;
 	return 0;

@@ -1,6 +1,6 @@
 /*
  * xsk: the AF_XDP back end of switchd (`--io xdp`): one set of sockets, one
- * per switch port, over one UMEM they share, and the project's own XDP
+ * per switch port, each over its own UMEM, and the project's own XDP
  * program (bpf/xdp_switch.bpf.c) on every port.  The program forwards the
  * plain IPv4 the switch core would forward (its routes, own addresses,
  * ingress filter and peer MACs are copied into its maps with
@@ -15,10 +15,14 @@
  * Each attachment is a bpf_link owned by this process: it goes when the set
  * is closed and when the process dies (kill -9 included), nothing pinned.
  *
- * UMEM (2 KB frames): rx_frames per port for its fill ring (a received
- * frame goes back to the fill ring of its port at the next recv), plus
- * tx_frames per port in one free stack the transmit side of every port
- * draws from (frames come back through the completion rings).  Rings are
+ * UMEM (2 KB frames), one per port: rx_frames for its fill ring (a
+ * received frame goes back to the fill ring of its port at the next recv),
+ * plus tx_frames on the port's free stack of transmit frames (they come
+ * back through its completion ring); a frame sent is copied into one.  Not
+ * shared: the kernel gives every (device, queue) bound to a UMEM a
+ * descriptor per frame of the whole UMEM, ports x ports x frames if
+ * shared.  More than a quarter of the machine's memory is refused (ENOMEM)
+ * before anything is mapped, as is a mapping the kernel will not give.  Rings are
  * used in batches; a system call is made only when the kernel asks for a
  * wake-up (need-wakeup) or, in copy mode, to make the kernel send.
  *
@@ -52,6 +56,11 @@ struct inart_xsk;
 
 /* 1 if the build has the AF_XDP back end (libxdp and libbpf found). */
 int inart_xsk_built(void);
+
+/* 1 if this process can have AF_XDP sockets (built, and the kernel makes
+ * one for it), else 0 with why[0..n) saying why not.  A probe only: a port
+ * may still refuse (its driver, its queues, another XDP program). */
+int inart_xsk_usable(char *why, size_t n);
 
 /* Open the set on ifnames[0..n) (port i = ifnames[i]).  NULL + errno with
  * err saying why: EOPNOTSUPP (not built, more than one queue), EPERM (no
