@@ -249,7 +249,7 @@ def diff(a, b):
 
 def main():
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n")[0], epilog=__doc__.split("\n\n", 2)[2],
+        description=" ".join(__doc__.split("\n\n")[0].split()), epilog=__doc__.split("\n\n", 2)[2],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--mbps", type=float, default=100.0)
@@ -300,8 +300,10 @@ def main():
         res["predicted_inart_s"] = ev["comm_time_s"]
         res["predicted_ring_s"] = 2.0 * (n - 1) / n * 4 * PARAMS * 8 / (args.mbps * 1e6)
         for b in [x for x in args.backends.split(",") if x]:
-            if b == "inart":
-                fab.install(plan)
+            # before either side: the install also gives the switches their
+            # forwarding (gloo first on a fresh network: rank 1 could not reach
+            # the store on w0); gloo's run leaves the PSs idle
+            fab.install(plan)
             fab.reset_stats("t0")
             out = os.path.join(tmp, "%s-{rank}.json" % b)    # one command for every rank
             outs = [out.replace("{rank}", str(r)) for r in range(n)]
@@ -314,9 +316,13 @@ def main():
             load0 = os.getloadavg()
             t0 = time.monotonic()
             ran = fab.run(nodes, argv, env=env, timeout=args.run_timeout)
-            for r, (rc, o) in enumerate(ran):
-                if rc != 0:
-                    raise SystemExit("%s rank %d exited %s:\n%s" % (b, r, rc, o[-3000:]))
+            bad = sorted(((rc is None, r, rc, o) for r, (rc, o) in enumerate(ran) if rc != 0),
+                         key=lambda x: x[:2])   # a rank that failed first, then those ended
+            if bad:
+                _, r, rc, o = bad[0]
+                raise SystemExit("%s rank %d %s:\n%s" % (
+                    b, r, "exited %d" % rc if rc is not None else "was ended by emu exec "
+                    "(another rank failed, or --run-timeout)", o[-3000:]))
             rs = [json.load(open(p)) for p in outs]
             w = args.warmup
             its = analyse(rs, w)
