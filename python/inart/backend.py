@@ -115,14 +115,43 @@ def extension():
         d = _ext_dir()
         os.makedirs(d, exist_ok=True)
         try:
-            _ext = cpp_extension.load("inart_c10d", [src], build_directory=d,
-                                      extra_cflags=["-O2"], verbose=False)
+            with _build_lock(d):
+                _ext = cpp_extension.load("inart_c10d", [src], build_directory=d,
+                                          extra_cflags=["-O2"], verbose=False)
         except Exception as e:
             raise InartConfigError(
                 "cannot build the inart backend's C++ half (%s) in %s: %s; it needs g++ and "
                 "Debian's libtorch-dev and pybind11-dev (scripts/deps.sh)"
                 % (src, d, str(e)[-1500:])) from None
         return _ext
+
+
+class _build_lock:
+    """Serializes the processes that build or load the extension in `d`
+    with an fcntl lock on d/inart.lock, which the kernel releases when its
+    holder dies.  torch's own build lock (d/lock, a file that exists while
+    a build runs, torch.utils.file_baton) is left behind by a process
+    killed mid-build; the next processes then wait for it forever (seen:
+    four ranks asleep for 10 minutes), and once it is removed they load a
+    library that was never built.  Under this lock no other process of
+    ours is building, so a d/lock found is such a leftover and goes."""
+
+    def __init__(self, d):
+        self.path = os.path.join(d, "inart.lock")
+        self.f = None
+
+    def __enter__(self):
+        import fcntl
+        self.f = open(self.path, "a")
+        fcntl.flock(self.f, fcntl.LOCK_EX)
+        try:
+            os.unlink(os.path.join(os.path.dirname(self.path), "lock"))
+        except FileNotFoundError:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()   # releases the lock
 
 
 def _ext_dir():
