@@ -57,14 +57,17 @@
  * result, so forgetting them loses nothing; inside one (a straggler a
  * second late while the others' timers backed off) the others' forgotten
  * contributions are recovered like lost ones: slower, never wrong.  A
- * retransmission or probe of such an iteration after the idle time may be
+ * retransmission or probe the window refuses (below: it would get a step
+ * notice) after the idle time may be
  * the restarted job's first packet to arrive (its worker's DATA still in a
  * switch's slot, waiting for the others'): it is held back -- dropped
  * unanswered (`restart_held`), the idle clock untouched -- until fresh DATA
  * restarts the tree, for one INART_PS_RESTART_IDLE_NS after the first held
  * packet at most; then such packets are handled as any other.  Answered at
- * once it would get a step notice or the old run's result, and would make
- * the fresh DATA after it no restart.
+ * once it would get a step notice (ESTALE for its worker) and would make
+ * the fresh DATA after it no restart.  (One of an iteration the window
+ * accepts is answered as before: after a restart of a job whose old run
+ * completed the same iteration and chunk, from the old run's record.)
  *
  * Scales: a packet at a lower scale than its chunk's restarts the chunk at
  * that scale (unless the chunk completed without overflow); a RETX at a
