@@ -29,6 +29,8 @@
 #     chunks (as many as in an undisturbed iteration: no chunk done twice),
 #     with no step notice and nothing dropped as stale;
 #   - the faults did cost retransmissions (the check is not vacuous);
+#   - --agg kernel where the kernel path cannot run (--io ring, --shape)
+#     exits 1 saying why, --agg auto takes user saying why;
 #   - at the end (t0 SIGTERM, t1 SIGKILL) no XDP program left anywhere.
 # switchd has no live reload or replacement of its program (a new program is
 # a new switchd): the restarts above are the replacement path.
@@ -217,6 +219,29 @@ if [ $((retx + probes)) -gt 0 ]; then ok; else bad "the restarts cost the worker
 
 # --- nothing left attached ---------------------------------------------------------
 t0_stop TERM
+# where the kernel path cannot run, --agg kernel refuses at start (exit 1,
+# saying why) and --agg auto takes user, saying why
+for c in "ring:kernel:needs --io xdp" "xdp --shape p0=100mbit:kernel:--shape" \
+	"ring:auto:--agg auto: user"; do
+	IFS=: read -r io where want <<<"$c"
+	# shellcheck disable=SC2086
+	timeout 10 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3 \
+		--ctl "$tmp/x.sock" --io $io --agg "$where" --log-level info >"$tmp/out" 2>&1 &
+	xp=$!
+	pids+=($xp)
+	if [ "$where" = auto ]; then
+		fabric_wait_socks "$tmp/x.sock"
+		sleep 0.2
+		kill "$xp" 2>/dev/null
+	fi
+	wait "$xp"
+	rc=$?
+	if grep -qF -- "$want" "$tmp/out" && { [ "$where" = auto ] || [ $rc -eq 1 ]; }; then ok; else
+		bad "--io $io --agg $where: exit $rc, '$want' wanted: $(head -c 300 "$tmp/out")"
+	fi
+	rm -f "$tmp/x.sock"
+done
+if [ "$(xdp_left t0)" -eq 0 ]; then ok; else bad "XDP programs left on t0 after the refusals"; fi
 kill -9 "${DPID[t1]}" 2>/dev/null
 wait "${DPID[t1]}" 2>/dev/null
 for _ in $(seq 20); do
