@@ -592,6 +592,21 @@ static void test_restart(void **state)
 	inart_ps_destroy(ps);
 }
 
+/* A first run of tree (7, 1): iterations 1..3 of chunk 0 from every rank
+ * of fan_in at now, value iteration x mult + rank; each completes. */
+static void first_run(struct inart_ps *ps, uint16_t fan_in, int32_t mult, uint64_t now)
+{
+	struct pk p;
+
+	for (uint32_t it = 1; it <= 3; it++)
+		for (int r = 0; r < fan_in; r++) {
+			pk_rank(&p, fan_in, it, 0, 1, r, INART_F_DATA);
+			p.vals[0] = (int32_t)it * mult + r;
+			assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, now),
+					 r == fan_in - 1);
+		}
+}
+
 /* A restarted job whose first packet at the PS is a probe: its workers
  * start at different times, the first one's DATA waits in a switch's slot
  * for the others' and the switch's flush comes after that worker's first
@@ -612,13 +627,7 @@ static void test_restart_probe_first(void **state)
 	struct pk p;
 
 	(void)state;
-	/* the first run: iterations 1..3 of one chunk, at t0 */
-	for (uint32_t it = 1; it <= 3; it++)
-		for (int r = 0; r < 3; r++) {
-			pk_rank(&p, 3, it, 0, 1, r, INART_F_DATA);
-			p.vals[0] = (int32_t)it * 100 + r;
-			assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, t0), r == 2);
-		}
+	first_run(ps, 3, 100, t0); /* iterations 1..3 of one chunk */
 	/* 2 s later the second run: rank 1's probe of iteration 1 comes first,
 	 * its DATA is still in a switch: no answer, no step notice */
 	pk_rank(&p, 3, 1, 0, 0, 1, INART_F_DATA | INART_F_RETX | INART_F_NACK);
@@ -672,12 +681,7 @@ static void test_restart_hold_ends(void **state)
 	struct pk p;
 
 	(void)state;
-	for (uint32_t it = 1; it <= 3; it++)
-		for (int r = 0; r < 2; r++) {
-			pk_rank(&p, 2, it, 0, 1, r, INART_F_DATA);
-			p.vals[0] = (int32_t)it * 10 + r;
-			assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, t0), r == 1);
-		}
+	first_run(ps, 2, 10, t0);
 	/* rank 1, a straggler of iteration 1: its probes, 0.1 s apart, are
 	 * held for 1 s */
 	for (uint64_t k = 0; k < 10; k++) {
