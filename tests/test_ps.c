@@ -592,6 +592,122 @@ static void test_restart(void **state)
 	inart_ps_destroy(ps);
 }
 
+/* A first run of tree (7, 1): iterations 1..3 of chunk 0 from every rank
+ * of fan_in at now, value iteration x mult + rank; each completes. */
+static void first_run(struct inart_ps *ps, uint16_t fan_in, int32_t mult, uint64_t now)
+{
+	struct pk p;
+
+	for (uint32_t it = 1; it <= 3; it++)
+		for (int r = 0; r < fan_in; r++) {
+			pk_rank(&p, fan_in, it, 0, 1, r, INART_F_DATA);
+			p.vals[0] = (int32_t)it * mult + r;
+			assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, now),
+					 r == fan_in - 1);
+		}
+}
+
+/* A restarted job whose first packet at the PS is a probe: its workers
+ * start at different times, the first one's DATA waits in a switch's slot
+ * for the others' and the switch's flush comes after that worker's first
+ * probe (seen with switchd --agg kernel under load: netns.sh's "a restarted
+ * job" failed with ESTALE, restarts 0).  Before: the probe, of an old
+ * iteration, was refused with a step notice (ESTALE for its worker) and
+ * reset the tree's idle clock, so the fresh DATA after it was no restart
+ * and every worker was out of step.  Now such a packet after
+ * the idle time is held back (not answered, the clock untouched) until the
+ * fresh DATA restarts the tree, for one idle time at most. */
+static void test_restart_probe_first(void **state)
+{
+	const uint64_t s1 = 1000000000ull, t0 = 1000000, t1 = t0 + 2 * s1;
+	struct inart_ps *ps = make_ps(3, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	first_run(ps, 3, 100, t0); /* iterations 1..3 of one chunk */
+	/* 2 s later the second run: rank 1's probe of iteration 1 comes first,
+	 * its DATA is still in a switch: no answer, no step notice */
+	pk_rank(&p, 3, 1, 0, 0, 1, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, t1), 0);
+	/* and its retransmission (label 0) neither */
+	pk_rank(&p, 3, 1, 0, 1, 1, INART_F_DATA | INART_F_RETX);
+	p.vals[0] = 51;
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, t1 + 1000), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.step_notices, 0);
+	assert_int_equal(st.drop_stale, 0);
+	assert_int_equal(st.restart_held, 2);
+	assert_int_equal(st.restarts, 0);
+	/* the switch's flush of rank 1's DATA, 25 ms after: the restart */
+	pk_rank(&p, 3, 1, 0, 1, 1, INART_F_DATA | INART_F_PARTIAL);
+	p.vals[0] = 51;
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, t1 + 25000000), 0);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restarts, 1);
+	/* the new run's iteration 1 completes with its own values */
+	for (int r = 0; r < 3; r += 2) {
+		pk_rank(&p, 3, 1, 0, 1, r, INART_F_DATA);
+		p.vals[0] = 50 + r;
+		assert_int_equal(send_at(ps, &p, 0x0a000000u + (uint32_t)r, t1 + 30000000), r == 2);
+	}
+	check_result(0, 1, 0, 16, INART_F_RESULT, 1000, &h, v);
+	assert_int_equal(v[0], 153);
+	/* now probes are answered again (the clock runs): rank 1's, from the
+	 * new run's result */
+	pk_rank(&p, 3, 1, 0, 0, 1, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, t1 + 40000000), 1);
+	check_result(0, 1, 0, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(v[0], 153);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.step_notices, 0);
+	assert_int_equal(st.drop_stale, 0);
+	inart_ps_destroy(ps);
+}
+
+/* A worker out of step after the tree's silence (not a restart: nothing
+ * fresh follows) is told so one idle time after its first probe: held,
+ * never silenced for good; a probe the window accepts (a result of the
+ * current iteration) is answered at once, as before. */
+static void test_restart_hold_ends(void **state)
+{
+	const uint64_t s1 = 1000000000ull, t0 = 1000000, t1 = t0 + 2 * s1;
+	struct inart_ps *ps = make_ps(2, 1, 0);
+	struct inart_ps_stats st;
+	struct inart_wire_hdr h;
+	int32_t v[4];
+	struct pk p;
+
+	(void)state;
+	first_run(ps, 2, 10, t0);
+	/* rank 1, a straggler of iteration 1: its probes, 0.1 s apart, are
+	 * held for 1 s */
+	for (uint64_t k = 0; k < 10; k++) {
+		pk_rank(&p, 2, 1, 0, 0, 1, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+		assert_int_equal(send_at(ps, &p, 0x0a000001u, t1 + k * s1 / 10), 0);
+	}
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restart_held, 10);
+	/* then told: resynchronise to 4 */
+	pk_rank(&p, 2, 1, 0, 0, 1, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(send_at(ps, &p, 0x0a000001u, t1 + s1), 1);
+	check_result(0, 1, 0, 16, INART_F_RESULT | INART_F_STALE | INART_F_RETX, 0, &h, v);
+	assert_int_equal(h.prev, 4);
+	/* rank 0 lost the result of iteration 3: answered at once, also after
+	 * another silence */
+	pk_rank(&p, 2, 3, 0, 0, 0, INART_F_DATA | INART_F_RETX | INART_F_NACK);
+	assert_int_equal(send_at(ps, &p, 0x0a000000u, t1 + 3 * s1), 1);
+	check_result(0, 3, 0, 16, INART_F_RESULT | INART_F_RETX, 0, &h, v);
+	assert_int_equal(v[0], 61);
+	inart_ps_stats(ps, &st);
+	assert_int_equal(st.restart_held, 10);
+	assert_int_equal(st.restarts, 0);
+	assert_int_equal(st.step_notices, 1);
+	inart_ps_destroy(ps);
+}
+
 static void test_bad_input(void **state)
 {
 	struct inart_ps *ps = make_ps(3, 1, 100);
@@ -1441,6 +1557,8 @@ int main(void)
 	    cmocka_unit_test(test_overflow_flag),
 	    cmocka_unit_test(test_iterations),
 	    cmocka_unit_test(test_restart),
+	    cmocka_unit_test(test_restart_probe_first),
+	    cmocka_unit_test(test_restart_hold_ends),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_trees),
 	    cmocka_unit_test(test_random),

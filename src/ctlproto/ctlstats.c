@@ -59,6 +59,7 @@ const struct inart_ctl_counter inart_ctl_ps_counters[] = {
     C(inart_ps_stats, answers_held),
     C(inart_ps_stats, restarts),
     C(inart_ps_stats, step_notices),
+    C(inart_ps_stats, restart_held),
 };
 #undef C
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))

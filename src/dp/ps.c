@@ -337,6 +337,22 @@ static int emit_stale(struct inart_ps *ps, const struct tree *t, const struct in
 	return 1;
 }
 
+/* h's iteration is older than the tree's and the window refuses it (a step
+ * notice for a worker): cur - 2 or older, or a cur - 1 chunk not complete
+ * and clean. */
+static int out_of_step(const struct tree *t, const struct inart_wire_hdr *h)
+{
+	int32_t d = (int32_t)(h->iter - t->cur_iter);
+	const struct rec *r;
+
+	if (d >= 0)
+		return 0;
+	if (d < -1)
+		return 1;
+	r = inart_ps_rec_peek(t, h->iter, h->seq);
+	return r == NULL || r->state != REC_DONE || (r->flags & INART_F_OVERFLOW);
+}
+
 /* The acceptance window (ps.h): 1 if h may go on (cur advanced if h is the
  * next iteration), else 0 with the packet counted as dropped and, to a
  * worker, a step notice in out (*n). */
@@ -414,15 +430,27 @@ int inart_ps_rx(struct inart_ps *ps, const uint8_t *data, size_t len, uint32_t s
 		inart_ps_drop(ps, &ps->st.drop_limit);
 		return 0;
 	}
-	if (t->have_iter && (int32_t)(h.iter - t->cur_iter) <= 0 &&
-	    !(h.flags & (INART_F_RETX | INART_F_NACK)) && t->have_rx && now_ns > t->rx_ns &&
-	    now_ns - t->rx_ns >= INART_PS_RESTART_IDLE_NS) {
-		/* the job started again (see ps.h): a fresh tree, same config */
-		inart_ps_tree_clear(t);
-		ps->st.restarts++;
+	if (t->have_iter && (int32_t)(h.iter - t->cur_iter) <= 0 && t->have_rx &&
+	    now_ns > t->rx_ns && now_ns - t->rx_ns >= INART_PS_RESTART_IDLE_NS) {
+		if (!(h.flags & (INART_F_RETX | INART_F_NACK))) {
+			/* the job started again (see ps.h): a fresh tree, same config */
+			inart_ps_tree_clear(t);
+			ps->st.restarts++;
+		} else if (out_of_step(t, &h) &&
+			   (!t->hold || now_ns - t->hold_ns < INART_PS_RESTART_IDLE_NS)) {
+			/* perhaps a restarted job's, its fresh DATA still in a
+			   switch's slot: held back, the idle clock untouched (ps.h) */
+			if (!t->hold) {
+				t->hold = 1;
+				t->hold_ns = now_ns;
+			}
+			ps->st.restart_held++;
+			return 0;
+		}
 	}
 	t->rx_ns = now_ns;
 	t->have_rx = 1;
+	t->hold = 0;
 	if (!step_check(ps, t, &h, worker, src_ip, src_port, out, max_out, &n))
 		return n;
 	for (int w = 0; w < t->bw; w++)

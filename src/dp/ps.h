@@ -56,7 +56,18 @@
  * (counted in `restarts`).  Between all-reduces every worker has every
  * result, so forgetting them loses nothing; inside one (a straggler a
  * second late while the others' timers backed off) the others' forgotten
- * contributions are recovered like lost ones: slower, never wrong.
+ * contributions are recovered like lost ones: slower, never wrong.  A
+ * retransmission or probe the window refuses (below: it would get a step
+ * notice) after the idle time may be
+ * the restarted job's first packet to arrive (its worker's DATA still in a
+ * switch's slot, waiting for the others'): it is held back -- dropped
+ * unanswered (`restart_held`), the idle clock untouched -- until fresh DATA
+ * restarts the tree, for one INART_PS_RESTART_IDLE_NS after the first held
+ * packet at most; then such packets are handled as any other.  Answered at
+ * once it would get a step notice (ESTALE for its worker) and would make
+ * the fresh DATA after it no restart.  (One of an iteration the window
+ * accepts is answered as before: after a restart of a job whose old run
+ * completed the same iteration and chunk, from the old run's record.)
  *
  * Scales: a packet at a lower scale than its chunk's restarts the chunk at
  * that scale (unless the chunk completed without overflow); a RETX at a
@@ -146,6 +157,7 @@ struct inart_ps_stats {
 	uint64_t answers_held;	 /* askers not answered: the result was just sent down again */
 	uint64_t restarts;	 /* trees started afresh: a job restarted after an idle time */
 	uint64_t step_notices;	 /* step notices (RESULT|STALE) sent to workers out of step */
+	uint64_t restart_held;	 /* retransmissions and probes held back after an idle time */
 };
 
 struct inart_ps;

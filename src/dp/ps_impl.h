@@ -93,6 +93,10 @@ struct tree {
 	/* any valid packet for the tree: time of the last one (restarts) */
 	uint64_t rx_ns;
 	int have_rx;
+	/* hold: retransmissions and probes after an idle time are being held
+	 * back (ps.h), since hold_ns */
+	uint64_t hold_ns;
+	int hold;
 };
 
 struct inart_ps {

@@ -203,6 +203,8 @@ void inart_ps_tree_clear(struct tree *t)
 	t->hi_iter = t->hi_pos = 0;
 	t->rx_ns = 0;
 	t->have_rx = 0;
+	t->hold_ns = 0;
+	t->hold = 0;
 }
 
 /* Replace tree i by a fresh one with configuration cfg (which may be the
