@@ -160,6 +160,13 @@ static void agg_rounds(struct sw_state *s, uint64_t now)
 	n = inart_xagg_drain(s->xagg, agg_frame, s);
 	if (n < 0)
 		inart_log_error("--agg kernel: draining: %s", strerror(-n));
+	if (!s->xagg_tick_warned && inart_xagg_tick_errors(s->xagg, &n) > 0) {
+		inart_log_error("--agg kernel: the kernel's flush ticks fail (%s): its slots' "
+				"timeouts do not run (stats: xdp.agg_kernel.tick_errors; "
+				"docs/threat-model.md)",
+				strerror(n));
+		s->xagg_tick_warned = 1;
+	}
 }
 
 /* Timers: frames the gate holds back, the core's flushes; then every

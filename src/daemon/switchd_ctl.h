@@ -45,6 +45,7 @@ struct sw_state {
 	 * thread, except the counters' reads */
 	struct inart_xagg *xagg;
 	uint64_t xagg_tick_ns;
+	int xagg_tick_warned; /* the ticks' first failure logged */
 	const char *ifnames[INART_SW_MAX_PORTS];
 	uint8_t macs[INART_SW_MAX_PORTS][6];
 	struct inart_shards *sh;     /* in service (changed by commands only): the core,

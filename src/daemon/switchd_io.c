@@ -215,14 +215,19 @@ static json_t *agg_json(const struct sw_state *s)
 	    [INART_XA_P_FRAME] = "punt_frame", [INART_XA_P_WIRE] = "punt_wire",
 	    [INART_XA_P_PORT] = "punt_port",   [INART_XA_P_LABEL] = "punt_label",
 	    [INART_XA_P_ENTRY] = "punt_entry", [INART_XA_P_CHECK] = "punt_check"};
-	uint64_t c[INART_XA_CTR_N];
+	uint64_t c[INART_XA_CTR_N], ticks;
 	json_t *o = json_object();
+	int e;
 
 	if (inart_xagg_counters(s->xagg, c, NULL) < 0)
 		return o;
 	json_object_set_new(o, "cpus", json_integer(inart_xagg_n_cpus(s->xagg)));
 	for (int k = 0; k < INART_XA_CTR_N; k++)
 		json_object_set_new(o, names[k], json_integer((json_int_t)c[k]));
+	ticks = inart_xagg_tick_errors(s->xagg, &e);
+	json_object_set_new(o, "tick_errors", json_integer((json_int_t)ticks));
+	if (ticks > 0)
+		json_object_set_new(o, "tick_error", json_string(strerror(e)));
 	return o;
 }
 

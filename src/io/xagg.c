@@ -81,6 +81,13 @@ void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns)
 {
 }
 
+uint64_t inart_xagg_tick_errors(const struct inart_xagg *x, int *last_errno)
+{
+	if (last_errno != NULL)
+		*last_errno = 0;
+	return 0;
+}
+
 int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p)
 {
 	return -EOPNOTSUPP;
@@ -139,6 +146,8 @@ struct inart_xagg {
 	int ticker_on;
 	atomic_int ticker_stop;
 	_Atomic uint64_t tick_ns;
+	_Atomic uint64_t tick_errors;	       /* failed ticks (the ticker's thread) */
+	atomic_int tick_errno;		       /* the last one's errno */
 	uint64_t lost_seen;		       /* xa_last.lost summed at the last lose */
 	uint32_t kick_n[INART_XA_MAX_CPUS];    /* tick frames per CPU last period */
 	uint64_t kick_seen[INART_XA_MAX_CPUS]; /* its flush count then */
@@ -554,8 +563,15 @@ static void *ticker_main(void *arg)
 		struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
 
 		nanosleep(&ts, NULL);
-		if (!atomic_load(&x->ticker_stop))
-			inart_xagg_tick(x); /* (an error: the next period tries again) */
+		if (!atomic_load(&x->ticker_stop)) {
+			int rc = inart_xagg_tick(x); /* an error: counted, the next
+							period tries again */
+
+			if (rc < 0) {
+				atomic_store(&x->tick_errno, -rc);
+				atomic_fetch_add(&x->tick_errors, 1);
+			}
+		}
 	}
 	return NULL;
 }
@@ -578,6 +594,16 @@ int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns)
 void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns)
 {
 	atomic_store(&x->tick_ns, period_ns > 0 ? period_ns : 1000000);
+}
+
+uint64_t inart_xagg_tick_errors(const struct inart_xagg *x, int *last_errno)
+{
+	struct inart_xagg *w = (struct inart_xagg *)x; /* (atomic loads only) */
+	uint64_t n = atomic_load(&w->tick_errors);
+
+	if (last_errno != NULL)
+		*last_errno = n > 0 ? atomic_load(&w->tick_errno) : 0;
+	return n;
 }
 
 int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p)

@@ -92,6 +92,12 @@ int inart_xagg_tick(struct inart_xagg *x);
  * 0 or -errno. */
 int inart_xagg_ticker_start(struct inart_xagg *x, uint64_t period_ns);
 void inart_xagg_ticker_period(struct inart_xagg *x, uint64_t period_ns);
+/* The ticker's failed ticks since open (any thread), and the last one's
+ * errno in *last_errno (0 if none; NULL: not wanted).  A tick the kernel
+ * refuses (EPERM: a BPF_PROG_TEST_RUN after the privilege drop where
+ * kernel.unprivileged_bpf_disabled forbids it) means the kernel's flush
+ * timeouts do not run: docs/threat-model.md. */
+uint64_t inart_xagg_tick_errors(const struct inart_xagg *x, int *last_errno);
 
 /* The program's counters summed over CPUs, since open: c[INART_XA_CTR_N]
  * (io/xdp_agg.h); ports: p[INART_XA_N_PCTRS] (4 per port: rx, rx bytes, tx,
