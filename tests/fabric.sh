@@ -227,6 +227,17 @@ fabric_exact_sizes() {
 	if grep -c exact "$tmp/w0.out" | grep -qx 3; then ok; else bad "worker 0 reports 3 exact iterations"; fi
 }
 
+# Each node's daemon log ($tmp/NODE.log) free of errors and sanitizer reports.
+fabric_logs_clean() {
+	local f
+	for f in "$@"; do
+		if grep -qiE "error|sanitizer" "$tmp/$f.log"; then
+			bad "$f log has errors"
+			head -5 "$tmp/$f.log"
+		fi
+	done
+}
+
 fabric_shard_steer() {
 	local a0 a1 b0 b1 want w0n w1n
 	read -r a0 a1 <<<"$(fabric_shard_rx)"

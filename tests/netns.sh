@@ -622,12 +622,7 @@ fi
 for d in t0 t1 p0 p1; do
 	if kill -0 "${DPID[$d]}" 2>/dev/null; then ok; else bad "daemon $d still running"; fi
 done
-for f in t0 t1 p0 p1; do
-	if grep -qiE "error|sanitizer" "$tmp/$f.log"; then
-		bad "$f log has errors"
-		head -5 "$tmp/$f.log"
-	fi
-done
+fabric_logs_clean t0 t1 p0 p1
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -249,12 +249,7 @@ for _ in $(seq 20); do
 	sleep 0.1
 done
 if [ "$(xdp_left t1)" -eq 0 ]; then ok; else bad "XDP programs left on t1 after SIGKILL"; fi
-for f in t0 t1 p0 p1; do
-	if grep -qiE "error|sanitizer" "$tmp/$f.log"; then
-		bad "$f log has errors"
-		head -5 "$tmp/$f.log"
-	fi
-done
+fabric_logs_clean t0 t1 p0 p1
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
