@@ -151,20 +151,20 @@ static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uin
 
 /* --agg kernel: the frames waiting in the program's rings (its ticks run
  * in xagg's ticker thread). */
-static void agg_rounds(struct sw_state *s, uint64_t now)
+static void agg_rounds(struct sw_state *s)
 {
-	int n;
+	int n, e;
 
 	if (s->xagg == NULL)
 		return;
 	n = inart_xagg_drain(s->xagg, agg_frame, s);
 	if (n < 0)
 		inart_log_error("--agg kernel: draining: %s", strerror(-n));
-	if (!s->xagg_tick_warned && inart_xagg_tick_errors(s->xagg, &n) > 0) {
+	if (!s->xagg_tick_warned && inart_xagg_tick_errors(s->xagg, &e) > 0) {
 		inart_log_error("--agg kernel: the kernel's flush ticks fail (%s): its slots' "
 				"timeouts do not run (stats: xdp.agg_kernel.tick_errors; "
 				"docs/threat-model.md)",
-				strerror(n));
+				strerror(e));
 		s->xagg_tick_warned = 1;
 	}
 }
@@ -175,7 +175,7 @@ static void timers(struct sw_state *s)
 {
 	uint64_t now = inart_now_ns();
 
-	agg_rounds(s, now);
+	agg_rounds(s);
 	if (s->gate != NULL)
 		gate_release(s, now);
 	if (s->n_shaped)
