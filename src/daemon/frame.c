@@ -7,11 +7,15 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/log.h"
@@ -145,33 +149,114 @@ struct inart_ctlthread *inart_daemon_open(const struct inart_daemon_cfg *c,
 	return ct;
 }
 
-int inart_daemon_drop(const struct inart_daemon_cfg *c, struct inart_err *err)
+/* Effective and permitted: CAP_BPF alone (keep 1) or nothing; inheritable
+ * nothing.  0 or -errno. */
+static int caps_set(int keep)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	if (keep) {
+		d[CAP_BPF / 32].effective = d[CAP_BPF / 32].permitted = 1u << (CAP_BPF % 32);
+	}
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+int inart_daemon_drop_ids(const struct passwd *pw, int keep_bpf, struct inart_err *err)
+{
+	int rc = 0;
+
+	/* groups first (they need root), then the gid, then the uid;
+	   setresuid to a non-root uid clears every capability unless
+	   PR_SET_KEEPCAPS, which keep_bpf sets for the moment of the switch and
+	   caps_set then narrows to CAP_BPF */
+	if (keep_bpf && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (setgroups(0, NULL) < 0 || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (keep_bpf && ((rc = caps_set(1)) < 0 || prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)) {
+		rc = rc < 0 ? rc : -errno;
+		goto out;
+	}
+	if (setuid(0) == 0 || geteuid() == 0) {
+		inart_err_set(err, -EPERM, "--user %s: root could be regained", pw->pw_name);
+		return -EPERM;
+	}
+	/* and none to gain through exec */
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+out:
+	if (rc < 0)
+		inart_err_set(err, rc, "--user %s: cannot drop root%s: %s", pw->pw_name,
+			      keep_bpf ? " keeping CAP_BPF" : "", strerror(-rc));
+	return rc;
+}
+
+int inart_daemon_bpf_refused(const struct passwd *pw, int bpf_fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr a;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* the child (one thread): drop as inart_daemon_drop_ids, ask, exit */
+		if (setgroups(0, NULL) < 0 || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
+		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0)
+			_exit(2);
+		memset(&a, 0, sizeof(a));
+		memset(&info, 0, sizeof(info));
+		a.info.bpf_fd = (__u32)bpf_fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = (__u64)(unsigned long)&info;
+		if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) == 0)
+			_exit(0);
+		_exit(errno == EPERM ? 1 : 3);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 2)
+		return -EIO;
+	return WEXITSTATUS(st) == 1; /* 3: refused, but not for want of privilege */
+}
+
+int inart_daemon_drop(const struct inart_daemon_cfg *c, int bpf_fd, struct inart_err *err)
 {
 	struct passwd pw;
 	char buf[1024];
-	int rc = geteuid() == 0 ? target_user(c->user, &pw, buf, sizeof(buf), err) : 1;
+	int keep = 0, rc = geteuid() == 0 ? target_user(c->user, &pw, buf, sizeof(buf), err) : 1;
 
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		/* groups first (they need root), then the gid, then the uid;
-		   setresuid to a non-root uid clears every capability (no
-		   PR_SET_KEEPCAPS) */
-		if (setgroups(0, NULL) < 0 || setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid) < 0 ||
-		    setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid) < 0) {
-			rc = -errno;
-			inart_err_set(err, rc, "--user %s: cannot drop root: %s", c->user,
-				      strerror(-rc));
+		if (bpf_fd >= 0) {
+			keep = inart_daemon_bpf_refused(&pw, bpf_fd);
+			if (keep < 0)
+				return inart_err_set(err, keep,
+						     "--user %s: cannot check whether BPF stays "
+						     "usable: %s",
+						     c->user, strerror(-keep));
+		}
+		rc = inart_daemon_drop_ids(&pw, keep, err);
+		if (rc < 0)
 			return rc;
-		}
-		if (setuid(0) == 0 || geteuid() == 0) {
-			inart_err_set(err, -EPERM, "--user %s: root could be regained", c->user);
-			return -EPERM;
-		}
-		/* and none to gain through exec */
-		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		inart_log_info("running as user %s (uid %u, gid %u), no capabilities", c->user,
-			       (unsigned)pw.pw_uid, (unsigned)pw.pw_gid);
+		if (keep)
+			inart_log_info("running as user %s (uid %u, gid %u), CAP_BPF kept: this "
+				       "kernel refuses BPF to other users "
+				       "(kernel.unprivileged_bpf_disabled)",
+				       c->user, (unsigned)pw.pw_uid, (unsigned)pw.pw_gid);
+		else
+			inart_log_info("running as user %s (uid %u, gid %u), no capabilities",
+				       c->user, (unsigned)pw.pw_uid, (unsigned)pw.pw_gid);
 	}
 	if (c->signals) {
 		struct sigaction sa;

@@ -83,9 +83,24 @@ struct inart_ctlthread *inart_daemon_open(const struct inart_daemon_cfg *c,
 
 /* Give up root (c->user; nothing if NULL, "root" or not root): supplementary
  * groups, gid, uid, in that order, no capability kept (every socket the
- * daemons use is open by then) and no way back (checked).  Then install the
- * signal handlers (c->signals).  0 or -errno with err. */
-int inart_daemon_drop(const struct inart_daemon_cfg *c, struct inart_err *err);
+ * daemons use is open by then) and no way back (checked).  bpf_fd >= 0: the
+ * daemon keeps using BPF objects (maps, test runs) after the drop, bpf_fd one
+ * of them: where the kernel refuses bpf() to the target user (kernels
+ * 5.19..6.4 with kernel.unprivileged_bpf_disabled refuse every command,
+ * later ones only loading; inart_daemon_bpf_refused asks), CAP_BPF alone is
+ * kept, and the log line says so.  Then install the signal handlers
+ * (c->signals).  0 or -errno with err. */
+int inart_daemon_drop(const struct inart_daemon_cfg *c, int bpf_fd, struct inart_err *err);
+
+struct passwd;
+/* inart_daemon_drop's two parts (tests call them alone).  _drop_ids: become
+ * pw's user, keeping CAP_BPF (effective and permitted) if keep_bpf, root out
+ * of reach (checked), no new privileges by exec; 0 or -errno with err.
+ * _bpf_refused: in a child process dropped to pw's user, is
+ * BPF_OBJ_GET_INFO_BY_FD on bpf_fd refused (EPERM)?  1 yes, 0 no, -errno
+ * if the child could not tell. */
+int inart_daemon_drop_ids(const struct passwd *pw, int keep_bpf, struct inart_err *err);
+int inart_daemon_bpf_refused(const struct passwd *pw, int bpf_fd);
 
 /* The packet threads' CPUs (--cores): the CPUs this process may run on, in
  * order, into cpus[0..CPU_SETSIZE); their count, or -errno with err. */

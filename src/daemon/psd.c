@@ -911,7 +911,7 @@ int inart_psd_run(const struct inart_psd_cfg *c, struct inart_err *err)
 		rc = -errno;
 		goto out;
 	}
-	rc = inart_daemon_drop(&c->dm, err);
+	rc = inart_daemon_drop(&c->dm, inart_xsk_prog_fd(io.xsk), err);
 	if (rc < 0 || (rc = inart_ctlthread_serve(st.ctl, err)) < 0 ||
 	    (st.n > 1 && (rc = workers_start(&st, socks, c->dm.batch, err)) < 0))
 		goto out;

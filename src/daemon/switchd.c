@@ -424,7 +424,7 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 		rc = -errno;
 		goto out;
 	}
-	rc = inart_daemon_drop(&c->dm, err);
+	rc = inart_daemon_drop(&c->dm, inart_xsk_prog_fd(s->xsk), err);
 	if (rc < 0 || (rc = inart_ctlthread_serve(s->ctl, err)) < 0 ||
 	    (rc = inart_switchd_workers_start(s, err)) < 0)
 		goto out;

@@ -67,6 +67,11 @@ int inart_xsk_fd(const struct inart_xsk *x, int i)
 	return -1;
 }
 
+int inart_xsk_prog_fd(const struct inart_xsk *x)
+{
+	return -1;
+}
+
 void inart_xsk_mac(const struct inart_xsk *x, int i, uint8_t mac[6])
 {
 }
@@ -932,6 +937,11 @@ const char *inart_xsk_describe(const struct inart_xsk *x)
 int inart_xsk_fd(const struct inart_xsk *x, int i)
 {
 	return x->p[i].ep >= 0 ? x->p[i].ep : x->p[i].fd;
+}
+
+int inart_xsk_prog_fd(const struct inart_xsk *x)
+{
+	return x != NULL ? x->prog_fd : -1;
 }
 
 struct inart_xsk *inart_xsk_set(struct inart_xsk *x, int k)

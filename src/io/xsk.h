@@ -102,6 +102,8 @@ int inart_xsk_is_veth(const struct inart_xsk *x, int i);
  * that shapes or schedules ("tbf", "netem", ...) into kind, 1; 0 if the
  * root qdisc is a plain queue (or none), -errno if it cannot be read. */
 int inart_xsk_shaped(const char *ifname, char *kind, size_t kind_len);
+/* The fd of x's XDP program (the switch's or the host's), -1 if none. */
+int inart_xsk_prog_fd(const struct inart_xsk *x);
 /* How it runs, e.g. "AF_XDP copy mode (zero-copy refused), native XDP". */
 const char *inart_xsk_describe(const struct inart_xsk *x);
 
