@@ -84,6 +84,10 @@ case $rc:$out in
 1:*"fault injection is off"*) ok ;;
 *) bad "test_fault refused without --test-faults (exit $rc): $out" ;;
 esac
+out=$("$INART" ctl send "$tmp/t0.sock" '{"op": "test_fault", "shard": 2, "error": 28}' 2>&1)
+case $out in *"shard 2, this switch has 2"*) ok ;; *) bad "test_fault refused for a shard t0 does not have: $out" ;; esac
+out=$("$INART" ctl send "$tmp/p0.sock" '{"op": "test_fault", "shard": 0, "error": 28}' 2>&1)
+case $out in *"is a switch request"*) ok ;; *) bad "a PS refuses test_fault: $out" ;; esac
 info
 if [ "$(py "$tmp/info.json" "j['cores'], j['io'], len(j['shards']), j['test_faults']")" = "2 $IO 2 True" ]; then ok; else
 	bad "t0 runs 2 shards on $IO with --test-faults: $(head -c 400 "$tmp/info.json")"
