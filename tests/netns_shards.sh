@@ -31,16 +31,7 @@ IO=${INART_IO:-xdp}
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 declare -A IP MAC PORTS DPID
-if ! run fabric_w3p2 79; then
-	echo "0 passed, 1 failed, $skip skipped"
-	exit 1
-fi
-if [ "$IO" = xdp ]; then
-	# a frame the XDP program redirects into a host's veth needs GRO there
-	for h in w0 w1 w2 p0 p1; do
-		ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null 2>&1
-	done
-fi
+fabric_w3p2_io 79
 
 # py FILE EXPRESSION: EXPRESSION over the JSON object j of FILE, printed
 py() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
