@@ -33,8 +33,16 @@ IO=${INART_IO:-xdp}
 declare -A IP MAC PORTS DPID
 fabric_w3p2_io 79
 
-# py FILE EXPRESSION: EXPRESSION over the JSON object j of FILE, printed
-py() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
+# py FILE EXPRESSION: EXPRESSION over the JSON object j of FILE, printed;
+# in stats, sh(j) is the shards' counters as objects (rows in the reply)
+py() {
+	/usr/bin/python3 -c "import json,sys
+def sh(j):
+    c = j['shard_columns']
+    return [dict(s, drops=dict(zip(c['drops'], s['drops'])),
+                 trees=[dict(zip(c['trees'], t)) for t in s['trees']]) for s in j['shards']]
+j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1
+}
 info() { "$INART" ctl send "$tmp/t0.sock" '{"op": "info"}' >"$tmp/info.json" 2>&1; }
 stats() { "$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/stats.json" 2>&1; }
 # the shards' (epoch, digest, labels, trees), one line
@@ -105,15 +113,21 @@ stats
 # forwarded itself as well: at least the shards')
 rxop='=='
 [ "$IO" = xdp ] && rxop='<='
-agg=$(py "$tmp/stats.json" "[[t['aggregated'] for t in s['trees']] for s in j['shards']]")
-sums=$(py "$tmp/stats.json" "all(sum(s['trees'][i][c] for s in j['shards']) == t[c] for i, t in enumerate(j['trees']) for c in ('aggregated', 'emitted', 'partial', 'results')) and sum(s['rx_pkts'] for s in j['shards']) $rxop sum(p['rx_pkts'] for p in j['ports'])")
+agg=$(py "$tmp/stats.json" "[[t['aggregated'] for t in s['trees']] for s in sh(j)]")
+sums=$(py "$tmp/stats.json" "all(sum(s['trees'][i][c] for s in sh(j)) == t[c] for i, t in enumerate(j['trees']) for c in ('aggregated', 'emitted', 'partial', 'results')) and all(sum(s['drops'][d] for s in sh(j)) == n for d, n in j['drops'].items()) and sum(s['rx_frames'] for s in j['shards']) $rxop sum(p['rx_pkts'] for p in j['ports'])")
 echo "netns_shards.sh: plan A: aggregated per shard and tree $agg"
 case $agg in
 "[["[1-9]*", "[1-9]*"], ["[1-9]*", "[1-9]*"]]") ok ;;
 *) bad "each shard aggregated each of plan A's two trees: $agg" ;;
 esac
+# ... and the rows do not count twice for a script that adds up every
+# "aggregated" of the reply (netns.sh, python/inart/fabric.py's tree_counters)
+all=$(grep -o '"aggregated": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
+if [ "$all" = "$(py "$tmp/stats.json" "sum(t['aggregated'] for t in j['trees'])")" ]; then ok; else
+	bad "every \"aggregated\" of the reply adds up to the sums' ($all)"
+fi
 if [ "$sums" = True ]; then ok; else
-	bad "the shards' counters add up to the sums: $(py "$tmp/stats.json" "[(s['rx_pkts'], [[t[c] for c in ('aggregated', 'emitted', 'partial', 'results')] for t in s['trees']]) for s in j['shards']], sum(p['rx_pkts'] for p in j['ports']), j['trees']")"
+	bad "the shards' counters add up to the sums: $(py "$tmp/stats.json" "[(s['rx_frames'], s['drops'], s['trees']) for s in j['shards']], sum(p['rx_pkts'] for p in j['ports']), j['trees']")"
 fi
 
 # --- (b) shard 1 refuses: the install is refused as a whole ----------------------------
@@ -165,12 +179,14 @@ if fabric_allreduce 100000 3; then ok; else
 fi
 if [ "$(shard_tables)" = "$B" ]; then ok; else bad "the all-reduces' install of plan B left t0's core as it was: $B, now $(shard_tables)"; fi
 stats
-agg=$(py "$tmp/stats.json" "[[t['aggregated'] for t in s['trees']] for s in j['shards']]")
+agg=$(py "$tmp/stats.json" "[[t['aggregated'] for t in s['trees']] for s in sh(j)]")
 echo "netns_shards.sh: plan B: aggregated per shard and tree $agg"
 case $agg in
 "[["[1-9]*"], ["[1-9]*"]]") ok ;;
 *) bad "each shard aggregated plan B's tree: $agg" ;;
 esac
+"$INART" ctl stats "$tmp/t0.sock" >"$tmp/stats.txt" 2>&1
+if [ "$(grep -c '^shard [01] .* aggregated *[1-9]' "$tmp/stats.txt")" -eq 2 ]; then ok; else bad "ctl stats prints a line per shard: $(cat "$tmp/stats.txt")"; fi
 for d in t0 t1; do
 	if kill -0 "${DPID[$d]}" 2>/dev/null; then ok; else bad "$d still running: $(tail -5 "$tmp/$d.log")"; fi
 done

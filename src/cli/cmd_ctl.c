@@ -122,11 +122,34 @@ static int counter_width(const struct inart_ctl_counter *c)
 	return n < 8 ? 8 : n;
 }
 
-/* With several shards: a line each (frames, busy slots, aggregated over
- * its trees). */
-static void print_sw_shards(json_t *shards)
+/* Column c of a per-shard row named name in cols (stats' shard_columns), -1. */
+static int column(json_t *cols, const char *name)
 {
-	json_t *v, *t;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(cols, i, v)
+	{
+		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static uint64_t row_get(json_t *row, int c)
+{
+	json_t *v = c < 0 ? NULL : json_array_get(row, (size_t)c);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* With several shards: a line each (frames, busy slots, aggregated and
+ * emitted over its trees). */
+static void print_sw_shards(json_t *r)
+{
+	json_t *shards = json_object_get(r, "shards"), *v, *t,
+	       *cols = json_object_get(json_object_get(r, "shard_columns"), "trees");
+	int ca = column(cols, "aggregated"), ce = column(cols, "emitted");
 	size_t i, j;
 
 	if (json_array_size(shards) < 2)
@@ -137,12 +160,12 @@ static void print_sw_shards(json_t *shards)
 
 		json_array_foreach(json_object_get(v, "trees"), j, t)
 		{
-			agg += jget(t, "aggregated");
-			emitted += jget(t, "emitted");
+			agg += row_get(t, ca);
+			emitted += row_get(t, ce);
 		}
 		printf("shard %-3" PRIu64 " rx %12" PRIu64 " tx %12" PRIu64 " slots busy %6" PRIu64
 		       " aggregated %12" PRIu64 " emitted %12" PRIu64 "\n",
-		       jget(v, "shard"), jget(v, "rx_pkts"), jget(v, "tx_pkts"),
+		       jget(v, "shard"), jget(v, "rx_frames"), jget(v, "tx_frames"),
 		       jget(v, "slots_busy"), agg, emitted);
 	}
 }
@@ -194,7 +217,7 @@ static void print_sw_stats(json_t *r)
 			       jget(v, inart_ctl_sw_tree_counters[c].name));
 		printf("\n");
 	}
-	print_sw_shards(json_object_get(r, "shards"));
+	print_sw_shards(r);
 }
 
 static void print_ps_stats(json_t *r)

@@ -351,25 +351,61 @@ static int gate_labels(struct sw_state *s, struct sw_obj *o, struct inart_err *e
 	return rc;
 }
 
+static json_t *ju64(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* The column names of the per-shard counters (stats' "shard_columns"). */
+static json_t *shard_columns_json(void)
+{
+	json_t *o = json_object(), *d = json_array(), *t = json_array();
+
+	for (int i = 0; i < INART_DROP_N; i++)
+		json_array_append_new(d, json_string(inart_switch_drop_name(i)));
+	json_array_append_new(t, json_string("job"));
+	json_array_append_new(t, json_string("tree"));
+	for (int c = 0; c < inart_ctl_n_sw_tree_counters; c++)
+		json_array_append_new(t, json_string(inart_ctl_sw_tree_counters[c].name));
+	json_object_set_new(o, "drops", d);
+	json_object_set_new(o, "trees", t);
+	return o;
+}
+
 /* Each shard's counters since the last reset (the core's: the XDP
  * program's forwarding and --agg kernel's aggregation are in the sums
- * only): [{"shard", "rx_pkts", "tx_pkts", "slots_busy", "drops", "trees"}]. */
+ * only): [{"shard", "rx_frames", "tx_frames", "slots_busy", "drops": [n in
+ * shard_columns' order], "trees": [[job, tree, counters in that order]]}].
+ * Rows, not objects with the sums' keys: a script that adds up every
+ * "aggregated" of the reply must not count a contribution twice. */
 static json_t *shards_stats_json(struct stats_cmd *c)
 {
 	json_t *a = json_array();
 
 	for (int k = 0; k < inart_shards_n(c->s->sh); k++) {
 		const struct sw_shard_count *x = &c->sh[k];
-		json_t *o = json_object(),
-		       *st = inart_ctl_sw_stats_json(x->drops, NULL, 0, NULL, x->trees, x->n_trees);
+		json_t *o = json_object(), *d = json_array(), *ts = json_array();
 
+		for (int i = 0; i < INART_DROP_N; i++)
+			json_array_append_new(d, ju64(x->drops[i]));
+		for (int i = 0; i < x->n_trees; i++) {
+			json_t *row = json_array();
+
+			json_array_append_new(row, json_integer(x->trees[i].job));
+			json_array_append_new(row, json_integer(x->trees[i].tree));
+			for (int n = 0; n < inart_ctl_n_sw_tree_counters; n++)
+				json_array_append_new(
+				    row,
+				    ju64(*(const uint64_t *)((const char *)&x->trees[i] +
+							     inart_ctl_sw_tree_counters[n].off)));
+			json_array_append_new(ts, row);
+		}
 		json_object_set_new(o, "shard", json_integer(k));
-		json_object_set_new(o, "rx_pkts", json_integer((json_int_t)x->rx_pkts));
-		json_object_set_new(o, "tx_pkts", json_integer((json_int_t)x->tx_pkts));
+		json_object_set_new(o, "rx_frames", ju64(x->rx_pkts));
+		json_object_set_new(o, "tx_frames", ju64(x->tx_pkts));
 		json_object_set_new(o, "slots_busy", json_integer(c->busy[k]));
-		json_object_set(o, "drops", json_object_get(st, "drops"));
-		json_object_set(o, "trees", json_object_get(st, "trees"));
-		json_decref(st);
+		json_object_set_new(o, "drops", d);
+		json_object_set_new(o, "trees", ts);
 		json_array_append_new(a, o);
 	}
 	shard_counts_free(c->sh, INART_SHARD_MAX);
@@ -407,6 +443,7 @@ static json_t *stats_json(struct sw_state *s)
 		json_object_set_new(o, "shard_rx_pkts", sr);
 	}
 	json_object_set_new(o, "shards", shards_stats_json(&c));
+	json_object_set_new(o, "shard_columns", shard_columns_json());
 	if (s->xsk != NULL)
 		json_object_set_new(o, "xdp", inart_switchd_io_json(s));
 	json_object_set_new(o, "role", json_string("switch"));
