@@ -46,7 +46,7 @@ j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1
 info() { "$INART" ctl send "$tmp/t0.sock" '{"op": "info"}' >"$tmp/info.json" 2>&1; }
 stats() { "$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/stats.json" 2>&1; }
 # the shards' (epoch, digest, labels, trees), one line
-shard_tables() { info && py "$tmp/info.json" "[(s['epoch'], s['digest'], s['labels'], s['trees']) for s in j['shards']]"; }
+shard_tables() { info && py "$tmp/info.json" "[(s['epoch'], s['digest'], s['label_entries'], s['trees']) for s in j['shards']]"; }
 
 # plan A: two trees at t0 (to p0 and p1); plan B: one tree (to p1)
 if ! run "$INART" plan "$tmp/topo.json" "$tmp/jobs.json" --algo inart --time-limit 0 \
@@ -105,7 +105,7 @@ case $A in
 "[(1, '"*"', "*", 2), (1, '"*"', "*", 2)]") ok ;;
 *) bad "both shards hold plan A's two trees at epoch 1: $A" ;;
 esac
-same=$(py "$tmp/info.json" "len({s['digest'] for s in j['shards']}) == 1 and j['shards'][0]['labels'] == j['labels'] and all(s['slots_assigned'] > 0 for s in j['shards'])")
+same=$(py "$tmp/info.json" "len({s['digest'] for s in j['shards']}) == 1 and j['shards'][0]['label_entries'] == j['labels'] and all(s['slots_assigned'] > 0 for s in j['shards'])")
 if [ "$same" = True ]; then ok; else bad "the shards' tables the same (digest, labels), slots assigned: $(py "$tmp/info.json" "j['shards']")"; fi
 stats
 # every tree aggregated on every shard; each counter of the sums the shards' total

@@ -478,9 +478,10 @@ static void cmd_busy(void *arg)
 		c->busy[k] = inart_switch_slots_busy(inart_shards_core_c(c->s->sh, k));
 }
 
-/* What each shard holds: [{"shard", "epoch", "digest", "labels", "routes",
- * "ingress", "trees", "table_bytes", "pool_slots", "slots_assigned",
- * "slots_busy"}].  The tables are read here (only this thread changes
+/* What each shard holds: [{"shard", "epoch", "digest", "label_entries",
+ * "routes", "ingress_entries", "trees", "bytes", "pool_slots",
+ * "slots_assigned", "slots_busy"}] (keys apart from info's own "labels"
+ * and "table_bytes", which scripts grep).  The tables are read here (only this thread changes
  * them), the busy slots in a command. */
 static json_t *shards_info_json(struct sw_state *s)
 {
@@ -502,11 +503,11 @@ static json_t *shards_info_json(struct sw_state *s)
 		snprintf(d, sizeof(d), "%016" PRIx64, in.digest);
 		json_object_set_new(o, "epoch", json_integer((json_int_t)in.epoch));
 		json_object_set_new(o, "digest", json_string(d));
-		json_object_set_new(o, "labels", json_integer(in.labels));
+		json_object_set_new(o, "label_entries", json_integer(in.labels));
 		json_object_set_new(o, "routes", json_integer(in.routes));
-		json_object_set_new(o, "ingress", json_integer(in.ingress));
+		json_object_set_new(o, "ingress_entries", json_integer(in.ingress));
 		json_object_set_new(o, "trees", json_integer(in.trees));
-		json_object_set_new(o, "table_bytes", json_integer((json_int_t)in.table_bytes));
+		json_object_set_new(o, "bytes", json_integer((json_int_t)in.table_bytes));
 		json_object_set_new(o, "pool_slots", json_integer(in.pool_slots));
 		json_object_set_new(o, "slots_assigned", json_integer(in.slots_assigned));
 		json_object_set_new(o, "slots_busy", json_integer(c.busy[k]));
