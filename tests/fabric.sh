@@ -40,6 +40,8 @@
 #                          addresses 10.NET.0.x, $tmp/{topo,jobs,deploy}.json,
 #                          IP, MAC and PORTS filled (the caller declares them
 #                          associative), namespaces and links built
+#   fabric_w3p2_io NET     (with netns_lib.sh's run) fabric_w3p2 NET, then (IO=xdp) GRO on in every
+#                          host; on failure says so and exits 1
 # Setup steps return non-zero on failure (the caller decides).
 
 tmp=$(mktemp -d)
@@ -303,5 +305,19 @@ fabric_parked_exact() {
 		bad "all-reduce exact while the counters are reset (the workers parked) again and again"
 		cat "$tmp"/w?.out | head -20
 		fabric_dump_stats t0 t1 p0 p1
+	fi
+}
+
+fabric_w3p2_io() {
+	local h
+	if ! run fabric_w3p2 "$1"; then
+		echo "0 passed, 1 failed, $skip skipped"
+		exit 1
+	fi
+	if [ "${IO:-}" = xdp ]; then
+		# a frame the XDP program redirects into a host's veth needs GRO there
+		for h in w0 w1 w2 p0 p1; do
+			ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null 2>&1
+		done
 	fi
 }

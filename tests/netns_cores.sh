@@ -52,16 +52,7 @@ IO=${INART_IO:-}
 . "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
 
 declare -A IP MAC PORTS DPID
-if ! run fabric_w3p2 78; then
-	echo "0 passed, 1 failed, $skip skipped"
-	exit 1
-fi
-if [ "$IO" = xdp ]; then
-	# a frame the XDP program redirects into a host's veth needs GRO there
-	for h in w0 w1 w2 p0 p1; do
-		ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null 2>&1
-	done
-fi
+fabric_w3p2_io 78
 
 # --- the option's limits -------------------------------------------------------
 "$INART" switchd --name x --port 1:2 --io udp --cores 2 --ctl "$tmp/x.sock" --check-config \

@@ -517,6 +517,74 @@ static void test_install_rolls_back_on_all(void **state)
 	inart_shards_destroy(sh);
 }
 
+/* What each shard holds (the daemon's per-shard info): the same digest on
+ * every shard, the slots of its regions; a refused install changes neither
+ * epoch nor digest anywhere; a commit moves every shard on together; the
+ * digest follows the entries, not their order or the counters. */
+static void test_shard_info(void **state)
+{
+	struct inart_shards *sh = mk_shards(2), *other;
+	struct inart_shard_info a[2], b[2], c;
+	struct inart_sw_update u = mk_update(2);
+	struct inart_err why = {{0}};
+	static struct agg got[NTREES * NCHUNK + 1];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(inart_shards_info(sh, k, &a[k]), 0);
+		assert_int_equal(a[k].epoch, 1);
+		assert_int_equal(a[k].labels, NTREES);
+		assert_int_equal(a[k].routes, 1);
+		assert_int_equal(a[k].trees, NTREES);
+		assert_int_equal(a[k].pool_slots, NTREES * NSLOTS);
+		assert_int_equal(a[k].slots_assigned, NTREES * NSLOTS);
+		assert_true(a[k].table_bytes > 0);
+	}
+	assert_true(a[0].digest == a[1].digest && a[0].digest != 0);
+	assert_int_equal(inart_shards_info(sh, 2, &c), -EINVAL);
+	assert_int_equal(inart_shards_info(sh, -1, &c), -EINVAL);
+	/* traffic changes counters and slots, not the digest */
+	assert_int_equal(run_traffic(sh, 3, got), NTREES * NCHUNK);
+	assert_int_equal(inart_shards_info(sh, 1, &c), 0);
+	assert_true(c.digest == a[1].digest);
+	/* the same entries given in another order: the same digest */
+	{
+		struct inart_sw_update r = mk_update(NTREES);
+		struct inart_label_entry rev[NTREES];
+		struct inart_sw_cfg cfg = mk_cfg();
+
+		for (int i = 0; i < NTREES; i++)
+			rev[i] = r.labels[NTREES - 1 - i];
+		r.labels = rev;
+		other = inart_shards_create(&cfg, 1);
+		assert_non_null(other);
+		assert_int_equal(inart_shards_apply(other, &r, &why), 0);
+		assert_int_equal(inart_shards_info(other, 0, &c), 0);
+		assert_true(c.digest == a[0].digest);
+		inart_shards_destroy(other);
+	}
+	/* refused on shard 1: nothing moves */
+	inart_shards_fail_next_build(sh, 1, ENOSPC);
+	assert_int_equal(inart_shards_apply(sh, &u, &why), -ENOSPC);
+	assert_non_null(strstr(why.msg, "shard 1: injected failure"));
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(inart_shards_info(sh, k, &b[k]), 0);
+		assert_int_equal(b[k].epoch, 1);
+		assert_true(b[k].digest == a[k].digest);
+	}
+	/* then in on both */
+	assert_int_equal(inart_shards_apply(sh, &u, &why), 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(inart_shards_info(sh, k, &b[k]), 0);
+		assert_int_equal(b[k].epoch, 2);
+		assert_int_equal(b[k].labels, 2);
+		assert_int_equal(b[k].slots_assigned, 2 * NSLOTS);
+		assert_true(b[k].digest != a[k].digest);
+	}
+	assert_true(b[0].digest == b[1].digest);
+	inart_shards_destroy(sh);
+}
+
 static void test_create_bounds(void **state)
 {
 	struct inart_sw_cfg cfg = mk_cfg();
@@ -541,6 +609,7 @@ int main(void)
 	    cmocka_unit_test(test_steer_truncated),
 	    cmocka_unit_test(test_trees_on_shards_exact),
 	    cmocka_unit_test(test_install_rolls_back_on_all),
+	    cmocka_unit_test(test_shard_info),
 	    cmocka_unit_test(test_create_bounds),
 	};
 

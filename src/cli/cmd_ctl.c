@@ -71,6 +71,9 @@ const char cmd_ctl_help[] =
     "  --only IDS          only these nodes (comma-separated switch and PS ids; e.g.\n"
     "                      a switch that restarted): the same transaction under the\n"
     "                      same identity, the other nodes are not contacted\n"
+    "  --keep-core         switches keep their core and its aggregation state: no\n"
+    "                      configuration is sent, the new tables go in on every\n"
+    "                      shard at once (as the controller's epoch switches)\n"
     "\n"
     "Exit status: 0 success, 1 invalid input, unreachable or refusing daemon,\n"
     "2 usage error.\n";
@@ -117,6 +120,54 @@ static int counter_width(const struct inart_ctl_counter *c)
 	int n = (int)strlen(c->name);
 
 	return n < 8 ? 8 : n;
+}
+
+/* Column c of a per-shard row named name in cols (stats' shard_columns), -1. */
+static int column(json_t *cols, const char *name)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(cols, i, v)
+	{
+		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static uint64_t row_get(json_t *row, int c)
+{
+	json_t *v = c < 0 ? NULL : json_array_get(row, (size_t)c);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* With several shards: a line each (frames, busy slots, aggregated and
+ * emitted over its trees). */
+static void print_sw_shards(json_t *r)
+{
+	json_t *shards = json_object_get(r, "shards"), *v, *t,
+	       *cols = json_object_get(json_object_get(r, "shard_columns"), "trees");
+	int ca = column(cols, "aggregated"), ce = column(cols, "emitted");
+	size_t i, j;
+
+	if (json_array_size(shards) < 2)
+		return;
+	json_array_foreach(shards, i, v)
+	{
+		uint64_t agg = 0, emitted = 0;
+
+		json_array_foreach(json_object_get(v, "trees"), j, t)
+		{
+			agg += row_get(t, ca);
+			emitted += row_get(t, ce);
+		}
+		printf("shard %-3" PRIu64 " rx %12" PRIu64 " tx %12" PRIu64 " slots busy %6" PRIu64
+		       " aggregated %12" PRIu64 " emitted %12" PRIu64 "\n",
+		       jget(v, "shard"), jget(v, "rx_frames"), jget(v, "tx_frames"),
+		       jget(v, "slots_busy"), agg, emitted);
+	}
 }
 
 static void print_sw_stats(json_t *r)
@@ -166,6 +217,7 @@ static void print_sw_stats(json_t *r)
 			       jget(v, inart_ctl_sw_tree_counters[c].name));
 		printf("\n");
 	}
+	print_sw_shards(r);
 }
 
 static void print_ps_stats(json_t *r)
@@ -386,6 +438,7 @@ struct install_args {
 	struct cli_deploy_args d;
 	const char *only;
 	uint64_t flush_ns; /* --flush-ms, 0 if not given */
+	int keep_core;	   /* --keep-core: tables only */
 };
 
 void cli_deploy_args_init(struct cli_deploy_args *a)
@@ -452,10 +505,11 @@ static unsigned char *only_nodes(const struct inart_topo *t, const char *arg)
 
 static void install_options(const char *cmd, int argc, char **argv, struct install_args *a)
 {
-	enum { O_FLUSH = 1, O_ONLY };
+	enum { O_FLUSH = 1, O_ONLY, O_KEEP };
 	static const struct option longopts[] = {
 	    {"flush-ms", required_argument, NULL, O_FLUSH},
 	    {"only", required_argument, NULL, O_ONLY},
+	    {"keep-core", no_argument, NULL, O_KEEP},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -478,6 +532,9 @@ static void install_options(const char *cmd, int argc, char **argv, struct insta
 			break;
 		case O_ONLY:
 			a->only = optarg;
+			break;
+		case O_KEEP:
+			a->keep_core = 1;
 			break;
 		default:
 			cli_getopt_error(cmd, c, argv);
@@ -519,6 +576,7 @@ static int act_install(const char *cmd, int argc, char **argv)
 	ci.learn = a.d.learn;
 	ci.restart = a.d.restart;
 	ci.dry = a.d.dry;
+	ci.tables_only = a.keep_core;
 	ci.epoch = epoch;
 	ci.warn = stderr;
 	rc = inart_installer_run(&ci, p, stdout, id, NULL, &err);

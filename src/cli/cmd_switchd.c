@@ -75,6 +75,11 @@ const char cmd_switchd_help[] =
     "  --loss-seed S        seed of the losses (default 1)\n"
     "  --stats              print the counters of a running switch and exit\n"
     "  --json               with --stats: the JSON reply\n"
+    "Tests:\n"
+    "  --test-faults        serve the control request test_fault (authenticated\n"
+    "                       peers only, like every request): shard K refuses the\n"
+    "                       next install with a given errno (docs/dataplane.md,\n"
+    "                       \"Shards and steering\"); off without this option\n"
     "\n"
     "Exit status: 0 stopped by SIGINT/SIGTERM, 1 setup failure (interface,\n"
     "socket), 2 usage error.\n";
@@ -189,7 +194,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 			   struct cli_daemon_args *a)
 {
 	// clang-format off
-	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES, O_AGGW, O_SHAPE };
+	enum { O_PORT = 1, O_POOL, O_FLUSH, O_IO, O_RING, O_AGG, O_RXLOSS, O_TXLOSS, O_TXPORTS, O_SEED, O_CORES, O_AGGW, O_SHAPE, O_FAULTS };
 	// clang-format on
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
@@ -205,6 +210,7 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 	    {"cores", required_argument, NULL, O_CORES},
 	    {"agg", required_argument, NULL, O_AGGW},
 	    {"shape", required_argument, NULL, O_SHAPE},
+	    {"test-faults", no_argument, NULL, O_FAULTS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -272,6 +278,9 @@ static int switchd_options(const char *cmd, int argc, char **argv, struct inart_
 			break;
 		case O_SHAPE:
 			add_shape(cmd, optarg, c, shape_of);
+			break;
+		case O_FAULTS:
+			c->test_faults = 1;
 			break;
 		default:
 			cli_getopt_error(cmd, o, argv);

@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "common/slab.h"
 #include "dp/bytes.h"
+#include "dp/shard.h"
 
 /* Wire names, indexed by enum inart_ctl_op (test_ctlmsg pins each to its op). */
 static const char *const op_names[] = {
@@ -29,8 +30,18 @@ _Static_assert(N_OPS == INART_CTL_PORT_COUNTERS + 1, "a wire name per control op
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
+/* The test operations' names (their numbers apart: enum inart_ctl_op). */
+static const struct {
+	int op;
+	const char *name;
+} test_ops[] = {{INART_CTL_TEST_FAULT, "test_fault"}};
+#define N_TEST_OPS ((int)(sizeof(test_ops) / sizeof(test_ops[0])))
+
 const char *inart_ctl_op_name(int op)
 {
+	for (int i = 0; i < N_TEST_OPS; i++)
+		if (op == test_ops[i].op)
+			return test_ops[i].name;
 	if (op < 1 || op >= N_OPS)
 		return NULL;
 	return op_names[op];
@@ -63,6 +74,9 @@ static int op_from_name(const char *s)
 	for (int i = 1; i < N_OPS; i++)
 		if (strcmp(s, op_names[i]) == 0)
 			return i;
+	for (int i = 0; i < N_TEST_OPS; i++)
+		if (strcmp(s, test_ops[i].name) == 0)
+			return test_ops[i].op;
 	return 0;
 }
 
@@ -328,6 +342,10 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 	    INART_CTL_NUM(inart_ctl_req, tree, 1, 0, UINT16_MAX, 0),
 	};
 	static const char *const id_keys[] = {"op", "node", "install_id", NULL};
+	static const struct inart_ctl_field fault_fields[] = {
+	    INART_CTL_NUM(inart_ctl_req, shard, 1, 0, INART_SHARD_MAX - 1, 0),
+	    INART_CTL_NUM(inart_ctl_req, error, 1, 1, 4095, 0),
+	};
 	json_error_t jerr;
 	json_t *o, *v;
 	int rc = 0;
@@ -383,6 +401,10 @@ int inart_ctl_req_parse(const char *body, size_t len, struct inart_ctl_req *req,
 	case INART_CTL_TREE_DEL:
 		rc = inart_ctl_get_object(o, "tree_del", plain_keys, del_fields,
 					  INART_CTL_N_FIELDS(del_fields), req, err);
+		break;
+	case INART_CTL_TEST_FAULT:
+		rc = inart_ctl_get_object(o, "test_fault", plain_keys, fault_fields,
+					  INART_CTL_N_FIELDS(fault_fields), req, err);
 		break;
 	case INART_CTL_COMMIT:
 	case INART_CTL_ABORT:
@@ -473,6 +495,10 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 	case INART_CTL_TREE_DEL:
 		json_object_set_new(o, "job", json_integer(req->job));
 		json_object_set_new(o, "tree", json_integer(req->tree));
+		break;
+	case INART_CTL_TEST_FAULT:
+		json_object_set_new(o, "shard", json_integer(req->shard));
+		json_object_set_new(o, "error", json_integer(req->error));
 		break;
 	default:
 		break;

@@ -28,6 +28,10 @@
  *                             commit of install_id
  *   tree_del job tree          PS
  *   show                      -> PS trees
+ *   test_fault shard error    switch started with --test-faults only (else
+ *                             refused): the next install that builds tables
+ *                             fails on that shard with errno `error`
+ *                             (docs/dataplane.md, "Shards and steering")
  * Field forms (addresses, MACs, bitmap words): ctlfield.h; table entries
  * and configurations: ctltable.h; counters: ctlstats.h (this header includes
  * the three: they are the protocol's parts).  Unknown keys are refused (a
@@ -75,6 +79,9 @@ enum inart_ctl_op {
 	INART_CTL_ROLLBACK, /* back to the state before the commit of install_id */
 	/* switch: the port counters alone (the controller's polls) */
 	INART_CTL_PORT_COUNTERS,
+	/* Test operations, numbered apart from the protocol's own (a daemon
+	 * refuses them unless started for tests: switchd --test-faults). */
+	INART_CTL_TEST_FAULT = 64, /* switch: shard K refuses the next install */
 };
 
 struct inart_ctl_req {
@@ -94,6 +101,7 @@ struct inart_ctl_req {
 	void *block;  /* a parsed request's arrays above, one allocation */
 	uint32_t job; /* tree_del */
 	uint16_t tree;
+	int shard, error; /* test_fault: the shard (0..), the errno it refuses with */
 };
 
 /* Name of an op ("install"), or NULL. */

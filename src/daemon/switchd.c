@@ -407,6 +407,7 @@ int inart_switchd_run(const struct inart_switchd_cfg *c, struct inart_err *err)
 	s->name = c->dm.name;
 	s->n_ports = c->n_ports;
 	s->cores = c->cores;
+	s->test_faults = c->test_faults;
 	for (int i = 0; i < c->n_ports; i++)
 		s->ifnames[i] = c->ports[i];
 	for (int i = 0; i < OUT_MAX; i++)
@@ -443,7 +444,7 @@ out:
 	inart_switchd_io_agg_close(s);
 	inart_switchd_io_close(s);
 	inart_switchd_shape_close(s);
-	free(s->base_trees);
+	inart_switchd_ctl_free(s);
 	free(b);
 	return rc < 0 ? rc : 0;
 }

@@ -38,6 +38,7 @@ struct inart_switchd_cfg {
 	enum inart_switchd_agg agg; /* --agg (default user) */
 	/* --shape: port i's egress shaper (rate_bps 0: none; dp/shaper) */
 	struct inart_shaper_cfg shape[INART_SW_MAX_PORTS];
+	int test_faults; /* --test-faults: serve test_fault (daemon/switchd_ctl) */
 };
 
 /* Defaults: the daemon's (inart_daemon_cfg_init), pool 4096, flush 10 ms,

@@ -18,6 +18,7 @@
 #include "daemon/switchd_io.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +68,41 @@ static struct inart_sw_tree_stats *tree_stats(const struct inart_shards *sw, uin
 	return t;
 }
 
+/* Shard sw's counters into *c: drops, frames received and sent (all
+ * ports), its tree counters (malloc'ed; none on ENOMEM). */
+static void shard_count(const struct inart_switch *sw, struct sw_shard_count *c)
+{
+	struct inart_sw_port_stats p[INART_SW_MAX_PORTS];
+	int n;
+
+	memset(p, 0, sizeof(p)); /* the ports it has are filled */
+	n = inart_switch_stats(sw, c->drops, p, NULL, 0);
+	c->rx_pkts = c->tx_pkts = 0;
+	for (int i = 0; i < INART_SW_MAX_PORTS; i++) {
+		c->rx_pkts += p[i].rx_pkts;
+		c->tx_pkts += p[i].tx_pkts;
+	}
+	c->trees = n > 0 ? calloc((size_t)n, sizeof(*c->trees)) : NULL;
+	c->n_trees = c->trees != NULL ? inart_switch_stats(sw, c->drops, p, c->trees, n) : 0;
+}
+
+static void shard_counts_free(struct sw_shard_count *c, int n)
+{
+	for (int k = 0; k < n; k++) {
+		free(c[k].trees);
+		memset(&c[k], 0, sizeof(c[k]));
+	}
+}
+
 /* ---- commands (run in the packet thread) ---- */
 
 static void cmd_reset_stats(void *arg)
 {
 	struct sw_state *s = arg;
 
+	shard_counts_free(s->base_shard, INART_SHARD_MAX);
+	for (int k = 0; k < inart_shards_n(s->sh); k++)
+		shard_count(inart_shards_core_c(s->sh, k), &s->base_shard[k]);
 	free(s->base_trees);
 	s->base_trees = tree_stats(s->sh, s->base_drops, s->base_ports, &s->n_base_trees);
 	inart_switchd_io_agg_trees(s, s->base_trees, s->n_base_trees, s->base_drops);
@@ -87,6 +117,7 @@ static void stats_zero(struct sw_state *s)
 	free(s->base_trees);
 	s->base_trees = NULL;
 	s->n_base_trees = 0;
+	shard_counts_free(s->base_shard, INART_SHARD_MAX);
 	memset(s->base_drops, 0, sizeof(s->base_drops));
 	memset(s->base_ports, 0, sizeof(s->base_ports));
 	if (s->xagg != NULL) { /* the kernel's tree counters go on too */
@@ -160,7 +191,28 @@ struct stats_cmd {
 	int n;
 	uint64_t shard_rx[INART_SHARD_MAX]; /* frames each shard received, since start */
 	struct inart_shaper_stats shape[INART_SW_MAX_PORTS]; /* --shape, since start */
+	/* per_shard (stats): each shard's counters since the last reset, the
+	   slots it aggregates in now */
+	int per_shard;
+	struct sw_shard_count sh[INART_SHARD_MAX];
+	int busy[INART_SHARD_MAX];
 };
+
+/* c - base: counters, and trees matched by (job, tree). */
+static void shard_count_sub(struct sw_shard_count *c, const struct sw_shard_count *b)
+{
+	for (int i = 0; i < INART_DROP_N; i++)
+		c->drops[i] -= b->drops[i];
+	c->rx_pkts -= b->rx_pkts;
+	c->tx_pkts -= b->tx_pkts;
+	for (int i = 0; i < c->n_trees; i++)
+		for (int j = 0; j < b->n_trees; j++)
+			if (b->trees[j].job == c->trees[i].job &&
+			    b->trees[j].tree == c->trees[i].tree)
+				inart_ctl_counters_sub(&c->trees[i], &b->trees[j],
+						       inart_ctl_sw_tree_counters,
+						       inart_ctl_n_sw_tree_counters);
+}
 
 static void cmd_stats(void *arg)
 {
@@ -175,6 +227,11 @@ static void cmd_stats(void *arg)
 		inart_switch_stats(inart_shards_core(s->sh, k), NULL, p, NULL, 0);
 		for (int i = 0; i < s->n_ports; i++)
 			c->shard_rx[k] += p[i].rx_pkts;
+		if (c->per_shard) {
+			shard_count(inart_shards_core_c(s->sh, k), &c->sh[k]);
+			shard_count_sub(&c->sh[k], &s->base_shard[k]);
+			c->busy[k] = inart_switch_slots_busy(inart_shards_core_c(s->sh, k));
+		}
 	}
 	inart_switchd_io_port_stats(s, c->ports); /* forwarded by the XDP program */
 	inart_switchd_gate_stats(s, &c->gate);	  /* every worker's */
@@ -294,9 +351,70 @@ static int gate_labels(struct sw_state *s, struct sw_obj *o, struct inart_err *e
 	return rc;
 }
 
+static json_t *ju64(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* The column names of the per-shard counters (stats' "shard_columns"). */
+static json_t *shard_columns_json(void)
+{
+	json_t *o = json_object(), *d = json_array(), *t = json_array();
+
+	for (int i = 0; i < INART_DROP_N; i++)
+		json_array_append_new(d, json_string(inart_switch_drop_name(i)));
+	json_array_append_new(t, json_string("job"));
+	json_array_append_new(t, json_string("tree"));
+	for (int c = 0; c < inart_ctl_n_sw_tree_counters; c++)
+		json_array_append_new(t, json_string(inart_ctl_sw_tree_counters[c].name));
+	json_object_set_new(o, "drops", d);
+	json_object_set_new(o, "trees", t);
+	return o;
+}
+
+/* Each shard's counters since the last reset (the core's: the XDP
+ * program's forwarding and --agg kernel's aggregation are in the sums
+ * only): [{"shard", "rx_frames", "tx_frames", "slots_busy", "drops": [n in
+ * shard_columns' order], "trees": [[job, tree, counters in that order]]}].
+ * Rows, not objects with the sums' keys: a script that adds up every
+ * "aggregated" of the reply must not count a contribution twice. */
+static json_t *shards_stats_json(struct stats_cmd *c)
+{
+	json_t *a = json_array();
+
+	for (int k = 0; k < inart_shards_n(c->s->sh); k++) {
+		const struct sw_shard_count *x = &c->sh[k];
+		json_t *o = json_object(), *d = json_array(), *ts = json_array();
+
+		for (int i = 0; i < INART_DROP_N; i++)
+			json_array_append_new(d, ju64(x->drops[i]));
+		for (int i = 0; i < x->n_trees; i++) {
+			json_t *row = json_array();
+
+			json_array_append_new(row, json_integer(x->trees[i].job));
+			json_array_append_new(row, json_integer(x->trees[i].tree));
+			for (int n = 0; n < inart_ctl_n_sw_tree_counters; n++)
+				json_array_append_new(
+				    row,
+				    ju64(*(const uint64_t *)((const char *)&x->trees[i] +
+							     inart_ctl_sw_tree_counters[n].off)));
+			json_array_append_new(ts, row);
+		}
+		json_object_set_new(o, "shard", json_integer(k));
+		json_object_set_new(o, "rx_frames", ju64(x->rx_pkts));
+		json_object_set_new(o, "tx_frames", ju64(x->tx_pkts));
+		json_object_set_new(o, "slots_busy", json_integer(c->busy[k]));
+		json_object_set_new(o, "drops", d);
+		json_object_set_new(o, "trees", ts);
+		json_array_append_new(a, o);
+	}
+	shard_counts_free(c->sh, INART_SHARD_MAX);
+	return a;
+}
+
 static json_t *stats_json(struct sw_state *s)
 {
-	struct stats_cmd c = {.s = s};
+	struct stats_cmd c = {.s = s, .per_shard = 1};
 	json_t *o, *pa;
 
 	inart_ctlthread_call(s->ctl, cmd_stats, &c);
@@ -324,6 +442,8 @@ static json_t *stats_json(struct sw_state *s)
 			json_array_append_new(sr, json_integer((json_int_t)c.shard_rx[k]));
 		json_object_set_new(o, "shard_rx_pkts", sr);
 	}
+	json_object_set_new(o, "shards", shards_stats_json(&c));
+	json_object_set_new(o, "shard_columns", shard_columns_json());
 	if (s->xsk != NULL)
 		json_object_set_new(o, "xdp", inart_switchd_io_json(s));
 	json_object_set_new(o, "role", json_string("switch"));
@@ -343,6 +463,57 @@ static json_t *port_counters_json(struct sw_state *s)
 	o = inart_ctl_sw_port_counters_json(c.ports, s->n_ports);
 	json_object_set_new(o, "uptime_s", json_real((double)(inart_now_ns() - s->start_ns) / 1e9));
 	return o;
+}
+
+struct busy_cmd {
+	struct sw_state *s;
+	int busy[INART_SHARD_MAX];
+};
+
+static void cmd_busy(void *arg)
+{
+	struct busy_cmd *c = arg;
+
+	for (int k = 0; k < inart_shards_n(c->s->sh); k++)
+		c->busy[k] = inart_switch_slots_busy(inart_shards_core_c(c->s->sh, k));
+}
+
+/* What each shard holds: [{"shard", "epoch", "digest", "label_entries",
+ * "routes", "ingress_entries", "trees", "bytes", "pool_slots",
+ * "slots_assigned", "slots_busy"}] (keys apart from info's own "labels"
+ * and "table_bytes", which scripts grep).  The tables are read here (only this thread changes
+ * them), the busy slots in a command. */
+static json_t *shards_info_json(struct sw_state *s)
+{
+	struct busy_cmd c = {.s = s};
+	json_t *a = json_array();
+
+	inart_ctlthread_call(s->ctl, cmd_busy, &c);
+	for (int k = 0; k < inart_shards_n(s->sh); k++) {
+		struct inart_shard_info in;
+		json_t *o = json_object();
+		char d[17];
+
+		json_object_set_new(o, "shard", json_integer(k));
+		if (inart_shards_info(s->sh, k, &in) < 0) {
+			json_object_set_new(o, "error", json_string("out of memory"));
+			json_array_append_new(a, o);
+			continue;
+		}
+		snprintf(d, sizeof(d), "%016" PRIx64, in.digest);
+		json_object_set_new(o, "epoch", json_integer((json_int_t)in.epoch));
+		json_object_set_new(o, "digest", json_string(d));
+		json_object_set_new(o, "label_entries", json_integer(in.labels));
+		json_object_set_new(o, "routes", json_integer(in.routes));
+		json_object_set_new(o, "ingress_entries", json_integer(in.ingress));
+		json_object_set_new(o, "trees", json_integer(in.trees));
+		json_object_set_new(o, "bytes", json_integer((json_int_t)in.table_bytes));
+		json_object_set_new(o, "pool_slots", json_integer(in.pool_slots));
+		json_object_set_new(o, "slots_assigned", json_integer(in.slots_assigned));
+		json_object_set_new(o, "slots_busy", json_integer(c.busy[k]));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 static json_t *info_json(struct sw_state *s)
@@ -376,6 +547,15 @@ static json_t *info_json(struct sw_state *s)
 	json_object_set_new(o, "io", json_string(inart_switchd_io_name(s)));
 	json_object_set_new(o, "agg", json_string(s->xagg != NULL ? "kernel" : "user"));
 	inart_txn_json(&s->txn, o);
+	json_object_set_new(o, "shards", shards_info_json(s));
+	json_object_set_new(o, "test_faults", json_boolean(s->test_faults));
+	if (s->fault_armed) {
+		json_t *f = json_object();
+
+		json_object_set_new(f, "shard", json_integer(s->fault_shard));
+		json_object_set_new(f, "error", json_integer(s->fault_err));
+		json_object_set_new(o, "test_fault", f);
+	}
 	return o;
 }
 
@@ -408,6 +588,43 @@ out:
 	return o;
 }
 
+/* --test-faults: an armed fault goes to the shards whose tables are built
+ * next (the core in service's, or a new core's), used up. */
+static void fault_use(struct sw_state *s, struct inart_shards *sh)
+{
+	if (!s->fault_armed)
+		return;
+	inart_shards_fail_next_build(sh, s->fault_shard, s->fault_err);
+	s->fault_armed = 0;
+	inart_log_warn("test fault: this install's build fails on shard %d (errno %d)",
+		       s->fault_shard, s->fault_err);
+}
+
+/* test_fault: arm a fault (switchd --test-faults only). */
+static int do_test_fault(struct sw_state *s, const struct inart_ctl_req *rq, json_t **data,
+			 struct inart_err *err)
+{
+	json_t *f;
+
+	if (!s->test_faults)
+		return inart_err_set(err, -EPERM,
+				     "test_fault: fault injection is off (switchd --test-faults)");
+	if (rq->shard >= inart_shards_n(s->sh))
+		return inart_err_set(err, -EINVAL, "test_fault: shard %d, this switch has %d",
+				     rq->shard, inart_shards_n(s->sh));
+	s->fault_armed = 1;
+	s->fault_shard = rq->shard;
+	s->fault_err = rq->error;
+	inart_log_warn("test fault armed: the next install fails on shard %d (errno %d: %s)",
+		       rq->shard, rq->error, strerror(rq->error));
+	*data = json_object();
+	f = json_object();
+	json_object_set_new(f, "shard", json_integer(rq->shard));
+	json_object_set_new(f, "error", json_integer(rq->error));
+	json_object_set_new(*data, "armed", f);
+	return 0;
+}
+
 /* Build what request rq installs, aside: a core (with a configuration) or a
  * table set for the core in service.  0 and *obj, or -errno with err. */
 static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **obj,
@@ -424,6 +641,7 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 		return -ENOMEM;
 	}
 	if (!rq->has_cfg) {
+		fault_use(s, s->sh);
 		/* reads only the tables in service, which only this thread changes */
 		rc = inart_shards_tables_build(s->sh, &u, &o->tab, err);
 		if (rc < 0)
@@ -451,6 +669,7 @@ static int build(struct sw_state *s, struct inart_ctl_req *rq, struct sw_obj **o
 		inart_err_set(err, 0, "out of memory");
 		goto fail;
 	}
+	fault_use(s, o->core);
 	rc = inart_shards_apply(o->core, &u, err);
 	if (rc < 0)
 		goto fail;
@@ -528,6 +747,9 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct 
 		inart_ctlthread_call(s->ctl, cmd_reset_stats, s);
 		inart_log_info("counters reset");
 		break;
+	case INART_CTL_TEST_FAULT:
+		rc = do_test_fault(s, rq, data, err);
+		break;
 	case INART_CTL_LOSE_STATE: {
 		struct lose_cmd c = {s, 0};
 
@@ -543,4 +765,11 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct 
 		break;
 	}
 	return rc;
+}
+
+void inart_switchd_ctl_free(struct sw_state *s)
+{
+	free(s->base_trees);
+	s->base_trees = NULL;
+	shard_counts_free(s->base_shard, INART_SHARD_MAX);
 }

@@ -64,12 +64,22 @@ struct sw_state {
 	struct inart_sw_cfg cfg; /* of the core in service */
 	struct inart_txn txn;
 	uint64_t installs;
+	/* --test-faults: the test_fault request is served; an armed fault makes
+	 * shard fault_shard of the next table build fail with -fault_err
+	 * (dp/shard's injection; the build uses it up) */
+	int test_faults, fault_armed, fault_shard, fault_err;
 	/* packet thread: counters at the last reset */
 	uint64_t base_drops[INART_DROP_N];
 	struct inart_sw_port_stats base_ports[INART_SW_MAX_PORTS];
 	struct inart_afp_stats base_afp[INART_SW_MAX_PORTS];
 	struct inart_sw_tree_stats *base_trees;
 	int n_base_trees;
+	/* the same per shard (the stats' "shards" detail; n_trees 0: none) */
+	struct sw_shard_count {
+		uint64_t drops[INART_DROP_N], rx_pkts, tx_pkts;
+		struct inart_sw_tree_stats *trees;
+		int n_trees;
+	} base_shard[INART_SHARD_MAX];
 	uint64_t start_ns;
 	/* output frames of the core */
 	struct inart_frame out[OUT_MAX];
@@ -81,5 +91,7 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct 
 /* inart_txn's swap and destroy for the switch's objects (ctx: the sw_state). */
 void *inart_switchd_obj_swap(void *ctx, void *obj);
 void inart_switchd_obj_destroy(void *ctx, void *obj);
+/* Free what the counters' baselines hold (at exit). */
+void inart_switchd_ctl_free(struct sw_state *s);
 
 #endif

@@ -22,9 +22,10 @@
 #include "dp/wire.h"
 
 struct inart_shards {
-	int n, n_ports;
+	int n, n_ports, pool_slots;
 	int fail_k, fail_err; /* tests: inart_shards_fail_next_build */
 	uint64_t epoch;
+	uint64_t ep[INART_SHARD_MAX]; /* per shard: swaps of its tables */
 	struct inart_switch *sw[INART_SHARD_MAX];
 };
 
@@ -76,6 +77,7 @@ struct inart_shards *inart_shards_create(const struct inart_sw_cfg *cfg, int n)
 		return NULL;
 	sh->n = n;
 	sh->n_ports = cfg->n_ports;
+	sh->pool_slots = cfg->pool_slots;
 	sh->fail_k = -1;
 	for (int k = 0; k < n; k++) {
 		sh->sw[k] = inart_switch_create(cfg);
@@ -137,7 +139,8 @@ int inart_shards_tables_build(struct inart_shards *sh, const struct inart_sw_upd
 	/* prepare on every shard */
 	for (k = 0; k < sh->n && rc == 0; k++) {
 		if (k == sh->fail_k)
-			rc = inart_err_set(err, sh->fail_err, "injected failure");
+			rc = inart_err_set(err, sh->fail_err, "injected failure: %s",
+					   strerror(-sh->fail_err));
 		else
 			rc = inart_switch_tables_build(sh->sw[k], u, &t->t[k], err);
 		if (rc == 0)
@@ -163,8 +166,10 @@ struct inart_shard_tables *inart_shards_tables_swap(struct inart_shards *sh,
 						    struct inart_shard_tables *t)
 {
 	/* commit on all: the container takes back what goes out */
-	for (int k = 0; k < sh->n; k++)
+	for (int k = 0; k < sh->n; k++) {
 		t->t[k] = inart_switch_tables_swap(sh->sw[k], t->t[k]);
+		sh->ep[k]++;
+	}
 	sh->epoch++;
 	return t;
 }
@@ -174,7 +179,8 @@ const struct inart_sw_tables *inart_shard_tables_first(const struct inart_shard_
 	return t != NULL && t->n > 0 ? t->t[0] : NULL;
 }
 
-int inart_shards_apply(struct inart_shards *sh, const struct inart_sw_update *u, struct inart_err *err)
+int inart_shards_apply(struct inart_shards *sh, const struct inart_sw_update *u,
+		       struct inart_err *err)
 {
 	struct inart_shard_tables *t;
 	int rc = inart_shards_tables_build(sh, u, &t, err);
@@ -188,6 +194,114 @@ int inart_shards_apply(struct inart_shards *sh, const struct inart_sw_update *u,
 uint64_t inart_shards_epoch(const struct inart_shards *sh)
 {
 	return sh->epoch;
+}
+
+/* ---- what one shard holds ---- */
+
+/* splitmix64's finaliser: entries' hashes are summed, so each is mixed
+ * whole first (a sum of raw FNV values would let fields cancel out). */
+static uint64_t fin(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+#define FNV0 0xcbf29ce484222325ull
+
+static uint64_t label_hash(const struct inart_label_entry *e)
+{
+	uint64_t h = fnv(FNV0, 1);
+
+	h = fnv(h, e->label);
+	h = fnv(h, (uint64_t)e->kind << 48 | (uint64_t)e->tree << 32 | e->job);
+	h = fnv(h, e->in_ports);
+	h = fnv(h, (uint64_t)e->out_port << 32 | e->next_label);
+	h = fnv(h, (uint64_t)e->aggregate << 48 | (uint64_t)e->slot_base << 32 |
+		       (uint64_t)e->n_slots << 16 | e->bitmap_words);
+	for (int i = 0; e->aggregate && e->expected != NULL && i < e->bitmap_words; i++)
+		h = fnv(h, e->expected[i]);
+	h = fnv(h, e->n_down);
+	for (int i = 0; e->down != NULL && i < e->n_down; i++)
+		h = fnv(h, (uint64_t)e->down[i].port << 48 ^ (uint64_t)e->down[i].label << 16 ^
+			       (uint64_t)e->down[i].dst_ip << 32 ^ e->down[i].dst_ip);
+	return fin(h);
+}
+
+/* The slots of the pool inside an aggregating entry's region (regions of
+ * one tree may overlap: counted once). */
+static int slots_assigned(const struct inart_label_entry *l, int n, int pool)
+{
+	uint8_t *m = calloc((size_t)pool / 8 + 1, 1);
+	int c = 0;
+
+	if (m == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		for (int s = l[i].slot_base; l[i].kind == INART_LABEL_UP && l[i].aggregate &&
+					     s < l[i].slot_base + l[i].n_slots && s < pool;
+		     s++)
+			if (!(m[s / 8] & (1u << (s % 8)))) {
+				m[s / 8] |= (uint8_t)(1u << (s % 8));
+				c++;
+			}
+	free(m);
+	return c;
+}
+
+int inart_shards_info(const struct inart_shards *sh, int k, struct inart_shard_info *out)
+{
+	const struct inart_sw_tables *t;
+	struct inart_label_entry *l = NULL;
+	struct inart_route *r = NULL;
+	struct inart_sw_ingress *g = NULL;
+	int rc = -ENOMEM;
+
+	if (sh == NULL || k < 0 || k >= sh->n)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	t = inart_switch_tables(sh->sw[k]);
+	out->epoch = sh->ep[k];
+	out->labels = inart_sw_tables_labels(t, NULL, 0);
+	out->routes = inart_sw_tables_routes(t, NULL, 0);
+	out->ingress = inart_sw_tables_ingress(t, NULL, 0);
+	out->trees = t->n_trees;
+	out->table_bytes = inart_sw_tables_bytes(t);
+	out->pool_slots = sh->pool_slots;
+	l = calloc((size_t)out->labels + 1, sizeof(*l));
+	r = calloc((size_t)out->routes + 1, sizeof(*r));
+	g = calloc((size_t)out->ingress + 1, sizeof(*g));
+	if (l == NULL || r == NULL || g == NULL)
+		goto out;
+	inart_sw_tables_labels(t, l, out->labels);
+	inart_sw_tables_routes(t, r, out->routes);
+	inart_sw_tables_ingress(t, g, out->ingress);
+	for (int i = 0; i < out->labels; i++)
+		out->digest += label_hash(&l[i]);
+	for (int i = 0; i < out->routes; i++)
+		out->digest += fin(fnv(fnv(FNV0, 2), (uint64_t)r[i].prefix << 24 |
+							 (uint64_t)r[i].len << 16 | r[i].port));
+	for (int i = 0; i < out->ingress; i++)
+		out->digest += fin(fnv(fnv(FNV0, 3), (uint64_t)g[i].job << 32 |
+							 (uint64_t)g[i].port << 16 | g[i].rank));
+	out->slots_assigned = slots_assigned(l, out->labels, sh->pool_slots);
+	rc = out->slots_assigned < 0 ? out->slots_assigned : 0;
+out:
+	free(l);
+	free(r);
+	free(g);
+	return rc;
 }
 
 void inart_shards_fail_next_build(struct inart_shards *sh, int k, int err)

@@ -128,8 +128,28 @@ int inart_shards_apply(struct inart_shards *sh, const struct inart_sw_update *u,
 /* Swaps so far (every shard is at this table epoch). */
 uint64_t inart_shards_epoch(const struct inart_shards *sh);
 
-/* Tests: the next build fails on shard k with error -err (after the shards
- * before it have built theirs); k < 0: no failure. */
+/* What one shard holds (the control socket's per-shard info). */
+struct inart_shard_info {
+	uint64_t epoch;	 /* swaps of this shard's tables (= the set's epoch: a swap
+			    flips all) */
+	uint64_t digest; /* of its entries: labels (with their bitmaps and copies),
+			    routes, ingress; independent of their order, so shards
+			    holding the same entries have the same digest */
+	int labels, routes, ingress, trees;
+	size_t table_bytes;
+	int pool_slots;	    /* its aggregator pool */
+	int slots_assigned; /* of which in the slot regions of its aggregating entries */
+};
+
+/* Shard k's tables into *out: 0, -EINVAL (k out of range) or -ENOMEM.  It
+ * reads only what the packet path never writes (the entries), as a table
+ * build does; the slots busy now are the packet path's state
+ * (inart_switch_slots_busy on inart_shards_core_c, where it stands still). */
+int inart_shards_info(const struct inart_shards *sh, int k, struct inart_shard_info *out);
+
+/* Tests and switchd --test-faults: the next build fails on shard k with
+ * error -err (after the shards before it have built theirs; why: "shard K:
+ * injected failure: STRERROR"); k < 0: no failure. */
 void inart_shards_fail_next_build(struct inart_shards *sh, int k, int err);
 
 /* One thread for all the shards (tests, the daemon with one core): steer

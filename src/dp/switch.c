@@ -1005,6 +1005,11 @@ int inart_switch_lose_state(struct inart_switch *sw)
 	return busy;
 }
 
+int inart_switch_slots_busy(const struct inart_switch *sw)
+{
+	return inart_agg_pool_busy(sw->pool);
+}
+
 int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,
 		       struct inart_sw_port_stats *ports, struct inart_sw_tree_stats *trees,
 		       int max_trees)

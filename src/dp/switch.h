@@ -269,6 +269,10 @@ int inart_switch_tick(struct inart_switch *sw, uint64_t now_ns, struct inart_fra
  * how many slots were aggregating a chunk (their partial sums are lost). */
 int inart_switch_lose_state(struct inart_switch *sw);
 
+/* Pool slots aggregating a chunk now (read-only: the packet thread's state,
+ * read where it stands still). */
+int inart_switch_slots_busy(const struct inart_switch *sw);
+
 /* Counters: drops[INART_DROP_N], per port (n_ports), per tree (up to
  * max_trees entries; returns how many trees there are). */
 int inart_switch_stats(const struct inart_switch *sw, uint64_t *drops,
