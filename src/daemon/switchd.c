@@ -143,8 +143,8 @@ static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uin
 	struct inart_frame in = {buf, (uint16_t)len, (uint16_t)port};
 
 	if (!up) {
-		if (!(s->n_shaped && inart_switchd_shape_tx(s, (int)port, data, (uint16_t)len,
-							     inart_now_ns())))
+		if (!(s->n_shaped &&
+		      inart_switchd_shape_tx(s, (int)port, data, (uint16_t)len, inart_now_ns())))
 			inart_port_queue(&s->ports[port], data, len);
 		return;
 	}
