@@ -11,8 +11,13 @@
 #   - the all-reduce is exact on every worker;
 #   - the rate of the frames t1 receives from t0 (t1's p0 rx_bytes, sampled
 #     every 50 ms, from 0.3 s into the transfer to the sample before its
-#     last byte) is within 5% of
-#     the rate set (the bound of shape.sh);
+#     last byte) is within 5% of the rate set (the bound of shape.sh; as
+#     there, a loaded machine can make it fail low: 19.1-19.7 Mbit/s at
+#     load 2, the user path 19.7; 17.1 at load 7, where shape.sh's 100
+#     Mbit/s gave 92.0: the all-reduce is a window-limited stream, and late
+#     wake-ups of the packet thread and a longer round trip let the queue
+#     run dry; a lower rate or a deeper window made it worse: more
+#     retransmissions and partial flushes through the queue);
 #   - every frame the kernel built went to the shaper: its to_shaper equals
 #     its sent + flushed (t0's only kernel entries are UP entries leaving
 #     by p3), none lost on a full ring, and the shaper held frames.
