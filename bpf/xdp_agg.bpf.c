@@ -175,6 +175,16 @@ struct {
 	__type(value, __u64);
 } xa_pctrs SEC(".maps");
 
+/* (h25e) 1 at a port switchd shapes (--shape, set by io/xagg at load): a
+ * frame the kernel would send there goes to user space through xa_tx
+ * instead, so that it passes switchd's shaper on that port's tx path */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INART_XA_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xa_shaped SEC(".maps");
+
 /* ---- the scratch buffers (slow path, tick): masked offsets ---- */
 
 static __always_inline __u32 g16(const __u8 *b, __u32 o)
@@ -1494,18 +1504,19 @@ static __always_inline void state_sync(const struct inart_xa_cfg *cfg)
 	l->lost += f.lost;
 }
 
-/* A frame for the user-space core: copied whole into xa_rx (port, length,
- * bytes); dropped (counted) if the ring is full. */
-static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
+/* The frame copied whole into ring (xa_rx: for the user-space core,
+ * received on port; xa_tx: to send on port) as port, length, bytes; full
+ * is counted if the ring is full (the frame is lost as on a wire). */
+static __always_inline int to_user(struct xdp_md *xdp, void *ring, __u32 port, __u32 full)
 {
 	__u64 len = bpf_xdp_get_buff_len(xdp);
 	struct inart_xa_txrec *r;
 
 	if (len < 14 || len > INART_XA_FRAME_MAX)
 		return XDP_DROP;
-	r = bpf_ringbuf_reserve(&xa_rx, sizeof(*r), 0);
+	r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
 	if (r == NULL) {
-		count(INART_XA_C_RING_FULL, 1); /* xa_rx full: lost as on a wire */
+		count(full, 1);
 		return XDP_DROP;
 	}
 	r->port = port;
@@ -1516,6 +1527,24 @@ static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
 	}
 	bpf_ringbuf_submit(r, 0);
 	return XDP_DROP;
+}
+
+static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
+{
+	return to_user(xdp, &xa_rx, port, INART_XA_C_RING_FULL);
+}
+
+/* (h25e) A frame the kernel built for out: sent by rc (XDP_TX or the
+ * redirect), or, if switchd shapes out, queued on xa_tx for its shaper
+ * (rc dropped: the redirect the body chose is not taken). */
+static __always_inline int send_out(struct xdp_md *xdp, int rc, __u32 out)
+{
+	__u32 k = out & (INART_XA_MAX_PORTS - 1), *shaped = bpf_map_lookup_elem(&xa_shaped, &k);
+
+	if (shaped == NULL || *shaped == 0)
+		return rc;
+	count(INART_XA_C_SHAPED, 1);
+	return to_user(xdp, &xa_tx, k, INART_XA_C_TX_FULL);
 }
 
 /* agg_run on a frame of port, with switchd's exits: what the body passes
@@ -1538,9 +1567,11 @@ static __always_inline int agg_port(struct xdp_md *xdp, __u32 port)
 	pcount(port, 1, len);
 	if (rc == XDP_DROP || rc == XDP_ABORTED)
 		return rc;
+	/* tx: the frames built for the port (through its shaper or not: the
+	   port's stats count a shaper's drops apart) */
 	pcount(l->out_port, 2, 1);
 	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
-	return rc;
+	return send_out(xdp, rc, l->out_port);
 }
 
 /* The CPUMAP program of switchd --agg kernel: a frame of one of the ports
@@ -1569,6 +1600,8 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 			return XDP_DROP;
 		pcount(l->out_port, 2, 1);
 		pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+		if (send_out(xdp, XDP_TX, l->out_port) == XDP_DROP)
+			return XDP_DROP; /* (queued for the shaper) */
 		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);
 	}
 	port = *pp & (INART_XA_MAX_PORTS - 1);

@@ -14,7 +14,9 @@
 #     interface, run directory (sockets) or process of the run is left;
 #   - --io passed to every switchd and read back (issue 24), a bad one
 #     refused; a k=8 fat-tree's 80 switches with 32 hosts up (with
-#     --no-size-limit; refused without it) and down, nothing left.
+#     --no-size-limit; refused without it) and down, nothing left;
+#   - --agg auto's choice said with its reason; a run with --agg kernel
+#     (issue 25) exact, its frames through the switches' shapers.
 # Every run has its own prefix (h12t<pid><n>); only those are ever removed.
 # Needs root; exits 77 (skipped) otherwise.  Prints "N passed, N failed".
 set -u
@@ -239,8 +241,35 @@ if [ $rc -eq 0 ] && grep -q "switchd I/O: xdp on 20 switches (--io xdp)" "$tmp/i
 	[ "${e0tbf:-x}" = 0 ] && [ "${h0tbf:-0}" -ge 1 ]; then ok; else
 	bad "--io xdp: exit $rc, tbf on e0 ${e0tbf:-?} h0 ${h0tbf:-?}: $(cat "$tmp/io.out")"
 fi
+# --agg auto (the default) on xdp: user on every INA switch (the
+# aggregation limit's gate), the reason said
+if grep -q "switchd aggregation: kernel on 0, user on 20 switches (--agg auto: .*the gate must see every frame" \
+	"$tmp/io.out"; then ok; else bad "--agg auto: the reason for user not said: $(grep aggregation "$tmp/io.out")"; fi
 "$INART" emu down --prefix "$P" >/dev/null 2>&1
 clean_check "after emu up --io xdp" "$P"
+
+# --- the kernel aggregation path (issue 25): its frames through the switches' shapers ----
+# --agg kernel needs no aggregation-limit gate (--no-agg-limit); exact, every
+# switch on it, contributions absorbed in the kernel and every frame it built
+# given to the shaper of its port (every switch port is shaped on xdp)
+newprefix
+"$INART" emu run "$T" "$J" "$tmp/inart.json" --io xdp --agg kernel --no-agg-limit --iters 2 \
+	--target-s 0.3 --prefix "$P" -f json -o "$tmp/kern.json" 2>"$tmp/kern.err"
+rc=$?
+if [ $rc -eq 0 ] && python3 - "$tmp/kern.json" >"$tmp/kern.out" 2>&1 <<'X'; then ok; else
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+k = r["kernel"]
+print("exact %s, kernel %s" % (r["exact"], k))
+sys.exit(0 if r["exact"] is True and k["switches"] == 20 and k["absorbed"] > 0 and
+         k["sent"] > 0 and k["to_shaper"] == k["sent"] + k["flushed"] else 1)
+X
+	bad "emu run --agg kernel: exit $rc: $(cat "$tmp/kern.out"; tail -3 "$tmp/kern.err")"
+fi
+grep -q "switchd aggregation: kernel on 20, user on 0 switches (--agg kernel)" "$tmp/kern.err" &&
+	grep -q "kernel path on 20 switches: [0-9]* frames absorbed" "$tmp/kern.err" && ok ||
+	bad "emu run --agg kernel: its lines: $(grep 'aggregation\|kernel path' "$tmp/kern.err")"
+clean_check "after emu run --agg kernel" "$P"
 
 # --- a k=8 fat-tree's switch layer (80 switchd) up and down (issue 24) ------------------
 # one host per edge switch: 112 namespaces, beyond the size limit without

@@ -29,8 +29,9 @@
 #     chunks (as many as in an undisturbed iteration: no chunk done twice),
 #     with no step notice and nothing dropped as stale;
 #   - the faults did cost retransmissions (the check is not vacuous);
-#   - --agg kernel where the kernel path cannot run (--io ring, --shape)
-#     exits 1 saying why, --agg auto takes user saying why;
+#   - --agg kernel where the kernel path cannot run (--io ring) exits 1
+#     saying why, --agg auto takes user saying why; --agg kernel with
+#     --shape starts and says its frames go through the shaper;
 #   - at the end (t0 SIGTERM, t1 SIGKILL) no XDP program left anywhere.
 # switchd has no live reload or replacement of its program (a new program is
 # a new switchd): the restarts above are the replacement path.
@@ -220,23 +221,24 @@ if [ $((retx + probes)) -gt 0 ]; then ok; else bad "the restarts cost the worker
 # --- nothing left attached ---------------------------------------------------------
 t0_stop TERM
 # where the kernel path cannot run, --agg kernel refuses at start (exit 1,
-# saying why) and --agg auto takes user, saying why
-for c in "ring:kernel:needs --io xdp" "xdp --shape p0=100mbit:kernel:--shape" \
-	"ring:auto:--agg auto: user"; do
-	IFS=: read -r io where want <<<"$c"
+# saying why) and --agg auto takes user, saying why; with --shape (since
+# h25e) it runs, its frames for the shaped port through the shaper
+for c in "ring|kernel|needs --io xdp|exits" "xdp --shape p0=100mbit|kernel|goes through the shaper|runs" \
+	"ring|auto|--agg auto: user|runs"; do
+	IFS='|' read -r io where want runs <<<"$c"
 	# shellcheck disable=SC2086
 	timeout 10 ip netns exec "$(ns t0)" "$INART" switchd --name t0 --port p0,p1,p2,p3 \
 		--ctl "$tmp/x.sock" --io $io --agg "$where" --log-level info >"$tmp/out" 2>&1 &
 	xp=$!
 	pids+=($xp)
-	if [ "$where" = auto ]; then
+	if [ "$runs" = runs ]; then
 		fabric_wait_socks "$tmp/x.sock"
 		sleep 0.2
 		kill "$xp" 2>/dev/null
 	fi
 	wait "$xp"
 	rc=$?
-	if grep -qF -- "$want" "$tmp/out" && { [ "$where" = auto ] || [ $rc -eq 1 ]; }; then ok; else
+	if grep -qF -- "$want" "$tmp/out" && { [ "$runs" = runs ] || [ $rc -eq 1 ]; }; then ok; else
 		bad "--io $io --agg $where: exit $rc, '$want' wanted: $(head -c 300 "$tmp/out")"
 	fi
 	rm -f "$tmp/x.sock"

@@ -709,6 +709,27 @@ static int exec_run(struct emu_exec *x, struct inart_emu *e, int i)
 				r->model_s * x->f / r->to_unscaled,
 				r->r->cpu_bound ? ", CPU-bound" : "");
 		fprintf(stderr, "%s%s\n", r->r->why.msg[0] ? ": " : "", r->r->why.msg);
+		if (r->r->kernel_switches > 0) { /* issue 25: what the kernel did */
+			const uint64_t *k = r->r->kernel;
+
+			fprintf(stderr,
+				"inart emu: %s: kernel path on %d switches: %llu frames absorbed, "
+				"%llu sent, %llu flushed, %llu to the shapers, %llu punted to "
+				"user space (%llu entry, %llu label, %llu other), %llu lost on "
+				"full rings\n",
+				r->algorithm, r->r->kernel_switches,
+				(unsigned long long)k[INART_EMU_K_ABSORBED],
+				(unsigned long long)k[INART_EMU_K_SENT],
+				(unsigned long long)k[INART_EMU_K_FLUSHED],
+				(unsigned long long)k[INART_EMU_K_TO_SHAPER],
+				(unsigned long long)k[INART_EMU_K_PUNTED],
+				(unsigned long long)k[INART_EMU_K_P_ENTRY],
+				(unsigned long long)k[INART_EMU_K_P_LABEL],
+				(unsigned long long)(k[INART_EMU_K_PUNTED] -
+						     k[INART_EMU_K_P_ENTRY] -
+						     k[INART_EMU_K_P_LABEL]),
+				(unsigned long long)k[INART_EMU_K_LOST]);
+		}
 	}
 	return r->r->finished && r->r->exact ? EXIT_OK : EXIT_INVALID;
 }

@@ -165,15 +165,16 @@ enum emu_opt_code {
 	"                     background changes (gnuplot)\n"                                      \
 	"  --io MODE          the switches' I/O back end, switchd --io MODE: auto (the\n"          \
 	"                     default: switchd's choice), ring, mmsg or xdp (AF_XDP;\n"            \
-	"                     the switches then shape the links they send on with\n"              \
-	"                     switchd --shape instead of tbf, which AF_XDP bypasses);\n"          \
-	"                     the one they run is said on stderr\n"                               \
+	"                     the switches then shape the links they send on with\n"               \
+	"                     switchd --shape instead of tbf, which AF_XDP bypasses);\n"           \
+	"                     the one they run is said on stderr\n"                                \
 	"  --agg WHERE        where the switches aggregate, switchd --agg WHERE: auto\n"           \
 	"                     (the default: the kernel's XDP program where switchd can\n"          \
-	"                     use it, which needs --io xdp, no --agg-mbps or loss gate\n"          \
-	"                     and no --shape: so today always user here, as the\n"                 \
-	"                     switches on xdp shape their links), user or kernel; the\n"          \
-	"                     one they run is said on stderr\n"                                   \
+	"                     use it: --io xdp, the kernel accepts it and no\n"                    \
+	"                     --agg-mbps or loss gate, so with --no-agg-limit and no\n"            \
+	"                     --loss; its frames pass switchd's --shape), user or\n"               \
+	"                     kernel; the one they run, and why not kernel, is said on\n"          \
+	"                     stderr, the kernel's counters in the result\n"                       \
 	"  --no-size-limit    run a topology beyond the machine's size limit (40\n"                \
 	"                     namespaces and 64 switch ports per core); each run's\n"              \
 	"                     cpu_bound then says whether the machine kept up\n"                   \

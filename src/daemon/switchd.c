@@ -134,7 +134,8 @@ static void rx_rounds(struct sw_state *s, const struct pollfd *pfd, int batch)
 }
 
 /* --agg kernel: a frame the program handed up (up: for the core, received
- * on port; else: to send on port as it is). */
+ * on port; else: to send on port as it is, through the port's shaper if
+ * it has one: the program queues every frame for a shaped port here). */
 static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uint32_t len)
 {
 	struct sw_state *s = ctx;
@@ -142,7 +143,9 @@ static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uin
 	struct inart_frame in = {buf, (uint16_t)len, (uint16_t)port};
 
 	if (!up) {
-		inart_port_queue(&s->ports[port], data, len);
+		if (!(s->n_shaped &&
+		      inart_switchd_shape_tx(s, (int)port, data, (uint16_t)len, inart_now_ns())))
+			inart_port_queue(&s->ports[port], data, len);
 		return;
 	}
 	memcpy(buf, data, len); /* (the ring's pages are read-only here) */

@@ -214,7 +214,8 @@ static json_t *agg_json(const struct sw_state *s)
 	    [INART_XA_C_FLUSHED] = "flushed",  [INART_XA_C_KEPT] = "kept",
 	    [INART_XA_P_FRAME] = "punt_frame", [INART_XA_P_WIRE] = "punt_wire",
 	    [INART_XA_P_PORT] = "punt_port",   [INART_XA_P_LABEL] = "punt_label",
-	    [INART_XA_P_ENTRY] = "punt_entry", [INART_XA_P_CHECK] = "punt_check"};
+	    [INART_XA_P_ENTRY] = "punt_entry", [INART_XA_P_CHECK] = "punt_check",
+	    [INART_XA_C_SHAPED] = "to_shaper", [INART_XA_C_TX_FULL] = "to_shaper_lost"};
 	uint64_t c[INART_XA_CTR_N], ticks;
 	json_t *o = json_object();
 	int e;
@@ -274,7 +275,7 @@ static int agg_steer(struct sw_state *s)
 int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct inart_err *err)
 {
 	struct inart_err xe = {{0}};
-	struct inart_xagg_opt o = {s->n_ports, NULL, -1, -1, (uint32_t)s->cfg.pool_slots};
+	struct inart_xagg_opt o = {s->n_ports, NULL, -1, -1, (uint32_t)s->cfg.pool_slots, 0};
 	uint32_t ifx[INART_SW_MAX_PORTS];
 	char why[sizeof(xe.msg)] = "";
 	const char *name = mode == INART_SWD_AGG_KERNEL ? "kernel" : "auto";
@@ -291,15 +292,15 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		snprintf(why, sizeof(why),
 			 "--cores %d: the kernel path feeds one core (its CPUs aggregate)",
 			 s->cores);
-	else if (s->n_shaped) /* the kernel's frames would bypass the shaper */
-		snprintf(why, sizeof(why),
-			 "--shape: the kernel path sends past the shaper (XDP_TX/redirect)");
 	if (why[0] == '\0') {
 		for (int i = 0; i < s->n_ports; i++)
 			ifx[i] = if_nametoindex(s->ifnames[i]);
 		o.ifindex = ifx;
 		o.cpumap_fd = inart_xsk_agg_map_fd(s->xsk);
 		o.prog_array_fd = inart_xsk_agg_prog_fd(s->xsk);
+		for (int i = 0; i < s->n_ports; i++) /* --shape: through xa_tx, not past it */
+			if (s->shaper[i] != NULL)
+				o.shaped |= 1ull << i;
 		s->xagg = inart_xagg_open(&o, &xe);
 		if (s->xagg == NULL)
 			snprintf(why, sizeof(why), "%s", xe.msg);
@@ -334,8 +335,11 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 			at += snprintf(list + at, sizeof(list) - (size_t)at, "%s%d", i ? "," : "",
 				       cpus[i]);
 		inart_log_info("--agg %s: kernel (xdp_agg on CPUs %s, InArt steered to them by "
-			       "(job, tree, slot); the rest in user space)",
-			       name, list);
+			       "(job, tree, slot); the rest in user space%s)",
+			       name, list,
+			       s->n_shaped ? "; what it builds for a shaped port goes through "
+					     "the shaper"
+					   : "");
 	}
 	return 0;
 }

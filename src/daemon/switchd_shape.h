@@ -6,8 +6,10 @@
  * release), and waits no longer than the earliest deadline.  With --io
  * xdp a shaped port takes no plain IPv4 forwarded in the kernel (the XDP
  * program's redirect would bypass the shaper): switchd_io clears its bit
- * of xdp_fwd, so those frames come up to the packet thread.  One core
- * only (--cores 1).
+ * of xdp_fwd, so those frames come up to the packet thread; with --agg
+ * kernel the aggregation program queues what it builds for a shaped port
+ * on its xa_tx ring (io/xagg's opt.shaped), and switchd's drain offers it
+ * here like the core's output.  One core only (--cores 1).
  */
 #ifndef INART_DAEMON_SWITCHD_SHAPE_H
 #define INART_DAEMON_SWITCHD_SHAPE_H

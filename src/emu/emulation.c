@@ -255,10 +255,12 @@ int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct i
 }
 
 /* Why switchd's --io auto did not take xdp, from the first switch log that
- * says ("--io auto: ring (xdp not used: ...)"), else where to look. */
-static void auto_why(const struct inart_emu *e, char *why, size_t cap)
+ * says ("--io auto: ring (xdp not used: ...)"; key "--io auto: "), else
+ * where to look; the same for --agg auto (key "--agg auto: user"). */
+static void auto_why(const struct inart_emu *e, const char *key, char *why, size_t cap)
 {
-	snprintf(why, cap, "'inart switchd --io xdp' says why");
+	snprintf(why, cap, "'inart switchd %s' says why",
+		 strncmp(key, "--io", 4) == 0 ? "--io xdp" : "--agg kernel");
 	for (int v = 0; v < e->t->n_nodes; v++) {
 		char path[400], line[512], *p = NULL;
 		FILE *f;
@@ -268,7 +270,7 @@ static void auto_why(const struct inart_emu *e, char *why, size_t cap)
 		snprintf(path, sizeof(path), "%s/%s.log", e->net->dir, e->t->nodes[v].id);
 		f = fopen(path, "r");
 		while (f != NULL && p == NULL && fgets(line, sizeof(line), f) != NULL)
-			p = strstr(line, "--io auto: ");
+			p = strstr(line, key);
 		if (f != NULL)
 			fclose(f);
 		if (p != NULL) {
@@ -325,7 +327,7 @@ static void switch_io(struct inart_emu *e)
 	if (strcmp(asked, "auto") == 0 && xdp < n) {
 		char why[300];
 
-		auto_why(e, why, sizeof(why));
+		auto_why(e, "--io auto: ", why, sizeof(why));
 		inart_emu_progress(e,
 				   "switchd I/O: %s on %d switches (--io auto: xdp not taken on %d "
 				   "of them, fell back; %s; %s)",
@@ -337,9 +339,19 @@ static void switch_io(struct inart_emu *e)
 	else
 		inart_emu_progress(e, "switchd I/O: %s on %d switches (--io %s)", e->io, n, asked);
 	/* issue 25: where they aggregate (the kernel's path needs --io xdp and
-	   no gate: switchd says why not in its log) */
-	inart_emu_progress(e, "switchd aggregation: kernel on %d, user on %d switches (--agg %s)",
-			   kernel, n - kernel, e->o.agg ? e->o.agg : "auto");
+	   no gate: switchd says why not in its log, and so does this line) */
+	if (kernel < n && (e->o.agg == NULL || strcmp(e->o.agg, "auto") == 0)) {
+		char why[300];
+
+		auto_why(e, "--agg auto: user", why, sizeof(why));
+		inart_emu_progress(e,
+				   "switchd aggregation: kernel on %d, user on %d switches (--agg "
+				   "auto: the kernel's XDP program where switchd can use it; %s)",
+				   kernel, n - kernel, why);
+	} else
+		inart_emu_progress(
+		    e, "switchd aggregation: kernel on %d, user on %d switches (--agg %s)", kernel,
+		    n - kernel, e->o.agg ? e->o.agg : "auto");
 }
 
 const char *inart_emu_switch_io(const struct inart_emu *e)

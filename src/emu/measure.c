@@ -30,6 +30,57 @@ static uint64_t jint(json_t *o, const char *k)
 	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
 }
 
+const char *const inart_emu_kctr_names[INART_EMU_KCTR_N + 1] = {
+    "sent",	  "absorbed",  "flushed",   "kept",	  "to_shaper",	"lost",	      "punted",
+    "punt_frame", "punt_wire", "punt_port", "punt_label", "punt_entry", "punt_check", NULL};
+
+/* k[] += the kernel path's counters of switch stats s (xdp.agg_kernel:
+ * since switchd's start); 1 if s has them. */
+static int kernel_add(json_t *s, uint64_t *k)
+{
+	json_t *a = json_object_get(json_object_get(s, "xdp"), "agg_kernel");
+
+	if (a == NULL)
+		return 0;
+	k[INART_EMU_K_SENT] += jint(a, "sent");
+	k[INART_EMU_K_ABSORBED] += jint(a, "dropped");
+	k[INART_EMU_K_FLUSHED] += jint(a, "flushed");
+	k[INART_EMU_K_KEPT] += jint(a, "kept");
+	k[INART_EMU_K_TO_SHAPER] += jint(a, "to_shaper");
+	k[INART_EMU_K_LOST] += jint(a, "ring_full") + jint(a, "to_shaper_lost");
+	for (int i = INART_EMU_K_P_FRAME; i < INART_EMU_KCTR_N; i++) {
+		k[i] += jint(a, inart_emu_kctr_names[i]);
+		k[INART_EMU_K_PUNTED] += jint(a, inart_emu_kctr_names[i]);
+	}
+	return 1;
+}
+
+/* The switches' kernel counters and shaper drops (both since their start),
+ * summed into k[INART_EMU_KCTR_N] and *shaped; the switches with the
+ * kernel path. */
+static int kernel_counters(struct inart_emu *e, uint64_t *k, uint64_t *shaped)
+{
+	int n = 0;
+
+	memset(k, 0, sizeof(uint64_t) * INART_EMU_KCTR_N);
+	*shaped = 0;
+	for (int v = 0; v < e->t->n_nodes; v++) {
+		json_t *s, *p;
+		size_t i;
+
+		if (e->t->nodes[v].kind != INART_NODE_SWITCH || e->pid[v] <= 0)
+			continue;
+		s = inart_emu_ctl_req(e->ctl[v], "{\"op\": \"stats\"}", NULL);
+		n += kernel_add(s, k);
+		json_array_foreach(json_object_get(s, "ports"), i, p)
+		{
+			*shaped += jint(p, "shaped_drops");
+		}
+		json_decref(s);
+	}
+	return n;
+}
+
 /* Busy, total and interrupt + softirq jiffies of the machine (/proc/stat,
  * first line). */
 static void cpu_stat(uint64_t *busy, uint64_t *total, uint64_t *irq)
@@ -384,6 +435,7 @@ void inart_emu_meas_iter(struct inart_emu *e, struct worker *w, int nw, struct r
 void inart_emu_meas_start(struct inart_emu *e, struct worker *w, int nw, struct run_meas *m)
 {
 	m->q0 = qdisc_drops(e, m->qd0);
+	kernel_counters(e, m->k0, &m->sd0);
 	udp_errors(e, &m->ur0, &m->us0);
 	reset_counters(e);
 	cpu_times(e, w, nw, m->cpu0, &m->bg0, &m->wk0, &m->all0);
@@ -444,6 +496,10 @@ void inart_emu_meas_end(struct inart_emu *e, struct worker *w, int nw, struct ru
 		r->us_per_frame = (double)iter_cpu / 1e3 / (double)r->switch_frames;
 	q1 = qdisc_drops(e, r->arc_qdrops);
 	r->qdisc_drops = q1 > m->q0 ? q1 - m->q0 : 0;
+	r->kernel_switches = kernel_counters(e, r->kernel, &r->shaped_drops);
+	for (int k = 0; k < INART_EMU_KCTR_N; k++)
+		r->kernel[k] -= r->kernel[k] >= m->k0[k] ? m->k0[k] : r->kernel[k];
+	r->shaped_drops -= r->shaped_drops >= m->sd0 ? m->sd0 : r->shaped_drops;
 	udp_errors(e, &r->udp_rcvbuf_errors, &r->udp_sndbuf_errors);
 	r->udp_rcvbuf_errors -= m->ur0 < r->udp_rcvbuf_errors ? m->ur0 : r->udp_rcvbuf_errors;
 	r->udp_sndbuf_errors -= m->us0 < r->udp_sndbuf_errors ? m->us0 : r->udp_sndbuf_errors;

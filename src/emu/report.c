@@ -343,6 +343,13 @@ static json_t *run_json(const struct inart_emu_report *rep, const struct inart_e
 					   "repaired", NULL},
 		     (const uint64_t[]){r->sw_aggregated, r->sw_emitted, r->sw_partial, r->sw_early,
 					r->sw_fallback, r->sw_repaired}));
+	{ /* the kernel aggregation path (switchd --agg kernel): on how many switches */
+		json_t *k = counters(inart_emu_kctr_names, r->kernel);
+
+		json_object_set_new(k, "switches", json_integer(r->kernel_switches));
+		json_object_set_new(o, "kernel", k);
+	}
+	json_object_set_new(o, "shaped_drops", json_integer((json_int_t)r->shaped_drops));
 	json_object_set_new(o, "ps",
 			    counters((const char *const[]){"absorbed", "nacks", "replaced",
 							   "duplicates", "probes", NULL},

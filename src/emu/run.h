@@ -75,6 +75,25 @@ struct inart_emu_opt {
 void inart_emu_opt_default(struct inart_emu_opt *o);
 
 /* One plan's run. */
+/* The kernel path's counters in a result (names: inart_emu_kctr_names). */
+enum inart_emu_kctr {
+	INART_EMU_K_SENT,      /* packets answered with frames built in the kernel */
+	INART_EMU_K_ABSORBED,  /* absorbed (or duplicates): nothing sent */
+	INART_EMU_K_FLUSHED,   /* aggregates the kernel's timeouts flushed */
+	INART_EMU_K_KEPT,      /* clean results kept */
+	INART_EMU_K_TO_SHAPER, /* its frames for shaped ports, to switchd's shaper */
+	INART_EMU_K_LOST,      /* lost on a full ring (xa_rx, xa_tx) */
+	INART_EMU_K_PUNTED,    /* frames handed to the user-space core (the sum of: */
+	INART_EMU_K_P_FRAME,   /*  not untagged IPv4 UDP to InArt's port, */
+	INART_EMU_K_P_WIRE,    /*  an INA header it does not take, */
+	INART_EMU_K_P_PORT,    /*  ingress or first-hop checks, */
+	INART_EMU_K_P_LABEL,   /*  label 0, TTL, unknown label, */
+	INART_EMU_K_P_ENTRY,   /*  not a kernel UP entry, RETX/NACK, DOWN not kept, */
+	INART_EMU_K_P_CHECK,   /*  bitmap width, bits, count) */
+	INART_EMU_KCTR_N
+};
+extern const char *const inart_emu_kctr_names[INART_EMU_KCTR_N + 1];
+
 struct inart_emu_result {
 	int finished;	      /* every iteration done */
 	int exact;	      /* every result of every worker exact */
@@ -125,6 +144,14 @@ struct inart_emu_result {
 	/* switches' tree counters and PSs' counters, summed (docs/programs.md) */
 	uint64_t sw_aggregated, sw_emitted, sw_partial, sw_early, sw_fallback, sw_repaired;
 	uint64_t ps_absorbed, ps_nacks, ps_replaced, ps_duplicates, ps_probes;
+	/* the switches' kernel aggregation programs (switchd --agg kernel; its
+	   stats' xdp.agg_kernel, summed over switches, during the run): enum
+	   inart_emu_kctr; kernel_switches: switches on that path */
+	uint64_t kernel[INART_EMU_KCTR_N];
+	int kernel_switches;
+	/* frames switchd's shapers dropped (a full queue: the port's
+	   shaped_drops, summed) */
+	uint64_t shaped_drops;
 	int cpu_bound;
 	char cpu_why[256];
 };

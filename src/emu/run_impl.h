@@ -57,7 +57,8 @@ struct run_meas {
 	int64_t it0, iter_cpu;	    /* the run's CPU at an iteration's go; summed over
 				       iterations (go to the last check) */
 	uint64_t *qd0, ur0, us0, busy0, tot0, irq0, q0;
-	uint64_t run_t0, run_t1; /* first iteration's start, last result */
+	uint64_t run_t0, run_t1;	    /* first iteration's start, last result */
+	uint64_t k0[INART_EMU_KCTR_N], sd0; /* kernel counters, shaper drops */
 };
 
 /* ---- emulation.c (calls neither of the others) ---- */

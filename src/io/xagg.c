@@ -188,6 +188,21 @@ void inart_xagg_close(struct inart_xagg *x)
 	free(x);
 }
 
+/* (h25e) xa_shaped from opt.shaped: before any CPU runs the program. */
+static int put_shaped(struct inart_xagg *x, uint64_t shaped, struct inart_err *err)
+{
+	int fd = bpf_map__fd(x->skel->maps.xa_shaped);
+
+	for (uint32_t p = 0; p < (uint32_t)x->n_ports && p < INART_XA_MAX_PORTS; p++) {
+		uint32_t on = (uint32_t)(shaped >> p & 1);
+
+		if (bpf_map_update_elem(fd, &p, &on, BPF_ANY) < 0)
+			return inart_err_set(err, -errno, "--agg kernel: xa_shaped %u: %s", p,
+					     strerror(errno));
+	}
+	return 0;
+}
+
 static int put_cpus(struct inart_xagg *x, int cpumap_fd, struct inart_err *err)
 {
 	int prog = bpf_program__fd(x->skel->progs.xdp_agg_cpu);
@@ -325,6 +340,9 @@ struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_
 				   strerror(errno));
 		goto fail;
 	}
+	rc = put_shaped(x, o->shaped, err);
+	if (rc < 0)
+		goto fail;
 	rc = put_cpus(x, o->cpumap_fd, err);
 	if (rc < 0)
 		goto fail;

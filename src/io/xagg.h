@@ -12,7 +12,8 @@
  *   lose     lose_state: xa_cfg.lose_gen + 1 (every slot freed);
  *   drain    the frames the program handed to user space: xa_rx (frames for
  *            the core: everything it does not aggregate) and xa_tx (frames
- *            after a packet's first, to be sent as they are);
+ *            after a packet's first, and every frame it builds for a port
+ *            of opt.shaped, to be sent as they are: through the shaper);
  *   tick     the flush timeouts: for each CPU a live-frame BPF_PROG_TEST_RUN
  *            of xdp_agg_kick, whose frames the CPUMAP hands to xdp_agg_cpu on
  *            that CPU, which runs xdp_agg_tick's body there (so the state of a
@@ -39,6 +40,9 @@ struct inart_xagg_opt {
 	int cpumap_fd;		 /* io/xsk's agg_cpus (inart_xsk_agg_map_fd) */
 	int prog_array_fd;	 /* io/xsk's agg_prog (inart_xsk_agg_prog_fd) */
 	uint32_t slots;		 /* the kernel's pool per CPU (entries beyond: the core's) */
+	uint64_t shaped;	 /* bit p: switchd shapes port p (--shape); the frames
+				    the kernel builds for it are not sent there but
+				    queued on xa_tx, for the drain's fn (up 0) */
 };
 
 /* Load the program, put it in the CPUMAP for every CPU the calling thread

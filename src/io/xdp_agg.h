@@ -148,6 +148,8 @@ enum inart_xa_ctr {
 	INART_XA_C_RING_FULL, /* state applied, frames not queued (passed up) */
 	INART_XA_C_FLUSHED,   /* aggregates flushed by xdp_agg_tick */
 	INART_XA_C_KEPT,      /* clean RESULTs kept, then passed up */
+	INART_XA_C_SHAPED,    /* frames for a shaped port queued on xa_tx (--shape) */
+	INART_XA_C_TX_FULL,   /* the same, xa_tx full: lost as on a wire */
 	INART_XA_P_FRAME,     /* punted: not untagged IPv4 UDP to 47470 in the plain form */
 	INART_XA_P_WIRE,      /* punted: an INA header the program does not take (or refused) */
 	INART_XA_P_PORT,      /* punted: unknown ingress, or first-hop checks failed */
