@@ -23,11 +23,19 @@ Modes (LIST comma-separated; default all of them):
                 where this build's switchd has no such back end or it
                 refuses to start): the user-space core aggregates
   xdp-agg       inart switchd --io xdp --agg kernel: InArt DATA aggregated
-                by the XDP program in the kernel's CPUMAP threads (every
-                online CPU, steered by (job, tree, slot); issue 25), the
-                rest by the user-space core as in xdp
+                by the XDP program (issue 25), the rest by the user-space
+                core as in xdp.  switchd (so its aggregation CPUs) on the
+                generator's CPUs: every frame is aggregated in the receive
+                softirq of the CPU it arrived on (xdp_switch tail-calls
+                xdp_agg_dev), the CPUs xdp-redirect forwards on.  At N > 1
+                cores switchd runs without --cores (the kernel path feeds
+                one user-space core); --io xdp then refuses the N-queue
+                veths (reported not available)
+  xdp-agg-cpumap the same with switchd on the device's CPUs, as xdp: the
+                frames cross to the aggregation CPU through the CPUMAP
+                (xdp_agg_cpu in its kernel thread)
 --cores LIST    worker cores for the modes that have a choice (ring, mmsg,
-                xdp, xdp-agg: switchd --cores N; default 1,2; 1 runs without the
+                xdp: switchd --cores N; xdp-agg: see above; default 1,2; 1 runs without the
                 option), and queues for direct and xdp-redirect (N queues
                 on each veth).  At N > 1 the generator runs on N CPUs.  A
                 count switchd does not offer is reported as not available.
@@ -83,10 +91,10 @@ Method:
  - path_cpu_us_per_pkt: busy time (user nice system irq softirq,
    /proc/stat) of every CPU of the set during the run / delivered frames.
  - device_cpu_us_per_pkt: the device's own threads (/proc/PID/task/*/stat)
-   plus the softirq time of its CPUs, / delivered frames.  For xdp-agg also
-   the kernel threads of switchd's CPUMAP (cpumap/CPU/map:ID, found by the
-   map ids in switchd's fdinfo), and its CPUs are the whole set (the
-   threads run on every CPU).  For the kernel
+   plus the softirq time of its CPUs, / delivered frames.  For xdp-agg and
+   xdp-agg-cpumap also the kernel threads of switchd's CPUMAP
+   (cpumap/CPU/map:ID, found by the map ids in switchd's fdinfo), and its
+   CPUs are the generator's and switchd's.  For the kernel
    modes that is the softirq of the generator's CPU (the sink's XDP and, in
    direct, only it).  Both count whatever else runs on those CPUs: the
    script prints the set's busy CPUs before the runs; trust it on a quiet
@@ -106,7 +114,7 @@ EOF
 }
 set -u
 
-modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp,xdp-agg
+modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp,xdp-agg,xdp-agg-cpumap
 cores_arg=1,2
 load=ina1
 secs=3
@@ -139,7 +147,7 @@ fi
 modes=()
 for m in ${modes_arg//,/ }; do
 	case $m in
-	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp | xdp-agg) modes+=("$m") ;;
+	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp | xdp-agg | xdp-agg-cpumap) modes+=("$m") ;;
 	*) echo "switchd_bench: unknown mode '$m' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -343,11 +351,12 @@ wait_ready() { # FILE PID
 }
 switchd_up() { # MODE CORES CPUS
 	local extra=() exp="0000000000000001" io=$1
-	[ "$2" -gt 1 ] && extra=(--cores "$2")
+	# (the kernel path feeds one user-space core: xdp-agg* never --cores)
+	case $1 in xdp-agg*) ;; *) [ "$2" -gt 1 ] && extra=(--cores "$2") ;; esac
 	# xdp: the user-space core aggregates (part 1); xdp-agg: the kernel
 	case $1 in
 	xdp) extra+=(--agg user) ;;
-	xdp-agg) io=xdp extra+=(--agg kernel) ;;
+	xdp-agg | xdp-agg-cpumap) io=xdp extra+=(--agg kernel) ;;
 	esac
 	[ "$load" = ina8 ] && exp="00000000000000ff"
 	rm -f "$tmp/m.sock"
@@ -393,7 +402,7 @@ mode_up() { # MODE CORES
 	dev_pid="" why="" note="" dev_kthreads=()
 	cpu=$(dev_cpus_of "$2")
 	dev_cpus=$cpu
-	[ $maxq -gt 1 ] && case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg) set_queues "$2" ;; *) set_queues 1 ;; esac
+	[ $maxq -gt 1 ] && case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg*) set_queues "$2" ;; *) set_queues 1 ;; esac
 	case $1 in
 	direct)
 		dev_cpus=$(gen_cpus_of "$2")
@@ -422,14 +431,21 @@ mode_up() { # MODE CORES
 		pids+=("$dev_pid")
 		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
 		note="busy-polls its core; its rx steering runs in the generator's softirq" ;;
-	ring | mmsg | xdp | xdp-agg)
+	ring | mmsg | xdp | xdp-agg*)
+		# xdp-agg: switchd, so its aggregation CPUs, on the generator's
+		[ "$1" = xdp-agg ] && cpu=$(gen_cpus_of "$2")
 		switchd_up "$1" "$2" "$cpu" || return 1
 		[ ${#cpuv[@]} -le "$2" ] && note="shares its $2 cores with the generator ($(gen_cpus_of "$2"))"
-		if [ "$1" = xdp-agg ]; then
+		case $1 in
+		xdp-agg)
 			read -r -a dev_kthreads <<<"$(cpumap_threads "$dev_pid" | tr '\n' ' ')"
-			dev_cpus=$(echo "$cpus" | tr ' ' ',' | sed 's/,$//')
-			note="aggregates in the kernel's CPUMAP threads on every CPU (${#dev_kthreads[@]} threads; their time is the device's)${note:+; $note}"
-		fi ;;
+			dev_cpus=$cpu
+			note="switchd on CPU(s) $cpu: aggregates in the receive softirq of the generator's CPU(s) (tail call, no CPUMAP hop), as xdp-redirect forwards" ;;
+		xdp-agg-cpumap)
+			read -r -a dev_kthreads <<<"$(cpumap_threads "$dev_pid" | tr '\n' ' ')"
+			dev_cpus=$(printf '%s\n' $(gen_cpus_of "$2" | tr ',' ' ') $(echo "$cpu" | tr ',' ' ') | sort -nu | paste -sd,)
+			note="switchd on CPU(s) $cpu: receive softirq and steering on the generator's CPU(s), aggregation in the CPUMAP threads of CPU(s) $cpu (${#dev_kthreads[@]} threads; their time is the device's)${note:+; $note}" ;;
+		esac ;;
 	esac
 	return 0
 }
@@ -477,6 +493,7 @@ gen_run() { # IF CPUS
 results=() # one JSON object per run
 table=()
 declare -A direct_c=() best_c=() bestm_c=() # by cores: the direct pair, the best device
+declare -A cps_of=()                          # contributions/s by MODE/CORES
 best_contrib=0
 best_mode=""
 sw_contrib=0
@@ -511,7 +528,7 @@ run_one() { # MODE CORES
 	stop_pid "$sink_pid"
 	local sockd=null txd=null
 	case $m in
-	ring | mmsg | xdp | xdp-agg)
+	ring | mmsg | xdp | xdp-agg*)
 		"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
 		sockd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
 		txd=$(grep -oE '"sock_tx_(drops|errors)": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}') ;;
@@ -537,19 +554,20 @@ run_one() { # MODE CORES
 			gbps = by * 8 / secs / 1e9
 			path = fr > 0 ? busy / hz / fr * 1e6 : 0
 			devus = fr > 0 ? dev / hz / fr * 1e6 : 0
-			agg = (m == "ring" || m == "mmsg" || m == "xdp" || m == "xdp-agg")
+			agg = (m == "ring" || m == "mmsg" || m == "xdp" || m ~ /^xdp-agg/)
 			valid = (fr > 0 && bad == 0 && !(load == "ina8" && agg && fu == 0)) ? "true" : "false"
 			printf "{\"mode\":\"%s\",\"cores\":%d,\"load\":\"%s\",\"pps\":%.0f,\"gbps\":%.3f,", m, c, load, pps, gbps
 			printf "\"path_cpu_us_per_pkt\":%.3f,\"device_cpu_us_per_pkt\":%.3f,\"valid\":%s,", path, devus, valid
 			printf "\"available\":true,\"contrib_pps\":%.0f,\"full_pps\":%.0f,\"offered_pps\":%.0f,\"bad\":%d,", cps, fps, sent / secs, bad
 			printf "\"switchd_socket_rx_drops\":%s,\"switchd_socket_tx_drops\":%s,", sockd, txd
 			printf "\"generator_cpus\":\"%s\",\"device_cpus\":\"%s\",\"note\":\"%s\"}", gcpu, dcpu, note
-			printf "\t%-13s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : "")
+			printf "\t%-14s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : "")
 		}')
 	results+=("${line%%	*}")
 	table+=("${line#*	}")
 	local cps
 	cps=$(echo "${line%%	*}" | grep -o '"contrib_pps":[0-9]*' | cut -d: -f2)
+	cps_of[$m/$c]=${cps:-0}
 	if [ "$m" = direct ]; then
 		direct_c[$c]=${cps:-0}
 	else
@@ -561,7 +579,7 @@ run_one() { # MODE CORES
 			best_c[$c]=$cps
 			bestm_c[$c]="$m/$c"
 		fi
-		case $m in ring | mmsg | xdp | xdp-agg)
+		case $m in ring | mmsg | xdp | xdp-agg*)
 			if [ "${cps:-0}" -gt "$sw_contrib" ]; then
 				sw_contrib=$cps
 				sw_mode="$m/$c"
@@ -570,7 +588,7 @@ run_one() { # MODE CORES
 	fi
 }
 
-has_choice() { case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg) return 0 ;; esac; return 1; }
+has_choice() { case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg*) return 0 ;; esac; return 1; }
 want_direct=0
 for m in "${modes[@]}"; do [ "$m" = direct ] && want_direct=1; done
 # the direct pair first, always, at 1 core (bridge and xsk-fwd run at 1)
@@ -604,6 +622,26 @@ for c in "${dcores[@]}"; do
 		ratio=$(awk -v a="$ratio" -v b="$r" 'BEGIN {print (a == "null" || b + 0 < a + 0) ? b : a}')
 	fi
 done
+# issue 25's targets, per core count, from this run's rows: xdp-agg (and
+# xdp-agg-cpumap) over xdp-redirect (the CPUs: in the notes) and over xdp
+kp_json=""
+kp_text=()
+for c in "${cores[@]}"; do
+	for m in xdp-agg xdp-agg-cpumap; do
+		[ -n "${cps_of[$m/$c]:-}" ] || continue
+		r1=$(awk -v a="${cps_of[$m/$c]}" -v b="${cps_of[xdp-redirect/$c]:-0}" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "null"}')
+		r2=$(awk -v a="${cps_of[$m/$c]}" -v b="${cps_of[xdp/$c]:-0}" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "null"}')
+		case $load in
+		ina1) t1=0.4 t2=3 ;;
+		ina8) t1=0.5 t2="" ;;
+		*) t1="" t2="" ;;
+		esac
+		v1=$(awk -v r="$r1" -v t="$t1" 'BEGIN {if (t == "" || r == "null") print "none"; else print (r + 0 >= t + 0) ? "met" : "MISSED"}')
+		v2=$(awk -v r="$r2" -v t="$t2" 'BEGIN {if (t == "" || r == "null") print "none"; else print (r + 0 >= t + 0) ? "met" : "MISSED"}')
+		kp_json="$kp_json${kp_json:+,}\"$m/$c\":{\"over_xdp_redirect\":$r1,\"over_xdp\":$r2}"
+		kp_text+=("$m/$c: ${cps_of[$m/$c]} contributions/s = $r1 x xdp-redirect/$c${t1:+ (target >= $t1: $v1)}, $r2 x xdp/$c${t2:+ (target >= $t2: $v2)}")
+	done
+done
 swc=${sw_mode#*/}
 swratio=$(awk -v d="${direct_c[${swc:-x}]:-0}" -v b="$sw_contrib" 'BEGIN {if (b > 0) printf "%.2f", d / b; else print "null"}')
 ok=$(awk -v r="$ratio" 'BEGIN {print (r != "null" && r + 0 >= 1.5) ? "true" : "false"}')
@@ -616,17 +654,19 @@ if [ $json = 1 ]; then
 	printf '"by_cores":{%s},' "$by_cores"
 	printf '"best_switchd":"%s","best_switchd_pps":%s,"direct_over_best_switchd":%s,' \
 		"$sw_mode" "$sw_contrib" "$swratio"
+	printf '"kernel_path":{%s},' "$kp_json"
 	printf '"load":"%s","seconds":%s,"check":"%s","nice":%s,"cpu_set":"%s","generator_cpu":%s,"busy_cpus_before":%s,"frame_bytes":1022}\n' \
 		"$load" "$secs" "$check" "$nice" "$CPUS" "$GEN_CPU" "$idle"
 else
 	echo "switchd_bench: load $load, 1022-byte frames, $secs s per run, values checked: $check, nice $nice"
 	echo "CPU set $CPUS: generator on CPU $GEN_CPU (at N > 1 cores on the first N CPUs), a 1-core device on CPU $DEV1; busy CPUs of the set before the runs: $idle"
 	echo "pps = frames that checked at the sink / s; contrib/s = contributions in them; CPU = us per delivered frame"
-	printf '%-13s %5s %11s %8s %11s %11s %9s %9s %-5s  %s\n' mode cores pps Gbit/s contrib/s offered/s path_us dev_us valid cpus
+	printf '%-14s %5s %11s %8s %11s %11s %9s %9s %-5s  %s\n' mode cores pps Gbit/s contrib/s offered/s path_us dev_us valid cpus
 	for t in "${table[@]}"; do echo "$t"; done
 	echo "direct pair over the best other mode at the same core count: $by_text"
 	echo "lowest ratio $ratio (target >= 1.5 at every core count: $([ "$ok" = true ] && echo meets || echo MISSES))"
 	if [ -n "$sw_mode" ]; then
 		echo "best switchd: $sw_mode $sw_contrib contributions/s; the direct pair at its core count / it: $swratio"
 	fi
+	for t in "${kp_text[@]}"; do echo "kernel path (issue 25) $t"; done
 fi
