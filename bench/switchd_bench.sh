@@ -7,6 +7,7 @@ usage() {
 	cat <<'EOF'
 usage: bench/switchd_bench.sh [--modes LIST] [--cores LIST] [--load plain|ina1|ina8]
                               [--seconds S] [--check sample|all] [--nice N] [--json]
+                              [--bpf-stats]
 
     generator ns --veth-- middle ns (the device) --veth-- sink ns
     generator ns --veth------------------------------- sink ns   (direct)
@@ -55,9 +56,20 @@ Modes (LIST comma-separated; default all of them):
                 its CPUs; 0 to share them fairly), each in a session of its
                 own whose autogroup gets the same niceness (with autogroups
                 on, plain nice does not reach beyond its own session)
+--bpf-stats     sysctl kernel.bpf_stats_enabled=1 for the run (the old value
+                restored at exit) and, for xdp-redirect, xdp, xdp-agg and
+                xdp-agg-cpumap, the ns per run of the device's own BPF
+                programs during the generator's run (run_time_ns / run_cnt
+                of the programs the device process holds, bpftool): robust
+                against other load, unlike pps.  A tail-called program's
+                time counts in its caller's (xdp_agg_dev in
+                inart_xdp_switch).  The statistics cost two clock reads per
+                run of every program (the generator's and the sink's too):
+                compare pps without this option
 --json          one JSON object instead of the table:
   {"runs":[{"mode","cores","load","pps","gbps","path_cpu_us_per_pkt",
-            "device_cpu_us_per_pkt","valid", ...}], "direct_pair_pps", ...}
+            "device_cpu_us_per_pkt","valid", "bpf_ns_per_run" (--bpf-stats:
+            {"PROGRAM": [ns per run, runs]}), ...}], "direct_pair_pps", ...}
 
 Method:
  - Generator: build/bench/xdp_bench gen, an XDP program run with BPF_PROG_RUN
@@ -120,6 +132,7 @@ load=ina1
 secs=3
 check=sample
 json=0
+bstats=0
 nice=-20
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -129,6 +142,7 @@ while [ $# -gt 0 ]; do
 	--seconds) secs=${2:?}; shift 2 ;;
 	--check) check=${2:?}; shift 2 ;;
 	--json) json=1; shift ;;
+	--bpf-stats) bstats=1; shift ;;
 	--nice) nice=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "switchd_bench: unknown argument '$1' (--help)" >&2; exit 2 ;;
@@ -224,7 +238,9 @@ P="h24b$$-"
 G=${P}g M=${P}m R=${P}r
 tmp=$(mktemp -d)
 pids=()
+bstats_old=""
 cleanup() {
+	[ -n "$bstats_old" ] && sysctl -qw kernel.bpf_stats_enabled="$bstats_old"
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
 	for pid in "${pids[@]}"; do
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -237,6 +253,14 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+if [ $bstats = 1 ]; then
+	bstats_old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) &&
+		sysctl -qw kernel.bpf_stats_enabled=1 || {
+		echo "switchd_bench: --bpf-stats: cannot set kernel.bpf_stats_enabled" >&2
+		exit 1
+	}
+	command -v bpftool >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
+fi
 trap 'exit 1' INT TERM
 
 SIP=10.78.0.1 RIP=10.78.0.2
@@ -312,6 +336,19 @@ cpumap_threads() {
 		done
 	done
 }
+# "NAME:RUN_TIME_NS:RUN_CNT ..." of the BPF programs PID holds (--bpf-stats)
+prog_stats() {
+	local id
+	[ $bstats = 1 ] && [ -n "${1:-}" ] || return 0
+	for id in $(awk '/^prog_id:/ {print $2}' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool prog show id "$id" --json 2>/dev/null | awk '{
+			n = t = c = ""
+			if (match($0, /"name":"[^"]*"/)) n = substr($0, RSTART + 8, RLENGTH - 9)
+			if (match($0, /"run_time_ns":[0-9]+/)) t = substr($0, RSTART + 14, RLENGTH - 14)
+			if (match($0, /"run_cnt":[0-9]+/)) c = substr($0, RSTART + 10, RLENGTH - 10)
+			if (n != "") printf "%s:%d:%d ", n, t, c}'
+	done
+}
 kthr_ticks() { # PID... (0 if none)
 	local s=0 t
 	for t in "$@"; do s=$((s + $(proc_ticks "$t"))); done
@@ -339,6 +376,7 @@ stop_pid() {
 # Device set-up per mode; sets dev_pid (a process of the device, or empty),
 # dev_cpus (its CPUs), note; returns 1 with $why when not available.
 dev_pid=""
+stats_pid="" # the process whose BPF programs --bpf-stats reports
 dev_kthreads=()
 why=""
 wait_ready() { # FILE PID
@@ -399,7 +437,7 @@ set_queues() { # N: receive and transmit queues of a0, a1 and their peers (ethto
 }
 mode_up() { # MODE CORES
 	local cpu
-	dev_pid="" why="" note="" dev_kthreads=()
+	dev_pid="" why="" note="" dev_kthreads=() stats_pid=""
 	cpu=$(dev_cpus_of "$2")
 	dev_cpus=$cpu
 	[ $maxq -gt 1 ] && case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg*) set_queues "$2" ;; *) set_queues 1 ;; esac
@@ -422,6 +460,7 @@ mode_up() { # MODE CORES
 		dev_pid=$!
 		pids+=("$dev_pid")
 		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
+		stats_pid=$dev_pid
 		dev_pid="" # only the loader: the work is softirq
 		note="in the softirq of the generator's CPU"
 		[ "$2" -gt 1 ] && note="$2 queues, in the softirq of the $2 generator CPUs" ;;
@@ -435,6 +474,7 @@ mode_up() { # MODE CORES
 		# xdp-agg: switchd, so its aggregation CPUs, on the generator's
 		[ "$1" = xdp-agg ] && cpu=$(gen_cpus_of "$2")
 		switchd_up "$1" "$2" "$cpu" || return 1
+		stats_pid=$dev_pid
 		[ ${#cpuv[@]} -le "$2" ] && note="shares its $2 cores with the generator ($(gen_cpus_of "$2"))"
 		case $1 in
 		xdp-agg)
@@ -499,7 +539,7 @@ best_mode=""
 sw_contrib=0
 sw_mode=""
 run_one() { # MODE CORES
-	local m=$1 c=$2 iface=eth0 gif=eth0 s0 s1 st0 st1 p0 p1 sent took gcpus
+	local m=$1 c=$2 iface=eth0 gif=eth0 s0 s1 st0 st1 p0 p1 sent took gcpus b0="" b1=
 	[ "$m" = direct ] && iface=d1 gif=d0
 	if ! mode_up "$m" "$c"; then
 		mode_down "$m"
@@ -518,12 +558,14 @@ run_one() { # MODE CORES
 	s0=$(sink_snap)
 	st0=$(stat_ticks)
 	p0=$(($(proc_ticks "$dev_pid") + $(kthr_ticks "${dev_kthreads[@]}")))
+	b0=$(prog_stats "$stats_pid")
 	gcpus=$(gen_cpus_of "$c")
 	read -r sent took < <(gen_run "$gif" "$gcpus")
 	sleep 0.2
 	s1=$(sink_snap)
 	st1=$(stat_ticks)
 	p1=$(($(proc_ticks "$dev_pid") + $(kthr_ticks "${dev_kthreads[@]}")))
+	b1=$(prog_stats "$stats_pid")
 	[ -n "$sent" ] || echo "switchd_bench: $m: the generator failed: $(cat "$tmp/gen.err")" >&2
 	stop_pid "$sink_pid"
 	local sockd=null txd=null
@@ -537,7 +579,7 @@ run_one() { # MODE CORES
 	local line
 	line=$(awk -v s0="$s0" -v s1="$s1" -v st0="$st0" -v st1="$st1" -v p="$((p1 - p0))" \
 		-v secs="${took:-$secs}" -v hz="$HZ" -v m="$m" -v c="$c" -v load="$load" -v sent="${sent:-0}" \
-		-v gcpu="$gcpus" -v dcpu="$dev_cpus" -v note="$note" -v sockd="$sockd" -v txd="$txd" '
+		-v gcpu="$gcpus" -v dcpu="$dev_cpus" -v note="$note" -v sockd="$sockd" -v txd="$txd" -v b0="$b0" -v b1="$b1" '
 		BEGIN {
 			split(s0, a, " "); split(s1, b, " ")
 			fr = b[2] - a[2]; co = b[4] - a[4]; fu = b[6] - a[6]; bad = b[8] - a[8]; by = b[12] - a[12]
@@ -560,8 +602,18 @@ run_one() { # MODE CORES
 			printf "\"path_cpu_us_per_pkt\":%.3f,\"device_cpu_us_per_pkt\":%.3f,\"valid\":%s,", path, devus, valid
 			printf "\"available\":true,\"contrib_pps\":%.0f,\"full_pps\":%.0f,\"offered_pps\":%.0f,\"bad\":%d,", cps, fps, sent / secs, bad
 			printf "\"switchd_socket_rx_drops\":%s,\"switchd_socket_tx_drops\":%s,", sockd, txd
+			# --bpf-stats: ns per run of each program that ran, between the snapshots
+			nb = split(b0, q0, " "); split(b1, q1, " "); bj = ""; bt = ""
+			for (i = 1; i <= nb; i++) {
+				split(q0[i], u, ":"); split(q1[i], v, ":")
+				if (u[1] != v[1] || v[3] - u[3] <= 0) continue
+				ns = (v[2] - u[2]) / (v[3] - u[3])
+				bj = bj (bj == "" ? "" : ",") sprintf("\"%s\":[%.0f,%d]", u[1], ns, v[3] - u[3])
+				bt = bt (bt == "" ? "" : ", ") sprintf("%s %.0f ns/run", u[1], ns)
+			}
+			if (bj != "") printf "\"bpf_ns_per_run\":{%s},", bj
 			printf "\"generator_cpus\":\"%s\",\"device_cpus\":\"%s\",\"note\":\"%s\"}", gcpu, dcpu, note
-			printf "\t%-14s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : "")
+			printf "\t%-14s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : ""), (bt != "" ? "; bpf " bt : "")
 		}')
 	results+=("${line%%	*}")
 	table+=("${line#*	}")
