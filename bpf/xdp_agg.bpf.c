@@ -1368,7 +1368,9 @@ static __always_inline int tick_run(struct xdp_md *xdp)
 	if (cfg == NULL || sc == NULL)
 		return XDP_DROP;
 	t.now = cfg->now ? cfg->now : bpf_ktime_get_ns();
-	bpf_loop(cfg->n_slots, tick_cb, &t, 0);
+	/* (h25f) only the slots of the kernel entries' ranges (xa_cfg) */
+	bpf_loop(cfg->scan_slots && cfg->scan_slots < cfg->n_slots ? cfg->scan_slots : cfg->n_slots,
+		 tick_cb, &t, 0);
 	if (t.best < 0)
 		return XDP_DROP;
 	k = (__u32)t.best;

@@ -233,12 +233,29 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 	return inart_xdp_agg_maps_fill_opt(fds, NULL, cfg, sw, ifindex, err);
 }
 
+/* xa_cfg's scan_slots after the labels: the end of the highest kernel UP
+ * entry's slot range.  The tick scans the slots below it: every kernel
+ * entry's slots lie there, and so does every busy kernel slot once each
+ * CPU's state follows the install's generation (drop_orphan_slots). */
+static int put_scan(int cfd, uint32_t scan, struct inart_err *err)
+{
+	struct inart_xa_cfg xc;
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(cfd, &zero, &xc) < 0)
+		return inart_err_set(err, -errno, "xdp_agg: map xa_cfg, key 0: %s",
+				     strerror(errno));
+	xc.scan_slots = scan;
+	return put(cfd, &zero, &xc, "xa_cfg", 0, err);
+}
+
 int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 				const struct inart_xdp_agg_fill_opt *o,
 				const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
 				const uint32_t *ifindex, struct inart_err *err)
 {
 	static const struct inart_xdp_agg_fill_opt none;
+	uint32_t scan = 0; /* the end of the highest kernel entry's slot range */
 	struct inart_label_entry *le = NULL;
 	struct inart_sw_tree_stats *ts = NULL;
 	struct inart_sw_ingress *ing = NULL;
@@ -279,8 +296,13 @@ int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 		rk += progress_records(&le[i]);
 		if (x.kernel && o->n_kernel != NULL)
 			(*o->n_kernel)++;
+		if (x.kernel && x.kind == INART_LABEL_UP &&
+		    (uint32_t)x.slot_base + x.n_slots > scan)
+			scan = (uint32_t)x.slot_base + x.n_slots;
 		rc = put(fds->labels, &x.label, &x, "xa_labels", x.label, err);
 	}
+	if (rc == 0)
+		rc = put_scan(fds->cfg, scan, err);
 	for (int i = 0; rc == 0 && i < ni; i++) {
 		struct inart_xa_ing_key k = {ing[i].port, ing[i].job};
 		uint32_t r = ing[i].rank;
