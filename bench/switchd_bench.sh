@@ -7,6 +7,7 @@ usage() {
 	cat <<'EOF'
 usage: bench/switchd_bench.sh [--modes LIST] [--cores LIST] [--load plain|ina1|ina8]
                               [--seconds S] [--check sample|all] [--nice N] [--json]
+                              [--bpf-stats]
 
     generator ns --veth-- middle ns (the device) --veth-- sink ns
     generator ns --veth------------------------------- sink ns   (direct)
@@ -23,11 +24,19 @@ Modes (LIST comma-separated; default all of them):
                 where this build's switchd has no such back end or it
                 refuses to start): the user-space core aggregates
   xdp-agg       inart switchd --io xdp --agg kernel: InArt DATA aggregated
-                by the XDP program in the kernel's CPUMAP threads (every
-                online CPU, steered by (job, tree, slot); issue 25), the
-                rest by the user-space core as in xdp
+                by the XDP program (issue 25), the rest by the user-space
+                core as in xdp.  switchd (so its aggregation CPUs) on the
+                generator's CPUs: every frame is aggregated in the receive
+                softirq of the CPU it arrived on (xdp_switch tail-calls
+                xdp_agg_dev), the CPUs xdp-redirect forwards on.  At N > 1
+                cores switchd runs without --cores (the kernel path feeds
+                one user-space core); --io xdp then refuses the N-queue
+                veths (reported not available)
+  xdp-agg-cpumap the same with switchd on the device's CPUs, as xdp: the
+                frames cross to the aggregation CPU through the CPUMAP
+                (xdp_agg_cpu in its kernel thread)
 --cores LIST    worker cores for the modes that have a choice (ring, mmsg,
-                xdp, xdp-agg: switchd --cores N; default 1,2; 1 runs without the
+                xdp: switchd --cores N; xdp-agg: see above; default 1,2; 1 runs without the
                 option), and queues for direct and xdp-redirect (N queues
                 on each veth).  At N > 1 the generator runs on N CPUs.  A
                 count switchd does not offer is reported as not available.
@@ -47,9 +56,20 @@ Modes (LIST comma-separated; default all of them):
                 its CPUs; 0 to share them fairly), each in a session of its
                 own whose autogroup gets the same niceness (with autogroups
                 on, plain nice does not reach beyond its own session)
+--bpf-stats     sysctl kernel.bpf_stats_enabled=1 for the run (the old value
+                restored at exit) and, for xdp-redirect, xdp, xdp-agg and
+                xdp-agg-cpumap, the ns per run of the device's own BPF
+                programs during the generator's run (run_time_ns / run_cnt
+                of the programs the device process holds, bpftool): robust
+                against other load, unlike pps.  A tail-called program's
+                time counts in its caller's (xdp_agg_dev in
+                inart_xdp_switch).  The statistics cost two clock reads per
+                run of every program (the generator's and the sink's too):
+                compare pps without this option
 --json          one JSON object instead of the table:
   {"runs":[{"mode","cores","load","pps","gbps","path_cpu_us_per_pkt",
-            "device_cpu_us_per_pkt","valid", ...}], "direct_pair_pps", ...}
+            "device_cpu_us_per_pkt","valid", "bpf_ns_per_run" (--bpf-stats:
+            {"PROGRAM": [ns per run, runs]}), ...}], "direct_pair_pps", ...}
 
 Method:
  - Generator: build/bench/xdp_bench gen, an XDP program run with BPF_PROG_RUN
@@ -83,10 +103,10 @@ Method:
  - path_cpu_us_per_pkt: busy time (user nice system irq softirq,
    /proc/stat) of every CPU of the set during the run / delivered frames.
  - device_cpu_us_per_pkt: the device's own threads (/proc/PID/task/*/stat)
-   plus the softirq time of its CPUs, / delivered frames.  For xdp-agg also
-   the kernel threads of switchd's CPUMAP (cpumap/CPU/map:ID, found by the
-   map ids in switchd's fdinfo), and its CPUs are the whole set (the
-   threads run on every CPU).  For the kernel
+   plus the softirq time of its CPUs, / delivered frames.  For xdp-agg and
+   xdp-agg-cpumap also the kernel threads of switchd's CPUMAP
+   (cpumap/CPU/map:ID, found by the map ids in switchd's fdinfo), and its
+   CPUs are the generator's and switchd's.  For the kernel
    modes that is the softirq of the generator's CPU (the sink's XDP and, in
    direct, only it).  Both count whatever else runs on those CPUs: the
    script prints the set's busy CPUs before the runs; trust it on a quiet
@@ -106,12 +126,13 @@ EOF
 }
 set -u
 
-modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp,xdp-agg
+modes_arg=direct,bridge,xdp-redirect,xsk-fwd,ring,mmsg,xdp,xdp-agg,xdp-agg-cpumap
 cores_arg=1,2
 load=ina1
 secs=3
 check=sample
 json=0
+bstats=0
 nice=-20
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -121,6 +142,7 @@ while [ $# -gt 0 ]; do
 	--seconds) secs=${2:?}; shift 2 ;;
 	--check) check=${2:?}; shift 2 ;;
 	--json) json=1; shift ;;
+	--bpf-stats) bstats=1; shift ;;
 	--nice) nice=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "switchd_bench: unknown argument '$1' (--help)" >&2; exit 2 ;;
@@ -139,7 +161,7 @@ fi
 modes=()
 for m in ${modes_arg//,/ }; do
 	case $m in
-	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp | xdp-agg) modes+=("$m") ;;
+	direct | bridge | xdp-redirect | xsk-fwd | ring | mmsg | xdp | xdp-agg | xdp-agg-cpumap) modes+=("$m") ;;
 	*) echo "switchd_bench: unknown mode '$m' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -216,7 +238,9 @@ P="h24b$$-"
 G=${P}g M=${P}m R=${P}r
 tmp=$(mktemp -d)
 pids=()
+bstats_old=""
 cleanup() {
+	[ -n "$bstats_old" ] && sysctl -qw kernel.bpf_stats_enabled="$bstats_old"
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
 	for pid in "${pids[@]}"; do
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -229,6 +253,14 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+if [ $bstats = 1 ]; then
+	bstats_old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) &&
+		sysctl -qw kernel.bpf_stats_enabled=1 || {
+		echo "switchd_bench: --bpf-stats: cannot set kernel.bpf_stats_enabled" >&2
+		exit 1
+	}
+	command -v bpftool >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
+fi
 trap 'exit 1' INT TERM
 
 SIP=10.78.0.1 RIP=10.78.0.2
@@ -304,6 +336,19 @@ cpumap_threads() {
 		done
 	done
 }
+# "NAME:RUN_TIME_NS:RUN_CNT ..." of the BPF programs PID holds (--bpf-stats)
+prog_stats() {
+	local id
+	[ $bstats = 1 ] && [ -n "${1:-}" ] || return 0
+	for id in $(awk '/^prog_id:/ {print $2}' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool prog show id "$id" --json 2>/dev/null | awk '{
+			n = t = c = ""
+			if (match($0, /"name":"[^"]*"/)) n = substr($0, RSTART + 8, RLENGTH - 9)
+			if (match($0, /"run_time_ns":[0-9]+/)) t = substr($0, RSTART + 14, RLENGTH - 14)
+			if (match($0, /"run_cnt":[0-9]+/)) c = substr($0, RSTART + 10, RLENGTH - 10)
+			if (n != "") printf "%s:%d:%d ", n, t, c}'
+	done
+}
 kthr_ticks() { # PID... (0 if none)
 	local s=0 t
 	for t in "$@"; do s=$((s + $(proc_ticks "$t"))); done
@@ -331,6 +376,7 @@ stop_pid() {
 # Device set-up per mode; sets dev_pid (a process of the device, or empty),
 # dev_cpus (its CPUs), note; returns 1 with $why when not available.
 dev_pid=""
+stats_pid="" # the process whose BPF programs --bpf-stats reports
 dev_kthreads=()
 why=""
 wait_ready() { # FILE PID
@@ -343,11 +389,12 @@ wait_ready() { # FILE PID
 }
 switchd_up() { # MODE CORES CPUS
 	local extra=() exp="0000000000000001" io=$1
-	[ "$2" -gt 1 ] && extra=(--cores "$2")
+	# (the kernel path feeds one user-space core: xdp-agg* never --cores)
+	case $1 in xdp-agg*) ;; *) [ "$2" -gt 1 ] && extra=(--cores "$2") ;; esac
 	# xdp: the user-space core aggregates (part 1); xdp-agg: the kernel
 	case $1 in
 	xdp) extra+=(--agg user) ;;
-	xdp-agg) io=xdp extra+=(--agg kernel) ;;
+	xdp-agg | xdp-agg-cpumap) io=xdp extra+=(--agg kernel) ;;
 	esac
 	[ "$load" = ina8 ] && exp="00000000000000ff"
 	rm -f "$tmp/m.sock"
@@ -390,10 +437,10 @@ set_queues() { # N: receive and transmit queues of a0, a1 and their peers (ethto
 }
 mode_up() { # MODE CORES
 	local cpu
-	dev_pid="" why="" note="" dev_kthreads=()
+	dev_pid="" why="" note="" dev_kthreads=() stats_pid=""
 	cpu=$(dev_cpus_of "$2")
 	dev_cpus=$cpu
-	[ $maxq -gt 1 ] && case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg) set_queues "$2" ;; *) set_queues 1 ;; esac
+	[ $maxq -gt 1 ] && case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg*) set_queues "$2" ;; *) set_queues 1 ;; esac
 	case $1 in
 	direct)
 		dev_cpus=$(gen_cpus_of "$2")
@@ -413,6 +460,7 @@ mode_up() { # MODE CORES
 		dev_pid=$!
 		pids+=("$dev_pid")
 		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
+		stats_pid=$dev_pid
 		dev_pid="" # only the loader: the work is softirq
 		note="in the softirq of the generator's CPU"
 		[ "$2" -gt 1 ] && note="$2 queues, in the softirq of the $2 generator CPUs" ;;
@@ -422,14 +470,22 @@ mode_up() { # MODE CORES
 		pids+=("$dev_pid")
 		wait_ready "$tmp/dev.out" "$dev_pid" || { why=$(cat "$tmp/dev.out"); return 1; }
 		note="busy-polls its core; its rx steering runs in the generator's softirq" ;;
-	ring | mmsg | xdp | xdp-agg)
+	ring | mmsg | xdp | xdp-agg*)
+		# xdp-agg: switchd, so its aggregation CPUs, on the generator's
+		[ "$1" = xdp-agg ] && cpu=$(gen_cpus_of "$2")
 		switchd_up "$1" "$2" "$cpu" || return 1
+		stats_pid=$dev_pid
 		[ ${#cpuv[@]} -le "$2" ] && note="shares its $2 cores with the generator ($(gen_cpus_of "$2"))"
-		if [ "$1" = xdp-agg ]; then
+		case $1 in
+		xdp-agg)
 			read -r -a dev_kthreads <<<"$(cpumap_threads "$dev_pid" | tr '\n' ' ')"
-			dev_cpus=$(echo "$cpus" | tr ' ' ',' | sed 's/,$//')
-			note="aggregates in the kernel's CPUMAP threads on every CPU (${#dev_kthreads[@]} threads; their time is the device's)${note:+; $note}"
-		fi ;;
+			dev_cpus=$cpu
+			note="switchd on CPU(s) $cpu: aggregates in the receive softirq of the generator's CPU(s) (tail call, no CPUMAP hop), as xdp-redirect forwards" ;;
+		xdp-agg-cpumap)
+			read -r -a dev_kthreads <<<"$(cpumap_threads "$dev_pid" | tr '\n' ' ')"
+			dev_cpus=$(printf '%s\n' $(gen_cpus_of "$2" | tr ',' ' ') $(echo "$cpu" | tr ',' ' ') | sort -nu | paste -sd,)
+			note="switchd on CPU(s) $cpu: receive softirq and steering on the generator's CPU(s), aggregation in the CPUMAP threads of CPU(s) $cpu (${#dev_kthreads[@]} threads; their time is the device's)${note:+; $note}" ;;
+		esac ;;
 	esac
 	return 0
 }
@@ -477,12 +533,13 @@ gen_run() { # IF CPUS
 results=() # one JSON object per run
 table=()
 declare -A direct_c=() best_c=() bestm_c=() # by cores: the direct pair, the best device
+declare -A cps_of=()                          # contributions/s by MODE/CORES
 best_contrib=0
 best_mode=""
 sw_contrib=0
 sw_mode=""
 run_one() { # MODE CORES
-	local m=$1 c=$2 iface=eth0 gif=eth0 s0 s1 st0 st1 p0 p1 sent took gcpus
+	local m=$1 c=$2 iface=eth0 gif=eth0 s0 s1 st0 st1 p0 p1 sent took gcpus b0="" b1=
 	[ "$m" = direct ] && iface=d1 gif=d0
 	if ! mode_up "$m" "$c"; then
 		mode_down "$m"
@@ -501,17 +558,19 @@ run_one() { # MODE CORES
 	s0=$(sink_snap)
 	st0=$(stat_ticks)
 	p0=$(($(proc_ticks "$dev_pid") + $(kthr_ticks "${dev_kthreads[@]}")))
+	b0=$(prog_stats "$stats_pid")
 	gcpus=$(gen_cpus_of "$c")
 	read -r sent took < <(gen_run "$gif" "$gcpus")
 	sleep 0.2
 	s1=$(sink_snap)
 	st1=$(stat_ticks)
 	p1=$(($(proc_ticks "$dev_pid") + $(kthr_ticks "${dev_kthreads[@]}")))
+	b1=$(prog_stats "$stats_pid")
 	[ -n "$sent" ] || echo "switchd_bench: $m: the generator failed: $(cat "$tmp/gen.err")" >&2
 	stop_pid "$sink_pid"
 	local sockd=null txd=null
 	case $m in
-	ring | mmsg | xdp | xdp-agg)
+	ring | mmsg | xdp | xdp-agg*)
 		"$INART" ctl stats "$tmp/m.sock" --json >"$tmp/stats.json" 2>/dev/null
 		sockd=$(grep -o '"sock_rx_kernel_drops": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}')
 		txd=$(grep -oE '"sock_tx_(drops|errors)": [0-9]*' "$tmp/stats.json" | awk '{s += $2} END {print s + 0}') ;;
@@ -520,7 +579,7 @@ run_one() { # MODE CORES
 	local line
 	line=$(awk -v s0="$s0" -v s1="$s1" -v st0="$st0" -v st1="$st1" -v p="$((p1 - p0))" \
 		-v secs="${took:-$secs}" -v hz="$HZ" -v m="$m" -v c="$c" -v load="$load" -v sent="${sent:-0}" \
-		-v gcpu="$gcpus" -v dcpu="$dev_cpus" -v note="$note" -v sockd="$sockd" -v txd="$txd" '
+		-v gcpu="$gcpus" -v dcpu="$dev_cpus" -v note="$note" -v sockd="$sockd" -v txd="$txd" -v b0="$b0" -v b1="$b1" '
 		BEGIN {
 			split(s0, a, " "); split(s1, b, " ")
 			fr = b[2] - a[2]; co = b[4] - a[4]; fu = b[6] - a[6]; bad = b[8] - a[8]; by = b[12] - a[12]
@@ -537,19 +596,30 @@ run_one() { # MODE CORES
 			gbps = by * 8 / secs / 1e9
 			path = fr > 0 ? busy / hz / fr * 1e6 : 0
 			devus = fr > 0 ? dev / hz / fr * 1e6 : 0
-			agg = (m == "ring" || m == "mmsg" || m == "xdp" || m == "xdp-agg")
+			agg = (m == "ring" || m == "mmsg" || m == "xdp" || m ~ /^xdp-agg/)
 			valid = (fr > 0 && bad == 0 && !(load == "ina8" && agg && fu == 0)) ? "true" : "false"
 			printf "{\"mode\":\"%s\",\"cores\":%d,\"load\":\"%s\",\"pps\":%.0f,\"gbps\":%.3f,", m, c, load, pps, gbps
 			printf "\"path_cpu_us_per_pkt\":%.3f,\"device_cpu_us_per_pkt\":%.3f,\"valid\":%s,", path, devus, valid
 			printf "\"available\":true,\"contrib_pps\":%.0f,\"full_pps\":%.0f,\"offered_pps\":%.0f,\"bad\":%d,", cps, fps, sent / secs, bad
 			printf "\"switchd_socket_rx_drops\":%s,\"switchd_socket_tx_drops\":%s,", sockd, txd
+			# --bpf-stats: ns per run of each program that ran, between the snapshots
+			nb = split(b0, q0, " "); split(b1, q1, " "); bj = ""; bt = ""
+			for (i = 1; i <= nb; i++) {
+				split(q0[i], u, ":"); split(q1[i], v, ":")
+				if (u[1] != v[1] || v[3] - u[3] <= 0) continue
+				ns = (v[2] - u[2]) / (v[3] - u[3])
+				bj = bj (bj == "" ? "" : ",") sprintf("\"%s\":[%.0f,%d]", u[1], ns, v[3] - u[3])
+				bt = bt (bt == "" ? "" : ", ") sprintf("%s %.0f ns/run", u[1], ns)
+			}
+			if (bj != "") printf "\"bpf_ns_per_run\":{%s},", bj
 			printf "\"generator_cpus\":\"%s\",\"device_cpus\":\"%s\",\"note\":\"%s\"}", gcpu, dcpu, note
-			printf "\t%-13s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : "")
+			printf "\t%-14s %5d %11.0f %8.3f %11.0f %11.0f %9.3f %9.3f %-5s  gen %s, device %s%s%s\n", m, c, pps, gbps, cps, sent / secs, path, devus, valid, gcpu, dcpu, (note != "" ? "; " note : ""), (bt != "" ? "; bpf " bt : "")
 		}')
 	results+=("${line%%	*}")
 	table+=("${line#*	}")
 	local cps
 	cps=$(echo "${line%%	*}" | grep -o '"contrib_pps":[0-9]*' | cut -d: -f2)
+	cps_of[$m/$c]=${cps:-0}
 	if [ "$m" = direct ]; then
 		direct_c[$c]=${cps:-0}
 	else
@@ -561,7 +631,7 @@ run_one() { # MODE CORES
 			best_c[$c]=$cps
 			bestm_c[$c]="$m/$c"
 		fi
-		case $m in ring | mmsg | xdp | xdp-agg)
+		case $m in ring | mmsg | xdp | xdp-agg*)
 			if [ "${cps:-0}" -gt "$sw_contrib" ]; then
 				sw_contrib=$cps
 				sw_mode="$m/$c"
@@ -570,7 +640,7 @@ run_one() { # MODE CORES
 	fi
 }
 
-has_choice() { case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg) return 0 ;; esac; return 1; }
+has_choice() { case $1 in direct | xdp-redirect | ring | mmsg | xdp | xdp-agg*) return 0 ;; esac; return 1; }
 want_direct=0
 for m in "${modes[@]}"; do [ "$m" = direct ] && want_direct=1; done
 # the direct pair first, always, at 1 core (bridge and xsk-fwd run at 1)
@@ -604,6 +674,26 @@ for c in "${dcores[@]}"; do
 		ratio=$(awk -v a="$ratio" -v b="$r" 'BEGIN {print (a == "null" || b + 0 < a + 0) ? b : a}')
 	fi
 done
+# issue 25's targets, per core count, from this run's rows: xdp-agg (and
+# xdp-agg-cpumap) over xdp-redirect (the CPUs: in the notes) and over xdp
+kp_json=""
+kp_text=()
+for c in "${cores[@]}"; do
+	for m in xdp-agg xdp-agg-cpumap; do
+		[ -n "${cps_of[$m/$c]:-}" ] || continue
+		r1=$(awk -v a="${cps_of[$m/$c]}" -v b="${cps_of[xdp-redirect/$c]:-0}" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "null"}')
+		r2=$(awk -v a="${cps_of[$m/$c]}" -v b="${cps_of[xdp/$c]:-0}" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "null"}')
+		case $load in
+		ina1) t1=0.4 t2=3 ;;
+		ina8) t1=0.5 t2="" ;;
+		*) t1="" t2="" ;;
+		esac
+		v1=$(awk -v r="$r1" -v t="$t1" 'BEGIN {if (t == "" || r == "null") print "none"; else print (r + 0 >= t + 0) ? "met" : "MISSED"}')
+		v2=$(awk -v r="$r2" -v t="$t2" 'BEGIN {if (t == "" || r == "null") print "none"; else print (r + 0 >= t + 0) ? "met" : "MISSED"}')
+		kp_json="$kp_json${kp_json:+,}\"$m/$c\":{\"over_xdp_redirect\":$r1,\"over_xdp\":$r2}"
+		kp_text+=("$m/$c: ${cps_of[$m/$c]} contributions/s = $r1 x xdp-redirect/$c${t1:+ (target >= $t1: $v1)}, $r2 x xdp/$c${t2:+ (target >= $t2: $v2)}")
+	done
+done
 swc=${sw_mode#*/}
 swratio=$(awk -v d="${direct_c[${swc:-x}]:-0}" -v b="$sw_contrib" 'BEGIN {if (b > 0) printf "%.2f", d / b; else print "null"}')
 ok=$(awk -v r="$ratio" 'BEGIN {print (r != "null" && r + 0 >= 1.5) ? "true" : "false"}')
@@ -616,17 +706,19 @@ if [ $json = 1 ]; then
 	printf '"by_cores":{%s},' "$by_cores"
 	printf '"best_switchd":"%s","best_switchd_pps":%s,"direct_over_best_switchd":%s,' \
 		"$sw_mode" "$sw_contrib" "$swratio"
+	printf '"kernel_path":{%s},' "$kp_json"
 	printf '"load":"%s","seconds":%s,"check":"%s","nice":%s,"cpu_set":"%s","generator_cpu":%s,"busy_cpus_before":%s,"frame_bytes":1022}\n' \
 		"$load" "$secs" "$check" "$nice" "$CPUS" "$GEN_CPU" "$idle"
 else
 	echo "switchd_bench: load $load, 1022-byte frames, $secs s per run, values checked: $check, nice $nice"
 	echo "CPU set $CPUS: generator on CPU $GEN_CPU (at N > 1 cores on the first N CPUs), a 1-core device on CPU $DEV1; busy CPUs of the set before the runs: $idle"
 	echo "pps = frames that checked at the sink / s; contrib/s = contributions in them; CPU = us per delivered frame"
-	printf '%-13s %5s %11s %8s %11s %11s %9s %9s %-5s  %s\n' mode cores pps Gbit/s contrib/s offered/s path_us dev_us valid cpus
+	printf '%-14s %5s %11s %8s %11s %11s %9s %9s %-5s  %s\n' mode cores pps Gbit/s contrib/s offered/s path_us dev_us valid cpus
 	for t in "${table[@]}"; do echo "$t"; done
 	echo "direct pair over the best other mode at the same core count: $by_text"
 	echo "lowest ratio $ratio (target >= 1.5 at every core count: $([ "$ok" = true ] && echo meets || echo MISSES))"
 	if [ -n "$sw_mode" ]; then
 		echo "best switchd: $sw_mode $sw_contrib contributions/s; the direct pair at its core count / it: $swratio"
 	fi
+	for t in "${kp_text[@]}"; do echo "kernel path (issue 25) $t"; done
 fi

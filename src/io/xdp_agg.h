@@ -50,7 +50,10 @@ struct inart_xa_cfg {
 	__u32 max_values;
 	__u32 n_ports;
 	__u32 n_slots; /* the pool's (xa_slots' max_entries) */
-	__u32 pad;
+	/* slots [0, scan_slots) hold every kernel entry's range (set by the
+	 * fill after the labels; 0: all n_slots): the tick scans only those
+	 * (a scan of a 65536-slot pool took 60-90 us a tick) */
+	__u32 scan_slots;
 	__u64 timeout_ns; /* flush_timeout_ns */
 	__u64 now;	  /* 0: bpf_ktime_get_ns(); else the clock (tests) */
 	/* switchd (io/xagg): bumped after an install's maps are written / at
@@ -59,7 +62,10 @@ struct inart_xa_cfg {
 	__u32 gen;	/* install: slots of labels gone freed, progress reset */
 	__u32 lose_gen; /* lose_state: every slot freed, progress reset */
 	__u32 n_ranks;	/* xa_progress' max_entries */
-	__u32 pad3;
+	/* bumped by every fill after its labels (io/xdp_agg_maps), which carry
+	 * the new value: a CPU's cached copy of an entry (xa_lcache) is used
+	 * while its own tables equals this, else fetched again */
+	__u32 tables;
 };
 
 struct inart_xa_port {
@@ -81,6 +87,7 @@ struct inart_xa_ent {
 	__u32 rk_off;	/* first progress record (one per expected rank, rank order) */
 	__u32 n_exp;	/* expected ranks (<= INART_XA_MAX_EXPECTED when kernel) */
 	__u32 up_label; /* DOWN: the label of its tree's aggregating UP entry (up_of), 0 */
+	__u32 tables;	/* xa_cfg's tables once the fill that wrote it is done */
 	__u64 in_ports;
 	__u64 expected[INART_XA_MAX_WORDS];
 	__u16 exp_rank[INART_XA_MAX_EXPECTED]; /* the expected ranks in order */

@@ -128,6 +128,7 @@ static int fill_ports(const struct inart_xdp_agg_fds *fds, const struct inart_sw
 		xc.gen = old.gen;
 		xc.lose_gen = old.lose_gen;
 		xc.n_ranks = old.n_ranks;
+		xc.tables = old.tables;
 	}
 	rc = put(fds->cfg, &zero, &xc, "xa_cfg", 0, err);
 
@@ -233,12 +234,32 @@ int inart_xdp_agg_maps_fill(const struct inart_xdp_agg_fds *fds, const struct in
 	return inart_xdp_agg_maps_fill_opt(fds, NULL, cfg, sw, ifindex, err);
 }
 
+/* xa_cfg after the labels: tables bumped (each CPU's cached label entries
+ * are refetched), scan_slots the end of the highest kernel UP entry's slot
+ * range.  The tick scans the slots below it: every kernel
+ * entry's slots lie there, and so does every busy kernel slot once each
+ * CPU's state follows the install's generation (drop_orphan_slots). */
+static int put_scan(int cfd, uint32_t scan, uint32_t tables, struct inart_err *err)
+{
+	struct inart_xa_cfg xc;
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(cfd, &zero, &xc) < 0)
+		return inart_err_set(err, -errno, "xdp_agg: map xa_cfg, key 0: %s",
+				     strerror(errno));
+	xc.scan_slots = scan;
+	xc.tables = tables; /* the labels carry it: cached older copies go */
+	return put(cfd, &zero, &xc, "xa_cfg", 0, err);
+}
+
 int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 				const struct inart_xdp_agg_fill_opt *o,
 				const struct inart_sw_cfg *cfg, const struct inart_switch *sw,
 				const uint32_t *ifindex, struct inart_err *err)
 {
 	static const struct inart_xdp_agg_fill_opt none;
+	uint32_t scan = 0, tables = 1, zero_key = 0; /* the highest kernel range end; new tables */
+	struct inart_xa_cfg xc;
 	struct inart_label_entry *le = NULL;
 	struct inart_sw_tree_stats *ts = NULL;
 	struct inart_sw_ingress *ing = NULL;
@@ -252,6 +273,8 @@ int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 	rc = fill_ports(fds, cfg, sw, ifindex, err);
 	if (rc < 0)
 		return rc;
+	if (bpf_map_lookup_elem(fds->cfg, &zero_key, &xc) == 0)
+		tables = xc.tables + 1;
 	le = labels_of(sw, &n);
 	nt = inart_switch_stats(sw, NULL, NULL, NULL, 0);
 	ts = calloc((size_t)(nt > 0 ? nt : 1), sizeof(*ts));
@@ -270,6 +293,7 @@ int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 		struct inart_xa_ent x;
 
 		ent_of(&x, &le[i], tree_of(o, ts, nt, le[i].job, le[i].tree), rk);
+		x.tables = tables;
 		if ((o->cap_slots && (uint32_t)x.slot_base + x.n_slots > o->cap_slots) ||
 		    (o->cap_ranks && rk + progress_records(&le[i]) > o->cap_ranks) ||
 		    (o->cap_trees && x.tree_idx >= o->cap_trees))
@@ -279,8 +303,13 @@ int inart_xdp_agg_maps_fill_opt(const struct inart_xdp_agg_fds *fds,
 		rk += progress_records(&le[i]);
 		if (x.kernel && o->n_kernel != NULL)
 			(*o->n_kernel)++;
+		if (x.kernel && x.kind == INART_LABEL_UP &&
+		    (uint32_t)x.slot_base + x.n_slots > scan)
+			scan = (uint32_t)x.slot_base + x.n_slots;
 		rc = put(fds->labels, &x.label, &x, "xa_labels", x.label, err);
 	}
+	if (rc == 0)
+		rc = put_scan(fds->cfg, scan, tables, err);
 	for (int i = 0; rc == 0 && i < ni; i++) {
 		struct inart_xa_ing_key k = {ing[i].port, ing[i].job};
 		uint32_t r = ing[i].rank;
