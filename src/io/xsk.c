@@ -162,6 +162,7 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 #include <ifaddrs.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/membarrier.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -178,6 +179,7 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
 
@@ -251,6 +253,16 @@ struct inart_xsk {
 	uint64_t *free_tx;  /* the ports' free stacks, tx_frames each */
 	int zc, native;
 	char desc[160];
+	/* the program's hosts table (xdp_switch.h), rebuilt from own and h32
+	   by every sync of either; hosts: what the map holds (hosts_ok 0:
+	   unknown, every slot is written next time) */
+	uint32_t own[INART_XDP_MAX_OWN_IPS]; /* network order */
+	int n_own;
+	struct inart_xdp_host *h32; /* the /32 routes: {address, port} */
+	int n_h32;
+	struct inart_xdp_host *hosts, *hosts_new;
+	int hosts_ok;
+	int own_ok, routes_ok; /* the last sync of each completed */
 	struct xport p[INART_SW_MAX_PORTS];
 };
 
@@ -478,9 +490,28 @@ static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct ina
 	x->skel = xdp_switch__open_and_load();
 	if (x->skel == NULL)
 		return load_failed(err);
+	x->hosts = calloc(INART_XDP_HOST_SLOTS, sizeof(*x->hosts));
+	x->hosts_new = calloc(INART_XDP_HOST_SLOTS, sizeof(*x->hosts_new));
+	if (x->hosts == NULL || x->hosts_new == NULL)
+		return inart_err_set(err, -ENOMEM, "--io xdp: out of memory");
+	x->hosts_ok = 1; /* all zero, as the map */
 	for (int i = 0; i < x->n; i++) {
 		uint32_t port = (uint32_t)i, ifx = (uint32_t)x->p[i].ifindex;
+		uint32_t slot = ifx & (INART_XDP_IFSLOTS - 1);
+		struct inart_xdp_ifslot sl;
 
+		/* the first port of a slot in ifslots, every port in ifports */
+		if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.ifslots), &slot, &sl) == 0 &&
+		    sl.ifindex == 0) {
+			sl.ifindex = ifx;
+			sl.port = port;
+			if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.ifslots), &slot, &sl,
+						BPF_ANY) < 0) {
+				rc = -errno;
+				return inart_err_set(err, rc, "%s: XDP port maps: %s", ifnames[i],
+						     strerror(-rc));
+			}
+		}
 		if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.ifports), &ifx, &port, BPF_ANY) <
 			0 ||
 		    bpf_map_update_elem(bpf_map__fd(x->skel->maps.devs), &port, &ifx, BPF_ANY) <
@@ -918,6 +949,9 @@ void inart_xsk_close(struct inart_xsk *x)
 	close_sockets(x);
 	xdp_switch__destroy(x->skel);
 	xdp_host__destroy(x->hskel);
+	free(x->h32);
+	free(x->hosts);
+	free(x->hosts_new);
 	if (x->buf != NULL)
 		munmap(x->buf, x->buf_len);
 	free(x->free_tx);
@@ -1241,16 +1275,89 @@ int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const 
 	return 0;
 }
 
+/* The program stops using hosts (xdp_switch.h): hosts_on 0, then an RCU
+ * grace period (membarrier's global command waits for one), after which no
+ * program that still read 1 is running.  0, or -errno (no such command,
+ * e.g. under nohz_full): hosts_on stays 0, the program exact without it. */
+static int hosts_off(struct inart_xsk *x)
+{
+	__atomic_store_n(&x->skel->bss->hosts_on, 0, __ATOMIC_SEQ_CST);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Into x->hosts_new's slot of addr: val, unless the slot holds another
+ * address (then several: the slow way) or addr is own (own wins). */
+static void host_put(struct inart_xsk *x, uint32_t addr, uint32_t val)
+{
+	struct inart_xdp_host *e = &x->hosts_new[inart_xdp_host_slot(addr)];
+
+	if (e->val == 0) {
+		e->addr = addr;
+		e->val = val;
+	} else if (e->addr != addr || e->val == INART_XDP_HOST_SLOW) {
+		e->addr = 0;
+		e->val = INART_XDP_HOST_SLOW;
+	} else if (e->val != INART_XDP_HOST_OWN)
+		e->val = val; /* the same /32 again: the last wins, as in the trie */
+}
+
+/* hosts rebuilt from own and h32 (the slots that changed written) and
+ * hosts_on 1 again, once the last sync of own_ips and of the routes both
+ * completed (own and h32 are then what the maps hold); after hosts_off
+ * succeeded.  0 or -errno (hosts_on stays 0: own_ips and the trie decide,
+ * as exactly). */
+static int hosts_rebuild(struct inart_xsk *x)
+{
+	int fd = bpf_map__fd(x->skel->maps.hosts);
+
+	if (!x->own_ok || !x->routes_ok)
+		return 0;
+	memset(x->hosts_new, 0, INART_XDP_HOST_SLOTS * sizeof(*x->hosts_new));
+	for (int i = 0; i < x->n_own; i++)
+		host_put(x, x->own[i], INART_XDP_HOST_OWN);
+	for (int i = 0; i < x->n_h32; i++) {
+		uint32_t port = x->h32[i].val;
+		int own = 0;
+
+		for (int k = 0; k < x->n_own && !own; k++)
+			own = x->own[k] == x->h32[i].addr;
+		if (!own)
+			host_put(x, x->h32[i].addr,
+				 port < INART_XDP_MAX_PORTS ? port + 1 : INART_XDP_HOST_SLOW);
+	}
+	for (uint32_t k = 0; k < INART_XDP_HOST_SLOTS; k++) {
+		if (x->hosts_ok && memcmp(&x->hosts[k], &x->hosts_new[k], sizeof(x->hosts[k])) == 0)
+			continue;
+		if (bpf_map_update_elem(fd, &k, &x->hosts_new[k], BPF_ANY) < 0) {
+			x->hosts_ok = 0;
+			return -errno;
+		}
+		x->hosts[k] = x->hosts_new[k];
+	}
+	x->hosts_ok = 1;
+	__atomic_store_n(&x->skel->bss->hosts_on, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
 {
 	int fd = bpf_map__fd(x->skel->maps.own_ips);
 	uint32_t key, next, one = 1;
 	void *prev = NULL;
+	int off = hosts_off(x);
 
+	x->n_own = 0;
+	x->own_ok = 0;
 	for (int i = 0; i < n; i++) {
 		key = htonl(ips[i]);
-		if (ips[i] != 0 && bpf_map_update_elem(fd, &key, &one, BPF_ANY) < 0)
+		if (ips[i] == 0)
+			continue;
+		if (bpf_map_update_elem(fd, &key, &one, BPF_ANY) < 0)
 			return -errno;
+		if (x->n_own < INART_XDP_MAX_OWN_IPS) /* (else the update failed) */
+			x->own[x->n_own++] = key;
 	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int keep = 0;
@@ -1263,7 +1370,8 @@ int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
 		else
 			prev = &key;
 	}
-	return 0;
+	x->own_ok = 1;
+	return off < 0 ? 0 : hosts_rebuild(x); /* (no grace period: hosts stays off) */
 }
 
 static struct inart_xdp_route_key route_key(const struct inart_route *r)
@@ -1279,10 +1387,17 @@ static struct inart_xdp_route_key route_key(const struct inart_route *r)
 int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
 			  struct inart_err *err)
 {
-	int fd = bpf_map__fd(x->skel->maps.routes);
+	int fd = bpf_map__fd(x->skel->maps.routes), off = hosts_off(x), rc;
 	struct inart_xdp_route_key key, next;
+	struct inart_xdp_host *h32;
 	void *prev = NULL;
 
+	h32 = realloc(x->h32, ((size_t)n + 1) * sizeof(*h32));
+	if (h32 == NULL)
+		return inart_err_set(err, -ENOMEM, "XDP routes: out of memory");
+	x->h32 = h32;
+	x->n_h32 = 0;
+	x->routes_ok = 0;
 	for (int i = 0; i < n; i++) {
 		uint32_t port = r[i].port;
 
@@ -1291,6 +1406,8 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 			return inart_err_set(err, r[i].len > 32 ? -EINVAL : -errno,
 					     "XDP route %d (/%u): %s", i, r[i].len,
 					     strerror(r[i].len > 32 ? EINVAL : errno));
+		if (r[i].len == 32)
+			h32[x->n_h32++] = (struct inart_xdp_host){key.addr, port};
 	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int keep = 0;
@@ -1306,6 +1423,11 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 		else
 			prev = &key;
 	}
+	x->routes_ok = 1;
+	rc = off < 0 ? 0 : hosts_rebuild(x);
+	if (rc < 0)
+		return inart_err_set(err, rc, "XDP routes: the /32 table (%s): by the trie only",
+				     strerror(-rc));
 	return 0;
 }
 
