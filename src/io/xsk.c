@@ -633,6 +633,16 @@ static double cg_num(const char *path, const char *key)
 	return p[0] >= '0' && p[0] <= '9' ? strtod(p, NULL) : -1;
 }
 
+/* One cgroup's limit l and usage u (bytes; < 0: unknown): *room and
+ * *limit taken from it if it leaves less room than *room (< 0: none yet). */
+static void cg_least(double l, double u, double *room, double *limit)
+{
+	if (l > 0 && u >= 0 && (*room < 0 || l - u < *room)) {
+		*room = l - u;
+		*limit = l;
+	}
+}
+
 /* The room left under this process's memory cgroup limit (bytes; cgroup
  * v2: the least room of its cgroup and the parents', v1: the hierarchical
  * limit less the usage), its limit in *limit; -1 if there is no limit or it
@@ -663,10 +673,8 @@ static double cg_room(double *limit)
 			l = cg_num(path, "hierarchical_memory_limit");
 			snprintf(path, sizeof(path), "%s/memory%s/memory.usage_in_bytes", base, cg);
 			u = cg_num(path, "");
-			if (l > 0 && l < 1e18 && u >= 0 && (room < 0 || l - u < room)) {
-				room = l - u;
-				*limit = l;
-			}
+			if (l < 1e18) /* (v1's "no limit" is a huge number) */
+				cg_least(l, u, &room, limit);
 		} else if (ctl[0] == '\0') /* v2: this cgroup and its parents */
 			for (char *end = cg + strlen(cg); end >= cg; end--) {
 				double l, u;
@@ -679,10 +687,7 @@ static double cg_room(double *limit)
 				snprintf(path, sizeof(path), "%s%.*s/memory.current", base,
 					 (int)(end - cg), cg);
 				u = cg_num(path, "");
-				if (l > 0 && u >= 0 && (room < 0 || l - u < room)) {
-					room = l - u;
-					*limit = l;
-				}
+				cg_least(l, u, &room, limit);
 			}
 	}
 	if (f != NULL)
