@@ -92,6 +92,13 @@ struct {
 	__type(value, __u64);
 } ctrs SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xdp_fwd_ctrs);
+} fctrs SEC(".maps");
+
 /* --agg kernel (issue 25, h25w): InArt frames go to the CPU that owns
  * their (job, tree, slot) -- inart_shard_steer's function over agg_steer's
  * CPUs -- where xdp_agg_cpu (bpf/xdp_agg.bpf.c) runs; agg_steer.n = 0: off.
@@ -214,7 +221,8 @@ int inart_xdp_switch(struct xdp_md *ctx)
 	struct inart_xdp_route_key key;
 	struct inart_xdp_ifslot *sl;
 	__u32 ifindex = ctx->ingress_ifindex, slot = ifindex & (INART_XDP_IFSLOTS - 1);
-	__u32 port, in_port, *pp, *egress, tot, flen, sum, on;
+	__u32 port, in_port, *pp, *egress, tot, flen, sum, on, zero = 0;
+	struct inart_xdp_fwd_ctrs *fc;
 
 	sl = bpf_map_lookup_elem(&ifslots, &slot);
 	if (sl && sl->ifindex == ifindex) {
@@ -291,12 +299,19 @@ routed:
 		count(INART_XDP_ABORT, 1);
 		return XDP_DROP;
 	}
-	count(INART_XDP_FWD, 1);
-	count(INART_XDP_FWD_BYTES, tot + 14);
-	count(INART_XDP_CTR_N + 4 * in_port + INART_XDP_P_RX, 1);
-	count(INART_XDP_CTR_N + 4 * in_port + INART_XDP_P_RX_BYTES, flen);
-	count(INART_XDP_CTR_N + 4 * port + INART_XDP_P_TX, 1);
-	count(INART_XDP_CTR_N + 4 * port + INART_XDP_P_TX_BYTES, tot + 14);
+	fc = bpf_map_lookup_elem(&fctrs, &zero);
+	if (fc) {
+		fc->fwd++;
+		fc->fwd_bytes += tot + 14;
+		if (in_port < INART_XDP_MAX_PORTS) {
+			fc->port[in_port][INART_XDP_P_RX]++;
+			fc->port[in_port][INART_XDP_P_RX_BYTES] += flen;
+		}
+		if (port < INART_XDP_MAX_PORTS) {
+			fc->port[port][INART_XDP_P_TX]++;
+			fc->port[port][INART_XDP_P_TX_BYTES] += tot + 14;
+		}
+	}
 	return bpf_redirect_map(&devs, port, 0);
 }
 

@@ -220,14 +220,15 @@ static size_t make_frame(uint8_t *f)
 
 static uint64_t tx_count(struct xdp_switch *sk, int p)
 {
-	uint64_t v[1024], s = 0;
-	uint32_t k = (uint32_t)(INART_XDP_CTR_N + 4 * p + INART_XDP_P_TX);
+	static struct inart_xdp_fwd_ctrs v[1024];
+	uint64_t s = 0;
+	uint32_t k = 0;
 	int ncpu = libbpf_num_possible_cpus();
 
-	if (ncpu > 1024 || bpf_map_lookup_elem(bpf_map__fd(sk->maps.ctrs), &k, v) < 0)
+	if (ncpu > 1024 || bpf_map_lookup_elem(bpf_map__fd(sk->maps.fctrs), &k, v) < 0)
 		return 0;
 	for (int j = 0; j < ncpu; j++)
-		s += v[j];
+		s += v[j].port[p][INART_XDP_P_TX];
 	return s;
 }
 

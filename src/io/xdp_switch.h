@@ -66,9 +66,12 @@ struct inart_xdp_route_key {
 	__u32 addr;	 /* network order */
 };
 
-/* counters (a per-CPU array): index enum inart_xdp_ctr, then per port p
- * INART_XDP_CTR_N + 4 * p + enum inart_xdp_port_ctr (forwarded frames only:
- * what reaches user space is counted there) */
+/* counters as inart_xsk_counters returns them: index enum inart_xdp_ctr,
+ * then per port p INART_XDP_CTR_N + 4 * p + enum inart_xdp_port_ctr
+ * (forwarded frames only: what reaches user space is counted there).  In
+ * the program: ctrs, a per-CPU array of them, except the forwarding path's
+ * (INART_XDP_FWD, INART_XDP_FWD_BYTES and the ports'), which are fctrs'
+ * (one lookup per frame). */
 enum inart_xdp_ctr {
 	INART_XDP_FWD,	     /* plain IPv4 forwarded in the kernel (redirect issued) */
 	INART_XDP_FWD_BYTES, /* their bytes (after trimming) */
@@ -99,5 +102,11 @@ struct inart_xdp_agg_steer {
 	__u32 cpu[INART_XDP_MAX_CPUS];
 };
 #define INART_XDP_N_CTRS (INART_XDP_CTR_N + 4 * INART_XDP_MAX_PORTS)
+
+/* fctrs[0] (per CPU): the counters of frames forwarded in the program */
+struct inart_xdp_fwd_ctrs {
+	__u64 fwd, fwd_bytes;		    /* INART_XDP_FWD, INART_XDP_FWD_BYTES */
+	__u64 port[INART_XDP_MAX_PORTS][4]; /* enum inart_xdp_port_ctr */
+};
 
 #endif

@@ -1464,8 +1464,10 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 
 int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = x->ctrs_fd;
+	int ncpu = libbpf_num_possible_cpus(), fd = x->ctrs_fd, rc = 0;
+	struct inart_xdp_fwd_ctrs *f;
 	uint64_t v[1024];
+	uint32_t zero = 0;
 
 	if (ncpu <= 0 || ncpu > 1024)
 		return -EINVAL;
@@ -1476,7 +1478,22 @@ int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 		for (int j = 0; j < ncpu; j++)
 			c[k] += v[j];
 	}
-	return 0;
+	if (x->skel == NULL)
+		return 0; /* a host's program: no fctrs */
+	f = malloc((size_t)ncpu * sizeof(*f));
+	if (f == NULL)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.fctrs), &zero, f) < 0)
+		rc = -errno;
+	for (int j = 0; j < ncpu && rc == 0; j++) {
+		c[INART_XDP_FWD] += f[j].fwd;
+		c[INART_XDP_FWD_BYTES] += f[j].fwd_bytes;
+		for (int p = 0; p < INART_XDP_MAX_PORTS; p++)
+			for (int k = 0; k < 4; k++)
+				c[INART_XDP_CTR_N + 4 * p + k] += f[j].port[p][k];
+	}
+	free(f);
+	return rc;
 }
 
 #endif
