@@ -17,6 +17,9 @@
  * The user-space switch core stays the reference: whatever this program is
  * not sure about goes up to it.  Every access is bounds-checked against
  * data_end (the verifier proves it).  Counters: per CPU (xdp_switch.h).
+ * A plain frame's lookups are arrays (ifslots, hosts, ports, fctrs) but
+ * the LPM trie for a destination without an own address or /32 route
+ * (xdp_switch.h: hosts, hosts_on).
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
