@@ -263,6 +263,7 @@ struct inart_xsk {
 	struct inart_xdp_host *hosts, *hosts_new;
 	int hosts_ok;
 	int own_ok, routes_ok; /* the last sync of each completed */
+	int hosts_never;       /* no grace period to be had: hosts stays off */
 	struct xport p[INART_SW_MAX_PORTS];
 };
 
@@ -1280,15 +1281,19 @@ int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const 
 	return 0;
 }
 
-/* The program stops using hosts (xdp_switch.h): hosts_on 0, then an RCU
- * grace period (membarrier's global command waits for one), after which no
- * program that still read 1 is running.  0, or -errno (no such command,
- * e.g. under nohz_full): hosts_on stays 0, the program exact without it. */
+/* The program stops using hosts (xdp_switch.h): hosts_on 0 and, if it was
+ * 1, an RCU grace period (membarrier's global command waits for one), after
+ * which no program that still read 1 runs.  0, or -errno (no such command,
+ * e.g. under nohz_full): then hosts stays off for good, the program exact
+ * without it. */
 static int hosts_off(struct inart_xsk *x)
 {
-	__atomic_store_n(&x->skel->bss->hosts_on, 0, __ATOMIC_SEQ_CST);
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
+	if (!__atomic_exchange_n(&x->skel->bss->hosts_on, 0, __ATOMIC_SEQ_CST))
+		return 0;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0) {
+		x->hosts_never = 1;
 		return -errno;
+	}
 	return 0;
 }
 
@@ -1308,17 +1313,12 @@ static void host_put(struct inart_xsk *x, uint32_t addr, uint32_t val)
 		e->val = val; /* the same /32 again: the last wins, as in the trie */
 }
 
-/* hosts rebuilt from own and h32 (the slots that changed written) and
- * hosts_on 1 again, once the last sync of own_ips and of the routes both
- * completed (own and h32 are then what the maps hold); after hosts_off
- * succeeded.  0 or -errno (hosts_on stays 0: own_ips and the trie decide,
- * as exactly). */
-static int hosts_rebuild(struct inart_xsk *x)
+/* Before a sync changes own_ips or the trie (x->own, x->h32 already its
+ * input): the table of them into hosts_new; if it differs from the map's,
+ * the program stops using the map (hosts_off).  An unchanged table stays
+ * in use: it answers for the same addresses before, during and after. */
+static void hosts_begin(struct inart_xsk *x)
 {
-	int fd = bpf_map__fd(x->skel->maps.hosts);
-
-	if (!x->own_ok || !x->routes_ok)
-		return 0;
 	memset(x->hosts_new, 0, INART_XDP_HOST_SLOTS * sizeof(*x->hosts_new));
 	for (int i = 0; i < x->n_own; i++)
 		host_put(x, x->own[i], INART_XDP_HOST_OWN);
@@ -1332,6 +1332,26 @@ static int hosts_rebuild(struct inart_xsk *x)
 			host_put(x, x->h32[i].addr,
 				 port < INART_XDP_MAX_PORTS ? port + 1 : INART_XDP_HOST_SLOW);
 	}
+	if (!x->hosts_ok ||
+	    memcmp(x->hosts, x->hosts_new, INART_XDP_HOST_SLOTS * sizeof(*x->hosts)) != 0)
+		hosts_off(x); /* (failed: hosts_never) */
+}
+
+/* After the sync (ok: it completed): hosts_new into the map (the slots that
+ * changed) and hosts_on 1, once the last syncs of own_ips and of the routes
+ * both completed (own and h32 are then what the maps hold); on a failure
+ * the program stops using it.  0 or -errno (hosts_on stays 0: own_ips and
+ * the trie decide, as exactly). */
+static int hosts_end(struct inart_xsk *x, int ok)
+{
+	int fd = bpf_map__fd(x->skel->maps.hosts);
+
+	if (!ok) {
+		hosts_off(x);
+		return 0;
+	}
+	if (x->skel->bss->hosts_on || x->hosts_never || !x->own_ok || !x->routes_ok)
+		return 0; /* on: unchanged (hosts_begin) */
 	for (uint32_t k = 0; k < INART_XDP_HOST_SLOTS; k++) {
 		if (x->hosts_ok && memcmp(&x->hosts[k], &x->hosts_new[k], sizeof(x->hosts[k])) == 0)
 			continue;
@@ -1348,23 +1368,22 @@ static int hosts_rebuild(struct inart_xsk *x)
 
 int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
 {
-	int fd = bpf_map__fd(x->skel->maps.own_ips);
+	int fd = bpf_map__fd(x->skel->maps.own_ips), rc = 0;
 	uint32_t key, next, one = 1;
 	void *prev = NULL;
-	int off = hosts_off(x);
 
 	x->n_own = 0;
 	x->own_ok = 0;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
+		if (ips[i] != 0 && x->n_own < INART_XDP_MAX_OWN_IPS) /* (else E2BIG below) */
+			x->own[x->n_own++] = htonl(ips[i]);
+	hosts_begin(x);
+	for (int i = 0; i < n && rc == 0; i++) {
 		key = htonl(ips[i]);
-		if (ips[i] == 0)
-			continue;
-		if (bpf_map_update_elem(fd, &key, &one, BPF_ANY) < 0)
-			return -errno;
-		if (x->n_own < INART_XDP_MAX_OWN_IPS) /* (else the update failed) */
-			x->own[x->n_own++] = key;
+		if (ips[i] != 0 && bpf_map_update_elem(fd, &key, &one, BPF_ANY) < 0)
+			rc = -errno;
 	}
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (rc == 0 && bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int keep = 0;
 
 		for (int i = 0; i < n && !keep; i++)
@@ -1375,8 +1394,12 @@ int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
 		else
 			prev = &key;
 	}
-	x->own_ok = 1;
-	return off < 0 ? 0 : hosts_rebuild(x); /* (no grace period: hosts stays off) */
+	x->own_ok = rc == 0;
+	if (rc < 0) {
+		hosts_end(x, 0);
+		return rc;
+	}
+	return hosts_end(x, 1);
 }
 
 static struct inart_xdp_route_key route_key(const struct inart_route *r)
@@ -1392,27 +1415,35 @@ static struct inart_xdp_route_key route_key(const struct inart_route *r)
 int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
 			  struct inart_err *err)
 {
-	int fd = bpf_map__fd(x->skel->maps.routes), off = hosts_off(x), rc;
+	int fd = bpf_map__fd(x->skel->maps.routes), rc;
 	struct inart_xdp_route_key key, next;
 	struct inart_xdp_host *h32;
 	void *prev = NULL;
 
 	h32 = realloc(x->h32, ((size_t)n + 1) * sizeof(*h32));
-	if (h32 == NULL)
+	if (h32 == NULL) {
+		hosts_end(x, 0);
+		x->routes_ok = 0;
 		return inart_err_set(err, -ENOMEM, "XDP routes: out of memory");
+	}
 	x->h32 = h32;
 	x->n_h32 = 0;
 	x->routes_ok = 0;
+	for (int i = 0; i < n; i++)
+		if (r[i].len == 32)
+			h32[x->n_h32++] = (struct inart_xdp_host){htonl(r[i].prefix), r[i].port};
+	hosts_begin(x);
 	for (int i = 0; i < n; i++) {
 		uint32_t port = r[i].port;
 
 		key = route_key(&r[i]);
-		if (r[i].len > 32 || bpf_map_update_elem(fd, &key, &port, BPF_ANY) < 0)
-			return inart_err_set(err, r[i].len > 32 ? -EINVAL : -errno,
-					     "XDP route %d (/%u): %s", i, r[i].len,
-					     strerror(r[i].len > 32 ? EINVAL : errno));
-		if (r[i].len == 32)
-			h32[x->n_h32++] = (struct inart_xdp_host){key.addr, port};
+		if (r[i].len > 32 || bpf_map_update_elem(fd, &key, &port, BPF_ANY) < 0) {
+			rc = inart_err_set(err, r[i].len > 32 ? -EINVAL : -errno,
+					   "XDP route %d (/%u): %s", i, r[i].len,
+					   strerror(r[i].len > 32 ? EINVAL : errno));
+			hosts_end(x, 0);
+			return rc;
+		}
 	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int keep = 0;
@@ -1429,7 +1460,7 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 			prev = &key;
 	}
 	x->routes_ok = 1;
-	rc = off < 0 ? 0 : hosts_rebuild(x);
+	rc = hosts_end(x, 1);
 	if (rc < 0)
 		return inart_err_set(err, rc, "XDP routes: the /32 table (%s): by the trie only",
 				     strerror(-rc));
