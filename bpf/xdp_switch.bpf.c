@@ -17,6 +17,9 @@
  * The user-space switch core stays the reference: whatever this program is
  * not sure about goes up to it.  Every access is bounds-checked against
  * data_end (the verifier proves it).  Counters: per CPU (xdp_switch.h).
+ * A plain frame's lookups are arrays (ifslots, hosts, ports, fctrs) but
+ * the LPM trie for a destination without an own address or /32 route
+ * (xdp_switch.h: hosts, hosts_on).
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -51,10 +54,24 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INART_XDP_IFSLOTS);
+	__type(key, __u32); /* ifindex & (INART_XDP_IFSLOTS - 1) */
+	__type(value, struct inart_xdp_ifslot);
+} ifslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, INART_XDP_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, struct inart_xdp_port);
 } ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INART_XDP_HOST_SLOTS);
+	__type(key, __u32); /* inart_xdp_host_slot(address) */
+	__type(value, struct inart_xdp_host);
+} hosts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -77,6 +94,13 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } ctrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xdp_fwd_ctrs);
+} fctrs SEC(".maps");
 
 /* --agg kernel (issue 25, h25w): InArt frames go to the CPU that owns
  * their (job, tree, slot) -- inart_shard_steer's function over agg_steer's
@@ -119,6 +143,11 @@ static __always_inline void count(__u32 k, __u64 v)
  * kernel refuses a redirect to a socket of another queue (io/xsk hands
  * frames to the shard that owns them). */
 __u32 n_queues = 1;
+
+/* 1 while hosts answers for own_ips and the trie's /32 routes (io/xsk
+ * clears it before changing either and sets it once hosts is rebuilt);
+ * 0: every destination by own_ips and the trie (xdp_switch.h). */
+__u32 hosts_on;
 
 static __always_inline int to_user(struct xdp_md *ctx, __u32 port, int ina)
 {
@@ -193,15 +222,22 @@ int inart_xdp_switch(struct xdp_md *ctx)
 	struct iphdr *ip;
 	struct inart_xdp_port *in, *out;
 	struct inart_xdp_route_key key;
-	__u32 ifindex = ctx->ingress_ifindex, port, *pp, *egress, tot, flen;
-	__u32 sum;
+	struct inart_xdp_ifslot *sl;
+	__u32 ifindex = ctx->ingress_ifindex, slot = ifindex & (INART_XDP_IFSLOTS - 1);
+	__u32 port, in_port, *pp, *egress, tot, flen, sum, on, zero = 0;
+	struct inart_xdp_fwd_ctrs *fc;
 
-	pp = bpf_map_lookup_elem(&ifports, &ifindex);
-	if (!pp) {
-		count(INART_XDP_ABORT, 1);
-		return XDP_PASS; /* not one of ours (a stale attachment): the stack */
+	sl = bpf_map_lookup_elem(&ifslots, &slot);
+	if (sl && sl->ifindex == ifindex) {
+		port = sl->port;
+	} else {
+		pp = bpf_map_lookup_elem(&ifports, &ifindex);
+		if (!pp) {
+			count(INART_XDP_ABORT, 1);
+			return XDP_PASS; /* not one of ours (a stale attachment): the stack */
+		}
+		port = *pp;
 	}
-	port = *pp;
 	if ((void *)(eth + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
 		return to_user(ctx, port, 0);
 	ip = (void *)(eth + 1);
@@ -229,17 +265,33 @@ int inart_xdp_switch(struct xdp_md *ctx)
 	in = bpf_map_lookup_elem(&ports, &port);
 	if (!in || (in->peer_ip != 0 && in->peer_ip != ip->saddr))
 		return to_user(ctx, port, 0); /* spoofed: the core counts it */
-	if (bpf_map_lookup_elem(&own_ips, &ip->daddr))
-		return to_user(ctx, port, 0);
+	in_port = port;
+	on = *(volatile __u32 *)&hosts_on; /* read once: io/xsk may flip it */
+	if (on) {
+		__u32 h = inart_xdp_host_slot(ip->daddr);
+		struct inart_xdp_host *e = bpf_map_lookup_elem(&hosts, &h);
+
+		if (!e || e->val == INART_XDP_HOST_SLOW)
+			on = 0; /* several addresses in the slot: the slow way */
+		else if (e->val != 0 && e->addr == ip->daddr) {
+			if (e->val == INART_XDP_HOST_OWN)
+				return to_user(ctx, in_port, 0);
+			port = e->val - 1;
+			goto routed;
+		}
+	}
+	if (!on && bpf_map_lookup_elem(&own_ips, &ip->daddr))
+		return to_user(ctx, in_port, 0);
 	key.prefixlen = 32;
 	key.addr = ip->daddr;
 	egress = bpf_map_lookup_elem(&routes, &key);
 	if (!egress)
-		return to_user(ctx, port, 0); /* no route: the core counts it */
+		return to_user(ctx, in_port, 0); /* no route: the core counts it */
 	port = *egress;
+routed:
 	out = bpf_map_lookup_elem(&ports, &port);
 	if (!out || !out->peer_known || !out->fwd)
-		return to_user(ctx, *pp, 0);
+		return to_user(ctx, in_port, 0);
 	/* TTL - 1 and the checksum (RFC 1624: the TTL is the high byte) */
 	ip->ttl--;
 	sum = (__u32)ip->check + bpf_htons(0x0100);
@@ -250,12 +302,19 @@ int inart_xdp_switch(struct xdp_md *ctx)
 		count(INART_XDP_ABORT, 1);
 		return XDP_DROP;
 	}
-	count(INART_XDP_FWD, 1);
-	count(INART_XDP_FWD_BYTES, tot + 14);
-	count(INART_XDP_CTR_N + 4 * *pp + INART_XDP_P_RX, 1);
-	count(INART_XDP_CTR_N + 4 * *pp + INART_XDP_P_RX_BYTES, flen);
-	count(INART_XDP_CTR_N + 4 * port + INART_XDP_P_TX, 1);
-	count(INART_XDP_CTR_N + 4 * port + INART_XDP_P_TX_BYTES, tot + 14);
+	fc = bpf_map_lookup_elem(&fctrs, &zero);
+	if (fc) {
+		fc->fwd++;
+		fc->fwd_bytes += tot + 14;
+		if (in_port < INART_XDP_MAX_PORTS) {
+			fc->port[in_port][INART_XDP_P_RX]++;
+			fc->port[in_port][INART_XDP_P_RX_BYTES] += flen;
+		}
+		if (port < INART_XDP_MAX_PORTS) {
+			fc->port[port][INART_XDP_P_TX]++;
+			fc->port[port][INART_XDP_P_TX_BYTES] += tot + 14;
+		}
+	}
 	return bpf_redirect_map(&devs, port, 0);
 }
 

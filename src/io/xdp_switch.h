@@ -27,15 +27,51 @@ struct inart_xdp_port {
 	__u16 pad;
 };
 
+/* ifslots[ifindex & (INART_XDP_IFSLOTS - 1)]: the port of an interface
+ * without a hash lookup (ifindex 0: empty); an interface whose slot another
+ * port holds is found in ifports (a hash) instead */
+#define INART_XDP_IFSLOTS 256 /* a power of two */
+struct inart_xdp_ifslot {
+	__u32 ifindex;
+	__u32 port;
+};
+
+/* hosts[inart_xdp_host_slot(daddr)]: the exact answer for a destination
+ * address (network order) that is one of the switch's own addresses or has
+ * a /32 route, looked up before the LPM trie (a /32 is the longest prefix
+ * there is; the trie still holds it).  val 0: no such address in this slot
+ * (the trie decides, with no /32 to find); INART_XDP_HOST_OWN: own address
+ * (to user space); INART_XDP_HOST_SLOW: several share the slot, own_ips and
+ * the trie decide; else the /32's egress port + 1 (addr: the address).  The
+ * program uses it only while its hosts_on is 1: io/xsk clears that, waits
+ * for running programs (an RCU grace period), changes own_ips, the trie and
+ * this table, and sets it again when all succeeded. */
+#define INART_XDP_HOST_BITS 14
+#define INART_XDP_HOST_SLOTS (1u << INART_XDP_HOST_BITS)
+#define INART_XDP_HOST_OWN 0xffffffffu
+#define INART_XDP_HOST_SLOW 0xfffffffeu
+struct inart_xdp_host {
+	__u32 addr; /* network order */
+	__u32 val;
+};
+
+static inline __u32 inart_xdp_host_slot(__u32 addr)
+{
+	return (addr * 0x9E3779B1u) >> (32 - INART_XDP_HOST_BITS);
+}
+
 /* routes: an LPM trie, the same routes as the switch core's */
 struct inart_xdp_route_key {
 	__u32 prefixlen; /* 0..32 */
 	__u32 addr;	 /* network order */
 };
 
-/* counters (a per-CPU array): index enum inart_xdp_ctr, then per port p
- * INART_XDP_CTR_N + 4 * p + enum inart_xdp_port_ctr (forwarded frames only:
- * what reaches user space is counted there) */
+/* counters as inart_xsk_counters returns them: index enum inart_xdp_ctr,
+ * then per port p INART_XDP_CTR_N + 4 * p + enum inart_xdp_port_ctr
+ * (forwarded frames only: what reaches user space is counted there).  In
+ * the program: ctrs, a per-CPU array of them, except the forwarding path's
+ * (INART_XDP_FWD, INART_XDP_FWD_BYTES and the ports'), which are fctrs'
+ * (one lookup per frame). */
 enum inart_xdp_ctr {
 	INART_XDP_FWD,	     /* plain IPv4 forwarded in the kernel (redirect issued) */
 	INART_XDP_FWD_BYTES, /* their bytes (after trimming) */
@@ -66,5 +102,11 @@ struct inart_xdp_agg_steer {
 	__u32 cpu[INART_XDP_MAX_CPUS];
 };
 #define INART_XDP_N_CTRS (INART_XDP_CTR_N + 4 * INART_XDP_MAX_PORTS)
+
+/* fctrs[0] (per CPU): the counters of frames forwarded in the program */
+struct inart_xdp_fwd_ctrs {
+	__u64 fwd, fwd_bytes;		    /* INART_XDP_FWD, INART_XDP_FWD_BYTES */
+	__u64 port[INART_XDP_MAX_PORTS][4]; /* enum inart_xdp_port_ctr */
+};
 
 #endif

@@ -167,6 +167,7 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 #include <ifaddrs.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/membarrier.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -183,6 +184,7 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
 
@@ -256,6 +258,17 @@ struct inart_xsk {
 	uint64_t *free_tx;  /* the ports' free stacks, tx_frames each */
 	int zc, native;
 	char desc[160];
+	/* the program's hosts table (xdp_switch.h), rebuilt from own and h32
+	   by every sync of either; hosts: what the map holds (hosts_ok 0:
+	   unknown, every slot is written next time) */
+	uint32_t own[INART_XDP_MAX_OWN_IPS]; /* network order */
+	int n_own;
+	struct inart_xdp_host *h32; /* the /32 routes: {address, port} */
+	int n_h32;
+	struct inart_xdp_host *hosts, *hosts_new;
+	int hosts_ok;
+	int own_ok, routes_ok; /* the last sync of each completed */
+	int hosts_never;       /* no grace period to be had: hosts stays off */
 	struct xport p[INART_SW_MAX_PORTS];
 };
 
@@ -483,9 +496,28 @@ static int load_prog(struct inart_xsk *x, const char *const *ifnames, struct ina
 	x->skel = xdp_switch__open_and_load();
 	if (x->skel == NULL)
 		return load_failed(err);
+	x->hosts = calloc(INART_XDP_HOST_SLOTS, sizeof(*x->hosts));
+	x->hosts_new = calloc(INART_XDP_HOST_SLOTS, sizeof(*x->hosts_new));
+	if (x->hosts == NULL || x->hosts_new == NULL)
+		return inart_err_set(err, -ENOMEM, "--io xdp: out of memory");
+	x->hosts_ok = 1; /* all zero, as the map */
 	for (int i = 0; i < x->n; i++) {
 		uint32_t port = (uint32_t)i, ifx = (uint32_t)x->p[i].ifindex;
+		uint32_t slot = ifx & (INART_XDP_IFSLOTS - 1);
+		struct inart_xdp_ifslot sl;
 
+		/* the first port of a slot in ifslots, every port in ifports */
+		if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.ifslots), &slot, &sl) == 0 &&
+		    sl.ifindex == 0) {
+			sl.ifindex = ifx;
+			sl.port = port;
+			if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.ifslots), &slot, &sl,
+						BPF_ANY) < 0) {
+				rc = -errno;
+				return inart_err_set(err, rc, "%s: XDP port maps: %s", ifnames[i],
+						     strerror(-rc));
+			}
+		}
 		if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.ifports), &ifx, &port, BPF_ANY) <
 			0 ||
 		    bpf_map_update_elem(bpf_map__fd(x->skel->maps.devs), &port, &ifx, BPF_ANY) <
@@ -607,6 +639,16 @@ static double cg_num(const char *path, const char *key)
 	return p[0] >= '0' && p[0] <= '9' ? strtod(p, NULL) : -1;
 }
 
+/* One cgroup's limit l and usage u (bytes; < 0: unknown): *room and
+ * *limit taken from it if it leaves less room than *room (< 0: none yet). */
+static void cg_least(double l, double u, double *room, double *limit)
+{
+	if (l > 0 && u >= 0 && (*room < 0 || l - u < *room)) {
+		*room = l - u;
+		*limit = l;
+	}
+}
+
 /* The room left under this process's memory cgroup limit (bytes; cgroup
  * v2: the least room of its cgroup and the parents', v1: the hierarchical
  * limit less the usage), its limit in *limit; -1 if there is no limit or it
@@ -637,10 +679,8 @@ static double cg_room(double *limit)
 			l = cg_num(path, "hierarchical_memory_limit");
 			snprintf(path, sizeof(path), "%s/memory%s/memory.usage_in_bytes", base, cg);
 			u = cg_num(path, "");
-			if (l > 0 && l < 1e18 && u >= 0 && (room < 0 || l - u < room)) {
-				room = l - u;
-				*limit = l;
-			}
+			if (l < 1e18) /* (v1's "no limit" is a huge number) */
+				cg_least(l, u, &room, limit);
 		} else if (ctl[0] == '\0') /* v2: this cgroup and its parents */
 			for (char *end = cg + strlen(cg); end >= cg; end--) {
 				double l, u;
@@ -653,10 +693,7 @@ static double cg_room(double *limit)
 				snprintf(path, sizeof(path), "%s%.*s/memory.current", base,
 					 (int)(end - cg), cg);
 				u = cg_num(path, "");
-				if (l > 0 && u >= 0 && (room < 0 || l - u < room)) {
-					room = l - u;
-					*limit = l;
-				}
+				cg_least(l, u, &room, limit);
 			}
 	}
 	if (f != NULL)
@@ -923,6 +960,9 @@ void inart_xsk_close(struct inart_xsk *x)
 	close_sockets(x);
 	xdp_switch__destroy(x->skel);
 	xdp_host__destroy(x->hskel);
+	free(x->h32);
+	free(x->hosts);
+	free(x->hosts_new);
 	if (x->buf != NULL)
 		munmap(x->buf, x->buf_len);
 	free(x->free_tx);
@@ -1251,18 +1291,109 @@ int inart_xsk_sync_port(struct inart_xsk *x, int i, const uint8_t mac[6], const 
 	return 0;
 }
 
+/* The program stops using hosts (xdp_switch.h): hosts_on 0 and, if it was
+ * 1, an RCU grace period (membarrier's global command waits for one), after
+ * which no program that still read 1 runs.  0, or -errno (no such command,
+ * e.g. under nohz_full): then hosts stays off for good, the program exact
+ * without it. */
+static int hosts_off(struct inart_xsk *x)
+{
+	if (!__atomic_exchange_n(&x->skel->bss->hosts_on, 0, __ATOMIC_SEQ_CST))
+		return 0;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0) {
+		x->hosts_never = 1;
+		return -errno;
+	}
+	return 0;
+}
+
+/* Into x->hosts_new's slot of addr: val, unless the slot holds another
+ * address (then several: the slow way) or addr is own (own wins). */
+static void host_put(struct inart_xsk *x, uint32_t addr, uint32_t val)
+{
+	struct inart_xdp_host *e = &x->hosts_new[inart_xdp_host_slot(addr)];
+
+	if (e->val == 0) {
+		e->addr = addr;
+		e->val = val;
+	} else if (e->addr != addr || e->val == INART_XDP_HOST_SLOW) {
+		e->addr = 0;
+		e->val = INART_XDP_HOST_SLOW;
+	} else if (e->val != INART_XDP_HOST_OWN)
+		e->val = val; /* the same /32 again: the last wins, as in the trie */
+}
+
+/* Before a sync changes own_ips or the trie (x->own, x->h32 already its
+ * input): the table of them into hosts_new; if it differs from the map's,
+ * the program stops using the map (hosts_off).  An unchanged table stays
+ * in use: it answers for the same addresses before, during and after. */
+static void hosts_begin(struct inart_xsk *x)
+{
+	memset(x->hosts_new, 0, INART_XDP_HOST_SLOTS * sizeof(*x->hosts_new));
+	for (int i = 0; i < x->n_own; i++)
+		host_put(x, x->own[i], INART_XDP_HOST_OWN);
+	for (int i = 0; i < x->n_h32; i++) {
+		uint32_t port = x->h32[i].val;
+		int own = 0;
+
+		for (int k = 0; k < x->n_own && !own; k++)
+			own = x->own[k] == x->h32[i].addr;
+		if (!own)
+			host_put(x, x->h32[i].addr,
+				 port < INART_XDP_MAX_PORTS ? port + 1 : INART_XDP_HOST_SLOW);
+	}
+	if (!x->hosts_ok ||
+	    memcmp(x->hosts, x->hosts_new, INART_XDP_HOST_SLOTS * sizeof(*x->hosts)) != 0)
+		hosts_off(x); /* (failed: hosts_never) */
+}
+
+/* After the sync (ok: it completed): hosts_new into the map (the slots that
+ * changed) and hosts_on 1, once the last syncs of own_ips and of the routes
+ * both completed (own and h32 are then what the maps hold); on a failure
+ * the program stops using it.  0 or -errno (hosts_on stays 0: own_ips and
+ * the trie decide, as exactly). */
+static int hosts_end(struct inart_xsk *x, int ok)
+{
+	int fd = bpf_map__fd(x->skel->maps.hosts);
+
+	if (!ok) {
+		hosts_off(x);
+		return 0;
+	}
+	if (x->skel->bss->hosts_on || x->hosts_never || !x->own_ok || !x->routes_ok)
+		return 0; /* on: unchanged (hosts_begin) */
+	for (uint32_t k = 0; k < INART_XDP_HOST_SLOTS; k++) {
+		if (x->hosts_ok && memcmp(&x->hosts[k], &x->hosts_new[k], sizeof(x->hosts[k])) == 0)
+			continue;
+		if (bpf_map_update_elem(fd, &k, &x->hosts_new[k], BPF_ANY) < 0) {
+			x->hosts_ok = 0;
+			return -errno;
+		}
+		x->hosts[k] = x->hosts_new[k];
+	}
+	x->hosts_ok = 1;
+	__atomic_store_n(&x->skel->bss->hosts_on, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
 {
-	int fd = bpf_map__fd(x->skel->maps.own_ips);
+	int fd = bpf_map__fd(x->skel->maps.own_ips), rc = 0;
 	uint32_t key, next, one = 1;
 	void *prev = NULL;
 
-	for (int i = 0; i < n; i++) {
+	x->n_own = 0;
+	x->own_ok = 0;
+	for (int i = 0; i < n; i++)
+		if (ips[i] != 0 && x->n_own < INART_XDP_MAX_OWN_IPS) /* (else E2BIG below) */
+			x->own[x->n_own++] = htonl(ips[i]);
+	hosts_begin(x);
+	for (int i = 0; i < n && rc == 0; i++) {
 		key = htonl(ips[i]);
 		if (ips[i] != 0 && bpf_map_update_elem(fd, &key, &one, BPF_ANY) < 0)
-			return -errno;
+			rc = -errno;
 	}
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (rc == 0 && bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int keep = 0;
 
 		for (int i = 0; i < n && !keep; i++)
@@ -1273,7 +1404,12 @@ int inart_xsk_sync_own_ips(struct inart_xsk *x, const uint32_t *ips, int n)
 		else
 			prev = &key;
 	}
-	return 0;
+	x->own_ok = rc == 0;
+	if (rc < 0) {
+		hosts_end(x, 0);
+		return rc;
+	}
+	return hosts_end(x, 1);
 }
 
 static struct inart_xdp_route_key route_key(const struct inart_route *r)
@@ -1289,18 +1425,35 @@ static struct inart_xdp_route_key route_key(const struct inart_route *r)
 int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int n,
 			  struct inart_err *err)
 {
-	int fd = bpf_map__fd(x->skel->maps.routes);
+	int fd = bpf_map__fd(x->skel->maps.routes), rc;
 	struct inart_xdp_route_key key, next;
+	struct inart_xdp_host *h32;
 	void *prev = NULL;
 
+	h32 = realloc(x->h32, ((size_t)n + 1) * sizeof(*h32));
+	if (h32 == NULL) {
+		hosts_end(x, 0);
+		x->routes_ok = 0;
+		return inart_err_set(err, -ENOMEM, "XDP routes: out of memory");
+	}
+	x->h32 = h32;
+	x->n_h32 = 0;
+	x->routes_ok = 0;
+	for (int i = 0; i < n; i++)
+		if (r[i].len == 32)
+			h32[x->n_h32++] = (struct inart_xdp_host){htonl(r[i].prefix), r[i].port};
+	hosts_begin(x);
 	for (int i = 0; i < n; i++) {
 		uint32_t port = r[i].port;
 
 		key = route_key(&r[i]);
-		if (r[i].len > 32 || bpf_map_update_elem(fd, &key, &port, BPF_ANY) < 0)
-			return inart_err_set(err, r[i].len > 32 ? -EINVAL : -errno,
-					     "XDP route %d (/%u): %s", i, r[i].len,
-					     strerror(r[i].len > 32 ? EINVAL : errno));
+		if (r[i].len > 32 || bpf_map_update_elem(fd, &key, &port, BPF_ANY) < 0) {
+			rc = inart_err_set(err, r[i].len > 32 ? -EINVAL : -errno,
+					   "XDP route %d (/%u): %s", i, r[i].len,
+					   strerror(r[i].len > 32 ? EINVAL : errno));
+			hosts_end(x, 0);
+			return rc;
+		}
 	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		int keep = 0;
@@ -1316,6 +1469,11 @@ int inart_xsk_sync_routes(struct inart_xsk *x, const struct inart_route *r, int 
 		else
 			prev = &key;
 	}
+	x->routes_ok = 1;
+	rc = hosts_end(x, 1);
+	if (rc < 0)
+		return inart_err_set(err, rc, "XDP routes: the /32 table (%s): by the trie only",
+				     strerror(-rc));
 	return 0;
 }
 
@@ -1347,8 +1505,10 @@ int inart_xsk_agg_steer(struct inart_xsk *x, int n_cpus, const int *cpus, int an
 
 int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = x->ctrs_fd;
+	int ncpu = libbpf_num_possible_cpus(), fd = x->ctrs_fd, rc = 0;
+	struct inart_xdp_fwd_ctrs *f;
 	uint64_t v[1024];
+	uint32_t zero = 0;
 
 	if (ncpu <= 0 || ncpu > 1024)
 		return -EINVAL;
@@ -1359,7 +1519,22 @@ int inart_xsk_counters(const struct inart_xsk *x, uint64_t *c)
 		for (int j = 0; j < ncpu; j++)
 			c[k] += v[j];
 	}
-	return 0;
+	if (x->skel == NULL)
+		return 0; /* a host's program: no fctrs */
+	f = malloc((size_t)ncpu * sizeof(*f));
+	if (f == NULL)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.fctrs), &zero, f) < 0)
+		rc = -errno;
+	for (int j = 0; j < ncpu && rc == 0; j++) {
+		c[INART_XDP_FWD] += f[j].fwd;
+		c[INART_XDP_FWD_BYTES] += f[j].fwd_bytes;
+		for (int p = 0; p < INART_XDP_MAX_PORTS; p++)
+			for (int k = 0; k < 4; k++)
+				c[INART_XDP_CTR_N + 4 * p + k] += f[j].port[p][k];
+	}
+	free(f);
+	return rc;
 }
 
 #endif
