@@ -735,6 +735,19 @@ static int resent(int k, uint32_t seq)
 	return found;
 }
 
+/* Held NACKs for chunks 0..3 at 10..13 ns: each resent at once, the credit
+ * of a window of 8 (4 resends) spent. */
+static void spend_credit(struct inart_worker *w)
+{
+	for (uint32_t s = 0; s < 4; s++) {
+		assert_int_equal(rx_prev(w, s, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
+					 INART_WIRE_NACK_HELD, 10 + s),
+				 0);
+		assert_int_equal(inart_worker_poll(w, 10 + s, out, MAXOUT), 1);
+		assert_true(resent(1, s));
+	}
+}
+
 /* Held NACKs (issue 12): a NACK naming us marked INART_WIRE_NACK_HELD (the
  * PS cannot show our values lost) resends them only while the tree's credit
  * lasts (half a window of resends, refilled by results and by timeouts
@@ -749,13 +762,7 @@ static void test_held(void **state)
 
 	(void)state;
 	w = small_worker(x, 8, 8); /* window 8: credit for 4 resends */
-	for (uint32_t s = 0; s < 4; s++) {
-		assert_int_equal(rx_prev(w, s, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
-					 INART_WIRE_NACK_HELD, 10 + s),
-				 0);
-		assert_int_equal(inart_worker_poll(w, 10 + s, out, MAXOUT), 1);
-		assert_true(resent(1, s));
-	}
+	spend_credit(w);
 	/* the fifth: no credit, nothing now, a probe later */
 	assert_int_equal(
 	    rx_prev(w, 4, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, INART_WIRE_NACK_HELD, 14),
@@ -800,13 +807,7 @@ static void test_held_floor(void **state)
 
 	(void)state;
 	w = small_worker(x, 16, 8); /* window 8: credit for 4 resends, timeout 1 ms */
-	for (uint32_t s = 0; s < 4; s++) {
-		assert_int_equal(rx_prev(w, s, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
-					 INART_WIRE_NACK_HELD, 10 + s),
-				 0);
-		assert_int_equal(inart_worker_poll(w, 10 + s, out, MAXOUT), 1);
-		assert_true(resent(1, s));
-	}
+	spend_credit(w);
 	/* the credit spent; results of the resent chunks (no RTT samples: the
 	 * timeout stays 1 ms) every 0.7 ms, three of them: 3/8 of a resend */
 	for (uint32_t s = 0; s < 3; s++)
