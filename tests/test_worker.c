@@ -735,6 +735,19 @@ static int resent(int k, uint32_t seq)
 	return found;
 }
 
+/* Held NACKs for chunks 0..3 at 10..13 ns: each resent at once, the credit
+ * of a window of 8 (4 resends) spent. */
+static void spend_credit(struct inart_worker *w)
+{
+	for (uint32_t s = 0; s < 4; s++) {
+		assert_int_equal(rx_prev(w, s, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
+					 INART_WIRE_NACK_HELD, 10 + s),
+				 0);
+		assert_int_equal(inart_worker_poll(w, 10 + s, out, MAXOUT), 1);
+		assert_true(resent(1, s));
+	}
+}
+
 /* Held NACKs (issue 12): a NACK naming us marked INART_WIRE_NACK_HELD (the
  * PS cannot show our values lost) resends them only while the tree's credit
  * lasts (half a window of resends, refilled by results and by timeouts
@@ -749,13 +762,7 @@ static void test_held(void **state)
 
 	(void)state;
 	w = small_worker(x, 8, 8); /* window 8: credit for 4 resends */
-	for (uint32_t s = 0; s < 4; s++) {
-		assert_int_equal(rx_prev(w, s, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
-					 INART_WIRE_NACK_HELD, 10 + s),
-				 0);
-		assert_int_equal(inart_worker_poll(w, 10 + s, out, MAXOUT), 1);
-		assert_true(resent(1, s));
-	}
+	spend_credit(w);
 	/* the fifth: no credit, nothing now, a probe later */
 	assert_int_equal(
 	    rx_prev(w, 4, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0, INART_WIRE_NACK_HELD, 14),
@@ -782,6 +789,36 @@ static void test_held(void **state)
 	assert_true(resent(k, 4));
 	inart_worker_held_stats(w, &held, &deferred);
 	assert_int_equal(held, 7);
+	inart_worker_destroy(w);
+}
+
+/* The credit's floor is one resend per timeout whether or not results come
+ * in it: results trickling in (each paying 1/8 of a resend) must not keep
+ * the floor from paying.  Before, the floor was counted from the last
+ * result: at the end of an all-reduce whose last chunks a switch lost
+ * (netns_xdp_agg, "all-reduce exact while t0 loses its state"), each
+ * worker's held resends waited for results that only the other workers'
+ * refused resends could bring, until the workers' 20 s timeout. */
+static void test_held_floor(void **state)
+{
+	struct inart_worker *w;
+	float x[16] = {0};
+	int k;
+
+	(void)state;
+	w = small_worker(x, 16, 8); /* window 8: credit for 4 resends, timeout 1 ms */
+	spend_credit(w);
+	/* the credit spent; results of the resent chunks (no RTT samples: the
+	 * timeout stays 1 ms) every 0.7 ms, three of them: 3/8 of a resend */
+	for (uint32_t s = 0; s < 3; s++)
+		assert_int_equal(
+		    rx_prev(w, s, 16, 0, 3, (int32_t[1]){0}, 1, 0, 700000 * (uint64_t)(s + 1)), 0);
+	/* 2.2 ms after the credit's first use: two timeouts' floor pays */
+	assert_int_equal(rx_prev(w, 4, 16, INART_F_NACK | INART_F_RETX, 1, NULL, 0,
+				 INART_WIRE_NACK_HELD, 2200000),
+			 0);
+	k = inart_worker_poll(w, 2200000, out, MAXOUT);
+	assert_true(resent(k, 4));
 	inart_worker_destroy(w);
 }
 
@@ -1684,7 +1721,7 @@ int main(void)
 	    cmocka_unit_test(test_e2e_overflow),   cmocka_unit_test(test_e2e_scales),
 	    cmocka_unit_test(test_dead_peer),	   cmocka_unit_test(test_pacing),
 	    cmocka_unit_test(test_warmup_each),	   cmocka_unit_test(test_skewed_start),
-	    cmocka_unit_test(test_held),
+	    cmocka_unit_test(test_held),	   cmocka_unit_test(test_held_floor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

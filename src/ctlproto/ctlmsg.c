@@ -261,7 +261,7 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, struct inart_err *e
 {
 	static const char *const keys[] = {"op",	 "node",       "config", "replace",
 					   "labels",	 "del_labels", "routes", "ingress",
-					   "install_id", "phase",      NULL};
+					   "install_id", "phase",      "reset",	 NULL};
 	struct req_room q = {.r = r};
 	struct inart_sw_update *u = &r->tab;
 	json_t *cfg;
@@ -274,7 +274,8 @@ static int parse_install(json_t *o, struct inart_ctl_req *r, struct inart_err *e
 	u->del_labels = q.del_labels;
 	u->routes = q.routes;
 	u->ingress = q.ingress;
-	if ((rc = inart_ctl_get_bool(o, "install", "replace", &u->replace, err)) < 0)
+	if ((rc = inart_ctl_get_bool(o, "install", "replace", &u->replace, err)) < 0 ||
+	    (rc = inart_ctl_get_bool(o, "install", "reset", &r->reset, err)) < 0)
 		return rc;
 	cfg = json_object_get(o, "config");
 	if (cfg != NULL) {
@@ -463,6 +464,8 @@ char *inart_ctl_req_encode(const struct inart_ctl_req *req)
 
 		if (u->replace)
 			json_object_set_new(o, "replace", json_true());
+		if (req->reset)
+			json_object_set_new(o, "reset", json_true());
 		if (req->has_cfg)
 			json_object_set_new(o, "config", inart_ctl_sw_cfg_json(&req->cfg));
 		json_object_set_new(o, "labels", inart_ctl_labels_json(u->labels, u->n_labels));

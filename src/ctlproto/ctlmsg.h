@@ -10,9 +10,11 @@
  * {"ok": false, "reason": "..."}.  Requests:
  *   info                      -> role, name, ports (interface names) / bind
  *   install  [node] [config] [replace] [labels] [del_labels] [routes]
- *            [ingress] [install_id] [phase]
+ *            [ingress] [install_id] [phase] [reset]
  *                             switch: one batch, all or nothing; with
- *                             "phase": "prepare" built aside until commit
+ *                             "phase": "prepare" built aside until commit;
+ *                             reset: the jobs restart (its commit drops the
+ *                             aggregation state, also when unchanged)
  *   tables                    -> labels, routes
  *   stats                     -> counters (since the last reset_stats)
  *   port_counters             -> switch: the port counters of stats alone,
@@ -90,7 +92,8 @@ struct inart_ctl_req {
 	char install_id[17]; /* "install_id": 16 hex digits, "" = none */
 	int prepare;	     /* install/trees: "phase": "prepare" (keep aside until commit) */
 	int replace;	     /* trees: drop other trees (install: tab.replace) */
-	int reset;	     /* trees: restart the listed trees' chunk state */
+	int reset;	     /* trees: restart the listed trees' chunk state; install:
+				the jobs restart (the switch drops its slots) */
 	int has_cfg;	     /* install: a switch configuration came with the batch */
 	struct inart_sw_cfg cfg;
 	struct inart_sw_update tab; /* install: the table batch, as the switch applies it */

@@ -189,6 +189,7 @@ static int install_nodes(const struct inart_installer_cfg *ci, const struct inar
 		reqs[n] = (struct inart_ctl_req){
 		    .op = INART_CTL_INSTALL,
 		    .has_cfg = !ci->tables_only, /* an epoch switch keeps the core */
+		    .reset = ci->restart,	 /* the old run's slots go too */
 		    .cfg = si->cfg,
 		    .tab = inart_sw_install_update(si),
 		};

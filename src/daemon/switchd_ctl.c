@@ -684,6 +684,31 @@ fail:
 	return rc;
 }
 
+static void cmd_restart(void *arg)
+{
+	struct sw_state *s = arg;
+	int busy = inart_shards_lose_state(s->sh);
+
+	if (s->xagg != NULL && inart_xagg_reset(s->xagg) < 0)
+		inart_log_warn("--agg kernel: the kernel's state not reset for the restarted jobs");
+	inart_log_info("jobs restarted: aggregation state dropped (%d slots of the core in use)",
+		       busy);
+}
+
+/* An install that restarts the jobs ("reset": `ctl install --restart-jobs`)
+ * went in service: the previous run's aggregation state goes, in the core
+ * and in the kernel (busy and kept slots), as with a new core.  Else a slot
+ * of the old run flushed later (the kernel's ticker is late under load)
+ * reaches the PS after it restarted the tree: the tree takes the old run's
+ * iteration and the new run's first is stale (docs/dataplane.md, the kernel
+ * aggregation path: ESTALE after a restart).  The switches commit before
+ * the PSs (the installer's order), so nothing of the old run is left to
+ * flush once the PSs restart. */
+static void restart_jobs(struct sw_state *s)
+{
+	inart_ctlthread_call(s->ctl, cmd_restart, s);
+}
+
 static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **data,
 		      struct inart_err *err)
 {
@@ -698,12 +723,16 @@ static int do_install(struct sw_state *s, struct inart_ctl_req *rq, json_t **dat
 	*data = json_object();
 	if (rq->prepare) {
 		inart_txn_prepare(&s->txn, rq->install_id, o, o != NULL && o->core == NULL);
+		snprintf(s->restart_id, sizeof(s->restart_id), "%s",
+			 rq->reset ? rq->install_id : "");
 		json_object_set_new(*data, "prepared", json_string(rq->install_id));
 		json_object_set_new(*data, "unchanged", json_boolean(unchanged));
 		return 0;
 	}
 	inart_txn_install(&s->txn, rq->install_id, o);
 	s->installs++;
+	if (rq->reset)
+		restart_jobs(s);
 	json_object_set_new(*data, "installed", json_string(s->txn.id));
 	return 0;
 }
@@ -716,6 +745,12 @@ int inart_switchd_op(void *ctx, struct inart_ctl_req *rq, json_t **data, struct 
 	if (inart_txn_is_op(rq->op)) {
 		rc = inart_txn_request(&s->txn, rq->op, rq->install_id, data, &committed, err);
 		s->installs += committed;
+		/* (an unchanged commit too: --restart-jobs with the plan in service) */
+		if (rc == 0 && rq->op == INART_CTL_COMMIT && s->restart_id[0] &&
+		    strcmp(rq->install_id, s->restart_id) == 0)
+			restart_jobs(s);
+		if (rq->op != INART_CTL_ROLLBACK)
+			s->restart_id[0] = 0;
 		return rc;
 	}
 	switch (rq->op) {

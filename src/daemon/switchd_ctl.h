@@ -64,6 +64,9 @@ struct sw_state {
 	struct inart_sw_cfg cfg; /* of the core in service */
 	struct inart_txn txn;
 	uint64_t installs;
+	/* the identity of the prepared install that restarts the jobs ("reset":
+	   --restart-jobs): its commit drops the aggregation state; "": none */
+	char restart_id[INART_TXN_ID_LEN];
 	/* --test-faults: the test_fault request is served; an armed fault makes
 	 * shard fault_shard of the next table build fail with -fault_err
 	 * (dp/shard's injection; the build uses it up) */

@@ -372,16 +372,19 @@ static uint32_t debt_max(const struct inart_worker *w)
  * held NACK, unanswered probes, a NACK round repeated after our resend) is
  * about to go for tree tr: 1 if its credit pays for it.  The credit is what
  * the tree delivers (a result stored pays back a resend's 1/HELD_RESULTS) and
- * one resend per timeout (so that values really lost go again when nothing
- * is delivered); so the volume of such resends follows the tree's delivery
+ * one resend per timeout (so that values really lost go again when little
+ * or nothing is delivered); so the volume of such resends follows the tree's delivery
  * rate instead of growing with its queues (docs/dataplane.md, Held values). */
 int inart_worker_held_pay(const struct inart_worker *w, struct wtree *tr, uint64_t now)
 {
 	uint64_t per = tr->rto ? tr->rto : w->retx_ns;
 
-	/* the floor: one resend per timeout in which nothing was delivered */
-	if (tr->last_res > tr->credit_at)
-		tr->credit_at = tr->last_res;
+	/* the floor: one resend per timeout, whatever was delivered in it (a
+	 * floor counted from the last result never came while results
+	 * trickled in, each paying 1/HELD_RESULTS: at the end of an all-reduce
+	 * whose last chunks a switch lost, every worker's resends waited for
+	 * results only the others' resends could bring, up to the workers'
+	 * 20 s timeout in netns_xdp_agg's lose_state check) */
 	if (tr->credit_at == 0 || now < tr->credit_at) {
 		tr->credit_at = now;
 	} else if (now >= tr->credit_at + per) {
