@@ -1726,6 +1726,47 @@ static __always_inline int xa_gate_paid(struct xdp_md *xdp)
 	return (int)(m->port & (INART_XA_MAX_PORTS - 1));
 }
 
+/* ---- --shape (h25g): the frames the program sends go to switchd's shaper
+ * through xa_tx instead of out of the port (XDP_TX / redirect bypass it);
+ * xa_txuser[0] != 0: on (written by switchd at open) ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} xa_txuser SEC(".maps");
+
+static __always_inline int xa_txuser_on(void)
+{
+	__u32 z = 0, *on = bpf_map_lookup_elem(&xa_txuser, &z);
+
+	return on != NULL && *on != 0;
+}
+
+/* The frame in place, to be sent on out_port, copied into xa_tx for
+ * switchd (which sends it through the port's shaper); XDP_DROP. */
+static __always_inline int xa_tx_user(struct xdp_md *xdp, __u32 out_port)
+{
+	__u64 len = bpf_xdp_get_buff_len(xdp);
+	struct inart_xa_txrec *r;
+
+	if (len < 14 || len > INART_XA_FRAME_MAX)
+		return XDP_DROP;
+	r = bpf_ringbuf_reserve(&xa_tx, sizeof(*r), 0);
+	if (r == NULL) {
+		count(INART_XA_C_RING_FULL, 1); /* lost as on a wire */
+		return XDP_DROP;
+	}
+	r->port = out_port & (INART_XA_MAX_PORTS - 1);
+	r->len = (__u32)len;
+	if (bpf_xdp_load_bytes(xdp, 0, r->data, (__u32)len & 2047) < 0) {
+		bpf_ringbuf_discard(r, 0);
+		return XDP_DROP;
+	}
+	bpf_ringbuf_submit(r, 0);
+	return XDP_DROP;
+}
+
 /* agg_run on a frame of port, with switchd's exits: what the body passes
  * goes to the core (xa_rx), APPLIED is dropped, the ports' counters (the
  * body's XDP_TX returned as it is: the caller's). */
@@ -1746,6 +1787,8 @@ static __always_inline int agg_port(struct xdp_md *xdp, __u32 port)
 	pcount(port, 1, len);
 	if (rc == XDP_DROP || rc == XDP_ABORTED)
 		return rc;
+	if (xa_txuser_on()) /* (h25g) --shape: switchd sends it */
+		return xa_tx_user(xdp, l->out_port);
 	pcount(l->out_port, 2, 1);
 	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
 	return rc;
@@ -1781,6 +1824,8 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 		l = bpf_map_lookup_elem(&xa_last, &z);
 		if (rc != XDP_TX || l == NULL)
 			return XDP_DROP;
+		if (xa_txuser_on()) /* (h25g) --shape: switchd sends it */
+			return xa_tx_user(xdp, l->out_port);
 		pcount(l->out_port, 2, 1);
 		pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
 		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);

@@ -29,8 +29,9 @@
 #     chunks (as many as in an undisturbed iteration: no chunk done twice),
 #     with no step notice and nothing dropped as stale;
 #   - the faults did cost retransmissions (the check is not vacuous);
-#   - --agg kernel where the kernel path cannot run (--io ring, --shape)
-#     exits 1 saying why, --agg auto takes user saying why;
+#   - --agg kernel where the kernel path cannot run (--io ring)
+#     exits 1 saying why, --agg auto takes user saying why; with --shape
+#     --agg auto takes kernel (its frames through the shaper, h25g);
 #   - at the end (t0 SIGTERM, t1 SIGKILL) no XDP program left anywhere.
 # switchd has no live reload or replacement of its program (a new program is
 # a new switchd): the restarts above are the replacement path.
@@ -221,7 +222,7 @@ if [ $((retx + probes)) -gt 0 ]; then ok; else bad "the restarts cost the worker
 t0_stop TERM
 # where the kernel path cannot run, --agg kernel refuses at start (exit 1,
 # saying why) and --agg auto takes user, saying why
-for c in "ring:kernel:needs --io xdp" "xdp --shape p0=100mbit:kernel:--shape" \
+for c in "ring:kernel:needs --io xdp" "xdp --shape p0=100mbit:auto:--agg auto: kernel" \
 	"ring:auto:--agg auto: user"; do
 	IFS=: read -r io where want <<<"$c"
 	# shellcheck disable=SC2086

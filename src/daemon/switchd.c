@@ -141,8 +141,10 @@ static void agg_frame(void *ctx, int up, uint32_t port, const uint8_t *data, uin
 	uint8_t buf[INART_FRAME_MAX];
 	struct inart_frame in = {buf, (uint16_t)len, (uint16_t)port};
 
-	if (!up) {
-		inart_port_queue(&s->ports[port], data, len);
+	if (!up) { /* (--shape: through the port's shaper, h25g) */
+		if (!(s->n_shaped &&
+		      inart_switchd_shape_tx(s, (int)port, data, (uint16_t)len, inart_now_ns())))
+			inart_port_queue(&s->ports[port], data, len);
 		return;
 	}
 	memcpy(buf, data, len); /* (the ring's pages are read-only here) */

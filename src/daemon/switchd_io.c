@@ -290,9 +290,6 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		snprintf(why, sizeof(why),
 			 "--cores %d: the kernel path feeds one core (its CPUs aggregate)",
 			 s->cores);
-	else if (s->n_shaped) /* the kernel's frames would bypass the shaper */
-		snprintf(why, sizeof(why),
-			 "--shape: the kernel path sends past the shaper (XDP_TX/redirect)");
 	if (why[0] == '\0') {
 		for (int i = 0; i < s->n_ports; i++)
 			ifx[i] = if_nametoindex(s->ifnames[i]);
@@ -302,6 +299,16 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 		s->xagg = inart_xagg_open(&o, &xe);
 		if (s->xagg == NULL)
 			snprintf(why, sizeof(why), "%s", xe.msg);
+	}
+	if (s->xagg != NULL) {
+		int rc;
+
+		/* --shape (h25g): the kernel's frames through the shapers */
+		if (s->n_shaped && (rc = inart_xagg_tx_user(s->xagg, 1)) < 0) {
+			snprintf(why, sizeof(why), "--shape: the program's exits: %s",
+				 strerror(-rc));
+			inart_switchd_io_agg_close(s);
+		}
 	}
 	if (s->xagg != NULL) {
 		int rc;

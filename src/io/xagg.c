@@ -117,6 +117,11 @@ void inart_xagg_gate_add_stats(const struct inart_xagg *x, struct inart_gate_sta
 {
 }
 
+int inart_xagg_tx_user(struct inart_xagg *x, int on)
+{
+	return -EOPNOTSUPP;
+}
+
 #else
 
 #include <bpf/bpf.h>
@@ -797,6 +802,15 @@ void inart_xagg_gate_add_stats(const struct inart_xagg *x, struct inart_gate_sta
 		st->agg_dropped += v->agg_dropped + v->held_lost + x->gate->lost;
 	}
 	free(v);
+}
+
+int inart_xagg_tx_user(struct inart_xagg *x, int on)
+{
+	uint32_t zero = 0, v = on != 0;
+
+	return bpf_map_update_elem(bpf_map__fd(x->skel->maps.xa_txuser), &zero, &v, BPF_ANY) < 0
+		   ? -errno
+		   : 0;
 }
 
 #endif

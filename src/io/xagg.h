@@ -129,4 +129,9 @@ uint64_t inart_xagg_gate_deadline(const struct inart_xagg *x);
  * _dropped: held frames lost on the way count as dropped). */
 void inart_xagg_gate_add_stats(const struct inart_xagg *x, struct inart_gate_stats *st);
 
+/* --shape (h25g): on != 0, every frame the program sends leaves through
+ * xa_tx (inart_xagg_drain, up 0) for switchd to send through its shapers,
+ * instead of XDP_TX / redirect.  0 or -errno. */
+int inart_xagg_tx_user(struct inart_xagg *x, int on);
+
 #endif
