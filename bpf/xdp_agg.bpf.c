@@ -1541,17 +1541,18 @@ static __always_inline void state_sync(const struct inart_xa_cfg *cfg)
 }
 
 /* A frame for the user-space core: copied whole into xa_rx (port, length,
- * bytes); dropped (counted) if the ring is full. */
-static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
+ * bytes); dropped (counted) if the ring is full.  (h25g: to_ring, the copy
+ * into either ring) */
+static __always_inline int to_ring(void *ring, struct xdp_md *xdp, __u32 port)
 {
 	__u64 len = bpf_xdp_get_buff_len(xdp);
 	struct inart_xa_txrec *r;
 
 	if (len < 14 || len > INART_XA_FRAME_MAX)
 		return XDP_DROP;
-	r = bpf_ringbuf_reserve(&xa_rx, sizeof(*r), 0);
+	r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
 	if (r == NULL) {
-		count(INART_XA_C_RING_FULL, 1); /* xa_rx full: lost as on a wire */
+		count(INART_XA_C_RING_FULL, 1); /* the ring full: lost as on a wire */
 		return XDP_DROP;
 	}
 	r->port = port;
@@ -1562,6 +1563,11 @@ static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
 	}
 	bpf_ringbuf_submit(r, 0);
 	return XDP_DROP;
+}
+
+static __always_inline int to_core(struct xdp_md *xdp, __u32 port)
+{
+	return to_ring(&xa_rx, xdp, port);
 }
 
 /* ---- --agg-mbps (h25g): the aggregation-rate limit (io/xdp_agg.h
@@ -1747,24 +1753,7 @@ static __always_inline int xa_txuser_on(void)
  * switchd (which sends it through the port's shaper); XDP_DROP. */
 static __always_inline int xa_tx_user(struct xdp_md *xdp, __u32 out_port)
 {
-	__u64 len = bpf_xdp_get_buff_len(xdp);
-	struct inart_xa_txrec *r;
-
-	if (len < 14 || len > INART_XA_FRAME_MAX)
-		return XDP_DROP;
-	r = bpf_ringbuf_reserve(&xa_tx, sizeof(*r), 0);
-	if (r == NULL) {
-		count(INART_XA_C_RING_FULL, 1); /* lost as on a wire */
-		return XDP_DROP;
-	}
-	r->port = out_port & (INART_XA_MAX_PORTS - 1);
-	r->len = (__u32)len;
-	if (bpf_xdp_load_bytes(xdp, 0, r->data, (__u32)len & 2047) < 0) {
-		bpf_ringbuf_discard(r, 0);
-		return XDP_DROP;
-	}
-	bpf_ringbuf_submit(r, 0);
-	return XDP_DROP;
+	return to_ring(&xa_tx, xdp, out_port & (INART_XA_MAX_PORTS - 1));
 }
 
 /* agg_run on a frame of port, with switchd's exits: what the body passes
@@ -1787,10 +1776,10 @@ static __always_inline int agg_port(struct xdp_md *xdp, __u32 port)
 	pcount(port, 1, len);
 	if (rc == XDP_DROP || rc == XDP_ABORTED)
 		return rc;
-	if (xa_txuser_on()) /* (h25g) --shape: switchd sends it */
-		return xa_tx_user(xdp, l->out_port);
 	pcount(l->out_port, 2, 1);
 	pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+	if (xa_txuser_on()) /* (h25g) --shape: switchd sends it (counted here) */
+		return xa_tx_user(xdp, l->out_port);
 	return rc;
 }
 
@@ -1824,10 +1813,10 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 		l = bpf_map_lookup_elem(&xa_last, &z);
 		if (rc != XDP_TX || l == NULL)
 			return XDP_DROP;
-		if (xa_txuser_on()) /* (h25g) --shape: switchd sends it */
-			return xa_tx_user(xdp, l->out_port);
 		pcount(l->out_port, 2, 1);
 		pcount(l->out_port, 3, bpf_xdp_get_buff_len(xdp));
+		if (xa_txuser_on()) /* (h25g) --shape: switchd sends it (counted here) */
+			return xa_tx_user(xdp, l->out_port);
 		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);
 	}
 	port = *pp & (INART_XA_MAX_PORTS - 1);

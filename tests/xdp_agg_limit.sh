@@ -5,6 +5,9 @@
 # the XDP program charges its token bucket and hands the frames that must
 # wait to switchd, which sends them back at their time (docs/dataplane.md
 # "The aggregation-rate limit on the kernel path").  Checks:
+#   - with --shape on every port as well (the emulator's switches): exact
+#     all-reduces, no frame sent past the shapers (the ports' tx at most
+#     what left the shapers, at least the kernel's frames);
 #   - t0 takes the kernel path with the limit (agg_where, its log line), and
 #     --agg auto with --agg-mbps takes it too; --rx-loss is still refused
 #     with --agg kernel, saying why;
@@ -110,6 +113,34 @@ echo "xdp_agg_limit.sh: --agg-mbps $MBPS: $((f1 - f0)) charged frames, $((h1 - h
 	"worker 0's $ITERS iterations ($iter_s s) (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 if [ "$upper" = 1 ]; then ok; else bad "at most $MBPS Mbit/s x 1.02 + a burst let through (got $wall_rate over $secs s)"; fi
 if [ "$lower" = 1 ]; then ok; else bad "at least half of $MBPS Mbit/s let through while the workers ran (got $rate)"; fi
+
+# with --shape on every port too (as the emulator runs its switches): the
+# kernel's frames leave through the shapers (no port sent more than its
+# shaper let out), the all-reduces exact
+kill "${DPID[t0]}" 2>/dev/null
+wait "${DPID[t0]}" 2>/dev/null
+fabric_daemon t0 --io xdp --agg kernel --agg-mbps "$MBPS" --shape p0=200mbit --shape p1=200mbit \
+	--shape p2=200mbit --shape p3=200mbit
+if "$INART" ctl install "$tmp/topo.json" "$tmp/jobs.json" "$tmp/plan.json" \
+	--deploy "$tmp/deploy.json" --only t0 >"$tmp/out" 2>&1; then ok; else
+	bad "t0 (--shape) installed with --only t0: $(cat "$tmp/out")"
+fi
+if FABRIC_TASKSET=1 fabric_allreduce 20000 2; then ok; else
+	bad "all-reduce of 20000 values x 2 iterations with --shape and --agg-mbps"
+	cat "$tmp"/w?.out | head -20
+fi
+"$INART" ctl stats "$tmp/t0.sock" --json >"$tmp/t0.stats" 2>&1
+if /usr/bin/python3 - "$tmp/t0.stats" >"$tmp/out" 2>&1 <<'PY'; then ok; else bad "the kernel's frames through the shapers: $(cat "$tmp/out")"; fi
+import json, sys
+s = json.load(open(sys.argv[1]))
+k = s.get("xdp", {}).get("agg_kernel", {})
+shaped = sum(p.get("shaped_tx", 0) for p in s["ports"])
+out = k.get("sent", 0) + k.get("queued", 0) + k.get("flushed", 0)
+tx = sum(p.get("tx_pkts", 0) for p in s["ports"])
+print("agg_where %s, kernel frames %d, sent %d, shaped %d" % (s.get("xdp", {}).get("agg_where"), out, tx, shaped))
+sys.exit(0 if s["xdp"]["agg_where"] == "kernel" and out > 0 and shaped >= out and tx <= shaped else 1)
+PY
+echo "xdp_agg_limit.sh: with --shape: $(cat "$tmp/out")"
 
 # --agg auto takes the kernel path with --agg-mbps (saying so); --rx-loss is
 # refused
