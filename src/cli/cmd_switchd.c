@@ -46,7 +46,7 @@ const char cmd_switchd_help[] =
     "                       its (job, tree, slot) is steered to; needs --io xdp),\n"
     "                       user (the user-space core; default) or auto: kernel\n"
     "                       where the kernel accepts the program, --io is xdp and\n"
-    "                       --cores 1 and no --shape, else user\n"
+    "                       --cores 1 and no --rx-loss or --tx-loss, else user\n"
     "  --log-level L        error, warn, info (default) or debug\n"
     "  --user U             after opening its sockets, run as user U without\n"
     "                       capabilities (default nobody; root: stay root)\n"

@@ -170,10 +170,9 @@ enum emu_opt_code {
 	"                     the one they run is said on stderr\n"                               \
 	"  --agg WHERE        where the switches aggregate, switchd --agg WHERE: auto\n"           \
 	"                     (the default: the kernel's XDP program where switchd can\n"          \
-	"                     use it, which needs --io xdp, no --agg-mbps or loss gate\n"          \
-	"                     and no --shape: so today always user here, as the\n"                 \
-	"                     switches on xdp shape their links), user or kernel; the\n"          \
-	"                     one they run is said on stderr\n"                                   \
+	"                     use it, which needs --io xdp and no --loss: kernel\n"               \
+	"                     here where AF_XDP is usable, else user), user or\n"                 \
+	"                     kernel; the one they run is said on stderr\n"                       \
 	"  --no-size-limit    run a topology beyond the machine's size limit (40\n"                \
 	"                     namespaces and 64 switch ports per core); each run's\n"              \
 	"                     cpu_bound then says whether the machine kept up\n"                   \
