@@ -1593,6 +1593,168 @@ static __always_inline int send_out(struct xdp_md *xdp, int rc, __u32 out)
 	return to_user(xdp, &xa_tx, k, INART_XA_C_TX_FULL);
 }
 
+/* ---- --agg-mbps (h25g): the aggregation-rate limit (io/xdp_agg.h
+ * inart_xa_gate), before agg_run in switchd's exits ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inart_xa_gate);
+} xa_gate SEC(".maps");
+
+/* frames held back, for switchd to send back (xdp_agg_inject) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, INART_XA_HELD_RING);
+} xa_held SEC(".maps");
+
+/* 1 if the frame is one dp/gate charges (is_agg): IPv4 UDP to the InArt
+ * port, an INA header of INART_WIRE_FIXED_LEN (32) bytes at least, DATA
+ * without RETX, values, a label of an aggregating UP entry (the kernel's or
+ * the core's: the bucket is the switch's). */
+static __always_inline int xa_gate_charged(struct xdp_md *xdp)
+{
+	const __u8 *d = (const __u8 *)(long)xdp->data, *end = (const __u8 *)(long)xdp->data_end;
+	const struct inart_xa_ent *e;
+	const __u8 *u, *h;
+	__u32 hl, label;
+
+	if (d + 34 > end || d[12] != 0x08 || d[13] != 0x00 || (d[14] >> 4) != 4 || d[23] != 17)
+		return 0;
+	hl = (__u32)(d[14] & 15) * 4;
+	if (hl < 20)
+		return 0;
+	u = d + 14 + (hl & 63);
+	if (u + 8 + 32 > end || ld16(u + 2) != INART_XA_UDP_PORT)
+		return 0;
+	h = u + 8;
+	if ((h[1] & (F_DATA | F_RETX)) != F_DATA || ld16(h + 26) == 0)
+		return 0;
+	label = ld32(h + 12);
+	e = bpf_map_lookup_elem(&xa_labels, &label);
+	return e != NULL && e->kind == KIND_UP && e->aggregate;
+}
+
+/* The bucket to now (t > last_ns), in nano-bytes (tbucket.c refill). */
+static __always_inline void xa_gate_fill(struct inart_xa_gate *g, __u64 t)
+{
+	__u64 dt, full;
+
+	if (t <= g->last_ns)
+		return;
+	dt = t - g->last_ns;
+	full = (__u64)(g->burst - g->tokens) / g->rate + 1; /* ns to fill it */
+	if (dt >= full)
+		g->tokens = g->burst;
+	else
+		g->tokens += (__s64)(dt * g->rate);
+	if (g->tokens > g->burst)
+		g->tokens = g->burst;
+	g->last_ns = t;
+}
+
+/* dp/gate's inart_gate_rx on a charged frame of len bytes at now, in
+ * virtual time: 0 pass, 1 held until *at, 2 dropped (the FIFO full). */
+static __always_inline int xa_gate_take(struct inart_xa_gate *g, __u64 len, __u64 now, __u64 *at)
+{
+	__s64 need = (__s64)len * 1000000000ll;
+	__u64 t, idx, cap = g->cap & (2 * INART_XA_GATE_RING - 1);
+	int rc = 0;
+
+	if (need > g->burst)
+		need = g->burst;
+	bpf_spin_lock(&g->lock);
+	g->agg_frames++;
+	g->agg_bytes += len;
+	if (g->last_ns <= now) { /* nothing waits */
+		xa_gate_fill(g, now);
+		if (g->tokens >= need) {
+			g->tokens -= (__s64)len * 1000000000ll;
+			goto out;
+		}
+	}
+	/* full: the frame held cap frames ago waits still (grants in order) */
+	if (cap == 0 || cap > INART_XA_GATE_RING ||
+	    (g->n_held >= cap &&
+	     g->release[(g->n_held - cap) & (INART_XA_GATE_RING - 1)] > now)) {
+		g->agg_dropped++;
+		rc = 2;
+		goto out;
+	}
+	/* tbucket_ready_at behind the last grant, then its take there */
+	t = g->last_ns > now ? g->last_ns : now;
+	xa_gate_fill(g, t);
+	if (g->tokens < need)
+		t += ((__u64)(need - g->tokens) + g->rate - 1) / g->rate;
+	xa_gate_fill(g, t);
+	g->tokens -= (__s64)len * 1000000000ll;
+	g->last_ns = t;
+	idx = g->n_held & (INART_XA_GATE_RING - 1);
+	g->release[idx] = t;
+	g->n_held++;
+	g->agg_held++;
+	*at = t;
+	rc = 1;
+out:
+	bpf_spin_unlock(&g->lock);
+	return rc;
+}
+
+/* The gate on a frame of port: -1 on (not charged, paid for, or granted
+ * now), else the verdict (held: handed to switchd through xa_held). */
+static __always_inline int xa_gate_rx(struct xdp_md *xdp, __u32 port)
+{
+	__u32 z = 0;
+	struct inart_xa_gate *g = bpf_map_lookup_elem(&xa_gate, &z);
+	struct inart_xa_heldrec *r;
+	__u64 len, now, at = 0;
+	int rc;
+
+	if (g == NULL || g->rate == 0 || !xa_gate_charged(xdp))
+		return -1;
+	len = bpf_xdp_get_buff_len(xdp);
+	now = bpf_ktime_get_ns();
+	rc = xa_gate_take(g, len, now, &at);
+	if (rc == 0)
+		return -1;
+	if (rc == 2 || len < 14 || len > INART_XA_FRAME_MAX)
+		return XDP_DROP;
+	r = bpf_ringbuf_reserve(&xa_held, sizeof(*r), 0);
+	if (r == NULL) {
+		__sync_fetch_and_add(&g->held_lost, 1);
+		return XDP_DROP;
+	}
+	r->port = port;
+	r->len = (__u32)len;
+	r->cpu = bpf_get_smp_processor_id();
+	r->pad = 0;
+	r->release_ns = at;
+	if (bpf_xdp_load_bytes(xdp, 0, r->data, (__u32)len & 2047) < 0) {
+		bpf_ringbuf_discard(r, 0);
+		__sync_fetch_and_add(&g->held_lost, 1);
+		return XDP_DROP;
+	}
+	bpf_ringbuf_submit(r, 0);
+	return XDP_DROP;
+}
+
+/* A frame switchd sent back (xdp_agg_inject's mark, with the gate's
+ * nonce): its port (>= 0), else -1. */
+static __always_inline int xa_gate_paid(struct xdp_md *xdp)
+{
+	const struct inart_xa_paid *m = (const void *)(long)xdp->data_meta;
+	__u32 z = 0;
+	struct inart_xa_gate *g;
+
+	if ((const void *)(m + 1) > (const void *)(long)xdp->data ||
+	    m->magic != INART_XA_GATE_PAID)
+		return -1;
+	g = bpf_map_lookup_elem(&xa_gate, &z);
+	if (g == NULL || g->nonce == 0 || m->nonce != g->nonce)
+		return -1;
+	return (int)(m->port & (INART_XA_MAX_PORTS - 1));
+}
+
 /* agg_run on a frame of port, with switchd's exits: what the body passes
  * goes to the core (xa_rx), APPLIED is dropped, the ports' counters (the
  * body's XDP_TX returned as it is: the caller's). */
@@ -1638,6 +1800,12 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 	if (cfg == NULL)
 		return XDP_DROP;
 	state_sync(cfg);
+	rc = xa_gate_paid(xdp); /* (h25g) a held frame sent back: aggregated now */
+	if (rc >= 0) {
+		port = (__u32)rc;
+		rc = agg_port(xdp, port);
+		return rc == XDP_TX ? bpf_redirect_map(&xa_devs, port, 0) : rc;
+	}
 	pp = bpf_map_lookup_elem(&xa_ifports, &ifx);
 	if (pp == NULL) {
 		rc = tick_run(xdp);
@@ -1651,6 +1819,9 @@ int xdp_agg_cpu(struct xdp_md *xdp)
 		return bpf_redirect_map(&xa_devs, l->out_port & (INART_XA_MAX_PORTS - 1), 0);
 	}
 	port = *pp & (INART_XA_MAX_PORTS - 1);
+	rc = xa_gate_rx(xdp, port); /* (h25g) --agg-mbps */
+	if (rc >= 0)
+		return rc;
 	rc = agg_port(xdp, port);
 	if (rc == XDP_TX)
 		return bpf_redirect_map(&xa_devs, port, 0);
@@ -1670,6 +1841,7 @@ int xdp_agg_dev(struct xdp_md *xdp)
 {
 	__u32 z = 0, ifx = xdp->ingress_ifindex, *pp;
 	struct inart_xa_cfg *cfg = bpf_map_lookup_elem(&xa_cfg, &z);
+	int rc;
 
 	if (cfg == NULL)
 		return XDP_DROP;
@@ -1677,6 +1849,9 @@ int xdp_agg_dev(struct xdp_md *xdp)
 	if (pp == NULL)
 		return XDP_PASS; /* not a port of the tables (yet): the stack, as xdp_switch */
 	state_sync(cfg);
+	rc = xa_gate_rx(xdp, *pp & (INART_XA_MAX_PORTS - 1)); /* (h25g) --agg-mbps */
+	if (rc >= 0)
+		return rc;
 	return agg_port(xdp, *pp & (INART_XA_MAX_PORTS - 1));
 }
 
@@ -1691,6 +1866,20 @@ int xdp_agg_kick(struct xdp_md *xdp)
 	if ((void *)(cpu + 1) > end)
 		return XDP_DROP;
 	return bpf_redirect_map(&xa_cpus, *cpu & (INART_XA_MAX_CPUS - 1), 0);
+}
+
+/* (h25g) BPF_PROG_TEST_RUN (live frames) of a frame the gate held, sent
+ * back by switchd at its time: to the CPU that held it (its slot's, named
+ * in the mark), where xdp_agg_cpu aggregates it without a charge. */
+SEC("xdp")
+int xdp_agg_inject(struct xdp_md *xdp)
+{
+	const struct inart_xa_paid *m = (const void *)(long)xdp->data_meta;
+
+	if ((const void *)(m + 1) > (const void *)(long)xdp->data ||
+	    m->magic != INART_XA_GATE_PAID)
+		return XDP_DROP;
+	return bpf_redirect_map(&xa_cpus, m->cpu & (INART_XA_MAX_CPUS - 1), 0);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -170,11 +170,11 @@ enum emu_opt_code {
 	"                     the one they run is said on stderr\n"                                \
 	"  --agg WHERE        where the switches aggregate, switchd --agg WHERE: auto\n"           \
 	"                     (the default: the kernel's XDP program where switchd can\n"          \
-	"                     use it: --io xdp, the kernel accepts it and no\n"                    \
-	"                     --agg-mbps or loss gate, so with --no-agg-limit and no\n"            \
-	"                     --loss; its frames pass switchd's --shape), user or\n"               \
-	"                     kernel; the one they run, and why not kernel, is said on\n"          \
-	"                     stderr, the kernel's counters in the result\n"                       \
+	"                     use it, which needs --io xdp and no --loss: kernel\n"               \
+	"                     here where AF_XDP is usable, else user; its frames pass\n"        \
+	"                     switchd's --shape), user or kernel; the one they run,\n"          \
+	"                     and why not kernel, is said on stderr, the kernel's\n"            \
+	"                     counters in the result\n"                                        \
 	"  --no-size-limit    run a topology beyond the machine's size limit (40\n"                \
 	"                     namespaces and 64 switch ports per core); each run's\n"              \
 	"                     cpu_bound then says whether the machine kept up\n"                   \

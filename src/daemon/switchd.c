@@ -179,6 +179,13 @@ static void timers(struct sw_state *s)
 	uint64_t now = inart_now_ns();
 
 	agg_rounds(s);
+	if (s->xagg != NULL) {
+		int rc = inart_xagg_gate_release(s->xagg, now);
+
+		if (rc < 0)
+			inart_log_error("--agg-mbps: a held frame not sent back: %s",
+					strerror(-rc));
+	}
 	if (s->gate != NULL)
 		gate_release(s, now);
 	if (s->n_shaped)
@@ -211,6 +218,8 @@ static int64_t poll_timeout(struct sw_state *s, struct pollfd *pfd)
 
 	if (s->gate != NULL && inart_gate_deadline(s->gate, now) < dl)
 		dl = inart_gate_deadline(s->gate, now);
+	if (s->xagg != NULL && inart_xagg_gate_deadline(s->xagg) < dl)
+		dl = inart_xagg_gate_deadline(s->xagg); /* the kernel's held frames */
 	if (s->n_shaped && inart_switchd_shape_deadline(s) < dl)
 		dl = inart_switchd_shape_deadline(s);
 	if (dl != UINT64_MAX)
@@ -365,8 +374,13 @@ static int switchd_open(struct sw_state *s, const struct inart_switchd_cfg *c,
 	s->sh = inart_shards_create(&s->cfg, s->cores);
 	if (s->sh == NULL)
 		return inart_err_set(err, -errno, "switch core: %s", strerror(errno));
-	inart_switchd_io_sync(s);				  /* xdp: the program's maps */
-	rc = inart_switchd_io_agg_open(s, c->agg, c->gated, err); /* --agg */
+	inart_switchd_io_sync(s); /* xdp: the program's maps */
+	/* --agg: --agg-mbps alone is charged in the kernel on its path (h25g) */
+	rc = inart_switchd_io_agg_open(s, c->agg,
+				       c->gated && (c->gc.rx_loss > 0 || c->gc.tx_loss > 0), err);
+	if (rc < 0)
+		return rc;
+	rc = inart_switchd_io_agg_gate(s, &c->gc, err);
 	if (rc < 0)
 		return rc;
 	rc = inart_switchd_workers_open(s, &afo, err);

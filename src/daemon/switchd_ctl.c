@@ -233,8 +233,9 @@ static void cmd_stats(void *arg)
 			c->busy[k] = inart_switch_slots_busy(inart_shards_core_c(s->sh, k));
 		}
 	}
-	inart_switchd_io_port_stats(s, c->ports); /* forwarded by the XDP program */
-	inart_switchd_gate_stats(s, &c->gate);	  /* every worker's */
+	inart_switchd_io_port_stats(s, c->ports);     /* forwarded by the XDP program */
+	inart_switchd_gate_stats(s, &c->gate);	      /* every worker's */
+	inart_switchd_io_agg_gate_stats(s, &c->gate); /* --agg-mbps in the kernel */
 	inart_switchd_shape_stats(s, c->shape);
 	for (int i = 0; i < INART_DROP_N; i++)
 		c->drops[i] -= s->base_drops[i];

@@ -285,9 +285,8 @@ int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct in
 	if (s->xsk == NULL)
 		snprintf(why, sizeof(why), "the kernel path needs --io xdp (the back end is %s)",
 			 inart_switchd_io_name(s));
-	else if (gated)
-		snprintf(why, sizeof(why),
-			 "--agg-mbps, --rx-loss or --tx-loss: the gate must see every frame");
+	else if (gated) /* (--agg-mbps alone: the kernel's gate, inart_switchd_io_agg_gate) */
+		snprintf(why, sizeof(why), "--rx-loss or --tx-loss: the gate must see every frame");
 	else if (s->cores > 1) /* the frames it punts go to one core (core0) */
 		snprintf(why, sizeof(why),
 			 "--cores %d: the kernel path feeds one core (its CPUs aggregate)",
@@ -375,4 +374,26 @@ void inart_switchd_io_agg_trees(const struct sw_state *s, struct inart_sw_tree_s
 	if (s->xagg != NULL)
 		inart_xagg_add_trees(s->xagg, t, n,
 				     drops != NULL ? &drops[INART_DROP_DUPLICATE] : NULL);
+}
+
+int inart_switchd_io_agg_gate(struct sw_state *s, const struct inart_gate_cfg *gc,
+			      struct inart_err *err)
+{
+	int rc;
+
+	if (s->xagg == NULL || !(gc->agg_bytes_per_s > 0))
+		return 0;
+	rc = inart_xagg_gate_open(s->xagg, gc->agg_bytes_per_s, gc->agg_burst, gc->queue_frames);
+	if (rc < 0)
+		return inart_err_set(err, rc, "--agg-mbps on the kernel path: %s", strerror(-rc));
+	inart_log_info("--agg-mbps %.6g: charged in the kernel (xdp_agg's token bucket; frames "
+		       "that wait are held here and sent back at their time)",
+		       gc->agg_bytes_per_s * 8 / 1e6);
+	return 0;
+}
+
+void inart_switchd_io_agg_gate_stats(const struct sw_state *s, struct inart_gate_stats *st)
+{
+	if (s->xagg != NULL)
+		inart_xagg_gate_add_stats(s->xagg, st);
 }

@@ -45,6 +45,16 @@ json_t *inart_switchd_io_json(const struct sw_state *s);
  * (err). */
 int inart_switchd_io_agg_open(struct sw_state *s, int mode, int gated, struct inart_err *err);
 void inart_switchd_io_agg_close(struct sw_state *s);
+struct inart_gate_cfg;
+struct inart_gate_stats;
+/* --agg-mbps with the kernel path (h25g): the limit charged in the kernel
+ * (io/xagg's gate; the user-space gate then sees only the frames the
+ * program does not get).  0 (nothing to do without the kernel path) or
+ * -errno with err. */
+int inart_switchd_io_agg_gate(struct sw_state *s, const struct inart_gate_cfg *gc,
+			      struct inart_err *err);
+/* The kernel gate's counters added to st. */
+void inart_switchd_io_agg_gate_stats(const struct sw_state *s, struct inart_gate_stats *st);
 /* Packet thread, in the same command as a table or core swap (and at
  * start): the kernel's tables from cfg and core, then its generation (its
  * orphaned slots freed, progress reset on every CPU).  Nothing without it. */

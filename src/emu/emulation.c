@@ -31,6 +31,11 @@
 #define DAEMON_WAIT_EACH_MS 250
 #define DAEMON_WAIT_FREE 40
 #define CTL_MS 10000 /* a request to a daemon: at most */
+/* ... and 1.5 s more per daemon when the switches may load the kernel's
+ * aggregation program (--agg auto or kernel, h25g): the verifier's pass over
+ * it (113k instructions) took 10-11 s for 20 switchd starting at once on
+ * this machine's 2 busy cores */
+#define DAEMON_WAIT_AGG_MS 1500
 
 void inart_emu_progress(const struct inart_emu *e, const char *fmt, ...)
 {
@@ -224,8 +229,10 @@ pid_t inart_emu_start_daemon(struct inart_emu *e, int v, int detach, struct inar
 /* Wait for the control sockets of the daemons in want[] (node numbers). */
 int inart_emu_wait_daemons(struct inart_emu *e, const int *want, int n, struct inart_err *err)
 {
-	int wait_ms = DAEMON_WAIT_MS +
-		      (n > DAEMON_WAIT_FREE ? (n - DAEMON_WAIT_FREE) : 0) * DAEMON_WAIT_EACH_MS;
+	int wait_ms =
+	    DAEMON_WAIT_MS +
+	    (n > DAEMON_WAIT_FREE ? (n - DAEMON_WAIT_FREE) : 0) * DAEMON_WAIT_EACH_MS +
+	    (e->o.agg == NULL || strcmp(e->o.agg, "user") != 0 ? n * DAEMON_WAIT_AGG_MS : 0);
 	uint64_t end = inart_emu_now_ns() + (uint64_t)wait_ms * 1000000ull;
 
 	for (int i = 0; i < n; i++) {

@@ -98,6 +98,25 @@ void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats
 {
 }
 
+int inart_xagg_gate_open(struct inart_xagg *x, double bytes_per_s, double burst, int cap)
+{
+	return -EOPNOTSUPP;
+}
+
+int inart_xagg_gate_release(struct inart_xagg *x, uint64_t now_ns)
+{
+	return 0;
+}
+
+uint64_t inart_xagg_gate_deadline(const struct inart_xagg *x)
+{
+	return UINT64_MAX;
+}
+
+void inart_xagg_gate_add_stats(const struct inart_xagg *x, struct inart_gate_stats *st)
+{
+}
+
 #else
 
 #include <bpf/bpf.h>
@@ -106,6 +125,7 @@ void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -115,6 +135,8 @@ void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+#include "dp/gate.h"
 #include "io/xdp_agg.h"
 #include "io/xdp_agg_maps.h"
 #include <xdp_agg.skel.h> /* generated: bpftool gen skeleton (meson.build) */
@@ -151,6 +173,7 @@ struct inart_xagg {
 	uint64_t lost_seen;		       /* xa_last.lost summed at the last lose */
 	uint32_t kick_n[INART_XA_MAX_CPUS];    /* tick frames per CPU last period */
 	uint64_t kick_seen[INART_XA_MAX_CPUS]; /* its flush count then */
+	struct xgate *gate;		       /* --agg-mbps (h25g): NULL without */
 };
 
 static int quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
@@ -181,6 +204,7 @@ void inart_xagg_close(struct inart_xagg *x)
 		pthread_join(x->ticker, NULL);
 	}
 	ring_buffer__free(x->rb);
+	free(x->gate);
 	xdp_agg__destroy(x->skel);
 	free(x->tree_keys);
 	free(x->pcpu);
@@ -660,6 +684,135 @@ void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats
 			if (dup != NULL)
 				*dup += v[j].duplicates;
 		}
+	}
+	free(v);
+}
+
+/* ---- --agg-mbps (h25g) ---- */
+
+/* The frames the kernel's gate held, oldest first: [head, head + n) modulo
+ * cap, in one block with its injection buffer. */
+struct xgate {
+	struct inart_xagg *x;
+	uint64_t nonce;
+	uint64_t lost; /* not sent back (FIFO full, a refused test run) */
+	int cap, head, n;
+	uint8_t buf[sizeof(struct inart_xa_paid) + INART_XA_FRAME_MAX];
+	struct inart_xa_heldrec q[];
+};
+
+static int on_held(void *ctx, void *data, size_t size)
+{
+	struct xgate *g = ctx;
+	const struct inart_xa_heldrec *r = data;
+
+	if (size < sizeof(*r) || r->len < 14 || r->len > INART_XA_FRAME_MAX ||
+	    r->port >= (uint32_t)g->x->n_ports)
+		return 0;     /* cannot happen: the program writes them */
+	if (g->n == g->cap) { /* cannot happen: the program keeps cap */
+		g->lost++;
+		return 0;
+	}
+	memcpy(&g->q[(g->head + g->n) % g->cap], r, sizeof(*r));
+	g->n++;
+	return 0;
+}
+
+int inart_xagg_gate_open(struct inart_xagg *x, double bytes_per_s, double burst, int cap)
+{
+	struct inart_xa_gate *v = NULL;
+	uint32_t zero = 0;
+	struct xgate *g;
+	int rc = 0;
+
+	if (!(bytes_per_s >= 1 && bytes_per_s < 1e13) || !(burst >= 0 && burst < 1e9) || cap < 0 ||
+	    cap > INART_XA_GATE_RING)
+		return -EINVAL;
+	if (x->gate != NULL)
+		return -EBUSY;
+	if (cap == 0)
+		cap = 1024; /* dp/gate's */
+	if (burst == 0)
+		burst = 16.0 * INART_XA_FRAME_MAX;
+	g = calloc(1, sizeof(*g) + sizeof(g->q[0]) * (size_t)cap);
+	v = calloc(1, sizeof(*v));
+	if (g == NULL || v == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	g->x = x;
+	g->cap = cap;
+	if (getrandom(&g->nonce, sizeof(g->nonce), 0) != sizeof(g->nonce) || g->nonce == 0)
+		g->nonce = inart_now_ns() * 0x9E3779B97F4A7C15ull | 1; /* (getrandom refused) */
+	v->cap = (uint32_t)cap;
+	v->rate = (uint64_t)bytes_per_s;
+	v->burst = (int64_t)(burst * 1e9);
+	v->tokens = v->burst; /* a full bucket, as tbucket_init */
+	v->last_ns = inart_now_ns();
+	v->nonce = g->nonce;
+	if (ring_buffer__add(x->rb, bpf_map__fd(x->skel->maps.xa_held), on_held, g) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	x->gate = g; /* (before the bucket: a frame held from now on finds it) */
+	g = NULL;
+	if (bpf_map_update_elem(bpf_map__fd(x->skel->maps.xa_gate), &zero, v, BPF_ANY) < 0)
+		rc = -errno;
+out:
+	free(g);
+	free(v);
+	return rc;
+}
+
+int inart_xagg_gate_release(struct inart_xagg *x, uint64_t now_ns)
+{
+	struct xgate *g = x->gate;
+	int prog, n = 0;
+
+	if (g == NULL)
+		return 0;
+	prog = bpf_program__fd(x->skel->progs.xdp_agg_inject);
+	while (g->n > 0 && g->q[g->head].release_ns <= now_ns) {
+		const struct inart_xa_heldrec *r = &g->q[g->head];
+		struct inart_xa_paid m = {INART_XA_GATE_PAID, r->cpu, r->port, 0, g->nonce};
+		struct xdp_md md = {.data = sizeof(m), .data_end = sizeof(m) + r->len};
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = g->buf,
+			    .data_size_in = (uint32_t)sizeof(m) + r->len, .ctx_in = &md,
+			    .ctx_size_in = sizeof(md), .repeat = 1, .batch_size = 1,
+			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+		memcpy(g->buf, &m, sizeof(m));
+		memcpy(g->buf + sizeof(m), r->data, r->len);
+		g->head = (g->head + 1) % g->cap;
+		g->n--;
+		if (bpf_prog_test_run_opts(prog, &o) < 0) {
+			g->lost++;
+			return -errno;
+		}
+		n++;
+	}
+	return n;
+}
+
+uint64_t inart_xagg_gate_deadline(const struct inart_xagg *x)
+{
+	const struct xgate *g = x->gate;
+
+	return g == NULL || g->n == 0 ? UINT64_MAX : g->q[g->head].release_ns;
+}
+
+void inart_xagg_gate_add_stats(const struct inart_xagg *x, struct inart_gate_stats *st)
+{
+	struct inart_xa_gate *v;
+	uint32_t zero = 0;
+
+	if (x->gate == NULL || (v = malloc(sizeof(*v))) == NULL)
+		return;
+	if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xa_gate), &zero, v) == 0) {
+		st->agg_frames += v->agg_frames;
+		st->agg_bytes += v->agg_bytes;
+		st->agg_held += v->agg_held;
+		st->agg_dropped += v->agg_dropped + v->held_lost + x->gate->lost;
 	}
 	free(v);
 }

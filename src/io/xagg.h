@@ -112,4 +112,25 @@ int inart_xagg_counters(const struct inart_xagg *x, uint64_t *c, uint64_t *p);
 void inart_xagg_add_trees(const struct inart_xagg *x, struct inart_sw_tree_stats *t, int n,
 			  uint64_t *dup);
 
+/* ---- --agg-mbps on the kernel path (h25g; docs/dataplane.md "The
+ * aggregation-rate limit on the kernel path") ----
+ * The program charges dp/gate's token bucket (xa_gate, in the kernel: the
+ * switch's one bucket, under a bpf_spin_lock) and hands a frame that must
+ * wait to user space with the time the C gate would grant it; x keeps those
+ * in a FIFO (filled by inart_xagg_drain) and _release sends each back at its
+ * time (one BPF_PROG_TEST_RUN a frame, to the CPU that held it), where it is
+ * aggregated without a charge.  Packet thread. */
+struct inart_gate_stats;
+/* The limit: bytes_per_s > 0, burst bytes (0: 16 full frames), cap frames
+ * waiting at most (0: 1024; at most INART_XA_GATE_RING).  0 or -errno. */
+int inart_xagg_gate_open(struct inart_xagg *x, double bytes_per_s, double burst, int cap);
+/* Send back the held frames whose time is <= now_ns.  The number, or
+ * -errno (the frame is lost, counted). */
+int inart_xagg_gate_release(struct inart_xagg *x, uint64_t now_ns);
+/* The oldest held frame's time; UINT64_MAX if none. */
+uint64_t inart_xagg_gate_deadline(const struct inart_xagg *x);
+/* Add the kernel gate's counters to st (agg_frames, _bytes, _held,
+ * _dropped: held frames lost on the way count as dropped). */
+void inart_xagg_gate_add_stats(const struct inart_xagg *x, struct inart_gate_stats *st);
+
 #endif

@@ -32,6 +32,7 @@
 #ifndef INART_XDP_AGG_H
 #define INART_XDP_AGG_H
 
+#include <linux/bpf.h> /* struct bpf_spin_lock */
 #include <linux/types.h>
 
 #define INART_XA_MAX_PORTS 64
@@ -186,5 +187,48 @@ struct inart_xa_last {
 /* xdp_agg_kick's frame: the target CPU as a __u32 at this offset */
 #define INART_XA_KICK_CPU_OFF 14
 #define INART_XA_MAX_CPUS 64
+
+/* ---- --agg-mbps on the kernel path (h25g): dp/gate's aggregation-rate
+ * limit in the kernel (docs/dataplane.md "The aggregation-rate limit").
+ * xa_gate[0] (one value, under its bpf_spin_lock: the bucket is the
+ * switch's, its frames run on every aggregation CPU) is a token bucket kept
+ * in virtual time: a charged frame without tokens, or behind one, is given
+ * the time the C gate would grant it (the bucket advanced to then) and
+ * handed to switchd through xa_held; switchd sends it back at that time
+ * through xdp_agg_inject with a "paid" mark in its metadata, and the
+ * aggregation CPU takes it without a charge.  release[] holds the grant
+ * times of the last cap frames held: the FIFO is full when the one held
+ * cap frames ago is still waiting. ---- */
+#define INART_XA_GATE_RING 4096	       /* held frames at most (a power of two) */
+#define INART_XA_GATE_PAID 0x50414944u /* the mark's magic ("PAID") */
+#define INART_XA_HELD_RING (1u << 23)  /* xa_held's bytes */
+
+struct inart_xa_gate {
+	struct bpf_spin_lock lock;
+	__u32 cap;     /* frames waiting at most, <= INART_XA_GATE_RING */
+	__u64 rate;    /* bytes per second; 0: no limit (nothing charged) */
+	__s64 burst;   /* nano-bytes (bytes * 1e9) */
+	__s64 tokens;  /* nano-bytes; below 0 only by a frame above the burst */
+	__u64 last_ns; /* the bucket's time: after now while frames wait */
+	__u64 nonce;   /* the mark's secret (switchd's, random) */
+	__u64 n_held;  /* frames held since start: release[n_held % ring] next */
+	__u64 agg_frames, agg_bytes, agg_held, agg_dropped; /* as inart_gate_stats */
+	__u64 held_lost;				    /* held, but xa_held was full: lost */
+	__u64 release[INART_XA_GATE_RING];
+};
+
+/* xa_held: a frame held back, for switchd to send back at release_ns. */
+struct inart_xa_heldrec {
+	__u32 port, len, cpu, pad;
+	__u64 release_ns;
+	__u8 data[INART_XA_FRAME_MAX];
+	__u8 pad2[2];
+};
+
+/* The metadata xdp_agg_inject's frames carry (BPF_PROG_TEST_RUN). */
+struct inart_xa_paid {
+	__u32 magic, cpu, port, pad;
+	__u64 nonce;
+};
 
 #endif
