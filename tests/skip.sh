@@ -34,3 +34,33 @@ bad() {
 	fail=$((fail + 1))
 	echo "FAIL: $*"
 }
+
+# live_frames_refused INART: true (0) when this kernel refuses BPF_PROG_RUN
+# with live frames (tests/live_probe, built beside INART), which the bench's
+# XDP generator and the kernel aggregation path's flush ticks need; its
+# answer in $live_why.  False where it runs them or the probe is not built
+# (no libbpf: the scripts' own checks say so).
+live_frames_refused() {
+	local probe
+	probe="$(dirname "$1")/tests/live_probe"
+	[ -x "$probe" ] || return 1
+	live_why=$("$probe" 2>&1) && return 1
+	return 0
+}
+
+# kernel_refuses NAME WHY: nothing of script NAME can run on this kernel
+# (not a missing package: scripts/deps.sh cannot help): exit 77, skipped,
+# even under INART_NO_SKIP=1, with the kernel's answer on the first line.
+kernel_refuses() {
+	echo "$1: SKIP, the kernel refuses what every check needs: $2"
+	echo "0 passed, 0 failed, all skipped (the kernel, not a package)"
+	exit 77
+}
+
+# kernel_skipped N WHY: N checks this kernel refuses to run (kernel_refuses'
+# reason, for part of a script): counted as skipped even under
+# INART_NO_SKIP=1, and named
+kernel_skipped() {
+	skip=$((skip + $1))
+	echo "SKIP: $1 checks, the kernel refuses what they need (not a package): $2"
+}

@@ -3,7 +3,9 @@
 # (h0 -- s0 -- h1), checking:
 #   - without privilege `--io xdp` exits 1 saying why; `--io auto` names its
 #     choice in one line: ring on a port with a tbf qdisc (which AF_XDP would
-#     bypass), xdp otherwise;
+#     bypass), xdp otherwise; `--agg auto` takes the kernel path, or where
+#     the kernel refuses live frames user, saying why (`--agg kernel` then
+#     exits 1 saying so);
 #   - the XDP program is attached while it runs, plain IPv4 (ping) is
 #     forwarded inside it (its "fwd" counter, the ports' counters) once the
 #     routes are installed, and the switch still answers ARP; a /32
@@ -103,6 +105,26 @@ start auto
 stop TERM
 if grep -q -- "--io auto: xdp (AF_XDP" "$tmp/s0.log"; then ok; else
 	bad "--io auto: $(cat "$tmp/s0.log")"
+fi
+# the kernel's aggregation where the kernel refuses live frames (its flush
+# ticks): --agg kernel exits 1 saying so, no program left; --agg auto takes
+# user saying why.  Elsewhere auto takes the kernel path.
+if live_frames_refused "$INART"; then
+	ip netns exec "$S" "$INART" switchd --name s0 --port p0,p1 --ctl "$tmp/k.sock" --io xdp \
+		--agg kernel >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "agg kernel: this kernel refuses BPF_PROG_RUN with live" \
+		"$tmp/out" && ! xdp_attached; then ok; else
+		bad "--agg kernel where live frames are refused: exit $rc, $(cat "$tmp/out")"
+	fi
+	want="--agg auto: user (the kernel's aggregation not used: --agg kernel: this kernel refuses"
+else
+	want="--agg auto: kernel (xdp_agg on CPUs"
+fi
+start xdp --agg auto
+stop TERM
+if grep -qF -- "$want" "$tmp/s0.log"; then ok; else
+	bad "--agg auto: '$want' expected: $(cat "$tmp/s0.log")"
 fi
 
 # a UMEM larger than memory allows: exit 1 with the reason, no program left

@@ -29,32 +29,8 @@
 # inh25g<pid>-, removed at exit with every process started (by PID).
 set -u
 
-INART=${1:?usage: xdp_agg_limit.sh PATH-TO-INART PATH-TO-ALLREDUCE}
-ALLREDUCE=${2:?usage: xdp_agg_limit.sh PATH-TO-INART PATH-TO-ALLREDUCE}
-case $INART in /*) ;; *) INART=$PWD/$INART ;; esac
-case $ALLREDUCE in /*) ;; *) ALLREDUCE=$PWD/$ALLREDUCE ;; esac
-
-. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
-if [ "$(id -u)" -ne 0 ]; then
-	skip_all xdp_agg_limit.sh "not root"
-fi
-if ! command -v ip >/dev/null 2>&1 || ! ip netns list >/dev/null 2>&1; then
-	skip_all xdp_agg_limit.sh "'ip netns' unavailable"
-fi
-
-P="inh25g$$-"
-. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
-
-declare -A IP MAC PORTS DPID
-if ! fabric_w3p2 86 >"$tmp/setup.err" 2>&1; then
-	echo "xdp_agg_limit.sh: setup failed"
-	sed 's/^/  | /' "$tmp/setup.err" | head -20
-	echo "0 passed, 1 failed, $skip skipped"
-	exit 1
-fi
-for h in w0 w1 w2 p0 p1; do # a frame redirected into a veth needs GRO on its peer
-	ip netns exec "$(ns $h)" ethtool -K eth0 gro on >/dev/null 2>&1
-done
+NAME=xdp_agg_limit.sh P="inh25g$$-" NET=86
+. "$(dirname "${BASH_SOURCE[0]}")/xdp_agg_lib.sh" "$@"
 
 MBPS=${XDP_AGG_LIMIT_MBPS:-10}
 VALUES=${XDP_AGG_LIMIT_VALUES:-50000}

@@ -378,6 +378,19 @@ struct inart_xagg *inart_xagg_open(const struct inart_xagg_opt *o, struct inart_
 				   strerror(errno));
 		goto fail;
 	}
+	/* one tick now: the slots' timeouts run only through live-frame test
+	   runs (BPF_F_TEST_XDP_LIVE_FRAMES), which some kernels refuse even to
+	   root (seen here: a 6.18.44 guest booted with lockdown=confidentiality
+	   answered EPERM; the cause is not known); without them
+	   a slot that misses a contribution would never flush */
+	rc = inart_xagg_tick(x);
+	if (rc < 0) {
+		rc = inart_err_set(err, rc,
+				   "--agg kernel: this kernel refuses BPF_PROG_RUN with live "
+				   "frames (%s), which the slots' timeouts need",
+				   strerror(-rc));
+		goto fail;
+	}
 	return x;
 fail:
 	inart_xagg_close(x);
