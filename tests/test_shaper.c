@@ -64,10 +64,12 @@ static void test_create(void **state)
 	sh = inart_shaper_create(&c, 0);
 	assert_non_null(sh);
 	inart_shaper_cfg_of(sh, &got);
-	/* 20 Mbit/s: 1 ms is 2500 bytes, below two full frames */
-	assert_int_equal(got.burst, 3028);
+	/* 20 Mbit/s: 4 ms is 10000 bytes */
+	assert_int_equal(got.burst, 10000);
 	assert_int_equal(got.limit, 500000);
-	assert_int_equal(inart_shaper_default_burst(200000000), 25000);
+	assert_int_equal(inart_shaper_default_burst(200000000), 100000);
+	/* 2 Mbit/s: 4 ms is 1000 bytes, below two full frames */
+	assert_int_equal(inart_shaper_default_burst(2000000), 3028);
 	assert_int_equal(inart_shaper_default_limit(1000000), 65536);
 	assert_int_equal(inart_shaper_deadline(sh), UINT64_MAX);
 	assert_int_equal(inart_shaper_ready_at(sh), UINT64_MAX);

@@ -62,7 +62,7 @@ const char cmd_switchd_help[] =
     "                       shape port P's egress (a port number or one of the\n"
     "                       --port interfaces; repeatable) with a token bucket as\n"
     "                       tc's tbf: RATE in bit/s (suffix kbit, mbit, gbit),\n"
-    "                       burst (default 1 ms at RATE, at least 3028) and queue\n"
+    "                       burst (default 4 ms at RATE, at least 3028) and queue\n"
     "                       limit (default 200 ms at RATE, at least 64k) in bytes\n"
     "                       (suffix k, m: 1024-based); a full queue drops the\n"
     "                       frame.  Every back end; with xdp a shaped port takes\n"

@@ -37,7 +37,7 @@ static uint32_t clamp_size(double b)
 
 uint32_t inart_shaper_default_burst(uint64_t rate_bps)
 {
-	double b = (double)rate_bps / 8 * 1e-3;
+	double b = (double)rate_bps / 8 * 4e-3;
 
 	return b < 2 * FULL_FRAME ? 2 * FULL_FRAME : clamp_size(b);
 }
