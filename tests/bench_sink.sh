@@ -24,9 +24,7 @@ if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
 fi
 [ -x "$XB" ] || skip_all bench_sink "$XB not built (libbpf-dev, bpftool, clang: scripts/deps.sh)"
 command -v ethtool >/dev/null 2>&1 || skip_all bench_sink "needs ethtool"
-if live_frames_refused "$BUILD/inart"; then
-	kernel_refuses bench_sink "the XDP generator: $live_why"
-fi
+need_live_frames bench_sink "$BUILD/inart" "the XDP generator"
 
 P="bsk$$-"
 G=${P}g R=${P}r

@@ -73,9 +73,7 @@ if [ "${INART_CORES:-1}" -gt 1 ]; then
 fi
 # INART_AGG=WHERE (the meson test netns_xdp_agg: kernel) adds `--agg WHERE`
 AGG=${INART_AGG:-}
-if [ "$AGG" = kernel ] && live_frames_refused "$INART"; then
-	kernel_refuses netns.sh "--agg kernel: $live_why (its flush ticks need them)"
-fi
+[ "$AGG" = kernel ] && need_live_frames netns.sh "$INART" "--agg kernel's flush ticks"
 # with the kernel's aggregation the workers send from every CPU (taskset):
 # a chunk's contributions arrive on different CPUs and must meet on one
 [ "$AGG" = kernel ] && export FABRIC_TASKSET=1

@@ -43,9 +43,7 @@ fi
 if ! "$INART" switchd --help | grep -q "xdp (AF_XDP"; then
 	skip_all shape_xdp_agg.sh "inart without --io xdp"
 fi
-if live_frames_refused "$INART"; then
-	kernel_refuses shape_xdp_agg.sh "--agg kernel: $live_why (its flush ticks need them)"
-fi
+need_live_frames shape_xdp_agg.sh "$INART" "--agg kernel's flush ticks"
 
 P="inh25e$$-"
 . "$HERE/fabric.sh" # tmp, pids, nss, ns, fabric_*

@@ -48,16 +48,18 @@ live_frames_refused() {
 	return 0
 }
 
-# kernel_refuses NAME WHY: nothing of script NAME can run on this kernel
-# (not a missing package: scripts/deps.sh cannot help): exit 77, skipped,
-# even under INART_NO_SKIP=1, with the kernel's answer on the first line.
-kernel_refuses() {
-	echo "$1: SKIP, the kernel refuses what every check needs: $2"
+# need_live_frames NAME INART FOR: script NAME's checks all need live
+# frames (for FOR); where this kernel refuses them (not a missing package:
+# scripts/deps.sh cannot help) exit 77, skipped, even under
+# INART_NO_SKIP=1, with the kernel's answer on the first line.
+need_live_frames() {
+	live_frames_refused "$2" || return 0
+	echo "$1: SKIP, the kernel refuses what every check needs: $3: $live_why"
 	echo "0 passed, 0 failed, all skipped (the kernel, not a package)"
 	exit 77
 }
 
-# kernel_skipped N WHY: N checks this kernel refuses to run (kernel_refuses'
+# kernel_skipped N WHY: N checks this kernel refuses to run (need_live_frames'
 # reason, for part of a script): counted as skipped even under
 # INART_NO_SKIP=1, and named
 kernel_skipped() {

@@ -25,9 +25,7 @@ for f in "$BUILD/bench/xdp_bench" "$BUILD/bench/xsk_fwd" "$BUILD/inart"; do
 	[ -x "$f" ] || skip_all switchd_bench "$f not built (libbpf-dev, libxdp-dev, bpftool: scripts/deps.sh)"
 done
 [ -x "$PY" ] || skip_all switchd_bench "no $PY to read the JSON"
-if live_frames_refused "$BUILD/inart"; then
-	kernel_refuses switchd_bench "the XDP generator: $live_why"
-fi
+need_live_frames switchd_bench "$BUILD/inart" "the XDP generator"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 

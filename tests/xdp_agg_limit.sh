@@ -29,8 +29,14 @@
 # inh25g<pid>-, removed at exit with every process started (by PID).
 set -u
 
-NAME=xdp_agg_limit.sh P="inh25g$$-" NET=86
-. "$(dirname "${BASH_SOURCE[0]}")/xdp_agg_lib.sh" "$@"
+. "$(dirname "${BASH_SOURCE[0]}")/netns_lib.sh" xdp_agg_limit.sh "$@" # INART ALLREDUCE, skip, run
+need_live_frames xdp_agg_limit.sh "$INART" "--agg kernel's flush ticks"
+
+P="inh25g$$-"
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
+
+declare -A IP MAC PORTS DPID
+IO=xdp fabric_w3p2_io 86
 
 MBPS=${XDP_AGG_LIMIT_MBPS:-10}
 VALUES=${XDP_AGG_LIMIT_VALUES:-50000}

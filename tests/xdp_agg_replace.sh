@@ -41,8 +41,14 @@
 # inh25r<pid>-, removed at exit with every process started (by PID).
 set -u
 
-NAME=xdp_agg_replace.sh P="inh25r$$-" NET=85
-. "$(dirname "${BASH_SOURCE[0]}")/xdp_agg_lib.sh" "$@"
+. "$(dirname "${BASH_SOURCE[0]}")/netns_lib.sh" xdp_agg_replace.sh "$@" # INART ALLREDUCE, skip, run
+need_live_frames xdp_agg_replace.sh "$INART" "--agg kernel's flush ticks"
+
+P="inh25r$$-"
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh" # tmp, pids, nss, ns, fabric_*
+
+declare -A IP MAC PORTS DPID
+IO=xdp fabric_w3p2_io 85
 
 xdp_left() { # xdp_left NODE: XDP programs attached to NODE's interfaces
 	ip -n "$(ns "$1")" link show | grep -c ' xdp'
